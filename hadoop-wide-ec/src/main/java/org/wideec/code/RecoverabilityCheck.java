@@ -17,7 +17,12 @@ final class RecoverabilityCheck {
   static final long EXHAUSTIVE_TOLERANCE_BUDGET = 20_000_000;
   static final int SAMPLES = 2_000;
 
-  record Verdict(boolean ok, String notes) {}
+  /**
+   * @param tolerant every pattern of {@code tolerance} losses decodes (required)
+   * @param maximallyRecoverable every decodable-in-principle pattern decodes (checked exhaustively)
+   * @param missed decodable-in-principle patterns that do not decode (exhaustive or sampled)
+   */
+  record Verdict(boolean tolerant, boolean maximallyRecoverable, long missed, String notes) {}
 
   private final ErasurePatterns genericA;
   private final ErasurePatterns genericB;
@@ -34,40 +39,37 @@ final class RecoverabilityCheck {
     this.tolerance = tolerance;
   }
 
+  /** True when maximal recoverability is checked on every pattern rather than sampled. */
+  boolean exhaustive() {
+    return RepairPlanner.binomial(n, m) <= EXHAUSTIVE_MR_BUDGET;
+  }
+
   boolean genericallyDecodable(int[] erased) {
     return genericA.isDecodable(erased) || genericB.isDecodable(erased);
   }
 
   Verdict verify(ErasurePatterns ours) {
+    String tolerated = checkTolerance(ours);
+    if (tolerated == null) {
+      return new Verdict(false, false, Long.MAX_VALUE, "does not survive every " + tolerance + " losses");
+    }
     long top = RepairPlanner.binomial(n, m);
-    if (top <= EXHAUSTIVE_MR_BUDGET) {
+    if (exhaustive()) {
       long generic = 0;
+      long missed = 0;
       int[] idx = firstCombination(m);
       do {
         if (genericallyDecodable(idx)) {
           generic++;
-          if (!ours.isDecodable(idx)) {
-            return new Verdict(false, "pattern " + java.util.Arrays.toString(idx) + " is decodable in principle but not here");
-          }
+          missed += ours.isDecodable(idx) ? 0 : 1;
         }
       } while (RepairPlanner.next(idx, n));
-      return new Verdict(true, "maximally recoverable: all " + generic + " of the " + top + " patterns of " + m
-          + " losses that any code of this layout can decode, decode (checked exhaustively)");
-    }
-    StringBuilder notes = new StringBuilder();
-    long all = RepairPlanner.binomial(n, tolerance);
-    if (all <= EXHAUSTIVE_TOLERANCE_BUDGET) {
-      long ok = ours.countDecodable(tolerance);
-      if (ok != all) {
-        return new Verdict(false, (all - ok) + " patterns of " + tolerance + " losses do not decode");
-      }
-      notes.append("tolerates any ").append(tolerance).append(" losses (all ").append(all).append(" patterns checked)");
-    } else {
-      long ok = ours.sampleDecodable(tolerance, 50_000, new Random(7));
-      if (ok != 50_000) {
-        return new Verdict(false, (50_000 - ok) + " sampled patterns of " + tolerance + " losses do not decode");
-      }
-      notes.append("tolerates ").append(tolerance).append(" losses in 50000 sampled patterns (bound proven for generic coefficients)");
+      String notes = missed == 0
+          ? "maximally recoverable: all " + generic + " of the " + top + " patterns of " + m
+              + " losses that any code of this layout can decode, decode (checked exhaustively)"
+          : tolerated + "; not maximally recoverable: " + (generic - missed) + " of the " + generic
+              + " decodable-in-principle patterns of " + m + " losses decode (checked exhaustively)";
+      return new Verdict(true, missed == 0, missed, notes);
     }
     Random rnd = new Random(11);
     long tried = 0;
@@ -82,9 +84,20 @@ final class RecoverabilityCheck {
         }
       }
     }
-    notes.append("; maximal recoverability sampled: ").append(matched).append(" of ").append(tried)
-        .append(" decodable-in-principle patterns of ").append(tolerance + 1).append("..").append(m).append(" losses decode");
-    return new Verdict(true, notes.toString());
+    return new Verdict(true, false, tried - matched, tolerated + "; maximal recoverability sampled: " + matched + " of "
+        + tried + " decodable-in-principle patterns of " + (tolerance + 1) + ".." + m + " losses decode");
+  }
+
+  /** A description of the tolerance check, or null when some pattern of {@code tolerance} losses fails. */
+  private String checkTolerance(ErasurePatterns ours) {
+    long all = RepairPlanner.binomial(n, tolerance);
+    if (all <= EXHAUSTIVE_TOLERANCE_BUDGET) {
+      return ours.countDecodable(tolerance) == all
+          ? "tolerates any " + tolerance + " losses (all " + all + " patterns checked)" : null;
+    }
+    long ok = ours.sampleDecodable(tolerance, 50_000, new Random(7));
+    return ok == 50_000 ? "tolerates " + tolerance + " losses in 50000 sampled patterns (bound proven for generic"
+        + " coefficients)" : null;
   }
 
   private int[] randomPattern(int[] perm, int f, Random rnd) {

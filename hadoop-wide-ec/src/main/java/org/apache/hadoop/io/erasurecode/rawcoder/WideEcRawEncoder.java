@@ -1,0 +1,35 @@
+package org.apache.hadoop.io.erasurecode.rawcoder;
+
+import java.nio.ByteBuffer;
+import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
+import org.wideec.coder.ErasureCoder;
+
+/**
+ * Hadoop encoder adapter. Lives in Hadoop's package only because the encoding-state hook types are
+ * package-private (DESIGN.md §2); it translates and delegates to {@link ErasureCoder}.
+ */
+public class WideEcRawEncoder extends RawErasureEncoder {
+  private final ErasureCoder coder;
+
+  public WideEcRawEncoder(ErasureCoderOptions options, ErasureCoder coder) {
+    super(options);
+    this.coder = coder;
+  }
+
+  @Override
+  protected void doEncode(ByteBufferEncodingState state) {
+    coder.encode(WideEcBuffers.limited(state.inputs, state.encodeLength),
+        WideEcBuffers.limited(state.outputs, state.encodeLength));
+  }
+
+  @Override
+  protected void doEncode(ByteArrayEncodingState state) {
+    coder.encode(WideEcBuffers.wrap(state.inputs, state.inputOffsets, state.encodeLength),
+        WideEcBuffers.wrap(state.outputs, state.outputOffsets, state.encodeLength));
+  }
+
+  @Override
+  public boolean preferDirectBuffer() {
+    return false;
+  }
+}
