@@ -1,0 +1,190 @@
+package org.wideec.cli;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.wideec.analysis.CodeMetrics;
+import org.wideec.code.CodeFamily;
+import org.wideec.code.Codes;
+import org.wideec.code.ErasurePatterns;
+import org.wideec.code.LinearCode;
+import org.wideec.code.LocalGroup;
+import org.wideec.code.MinimumDistance;
+import org.wideec.coder.StripedCodec;
+
+/** {@code wide-ec codes list|describe|verify}: what the code library offers and what each code can do. */
+final class CodesCommand {
+  /** Largest exhaustive count verify runs without --samples. */
+  static final long MAX_EXHAUSTIVE = 2_000_000_000L;
+
+  private final PrintStream out;
+
+  CodesCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  int run(String[] args) {
+    Options o = new Options(args, Set.of("code", "failures", "samples", "seed"), Set.of("json"));
+    String verb = o.positional().isEmpty() ? "" : o.positional().get(0);
+    return switch (verb) {
+      case "list" -> list(o);
+      case "describe" -> describe(o);
+      case "verify" -> verify(o);
+      default -> throw new Options.UsageException("codes needs one of: list, describe, verify");
+    };
+  }
+
+  private int list(Options o) {
+    if (o.has("json")) {
+      List<Map<String, Object>> families = new ArrayList<>();
+      for (CodeFamily f : CodeFamily.values()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("family", f.familyName());
+        m.put("syntax", f.syntax());
+        m.put("description", f.description());
+        families.add(m);
+      }
+      Map<String, Object> all = new LinkedHashMap<>();
+      all.put("families", families);
+      all.put("hadoopCodecs", StripedCodec.names());
+      out.println(Json.write(all));
+      return 0;
+    }
+    Table t = new Table().row("FAMILY", "SPEC", "DESCRIPTION");
+    for (CodeFamily f : CodeFamily.values()) {
+      t.row(f.familyName(), f.syntax(), f.description());
+    }
+    t.print(out);
+    out.println();
+    out.println("Hadoop codecs (hdfs ec -addPolicies, n <= 16): " + String.join(", ", StripedCodec.names()));
+    return 0;
+  }
+
+  private int describe(Options o) {
+    LinearCode c = Codes.fromSpec(o.require("code"));
+    CodeMetrics m = CodeMetrics.of(c);
+    MinimumDistance d = m.distance();
+    if (o.has("json")) {
+      Map<String, Object> j = new LinkedHashMap<>();
+      j.put("spec", c.spec());
+      j.put("n", c.n());
+      j.put("k", c.k());
+      j.put("systematic", c.isSystematic());
+      j.put("redundancy", m.redundancy());
+      List<String> roles = new ArrayList<>();
+      for (int u = 0; u < c.n(); u++) {
+        roles.add(c.role(u).name().toLowerCase(java.util.Locale.ROOT));
+      }
+      j.put("roles", roles);
+      List<Map<String, Object>> groups = new ArrayList<>();
+      for (LocalGroup g : c.localGroups()) {
+        Map<String, Object> gm = new LinkedHashMap<>();
+        gm.put("index", g.index());
+        gm.put("members", g.members());
+        gm.put("localParity", g.localParity());
+        gm.put("xor", g.xor());
+        groups.add(gm);
+      }
+      j.put("localGroups", groups);
+      j.put("minimumDistance", d.value());
+      j.put("minimumDistanceExact", d.exact());
+      j.put("minimumDistanceUpperBound", d.upperBound());
+      j.put("faultsTolerated", d.faultsTolerated());
+      j.put("arc", m.arc());
+      j.put("adrc", m.adrc());
+      j.put("repairCost", m.repairCost());
+      j.put("notes", c.notes());
+      out.println(Json.write(j));
+      return 0;
+    }
+    Table t = new Table();
+    t.row("code", c.spec());
+    t.row("n, k", c.n() + ", " + c.k() + (c.isSystematic() ? " (systematic)" : " (non-systematic)"));
+    t.row("redundancy", String.format("%.4fx", m.redundancy()));
+    t.row("units", roleSummary(c));
+    for (LocalGroup g : c.localGroups()) {
+      t.row("local group " + g.index(), java.util.Arrays.toString(g.members()) + (g.xor() ? " XOR" : " weighted"));
+    }
+    t.row("minimum distance", d.exact() ? d.value() + " (exact)"
+        : d.lowerBound() + ".." + d.upperBound() + " (proven bounds; " + d.sampledPatterns() + " patterns sampled)");
+    t.row("faults tolerated", "any " + d.faultsTolerated() + " lost units");
+    t.row("ARC (all units)", String.format("%.2f", m.arc()));
+    t.row("ADRC (data units)", m.adrc() == null ? "n/a" : String.format("%.2f", m.adrc()));
+    t.row("repair cost", java.util.Arrays.toString(m.repairCost()));
+    t.row("notes", c.notes());
+    t.print(out);
+    return 0;
+  }
+
+  private static String roleSummary(LinearCode c) {
+    StringBuilder sb = new StringBuilder();
+    for (int u = 0; u < c.n(); u++) {
+      sb.append(u == 0 ? "" : " ").append(c.role(u).shortName()).append(u);
+    }
+    return sb.toString();
+  }
+
+  private int verify(Options o) {
+    LinearCode c = Codes.fromSpec(o.require("code"));
+    long f = o.getLong("failures", -1);
+    if (f < 0 || f > c.n()) {
+      throw new Options.UsageException("--failures must lie in 0.." + c.n() + " for " + c.spec());
+    }
+    int failures = (int) f;
+    ErasurePatterns p = ErasurePatterns.of(c);
+    long total = binomial(c.n(), failures);
+    long examined;
+    long decodable;
+    boolean exhaustive = !o.has("samples");
+    if (exhaustive) {
+      if (total > MAX_EXHAUSTIVE) {
+        throw new Options.UsageException(c.spec() + ": " + total + " patterns of " + failures
+            + " losses are too many to enumerate; pass --samples N");
+      }
+      examined = total;
+      decodable = p.countDecodable(failures);
+    } else {
+      examined = o.getLong("samples", 0);
+      if (examined <= 0) {
+        throw new Options.UsageException("--samples must be positive");
+      }
+      decodable = p.sampleDecodable(failures, examined, new Random(o.getLong("seed", 1)));
+    }
+    if (o.has("json")) {
+      Map<String, Object> j = new LinkedHashMap<>();
+      j.put("spec", c.spec());
+      j.put("failures", failures);
+      j.put("exhaustive", exhaustive);
+      j.put("totalPatterns", total);
+      j.put("examined", examined);
+      j.put("decodable", decodable);
+      j.put("undecodable", examined - decodable);
+      j.put("decodableFraction", examined == 0 ? 1.0 : (double) decodable / examined);
+      out.println(Json.write(j));
+      return 0;
+    }
+    new Table()
+        .row("code", c.spec())
+        .row("failures", failures)
+        .row("patterns", (exhaustive ? "all " : examined + " random of ") + total)
+        .row("decodable", decodable + String.format(" (%.6f%%)", examined == 0 ? 100.0 : 100.0 * decodable / examined))
+        .row("undecodable", examined - decodable)
+        .print(out);
+    return 0;
+  }
+
+  static long binomial(int n, int r) {
+    if (r < 0 || r > n) {
+      return 0;
+    }
+    java.math.BigInteger b = java.math.BigInteger.ONE;
+    for (int i = 1; i <= r; i++) {
+      b = b.multiply(java.math.BigInteger.valueOf(n - r + i)).divide(java.math.BigInteger.valueOf(i));
+    }
+    return b.bitLength() < 63 ? b.longValue() : Long.MAX_VALUE;
+  }
+}
