@@ -1,0 +1,94 @@
+package org.wideec.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.Test;
+
+class WideEcToolTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  int run(String... args) throws Exception {
+    out.reset();
+    err.reset();
+    return ToolRunner.run(new Configuration(), new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+  }
+
+  JsonNode json() throws Exception {
+    return new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void describePrintsLayoutDistanceAndRecoveryCostsAsJson() throws Exception {
+    assertEquals(0, run("codes", "describe", "--code", "azure-lrc:k=12,l=2,g=2", "--json"));
+    JsonNode j = json();
+    assertEquals("azure-lrc:k=12,l=2,g=2", j.get("spec").asText());
+    assertEquals(16, j.get("n").asInt());
+    assertEquals(12, j.get("k").asInt());
+    assertEquals(4, j.get("minimumDistance").asInt());
+    assertTrue(j.get("minimumDistanceExact").asBoolean());
+    assertEquals(3, j.get("faultsTolerated").asInt());
+    assertEquals(6.75, j.get("arc").asDouble(), 1e-9);
+    assertEquals(6.0, j.get("adrc").asDouble(), 1e-9);
+    assertEquals("global_parity", j.get("roles").get(12).asText());
+    assertEquals(2, j.get("localGroups").size());
+    assertTrue(j.get("localGroups").get(0).get("xor").asBoolean());
+    assertEquals(16.0 / 12, j.get("redundancy").asDouble(), 1e-9);
+  }
+
+  @Test
+  void describeHumanOutputIsAnAlignedTable() throws Exception {
+    assertEquals(0, run("codes", "describe", "--code", "unilrc:alpha=1,z=6"));
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("ARC (all units)    6.00"), text);
+    assertTrue(text.contains("n, k               42, 30 (systematic)"), text);
+  }
+
+  @Test
+  void verifyCountsEveryPatternOrASample() throws Exception {
+    assertEquals(0, run("codes", "verify", "--code", "azure-lrc:k=12,l=2,g=2", "--failures", "4", "--json"));
+    JsonNode j = json();
+    assertEquals(1820, j.get("totalPatterns").asLong());
+    assertEquals(1820, j.get("examined").asLong());
+    assertEquals(1568, j.get("decodable").asLong());
+    assertTrue(j.get("exhaustive").asBoolean());
+    assertEquals(0, run("codes", "verify", "--code", "rs:k=10,m=4", "--failures", "4", "--samples", "500", "--json"));
+    assertEquals(500, json().get("decodable").asLong());
+    assertEquals(0, run("codes", "verify", "--code", "rs:k=10,m=4", "--failures", "5", "--json"));
+    assertEquals(0, json().get("decodable").asLong());
+  }
+
+  @Test
+  void listNamesEveryFamilyAndHadoopCodec() throws Exception {
+    assertEquals(0, run("codes", "list", "--json"));
+    JsonNode j = json();
+    assertEquals(7, j.get("families").size());
+    assertTrue(j.get("hadoopCodecs").toString().contains("azure-lrc-l2"));
+  }
+
+  @Test
+  void badInputGetsAClearErrorAndANonZeroExit() throws Exception {
+    assertEquals(1, run("codes", "describe", "--code", "azure-lrc:k=250,l=5,g=3"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("n = 258 exceeds 255"), err.toString());
+    assertEquals(1, run("codes", "describe", "--code", "azure-lrc:k=12,l=13,g=2"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("l = 13 must lie in 1..12"), err.toString());
+    assertEquals(1, run("codes", "describe", "--code", "unilrc:alpha=0,z=3"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("alpha = 0"), err.toString());
+    assertEquals(1, run("codes", "describe", "--code", "azure-lrc;k=12"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("no family prefix"), err.toString());
+    assertEquals(1, run("codes", "describe", "--code", "rapidraid:n=20,k=9"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("k <= n <= 2k"), err.toString());
+    assertEquals(2, run("codes", "describe", "--cod", "rs:k=6,m=3"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --cod"), err.toString());
+    assertEquals(2, run("nonsense"));
+  }
+}
