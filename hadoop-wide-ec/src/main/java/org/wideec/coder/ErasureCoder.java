@@ -47,9 +47,14 @@ public final class ErasureCoder {
     this.parityMatrix = new CodingMatrix(code.generator().selectRows(parityUnits));
   }
 
-  /** A coder on the pure-Java kernel. */
+  /** A coder on the fastest pure-Java kernel (Vector API when enabled, else table-driven). */
   public static ErasureCoder java(LinearCode code) {
-    return new ErasureCoder(code, JavaKernel.INSTANCE);
+    return new ErasureCoder(code, Kernels.java());
+  }
+
+  /** A coder on the fastest kernel available: ISA-L for direct buffers when loaded. */
+  public static ErasureCoder best(LinearCode code) {
+    return new ErasureCoder(code, Kernels.best());
   }
 
   public LinearCode code() {

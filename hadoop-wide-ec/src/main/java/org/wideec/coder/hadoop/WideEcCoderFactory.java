@@ -9,6 +9,8 @@ import org.apache.hadoop.io.erasurecode.rawcoder.WideEcRawDecoder;
 import org.apache.hadoop.io.erasurecode.rawcoder.WideEcRawEncoder;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
+import org.wideec.coder.IsalNative;
+import org.wideec.coder.Kernels;
 import org.wideec.coder.StripedCodec;
 
 /**
@@ -19,35 +21,51 @@ import org.wideec.coder.StripedCodec;
  */
 public abstract class WideEcCoderFactory implements RawErasureCoderFactory {
   public static final String JAVA_CODER_NAME = "wideec_java";
-  private static final ConcurrentHashMap<String, ErasureCoder> CODERS = new ConcurrentHashMap<>();
+  public static final String NATIVE_CODER_NAME = "wideec_native";
+  private static final ConcurrentHashMap<String, ErasureCoder> JAVA_CODERS = new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<String, ErasureCoder> NATIVE_CODERS = new ConcurrentHashMap<>();
 
   private final StripedCodec codec;
+  private final boolean nativeCoder;
 
   protected WideEcCoderFactory(StripedCodec codec) {
-    this.codec = codec;
+    this(codec, false);
   }
 
-  static ErasureCoder coderFor(LinearCode code) {
-    return CODERS.computeIfAbsent(code.spec(), s -> ErasureCoder.java(code));
+  protected WideEcCoderFactory(StripedCodec codec, boolean nativeCoder) {
+    this.codec = codec;
+    this.nativeCoder = nativeCoder;
   }
 
   @Override
   public RawErasureEncoder createEncoder(ErasureCoderOptions options) {
-    return new WideEcRawEncoder(options, coder(options));
+    return new WideEcRawEncoder(options, coder(options), nativeCoder);
   }
 
   @Override
   public RawErasureDecoder createDecoder(ErasureCoderOptions options) {
-    return new WideEcRawDecoder(options, coder(options));
+    return new WideEcRawDecoder(options, coder(options), nativeCoder);
   }
 
+  /**
+   * The shared coder for this codec and (k, m). The native factory refuses (so Hadoop's CodecUtil falls
+   * back to the next coder, {@code wideec_java}) when ISA-L is not loaded or is switched off.
+   */
   private ErasureCoder coder(ErasureCoderOptions options) {
-    return coderFor(codec.codeFor(options.getNumDataUnits(), options.getNumParityUnits()));
+    LinearCode code = codec.codeFor(options.getNumDataUnits(), options.getNumParityUnits());
+    if (!nativeCoder) {
+      return JAVA_CODERS.computeIfAbsent(code.spec(), s -> ErasureCoder.java(code));
+    }
+    if (!Kernels.nativeInUse()) {
+      throw new IllegalStateException(NATIVE_CODER_NAME + " unavailable: "
+          + (IsalNative.isAvailable() ? "disabled by -D" + Kernels.NATIVE_PROPERTY + "=false" : IsalNative.unavailableReason()));
+    }
+    return NATIVE_CODERS.computeIfAbsent(code.spec(), s -> ErasureCoder.best(code));
   }
 
   @Override
   public String getCoderName() {
-    return JAVA_CODER_NAME;
+    return nativeCoder ? NATIVE_CODER_NAME : JAVA_CODER_NAME;
   }
 
   @Override
@@ -113,6 +131,68 @@ public abstract class WideEcCoderFactory implements RawErasureCoderFactory {
   public static final class UniLrc extends WideEcCoderFactory {
     public UniLrc() {
       super(StripedCodec.UNILRC);
+    }
+  }
+
+  // Native (ISA-L) coders, listed ahead of the Java ones in META-INF/services so Hadoop tries them first.
+
+  public static final class WideRsNative extends WideEcCoderFactory {
+    public WideRsNative() {
+      super(StripedCodec.WIDE_RS, true);
+    }
+  }
+
+  public static final class AzureLrcL2Native extends WideEcCoderFactory {
+    public AzureLrcL2Native() {
+      super(StripedCodec.AZURE_LRC_L2, true);
+    }
+  }
+
+  public static final class AzureLrcL3Native extends WideEcCoderFactory {
+    public AzureLrcL3Native() {
+      super(StripedCodec.AZURE_LRC_L3, true);
+    }
+  }
+
+  public static final class AzureLrcL4Native extends WideEcCoderFactory {
+    public AzureLrcL4Native() {
+      super(StripedCodec.AZURE_LRC_L4, true);
+    }
+  }
+
+  public static final class AzureLrc1L2Native extends WideEcCoderFactory {
+    public AzureLrc1L2Native() {
+      super(StripedCodec.AZURE_LRC1_L2, true);
+    }
+  }
+
+  public static final class AzureLrc1L3Native extends WideEcCoderFactory {
+    public AzureLrc1L3Native() {
+      super(StripedCodec.AZURE_LRC1_L3, true);
+    }
+  }
+
+  public static final class OptimalCauchyLrcL2Native extends WideEcCoderFactory {
+    public OptimalCauchyLrcL2Native() {
+      super(StripedCodec.OPTIMAL_CAUCHY_LRC_L2, true);
+    }
+  }
+
+  public static final class UniformCauchyLrcL2Native extends WideEcCoderFactory {
+    public UniformCauchyLrcL2Native() {
+      super(StripedCodec.UNIFORM_CAUCHY_LRC_L2, true);
+    }
+  }
+
+  public static final class UniformCauchyLrcL3Native extends WideEcCoderFactory {
+    public UniformCauchyLrcL3Native() {
+      super(StripedCodec.UNIFORM_CAUCHY_LRC_L3, true);
+    }
+  }
+
+  public static final class UniLrcNative extends WideEcCoderFactory {
+    public UniLrcNative() {
+      super(StripedCodec.UNILRC, true);
     }
   }
 }

@@ -10,10 +10,12 @@ import org.wideec.coder.ErasureCoder;
  */
 public class WideEcRawEncoder extends RawErasureEncoder {
   private final ErasureCoder coder;
+  private final boolean preferDirect;
 
-  public WideEcRawEncoder(ErasureCoderOptions options, ErasureCoder coder) {
+  public WideEcRawEncoder(ErasureCoderOptions options, ErasureCoder coder, boolean preferDirect) {
     super(options);
     this.coder = coder;
+    this.preferDirect = preferDirect;
   }
 
   @Override
@@ -30,6 +32,6 @@ public class WideEcRawEncoder extends RawErasureEncoder {
 
   @Override
   public boolean preferDirectBuffer() {
-    return false;
+    return preferDirect;
   }
 }

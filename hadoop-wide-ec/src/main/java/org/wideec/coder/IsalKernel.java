@@ -1,0 +1,144 @@
+package org.wideec.coder;
+
+import java.nio.ByteBuffer;
+import org.wideec.code.LinearCode;
+
+/**
+ * Kernel on ISA-L through JNI. Direct buffers only; every argument is checked here, in Java, so nothing
+ * malformed reaches native code: counts, lengths, writability, direct buffers, at most 255 sources or rows.
+ * Tables ({@code ec_init_tables}) are built once per {@link CodingMatrix}; an all-XOR matrix (a local
+ * repair) runs ISA-L's {@code xor_gen} instead.
+ */
+public final class IsalKernel implements CodingKernel {
+  public static final IsalKernel INSTANCE = new IsalKernel();
+
+  /** Per-thread position arrays and wide-stripe scratch, so a call allocates nothing. */
+  private static final ThreadLocal<int[][]> POSITIONS = ThreadLocal.withInitial(() -> new int[][] {
+      new int[LinearCode.MAX_UNITS], new int[LinearCode.MAX_UNITS]});
+  private static final ThreadLocal<ByteBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
+
+  private IsalKernel() {}
+
+  @Override
+  public String name() {
+    return "isa-l";
+  }
+
+  @Override
+  public void multiply(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len) {
+    check(m, inputs, outputs, len);
+    if (len == 0) {
+      return;
+    }
+    int[][] pos = POSITIONS.get();
+    positions(inputs, pos[0]);
+    positions(outputs, pos[1]);
+    if (m.isAllXor()) {
+      for (int r = 0; r < m.rows(); r++) {
+        ByteBuffer[] sources = m.xorSources(r, inputs);
+        int[] srcPos = pos[0];
+        int count = 0;
+        for (int c = 0; c < m.cols(); c++) {
+          if (m.coefficient(r, c) == 1) {
+            srcPos[count++] = inputs[c].position();
+          }
+        }
+        if (count == 0) {
+          for (int i = 0; i < len; i++) {
+            outputs[r].put(pos[1][r] + i, (byte) 0);
+          }
+        } else {
+          IsalNative.xor(sources, srcPos, count, outputs[r], pos[1][r], len);
+        }
+      }
+      return;
+    }
+    ByteBuffer scratch = m.cols() > WIDE_K ? scratch(m.rows()) : null;
+    IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, scratch);
+  }
+
+  /**
+   * Delta update for parity maintenance: outputs[r] ^= m(r, source) * delta, over len bytes.
+   */
+  public void update(CodingMatrix m, int source, ByteBuffer delta, ByteBuffer[] outputs, int len) {
+    if (source < 0 || source >= m.cols()) {
+      throw new IllegalArgumentException("source " + source + " outside 0.." + (m.cols() - 1));
+    }
+    check(m, new ByteBuffer[] {delta}, outputs, len, 1);
+    int[] outPos = POSITIONS.get()[1];
+    positions(outputs, outPos);
+    IsalNative.update(tables(m), m.cols(), m.rows(), source, delta, delta.position(), outputs, outPos, len);
+  }
+
+  private static final int WIDE_K = IsalNative.isAvailable() ? IsalNative.wideK() : Integer.MAX_VALUE;
+
+  private static ByteBuffer tables(CodingMatrix m) {
+    return m.nativeTables(mm -> {
+      ByteBuffer t = ByteBuffer.allocateDirect(32 * mm.rows() * mm.cols());
+      IsalNative.initTables(mm.cols(), mm.rows(), mm.packed(), t);
+      return t;
+    });
+  }
+
+  private static ByteBuffer scratch(int rows) {
+    ByteBuffer[] holder = SCRATCH.get();
+    int need = IsalNative.sliceBytes() * rows;
+    if (holder[0] == null || holder[0].capacity() < need) {
+      holder[0] = ByteBuffer.allocateDirect(need);
+    }
+    return holder[0];
+  }
+
+  private static void positions(ByteBuffer[] buffers, int[] into) {
+    for (int i = 0; i < buffers.length; i++) {
+      into[i] = buffers[i].position();
+    }
+  }
+
+  private static void check(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len) {
+    check(m, inputs, outputs, len, m.cols());
+  }
+
+  private static void check(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len, int inputCount) {
+    if (!IsalNative.isAvailable()) {
+      throw new IllegalStateException("native ISA-L coder unavailable: " + IsalNative.unavailableReason());
+    }
+    if (m.cols() > LinearCode.MAX_UNITS || m.rows() > LinearCode.MAX_UNITS) {
+      throw new IllegalArgumentException("native coder takes at most " + LinearCode.MAX_UNITS
+          + " sources and rows, got " + m.cols() + " x " + m.rows());
+    }
+    if (inputs == null || inputs.length != inputCount) {
+      throw new IllegalArgumentException("native coder needs " + inputCount + " inputs, got "
+          + (inputs == null ? "null" : inputs.length));
+    }
+    if (outputs == null || outputs.length != m.rows()) {
+      throw new IllegalArgumentException("native coder needs " + m.rows() + " outputs, got "
+          + (outputs == null ? "null" : outputs.length));
+    }
+    if (len < 0) {
+      throw new IllegalArgumentException("negative length " + len);
+    }
+    for (int i = 0; i < inputs.length; i++) {
+      requireDirect(inputs[i], "input", i, len);
+    }
+    for (int i = 0; i < outputs.length; i++) {
+      requireDirect(outputs[i], "output", i, len);
+      if (outputs[i].isReadOnly()) {
+        throw new IllegalArgumentException("native coder: output " + i + " is read-only");
+      }
+    }
+  }
+
+  private static void requireDirect(ByteBuffer b, String what, int i, int len) {
+    if (b == null) {
+      throw new IllegalArgumentException("native coder: " + what + " " + i + " is null");
+    }
+    if (!b.isDirect()) {
+      throw new IllegalArgumentException("native coder: " + what + " " + i + " is a heap buffer; direct buffers are required");
+    }
+    if (b.remaining() < len) {
+      throw new IllegalArgumentException("native coder: " + what + " " + i + " has " + b.remaining()
+          + " bytes remaining, " + len + " needed");
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package org.wideec.coder;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JNI library over ISA-L ({@code native/}). Loaded once: from {@code java.library.path}, else from the
+ * copy inside the jar. When it cannot be loaded (no ISA-L, another platform) one line is logged and
+ * {@link #isAvailable()} is false; callers then use the Java kernels. The native methods trust their
+ * arguments; only {@link IsalKernel} calls them, after checking every buffer.
+ */
+public final class IsalNative {
+  private static final Logger LOG = LoggerFactory.getLogger(IsalNative.class);
+  static final String LIBRARY = "wideec";
+  private static final String RESOURCE = "/native/linux-x86_64/libwideec.so";
+  private static final String UNAVAILABLE;
+
+  static {
+    UNAVAILABLE = load();
+    if (UNAVAILABLE == null) {
+      LOG.info("native ISA-L coder loaded");
+    } else {
+      LOG.warn("native ISA-L coder unavailable ({}); using the Java coder", UNAVAILABLE);
+    }
+  }
+
+  private IsalNative() {}
+
+  public static boolean isAvailable() {
+    return UNAVAILABLE == null;
+  }
+
+  /** Why the native coder is not available, or null. */
+  public static String unavailableReason() {
+    return UNAVAILABLE;
+  }
+
+  private static String load() {
+    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        || !System.getProperty("os.arch", "").matches("amd64|x86_64")) {
+      return "built for linux x86_64 only, this is " + System.getProperty("os.name") + "/" + System.getProperty("os.arch");
+    }
+    try {
+      System.loadLibrary(LIBRARY);
+      return null;
+    } catch (UnsatisfiedLinkError e) {
+      // fall through to the copy in the jar
+    }
+    try (InputStream in = IsalNative.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        return "lib" + LIBRARY + ".so not on java.library.path and not in the jar (built without libisal-dev?)";
+      }
+      File tmp = File.createTempFile("libwideec", ".so");
+      tmp.deleteOnExit();
+      Files.copy(in, tmp.toPath(), StandardCopyOption.REPLACE_EXISTING);
+      System.load(tmp.getAbsolutePath());
+      return null;
+    } catch (IOException | UnsatisfiedLinkError e) {
+      return e.getMessage();
+    }
+  }
+
+  /** Bytes of the per-row scratch the wide-stripe path uses per thread. */
+  static native int sliceBytes();
+
+  /** Sources above which the native code works in slices and source groups. */
+  static native int wideK();
+
+  static native void initTables(int k, int rows, byte[] matrix, ByteBuffer tables);
+
+  static native void multiply(ByteBuffer tables, int k, int rows, ByteBuffer[] inputs, int[] inPos,
+      ByteBuffer[] outputs, int[] outPos, int len, ByteBuffer scratch);
+
+  static native void xor(ByteBuffer[] inputs, int[] inPos, int count, ByteBuffer output, int outPos, int len);
+
+  static native void update(ByteBuffer tables, int k, int rows, int vec, ByteBuffer input, int inPos,
+      ByteBuffer[] outputs, int[] outPos, int len);
+}

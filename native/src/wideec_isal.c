@@ -1,0 +1,176 @@
+/*
+ * JNI binding of hadoop-wide-ec over Intel ISA-L.
+ *
+ * Any generator or decoding matrix (n up to 255, no fixed k/m caps), direct ByteBuffers only, no copies.
+ * Every argument is validated on the Java side (IsalNative) before it gets here; this file trusts them.
+ *
+ * Wide stripes: ISA-L's ec_encode_data streams all k sources at once; beyond a few dozen sources the
+ * hardware prefetchers lose track and throughput drops (ECWide §2.2 measures 43-70%). For k above
+ * WIDE_K we therefore work slice by slice, and within a slice source group by source group, summing
+ * each group's partial products into the outputs from a scratch buffer that stays in L2.
+ */
+#include <jni.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isa-l/erasure_code.h>
+#include <isa-l/raid.h>
+
+#define MAX_UNITS 255
+#define WIDE_K 32
+#define GROUP 16
+#define SLICE (16 * 1024)
+
+static void xor_into(unsigned char *dst, const unsigned char *src, int len) {
+  int i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t a, b;
+    memcpy(&a, dst + i, 8);
+    memcpy(&b, src + i, 8);
+    a ^= b;
+    memcpy(dst + i, &a, 8);
+  }
+  for (; i < len; i++) {
+    dst[i] ^= src[i];
+  }
+}
+
+/* out[r] = sum_c a[r][c] in[c]; tables from ec_init_tables(k, rows, a). */
+static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
+                     unsigned char *scratch) {
+  if (k <= WIDE_K || scratch == NULL) {
+    ec_encode_data(len, k, rows, tables, in, out);
+    return;
+  }
+  unsigned char *tmp[MAX_UNITS];
+  unsigned char *src[MAX_UNITS];
+  unsigned char *dst[MAX_UNITS];
+  for (int off = 0; off < len; off += SLICE) {
+    int n = len - off < SLICE ? len - off : SLICE;
+    for (int r = 0; r < rows; r++) {
+      dst[r] = out[r] + off;
+      tmp[r] = scratch + (size_t) r * SLICE;
+    }
+    for (int c0 = 0; c0 < k; c0 += GROUP) {
+      int g = k - c0 < GROUP ? k - c0 : GROUP;
+      for (int c = 0; c < g; c++) {
+        src[c] = in[c0 + c] + off;
+      }
+      /* Group tables: the 32-byte table of (row r, source c) sits at tables[32 * (r * k + c)]. */
+      unsigned char gt[32 * GROUP * MAX_UNITS];
+      for (int r = 0; r < rows; r++) {
+        memcpy(gt + (size_t) 32 * r * g, tables + (size_t) 32 * (r * k + c0), (size_t) 32 * g);
+      }
+      if (c0 == 0) {
+        ec_encode_data(n, g, rows, gt, src, dst);
+      } else {
+        ec_encode_data(n, g, rows, gt, src, tmp);
+        for (int r = 0; r < rows; r++) {
+          xor_into(dst[r], tmp[r], n);
+        }
+      }
+    }
+  }
+}
+
+static int gather(JNIEnv *env, jobjectArray buffers, jintArray positions, int count, unsigned char **ptrs) {
+  jint pos[MAX_UNITS];
+  (*env)->GetIntArrayRegion(env, positions, 0, count, pos);
+  for (int i = 0; i < count; i++) {
+    jobject b = (*env)->GetObjectArrayElement(env, buffers, i);
+    unsigned char *addr = (unsigned char *) (*env)->GetDirectBufferAddress(env, b);
+    (*env)->DeleteLocalRef(env, b);
+    if (addr == NULL) {
+      return -1;
+    }
+    ptrs[i] = addr + pos[i];
+  }
+  return 0;
+}
+
+static void throw_state(JNIEnv *env, const char *msg) {
+  jclass c = (*env)->FindClass(env, "java/lang/IllegalStateException");
+  if (c != NULL) {
+    (*env)->ThrowNew(env, c, msg);
+  }
+}
+
+JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_initTables(JNIEnv *env, jclass cls, jint k, jint rows,
+                                                                    jbyteArray matrix, jobject tables) {
+  unsigned char a[MAX_UNITS * MAX_UNITS];
+  (*env)->GetByteArrayRegion(env, matrix, 0, k * rows, (jbyte *) a);
+  unsigned char *t = (unsigned char *) (*env)->GetDirectBufferAddress(env, tables);
+  if (t == NULL) {
+    throw_state(env, "table buffer is not direct");
+    return;
+  }
+  ec_init_tables(k, rows, a, t);
+}
+
+JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_multiply(JNIEnv *env, jclass cls, jobject tables, jint k,
+                                                                  jint rows, jobjectArray inputs, jintArray inPos,
+                                                                  jobjectArray outputs, jintArray outPos, jint len,
+                                                                  jobject scratch) {
+  unsigned char *in[MAX_UNITS];
+  unsigned char *out[MAX_UNITS];
+  unsigned char *t = (unsigned char *) (*env)->GetDirectBufferAddress(env, tables);
+  unsigned char *s = scratch == NULL ? NULL : (unsigned char *) (*env)->GetDirectBufferAddress(env, scratch);
+  if (t == NULL || gather(env, inputs, inPos, k, in) != 0 || gather(env, outputs, outPos, rows, out) != 0) {
+    throw_state(env, "a buffer handed to the native coder is not direct");
+    return;
+  }
+  multiply(len, k, rows, t, in, out, s);
+}
+
+/* XOR of count sources into dest, with ISA-L's xor_gen when everything is 32-byte aligned. */
+JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_xor(JNIEnv *env, jclass cls, jobjectArray inputs,
+                                                             jintArray inPos, jint count, jobject output, jint outPos,
+                                                             jint len) {
+  unsigned char *ptrs[MAX_UNITS + 1];
+  if (gather(env, inputs, inPos, count, ptrs) != 0) {
+    throw_state(env, "a buffer handed to the native coder is not direct");
+    return;
+  }
+  unsigned char *dst = (unsigned char *) (*env)->GetDirectBufferAddress(env, output);
+  if (dst == NULL) {
+    throw_state(env, "output buffer is not direct");
+    return;
+  }
+  dst += outPos;
+  int aligned = ((uintptr_t) dst & 31) == 0 && (len & 31) == 0 && count >= 2;
+  for (int i = 0; i < count && aligned; i++) {
+    aligned = ((uintptr_t) ptrs[i] & 31) == 0;
+  }
+  if (aligned) {
+    ptrs[count] = dst;
+    if (xor_gen(count + 1, len, (void **) ptrs) == 0) {
+      return;
+    }
+  }
+  memcpy(dst, ptrs[0], (size_t) len);
+  for (int i = 1; i < count; i++) {
+    xor_into(dst, ptrs[i], len);
+  }
+}
+
+/* Delta update: out[r] ^= a[r][vec] * in for one changed source (ec_encode_data_update). */
+JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_update(JNIEnv *env, jclass cls, jobject tables, jint k,
+                                                                jint rows, jint vec, jobject input, jint inPos,
+                                                                jobjectArray outputs, jintArray outPos, jint len) {
+  unsigned char *out[MAX_UNITS];
+  unsigned char *t = (unsigned char *) (*env)->GetDirectBufferAddress(env, tables);
+  unsigned char *src = (unsigned char *) (*env)->GetDirectBufferAddress(env, input);
+  if (t == NULL || src == NULL || gather(env, outputs, outPos, rows, out) != 0) {
+    throw_state(env, "a buffer handed to the native coder is not direct");
+    return;
+  }
+  ec_encode_data_update(len, k, rows, vec, t, src + inPos, out);
+}
+
+JNIEXPORT jint JNICALL Java_org_wideec_coder_IsalNative_sliceBytes(JNIEnv *env, jclass cls) {
+  return SLICE;
+}
+
+JNIEXPORT jint JNICALL Java_org_wideec_coder_IsalNative_wideK(JNIEnv *env, jclass cls) {
+  return WIDE_K;
+}
