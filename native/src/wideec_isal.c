@@ -17,9 +17,15 @@
 #include <isa-l/raid.h>
 
 #define MAX_UNITS 255
+#ifndef WIDE_K
 #define WIDE_K 32
-#define GROUP 16
-#define SLICE (16 * 1024)
+#endif
+#ifndef GROUP
+#define GROUP 32
+#endif
+#ifndef SLICE
+#define SLICE (32 * 1024)
+#endif
 
 static void xor_into(unsigned char *dst, const unsigned char *src, int len) {
   int i = 0;
