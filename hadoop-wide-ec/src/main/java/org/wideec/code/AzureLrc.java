@@ -106,7 +106,7 @@ public final class AzureLrc {
           + " losses after " + MAX_ATTEMPTS + " attempts");
     }
     String how = bestAttempt == 0 ? "Cauchy global coefficients" : "global coefficients from seeded search, attempt " + bestAttempt;
-    return best.build(spec, how + "; " + bestVerdict.notes());
+    return best.build(spec, how + "; " + bestVerdict.notes(), check.toleranceExhaustive() ? g + 1 : -1);
   }
 
   static GeneratorBuilder build(Field f, int k, int[] sizes, int g, boolean plusOne, int[][] globalCoeffs) {

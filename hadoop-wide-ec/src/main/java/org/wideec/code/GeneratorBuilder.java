@@ -79,10 +79,14 @@ final class GeneratorBuilder {
   }
 
   LinearCode build(String spec, String notes) {
+    return build(spec, notes, -1);
+  }
+
+  LinearCode build(String spec, String notes, int guaranteedTolerance) {
     if (field != Gf256.INSTANCE) {
       throw new IllegalStateException("codes are built over GF(2^8) only");
     }
-    return new LinearCode(spec, generator(), roles.toArray(new UnitRole[0]), groups, notes);
+    return new LinearCode(spec, generator(), roles.toArray(new UnitRole[0]), groups, notes, guaranteedTolerance);
   }
 
   /** All-ones coefficient vector of the given length. */

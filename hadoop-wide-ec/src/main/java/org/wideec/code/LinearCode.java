@@ -26,10 +26,17 @@ public final class LinearCode {
   private final UnitRole[] roles;
   private final List<LocalGroup> localGroups;
   private final String notes;
+  private final int guaranteedTolerance;
   private volatile Matrix parityCheck;
   private volatile RepairPlan[] repairPlans;
 
   LinearCode(String spec, Matrix generator, UnitRole[] roles, List<LocalGroup> localGroups, String notes) {
+    this(spec, generator, roles, localGroups, notes, -1);
+  }
+
+  /** @param guaranteedTolerance losses the construction provably (or by exhaustive check) survives, or -1 */
+  LinearCode(String spec, Matrix generator, UnitRole[] roles, List<LocalGroup> localGroups, String notes,
+      int guaranteedTolerance) {
     this.spec = spec;
     this.n = generator.rows();
     this.k = generator.cols();
@@ -52,6 +59,16 @@ public final class LinearCode {
     this.roles = roles.clone();
     this.localGroups = Collections.unmodifiableList(new ArrayList<>(localGroups));
     this.notes = notes == null ? "" : notes;
+    this.guaranteedTolerance = guaranteedTolerance;
+  }
+
+  /**
+   * Number of arbitrary losses the construction is known to survive (proven, or checked on every pattern
+   * when the code was built), or -1 when only enumeration can tell. Lets wide codes state a distance bound
+   * that sampling alone could not.
+   */
+  public int guaranteedTolerance() {
+    return guaranteedTolerance;
   }
 
   /** The canonical spec string, e.g. {@code azure-lrc:k=12,l=2,g=2}. */

@@ -5,7 +5,7 @@ import java.util.Random;
 /**
  * Minimum distance d of a code (it survives any d-1 losses). Exact for narrow codes by exhaustive
  * enumeration; for wide ones, proven bounds: the lower bound from exhaustively checking all patterns
- * up to the size the budget allows, the upper bound from the Singleton-type LRC bound
+ * up to the size the budget allows (or the tolerance the construction guarantees), the upper bound from the Singleton-type LRC bound
  * d <= n - k - ceil(k/r) + 2 (UniLRC Theorem 2.3) or a failing pattern found by random sampling.
  */
 public record MinimumDistance(int lowerBound, int upperBound, long sampledPatterns) {
@@ -31,7 +31,8 @@ public record MinimumDistance(int lowerBound, int upperBound, long sampledPatter
     int n = code.n();
     int upper = Math.min(n - code.k() + 1, lrcBound(code));
     ErasurePatterns patterns = ErasurePatterns.of(code);
-    int f = 1;
+    // Losses the construction is known to survive need no enumeration.
+    int f = Math.max(1, code.guaranteedTolerance() + 1);
     for (; f < upper; f++) {
       long all = RepairPlanner.binomial(n, f);
       if (all > EXHAUSTIVE_BUDGET) {

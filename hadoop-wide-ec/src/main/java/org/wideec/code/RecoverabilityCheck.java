@@ -24,6 +24,11 @@ final class RecoverabilityCheck {
    */
   record Verdict(boolean tolerant, boolean maximallyRecoverable, long missed, String notes) {}
 
+  /** True when the tolerance check covers every pattern rather than a sample. */
+  boolean toleranceExhaustive() {
+    return RepairPlanner.binomial(n, tolerance) <= EXHAUSTIVE_TOLERANCE_BUDGET;
+  }
+
   private final ErasurePatterns genericA;
   private final ErasurePatterns genericB;
   private final int n;
@@ -91,7 +96,7 @@ final class RecoverabilityCheck {
   /** A description of the tolerance check, or null when some pattern of {@code tolerance} losses fails. */
   private String checkTolerance(ErasurePatterns ours) {
     long all = RepairPlanner.binomial(n, tolerance);
-    if (all <= EXHAUSTIVE_TOLERANCE_BUDGET) {
+    if (toleranceExhaustive()) {
       return ours.countDecodable(tolerance) == all
           ? "tolerates any " + tolerance + " losses (all " + all + " patterns checked)" : null;
     }

@@ -25,6 +25,6 @@ public final class ReedSolomon {
     for (int[] row : CauchyRows.rows(k, m)) {
       b.addGlobal(row);
     }
-    return b.build("rs:k=" + k + ",m=" + m, "MDS (Cauchy): any " + m + " losses decode");
+    return b.build("rs:k=" + k + ",m=" + m, "MDS (Cauchy): any " + m + " losses decode", m);
   }
 }

@@ -45,6 +45,7 @@ public final class UniLrc {
       b.addLocal(members, GeneratorBuilder.ones(members.length));
     }
     return b.build("unilrc:alpha=" + alpha + ",z=" + z,
-        "UniLRC(n=" + n + ",k=" + k + ",r=" + g + "): Vandermonde over alpha^j, XOR local parities; one local group per cluster");
+        "UniLRC(n=" + n + ",k=" + k + ",r=" + g + "): Vandermonde over alpha^j, XOR local parities; one local group per cluster",
+        g + 1); // Theorem 3.2: distance at least r + 2
   }
 }
