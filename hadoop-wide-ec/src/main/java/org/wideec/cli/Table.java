@@ -11,10 +11,21 @@ final class Table {
   Table row(Object... cells) {
     String[] r = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {
-      r[i] = String.valueOf(cells[i]);
+      r[i] = cell(cells[i]);
     }
     rows.add(r);
     return this;
+  }
+
+  /** Human rendering of a value: 4 significant digits for doubles, arrays in brackets. */
+  static String cell(Object v) {
+    if (v instanceof Double d) {
+      return d.isNaN() ? "n/a" : String.format(java.util.Locale.ROOT, "%.4g", d);
+    }
+    if (v instanceof int[] a) {
+      return java.util.Arrays.toString(a);
+    }
+    return String.valueOf(v);
   }
 
   void print(PrintStream out) {

@@ -16,6 +16,13 @@ public final class WideEcTool extends Configured implements Tool {
       "  codes describe --code SPEC [--json]                   layout, distance, repair costs of a code",
       "  codes verify --code SPEC --failures F [--samples N] [--seed S] [--json]",
       "                                                        how many patterns of F lost units decode",
+      "  analyze --code SPEC --placement flat|tl|cl|unilrc [--t T] [--racks R] [--json]",
+      "                                                        per-unit repair and cross-rack costs, ADRC/CDRC/ARC/CARC/LBNR, MTTDL",
+      "  analyze cl --k K --f F --gamma G [--json]            ECWide's (n,k,r,z) combined locality design",
+      "  analyze sweep --k K --f F[,F..] --gamma G [--plot FILE.png|svg] [--json]",
+      "                                                        redundancy vs cross-rack repair bandwidth (ECWide Fig. 3)",
+      "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
+      "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
       "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
       "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11");
 
@@ -41,6 +48,7 @@ public final class WideEcTool extends Configured implements Tool {
     try {
       return switch (args[0]) {
         case "codes" -> new CodesCommand(out).run(rest);
+        case "analyze" -> new AnalyzeCommand(out).run(rest);
         case "demo" -> new DemoCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         default -> throw new Options.UsageException("unknown command '" + args[0] + "'");
       };
