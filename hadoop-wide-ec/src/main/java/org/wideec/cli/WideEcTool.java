@@ -23,6 +23,7 @@ public final class WideEcTool extends Configured implements Tool {
       "                                                        redundancy vs cross-rack repair bandwidth (ECWide Fig. 3)",
       "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
       "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
+      "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
       "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
       "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11");
 
@@ -49,6 +50,7 @@ public final class WideEcTool extends Configured implements Tool {
       return switch (args[0]) {
         case "codes" -> new CodesCommand(out).run(rest);
         case "analyze" -> new AnalyzeCommand(out).run(rest);
+        case "fsck" -> new FsckCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         case "demo" -> new DemoCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         default -> throw new Options.UsageException("unknown command '" + args[0] + "'");
       };

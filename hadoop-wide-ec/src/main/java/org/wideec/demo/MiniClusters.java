@@ -10,6 +10,18 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 public final class MiniClusters {
   private MiniClusters() {}
 
+  /**
+   * The configuration that turns on our placement: the EC block placement policy and the NameNode plugin
+   * through which it learns each file's EC policy (what an operator puts in hdfs-site.xml).
+   */
+  public static Configuration withWideEcPlacement(Configuration base) {
+    Configuration conf = new Configuration(base);
+    conf.set(DFSConfigKeys.DFS_BLOCK_PLACEMENT_EC_CLASSNAME_KEY,
+        "org.apache.hadoop.hdfs.server.blockmanagement.WideEcBlockPlacementPolicy");
+    conf.set(DFSConfigKeys.DFS_NAMENODE_PLUGINS_KEY, "org.wideec.placement.hdfs.WideEcNameNodePlugin");
+    return conf;
+  }
+
   /** Racks /rack0../rack{r-1}, nodesPerRack DataNodes each. */
   public static MiniDFSCluster start(Configuration base, File dir, int racks, int nodesPerRack, long blockSize)
       throws IOException {

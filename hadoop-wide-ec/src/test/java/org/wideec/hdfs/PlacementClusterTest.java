@@ -1,0 +1,172 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.cli.WideEcTool;
+import org.wideec.code.ErasurePatterns;
+import org.wideec.code.LinearCode;
+import org.wideec.coder.StripedCodec;
+import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.demo.MiniClusters;
+import org.wideec.demo.StripedGroups;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.placement.StripedPlacement;
+
+/** Our placement policy in a real NameNode: groups land as planned, repairs keep rack tolerance, fsck tells. */
+class PlacementClusterTest {
+  static final int CELL = 64 * 1024;
+  static final long BLOCK = 256 * 1024;
+
+  @TempDir
+  Path base;
+
+  static org.apache.hadoop.fs.Path write(DistributedFileSystem fs, String name, int size, Random r, byte[][] keep)
+      throws Exception {
+    org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(name);
+    byte[] data = new byte[size];
+    r.nextBytes(data);
+    try (FSDataOutputStream o = fs.create(p)) {
+      o.write(data);
+    }
+    keep[0] = data;
+    return p;
+  }
+
+  static Map<String, Integer> unitsPerRack(LocatedStripedBlock g) {
+    Map<String, Integer> m = new HashMap<>();
+    for (DatanodeInfo d : g.getLocations()) {
+      m.merge(d.getNetworkLocation(), 1, Integer::sum);
+    }
+    return m;
+  }
+
+  static String[] rackOfUnit(LocatedStripedBlock g, int n) {
+    String[] racks = new String[n];
+    for (int i = 0; i < g.getBlockIndices().length; i++) {
+      racks[g.getBlockIndices()[i]] = g.getLocations()[i].getNetworkLocation();
+    }
+    return racks;
+  }
+
+  JsonNode fsck(Configuration conf, String path, int expectedExit) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8), System.err),
+        new String[] {"fsck", path, "--json"});
+    assertEquals(expectedExit, rc, out.toString(StandardCharsets.UTF_8));
+    return new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void groupsAreCombinedLocalityPlacedAndStayRackTolerantAfterRepair() throws Exception {
+    MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcPlacement(new Configuration()),
+        new File(base.toFile(), "a"), 5, 4, BLOCK);
+    try {
+      DistributedFileSystem fs = cluster.getFileSystem();
+      ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
+      fs.mkdirs(new org.apache.hadoop.fs.Path("/cl"));
+      fs.setErasureCodingPolicy(new org.apache.hadoop.fs.Path("/cl"), policy.getName());
+      LinearCode code = StripedCodec.AZURE_LRC_L2.codeFor(6, 4);
+      PlacementPlan plan = StripedPlacement.planFor("azure-lrc-l2", 6, 4, StripedPlacement.AUTO);
+      assertArrayEquals(new int[] {3, 3, 3, 1}, plan.unitsPerRack());
+      byte[][] data = new byte[1][];
+      org.apache.hadoop.fs.Path f = write(fs, "/cl/file", (int) (6 * BLOCK * 3 + 12345), new Random(1), data);
+      List<LocatedStripedBlock> groups = StripedGroups.groups(fs, f);
+      assertEquals(4, groups.size());
+      for (LocatedStripedBlock g : groups) {
+        assertTrue(StripedPlacement.holds(plan, rackOfUnit(g, 10)), "group " + g.getBlock() + " placed as planned");
+        if (g.getBlockIndices().length == 10) {
+          assertEquals(4, unitsPerRack(g).size(), "4 racks for a full 6+2+2 group under CL");
+        }
+      }
+      JsonNode ok = fsck(cluster.getConfiguration(0), "/cl", 0);
+      assertEquals(4, ok.get("groupsChecked").asInt());
+      assertEquals(0, ok.get("groupsOffPlan").asInt());
+      assertEquals(0, ok.get("groupsNotRackTolerant").asInt());
+      // Data units cost one cross-rack chunk as placed (their group spans two racks), ECWide's (r+1)/f - 1.
+      JsonNode cost = ok.get("groups").get(0).get("crossRackCost");
+      for (int u = 0; u < 6; u++) {
+        assertEquals(1, cost.get(u).asInt());
+      }
+
+      MiniClusters.awaitQuiet(cluster, 60_000);
+      DatanodeInfo victim = StripedGroups.location(groups.get(0), 0);
+      int index = 0;
+      for (int i = 0; i < cluster.getDataNodes().size(); i++) {
+        if (cluster.getDataNodes().get(i).getXferPort() == victim.getXferPort()) {
+          index = i;
+        }
+      }
+      DataNode dn = cluster.getDataNodes().get(index);
+      cluster.stopDataNode(index);
+      cluster.setDataNodeDead(dn.getDatanodeId());
+      StripedGroups.awaitComplete(fs, f, policy, 120_000);
+      ErasurePatterns patterns = ErasurePatterns.of(code);
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
+        for (int count : unitsPerRack(g).values()) {
+          assertTrue(count <= 3, "no rack holds more than f = 3 units after repair: " + unitsPerRack(g));
+        }
+        String[] racks = rackOfUnit(g, 10);
+        for (String rack : unitsPerRack(g).keySet()) {
+          int[] lost = java.util.stream.IntStream.range(0, 10).filter(u -> rack.equals(racks[u])).toArray();
+          assertTrue(patterns.isDecodable(lost), "losing " + rack + " is survivable");
+        }
+        assertTrue(StripedPlacement.holds(plan, racks), "repair restored the plan for " + g.getBlock());
+      }
+      assertEquals(3 * 10 + 5, StripedGroups.verifyEveryUnit(cluster, fs, f, policy, code, data[0]));
+      byte[] back = new byte[data[0].length];
+      try (FSDataInputStream in = fs.open(f)) {
+        IOUtils.readFully(in, back, 0, back.length);
+      }
+      assertArrayEquals(data[0], back);
+      assertEquals(0, fsck(cluster.getConfiguration(0), "/cl", 0).get("groupsNotRackTolerant").asInt());
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  @Test
+  void fsckReportsAGroupThatALostRackWouldKill() throws Exception {
+    // The stock policy with only two racks must put 5 of the 10 units in each: more than the 3 an
+    // Azure-LRC 6+2+2 survives.
+    MiniDFSCluster cluster = MiniClusters.start(new Configuration(), new File(base.toFile(), "b"), 2, 6, BLOCK);
+    try {
+      DistributedFileSystem fs = cluster.getFileSystem();
+      ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
+      fs.mkdirs(new org.apache.hadoop.fs.Path("/bad"));
+      fs.setErasureCodingPolicy(new org.apache.hadoop.fs.Path("/bad"), policy.getName());
+      write(fs, "/bad/file", (int) (6 * BLOCK), new Random(2), new byte[1][]);
+      JsonNode report = fsck(cluster.getConfiguration(0), "/bad", 1);
+      assertEquals(1, report.get("groupsChecked").asInt());
+      assertEquals(1, report.get("groupsNotRackTolerant").asInt());
+      assertTrue(!report.get("groups").get(0).get("rackTolerant").asBoolean());
+    } finally {
+      cluster.shutdown();
+    }
+  }
+}
