@@ -20,13 +20,18 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.io.IOUtils;
+import org.wideec.analysis.PlacementCosts;
 import org.wideec.code.LinearCode;
+import org.wideec.placement.FlatPlanner;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.placement.StripedPlacement;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
 
 /**
- * {@code wide-ec demo}: the main job, end to end on an embedded cluster. Starts a MiniDFSCluster with racks,
- * adds and enables an Azure-LRC 12+2+2 policy, writes files of several sizes under it, stops a DataNode,
+ * {@code wide-ec demo}: the main job, end to end on an embedded cluster. Starts a MiniDFSCluster with racks and
+ * our placement policy, adds and enables an Azure-LRC 12+2+2 policy, shows its combined-locality plan and
+ * costs, writes files of several sizes under it, shows where each block group landed, stops a DataNode,
  * reads everything back degraded, waits for HDFS to rebuild the lost units with our decoder, then checks
  * every internal block against the code and every file against what was written.
  */
@@ -36,9 +41,9 @@ public final class DemoCommand {
   static final int M = 4;
   static final int CELL = 64 * 1024;
   static final long BLOCK = 1024 * 1024;
-  /** One DataNode per rack, so HDFS's stock placement never has to fix up a small group (see MiniClusters). */
-  static final int RACKS = 18;
-  static final int NODES_PER_RACK = 1;
+  /** Combined locality puts up to 3 units of a group in a rack; a spare node per rack takes a rebuilt unit. */
+  static final int RACKS = 7;
+  static final int NODES_PER_RACK = 4;
   static final long[] FILE_SIZES = {1, 100_000, 5 * 1024 * 1024 + 123, 26 * 1024 * 1024 + 7};
 
   private final Configuration conf;
@@ -55,7 +60,7 @@ public final class DemoCommand {
     boolean keep = args.length == 2;
     long t0 = System.nanoTime();
     step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir);
-    MiniDFSCluster cluster = MiniClusters.start(conf, dir, RACKS, NODES_PER_RACK, BLOCK);
+    MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcPlacement(conf), dir, RACKS, NODES_PER_RACK, BLOCK);
     try {
       return demo(cluster, t0);
     } finally {
@@ -75,6 +80,13 @@ public final class DemoCommand {
     fs.setErasureCodingPolicy(dir, policy.getName());
     step("policy " + policy.getName() + " = " + code.spec() + " (units: 12 data, 2 global, 2 local parities)"
         + " set on " + dir);
+
+    PlacementPlan plan = StripedPlacement.planFor(CODEC, K, M, StripedPlacement.AUTO);
+    PlacementCosts costs = PlacementCosts.of(plan);
+    step(String.format("placement plan (%s): units per rack %s; cross-rack chunks to repair each unit %s;"
+        + " ARC %.2f, CARC %.2f (flat placement: CARC %.2f)", plan.scheme(), Arrays.toString(plan.unitsPerRack()),
+        Arrays.toString(costs.crossRackCost()), costs.arc(), costs.carc(),
+        PlacementCosts.of(new FlatPlanner().plan(code)).carc()));
 
     Random rnd = new Random(2026);
     List<Path> files = new ArrayList<>();
@@ -96,6 +108,12 @@ public final class DemoCommand {
         written / 1048576.0, written / 1048576.0 / ((System.nanoTime() - tw) / 1e9)));
 
     MiniClusters.awaitQuiet(cluster, 60_000);
+    for (Path p : files) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + StripedGroups.unitsByRack(g)
+            + (StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? " (as planned)" : " (OFF PLAN)"));
+      }
+    }
     Path big = files.get(files.size() - 1);
     LocatedStripedBlock first = StripedGroups.groups(fs, big).get(0);
     DatanodeInfo victim = StripedGroups.location(first, 0);
@@ -122,6 +140,15 @@ public final class DemoCommand {
         seconds, units, code.spec()));
     verifyAll(fs, files, contents);
     step("read after reconstruction: all files intact");
+    int onPlan = 0;
+    int total = 0;
+    for (Path p : files) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        total++;
+        onPlan += StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? 1 : 0;
+      }
+    }
+    step("after repair " + onPlan + " of " + total + " block groups are placed as planned");
     out.println();
     out.printf("demo OK: %d files, %.1f MiB, 1 DataNode lost, 0 bytes lost, %.0f s in all%n", files.size(),
         written / 1048576.0, (System.nanoTime() - t0) / 1e9);

@@ -66,6 +66,24 @@ public final class StripedGroups {
     return copies;
   }
 
+  /** Rack of each unit of the group (null for units not stored), by internal block index. */
+  public static String[] rackOfUnit(LocatedStripedBlock g, int n) {
+    String[] racks = new String[n];
+    for (int i = 0; i < g.getBlockIndices().length; i++) {
+      racks[g.getBlockIndices()[i]] = g.getLocations()[i].getNetworkLocation();
+    }
+    return racks;
+  }
+
+  /** Units of the group by rack, e.g. {/rack0=[0, 1, 2], ...}. */
+  public static java.util.Map<String, List<Integer>> unitsByRack(LocatedStripedBlock g) {
+    java.util.Map<String, List<Integer>> m = new java.util.TreeMap<>();
+    for (int i = 0; i < g.getBlockIndices().length; i++) {
+      m.computeIfAbsent(g.getLocations()[i].getNetworkLocation(), r -> new ArrayList<>()).add((int) g.getBlockIndices()[i]);
+    }
+    return m;
+  }
+
   /** The node holding unit {@code index} of the group, or null. */
   public static DatanodeInfo location(LocatedStripedBlock g, int index) {
     byte[] idx = g.getBlockIndices();

@@ -66,14 +66,6 @@ class PlacementClusterTest {
     return m;
   }
 
-  static String[] rackOfUnit(LocatedStripedBlock g, int n) {
-    String[] racks = new String[n];
-    for (int i = 0; i < g.getBlockIndices().length; i++) {
-      racks[g.getBlockIndices()[i]] = g.getLocations()[i].getNetworkLocation();
-    }
-    return racks;
-  }
-
   JsonNode fsck(Configuration conf, String path, int expectedExit) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8), System.err),
@@ -99,7 +91,7 @@ class PlacementClusterTest {
       List<LocatedStripedBlock> groups = StripedGroups.groups(fs, f);
       assertEquals(4, groups.size());
       for (LocatedStripedBlock g : groups) {
-        assertTrue(StripedPlacement.holds(plan, rackOfUnit(g, 10)), "group " + g.getBlock() + " placed as planned");
+        assertTrue(StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, 10)), "group " + g.getBlock() + " placed as planned");
         if (g.getBlockIndices().length == 10) {
           assertEquals(4, unitsPerRack(g).size(), "4 racks for a full 6+2+2 group under CL");
         }
@@ -131,7 +123,7 @@ class PlacementClusterTest {
         for (int count : unitsPerRack(g).values()) {
           assertTrue(count <= 3, "no rack holds more than f = 3 units after repair: " + unitsPerRack(g));
         }
-        String[] racks = rackOfUnit(g, 10);
+        String[] racks = StripedGroups.rackOfUnit(g, 10);
         for (String rack : unitsPerRack(g).keySet()) {
           int[] lost = java.util.stream.IntStream.range(0, 10).filter(u -> rack.equals(racks[u])).toArray();
           assertTrue(patterns.isDecodable(lost), "losing " + rack + " is survivable");
