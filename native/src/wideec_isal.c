@@ -51,6 +51,12 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
   unsigned char *tmp[MAX_UNITS];
   unsigned char *src[MAX_UNITS];
   unsigned char *dst[MAX_UNITS];
+  /* Tables of one source group, rows x GROUP x 32 bytes: on the heap, too big for a JNI thread's stack. */
+  unsigned char *gt = malloc((size_t) 32 * GROUP * rows);
+  if (gt == NULL) {
+    ec_encode_data(len, k, rows, tables, in, out);
+    return;
+  }
   for (int off = 0; off < len; off += SLICE) {
     int n = len - off < SLICE ? len - off : SLICE;
     for (int r = 0; r < rows; r++) {
@@ -63,7 +69,6 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
         src[c] = in[c0 + c] + off;
       }
       /* Group tables: the 32-byte table of (row r, source c) sits at tables[32 * (r * k + c)]. */
-      unsigned char gt[32 * GROUP * MAX_UNITS];
       for (int r = 0; r < rows; r++) {
         memcpy(gt + (size_t) 32 * r * g, tables + (size_t) 32 * (r * k + c0), (size_t) 32 * g);
       }
@@ -77,6 +82,7 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
       }
     }
   }
+  free(gt);
 }
 
 static int gather(JNIEnv *env, jobjectArray buffers, jintArray positions, int count, unsigned char **ptrs) {

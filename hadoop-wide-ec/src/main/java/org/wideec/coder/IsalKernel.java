@@ -31,28 +31,25 @@ public final class IsalKernel implements CodingKernel {
       return;
     }
     int[][] pos = POSITIONS.get();
-    positions(inputs, pos[0]);
     positions(outputs, pos[1]);
     if (m.isAllXor()) {
       for (int r = 0; r < m.rows(); r++) {
         ByteBuffer[] sources = m.xorSources(r, inputs);
-        int[] srcPos = pos[0];
-        int count = 0;
-        for (int c = 0; c < m.cols(); c++) {
-          if (m.coefficient(r, c) == 1) {
-            srcPos[count++] = inputs[c].position();
-          }
+        int count = sources.length;
+        for (int i = 0; i < count; i++) {
+          pos[0][i] = sources[i].position();
         }
         if (count == 0) {
           for (int i = 0; i < len; i++) {
             outputs[r].put(pos[1][r] + i, (byte) 0);
           }
         } else {
-          IsalNative.xor(sources, srcPos, count, outputs[r], pos[1][r], len);
+          IsalNative.xor(sources, pos[0], count, outputs[r], pos[1][r], len);
         }
       }
       return;
     }
+    positions(inputs, pos[0]);
     ByteBuffer scratch = m.cols() > WIDE_K ? scratch(m.rows()) : null;
     IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, scratch);
   }
