@@ -24,7 +24,7 @@
 #define GROUP 32
 #endif
 #ifndef SLICE
-#define SLICE (32 * 1024)
+#define SLICE (64 * 1024)
 #endif
 
 static void xor_into(unsigned char *dst, const unsigned char *src, int len) {
