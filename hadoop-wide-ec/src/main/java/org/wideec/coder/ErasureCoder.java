@@ -97,16 +97,26 @@ public final class ErasureCoder {
     decode(units, dataUnits, dataOut, !code.isSystematic());
   }
 
-  /** True when every unit equals what the code computes from the data (systematic codes). */
+  /**
+   * True when every unit equals what the code computes from the data: for a systematic code the data
+   * units re-encoded; otherwise the data rebuilt from the first k independent units, re-encoded.
+   */
   public boolean verify(ByteBuffer[] units) {
-    if (!code.isSystematic()) {
-      throw new UnsupportedOperationException(code.spec() + ": verify needs a systematic code");
-    }
     int len = BufferChecks.check(code, "verify", units, code.n(), new ByteBuffer[0], 0);
-    ByteBuffer[] data = Arrays.copyOf(units, code.k());
+    boolean direct = units[0].isDirect();
+    ByteBuffer[] data;
+    if (code.isSystematic()) {
+      data = Arrays.copyOf(units, code.k());
+    } else {
+      data = new ByteBuffer[code.k()];
+      for (int i = 0; i < data.length; i++) {
+        data[i] = direct ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
+      }
+      reconstructData(units, data);
+    }
     ByteBuffer[] expected = new ByteBuffer[parityUnits.length];
     for (int i = 0; i < expected.length; i++) {
-      expected[i] = units[0].isDirect() ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
+      expected[i] = direct ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
     }
     encode(data, expected);
     for (int i = 0; i < expected.length; i++) {

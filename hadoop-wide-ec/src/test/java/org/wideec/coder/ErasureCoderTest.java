@@ -187,6 +187,12 @@ class ErasureCoderTest {
     assertTrue(coder.verify(units));
     units[9].put(17, (byte) (units[9].get(17) ^ 1));
     assertFalse(coder.verify(units));
+    // Non-systematic: the data is rebuilt from k units, then every unit is checked.
+    ErasureCoder rapid = ErasureCoder.java(Codes.fromSpec("rapidraid:n=8,k=4"));
+    ByteBuffer[] coded = codeword(rapid, randomData(4, 100, true, new Random(6)), 100, true);
+    assertTrue(rapid.verify(coded));
+    coded[6].put(3, (byte) (coded[6].get(3) ^ 0x40));
+    assertFalse(rapid.verify(coded));
   }
 
   @Test
