@@ -1,0 +1,72 @@
+package org.wideec.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class SliceFrameCodecTest {
+  static ByteBuf encoded(long repair, int slice, byte[] payload) {
+    EmbeddedChannel out = new EmbeddedChannel(new SliceFrameCodec.Encoder());
+    out.writeOutbound(new SliceFrame(repair, slice, Unpooled.wrappedBuffer(payload)));
+    ByteBuf wire = out.readOutbound();
+    out.finishAndReleaseAll();
+    return wire;
+  }
+
+  @Test
+  void framesRoundTripEvenWhenTheWireSplitsThem() {
+    byte[] payload = new byte[10_000];
+    new Random(1).nextBytes(payload);
+    ByteBuf wire = encoded(42, 7, payload);
+    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1 << 20));
+    while (wire.isReadable()) {
+      in.writeInbound(wire.readRetainedSlice(Math.min(333, wire.readableBytes())));
+    }
+    wire.release();
+    SliceFrame f = in.readInbound();
+    assertEquals(42, f.repairId());
+    assertEquals(7, f.sliceIndex());
+    byte[] back = new byte[f.payload().readableBytes()];
+    f.payload().readBytes(back);
+    assertArrayEquals(payload, back);
+    f.release();
+    assertNull(in.readInbound());
+    in.finishAndReleaseAll();
+  }
+
+  @Test
+  void aFlippedBitIsDetectedAndNamesTheSlice() {
+    ByteBuf wire = encoded(9, 3, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+    wire.setByte(SliceFrameCodec.HEADER + 5, wire.getByte(SliceFrameCodec.HEADER + 5) ^ 0x10);
+    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
+    CorruptSliceException e = assertThrows(CorruptSliceException.class, () -> in.writeInbound(wire));
+    assertTrue(e.getMessage().contains("slice 3 of repair 9 is corrupt"), e.getMessage());
+    assertNull(in.readInbound());
+  }
+
+  @Test
+  void anOversizedFrameIsRefusedBeforeItIsBuffered() {
+    ByteBuf wire = encoded(1, 0, new byte[2048]);
+    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
+    ByteBuf header = wire.readRetainedSlice(SliceFrameCodec.HEADER);
+    wire.release();
+    CorruptSliceException e = assertThrows(CorruptSliceException.class, () -> in.writeInbound(header));
+    assertTrue(e.getMessage().contains("claims 2048 bytes, more than the 1024 allowed"), e.getMessage());
+  }
+
+  @Test
+  void garbageIsNotTakenForAFrame() {
+    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
+    CorruptSliceException e = assertThrows(CorruptSliceException.class,
+        () -> in.writeInbound(Unpooled.wrappedBuffer(new byte[SliceFrameCodec.HEADER])));
+    assertTrue(e.getMessage().contains("not a slice frame"), e.getMessage());
+  }
+}
