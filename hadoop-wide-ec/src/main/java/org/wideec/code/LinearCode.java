@@ -29,6 +29,7 @@ public final class LinearCode {
   private final int guaranteedTolerance;
   private volatile Matrix parityCheck;
   private volatile RepairPlan[] repairPlans;
+  private volatile MinimumDistance distance;
 
   LinearCode(String spec, Matrix generator, UnitRole[] roles, List<LocalGroup> localGroups, String notes) {
     this(spec, generator, roles, localGroups, notes, -1);
@@ -238,6 +239,16 @@ public final class LinearCode {
       repairPlans = plans;
     }
     return plans[lostUnit];
+  }
+
+  /** The code's minimum distance (exact or proven bounds), computed once: enumeration can take seconds. */
+  public MinimumDistance minimumDistance() {
+    MinimumDistance d = distance;
+    if (d == null) {
+      d = MinimumDistance.compute(this);
+      distance = d;
+    }
+    return d;
   }
 
   /** Local groups that contain the unit. */

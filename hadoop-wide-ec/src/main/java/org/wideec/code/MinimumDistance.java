@@ -27,7 +27,12 @@ public record MinimumDistance(int lowerBound, int upperBound, long sampledPatter
     return lowerBound - 1;
   }
 
+  /** The code's distance; cached by the code, so repeated calls cost nothing. */
   public static MinimumDistance of(LinearCode code) {
+    return code.minimumDistance();
+  }
+
+  static MinimumDistance compute(LinearCode code) {
     int n = code.n();
     int upper = Math.min(n - code.k() + 1, lrcBound(code));
     ErasurePatterns patterns = ErasurePatterns.of(code);

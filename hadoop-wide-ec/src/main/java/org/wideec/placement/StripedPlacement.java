@@ -25,14 +25,20 @@ public final class StripedPlacement {
     };
   }
 
+  /** Plans by codec, k, m and scheme: the NameNode asks for them on every block allocation and check. */
+  private static final java.util.concurrent.ConcurrentHashMap<String, PlacementPlan> PLANS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** The plan of a group of the codec with HDFS's k and m, or null when the codec is not ours. */
   public static PlacementPlan planFor(String codecName, int k, int m, String scheme) {
     if (!StripedCodec.names().contains(codecName)) {
       return null;
     }
-    StripedCodec codec = StripedCodec.byName(codecName);
-    LinearCode code = codec.codeFor(k, m);
-    return plannerFor(codec, scheme).plan(code);
+    return PLANS.computeIfAbsent(codecName + "/" + k + "/" + m + "/" + scheme, key -> {
+      StripedCodec codec = StripedCodec.byName(codecName);
+      LinearCode code = codec.codeFor(k, m);
+      return plannerFor(codec, scheme).plan(code);
+    });
   }
 
   /** True when units grouped by their actual racks form the same partition as the plan's racks. */

@@ -64,6 +64,22 @@ class ErasureCoderTest {
     return units;
   }
 
+  /** A random set of 1..n-k lost units, or null when that set is not decodable. */
+  static int[] randomDecodablePattern(LinearCode code, Random r) {
+    int losses = 1 + r.nextInt(code.n() - code.k());
+    int[] erased = r.ints(0, code.n()).distinct().limit(losses).sorted().toArray();
+    return code.isDecodable(erased) ? erased : null;
+  }
+
+  /** The units with the erased slots set to null. */
+  static ByteBuffer[] without(ByteBuffer[] units, int[] erased) {
+    ByteBuffer[] avail = units.clone();
+    for (int e : erased) {
+      avail[e] = null;
+    }
+    return avail;
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"rs:k=6,m=3", "rs:k=10,m=4", "azure-lrc:k=12,l=2,g=2", "azure-lrc+1:k=12,l=2,g=2",
       "optimal-cauchy-lrc:k=12,l=2,g=3", "uniform-cauchy-lrc:k=12,l=3,g=3", "unilrc:alpha=1,z=3",
@@ -77,15 +93,11 @@ class ErasureCoderTest {
         ByteBuffer[] data = randomData(code.k(), len, direct, r);
         ByteBuffer[] units = codeword(coder, data, len, direct);
         for (int trial = 0; trial < 12; trial++) {
-          int losses = 1 + r.nextInt(code.n() - code.k());
-          int[] erased = r.ints(0, code.n()).distinct().limit(losses).sorted().toArray();
-          if (!code.isDecodable(erased)) {
+          int[] erased = randomDecodablePattern(code, r);
+          if (erased == null) {
             continue;
           }
-          ByteBuffer[] avail = units.clone();
-          for (int e : erased) {
-            avail[e] = null;
-          }
+          ByteBuffer[] avail = without(units, erased);
           ByteBuffer[] out = buffers(erased.length, len, direct);
           coder.reconstruct(avail, erased, out);
           for (int i = 0; i < erased.length; i++) {

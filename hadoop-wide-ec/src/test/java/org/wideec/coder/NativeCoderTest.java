@@ -65,15 +65,11 @@ class NativeCoderTest {
         assertArrayEquals(bytes(viaJava[u]), bytes(viaVector[u]), spec + " vector unit " + u + " len " + len);
       }
       for (int trial = 0; trial < 8; trial++) {
-        int losses = 1 + r.nextInt(code.n() - code.k());
-        int[] erased = r.ints(0, code.n()).distinct().limit(losses).sorted().toArray();
-        if (!code.isDecodable(erased)) {
+        int[] erased = ErasureCoderTest.randomDecodablePattern(code, r);
+        if (erased == null) {
           continue;
         }
-        ByteBuffer[] avail = units.clone();
-        for (int e : erased) {
-          avail[e] = null;
-        }
+        ByteBuffer[] avail = ErasureCoderTest.without(units, erased);
         ByteBuffer[] a = direct(erased.length, len);
         ByteBuffer[] b = direct(erased.length, len);
         nat.reconstruct(avail, erased, a);
