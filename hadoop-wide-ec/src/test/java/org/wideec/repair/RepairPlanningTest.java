@@ -38,18 +38,26 @@ class RepairPlanningTest {
   }
 
   static byte[][] codeword(LinearCode code, int len, Random r) {
+    byte[][] data = new byte[code.k()][len];
+    for (byte[] d : data) {
+      r.nextBytes(d);
+    }
+    return encode(code, data);
+  }
+
+  /** All n units of the codeword whose data units are data[0..k). */
+  static byte[][] encode(LinearCode code, byte[][] data) {
+    int len = data[0].length;
     ErasureCoder coder = ErasureCoder.java(code);
-    java.nio.ByteBuffer[] data = new java.nio.ByteBuffer[code.k()];
-    for (int i = 0; i < data.length; i++) {
-      byte[] b = new byte[len];
-      r.nextBytes(b);
-      data[i] = java.nio.ByteBuffer.wrap(b);
+    java.nio.ByteBuffer[] in = new java.nio.ByteBuffer[code.k()];
+    for (int i = 0; i < in.length; i++) {
+      in[i] = java.nio.ByteBuffer.wrap(data[i]);
     }
     java.nio.ByteBuffer[] out = new java.nio.ByteBuffer[coder.encodedUnits().length];
     for (int i = 0; i < out.length; i++) {
       out[i] = java.nio.ByteBuffer.allocate(len);
     }
-    coder.encode(data, out);
+    coder.encode(in, out);
     byte[][] units = new byte[code.n()][];
     int[] enc = coder.encodedUnits();
     for (int i = 0; i < enc.length; i++) {
@@ -57,7 +65,7 @@ class RepairPlanningTest {
     }
     for (int u = 0; u < code.k(); u++) {
       if (units[u] == null) {
-        units[u] = data[u].array();
+        units[u] = data[u];
       }
     }
     return units;

@@ -12,10 +12,10 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class SliceFrameCodecTest {
+class FrameCodecTest {
   static ByteBuf encoded(long repair, int slice, byte[] payload) {
-    EmbeddedChannel out = new EmbeddedChannel(new SliceFrameCodec.Encoder());
-    out.writeOutbound(new SliceFrame(repair, slice, Unpooled.wrappedBuffer(payload)));
+    EmbeddedChannel out = new EmbeddedChannel(new FrameCodec.Encoder());
+    out.writeOutbound(new Frame(FrameType.SLICE, repair, slice, Unpooled.wrappedBuffer(payload)));
     ByteBuf wire = out.readOutbound();
     out.finishAndReleaseAll();
     return wire;
@@ -26,14 +26,14 @@ class SliceFrameCodecTest {
     byte[] payload = new byte[10_000];
     new Random(1).nextBytes(payload);
     ByteBuf wire = encoded(42, 7, payload);
-    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1 << 20));
+    EmbeddedChannel in = new EmbeddedChannel(new FrameCodec.Decoder(1 << 20));
     while (wire.isReadable()) {
       in.writeInbound(wire.readRetainedSlice(Math.min(333, wire.readableBytes())));
     }
     wire.release();
-    SliceFrame f = in.readInbound();
+    Frame f = in.readInbound();
     assertEquals(42, f.repairId());
-    assertEquals(7, f.sliceIndex());
+    assertEquals(7, f.index());
     byte[] back = new byte[f.payload().readableBytes()];
     f.payload().readBytes(back);
     assertArrayEquals(payload, back);
@@ -45,8 +45,8 @@ class SliceFrameCodecTest {
   @Test
   void aFlippedBitIsDetectedAndNamesTheSlice() {
     ByteBuf wire = encoded(9, 3, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
-    wire.setByte(SliceFrameCodec.HEADER + 5, wire.getByte(SliceFrameCodec.HEADER + 5) ^ 0x10);
-    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
+    wire.setByte(FrameCodec.HEADER + 5, wire.getByte(FrameCodec.HEADER + 5) ^ 0x10);
+    EmbeddedChannel in = new EmbeddedChannel(new FrameCodec.Decoder(1024));
     CorruptSliceException e = assertThrows(CorruptSliceException.class, () -> in.writeInbound(wire));
     assertTrue(e.getMessage().contains("slice 3 of repair 9 is corrupt"), e.getMessage());
     assertNull(in.readInbound());
@@ -55,18 +55,18 @@ class SliceFrameCodecTest {
   @Test
   void anOversizedFrameIsRefusedBeforeItIsBuffered() {
     ByteBuf wire = encoded(1, 0, new byte[2048]);
-    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
-    ByteBuf header = wire.readRetainedSlice(SliceFrameCodec.HEADER);
+    EmbeddedChannel in = new EmbeddedChannel(new FrameCodec.Decoder(1024));
+    ByteBuf header = wire.readRetainedSlice(FrameCodec.HEADER);
     wire.release();
     CorruptSliceException e = assertThrows(CorruptSliceException.class, () -> in.writeInbound(header));
-    assertTrue(e.getMessage().contains("claims 2048 bytes, more than the 1024 allowed"), e.getMessage());
+    assertTrue(e.getMessage().contains("SLICE 0 of repair 1 claims 2048 bytes, more than the 1024 allowed"), e.getMessage());
   }
 
   @Test
   void garbageIsNotTakenForAFrame() {
-    EmbeddedChannel in = new EmbeddedChannel(new SliceFrameCodec.Decoder(1024));
+    EmbeddedChannel in = new EmbeddedChannel(new FrameCodec.Decoder(1024));
     CorruptSliceException e = assertThrows(CorruptSliceException.class,
-        () -> in.writeInbound(Unpooled.wrappedBuffer(new byte[SliceFrameCodec.HEADER])));
-    assertTrue(e.getMessage().contains("not a slice frame"), e.getMessage());
+        () -> in.writeInbound(Unpooled.wrappedBuffer(new byte[FrameCodec.HEADER])));
+    assertTrue(e.getMessage().contains("not a wide-ec frame"), e.getMessage());
   }
 }

@@ -1,0 +1,10 @@
+package org.wideec.repair;
+
+import java.io.IOException;
+import org.wideec.transport.Endpoint;
+
+/** Finds a node's slice service (DataNodes publish theirs over JMX; tests keep a map). */
+@FunctionalInterface
+public interface EndpointResolver {
+  Endpoint resolve(UnitLocation location) throws IOException;
+}

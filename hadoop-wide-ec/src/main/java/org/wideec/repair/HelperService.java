@@ -1,0 +1,92 @@
+package org.wideec.repair;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.gf.RegionKernels;
+import org.wideec.transport.Downstream;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.RequestHandler;
+import org.wideec.transport.SliceTransport;
+
+/**
+ * A helper's part of a repair (ECPipe §3.2, ECWide §4.1): asks its upstream helpers for their partial sums,
+ * then slice by slice reads its own unit (verified against its checksums), multiplies, adds what arrived and
+ * forwards the sum. Memory is one slice in hand plus the transport's window per upstream, whatever the block
+ * size. Any failure goes downstream as an ERROR naming the node to blame.
+ */
+public final class HelperService implements RequestHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(HelperService.class);
+  private final SliceTransport transport;
+  private final UnitStore store;
+  private final RepairCounters counters;
+
+  public HelperService(SliceTransport transport, UnitStore store, RepairCounters counters) {
+    this.transport = transport;
+    this.store = store;
+    this.counters = counters;
+  }
+
+  @Override
+  public void onRequest(long repairId, byte[] body, Downstream downstream) {
+    String me = transport.node();
+    List<PeerStream> ups = new ArrayList<>();
+    try {
+      StepRequest req = StepRequest.parse(body);
+      for (StepRequest.Upstream u : req.upstreams()) {
+        ups.add(transport.open(u.endpoint(), repairId, u.request().toBytes()));
+      }
+      try (UnitStore.Reader reader = openUnit(req)) {
+        for (int s = req.firstSlice(); s < req.slices(); s += req.stride()) {
+          int n = req.sliceLength(s);
+          ByteBuf out = downstream.alloc().heapBuffer(n, n);
+          try {
+            byte[] a = out.array();
+            int off = out.arrayOffset() + out.writerIndex();
+            read(reader, req, s, a, off, n);
+            if (req.coefficient() != 1) {
+              RegionKernels.mul(req.coefficient(), a, off, a, off, n);
+            }
+            out.writerIndex(out.writerIndex() + n);
+            for (PeerStream up : ups) {
+              RepairEngine.take(up, s, n, a, off);
+            }
+          } catch (Throwable t) {
+            out.release();
+            throw t;
+          }
+          downstream.send(s, out);
+        }
+      }
+      for (PeerStream up : ups) {
+        up.awaitEnd();
+      }
+      downstream.end();
+    } catch (PeerFailure e) {
+      LOG.debug("repair {} at {}: {}", repairId, me, e.getMessage());
+      downstream.fail(e.culprit(), e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      downstream.fail(me, me + " was interrupted");
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("repair {}: helper {} failed: {}", repairId, me, e.toString());
+      downstream.fail(me, "helper " + me + " failed: " + e.getMessage());
+    } finally {
+      ups.forEach(PeerStream::close);
+    }
+  }
+
+  private UnitStore.Reader openUnit(StepRequest req) throws IOException {
+    return store.open(req.unit());
+  }
+
+  private void read(UnitStore.Reader reader, StepRequest req, int slice, byte[] a, int off, int n) throws IOException {
+    reader.read((long) slice * req.sliceBytes(), a, off, n);
+    counters.readLocally(n);
+  }
+
+}

@@ -1,0 +1,21 @@
+package org.wideec.repair;
+
+import org.wideec.transport.TrafficCounters;
+
+/** What the repair worker counts (the DataNode publishes them through metrics2). */
+public interface RepairCounters extends TrafficCounters {
+  default void repairStarted(RepairScheme scheme) {}
+
+  default void repairSucceeded(long millis) {}
+
+  default void repairFailed() {}
+
+  default void retried() {}
+
+  default void readLocally(long bytes) {}
+
+  @Override
+  default void sliceSent(int bytes, boolean crossRack) {}
+
+  RepairCounters NONE = new RepairCounters() {};
+}

@@ -1,0 +1,192 @@
+package org.wideec.repair;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.code.NotDecodableException;
+import org.wideec.gf.RegionKernels;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+
+/**
+ * The requestor's side of a repair: plans the streams, asks the helpers for them, combines the slices as
+ * they arrive and writes each lost unit to its sink in order. A helper that dies, stalls, fails to read its
+ * unit or sends a corrupt slice is excluded and the repair restarts with a new plan (ECPipe §3.2); partial
+ * output is aborted, so only slices that passed every check are ever stored, and a unit counts as repaired
+ * only once its sink confirms it.
+ */
+public final class RepairEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(RepairEngine.class);
+  private final SliceTransport transport;
+  private final EndpointResolver resolver;
+  private final RepairCounters counters;
+  private final int maxAttempts;
+
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
+    }
+    this.transport = transport;
+    this.resolver = resolver;
+    this.counters = counters;
+    this.maxAttempts = maxAttempts;
+  }
+
+  /** How a repair went. */
+  public record Result(int attempts, int helpers, List<String> excludedNodes, long millis) {}
+
+  /** Thrown when a repair cannot complete; the message says why, the cause is the last failure. */
+  public static final class RepairFailedException extends IOException {
+    public RepairFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  public Result repair(StripeRepair r, SliceSink.Factory sinks) throws RepairFailedException {
+    return repair(r, sinks, transport.conf().sliceBytes());
+  }
+
+  public Result repair(StripeRepair r, SliceSink.Factory sinks, int sliceBytes) throws RepairFailedException {
+    long start = System.nanoTime();
+    counters.repairStarted(r.scheme());
+    Set<String> excluded = new HashSet<>();
+    IOException last = null;
+    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+      StreamPlan plan;
+      try {
+        plan = StreamPlan.of(r, excluded, transport.node(), transport.rack(), resolver, sliceBytes);
+      } catch (NotDecodableException e) {
+        counters.repairFailed();
+        throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
+            + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last);
+      } catch (IOException e) {
+        last = e;
+        LOG.warn("{}: attempt {} could not resolve helpers: {}", r.name(), attempt, e.getMessage());
+        counters.retried();
+        continue;
+      }
+      try {
+        run(r, plan, sinks, sliceBytes);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        counters.repairSucceeded(ms);
+        LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
+            java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+        return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
+      } catch (PeerFailure f) {
+        last = f;
+        Set<String> helperNodes = plan.helpers.stream().map(UnitLocation::node).collect(Collectors.toSet());
+        boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
+        if (blame) {
+          excluded.add(f.culprit());
+        }
+        if (attempt < maxAttempts) {
+          counters.retried();
+        }
+        LOG.warn("{}: attempt {} of {} failed: {}{}", r.name(), attempt, maxAttempts, f.getMessage(),
+            blame ? "; restarting without " + f.culprit() : "");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        counters.repairFailed();
+        throw new RepairFailedException(r.name() + ": interrupted", e);
+      } catch (IOException e) {
+        counters.repairFailed();
+        throw new RepairFailedException(r.name() + ": storing the rebuilt units failed: " + e.getMessage(), e);
+      }
+    }
+    counters.repairFailed();
+    throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
+        + (last == null ? "" : last.getMessage()), last);
+  }
+
+  private void run(StripeRepair r, StreamPlan plan, SliceSink.Factory factory, int sliceBytes)
+      throws IOException, InterruptedException {
+    long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    List<PeerStream> streams = new ArrayList<>();
+    List<SliceSink> sinks = new ArrayList<>();
+    boolean done = false;
+    try {
+      for (StreamPlan.Stream s : plan.streams) {
+        streams.add(transport.open(s.endpoint(), repairId, s.request().toBytes()));
+      }
+      for (int o = 0; o < r.lost().length; o++) {
+        sinks.add(factory.open(r.lost()[o], r.lostLengths()[o]));
+      }
+      long length = r.length();
+      int slices = StepRequest.slices(length, sliceBytes);
+      byte[][] out = new byte[r.lost().length][sliceBytes];
+      for (int s = 0; s < slices; s++) {
+        long offset = (long) s * sliceBytes;
+        int n = (int) Math.min(sliceBytes, length - offset);
+        for (byte[] o : out) {
+          java.util.Arrays.fill(o, 0, n, (byte) 0);
+        }
+        for (int j = 0; j < streams.size(); j++) {
+          if (plan.streams.get(j).request().carries(s)) {
+            take(streams.get(j), s, n, plan.coefficients, j, out);
+          }
+        }
+        for (int o = 0; o < out.length; o++) {
+          long unitLength = r.lostLengths()[o];
+          if (offset < unitLength) {
+            sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLength - offset));
+          }
+        }
+      }
+      for (PeerStream s : streams) {
+        s.awaitEnd();
+      }
+      for (SliceSink sink : sinks) {
+        sink.finish();
+      }
+      done = true;
+    } finally {
+      streams.forEach(PeerStream::close);
+      if (!done) {
+        sinks.forEach(SliceSink::abort);
+      }
+    }
+  }
+
+  private static void take(PeerStream stream, int s, int n, int[][] coefficients, int j, byte[][] out)
+      throws PeerFailure, InterruptedException {
+    Frame f = next(stream, s, n);
+    try {
+      java.nio.ByteBuffer in = f.payload().nioBuffer();
+      for (int o = 0; o < out.length; o++) {
+        RegionKernels.mulAdd(coefficients[o][j], in, 0, java.nio.ByteBuffer.wrap(out[o]), 0, n);
+      }
+    } finally {
+      f.release();
+    }
+    stream.credit();
+  }
+
+  /** Adds slice s of a stream into dst[off..off+n) (a helper's partial sum). */
+  static void take(PeerStream stream, int s, int n, byte[] dst, int off) throws PeerFailure, InterruptedException {
+    Frame f = next(stream, s, n);
+    try {
+      RegionKernels.xor(f.payload().nioBuffer(), 0, java.nio.ByteBuffer.wrap(dst, off, n).slice(), 0, n);
+    } finally {
+      f.release();
+    }
+    stream.credit();
+  }
+
+  private static Frame next(PeerStream stream, int s, int n) throws PeerFailure, InterruptedException {
+    Frame f = stream.next(s);
+    if (f.payload().readableBytes() != n) {
+      f.release();
+      throw new PeerFailure(stream.peer().node(), stream.peer() + " sent " + f.payload().readableBytes()
+          + " bytes for slice " + s + ", expected " + n);
+    }
+    return f;
+  }
+}

@@ -1,0 +1,21 @@
+package org.wideec.repair;
+
+import java.io.IOException;
+
+/** Where a rebuilt unit goes, slice by slice in order (a block written to its target; memory in tests). */
+public interface SliceSink {
+  /** Bytes [offset, offset + len) of the unit; only bytes the checks above it verified ever arrive here. */
+  void write(long offset, byte[] data, int off, int len) throws IOException;
+
+  /** Completes the unit and confirms it is stored as sent. */
+  void finish() throws IOException;
+
+  /** Drops a partial unit (the attempt failed); never throws. */
+  void abort();
+
+  /** Opens the sink of one lost unit for one attempt. */
+  @FunctionalInterface
+  interface Factory {
+    SliceSink open(int unit, long length) throws IOException;
+  }
+}

@@ -1,0 +1,110 @@
+package org.wideec.repair;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.wideec.transport.Endpoint;
+
+/**
+ * What one helper is asked to do, with everything that feeds it: for each of its slices (first, first +
+ * stride, ... below length / sliceBytes), read that slice of its unit, multiply by the coefficient, add the
+ * same slice from every upstream, and send the sum on. Upstreams are asked recursively by the helper itself,
+ * so a chain is set up from the requestor backwards and data flows forwards (ECPipe §3.2).
+ */
+public record StepRequest(BlockRef unit, int coefficient, long length, int sliceBytes, int firstSlice, int stride,
+    List<Upstream> upstreams) {
+
+  /** An upstream helper and what it is asked. */
+  public record Upstream(Endpoint endpoint, StepRequest request) {}
+
+  public StepRequest {
+    upstreams = List.copyOf(upstreams);
+    if (coefficient < 0 || coefficient > 255 || length < 0 || sliceBytes <= 0 || stride < 1 || firstSlice < 0) {
+      throw new IllegalArgumentException("bad step request: coefficient " + coefficient + ", length " + length
+          + ", slice " + sliceBytes + ", first " + firstSlice + ", stride " + stride);
+    }
+  }
+
+  public int slices() {
+    return slices(length, sliceBytes);
+  }
+
+  static int slices(long length, int sliceBytes) {
+    return (int) ((length + sliceBytes - 1) / sliceBytes);
+  }
+
+  public int sliceLength(int slice) {
+    return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
+  }
+
+  public boolean carries(int slice) {
+    return slice >= firstSlice && (slice - firstSlice) % stride == 0;
+  }
+
+  public byte[] toBytes() {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(b)) {
+      write(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return b.toByteArray();
+  }
+
+  private void write(DataOutputStream out) throws IOException {
+    out.writeUTF(unit.pool());
+    out.writeLong(unit.blockId());
+    out.writeLong(unit.genStamp());
+    out.writeLong(unit.numBytes());
+    out.writeByte(coefficient);
+    out.writeLong(length);
+    out.writeInt(sliceBytes);
+    out.writeInt(firstSlice);
+    out.writeInt(stride);
+    out.writeShort(upstreams.size());
+    for (Upstream u : upstreams) {
+      Endpoint e = u.endpoint();
+      out.writeUTF(e.host());
+      out.writeInt(e.port());
+      out.writeUTF(e.node());
+      out.writeUTF(e.rack());
+      u.request().write(out);
+    }
+  }
+
+  public static StepRequest parse(byte[] bytes) throws IOException {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+      StepRequest r = read(in, 0);
+      if (in.available() > 0) {
+        throw new IOException("step request has " + in.available() + " trailing bytes");
+      }
+      return r;
+    } catch (IllegalArgumentException e) {
+      throw new IOException("malformed step request: " + e.getMessage(), e);
+    }
+  }
+
+  private static StepRequest read(DataInputStream in, int depth) throws IOException {
+    if (depth > 512) {
+      throw new IOException("step request nested deeper than any stripe");
+    }
+    BlockRef unit = new BlockRef(in.readUTF(), in.readLong(), in.readLong(), in.readLong());
+    int coefficient = in.readUnsignedByte();
+    long length = in.readLong();
+    int slice = in.readInt();
+    int first = in.readInt();
+    int stride = in.readInt();
+    int n = in.readUnsignedShort();
+    List<Upstream> ups = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
+      ups.add(new Upstream(e, read(in, depth + 1)));
+    }
+    return new StepRequest(unit, coefficient, length, slice, first, stride, ups);
+  }
+}

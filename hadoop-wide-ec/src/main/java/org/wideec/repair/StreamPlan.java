@@ -1,0 +1,162 @@
+package org.wideec.repair;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.wideec.gf.Matrix;
+import org.wideec.transport.Endpoint;
+
+/**
+ * One attempt of a repair as the requestor runs it: the streams it asks for (each the head of a tree of
+ * helpers, set up by the helpers themselves) and, per lost unit, the coefficients with which it combines
+ * the streams' slices. A single lost unit is a sum of the streams that carry each slice (one chain, a star,
+ * or the rotations of the cyclic scheme); several lost units are a multi-unit decode of raw helper streams.
+ * Units known to be zero never become steps: whatever feeds them goes straight to where they would send.
+ */
+final class StreamPlan {
+  static final String ZERO_NODE = "(zero unit)";
+
+  record Stream(Endpoint endpoint, StepRequest request) {}
+
+  final List<Stream> streams;
+  final int[][] coefficients; // [lost unit][stream]
+  final List<RepairGraph> graphs;
+  final List<UnitLocation> helpers;
+
+  private StreamPlan(List<Stream> streams, int[][] coefficients, List<RepairGraph> graphs, List<UnitLocation> helpers) {
+    this.streams = streams;
+    this.coefficients = coefficients;
+    this.graphs = graphs;
+    this.helpers = helpers;
+  }
+
+  static StreamPlan of(StripeRepair r, Set<String> excludedNodes, String requestorNode, String requestorRack,
+      EndpointResolver resolver, int sliceBytes) throws IOException {
+    Map<Integer, UnitLocation> available = new HashMap<>();
+    r.survivors().forEach((u, loc) -> {
+      if (!excludedNodes.contains(loc.node())) {
+        available.put(u, loc);
+      }
+    });
+    for (int z : r.zeroUnits()) {
+      available.put(z, new UnitLocation(z, ZERO_NODE, requestorRack));
+    }
+    Comparator<Integer> preference = Comparator.comparing((Integer u) -> !r.zeroUnits().contains(u))
+        .thenComparing(r.preference());
+    long length = r.length();
+    Builder b = new Builder(r, resolver, length, sliceBytes);
+    if (r.lost().length == 1) {
+      int lost = r.lost()[0];
+      RepairScheme scheme = r.scheme();
+      if (scheme == RepairScheme.CYCLIC) {
+        RepairGraph chain = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), lost, available,
+            requestorNode, requestorRack, r.weights(), preference);
+        List<RepairGraph> rotations = SingleUnitRepairPlanner.cyclic(chain);
+        for (int i = 0; i < rotations.size(); i++) {
+          b.addGraph(rotations.get(i), i, rotations.size());
+        }
+      } else {
+        b.addGraph(SingleUnitRepairPlanner.plan(scheme, r.code(), lost, available, requestorNode, requestorRack,
+            r.weights(), preference), 0, 1);
+      }
+      int[][] c = new int[1][b.streams.size()];
+      java.util.Arrays.fill(c[0], 1);
+      return new StreamPlan(b.streams, c, b.graphs, b.helpers);
+    }
+    // Several lost units: a multi-unit decode from raw helper streams.
+    BitSet have = new BitSet();
+    available.keySet().forEach(have::set);
+    int[] inputs = r.code().chooseInputs(have, r.lost());
+    Matrix d = r.code().decodingMatrix(inputs, r.lost());
+    List<Integer> columns = new ArrayList<>();
+    for (int j = 0; j < inputs.length; j++) {
+      if (!r.zeroUnits().contains(inputs[j])) {
+        b.addRaw(available.get(inputs[j]));
+        columns.add(j);
+      }
+    }
+    int[][] c = new int[r.lost().length][columns.size()];
+    for (int o = 0; o < c.length; o++) {
+      for (int j = 0; j < columns.size(); j++) {
+        c[o][j] = d.get(o, columns.get(j));
+      }
+    }
+    return new StreamPlan(b.streams, c, b.graphs, b.helpers);
+  }
+
+  /** Turns repair graphs into step-request trees, resolving every helper's endpoint. */
+  private static final class Builder {
+    final StripeRepair r;
+    final EndpointResolver resolver;
+    final long length;
+    final int sliceBytes;
+    final List<Stream> streams = new ArrayList<>();
+    final List<RepairGraph> graphs = new ArrayList<>();
+    final List<UnitLocation> helpers = new ArrayList<>();
+
+    Builder(StripeRepair r, EndpointResolver resolver, long length, int sliceBytes) {
+      this.r = r;
+      this.resolver = resolver;
+      this.length = length;
+      this.sliceBytes = sliceBytes;
+    }
+
+    void addGraph(RepairGraph g, int first, int stride) throws IOException {
+      graphs.add(g);
+      List<List<Integer>> feeders = new ArrayList<>();
+      List<Integer> heads = new ArrayList<>();
+      for (int i = 0; i < g.steps().size(); i++) {
+        feeders.add(new ArrayList<>());
+      }
+      for (int i = 0; i < g.steps().size(); i++) {
+        int next = g.steps().get(i).next();
+        (next == RepairStep.REQUESTOR ? heads : feeders.get(next)).add(i);
+      }
+      for (Stream s : convert(g, heads, feeders, first, stride)) {
+        streams.add(s);
+      }
+    }
+
+    private List<Stream> convert(RepairGraph g, List<Integer> steps, List<List<Integer>> feeders, int first, int stride)
+        throws IOException {
+      List<Stream> out = new ArrayList<>();
+      for (int i : steps) {
+        RepairStep step = g.steps().get(i);
+        List<Stream> ups = convert(g, feeders.get(i), feeders, first, stride);
+        if (r.zeroUnits().contains(step.helper().unit())) {
+          out.addAll(ups); // a zero unit adds nothing; its feeders send where it would have sent
+          continue;
+        }
+        if (!helpers.contains(step.helper())) {
+          helpers.add(step.helper());
+        }
+        List<StepRequest.Upstream> upstreams = new ArrayList<>();
+        for (Stream s : ups) {
+          upstreams.add(new StepRequest.Upstream(s.endpoint(), s.request()));
+        }
+        out.add(new Stream(resolver.resolve(step.helper()), new StepRequest(block(step.helper().unit()),
+            step.coefficient(), length, sliceBytes, first, stride, upstreams)));
+      }
+      return out;
+    }
+
+    void addRaw(UnitLocation helper) throws IOException {
+      helpers.add(helper);
+      streams.add(new Stream(resolver.resolve(helper), new StepRequest(block(helper.unit()), 1, length, sliceBytes, 0, 1,
+          List.of())));
+    }
+
+    private BlockRef block(int unit) {
+      BlockRef b = r.blocks().get(unit);
+      if (b == null) {
+        throw new IllegalArgumentException(r.name() + ": no replica named for surviving unit " + unit);
+      }
+      return b;
+    }
+  }
+}

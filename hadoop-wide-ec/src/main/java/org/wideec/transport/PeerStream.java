@@ -1,0 +1,194 @@
+package org.wideec.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The consumer's end of one stream: authenticates to the producer, sends the request and the initial window
+ * of credits, then hands out slices in order, one credit back per slice taken. A slice beyond the granted
+ * credit, a corrupt frame, an ERROR, a closed connection or a stall all surface as a {@link PeerFailure}
+ * naming the node to blame.
+ */
+public final class PeerStream extends SimpleChannelInboundHandler<Frame> implements AutoCloseable {
+  private static final Object END = new Object();
+  private final Endpoint peer;
+  private final Handshake handshake;
+  private final long repairId;
+  private final byte[] request;
+  private final int window;
+  private final long stallMs;
+  private final byte[] clientNonce = Handshake.nonce();
+  private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+  private final AtomicInteger buffered = new AtomicInteger();
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private volatile Channel channel;
+  private volatile boolean closing;
+
+  PeerStream(Endpoint peer, Handshake handshake, long repairId, byte[] request, int window, long stallMs) {
+    this.peer = peer;
+    this.handshake = handshake;
+    this.repairId = repairId;
+    this.request = request;
+    this.window = window;
+    this.stallMs = stallMs;
+  }
+
+  public Endpoint peer() {
+    return peer;
+  }
+
+  void attach(Channel c) {
+    this.channel = c;
+  }
+
+  /** Waits until the producer has authenticated and accepted the request. */
+  void awaitReady(long timeoutMs) throws PeerFailure {
+    try {
+      ready.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof PeerFailure p ? p : new PeerFailure(peer.node(), e.getCause().getMessage(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new PeerFailure(peer.node(), "no handshake from " + peer + " within " + timeoutMs + " ms");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PeerFailure(null, "interrupted while connecting to " + peer);
+    }
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, Frame f) throws Exception {
+    switch (f.type()) {
+      case CHALLENGE -> ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId,
+          handshake.clientResponse(f.payloadBytes(), clientNonce)));
+      case AUTH_OK -> {
+        handshake.verifyServer(serverNonce(ctx), clientNonce, f.payloadBytes());
+        ctx.write(Frame.bytes(FrameType.REQUEST, repairId, request));
+        ctx.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
+        ready.complete(null);
+      }
+      case SLICE -> {
+        if (closing) {
+          return;
+        }
+        if (buffered.incrementAndGet() > window) {
+          fail(new PeerFailure(peer.node(), peer + " sent more than the " + window + " slices it was granted"));
+          ctx.close();
+          return;
+        }
+        queue.add(f.retain());
+      }
+      case END -> queue.add(END);
+      case ERROR -> {
+        String text = f.payloadText();
+        int tab = text.indexOf('\t');
+        String culprit = tab > 0 ? text.substring(0, tab) : null;
+        fail(new PeerFailure(culprit, tab >= 0 ? text.substring(tab + 1) : text));
+      }
+      default -> {
+        fail(new PeerFailure(peer.node(), peer + " sent an unexpected " + f.type()));
+        ctx.close();
+      }
+    }
+  }
+
+  // The server's nonce arrives in CHALLENGE; keep it on the channel for the AUTH_OK check.
+  private static final io.netty.util.AttributeKey<byte[]> SERVER_NONCE = io.netty.util.AttributeKey.valueOf("wideec.nonce");
+
+  private byte[] serverNonce(ChannelHandlerContext ctx) {
+    return ctx.channel().attr(SERVER_NONCE).get();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof Frame f && f.type() == FrameType.CHALLENGE) {
+      ctx.channel().attr(SERVER_NONCE).set(f.payloadBytes());
+    }
+    super.channelRead(ctx, msg);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (!closing) {
+      fail(new PeerFailure(peer.node(), "connection to " + peer + " closed before the stream ended"));
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    String what = cause instanceof CorruptSliceException ? "corrupt data from " : "stream from ";
+    fail(new PeerFailure(peer.node(), what + peer + ": " + cause.getMessage(), cause));
+    ctx.close();
+  }
+
+  private void fail(PeerFailure f) {
+    ready.completeExceptionally(f);
+    queue.add(f);
+  }
+
+  /** The next slice, which must be {@code expected}; the caller releases it and then calls {@link #credit}. */
+  public Frame next(int expected) throws PeerFailure, InterruptedException {
+    Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
+    if (o == null) {
+      throw new PeerFailure(peer.node(), peer + " stalled: no slice " + expected + " within " + stallMs + " ms");
+    }
+    if (o instanceof PeerFailure p) {
+      queue.add(p); // stays failed
+      throw p;
+    }
+    if (o == END) {
+      throw new PeerFailure(peer.node(), peer + " ended its stream before slice " + expected);
+    }
+    Frame f = (Frame) o;
+    buffered.decrementAndGet();
+    if (f.index() != expected) {
+      f.release();
+      throw new PeerFailure(peer.node(), peer + " sent slice " + f.index() + " where " + expected + " was due");
+    }
+    return f;
+  }
+
+  public void credit() {
+    channel.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, 1));
+  }
+
+  /** Checks that the producer ended its stream cleanly. */
+  public void awaitEnd() throws PeerFailure, InterruptedException {
+    Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
+    if (o == END) {
+      return;
+    }
+    if (o instanceof Frame f) {
+      f.release();
+      throw new PeerFailure(peer.node(), peer + " sent more slices than the repair has");
+    }
+    throw o instanceof PeerFailure p ? p : new PeerFailure(peer.node(), peer + " did not end its stream within " + stallMs + " ms");
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    Channel c = channel;
+    if (c != null) {
+      c.close();
+    }
+    for (Object o; (o = queue.poll()) != null; ) {
+      if (o instanceof Frame f) {
+        f.release();
+      }
+    }
+  }
+
+  static byte[] requestPayload(String node, String rack, byte[] body) {
+    byte[] n = node.getBytes(StandardCharsets.UTF_8);
+    byte[] r = rack.getBytes(StandardCharsets.UTF_8);
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + n.length + r.length + body.length);
+    b.putInt(n.length).put(n).putInt(r.length).put(r).put(body);
+    return b.array();
+  }
+}

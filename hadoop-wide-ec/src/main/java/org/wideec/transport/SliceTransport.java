@@ -1,0 +1,285 @@
+package org.wideec.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's end of the slice protocol (Netty): a server whose authenticated peers ask it for streams, and
+ * a client that asks peers for theirs. Streams are credit-based (a producer holds at most the window of
+ * unacknowledged slices per consumer, so memory per repair does not grow with block size), shaped by the
+ * {@link TrafficShaper} and counted in-rack or cross-rack.
+ */
+public final class SliceTransport implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SliceTransport.class);
+  private final TransportConf conf;
+  private final String node;
+  private final String rack;
+  private final TrafficCounters counters;
+  private final ExecutorService workers;
+  private final Handshake handshake;
+  private final EventLoopGroup loops;
+  private Channel server;
+  private Endpoint endpoint;
+
+  /**
+   * @param node this node's name (the DataNode's transfer address), used for blame and shaping
+   * @param workers threads that run requests (they block on disks, credits and shaping)
+   */
+  public SliceTransport(TransportConf conf, String node, String rack, TrafficCounters counters, ExecutorService workers) {
+    this.conf = conf;
+    this.node = node;
+    this.rack = rack;
+    this.counters = counters;
+    this.workers = workers;
+    this.handshake = conf.handshake();
+    this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
+  }
+
+  public String node() {
+    return node;
+  }
+
+  public String rack() {
+    return rack;
+  }
+
+  public TransportConf conf() {
+    return conf;
+  }
+
+  /** Binds the server; {@code advertisedHost} is the address peers should use. */
+  public Endpoint start(String advertisedHost, RequestHandler handler) throws IOException {
+    ServerBootstrap b = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(),
+                new ServerHandler(handler));
+          }
+        });
+    try {
+      server = b.bind(new InetSocketAddress(conf.bindHost(), conf.port())).sync().channel();
+    } catch (Exception e) {
+      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw new IOException("cannot bind the wide-ec slice port " + conf.bindHost() + ":" + conf.port() + ": " + e, e);
+    }
+    endpoint = new Endpoint(advertisedHost, ((InetSocketAddress) server.localAddress()).getPort(), node, rack);
+    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, shaping {})", node,
+        conf.bindHost(), endpoint.port(), handshake.authenticates() ? "HMAC" : "OFF", conf.shaper().enabled() ? "on" : "off");
+    return endpoint;
+  }
+
+  public Endpoint endpoint() {
+    return endpoint;
+  }
+
+  /** Connects to a peer, authenticates and asks it for a stream; slices then arrive on the returned stream. */
+  public PeerStream open(Endpoint peer, long repairId, byte[] body) throws PeerFailure {
+    PeerStream stream = new PeerStream(peer, handshake, repairId, PeerStream.requestPayload(node, rack, body),
+        conf.window(), conf.stallTimeoutMs());
+    Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(), stream);
+          }
+        });
+    ChannelFuture f = b.connect(peer.host(), peer.port()).awaitUninterruptibly();
+    if (!f.isSuccess()) {
+      throw new PeerFailure(peer.node(), "cannot connect to " + peer + ": " + f.cause().getMessage(), f.cause());
+    }
+    stream.attach(f.channel());
+    try {
+      stream.awaitReady(conf.connectTimeoutMs() + conf.stallTimeoutMs());
+    } catch (PeerFailure e) {
+      stream.close();
+      throw e;
+    }
+    return stream;
+  }
+
+  @Override
+  public void close() {
+    if (server != null) {
+      server.close().awaitUninterruptibly();
+    }
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
+
+  /** Authenticates a consumer, then hands its request to the workers and feeds it credits. */
+  private final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
+    private final RequestHandler handler;
+    private final byte[] nonce = Handshake.nonce();
+    private boolean authenticated;
+    private ChannelDownstream downstream;
+
+    ServerHandler(RequestHandler handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      ctx.writeAndFlush(Frame.bytes(FrameType.CHALLENGE, 0, nonce));
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame f) throws Exception {
+      if (!authenticated) {
+        if (f.type() != FrameType.AUTH) {
+          refuse(ctx, f.repairId(), "expected AUTH, got " + f.type());
+          return;
+        }
+        try {
+          ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), handshake.verifyClient(nonce, f.payloadBytes())));
+          authenticated = true;
+        } catch (Handshake.AuthenticationException e) {
+          LOG.warn("wide-ec slice transport of {} refused {}: {}", node, ctx.channel().remoteAddress(), e.getMessage());
+          refuse(ctx, f.repairId(), e.getMessage());
+        }
+        return;
+      }
+      switch (f.type()) {
+        case REQUEST -> accept(ctx, f);
+        case CREDIT -> {
+          if (downstream != null) {
+            downstream.credits.release(f.index());
+          }
+        }
+        default -> refuse(ctx, f.repairId(), "unexpected " + f.type());
+      }
+    }
+
+    private void accept(ChannelHandlerContext ctx, Frame f) {
+      if (downstream != null) {
+        refuse(ctx, f.repairId(), "one request per connection");
+        return;
+      }
+      ByteBuf p = f.payload();
+      String peerNode = p.readCharSequence(p.readInt(), StandardCharsets.UTF_8).toString();
+      String peerRack = p.readCharSequence(p.readInt(), StandardCharsets.UTF_8).toString();
+      byte[] body = new byte[p.readableBytes()];
+      p.readBytes(body);
+      long repairId = f.repairId();
+      downstream = new ChannelDownstream(ctx.channel(), repairId, peerNode, peerRack);
+      ChannelDownstream d = downstream;
+      try {
+        workers.execute(() -> handler.onRequest(repairId, body, d));
+      } catch (RejectedExecutionException e) {
+        d.fail(node, node + " is shutting down or overloaded");
+      }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, long repairId, String why) {
+      ctx.writeAndFlush(Frame.text(FrameType.ERROR, repairId, node + "\t" + node + " refused the connection: " + why))
+          .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (downstream != null) {
+        downstream.gone = true;
+        downstream.credits.release(Integer.MAX_VALUE / 2);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.warn("wide-ec slice transport of {}: connection from {} failed: {}", node, ctx.channel().remoteAddress(),
+          cause.toString());
+      ctx.close();
+    }
+  }
+
+  /** A consumer's stream as the producer sees it. */
+  private final class ChannelDownstream implements Downstream {
+    private final Channel channel;
+    private final long repairId;
+    private final String peerNode;
+    private final String peerRack;
+    final Semaphore credits = new Semaphore(0);
+    volatile boolean gone;
+
+    ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack) {
+      this.channel = channel;
+      this.repairId = repairId;
+      this.peerNode = peerNode;
+      this.peerRack = peerRack;
+    }
+
+    @Override
+    public String node() {
+      return peerNode;
+    }
+
+    @Override
+    public String rack() {
+      return peerRack;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return channel.alloc();
+    }
+
+    @Override
+    public void send(int slice, ByteBuf data) throws IOException, InterruptedException {
+      try {
+        if (!credits.tryAcquire(conf.stallTimeoutMs(), TimeUnit.MILLISECONDS)) {
+          throw new PeerFailure(peerNode, peerNode + " took no slice of repair " + repairId + " for "
+              + conf.stallTimeoutMs() + " ms");
+        }
+        if (gone || !channel.isActive()) {
+          throw new PeerFailure(null, peerNode + " closed repair " + repairId);
+        }
+        TransportFaultInjector.get().beforeSend(node, repairId, slice, data);
+        int bytes = data.readableBytes();
+        conf.shaper().pace(node, rack, peerNode, peerRack, bytes);
+        counters.sliceSent(bytes, !rack.equals(peerRack));
+        channel.writeAndFlush(new Frame(FrameType.SLICE, repairId, slice, data));
+        data = null;
+      } finally {
+        if (data != null) {
+          data.release();
+        }
+      }
+    }
+
+    @Override
+    public void end() {
+      channel.writeAndFlush(Frame.of(FrameType.END, repairId, 0));
+    }
+
+    @Override
+    public void fail(String culprit, String message) {
+      channel.writeAndFlush(Frame.text(FrameType.ERROR, repairId, (culprit == null ? "" : culprit) + "\t" + message))
+          .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package org.wideec.transport;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The slice transport's settings, read from Hadoop configuration (keys and defaults documented in
+ * conf/hdfs-site-wide-ec.xml and the README).
+ */
+public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
+    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper) {
+
+  public static final String PREFIX = "wide-ec.transport.";
+  public static final String BIND_HOST = PREFIX + "bind-host";
+  public static final String PORT = PREFIX + "port";
+  public static final String AUTH = PREFIX + "auth";
+  public static final String SECRET = PREFIX + "secret";
+  public static final String SLICE_BYTES = PREFIX + "slice.bytes";
+  public static final String WINDOW = PREFIX + "window.slices";
+  public static final String MAX_FRAME = PREFIX + "max-frame.bytes";
+  public static final String STALL_TIMEOUT = PREFIX + "stall.timeout.ms";
+  public static final String CONNECT_TIMEOUT = PREFIX + "connect.timeout.ms";
+  public static final String SHAPE_NODE = PREFIX + "shaping.node.bytes-per-second";
+  public static final String SHAPE_RACK = PREFIX + "shaping.rack.bytes-per-second";
+
+  public static final int DEFAULT_SLICE_BYTES = 256 * 1024;
+
+  public TransportConf {
+    if (sliceBytes <= 0 || sliceBytes > maxFrameBytes) {
+      throw new IllegalArgumentException(SLICE_BYTES + " must be in (0, " + MAX_FRAME + "=" + maxFrameBytes + "], got "
+          + sliceBytes);
+    }
+    if (sliceBytes % 512 != 0) {
+      throw new IllegalArgumentException(SLICE_BYTES + " must be a multiple of 512 (HDFS checksum chunks), got "
+          + sliceBytes);
+    }
+    if (window < 1) {
+      throw new IllegalArgumentException(WINDOW + " must be at least 1, got " + window);
+    }
+    if (stallTimeoutMs <= 0 || connectTimeoutMs <= 0) {
+      throw new IllegalArgumentException(STALL_TIMEOUT + " and " + CONNECT_TIMEOUT + " must be positive");
+    }
+  }
+
+  /**
+   * Reads the settings. Authentication is on unless {@code wide-ec.transport.auth=none}; its secret comes from
+   * {@code wide-ec.transport.secret} through Hadoop's credential providers (or the plain key).
+   */
+  public static TransportConf from(Configuration conf) throws IOException {
+    String auth = conf.getTrimmed(AUTH, "hmac");
+    byte[] secret = null;
+    if (auth.equalsIgnoreCase("hmac")) {
+      char[] s = conf.getPassword(SECRET);
+      if (s == null || s.length == 0) {
+        throw new IOException("the wide-ec slice transport authenticates peers: set " + SECRET
+            + " (the same secret, at least 16 characters, on every DataNode; a credential provider keeps it out of "
+            + "hdfs-site.xml) or set " + AUTH + "=none to run it unauthenticated");
+      }
+      secret = new String(s).getBytes(StandardCharsets.UTF_8);
+    } else if (!auth.equalsIgnoreCase("none")) {
+      throw new IOException(AUTH + " must be hmac or none, got '" + auth + "'");
+    }
+    int maxFrame = conf.getInt(MAX_FRAME, 4 << 20);
+    return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), conf.getInt(PORT, 0), secret,
+        (int) conf.getLongBytes(SLICE_BYTES, DEFAULT_SLICE_BYTES), conf.getInt(WINDOW, 4), maxFrame,
+        conf.getLong(STALL_TIMEOUT, 30_000), conf.getInt(CONNECT_TIMEOUT, 10_000),
+        new TrafficShaper(conf.getLongBytes(SHAPE_NODE, 0), conf.getLongBytes(SHAPE_RACK, 0)));
+  }
+
+  public TransportConf withSliceBytes(int bytes) {
+    return new TransportConf(bindHost, port, secret, bytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, shaper);
+  }
+
+  public TransportConf withShaper(TrafficShaper s) {
+    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, s);
+  }
+
+  public Handshake handshake() {
+    return new Handshake(secret);
+  }
+}

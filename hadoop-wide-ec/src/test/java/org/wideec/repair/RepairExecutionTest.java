@@ -1,0 +1,310 @@
+package org.wideec.repair;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.placement.CombinedLocalityPlanner;
+import org.wideec.placement.FlatPlanner;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficShaper;
+import org.wideec.transport.TransportConf;
+import org.wideec.transport.TransportFaultInjector;
+
+/** Repairs executed over real slice transports on loopback, checked byte for byte and byte-counted. */
+class RepairExecutionTest {
+  static final byte[] SECRET = "a cluster secret for tests".getBytes(StandardCharsets.UTF_8);
+  static final int SLICE = 4096;
+  static final int WINDOW = 2;
+
+  static TransportConf conf(byte[] secret, long stallMs) {
+    return new TransportConf("127.0.0.1", 0, secret, SLICE, WINDOW, 1 << 20, stallMs, 3000, TrafficShaper.OFF);
+  }
+
+  private MemoryCluster cluster;
+
+  @AfterEach
+  void tearDown() {
+    TransportFaultInjector.set(null);
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** Starts one node per unit (node "n{u}", rack per the plan) and a requestor "req" in the lost unit's rack. */
+  private byte[][] start(PlacementPlan plan, int length, int lost, long stallMs, long seed) throws IOException {
+    cluster = new MemoryCluster(conf(SECRET, stallMs));
+    byte[][] units = RepairPlanningTest.codeword(plan.code(), length, new Random(seed));
+    for (int u = 0; u < plan.code().n(); u++) {
+      if (u != lost) {
+        cluster.node("n" + u, "r" + plan.rackOf(u), Map.of(u, units[u]));
+      }
+    }
+    cluster.node("req", "r" + plan.rackOf(Math.max(lost, 0)), Map.of());
+    return units;
+  }
+
+  private RepairEngine.Result repair(PlacementPlan plan, int[] lost, long[] lengths, RepairScheme scheme,
+      Set<Integer> zeros, Map<Integer, MemoryCluster.MemorySink> sinks) throws IOException {
+    Map<Integer, UnitLocation> survivors = RepairPlanningTest.locations(plan, -1);
+    for (int u : lost) {
+      survivors.remove(u);
+    }
+    zeros.forEach(survivors::remove);
+    StripeRepair r = StripeRepair.of("test-stripe", plan.code(), lost, lengths, survivors,
+        MemoryCluster.blocks(plan.code().n(), (int) lengths[0]), zeros, scheme);
+    return cluster.engine("req", 3).repair(r, (unit, len) -> {
+      MemoryCluster.MemorySink s = new MemoryCluster.MemorySink(len);
+      sinks.put(unit, s);
+      return s;
+    });
+  }
+
+  private RepairEngine.Result repairOne(PlacementPlan plan, int lost, int length, RepairScheme scheme, byte[][] units)
+      throws IOException {
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.Result res = repair(plan, new int[] {lost}, new long[] {length}, scheme, Set.of(), sinks);
+    assertTrue(sinks.get(lost).finished);
+    assertArrayEquals(units[lost], sinks.get(lost).bytes, scheme + " rebuilt unit " + lost);
+    return res;
+  }
+
+  @ParameterizedTest
+  @EnumSource(RepairScheme.class)
+  void everySchemeRebuildsTheUnitOverTheNetwork(RepairScheme scheme) throws IOException {
+    for (String spec : new String[] {"rs:k=10,m=4", "azure-lrc:k=12,l=2,g=2"}) {
+      LinearCode code = Codes.fromSpec(spec);
+      PlacementPlan plan = code.localGroups().isEmpty() ? new FlatPlanner().plan(code) : new CombinedLocalityPlanner().plan(code);
+      for (int lost : new int[] {0, code.n() - 1}) {
+        int length = 50_001; // a partial last slice
+        byte[][] units = start(plan, length, lost, 5000, lost);
+        RepairEngine.Result res = repairOne(plan, lost, length, scheme, units);
+        assertEquals(1, res.attempts());
+        assertEquals(code.repairPlan(lost).cost(), res.helpers(), spec + " uses the cheapest helper set");
+        cluster.close();
+      }
+    }
+  }
+
+  @Test
+  void severalLostUnitsAreDecodedTogetherFromRawStreams() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    int[] lost = {0, 3, 12};
+    byte[][] units = start(plan, 30_000, -1, 5000, 7);
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.Result res = repair(plan, lost, new long[] {30_000, 30_000, 30_000}, RepairScheme.PIPELINED, Set.of(), sinks);
+    for (int u : lost) {
+      assertArrayEquals(units[u], sinks.get(u).bytes, "unit " + u);
+    }
+    assertEquals(code.k(), res.helpers(), "a multi-unit decode reads k raw units");
+  }
+
+  @Test
+  void unitsPastTheEndOfAShortGroupCountAsZerosAndAreNeverAsked() throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=10,m=4");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    cluster = new MemoryCluster(conf(SECRET, 5000));
+    Random rnd = new Random(3);
+    byte[][] units = RepairPlanningTest.codeword(code, 9000, rnd);
+    // A group with three data units: the others are zero and not stored; re-encode the parities from that.
+    byte[][] data = new byte[code.n()][];
+    for (int u = 0; u < code.n(); u++) {
+      data[u] = u < 3 ? units[u] : new byte[9000];
+    }
+    byte[][] word = RepairPlanningTest.encode(code, data);
+    for (int u = 0; u < code.n(); u++) {
+      if (u != 1 && (u < 3 || u >= code.k())) {
+        cluster.node("n" + u, "r" + plan.rackOf(u), Map.of(u, word[u]));
+      }
+    }
+    cluster.node("req", "r" + plan.rackOf(1), Map.of());
+    Set<Integer> zeros = Set.of(3, 4, 5, 6, 7, 8, 9);
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.Result res = repair(plan, new int[] {1}, new long[] {9000}, RepairScheme.PIPELINED, zeros, sinks);
+    assertArrayEquals(word[1], sinks.get(1).bytes);
+    assertEquals(3, res.helpers(), "two data units and one parity; zeros are free");
+  }
+
+  @Test
+  void rackAggregatedRepairSendsExactlyRPlusOneOverFMinusOneUnitsAcrossRacks() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=20,r=5,g=2");
+    PlacementPlan cl = new CombinedLocalityPlanner().plan(code);
+    int f = cl.maxUnitsPerRack();
+    int groupSize = code.repairPlan(0).cost() + 1;
+    assertEquals(0, groupSize % f, "a configuration where f divides r + 1");
+    int length = 40_000;
+    for (int lost = 0; lost < code.k(); lost += 7) {
+      byte[][] units = start(cl, length, lost, 5000, lost);
+      repairOne(cl, lost, length, RepairScheme.RACK_AGGREGATED, units);
+      assertEquals((long) (groupSize / f - 1) * length, cluster.crossRackBytes(), "ECWide §4.1: (r+1)/f - 1 units");
+      assertEquals((long) (groupSize - 1) * length, cluster.crossRackBytes() + cluster.inRackBytes(), "one unit per helper");
+      cluster.close();
+    }
+    // Flat placement: every helper in a rack of its own, so all r transfers cross racks.
+    PlacementPlan flat = new FlatPlanner().plan(code);
+    byte[][] units = start(flat, length, 0, 5000, 1);
+    repairOne(flat, 0, length, RepairScheme.RACK_AGGREGATED, units);
+    assertEquals((long) (groupSize - 1) * length, cluster.crossRackBytes());
+  }
+
+  @Test
+  void aCorruptSliceOnTheWireIsNeverUsedAndItsSenderIsReplaced() throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=6,m=3");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    byte[][] units = start(plan, 40_000, 0, 5000, 11);
+    AtomicReference<ByteBuf> marked = new AtomicReference<>();
+    AtomicBoolean done = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) {
+        if (node.equals("n3") && slice == 2 && !done.getAndSet(true)) {
+          marked.set(payload);
+        }
+      }
+
+      @Override
+      public void afterEncode(Frame frame, ByteBuf out, int payloadOffset, int length) {
+        if (frame.payload() == marked.get() && length > 0) {
+          out.setByte(payloadOffset + 17, out.getByte(payloadOffset + 17) ^ 0x40);
+          marked.set(null);
+        }
+      }
+    });
+    RepairEngine.Result res = repairOne(plan, 0, 40_000, RepairScheme.PIPELINED, units);
+    assertTrue(done.get());
+    assertEquals(2, res.attempts());
+    assertEquals(List.of("n3"), res.excludedNodes());
+  }
+
+  @Test
+  void aHelperThatDiesMidRepairIsReplacedAndTheRepairRestarts() throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=6,m=3");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    byte[][] units = start(plan, 40_000, 0, 5000, 12);
+    AtomicBoolean killed = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) throws IOException {
+        if (node.equals("n2") && slice == 3 && !killed.getAndSet(true)) {
+          cluster.kill("n2");
+          throw new IOException("n2 died");
+        }
+      }
+    });
+    RepairEngine.Result res = repairOne(plan, 0, 40_000, RepairScheme.PIPELINED, units);
+    assertTrue(killed.get());
+    assertEquals(List.of("n2"), res.excludedNodes());
+  }
+
+  @Test
+  void aStalledHelperIsReplaced() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    byte[][] units = start(plan, 20_000, 0, 800, 13);
+    AtomicBoolean stalled = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) {
+        if (node.equals("n2") && slice == 1 && !stalled.getAndSet(true)) {
+          try {
+            Thread.sleep(2000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    });
+    RepairEngine.Result res = repairOne(plan, 0, 20_000, RepairScheme.RACK_AGGREGATED, units);
+    assertEquals(List.of("n2"), res.excludedNodes());
+    assertTrue(res.helpers() > code.repairPlan(0).cost(), "without n2 the local group cannot repair; a global decode did");
+  }
+
+  @Test
+  void aRepairThatRunsOutOfHelpersFailsNamingThem() throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=4,m=2");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    start(plan, 10_000, 0, 5000, 14);
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) throws IOException {
+        throw new IOException("disk of " + node + " is gone");
+      }
+    });
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.RepairFailedException e = assertThrows(RepairEngine.RepairFailedException.class,
+        () -> repair(plan, new int[] {0}, new long[] {10_000}, RepairScheme.PIPELINED, Set.of(), sinks));
+    assertTrue(e.getMessage().contains("disk of n") || e.getMessage().contains("cannot repair units [0]"), e.getMessage());
+    assertTrue(sinks.values().stream().allMatch(s -> s.aborted && !s.finished), "nothing half-written is kept");
+  }
+
+  @Test
+  void producersNeverRunMoreThanTheirWindowAhead() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    int length = 200 * SLICE;
+    byte[][] units = start(plan, length, 0, 5000, 15);
+    int helpers = code.repairPlan(0).cost();
+    List<Long> lead = new ArrayList<>();
+    Map<Integer, UnitLocation> survivors = RepairPlanningTest.locations(plan, 0);
+    StripeRepair r = StripeRepair.of("slow", code, new int[] {0}, new long[] {length}, survivors,
+        MemoryCluster.blocks(code.n(), length), Set.of(), RepairScheme.PIPELINED);
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(length) {
+      int written;
+
+      @Override
+      public void write(long offset, byte[] data, int off, int len) {
+        super.write(offset, data, off, len);
+        written++;
+        long mostSent = cluster.counters.values().stream().mapToLong(c -> c.slices.get()).max().orElse(0);
+        lead.add(mostSent - written);
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    cluster.engine("req", 1).repair(r, (u, len) -> sink);
+    assertArrayEquals(units[0], sink.bytes);
+    long worst = lead.stream().mapToLong(Long::longValue).max().orElseThrow();
+    // Each hop holds at most its window plus the slice in hand: the bound does not depend on the 200 slices.
+    assertTrue(worst <= 1 + (long) (WINDOW + 1) * helpers, "a helper ran " + worst + " slices ahead of the requestor");
+  }
+
+  @Test
+  void peersWithoutTheSecretAreRefused() throws IOException {
+    cluster = new MemoryCluster(conf(SECRET, 2000));
+    cluster.node("n0", "r0", Map.of(0, new byte[100]));
+    StepRequest req = new StepRequest(new BlockRef(MemoryCluster.POOL, 0, 1, 100), 1, 100, SLICE, 0, 1, List.of());
+    for (byte[] wrong : new byte[][] {"another secret of enough length".getBytes(StandardCharsets.UTF_8), null}) {
+      try (SliceTransport intruder = new SliceTransport(conf(wrong, 2000), "x", "r9",
+          org.wideec.transport.TrafficCounters.NONE, java.util.concurrent.Executors.newSingleThreadExecutor())) {
+        PeerFailure e = assertThrows(PeerFailure.class,
+            () -> intruder.open(cluster.transports.get("n0").endpoint(), 1, req.toBytes()));
+        assertTrue(e.getMessage().contains("refused the connection"), e.getMessage());
+      }
+    }
+  }
+}
