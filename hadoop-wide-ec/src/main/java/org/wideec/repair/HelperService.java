@@ -33,12 +33,12 @@ public final class HelperService implements RequestHandler {
 
   @Override
   public void onRequest(long repairId, byte[] body, Downstream downstream) {
-    String me = transport.node();
+    String me = downstream.selfNode();
     List<PeerStream> ups = new ArrayList<>();
     try {
       StepRequest req = StepRequest.parse(body);
       for (StepRequest.Upstream u : req.upstreams()) {
-        ups.add(transport.open(u.endpoint(), repairId, u.request().toBytes()));
+        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
       }
       try (UnitStore.Reader reader = openUnit(req)) {
         for (int s = req.firstSlice(); s < req.slices(); s += req.stride()) {

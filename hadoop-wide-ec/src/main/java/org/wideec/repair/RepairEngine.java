@@ -50,11 +50,13 @@ public final class RepairEngine {
     }
   }
 
-  public Result repair(StripeRepair r, SliceSink.Factory sinks) throws RepairFailedException {
-    return repair(r, sinks, transport.conf().sliceBytes());
+  /** Repairs with this node as requestor, named {@code requestor} (node and rack) as the helpers know it. */
+  public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks) throws RepairFailedException {
+    return repair(r, requestor, sinks, transport.conf().sliceBytes());
   }
 
-  public Result repair(StripeRepair r, SliceSink.Factory sinks, int sliceBytes) throws RepairFailedException {
+  public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks, int sliceBytes)
+      throws RepairFailedException {
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
     Set<String> excluded = new HashSet<>();
@@ -62,7 +64,7 @@ public final class RepairEngine {
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
       try {
-        plan = StreamPlan.of(r, excluded, transport.node(), transport.rack(), resolver, sliceBytes);
+        plan = StreamPlan.of(r, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes);
       } catch (NotDecodableException e) {
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
@@ -74,7 +76,7 @@ public final class RepairEngine {
         continue;
       }
       try {
-        run(r, plan, sinks, sliceBytes);
+        run(r, requestor, plan, sinks, sliceBytes);
         long ms = (System.nanoTime() - start) / 1_000_000;
         counters.repairSucceeded(ms);
         LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
@@ -106,7 +108,7 @@ public final class RepairEngine {
         + (last == null ? "" : last.getMessage()), last);
   }
 
-  private void run(StripeRepair r, StreamPlan plan, SliceSink.Factory factory, int sliceBytes)
+  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, SliceSink.Factory factory, int sliceBytes)
       throws IOException, InterruptedException {
     long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     List<PeerStream> streams = new ArrayList<>();
@@ -114,7 +116,7 @@ public final class RepairEngine {
     boolean done = false;
     try {
       for (StreamPlan.Stream s : plan.streams) {
-        streams.add(transport.open(s.endpoint(), repairId, s.request().toBytes()));
+        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, s.request().toBytes()));
       }
       for (int o = 0; o < r.lost().length; o++) {
         sinks.add(factory.open(r.lost()[o], r.lostLengths()[o]));

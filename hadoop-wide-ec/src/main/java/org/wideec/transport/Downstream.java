@@ -11,6 +11,11 @@ public interface Downstream {
 
   String rack();
 
+  /** This node and its rack, as the consumer named them. */
+  String selfNode();
+
+  String selfRack();
+
   ByteBufAllocator alloc();
 
   /**

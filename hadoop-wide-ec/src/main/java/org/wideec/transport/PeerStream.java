@@ -3,7 +3,6 @@ package org.wideec.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -184,11 +183,21 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     }
   }
 
-  static byte[] requestPayload(String node, String rack, byte[] body) {
-    byte[] n = node.getBytes(StandardCharsets.UTF_8);
-    byte[] r = rack.getBytes(StandardCharsets.UTF_8);
-    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + n.length + r.length + body.length);
-    b.putInt(n.length).put(n).putInt(r.length).put(r).put(body);
-    return b.array();
+  /**
+   * The REQUEST payload: who asks and whom it asks, both as the requestor knows them (from the NameNode's view
+   * of the topology, which DataNodes themselves lack), then the body.
+   */
+  static byte[] requestPayload(String node, String rack, Endpoint peer, byte[] body) {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(b)) {
+      out.writeUTF(node);
+      out.writeUTF(rack);
+      out.writeUTF(peer.node());
+      out.writeUTF(peer.rack());
+      out.write(body);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return b.toByteArray();
   }
 }

@@ -19,7 +19,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -37,22 +36,20 @@ public final class SliceTransport implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SliceTransport.class);
   private final TransportConf conf;
   private final String node;
-  private final String rack;
   private final TrafficCounters counters;
   private final ExecutorService workers;
   private final Handshake handshake;
   private final EventLoopGroup loops;
   private Channel server;
-  private Endpoint endpoint;
+  private int port;
 
   /**
-   * @param node this node's name (the DataNode's transfer address), used for blame and shaping
+   * @param node this node's name for logs (its identity in a repair is what the requestor calls it)
    * @param workers threads that run requests (they block on disks, credits and shaping)
    */
-  public SliceTransport(TransportConf conf, String node, String rack, TrafficCounters counters, ExecutorService workers) {
+  public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers) {
     this.conf = conf;
     this.node = node;
-    this.rack = rack;
     this.counters = counters;
     this.workers = workers;
     this.handshake = conf.handshake();
@@ -63,16 +60,12 @@ public final class SliceTransport implements Closeable {
     return node;
   }
 
-  public String rack() {
-    return rack;
-  }
-
   public TransportConf conf() {
     return conf;
   }
 
-  /** Binds the server; {@code advertisedHost} is the address peers should use. */
-  public Endpoint start(String advertisedHost, RequestHandler handler) throws IOException {
+  /** Binds the server and returns the port it listens on. */
+  public int start(RequestHandler handler) throws IOException {
     ServerBootstrap b = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -88,19 +81,22 @@ public final class SliceTransport implements Closeable {
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw new IOException("cannot bind the wide-ec slice port " + conf.bindHost() + ":" + conf.port() + ": " + e, e);
     }
-    endpoint = new Endpoint(advertisedHost, ((InetSocketAddress) server.localAddress()).getPort(), node, rack);
+    port = ((InetSocketAddress) server.localAddress()).getPort();
     LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, shaping {})", node,
-        conf.bindHost(), endpoint.port(), handshake.authenticates() ? "HMAC" : "OFF", conf.shaper().enabled() ? "on" : "off");
-    return endpoint;
+        conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF", conf.shaper().enabled() ? "on" : "off");
+    return port;
   }
 
-  public Endpoint endpoint() {
-    return endpoint;
+  public int port() {
+    return port;
   }
 
-  /** Connects to a peer, authenticates and asks it for a stream; slices then arrive on the returned stream. */
-  public PeerStream open(Endpoint peer, long repairId, byte[] body) throws PeerFailure {
-    PeerStream stream = new PeerStream(peer, handshake, repairId, PeerStream.requestPayload(node, rack, body),
+  /**
+   * Connects to a peer, authenticates and asks it for a stream; slices then arrive on the returned stream.
+   * {@code myNode}/{@code myRack} say who asks, as the requestor named this node.
+   */
+  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body) throws PeerFailure {
+    PeerStream stream = new PeerStream(peer, handshake, repairId, PeerStream.requestPayload(myNode, myRack, peer, body),
         conf.window(), conf.stallTimeoutMs());
     Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
@@ -181,13 +177,19 @@ public final class SliceTransport implements Closeable {
         refuse(ctx, f.repairId(), "one request per connection");
         return;
       }
-      ByteBuf p = f.payload();
-      String peerNode = p.readCharSequence(p.readInt(), StandardCharsets.UTF_8).toString();
-      String peerRack = p.readCharSequence(p.readInt(), StandardCharsets.UTF_8).toString();
-      byte[] body = new byte[p.readableBytes()];
-      p.readBytes(body);
       long repairId = f.repairId();
-      downstream = new ChannelDownstream(ctx.channel(), repairId, peerNode, peerRack);
+      byte[] body;
+      try (java.io.DataInputStream in = new java.io.DataInputStream(new io.netty.buffer.ByteBufInputStream(f.payload()))) {
+        String peerNode = in.readUTF();
+        String peerRack = in.readUTF();
+        String selfNode = in.readUTF();
+        String selfRack = in.readUTF();
+        body = in.readAllBytes();
+        downstream = new ChannelDownstream(ctx.channel(), repairId, peerNode, peerRack, selfNode, selfRack);
+      } catch (IOException e) {
+        refuse(ctx, repairId, "malformed REQUEST: " + e.getMessage());
+        return;
+      }
       ChannelDownstream d = downstream;
       try {
         workers.execute(() -> handler.onRequest(repairId, body, d));
@@ -223,14 +225,28 @@ public final class SliceTransport implements Closeable {
     private final long repairId;
     private final String peerNode;
     private final String peerRack;
+    private final String selfNode;
+    private final String selfRack;
     final Semaphore credits = new Semaphore(0);
     volatile boolean gone;
 
-    ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack) {
+    ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack) {
       this.channel = channel;
       this.repairId = repairId;
       this.peerNode = peerNode;
       this.peerRack = peerRack;
+      this.selfNode = selfNode;
+      this.selfRack = selfRack;
+    }
+
+    @Override
+    public String selfNode() {
+      return selfNode;
+    }
+
+    @Override
+    public String selfRack() {
+      return selfRack;
     }
 
     @Override
@@ -258,10 +274,10 @@ public final class SliceTransport implements Closeable {
         if (gone || !channel.isActive()) {
           throw new PeerFailure(null, peerNode + " closed repair " + repairId);
         }
-        TransportFaultInjector.get().beforeSend(node, repairId, slice, data);
+        TransportFaultInjector.get().beforeSend(selfNode, repairId, slice, data);
         int bytes = data.readableBytes();
-        conf.shaper().pace(node, rack, peerNode, peerRack, bytes);
-        counters.sliceSent(bytes, !rack.equals(peerRack));
+        conf.shaper().pace(selfNode, selfRack, peerNode, peerRack, bytes);
+        counters.sliceSent(bytes, !selfRack.equals(peerRack));
         channel.writeAndFlush(new Frame(FrameType.SLICE, repairId, slice, data));
         data = null;
       } finally {

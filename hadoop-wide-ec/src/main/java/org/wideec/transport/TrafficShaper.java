@@ -33,7 +33,7 @@ public final class TrafficShaper {
 
   /** Blocks for as long as sending {@code bytes} from one node to another takes on the emulated links. */
   public void pace(String fromNode, String fromRack, String toNode, String toRack, int bytes) throws InterruptedException {
-    if (!enabled() || bytes == 0) {
+    if (!enabled() || bytes == 0 || fromNode.equals(toNode)) {
       return;
     }
     long now = System.nanoTime();

@@ -37,6 +37,7 @@ final class MemoryCluster implements AutoCloseable {
   }
 
   final Map<String, SliceTransport> transports = new HashMap<>();
+  final Map<String, String> racks = new HashMap<>();
   final Map<String, Counters> counters = new HashMap<>();
   final Map<String, Map<Long, byte[]>> stored = new HashMap<>();
   private final ExecutorService workers = Executors.newCachedThreadPool();
@@ -53,7 +54,8 @@ final class MemoryCluster implements AutoCloseable {
     stored.put(node, blocks);
     Counters c = new Counters();
     counters.put(node, c);
-    SliceTransport t = new SliceTransport(conf, node, rack, c, workers);
+    SliceTransport t = new SliceTransport(conf, node, c, workers);
+    racks.put(node, rack);
     UnitStore store = ref -> {
       byte[] b = blocks.get(ref.blockId());
       if (b == null) {
@@ -71,7 +73,7 @@ final class MemoryCluster implements AutoCloseable {
         public void close() {}
       };
     };
-    t.start("127.0.0.1", new HelperService(t, store, c));
+    t.start(new HelperService(t, store, c));
     transports.put(node, t);
   }
 
@@ -81,13 +83,16 @@ final class MemoryCluster implements AutoCloseable {
       if (t == null) {
         throw new IOException("no node " + loc.node());
       }
-      Endpoint e = t.endpoint();
-      return e;
+      return new Endpoint("127.0.0.1", t.port(), loc.node(), loc.rack());
     };
   }
 
   RepairEngine engine(String node, int attempts) {
     return new RepairEngine(transports.get(node), resolver(), counters.get(node), attempts);
+  }
+
+  UnitLocation where(String node) {
+    return new UnitLocation(-1, node, racks.get(node));
   }
 
   void kill(String node) {

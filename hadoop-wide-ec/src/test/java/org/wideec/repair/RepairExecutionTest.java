@@ -74,7 +74,7 @@ class RepairExecutionTest {
     zeros.forEach(survivors::remove);
     StripeRepair r = StripeRepair.of("test-stripe", plan.code(), lost, lengths, survivors,
         MemoryCluster.blocks(plan.code().n(), (int) lengths[0]), zeros, scheme);
-    return cluster.engine("req", 3).repair(r, (unit, len) -> {
+    return cluster.engine("req", 3).repair(r, cluster.where("req"), (unit, len) -> {
       MemoryCluster.MemorySink s = new MemoryCluster.MemorySink(len);
       sinks.put(unit, s);
       return s;
@@ -286,7 +286,7 @@ class RepairExecutionTest {
         }
       }
     };
-    cluster.engine("req", 1).repair(r, (u, len) -> sink);
+    cluster.engine("req", 1).repair(r, cluster.where("req"), (u, len) -> sink);
     assertArrayEquals(units[0], sink.bytes);
     long worst = lead.stream().mapToLong(Long::longValue).max().orElseThrow();
     // Each hop holds at most its window plus the slice in hand: the bound does not depend on the 200 slices.
@@ -299,10 +299,11 @@ class RepairExecutionTest {
     cluster.node("n0", "r0", Map.of(0, new byte[100]));
     StepRequest req = new StepRequest(new BlockRef(MemoryCluster.POOL, 0, 1, 100), 1, 100, SLICE, 0, 1, List.of());
     for (byte[] wrong : new byte[][] {"another secret of enough length".getBytes(StandardCharsets.UTF_8), null}) {
-      try (SliceTransport intruder = new SliceTransport(conf(wrong, 2000), "x", "r9",
+      try (SliceTransport intruder = new SliceTransport(conf(wrong, 2000), "x",
           org.wideec.transport.TrafficCounters.NONE, java.util.concurrent.Executors.newSingleThreadExecutor())) {
         PeerFailure e = assertThrows(PeerFailure.class,
-            () -> intruder.open(cluster.transports.get("n0").endpoint(), 1, req.toBytes()));
+            () -> intruder.open(new org.wideec.transport.Endpoint("127.0.0.1", cluster.transports.get("n0").port(), "n0", "r0"),
+                "x", "r9", 1, req.toBytes()));
         assertTrue(e.getMessage().contains("refused the connection"), e.getMessage());
       }
     }
