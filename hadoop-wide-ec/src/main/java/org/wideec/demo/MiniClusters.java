@@ -22,6 +22,23 @@ public final class MiniClusters {
     return conf;
   }
 
+  /**
+   * The configuration that turns on our DataNode repair worker: the plugin, and a cluster secret for the slice
+   * transport (random per cluster here; an operator sets one, ideally through a credential provider).
+   */
+  public static Configuration withWideEcRepair(Configuration base) {
+    Configuration conf = new Configuration(base);
+    String plugins = conf.getTrimmed(DFSConfigKeys.DFS_DATANODE_PLUGINS_KEY, "");
+    conf.set(DFSConfigKeys.DFS_DATANODE_PLUGINS_KEY, (plugins.isEmpty() ? "" : plugins + ",")
+        + "org.wideec.datanode.WideEcDataNodePlugin");
+    if (conf.get("wide-ec.transport.secret") == null) {
+      byte[] secret = new byte[24];
+      new java.security.SecureRandom().nextBytes(secret);
+      conf.set("wide-ec.transport.secret", java.util.HexFormat.of().formatHex(secret));
+    }
+    return conf;
+  }
+
   /** Racks /rack0../rack{r-1}, nodesPerRack DataNodes each. */
   public static MiniDFSCluster start(Configuration base, File dir, int racks, int nodesPerRack, long blockSize)
       throws IOException {

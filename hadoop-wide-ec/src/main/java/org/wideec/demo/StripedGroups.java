@@ -1,5 +1,9 @@
 package org.wideec.demo;
 
+import org.wideec.datanode.FsDatasetUnitStore;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitStore;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -158,9 +162,12 @@ public final class StripedGroups {
       throws IOException {
     for (DataNode dn : cluster.getDataNodes()) {
       if (dn.getXferPort() == where.getXferPort() && dn.getDatanodeId().getIpAddr().equals(where.getIpAddr())) {
+        // Read through the checksum-verified path the repair helpers use: a stored replica must also match
+        // its own checksum file, not only the bytes the code computes.
         byte[] buf = new byte[len];
-        try (InputStream in = dn.getFSDataset().getBlockInputStream(block, 0)) {
-          IOUtils.readFully(in, buf, 0, len);
+        try (UnitStore.Reader in = new FsDatasetUnitStore(dn).open(new BlockRef(block.getBlockPoolId(),
+            block.getBlockId(), block.getGenerationStamp(), len))) {
+          in.read(0, buf, 0, len);
         }
         return buf;
       }

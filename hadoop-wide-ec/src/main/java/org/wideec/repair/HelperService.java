@@ -37,6 +37,10 @@ public final class HelperService implements RequestHandler {
     List<PeerStream> ups = new ArrayList<>();
     try {
       StepRequest req = StepRequest.parse(body);
+      if (req.coefficient() == 0 && req.upstreams().isEmpty()) {
+        digest(repairId, req, downstream);
+        return;
+      }
       for (StepRequest.Upstream u : req.upstreams()) {
         ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
       }
@@ -78,6 +82,26 @@ public final class HelperService implements RequestHandler {
     } finally {
       ups.forEach(PeerStream::close);
     }
+  }
+
+  /**
+   * Coefficient 0 with no upstreams asks for the CRC32C of the unit instead of its bytes: how a requestor
+   * confirms that a rebuilt block was stored as sent, read back through the same verified path.
+   */
+  private void digest(long repairId, StepRequest req, Downstream downstream) throws IOException, InterruptedException {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    byte[] buf = new byte[req.sliceBytes()];
+    try (UnitStore.Reader reader = openUnit(req)) {
+      for (int s = 0; s < req.slices(); s++) {
+        int n = req.sliceLength(s);
+        read(reader, req, s, buf, 0, n);
+        crc.update(buf, 0, n);
+      }
+    }
+    ByteBuf out = downstream.alloc().heapBuffer(8);
+    out.writeLong(crc.getValue());
+    downstream.send(0, out);
+    downstream.end();
   }
 
   private UnitStore.Reader openUnit(StepRequest req) throws IOException {

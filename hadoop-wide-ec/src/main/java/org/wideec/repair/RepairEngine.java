@@ -40,6 +40,12 @@ public final class RepairEngine {
     this.maxAttempts = maxAttempts;
   }
 
+  /** Makes engines over a resolver (one per task, whose nodes it knows). */
+  @FunctionalInterface
+  public interface Builder {
+    RepairEngine create(EndpointResolver resolver);
+  }
+
   /** How a repair went. */
   public record Result(int attempts, int helpers, List<String> excludedNodes, long millis) {}
 

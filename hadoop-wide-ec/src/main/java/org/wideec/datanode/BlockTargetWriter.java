@@ -1,0 +1,183 @@
+package org.wideec.datanode;
+
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.zip.CRC32C;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.DFSPacket;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.datatransfer.BlockConstructionStage;
+import org.apache.hadoop.hdfs.protocol.datatransfer.IOStreamPair;
+import org.apache.hadoop.hdfs.protocol.datatransfer.PacketHeader;
+import org.apache.hadoop.hdfs.protocol.datatransfer.Sender;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.server.datanode.CachingStrategy;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo.DatanodeInfoBuilder;
+import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.util.DataChecksum;
+import org.wideec.repair.SliceSink;
+
+/**
+ * Stores a rebuilt unit on its target DataNode the way HDFS's own reconstructor does (DataTransferProtocol
+ * writeBlock, PIPELINE_SETUP_CREATE, as a DataNode: the replica stays temporary until complete and is
+ * dropped if the stream breaks), with checksums computed from the verified bytes. Then it confirms: the
+ * target reads the finalized replica back through its checksum-verified path and its CRC32C must equal the
+ * CRC32C of what was sent, so a unit is only reported repaired once it is stored as rebuilt.
+ */
+final class BlockTargetWriter implements SliceSink {
+  /** Reads a stored replica's CRC32C back from the node that holds it. */
+  @FunctionalInterface
+  interface Confirmation {
+    long storedCrc(ExtendedBlock block) throws IOException, InterruptedException;
+  }
+
+  private static final int PACKET_BYTES = 64 * 1024;
+  private final DataNode datanode;
+  private final ExtendedBlock block;
+  private final DatanodeInfo target;
+  private final DataChecksum checksum;
+  private final Confirmation confirmation;
+  private final CRC32C crc = new CRC32C();
+  private final byte[] pending;
+  private final byte[] sums;
+  private final byte[] packetBuf;
+  private final int chunksPerPacket;
+  private int pendingBytes;
+  private long blockOffset;
+  private long seqno;
+  private Socket socket;
+  private DataOutputStream out;
+  private InputStream in;
+
+  BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
+      DataChecksum checksum, Confirmation confirmation) throws IOException {
+    this.datanode = datanode;
+    this.block = block;
+    this.target = target;
+    this.checksum = checksum;
+    this.confirmation = confirmation;
+    int bpc = checksum.getBytesPerChecksum();
+    this.chunksPerPacket = Math.max(1, PACKET_BYTES / bpc);
+    this.pending = new byte[chunksPerPacket * bpc];
+    this.sums = new byte[chunksPerPacket * checksum.getChecksumSize()];
+    this.packetBuf = new byte[PacketHeader.PKT_MAX_HEADER_LEN + pending.length + sums.length];
+    connect(storageType, storageId);
+  }
+
+  private void connect(StorageType storageType, String storageId) throws IOException {
+    boolean ok = false;
+    try {
+      var dnConf = datanode.getDnConf();
+      socket = datanode.newSocket();
+      NetUtils.connect(socket, NetUtils.createSocketAddr(target.getXferAddr(dnConf.getConnectToDnViaHostname())),
+          dnConf.getSocketTimeout());
+      socket.setSoTimeout(dnConf.getSocketTimeout());
+      Token<BlockTokenIdentifier> token = datanode.getBlockAccessToken(block,
+          EnumSet.of(BlockTokenIdentifier.AccessMode.WRITE), new StorageType[] {storageType}, new String[] {storageId});
+      OutputStream rawOut = NetUtils.getOutputStream(socket, dnConf.getSocketWriteTimeout());
+      InputStream rawIn = NetUtils.getInputStream(socket);
+      IOStreamPair sasl = datanode.getSaslClient().socketSend(socket, rawOut, rawIn,
+          datanode.getDataEncryptionKeyFactoryForBlock(block), token, target);
+      out = new DataOutputStream(new BufferedOutputStream(sasl.out, PACKET_BYTES + 1024));
+      in = new DataInputStream(sasl.in);
+      DatanodeInfo source = new DatanodeInfoBuilder().setNodeID(datanode.getDatanodeId()).build();
+      new Sender(out).writeBlock(block, storageType, token, "", new DatanodeInfo[] {target},
+          new StorageType[] {storageType}, source, BlockConstructionStage.PIPELINE_SETUP_CREATE, 0, 0, 0, 0, checksum,
+          CachingStrategy.newDefaultStrategy(), false, false, null, storageId, new String[] {storageId});
+      ok = true;
+    } catch (IOException e) {
+      throw new IOException("cannot start writing " + block + " to " + target + ": " + e.getMessage(), e);
+    } finally {
+      if (!ok) {
+        abort();
+      }
+    }
+  }
+
+  @Override
+  public void write(long offset, byte[] data, int off, int len) throws IOException {
+    if (offset != blockOffset + pendingBytes) {
+      throw new IOException("rebuilt bytes of " + block + " out of order: " + offset + " after "
+          + (blockOffset + pendingBytes));
+    }
+    crc.update(data, off, len);
+    while (len > 0) {
+      int n = Math.min(len, pending.length - pendingBytes);
+      System.arraycopy(data, off, pending, pendingBytes, n);
+      pendingBytes += n;
+      off += n;
+      len -= n;
+      if (pendingBytes == pending.length) {
+        flushPacket();
+      }
+    }
+  }
+
+  private void flushPacket() throws IOException {
+    if (pendingBytes == 0) {
+      return;
+    }
+    checksum.calculateChunkedSums(pending, 0, pendingBytes, sums, 0);
+    int chunks = (pendingBytes + checksum.getBytesPerChecksum() - 1) / checksum.getBytesPerChecksum();
+    DFSPacket p = new DFSPacket(packetBuf, chunksPerPacket, blockOffset, seqno++, checksum.getChecksumSize(), false);
+    p.writeChecksum(sums, 0, chunks * checksum.getChecksumSize());
+    p.writeData(ByteBuffer.wrap(pending, 0, pendingBytes), pendingBytes);
+    p.writeTo(out);
+    blockOffset += pendingBytes;
+    pendingBytes = 0;
+  }
+
+  @Override
+  public void finish() throws IOException {
+    try {
+      flushPacket();
+      if (blockOffset != block.getNumBytes()) {
+        throw new IOException("rebuilt " + blockOffset + " bytes of " + block + ", expected " + block.getNumBytes());
+      }
+      new DFSPacket(packetBuf, 0, blockOffset, seqno++, checksum.getChecksumSize(), true).writeTo(out);
+      out.flush();
+      // A DataNode-to-DataNode write has no acks: the target closes the stream once the replica is finalized.
+      while (in.read() >= 0) {
+        // drain
+      }
+    } catch (IOException e) {
+      abort();
+      throw new IOException("writing " + block + " to " + target + " failed: " + e.getMessage(), e);
+    }
+    close();
+    long stored;
+    try {
+      stored = confirmation.storedCrc(block);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted confirming " + block + " on " + target, e);
+    }
+    if (stored != crc.getValue()) {
+      datanode.reportRemoteBadBlock(target, block); // the NameNode deletes it; it never counts as a unit
+      throw new IOException(target + " stored " + block + " with CRC32C " + Long.toHexString(stored) + ", but "
+          + Long.toHexString(crc.getValue()) + " was sent");
+    }
+  }
+
+  @Override
+  public void abort() {
+    close();
+  }
+
+  private void close() {
+    IOUtils.closeStream(out);
+    IOUtils.closeStream(in);
+    IOUtils.closeSocket(socket);
+  }
+}

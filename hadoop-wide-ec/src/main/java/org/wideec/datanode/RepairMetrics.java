@@ -1,0 +1,133 @@
+package org.wideec.datanode;
+
+import java.util.EnumMap;
+import java.util.Map;
+import org.apache.hadoop.metrics2.MetricsCollector;
+import org.apache.hadoop.metrics2.MetricsRecordBuilder;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.metrics2.lib.Interns;
+import org.apache.hadoop.metrics2.lib.MetricsRegistry;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
+import org.apache.hadoop.metrics2.lib.MutableRate;
+import org.wideec.repair.RepairCounters;
+import org.wideec.repair.RepairScheme;
+
+/**
+ * The repair worker's per-DataNode counters, published through Hadoop metrics2 (JMX bean
+ * {@code Hadoop:service=DataNode,name=WideEcRepair-<transfer port>} and any configured sink).
+ */
+public final class RepairMetrics implements RepairCounters, MetricsSource {
+  private final String name;
+  private final MetricsRegistry registry;
+  private final Map<RepairScheme, MutableCounterLong> byScheme = new EnumMap<>(RepairScheme.class);
+  final MutableCounterLong tasksTakenOver;
+  final MutableCounterLong repairsSucceeded;
+  final MutableCounterLong repairsFailed;
+  final MutableCounterLong retries;
+  final MutableCounterLong bytesReadLocally;
+  final MutableCounterLong bytesSentInRack;
+  final MutableCounterLong bytesSentCrossRack;
+  final MutableCounterLong slicesSent;
+  final MutableRate repairTime;
+
+  RepairMetrics(String name) {
+    this.name = name;
+    this.registry = new MetricsRegistry(name).setContext("dfs");
+    for (RepairScheme s : RepairScheme.values()) {
+      String camel = java.util.Arrays.stream(s.name().toLowerCase().split("_"))
+          .map(w -> Character.toUpperCase(w.charAt(0)) + w.substring(1)).reduce("", String::concat);
+      byScheme.put(s, registry.newCounter("Repairs" + camel, "repairs started with the " + s + " scheme", 0L));
+    }
+    tasksTakenOver = registry.newCounter("TasksTakenOver", "NameNode reconstruction tasks run by wide-ec", 0L);
+    repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
+    repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
+    retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
+    bytesReadLocally = registry.newCounter("BytesReadLocally", "bytes of local replicas read for repairs", 0L);
+    bytesSentInRack = registry.newCounter("BytesSentInRack", "slice bytes sent to nodes in the same rack", 0L);
+    bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
+    slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
+    repairTime = registry.newRate("RepairTime", "time of successful repairs (ms)", false);
+  }
+
+  static RepairMetrics register(String name) {
+    RepairMetrics m = new RepairMetrics(name);
+    DefaultMetricsSystem.instance().register(name, "wide-ec repair worker", m);
+    return m;
+  }
+
+  void unregister() {
+    DefaultMetricsSystem.instance().unregisterSource(name);
+  }
+
+  @Override
+  public void getMetrics(MetricsCollector collector, boolean all) {
+    MetricsRecordBuilder rb = collector.addRecord(registry.info()).setContext("dfs")
+        .tag(Interns.info("Worker", "wide-ec repair worker"), name);
+    registry.snapshot(rb, all);
+  }
+
+  @Override
+  public void repairStarted(RepairScheme scheme) {
+    byScheme.get(scheme).incr();
+  }
+
+  @Override
+  public void repairSucceeded(long millis) {
+    repairsSucceeded.incr();
+    repairTime.add(millis);
+  }
+
+  @Override
+  public void repairFailed() {
+    repairsFailed.incr();
+  }
+
+  @Override
+  public void retried() {
+    retries.incr();
+  }
+
+  @Override
+  public void readLocally(long bytes) {
+    bytesReadLocally.incr(bytes);
+  }
+
+  @Override
+  public void sliceSent(int bytes, boolean crossRack) {
+    (crossRack ? bytesSentCrossRack : bytesSentInRack).incr(bytes);
+    slicesSent.incr();
+  }
+
+  public long repairs(RepairScheme s) {
+    return byScheme.get(s).value();
+  }
+
+  public long tasksTakenOver() {
+    return tasksTakenOver.value();
+  }
+
+  public long succeeded() {
+    return repairsSucceeded.value();
+  }
+
+  public long failed() {
+    return repairsFailed.value();
+  }
+
+  public long retries() {
+    return retries.value();
+  }
+
+  public long bytesSentInRack() {
+    return bytesSentInRack.value();
+  }
+
+  public long bytesSentCrossRack() {
+    return bytesSentCrossRack.value();
+  }
+
+  public long bytesReadLocally() {
+    return bytesReadLocally.value();
+  }
+}

@@ -1,0 +1,27 @@
+package org.wideec.repair;
+
+import java.util.List;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+
+/** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
+public final class DigestRequest {
+  private DigestRequest() {}
+
+  public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, BlockRef block, int sliceBytes)
+      throws java.io.IOException, InterruptedException {
+    StepRequest req = new StepRequest(block, 0, block.numBytes(), sliceBytes, 0, 1, List.of());
+    long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    try (PeerStream s = transport.open(node, asker.node(), asker.rack(), id, req.toBytes())) {
+      Frame f = s.next(0);
+      try {
+        return f.payload().getLong(f.payload().readerIndex());
+      } finally {
+        f.release();
+        s.credit();
+      }
+    }
+  }
+}
