@@ -25,6 +25,9 @@ public final class WideEcTool extends Configured implements Tool {
       "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
       "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
       "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
+      "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
+      "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
+      "               [--no-stock]                             repair schemes on embedded clusters with shaped links",
       "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11");
 
   private final PrintStream out;
@@ -52,6 +55,7 @@ public final class WideEcTool extends Configured implements Tool {
         case "analyze" -> new AnalyzeCommand(out).run(rest);
         case "fsck" -> new FsckCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         case "demo" -> new DemoCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
+        case "bench" -> new BenchCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         default -> throw new Options.UsageException("unknown command '" + args[0] + "'");
       };
     } catch (Options.UsageException e) {

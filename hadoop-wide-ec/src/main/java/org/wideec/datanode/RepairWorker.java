@@ -3,28 +3,22 @@ package org.wideec.datanode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
-import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DigestRequest;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.RepairEngine;
 import org.wideec.repair.RepairScheme;
-import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.SliceTransport;
 
@@ -90,58 +84,40 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
   }
 
   private void repair(ReconstructionTask t) throws IOException {
-    ErasureCodingPolicy policy = t.policy();
-    int k = policy.getNumDataUnits();
-    int n = k + policy.getNumParityUnits();
-    LinearCode code = StripedCodec.byName(policy.getCodecName()).codeFor(k, policy.getNumParityUnits());
     ExtendedBlock group = t.blockGroup();
-    long[] length = new long[n];
-    for (int i = 0; i < n; i++) {
-      length[i] = StripedBlockUtil.getInternalBlockLength(group.getNumBytes(), policy.getCellSize(), k, i);
+    int[] live = new int[t.liveIndices().length];
+    for (int j = 0; j < live.length; j++) {
+      live[j] = t.liveIndices()[j];
     }
-    Map<String, DatanodeInfo> nodes = new HashMap<>();
-    Map<Integer, UnitLocation> survivors = new HashMap<>();
-    Map<Integer, BlockRef> blocks = new HashMap<>();
-    Set<Integer> live = new HashSet<>();
-    for (int j = 0; j < t.liveIndices().length; j++) {
-      int u = t.liveIndices()[j];
-      DatanodeInfo src = t.sources()[j];
-      live.add(u);
-      nodes.put(src.getXferAddr(), src);
-      survivors.put(u, new UnitLocation(u, src.getXferAddr(), src.getNetworkLocation()));
-      blocks.put(u, new BlockRef(group.getBlockPoolId(), group.getBlockId() + u, group.getGenerationStamp(), length[u]));
+    GroupRepair all = GroupRepair.of(group, t.policy(), live, t.sources(), null, scheme);
+    if (all.repair() == null) {
+      LOG.info("block group {}: nothing to rebuild", group);
+      return;
     }
-    Set<Integer> zeros = new HashSet<>();
+    // The NameNode names as many targets as it found room for: rebuild that many missing units, in order,
+    // skipping the ones it excluded (being rebuilt elsewhere).
     List<Integer> missing = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      if (!live.contains(i)) {
-        if (length[i] == 0) {
-          zeros.add(i);
-        } else if (!t.excluded().get(i)) {
-          missing.add(i);
-        }
+    for (int u : all.repair().lost()) {
+      if (!t.excluded().get(u)) {
+        missing.add(u);
       }
     }
     int count = Math.min(missing.size(), t.targets().length);
     if (count == 0) {
-      LOG.info("block group {}: nothing to rebuild", group);
       return;
     }
-    int[] lost = new int[count];
-    long[] lostLengths = new long[count];
+    int[] wanted = missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray();
+    GroupRepair gr = GroupRepair.of(group, t.policy(), live, t.sources(), wanted, scheme);
+    Map<String, DatanodeInfo> nodes = new HashMap<>(gr.nodes());
     Map<Integer, Integer> targetOf = new HashMap<>();
     for (int i = 0; i < count; i++) {
-      lost[i] = missing.get(i);
-      lostLengths[i] = length[lost[i]];
-      targetOf.put(lost[i], i);
+      targetOf.put(wanted[i], i);
       nodes.put(t.targets()[i].getXferAddr(), t.targets()[i]);
     }
     DatanodeInfo self = t.targets()[0];
     UnitLocation requestor = new UnitLocation(-1, self.getXferAddr(), self.getNetworkLocation());
     EndpointResolver resolver = endpoints.over(nodes::get);
-    StripeRepair r = StripeRepair.of("block group " + group.getBlockName() + " (" + policy.getName() + ")", code, lost,
-        lostLengths, survivors, blocks, zeros, scheme);
-    engines.create(resolver).repair(r, requestor, (unit, len) -> {
+    engines.create(resolver).repair(gr.repair(), requestor, (unit, len) -> {
       int ti = targetOf.get(unit);
       DatanodeInfo target = t.targets()[ti];
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + unit, len,

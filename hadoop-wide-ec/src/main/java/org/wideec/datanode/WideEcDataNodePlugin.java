@@ -33,6 +33,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private ObjectName bean;
   private int xferPort;
   private boolean takenOver;
+  private JmxEndpointResolver endpoints;
 
   @Override
   public void start(Object service) {
@@ -71,7 +72,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
           return conf.shaper().enabled();
         }
       });
-      RepairWorker worker = new RepairWorker(dn, transport, new JmxEndpointResolver(conf.connectTimeoutMs()), metrics);
+      endpoints = new JmxEndpointResolver(conf.connectTimeoutMs());
+      RepairWorker worker = new RepairWorker(dn, transport, endpoints, metrics);
       takenOver = ReconstructionTakeover.install(dn, RepairWorker::ours, worker);
       RUNNING.put(xferPort, this);
     } catch (Exception e) {
@@ -107,6 +109,15 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
 
   public RepairMetrics metrics() {
     return metrics;
+  }
+
+  /** This DataNode's slice transport (null when disabled): what in-process tools use to act as requestor. */
+  public SliceTransport transport() {
+    return transport;
+  }
+
+  public JmxEndpointResolver endpoints() {
+    return endpoints;
   }
 
   public boolean tookOverReconstruction() {

@@ -60,7 +60,8 @@ public final class DemoCommand {
     boolean keep = args.length == 2;
     long t0 = System.nanoTime();
     step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir);
-    MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcPlacement(conf), dir, RACKS, NODES_PER_RACK, BLOCK);
+    MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(conf)), dir,
+        RACKS, NODES_PER_RACK, BLOCK);
     try {
       return demo(cluster, t0);
     } finally {
@@ -138,6 +139,18 @@ public final class DemoCommand {
     }
     step(String.format("reconstruction: lost units rebuilt in %.1f s; all %d internal blocks equal what %s computes",
         seconds, units, code.spec()));
+    long[] worker = new long[4];
+    for (DataNode d : cluster.getDataNodes()) {
+      org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(d.getXferPort());
+      if (p != null && p.metrics() != null) {
+        worker[0] += p.metrics().tasksTakenOver();
+        worker[1] += p.metrics().succeeded();
+        worker[2] += p.metrics().bytesSentInRack();
+        worker[3] += p.metrics().bytesSentCrossRack();
+      }
+    }
+    step(String.format("repair worker: %d NameNode tasks taken over, %d units rebuilt by rack-aggregated chains; "
+        + "%,d bytes sent in-rack, %,d across racks", worker[0], worker[1], worker[2], worker[3]));
     verifyAll(fs, files, contents);
     step("read after reconstruction: all files intact");
     int onPlan = 0;

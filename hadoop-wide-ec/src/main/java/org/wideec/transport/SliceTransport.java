@@ -229,6 +229,7 @@ public final class SliceTransport implements Closeable {
     private final String selfRack;
     final Semaphore credits = new Semaphore(0);
     volatile boolean gone;
+    private long lastDue = Long.MIN_VALUE;
 
     ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack) {
       this.channel = channel;
@@ -276,10 +277,11 @@ public final class SliceTransport implements Closeable {
         }
         TransportFaultInjector.get().beforeSend(selfNode, repairId, slice, data);
         int bytes = data.readableBytes();
-        conf.shaper().pace(selfNode, selfRack, peerNode, peerRack, bytes);
+        long delay = conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
         counters.sliceSent(bytes, !selfRack.equals(peerRack));
-        channel.writeAndFlush(new Frame(FrameType.SLICE, repairId, slice, data));
+        Frame frame = new Frame(FrameType.SLICE, repairId, slice, data);
         data = null;
+        writeAfter(frame, delay);
       } finally {
         if (data != null) {
           data.release();
@@ -289,7 +291,24 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void end() {
-      channel.writeAndFlush(Frame.of(FrameType.END, repairId, 0));
+      writeAfter(Frame.of(FrameType.END, repairId, 0), 0);
+    }
+
+    /**
+     * Writes a frame once the emulated links have carried it, never before an earlier frame of this stream
+     * (deadlines only grow, and Netty runs equal deadlines in order).
+     */
+    private void writeAfter(Frame frame, long delayNanos) {
+      long now = System.nanoTime();
+      long due = Math.max(now + delayNanos, lastDue);
+      lastDue = due;
+      if (due <= now) {
+        channel.writeAndFlush(frame);
+      } else {
+        channel.eventLoop().schedule(() -> {
+          channel.writeAndFlush(frame);
+        }, due - now, TimeUnit.NANOSECONDS);
+      }
     }
 
     @Override

@@ -1,18 +1,20 @@
 package org.wideec.transport;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Emulates the papers' testbeds on one machine: every node's NIC (egress and ingress, each shared by all of
  * the node's streams, like ECPipe's 1 Gb/s node links) and every rack's uplink (one link shared by all traffic
  * leaving or entering the rack, like ECWide's rack gateways, §6). Each link is a FIFO server of fixed rate: a
- * slice reserves its transmission time on every link it crosses and is released when the slowest finishes.
+ * slice reserves its transmission time on every link it crosses and leaves when the slowest finishes; the
+ * sender meanwhile goes on computing, as it would beside a real NIC (its credits bound how far ahead).
  * The links are kept per JVM, so the emulation is exact for nodes that share a process (the embedded cluster);
  * across processes each node paces only its own view of the links. Rates of zero turn shaping off.
  */
 public final class TrafficShaper {
   private static final ConcurrentHashMap<String, Link> LINKS = new ConcurrentHashMap<>();
+  /** Rates an embedded benchmark imposes on every node of the JVM, between runs of one cluster; null = configured. */
+  private static volatile long[] emulated;
   private final long nodeBytesPerSecond;
   private final long rackBytesPerSecond;
 
@@ -28,28 +30,41 @@ public final class TrafficShaper {
   public static final TrafficShaper OFF = new TrafficShaper(0, 0);
 
   public boolean enabled() {
-    return nodeBytesPerSecond > 0 || rackBytesPerSecond > 0;
+    long[] e = emulated;
+    return e != null ? e[0] > 0 || e[1] > 0 : nodeBytesPerSecond > 0 || rackBytesPerSecond > 0;
   }
 
-  /** Blocks for as long as sending {@code bytes} from one node to another takes on the emulated links. */
-  public void pace(String fromNode, String fromRack, String toNode, String toRack, int bytes) throws InterruptedException {
+  /**
+   * For embedded benchmarks (every DataNode in this JVM): replaces the configured rates of all shapers, or
+   * restores them with null. Links are reset so no reservation from an earlier run carries over.
+   */
+  public static void emulate(long[] nodeAndRackBytesPerSecond) {
+    LINKS.clear();
+    emulated = nodeAndRackBytesPerSecond == null ? null : nodeAndRackBytesPerSecond.clone();
+  }
+
+  /**
+   * Reserves the emulated links for sending {@code bytes} from one node to another; returns the nanoseconds
+   * until the last of them has carried it (0 when unshaped).
+   */
+  public long reserve(String fromNode, String fromRack, String toNode, String toRack, int bytes) {
     if (!enabled() || bytes == 0 || fromNode.equals(toNode)) {
-      return;
+      return 0;
     }
+    long[] e = emulated;
+    long node = e != null ? e[0] : nodeBytesPerSecond;
+    long rack = e != null ? e[1] : rackBytesPerSecond;
     long now = System.nanoTime();
     long done = now;
-    if (nodeBytesPerSecond > 0) {
-      done = Math.max(done, link("out:" + fromNode).reserve(now, bytes, nodeBytesPerSecond));
-      done = Math.max(done, link("in:" + toNode).reserve(now, bytes, nodeBytesPerSecond));
+    if (node > 0) {
+      done = Math.max(done, link("out:" + fromNode).reserve(now, bytes, node));
+      done = Math.max(done, link("in:" + toNode).reserve(now, bytes, node));
     }
-    if (rackBytesPerSecond > 0 && !fromRack.equals(toRack)) {
-      done = Math.max(done, link("rack:" + fromRack).reserve(now, bytes, rackBytesPerSecond));
-      done = Math.max(done, link("rack:" + toRack).reserve(now, bytes, rackBytesPerSecond));
+    if (rack > 0 && !fromRack.equals(toRack)) {
+      done = Math.max(done, link("rack:" + fromRack).reserve(now, bytes, rack));
+      done = Math.max(done, link("rack:" + toRack).reserve(now, bytes, rack));
     }
-    long wait = done - System.nanoTime();
-    if (wait > 0) {
-      TimeUnit.NANOSECONDS.sleep(wait);
-    }
+    return Math.max(0, done - System.nanoTime());
   }
 
   private static Link link(String name) {

@@ -1,0 +1,509 @@
+package org.wideec.demo;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.protocol.SystemErasureCodingPolicies;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.datanode.GroupRepair;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.placement.StripedPlacement;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.DigestRequest;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.FullNodeScheduler;
+import org.wideec.repair.RepairEngine;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StepRequest;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficShaper;
+
+/**
+ * {@code wide-ec bench repair}: repairs measured on embedded clusters whose links are shaped like the papers'
+ * testbeds. Every repair runs through the DataNodes' own repair workers (slice services, verified reads) with a
+ * DataNode acting as requestor; the rebuilt unit is checked against the CRC32C of the real replica, which
+ * stays in place so every scheme repairs the same unit. Each time is divided by the time of sending one unit
+ * over the bottleneck link ("direct send"), measured in the same run.
+ */
+public final class RepairBench {
+  /** Run settings; rates in bytes per second. */
+  public record Settings(long blockBytes, long nodeRate, int oversubscription, List<Integer> sliceSizes, int fullNodeStripes,
+      long fullNodeBlockBytes, long fullNodeRate, boolean stockBaseline) {}
+
+  static final String RS = "wide-rs";
+  static final String LRC = "azure-lrc-l2";
+  static final int CELL = 1024 * 1024;
+  private final Configuration base;
+  private final PrintStream out;
+  private final Settings s;
+  private final Map<String, Object> json = new LinkedHashMap<>();
+
+  public RepairBench(Configuration base, PrintStream out, Settings s) {
+    this.base = base;
+    this.out = out;
+    this.s = s;
+  }
+
+  public Map<String, Object> run() throws Exception {
+    json.put("blockBytes", s.blockBytes());
+    json.put("nodeBytesPerSecond", s.nodeRate());
+    json.put("rackBytesPerSecond", s.nodeRate() / s.oversubscription());
+    File dir = Files.createTempDirectory("wide-ec-bench").toFile();
+    try {
+      flatCluster(new File(dir, "flat"));
+      combinedLocalityCluster(new File(dir, "cl"));
+    } finally {
+      TrafficShaper.emulate(null);
+      FileUtil.fullyDelete(dir);
+    }
+    return json;
+  }
+
+  private MiniDFSCluster start(File dir, String scheme, int racks, int perRack, int sliceBytes) throws IOException {
+    Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(base));
+    conf.set(StripedPlacement.SCHEME_KEY, scheme);
+    conf.setInt("wide-ec.transport.slice.bytes", sliceBytes);
+    conf.setInt("wide-ec.transport.stall.timeout.ms", 120_000);
+    out.printf("starting %d DataNodes in %d racks (%s placement)%n", racks * perRack, racks, scheme);
+    return MiniClusters.start(conf, dir, racks, perRack, s.blockBytes());
+  }
+
+  // ECPipe's testbed: every node's link shaped, racks not; then ECWide's: rack gateways 1/oversubscription.
+  private void flatCluster(File dir) throws Exception {
+    MiniDFSCluster cluster = start(dir, "flat", 17, 2, s.sliceSizes().get(0));
+    try {
+      DistributedFileSystem fs = cluster.getFileSystem();
+      Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes(), 10);
+      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes(), 12);
+      Map<String, Object> nodeLinks = new LinkedHashMap<>();
+      TrafficShaper.emulate(new long[] {s.nodeRate(), 0});
+      int best = bestSlice(cluster, rs);
+      json.put("bestSliceBytes", best);
+      for (Stripe st : List.of(rs, lrc)) {
+        double direct = directSend(cluster, st, false, best);
+        Map<String, Object> schemes = new LinkedHashMap<>();
+        schemes.put("directSendSeconds", direct);
+        for (RepairScheme scheme : RepairScheme.values()) {
+          schemes.put(scheme.name().toLowerCase(), measure(cluster, st, scheme, best, direct));
+        }
+        nodeLinks.put(st.label, schemes);
+      }
+      json.put("nodeLinks", nodeLinks);
+      Map<String, Object> rsSchemes = (Map<String, Object>) nodeLinks.get(rs.label);
+      double conv = seconds(rsSchemes.get("conventional"));
+      double pipe = seconds(rsSchemes.get("pipelined"));
+      json.put("conventionalOverPipelinedRs", conv / pipe);
+      out.printf("RS(10,4) conventional / pipelined = %.2f (target >= %.1f)%n", conv / pipe, 0.6 * 10);
+
+      TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
+      Map<String, Object> gw = new LinkedHashMap<>();
+      double direct = directSend(cluster, lrc, true, best);
+      gw.put("directSendSeconds", direct);
+      gw.put("rack_aggregated", measure(cluster, lrc, RepairScheme.RACK_AGGREGATED, best, direct));
+      gw.put("conventional", measure(cluster, lrc, RepairScheme.CONVENTIONAL, best, direct));
+      json.put("rackGatewaysFlatLrc", gw);
+
+      TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
+      json.put("fullNode", fullNode(cluster, fs, best));
+      if (s.stockBaseline()) {
+        TrafficShaper.emulate(null);
+        json.put("stockHdfs", stock(cluster, fs));
+      }
+    } finally {
+      TrafficShaper.emulate(null);
+      cluster.shutdown();
+    }
+  }
+
+  private void combinedLocalityCluster(File dir) throws Exception {
+    MiniDFSCluster cluster = start(dir, "cl", 8, 4, s.sliceSizes().get(0));
+    try {
+      DistributedFileSystem fs = cluster.getFileSystem();
+      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-cl", s.blockBytes(), 12);
+      int best = (Integer) json.get("bestSliceBytes");
+      TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
+      Map<String, Object> gw = new LinkedHashMap<>();
+      double direct = directSend(cluster, lrc, true, best);
+      gw.put("directSendSeconds", direct);
+      Map<String, Object> ra = measure(cluster, lrc, RepairScheme.RACK_AGGREGATED, best, direct);
+      gw.put("rack_aggregated", ra);
+      json.put("rackGatewaysCombinedLocalityLrc", gw);
+      Map<String, Object> flat = (Map<String, Object>) ((Map<String, Object>) json.get("rackGatewaysFlatLrc")).get("rack_aggregated");
+      Map<String, Object> flatConv = (Map<String, Object>) ((Map<String, Object>) json.get("rackGatewaysFlatLrc")).get("conventional");
+      json.put("flatOverCombinedLocality", seconds(flat) / seconds(ra));
+      json.put("flatConventionalOverCombinedLocality", seconds(flatConv) / seconds(ra));
+      out.printf("Azure-LRC(12,2,2) flat / CL, both rack-aggregated = %.2f; flat conventional / CL = %.2f (target >= 2)%n",
+          seconds(flat) / seconds(ra), seconds(flatConv) / seconds(ra));
+    } finally {
+      TrafficShaper.emulate(null);
+      cluster.shutdown();
+    }
+  }
+
+  private static double seconds(Object scheme) {
+    return (Double) ((Map<String, Object>) scheme).get("repairSeconds");
+  }
+
+  /** One block group written under a policy: its layout, the unit we repair and where the requestor is. */
+  private record Stripe(String label, ErasureCodingPolicy policy, LocatedStripedBlock group, int lost, DataNode requestor,
+      long lostCrc) {}
+
+  private Stripe write(MiniDFSCluster cluster, DistributedFileSystem fs, String codec, int k, int m, String path,
+      long blockBytes, int dataUnits) throws Exception {
+    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(codec, k, m, CELL));
+    Path file = new Path(path);
+    fs.mkdirs(file.getParent());
+    fs.setErasureCodingPolicy(file.getParent(), policy.getName());
+    writeFile(fs, file, (long) dataUnits * blockBytes, blockBytes);
+    MiniClusters.awaitQuiet(cluster, 300_000);
+    LocatedStripedBlock g = StripedGroups.groups(fs, file).get(0);
+    int lost = 0;
+    DatanodeInfo lostAt = StripedGroups.location(g, lost);
+    DataNode requestor = spareInRack(cluster, g, lostAt.getNetworkLocation());
+    long crc = crcOf(cluster, policy, g, lost, requestor);
+    String label = codec + "(" + k + "," + m + ")";
+    out.printf("%s: wrote %s, repairing unit %d (on %s, %s) at %s%n", label, file, lost, lostAt.getXferAddr(),
+        lostAt.getNetworkLocation(), requestor.getDisplayName());
+    return new Stripe(label, policy, g, lost, requestor, crc);
+  }
+
+  private static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
+    byte[] buf = new byte[1 << 20];
+    Random r = new Random(p.hashCode());
+    try (FSDataOutputStream o = fs.create(p, true, 1 << 16, (short) 1, blockBytes)) {
+      for (long left = bytes; left > 0; left -= buf.length) {
+        r.nextBytes(buf);
+        o.write(buf, 0, (int) Math.min(buf.length, left));
+      }
+    }
+  }
+
+  /** A DataNode in the rack that holds no unit of the group (where the NameNode would put the rebuilt unit). */
+  private static DataNode spareInRack(MiniDFSCluster cluster, LocatedStripedBlock g, String rack) throws IOException {
+    java.util.Set<Integer> used = new java.util.HashSet<>();
+    for (DatanodeInfo d : g.getLocations()) {
+      used.add(d.getXferPort());
+    }
+    for (DataNode dn : cluster.getDataNodes()) {
+      if (!used.contains(dn.getXferPort()) && rackOf(cluster, dn).equals(rack)) {
+        return dn;
+      }
+    }
+    throw new IOException("no spare DataNode in " + rack);
+  }
+
+  private static String rackOf(MiniDFSCluster cluster, DataNode dn) {
+    return descriptor(cluster, dn).getNetworkLocation();
+  }
+
+  private static DatanodeInfo descriptor(MiniDFSCluster cluster, DataNode dn) {
+    return cluster.getNamesystem().getBlockManager().getDatanodeManager()
+        .getDatanodeByXferAddr(dn.getDatanodeId().getIpAddr(), dn.getXferPort());
+  }
+
+  private static WideEcDataNodePlugin plugin(DataNode dn) {
+    WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
+    if (p == null || p.transport() == null) {
+      throw new IllegalStateException(dn.getDisplayName() + " runs no wide-ec repair worker");
+    }
+    return p;
+  }
+
+  private static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
+    return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
+  }
+
+  private static EndpointResolver resolver(MiniDFSCluster cluster, DataNode asker) {
+    Map<String, DatanodeInfo> all = new HashMap<>();
+    for (DataNode dn : cluster.getDataNodes()) {
+      all.put(dn.getDatanodeId().getXferAddr(), descriptor(cluster, dn));
+    }
+    return plugin(asker).endpoints().over(all::get);
+  }
+
+  private static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
+      DataNode asker) throws Exception {
+    DatanodeInfo at = StripedGroups.location(g, unit);
+    SliceTransport t = plugin(asker).transport();
+    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+    return DigestRequest.crcOf(t, e, where(cluster, asker), ref(g, unit, unitLength(policy, g, unit)), t.conf().sliceBytes());
+  }
+
+  private static long unitLength(ErasureCodingPolicy policy, LocatedStripedBlock g, int unit) {
+    return org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getBlockSize(), policy.getCellSize(),
+        policy.getNumDataUnits(), unit);
+  }
+
+  private static BlockRef ref(LocatedStripedBlock g, int unit, long len) {
+    return new BlockRef(g.getBlock().getBlockPoolId(), g.getBlock().getBlockId() + unit, g.getBlock().getGenerationStamp(), len);
+  }
+
+  private static StripeRepair repairOf(ErasureCodingPolicy policy, LocatedStripedBlock g, int lost, RepairScheme scheme) {
+    int[] live = new int[g.getBlockIndices().length];
+    for (int i = 0; i < live.length; i++) {
+      live[i] = g.getBlockIndices()[i];
+    }
+    return GroupRepair.of(g.getBlock(), policy, live, g.getLocations(), new int[] {lost}, scheme).repair();
+  }
+
+  private static long crossRackBytes(MiniDFSCluster cluster) {
+    long sum = 0;
+    for (DataNode dn : cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
+      sum += p == null || p.metrics() == null ? 0 : p.metrics().bytesSentCrossRack();
+    }
+    return sum;
+  }
+
+  /** Rebuilds the stripe's unit with one scheme; checks it; returns time, cross-rack bytes and ratio. */
+  private Map<String, Object> measure(MiniDFSCluster cluster, Stripe st, RepairScheme scheme, int slice, double direct)
+      throws Exception {
+    StripeRepair r = repairOf(st.policy, st.group, st.lost, scheme);
+    RepairEngine engine = new RepairEngine(plugin(st.requestor).transport(), resolver(cluster, st.requestor),
+        plugin(st.requestor).metrics(), 1);
+    CrcSink sink = new CrcSink(st.lostCrc);
+    long cross = crossRackBytes(cluster);
+    long t0 = System.nanoTime();
+    RepairEngine.Result res = engine.repair(r, where(cluster, st.requestor), (u, len) -> sink, slice);
+    double secs = (System.nanoTime() - t0) / 1e9;
+    long crossBytes = crossRackBytes(cluster) - cross;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("repairSeconds", secs);
+    m.put("crossRackBytes", crossBytes);
+    m.put("ratioToDirectSend", secs / direct);
+    m.put("helpers", res.helpers());
+    out.printf("  %-24s %-16s %7.2f s  %6.2fx direct send  %,14d bytes across racks  %d helpers%n", st.label,
+        scheme.name().toLowerCase(), secs, secs / direct, crossBytes, res.helpers());
+    return m;
+  }
+
+  /** Time to send the lost unit's worth of bytes from one helper to the requestor (cross-rack if asked). */
+  private double directSend(MiniDFSCluster cluster, Stripe st, boolean crossRack, int slice) throws Exception {
+    String rack = rackOf(cluster, st.requestor);
+    for (int i = 0; i < st.group.getBlockIndices().length; i++) {
+      int unit = st.group.getBlockIndices()[i];
+      DatanodeInfo at = st.group.getLocations()[i];
+      if (unit == st.lost || (crossRack && at.getNetworkLocation().equals(rack))) {
+        continue;
+      }
+      long len = unitLength(st.policy, st.group, st.lost);
+      if (unitLength(st.policy, st.group, unit) < len) {
+        continue;
+      }
+      SliceTransport t = plugin(st.requestor).transport();
+      Endpoint e = resolver(cluster, st.requestor).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+      StepRequest req = new StepRequest(ref(st.group, unit, unitLength(st.policy, st.group, unit)), 1, len, slice, 0, 1,
+          List.of());
+      long t0 = System.nanoTime();
+      try (PeerStream in = t.open(e, where(cluster, st.requestor).node(), rack, 1, req.toBytes())) {
+        for (int sl = 0; sl < req.slices(); sl++) {
+          Frame f = in.next(sl);
+          f.release();
+          in.credit();
+        }
+        in.awaitEnd();
+      }
+      double secs = (System.nanoTime() - t0) / 1e9;
+      out.printf("  %-24s %-16s %7.2f s  (%s link)%n", st.label, "direct send", secs, crossRack ? "cross-rack" : "node");
+      return secs;
+    }
+    throw new IOException("no helper to time a direct send from");
+  }
+
+  private int bestSlice(MiniDFSCluster cluster, Stripe rs) throws Exception {
+    int best = s.sliceSizes().get(0);
+    double bestTime = Double.MAX_VALUE;
+    double direct = directSend(cluster, rs, false, best);
+    for (int slice : s.sliceSizes()) {
+      out.printf("slice %d KiB:%n", slice / 1024);
+      double t = seconds(measure(cluster, rs, RepairScheme.PIPELINED, slice, direct));
+      if (t < bestTime) {
+        bestTime = t;
+        best = slice;
+      }
+    }
+    out.printf("best slice: %d KiB%n", best / 1024);
+    return best;
+  }
+
+  /**
+   * Full-node recovery (ECPipe §3.3): the DataNode holding most units of many RS(10,4) groups is taken as
+   * lost; its units are rebuilt all at once by 1, 2 and 4 requestors, helpers chosen in unit order or least
+   * recently selected. Rate = lost bytes / wall time.
+   */
+  private Map<String, Object> fullNode(MiniDFSCluster cluster, DistributedFileSystem fs, int slice) throws Exception {
+    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(RS, 10, 4, CELL));
+    Path dir = new Path("/bench/fullnode");
+    fs.mkdirs(dir);
+    fs.setErasureCodingPolicy(dir, policy.getName());
+    List<LocatedStripedBlock> groups = new ArrayList<>();
+    for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
+      Path f = new Path(dir, "s" + i);
+      writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
+      groups.addAll(StripedGroups.groups(fs, f));
+    }
+    MiniClusters.awaitQuiet(cluster, 300_000);
+    Map<String, Integer> load = new HashMap<>();
+    for (LocatedStripedBlock g : groups) {
+      for (DatanodeInfo d : g.getLocations()) {
+        load.merge(d.getXferAddr(), 1, Integer::sum);
+      }
+    }
+    String victim = load.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    List<FullNodeScheduler.StripeLoss> losses = new ArrayList<>();
+    Map<String, LocatedStripedBlock> byId = new HashMap<>();
+    for (LocatedStripedBlock g : groups) {
+      for (int i = 0; i < g.getLocations().length && losses.size() < s.fullNodeStripes(); i++) {
+        if (g.getLocations()[i].getXferAddr().equals(victim)) {
+          StripeRepair r = repairOf(policy, g, g.getBlockIndices()[i], RepairScheme.PIPELINED);
+          losses.add(new FullNodeScheduler.StripeLoss(g.getBlock().getBlockName(), r.code(), r.lost()[0], r.survivors()));
+          byId.put(g.getBlock().getBlockName(), g);
+        }
+      }
+    }
+    List<DataNode> candidates = new ArrayList<>(cluster.getDataNodes());
+    candidates.removeIf(dn -> dn.getDatanodeId().getXferAddr().equals(victim));
+    candidates.sort(Comparator.comparingInt((DataNode dn) -> load.getOrDefault(dn.getDatanodeId().getXferAddr(), 0)));
+    long lostBytes = 0;
+    for (FullNodeScheduler.StripeLoss l : losses) {
+      lostBytes += unitLength(policy, byId.get(l.id()), l.lostUnit());
+    }
+    out.printf("full-node recovery: %d lost units (%,d bytes) of %s%n", losses.size(), lostBytes, victim);
+    Map<String, Object> result = new LinkedHashMap<>();
+    for (int q : new int[] {1, 2, 4}) {
+      List<DataNode> requestors = new ArrayList<>();
+      List<UnitLocation> reqLocs = new ArrayList<>();
+      // Spread requestors over racks, as a NameNode spreads targets.
+      java.util.Set<String> racks = new java.util.HashSet<>();
+      for (DataNode dn : candidates) {
+        if (requestors.size() < q && racks.add(rackOf(cluster, dn))) {
+          requestors.add(dn);
+          reqLocs.add(where(cluster, dn));
+        }
+      }
+      Map<String, Object> row = new LinkedHashMap<>();
+      for (boolean lrs : new boolean[] {false, true}) {
+        List<FullNodeScheduler.Assignment> plan = new FullNodeScheduler(reqLocs, lrs, RepairScheme.PIPELINED).schedule(losses);
+        double secs = runAll(cluster, policy, byId, plan, requestors, slice);
+        double mbps = lostBytes / secs / 1e6;
+        row.put(lrs ? "recoveryMBpsWithScheduling" : "recoveryMBpsWithoutScheduling", mbps);
+        out.printf("  %d requestor(s), %-26s %7.2f s  %7.2f MB/s%n", q, lrs ? "least recently selected" : "unit order", secs, mbps);
+      }
+      row.put("gain", (Double) row.get("recoveryMBpsWithScheduling") / (Double) row.get("recoveryMBpsWithoutScheduling"));
+      result.put(String.valueOf(q), row);
+    }
+    return result;
+  }
+
+  private double runAll(MiniDFSCluster cluster, ErasureCodingPolicy policy, Map<String, LocatedStripedBlock> byId,
+      List<FullNodeScheduler.Assignment> plan, List<DataNode> requestors, int slice) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(plan.size());
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      long t0 = System.nanoTime();
+      for (FullNodeScheduler.Assignment a : plan) {
+        LocatedStripedBlock g = byId.get(a.stripe().id());
+        DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
+            .findFirst().orElseThrow();
+        List<UnitLocation> helpers = new ArrayList<>();
+        a.graph().steps().forEach(st -> helpers.add(st.helper()));
+        StripeRepair full = repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
+        // Exactly the scheduled helpers, in the scheduled order.
+        Map<Integer, UnitLocation> chosen = new HashMap<>();
+        helpers.forEach(h -> chosen.put(h.unit(), h));
+        List<Integer> order = helpers.stream().map(UnitLocation::unit).toList();
+        StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
+            full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
+            Comparator.comparingInt(order::indexOf));
+        long crc = crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
+        done.add(pool.submit(() -> {
+          RepairEngine e = new RepairEngine(plugin(req).transport(), resolver(cluster, req), plugin(req).metrics(), 1);
+          e.repair(r, where(cluster, req), (u, len) -> new CrcSink(crc), slice);
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** HDFS's own reconstructor, unshaped, for RS-10-4-1024k: stop the DataNode with unit 0, time the rebuild. */
+  private Map<String, Object> stock(MiniDFSCluster cluster, DistributedFileSystem fs) throws Exception {
+    ErasureCodingPolicy policy = SystemErasureCodingPolicies.getByID(SystemErasureCodingPolicies.RS_10_4_POLICY_ID);
+    fs.enableErasureCodingPolicy(policy.getName());
+    Path dir = new Path("/bench/stock");
+    fs.mkdirs(dir);
+    fs.setErasureCodingPolicy(dir, policy.getName());
+    Path f = new Path(dir, "rs");
+    writeFile(fs, f, 10 * s.blockBytes(), s.blockBytes());
+    MiniClusters.awaitQuiet(cluster, 300_000);
+    DatanodeInfo at = StripedGroups.location(StripedGroups.groups(fs, f).get(0), 0);
+    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == at.getXferPort()).findFirst().orElseThrow();
+    long t0 = System.nanoTime();
+    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
+    cluster.setDataNodeDead(dn.getDatanodeId());
+    StripedGroups.awaitComplete(fs, f, policy, 600_000);
+    double secs = (System.nanoTime() - t0) / 1e9;
+    out.printf("  stock HDFS reconstructor, RS-10-4-1024k, unshaped: %.2f s from node loss to complete group "
+        + "(includes the NameNode noticing and scheduling)%n", secs);
+    return Map.of("repairSeconds", secs);
+  }
+
+  /** Checks a rebuilt unit against the CRC32C of the real replica; keeps nothing. */
+  private static final class CrcSink implements SliceSink {
+    private final long expected;
+    private final CRC32C crc = new CRC32C();
+
+    CrcSink(long expected) {
+      this.expected = expected;
+    }
+
+    @Override
+    public void write(long offset, byte[] data, int off, int len) {
+      crc.update(data, off, len);
+    }
+
+    @Override
+    public void finish() throws IOException {
+      if (crc.getValue() != expected) {
+        throw new IOException("rebuilt unit differs from the stored replica (CRC32C " + Long.toHexString(crc.getValue())
+            + " != " + Long.toHexString(expected) + ")");
+      }
+    }
+
+    @Override
+    public void abort() {}
+  }
+}
