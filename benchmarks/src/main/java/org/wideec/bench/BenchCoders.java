@@ -187,7 +187,7 @@ public final class BenchCoders {
     StringBuilder md = new StringBuilder();
     md.append("# Coder benchmarks\n\n");
     md.append("Written by `").append(command).append("` on ").append(ZonedDateTime.now().withNano(0)).append(".\n\n");
-    md.append("- machine: ").append(machine()).append('\n');
+    md.append("- machine: ").append(org.wideec.cli.ResultsFile.machine()).append('\n');
     md.append("- JVM: ").append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.version"))
         .append("; Java kernel: ").append(Kernels.java().name()).append("; native: ").append(Kernels.best().name()).append('\n');
     md.append("- run: ").append(quick ? "quick (2x0.4 s warm-up, 4x0.4 s measured, 1 fork)" : "full (3x0.5 s warm-up, 5x0.5 s measured, 1 fork)")
@@ -220,9 +220,7 @@ public final class BenchCoders {
         }
       }
     }
-    File parent = out.getAbsoluteFile().getParentFile();
-    parent.mkdirs();
-    Files.writeString(out.toPath(), md.toString());
+    org.wideec.cli.ResultsFile.writeSection(out.toPath(), md.toString());
   }
 
   private static String f(Double v) {
@@ -231,22 +229,5 @@ public final class BenchCoders {
 
   private static String key(String code, int cell, String op, String coder) {
     return code + "|" + cell + "|" + op + "|" + coder;
-  }
-
-  private static String machine() {
-    String model = "unknown CPU";
-    try {
-      for (String line : Files.readAllLines(new File("/proc/cpuinfo").toPath())) {
-        if (line.startsWith("model name")) {
-          model = line.substring(line.indexOf(':') + 1).trim();
-          break;
-        }
-      }
-    } catch (IOException e) {
-      // keep "unknown CPU"
-    }
-    return model + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
-        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("os.name") + " "
-        + System.getProperty("os.arch");
   }
 }

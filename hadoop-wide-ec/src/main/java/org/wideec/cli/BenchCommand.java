@@ -21,7 +21,7 @@ final class BenchCommand {
 
   int run(String[] args) throws Exception {
     Options o = new Options(args, Set.of("block-size", "node-rate", "oversubscription", "slices", "full-node-stripes",
-        "full-node-block-size", "full-node-rate"), Set.of("json", "quick", "no-stock"));
+        "full-node-block-size", "full-node-rate", "results"), Set.of("json", "quick", "no-stock", "full-node-only"));
     if (o.positional().size() != 1 || !o.positional().get(0).equals("repair")) {
       throw new Options.UsageException("bench takes one benchmark: repair");
     }
@@ -33,7 +33,8 @@ final class BenchCommand {
     RepairBench.Settings s = new RepairBench.Settings(bytes(o.get("block-size", quick ? "8m" : "32m"), "block-size"),
         bytes(o.get("node-rate", "25m"), "node-rate"), (int) o.getLong("oversubscription", 10), slices,
         (int) o.getLong("full-node-stripes", quick ? 8 : 16), bytes(o.get("full-node-block-size", quick ? "2m" : "4m"),
-        "full-node-block-size"), bytes(o.get("full-node-rate", "5m"), "full-node-rate"), !o.has("no-stock"));
+        "full-node-block-size"), bytes(o.get("full-node-rate", "5m"), "full-node-rate"),
+        !o.has("no-stock") && !o.has("full-node-only"), !o.has("full-node-only"));
     if (s.blockBytes() % (1024 * 1024) != 0 || s.fullNodeBlockBytes() % (1024 * 1024) != 0) {
       throw new Options.UsageException("block sizes must be whole MiB (the benchmark's policies use 1 MiB cells)");
     }
@@ -41,10 +42,84 @@ final class BenchCommand {
       throw new Options.UsageException("rates must be positive and --oversubscription at least 1");
     }
     Map<String, Object> result = new RepairBench(conf, out, s).run();
+    if (o.has("results") && o.has("full-node-only")) {
+      throw new Options.UsageException("--results records a complete run; drop --full-node-only");
+    }
+    if (o.has("results")) {
+      ResultsFile.writeSection(java.nio.file.Path.of(o.get("results", "")), markdown(result, args));
+      out.println("wrote the repair section of " + o.get("results", ""));
+    }
     if (o.has("json")) {
       out.println(Json.write(result));
     }
     return 0;
+  }
+
+  /** The "# Repair benchmarks" section of benchmarks/RESULTS.md. */
+  @SuppressWarnings("unchecked")
+  static String markdown(Map<String, Object> r, String[] args) {
+    StringBuilder md = new StringBuilder("# Repair benchmarks\n\n");
+    md.append("Written by `bin/wide-ec bench repair ").append(String.join(" ", args)).append("` on ")
+        .append(java.time.ZonedDateTime.now().withNano(0)).append(".\n\n");
+    md.append("- machine: ").append(ResultsFile.machine()).append('\n');
+    md.append(String.format(java.util.Locale.ROOT, "- units of %d MiB; node links %.1f MB/s; rack gateways %.2f MB/s "
+        + "(in and out of a rack share one); best slice %d KiB; every rebuilt unit matched its replica's CRC32C%n",
+        ((Number) r.get("blockBytes")).longValue() >> 20, ((Number) r.get("nodeBytesPerSecond")).doubleValue() / 1e6,
+        ((Number) r.get("rackBytesPerSecond")).doubleValue() / 1e6, ((Number) r.get("bestSliceBytes")).intValue() / 1024));
+    md.append("\n## Target ratios\n\n| ratio | value | target |\n|---|---|---|\n");
+    Map<String, Object> nodeLinks = (Map<String, Object>) r.get("nodeLinks");
+    for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {
+      Map<String, Object> pipe = (Map<String, Object>) ((Map<String, Object>) code.getValue()).get("pipelined");
+      md.append(row("pipelined / direct send, " + code.getKey(), pipe.get("ratioToDirectSend"), "<= 1.2"));
+    }
+    md.append(row("conventional / pipelined, RS(10,4)", r.get("conventionalOverPipelinedRs"), ">= 6 (0.6 k)"));
+    Map<String, Object> cl = (Map<String, Object>) ((Map<String, Object>) r.get("rackGatewaysCombinedLocalityLrc"))
+        .get("rack_aggregated");
+    md.append(row("cross-rack units, CL rack-aggregated, Azure-LRC(10,2,2)",
+        ((Number) cl.get("crossRackBytes")).doubleValue() / ((Number) r.get("blockBytes")).doubleValue(), "= (r+1)/f - 1 = 1"));
+    md.append(row("flat rack-aggregated / CL rack-aggregated", r.get("flatOverCombinedLocality"), ">= 2"));
+    md.append(row("flat conventional / CL rack-aggregated", r.get("flatConventionalOverCombinedLocality"), ">= 2"));
+    Map<String, Object> four = (Map<String, Object>) ((Map<String, Object>) r.get("fullNode")).get("4");
+    md.append(row("full-node rate with / without LRS, 4 requestors", four.get("gain"), ">= 1.10"));
+    md.append("\n## Single-unit repair\n\n| links | code | scheme | seconds | x direct send | bytes across racks |\n"
+        + "|---|---|---|---|---|---|\n");
+    for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {
+      schemeRows(md, "node links", code.getKey(), (Map<String, Object>) code.getValue());
+    }
+    schemeRows(md, "rack gateways", "azure-lrc-l2(10,4) flat", (Map<String, Object>) r.get("rackGatewaysFlatLrc"));
+    schemeRows(md, "rack gateways", "azure-lrc-l2(10,4) CL", (Map<String, Object>) r.get("rackGatewaysCombinedLocalityLrc"));
+    if (r.containsKey("stockHdfs")) {
+      md.append(String.format(java.util.Locale.ROOT, "| none | RS-10-4-1024k | HDFS stock reconstructor | %.2f | | |%n",
+          ((Number) ((Map<String, Object>) r.get("stockHdfs")).get("repairSeconds")).doubleValue()));
+    }
+    md.append("\n## Full-node recovery (RS(10,4), node links)\n\n| requestors | MB/s unit order | MB/s least recently "
+        + "selected | gain | busiest link units (unit order / LRS) |\n|---|---|---|---|---|\n");
+    for (Map.Entry<String, Object> q : ((Map<String, Object>) r.get("fullNode")).entrySet()) {
+      Map<String, Object> v = (Map<String, Object>) q.getValue();
+      md.append(String.format(java.util.Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %s / %s |%n", q.getKey(),
+          ((Number) v.get("recoveryMBpsWithoutScheduling")).doubleValue(),
+          ((Number) v.get("recoveryMBpsWithScheduling")).doubleValue(), ((Number) v.get("gain")).doubleValue(),
+          v.get("busiestLinkUnitsWithoutScheduling"), v.get("busiestLinkUnitsWithScheduling")));
+    }
+    return md.toString();
+  }
+
+  private static String row(String what, Object value, String target) {
+    return String.format(java.util.Locale.ROOT, "| %s | %.2f | %s |%n", what, ((Number) value).doubleValue(), target);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void schemeRows(StringBuilder md, String links, String code, Map<String, Object> schemes) {
+    md.append(String.format(java.util.Locale.ROOT, "| %s | %s | direct send | %.2f | 1.00 | |%n", links, code,
+        ((Number) schemes.get("directSendSeconds")).doubleValue()));
+    for (Map.Entry<String, Object> e : schemes.entrySet()) {
+      if (e.getValue() instanceof Map<?, ?> m) {
+        Map<String, Object> v = (Map<String, Object>) m;
+        md.append(String.format(java.util.Locale.ROOT, "| %s | %s | %s | %.2f | %.2f | %,d |%n", links, code, e.getKey(),
+            ((Number) v.get("repairSeconds")).doubleValue(), ((Number) v.get("ratioToDirectSend")).doubleValue(),
+            ((Number) v.get("crossRackBytes")).longValue()));
+      }
+    }
   }
 
   private static long bytes(String v, String name) {

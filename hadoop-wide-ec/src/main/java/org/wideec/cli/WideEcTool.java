@@ -27,7 +27,8 @@ public final class WideEcTool extends Configured implements Tool {
       "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
       "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
       "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
-      "               [--no-stock]                             repair schemes on embedded clusters with shaped links",
+      "               [--no-stock] [--full-node-only] [--results benchmarks/RESULTS.md]",
+      "                                                        repair schemes on embedded clusters with shaped links",
       "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11");
 
   private final PrintStream out;

@@ -56,7 +56,7 @@ import org.wideec.transport.TrafficShaper;
 public final class RepairBench {
   /** Run settings; rates in bytes per second. */
   public record Settings(long blockBytes, long nodeRate, int oversubscription, List<Integer> sliceSizes, int fullNodeStripes,
-      long fullNodeBlockBytes, long fullNodeRate, boolean stockBaseline) {}
+      long fullNodeBlockBytes, long fullNodeRate, boolean stockBaseline, boolean singleUnit) {}
 
   static final String RS = "wide-rs";
   static final String LRC = "azure-lrc-l2";
@@ -79,7 +79,9 @@ public final class RepairBench {
     File dir = Files.createTempDirectory("wide-ec-bench").toFile();
     try {
       flatCluster(new File(dir, "flat"));
-      combinedLocalityCluster(new File(dir, "cl"));
+      if (s.singleUnit()) {
+        combinedLocalityCluster(new File(dir, "cl"));
+      }
     } finally {
       TrafficShaper.emulate(null);
       FileUtil.fullyDelete(dir);
@@ -101,6 +103,13 @@ public final class RepairBench {
     MiniDFSCluster cluster = start(dir, "flat", 17, 2, s.sliceSizes().get(0));
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
+      if (!s.singleUnit()) {
+        int slice = s.sliceSizes().get(0);
+        json.put("bestSliceBytes", slice);
+        TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
+        json.put("fullNode", fullNode(cluster, fs, slice));
+        return;
+      }
       Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes(), 10);
       Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes(), 12);
       Map<String, Object> nodeLinks = new LinkedHashMap<>();
@@ -123,12 +132,16 @@ public final class RepairBench {
       json.put("conventionalOverPipelinedRs", conv / pipe);
       out.printf("RS(10,4) conventional / pipelined = %.2f (target >= %.1f)%n", conv / pipe, 0.6 * 10);
 
+      // ECWide's comparison uses Azure-LRC(10,2,2): local groups of r + 1 = 6, f = 3 per rack under combined
+      // locality, so a data unit's repair crosses racks exactly once ((r+1)/f - 1 = 1).
+      TrafficShaper.emulate(null);
+      Stripe wide = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-flat", s.blockBytes(), 10);
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
-      double direct = directSend(cluster, lrc, true, best);
+      double direct = directSend(cluster, wide, true, best);
       gw.put("directSendSeconds", direct);
-      gw.put("rack_aggregated", measure(cluster, lrc, RepairScheme.RACK_AGGREGATED, best, direct));
-      gw.put("conventional", measure(cluster, lrc, RepairScheme.CONVENTIONAL, best, direct));
+      gw.put("rack_aggregated", measure(cluster, wide, RepairScheme.RACK_AGGREGATED, best, direct));
+      gw.put("conventional", measure(cluster, wide, RepairScheme.CONVENTIONAL, best, direct));
       json.put("rackGatewaysFlatLrc", gw);
 
       TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
@@ -147,7 +160,7 @@ public final class RepairBench {
     MiniDFSCluster cluster = start(dir, "cl", 8, 4, s.sliceSizes().get(0));
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
-      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-cl", s.blockBytes(), 12);
+      Stripe lrc = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes(), 10);
       int best = (Integer) json.get("bestSliceBytes");
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
@@ -160,7 +173,7 @@ public final class RepairBench {
       Map<String, Object> flatConv = (Map<String, Object>) ((Map<String, Object>) json.get("rackGatewaysFlatLrc")).get("conventional");
       json.put("flatOverCombinedLocality", seconds(flat) / seconds(ra));
       json.put("flatConventionalOverCombinedLocality", seconds(flatConv) / seconds(ra));
-      out.printf("Azure-LRC(12,2,2) flat / CL, both rack-aggregated = %.2f; flat conventional / CL = %.2f (target >= 2)%n",
+      out.printf("Azure-LRC(10,2,2) flat / CL, both rack-aggregated = %.2f; flat conventional / CL = %.2f (target >= 2)%n",
           seconds(flat) / seconds(ra), seconds(flatConv) / seconds(ra));
     } finally {
       TrafficShaper.emulate(null);
@@ -415,7 +428,10 @@ public final class RepairBench {
         double secs = runAll(cluster, policy, byId, plan, requestors, slice);
         double mbps = lostBytes / secs / 1e6;
         row.put(lrs ? "recoveryMBpsWithScheduling" : "recoveryMBpsWithoutScheduling", mbps);
-        out.printf("  %d requestor(s), %-26s %7.2f s  %7.2f MB/s%n", q, lrs ? "least recently selected" : "unit order", secs, mbps);
+        int busiest = busiestLink(plan);
+        row.put(lrs ? "busiestLinkUnitsWithScheduling" : "busiestLinkUnitsWithoutScheduling", busiest);
+        out.printf("  %d requestor(s), %-26s %7.2f s  %7.2f MB/s  (busiest node link carries %d units)%n", q,
+            lrs ? "least recently selected" : "unit order", secs, mbps, busiest);
       }
       row.put("gain", (Double) row.get("recoveryMBpsWithScheduling") / (Double) row.get("recoveryMBpsWithoutScheduling"));
       result.put(String.valueOf(q), row);
@@ -423,34 +439,53 @@ public final class RepairBench {
     return result;
   }
 
+  /** Units the busiest node link (in or out) carries under a schedule: what bounds its time. */
+  private static int busiestLink(List<FullNodeScheduler.Assignment> plan) {
+    Map<String, Integer> load = new HashMap<>();
+    for (FullNodeScheduler.Assignment a : plan) {
+      List<org.wideec.repair.RepairStep> steps = a.graph().steps();
+      for (org.wideec.repair.RepairStep st : steps) {
+        String to = st.next() == org.wideec.repair.RepairStep.REQUESTOR ? a.requestor().node() : steps.get(st.next()).helper().node();
+        if (!to.equals(st.helper().node())) {
+          load.merge("out:" + st.helper().node(), 1, Integer::sum);
+          load.merge("in:" + to, 1, Integer::sum);
+        }
+      }
+    }
+    return load.values().stream().max(Integer::compare).orElse(0);
+  }
+
   private double runAll(MiniDFSCluster cluster, ErasureCodingPolicy policy, Map<String, LocatedStripedBlock> byId,
       List<FullNodeScheduler.Assignment> plan, List<DataNode> requestors, int slice) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(plan.size());
+    // Plan every repair (and learn the CRC32C its result must have) first; then start them all at once.
+    List<java.util.concurrent.Callable<Void>> repairs = new ArrayList<>();
+    for (FullNodeScheduler.Assignment a : plan) {
+      LocatedStripedBlock g = byId.get(a.stripe().id());
+      DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
+          .findFirst().orElseThrow();
+      StripeRepair full = repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
+      // Exactly the scheduled helpers, in the scheduled order.
+      Map<Integer, UnitLocation> chosen = new HashMap<>();
+      List<Integer> order = new ArrayList<>();
+      a.graph().steps().forEach(st -> {
+        chosen.put(st.helper().unit(), st.helper());
+        order.add(st.helper().unit());
+      });
+      StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
+          full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
+          Comparator.comparingInt(order::indexOf));
+      long crc = crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
+      RepairEngine e = new RepairEngine(plugin(req).transport(), resolver(cluster, req), plugin(req).metrics(), 1);
+      UnitLocation at = where(cluster, req);
+      repairs.add(() -> {
+        e.repair(r, at, (u, len) -> new CrcSink(crc), slice);
+        return null;
+      });
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(repairs.size());
     try {
-      List<Future<?>> done = new ArrayList<>();
       long t0 = System.nanoTime();
-      for (FullNodeScheduler.Assignment a : plan) {
-        LocatedStripedBlock g = byId.get(a.stripe().id());
-        DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
-            .findFirst().orElseThrow();
-        List<UnitLocation> helpers = new ArrayList<>();
-        a.graph().steps().forEach(st -> helpers.add(st.helper()));
-        StripeRepair full = repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
-        // Exactly the scheduled helpers, in the scheduled order.
-        Map<Integer, UnitLocation> chosen = new HashMap<>();
-        helpers.forEach(h -> chosen.put(h.unit(), h));
-        List<Integer> order = helpers.stream().map(UnitLocation::unit).toList();
-        StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
-            full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
-            Comparator.comparingInt(order::indexOf));
-        long crc = crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
-        done.add(pool.submit(() -> {
-          RepairEngine e = new RepairEngine(plugin(req).transport(), resolver(cluster, req), plugin(req).metrics(), 1);
-          e.repair(r, where(cluster, req), (u, len) -> new CrcSink(crc), slice);
-          return null;
-        }));
-      }
-      for (Future<?> f : done) {
+      for (Future<Void> f : pool.invokeAll(repairs)) {
         f.get();
       }
       return (System.nanoTime() - t0) / 1e9;

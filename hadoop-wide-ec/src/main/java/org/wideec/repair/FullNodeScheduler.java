@@ -8,11 +8,12 @@ import java.util.Map;
 
 /**
  * Full-node recovery: many stripes each lost one unit; repairs are spread over several requestors. With
- * least-recently-selected scheduling (ECPipe §3.3; ECWide §4.1 for repairers) every node carries the time
- * it was last chosen as a helper and every requestor the time it was last given a repair; each stripe takes
- * the least recently selected helpers that can rebuild its unit (a local group admits no choice, an MDS
- * repair any k of n - 1) and the least recently selected requestor. Without it helpers come in unit order
- * and requestors in turn, which is what piles load on the holders of the first units.
+ * least-recently-selected scheduling (ECPipe §3.3; ECWide §4.1 keeps one list for requestors and repairers)
+ * every node carries the time it was last chosen for any role; each stripe takes the least recently selected
+ * requestor, then the least recently selected helpers that can rebuild its unit (a local group admits no
+ * choice, an MDS repair any k of n - 1), so a node busy receiving as requestor is not also made a helper.
+ * Without it helpers come in unit order and requestors in turn, which is what piles load on the holders of
+ * the first units.
  */
 public final class FullNodeScheduler {
   /** One stripe to repair: its code, lost unit and where the survivors are. */
@@ -58,12 +59,12 @@ public final class FullNodeScheduler {
   private UnitLocation pickRequestor() {
     UnitLocation r;
     if (leastRecentlySelected) {
-      r = requestors.stream().min(Comparator.comparingLong((UnitLocation q) -> lastSelected.getOrDefault("requestor:" + q.node(), -1L))
+      r = requestors.stream().min(Comparator.comparingLong((UnitLocation q) -> lastSelected.getOrDefault(q.node(), -1L))
           .thenComparing(UnitLocation::node)).orElseThrow();
     } else {
       r = requestors.get(roundRobin++ % requestors.size());
     }
-    lastSelected.put("requestor:" + r.node(), ++clock);
+    lastSelected.put(r.node(), ++clock);
     return r;
   }
 

@@ -28,6 +28,7 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private volatile Channel channel;
   private volatile boolean closing;
+  private byte[] serverNonce; // event loop only
 
   PeerStream(Endpoint peer, Handshake handshake, long repairId, byte[] request, int window, long stallMs) {
     this.peer = peer;
@@ -63,10 +64,15 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Frame f) throws Exception {
     switch (f.type()) {
-      case CHALLENGE -> ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId,
-          handshake.clientResponse(f.payloadBytes(), clientNonce)));
+      case CHALLENGE -> {
+        serverNonce = f.payloadBytes();
+        ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId, handshake.clientResponse(serverNonce, clientNonce)));
+      }
       case AUTH_OK -> {
-        handshake.verifyServer(serverNonce(ctx), clientNonce, f.payloadBytes());
+        if (serverNonce == null) {
+          throw new Handshake.AuthenticationException(peer + " skipped its challenge");
+        }
+        handshake.verifyServer(serverNonce, clientNonce, f.payloadBytes());
         ctx.write(Frame.bytes(FrameType.REQUEST, repairId, request));
         ctx.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
         ready.complete(null);
@@ -86,7 +92,8 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
       case ERROR -> {
         String text = f.payloadText();
         int tab = text.indexOf('\t');
-        String culprit = tab > 0 ? text.substring(0, tab) : null;
+        // Refused before the stream began: the peer itself is to blame, under the name we know it by.
+        String culprit = !ready.isDone() ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
         fail(new PeerFailure(culprit, tab >= 0 ? text.substring(tab + 1) : text));
       }
       default -> {
@@ -94,21 +101,6 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
         ctx.close();
       }
     }
-  }
-
-  // The server's nonce arrives in CHALLENGE; keep it on the channel for the AUTH_OK check.
-  private static final io.netty.util.AttributeKey<byte[]> SERVER_NONCE = io.netty.util.AttributeKey.valueOf("wideec.nonce");
-
-  private byte[] serverNonce(ChannelHandlerContext ctx) {
-    return ctx.channel().attr(SERVER_NONCE).get();
-  }
-
-  @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    if (msg instanceof Frame f && f.type() == FrameType.CHALLENGE) {
-      ctx.channel().attr(SERVER_NONCE).set(f.payloadBytes());
-    }
-    super.channelRead(ctx, msg);
   }
 
   @Override

@@ -107,7 +107,13 @@ public final class SliceTransport implements Closeable {
             ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(), stream);
           }
         });
+    if (loops.isShuttingDown()) {
+      throw new PeerFailure(null, node + " is shutting down: its slice transport is closed");
+    }
     ChannelFuture f = b.connect(peer.host(), peer.port()).awaitUninterruptibly();
+    if (!f.isSuccess() && loops.isShuttingDown()) {
+      throw new PeerFailure(null, node + " is shutting down: its slice transport is closed");
+    }
     if (!f.isSuccess()) {
       throw new PeerFailure(peer.node(), "cannot connect to " + peer + ": " + f.cause().getMessage(), f.cause());
     }
@@ -194,7 +200,7 @@ public final class SliceTransport implements Closeable {
       try {
         workers.execute(() -> handler.onRequest(repairId, body, d));
       } catch (RejectedExecutionException e) {
-        d.fail(node, node + " is shutting down or overloaded");
+        d.fail(d.selfNode(), d.selfNode() + " is shutting down or overloaded");
       }
     }
 
@@ -230,6 +236,7 @@ public final class SliceTransport implements Closeable {
     final Semaphore credits = new Semaphore(0);
     volatile boolean gone;
     private long lastDue = Long.MIN_VALUE;
+    private final java.util.ArrayDeque<Object[]> queue = new java.util.ArrayDeque<>();
 
     ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack) {
       this.channel = channel;
@@ -275,7 +282,7 @@ public final class SliceTransport implements Closeable {
         if (gone || !channel.isActive()) {
           throw new PeerFailure(null, peerNode + " closed repair " + repairId);
         }
-        TransportFaultInjector.get().beforeSend(selfNode, repairId, slice, data);
+        TransportFaultInjector.get().beforeSend(selfNode, peerNode, repairId, slice, data);
         int bytes = data.readableBytes();
         long delay = conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
         counters.sliceSent(bytes, !selfRack.equals(peerRack));
@@ -295,19 +302,40 @@ public final class SliceTransport implements Closeable {
     }
 
     /**
-     * Writes a frame once the emulated links have carried it, never before an earlier frame of this stream
-     * (deadlines only grow, and Netty runs equal deadlines in order).
+     * Writes a frame once the emulated links have carried it, in order: frames wait in this stream's queue
+     * and one timer on the event loop releases them as they fall due.
      */
     private void writeAfter(Frame frame, long delayNanos) {
-      long now = System.nanoTime();
-      long due = Math.max(now + delayNanos, lastDue);
+      long due = Math.max(System.nanoTime() + delayNanos, lastDue);
       lastDue = due;
-      if (due <= now) {
-        channel.writeAndFlush(frame);
-      } else {
-        channel.eventLoop().schedule(() -> {
-          channel.writeAndFlush(frame);
-        }, due - now, TimeUnit.NANOSECONDS);
+      boolean idle;
+      synchronized (queue) {
+        idle = queue.isEmpty();
+        queue.add(new Object[] {frame, due});
+      }
+      if (idle) {
+        channel.eventLoop().execute(this::release);
+      }
+    }
+
+    // On the event loop: writes every frame that is due, then waits for the next one.
+    private void release() {
+      while (true) {
+        Frame f;
+        synchronized (queue) {
+          Object[] head = queue.peek();
+          if (head == null) {
+            return;
+          }
+          long wait = (Long) head[1] - System.nanoTime();
+          if (wait > 0) {
+            channel.eventLoop().schedule(this::release, wait, TimeUnit.NANOSECONDS);
+            return;
+          }
+          f = (Frame) head[0];
+          queue.poll();
+        }
+        channel.writeAndFlush(f);
       }
     }
 

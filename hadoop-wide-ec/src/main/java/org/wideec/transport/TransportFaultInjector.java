@@ -20,6 +20,6 @@ public class TransportFaultInjector {
   /** Called with the encoded frame; the payload occupies [payloadOffset, payloadOffset + length) of out. */
   public void afterEncode(Frame frame, ByteBuf out, int payloadOffset, int length) {}
 
-  /** Called by a helper before it sends a slice (a test may stall or kill here). */
-  public void beforeSend(String node, long repairId, int slice, ByteBuf payload) throws java.io.IOException {}
+  /** Called by a helper before it sends a slice to {@code toNode} (a test may stall or kill here). */
+  public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) throws java.io.IOException {}
 }

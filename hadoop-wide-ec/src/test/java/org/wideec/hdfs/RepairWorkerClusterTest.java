@@ -3,6 +3,16 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.wideec.hdfs.RepairClusterFixture.CELL;
+import static org.wideec.hdfs.RepairClusterFixture.cluster;
+import static org.wideec.hdfs.RepairClusterFixture.code;
+import static org.wideec.hdfs.RepairClusterFixture.everyByteReadsBack;
+import static org.wideec.hdfs.RepairClusterFixture.files;
+import static org.wideec.hdfs.RepairClusterFixture.fs;
+import static org.wideec.hdfs.RepairClusterFixture.layout;
+import static org.wideec.hdfs.RepairClusterFixture.loseBusiestNode;
+import static org.wideec.hdfs.RepairClusterFixture.stockReconstructionTasks;
+import static org.wideec.hdfs.RepairClusterFixture.sum;
 
 import io.netty.buffer.ByteBuf;
 import java.io.File;
@@ -56,135 +66,14 @@ import org.wideec.transport.TransportFaultInjector;
  * every byte reads back, also after the code's remaining tolerance of DataNodes is stopped.
  */
 class RepairWorkerClusterTest {
-  static final int CELL = 64 * 1024;
-  static final long BLOCK = 4L * CELL;
-  static final int RACKS = 8;
-  static final int PER_RACK = 3;
-  static MiniDFSCluster cluster;
-  static DistributedFileSystem fs;
-  static ErasureCodingPolicy policy;
-  static LinearCode code;
-  static final Map<Path, byte[]> files = new HashMap<>();
-
   @BeforeAll
   static void start() throws Exception {
-    File dir = Files.createTempDirectory("wideec-repair").toFile();
-    Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
-    conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
-    conf.setInt("wide-ec.transport.stall.timeout.ms", 5000);
-    cluster = MiniClusters.start(conf, dir, RACKS, PER_RACK, BLOCK);
-    fs = cluster.getFileSystem();
-    code = StripedCodec.AZURE_LRC_L2.codeFor(12, 4);
-    policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 12, 4, CELL));
-    Path d = new Path("/lrc");
-    fs.mkdirs(d);
-    fs.setErasureCodingPolicy(d, policy.getName());
-    Random r = new Random(5);
-    for (int size : new int[] {12 * (int) BLOCK + 3 * CELL + 17, 100_000}) { // two full-ish groups; one short group
-      Path p = new Path(d, "f" + size);
-      byte[] data = new byte[size];
-      r.nextBytes(data);
-      try (FSDataOutputStream o = fs.create(p)) {
-        o.write(data);
-      }
-      files.put(p, data);
-    }
-    MiniClusters.awaitQuiet(cluster, 60_000);
-    for (DataNode dn : cluster.getDataNodes()) {
-      assertTrue(WideEcDataNodePlugin.running(dn.getXferPort()).tookOverReconstruction(), "takeover installed");
-    }
+    RepairClusterFixture.start(new Configuration());
   }
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
-
-  @AfterEach
-  void noFaults() {
-    TransportFaultInjector.set(null);
-  }
-
-  static long sum(java.util.function.ToLongFunction<RepairMetrics> f) {
-    long s = 0;
-    for (DataNode dn : cluster.getDataNodes()) {
-      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
-      if (p != null && p.metrics() != null) {
-        s += f.applyAsLong(p.metrics());
-      }
-    }
-    return s;
-  }
-
-  static long stockReconstructionTasks() throws ReflectiveOperationException {
-    Field f = DataNodeMetrics.class.getDeclaredField("ecReconstructionTasks");
-    f.setAccessible(true);
-    long s = 0;
-    for (DataNode dn : cluster.getDataNodes()) {
-      s += ((MutableCounterLong) f.get(dn.getMetrics())).value();
-    }
-    return s;
-  }
-
-  /** Stops the DataNode holding the most units, waits for the groups to be complete again. */
-  static DatanodeInfo loseBusiestNode() throws Exception {
-    MiniClusters.awaitQuiet(cluster, 60_000);
-    Map<String, Integer> units = new HashMap<>();
-    Map<String, DatanodeInfo> infos = new HashMap<>();
-    for (Path p : files.keySet()) {
-      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        for (DatanodeInfo d : g.getLocations()) {
-          units.merge(d.getXferAddr(), 1, Integer::sum);
-          infos.put(d.getXferAddr(), d);
-        }
-      }
-    }
-    String victim = units.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-    DatanodeInfo info = infos.get(victim);
-    DataNode dn = dnAt(info);
-    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
-    cluster.setDataNodeDead(dn.getDatanodeId());
-    for (Path p : files.keySet()) {
-      StripedGroups.awaitComplete(fs, p, policy, 120_000);
-    }
-    return info;
-  }
-
-  static DataNode dnAt(DatanodeInfo info) {
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (dn.getXferPort() == info.getXferPort()) {
-        return dn;
-      }
-    }
-    throw new IllegalStateException("no DataNode " + info);
-  }
-
-  static void everyByteReadsBack() throws IOException {
-    for (Map.Entry<Path, byte[]> e : files.entrySet()) {
-      assertTrue(StripedGroups.verifyEveryUnit(cluster, fs, e.getKey(), policy, code, e.getValue()) > 0);
-      byte[] back = new byte[e.getValue().length];
-      try (FSDataInputStream in = fs.open(e.getKey())) {
-        IOUtils.readFully(in, back, 0, back.length);
-      }
-      assertArrayEquals(e.getValue(), back, e.getKey().toString());
-    }
-  }
-
-  /** Where every unit of every group is now: group name -> unit -> location. */
-  static Map<String, Map<Integer, DatanodeInfo>> layout() throws IOException {
-    Map<String, Map<Integer, DatanodeInfo>> m = new HashMap<>();
-    for (Path p : files.keySet()) {
-      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        Map<Integer, DatanodeInfo> u = new HashMap<>();
-        for (int i = 0; i < g.getBlockIndices().length; i++) {
-          u.put((int) g.getBlockIndices()[i], g.getLocations()[i]);
-        }
-        m.put(g.getBlock().getBlockName() + "@" + g.getBlockSize(), u);
-      }
-    }
-    return m;
+    RepairClusterFixture.stop();
   }
 
   @Test
@@ -246,7 +135,7 @@ class RepairWorkerClusterTest {
     AtomicBoolean corrupted = new AtomicBoolean();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
-      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) {
+      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
         if (slice == 1 && payload.readableBytes() > 8 && !corrupted.getAndSet(true)) {
           marked.set(payload);
         }

@@ -178,7 +178,7 @@ class RepairExecutionTest {
     AtomicBoolean done = new AtomicBoolean();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
-      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) {
+      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
         if (node.equals("n3") && slice == 2 && !done.getAndSet(true)) {
           marked.set(payload);
         }
@@ -206,7 +206,7 @@ class RepairExecutionTest {
     AtomicBoolean killed = new AtomicBoolean();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
-      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) throws IOException {
+      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) throws IOException {
         if (node.equals("n2") && slice == 3 && !killed.getAndSet(true)) {
           cluster.kill("n2");
           throw new IOException("n2 died");
@@ -226,7 +226,7 @@ class RepairExecutionTest {
     AtomicBoolean stalled = new AtomicBoolean();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
-      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) {
+      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
         if (node.equals("n2") && slice == 1 && !stalled.getAndSet(true)) {
           try {
             Thread.sleep(2000);
@@ -248,7 +248,7 @@ class RepairExecutionTest {
     start(plan, 10_000, 0, 5000, 14);
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
-      public void beforeSend(String node, long repairId, int slice, ByteBuf payload) throws IOException {
+      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) throws IOException {
         throw new IOException("disk of " + node + " is gone");
       }
     });
