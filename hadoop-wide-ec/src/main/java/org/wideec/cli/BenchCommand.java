@@ -92,8 +92,12 @@ final class BenchCommand {
       md.append(String.format(java.util.Locale.ROOT, "| none | RS-10-4-1024k | HDFS stock reconstructor | %.2f | | |%n",
           ((Number) ((Map<String, Object>) r.get("stockHdfs")).get("repairSeconds")).doubleValue()));
     }
-    md.append("\n## Full-node recovery (RS(10,4), node links)\n\n| requestors | MB/s unit order | MB/s least recently "
-        + "selected | gain | busiest link units (unit order / LRS) |\n|---|---|---|---|---|\n");
+    md.append(String.format(java.util.Locale.ROOT, "%n## Full-node recovery (RS(10,4) groups, units of %d MiB, node links "
+        + "%.1f MB/s, slices of %d KiB)%n%nAll lost units at once; without scheduling the helpers are the k with the "
+        + "smallest node index (ECPipe §6's baseline).%n%n| requestors | MB/s node order | MB/s least recently selected "
+        + "| gain | units on the busiest link (node order / LRS) |%n|---|---|---|---|---|%n",
+        ((Number) r.get("fullNodeBlockBytes")).longValue() >> 20, ((Number) r.get("fullNodeBytesPerSecond")).doubleValue() / 1e6,
+        ((Number) r.get("fullNodeSliceBytes")).intValue() / 1024));
     for (Map.Entry<String, Object> q : ((Map<String, Object>) r.get("fullNode")).entrySet()) {
       Map<String, Object> v = (Map<String, Object>) q.getValue();
       md.append(String.format(java.util.Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %s / %s |%n", q.getKey(),

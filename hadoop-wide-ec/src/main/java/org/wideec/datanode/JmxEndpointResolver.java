@@ -15,11 +15,11 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
 
 /**
- * Finds a DataNode's slice port on its /jmx page ({@link SliceEndpointMXBean}); remembers answers for a
- * minute, so a restarted DataNode (new port) is found again soon.
+ * Finds a DataNode's slice port on its /jmx page ({@link SliceEndpointMXBean}); remembers answers for ten
+ * minutes, or until a repair blames the node (a restarted DataNode listens on a new port).
  */
 public final class JmxEndpointResolver {
-  private static final long TTL_MS = 60_000;
+  private static final long TTL_MS = 600_000;
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Map<String, long[]> cache = new ConcurrentHashMap<>(); // node -> {port, expiry}
   private final int timeoutMs;
@@ -34,7 +34,17 @@ public final class JmxEndpointResolver {
 
   /** A resolver over the given DataNodes (by transfer address). */
   public EndpointResolver over(Function<String, DatanodeInfo> datanodes) {
-    return loc -> resolve(loc, datanodes.apply(loc.node()));
+    return new EndpointResolver() {
+      @Override
+      public Endpoint resolve(UnitLocation loc) throws IOException {
+        return JmxEndpointResolver.this.resolve(loc, datanodes.apply(loc.node()));
+      }
+
+      @Override
+      public void forget(String node) {
+        JmxEndpointResolver.this.forget(node);
+      }
+    };
   }
 
   public Endpoint resolve(UnitLocation loc, DatanodeInfo dn) throws IOException {

@@ -7,4 +7,7 @@ import org.wideec.transport.Endpoint;
 @FunctionalInterface
 public interface EndpointResolver {
   Endpoint resolve(UnitLocation location) throws IOException;
+
+  /** Drops what is remembered about a node that failed (it may come back elsewhere, e.g. restarted). */
+  default void forget(String node) {}
 }

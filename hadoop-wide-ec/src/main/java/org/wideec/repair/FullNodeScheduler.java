@@ -12,8 +12,8 @@ import java.util.Map;
  * every node carries the time it was last chosen for any role; each stripe takes the least recently selected
  * requestor, then the least recently selected helpers that can rebuild its unit (a local group admits no
  * choice, an MDS repair any k of n - 1), so a node busy receiving as requestor is not also made a helper.
- * Without it helpers come in unit order and requestors in turn, which is what piles load on the holders of
- * the first units.
+ * Without it helpers come in a fixed node order (ECPipe §6's baseline: the k helpers with the smallest
+ * indexes) and requestors in turn, which piles load on the first nodes.
  */
 public final class FullNodeScheduler {
   /** One stripe to repair: its code, lost unit and where the survivors are. */
@@ -21,6 +21,9 @@ public final class FullNodeScheduler {
 
   /** A scheduled repair: the stripe, the requestor that rebuilds it, and the plan. */
   public record Assignment(StripeLoss stripe, UnitLocation requestor, RepairGraph graph) {}
+
+  /** Node names in index order: "host:9" before "host:10". */
+  static final Comparator<String> NODE_ORDER = Comparator.comparingInt(String::length).thenComparing(Comparator.naturalOrder());
 
   private final List<UnitLocation> requestors;
   private final boolean leastRecentlySelected;
@@ -45,7 +48,7 @@ public final class FullNodeScheduler {
       Comparator<Integer> preference = leastRecentlySelected
           ? Comparator.comparingLong((Integer u) -> lastSelected.getOrDefault(s.survivors().get(u).node(), -1L))
               .thenComparingInt(u -> u)
-          : Comparator.naturalOrder();
+          : Comparator.comparing((Integer u) -> s.survivors().get(u).node(), NODE_ORDER);
       RepairGraph g = SingleUnitRepairPlanner.plan(scheme, s.code(), s.lostUnit(), s.survivors(), requestor.node(),
           requestor.rack(), LinkWeights.UNIFORM, preference);
       for (RepairStep step : g.steps()) {

@@ -94,6 +94,7 @@ public final class RepairEngine {
         boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
         if (blame) {
           excluded.add(f.culprit());
+          resolver.forget(f.culprit());
         }
         if (attempt < maxAttempts) {
           counters.retried();
