@@ -59,11 +59,12 @@ final class BenchCommand {
   @SuppressWarnings("unchecked")
   static String markdown(Map<String, Object> r, String[] args) {
     StringBuilder md = new StringBuilder("# Repair benchmarks\n\n");
-    md.append("Written by `bin/wide-ec bench repair ").append(String.join(" ", args)).append("` on ")
+    md.append("Written by `bin/wide-ec bench ").append(String.join(" ", args)).append("` on ")
         .append(java.time.ZonedDateTime.now().withNano(0)).append(".\n\n");
     md.append("- machine: ").append(ResultsFile.machine()).append('\n');
     md.append(String.format(java.util.Locale.ROOT, "- units of %d MiB; node links %.1f MB/s; rack gateways %.2f MB/s "
-        + "(in and out of a rack share one); best slice %d KiB; every rebuilt unit matched its replica's CRC32C%n",
+        + "(in and out of a rack share one; racks are not shaped in the node-links runs); best slice %d KiB; every "
+        + "rebuilt unit matched its replica's CRC32C%n",
         ((Number) r.get("blockBytes")).longValue() >> 20, ((Number) r.get("nodeBytesPerSecond")).doubleValue() / 1e6,
         ((Number) r.get("rackBytesPerSecond")).doubleValue() / 1e6, ((Number) r.get("bestSliceBytes")).intValue() / 1024));
     md.append("\n## Target ratios\n\n| ratio | value | target |\n|---|---|---|\n");

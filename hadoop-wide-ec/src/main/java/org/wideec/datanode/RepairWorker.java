@@ -25,8 +25,9 @@ import org.wideec.transport.SliceTransport;
 /**
  * Runs a NameNode reconstruction task of one of our codecs: the lost units (those the NameNode gave targets)
  * are rebuilt by the repair engine with this DataNode as requestor and written to the targets the NameNode
- * chose (by our placement policy, so the group keeps its plan). If our worker fails before anything is
- * stored, HDFS's own reconstructor gets the task, so a repair is never lost to a problem of ours.
+ * chose (by our placement policy, so the group keeps its plan). If our worker gives up, HDFS's own
+ * reconstructor gets the task (unless wide-ec.repair.fallback-to-stock is false), so a repair is never lost to a
+ * problem of ours.
  */
 final class RepairWorker implements ReconstructionTakeover.Worker {
   static final String SCHEME = "wide-ec.repair.scheme";
@@ -48,13 +49,22 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     this.transport = transport;
     this.endpoints = endpoints;
     this.metrics = metrics;
-    this.scheme = RepairScheme.valueOf(conf.getTrimmed(SCHEME, "rack_aggregated").toUpperCase());
+    this.scheme = scheme(conf.getTrimmed(SCHEME, "rack_aggregated"));
     int attempts = conf.getInt(MAX_ATTEMPTS, 3);
     this.engines = resolver -> new RepairEngine(transport, resolver, metrics, attempts);
     this.fallback = conf.getBoolean(FALLBACK, true);
     this.checksum = DataChecksum.newDataChecksum(
         DataChecksum.Type.valueOf(conf.getTrimmed(DFSConfigKeys.DFS_CHECKSUM_TYPE_KEY, DFSConfigKeys.DFS_CHECKSUM_TYPE_DEFAULT)),
         conf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT));
+  }
+
+  static RepairScheme scheme(String name) {
+    try {
+      return RepairScheme.valueOf(name.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(SCHEME + " must be one of "
+          + java.util.Arrays.toString(RepairScheme.values()).toLowerCase(java.util.Locale.ROOT) + ", got '" + name + "'");
+    }
   }
 
   /** Whether a task's codec is one of ours. */

@@ -44,7 +44,7 @@ public final class HelperService implements RequestHandler {
       for (StepRequest.Upstream u : req.upstreams()) {
         ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
       }
-      try (UnitStore.Reader reader = openUnit(req)) {
+      try (UnitStore.Reader reader = store.open(req.unit())) {
         for (int s = req.firstSlice(); s < req.slices(); s += req.stride()) {
           int n = req.sliceLength(s);
           ByteBuf out = downstream.alloc().heapBuffer(n, n);
@@ -91,7 +91,7 @@ public final class HelperService implements RequestHandler {
   private void digest(long repairId, StepRequest req, Downstream downstream) throws IOException, InterruptedException {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     byte[] buf = new byte[req.sliceBytes()];
-    try (UnitStore.Reader reader = openUnit(req)) {
+    try (UnitStore.Reader reader = store.open(req.unit())) {
       for (int s = 0; s < req.slices(); s++) {
         int n = req.sliceLength(s);
         read(reader, req, s, buf, 0, n);
@@ -102,10 +102,6 @@ public final class HelperService implements RequestHandler {
     out.writeLong(crc.getValue());
     downstream.send(0, out);
     downstream.end();
-  }
-
-  private UnitStore.Reader openUnit(StepRequest req) throws IOException {
-    return store.open(req.unit());
   }
 
   private void read(UnitStore.Reader reader, StepRequest req, int slice, byte[] a, int off, int n) throws IOException {

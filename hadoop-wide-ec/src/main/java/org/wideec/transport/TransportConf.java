@@ -35,6 +35,9 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
       throw new IllegalArgumentException(SLICE_BYTES + " must be a multiple of 512 (HDFS checksum chunks), got "
           + sliceBytes);
     }
+    if (secret != null && secret.length < 16) {
+      throw new IllegalArgumentException(SECRET + " must be at least 16 characters, got " + secret.length);
+    }
     if (window < 1) {
       throw new IllegalArgumentException(WINDOW + " must be at least 1, got " + window);
     }
@@ -66,14 +69,6 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         (int) conf.getLongBytes(SLICE_BYTES, DEFAULT_SLICE_BYTES), conf.getInt(WINDOW, 4), maxFrame,
         conf.getLong(STALL_TIMEOUT, 30_000), conf.getInt(CONNECT_TIMEOUT, 10_000),
         new TrafficShaper(conf.getLongBytes(SHAPE_NODE, 0), conf.getLongBytes(SHAPE_RACK, 0)));
-  }
-
-  public TransportConf withSliceBytes(int bytes) {
-    return new TransportConf(bindHost, port, secret, bytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, shaper);
-  }
-
-  public TransportConf withShaper(TrafficShaper s) {
-    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, s);
   }
 
   public Handshake handshake() {
