@@ -1,6 +1,5 @@
 package org.wideec.repair;
 
-import java.util.List;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -12,7 +11,7 @@ public final class DigestRequest {
 
   public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, BlockRef block, int sliceBytes)
       throws java.io.IOException, InterruptedException {
-    StepRequest req = new StepRequest(block, 0, block.numBytes(), sliceBytes, 0, 1, List.of());
+    StepRequest req = StepRequest.digestOf(block, sliceBytes);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     try (PeerStream s = transport.open(node, asker.node(), asker.rack(), id, req.toBytes())) {
       Frame f = s.next(0);

@@ -37,7 +37,7 @@ public final class HelperService implements RequestHandler {
     List<PeerStream> ups = new ArrayList<>();
     try {
       StepRequest req = StepRequest.parse(body);
-      if (req.coefficient() == 0 && req.upstreams().isEmpty()) {
+      if (req.digest()) {
         digest(repairId, req, downstream);
         return;
       }
@@ -85,8 +85,8 @@ public final class HelperService implements RequestHandler {
   }
 
   /**
-   * Coefficient 0 with no upstreams asks for the CRC32C of the unit instead of its bytes: how a requestor
-   * confirms that a rebuilt block was stored as sent, read back through the same verified path.
+   * The CRC32C of the unit instead of its bytes: how a requestor confirms that a rebuilt block was stored as
+   * sent, read back through the same verified path.
    */
   private void digest(long repairId, StepRequest req, Downstream downstream) throws IOException, InterruptedException {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();

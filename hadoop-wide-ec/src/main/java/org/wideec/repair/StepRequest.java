@@ -14,13 +14,24 @@ import org.wideec.transport.Endpoint;
  * What one helper is asked to do, with everything that feeds it: for each of its slices (first, first +
  * stride, ... below length / sliceBytes), read that slice of its unit, multiply by the coefficient, add the
  * same slice from every upstream, and send the sum on. Upstreams are asked recursively by the helper itself,
- * so a chain is set up from the requestor backwards and data flows forwards (ECPipe §3.2).
+ * so a chain is set up from the requestor backwards and data flows forwards (ECPipe §3.2). A digest request
+ * asks instead for the CRC32C of the unit (how a requestor confirms what a target stored).
  */
 public record StepRequest(BlockRef unit, int coefficient, long length, int sliceBytes, int firstSlice, int stride,
-    List<Upstream> upstreams) {
+    List<Upstream> upstreams, boolean digest) {
 
   /** An upstream helper and what it is asked. */
   public record Upstream(Endpoint endpoint, StepRequest request) {}
+
+  public StepRequest(BlockRef unit, int coefficient, long length, int sliceBytes, int firstSlice, int stride,
+      List<Upstream> upstreams) {
+    this(unit, coefficient, length, sliceBytes, firstSlice, stride, upstreams, false);
+  }
+
+  /** Asks for the CRC32C of a whole replica. */
+  public static StepRequest digestOf(BlockRef unit, int sliceBytes) {
+    return new StepRequest(unit, 1, unit.numBytes(), sliceBytes, 0, 1, List.of(), true);
+  }
 
   public StepRequest {
     upstreams = List.copyOf(upstreams);
@@ -57,6 +68,7 @@ public record StepRequest(BlockRef unit, int coefficient, long length, int slice
   }
 
   private void write(DataOutputStream out) throws IOException {
+    out.writeBoolean(digest);
     out.writeUTF(unit.pool());
     out.writeLong(unit.blockId());
     out.writeLong(unit.genStamp());
@@ -93,6 +105,7 @@ public record StepRequest(BlockRef unit, int coefficient, long length, int slice
     if (depth > 512) {
       throw new IOException("step request nested deeper than any stripe");
     }
+    boolean digest = in.readBoolean();
     BlockRef unit = new BlockRef(in.readUTF(), in.readLong(), in.readLong(), in.readLong());
     int coefficient = in.readUnsignedByte();
     long length = in.readLong();
@@ -105,6 +118,6 @@ public record StepRequest(BlockRef unit, int coefficient, long length, int slice
       Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
       ups.add(new Upstream(e, read(in, depth + 1)));
     }
-    return new StepRequest(unit, coefficient, length, slice, first, stride, ups);
+    return new StepRequest(unit, coefficient, length, slice, first, stride, ups, digest);
   }
 }
