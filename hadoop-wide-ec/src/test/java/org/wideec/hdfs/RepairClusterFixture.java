@@ -1,26 +1,19 @@
 package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -28,13 +21,8 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
-import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.io.IOUtils;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
@@ -42,12 +30,6 @@ import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.demo.MiniClusters;
 import org.wideec.demo.StripedGroups;
-import org.wideec.repair.LinkWeights;
-import org.wideec.repair.RepairGraph;
-import org.wideec.repair.RepairScheme;
-import org.wideec.repair.SingleUnitRepairPlanner;
-import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Frame;
 import org.wideec.transport.TransportFaultInjector;
 
 /** A cluster with racks, our placement and repair worker, an Azure-LRC(12,2,2) policy and files under it. */

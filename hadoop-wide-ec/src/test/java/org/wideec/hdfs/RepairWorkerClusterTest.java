@@ -15,43 +15,21 @@ import static org.wideec.hdfs.RepairClusterFixture.stockReconstructionTasks;
 import static org.wideec.hdfs.RepairClusterFixture.sum;
 
 import io.netty.buffer.ByteBuf;
-import java.io.File;
-import java.io.IOException;
-import java.lang.reflect.Field;
-import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
-import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
-import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.io.IOUtils;
-import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.wideec.code.LinearCode;
-import org.wideec.coder.StripedCodec;
-import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
-import org.wideec.datanode.WideEcDataNodePlugin;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
 import org.wideec.repair.LinkWeights;
 import org.wideec.repair.RepairGraph;
 import org.wideec.repair.RepairScheme;
@@ -63,7 +41,7 @@ import org.wideec.transport.TransportFaultInjector;
 /**
  * The DataNode repair worker in a real cluster with racks: the NameNode's reconstruction tasks for our codec
  * are run by our worker (not HDFS's reconstructor), with exactly the cross-rack traffic the plan predicts, and
- * every byte reads back, also after the code's remaining tolerance of DataNodes is stopped.
+ * every byte reads back, also after g more DataNodes (as many as HDFS's client decodes on its own) are stopped.
  */
 class RepairWorkerClusterTest {
   @BeforeAll
