@@ -40,19 +40,23 @@ public final class SliceTransport implements Closeable {
   private final ExecutorService workers;
   private final Handshake handshake;
   private final EventLoopGroup loops;
+  private final TransportTls tls;
   private Channel server;
   private int port;
 
   /**
    * @param node this node's name for logs (its identity in a repair is what the requestor calls it)
    * @param workers threads that run requests (they block on disks, credits and shaping)
+   * @throws IOException when TLS is asked for and cannot be set up
    */
-  public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers) {
+  public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers)
+      throws IOException {
     this.conf = conf;
     this.node = node;
     this.counters = counters;
     this.workers = workers;
     this.handshake = conf.handshake();
+    this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
   }
 
@@ -71,6 +75,9 @@ public final class SliceTransport implements Closeable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            if (tls != null) {
+              ch.pipeline().addLast(tls.serverHandler());
+            }
             ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(),
                 new ServerHandler(handler));
           }
@@ -78,12 +85,13 @@ public final class SliceTransport implements Closeable {
     try {
       server = b.bind(new InetSocketAddress(conf.bindHost(), conf.port())).sync().channel();
     } catch (Exception e) {
-      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      close();
       throw new IOException("cannot bind the wide-ec slice port " + conf.bindHost() + ":" + conf.port() + ": " + e, e);
     }
     port = ((InetSocketAddress) server.localAddress()).getPort();
-    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, shaping {})", node,
-        conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF", conf.shaper().enabled() ? "on" : "off");
+    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, TLS {}, shaping {})", node,
+        conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF", tls != null ? "on" : "off",
+        conf.shaper().enabled() ? "on" : "off");
     return port;
   }
 
@@ -104,6 +112,9 @@ public final class SliceTransport implements Closeable {
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            if (tls != null) {
+              ch.pipeline().addLast(tls.clientHandler());
+            }
             ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(), stream);
           }
         });
@@ -133,6 +144,9 @@ public final class SliceTransport implements Closeable {
       server.close().awaitUninterruptibly();
     }
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    if (tls != null) {
+      tls.close();
+    }
   }
 
   /** Authenticates a consumer, then hands its request to the workers and feeds it credits. */

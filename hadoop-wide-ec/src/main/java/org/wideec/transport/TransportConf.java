@@ -9,7 +9,7 @@ import org.apache.hadoop.conf.Configuration;
  * conf/hdfs-site-wide-ec.xml and the README).
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
-    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper) {
+    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls) {
 
   public static final String PREFIX = "wide-ec.transport.";
   public static final String BIND_HOST = PREFIX + "bind-host";
@@ -23,6 +23,7 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   public static final String CONNECT_TIMEOUT = PREFIX + "connect.timeout.ms";
   public static final String SHAPE_NODE = PREFIX + "shaping.node.bytes-per-second";
   public static final String SHAPE_RACK = PREFIX + "shaping.rack.bytes-per-second";
+  public static final String TLS = PREFIX + "tls.enabled";
 
   public static final int DEFAULT_SLICE_BYTES = 256 * 1024;
 
@@ -68,7 +69,13 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
     return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), conf.getInt(PORT, 0), secret,
         (int) conf.getLongBytes(SLICE_BYTES, DEFAULT_SLICE_BYTES), conf.getInt(WINDOW, 4), maxFrame,
         conf.getLong(STALL_TIMEOUT, 30_000), conf.getInt(CONNECT_TIMEOUT, 10_000),
-        new TrafficShaper(conf.getLongBytes(SHAPE_NODE, 0), conf.getLongBytes(SHAPE_RACK, 0)));
+        new TrafficShaper(conf.getLongBytes(SHAPE_NODE, 0), conf.getLongBytes(SHAPE_RACK, 0)),
+        conf.getBoolean(TLS, false) ? new Configuration(conf) : null);
+  }
+
+  /** The same settings with other stall and connect timeouts. */
+  public TransportConf withTimeouts(int millis) {
+    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls);
   }
 
   public Handshake handshake() {

@@ -39,7 +39,7 @@ class RepairExecutionTest {
   static final int WINDOW = 2;
 
   static TransportConf conf(byte[] secret, long stallMs) {
-    return new TransportConf("127.0.0.1", 0, secret, SLICE, WINDOW, 1 << 20, stallMs, 3000, TrafficShaper.OFF);
+    return new TransportConf("127.0.0.1", 0, secret, SLICE, WINDOW, 1 << 20, stallMs, 3000, TrafficShaper.OFF, null);
   }
 
   private MemoryCluster cluster;
