@@ -24,6 +24,7 @@ public final class WideEcTool extends Configured implements Tool {
       "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
       "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
       "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
+      "  endpoints [--json]                                   each live DataNode's repair worker: slice port, auth, shaping",
       "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
       "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
       "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
@@ -57,6 +58,7 @@ public final class WideEcTool extends Configured implements Tool {
         case "fsck" -> new FsckCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         case "demo" -> new DemoCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         case "bench" -> new BenchCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
+        case "endpoints" -> new EndpointsCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
         default -> throw new Options.UsageException("unknown command '" + args[0] + "'");
       };
     } catch (Options.UsageException e) {

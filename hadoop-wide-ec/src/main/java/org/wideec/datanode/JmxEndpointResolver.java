@@ -65,6 +65,15 @@ public final class JmxEndpointResolver {
   }
 
   private int fetchPort(DatanodeInfo dn) throws IOException {
+    return bean(dn).get("SlicePort").asInt();
+  }
+
+  /**
+   * The DataNode's {@link SliceEndpointMXBean} as its /jmx page shows it (SlicePort, Authentication, Shaping).
+   *
+   * @throws IOException when it cannot be read or the DataNode runs no repair worker
+   */
+  public JsonNode bean(DatanodeInfo dn) throws IOException {
     String url = "http://" + dn.getIpAddr() + ":" + dn.getInfoPort() + "/jmx?qry=Hadoop:service=DataNode,name="
         + beanName(dn.getXferPort());
     HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
@@ -76,7 +85,7 @@ public final class JmxEndpointResolver {
         throw new IOException("DataNode " + dn.getXferAddr() + " runs no wide-ec repair worker (nothing at " + url
             + "); add org.wideec.datanode.WideEcDataNodePlugin to its dfs.datanode.plugins");
       }
-      return beans.get(0).get("SlicePort").asInt();
+      return beans.get(0);
     } catch (IOException e) {
       throw new IOException("cannot discover the slice port of DataNode " + dn.getXferAddr() + ": " + e.getMessage(), e);
     } finally {

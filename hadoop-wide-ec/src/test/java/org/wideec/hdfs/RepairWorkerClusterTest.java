@@ -55,6 +55,22 @@ class RepairWorkerClusterTest {
   }
 
   @Test
+  void everyDataNodesWorkerIsDiscoverableByTools() throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    int rc = org.apache.hadoop.util.ToolRunner.run(cluster.getConfiguration(0),
+        new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err), new String[] {"endpoints", "--json"});
+    assertEquals(0, rc, buf.toString());
+    com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(buf.toString());
+    assertEquals(cluster.getDataNodes().size(), j.get("datanodes").size());
+    for (com.fasterxml.jackson.databind.JsonNode d : j.get("datanodes")) {
+      int xfer = Integer.parseInt(d.get("datanode").asText().split(":")[1]);
+      org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(xfer);
+      assertEquals(p.transport().port(), d.get("slicePort").asInt(), "what tools see is where the worker listens");
+      assertEquals("hmac", d.get("authentication").asText());
+    }
+  }
+
+  @Test
   void ourWorkerRebuildsLostUnitsWithThePlannedCrossRackTrafficAndNothingIsLost() throws Exception {
     long stockBefore = stockReconstructionTasks();
     long crossBefore = sum(RepairMetrics::bytesSentCrossRack);
