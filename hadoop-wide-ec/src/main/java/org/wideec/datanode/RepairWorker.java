@@ -117,8 +117,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       return;
     }
     int[] wanted = missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray();
-    GroupRepair gr = GroupRepair.of(group, t.policy(), live, t.sources(), wanted, scheme);
-    Map<String, DatanodeInfo> nodes = new HashMap<>(gr.nodes());
+    Map<String, DatanodeInfo> nodes = new HashMap<>(all.nodes());
     Map<Integer, Integer> targetOf = new HashMap<>();
     for (int i = 0; i < count; i++) {
       targetOf.put(wanted[i], i);
@@ -127,7 +126,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     DatanodeInfo self = t.targets()[0];
     UnitLocation requestor = new UnitLocation(-1, self.getXferAddr(), self.getNetworkLocation());
     EndpointResolver resolver = endpoints.over(nodes::get);
-    engines.create(resolver).repair(gr.repair(), requestor, (unit, len) -> {
+    engines.create(resolver).repair(all.repair().only(wanted), requestor, (unit, len) -> {
       int ti = targetOf.get(unit);
       DatanodeInfo target = t.targets()[ti];
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + unit, len,

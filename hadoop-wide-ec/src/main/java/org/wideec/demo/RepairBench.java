@@ -110,8 +110,8 @@ public final class RepairBench {
         json.put("fullNode", fullNode(cluster, fs, smallestSlice()));
         return;
       }
-      Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes(), 10);
-      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes(), 12);
+      Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes());
+      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes());
       Map<String, Object> nodeLinks = new LinkedHashMap<>();
       TrafficShaper.emulate(new long[] {s.nodeRate(), 0});
       int best = bestSlice(cluster, rs);
@@ -135,7 +135,7 @@ public final class RepairBench {
       // ECWide's comparison uses Azure-LRC(10,2,2): local groups of r + 1 = 6, f = 3 per rack under combined
       // locality, so a data unit's repair crosses racks exactly once ((r+1)/f - 1 = 1).
       TrafficShaper.emulate(null);
-      Stripe wide = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-flat", s.blockBytes(), 10);
+      Stripe wide = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-flat", s.blockBytes());
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
       double direct = directSend(cluster, wide, true, best);
@@ -160,7 +160,7 @@ public final class RepairBench {
     MiniDFSCluster cluster = start(dir, "cl", 8, 4, s.sliceSizes().get(0));
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
-      Stripe lrc = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes(), 10);
+      Stripe lrc = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes());
       int best = (Integer) json.get("bestSliceBytes");
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
@@ -197,12 +197,12 @@ public final class RepairBench {
       long lostCrc) {}
 
   private Stripe write(MiniDFSCluster cluster, DistributedFileSystem fs, String codec, int k, int m, String path,
-      long blockBytes, int dataUnits) throws Exception {
+      long blockBytes) throws Exception {
     ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(codec, k, m, CELL));
     Path file = new Path(path);
     fs.mkdirs(file.getParent());
     fs.setErasureCodingPolicy(file.getParent(), policy.getName());
-    writeFile(fs, file, (long) dataUnits * blockBytes, blockBytes);
+    writeFile(fs, file, (long) k * blockBytes, blockBytes); // one full group
     MiniClusters.awaitQuiet(cluster, 300_000);
     LocatedStripedBlock g = StripedGroups.groups(fs, file).get(0);
     int lost = 0;

@@ -35,6 +35,22 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
         Comparator.naturalOrder());
   }
 
+  /** The same repair restricted to some of its lost units. */
+  public StripeRepair only(int[] units) {
+    long[] lengths = new long[units.length];
+    for (int i = 0; i < units.length; i++) {
+      int at = -1;
+      for (int j = 0; j < lost.length; j++) {
+        at = lost[j] == units[i] ? j : at;
+      }
+      if (at < 0) {
+        throw new IllegalArgumentException(name + ": unit " + units[i] + " is not among the lost " + Arrays.toString(lost));
+      }
+      lengths[i] = lostLengths[at];
+    }
+    return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference);
+  }
+
   public long length() {
     return Arrays.stream(lostLengths).max().orElse(0);
   }

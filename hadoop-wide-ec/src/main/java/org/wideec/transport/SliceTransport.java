@@ -239,6 +239,9 @@ public final class SliceTransport implements Closeable {
     }
   }
 
+  /** A frame waiting for the emulated links, and when it may leave (System.nanoTime). */
+  private record Pending(Frame frame, long due) {}
+
   /** A consumer's stream as the producer sees it. */
   private final class ChannelDownstream implements Downstream {
     private final Channel channel;
@@ -250,7 +253,7 @@ public final class SliceTransport implements Closeable {
     final Semaphore credits = new Semaphore(0);
     volatile boolean gone;
     private long lastDue = Long.MIN_VALUE;
-    private final java.util.ArrayDeque<Object[]> queue = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<Pending> queue = new java.util.ArrayDeque<>();
 
     ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack) {
       this.channel = channel;
@@ -325,7 +328,7 @@ public final class SliceTransport implements Closeable {
       boolean idle;
       synchronized (queue) {
         idle = queue.isEmpty();
-        queue.add(new Object[] {frame, due});
+        queue.add(new Pending(frame, due));
       }
       if (idle) {
         channel.eventLoop().execute(this::release);
@@ -337,16 +340,16 @@ public final class SliceTransport implements Closeable {
       while (true) {
         Frame f;
         synchronized (queue) {
-          Object[] head = queue.peek();
+          Pending head = queue.peek();
           if (head == null) {
             return;
           }
-          long wait = (Long) head[1] - System.nanoTime();
+          long wait = head.due() - System.nanoTime();
           if (wait > 0) {
             channel.eventLoop().schedule(this::release, wait, TimeUnit.NANOSECONDS);
             return;
           }
-          f = (Frame) head[0];
+          f = head.frame();
           queue.poll();
         }
         channel.writeAndFlush(f);
