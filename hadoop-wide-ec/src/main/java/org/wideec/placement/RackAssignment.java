@@ -2,7 +2,9 @@ package org.wideec.placement;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -50,7 +52,62 @@ public final class RackAssignment {
   }
 
   /**
-   * The rack for one rebuilt unit: among racks with a free node and fewer than {@code cap} units of the
+   * Racks for a group's rebuilt units, by unit. Each goes back to the real rack that holds the survivors of its
+   * plan rack; a plan rack with no survivor takes an empty rack (most free nodes first), so a repair restores
+   * the plan itself, not only rack tolerance. A unit whose planned rack is full or has no free node left takes
+   * {@link #repairRack}'s choice. Throws PlacementException when no rack can take a unit.
+   *
+   * @param liveRackOfUnit real rack of every surviving unit
+   * @param lost the units to rebuild
+   * @param freeNodes free (not excluded) nodes per real rack
+   */
+  public static Map<Integer, String> repairRacks(PlacementPlan plan, Map<Integer, String> liveRackOfUnit, int[] lost,
+      Map<String, Integer> freeNodes) {
+    Map<String, Integer> load = new HashMap<>();
+    Map<Integer, Map<String, Integer>> votes = new HashMap<>();
+    for (Map.Entry<Integer, String> e : liveRackOfUnit.entrySet()) {
+      load.merge(e.getValue(), 1, Integer::sum);
+      votes.computeIfAbsent(plan.rackOf(e.getKey()), r -> new HashMap<>()).merge(e.getValue(), 1, Integer::sum);
+    }
+    // A plan rack lives where most of its survivors are (all of them, unless an earlier fallback split it).
+    Map<Integer, String> realOfPlanRack = new HashMap<>();
+    votes.forEach((planRack, counts) -> realOfPlanRack.put(planRack, counts.entrySet().stream()
+        .max(Map.Entry.<String, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder())))
+        .orElseThrow().getKey()));
+    Map<String, Integer> free = new HashMap<>(freeNodes);
+    int cap = plan.maxUnitsPerRack();
+    Map<Integer, String> out = new HashMap<>();
+    for (int u : lost) {
+      String rack = realOfPlanRack.get(plan.rackOf(u));
+      if (rack == null) {
+        rack = emptyRack(free, load, realOfPlanRack.values());
+      }
+      if (rack == null || free.getOrDefault(rack, 0) == 0 || load.getOrDefault(rack, 0) >= cap) {
+        rack = repairRack(load, free, cap);
+      }
+      realOfPlanRack.putIfAbsent(plan.rackOf(u), rack);
+      out.put(u, rack);
+      load.merge(rack, 1, Integer::sum);
+      free.merge(rack, -1, Integer::sum);
+    }
+    return out;
+  }
+
+  /** A rack holding none of the group's units and no other plan rack, with the most free nodes. */
+  private static String emptyRack(Map<String, Integer> free, Map<String, Integer> load, Collection<String> taken) {
+    String best = null;
+    for (Map.Entry<String, Integer> e : free.entrySet()) {
+      String r = e.getKey();
+      if (e.getValue() > 0 && load.getOrDefault(r, 0) == 0 && !taken.contains(r)
+          && (best == null || e.getValue() > free.get(best) || (e.getValue().equals(free.get(best)) && r.compareTo(best) < 0))) {
+        best = r;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The rack for one rebuilt unit when the group's unit indexes are unknown: among racks with a free node and fewer than {@code cap} units of the
    * group, the fullest (the rack that lost the unit, when one was lost), so the plan is restored and no
    * rack exceeds what the code tolerates.
    */

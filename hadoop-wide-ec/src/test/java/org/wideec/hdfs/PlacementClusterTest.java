@@ -107,7 +107,10 @@ class PlacementClusterTest {
       }
 
       MiniClusters.awaitQuiet(cluster, 60_000);
-      DatanodeInfo victim = StripedGroups.location(groups.get(0), 0);
+      // The victim holds data unit 0 of the short last group (units 0 and 6-9 only): putting it back where the
+      // plan wants needs the unit's index, not only the group's per-rack counts.
+      assertEquals(5, groups.get(3).getBlockIndices().length);
+      DatanodeInfo victim = StripedGroups.location(groups.get(3), 0);
       int index = 0;
       for (int i = 0; i < cluster.getDataNodes().size(); i++) {
         if (cluster.getDataNodes().get(i).getXferPort() == victim.getXferPort()) {

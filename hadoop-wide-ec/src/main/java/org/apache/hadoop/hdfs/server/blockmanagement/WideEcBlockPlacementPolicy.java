@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.AddBlockFlag;
@@ -59,7 +60,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           return placeGroup(plan, excludedNodes, blocksize, storagePolicy);
         }
         if (!chosen.isEmpty()) {
-          return placeRepair(plan, numOfReplicas, chosen, excludedNodes, blocksize, storagePolicy);
+          return placeRepair(plan, srcPath, numOfReplicas, chosen, excludedNodes, blocksize, storagePolicy);
         }
       } catch (NotEnoughReplicasException | PlacementException e) {
         LOG.warn("cannot place {} by its {} plan ({}); using the stock rack-fault-tolerant placement",
@@ -92,7 +93,12 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     return targets;
   }
 
-  private DatanodeStorageInfo[] placeRepair(PlacementPlan plan, int count, List<DatanodeStorageInfo> chosen,
+  /**
+   * Targets for a group's rebuilt units. When the group is known, the i-th target is for its i-th lost unit in
+   * ascending order (the order in which a DataNode's reconstruction assigns targets) and goes back to that
+   * unit's planned rack; otherwise each target goes to the fullest rack below the plan's per-rack limit.
+   */
+  private DatanodeStorageInfo[] placeRepair(PlacementPlan plan, String src, int count, List<DatanodeStorageInfo> chosen,
       Set<Node> excludedNodes, long blocksize, BlockStoragePolicy storagePolicy) throws NotEnoughReplicasException {
     Set<Node> excluded = excludedNodes == null ? new HashSet<>() : new HashSet<>(excludedNodes);
     Map<String, Integer> load = new HashMap<>();
@@ -100,15 +106,50 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       load.merge(s.getDatanodeDescriptor().getNetworkLocation(), 1, Integer::sum);
       excluded.add(s.getDatanodeDescriptor());
     }
+    LostUnits group = lostUnits(src, chosen, count);
+    Map<Integer, String> racks = group == null ? null
+        : RackAssignment.repairRacks(plan, group.liveRacks(), group.lost(), freeCounts(excluded));
     List<DatanodeStorageInfo> results = new ArrayList<>(chosen);
     EnumMap<StorageType, Integer> types = storageTypes(storagePolicy, count);
     DatanodeStorageInfo[] targets = new DatanodeStorageInfo[count];
     for (int i = 0; i < count; i++) {
-      String rack = RackAssignment.repairRack(load, freeCounts(excluded), plan.maxUnitsPerRack());
+      String rack = racks != null ? racks.get(group.lost()[i])
+          : RackAssignment.repairRack(load, freeCounts(excluded), plan.maxUnitsPerRack());
       targets[i] = chooseRandom(rack, excluded, blocksize, plan.maxUnitsPerRack() + 1, results, false, types);
       load.merge(rack, 1, Integer::sum);
     }
     return targets;
+  }
+
+  /** A group's lost units, ascending, and the real rack of each surviving unit. */
+  private record LostUnits(int[] lost, Map<Integer, String> liveRacks) {}
+
+  /**
+   * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
+   * such group or more than one (small clusters can put two groups on the same nodes).
+   */
+  private static LostUnits lostUnits(String src, List<DatanodeStorageInfo> chosen, int count) {
+    FSNamesystem fsn = NamespaceAccess.get();
+    return fsn == null ? null : WideEcNamespace.withBlocks(fsn, src, blocks -> {
+      LostUnits found = null;
+      for (BlockInfo b : blocks) {
+        if (!(b instanceof BlockInfoStriped g) || !chosen.stream().allMatch(s -> g.getStorageBlockIndex(s) >= 0)) {
+          continue;
+        }
+        Map<Integer, String> live = new HashMap<>();
+        chosen.forEach(s -> live.put((int) g.getStorageBlockIndex(s), s.getDatanodeDescriptor().getNetworkLocation()));
+        // Data units past the end of a short group never existed and are not rebuilt.
+        int[] lost = IntStream.range(0, g.getTotalBlockNum())
+            .filter(u -> !live.containsKey(u) && (u < g.getRealDataBlockNum() || u >= g.getDataBlockNum())).toArray();
+        if (lost.length == count) {
+          if (found != null) {
+            return null;
+          }
+          found = new LostUnits(lost, live);
+        }
+      }
+      return found;
+    });
   }
 
   /**
