@@ -108,7 +108,7 @@ public final class DemoCommand {
     step(String.format("wrote %d files, %.1f MiB, encoded by the wideec coder (%.1f MiB/s)", files.size(),
         written / 1048576.0, written / 1048576.0 / ((System.nanoTime() - tw) / 1e9)));
 
-    MiniClusters.awaitQuiet(cluster, 60_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
     for (Path p : files) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
         step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + StripedGroups.unitsByRack(g)

@@ -203,7 +203,7 @@ public final class RepairBench {
     fs.mkdirs(file.getParent());
     fs.setErasureCodingPolicy(file.getParent(), policy.getName());
     writeFile(fs, file, (long) k * blockBytes, blockBytes); // one full group
-    MiniClusters.awaitQuiet(cluster, 300_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, List.of(file), 300_000);
     LocatedStripedBlock g = StripedGroups.groups(fs, file).get(0);
     int lost = 0;
     DatanodeInfo lostAt = StripedGroups.location(g, lost);
@@ -389,13 +389,17 @@ public final class RepairBench {
     Path dir = new Path("/bench/fullnode");
     fs.mkdirs(dir);
     fs.setErasureCodingPolicy(dir, policy.getName());
-    List<LocatedStripedBlock> groups = new ArrayList<>();
+    List<Path> files = new ArrayList<>();
     for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
       Path f = new Path(dir, "s" + i);
       writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
+      files.add(f);
+    }
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
+    List<LocatedStripedBlock> groups = new ArrayList<>();
+    for (Path f : files) {
       groups.addAll(StripedGroups.groups(fs, f));
     }
-    MiniClusters.awaitQuiet(cluster, 300_000);
     Map<String, Integer> load = new HashMap<>();
     for (LocatedStripedBlock g : groups) {
       for (DatanodeInfo d : g.getLocations()) {
@@ -516,7 +520,7 @@ public final class RepairBench {
     fs.setErasureCodingPolicy(dir, policy.getName());
     Path f = new Path(dir, "rs");
     writeFile(fs, f, 10 * s.blockBytes(), s.blockBytes());
-    MiniClusters.awaitQuiet(cluster, 300_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, List.of(f), 300_000);
     DatanodeInfo at = StripedGroups.location(StripedGroups.groups(fs, f).get(0), 0);
     DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == at.getXferPort()).findFirst().orElseThrow();
     long t0 = System.nanoTime();

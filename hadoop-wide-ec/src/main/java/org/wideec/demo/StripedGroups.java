@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -122,6 +123,19 @@ public final class StripedGroups {
       }
       Thread.sleep(200);
     }
+  }
+
+  /**
+   * Waits for the state failure drills start from: every unit of every group of the files reported to the
+   * NameNode (a file closes, and reads, before its last units' reports arrive, so a fresh group can look
+   * short) and no redundancy work left (MiniClusters.awaitQuiet).
+   */
+  public static void awaitSettled(MiniDFSCluster cluster, DistributedFileSystem fs, ErasureCodingPolicy policy,
+      Collection<Path> files, long timeoutMs) throws IOException, InterruptedException {
+    for (Path f : files) {
+      awaitComplete(fs, f, policy, timeoutMs);
+    }
+    MiniClusters.awaitQuiet(cluster, timeoutMs);
   }
 
   /**

@@ -88,6 +88,7 @@ class PlacementClusterTest {
       assertArrayEquals(new int[] {3, 3, 3, 1}, plan.unitsPerRack());
       byte[][] data = new byte[1][];
       org.apache.hadoop.fs.Path f = write(fs, "/cl/file", (int) (6 * BLOCK * 3 + 12345), new Random(1), data);
+      StripedGroups.awaitSettled(cluster, fs, policy, List.of(f), 60_000);
       List<LocatedStripedBlock> groups = StripedGroups.groups(fs, f);
       assertEquals(4, groups.size());
       for (LocatedStripedBlock g : groups) {
@@ -106,7 +107,6 @@ class PlacementClusterTest {
         assertEquals(1, cost.get(u).asInt());
       }
 
-      MiniClusters.awaitQuiet(cluster, 60_000);
       // The victim holds data unit 0 of the short last group (units 0 and 6-9 only): putting it back where the
       // plan wants needs the unit's index, not only the group's per-rack counts.
       assertEquals(5, groups.get(3).getBlockIndices().length);

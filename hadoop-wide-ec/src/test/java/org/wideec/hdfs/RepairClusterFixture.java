@@ -68,7 +68,7 @@ final class RepairClusterFixture {
       }
       files.put(p, data);
     }
-    MiniClusters.awaitQuiet(cluster, 60_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, files.keySet(), 60_000);
     for (DataNode dn : cluster.getDataNodes()) {
       assertTrue(WideEcDataNodePlugin.running(dn.getXferPort()).tookOverReconstruction(), "takeover installed");
     }
@@ -125,7 +125,7 @@ final class RepairClusterFixture {
   }
 
   static DatanodeInfo busiestNode() throws Exception {
-    MiniClusters.awaitQuiet(cluster, 60_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, files.keySet(), 60_000);
     Map<String, Integer> units = new HashMap<>();
     Map<String, DatanodeInfo> infos = new HashMap<>();
     for (Path p : files.keySet()) {

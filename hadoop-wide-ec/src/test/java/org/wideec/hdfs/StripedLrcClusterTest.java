@@ -112,7 +112,7 @@ class StripedLrcClusterTest {
     for (int i = 0; i < files.size(); i++) {
       assertArrayEquals(contents.get(i), read(files.get(i), sizes[i]));
     }
-    MiniClusters.awaitQuiet(cluster, 60_000);
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
     // Lose g = 2 DataNodes: the holders of data unit 0 and of the global parity 12 of the big file.
     LocatedStripedBlock g0 = StripedGroups.groups(fs, files.get(files.size() - 1)).get(0);
     DatanodeInfo a = StripedGroups.location(g0, 0);
