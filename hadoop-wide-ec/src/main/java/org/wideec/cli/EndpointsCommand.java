@@ -37,8 +37,32 @@ final class EndpointsCommand {
     if (!(fs instanceof DistributedFileSystem dfs)) {
       throw new IllegalArgumentException("endpoints needs HDFS as fs.defaultFS, not " + fs.getUri());
     }
-    JmxEndpointResolver jmx = new JmxEndpointResolver(10_000);
     List<Map<String, Object>> rows = new ArrayList<>();
+    int missing;
+    JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
+    try {
+      missing = describe(dfs, jmx, rows);
+    } finally {
+      jmx.close();
+    }
+    if (o.has("json")) {
+      out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing)));
+    } else {
+      Table t = new Table().row("DATANODE", "RACK", "SLICE ENDPOINT", "AUTHENTICATION", "SHAPING");
+      for (Map<String, Object> r : rows) {
+        String host = ((String) r.get("datanode")).split(":")[0];
+        t.row((String) r.get("datanode"), (String) r.get("rack"),
+            r.containsKey("slicePort") ? host + ":" + r.get("slicePort") : "none: " + r.get("error"),
+            r.getOrDefault("authentication", ""), r.getOrDefault("shaping", ""));
+      }
+      t.print(out);
+    }
+    return missing == 0 ? 0 : 1;
+  }
+
+  /** One row per live DataNode into rows; returns how many run no worker (or could not be asked). */
+  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, List<Map<String, Object>> rows)
+      throws IOException {
     int missing = 0;
     for (DatanodeInfo dn : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
       Map<String, Object> r = new LinkedHashMap<>();
@@ -55,18 +79,6 @@ final class EndpointsCommand {
       }
       rows.add(r);
     }
-    if (o.has("json")) {
-      out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing)));
-    } else {
-      Table t = new Table().row("DATANODE", "RACK", "SLICE ENDPOINT", "AUTHENTICATION", "SHAPING");
-      for (Map<String, Object> r : rows) {
-        String host = ((String) r.get("datanode")).split(":")[0];
-        t.row((String) r.get("datanode"), (String) r.get("rack"),
-            r.containsKey("slicePort") ? host + ":" + r.get("slicePort") : "none: " + r.get("error"),
-            r.getOrDefault("authentication", ""), r.getOrDefault("shaping", ""));
-      }
-      t.print(out);
-    }
-    return missing == 0 ? 0 : 1;
+    return missing;
   }
 }

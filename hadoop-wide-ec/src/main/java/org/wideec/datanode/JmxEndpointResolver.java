@@ -6,26 +6,36 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
+import java.net.URLConnection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.DFSUtil;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.web.URLConnectionFactory;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.authentication.client.AuthenticationException;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
 
 /**
  * Finds a DataNode's slice port on its /jmx page ({@link SliceEndpointMXBean}); remembers answers for ten
- * minutes, or until a repair blames the node (a restarted DataNode listens on a new port).
+ * minutes, or until a repair blames the node (a restarted DataNode listens on a new port). The page is read
+ * the way HDFS's own tools read web UIs: over HTTPS when {@code dfs.http.policy} is HTTPS_ONLY (trusting
+ * ssl-client.xml), with SPNEGO when Kerberos security is on.
  */
 public final class JmxEndpointResolver {
   private static final long TTL_MS = 600_000;
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Map<String, long[]> cache = new ConcurrentHashMap<>(); // node -> {port, expiry}
-  private final int timeoutMs;
+  private final URLConnectionFactory connections;
+  private final boolean https;
 
-  public JmxEndpointResolver(int timeoutMs) {
-    this.timeoutMs = timeoutMs;
+  public JmxEndpointResolver(Configuration conf, int timeoutMs) {
+    this.connections = URLConnectionFactory.newDefaultURLConnectionFactory(timeoutMs, timeoutMs, conf);
+    this.https = DFSUtil.getHttpPolicy(conf).isHttpsEnabled() && !DFSUtil.getHttpPolicy(conf).isHttpEnabled();
   }
 
   public static String beanName(int xferPort) {
@@ -74,22 +84,30 @@ public final class JmxEndpointResolver {
    * @throws IOException when it cannot be read or the DataNode runs no repair worker
    */
   public JsonNode bean(DatanodeInfo dn) throws IOException {
-    String url = "http://" + dn.getIpAddr() + ":" + dn.getInfoPort() + "/jmx?qry=Hadoop:service=DataNode,name="
-        + beanName(dn.getXferPort());
-    HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-    c.setConnectTimeout(timeoutMs);
-    c.setReadTimeout(timeoutMs);
-    try (InputStream in = c.getInputStream()) {
-      JsonNode beans = JSON.readTree(in).path("beans");
-      if (beans.size() == 0 || !beans.get(0).has("SlicePort")) {
-        throw new IOException("DataNode " + dn.getXferAddr() + " runs no wide-ec repair worker (nothing at " + url
-            + "); add org.wideec.datanode.WideEcDataNodePlugin to its dfs.datanode.plugins");
+    String url = (https ? "https://" : "http://") + dn.getIpAddr() + ":" + (https ? dn.getInfoSecurePort() : dn.getInfoPort())
+        + "/jmx?qry=Hadoop:service=DataNode,name=" + beanName(dn.getXferPort());
+    URLConnection c = null;
+    try {
+      c = connections.openConnection(new URL(url), UserGroupInformation.isSecurityEnabled());
+      try (InputStream in = c.getInputStream()) {
+        JsonNode beans = JSON.readTree(in).path("beans");
+        if (beans.size() == 0 || !beans.get(0).has("SlicePort")) {
+          throw new IOException("DataNode " + dn.getXferAddr() + " runs no wide-ec repair worker (nothing at " + url
+              + "); add org.wideec.datanode.WideEcDataNodePlugin to its dfs.datanode.plugins");
+        }
+        return beans.get(0);
       }
-      return beans.get(0);
-    } catch (IOException e) {
+    } catch (IOException | AuthenticationException e) {
       throw new IOException("cannot discover the slice port of DataNode " + dn.getXferAddr() + ": " + e.getMessage(), e);
     } finally {
-      c.disconnect();
+      if (c instanceof HttpURLConnection h) {
+        h.disconnect();
+      }
     }
+  }
+
+  /** Releases the HTTPS trust material, if any. */
+  public void close() {
+    connections.destroy();
   }
 }

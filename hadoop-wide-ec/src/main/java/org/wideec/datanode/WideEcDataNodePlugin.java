@@ -72,7 +72,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
           return conf.shaper().enabled();
         }
       });
-      endpoints = new JmxEndpointResolver(conf.connectTimeoutMs());
+      endpoints = new JmxEndpointResolver(dn.getConf(), conf.connectTimeoutMs());
       RepairWorker worker = new RepairWorker(dn, transport, endpoints, metrics);
       takenOver = ReconstructionTakeover.install(dn, RepairWorker::ours, worker);
       RUNNING.put(xferPort, this);
@@ -95,6 +95,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     }
     if (helpers != null) {
       helpers.shutdownNow();
+    }
+    if (endpoints != null) {
+      endpoints.close();
+      endpoints = null;
     }
     if (metrics != null) {
       metrics.unregister();

@@ -15,17 +15,23 @@ import static org.wideec.hdfs.RepairClusterFixture.stockReconstructionTasks;
 import static org.wideec.hdfs.RepairClusterFixture.sum;
 
 import io.netty.buffer.ByteBuf;
+import java.io.File;
+import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
+import org.apache.hadoop.http.HttpConfig;
 import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.security.ssl.KeyStoreTestUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,14 +50,30 @@ import org.wideec.transport.TransportFaultInjector;
  * every byte reads back, also after g more DataNodes (as many as HDFS's client decodes on its own) are stopped.
  */
 class RepairWorkerClusterTest {
+  static File keystores;
+  static String sslConfDir;
+
+  /**
+   * Web UIs on HTTPS only (dfs.http.policy=HTTPS_ONLY): the workers and the endpoints tool find each other's
+   * slice ports over HTTPS, trusting ssl-client.xml, as on a secured cluster. The fault tests run on HTTP.
+   */
   @BeforeAll
   static void start() throws Exception {
-    RepairClusterFixture.start(new Configuration());
+    keystores = Files.createTempDirectory("wideec-https").toFile();
+    sslConfDir = KeyStoreTestUtil.getClasspathDir(RepairWorkerClusterTest.class);
+    Configuration conf = new Configuration();
+    KeyStoreTestUtil.setupSSLConfig(keystores.getAbsolutePath(), sslConfDir, conf, false);
+    conf.set(DFSConfigKeys.DFS_HTTP_POLICY_KEY, HttpConfig.Policy.HTTPS_ONLY.name());
+    conf.set(DFSConfigKeys.DFS_NAMENODE_HTTPS_ADDRESS_KEY, "localhost:0");
+    conf.set(DFSConfigKeys.DFS_DATANODE_HTTPS_ADDRESS_KEY, "localhost:0");
+    RepairClusterFixture.start(conf);
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws Exception {
     RepairClusterFixture.stop();
+    KeyStoreTestUtil.cleanupSSLConfig(keystores.getAbsolutePath(), sslConfDir);
+    FileUtil.fullyDelete(keystores);
   }
 
   @Test
@@ -67,6 +89,9 @@ class RepairWorkerClusterTest {
       org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(xfer);
       assertEquals(p.transport().port(), d.get("slicePort").asInt(), "what tools see is where the worker listens");
       assertEquals("hmac", d.get("authentication").asText());
+    }
+    for (DataNode dn : cluster.getDataNodes()) {
+      assertTrue(dn.getDatanodeId().getInfoSecurePort() > 0 && dn.getInfoPort() == 0, "web UI on HTTPS only");
     }
   }
 
