@@ -111,38 +111,64 @@ class PlacementClusterTest {
       // plan wants needs the unit's index, not only the group's per-rack counts.
       assertEquals(5, groups.get(3).getBlockIndices().length);
       DatanodeInfo victim = StripedGroups.location(groups.get(3), 0);
-      int index = 0;
-      for (int i = 0; i < cluster.getDataNodes().size(); i++) {
-        if (cluster.getDataNodes().get(i).getXferPort() == victim.getXferPort()) {
-          index = i;
+      loseAndCheck(cluster, fs, f, policy, plan, code, data[0], List.of(victim));
+
+      // Two DataNodes at once, in two other racks (each keeps a free node for every group): group 0 loses two
+      // units, in one reconstruction task or two, and each goes back to its own unit's plan rack.
+      StripedGroups.awaitSettled(cluster, fs, policy, List.of(f), 60_000);
+      LocatedStripedBlock g0 = StripedGroups.groups(fs, f).get(0);
+      List<DatanodeInfo> pair = new java.util.ArrayList<>();
+      for (int u = 0; u < 10 && pair.size() < 2; u++) {
+        DatanodeInfo d = StripedGroups.location(g0, u);
+        if (!d.getNetworkLocation().equals(victim.getNetworkLocation())
+            && pair.stream().noneMatch(p -> p.getNetworkLocation().equals(d.getNetworkLocation()))) {
+          pair.add(d);
         }
       }
-      DataNode dn = cluster.getDataNodes().get(index);
-      cluster.stopDataNode(index);
-      cluster.setDataNodeDead(dn.getDatanodeId());
-      StripedGroups.awaitComplete(fs, f, policy, 120_000);
-      ErasurePatterns patterns = ErasurePatterns.of(code);
-      for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
-        for (int count : unitsPerRack(g).values()) {
-          assertTrue(count <= 3, "no rack holds more than f = 3 units after repair: " + unitsPerRack(g));
-        }
-        String[] racks = StripedGroups.rackOfUnit(g, 10);
-        for (String rack : unitsPerRack(g).keySet()) {
-          int[] lost = java.util.stream.IntStream.range(0, 10).filter(u -> rack.equals(racks[u])).toArray();
-          assertTrue(patterns.isDecodable(lost), "losing " + rack + " is survivable");
-        }
-        assertTrue(StripedPlacement.holds(plan, racks), "repair restored the plan for " + g.getBlock());
-      }
-      assertEquals(3 * 10 + 5, StripedGroups.verifyEveryUnit(cluster, fs, f, policy, code, data[0]));
-      byte[] back = new byte[data[0].length];
-      try (FSDataInputStream in = fs.open(f)) {
-        IOUtils.readFully(in, back, 0, back.length);
-      }
-      assertArrayEquals(data[0], back);
-      assertEquals(0, fsck(cluster.getConfiguration(0), "/cl", 0).get("groupsNotRackTolerant").asInt());
+      loseAndCheck(cluster, fs, f, policy, plan, code, data[0], pair);
     } finally {
       cluster.shutdown();
     }
+  }
+
+  /**
+   * Stops the victims at once and waits for the stock reconstruction: every group stays within f units per rack,
+   * survives any rack, holds the plan again, every unit equals the code and the file reads back.
+   */
+  private void loseAndCheck(MiniDFSCluster cluster, DistributedFileSystem fs, org.apache.hadoop.fs.Path f,
+      ErasureCodingPolicy policy, PlacementPlan plan, LinearCode code, byte[] data, List<DatanodeInfo> victims)
+      throws Exception {
+    for (DatanodeInfo victim : victims) {
+      for (int i = 0; i < cluster.getDataNodes().size(); i++) {
+        DataNode dn = cluster.getDataNodes().get(i);
+        if (dn.getXferPort() == victim.getXferPort()) {
+          cluster.stopDataNode(i);
+          cluster.setDataNodeDead(dn.getDatanodeId());
+          break;
+        }
+      }
+    }
+    StripedGroups.awaitComplete(fs, f, policy, 120_000);
+    ErasurePatterns patterns = ErasurePatterns.of(code);
+    for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
+      for (int count : unitsPerRack(g).values()) {
+        assertTrue(count <= 3, "no rack holds more than f = 3 units after repair: " + unitsPerRack(g));
+      }
+      String[] racks = StripedGroups.rackOfUnit(g, 10);
+      for (String rack : unitsPerRack(g).keySet()) {
+        int[] lost = java.util.stream.IntStream.range(0, 10).filter(u -> rack.equals(racks[u])).toArray();
+        assertTrue(patterns.isDecodable(lost), "losing " + rack + " is survivable");
+      }
+      assertTrue(StripedPlacement.holds(plan, racks), "repair restored the plan for " + g.getBlock() + " after losing "
+          + victims.stream().map(DatanodeInfo::getXferAddr).toList() + ": " + StripedGroups.unitsByRack(g));
+    }
+    assertEquals(3 * 10 + 5, StripedGroups.verifyEveryUnit(cluster, fs, f, policy, code, data));
+    byte[] back = new byte[data.length];
+    try (FSDataInputStream in = fs.open(f)) {
+      IOUtils.readFully(in, back, 0, back.length);
+    }
+    assertArrayEquals(data, back);
+    assertEquals(0, fsck(cluster.getConfiguration(0), "/cl", 0).get("groupsNotRackTolerant").asInt());
   }
 
   @Test
