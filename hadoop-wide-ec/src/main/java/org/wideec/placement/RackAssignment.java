@@ -107,9 +107,9 @@ public final class RackAssignment {
   }
 
   /**
-   * The rack for one rebuilt unit when the group's unit indexes are unknown: among racks with a free node and fewer than {@code cap} units of the
-   * group, the fullest (the rack that lost the unit, when one was lost), so the plan is restored and no
-   * rack exceeds what the code tolerates.
+   * The rack for one rebuilt unit when the group's unit indexes are unknown: among racks with a free node and
+   * fewer than {@code cap} units of the group, the fullest (for a full group that lost one unit, the rack that
+   * lost it), so no rack exceeds what the code tolerates.
    */
   public static String repairRack(Map<String, Integer> groupUnits, Map<String, Integer> freeNodes, int cap) {
     String best = null;
