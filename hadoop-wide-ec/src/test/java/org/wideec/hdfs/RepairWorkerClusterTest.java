@@ -15,15 +15,12 @@ import static org.wideec.hdfs.RepairClusterFixture.stockReconstructionTasks;
 import static org.wideec.hdfs.RepairClusterFixture.sum;
 
 import io.netty.buffer.ByteBuf;
-import java.io.File;
-import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -31,7 +28,6 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.http.HttpConfig;
 import org.apache.hadoop.io.IOUtils;
-import org.apache.hadoop.security.ssl.KeyStoreTestUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +38,7 @@ import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Frame;
+import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
@@ -50,8 +47,7 @@ import org.wideec.transport.TransportFaultInjector;
  * every byte reads back, also after g more DataNodes (as many as HDFS's client decodes on its own) are stopped.
  */
 class RepairWorkerClusterTest {
-  static File keystores;
-  static String sslConfDir;
+  static TestKeystores keystores;
 
   /**
    * Web UIs on HTTPS only (dfs.http.policy=HTTPS_ONLY): the workers and the endpoints tool find each other's
@@ -59,10 +55,8 @@ class RepairWorkerClusterTest {
    */
   @BeforeAll
   static void start() throws Exception {
-    keystores = Files.createTempDirectory("wideec-https").toFile();
-    sslConfDir = KeyStoreTestUtil.getClasspathDir(RepairWorkerClusterTest.class);
     Configuration conf = new Configuration();
-    KeyStoreTestUtil.setupSSLConfig(keystores.getAbsolutePath(), sslConfDir, conf, false);
+    keystores = new TestKeystores(RepairWorkerClusterTest.class, conf);
     conf.set(DFSConfigKeys.DFS_HTTP_POLICY_KEY, HttpConfig.Policy.HTTPS_ONLY.name());
     conf.set(DFSConfigKeys.DFS_NAMENODE_HTTPS_ADDRESS_KEY, "localhost:0");
     conf.set(DFSConfigKeys.DFS_DATANODE_HTTPS_ADDRESS_KEY, "localhost:0");
@@ -72,8 +66,7 @@ class RepairWorkerClusterTest {
   @AfterAll
   static void stop() throws Exception {
     RepairClusterFixture.stop();
-    KeyStoreTestUtil.cleanupSSLConfig(keystores.getAbsolutePath(), sslConfDir);
-    FileUtil.fullyDelete(keystores);
+    keystores.close();
   }
 
   @Test

@@ -3,8 +3,6 @@ package org.wideec.repair;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.File;
-import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +10,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileUtil;
-import org.apache.hadoop.security.ssl.KeyStoreTestUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,21 +20,19 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 
 /** The slice transport with TLS on (Hadoop's ssl-server.xml / ssl-client.xml): repairs work, plaintext peers do not. */
 class RepairOverTlsTest {
-  static File keystores;
-  static String sslConfDir;
+  static TestKeystores keystores;
   static Configuration conf;
 
   @BeforeAll
   static void keys() throws Exception {
-    keystores = Files.createTempDirectory("wideec-tls").toFile();
-    sslConfDir = KeyStoreTestUtil.getClasspathDir(RepairOverTlsTest.class);
     conf = new Configuration();
-    KeyStoreTestUtil.setupSSLConfig(keystores.getAbsolutePath(), sslConfDir, conf, false);
+    keystores = new TestKeystores(RepairOverTlsTest.class, conf);
     conf.set(TransportConf.SECRET, "a cluster secret for tests");
     conf.setBoolean(TransportConf.TLS, true);
     conf.setInt(TransportConf.SLICE_BYTES, 4096);
@@ -46,8 +40,7 @@ class RepairOverTlsTest {
 
   @AfterAll
   static void cleanup() throws Exception {
-    KeyStoreTestUtil.cleanupSSLConfig(keystores.getAbsolutePath(), sslConfDir);
-    FileUtil.fullyDelete(keystores);
+    keystores.close();
   }
 
   @Test
