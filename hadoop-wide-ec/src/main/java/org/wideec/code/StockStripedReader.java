@@ -1,0 +1,98 @@
+package org.wideec.code;
+
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * HDFS's striped reader as a rule over a code (DESIGN.md §2). {@code DFSStripedInputStream}'s stripe readers read
+ * every surviving data unit and, for each lost data unit, one parity: the lowest-index parities that survive, in
+ * unit order, and never another subset. HDFS assumes MDS codes, for which any such choice decodes; for an LRC a
+ * loss the code decodes can still be unreadable to a stock client (12+2+2 losing units 9, 10, 11 reads G1, G2, L1,
+ * and L1 knows nothing of the second group). Planning, fsck and tests all ask this class.
+ *
+ * <p>Data units past the end of a short block group are zeros the reader supplies itself; they are never lost.
+ */
+public final class StockStripedReader {
+  private StockStripedReader() {}
+
+  /**
+   * The parities a stock client reads for a stripe with the given units lost, ascending; null when fewer
+   * parities survive than data units are lost (the client fails with "missing blocks").
+   */
+  public static int[] parityChoice(LinearCode code, int... lost) {
+    BitSet gone = toSet(code, lost);
+    int lostData = gone.get(0, code.k()).cardinality();
+    int[] chosen = new int[lostData];
+    int found = 0;
+    for (int u = code.k(); u < code.n() && found < lostData; u++) {
+      if (!gone.get(u)) {
+        chosen[found++] = u;
+      }
+    }
+    return found == lostData ? chosen : null;
+  }
+
+  /** True when a stock client decodes every lost data unit from the units it reads. */
+  public static boolean canRead(LinearCode code, int... lost) {
+    requireSystematic(code);
+    BitSet gone = toSet(code, lost);
+    if (gone.nextSetBit(0) >= code.k() || gone.isEmpty()) {
+      return true;
+    }
+    int[] parities = parityChoice(code, lost);
+    if (parities == null) {
+      return false;
+    }
+    RowSpan span = new RowSpan(code.k());
+    for (int u = 0; u < code.k(); u++) {
+      if (!gone.get(u)) {
+        span.add(code.generator().row(u));
+      }
+    }
+    for (int p : parities) {
+      span.add(code.generator().row(p));
+    }
+    for (int u = gone.nextSetBit(0); u >= 0 && u < code.k(); u = gone.nextSetBit(u + 1)) {
+      if (!span.contains(code.generator().row(u))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The largest t such that a stock client reads through every loss of t or fewer units (the code's
+   * guarantee to stock clients; at least g for our unit order, and m for an MDS code).
+   */
+  public static int tolerance(LinearCode code) {
+    requireSystematic(code);
+    int[] idx = new int[0];
+    for (int t = 1; t <= code.n() - code.k(); t++) {
+      idx = RecoverabilityCheck.firstCombination(t);
+      do {
+        if (!canRead(code, idx)) {
+          return t - 1;
+        }
+      } while (RepairPlanner.next(idx, code.n()));
+    }
+    return code.n() - code.k();
+  }
+
+  private static void requireSystematic(LinearCode code) {
+    if (!code.isSystematic()) {
+      throw new IllegalArgumentException(code.spec() + " is not systematic; HDFS's striped reader cannot read it");
+    }
+  }
+
+  private static BitSet toSet(LinearCode code, int[] lost) {
+    BitSet s = new BitSet(code.n());
+    for (int u : lost) {
+      if (u < 0 || u >= code.n()) {
+        throw new IllegalArgumentException(code.spec() + ": unit " + u + " out of range 0.." + (code.n() - 1)
+            + " in " + Arrays.toString(lost));
+      }
+      s.set(u);
+    }
+    return s;
+  }
+}
