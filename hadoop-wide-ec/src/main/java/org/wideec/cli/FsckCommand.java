@@ -3,6 +3,7 @@ package org.wideec.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,14 +21,17 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.analysis.PlacementCosts;
-import org.wideec.code.ErasurePatterns;
+import org.wideec.code.LinearCode;
+import org.wideec.placement.GroupHealth;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.StripedPlacement;
 
 /**
- * {@code wide-ec fsck PATH}: for every block group of our codecs under PATH, its units per rack, whether the
- * placement plan holds, whether the loss of any one rack stays decodable, and the cross-rack cost of
- * repairing each unit as placed. Exit code 1 when some group would not survive a rack loss.
+ * {@code wide-ec fsck PATH}: for every block group of our codecs under PATH, its units per rack, the units lost
+ * now, whether the survivors decode (by the code, not by HDFS's count of parities), whether a stock client reads
+ * it now and after its worst single-rack loss (HDFS's reader rule, DESIGN.md §2), whether our worker can repair it,
+ * how many more units it can lose, whether the plan holds, and the cross-rack cost of repairing each unit as
+ * placed. Exit code 1 when some group has lost data or would be unreadable to stock clients after a rack loss.
  */
 final class FsckCommand {
   private final Configuration conf;
@@ -38,9 +42,11 @@ final class FsckCommand {
     this.out = out;
   }
 
-  /** One block group's report. */
-  record GroupReport(String file, String block, Map<String, List<Integer>> unitsByRack, boolean planHolds,
-      boolean rackTolerant, int[] crossRackCost) {}
+  /** One block group's report (the JSON fields of {@code fsck --json}, README "fsck"). */
+  record GroupReport(String file, String block, String code, Map<String, List<Integer>> unitsByRack, int[] lostUnits,
+      boolean decodable, boolean stockReadable, boolean stockReadableAfterRackLoss, String worstRack,
+      boolean repairable, int remainingTolerance, boolean remainingToleranceExact, boolean planHolds,
+      int[] crossRackCost) {}
 
   int run(String[] args) throws IOException {
     Options o = new Options(args, Set.of("scheme"), Set.of("json"));
@@ -63,30 +69,41 @@ final class FsckCommand {
         check(dfs, it.next().getPath(), scheme, reports);
       }
     }
-    long broken = reports.stream().filter(r -> !r.rackTolerant()).count();
+    long lost = reports.stream().filter(r -> !r.decodable()).count();
+    long unreadable = reports.stream().filter(r -> r.decodable() && !r.stockReadable()).count();
+    long notRackTolerant = reports.stream().filter(r -> !r.stockReadableAfterRackLoss()).count();
+    long atRisk = reports.stream().filter(r -> r.decodable() && r.remainingTolerance() <= 0).count();
     long offPlan = reports.stream().filter(r -> !r.planHolds()).count();
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", root.toString());
       j.put("groups", reports);
       j.put("groupsChecked", reports.size());
+      j.put("groupsLost", lost);
+      j.put("groupsUnreadableToStockClients", unreadable);
+      j.put("groupsNotRackTolerant", notRackTolerant);
+      j.put("groupsAtRisk", atRisk);
       j.put("groupsOffPlan", offPlan);
-      j.put("groupsNotRackTolerant", broken);
       out.println(Json.write(j));
     } else {
-      Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "PLAN", "RACK-TOLERANT", "CROSS-RACK REPAIR PER UNIT");
+      Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "LOST", "DECODES", "STOCK READ", "AFTER RACK LOSS",
+          "MORE LOSSES", "PLAN", "CROSS-RACK REPAIR PER UNIT");
       for (GroupReport r : reports) {
         StringBuilder racks = new StringBuilder();
         r.unitsByRack().forEach((rack, units) -> racks.append(racks.length() == 0 ? "" : " ").append(rack).append('=')
             .append(units.size()));
-        t.row(r.file(), r.block(), racks, r.planHolds() ? "holds" : "OFF PLAN", r.rackTolerant() ? "yes" : "NO",
-            r.crossRackCost() == null ? "n/a (partial group)" : java.util.Arrays.toString(r.crossRackCost()));
+        t.row(r.file(), r.block(), racks, java.util.Arrays.toString(r.lostUnits()), r.decodable() ? "yes" : "DATA LOST",
+            r.stockReadable() ? "yes" : "NO", r.stockReadableAfterRackLoss() ? "yes" : "NO (" + r.worstRack() + ")",
+            r.decodable() ? (r.remainingToleranceExact() ? "" : ">=") + r.remainingTolerance() : "-",
+            r.planHolds() ? "holds" : "OFF PLAN",
+            r.crossRackCost() == null ? "n/a (units lost)" : java.util.Arrays.toString(r.crossRackCost()));
       }
       t.print(out);
-      out.printf("%d block groups checked, %d off plan, %d would not survive the loss of a rack%n", reports.size(),
-          offPlan, broken);
+      out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
+          + " clients after a rack loss, %d one loss from data loss, %d off plan%n", reports.size(), lost, unreadable,
+          notRackTolerant, atRisk, offPlan);
     }
-    return broken > 0 ? 1 : 0;
+    return lost > 0 || notRackTolerant > 0 ? 1 : 0;
   }
 
   private void check(DistributedFileSystem dfs, Path file, String scheme, List<GroupReport> reports) throws IOException {
@@ -99,32 +116,38 @@ final class FsckCommand {
     if (plan == null) {
       return;
     }
-    int n = plan.code().n();
+    LinearCode code = plan.code();
+    int n = code.n();
     for (LocatedBlock b : dfs.getClient().getLocatedBlocks(file.toUri().getPath(), 0, Long.MAX_VALUE).getLocatedBlocks()) {
       LocatedStripedBlock g = (LocatedStripedBlock) b;
       String[] rackOf = new String[n];
+      Map<Integer, String> live = new TreeMap<>();
       Map<String, List<Integer>> byRack = new TreeMap<>();
       byte[] idx = g.getBlockIndices();
       DatanodeInfo[] locs = g.getLocations();
       for (int i = 0; i < idx.length; i++) {
         rackOf[idx[i]] = locs[i].getNetworkLocation();
+        live.put((int) idx[i], rackOf[idx[i]]);
         byRack.computeIfAbsent(rackOf[idx[i]], r -> new ArrayList<>()).add((int) idx[i]);
       }
-      ErasurePatterns patterns = ErasurePatterns.of(plan.code());
-      boolean tolerant = byRack.values().stream()
-          .allMatch(units -> patterns.isDecodable(units.stream().mapToInt(Integer::intValue).toArray()));
+      // Data units past the end of a short group were never written: zeros to every reader, never lost.
+      long cells = (g.getBlockSize() + policy.getCellSize() - 1) / policy.getCellSize();
+      BitSet absent = new BitSet();
+      absent.set((int) Math.min(code.k(), cells), code.k());
+      GroupHealth health = GroupHealth.of(code, absent, live);
       int[] cross = null;
-      boolean complete = java.util.Arrays.stream(rackOf).allMatch(java.util.Objects::nonNull);
-      if (complete) {
+      if (health.lost().length == 0 && absent.isEmpty()) {
         List<String> names = new ArrayList<>(byRack.keySet());
         int[] rackIndex = new int[n];
         for (int u = 0; u < n; u++) {
           rackIndex[u] = names.indexOf(rackOf[u]);
         }
-        cross = PlacementCosts.of(new PlacementPlan("as-placed", plan.code(), rackIndex)).crossRackCost();
+        cross = PlacementCosts.of(new PlacementPlan("as-placed", code, rackIndex)).crossRackCost();
       }
-      reports.add(new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), byRack,
-          StripedPlacement.holds(plan, rackOf), tolerant, cross));
+      reports.add(new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), code.spec(), byRack,
+          health.lost(), health.decodable(), health.stockReadable(), health.stockReadableAfterRackLoss(),
+          health.worstRack(), health.decodable(), health.remaining().value(), health.remaining().exact(),
+          StripedPlacement.holds(plan, rackOf), cross));
     }
   }
 }

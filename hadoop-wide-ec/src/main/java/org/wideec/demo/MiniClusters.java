@@ -42,6 +42,22 @@ public final class MiniClusters {
   /** Racks /rack0../rack{r-1}, nodesPerRack DataNodes each. */
   public static MiniDFSCluster start(Configuration base, File dir, int racks, int nodesPerRack, long blockSize)
       throws IOException {
+    return start(tuned(base, dir, blockSize), racks, nodesPerRack);
+  }
+
+  /** Racks /rack0../rack{r-1}, nodesPerRack DataNodes each, with the configuration as given. */
+  public static MiniDFSCluster start(Configuration conf, int racks, int nodesPerRack) throws IOException {
+    String[] rackOf = new String[racks * nodesPerRack];
+    for (int i = 0; i < rackOf.length; i++) {
+      rackOf[i] = "/rack" + (i / nodesPerRack);
+    }
+    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf).build();
+    cluster.waitActive();
+    return cluster;
+  }
+
+  /** The base configuration with the embedded cluster's directory, block size and second-scale failure detection. */
+  public static Configuration tuned(Configuration base, File dir, long blockSize) {
     Configuration conf = new Configuration(base);
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.getAbsolutePath());
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, blockSize);
@@ -51,13 +67,7 @@ public final class MiniClusters {
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, 1);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REPLICATION_MAX_STREAMS_KEY, 20);
     conf.setBoolean(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_CONSIDERLOAD_KEY, false);
-    String[] rackOf = new String[racks * nodesPerRack];
-    for (int i = 0; i < rackOf.length; i++) {
-      rackOf[i] = "/rack" + (i / nodesPerRack);
-    }
-    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf).build();
-    cluster.waitActive();
-    return cluster;
+    return conf;
   }
 
   /**

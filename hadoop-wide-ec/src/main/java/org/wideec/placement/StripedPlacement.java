@@ -29,7 +29,11 @@ public final class StripedPlacement {
   private static final java.util.concurrent.ConcurrentHashMap<String, PlacementPlan> PLANS =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** The plan of a group of the codec with HDFS's k and m, or null when the codec is not ours. */
+  /**
+   * The plan of a group of the codec with HDFS's k and m, or null when the codec is not ours. HDFS's own client
+   * reads these groups, so the plan keeps every single-rack loss readable by its parity choice
+   * ({@link StockReadablePlacement}), not only decodable in principle.
+   */
   public static PlacementPlan planFor(String codecName, int k, int m, String scheme) {
     if (!StripedCodec.names().contains(codecName)) {
       return null;
@@ -37,7 +41,7 @@ public final class StripedPlacement {
     return PLANS.computeIfAbsent(codecName + "/" + k + "/" + m + "/" + scheme, key -> {
       StripedCodec codec = StripedCodec.byName(codecName);
       LinearCode code = codec.codeFor(k, m);
-      return plannerFor(codec, scheme).plan(code);
+      return StockReadablePlacement.of(plannerFor(codec, scheme).plan(code));
     });
   }
 

@@ -2,6 +2,7 @@ package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wideec.cli.WideEcTool;
 import org.wideec.code.ErasurePatterns;
 import org.wideec.code.LinearCode;
+import org.wideec.code.StockStripedReader;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.demo.MiniClusters;
@@ -85,7 +87,9 @@ class PlacementClusterTest {
       fs.setErasureCodingPolicy(new org.apache.hadoop.fs.Path("/cl"), policy.getName());
       LinearCode code = StripedCodec.AZURE_LRC_L2.codeFor(6, 4);
       PlacementPlan plan = StripedPlacement.planFor("azure-lrc-l2", 6, 4, StripedPlacement.AUTO);
-      assertArrayEquals(new int[] {3, 3, 3, 1}, plan.unitsPerRack());
+      // Stock-readable combined locality: {0,1,2} {6,8} {3,4} {5,7,9} (a rack never holds three data units of the
+      // second group, whose loss the reader's G1, G2, L1 could not rebuild); each group still spans two racks.
+      assertArrayEquals(new int[] {3, 2, 2, 3}, plan.unitsPerRack());
       byte[][] data = new byte[1][];
       org.apache.hadoop.fs.Path f = write(fs, "/cl/file", (int) (6 * BLOCK * 3 + 12345), new Random(1), data);
       StripedGroups.awaitSettled(cluster, fs, policy, List.of(f), 60_000);
@@ -158,6 +162,7 @@ class PlacementClusterTest {
       for (String rack : unitsPerRack(g).keySet()) {
         int[] lost = java.util.stream.IntStream.range(0, 10).filter(u -> rack.equals(racks[u])).toArray();
         assertTrue(patterns.isDecodable(lost), "losing " + rack + " is survivable");
+        assertTrue(StockStripedReader.canRead(code, lost), "a stock client reads through the loss of " + rack);
       }
       assertTrue(StripedPlacement.holds(plan, racks), "repair restored the plan for " + g.getBlock() + " after losing "
           + victims.stream().map(DatanodeInfo::getXferAddr).toList() + ": " + StripedGroups.unitsByRack(g));
@@ -185,7 +190,11 @@ class PlacementClusterTest {
       JsonNode report = fsck(cluster.getConfiguration(0), "/bad", 1);
       assertEquals(1, report.get("groupsChecked").asInt());
       assertEquals(1, report.get("groupsNotRackTolerant").asInt());
-      assertTrue(!report.get("groups").get(0).get("rackTolerant").asBoolean());
+      JsonNode group = report.get("groups").get(0);
+      assertFalse(group.get("stockReadableAfterRackLoss").asBoolean());
+      assertTrue(group.get("decodable").asBoolean());
+      assertTrue(group.get("stockReadable").asBoolean());
+      assertEquals(3, group.get("remainingTolerance").asInt(), "a healthy 6+2+2 survives any 3 more losses");
     } finally {
       cluster.shutdown();
     }

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** Plan racks onto real racks, for new groups and for rebuilt units. */
 class RackAssignmentTest {
-  // Azure-LRC 6+2+2 under combined locality: units 0-2 | 6-8 | 3-5 | 9.
-  static final PlacementPlan PLAN = StripedPlacement.planFor("azure-lrc-l2", 6, 4, StripedPlacement.AUTO);
+  // Azure-LRC 6+2+2 under plain combined locality (ECWide's packing): units 0-2 | 6-8 | 3-5 | 9.
+  static final PlacementPlan PLAN = new CombinedLocalityPlanner().plan(org.wideec.coder.StripedCodec.AZURE_LRC_L2.codeFor(6, 4));
 
   static Map<String, Integer> free(int... perRack) {
     Map<String, Integer> m = new HashMap<>();

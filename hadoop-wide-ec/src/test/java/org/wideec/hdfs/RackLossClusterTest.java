@@ -1,0 +1,155 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.MiniDFSCluster.DataNodeProperties;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.util.ECPolicyLoader;
+import org.apache.hadoop.io.IOUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.code.LinearCode;
+import org.wideec.code.StockStripedReader;
+import org.wideec.coder.StripedCodec;
+import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.demo.MiniClusters;
+import org.wideec.demo.StripedGroups;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.placement.StripedPlacement;
+
+/**
+ * Every shipped policy under the project's own NameNode configuration, every rack stopped in turn: a stock client
+ * reads every byte of every file while the rack is down (DESIGN.md §2: the plan keeps each rack's loss readable
+ * by HDFS's own parity choice). Reconstruction is held off (a redundancy interval of an hour) so each read is a
+ * degraded read of exactly one lost rack.
+ */
+class RackLossClusterTest {
+  static final int RACKS = 8;
+  static final int NODES_PER_RACK = 3;
+
+  @TempDir
+  static Path base;
+
+  @Test
+  void stockClientsReadEveryShippedPolicyThroughTheLossOfEachRack() throws Exception {
+    File xml = new File(System.getProperty("wideec.conf.dir", "../conf"), "wide-ec-policies.xml");
+    List<ErasureCodingPolicy> shipped = new ECPolicyLoader().loadPolicy(xml.getAbsolutePath());
+    assertEquals(6, shipped.size());
+    int cell = shipped.get(0).getCellSize();
+    Configuration conf = MiniClusters.tuned(MiniClusters.withWideEcPlacement(new Configuration()),
+        new File(base.toFile(), "dfs"), cell);
+    conf.setInt(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, 3600);
+    MiniDFSCluster cluster = MiniClusters.start(conf, RACKS, NODES_PER_RACK);
+    try {
+      DistributedFileSystem fs = cluster.getFileSystem();
+      Map<org.apache.hadoop.fs.Path, byte[]> files = new LinkedHashMap<>();
+      Map<org.apache.hadoop.fs.Path, ErasureCodingPolicy> policyOf = new LinkedHashMap<>();
+      Random r = new Random(10);
+      for (ErasureCodingPolicy p : shipped) {
+        ErasureCodingPolicy added = WideEcPolicies.addAndEnable(fs, p);
+        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/" + added.getName());
+        fs.mkdirs(dir);
+        fs.setErasureCodingPolicy(dir, added.getName());
+        // One full group (one cell per internal block) and a short one of a cell and a half.
+        org.apache.hadoop.fs.Path f = new org.apache.hadoop.fs.Path(dir, "file");
+        byte[] data = new byte[added.getNumDataUnits() * cell + cell + cell / 2];
+        r.nextBytes(data);
+        try (FSDataOutputStream o = fs.create(f, true, 4096, (short) 1, cell)) {
+          o.write(data);
+        }
+        files.put(f, data);
+        policyOf.put(f, added);
+      }
+      for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
+        StripedGroups.awaitComplete(fs, e.getKey(), policyOf.get(e.getKey()), 60_000);
+        assertPlaced(fs, e.getKey(), policyOf.get(e.getKey()));
+      }
+      int degradedReads = 0;
+      for (int rack = 0; rack < RACKS; rack++) {
+        List<DataNodeProperties> stopped = stopRack(cluster, "/rack" + rack);
+        for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
+          int lost = lostUnits(fs, e.getKey(), policyOf.get(e.getKey()));
+          degradedReads += lost > 0 ? 1 : 0;
+          assertArrayEquals(e.getValue(), read(fs, e.getKey(), e.getValue().length),
+              "stock read of " + e.getKey() + " with /rack" + rack + " down (" + lost + " units lost)");
+        }
+        for (DataNodeProperties dn : stopped) {
+          cluster.restartDataNode(dn, true);
+        }
+        cluster.waitActive();
+        for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
+          StripedGroups.awaitComplete(fs, e.getKey(), policyOf.get(e.getKey()), 60_000);
+        }
+      }
+      assertTrue(degradedReads >= 6 * 3, "each file's groups span at least three racks: " + degradedReads);
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  /** Every group of the file sits on its stock-readable plan, and each of its racks is stock-readable as placed. */
+  private static void assertPlaced(DistributedFileSystem fs, org.apache.hadoop.fs.Path f, ErasureCodingPolicy p)
+      throws IOException {
+    PlacementPlan plan = StripedPlacement.planFor(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(),
+        StripedPlacement.AUTO);
+    LinearCode code = StripedCodec.byName(p.getCodecName()).codeFor(p.getNumDataUnits(), p.getNumParityUnits());
+    for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
+      String[] racks = StripedGroups.rackOfUnit(g, code.n());
+      assertTrue(StripedPlacement.holds(plan, racks), p.getName() + " group " + g.getBlock() + " on plan "
+          + StripedGroups.unitsByRack(g));
+      for (List<Integer> units : StripedGroups.unitsByRack(g).values()) {
+        int[] lost = units.stream().mapToInt(Integer::intValue).toArray();
+        assertTrue(StockStripedReader.canRead(code, lost), p.getName() + ": rack with units " + units);
+      }
+    }
+  }
+
+  private static int lostUnits(DistributedFileSystem fs, org.apache.hadoop.fs.Path f, ErasureCodingPolicy p)
+      throws IOException {
+    int lost = 0;
+    for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
+      lost += StripedGroups.missingUnits(g, p).size();
+    }
+    return lost;
+  }
+
+  private static List<DataNodeProperties> stopRack(MiniDFSCluster cluster, String rack) throws IOException {
+    List<DataNodeProperties> stopped = new ArrayList<>();
+    for (DataNode dn : new ArrayList<>(cluster.getDataNodes())) {
+      if (rack.equals(cluster.getNamesystem().getBlockManager().getDatanodeManager()
+          .getDatanode(dn.getDatanodeId()).getNetworkLocation())) {
+        stopped.add(cluster.stopDataNode(dn.getDatanodeId().getXferAddr()));
+        cluster.setDataNodeDead(dn.getDatanodeId());
+      }
+    }
+    assertEquals(NODES_PER_RACK, stopped.size(), "DataNodes stopped in " + rack);
+    return stopped;
+  }
+
+  private static byte[] read(DistributedFileSystem fs, org.apache.hadoop.fs.Path f, int size) throws IOException {
+    byte[] back = new byte[size];
+    try (FSDataInputStream in = fs.open(f)) {
+      IOUtils.readFully(in, back, 0, size);
+      assertEquals(-1, in.read(), "no bytes beyond the file's length");
+    }
+    return back;
+  }
+}
