@@ -43,7 +43,7 @@ import org.wideec.placement.StripedPlacement;
  */
 class RackLossClusterTest {
   static final int RACKS = 8;
-  static final int NODES_PER_RACK = 3;
+  static final int NODES_PER_RACK = 4; // UniLRC 6+6 puts a local group of four units in each of three racks
 
   @TempDir
   static Path base;
