@@ -76,6 +76,8 @@ public final class RackAssignment {
         .orElseThrow().getKey()));
     Map<String, Integer> free = new HashMap<>(freeNodes);
     int cap = plan.maxUnitsPerRack();
+    Map<String, List<Integer>> unitsIn = new HashMap<>();
+    liveRackOfUnit.forEach((u, r) -> unitsIn.computeIfAbsent(r, x -> new ArrayList<>()).add(u));
     Map<Integer, String> out = new HashMap<>();
     for (int u : lost) {
       String rack = realOfPlanRack.get(plan.rackOf(u));
@@ -83,14 +85,42 @@ public final class RackAssignment {
         rack = emptyRack(free, load, realOfPlanRack.values());
       }
       if (rack == null || free.getOrDefault(rack, 0) == 0 || load.getOrDefault(rack, 0) >= cap) {
+        rack = readableRack(plan, unitsIn, u, free, cap);
+      }
+      if (rack == null) {
         rack = repairRack(load, free, cap);
       }
       realOfPlanRack.putIfAbsent(plan.rackOf(u), rack);
       out.put(u, rack);
       load.merge(rack, 1, Integer::sum);
       free.merge(rack, -1, Integer::sum);
+      unitsIn.computeIfAbsent(rack, x -> new ArrayList<>()).add(u);
     }
     return out;
+  }
+
+  /**
+   * Off the plan, the fullest rack with a free node and room below the cap whose loss, with unit u added, a stock
+   * client still reads through (DESIGN.md §2); null when there is none.
+   */
+  private static String readableRack(PlacementPlan plan, Map<String, List<Integer>> unitsIn, int u,
+      Map<String, Integer> free, int cap) {
+    String best = null;
+    int bestLoad = -1;
+    for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(free).entrySet()) {
+      List<Integer> units = unitsIn.getOrDefault(e.getKey(), List.of());
+      if (e.getValue() == 0 || units.size() >= cap || units.size() <= bestLoad) {
+        continue;
+      }
+      int[] withU = java.util.stream.IntStream.concat(units.stream().mapToInt(Integer::intValue),
+          java.util.stream.IntStream.of(u)).toArray();
+      if (plan.code().isDecodable(withU) && (!plan.code().isSystematic()
+          || org.wideec.code.StockStripedReader.canRead(plan.code(), withU))) {
+        best = e.getKey();
+        bestLoad = units.size();
+      }
+    }
+    return best;
   }
 
   /** A rack holding none of the group's units and no other plan rack, with the most free nodes. */

@@ -102,4 +102,19 @@ class RackAssignmentTest {
         () -> RackAssignment.repairRacks(PLAN, live, new int[] {1}, free(0, 1, 1, 0)));
     assertTrue(e.getMessage().contains("already holds 3 units"), e.getMessage());
   }
+
+  @Test
+  void offPlanARebuiltUnitAvoidsARackWhoseLossTheStockReaderCouldNotReadThrough() {
+    // Azure-LRC 12+2+2, stock-readable plan: {0,1,2} {3,4,5} {G1,G2,L1} {6,7} {8,9} {10,11,L2}. Unit 8 is lost and
+    // its rack has no free node: {6,7} has room, but {6,7,8} would be read with G1, G2, L1 and fail.
+    PlacementPlan plan = StripedPlacement.planFor("azure-lrc-l2", 12, 4, StripedPlacement.AUTO);
+    Map<Integer, String> live = new HashMap<>();
+    for (int u = 0; u < 16; u++) {
+      if (u != 8) {
+        live.put(u, "/r" + plan.rackOf(u));
+      }
+    }
+    Map<Integer, String> out = RackAssignment.repairRacks(plan, live, new int[] {8}, free(1, 1, 1, 1, 0, 1, 1));
+    assertEquals("/r6", out.get(8));
+  }
 }
