@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Installs the OS packages the build uses, when it can: Intel ISA-L (Debian libisal-dev) for the native
-# coder. Without root it says what to run; the build then falls back to the pure-Java coder.
+# Installs the OS packages the build uses: Intel ISA-L (Debian libisal-dev) for the native coder.
+# As root (CI, containers) it must succeed: when it cannot install ISA-L it says why and exits 1, because the
+# native tests would otherwise run without the coder they check. Without root it says what to run and exits 0;
+# the build then falls back to the pure-Java coder and the native tests are skipped (wide-ec.test.native=auto).
 set -uo pipefail
-if [ -f /usr/include/isa-l/erasure_code.h ]; then
+header=/usr/include/isa-l/erasure_code.h
+if [ -f "$header" ]; then
   exit 0
 fi
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "install-deps: installing libisal-dev (ISA-L) for the native coder" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q libisal-dev >/dev/null 2>&1 \
-    || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q libisal-dev >/dev/null 2>&1; } \
-    || echo "install-deps: could not install libisal-dev; the Java coder will be used" >&2
-else
+if [ "$(id -u)" != 0 ]; then
   echo "install-deps: ISA-L headers not found; run 'sudo apt-get install libisal-dev' for the native coder" \
        "(the Java coder is used meanwhile)" >&2
+  exit 0
 fi
-exit 0
+if ! command -v apt-get >/dev/null; then
+  echo "install-deps: FAILED: running as root but apt-get is missing, so libisal-dev (ISA-L) cannot be" \
+       "installed; install ISA-L's headers ($header) by other means" >&2
+  exit 1
+fi
+echo "install-deps: installing libisal-dev (ISA-L) for the native coder" >&2
+export DEBIAN_FRONTEND=noninteractive
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! apt-get install -y -q libisal-dev >"$log" 2>&1; then
+  apt-get update -q >>"$log" 2>&1 && apt-get install -y -q libisal-dev >>"$log" 2>&1
+fi
+if [ ! -f "$header" ]; then
+  echo "install-deps: FAILED: could not install libisal-dev (ISA-L) as root; apt-get said:" >&2
+  tail -n 15 "$log" >&2
+  exit 1
+fi

@@ -9,6 +9,7 @@ import java.util.Random;
 import java.util.Set;
 import org.wideec.analysis.CodeMetrics;
 import org.wideec.code.CodeFamily;
+import org.wideec.code.CodeFormat;
 import org.wideec.code.Codes;
 import org.wideec.code.ErasurePatterns;
 import org.wideec.code.LinearCode;
@@ -51,6 +52,7 @@ final class CodesCommand {
       Map<String, Object> all = new LinkedHashMap<>();
       all.put("families", families);
       all.put("hadoopCodecs", StripedCodec.names());
+      all.put("formatVersion", CodeFormat.FORMAT_VERSION);
       out.println(Json.write(all));
       return 0;
     }
@@ -61,6 +63,8 @@ final class CodesCommand {
     t.print(out);
     out.println();
     out.println("Hadoop codecs (hdfs ec -addPolicies, n <= 16): " + String.join(", ", StripedCodec.names()));
+    out.println("On-disk format " + CodeFormat.FORMAT_VERSION + ": " + CodeFormat.pinnedSpecs().size()
+        + " codes with pinned coefficients (codes describe says whether a spec is one)");
     return 0;
   }
 
@@ -97,6 +101,8 @@ final class CodesCommand {
       j.put("arc", m.arc());
       j.put("adrc", m.adrc());
       j.put("repairCost", m.repairCost());
+      j.put("pinned", c.pinned());
+      j.put("formatVersion", c.pinned() ? c.formatVersion() : null);
       j.put("notes", c.notes());
       out.println(Json.write(j));
       return 0;
@@ -115,6 +121,8 @@ final class CodesCommand {
     t.row("ARC (all units)", String.format("%.2f", m.arc()));
     t.row("ADRC (data units)", m.adrc() == null ? "n/a" : String.format("%.2f", m.adrc()));
     t.row("repair cost", java.util.Arrays.toString(m.repairCost()));
+    t.row("on-disk format", c.pinned() ? c.formatVersion() + " (pinned coefficients; may store data)"
+        : "not pinned (coefficients computed here; analysis only, never stores data)");
     t.row("notes", c.notes());
     t.print(out);
     return 0;

@@ -14,7 +14,9 @@ import org.wideec.gf.Matrix;
  * (n,k,r) form). Azure-LRC+1 ({@code azure-lrc+1:k=,l=,g=}) adds one more XOR local parity over the g
  * global parities, so a lost global is repaired locally too; l counts the data groups only.
  *
- * <p>Global coefficients start from Cauchy rows and are re-drawn by a seeded search. Every code must
+ * <p>Global coefficients of a pinned spec are read from the on-disk format's table ({@link CodeFormat}).
+ * Those of any other spec start from Cauchy rows and are re-drawn by a seeded search; the table holds what
+ * that search chose when the format was generated. Every code must
  * survive any g+1 losses. Where all patterns of n-k losses can be enumerated the search looks for a
  * maximally recoverable code (every pattern any code of the layout decodes, decodes) and, failing that
  * in its budget, keeps the candidate that misses the fewest; wide codes take the first tolerant
@@ -27,7 +29,7 @@ public final class AzureLrc {
 
   private AzureLrc() {}
 
-  static LinearCode fromSpec(CodeSpec spec, boolean plusOne) {
+  static LinearCode fromSpec(CodeSpec spec, boolean plusOne, PinnedCode pinned) {
     spec.allowOnly(Set.of("k", "l", "r", "g"));
     int k = spec.requireInRange("k", 1, LinearCode.MAX_UNITS);
     int g = spec.requireInRange("g", plusOne ? 1 : 0, LinearCode.MAX_UNITS);
@@ -49,6 +51,10 @@ public final class AzureLrc {
     int n = k + sizes.length + g + (plusOne ? 1 : 0);
     if (n > LinearCode.MAX_UNITS) {
       throw new InvalidCodeSpecException(spec + ": n = " + n + " exceeds " + LinearCode.MAX_UNITS);
+    }
+    if (pinned != null) {
+      return build(Gf256.INSTANCE, k, sizes, g, plusOne, pinned.unitRows(k, g))
+          .build(canonical, pinned.notes(), pinned.guaranteedTolerance());
     }
     return search(canonical, k, sizes, g, plusOne);
   }

@@ -27,6 +27,7 @@ public final class LinearCode {
   private final List<LocalGroup> localGroups;
   private final String notes;
   private final int guaranteedTolerance;
+  private final int formatVersion;
   private volatile Matrix parityCheck;
   private volatile RepairPlan[] repairPlans;
   private volatile MinimumDistance distance;
@@ -61,6 +62,38 @@ public final class LinearCode {
     this.localGroups = Collections.unmodifiableList(new ArrayList<>(localGroups));
     this.notes = notes == null ? "" : notes;
     this.guaranteedTolerance = guaranteedTolerance;
+    this.formatVersion = 0;
+  }
+
+  private LinearCode(LinearCode c, int formatVersion) {
+    this.spec = c.spec;
+    this.n = c.n;
+    this.k = c.k;
+    this.generator = c.generator;
+    this.roles = c.roles;
+    this.localGroups = c.localGroups;
+    this.notes = c.notes;
+    this.guaranteedTolerance = c.guaranteedTolerance;
+    this.formatVersion = formatVersion;
+  }
+
+  /** This code marked as built from the pinned coefficients of the given on-disk format (Codes only). */
+  LinearCode asPinned(int version) {
+    return new LinearCode(this, version);
+  }
+
+  /**
+   * True when the generator comes from the pinned coefficients of an on-disk format ({@link CodeFormat}).
+   * Only pinned codes may encode or decode stored data; an unpinned one (a spec outside the table, built by
+   * its construction or a seeded search) is for analysis.
+   */
+  public boolean pinned() {
+    return formatVersion > 0;
+  }
+
+  /** The on-disk format version whose table pins this code, or 0 when it is not pinned. */
+  public int formatVersion() {
+    return formatVersion;
   }
 
   /**

@@ -18,7 +18,9 @@ import org.wideec.gf.Matrix;
  *
  * <p>Some k-subsets of c are dependent for every choice of psi and xi (natural dependencies, e.g.
  * {c1,c2,c5,c6} for (8,4)); they are found with random coefficients of GF(2^16). The GF(2^8) psi/xi
- * come from a seeded search that rejects any accidental dependency beyond the natural ones.
+ * come from a seeded search that rejects any accidental dependency beyond the natural ones. A pinned spec
+ * takes its generator from the on-disk format's table ({@link CodeFormat}), which holds what that search
+ * chose when the format was generated.
  */
 public final class RapidRaid {
   static final long EXHAUSTIVE_BUDGET = 250_000;
@@ -55,7 +57,7 @@ public final class RapidRaid {
     return Matrix.of(f, g);
   }
 
-  static LinearCode fromSpec(CodeSpec spec) {
+  static LinearCode fromSpec(CodeSpec spec, PinnedCode pinned) {
     spec.allowOnly(Set.of("n", "k"));
     int n = spec.requireInRange("n", 1, LinearCode.MAX_UNITS);
     int k = spec.requireInRange("k", 1, n);
@@ -63,6 +65,12 @@ public final class RapidRaid {
       throw new InvalidCodeSpecException(spec + ": RapidRAID needs k <= n <= 2k (two replicas), got n = " + n + ", k = " + k);
     }
     String canonical = "rapidraid:n=" + n + ",k=" + k;
+    UnitRole[] roles = new UnitRole[n];
+    java.util.Arrays.fill(roles, UnitRole.CODED);
+    if (pinned != null) {
+      return new LinearCode(canonical, pinned.generator(), roles, List.of(), pinned.notes(),
+          pinned.guaranteedTolerance());
+    }
     ErasurePatterns genericA = new ErasurePatterns(genericGenerator(n, k, new Random(1)).leftNullSpace());
     ErasurePatterns genericB = new ErasurePatterns(genericGenerator(n, k, new Random(2)).leftNullSpace());
     int m = n - k;
@@ -82,8 +90,6 @@ public final class RapidRaid {
     if (g.rank() < k) {
       throw new InvalidCodeSpecException(canonical + ": coefficient search ended with a rank-deficient generator");
     }
-    UnitRole[] roles = new UnitRole[n];
-    java.util.Arrays.fill(roles, UnitRole.CODED);
     return new LinearCode(canonical, g, roles, List.of(),
         describe(natural, exhaustive, n, k, search.sweeps, accidental, independentInPrinciple.size()));
   }

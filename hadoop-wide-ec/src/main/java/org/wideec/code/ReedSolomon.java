@@ -11,7 +11,7 @@ public final class ReedSolomon {
   private ReedSolomon() {}
 
   public static LinearCode create(int k, int m) {
-    return fromSpec(CodeSpec.parse("rs:k=" + k + ",m=" + m));
+    return Codes.fromSpec("rs:k=" + k + ",m=" + m);
   }
 
   static LinearCode fromSpec(CodeSpec spec) {

@@ -51,7 +51,10 @@ public enum StripedCodec {
     return codecName;
   }
 
-  /** The code spec this codec means for HDFS's k data and m parity units. */
+  /**
+   * The code spec this codec means for HDFS's k data and m parity units. Every spec it returns is a code
+   * that the on-disk format pins ({@link org.wideec.code.CodeFormat}); any other (k, m) is refused here.
+   */
   public String specFor(int k, int m) {
     if (k < 1 || m < 1) {
       throw new InvalidCodeSpecException("codec " + codecName + ": need k >= 1 and m >= 1, got k=" + k + ", m=" + m);
@@ -59,6 +62,10 @@ public enum StripedCodec {
     if (k + m > MAX_STRIPED_UNITS) {
       throw new InvalidCodeSpecException("codec " + codecName + ": k + m = " + (k + m) + " exceeds HDFS's "
           + MAX_STRIPED_UNITS + "-unit striped group; use the archival layout for wider stripes");
+    }
+    if (localGroups > k) {
+      throw new InvalidCodeSpecException("codec " + codecName + ": k = " + k + " data units cannot fill "
+          + localGroups + " local groups");
     }
     return switch (family) {
       case "rs" -> "rs:k=" + k + ",m=" + m;
@@ -68,8 +75,19 @@ public enum StripedCodec {
     };
   }
 
+  /**
+   * The code this codec means for HDFS's (k, m), built from the coefficients the on-disk format pins. HDFS
+   * stores data with it, so a code whose coefficients are not pinned is refused rather than searched for.
+   *
+   * @throws InvalidCodeSpecException naming the codec and the spec when (k, m) has no pinned code
+   */
   public LinearCode codeFor(int k, int m) {
-    return Codes.fromSpec(specFor(k, m));
+    String spec = specFor(k, m);
+    try {
+      return Codes.pinnedFromSpec(spec);
+    } catch (InvalidCodeSpecException e) {
+      throw new InvalidCodeSpecException("codec " + codecName + " (k=" + k + ", m=" + m + "): " + e.getMessage());
+    }
   }
 
   private int requireGlobals(int k, int m, int g) {

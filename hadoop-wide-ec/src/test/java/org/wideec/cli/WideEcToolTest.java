@@ -43,6 +43,20 @@ class WideEcToolTest {
     assertEquals(2, j.get("localGroups").size());
     assertTrue(j.get("localGroups").get(0).get("xor").asBoolean());
     assertEquals(16.0 / 12, j.get("redundancy").asDouble(), 1e-9);
+    assertTrue(j.get("pinned").asBoolean());
+    assertEquals(1, j.get("formatVersion").asInt());
+  }
+
+  @Test
+  void describeSaysWhetherACodeIsPinnedByTheOnDiskFormat() throws Exception {
+    assertEquals(0, run("codes", "describe", "--code", "rs:k=20,m=4", "--json"));
+    JsonNode j = json();
+    assertEquals(false, j.get("pinned").asBoolean());
+    assertTrue(j.get("formatVersion").isNull());
+    assertEquals(0, run("codes", "describe", "--code", "rs:k=20,m=4"));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("on-disk format     not pinned"), out.toString(StandardCharsets.UTF_8));
+    assertEquals(0, run("codes", "describe", "--code", "rapidraid:n=8,k=4"));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("on-disk format     1 (pinned"), out.toString(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -2,17 +2,18 @@ package org.wideec.coder;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.erasurecode.CodecUtil;
 import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
 import org.apache.hadoop.io.erasurecode.rawcoder.RawErasureEncoder;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,17 +22,27 @@ import org.wideec.code.LinearCode;
 import org.wideec.gf.Gf256;
 import org.wideec.gf.Matrix;
 
-/** The ISA-L kernel against the Java kernels, byte for byte, and its argument checks. */
+/**
+ * The ISA-L kernel against the Java kernels, byte for byte, and its argument checks. Tests that need the
+ * native coder fail where it must load and did not ({@link NativeRequirement}), never pass by returning.
+ */
 class NativeCoderTest {
-  /** The build compiles the native coder whenever ISA-L's headers are installed. */
-  static final boolean ISAL_INSTALLED = new File("/usr/include/isa-l/erasure_code.h").exists();
 
   @Test
-  void nativeCoderIsLoadedWheneverIsalIsInstalled() {
-    assertEquals(ISAL_INSTALLED, IsalNative.isAvailable(), "unavailable because: " + IsalNative.unavailableReason());
-    if (!ISAL_INSTALLED) {
-      assertSame(Kernels.java(), Kernels.best(), "without ISA-L the Java kernel takes over");
-    }
+  void nativeCoderLoadsWhereverTheBuildCompiledIt() {
+    NativeRequirement.nativeCoder();
+    assertTrue(Kernels.nativeInUse() || "false".equals(System.getProperty(Kernels.NATIVE_PROPERTY)),
+        "direct buffers go to ISA-L once the library loaded");
+  }
+
+  @Test
+  void withoutTheNativeLibraryTheJavaKernelTakesOver() {
+    Assumptions.assumeFalse(IsalNative.isAvailable(), "the native library loaded");
+    assertFalse(NativeRequirement.required(), "native required (" + NativeRequirement.rule() + ") but did not load: "
+        + IsalNative.unavailableReason());
+    assertSame(Kernels.java(), Kernels.best(), "without ISA-L the Java kernel takes over");
+    assertThrows(IllegalStateException.class, () -> IsalKernel.INSTANCE.multiply(
+        new CodingMatrix(Matrix.identity(Gf256.INSTANCE, 2)), direct(2, 8), direct(2, 8), 8));
   }
 
   static ByteBuffer[] direct(int count, int len) {
@@ -46,10 +57,7 @@ class NativeCoderTest {
   @ValueSource(strings = {"rs:k=6,m=3", "rs:k=10,m=4", "azure-lrc:k=12,l=2,g=2", "azure-lrc:k=128,r=27,g=3",
       "unilrc:alpha=2,z=10", "rapidraid:n=16,k=11", "azure-lrc+1:k=12,l=2,g=2"})
   void nativeAndJavaAgreeOnParityAndDecodedUnits(String spec) {
-    if (!IsalNative.isAvailable()) {
-      assertSame(Kernels.java(), Kernels.best());
-      return;
-    }
+    NativeRequirement.nativeCoder();
     LinearCode code = Codes.fromSpec(spec);
     ErasureCoder nat = new ErasureCoder(code, IsalKernel.INSTANCE);
     ErasureCoder vec = new ErasureCoder(code, Kernels.java());
@@ -84,9 +92,7 @@ class NativeCoderTest {
 
   @Test
   void localXorRepairRunsThroughXorGenAndMatches() {
-    if (!IsalNative.isAvailable()) {
-      return;
-    }
+    NativeRequirement.nativeCoder();
     LinearCode code = Codes.fromSpec("unilrc:alpha=1,z=6");
     ErasureCoder nat = new ErasureCoder(code, IsalKernel.INSTANCE);
     for (int len : new int[] {64 * 1024, 1000}) {
@@ -102,9 +108,7 @@ class NativeCoderTest {
 
   @Test
   void deltaUpdateEqualsReencoding() {
-    if (!IsalNative.isAvailable()) {
-      return;
-    }
+    NativeRequirement.nativeCoder();
     LinearCode code = Codes.fromSpec("rs:k=10,m=4");
     CodingMatrix parity = new CodingMatrix(code.generator().selectRows(10, 11, 12, 13));
     ErasureCoder nat = new ErasureCoder(code, IsalKernel.INSTANCE);
@@ -127,11 +131,7 @@ class NativeCoderTest {
 
   @Test
   void badArgumentsAreRejectedInJavaBeforeAnyNativeCall() {
-    if (!IsalNative.isAvailable()) {
-      assertThrows(IllegalStateException.class, () -> IsalKernel.INSTANCE.multiply(
-          new CodingMatrix(Matrix.identity(Gf256.INSTANCE, 2)), direct(2, 8), direct(2, 8), 8));
-      return;
-    }
+    NativeRequirement.nativeCoder();
     CodingMatrix m = new CodingMatrix(Codes.fromSpec("rs:k=6,m=3").generator().selectRows(6, 7, 8));
     IsalKernel k = IsalKernel.INSTANCE;
     assertMessage(() -> k.multiply(m, direct(5, 64), direct(3, 64), 64), "needs 6 inputs, got 5");
