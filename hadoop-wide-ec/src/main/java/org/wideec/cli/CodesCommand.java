@@ -15,6 +15,7 @@ import org.wideec.code.ErasurePatterns;
 import org.wideec.code.LinearCode;
 import org.wideec.code.LocalGroup;
 import org.wideec.code.MinimumDistance;
+import org.wideec.code.StockStripedReader;
 import org.wideec.coder.StripedCodec;
 
 /** {@code wide-ec codes list|describe|verify}: what the code library offers and what each code can do. */
@@ -98,6 +99,7 @@ final class CodesCommand {
       j.put("minimumDistanceExact", d.exact());
       j.put("minimumDistanceUpperBound", d.upperBound());
       j.put("faultsTolerated", d.faultsTolerated());
+      j.put("stockReaderTolerance", stockReaderTolerance(c));
       j.put("arc", m.arc());
       j.put("adrc", m.adrc());
       j.put("repairCost", m.repairCost());
@@ -118,6 +120,10 @@ final class CodesCommand {
     t.row("minimum distance", d.exact() ? d.value() + " (exact)"
         : d.lowerBound() + ".." + d.upperBound() + " (proven bounds; " + d.sampledPatterns() + " patterns sampled)");
     t.row("faults tolerated", "any " + d.faultsTolerated() + " lost units");
+    Integer stock = stockReaderTolerance(c);
+    if (stock != null) {
+      t.row("HDFS stock reader", "reads through any " + stock + " lost units (lowest-index parities; DESIGN.md §2)");
+    }
     t.row("ARC (all units)", String.format("%.2f", m.arc()));
     t.row("ADRC (data units)", m.adrc() == null ? "n/a" : String.format("%.2f", m.adrc()));
     t.row("repair cost", java.util.Arrays.toString(m.repairCost()));
@@ -194,5 +200,10 @@ final class CodesCommand {
       b = b.multiply(java.math.BigInteger.valueOf(n - r + i)).divide(java.math.BigInteger.valueOf(i));
     }
     return b.bitLength() < 63 ? b.longValue() : Long.MAX_VALUE;
+  }
+
+  /** Losses a stock HDFS client reads through, for codes that fit a striped block group; else null. */
+  private static Integer stockReaderTolerance(LinearCode c) {
+    return c.isSystematic() && c.n() <= StripedCodec.MAX_STRIPED_UNITS ? StockStripedReader.tolerance(c) : null;
   }
 }
