@@ -18,6 +18,10 @@ import org.slf4j.LoggerFactory;
  * StripedBlockReconstructor, to one executor field; we swap that executor for one that looks at each task
  * and runs ours instead for our codecs, and the stock task otherwise. If anything of that is missing on this
  * Hadoop version, nothing is replaced and the DataNode keeps the stock path, with one warning.
+ *
+ * <p>This is where our code meets a DataNode thread (the command processor submits here), so nothing of ours
+ * throws out of it: a failure to read a task sends that task to HDFS's reconstructor, and a failure in our
+ * worker is logged and counted ({@link RepairMetrics#unexpectedErrors()}).
  */
 final class ReconstructionTakeover {
   private static final Logger LOG = LoggerFactory.getLogger(ReconstructionTakeover.class);
@@ -27,10 +31,16 @@ final class ReconstructionTakeover {
     void run(ReconstructionTask task, Runnable stock);
   }
 
+  /** An installed takeover. */
+  interface Installed {
+    /** From now on every task goes to HDFS's reconstructor (tasks already with our worker finish there). */
+    void release();
+  }
+
   private ReconstructionTakeover() {}
 
-  /** @return true when installed */
-  static boolean install(DataNode dn, Predicate<ReconstructionTask> ours, Worker worker) {
+  /** @return the installed takeover, or null when this DataNode keeps HDFS's reconstructor */
+  static Installed install(DataNode dn, Predicate<ReconstructionTask> ours, Worker worker, RepairMetrics metrics) {
     try {
       ReconstructionTask.Access access = new ReconstructionTask.Access();
       ErasureCodingWorker ecw = dn.getErasureCodingWorker();
@@ -40,24 +50,28 @@ final class ReconstructionTakeover {
       Field poolField = ErasureCodingWorker.class.getDeclaredField("stripedReconstructionPool");
       poolField.setAccessible(true);
       ThreadPoolExecutor stock = (ThreadPoolExecutor) poolField.get(ecw);
-      poolField.set(ecw, new RoutingPool(stock.getMaximumPoolSize(), access, ours, worker));
+      RoutingPool routing = new RoutingPool(stock.getMaximumPoolSize(), access, ours, worker, metrics);
+      poolField.set(ecw, routing);
       stock.shutdown();
       LOG.info("wide-ec repair worker takes over reconstruction of wide-ec block groups on {}", dn.getDisplayName());
-      return true;
+      return routing;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       LOG.warn("wide-ec repair worker cannot take over striped reconstruction on this Hadoop version ({}); "
           + "block groups keep HDFS's stock reconstructor", e.toString());
-      return false;
+      return null;
     }
   }
 
   /** The replacement executor: same size as HDFS's, deciding per task. */
-  private static final class RoutingPool extends ThreadPoolExecutor {
+  private static final class RoutingPool extends ThreadPoolExecutor implements Installed {
     private final ReconstructionTask.Access access;
     private final Predicate<ReconstructionTask> ours;
     private final Worker worker;
+    private final RepairMetrics metrics;
+    private volatile boolean released;
 
-    RoutingPool(int threads, ReconstructionTask.Access access, Predicate<ReconstructionTask> ours, Worker worker) {
+    RoutingPool(int threads, ReconstructionTask.Access access, Predicate<ReconstructionTask> ours, Worker worker,
+        RepairMetrics metrics) {
       super(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
         Thread t = new Daemon(r);
         t.setName("wide-ec-reconstruction-" + t.getId());
@@ -67,21 +81,42 @@ final class ReconstructionTakeover {
       this.access = access;
       this.ours = ours;
       this.worker = worker;
+      this.metrics = metrics;
+    }
+
+    @Override
+    public void release() {
+      released = true;
     }
 
     @Override
     public Future<?> submit(Runnable task) {
-      if (access.isReconstructor(task)) {
-        try {
-          ReconstructionTask t = access.read(task);
-          if (ours.test(t)) {
-            return super.submit(() -> worker.run(t, task));
-          }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-          LOG.warn("wide-ec cannot read a reconstruction task ({}); HDFS's reconstructor runs it", e.toString());
-        }
+      ReconstructionTask t = released ? null : oursOrNull(task);
+      if (t == null) {
+        return super.submit(task);
       }
-      return super.submit(task);
+      return super.submit(() -> {
+        try {
+          worker.run(t, task);
+        } catch (Throwable e) { // the Future is dropped by HDFS: without this the failure would vanish
+          metrics.unexpectedError();
+          LOG.error("wide-ec repair worker failed on block group {}", t.blockGroup(), e);
+        }
+      });
+    }
+
+    /** The task, when it is a reconstruction for our worker; null when HDFS's reconstructor runs it. */
+    private ReconstructionTask oursOrNull(Runnable task) {
+      try {
+        if (access.isReconstructor(task)) {
+          ReconstructionTask t = access.read(task);
+          return ours.test(t) ? t : null;
+        }
+      } catch (Throwable e) { // never into the DataNode's command thread
+        metrics.unexpectedError();
+        LOG.error("wide-ec cannot read a reconstruction task; HDFS's reconstructor runs it", e);
+      }
+      return null;
     }
   }
 }

@@ -1,6 +1,8 @@
 package org.wideec.datanode;
 
+import java.util.ArrayDeque;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsRecordBuilder;
@@ -15,13 +17,20 @@ import org.wideec.repair.RepairScheme;
 
 /**
  * The repair worker's per-DataNode counters, published through Hadoop metrics2 (JMX bean
- * {@code Hadoop:service=DataNode,name=WideEcRepair-<transfer port>} and any configured sink).
+ * {@code Hadoop:service=DataNode,name=WideEcRepair-<transfer port>} and any configured sink), and the
+ * outcomes of its recent reconstruction tasks: which path finished each one.
  */
 public final class RepairMetrics implements RepairCounters, MetricsSource {
   private final String name;
   private final MetricsRegistry registry;
   private final Map<RepairScheme, MutableCounterLong> byScheme = new EnumMap<>(RepairScheme.class);
+  private static final int OUTCOMES_KEPT = 1024;
+  private final ArrayDeque<ReconstructionOutcome> outcomes = new ArrayDeque<>();
   final MutableCounterLong tasksTakenOver;
+  final MutableCounterLong tasksCompleted;
+  final MutableCounterLong tasksHandedToStock;
+  final MutableCounterLong tasksAbandoned;
+  final MutableCounterLong unexpectedErrors;
   final MutableCounterLong repairsSucceeded;
   final MutableCounterLong repairsFailed;
   final MutableCounterLong retries;
@@ -40,6 +49,14 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
       byScheme.put(s, registry.newCounter("Repairs" + camel, "repairs started with the " + s + " scheme", 0L));
     }
     tasksTakenOver = registry.newCounter("TasksTakenOver", "NameNode reconstruction tasks run by wide-ec", 0L);
+    tasksCompleted = registry.newCounter("TasksCompleted",
+        "tasks whose units our worker stored and the targets confirmed", 0L);
+    tasksHandedToStock = registry.newCounter("TasksHandedToStock",
+        "tasks our worker gave up on and handed to HDFS's reconstructor", 0L);
+    tasksAbandoned = registry.newCounter("TasksAbandoned",
+        "tasks left unfinished (DataNode shutting down, or fallback off); the NameNode retargets them", 0L);
+    unexpectedErrors = registry.newCounter("UnexpectedErrors",
+        "exceptions of wide-ec caught where it meets the DataNode (a bug: see the log)", 0L);
     repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
     repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
     retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
@@ -65,6 +82,32 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     MetricsRecordBuilder rb = collector.addRecord(registry.info()).setContext("dfs")
         .tag(Interns.info("Worker", "wide-ec repair worker"), name);
     registry.snapshot(rb, all);
+  }
+
+  /** Counts a task's outcome and keeps it among the recent ones. */
+  void record(ReconstructionOutcome o) {
+    switch (o.route()) {
+      case OUR_WORKER -> tasksCompleted.incr();
+      case HANDED_TO_STOCK -> tasksHandedToStock.incr();
+      case ABANDONED -> tasksAbandoned.incr();
+    }
+    synchronized (outcomes) {
+      if (outcomes.size() == OUTCOMES_KEPT) {
+        outcomes.removeFirst();
+      }
+      outcomes.addLast(o);
+    }
+  }
+
+  void unexpectedError() {
+    unexpectedErrors.incr();
+  }
+
+  /** The outcomes of this worker's last tasks (up to 1024), oldest first. */
+  public List<ReconstructionOutcome> recentOutcomes() {
+    synchronized (outcomes) {
+      return List.copyOf(outcomes);
+    }
   }
 
   @Override
@@ -105,6 +148,27 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   public long tasksTakenOver() {
     return tasksTakenOver.value();
+  }
+
+  /** Tasks taken over whose outcome is not recorded yet (running, or queued for a reconstruction thread). */
+  public long tasksInProgress() {
+    return tasksTakenOver.value() - tasksCompleted.value() - tasksHandedToStock.value() - tasksAbandoned.value();
+  }
+
+  public long tasksCompleted() {
+    return tasksCompleted.value();
+  }
+
+  public long tasksHandedToStock() {
+    return tasksHandedToStock.value();
+  }
+
+  public long tasksAbandoned() {
+    return tasksAbandoned.value();
+  }
+
+  public long unexpectedErrors() {
+    return unexpectedErrors.value();
   }
 
   public long succeeded() {

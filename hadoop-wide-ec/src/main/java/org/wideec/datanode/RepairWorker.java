@@ -2,6 +2,7 @@ package org.wideec.datanode;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +28,9 @@ import org.wideec.transport.SliceTransport;
  * are rebuilt by the repair engine with this DataNode as requestor and written to the targets the NameNode
  * chose (by our placement policy, so the group keeps its plan). If our worker gives up, HDFS's own
  * reconstructor gets the task (unless wide-ec.repair.fallback-to-stock is false), so a repair is never lost to a
- * problem of ours.
+ * problem of ours. Each task ends in one {@link ReconstructionOutcome}, logged with its block group and counted.
  */
 final class RepairWorker implements ReconstructionTakeover.Worker {
-  static final String SCHEME = "wide-ec.repair.scheme";
-  static final String MAX_ATTEMPTS = "wide-ec.repair.max-attempts";
-  static final String FALLBACK = "wide-ec.repair.fallback-to-stock";
   private static final Logger LOG = LoggerFactory.getLogger(RepairWorker.class);
   private final DataNode dn;
   private final SliceTransport transport;
@@ -42,29 +40,21 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
   private final RepairScheme scheme;
   private final boolean fallback;
   private final DataChecksum checksum;
+  private volatile boolean stopping;
 
-  RepairWorker(DataNode dn, SliceTransport transport, JmxEndpointResolver endpoints, RepairMetrics metrics) {
-    Configuration conf = dn.getConf();
+  RepairWorker(DataNode dn, RepairWorkerConf conf, SliceTransport transport, JmxEndpointResolver endpoints,
+      RepairMetrics metrics) {
+    Configuration hdfs = dn.getConf();
     this.dn = dn;
     this.transport = transport;
     this.endpoints = endpoints;
     this.metrics = metrics;
-    this.scheme = scheme(conf.getTrimmed(SCHEME, "rack_aggregated"));
-    int attempts = conf.getInt(MAX_ATTEMPTS, 3);
-    this.engines = resolver -> new RepairEngine(transport, resolver, metrics, attempts);
-    this.fallback = conf.getBoolean(FALLBACK, true);
+    this.scheme = conf.scheme();
+    this.engines = resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts());
+    this.fallback = conf.fallbackToStock();
     this.checksum = DataChecksum.newDataChecksum(
-        DataChecksum.Type.valueOf(conf.getTrimmed(DFSConfigKeys.DFS_CHECKSUM_TYPE_KEY, DFSConfigKeys.DFS_CHECKSUM_TYPE_DEFAULT)),
-        conf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT));
-  }
-
-  static RepairScheme scheme(String name) {
-    try {
-      return RepairScheme.valueOf(name.toUpperCase(java.util.Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(SCHEME + " must be one of "
-          + java.util.Arrays.toString(RepairScheme.values()).toLowerCase(java.util.Locale.ROOT) + ", got '" + name + "'");
-    }
+        DataChecksum.Type.valueOf(hdfs.getTrimmed(DFSConfigKeys.DFS_CHECKSUM_TYPE_KEY, DFSConfigKeys.DFS_CHECKSUM_TYPE_DEFAULT)),
+        hdfs.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT));
   }
 
   /** Whether a task's codec is one of ours. */
@@ -72,40 +62,92 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     return StripedCodec.names().contains(t.policy().getCodecName());
   }
 
-  @Override
-  public void run(ReconstructionTask task, Runnable stock) {
-    metrics.tasksTakenOver.incr();
-    boolean stockRan = false;
-    try {
-      repair(task);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("wide-ec repair of block group {} failed: {}{}", task.blockGroup(), e.getMessage(),
-          fallback ? "; handing the task to HDFS's reconstructor" : "");
-      if (fallback) {
-        stockRan = true;
-        stock.run(); // decrements the DataNode's xmits itself
-      }
-    } finally {
-      if (!stockRan) {
-        float weight = dn.getErasureCodingWorker().getXmitWeight();
-        dn.decrementXmitsInProgress(Math.max((int) (task.xmits() * weight), 1));
-      }
+  /**
+   * The DataNode is shutting down: tasks that fail from now on are abandoned, not handed to HDFS's reconstructor
+   * (it could not finish them either; the NameNode retargets them after its pending timeout).
+   */
+  void stop() {
+    stopping = true;
+  }
+
+  /** What a task asks of our worker: which missing units to rebuild, and where each goes. */
+  private record Job(GroupRepair group, int[] units, DatanodeInfo[] targets) {
+    List<Integer> unitList() {
+      return Arrays.stream(units).boxed().toList();
+    }
+
+    List<String> targetList() {
+      return Arrays.stream(targets).limit(units.length).map(DatanodeInfo::getXferAddr).toList();
     }
   }
 
-  private void repair(ReconstructionTask t) throws IOException {
-    ExtendedBlock group = t.blockGroup();
+  @Override
+  public void run(ReconstructionTask task, Runnable stock) {
+    metrics.tasksTakenOver.incr();
+    Job job = null;
+    ReconstructionOutcome outcome;
+    try {
+      job = job(task);
+      if (job.units().length == 0) {
+        outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, null, "nothing to rebuild");
+      } else {
+        RepairEngine.Result r = repair(task, job);
+        outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, r, "stored and confirmed");
+      }
+    } catch (Throwable e) { // nothing of ours escapes into the DataNode; the task takes another route
+      if (!(e instanceof IOException)) {
+        metrics.unexpectedError();
+        LOG.error("wide-ec repair of block group {} failed unexpectedly", task.blockGroup(), e);
+      }
+      RepairEngine.Result tried = e instanceof RepairEngine.RepairFailedException f ? f.result() : null;
+      String why = e.getMessage();
+      if (stopping) {
+        outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, "the DataNode is shutting down: " + why);
+      } else if (fallback) {
+        outcome = outcome(task, job, ReconstructionOutcome.Route.HANDED_TO_STOCK, tried, why);
+      } else {
+        outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, RepairWorkerConf.FALLBACK + " is false: " + why);
+      }
+    }
+    metrics.record(outcome);
+    if (outcome.route() == ReconstructionOutcome.Route.OUR_WORKER) {
+      LOG.info("wide-ec: block group {} units {} rebuilt by our worker on {} ({})", task.blockGroup(), outcome.units(),
+          outcome.targets(), outcome.detail());
+    } else {
+      LOG.warn("wide-ec: block group {} units {}: {} ({})", task.blockGroup(), outcome.units(),
+          outcome.route() == ReconstructionOutcome.Route.HANDED_TO_STOCK ? "handed to HDFS's reconstructor"
+              : "abandoned, the NameNode will retarget it", outcome.detail());
+    }
+    if (outcome.route() == ReconstructionOutcome.Route.HANDED_TO_STOCK) {
+      stock.run(); // decrements the DataNode's xmits itself
+    } else {
+      float weight = dn.getErasureCodingWorker().getXmitWeight();
+      dn.decrementXmitsInProgress(Math.max((int) (task.xmits() * weight), 1));
+    }
+  }
+
+  private static ReconstructionOutcome outcome(ReconstructionTask task, Job job, ReconstructionOutcome.Route route,
+      RepairEngine.Result r, String detail) {
+    List<Integer> units = job == null ? List.of() : job.unitList();
+    List<String> targets = job == null
+        ? Arrays.stream(task.targets()).map(DatanodeInfo::getXferAddr).toList() : job.targetList();
+    return new ReconstructionOutcome(task.blockGroup().getBlockId(), units, targets, route,
+        r == null ? 0 : r.attempts(), r == null ? List.of() : r.excludedNodes(), String.valueOf(detail));
+  }
+
+  /**
+   * The NameNode names as many targets as it found room for: rebuild that many missing units, in order,
+   * skipping the ones it excluded (being rebuilt elsewhere).
+   */
+  private Job job(ReconstructionTask t) {
     int[] live = new int[t.liveIndices().length];
     for (int j = 0; j < live.length; j++) {
       live[j] = t.liveIndices()[j];
     }
-    GroupRepair all = GroupRepair.of(group, t.policy(), live, t.sources(), null, scheme);
+    GroupRepair all = GroupRepair.of(t.blockGroup(), t.policy(), live, t.sources(), null, scheme);
     if (all.repair() == null) {
-      LOG.info("block group {}: nothing to rebuild", group);
-      return;
+      return new Job(all, new int[0], t.targets());
     }
-    // The NameNode names as many targets as it found room for: rebuild that many missing units, in order,
-    // skipping the ones it excluded (being rebuilt elsewhere).
     List<Integer> missing = new ArrayList<>();
     for (int u : all.repair().lost()) {
       if (!t.excluded().get(u)) {
@@ -113,20 +155,22 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       }
     }
     int count = Math.min(missing.size(), t.targets().length);
-    if (count == 0) {
-      return;
-    }
-    int[] wanted = missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray();
-    Map<String, DatanodeInfo> nodes = new HashMap<>(all.nodes());
+    return new Job(all, missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray(), t.targets());
+  }
+
+  private RepairEngine.Result repair(ReconstructionTask t, Job job) throws IOException {
+    ExtendedBlock group = t.blockGroup();
+    int[] wanted = job.units();
+    Map<String, DatanodeInfo> nodes = new HashMap<>(job.group().nodes());
     Map<Integer, Integer> targetOf = new HashMap<>();
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < wanted.length; i++) {
       targetOf.put(wanted[i], i);
       nodes.put(t.targets()[i].getXferAddr(), t.targets()[i]);
     }
     DatanodeInfo self = t.targets()[0];
     UnitLocation requestor = new UnitLocation(-1, self.getXferAddr(), self.getNetworkLocation());
     EndpointResolver resolver = endpoints.over(nodes::get);
-    engines.create(resolver).repair(all.repair().only(wanted), requestor, (unit, len) -> {
+    return engines.create(resolver).repair(job.group().repair().only(wanted), requestor, (unit, len) -> {
       int ti = targetOf.get(unit);
       DatanodeInfo target = t.targets()[ti];
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + unit, len,

@@ -14,16 +14,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.HelperService;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TransportConf;
 
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
  * (slice service over the local replicas), publishes its endpoint and metrics, and takes over the NameNode's
- * reconstruction tasks for block groups of our codecs. Misconfiguration disables it with one warning; the
- * DataNode then runs exactly as stock HDFS.
+ * reconstruction tasks for block groups of our codecs.
+ *
+ * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
+ * a slice port that cannot be bound or any other failure to start disables the worker with one error that
+ * says why ({@link #disabledReason()}), releases whatever had started, and leaves the DataNode exactly as
+ * stock HDFS: running, with HDFS's own reconstructor for every block group.
  */
 public final class WideEcDataNodePlugin implements ServicePlugin {
-  public static final String HELPER_THREADS = "wide-ec.repair.helper.threads";
   private static final Logger LOG = LoggerFactory.getLogger(WideEcDataNodePlugin.class);
   private static final Map<Integer, WideEcDataNodePlugin> RUNNING = new ConcurrentHashMap<>();
   private DataNode dn;
@@ -32,77 +34,104 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private RepairMetrics metrics;
   private ObjectName bean;
   private int xferPort;
-  private boolean takenOver;
+  private RepairWorker worker;
+  private ReconstructionTakeover.Installed takeover;
   private JmxEndpointResolver endpoints;
+  private volatile String disabledReason;
 
   @Override
   public void start(Object service) {
-    dn = (DataNode) service;
-    xferPort = dn.getXferPort();
-    TransportConf conf;
-    try {
-      conf = TransportConf.from(dn.getConf());
-    } catch (java.io.IOException | IllegalArgumentException e) {
-      LOG.warn("wide-ec repair worker disabled on {}: {}", dn.getDisplayName(), e.getMessage());
+    if (!(service instanceof DataNode d)) {
+      disabledReason = "runs only in a DataNode (dfs.datanode.plugins), not in " + service;
+      LOG.error("wide-ec repair worker disabled: {}", disabledReason);
       return;
     }
+    dn = d;
     try {
-      metrics = RepairMetrics.register("WideEcRepair-" + xferPort);
-      helpers = new ThreadPoolExecutor(0, dn.getConf().getInt(HELPER_THREADS, 64), 60, TimeUnit.SECONDS,
-          new SynchronousQueue<>(), r -> {
-            Thread t = new Daemon(r);
-            t.setName("wide-ec-helper-" + xferPort + "-" + t.getId());
-            return t;
-          });
-      transport = new SliceTransport(conf, dn.getDisplayName(), metrics, helpers);
-      int port = transport.start(new HelperService(transport, new FsDatasetUnitStore(dn), metrics));
-      bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new SliceEndpointMXBean() {
-        @Override
-        public int getSlicePort() {
-          return port;
-        }
-
-        @Override
-        public String getAuthentication() {
-          return conf.handshake().authenticates() ? "hmac" : "none";
-        }
-
-        @Override
-        public boolean isShaping() {
-          return conf.shaper().enabled();
-        }
-      });
-      endpoints = new JmxEndpointResolver(dn.getConf(), conf.connectTimeoutMs());
-      RepairWorker worker = new RepairWorker(dn, transport, endpoints, metrics);
-      takenOver = ReconstructionTakeover.install(dn, RepairWorker::ours, worker);
+      xferPort = dn.getXferPort();
       RUNNING.put(xferPort, this);
-    } catch (Exception e) {
-      LOG.warn("wide-ec repair worker disabled on {}: {}", dn.getDisplayName(), e.toString());
-      stop();
+      RepairWorkerConf conf = RepairWorkerConf.from(dn.getConf());
+      startWorker(conf);
+    } catch (Throwable e) { // DESIGN.md §2: nothing of ours may stop a DataNode
+      // A bad setting or an unbindable port says so itself; anything else is unexpected and keeps its type.
+      disable(e instanceof IllegalArgumentException || e instanceof java.io.IOException ? e.getMessage() : e.toString());
     }
+  }
+
+  private void startWorker(RepairWorkerConf conf) throws Exception {
+    metrics = RepairMetrics.register("WideEcRepair-" + xferPort);
+    helpers = new ThreadPoolExecutor(0, conf.helperThreads(), 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Daemon(r);
+      t.setName("wide-ec-helper-" + xferPort + "-" + t.getId());
+      return t;
+    });
+    transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers);
+    int port = transport.start(new HelperService(transport, new FsDatasetUnitStore(dn), metrics));
+    bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new SliceEndpointMXBean() {
+      @Override
+      public int getSlicePort() {
+        return port;
+      }
+
+      @Override
+      public String getAuthentication() {
+        return conf.transport().handshake().authenticates() ? "hmac" : "none";
+      }
+
+      @Override
+      public boolean isShaping() {
+        return conf.transport().shaper().enabled();
+      }
+    });
+    endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
+    worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
+    takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
+  }
+
+  /** One error, then everything that had started is released; HDFS runs on as stock. */
+  private void disable(String why) {
+    disabledReason = why;
+    LOG.error("wide-ec repair worker disabled on {}: {}. This DataNode serves no repair slices and keeps HDFS's "
+        + "stock reconstruction for every block group.", dn.getDisplayName(), why);
+    release();
   }
 
   @Override
   public void stop() {
     RUNNING.remove(xferPort, this);
-    if (bean != null) {
-      MBeans.unregister(bean);
-      bean = null;
-    }
-    if (transport != null) {
-      transport.close();
-      transport = null;
-    }
-    if (helpers != null) {
-      helpers.shutdownNow();
-    }
-    if (endpoints != null) {
-      endpoints.close();
-      endpoints = null;
-    }
-    if (metrics != null) {
-      metrics.unregister();
-      metrics = null;
+    release();
+  }
+
+  private void release() {
+    try {
+      if (worker != null) {
+        worker.stop();
+      }
+      if (takeover != null) {
+        takeover.release();
+        takeover = null;
+      }
+      if (bean != null) {
+        MBeans.unregister(bean);
+        bean = null;
+      }
+      if (transport != null) {
+        transport.close();
+        transport = null;
+      }
+      if (helpers != null) {
+        helpers.shutdownNow();
+      }
+      if (endpoints != null) {
+        endpoints.close();
+        endpoints = null;
+      }
+      if (metrics != null) {
+        metrics.unregister();
+        metrics = null;
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", dn.getDisplayName(), e.toString());
     }
   }
 
@@ -111,6 +140,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     stop();
   }
 
+  /** This worker's metrics (null when disabled or stopped). */
   public RepairMetrics metrics() {
     return metrics;
   }
@@ -125,10 +155,15 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   }
 
   public boolean tookOverReconstruction() {
-    return takenOver;
+    return takeover != null;
   }
 
-  /** The plugin running in the DataNode with this transfer port (in this JVM), or null. */
+  /** Why the worker is off on this DataNode (the error it logged at start), or null when it runs. */
+  public String disabledReason() {
+    return disabledReason;
+  }
+
+  /** The plugin started in the DataNode with this transfer port (in this JVM, running or disabled), or null. */
   public static WideEcDataNodePlugin running(int xferPort) {
     return RUNNING.get(xferPort);
   }

@@ -15,13 +15,14 @@ import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TransportFaultInjector;
 
 /**
  * The requestor's side of a repair: plans the streams, asks the helpers for them, combines the slices as
  * they arrive and writes each lost unit to its sink in order. A helper that dies, stalls, fails to read its
- * unit or sends a corrupt slice is excluded and the repair restarts with a new plan (ECPipe §3.2); partial
- * output is aborted, so only slices that passed every check are ever stored, and a unit counts as repaired
- * only once its sink confirms it.
+ * unit, sends a corrupt slice or cannot be found is excluded and the repair restarts with a new plan (ECPipe
+ * §3.2); partial output is aborted, so only slices that passed every check are ever stored, and a unit counts
+ * as repaired only once its sink confirms it.
  */
 public final class RepairEngine {
   private static final Logger LOG = LoggerFactory.getLogger(RepairEngine.class);
@@ -51,8 +52,16 @@ public final class RepairEngine {
 
   /** Thrown when a repair cannot complete; the message says why, the cause is the last failure. */
   public static final class RepairFailedException extends IOException {
-    public RepairFailedException(String message, Throwable cause) {
+    private final transient Result tried;
+
+    public RepairFailedException(String message, Throwable cause, Result tried) {
       super(message, cause);
+      this.tried = tried;
+    }
+
+    /** The attempts made and the helpers excluded before giving up (helpers and millis are 0). */
+    public Result result() {
+      return tried;
     }
   }
 
@@ -74,11 +83,20 @@ public final class RepairEngine {
       } catch (NotDecodableException e) {
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
-            + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last);
+            + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last, tried(attempt - 1, excluded));
       } catch (IOException e) {
+        // A helper whose slice service cannot be found (e.g. its DataNode just died) is left out of the next plan.
         last = e;
-        LOG.warn("{}: attempt {} could not resolve helpers: {}", r.name(), attempt, e.getMessage());
-        counters.retried();
+        String culprit = e instanceof PeerFailure f ? f.culprit() : null;
+        if (culprit != null) {
+          excluded.add(culprit);
+          resolver.forget(culprit);
+        }
+        LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
+            culprit != null ? "; restarting without " + culprit : "");
+        if (attempt < maxAttempts) {
+          counters.retried();
+        }
         continue;
       }
       try {
@@ -104,20 +122,26 @@ public final class RepairEngine {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         counters.repairFailed();
-        throw new RepairFailedException(r.name() + ": interrupted", e);
+        throw new RepairFailedException(r.name() + ": interrupted", e, tried(attempt, excluded));
       } catch (IOException e) {
         counters.repairFailed();
-        throw new RepairFailedException(r.name() + ": storing the rebuilt units failed: " + e.getMessage(), e);
+        throw new RepairFailedException(r.name() + ": storing the rebuilt units failed: " + e.getMessage(), e,
+            tried(attempt, excluded));
       }
     }
     counters.repairFailed();
     throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
-        + (last == null ? "" : last.getMessage()), last);
+        + (last == null ? "" : last.getMessage()), last, tried(maxAttempts, excluded));
+  }
+
+  private static Result tried(int attempts, Set<String> excluded) {
+    return new Result(attempts, 0, new ArrayList<>(excluded), 0);
   }
 
   private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, SliceSink.Factory factory, int sliceBytes)
       throws IOException, InterruptedException {
     long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
     List<PeerStream> streams = new ArrayList<>();
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;

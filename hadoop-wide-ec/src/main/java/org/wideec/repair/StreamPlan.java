@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.wideec.gf.Matrix;
 import org.wideec.transport.Endpoint;
+import org.wideec.transport.PeerFailure;
 
 /**
  * One attempt of a repair as the requestor runs it: the streams it asks for (each the head of a tree of
@@ -139,7 +140,7 @@ final class StreamPlan {
         for (Stream s : ups) {
           upstreams.add(new StepRequest.Upstream(s.endpoint(), s.request()));
         }
-        out.add(new Stream(resolver.resolve(step.helper()), new StepRequest(block(step.helper().unit()),
+        out.add(new Stream(resolve(step.helper()), new StepRequest(block(step.helper().unit()),
             step.coefficient(), length, sliceBytes, first, stride, upstreams)));
       }
       return out;
@@ -147,8 +148,20 @@ final class StreamPlan {
 
     void addRaw(UnitLocation helper) throws IOException {
       helpers.add(helper);
-      streams.add(new Stream(resolver.resolve(helper), new StepRequest(block(helper.unit()), 1, length, sliceBytes, 0, 1,
+      streams.add(new Stream(resolve(helper), new StepRequest(block(helper.unit()), 1, length, sliceBytes, 0, 1,
           List.of())));
+    }
+
+    /** A helper's endpoint; a helper that cannot be found is to blame (the requestor plans without it). */
+    private Endpoint resolve(UnitLocation helper) throws PeerFailure {
+      try {
+        return resolver.resolve(helper);
+      } catch (PeerFailure e) {
+        throw e;
+      } catch (IOException e) {
+        throw new PeerFailure(helper.node(), "cannot find the slice service of helper " + helper.node() + ": "
+            + e.getMessage(), e);
+      }
     }
 
     private BlockRef block(int unit) {

@@ -105,7 +105,12 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (!closing) {
+    if (closing) {
+      return;
+    }
+    if (ctx.channel().eventLoop().isShuttingDown()) { // our own transport is closing: no helper is to blame
+      fail(new PeerFailure(null, "connection to " + peer + " closed: this node's slice transport is closing"));
+    } else {
       fail(new PeerFailure(peer.node(), "connection to " + peer + " closed before the stream ended"));
     }
   }
@@ -126,6 +131,7 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
   public Frame next(int expected) throws PeerFailure, InterruptedException {
     Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
     if (o == null) {
+      TransportFaultInjector.get().onStall(peer.node(), repairId, expected);
       throw new PeerFailure(peer.node(), peer + " stalled: no slice " + expected + " within " + stallMs + " ms");
     }
     if (o instanceof PeerFailure p) {
@@ -157,6 +163,9 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     if (o instanceof Frame f) {
       f.release();
       throw new PeerFailure(peer.node(), peer + " sent more slices than the repair has");
+    }
+    if (o == null) {
+      TransportFaultInjector.get().onStall(peer.node(), repairId, -1);
     }
     throw o instanceof PeerFailure p ? p : new PeerFailure(peer.node(), peer + " did not end its stream within " + stallMs + " ms");
   }

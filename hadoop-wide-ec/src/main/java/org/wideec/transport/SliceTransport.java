@@ -86,7 +86,8 @@ public final class SliceTransport implements Closeable {
       server = b.bind(new InetSocketAddress(conf.bindHost(), conf.port())).sync().channel();
     } catch (Exception e) {
       close();
-      throw new IOException("cannot bind the wide-ec slice port " + conf.bindHost() + ":" + conf.port() + ": " + e, e);
+      throw new IOException("cannot bind the wide-ec slice port " + conf.bindHost() + ":" + conf.port() + " ("
+          + TransportConf.BIND_HOST + ", " + TransportConf.PORT + "; port 0 takes any free port): " + e, e);
     }
     port = ((InetSocketAddress) server.localAddress()).getPort();
     LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, TLS {}, shaping {})", node,
@@ -154,6 +155,7 @@ public final class SliceTransport implements Closeable {
     private final RequestHandler handler;
     private final byte[] nonce = Handshake.nonce();
     private boolean authenticated;
+    private boolean refused;
     private ChannelDownstream downstream;
 
     ServerHandler(RequestHandler handler) {
@@ -167,6 +169,9 @@ public final class SliceTransport implements Closeable {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame f) throws Exception {
+      if (refused) {
+        return; // read, and dropped, until the peer closes
+      }
       if (!authenticated) {
         if (f.type() != FrameType.AUTH) {
           refuse(ctx, f.repairId(), "expected AUTH, got " + f.type());
@@ -219,8 +224,8 @@ public final class SliceTransport implements Closeable {
     }
 
     private void refuse(ChannelHandlerContext ctx, long repairId, String why) {
-      ctx.writeAndFlush(Frame.text(FrameType.ERROR, repairId, node + "\t" + node + " refused the connection: " + why))
-          .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+      refused = true;
+      endWithError(ctx.channel(), Frame.text(FrameType.ERROR, repairId, node + "\t" + node + " refused the connection: " + why));
     }
 
     @Override
@@ -237,6 +242,24 @@ public final class SliceTransport implements Closeable {
           cause.toString());
       ctx.close();
     }
+  }
+
+  /**
+   * Sends an ERROR and ends the connection so that the ERROR arrives: the output is shut (FIN after the ERROR)
+   * and the consumer's frames are read until it closes. Closing outright while its CREDIT frames sit unread
+   * makes the kernel reset the connection, which can drop the ERROR; the consumer would then see only a broken
+   * connection and blame this node instead of the one the ERROR names. The connection is closed anyway after
+   * the stall timeout.
+   */
+  private void endWithError(Channel channel, Frame error) {
+    channel.writeAndFlush(error).addListener(written -> {
+      if (written.isSuccess() && channel instanceof SocketChannel socket) {
+        socket.shutdownOutput();
+        channel.eventLoop().schedule(() -> channel.close(), conf.stallTimeoutMs(), TimeUnit.MILLISECONDS);
+      } else {
+        channel.close();
+      }
+    });
   }
 
   /** A frame waiting for the emulated links, and when it may leave (System.nanoTime). */
@@ -358,8 +381,7 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void fail(String culprit, String message) {
-      channel.writeAndFlush(Frame.text(FrameType.ERROR, repairId, (culprit == null ? "" : culprit) + "\t" + message))
-          .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+      endWithError(channel, Frame.text(FrameType.ERROR, repairId, (culprit == null ? "" : culprit) + "\t" + message));
     }
   }
 }

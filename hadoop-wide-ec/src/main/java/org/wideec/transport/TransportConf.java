@@ -50,6 +50,9 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   /**
    * Reads the settings. Authentication is on unless {@code wide-ec.transport.auth=none}; its secret comes from
    * {@code wide-ec.transport.secret} through Hadoop's credential providers (or the plain key).
+   *
+   * @throws IllegalArgumentException for a malformed or out-of-range value, naming its key and what it allows
+   * @throws IOException when authentication is on and no secret can be read
    */
   public static TransportConf from(Configuration conf) throws IOException {
     String auth = conf.getTrimmed(AUTH, "hmac");
@@ -63,14 +66,16 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
       }
       secret = new String(s).getBytes(StandardCharsets.UTF_8);
     } else if (!auth.equalsIgnoreCase("none")) {
-      throw new IOException(AUTH + " must be hmac or none, got '" + auth + "'");
+      throw ConfigValues.invalid(AUTH, auth, "hmac, none");
     }
-    int maxFrame = conf.getInt(MAX_FRAME, 4 << 20);
-    return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), conf.getInt(PORT, 0), secret,
-        (int) conf.getLongBytes(SLICE_BYTES, DEFAULT_SLICE_BYTES), conf.getInt(WINDOW, 4), maxFrame,
-        conf.getLong(STALL_TIMEOUT, 30_000), conf.getInt(CONNECT_TIMEOUT, 10_000),
-        new TrafficShaper(conf.getLongBytes(SHAPE_NODE, 0), conf.getLongBytes(SHAPE_RACK, 0)),
-        conf.getBoolean(TLS, false) ? new Configuration(conf) : null);
+    int maxFrame = (int) ConfigValues.bytesIn(conf, MAX_FRAME, 4 << 20, 1024, Integer.MAX_VALUE);
+    return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), ConfigValues.intIn(conf, PORT, 0, 0, 65535), secret,
+        (int) ConfigValues.bytesIn(conf, SLICE_BYTES, DEFAULT_SLICE_BYTES, 512, Integer.MAX_VALUE),
+        ConfigValues.intIn(conf, WINDOW, 4, 1, 1 << 16), maxFrame,
+        ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),
+        ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
+        new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0), ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
+        ConfigValues.bool(conf, TLS, false) ? new Configuration(conf) : null);
   }
 
   /** The same settings with other stall and connect timeouts. */

@@ -22,4 +22,14 @@ public class TransportFaultInjector {
 
   /** Called by a helper before it sends a slice to {@code toNode} (a test may stall or kill here). */
   public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) throws java.io.IOException {}
+
+  /**
+   * Called by a consumer that has declared {@code peerNode} stalled (no slice {@code slice}, or no end of stream
+   * when {@code slice} is -1, within the stall timeout), just before it blames that node. A test that holds a
+   * helper back can release it here, so the stall, not a race with a timer, decides what happens.
+   */
+  public void onStall(String peerNode, long repairId, int slice) {}
+
+  /** Called by a requestor as it starts an attempt of a repair (each attempt has its own repair id). */
+  public void onRepairAttempt(String requestorNode, long repairId) {}
 }

@@ -1,21 +1,150 @@
 package org.wideec.datanode;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.timeout;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import java.lang.reflect.Field;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.SystemErasureCodingPolicies;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.server.datanode.erasurecode.ErasureCodingWorker;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** When the takeover cannot be installed the DataNode is left as it was and our worker never runs. */
+/**
+ * The takeover is where our code meets the DataNode's command thread: when it cannot be installed the DataNode is
+ * left as it was; once installed, a task it cannot read goes to HDFS's reconstructor, a failure of our worker is
+ * caught and counted, and after release every task is HDFS's again. Nothing is thrown at the DataNode.
+ */
 class ReconstructionTakeoverTest {
+  private static final String PKG = ReconstructionTask.PKG;
+  private final RepairMetrics metrics = new RepairMetrics("takeover-test");
+  private final List<ReconstructionTask> ran = new CopyOnWriteArrayList<>();
+  private ErasureCodingWorker ecw;
+
+  @AfterEach
+  void shutDown() {
+    if (ecw != null) {
+      ecw.shutDown();
+    }
+  }
+
   @Test
   void aDataNodeWithoutTheExpectedInternalsKeepsTheStockPath() {
     DataNode dn = mock(DataNode.class);
     when(dn.getErasureCodingWorker()).thenReturn(null);
-    boolean installed = ReconstructionTakeover.install(dn, t -> true, (task, stock) -> {
+    ReconstructionTakeover.Installed installed = ReconstructionTakeover.install(dn, t -> true, (task, stock) -> {
       throw new AssertionError("our worker must not run when the takeover is not installed");
+    }, metrics);
+    assertNull(installed);
+    assertEquals(0, metrics.unexpectedErrors(), "a missing internal is expected on other versions, not a bug");
+  }
+
+  @Test
+  void aTaskOurWorkerCannotReadGoesToHdfsAndIsCounted() throws Exception {
+    ExecutorService pool = install((task, stock) -> ran.add(task));
+    Runnable unreadable = reconstructor(); // its reader and writer are missing: reading it throws
+    assertNotNull(pool.submit(unreadable));
+    verify(unreadable, timeout(10_000)).run();
+    assertEquals(List.of(), ran);
+    assertEquals(1, metrics.unexpectedErrors());
+  }
+
+  @Test
+  void aFailureInOurWorkerIsCaughtAndCounted() throws Exception {
+    ExecutorService pool = install((task, stock) -> {
+      ran.add(task);
+      throw new IllegalStateException("a bug in the worker");
     });
-    assertFalse(installed);
+    Runnable task = readableReconstructor();
+    pool.submit(task).get(10, TimeUnit.SECONDS); // completes normally: nothing reaches the DataNode
+    assertEquals(1, ran.size());
+    assertEquals(7L, ran.get(0).blockGroup().getBlockId());
+    assertEquals(1, metrics.unexpectedErrors());
+    verify(task, never()).run();
+  }
+
+  @Test
+  void afterReleaseEveryTaskGoesToHdfs() throws Exception {
+    DataNode dn = dataNode();
+    ReconstructionTakeover.Installed installed = ReconstructionTakeover.install(dn, t -> true, (t, stock) -> ran.add(t),
+        metrics);
+    ExecutorService pool = pool();
+    Runnable first = readableReconstructor();
+    pool.submit(first).get(10, TimeUnit.SECONDS);
+    assertEquals(1, ran.size(), "ours while installed");
+    installed.release();
+    Runnable second = readableReconstructor();
+    pool.submit(second).get(10, TimeUnit.SECONDS);
+    verify(second).run();
+    assertEquals(1, ran.size(), "HDFS's after release");
+    assertEquals(0, metrics.unexpectedErrors());
+  }
+
+  private ExecutorService install(ReconstructionTakeover.Worker worker) throws Exception {
+    assertNotNull(ReconstructionTakeover.install(dataNode(), t -> true, worker, metrics));
+    return pool();
+  }
+
+  private DataNode dataNode() {
+    DataNode dn = mock(DataNode.class);
+    ecw = new ErasureCodingWorker(new Configuration(false), dn);
+    when(dn.getErasureCodingWorker()).thenReturn(ecw);
+    when(dn.getDisplayName()).thenReturn("dn-under-test");
+    return dn;
+  }
+
+  /** The executor the DataNode now submits to. */
+  private ExecutorService pool() throws Exception {
+    Field f = ErasureCodingWorker.class.getDeclaredField("stripedReconstructionPool");
+    f.setAccessible(true);
+    ExecutorService pool = (ExecutorService) f.get(ecw);
+    assertSame(ReconstructionTakeover.class, pool.getClass().getEnclosingClass(), "the routing pool is installed");
+    return pool;
+  }
+
+  /** A StripedBlockReconstructor whose fields are all unset (HDFS builds real ones inside its worker). */
+  private static Runnable reconstructor() throws ClassNotFoundException {
+    return (Runnable) mock(Class.forName(PKG + "StripedBlockReconstructor"));
+  }
+
+  /** One carrying what our worker reads: block group 7 of RS-6-3, unit 0 to rebuild on one target. */
+  private static Runnable readableReconstructor() throws Exception {
+    Runnable r = reconstructor();
+    Object reader = mock(Class.forName(PKG + "StripedReader"));
+    Object writer = mock(Class.forName(PKG + "StripedWriter"));
+    set(PKG + "StripedReconstructor", r, "blockGroup", new ExtendedBlock("BP-1", 7, 6 * 1024, 1));
+    set(PKG + "StripedReconstructor", r, "ecPolicy", SystemErasureCodingPolicies.getByID(
+        SystemErasureCodingPolicies.RS_6_3_POLICY_ID));
+    set(PKG + "StripedReconstructor", r, "excludeBitSet", new BitSet());
+    set(PKG + "StripedReconstructor", r, "stripedReader", reader);
+    set(PKG + "StripedBlockReconstructor", r, "stripedWriter", writer);
+    set(PKG + "StripedReader", reader, "liveIndices", new byte[] {1, 2, 3, 4, 5, 6});
+    set(PKG + "StripedReader", reader, "sources", new DatanodeInfo[6]);
+    set(PKG + "StripedWriter", writer, "targets", new DatanodeInfo[1]);
+    set(PKG + "StripedWriter", writer, "targetStorageTypes", new StorageType[] {StorageType.DISK});
+    set(PKG + "StripedWriter", writer, "targetStorageIds", new String[] {"s"});
+    return r;
+  }
+
+  private static void set(String cls, Object target, String field, Object value) throws Exception {
+    Field f = Class.forName(cls).getDeclaredField(field);
+    f.setAccessible(true);
+    f.set(target, value);
   }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.wideec.hdfs.RepairClusterFixture.CELL;
+import static org.wideec.hdfs.RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker;
+import static org.wideec.hdfs.RepairClusterFixture.before;
 import static org.wideec.hdfs.RepairClusterFixture.cluster;
 import static org.wideec.hdfs.RepairClusterFixture.code;
 import static org.wideec.hdfs.RepairClusterFixture.everyByteReadsBack;
@@ -16,6 +18,7 @@ import static org.wideec.hdfs.RepairClusterFixture.sum;
 
 import io.netty.buffer.ByteBuf;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,7 +34,10 @@ import org.apache.hadoop.io.IOUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.wideec.datanode.ReconstructionOutcome.Route;
 import org.wideec.datanode.RepairMetrics;
+import org.wideec.hdfs.RepairClusterFixture.Before;
+import org.wideec.hdfs.RepairClusterFixture.Recorded;
 import org.wideec.repair.LinkWeights;
 import org.wideec.repair.RepairGraph;
 import org.wideec.repair.RepairScheme;
@@ -90,10 +96,12 @@ class RepairWorkerClusterTest {
 
   @Test
   void ourWorkerRebuildsLostUnitsWithThePlannedCrossRackTrafficAndNothingIsLost() throws Exception {
+    Before first = before();
     long stockBefore = stockReconstructionTasks();
     long crossBefore = sum(RepairMetrics::bytesSentCrossRack);
     Map<String, Map<Integer, DatanodeInfo>> before = layout();
     DatanodeInfo lost = loseBusiestNode();
+    List<Recorded> done = assertEveryRebuiltUnitStoredByOurWorker(first);
     Map<String, Map<Integer, DatanodeInfo>> after = layout();
 
     // Predict the cross-rack bytes from the plan: each lost unit, rebuilt by the rack-aggregated chain with
@@ -140,15 +148,21 @@ class RepairWorkerClusterTest {
     assertEquals(stockBefore, stockReconstructionTasks(), "HDFS's reconstructor ran no task");
     assertEquals(expected, sum(RepairMetrics::bytesSentCrossRack) - crossBefore, "cross-rack bytes as planned");
     assertTrue(sum(m -> m.repairs(RepairScheme.RACK_AGGREGATED)) >= rebuilt);
+    assertEquals(rebuilt, done.stream().filter(r -> r.outcome().route() == Route.OUR_WORKER).count(),
+        "one task of our worker per lost unit, each in its first attempt: " + done);
+    assertTrue(done.stream().allMatch(r -> r.outcome().attempts() == 1), done.toString());
     everyByteReadsBack();
 
     // A corrupt slice on the wire: the repair restarts without its sender and still stores the right bytes.
+    Before second = before();
     AtomicReference<ByteBuf> marked = new AtomicReference<>();
     AtomicBoolean corrupted = new AtomicBoolean();
+    AtomicReference<String> sender = new AtomicReference<>();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
       public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
         if (slice == 1 && payload.readableBytes() > 8 && !corrupted.getAndSet(true)) {
+          sender.set(node);
           marked.set(payload);
         }
       }
@@ -163,9 +177,13 @@ class RepairWorkerClusterTest {
     });
     long retriesBefore = sum(RepairMetrics::retries);
     loseBusiestNode();
+    List<Recorded> afterCorruption = assertEveryRebuiltUnitStoredByOurWorker(second);
     assertTrue(corrupted.get());
     assertTrue(sum(RepairMetrics::retries) > retriesBefore, "the corrupt slice forced a restart");
     assertEquals(stockBefore, stockReconstructionTasks());
+    assertEquals(1, afterCorruption.stream().filter(r -> r.outcome().route() == Route.OUR_WORKER
+        && r.outcome().attempts() == 2 && r.outcome().excludedHelpers().equals(List.of(sender.get()))).count(),
+        "our worker finished the repair the corrupt slice broke, without its sender " + sender.get() + ": " + afterCorruption);
     TransportFaultInjector.set(null);
     everyByteReadsBack();
 

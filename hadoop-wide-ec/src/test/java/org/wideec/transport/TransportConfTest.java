@@ -45,8 +45,12 @@ class TransportConfTest {
     IllegalArgumentException secret = assertThrows(IllegalArgumentException.class,
         () -> TransportConf.from(conf(TransportConf.SECRET, "short")));
     assertTrue(secret.getMessage().contains(TransportConf.SECRET), secret.getMessage());
-    IOException auth = assertThrows(IOException.class, () -> TransportConf.from(conf(TransportConf.AUTH, "kerberos")));
-    assertTrue(auth.getMessage().contains(TransportConf.AUTH), auth.getMessage());
+    IllegalArgumentException auth = assertThrows(IllegalArgumentException.class,
+        () -> TransportConf.from(conf(TransportConf.AUTH, "kerberos")));
+    assertTrue(auth.getMessage().contains(TransportConf.AUTH) && auth.getMessage().contains("hmac, none"), auth.getMessage());
+    IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
+        () -> TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.PORT, "fifty")));
+    assertTrue(port.getMessage().contains(TransportConf.PORT) && port.getMessage().contains("'fifty'"), port.getMessage());
     IllegalArgumentException slice = assertThrows(IllegalArgumentException.class,
         () -> TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.SLICE_BYTES, "1000")));
     assertTrue(slice.getMessage().contains(TransportConf.SLICE_BYTES), slice.getMessage());

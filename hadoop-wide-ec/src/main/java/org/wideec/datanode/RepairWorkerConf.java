@@ -1,0 +1,49 @@
+package org.wideec.datanode;
+
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.wideec.repair.RepairScheme;
+import org.wideec.transport.ConfigValues;
+import org.wideec.transport.TransportConf;
+
+/**
+ * The repair worker's settings: keys, defaults and allowed values, read and checked once when the DataNode
+ * plugin starts (DESIGN.md §2: validate when a plugin starts, never fail later in a DataNode thread). A bad
+ * value is one error naming its key and what it allows; the DataNode then keeps HDFS's stock reconstruction.
+ * Keys are documented in the README's repair worker section.
+ */
+public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fallbackToStock, int helperThreads,
+    TransportConf transport) {
+
+  public static final String SCHEME = "wide-ec.repair.scheme";
+  public static final String MAX_ATTEMPTS = "wide-ec.repair.max-attempts";
+  public static final String FALLBACK = "wide-ec.repair.fallback-to-stock";
+  public static final String HELPER_THREADS = "wide-ec.repair.helper.threads";
+
+  public static final RepairScheme DEFAULT_SCHEME = RepairScheme.RACK_AGGREGATED;
+  public static final int DEFAULT_MAX_ATTEMPTS = 3;
+  public static final boolean DEFAULT_FALLBACK = true;
+  public static final int DEFAULT_HELPER_THREADS = 64;
+  // A repair restarts once per blamed helper; more attempts than an LRC has survivors only delay the fallback.
+  static final int MAX_MAX_ATTEMPTS = 255;
+
+  /**
+   * Reads and checks every setting of the worker and its slice transport.
+   *
+   * @throws IllegalArgumentException naming the first bad key, its value and what it allows (or, for a
+   *     missing secret, how to set one)
+   */
+  public static RepairWorkerConf from(Configuration conf) {
+    RepairScheme scheme = ConfigValues.oneOf(conf, SCHEME, DEFAULT_SCHEME);
+    int attempts = ConfigValues.intIn(conf, MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, MAX_MAX_ATTEMPTS);
+    boolean fallback = ConfigValues.bool(conf, FALLBACK, DEFAULT_FALLBACK);
+    int threads = ConfigValues.intIn(conf, HELPER_THREADS, DEFAULT_HELPER_THREADS, 1, Integer.MAX_VALUE);
+    TransportConf transport;
+    try {
+      transport = TransportConf.from(conf);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return new RepairWorkerConf(scheme, attempts, fallback, threads, transport);
+  }
+}
