@@ -1,12 +1,17 @@
 package org.wideec.client;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.hadoop.hdfs.BlockReader;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
@@ -18,9 +23,9 @@ import org.wideec.client.DegradedReadPlan.UnitRange;
 import org.wideec.code.NotDecodableException;
 
 /**
- * Carries out a {@link DegradedReadPlan} against DataNodes: fetches each planned internal-block range
- * over HDFS's data transfer (block tokens, SASL, checksums as the stock reader), and when a unit the
- * NameNode listed cannot be read after all, counts it lost and plans again with the rest. An expired
+ * Carries out a {@link DegradedReadPlan} against DataNodes: fetches the planned internal-block ranges in
+ * parallel over HDFS's data transfer (block tokens, SASL, checksums as the stock reader), and when a unit
+ * the NameNode listed cannot be read after all, counts it lost and plans again with the rest. An expired
  * block token is renewed once by asking the NameNode for the group again, as DFSInputStream does.
  */
 final class DegradedGroupReader {
@@ -46,7 +51,7 @@ final class DegradedGroupReader {
     BitSet failed = new BitSet();
     Map<UnitRange, ByteBuffer> fetched = new HashMap<>();
     List<IOException> errors = new ArrayList<>();
-    boolean refreshed = false;
+    boolean renewed = false;
     while (true) {
       BitSet live = StripedFile.liveUnits(group);
       live.andNot(failed);
@@ -58,50 +63,69 @@ final class DegradedGroupReader {
         errors.forEach(io::addSuppressed);
         throw io;
       }
-      boolean complete = true;
-      Map<Integer, ByteBuffer> inputs = new HashMap<>();
+      Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
       for (UnitRange r : plan.fetches()) {
-        ByteBuffer b = fetched.get(r);
-        if (b == null) {
-          try {
-            b = fetchFromDataNode(group, r.unit(), r.start(), r.end());
-          } catch (InvalidBlockTokenException | InvalidToken e) {
-            if (refreshed) {
-              throw new IOException(describe(group, from, to, failed) + ": block token for unit " + r.unit()
-                  + " rejected after renewal", e);
-            }
-            refreshed = true;
-            group = refresher.refresh(group);
-            complete = false;
-            break;
-          } catch (IOException e) {
-            failed.set(r.unit());
-            errors.add(e);
-            complete = false;
-            continue;
-          }
-          fetched.put(r, b);
+        if (!fetched.containsKey(r)) {
+          LocatedStripedBlock g = group;
+          pending.put(r, WideEcClientAccess.stripedReadsPool(file.client()).submit(() -> fetch(g, r)));
         }
-        inputs.put(r.unit(), b.duplicate());
       }
-      if (complete) {
+      boolean tokenRejected = false;
+      for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
+        try {
+          fetched.put(p.getKey(), await(p.getValue(), pending));
+        } catch (InvalidBlockTokenException | InvalidToken e) {
+          if (renewed) {
+            throw new IOException(describe(group, from, to, failed) + ": block token for unit " + p.getKey().unit()
+                + " rejected after renewal", e);
+          }
+          tokenRejected = true;
+        } catch (IOException e) {
+          failed.set(p.getKey().unit());
+          errors.add(e);
+        }
+      }
+      if (tokenRejected) {
+        renewed = true;
+        group = refresher.refresh(group);
+        continue;
+      }
+      if (plan.fetches().stream().allMatch(fetched::containsKey)) {
+        Map<Integer, ByteBuffer> inputs = new HashMap<>();
+        plan.fetches().forEach(r -> inputs.put(r.unit(), fetched.get(r).duplicate()));
         plan.assemble(inputs, file.coder(), dst);
-        file.counters().degradedReads.incrementAndGet();
-        int decoded = decodedBytes(plan, group);
-        file.counters().bytesDecoded.addAndGet(decoded);
-        WideEcClientAccess.countDecoded(file.client(), decoded);
+        count(plan, group);
         return;
       }
     }
   }
 
-  private int decodedBytes(DegradedReadPlan plan, LocatedStripedBlock group) {
-    int n = 0;
+  private static ByteBuffer await(Future<ByteBuffer> f, Map<UnitRange, Future<ByteBuffer>> all) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      all.values().forEach(x -> x.cancel(true));
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading a degraded block group");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(e.getCause());
+    }
+  }
+
+  private void count(DegradedReadPlan plan, LocatedStripedBlock group) {
+    int decoded = 0;
     int[] wanted = plan.wanted();
     for (BlockGroupLayout.CellRun run : file.layout(group).runs(plan.from(), plan.to())) {
-      n += java.util.Arrays.binarySearch(wanted, run.unit()) >= 0 ? run.length() : 0;
+      decoded += Arrays.binarySearch(wanted, run.unit()) >= 0 ? run.length() : 0;
     }
-    return n;
+    file.counters().degradedReads.incrementAndGet();
+    file.counters().bytesDecoded.addAndGet(decoded);
+    if (decoded > 0) {
+      WideEcClientAccess.countDecoded(file.client(), decoded);
+    }
   }
 
   private String describe(LocatedStripedBlock group, long from, long to, BitSet failed) {
@@ -117,34 +141,34 @@ final class DegradedGroupReader {
         + lost + (failed.isEmpty() ? "" : ", units " + failed + " failed to read");
   }
 
-  /** Tries each listed replica of the unit in turn (a unit can briefly have two). */
-  private ByteBuffer fetchFromDataNode(LocatedStripedBlock group, int unit, long start, long end) throws IOException {
+  /** Bytes [start, end) of one unit, trying each listed replica in turn (a unit can briefly have two). */
+  private ByteBuffer fetch(LocatedStripedBlock group, UnitRange r) throws IOException {
     byte[] indices = group.getBlockIndices();
     IOException last = null;
     for (int i = 0; i < indices.length; i++) {
-      if (indices[i] != unit) {
+      if (indices[i] != r.unit()) {
         continue;
       }
       LocatedBlock internal = StripedBlockUtil.constructInternalBlock(group, i, file.policy().getCellSize(),
-          file.policy().getNumDataUnits(), unit);
+          file.policy().getNumDataUnits(), r.unit());
       long began = System.nanoTime();
-      int len = (int) (end - start);
-      byte[] buf = new byte[len];
-      try (BlockReader reader = WideEcClientAccess.blockReader(file.client(), file.src(), internal, 0, start, len,
-          file.verifyChecksum())) {
-        reader.readFully(buf, 0, len);
-        WideEcClientAccess.countFetched(file.client(), reader.getNetworkDistance(), len, (System.nanoTime() - began) / 1_000_000);
+      byte[] buf = new byte[r.length()];
+      try (BlockReader reader = WideEcClientAccess.blockReader(file.client(), file.src(), internal, 0, r.start(),
+          r.length(), file.verifyChecksum())) {
+        reader.readFully(buf, 0, buf.length);
+        WideEcClientAccess.countFetched(file.client(), reader.getNetworkDistance(), buf.length,
+            (System.nanoTime() - began) / 1_000_000);
       } catch (InvalidBlockTokenException | InvalidToken e) {
         throw e;
       } catch (IOException e) {
-        last = new IOException(file.src() + ": unit " + unit + " of block group " + group.getBlock() + " on "
+        last = new IOException(file.src() + ": unit " + r.unit() + " of block group " + group.getBlock() + " on "
             + group.getLocations()[i] + ": " + e.getMessage(), e);
         continue;
       }
       file.counters().unitsFetched.incrementAndGet();
-      file.counters().bytesFetched.addAndGet(len);
+      file.counters().bytesFetched.addAndGet(buf.length);
       return ByteBuffer.wrap(buf);
     }
-    throw last != null ? last : new IOException(file.src() + ": no replica of unit " + unit + " of " + group.getBlock());
+    throw last != null ? last : new IOException(file.src() + ": no replica of unit " + r.unit() + " of " + group.getBlock());
   }
 }

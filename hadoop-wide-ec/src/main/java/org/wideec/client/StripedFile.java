@@ -4,7 +4,6 @@ import java.util.BitSet;
 import org.apache.hadoop.hdfs.DFSClient;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 
@@ -31,8 +30,9 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
    */
   boolean lostData(LocatedStripedBlock group) {
     BitSet live = liveUnits(group);
+    BlockGroupLayout layout = layout(group);
     for (int u = 0; u < policy.getNumDataUnits(); u++) {
-      if (!live.get(u) && StripedBlockUtil.getInternalBlockLength(group.getBlockSize(), policy, u) > 0) {
+      if (!live.get(u) && layout.internalLength(u) > 0) {
         return true;
       }
     }

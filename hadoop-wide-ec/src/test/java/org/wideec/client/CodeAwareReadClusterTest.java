@@ -20,13 +20,13 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.MiniDFSCluster.DataNodeProperties;
 import org.apache.hadoop.hdfs.client.HdfsDataInputStream;
-import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
@@ -47,7 +47,7 @@ import org.wideec.demo.MiniClusters;
 import org.wideec.demo.StripedGroups;
 
 /**
- * WideEcFileSystem on a real HDFS (18 racks of one DataNode; NameNode, DataNodes, block tokens): Azure-LRC
+ * WideEcFileSystem on a real HDFS (18 racks of one DataNode, block tokens required): Azure-LRC
  * 12+2+2 files read through loss patterns HDFS's own reader cannot serve (DESIGN.md §2), and healthy
  * files read by the stock path. The test policy is AZURE-LRC-L2-12-4-1024k with a 64 KiB cell.
  *
@@ -75,7 +75,10 @@ class CodeAwareReadClusterTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniClusters.start(new Configuration(), new File(base.toFile(), "dfs"), 18, 1, BLOCK);
+    Configuration conf = new Configuration();
+    // DataNodes serve a replica only against a block token: the code-aware path must present the right one.
+    conf.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    cluster = MiniClusters.start(conf, new File(base.toFile(), "dfs"), 18, 1, BLOCK);
     stock = cluster.getFileSystem();
     policy = WideEcPolicies.addAndEnable(stock, WideEcPolicies.policy("azure-lrc-l2", 12, 4, CELL));
     org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/lrc");
@@ -84,14 +87,14 @@ class CodeAwareReadClusterTest {
     Random r = new Random(11);
     for (long size : new long[] {1000, 3 * 12 * CELL + 17, GROUP, 2 * GROUP + 5 * CELL + 777}) {
       org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(dir, "f" + size);
-      files.put(p, write(p, (int) size, r));
+      files.put(p, write(p, (int) size, BLOCK, r));
       multiGroup = p;
     }
     StripedGroups.awaitSettled(cluster, stock, policy, files.keySet(), 60_000);
     BlockManagerTestUtil.stopRedundancyThread(cluster.getNamesystem().getBlockManager());
-    Configuration conf = new Configuration(cluster.getConfiguration(0));
-    conf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
-    wide = (WideEcFileSystem) FileSystem.newInstance(stock.getUri(), conf);
+    Configuration client = new Configuration(cluster.getConfiguration(0));
+    client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    wide = (WideEcFileSystem) FileSystem.newInstance(stock.getUri(), client);
   }
 
   @AfterAll
@@ -119,16 +122,10 @@ class CodeAwareReadClusterTest {
     }
   }
 
-  static byte[] write(org.apache.hadoop.fs.Path p, int size, Random r) throws IOException {
-    return write(p, size, BLOCK, r);
-  }
-
   static byte[] write(org.apache.hadoop.fs.Path p, int size, long blockSize, Random r) throws IOException {
     byte[] data = new byte[size];
     r.nextBytes(data);
-    try (FSDataOutputStream o = stock.create(p, true, 4096, (short) 1, blockSize)) {
-      o.write(data);
-    }
+    DFSTestUtil.writeFile(stock, p, data, blockSize);
     return data;
   }
 
@@ -181,25 +178,13 @@ class CodeAwareReadClusterTest {
   /** Stops the DataNodes holding the given units of a group; dead at once unless {@code keepListed}. */
   void stopUnits(LocatedStripedBlock g, boolean keepListed, int... units) throws IOException {
     for (int u : units) {
-      DatanodeInfo where = StripedGroups.location(g, u);
-      int i = indexOf(where);
-      DataNode dn = cluster.getDataNodes().get(i);
-      stopped.add(cluster.stopDataNode(i));
+      DataNode dn = cluster.getDataNode(StripedGroups.location(g, u).getIpcPort());
+      stopped.add(cluster.stopDataNode(cluster.getDataNodes().indexOf(dn)));
       if (!keepListed) {
         cluster.setDataNodeDead(dn.getDatanodeId());
       }
     }
     assertEquals(units.length, stopped.size());
-  }
-
-  static int indexOf(DatanodeInfo info) {
-    List<DataNode> dns = cluster.getDataNodes();
-    for (int i = 0; i < dns.size(); i++) {
-      if (dns.get(i).getXferPort() == info.getXferPort()) {
-        return i;
-      }
-    }
-    throw new IllegalStateException("no running DataNode " + info);
   }
 
   static void setHeartbeatExpiry(long ms) {
@@ -255,7 +240,7 @@ class CodeAwareReadClusterTest {
   @Test
   void replicatedFilesAndOtherCodecsGetTheStockStream() throws Exception {
     org.apache.hadoop.fs.Path replicated = new org.apache.hadoop.fs.Path("/replicated");
-    byte[] data = write(replicated, 100_000, new Random(1));
+    byte[] data = write(replicated, 100_000, BLOCK, new Random(1));
     stock.enableErasureCodingPolicy("XOR-2-1-1024k");
     org.apache.hadoop.fs.Path xorDir = new org.apache.hadoop.fs.Path("/xor");
     stock.mkdirs(xorDir);

@@ -66,6 +66,11 @@ public final class WideEcClientAccess {
         .build();
   }
 
+  /** The client's pool for striped reads (dfs.client.read.striped.threadpool.size), shared with the stock reader. */
+  public static java.util.concurrent.ExecutorService stripedReadsPool(DFSClient client) {
+    return client.getStripedReadsThreadPool();
+  }
+
   /** Counts bytes fetched from a DataNode at the given network distance in the FileSystem's statistics. */
   public static void countFetched(DFSClient client, int distance, int bytes, long millis) {
     client.updateFileSystemReadStats(distance, bytes, millis);
