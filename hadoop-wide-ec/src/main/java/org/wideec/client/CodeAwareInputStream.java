@@ -191,10 +191,11 @@ final class CodeAwareInputStream extends FSInputStream
     return dst.duplicate().limit(dst.position() + (int) Math.min(dst.remaining(), left));
   }
 
-  private static int advance(ByteBuffer dst, ByteBuffer window, int n) {
-    if (n > 0) {
-      dst.position(window.position());
+  private int advance(ByteBuffer dst, ByteBuffer window, int n) throws EOFException {
+    if (n < 0) {
+      throw new EOFException(file.src() + ": HDFS's stream ended before the block group did (file length " + length + ")");
     }
+    dst.position(window.position());
     return n;
   }
 

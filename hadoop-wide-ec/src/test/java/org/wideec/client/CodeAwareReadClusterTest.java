@@ -112,7 +112,8 @@ class CodeAwareReadClusterTest {
   void restoreDataNodes() throws Exception {
     setHeartbeatExpiry(14_000);
     for (DataNodeProperties dn : stopped) {
-      cluster.restartDataNode(dn, true);
+      // On fresh ports: other clusters on the machine may have taken the old ones meanwhile.
+      cluster.restartDataNode(dn, false);
     }
     stopped.clear();
     cluster.waitActive();
