@@ -22,6 +22,15 @@ final class RowSpan {
     return size;
   }
 
+  /** An independent copy; rows are never changed once added, so they are shared. */
+  RowSpan copy() {
+    RowSpan c = new RowSpan(width);
+    System.arraycopy(basis, 0, c.basis, 0, size);
+    System.arraycopy(pivots, 0, c.pivots, 0, size);
+    c.size = size;
+    return c;
+  }
+
   /** Adds v; returns true when it was independent of the rows already present. */
   boolean add(int[] v) {
     int[] r = reduce(v);

@@ -1,0 +1,174 @@
+package org.wideec.client;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.hadoop.hdfs.BlockReader;
+import org.apache.hadoop.hdfs.WideEcClientAccess;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.security.token.block.InvalidBlockTokenException;
+import org.apache.hadoop.hdfs.util.StripedBlockUtil;
+import org.apache.hadoop.security.token.SecretManager.InvalidToken;
+import org.wideec.client.DegradedReadPlan.UnitRange;
+import org.wideec.code.NotDecodableException;
+
+/**
+ * Carries out a {@link DegradedReadPlan} against DataNodes: fetches the planned internal-block ranges in
+ * parallel over HDFS's data transfer (block tokens, SASL, checksums as the stock reader), and when a unit
+ * the NameNode listed cannot be read after all, counts it lost and plans again with the rest. An expired
+ * block token is renewed once by asking the NameNode for the group again, as DFSInputStream does.
+ */
+final class DegradedGroupReader {
+  /** The group as the NameNode lists it now (fresh locations and tokens). */
+  interface GroupRefresher {
+    LocatedStripedBlock refresh(LocatedStripedBlock group) throws IOException;
+  }
+
+  private final StripedFile file;
+  private final GroupRefresher refresher;
+
+  DegradedGroupReader(StripedFile file, GroupRefresher refresher) {
+    this.file = file;
+    this.refresher = refresher;
+  }
+
+  /**
+   * Writes group bytes [from, to) of {@code group} into dst at its position.
+   *
+   * @throws IOException naming the file, the block group, the code and the units when the range cannot be read
+   */
+  void read(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
+    BitSet failed = new BitSet();
+    Map<UnitRange, ByteBuffer> fetched = new HashMap<>();
+    List<IOException> errors = new ArrayList<>();
+    boolean renewed = false;
+    while (true) {
+      BitSet live = StripedFile.liveUnits(group);
+      live.andNot(failed);
+      DegradedReadPlan plan;
+      try {
+        plan = DegradedReadPlan.of(file.code(), file.layout(group), live, from, to);
+      } catch (NotDecodableException e) {
+        IOException io = new IOException(describe(group, from, to, failed) + ": " + e.getMessage(), e);
+        errors.forEach(io::addSuppressed);
+        throw io;
+      }
+      Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
+      for (UnitRange r : plan.fetches()) {
+        if (!fetched.containsKey(r)) {
+          LocatedStripedBlock g = group;
+          pending.put(r, WideEcClientAccess.stripedReadsPool(file.client()).submit(() -> fetch(g, r)));
+        }
+      }
+      boolean tokenRejected = false;
+      for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
+        try {
+          fetched.put(p.getKey(), await(p.getValue(), pending));
+        } catch (InvalidBlockTokenException | InvalidToken e) {
+          if (renewed) {
+            throw new IOException(describe(group, from, to, failed) + ": block token for unit " + p.getKey().unit()
+                + " rejected after renewal", e);
+          }
+          tokenRejected = true;
+        } catch (IOException e) {
+          failed.set(p.getKey().unit());
+          errors.add(e);
+        }
+      }
+      if (tokenRejected) {
+        renewed = true;
+        group = refresher.refresh(group);
+        continue;
+      }
+      if (plan.fetches().stream().allMatch(fetched::containsKey)) {
+        Map<Integer, ByteBuffer> inputs = new HashMap<>();
+        plan.fetches().forEach(r -> inputs.put(r.unit(), fetched.get(r).duplicate()));
+        plan.assemble(inputs, file.coder(), dst);
+        count(plan, group);
+        return;
+      }
+    }
+  }
+
+  private static ByteBuffer await(Future<ByteBuffer> f, Map<UnitRange, Future<ByteBuffer>> all) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      all.values().forEach(x -> x.cancel(true));
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading a degraded block group");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(e.getCause());
+    }
+  }
+
+  private void count(DegradedReadPlan plan, LocatedStripedBlock group) {
+    int decoded = 0;
+    int[] wanted = plan.wanted();
+    for (BlockGroupLayout.CellRun run : file.layout(group).runs(plan.from(), plan.to())) {
+      decoded += Arrays.binarySearch(wanted, run.unit()) >= 0 ? run.length() : 0;
+    }
+    file.counters().degradedReads.incrementAndGet();
+    file.counters().bytesDecoded.addAndGet(decoded);
+    if (decoded > 0) {
+      WideEcClientAccess.countDecoded(file.client(), decoded);
+    }
+  }
+
+  private String describe(LocatedStripedBlock group, long from, long to, BitSet failed) {
+    BitSet live = StripedFile.liveUnits(group);
+    BitSet lost = new BitSet();
+    for (int u = 0; u < file.code().n(); u++) {
+      if (!live.get(u) && file.layout(group).internalLength(u) > 0) {
+        lost.set(u);
+      }
+    }
+    return file.src() + ": cannot read bytes [" + from + ", " + to + ") of block group " + group.getBlock()
+        + " (code " + file.code().spec() + ", policy " + file.policy().getName() + "): NameNode lists no replica of units "
+        + lost + (failed.isEmpty() ? "" : ", units " + failed + " failed to read");
+  }
+
+  /** Bytes [start, end) of one unit, trying each listed replica in turn (a unit can briefly have two). */
+  private ByteBuffer fetch(LocatedStripedBlock group, UnitRange r) throws IOException {
+    byte[] indices = group.getBlockIndices();
+    IOException last = null;
+    for (int i = 0; i < indices.length; i++) {
+      if (indices[i] != r.unit()) {
+        continue;
+      }
+      LocatedBlock internal = StripedBlockUtil.constructInternalBlock(group, i, file.policy().getCellSize(),
+          file.policy().getNumDataUnits(), r.unit());
+      long began = System.nanoTime();
+      byte[] buf = new byte[r.length()];
+      try (BlockReader reader = WideEcClientAccess.blockReader(file.client(), file.src(), internal, 0, r.start(),
+          r.length(), file.verifyChecksum())) {
+        reader.readFully(buf, 0, buf.length);
+        WideEcClientAccess.countFetched(file.client(), reader.getNetworkDistance(), buf.length,
+            (System.nanoTime() - began) / 1_000_000);
+      } catch (InvalidBlockTokenException | InvalidToken e) {
+        throw e;
+      } catch (IOException e) {
+        last = new IOException(file.src() + ": unit " + r.unit() + " of block group " + group.getBlock() + " on "
+            + group.getLocations()[i] + ": " + e.getMessage(), e);
+        continue;
+      }
+      file.counters().unitsFetched.incrementAndGet();
+      file.counters().bytesFetched.addAndGet(buf.length);
+      return ByteBuffer.wrap(buf);
+    }
+    throw last != null ? last : new IOException(file.src() + ": no replica of unit " + r.unit() + " of " + group.getBlock());
+  }
+}

@@ -1,0 +1,65 @@
+package org.wideec.client;
+
+import java.io.IOException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSStripedInputStream;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.WideEcClientAccess;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
+import org.wideec.code.InvalidCodeSpecException;
+import org.wideec.code.LinearCode;
+import org.wideec.coder.ErasureCoder;
+import org.wideec.coder.StripedCodec;
+
+/**
+ * HDFS for clients that must read through every loss the code can decode: set
+ * {@code fs.hdfs.impl=org.wideec.client.WideEcFileSystem}. HDFS's striped reader assumes MDS and fails on
+ * LRC loss patterns it could have read with another choice of parities (DESIGN.md §2); this FileSystem
+ * reads such block groups itself. Everything else is DistributedFileSystem unchanged: replicated files,
+ * files of other codecs, files being written and encrypted files get the stock stream, and healthy groups
+ * of our files are read by the stock striped stream inside ours, with no extra NameNode call.
+ */
+public class WideEcFileSystem extends DistributedFileSystem {
+  private final ReadPathCounters counters = new ReadPathCounters();
+  /** Coders shared by every stream of this FileSystem, by code spec (each caches its decode plans). */
+  private final ConcurrentHashMap<String, ErasureCoder> coders = new ConcurrentHashMap<>();
+
+  @Override
+  public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+    FSDataInputStream in = super.open(f, bufferSize);
+    if (!(in.getWrappedStream() instanceof DFSStripedInputStream striped)) {
+      return in; // replicated, or wrapped for decryption
+    }
+    LocatedBlocks blocks = WideEcClientAccess.locatedBlocks(striped);
+    ErasureCodingPolicy policy = blocks == null ? null : blocks.getErasureCodingPolicy();
+    LinearCode code = policy == null || !CodeAwareInputStream.servable(blocks) ? null : ourCode(policy);
+    if (code == null) {
+      return in;
+    }
+    ErasureCoder coder = coders.computeIfAbsent(code.spec(), s -> ErasureCoder.java(code));
+    StripedFile file = new StripedFile(getClient(), WideEcClientAccess.src(striped), policy, code, coder, WideEcClientAccess.verifiesChecksums(striped),
+        counters);
+    return new FSDataInputStream(new CodeAwareInputStream(striped, file));
+  }
+
+  /** The code of a policy of one of our codecs, or null (other codecs, or a (k, m) the codec cannot build). */
+  static LinearCode ourCode(ErasureCodingPolicy policy) {
+    if (!StripedCodec.names().contains(policy.getCodecName())) {
+      return null;
+    }
+    try {
+      LinearCode code = StripedCodec.byName(policy.getCodecName()).codeFor(policy.getNumDataUnits(), policy.getNumParityUnits());
+      return code.isSystematic() ? code : null;
+    } catch (InvalidCodeSpecException e) {
+      return null;
+    }
+  }
+
+  /** What this FileSystem's reads did (code-aware path versus stock). */
+  public ReadPathCounters readPathCounters() {
+    return counters;
+  }
+}
