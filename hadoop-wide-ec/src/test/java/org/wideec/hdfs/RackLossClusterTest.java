@@ -8,6 +8,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +16,12 @@ import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.MiniDFSCluster.DataNodeProperties;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -26,6 +29,7 @@ import org.apache.hadoop.hdfs.util.ECPolicyLoader;
 import org.apache.hadoop.io.IOUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wideec.client.WideEcFileSystem;
 import org.wideec.code.LinearCode;
 import org.wideec.code.StockStripedReader;
 import org.wideec.coder.StripedCodec;
@@ -37,9 +41,10 @@ import org.wideec.placement.StripedPlacement;
 
 /**
  * Every shipped policy under the project's own NameNode configuration, every rack stopped in turn: a stock client
- * reads every byte of every file while the rack is down (DESIGN.md §2: the plan keeps each rack's loss readable
- * by HDFS's own parity choice). Reconstruction is held off (a redundancy interval of an hour) so each read is a
- * degraded read of exactly one lost rack.
+ * and our {@code WideEcFileSystem} read every byte of every file while the rack is down (DESIGN.md §2: the plan
+ * keeps each rack's loss readable by HDFS's own parity choice). Then, per policy, the DataNodes holding the widest
+ * loss the code decodes but the stock reader cannot are stopped, and the file reads through our FileSystem.
+ * Reconstruction is held off (a redundancy interval of an hour) so every read is degraded.
  */
 class RackLossClusterTest {
   static final int RACKS = 8;
@@ -60,6 +65,9 @@ class RackLossClusterTest {
     MiniDFSCluster cluster = MiniClusters.start(conf, RACKS, NODES_PER_RACK);
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
+      Configuration client = new Configuration(cluster.getConfiguration(0));
+      client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+      WideEcFileSystem wide = (WideEcFileSystem) FileSystem.newInstance(fs.getUri(), client);
       Map<org.apache.hadoop.fs.Path, byte[]> files = new LinkedHashMap<>();
       Map<org.apache.hadoop.fs.Path, ErasureCodingPolicy> policyOf = new LinkedHashMap<>();
       Random r = new Random(10);
@@ -90,18 +98,88 @@ class RackLossClusterTest {
           degradedReads += lost > 0 ? 1 : 0;
           assertArrayEquals(e.getValue(), read(fs, e.getKey(), e.getValue().length),
               "stock read of " + e.getKey() + " with /rack" + rack + " down (" + lost + " units lost)");
+          assertArrayEquals(e.getValue(), read(wide, e.getKey(), e.getValue().length),
+              "WideEcFileSystem read of " + e.getKey() + " with /rack" + rack + " down");
         }
-        for (DataNodeProperties dn : stopped) {
-          cluster.restartDataNode(dn, true);
-        }
-        cluster.waitActive();
-        for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
-          StripedGroups.awaitComplete(fs, e.getKey(), policyOf.get(e.getKey()), 60_000);
-        }
+        restart(cluster, fs, stopped, files, policyOf);
       }
       assertTrue(degradedReads >= 6 * 3, "each file's groups span at least three racks: " + degradedReads);
+
+      List<String> beyondStock = new ArrayList<>();
+      for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
+        ErasureCodingPolicy p = policyOf.get(e.getKey());
+        LinearCode code = StripedCodec.byName(p.getCodecName()).codeFor(p.getNumDataUnits(), p.getNumParityUnits());
+        int[] pattern = widestLossOnlyTheCodeReads(code);
+        if (pattern == null) {
+          continue; // MDS codes: the stock reader reads every pattern the code decodes
+        }
+        LocatedStripedBlock g = StripedGroups.groups(fs, e.getKey()).get(0);
+        List<DataNodeProperties> stopped = new ArrayList<>();
+        for (int u : pattern) {
+          DatanodeInfo holder = StripedGroups.location(g, u);
+          stopped.add(cluster.stopDataNode(holder.getXferAddr()));
+          cluster.setDataNodeDead(holder);
+        }
+        // Only the first (full) group is checked: the stopped nodes may hold more of the short group than it survives.
+        long before = wide.readPathCounters().degradedReads();
+        byte[] first = new byte[p.getNumDataUnits() * cell];
+        try (FSDataInputStream in = wide.open(e.getKey())) {
+          in.readFully(0, first);
+        }
+        assertArrayEquals(Arrays.copyOf(e.getValue(), first.length), first,
+            p.getName() + " read through WideEcFileSystem with units " + Arrays.toString(pattern) + " lost");
+        assertTrue(wide.readPathCounters().degradedReads() > before, "our degraded path served " + e.getKey());
+        beyondStock.add(p.getCodecName());
+        restart(cluster, fs, stopped, files, policyOf);
+      }
+      assertEquals(5, beyondStock.size(), "every shipped LRC has losses only our FileSystem reads: " + beyondStock);
+      wide.close();
     } finally {
       cluster.shutdown();
+    }
+  }
+
+  /**
+   * The largest loss pattern the code decodes while the stock reader cannot (the first found, for
+   * determinism), or null when the stock reader reads every decodable pattern.
+   */
+  private static int[] widestLossOnlyTheCodeReads(LinearCode code) {
+    for (int size = code.n() - code.k(); size >= 1; size--) {
+      int[] idx = java.util.stream.IntStream.range(0, size).toArray();
+      do {
+        if (code.isDecodable(idx) && !StockStripedReader.canRead(code, idx)) {
+          return idx.clone();
+        }
+      } while (nextCombination(idx, code.n()));
+    }
+    return null;
+  }
+
+  private static boolean nextCombination(int[] idx, int n) {
+    int i = idx.length - 1;
+    while (i >= 0 && idx[i] == n - idx.length + i) {
+      i--;
+    }
+    if (i < 0) {
+      return false;
+    }
+    idx[i]++;
+    for (int j = i + 1; j < idx.length; j++) {
+      idx[j] = idx[j - 1] + 1;
+    }
+    return true;
+  }
+
+  /** Restarts the stopped DataNodes (on fresh ports) and waits until every group is whole again. */
+  private static void restart(MiniDFSCluster cluster, DistributedFileSystem fs, List<DataNodeProperties> stopped,
+      Map<org.apache.hadoop.fs.Path, byte[]> files, Map<org.apache.hadoop.fs.Path, ErasureCodingPolicy> policyOf)
+      throws Exception {
+    for (DataNodeProperties dn : stopped) {
+      cluster.restartDataNode(dn, false);
+    }
+    cluster.waitActive();
+    for (org.apache.hadoop.fs.Path f : files.keySet()) {
+      StripedGroups.awaitComplete(fs, f, policyOf.get(f), 60_000);
     }
   }
 
@@ -144,7 +222,7 @@ class RackLossClusterTest {
     return stopped;
   }
 
-  private static byte[] read(DistributedFileSystem fs, org.apache.hadoop.fs.Path f, int size) throws IOException {
+  private static byte[] read(FileSystem fs, org.apache.hadoop.fs.Path f, int size) throws IOException {
     byte[] back = new byte[size];
     try (FSDataInputStream in = fs.open(f)) {
       IOUtils.readFully(in, back, 0, size);
