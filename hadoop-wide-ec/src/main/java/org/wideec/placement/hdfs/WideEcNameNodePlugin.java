@@ -1,28 +1,177 @@
 package org.wideec.placement.hdfs;
 
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicyInfo;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.coder.StripedCodec;
+import org.wideec.placement.PlacementConf;
+import org.wideec.placement.StripedPlacement;
 
 /**
- * NameNode plugin ({@code dfs.namenode.plugins}) that gives {@link WideEcBlockPlacementPolicy} access to the
- * namesystem, from which it learns each file's erasure-coding policy.
+ * NameNode plugin ({@code dfs.namenode.plugins}). It gives {@link
+ * org.apache.hadoop.hdfs.server.blockmanagement.WideEcBlockPlacementPolicy} access to the namesystem (from which it
+ * learns each file's erasure-coding policy), and every {@code wide-ec.namenode.scan.interval.ms} (default 10000)
+ * it checks, off any NameNode thread:
+ * <ul>
+ *   <li>the policies of our codecs: one clear error per policy whose (k, m) defines no code (HDFS accepts any
+ *       registered codec in {@code -addPolicies}; such a group is placed by the stock policy and cannot be
+ *       written by clients, but never fails inside the NameNode);</li>
+ *   <li>block groups in HDFS's low-redundancy queue whose true remaining tolerance is 0 or less: one log line
+ *       each, and the gauges of {@link WideEcNameNodeMetrics}. HDFS computes a group's reconstruction priority
+ *       from its count of live units and offers no public way to raise it, so the plugin reports and does not
+ *       reorder the queue.</li>
+ * </ul>
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
+  public static final String SCAN_INTERVAL_KEY = "wide-ec.namenode.scan.interval.ms";
+  public static final long SCAN_INTERVAL_DEFAULT = 10_000;
   private static final Logger LOG = LoggerFactory.getLogger(WideEcNameNodePlugin.class);
+  private static volatile WideEcNameNodeMetrics current;
+
+  private final Set<String> reportedPolicies = new HashSet<>();
+  private final Set<Long> reportedGroups = new HashSet<>();
+  private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
+  private WideEcNameNodeMetrics metrics;
+  private Thread thread;
+
+  /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
+  public static WideEcNameNodeMetrics metrics() {
+    return current;
+  }
 
   @Override
   public void start(Object service) {
     if (!(service instanceof NameNode nn)) {
-      throw new IllegalArgumentException("WideEcNameNodePlugin runs in a NameNode, not in " + service);
+      LOG.error("WideEcNameNodePlugin runs in a NameNode, not in {}; it stays off", service);
+      return;
     }
-    NamespaceAccess.set(nn.getNamesystem());
-    LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan");
+    try {
+      Configuration conf = nn.getConf();
+      FSNamesystem fsn = nn.getNamesystem();
+      NamespaceAccess.set(fsn);
+      long interval = scanInterval(conf);
+      try {
+        PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
+      } catch (RuntimeException e) {
+        LOG.error("{}; block groups of our codecs are placed by the stock policy", e.getMessage());
+      }
+      metrics = WideEcNameNodeMetrics.register();
+      current = metrics;
+      thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
+      thread.setDaemon(true);
+      thread.start();
+      LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
+          + " every {} ms", interval);
+    } catch (RuntimeException | LinkageError e) {
+      LOG.error("WideEcNameNodePlugin failed to start; placement is stock and groups are not checked", e);
+    }
+  }
+
+  private static long scanInterval(Configuration conf) {
+    String raw = conf.getTrimmed(SCAN_INTERVAL_KEY);
+    if (raw == null || raw.isEmpty()) {
+      return SCAN_INTERVAL_DEFAULT;
+    }
+    try {
+      long v = Long.parseLong(raw);
+      if (v > 0) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    LOG.error("{} = '{}' is not a positive number of milliseconds; using {}", SCAN_INTERVAL_KEY, raw,
+        SCAN_INTERVAL_DEFAULT);
+    return SCAN_INTERVAL_DEFAULT;
+  }
+
+  private void loop(FSNamesystem fsn, Configuration conf, long interval) {
+    while (!Thread.currentThread().isInterrupted()) {
+      try {
+        if (fsn.isRunning()) {
+          checkPolicies(fsn, conf);
+          checkGroups(fsn);
+          metrics.scans.incr();
+        }
+        Thread.sleep(interval);
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException | LinkageError e) {
+        metrics.scanFailures.incr();
+        LOG.warn("wide-ec NameNode scan failed; retrying in {} ms", interval, e);
+        try {
+          Thread.sleep(interval);
+        } catch (InterruptedException ie) {
+          return;
+        }
+      }
+    }
+  }
+
+  /** One error per policy of our codecs that defines no code or no plan. */
+  private void checkPolicies(FSNamesystem fsn, Configuration conf) {
+    String scheme;
+    try {
+      scheme = PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
+    } catch (RuntimeException e) {
+      scheme = StripedPlacement.AUTO;
+    }
+    long bad = 0;
+    for (ErasureCodingPolicyInfo info : fsn.getErasureCodingPolicyManager().getPolicies()) {
+      ErasureCodingPolicy p = info.getPolicy();
+      if (!StripedCodec.names().contains(p.getCodecName())) {
+        continue;
+      }
+      String problem = PolicyCheck.problem(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(), scheme);
+      if (problem != null && problem.startsWith(PolicyCheck.UNBUILDABLE)) {
+        bad++;
+      }
+      if (problem != null && reportedPolicies.add(p.getName())) {
+        LOG.error("erasure-coding policy {} ({}): {}", p.getName(), info.getState(), problem);
+      }
+    }
+    metrics.unbuildablePolicies.set(bad);
+  }
+
+  private void checkGroups(FSNamesystem fsn) {
+    WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn);
+    Set<Long> now = new HashSet<>();
+    for (WideEcGroupRiskScanner.AtRisk r : scan.atRisk()) {
+      now.add(r.blockId());
+      if (reportedGroups.add(r.blockId())) {
+        LOG.error("block group blk_{} of {} ({}) has lost units {}: {}", r.blockId(), r.file(), r.policy(),
+            java.util.Arrays.toString(r.lost()), r.remaining().dataLost()
+                ? "its survivors no longer decode: DATA LOST"
+                : "one more loss of the wrong unit loses data (HDFS counts it as readable)");
+      }
+    }
+    reportedGroups.retainAll(now);
+    metrics.groupsExamined.set(scan.examined());
+    metrics.groupsAtRisk.set(scan.atRisk().size() - scan.lost());
+    metrics.groupsLost.set(scan.lost());
   }
 
   @Override
   public void stop() {
+    if (thread != null) {
+      thread.interrupt();
+      thread = null;
+    }
+    if (metrics != null) {
+      metrics.unregister();
+      if (current == metrics) {
+        current = null;
+      }
+      metrics = null;
+    }
     NamespaceAccess.set(null);
   }
 

@@ -23,11 +23,15 @@ import org.apache.hadoop.net.Node;
 import org.apache.hadoop.net.NodeBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.code.InvalidCodeSpecException;
+import org.wideec.placement.GroupCap;
+import org.wideec.placement.PlacementConf;
 import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.placement.hdfs.NamespaceAccess;
+import org.wideec.placement.hdfs.RateLimitedWarning;
 
 /**
  * HDFS placement ({@code dfs.block.placement.ec.classname}) for block groups of our codecs; groups of other
@@ -40,35 +44,76 @@ import org.wideec.placement.hdfs.NamespaceAccess;
  */
 public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTolerant {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcBlockPlacementPolicy.class);
+  private static final long WARN_INTERVAL_MS = 60_000;
   private final Random random = new Random();
+  private final RateLimitedWarning unplaceable = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  private final RateLimitedWarning failures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private String scheme = StripedPlacement.AUTO;
+  /** False when the configuration is invalid: every call is then stock (DESIGN.md §2). */
+  private volatile boolean byPlan = true;
 
   @Override
   public void initialize(Configuration conf, FSClusterStats stats, NetworkTopology clusterMap, Host2NodesMap host2datanodeMap) {
     super.initialize(conf, stats, clusterMap, host2datanodeMap);
-    scheme = conf.getTrimmed(StripedPlacement.SCHEME_KEY, StripedPlacement.AUTO);
+    try {
+      scheme = PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
+      byPlan = true;
+    } catch (PlacementException e) {
+      byPlan = false;
+      LOG.error("wide-ec placement is off, every block group is placed by the stock rack-fault-tolerant policy: {}",
+          e.getMessage());
+    }
+  }
+
+  /** False when a configuration error turned our placement off (the NameNode log says which key). */
+  public boolean placesByPlan() {
+    return byPlan;
+  }
+
+  /** Calls whose plan could not be met or built, and failures of our code, each answered by stock placement. */
+  public long stockFallbacks() {
+    return unplaceable.count() + failures.count();
   }
 
   @Override
   public DatanodeStorageInfo[] chooseTarget(String srcPath, int numOfReplicas, Node writer, List<DatanodeStorageInfo> chosen,
       boolean returnChosenNodes, Set<Node> excludedNodes, long blocksize, BlockStoragePolicy storagePolicy,
       EnumSet<AddBlockFlag> flags) {
-    PlacementPlan plan = planOf(srcPath);
-    if (plan != null && numOfReplicas > 0 && !returnChosenNodes) {
-      try {
-        if (chosen.isEmpty() && numOfReplicas == plan.code().n()) {
-          return placeGroup(plan, excludedNodes, blocksize, storagePolicy);
-        }
-        if (!chosen.isEmpty()) {
-          return placeRepair(plan, srcPath, numOfReplicas, chosen, excludedNodes, blocksize, storagePolicy);
-        }
-      } catch (NotEnoughReplicasException | PlacementException e) {
-        LOG.warn("cannot place {} by its {} plan ({}); using the stock rack-fault-tolerant placement",
-            srcPath, plan.scheme(), e.getMessage());
+    // Nothing of ours may throw into a NameNode thread: the RedundancyMonitor terminates the NameNode on a
+    // RuntimeException. Any failure means stock placement for this call and a rate-limited warning.
+    try {
+      DatanodeStorageInfo[] planned = byPlan && numOfReplicas > 0 && !returnChosenNodes
+          ? byPlan(srcPath, numOfReplicas, chosen, excludedNodes, blocksize, storagePolicy) : null;
+      if (planned != null) {
+        return planned;
       }
+    } catch (RuntimeException | LinkageError e) {
+      failures.warn("wide-ec placement failed for {} ({}); using the stock rack-fault-tolerant placement", srcPath,
+          e.toString(), e);
     }
     return super.chooseTarget(srcPath, numOfReplicas, writer, chosen, returnChosenNodes, excludedNodes, blocksize,
         storagePolicy, flags);
+  }
+
+  /** Targets by plan, or null when the file is not ours or the plan cannot be met (then stock placement). */
+  private DatanodeStorageInfo[] byPlan(String srcPath, int numOfReplicas, List<DatanodeStorageInfo> chosen,
+      Set<Node> excludedNodes, long blocksize, BlockStoragePolicy storagePolicy) {
+    PlacementPlan plan = planOf(srcPath);
+    if (plan == null) {
+      return null;
+    }
+    try {
+      if (chosen.isEmpty() && numOfReplicas == plan.code().n()) {
+        return placeGroup(plan, excludedNodes, blocksize, storagePolicy);
+      }
+      if (!chosen.isEmpty()) {
+        return placeRepair(plan, srcPath, numOfReplicas, chosen, excludedNodes, blocksize, storagePolicy);
+      }
+    } catch (NotEnoughReplicasException | PlacementException e) {
+      unplaceable.warn("cannot place {} by its {} plan ({}); using the stock rack-fault-tolerant placement",
+          srcPath, plan.scheme(), e.getMessage());
+    }
+    return null;
   }
 
   private PlacementPlan planOf(String src) {
@@ -77,7 +122,16 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       return null;
     }
     ErasureCodingPolicy p = WideEcNamespace.policyOf(fsn, src);
-    return p == null ? null : StripedPlacement.planFor(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(), scheme);
+    if (p == null) {
+      return null;
+    }
+    try {
+      return StripedPlacement.planFor(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(), scheme);
+    } catch (InvalidCodeSpecException | PlacementException e) {
+      unplaceable.warn("policy {} of {} has no placement plan ({}); using the stock rack-fault-tolerant placement",
+          p.getName(), src, e.getMessage());
+      return null;
+    }
   }
 
   private DatanodeStorageInfo[] placeGroup(PlacementPlan plan, Set<Node> excludedNodes, long blocksize,
@@ -153,34 +207,51 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   }
 
   /**
-   * A group's placement is satisfied when no rack holds more of its units than the least tolerant enabled EC
-   * policy allows (HDFS does not say which policy the group has). Combined-locality groups fill racks up
-   * to that limit; the stock check would call them misplaced and move them.
+   * A group's placement is satisfied when no rack holds more of its units than its own policy's plan allows
+   * ({@link GroupCap}: HDFS passes only the group's real unit count, so the policies it can mean are narrowed by
+   * that count). Combined-locality groups fill racks up to that limit; the stock check would call them misplaced
+   * and move them. Where a stock policy could be meant as well, the stock check may also accept the group.
    */
   @Override
   public BlockPlacementStatus verifyBlockPlacement(DatanodeInfo[] locs, int numberOfReplicas) {
+    try {
+      BlockPlacementStatus ours = byPlan ? verifyByPlan(locs, numberOfReplicas) : null;
+      if (ours != null) {
+        return ours;
+      }
+    } catch (RuntimeException | LinkageError e) {
+      failures.warn("wide-ec placement check failed ({}); using the stock check", e.toString(), e);
+    }
+    return super.verifyBlockPlacement(locs, numberOfReplicas);
+  }
+
+  private BlockPlacementStatus verifyByPlan(DatanodeInfo[] locs, int numberOfReplicas) {
     FSNamesystem fsn = NamespaceAccess.get();
     if (fsn == null) {
-      return super.verifyBlockPlacement(locs, numberOfReplicas);
+      return null;
     }
-    int cap = Integer.MAX_VALUE;
-    boolean ours = false;
+    List<GroupCap.Shape> enabled = new ArrayList<>();
     for (ErasureCodingPolicy p : fsn.getErasureCodingPolicyManager().getEnabledPolicies()) {
-      PlacementPlan plan = StripedPlacement.planFor(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(), scheme);
-      ours |= plan != null;
-      cap = Math.min(cap, plan != null ? plan.maxUnitsPerRack() : Math.max(1, p.getNumParityUnits()));
+      enabled.add(new GroupCap.Shape(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits()));
     }
-    if (!ours) {
-      return super.verifyBlockPlacement(locs, numberOfReplicas);
+    GroupCap cap = GroupCap.of(enabled, numberOfReplicas, scheme);
+    if (!cap.ours()) {
+      return null;
     }
     Map<String, Integer> perRack = new HashMap<>();
     for (DatanodeInfo d : locs) {
       perRack.merge(d.getNetworkLocation(), 1, Integer::sum);
     }
     int max = perRack.values().stream().mapToInt(Integer::intValue).max().orElse(0);
-    int required = Math.min((numberOfReplicas + cap - 1) / cap, clusterMap.getNumOfRacks());
+    int required = Math.min((numberOfReplicas + cap.cap() - 1) / cap.cap(), clusterMap.getNumOfRacks());
+    if (max > cap.cap() && cap.stock()) {
+      BlockPlacementStatus stock = super.verifyBlockPlacement(locs, numberOfReplicas);
+      if (stock.isPlacementPolicySatisfied()) {
+        return stock;
+      }
+    }
     // A satisfied group reports the required rack count; an over-full rack reports one short of it.
-    int current = max <= cap ? required : Math.max(0, Math.min(perRack.size(), required - 1));
+    int current = max <= cap.cap() ? required : Math.max(0, Math.min(perRack.size(), required - 1));
     return new BlockPlacementStatusDefault(current, required, clusterMap.getNumOfRacks());
   }
 

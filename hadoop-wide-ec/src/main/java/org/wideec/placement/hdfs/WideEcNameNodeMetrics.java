@@ -1,0 +1,60 @@
+package org.wideec.placement.hdfs;
+
+import org.apache.hadoop.metrics2.MetricsCollector;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.metrics2.lib.MetricsRegistry;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
+import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
+
+/**
+ * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
+ * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, and policies of
+ * our codecs that cannot be built.
+ */
+public final class WideEcNameNodeMetrics implements MetricsSource {
+  static final String NAME = "WideEc";
+  private final MetricsRegistry registry = new MetricsRegistry(NAME).setContext("dfs");
+  final MutableGaugeLong groupsExamined = registry.newGauge("GroupsExamined",
+      "block groups of our codecs in HDFS's low-redundancy queue at the last scan", 0L);
+  final MutableGaugeLong groupsAtRisk = registry.newGauge("GroupsAtRisk",
+      "block groups one loss of the wrong unit away from data loss (remaining tolerance 0)", 0L);
+  final MutableGaugeLong groupsLost = registry.newGauge("GroupsLost",
+      "block groups whose survivors no longer decode (data lost)", 0L);
+  final MutableGaugeLong unbuildablePolicies = registry.newGauge("UnbuildablePolicies",
+      "erasure-coding policies of our codecs whose (k, m) define no code; their groups are placed stock", 0L);
+  final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
+  final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
+      "scans that failed (a bug: see the NameNode log)", 0L);
+
+  static WideEcNameNodeMetrics register() {
+    WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
+    DefaultMetricsSystem.instance().register(NAME, "wide-ec NameNode plugin", m);
+    return m;
+  }
+
+  void unregister() {
+    DefaultMetricsSystem.instance().unregisterSource(NAME);
+  }
+
+  public long groupsAtRisk() {
+    return groupsAtRisk.value();
+  }
+
+  public long groupsLost() {
+    return groupsLost.value();
+  }
+
+  public long unbuildablePolicies() {
+    return unbuildablePolicies.value();
+  }
+
+  public long scans() {
+    return scans.value();
+  }
+
+  @Override
+  public void getMetrics(MetricsCollector collector, boolean all) {
+    registry.snapshot(collector.addRecord(registry.info()), all);
+  }
+}
