@@ -22,7 +22,9 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.analysis.PlacementCosts;
 import org.wideec.code.LinearCode;
+import org.wideec.coder.StripedCodec;
 import org.wideec.placement.GroupHealth;
+import org.wideec.placement.PlacementConf;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.StripedPlacement;
 
@@ -46,7 +48,13 @@ final class FsckCommand {
   record GroupReport(String file, String block, String code, Map<String, List<Integer>> unitsByRack, int[] lostUnits,
       boolean decodable, boolean stockReadable, boolean stockReadableAfterRackLoss, String worstRack,
       boolean repairable, int remainingTolerance, boolean remainingToleranceExact, boolean planHolds,
-      int[] crossRackCost) {}
+      int[] crossRackCost) {
+    /** A file whose policy defines no code: nothing of it can be read or judged (counted as lost). */
+    static GroupReport unbuildable(String file, String policy, String why) {
+      return new GroupReport(file, "(policy " + policy + " defines no code: " + why + ")", null, Map.of(), new int[0],
+          false, false, false, null, false, -1, true, false, null);
+    }
+  }
 
   int run(String[] args) throws IOException {
     Options o = new Options(args, Set.of("scheme"), Set.of("json"));
@@ -59,7 +67,7 @@ final class FsckCommand {
       throw new IllegalArgumentException("fsck needs an HDFS path, " + root + " is on " + fs.getUri());
     }
     List<GroupReport> reports = new ArrayList<>();
-    String scheme = o.get("scheme", StripedPlacement.AUTO);
+    String scheme = PlacementConf.scheme(o.get("scheme", StripedPlacement.AUTO));
     FileStatus st = dfs.getFileStatus(root);
     if (st.isFile()) {
       check(dfs, st.getPath(), scheme, reports);
@@ -111,12 +119,24 @@ final class FsckCommand {
     if (policy == null) {
       return;
     }
-    PlacementPlan plan = StripedPlacement.planFor(policy.getCodecName(), policy.getNumDataUnits(),
-        policy.getNumParityUnits(), scheme);
-    if (plan == null) {
+    if (!StripedCodec.names().contains(policy.getCodecName())) {
       return;
     }
-    LinearCode code = plan.code();
+    LinearCode code;
+    try {
+      code = StripedCodec.byName(policy.getCodecName()).codeFor(policy.getNumDataUnits(), policy.getNumParityUnits());
+    } catch (RuntimeException e) {
+      reports.add(GroupReport.unbuildable(file.toUri().getPath(), policy.getName(), e.getMessage()));
+      return;
+    }
+    // A group whose shape has no plan is still judged by the code and the stock reader; its plan cannot hold.
+    PlacementPlan plan;
+    try {
+      plan = StripedPlacement.planFor(policy.getCodecName(), policy.getNumDataUnits(), policy.getNumParityUnits(),
+          scheme);
+    } catch (RuntimeException e) {
+      plan = null;
+    }
     int n = code.n();
     for (LocatedBlock b : dfs.getClient().getLocatedBlocks(file.toUri().getPath(), 0, Long.MAX_VALUE).getLocatedBlocks()) {
       LocatedStripedBlock g = (LocatedStripedBlock) b;
@@ -147,7 +167,7 @@ final class FsckCommand {
       reports.add(new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), code.spec(), byRack,
           health.lost(), health.decodable(), health.stockReadable(), health.stockReadableAfterRackLoss(),
           health.worstRack(), health.decodable(), health.remaining().value(), health.remaining().exact(),
-          StripedPlacement.holds(plan, rackOf), cross));
+          plan != null && StripedPlacement.holds(plan, rackOf), cross));
     }
   }
 }

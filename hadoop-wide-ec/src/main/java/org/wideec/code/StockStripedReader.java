@@ -10,7 +10,8 @@ import java.util.BitSet;
  * loss the code decodes can still be unreadable to a stock client (12+2+2 losing units 9, 10, 11 reads G1, G2, L1,
  * and L1 knows nothing of the second group). Planning, fsck and tests all ask this class.
  *
- * <p>Data units past the end of a short block group are zeros the reader supplies itself; they are never lost.
+ * <p>Data units past the end of a short block group, or of a group's partial last stripe, are zeros the reader
+ * supplies itself; they are never lost, and the reader reads fewer parities there ({@link #canReadEveryStripe}).
  */
 public final class StockStripedReader {
   private StockStripedReader() {}
@@ -32,15 +33,45 @@ public final class StockStripedReader {
     return found == lostData ? chosen : null;
   }
 
-  /** True when a stock client decodes every lost data unit from the units it reads. */
+  /** True when a stock client decodes every lost data unit of a full stripe from the units it reads. */
   public static boolean canRead(LinearCode code, int... lost) {
+    return canReadStripe(code, code.k(), lost);
+  }
+
+  /**
+   * True when a stock client reads every stripe of a group with {@code realData} data units that holds any
+   * number of cells: a group's last stripe may fill only its first j data cells (1 <= j <= realData), and there
+   * the reader treats the rest as zeros, reads fewer parities, and the rule is not monotone in j.
+   */
+  public static boolean canReadEveryStripe(LinearCode code, int realData, int... lost) {
+    for (int j = Math.min(realData, code.k()); j >= 1; j--) {
+      if (!canReadStripe(code, j, lost)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * True when a stock client decodes a stripe whose first {@code cells} data units hold bytes: data units past
+   * them are zeros it knows, never lost; each lost data unit below them costs one parity, lowest index first.
+   */
+  public static boolean canReadStripe(LinearCode code, int cells, int... lost) {
     requireSystematic(code);
     BitSet gone = toSet(code, lost);
-    if (gone.nextSetBit(0) >= code.k() || gone.isEmpty()) {
+    gone.clear(cells, code.k());
+    int lostData = gone.get(0, code.k()).cardinality();
+    if (lostData == 0) {
       return true;
     }
-    int[] parities = parityChoice(code, lost);
-    if (parities == null) {
+    int[] parities = new int[lostData];
+    int found = 0;
+    for (int u = code.k(); u < code.n() && found < lostData; u++) {
+      if (!gone.get(u)) {
+        parities[found++] = u;
+      }
+    }
+    if (found < lostData) {
       return false;
     }
     RowSpan span = new RowSpan(code.k());

@@ -71,19 +71,37 @@ public final class MiniClusters {
   }
 
   /**
-   * Waits until the NameNode has no redundancy work queued and no excess replica awaiting deletion. HDFS counts an excess copy made while fixing placement as live; losing a node before that
-   * copy is deleted can leave a group short until the next full block report, so failure drills start
-   * from a quiet cluster.
+   * Waits until the NameNode has no redundancy work queued and no excess replica awaiting deletion. HDFS counts an
+   * excess copy made while fixing placement as live; losing a node before that copy is deleted can leave a group
+   * short until the next full block report, so failure drills start from a quiet cluster. Most of these counters
+   * are snapshots the RedundancyMonitor refreshes once per cycle, so quiet must hold across a whole cycle (when
+   * the monitor runs at all: with its interval turned up, the live queue alone is checked).
    */
   public static void awaitQuiet(MiniDFSCluster cluster, long timeoutMs) throws IOException, InterruptedException {
     org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm = cluster.getNamesystem().getBlockManager();
     long deadline = System.currentTimeMillis() + timeoutMs;
-    while (bm.getLowRedundancyBlocksCount() + bm.getExcessBlocksCount() + bm.getPendingDeletionBlocksCount() > 0) {
+    while (true) {
+      if (quiet(bm)) {
+        long cycle = bm.getLastRedundancyMonitorTS();
+        long wait = System.currentTimeMillis() + 5_000;
+        while (bm.getLastRedundancyMonitorTS() == cycle && System.currentTimeMillis() < wait) {
+          Thread.sleep(50);
+        }
+        if (quiet(bm)) {
+          return;
+        }
+      }
       if (System.currentTimeMillis() > deadline) {
         throw new IOException("NameNode still busy after " + timeoutMs + " ms: lowRedundancy="
-            + bm.getLowRedundancyBlocksCount() + " excess=" + bm.getExcessBlocksCount() + " pendingDeletion=" + bm.getPendingDeletionBlocksCount());
+            + bm.getLowRedundancyBlocks() + " (reported " + bm.getLowRedundancyBlocksCount() + ") excess="
+            + bm.getExcessBlocksCount() + " pendingDeletion=" + bm.getPendingDeletionBlocksCount());
       }
       Thread.sleep(100);
     }
+  }
+
+  private static boolean quiet(org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm) {
+    return bm.getLowRedundancyBlocks() + bm.getLowRedundancyBlocksCount() + bm.getExcessBlocksCount()
+        + bm.getPendingDeletionBlocksCount() == 0;
   }
 }

@@ -44,7 +44,8 @@ public record GroupHealth(int[] lost, boolean decodable, boolean stockReadable, 
     int[] lost = IntStream.range(0, code.n()).filter(u -> !absent.get(u) && !rackOfLive.containsKey(u)).toArray();
     RemainingTolerance remaining = RemainingTolerance.of(code, lost);
     boolean decodable = !remaining.dataLost();
-    boolean stock = decodable && (!code.isSystematic() || StockStripedReader.canRead(code, lost));
+    int realData = absent.isEmpty() ? code.k() : Math.min(code.k(), absent.nextSetBit(0));
+    boolean stock = decodable && (!code.isSystematic() || StockStripedReader.canReadEveryStripe(code, realData, lost));
     Map<String, BitSet> byRack = new TreeMap<>();
     rackOfLive.forEach((u, rack) -> byRack.computeIfAbsent(rack, r -> new BitSet()).set(u));
     boolean afterRack = stock;
@@ -53,7 +54,8 @@ public record GroupHealth(int[] lost, boolean decodable, boolean stockReadable, 
     for (Map.Entry<String, BitSet> e : byRack.entrySet()) {
       int[] withRack = IntStream.concat(Arrays.stream(lost), e.getValue().stream()).sorted().toArray();
       RemainingTolerance after = RemainingTolerance.of(code, withRack);
-      boolean readable = !after.dataLost() && (!code.isSystematic() || StockStripedReader.canRead(code, withRack));
+      boolean readable = !after.dataLost()
+          && (!code.isSystematic() || StockStripedReader.canReadEveryStripe(code, realData, withRack));
       int margin = readable ? after.value() : Integer.MIN_VALUE;
       if (margin < worstMargin) {
         worstMargin = margin;

@@ -115,7 +115,7 @@ public final class RackAssignment {
       int[] withU = java.util.stream.IntStream.concat(units.stream().mapToInt(Integer::intValue),
           java.util.stream.IntStream.of(u)).toArray();
       if (plan.code().isDecodable(withU) && (!plan.code().isSystematic()
-          || org.wideec.code.StockStripedReader.canRead(plan.code(), withU))) {
+          || org.wideec.code.StockStripedReader.canReadEveryStripe(plan.code(), plan.code().k(), withU))) {
         best = e.getKey();
         bestLoad = units.size();
       }

@@ -101,7 +101,7 @@ public final class StockReadablePlacement {
   }
 
   private static boolean readable(LinearCode code, int[] rack) {
-    return code.isDecodable(rack) && StockStripedReader.canRead(code, rack);
+    return code.isDecodable(rack) && StockStripedReader.canReadEveryStripe(code, code.k(), rack);
   }
 
   /** The local groups a planner keeps together: data-covering groups, each unit in its first group only. */
@@ -137,7 +137,16 @@ public final class StockReadablePlacement {
         }
       }
     }
-    return null;
+    // Last resort: one unit per rack. A stock client reads through the loss of any single unit (it takes the
+    // lowest surviving parity), so this always works, at the cost of the group's locality.
+    List<int[]> single = new ArrayList<>();
+    for (int u : concat(data, others)) {
+      if (!readable(code, new int[] {u})) {
+        return null;
+      }
+      single.add(new int[] {u});
+    }
+    return single;
   }
 
   private static List<int[]> placeOthers(LinearCode code, int[] data, int[] counts, int[] others, int racks, int cap) {

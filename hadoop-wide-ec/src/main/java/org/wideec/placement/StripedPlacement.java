@@ -26,7 +26,7 @@ public final class StripedPlacement {
   }
 
   /** Plans by codec, k, m and scheme: the NameNode asks for them on every block allocation and check. */
-  private static final java.util.concurrent.ConcurrentHashMap<String, PlacementPlan> PLANS =
+  private static final java.util.concurrent.ConcurrentHashMap<String, Object> PLANS =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
@@ -38,11 +38,27 @@ public final class StripedPlacement {
     if (!StripedCodec.names().contains(codecName)) {
       return null;
     }
-    return PLANS.computeIfAbsent(codecName + "/" + k + "/" + m + "/" + scheme, key -> {
-      StripedCodec codec = StripedCodec.byName(codecName);
-      LinearCode code = codec.codeFor(k, m);
-      return StockReadablePlacement.of(plannerFor(codec, scheme).plan(code));
+    // Failures are cached too: the NameNode asks on every placement check, under its lock, and a shape with no
+    // plan must not be searched again each time.
+    Object planned = PLANS.computeIfAbsent(codecName + "/" + k + "/" + m + "/" + scheme, key -> {
+      try {
+        StripedCodec codec = StripedCodec.byName(codecName);
+        LinearCode code = codec.codeFor(k, m);
+        return StockReadablePlacement.of(plannerFor(codec, scheme).plan(code));
+      } catch (RuntimeException e) {
+        return e;
+      }
     });
+    if (planned instanceof org.wideec.code.InvalidCodeSpecException e) {
+      throw new org.wideec.code.InvalidCodeSpecException(e.getMessage());
+    }
+    if (planned instanceof PlacementException e) {
+      throw new PlacementException(e.getMessage());
+    }
+    if (planned instanceof RuntimeException e) {
+      throw new PlacementException(codecName + " k=" + k + " m=" + m + ": no plan (" + e + ")");
+    }
+    return (PlacementPlan) planned;
   }
 
   /** True when units grouped by their actual racks form the same partition as the plan's racks. */

@@ -59,4 +59,15 @@ class StockStripedReaderTest {
     } while (RepairPlanner.next(idx, 16));
     assertEquals(252, undecodable);
   }
+
+  @Test
+  void aPartialLastStripeIsReadWithFewerParitiesAndCanFailWhereAFullOneDoesNot() {
+    // UniLRC 6+6 (data 0-5, globals 6-8, locals 9-11): losing {0,1,6,7,8} is read with L9, L10 in a full stripe,
+    // but a last stripe that fills only data cell 0 needs one parity, takes L9 alone, and cannot decode unit 0.
+    LinearCode uni = Codes.fromSpec("unilrc:alpha=1,z=3");
+    assertTrue(StockStripedReader.canRead(uni, 0, 1, 6, 7, 8));
+    assertFalse(StockStripedReader.canReadStripe(uni, 1, 0, 1, 6, 7, 8));
+    assertFalse(StockStripedReader.canReadEveryStripe(uni, 6, 0, 1, 6, 7, 8));
+    assertTrue(StockStripedReader.canReadEveryStripe(LRC_12_2_2, 12, 6, 7, 15));
+  }
 }

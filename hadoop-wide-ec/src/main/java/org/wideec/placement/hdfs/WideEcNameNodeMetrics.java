@@ -23,6 +23,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "block groups whose survivors no longer decode (data lost)", 0L);
   final MutableGaugeLong unbuildablePolicies = registry.newGauge("UnbuildablePolicies",
       "erasure-coding policies of our codecs whose (k, m) define no code; their groups are placed stock", 0L);
+  final MutableCounterLong groupsAtRiskReported = registry.newCounter("GroupsAtRiskReported",
+      "block groups reported one loss from data loss (each at most once per ten minutes)", 0L);
+  final MutableCounterLong groupsLostReported = registry.newCounter("GroupsLostReported",
+      "block groups reported with data lost (each at most once per ten minutes)", 0L);
   final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
@@ -37,6 +41,12 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     DefaultMetricsSystem.instance().unregisterSource(NAME);
   }
 
+  /** Registers a fresh source, replacing one a NameNode in this JVM left behind (tests restart NameNodes). */
+  static WideEcNameNodeMetrics registerReplacing() {
+    DefaultMetricsSystem.instance().unregisterSource(NAME);
+    return register();
+  }
+
   public long groupsAtRisk() {
     return groupsAtRisk.value();
   }
@@ -47,6 +57,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long unbuildablePolicies() {
     return unbuildablePolicies.value();
+  }
+
+  public long groupsAtRiskReported() {
+    return groupsAtRiskReported.value();
   }
 
   public long scans() {

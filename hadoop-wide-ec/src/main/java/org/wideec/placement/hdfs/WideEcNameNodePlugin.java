@@ -25,7 +25,8 @@ import org.wideec.placement.StripedPlacement;
  *       registered codec in {@code -addPolicies}; such a group is placed by the stock policy and cannot be
  *       written by clients, but never fails inside the NameNode);</li>
  *   <li>block groups in HDFS's low-redundancy queue whose true remaining tolerance is 0 or less: one log line
- *       each, and the gauges of {@link WideEcNameNodeMetrics}. HDFS computes a group's reconstruction priority
+ *       each ({@link AtRiskLog}; the placement of a group's repair reports it at once, the scan catches groups
+ *       still waiting for a target), and the gauges of {@link WideEcNameNodeMetrics}. HDFS computes a group's reconstruction priority
  *       from its count of live units and offers no public way to raise it, so the plugin reports and does not
  *       reorder the queue.</li>
  * </ul>
@@ -36,11 +37,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcNameNodePlugin.class);
   private static volatile WideEcNameNodeMetrics current;
 
+
   private final Set<String> reportedPolicies = new HashSet<>();
-  private final Set<Long> reportedGroups = new HashSet<>();
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
-  private WideEcNameNodeMetrics metrics;
-  private Thread thread;
+  private volatile WideEcNameNodeMetrics metrics;
+  private volatile Thread thread;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -63,7 +64,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       } catch (RuntimeException e) {
         LOG.error("{}; block groups of our codecs are placed by the stock policy", e.getMessage());
       }
-      metrics = WideEcNameNodeMetrics.register();
+      metrics = WideEcNameNodeMetrics.registerReplacing();
       current = metrics;
       thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
       thread.setDaemon(true);
@@ -94,30 +95,35 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   }
 
   private void loop(FSNamesystem fsn, Configuration conf, long interval) {
+    WideEcNameNodeMetrics m = metrics;
+    RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
     while (!Thread.currentThread().isInterrupted()) {
-      try {
-        if (fsn.isRunning()) {
-          checkPolicies(fsn, conf);
-          checkGroups(fsn);
-          metrics.scans.incr();
+      if (fsn.isRunning()) {
+        // The two checks fail independently: a bug in one must not silence the other.
+        try {
+          checkPolicies(fsn, conf, m);
+        } catch (RuntimeException | LinkageError e) {
+          m.scanFailures.incr();
+          failed.warn("wide-ec policy check failed: {}", e.toString(), e);
         }
+        try {
+          checkGroups(fsn, m);
+          m.scans.incr();
+        } catch (RuntimeException | LinkageError e) {
+          m.scanFailures.incr();
+          failed.warn("wide-ec scan of low-redundancy groups failed: {}", e.toString(), e);
+        }
+      }
+      try {
         Thread.sleep(interval);
       } catch (InterruptedException e) {
         return;
-      } catch (RuntimeException | LinkageError e) {
-        metrics.scanFailures.incr();
-        LOG.warn("wide-ec NameNode scan failed; retrying in {} ms", interval, e);
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException ie) {
-          return;
-        }
       }
     }
   }
 
   /** One error per policy of our codecs that defines no code or no plan. */
-  private void checkPolicies(FSNamesystem fsn, Configuration conf) {
+  private void checkPolicies(FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics m) {
     String scheme;
     try {
       scheme = PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
@@ -138,32 +144,30 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
         LOG.error("erasure-coding policy {} ({}): {}", p.getName(), info.getState(), problem);
       }
     }
-    metrics.unbuildablePolicies.set(bad);
+    m.unbuildablePolicies.set(bad);
   }
 
-  private void checkGroups(FSNamesystem fsn) {
+  private void checkGroups(FSNamesystem fsn, WideEcNameNodeMetrics m) {
     WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn);
-    Set<Long> now = new HashSet<>();
     for (WideEcGroupRiskScanner.AtRisk r : scan.atRisk()) {
-      now.add(r.blockId());
-      if (reportedGroups.add(r.blockId())) {
-        LOG.error("block group blk_{} of {} ({}) has lost units {}: {}", r.blockId(), r.file(), r.policy(),
-            java.util.Arrays.toString(r.lost()), r.remaining().dataLost()
-                ? "its survivors no longer decode: DATA LOST"
-                : "one more loss of the wrong unit loses data (HDFS counts it as readable)");
-      }
+      AtRiskLog.report(r.blockId(), r.file(), r.policy(), r.lost(), r.remaining());
     }
-    reportedGroups.retainAll(now);
-    metrics.groupsExamined.set(scan.examined());
-    metrics.groupsAtRisk.set(scan.atRisk().size() - scan.lost());
-    metrics.groupsLost.set(scan.lost());
+    m.groupsExamined.set(scan.examined());
+    m.groupsAtRisk.set(scan.atRisk().size() - scan.lost());
+    m.groupsLost.set(scan.lost());
   }
 
   @Override
   public void stop() {
-    if (thread != null) {
-      thread.interrupt();
-      thread = null;
+    Thread t = thread;
+    thread = null;
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     if (metrics != null) {
       metrics.unregister();

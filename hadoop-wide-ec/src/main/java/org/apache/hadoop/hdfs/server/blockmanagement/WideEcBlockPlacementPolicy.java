@@ -24,12 +24,14 @@ import org.apache.hadoop.net.NodeBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.code.InvalidCodeSpecException;
+import org.wideec.code.RemainingTolerance;
 import org.wideec.placement.GroupCap;
 import org.wideec.placement.PlacementConf;
 import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.placement.StripedPlacement;
+import org.wideec.placement.hdfs.AtRiskLog;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 
@@ -161,6 +163,12 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       excluded.add(s.getDatanodeDescriptor());
     }
     LostUnits group = lostUnits(src, chosen, count);
+    if (group != null) {
+      // The RedundancyMonitor is placing this group's repair now: report it at once if the code, unlike HDFS's
+      // count, says it is one loss from data loss or past it (DESIGN.md §2).
+      AtRiskLog.report(group.groupId(), src, plan.code().spec(), group.lost(),
+          RemainingTolerance.of(plan.code(), group.lost()));
+    }
     Map<Integer, String> racks = group == null ? null
         : RackAssignment.repairRacks(plan, group.liveRacks(), group.lost(), freeCounts(excluded));
     List<DatanodeStorageInfo> results = new ArrayList<>(chosen);
@@ -176,7 +184,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   }
 
   /** A group's lost units, ascending, and the real rack of each surviving unit. */
-  private record LostUnits(int[] lost, Map<Integer, String> liveRacks) {}
+  private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
@@ -199,7 +207,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           if (found != null) {
             return null;
           }
-          found = new LostUnits(lost, live);
+          found = new LostUnits(g.getBlockId(), lost, live);
         }
       }
       return found;
@@ -243,15 +251,19 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       perRack.merge(d.getNetworkLocation(), 1, Integer::sum);
     }
     int max = perRack.values().stream().mapToInt(Integer::intValue).max().orElse(0);
-    int required = Math.min((numberOfReplicas + cap.cap() - 1) / cap.cap(), clusterMap.getNumOfRacks());
-    if (max > cap.cap() && cap.stock()) {
+    int racks = Math.max(1, clusterMap.getNumOfRacks());
+    // With fewer racks than the plan needs, no placement meets its cap: the evenest spread is the best there is,
+    // and calling it misplaced would keep the group in HDFS's queue forever.
+    int limit = Math.max(cap.cap(), (numberOfReplicas + racks - 1) / racks);
+    int required = Math.min((numberOfReplicas + limit - 1) / limit, racks);
+    if (max > limit && cap.stock()) {
       BlockPlacementStatus stock = super.verifyBlockPlacement(locs, numberOfReplicas);
       if (stock.isPlacementPolicySatisfied()) {
         return stock;
       }
     }
     // A satisfied group reports the required rack count; an over-full rack reports one short of it.
-    int current = max <= cap.cap() ? required : Math.max(0, Math.min(perRack.size(), required - 1));
+    int current = max <= limit ? required : Math.max(0, Math.min(perRack.size(), required - 1));
     return new BlockPlacementStatusDefault(current, required, clusterMap.getNumOfRacks());
   }
 

@@ -32,33 +32,47 @@ public final class WideEcGroupRiskScanner {
 
   private final Map<String, LinearCode> codes = new HashMap<>();
 
+  /** What the scan copies of a group under the lock; judged after it is released. */
+  private record Snapshot(long blockId, long fileId, ErasureCodingPolicy policy, BitSet live, int realData) {}
+
+  /**
+   * Copies the low-redundancy groups of our codecs under the namesystem read lock (a short hold: no code is
+   * evaluated there), then judges each outside it; file names of the groups at risk are looked up afterwards.
+   */
   public Scan scan(FSNamesystem fsn) {
-    List<BlockInfoStriped> groups = new ArrayList<>();
-    List<AtRisk> atRisk = new ArrayList<>();
+    List<Snapshot> groups = new ArrayList<>();
     fsn.readLock();
     try {
       Iterator<BlockInfo> it = fsn.getBlockManager().neededReconstruction.iterator();
       while (it.hasNext()) {
-        if (it.next() instanceof BlockInfoStriped g && StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName())) {
-          groups.add(g);
-        }
-      }
-      for (BlockInfoStriped g : groups) {
-        AtRisk r = judge(fsn, g);
-        if (r != null) {
-          atRisk.add(r);
+        if (it.next() instanceof BlockInfoStriped g
+            && StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName())) {
+          groups.add(snapshot(g));
         }
       }
     } finally {
       fsn.readUnlock();
     }
+    List<AtRisk> atRisk = new ArrayList<>();
+    for (Snapshot g : groups) {
+      try {
+        LinearCode code = codes.computeIfAbsent(g.policy().getName(), n -> StripedCodec.byName(g.policy().getCodecName())
+            .codeFor(g.policy().getNumDataUnits(), g.policy().getNumParityUnits()));
+        // Data units past the end of a short group never existed: not lost.
+        int[] lost = java.util.stream.IntStream.range(0, code.n())
+            .filter(u -> !g.live().get(u) && (u < g.realData() || u >= code.k())).toArray();
+        RemainingTolerance remaining = RemainingTolerance.of(code, lost);
+        if (remaining.value() <= 0) {
+          atRisk.add(new AtRisk(g.blockId(), fileOf(fsn, g.fileId()), g.policy().getName(), lost, remaining));
+        }
+      } catch (RuntimeException e) {
+        // An unbuildable policy (reported by the plugin's policy check) or a bug: skip the group, keep scanning.
+      }
+    }
     return new Scan(groups.size(), atRisk);
   }
 
-  private AtRisk judge(FSNamesystem fsn, BlockInfoStriped g) {
-    ErasureCodingPolicy p = g.getErasureCodingPolicy();
-    LinearCode code = codes.computeIfAbsent(p.getName(),
-        n -> StripedCodec.byName(p.getCodecName()).codeFor(p.getNumDataUnits(), p.getNumParityUnits()));
+  private static Snapshot snapshot(BlockInfoStriped g) {
     BitSet live = new BitSet();
     for (BlockInfoStriped.StorageAndBlockIndex s : g.getStorageAndIndexInfos()) {
       DatanodeDescriptor dn = s.getStorage().getDatanodeDescriptor();
@@ -66,14 +80,17 @@ public final class WideEcGroupRiskScanner {
         live.set(s.getBlockIndex());
       }
     }
-    // Data units past the end of a short group never existed: not lost.
-    int[] lost = java.util.stream.IntStream.range(0, code.n())
-        .filter(u -> !live.get(u) && (u < g.getRealDataBlockNum() || u >= code.k())).toArray();
-    RemainingTolerance remaining = RemainingTolerance.of(code, lost);
-    if (remaining.value() > 0) {
-      return null;
+    return new Snapshot(g.getBlockId(), g.getBlockCollectionId(), g.getErasureCodingPolicy(), live,
+        g.getRealDataBlockNum());
+  }
+
+  private static String fileOf(FSNamesystem fsn, long fileId) {
+    fsn.readLock();
+    try {
+      BlockCollection file = fsn.getBlockCollection(fileId);
+      return file == null ? "(deleted)" : file.getName();
+    } finally {
+      fsn.readUnlock();
     }
-    BlockCollection file = fsn.getBlockCollection(g.getBlockCollectionId());
-    return new AtRisk(g.getBlockId(), file == null ? "(deleted)" : file.getName(), p.getName(), lost, remaining);
   }
 }
