@@ -234,8 +234,13 @@ class NameNodeSafetyClusterTest {
     for (int u : new int[] {6, 7, 8}) {
       lose(fs, f, u);
     }
+    BlockManager bm = cluster.getNamesystem().getBlockManager();
     awaitTrue(() -> m.groupsAtRisk() == 1, "the plugin reports the group at risk");
     assertEquals(0, m.groupsLost());
+    assertEquals(1, m.groupsAtRiskReported());
+    // HDFS ranks a group with 13 of 16 units low; the plugin moves it to the highest priority.
+    awaitTrue(() -> m.groupsPrioritised() == 1 && bm.getHighestPriorityECBlockCount() == 1,
+        "the group's reconstruction is at HDFS's highest priority");
     // Three units of the second local group: HDFS's reader takes G1, G2, L1 and cannot decode (our FileSystem can).
     IOException unreadable = assertThrows(IOException.class, () -> read(fs, f, data.length));
     assertTrue(unreadable.getMessage().contains("cannot rebuild erased units [6, 7, 8]"), unreadable.getMessage());

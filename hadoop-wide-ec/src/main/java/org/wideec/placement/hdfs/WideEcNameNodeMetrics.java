@@ -27,6 +27,8 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "block groups reported one loss from data loss (each at most once per ten minutes)", 0L);
   final MutableCounterLong groupsLostReported = registry.newCounter("GroupsLostReported",
       "block groups reported with data lost (each at most once per ten minutes)", 0L);
+  final MutableCounterLong groupsPrioritised = registry.newCounter("GroupsPrioritised",
+      "at-risk block groups moved to HDFS's highest reconstruction priority", 0L);
   final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
@@ -61,6 +63,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long groupsAtRiskReported() {
     return groupsAtRiskReported.value();
+  }
+
+  public long groupsPrioritised() {
+    return groupsPrioritised.value();
   }
 
   public long scans() {

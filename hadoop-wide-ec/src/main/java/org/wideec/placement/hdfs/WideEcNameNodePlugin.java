@@ -1,6 +1,8 @@
 package org.wideec.placement.hdfs;
 
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
@@ -26,9 +28,8 @@ import org.wideec.placement.StripedPlacement;
  *       written by clients, but never fails inside the NameNode);</li>
  *   <li>block groups in HDFS's low-redundancy queue whose true remaining tolerance is 0 or less: one log line
  *       each ({@link AtRiskLog}; the placement of a group's repair reports it at once, the scan catches groups
- *       still waiting for a target), and the gauges of {@link WideEcNameNodeMetrics}. HDFS computes a group's reconstruction priority
- *       from its count of live units and offers no public way to raise it, so the plugin reports and does not
- *       reorder the queue.</li>
+ *       still waiting for a target), the gauges of {@link WideEcNameNodeMetrics}, and a move of the group's
+ *       reconstruction to HDFS's highest priority ({@link WideEcGroupRiskScanner#prioritise}).</li>
  * </ul>
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
@@ -39,6 +40,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
 
   private final Set<String> reportedPolicies = new HashSet<>();
+  private final Map<Long, String> prioritised = new HashMap<>();
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
   private volatile WideEcNameNodeMetrics metrics;
   private volatile Thread thread;
@@ -149,9 +151,20 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   private void checkGroups(FSNamesystem fsn, WideEcNameNodeMetrics m) {
     WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn);
+    Map<Long, String> now = new HashMap<>();
     for (WideEcGroupRiskScanner.AtRisk r : scan.atRisk()) {
       AtRiskLog.report(r.blockId(), r.file(), r.policy(), r.lost(), r.remaining());
+      String pattern = java.util.Arrays.toString(r.lost());
+      now.put(r.blockId(), pattern);
+      // Once per loss pattern: HDFS re-ranks the group by its own count whenever it changes.
+      if (!r.remaining().dataLost() && !pattern.equals(prioritised.get(r.blockId()))
+          && WideEcGroupRiskScanner.prioritise(fsn, r.blockId())) {
+        m.groupsPrioritised.incr();
+        LOG.info("block group blk_{} of {}: reconstruction moved to HDFS's highest priority", r.blockId(), r.file());
+      }
     }
+    prioritised.clear();
+    prioritised.putAll(now);
     m.groupsExamined.set(scan.examined());
     m.groupsAtRisk.set(scan.atRisk().size() - scan.lost());
     m.groupsLost.set(scan.lost());

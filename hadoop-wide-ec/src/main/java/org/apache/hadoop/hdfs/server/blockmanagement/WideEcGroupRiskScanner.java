@@ -84,6 +84,29 @@ public final class WideEcGroupRiskScanner {
         g.getRealDataBlockNum());
   }
 
+  /**
+   * Moves a group waiting in HDFS's low-redundancy queue to its highest priority; true when it was re-queued.
+   * HDFS ranks a striped group by its count of live units and offers no public way to raise it; this re-queues
+   * the group through the queue's own package-private remove and add (which keep its counters right), telling it
+   * the group has only its data units left, which is HDFS's rule for the highest priority. The RedundancyMonitor
+   * still counts the real units when it schedules the repair. Under the write lock, as every change of the queue.
+   */
+  public static boolean prioritise(FSNamesystem fsn, long blockId) {
+    BlockManager bm = fsn.getBlockManager();
+    fsn.writeLock();
+    try {
+      BlockInfo b = bm.getStoredBlock(new org.apache.hadoop.hdfs.protocol.Block(blockId));
+      if (!(b instanceof BlockInfoStriped g) || !bm.neededReconstruction.contains(g)) {
+        return false;
+      }
+      // LEVEL is no queue: remove() then looks in every queue and updates the counters of the one it held.
+      bm.neededReconstruction.remove(g, LowRedundancyBlocks.LEVEL);
+      return bm.neededReconstruction.add(g, g.getRealDataBlockNum(), 0, 0, g.getRealTotalBlockNum());
+    } finally {
+      fsn.writeUnlock();
+    }
+  }
+
   private static String fileOf(FSNamesystem fsn, long fileId) {
     fsn.readLock();
     try {
