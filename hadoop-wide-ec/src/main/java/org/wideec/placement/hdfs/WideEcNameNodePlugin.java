@@ -38,7 +38,6 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcNameNodePlugin.class);
   private static volatile WideEcNameNodeMetrics current;
 
-
   private final Set<String> reportedPolicies = new HashSet<>();
   private final Map<Long, String> prioritised = new HashMap<>();
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
