@@ -37,6 +37,7 @@ public final class HelperService implements RequestHandler {
     List<PeerStream> ups = new ArrayList<>();
     try {
       StepRequest req = StepRequest.parse(body);
+      RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
       if (req.digest()) {
         digest(repairId, req, downstream);
         return;

@@ -1,0 +1,41 @@
+package org.wideec.repair;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.wideec.transport.Endpoint;
+
+class RequestLimitsTest {
+  private static final BlockRef UNIT = new BlockRef("bp", 1, 1, 1 << 20);
+  private static final RequestLimits LIMITS = RequestLimits.forFrames(4 << 20);
+
+  private static StepRequest chain(int helpers, int slice) {
+    StepRequest r = new StepRequest(UNIT, 1, UNIT.numBytes(), slice, 0, 1, List.of());
+    for (int i = 1; i < helpers; i++) {
+      r = new StepRequest(UNIT, 1, UNIT.numBytes(), slice, 0, 1,
+          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, "n" + i, "/r"), r)));
+    }
+    return r;
+  }
+
+  @Test
+  void aChainThroughEveryUnitOfTheWidestStripeIsAccepted() throws IOException {
+    LIMITS.check(StepRequest.parse(chain(RequestLimits.STRIPE_UNITS, 64 * 1024).toBytes()));
+  }
+
+  @Test
+  void aSliceLargerThanAFrameIsRefusedBeforeAnyBufferIsAllocated() {
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(chain(1, Integer.MAX_VALUE)));
+    assertEquals("step request asks for slices of 2147483647 bytes; at most 4194304 (wide-ec.transport.max-frame.bytes)",
+        e.getMessage());
+  }
+
+  @Test
+  void aRequestDeeperThanAnyStripeIsRefused() {
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(chain(RequestLimits.STRIPE_UNITS + 2, 65536)));
+    assertEquals("step request nested 256 deep; at most 255 (units in a stripe)", e.getMessage());
+  }
+}
