@@ -16,7 +16,8 @@ import org.wideec.coder.StripedCodec;
  * Finds block groups of our codecs whose true remaining tolerance is 0 or less. HDFS counts live units against
  * m and believes a 12+2+2 group with 12 live units is readable; the code may already be one wrong loss from data
  * loss, or past it (DESIGN.md §2). Walks only HDFS's low-redundancy queue (every group that lost a unit is in
- * it), under the namesystem read lock, and judges each group with the pure model. A thin adapter in Hadoop's
+ * it), under the namesystem read lock, and judges each group with the pure model; not before every DataNode has
+ * reported its blocks (the idea of waiting for reports came from a parallel NameNode branch). A thin adapter in Hadoop's
  * package because the queue's class is package-private.
  */
 public final class WideEcGroupRiskScanner {
@@ -43,6 +44,9 @@ public final class WideEcGroupRiskScanner {
     List<Snapshot> groups = new ArrayList<>();
     fsn.readLock();
     try {
+      if (!reportsComplete(fsn)) {
+        return new Scan(0, List.of());
+      }
       Iterator<BlockInfo> it = fsn.getBlockManager().neededReconstruction.iterator();
       while (it.hasNext()) {
         if (it.next() instanceof BlockInfoStriped g
@@ -70,6 +74,24 @@ public final class WideEcGroupRiskScanner {
       }
     }
     return new Scan(groups.size(), atRisk);
+  }
+
+  /**
+   * False until the NameNode can know which units exist: in safe mode, and before every live DataNode has sent
+   * its first block report and has no stale storage (after a restart a group looks short of units it has).
+   */
+  private static boolean reportsComplete(FSNamesystem fsn) {
+    BlockManager bm = fsn.getBlockManager();
+    if (fsn.isInSafeMode() || !bm.isPopulatingReplQueues()) {
+      return false;
+    }
+    for (DatanodeDescriptor dn : bm.getDatanodeManager().getDatanodeListForReport(
+        org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
+      if (!dn.checkBlockReportReceived() || dn.hasStaleStorages()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Snapshot snapshot(BlockInfoStriped g) {
