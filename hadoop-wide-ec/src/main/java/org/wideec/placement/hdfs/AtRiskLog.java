@@ -18,6 +18,11 @@ public final class AtRiskLog {
 
   private AtRiskLog() {}
 
+  /** Forgets what was reported: block ids belong to one namespace, and a NameNode (re)starting has its own. */
+  static void reset() {
+    LAST.clear();
+  }
+
   /** Logs and counts the group unless it was reported within ten minutes; never throws. */
   public static void report(long groupId, String file, String policy, int[] lost, RemainingTolerance remaining) {
     if (remaining.value() > 0) {

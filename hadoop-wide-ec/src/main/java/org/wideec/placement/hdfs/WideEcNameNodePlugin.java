@@ -65,6 +65,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       } catch (RuntimeException e) {
         LOG.error("{}; block groups of our codecs are placed by the stock policy", e.getMessage());
       }
+      AtRiskLog.reset();
       metrics = WideEcNameNodeMetrics.registerReplacing();
       current = metrics;
       thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
