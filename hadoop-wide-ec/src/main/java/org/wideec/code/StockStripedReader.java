@@ -109,6 +109,23 @@ public final class StockStripedReader {
     return code.n() - code.k();
   }
 
+  /**
+   * The largest loss the code decodes but a stock client cannot read (the first in unit order), or null when the
+   * stock reader reads every pattern the code decodes (MDS codes). What only a code-aware reader can serve.
+   */
+  public static int[] widestLossOnlyTheCodeReads(LinearCode code) {
+    requireSystematic(code);
+    for (int size = code.n() - code.k(); size >= 1; size--) {
+      int[] idx = RecoverabilityCheck.firstCombination(size);
+      do {
+        if (code.isDecodable(idx) && !canRead(code, idx)) {
+          return idx.clone();
+        }
+      } while (RepairPlanner.next(idx, code.n()));
+    }
+    return null;
+  }
+
   private static void requireSystematic(LinearCode code) {
     if (!code.isSystematic()) {
       throw new IllegalArgumentException(code.spec() + " is not systematic; HDFS's striped reader cannot read it");

@@ -82,11 +82,7 @@ public final class MiniClusters {
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (true) {
       if (quiet(bm)) {
-        long cycle = bm.getLastRedundancyMonitorTS();
-        long wait = System.currentTimeMillis() + 5_000;
-        while (bm.getLastRedundancyMonitorTS() == cycle && System.currentTimeMillis() < wait) {
-          Thread.sleep(50);
-        }
+        awaitRedundancyCycles(cluster, 1, 5_000);
         if (quiet(bm)) {
           return;
         }
@@ -98,6 +94,26 @@ public final class MiniClusters {
       }
       Thread.sleep(100);
     }
+  }
+
+  /**
+   * Waits until the NameNode's RedundancyMonitor has finished {@code cycles} more cycles; false when it did not
+   * within the timeout (its interval turned up, say).
+   */
+  public static boolean awaitRedundancyCycles(MiniDFSCluster cluster, int cycles, long timeoutMs)
+      throws InterruptedException {
+    org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm = cluster.getNamesystem().getBlockManager();
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    for (int i = 0; i < cycles; i++) {
+      long last = bm.getLastRedundancyMonitorTS();
+      while (bm.getLastRedundancyMonitorTS() == last) {
+        if (System.currentTimeMillis() > deadline) {
+          return false;
+        }
+        Thread.sleep(50);
+      }
+    }
+    return true;
   }
 
   private static boolean quiet(org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm) {

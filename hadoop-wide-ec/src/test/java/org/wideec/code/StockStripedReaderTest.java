@@ -70,4 +70,14 @@ class StockStripedReaderTest {
     assertFalse(StockStripedReader.canReadEveryStripe(uni, 6, 0, 1, 6, 7, 8));
     assertTrue(StockStripedReader.canReadEveryStripe(LRC_12_2_2, 12, 6, 7, 15));
   }
+
+  @Test
+  void onlyACodeAwareReaderServesSomeLossesOfAnLrcButNoneOfAnMdsCode() {
+    // With four losses the reader takes all four parities, so every decodable four-loss pattern is readable.
+    int[] widest = StockStripedReader.widestLossOnlyTheCodeReads(LRC_12_2_2);
+    assertEquals(3, widest.length);
+    assertTrue(LRC_12_2_2.isDecodable(widest));
+    assertFalse(StockStripedReader.canRead(LRC_12_2_2, widest));
+    assertNull(StockStripedReader.widestLossOnlyTheCodeReads(Codes.fromSpec("rs:k=10,m=4")));
+  }
 }

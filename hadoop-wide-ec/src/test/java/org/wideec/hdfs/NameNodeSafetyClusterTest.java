@@ -119,6 +119,15 @@ class NameNodeSafetyClusterTest {
     cluster.setDataNodeDead(holder);
   }
 
+  /** From a settled cluster, loses unit u of the file's first group; the NameNode rebuilds it; every byte reads back. */
+  private void loseAndAwaitRepair(DistributedFileSystem fs, org.apache.hadoop.fs.Path f, ErasureCodingPolicy p,
+      byte[] data, int u) throws Exception {
+    StripedGroups.awaitSettled(cluster, fs, p, List.of(f), 60_000);
+    lose(fs, f, u);
+    StripedGroups.awaitComplete(fs, f, p, 120_000);
+    assertArrayEquals(data, read(fs, f, data.length));
+  }
+
   private WideEcBlockPlacementPolicy placement() {
     return (WideEcBlockPlacementPolicy) cluster.getNamesystem().getBlockManager().getStriptedBlockPlacementPolicy();
   }
@@ -133,10 +142,7 @@ class NameNodeSafetyClusterTest {
     ErasureCodingPolicy p = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 12, 4, CELL));
     org.apache.hadoop.fs.Path f = new org.apache.hadoop.fs.Path(dirFor(fs, p), "file");
     byte[] data = write(fs, f, 12 * CELL * 2 + 999, 1);
-    StripedGroups.awaitSettled(cluster, fs, p, List.of(f), 60_000);
-    lose(fs, f, 0);
-    StripedGroups.awaitComplete(fs, f, p, 120_000);
-    assertArrayEquals(data, read(fs, f, data.length));
+    loseAndAwaitRepair(fs, f, p, data, 0);
   }
 
   @Test
@@ -162,10 +168,7 @@ class NameNodeSafetyClusterTest {
     // whose real units (data unit 0 and the parities) share a rack stays misplaced, which it cannot fix.
     byte[] data = write(fs, f, 12 * CELL * 2 * 2, 3);
     assertTrue(placement().stockFallbacks() > fallbacks, "the group was placed by the stock policy");
-    StripedGroups.awaitSettled(cluster, fs, good, List.of(f), 60_000);
-    lose(fs, f, 5);
-    StripedGroups.awaitComplete(fs, f, good, 120_000);
-    assertArrayEquals(data, read(fs, f, data.length));
+    loseAndAwaitRepair(fs, f, good, data, 5);
   }
 
   @Test
@@ -203,12 +206,7 @@ class NameNodeSafetyClusterTest {
     assertEquals(0, bm.getLowRedundancyECBlockGroups());
     Map<String, String> before = locations(fs, files.keySet());
     // Several redundancy-monitor cycles (one second each): nothing may move.
-    for (int cycle = 0; cycle < 4; cycle++) {
-      long cycleEnd = bm.getLastRedundancyMonitorTS();
-      while (bm.getLastRedundancyMonitorTS() == cycleEnd) {
-        Thread.sleep(100);
-      }
-    }
+    assertTrue(MiniClusters.awaitRedundancyCycles(cluster, 4, 60_000), "the RedundancyMonitor ran four cycles");
     assertEquals(0, bm.getLowRedundancyECBlockGroups());
     assertEquals(0, bm.getPendingReconstructionBlocksCount());
     assertEquals(0, bm.getExcessBlocksCount());

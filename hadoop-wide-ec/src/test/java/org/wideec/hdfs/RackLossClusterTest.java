@@ -109,7 +109,7 @@ class RackLossClusterTest {
       for (Map.Entry<org.apache.hadoop.fs.Path, byte[]> e : files.entrySet()) {
         ErasureCodingPolicy p = policyOf.get(e.getKey());
         LinearCode code = StripedCodec.byName(p.getCodecName()).codeFor(p.getNumDataUnits(), p.getNumParityUnits());
-        int[] pattern = widestLossOnlyTheCodeReads(code);
+        int[] pattern = StockStripedReader.widestLossOnlyTheCodeReads(code);
         if (pattern == null) {
           continue; // MDS codes: the stock reader reads every pattern the code decodes
         }
@@ -137,37 +137,6 @@ class RackLossClusterTest {
     } finally {
       cluster.shutdown();
     }
-  }
-
-  /**
-   * The largest loss pattern the code decodes while the stock reader cannot (the first found, for
-   * determinism), or null when the stock reader reads every decodable pattern.
-   */
-  private static int[] widestLossOnlyTheCodeReads(LinearCode code) {
-    for (int size = code.n() - code.k(); size >= 1; size--) {
-      int[] idx = java.util.stream.IntStream.range(0, size).toArray();
-      do {
-        if (code.isDecodable(idx) && !StockStripedReader.canRead(code, idx)) {
-          return idx.clone();
-        }
-      } while (nextCombination(idx, code.n()));
-    }
-    return null;
-  }
-
-  private static boolean nextCombination(int[] idx, int n) {
-    int i = idx.length - 1;
-    while (i >= 0 && idx[i] == n - idx.length + i) {
-      i--;
-    }
-    if (i < 0) {
-      return false;
-    }
-    idx[i]++;
-    for (int j = i + 1; j < idx.length; j++) {
-      idx[j] = idx[j - 1] + 1;
-    }
-    return true;
   }
 
   /** Restarts the stopped DataNodes (on fresh ports) and waits until every group is whole again. */
