@@ -6,9 +6,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.security.token.Token;
+import org.wideec.transport.TokenBytes;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
@@ -26,9 +31,10 @@ public record GroupRepair(StripeRepair repair, Map<String, DatanodeInfo> nodes, 
   /**
    * @param liveUnits units with a live replica, paired with {@code liveLocations}
    * @param wanted the units to rebuild; null = every missing unit with bytes (in index order)
+   * @param tokens the serialized READ token of an internal block (empty when block tokens are off)
    */
   public static GroupRepair of(ExtendedBlock group, ErasureCodingPolicy policy, int[] liveUnits,
-      DatanodeInfo[] liveLocations, int[] wanted, RepairScheme scheme) {
+      DatanodeInfo[] liveLocations, int[] wanted, RepairScheme scheme, Function<ExtendedBlock, byte[]> tokens) {
     int k = policy.getNumDataUnits();
     int n = k + policy.getNumParityUnits();
     LinearCode code = StripedCodec.byName(policy.getCodecName()).codeFor(k, policy.getNumParityUnits());
@@ -53,7 +59,10 @@ public record GroupRepair(StripeRepair repair, Map<String, DatanodeInfo> nodes, 
       DatanodeInfo d = liveLocations[j];
       nodes.put(d.getXferAddr(), d);
       survivors.put(u, new UnitLocation(u, d.getXferAddr(), d.getNetworkLocation()));
-      blocks.put(u, new BlockRef(group.getBlockPoolId(), group.getBlockId() + u, group.getGenerationStamp(), length[u]));
+      ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + u, length[u],
+          group.getGenerationStamp());
+      blocks.put(u, new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), length[u],
+          tokens.apply(internal)));
     }
     Set<Integer> zeros = new HashSet<>();
     List<Integer> lost = new ArrayList<>();
@@ -74,5 +83,16 @@ public record GroupRepair(StripeRepair repair, Map<String, DatanodeInfo> nodes, 
     StripeRepair r = lostUnits.length == 0 ? null : StripeRepair.of("block group " + group.getBlockName() + " ("
         + policy.getName() + ")", code, lostUnits, lostLengths, survivors, blocks, zeros, scheme);
     return new GroupRepair(r, nodes, length);
+  }
+
+  /** The block tokens the NameNode minted for a located group's internal blocks (what a client holds). */
+  public static Function<ExtendedBlock, byte[]> tokensOf(LocatedStripedBlock g) {
+    Map<Long, byte[]> byId = new HashMap<>();
+    for (int i = 0; i < g.getBlockIndices().length; i++) {
+      Token<BlockTokenIdentifier> t = g.getBlockTokens() == null || g.getBlockTokens().length <= i
+          ? null : g.getBlockTokens()[i];
+      byId.put(g.getBlock().getBlockId() + g.getBlockIndices()[i], TokenBytes.of(t));
+    }
+    return b -> byId.getOrDefault(b.getBlockId(), new byte[0]);
   }
 }

@@ -144,7 +144,9 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     for (int j = 0; j < live.length; j++) {
       live[j] = t.liveIndices()[j];
     }
-    GroupRepair all = GroupRepair.of(t.blockGroup(), t.policy(), live, t.sources(), null, scheme);
+    // Helpers check READ tokens this DataNode mints, as HDFS's StripedBlockReader does for its sources.
+    GroupRepair all = GroupRepair.of(t.blockGroup(), t.policy(), live, t.sources(), null, scheme,
+        b -> BlockTokenAccess.readToken(dn, b));
     if (all.repair() == null) {
       return new Job(all, new int[0], t.targets());
     }
@@ -175,7 +177,8 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       DatanodeInfo target = t.targets()[ti];
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + unit, len,
           group.getGenerationStamp());
-      BlockRef ref = new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), len);
+      BlockRef ref = new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), len,
+          BlockTokenAccess.readToken(dn, internal));
       return new BlockTargetWriter(dn, internal, target, t.targetStorageTypes()[ti], t.targetStorageIds()[ti], checksum,
           b -> DigestRequest.crcOf(transport, resolver.resolve(new UnitLocation(unit, target.getXferAddr(),
               target.getNetworkLocation())), requestor, ref, transport.conf().sliceBytes()));

@@ -65,8 +65,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       t.setName("wide-ec-helper-" + xferPort + "-" + t.getId());
       return t;
     });
-    transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers);
-    int port = transport.start(new HelperService(transport, new FsDatasetUnitStore(dn), metrics));
+    BlockTokenAccess tokens = BlockTokenAccess.of(dn);
+    transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
+    int port = transport.start(new HelperService(transport, new FsDatasetUnitStore(dn),
+        tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens, metrics));
     bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new SliceEndpointMXBean() {
       @Override
       public int getSlicePort() {

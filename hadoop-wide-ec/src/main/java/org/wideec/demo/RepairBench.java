@@ -288,7 +288,9 @@ public final class RepairBench {
   }
 
   private static BlockRef ref(LocatedStripedBlock g, int unit, long len) {
-    return new BlockRef(g.getBlock().getBlockPoolId(), g.getBlock().getBlockId() + unit, g.getBlock().getGenerationStamp(), len);
+    org.apache.hadoop.hdfs.protocol.ExtendedBlock b = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(
+        g.getBlock().getBlockPoolId(), g.getBlock().getBlockId() + unit, len, g.getBlock().getGenerationStamp());
+    return new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), len, GroupRepair.tokensOf(g).apply(b));
   }
 
   private static StripeRepair repairOf(ErasureCodingPolicy policy, LocatedStripedBlock g, int lost, RepairScheme scheme) {
@@ -296,7 +298,7 @@ public final class RepairBench {
     for (int i = 0; i < live.length; i++) {
       live[i] = g.getBlockIndices()[i];
     }
-    return GroupRepair.of(g.getBlock(), policy, live, g.getLocations(), new int[] {lost}, scheme).repair();
+    return GroupRepair.of(g.getBlock(), policy, live, g.getLocations(), new int[] {lost}, scheme, GroupRepair.tokensOf(g)).repair();
   }
 
   private static long crossRackBytes(MiniDFSCluster cluster) {

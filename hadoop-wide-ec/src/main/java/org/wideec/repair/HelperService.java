@@ -23,11 +23,18 @@ public final class HelperService implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(HelperService.class);
   private final SliceTransport transport;
   private final UnitStore store;
+  private final ReplicaAccess access;
   private final RepairCounters counters;
 
+  /** A helper that serves every replica it holds (block tokens off, or tests). */
   public HelperService(SliceTransport transport, UnitStore store, RepairCounters counters) {
+    this(transport, store, ReplicaAccess.OPEN, counters);
+  }
+
+  public HelperService(SliceTransport transport, UnitStore store, ReplicaAccess access, RepairCounters counters) {
     this.transport = transport;
     this.store = store;
+    this.access = access;
     this.counters = counters;
   }
 
@@ -38,6 +45,8 @@ public final class HelperService implements RequestHandler {
     try {
       StepRequest req = StepRequest.parse(body);
       RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
+      // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
+      access.checkRead(req.unit());
       if (req.digest()) {
         digest(repairId, req, downstream);
         return;
@@ -77,6 +86,10 @@ public final class HelperService implements RequestHandler {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       downstream.fail(me, me + " was interrupted");
+    } catch (ReplicaAccess.DeniedException e) {
+      // The asker lacks authority: no helper is to blame (replacing this one would not help).
+      LOG.warn("repair {}: {} refused {}: {}", repairId, me, downstream.node(), e.getMessage());
+      downstream.fail(null, me + " refused access: " + e.getMessage());
     } catch (IOException | RuntimeException e) {
       LOG.warn("repair {}: helper {} failed: {}", repairId, me, e.toString());
       downstream.fail(me, "helper " + me + " failed: " + e.getMessage());
@@ -106,7 +119,7 @@ public final class HelperService implements RequestHandler {
   }
 
   private void read(UnitStore.Reader reader, StepRequest req, int slice, byte[] a, int off, int n) throws IOException {
-    reader.read((long) slice * req.sliceBytes(), a, off, n);
+    reader.read(req.offset() + (long) slice * req.sliceBytes(), a, off, n);
     counters.readLocally(n);
   }
 

@@ -9,13 +9,14 @@ import java.util.zip.CRC32C;
 
 /**
  * The slice protocol's framing: magic (2 bytes), version (1), type (1), repair id (8), index (4), payload
- * length (4), CRC32C of the payload (4), payload. The decoder refuses frames longer than the configured
- * maximum before buffering them (memory stays bounded whatever a peer sends) and any payload whose CRC32C
- * does not match, naming the repair and the slice.
+ * length (4), CRC32C of the payload (4), payload, and after the handshake an HMAC tag over all of it
+ * ({@link FrameAuth}). The decoder refuses frames longer than the configured maximum before buffering them (memory
+ * stays bounded whatever a peer sends), any payload whose CRC32C does not match (a corrupt wire) and any frame whose
+ * tag does not (a tampering relay), naming the repair and the slice.
  */
 public final class FrameCodec {
   static final short MAGIC = (short) 0x5745; // "WE"
-  static final byte VERSION = 2;
+  static final byte VERSION = 3;
   static final int HEADER = 2 + 1 + 1 + 8 + 4 + 4 + 4;
 
   private FrameCodec() {}
@@ -32,15 +33,29 @@ public final class FrameCodec {
 
   /** Writes frames; releases the frame's payload once written. */
   public static final class Encoder extends MessageToByteEncoder<Frame> {
+    private final FrameAuth auth;
+
+    /** An encoder that never tags frames (tests of the framing itself). */
+    public Encoder() {
+      this(new FrameAuth());
+    }
+
+    Encoder(FrameAuth auth) {
+      this.auth = auth;
+    }
+
     @Override
     protected void encode(ChannelHandlerContext ctx, Frame f, ByteBuf out) {
       ByteBuf p = f.payload();
       int len = p.readableBytes();
-      out.ensureWritable(HEADER + len);
+      out.ensureWritable(HEADER + len + (auth.sending() ? FrameAuth.TAG : 0));
       int start = out.writerIndex();
       out.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type().ordinal()).writeLong(f.repairId())
           .writeInt(f.index()).writeInt(len).writeInt(crc(p, p.readerIndex(), len));
       out.writeBytes(p, p.readerIndex(), len);
+      if (auth.sending()) {
+        auth.sign(out, start, HEADER + len);
+      }
       TransportFaultInjector.get().afterEncode(f, out, start + HEADER, len);
     }
   }
@@ -48,8 +63,15 @@ public final class FrameCodec {
   /** Reads frames, checking magic, version, type, size bound and CRC32C. */
   public static final class Decoder extends ByteToMessageDecoder {
     private final int maxPayload;
+    private final FrameAuth auth;
 
+    /** A decoder that expects no tags (tests of the framing itself). */
     public Decoder(int maxPayload) {
+      this(maxPayload, new FrameAuth());
+    }
+
+    Decoder(int maxPayload, FrameAuth auth) {
+      this.auth = auth;
       if (maxPayload <= 0) {
         throw new IllegalArgumentException("maximum frame payload must be positive, got " + maxPayload);
       }
@@ -76,7 +98,8 @@ public final class FrameCodec {
         throw new CorruptSliceException(type + " " + index + " of repair " + repair + " claims " + len
             + " bytes, more than the " + maxPayload + " allowed");
       }
-      if (in.readableBytes() < HEADER + len) {
+      int tag = auth.receiving() ? FrameAuth.TAG : 0;
+      if (in.readableBytes() < HEADER + len + tag) {
         return;
       }
       int expected = in.getInt(start + 20);
@@ -85,8 +108,13 @@ public final class FrameCodec {
         throw new CorruptSliceException((type == FrameType.SLICE ? "slice " : type + " ") + index + " of repair "
             + repair + " is corrupt: CRC32C " + Integer.toHexString(actual) + " != " + Integer.toHexString(expected));
       }
+      if (tag > 0 && !auth.verify(in, start, HEADER + len, start + HEADER + len)) {
+        throw new CorruptSliceException((type == FrameType.SLICE ? "slice " : type + " ") + index + " of repair "
+            + repair + " failed authentication: altered on the way, replayed or out of order");
+      }
       in.skipBytes(HEADER);
       out.add(new Frame(type, repair, index, in.readRetainedSlice(len)));
+      in.skipBytes(tag);
     }
   }
 }

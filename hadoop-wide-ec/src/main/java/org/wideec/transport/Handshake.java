@@ -1,5 +1,6 @@
 package org.wideec.transport;
 
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -8,27 +9,49 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Mutual challenge-response over a cluster secret (HMAC-SHA256), so the slice port is not open to anyone
- * who can reach it: the server sends a nonce, the client answers with its own nonce and a MAC over both,
- * the server proves itself with a MAC over both in the other order. Neither side ever sends the secret.
- * Without a secret (auth "none", which an operator must choose explicitly) MACs are empty and not checked.
+ * The slice port's mutual challenge-response (HMAC-SHA256). The server sends a nonce; the client answers with its
+ * mode, its own nonce, a token identifier in token mode, and a MAC over all of it under its key; the server proves
+ * itself with a MAC over both nonces in the other order. The key is the cluster secret (DataNodes) or the password
+ * of an HDFS block access token (clients, as DataTransferProtocol's SASL handshake keys DIGEST-MD5 with it): the
+ * server recomputes a token's password from its block keys, so a forged or expired token fails here. Neither key is
+ * ever sent. Both sides then derive a session key, and one frame key per direction, under which every later frame
+ * is authenticated ({@link FrameAuth}). An anonymous session (no key, no frame MACs) is accepted only by a server that
+ * runs {@code wide-ec.transport.auth=none}.
+ *
+ * <p>AUTH payload: mode (1 byte), client nonce (32), identifier length (2), identifier, MAC (32; none when anonymous).
  */
 public final class Handshake {
   static final int NONCE = 32;
+  static final int MAX_IDENTIFIER = 4096;
   private static final int MAC = 32;
   private static final SecureRandom RANDOM = new SecureRandom();
   private final byte[] secret;
+  private final TokenKeys tokens;
 
-  /** @param secret the cluster secret, or null for no authentication */
-  public Handshake(byte[] secret) {
+  /**
+   * @param secret the cluster secret, or null for a server that accepts anonymous peers ({@code auth=none})
+   * @param tokens checks block token sessions, or null when block tokens are off
+   */
+  public Handshake(byte[] secret, TokenKeys tokens) {
     if (secret != null && secret.length < 16) {
       throw new IllegalArgumentException("the wide-ec transport secret must be at least 16 bytes, got " + secret.length);
     }
     this.secret = secret == null ? null : secret.clone();
+    this.tokens = tokens;
   }
 
   public boolean authenticates() {
     return secret != null;
+  }
+
+  /** The same secret with a token checker (a DataNode with block tokens on). */
+  public Handshake withTokens(TokenKeys keys) {
+    return new Handshake(secret, keys);
+  }
+
+  /** What this side presents when it connects: the cluster secret, or nothing under auth=none. */
+  public Credential ownCredential() {
+    return secret == null ? Credential.anonymous() : Credential.cluster(secret);
   }
 
   static byte[] nonce() {
@@ -37,39 +60,105 @@ public final class Handshake {
     return n;
   }
 
-  /** The client's AUTH payload: its nonce and a MAC over both nonces. */
-  byte[] clientResponse(byte[] serverNonce, byte[] clientNonce) {
-    return concat(clientNonce, mac("wide-ec client", serverNonce, clientNonce));
+  /** The client's AUTH payload. */
+  static byte[] clientResponse(Credential c, byte[] serverNonce, byte[] clientNonce) {
+    byte[] head = head(c.mode, clientNonce, c.identifier);
+    return c.mode == Credential.Mode.ANONYMOUS ? head : concat(head, mac(c.key, "wide-ec client", serverNonce, head));
   }
 
-  /** Checks a client's AUTH payload; returns the server's proof for AUTH_OK. */
-  byte[] verifyClient(byte[] serverNonce, byte[] auth) throws AuthenticationException {
-    if (auth.length != NONCE + (secret == null ? 0 : MAC)) {
-      throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes): is the peer configured with the same "
-          + "wide-ec.transport.auth?");
+  /** A session the server accepted: its proof for AUTH_OK and its frame keys (null when anonymous). */
+  record Accepted(byte[] proof, Credential.Mode mode, byte[] sendKey, byte[] receiveKey) {}
+
+  /** Checks a client's AUTH payload. */
+  Accepted verifyClient(byte[] serverNonce, byte[] auth) throws AuthenticationException {
+    if (auth.length < 1 + NONCE + 2) {
+      throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes)");
     }
-    byte[] clientNonce = Arrays.copyOf(auth, NONCE);
-    byte[] expected = mac("wide-ec client", serverNonce, clientNonce);
-    if (!MessageDigest.isEqual(expected, Arrays.copyOfRange(auth, NONCE, auth.length))) {
-      throw new AuthenticationException("peer failed authentication: wrong wide-ec.transport.secret");
+    Credential.Mode mode = auth[0] >= 0 && auth[0] < Credential.Mode.values().length
+        ? Credential.Mode.values()[auth[0]] : null;
+    int idLength = ((auth[1 + NONCE] & 0xff) << 8) | (auth[2 + NONCE] & 0xff);
+    int headLength = 1 + NONCE + 2 + idLength;
+    int macLength = mode == Credential.Mode.ANONYMOUS ? 0 : MAC;
+    if (mode == null || idLength > MAX_IDENTIFIER || auth.length != headLength + macLength
+        || (mode == Credential.Mode.TOKEN) != (idLength > 0)) {
+      throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes, mode " + auth[0]
+          + "): is the peer a wide-ec slice transport of the same version?");
     }
-    return mac("wide-ec server", clientNonce, serverNonce);
+    byte[] head = Arrays.copyOf(auth, headLength);
+    byte[] clientNonce = Arrays.copyOfRange(auth, 1, 1 + NONCE);
+    byte[] key = switch (mode) {
+      case ANONYMOUS -> {
+        if (secret != null) {
+          throw new AuthenticationException("peer presented no credential; this node authenticates its peers "
+              + "(wide-ec.transport.auth=hmac: DataNodes need the same wide-ec.transport.secret, clients a block token)");
+        }
+        yield null;
+      }
+      case CLUSTER -> {
+        if (secret == null) {
+          throw new AuthenticationException("peer authenticates with a cluster secret but this node runs "
+              + "wide-ec.transport.auth=none: configure the same wide-ec.transport.auth on every DataNode");
+        }
+        yield secret;
+      }
+      case TOKEN -> {
+        if (tokens == null) {
+          throw new AuthenticationException("peer presented a block token but this node does not check block tokens "
+              + "(dfs.block.access.token.enable is false here)");
+        }
+        yield tokens.passwordOf(Arrays.copyOfRange(head, 1 + NONCE + 2, headLength));
+      }
+    };
+    if (key == null) {
+      return new Accepted(new byte[0], mode, null, null);
+    }
+    if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
+      throw new AuthenticationException(mode == Credential.Mode.CLUSTER
+          ? "peer failed authentication: wrong wide-ec.transport.secret"
+          : "peer failed authentication: its block token's password does not match the token");
+    }
+    byte[] session = mac(key, "wide-ec session", serverNonce, head);
+    return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode,
+        mac(session, "server to client", new byte[0], new byte[0]), mac(session, "client to server", new byte[0], new byte[0]));
   }
 
-  void verifyServer(byte[] serverNonce, byte[] clientNonce, byte[] proof) throws AuthenticationException {
-    if (!MessageDigest.isEqual(mac("wide-ec server", clientNonce, serverNonce), proof)) {
-      throw new AuthenticationException("server failed authentication: wrong wide-ec.transport.secret");
+  /**
+   * Checks the server's AUTH_OK proof; returns the client's frame keys {send, receive}, or null for an anonymous
+   * session.
+   */
+  static byte[][] verifyServer(Credential c, byte[] serverNonce, byte[] clientNonce, byte[] proof)
+      throws AuthenticationException {
+    if (c.mode == Credential.Mode.ANONYMOUS) {
+      if (proof.length != 0) {
+        throw new AuthenticationException("server proved a key to an anonymous client");
+      }
+      return null;
     }
+    if (!MessageDigest.isEqual(mac(c.key, "wide-ec server", clientNonce, serverNonce), proof)) {
+      throw new AuthenticationException(c.mode == Credential.Mode.CLUSTER
+          ? "server failed authentication: wrong wide-ec.transport.secret"
+          : "server failed authentication: it does not know this block token's key");
+    }
+    byte[] session = mac(c.key, "wide-ec session", serverNonce, head(c.mode, clientNonce, c.identifier));
+    return new byte[][] {mac(session, "client to server", new byte[0], new byte[0]),
+        mac(session, "server to client", new byte[0], new byte[0])};
   }
 
-  private byte[] mac(String label, byte[] a, byte[] b) {
-    if (secret == null) {
-      return new byte[0];
-    }
+  private static byte[] head(Credential.Mode mode, byte[] clientNonce, byte[] identifier) {
+    byte[] h = new byte[1 + NONCE + 2 + identifier.length];
+    h[0] = (byte) mode.ordinal();
+    System.arraycopy(clientNonce, 0, h, 1, NONCE);
+    h[1 + NONCE] = (byte) (identifier.length >>> 8);
+    h[2 + NONCE] = (byte) identifier.length;
+    System.arraycopy(identifier, 0, h, 3 + NONCE, identifier.length);
+    return h;
+  }
+
+  private static byte[] mac(byte[] key, String label, byte[] a, byte[] b) {
     try {
       Mac m = Mac.getInstance("HmacSHA256");
-      m.init(new SecretKeySpec(secret, "HmacSHA256"));
-      m.update(label.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      m.init(new SecretKeySpec(key, "HmacSHA256"));
+      m.update(label.getBytes(StandardCharsets.US_ASCII));
       m.update(a);
       m.update(b);
       return m.doFinal();
@@ -84,7 +173,7 @@ public final class Handshake {
     return out;
   }
 
-  /** A peer that could not prove it holds the cluster secret. */
+  /** A peer that could not prove its credential. */
   public static final class AuthenticationException extends java.io.IOException {
     public AuthenticationException(String message) {
       super(message);

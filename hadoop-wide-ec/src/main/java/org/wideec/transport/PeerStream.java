@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PeerStream extends SimpleChannelInboundHandler<Frame> implements AutoCloseable {
   private static final Object END = new Object();
   private final Endpoint peer;
-  private final Handshake handshake;
+  private final Credential credential;
+  private final FrameAuth auth;
   private final long repairId;
   private final byte[] request;
   private final int window;
@@ -30,9 +31,10 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
   private volatile boolean closing;
   private byte[] serverNonce; // event loop only
 
-  PeerStream(Endpoint peer, Handshake handshake, long repairId, byte[] request, int window, long stallMs) {
+  PeerStream(Endpoint peer, Credential credential, FrameAuth auth, long repairId, byte[] request, int window, long stallMs) {
     this.peer = peer;
-    this.handshake = handshake;
+    this.credential = credential;
+    this.auth = auth;
     this.repairId = repairId;
     this.request = request;
     this.window = window;
@@ -66,13 +68,16 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     switch (f.type()) {
       case CHALLENGE -> {
         serverNonce = f.payloadBytes();
-        ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId, handshake.clientResponse(serverNonce, clientNonce)));
+        ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId, Handshake.clientResponse(credential, serverNonce, clientNonce)));
       }
       case AUTH_OK -> {
         if (serverNonce == null) {
           throw new Handshake.AuthenticationException(peer + " skipped its challenge");
         }
-        handshake.verifyServer(serverNonce, clientNonce, f.payloadBytes());
+        byte[][] keys = Handshake.verifyServer(credential, serverNonce, clientNonce, f.payloadBytes());
+        if (keys != null) {
+          auth.start(keys[0], keys[1]);
+        }
         ctx.write(Frame.bytes(FrameType.REQUEST, repairId, request));
         ctx.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
         ready.complete(null);

@@ -51,11 +51,17 @@ public final class SliceTransport implements Closeable {
    */
   public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers)
       throws IOException {
+    this(conf, node, counters, workers, null);
+  }
+
+  /** @param tokens checks the block tokens clients authenticate with; null when block tokens are off */
+  public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers,
+      TokenKeys tokens) throws IOException {
     this.conf = conf;
     this.node = node;
     this.counters = counters;
     this.workers = workers;
-    this.handshake = conf.handshake();
+    this.handshake = conf.handshake().withTokens(tokens);
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
   }
@@ -78,8 +84,9 @@ public final class SliceTransport implements Closeable {
             if (tls != null) {
               ch.pipeline().addLast(tls.serverHandler());
             }
-            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(),
-                new ServerHandler(handler));
+            FrameAuth auth = new FrameAuth();
+            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth),
+                new ServerHandler(handler, auth));
           }
         });
     try {
@@ -105,8 +112,15 @@ public final class SliceTransport implements Closeable {
    * {@code myNode}/{@code myRack} say who asks, as the requestor named this node.
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body) throws PeerFailure {
-    PeerStream stream = new PeerStream(peer, handshake, repairId, PeerStream.requestPayload(myNode, myRack, peer, body),
-        conf.window(), conf.stallTimeoutMs());
+    return open(peer, myNode, myRack, repairId, body, handshake.ownCredential());
+  }
+
+  /** The same, proving {@code credential} instead of this node's own (a client's block token). */
+  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential)
+      throws PeerFailure {
+    FrameAuth auth = new FrameAuth();
+    PeerStream stream = new PeerStream(peer, credential, auth, repairId,
+        PeerStream.requestPayload(myNode, myRack, peer, body), conf.window(), conf.stallTimeoutMs());
     Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
@@ -116,7 +130,7 @@ public final class SliceTransport implements Closeable {
             if (tls != null) {
               ch.pipeline().addLast(tls.clientHandler());
             }
-            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes()), new FrameCodec.Encoder(), stream);
+            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth), stream);
           }
         });
     if (loops.isShuttingDown()) {
@@ -153,13 +167,15 @@ public final class SliceTransport implements Closeable {
   /** Authenticates a consumer, then hands its request to the workers and feeds it credits. */
   private final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
     private final RequestHandler handler;
+    private final FrameAuth auth;
     private final byte[] nonce = Handshake.nonce();
     private boolean authenticated;
     private boolean refused;
     private ChannelDownstream downstream;
 
-    ServerHandler(RequestHandler handler) {
+    ServerHandler(RequestHandler handler, FrameAuth auth) {
       this.handler = handler;
+      this.auth = auth;
     }
 
     @Override
@@ -178,7 +194,12 @@ public final class SliceTransport implements Closeable {
           return;
         }
         try {
-          ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), handshake.verifyClient(nonce, f.payloadBytes())));
+          Handshake.Accepted session = handshake.verifyClient(nonce, f.payloadBytes());
+          // Encoded at once (this is the event loop), so AUTH_OK is the last untagged frame either way.
+          ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), session.proof()));
+          if (session.sendKey() != null) {
+            auth.start(session.sendKey(), session.receiveKey());
+          }
           authenticated = true;
         } catch (Handshake.AuthenticationException e) {
           LOG.warn("wide-ec slice transport of {} refused {}: {}", node, ctx.channel().remoteAddress(), e.getMessage());

@@ -24,6 +24,8 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   public static final String SHAPE_NODE = PREFIX + "shaping.node.bytes-per-second";
   public static final String SHAPE_RACK = PREFIX + "shaping.rack.bytes-per-second";
   public static final String TLS = PREFIX + "tls.enabled";
+  /** HDFS's switch for encrypting DataTransferProtocol; slices of the same blocks follow it (TLS). */
+  public static final String HDFS_ENCRYPT = "dfs.encrypt.data.transfer";
 
   public static final int DEFAULT_SLICE_BYTES = 256 * 1024;
 
@@ -55,9 +57,25 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
    * @throws IOException when authentication is on and no secret can be read
    */
   public static TransportConf from(Configuration conf) throws IOException {
+    return read(conf, false);
+  }
+
+  /**
+   * The settings of a client of the slice port (a code-aware reader): the same limits and TLS, but no cluster secret,
+   * which stays on DataNodes. A client proves a block token per stream instead ({@link Credential#ofToken}).
+   */
+  public static TransportConf forClient(Configuration conf) throws IOException {
+    return read(conf, true);
+  }
+
+  private static TransportConf read(Configuration conf, boolean client) throws IOException {
     String auth = conf.getTrimmed(AUTH, "hmac");
     byte[] secret = null;
-    if (auth.equalsIgnoreCase("hmac")) {
+    if (client) {
+      if (!auth.equalsIgnoreCase("hmac") && !auth.equalsIgnoreCase("none")) {
+        throw ConfigValues.invalid(AUTH, auth, "hmac, none");
+      }
+    } else if (auth.equalsIgnoreCase("hmac")) {
       char[] s = conf.getPassword(SECRET);
       if (s == null || s.length == 0) {
         throw new IOException("the wide-ec slice transport authenticates peers: set " + SECRET
@@ -69,13 +87,19 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
       throw ConfigValues.invalid(AUTH, auth, "hmac, none");
     }
     int maxFrame = (int) ConfigValues.bytesIn(conf, MAX_FRAME, 4 << 20, 1024, Integer.MAX_VALUE);
+    boolean encrypt = ConfigValues.bool(conf, HDFS_ENCRYPT, false);
+    boolean tls = ConfigValues.bool(conf, TLS, encrypt);
+    if (encrypt && !tls) {
+      throw new IllegalArgumentException(TLS + "=false while " + HDFS_ENCRYPT + "=true: slices carry the same bytes "
+          + "as encrypted data transfer, so the slice port must use TLS too (remove " + TLS + " or set it true)");
+    }
     return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), ConfigValues.intIn(conf, PORT, 0, 0, 65535), secret,
         (int) ConfigValues.bytesIn(conf, SLICE_BYTES, DEFAULT_SLICE_BYTES, 512, Integer.MAX_VALUE),
         ConfigValues.intIn(conf, WINDOW, 4, 1, 1 << 16), maxFrame,
         ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),
         ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
         new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0), ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
-        ConfigValues.bool(conf, TLS, false) ? new Configuration(conf) : null);
+        tls ? new Configuration(conf) : null);
   }
 
   /** The same settings with other stall and connect timeouts. */
@@ -84,6 +108,6 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   }
 
   public Handshake handshake() {
-    return new Handshake(secret);
+    return new Handshake(secret, null);
   }
 }

@@ -1,0 +1,85 @@
+package org.wideec.datanode;
+
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.EnumSet;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.security.token.SecretManager;
+import org.apache.hadoop.security.token.Token;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.transport.Handshake;
+import org.wideec.transport.TokenBytes;
+import org.wideec.transport.TokenKeys;
+
+/**
+ * HDFS block access tokens on the slice port, checked as DataTransferProtocol checks them (DataXceiver#checkAccess:
+ * the block pool's token secret manager verifies the token's password, block, access mode and expiry), and minted
+ * as HDFS's own reconstruction mints them (the DataNode signs READ tokens with the block keys the NameNode gave it).
+ * Only in force when {@code dfs.block.access.token.enable} is on; otherwise every replica is readable, as in HDFS.
+ */
+final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
+  private final DataNode dn;
+
+  private BlockTokenAccess(DataNode dn) {
+    this.dn = dn;
+  }
+
+  /** The checker of a DataNode, or null when its block tokens are off. */
+  static BlockTokenAccess of(DataNode dn) {
+    return enabled(dn) ? new BlockTokenAccess(dn) : null;
+  }
+
+  static boolean enabled(DataNode dn) {
+    return dn.getConf().getBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY,
+        DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_DEFAULT);
+  }
+
+  @Override
+  public void checkRead(BlockRef unit) throws IOException {
+    if (unit.token().length == 0) {
+      throw new ReplicaAccess.DeniedException("no block token for " + unit + " (dfs.block.access.token.enable is on)");
+    }
+    Token<BlockTokenIdentifier> token = new Token<>();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(unit.token()))) {
+      token.readFields(in);
+      dn.getBlockPoolTokenSecretManager().checkAccess(token, null,
+          new ExtendedBlock(unit.pool(), unit.blockId(), unit.numBytes(), unit.genStamp()),
+          BlockTokenIdentifier.AccessMode.READ);
+    } catch (SecretManager.InvalidToken e) {
+      throw new ReplicaAccess.DeniedException("block token refused for " + unit + ": " + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      throw new ReplicaAccess.DeniedException("malformed block token for " + unit + ": " + e);
+    }
+  }
+
+  @Override
+  public byte[] passwordOf(byte[] identifier) throws Handshake.AuthenticationException {
+    BlockTokenIdentifier id = new BlockTokenIdentifier();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(identifier))) {
+      id.readFields(in);
+      return dn.getBlockPoolTokenSecretManager().retrievePassword(id);
+    } catch (SecretManager.InvalidToken e) {
+      throw new Handshake.AuthenticationException("block token refused: " + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      throw new Handshake.AuthenticationException("malformed block token identifier: " + e);
+    }
+  }
+
+  /** A READ token for a replica, serialized for a {@link BlockRef}; empty when block tokens are off. */
+  static byte[] readToken(DataNode dn, ExtendedBlock block) {
+    try {
+      Token<BlockTokenIdentifier> t = dn.getBlockAccessToken(block, EnumSet.of(BlockTokenIdentifier.AccessMode.READ),
+          new StorageType[0], new String[0]);
+      return TokenBytes.of(t);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot mint a block token for " + block + ": " + e.getMessage(), e);
+    }
+  }
+}
