@@ -1,0 +1,108 @@
+package org.wideec.transport;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+
+/**
+ * A man in the middle for tests: relays connections to a slice port and, in the producer's direction, flips one
+ * bit of every SLICE payload and rewrites the frame's CRC32C to match, as an attacker on the wire would. Only a
+ * frame MAC can catch it. The first two frames from the producer (CHALLENGE, AUTH_OK) carry no tag; later ones carry
+ * a tag of {@code tagBytes} (0 for an unauthenticated session).
+ */
+public final class TamperingRelay implements AutoCloseable {
+  private final ServerSocket server;
+  private final int targetPort;
+  private final int tagBytes;
+  private final AtomicInteger tampered = new AtomicInteger();
+
+  public TamperingRelay(int targetPort, boolean authenticated) throws IOException {
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.targetPort = targetPort;
+    this.tagBytes = authenticated ? FrameAuth.TAG : 0;
+    Thread t = new Thread(this::accept, "tampering-relay");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** Slices altered so far. */
+  public int tampered() {
+    return tampered.get();
+  }
+
+  private void accept() {
+    while (!server.isClosed()) {
+      try {
+        Socket client = server.accept();
+        Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+        pump("relay-up", () -> client.getInputStream().transferTo(target.getOutputStream()), client, target);
+        pump("relay-down", () -> tamper(target.getInputStream(), client.getOutputStream()), client, target);
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private interface Copy {
+    void run() throws IOException;
+  }
+
+  private static void pump(String name, Copy copy, Socket a, Socket b) {
+    Thread t = new Thread(() -> {
+      try {
+        copy.run();
+      } catch (IOException ignored) {
+        // one side went away: so does the other
+      } finally {
+        close(a);
+        close(b);
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void tamper(InputStream from, OutputStream to) throws IOException {
+    DataInputStream in = new DataInputStream(from);
+    for (int frame = 0; ; frame++) {
+      byte[] header = new byte[FrameCodec.HEADER];
+      in.readFully(header);
+      int len = java.nio.ByteBuffer.wrap(header, 16, 4).getInt();
+      byte[] rest = new byte[len + (frame >= 2 ? tagBytes : 0)];
+      in.readFully(rest);
+      if (header[3] == FrameType.SLICE.ordinal() && len > 0) {
+        rest[0] ^= 1;
+        CRC32C crc = new CRC32C();
+        crc.update(rest, 0, len);
+        java.nio.ByteBuffer.wrap(header, 20, 4).putInt((int) crc.getValue());
+        tampered.incrementAndGet();
+      }
+      to.write(header);
+      to.write(rest);
+      to.flush();
+    }
+  }
+
+  private static void close(Socket s) {
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    server.close();
+  }
+}
