@@ -72,6 +72,20 @@ public final class RepairEngine {
 
   public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks, int sliceBytes)
       throws RepairFailedException {
+    return repair(r, requestor, sinks, sliceBytes, 0, r.length());
+  }
+
+  /**
+   * Rebuilds bytes [offset, offset + length) of the lost units (a degraded read of a range, ECPipe §3): every helper
+   * reads only that range of its unit, and each sink receives the range at offsets from 0, opened with the part of
+   * the range its unit has. Offset is a multiple of the helpers' checksum chunk.
+   */
+  public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks, int sliceBytes, long offset,
+      long length) throws RepairFailedException {
+    if (offset < 0 || length < 0 || offset + length > r.length()) {
+      throw new IllegalArgumentException(r.name() + ": range [" + offset + ", " + (offset + length) + ") is outside the "
+          + r.length() + " bytes of the units");
+    }
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
     Set<String> excluded = new HashSet<>();
@@ -100,7 +114,7 @@ public final class RepairEngine {
         continue;
       }
       try {
-        run(r, requestor, plan, sinks, sliceBytes);
+        run(r, requestor, plan, sinks, sliceBytes, offset, length);
         long ms = (System.nanoTime() - start) / 1_000_000;
         counters.repairSucceeded(ms);
         LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
@@ -138,21 +152,28 @@ public final class RepairEngine {
     return new Result(attempts, 0, new ArrayList<>(excluded), 0);
   }
 
-  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, SliceSink.Factory factory, int sliceBytes)
-      throws IOException, InterruptedException {
+  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, SliceSink.Factory factory, int sliceBytes,
+      long rangeOffset, long length) throws IOException, InterruptedException {
     long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
     List<PeerStream> streams = new ArrayList<>();
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;
     try {
+      boolean whole = rangeOffset == 0 && length == r.length();
+      long[] unitLengths = new long[r.lost().length];
+      for (int o = 0; o < unitLengths.length; o++) {
+        unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
+      }
       for (StreamPlan.Stream s : plan.streams) {
-        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, s.request().toBytes()));
+        StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
+        // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
+        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
+            transport.credentialFor(req.unit().token())));
       }
       for (int o = 0; o < r.lost().length; o++) {
-        sinks.add(factory.open(r.lost()[o], r.lostLengths()[o]));
+        sinks.add(factory.open(r.lost()[o], unitLengths[o]));
       }
-      long length = r.length();
       int slices = StepRequest.slices(length, sliceBytes);
       byte[][] out = new byte[r.lost().length][sliceBytes];
       for (int s = 0; s < slices; s++) {
@@ -167,7 +188,7 @@ public final class RepairEngine {
           }
         }
         for (int o = 0; o < out.length; o++) {
-          long unitLength = r.lostLengths()[o];
+          long unitLength = unitLengths[o];
           if (offset < unitLength) {
             sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLength - offset));
           }

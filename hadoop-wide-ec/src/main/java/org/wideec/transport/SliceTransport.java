@@ -115,6 +115,21 @@ public final class SliceTransport implements Closeable {
     return open(peer, myNode, myRack, repairId, body, handshake.ownCredential());
   }
 
+  /**
+   * What this node proves when it asks for a stream of a replica: the cluster secret on a DataNode; on a client,
+   * which has no secret, the block token it holds for that replica (serialized; anonymous when empty).
+   */
+  public Credential credentialFor(byte[] token) throws PeerFailure {
+    if (handshake.authenticates()) {
+      return handshake.ownCredential();
+    }
+    try {
+      return Credential.ofToken(token);
+    } catch (IOException | RuntimeException e) {
+      throw new PeerFailure(null, node + " holds a malformed block token: " + e.getMessage(), e);
+    }
+  }
+
   /** The same, proving {@code credential} instead of this node's own (a client's block token). */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential)
       throws PeerFailure {

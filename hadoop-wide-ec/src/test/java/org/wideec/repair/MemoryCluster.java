@@ -66,7 +66,9 @@ final class MemoryCluster implements AutoCloseable {
         public void read(long offset, byte[] dst, int off, int len) {
           java.util.Arrays.fill(dst, off, off + len, (byte) 0);
           int have = (int) Math.max(0, Math.min(len, b.length - offset));
-          System.arraycopy(b, (int) offset, dst, off, have);
+          if (have > 0) { // a read past the end is all zeros (and the offset may be past the array)
+            System.arraycopy(b, (int) offset, dst, off, have);
+          }
         }
 
         @Override
