@@ -3,11 +3,13 @@ package org.wideec.repair;
 import java.io.IOException;
 
 /**
- * What a helper accepts from a peer before it allocates or dials anything (issue 11's first bound): a slice no
- * larger than a frame, a request tree no deeper and no wider than a stripe has units (a chain of every helper of a
- * 255-unit stripe is the deepest legitimate request), and a slice count that fits an int. A peer that asks for
- * more gets a clear error naming the bound, not a 2 GiB buffer. The other bounds of issue 11 (credits,
- * addresses, connections, timeouts) are not here yet.
+ * What a helper accepts from a peer before it allocates or dials anything: a slice no larger than a frame, a
+ * request tree no deeper and no wider than a stripe has units (a chain of every helper of a 255-unit stripe is the
+ * deepest legitimate request), a slice count that fits an int, and upstreams that are DataNode slice ports: a valid
+ * port on the very host of the DataNode the request names (DataNodes are named by their transfer address,
+ * host:port). A dialled upstream must then prove the cluster secret before anything is sent to it, so a request can
+ * make a helper talk only to this cluster's DataNodes. A peer that asks for more gets a clear error naming the bound,
+ * not a 2 GiB buffer. Credits, connections and timeouts are bounded by the transport (PeerLimits).
  */
 public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
   /** Units in the widest stripe any code here builds (LinearCode.MAX_UNITS). */
@@ -20,6 +22,16 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
   /** Throws an IOException naming the first bound the request exceeds. */
   public void check(StepRequest r) throws IOException {
     check(r, 0);
+  }
+
+  private static void checkAddress(org.wideec.transport.Endpoint e) throws IOException {
+    if (e.host().isEmpty() || e.port() < 1 || e.port() > 65535) {
+      throw new IOException("step request names upstream " + e + ": not a host and port");
+    }
+    int colon = e.node().lastIndexOf(':');
+    if (colon > 0 && !e.node().substring(0, colon).equals(e.host())) {
+      throw new IOException("step request names upstream " + e + " on another host than DataNode " + e.node());
+    }
   }
 
   private void check(StepRequest r, int depth) throws IOException {
@@ -39,6 +51,7 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
       throw new IOException("step request names " + r.upstreams().size() + " upstreams; at most " + maxFanOut);
     }
     for (StepRequest.Upstream u : r.upstreams()) {
+      checkAddress(u.endpoint());
       check(u.request(), depth + 1);
     }
   }

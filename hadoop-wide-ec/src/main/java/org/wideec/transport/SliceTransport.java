@@ -15,6 +15,8 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.Closeable;
 import java.io.IOException;
@@ -41,6 +43,7 @@ public final class SliceTransport implements Closeable {
   private final Handshake handshake;
   private final EventLoopGroup loops;
   private final TransportTls tls;
+  private final PeerLimits.Gate gate;
   private Channel server;
   private int port;
 
@@ -62,6 +65,7 @@ public final class SliceTransport implements Closeable {
     this.counters = counters;
     this.workers = workers;
     this.handshake = conf.handshake().withTokens(tokens);
+    this.gate = conf.limits().gate();
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
   }
@@ -81,6 +85,7 @@ public final class SliceTransport implements Closeable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new IdleStateHandler(conf.limits().idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS));
             if (tls != null) {
               ch.pipeline().addLast(tls.serverHandler());
             }
@@ -105,6 +110,11 @@ public final class SliceTransport implements Closeable {
 
   public int port() {
     return port;
+  }
+
+  /** Connections peers hold to this node's slice port now. */
+  public int openConnections() {
+    return gate.connections();
   }
 
   /**
@@ -186,6 +196,8 @@ public final class SliceTransport implements Closeable {
     private final byte[] nonce = Handshake.nonce();
     private boolean authenticated;
     private boolean refused;
+    private String admittedHost;
+    private Credential.Mode mode;
     private ChannelDownstream downstream;
 
     ServerHandler(RequestHandler handler, FrameAuth auth) {
@@ -195,7 +207,32 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+      String host = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress().getHostAddress();
+      String full = gate.admitConnection(host);
+      if (full != null) {
+        LOG.warn("wide-ec slice transport of {} refused {}: {}", node, host, full);
+        refuse(ctx, 0, full);
+        return;
+      }
+      admittedHost = host;
+      long timeout = conf.limits().handshakeTimeoutMs();
+      ctx.executor().schedule(() -> {
+        if (downstream == null && !refused && ctx.channel().isActive()) {
+          refuse(ctx, 0, "no authenticated request within " + timeout + " ms (" + PeerLimits.HANDSHAKE_TIMEOUT + ")");
+        }
+      }, timeout, TimeUnit.MILLISECONDS);
       ctx.writeAndFlush(Frame.bytes(FrameType.CHALLENGE, 0, nonce));
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof IdleStateEvent) {
+        LOG.warn("wide-ec slice transport of {}: closing {}, silent for {} ms ({})", node, ctx.channel().remoteAddress(),
+            conf.limits().idleTimeoutMs(), PeerLimits.IDLE_TIMEOUT);
+        ctx.close();
+        return;
+      }
+      super.userEventTriggered(ctx, evt);
     }
 
     @Override
@@ -210,6 +247,7 @@ public final class SliceTransport implements Closeable {
         }
         try {
           Handshake.Accepted session = handshake.verifyClient(nonce, f.payloadBytes());
+          mode = session.mode();
           // Encoded at once (this is the event loop), so AUTH_OK is the last untagged frame either way.
           ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), session.proof()));
           if (session.sendKey() != null) {
@@ -225,7 +263,13 @@ public final class SliceTransport implements Closeable {
       switch (f.type()) {
         case REQUEST -> accept(ctx, f);
         case CREDIT -> {
-          if (downstream != null) {
+          if (downstream == null) {
+            refuse(ctx, f.repairId(), "CREDIT before REQUEST");
+          } else if (f.index() < 1 || (downstream.granted += f.index()) - downstream.sent.get() > conf.limits().maxCredits()) {
+            // An honest consumer never holds more than its window of unacknowledged slices.
+            refuse(ctx, f.repairId(), "granted " + f.index() + " credits beyond the " + conf.limits().maxCredits()
+                + " allowed (" + PeerLimits.MAX_CREDITS + ")");
+          } else {
             downstream.credits.release(f.index());
           }
         }
@@ -252,10 +296,26 @@ public final class SliceTransport implements Closeable {
         return;
       }
       ChannelDownstream d = downstream;
+      // A DataNode is counted by the node it names (it proved the cluster secret); anyone else by its address.
+      String peer = mode == Credential.Mode.CLUSTER ? "DataNode " + d.node() : "client " + admittedHost;
+      String busy = gate.admitRequest(peer);
+      if (busy != null) {
+        LOG.warn("wide-ec slice transport of {} refused a request: {}", node, busy);
+        d.fail(d.selfNode(), d.selfNode() + " refused: " + busy);
+        return;
+      }
       try {
-        workers.execute(() -> handler.onRequest(repairId, body, d));
+        workers.execute(() -> {
+          try {
+            handler.onRequest(repairId, body, d);
+          } finally {
+            gate.releaseRequest(peer);
+          }
+        });
       } catch (RejectedExecutionException e) {
-        d.fail(d.selfNode(), d.selfNode() + " is shutting down or overloaded");
+        gate.releaseRequest(peer);
+        // No queue: a node whose helper threads are all busy says so, and the requestor plans around it.
+        d.fail(d.selfNode(), d.selfNode() + " is shutting down or has no free helper thread");
       }
     }
 
@@ -266,6 +326,10 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      if (admittedHost != null) {
+        gate.releaseConnection(admittedHost);
+        admittedHost = null;
+      }
       if (downstream != null) {
         downstream.gone = true;
         downstream.credits.release(Integer.MAX_VALUE / 2);
@@ -310,6 +374,8 @@ public final class SliceTransport implements Closeable {
     private final String selfNode;
     private final String selfRack;
     final Semaphore credits = new Semaphore(0);
+    final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    long granted; // event loop only
     volatile boolean gone;
     private long lastDue = Long.MIN_VALUE;
     private final java.util.ArrayDeque<Pending> queue = new java.util.ArrayDeque<>();
@@ -359,6 +425,7 @@ public final class SliceTransport implements Closeable {
           throw new PeerFailure(null, peerNode + " closed repair " + repairId);
         }
         TransportFaultInjector.get().beforeSend(selfNode, peerNode, repairId, slice, data);
+        sent.incrementAndGet();
         int bytes = data.readableBytes();
         long delay = conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
         counters.sliceSent(bytes, !selfRack.equals(peerRack));

@@ -9,7 +9,7 @@ import org.apache.hadoop.conf.Configuration;
  * conf/hdfs-site-wide-ec.xml and the README).
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
-    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls) {
+    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls, PeerLimits limits) {
 
   public static final String PREFIX = "wide-ec.transport.";
   public static final String BIND_HOST = PREFIX + "bind-host";
@@ -29,7 +29,18 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
 
   public static final int DEFAULT_SLICE_BYTES = 256 * 1024;
 
+  /** Settings with the default peer limits. */
+  public TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
+      long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls) {
+    this(bindHost, port, secret, sliceBytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, shaper, tls,
+        PeerLimits.DEFAULTS);
+  }
+
   public TransportConf {
+    if (window > limits.maxCredits()) {
+      throw new IllegalArgumentException(WINDOW + "=" + window + " is more than " + PeerLimits.MAX_CREDITS + "="
+          + limits.maxCredits() + ", which producers would refuse");
+    }
     if (sliceBytes <= 0 || sliceBytes > maxFrameBytes) {
       throw new IllegalArgumentException(SLICE_BYTES + " must be in (0, " + MAX_FRAME + "=" + maxFrameBytes + "], got "
           + sliceBytes);
@@ -99,12 +110,12 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),
         ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
         new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0), ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
-        tls ? new Configuration(conf) : null);
+        tls ? new Configuration(conf) : null, PeerLimits.from(conf));
   }
 
   /** The same settings with other stall and connect timeouts. */
   public TransportConf withTimeouts(int millis) {
-    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls);
+    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits);
   }
 
   public Handshake handshake() {

@@ -38,4 +38,22 @@ class RequestLimitsTest {
     IOException e = assertThrows(IOException.class, () -> LIMITS.check(chain(RequestLimits.STRIPE_UNITS + 2, 65536)));
     assertEquals("step request nested 256 deep; at most 255 (units in a stripe)", e.getMessage());
   }
+
+  private static StepRequest askingFor(Endpoint upstream) {
+    return new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1,
+        List.of(new StepRequest.Upstream(upstream, new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, List.of()))));
+  }
+
+  @Test
+  void upstreamsMustBeSlicePortsOnTheHostOfTheDataNodeTheyName() throws IOException {
+    LIMITS.check(askingFor(new Endpoint("10.0.0.7", 9870, "10.0.0.7:9866", "/r1")));
+    IOException elsewhere = assertThrows(IOException.class,
+        () -> LIMITS.check(askingFor(new Endpoint("169.254.169.254", 80, "10.0.0.7:9866", "/r1"))));
+    assertEquals("step request names upstream 10.0.0.7:9866 (/r1, slice port 169.254.169.254:80) on another host than "
+        + "DataNode 10.0.0.7:9866", elsewhere.getMessage());
+    IOException port = assertThrows(IOException.class,
+        () -> LIMITS.check(askingFor(new Endpoint("10.0.0.7", 0, "10.0.0.7:9866", "/r1"))));
+    assertEquals("step request names upstream 10.0.0.7:9866 (/r1, slice port 10.0.0.7:0): not a host and port",
+        port.getMessage());
+  }
 }
