@@ -58,4 +58,49 @@ class TransportConfTest {
         () -> TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.SHAPE_NODE, "-5")));
     assertTrue(rate.getMessage().contains("shaping"), rate.getMessage());
   }
+
+  @Test
+  void tlsFollowsHdfsDataTransferEncryption() throws IOException {
+    assertTrue(TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.HDFS_ENCRYPT, "true")).tls() != null);
+    assertTrue(TransportConf.from(conf(TransportConf.AUTH, "none")).tls() == null);
+    IllegalArgumentException off = assertThrows(IllegalArgumentException.class, () -> TransportConf.from(
+        conf(TransportConf.AUTH, "none", TransportConf.HDFS_ENCRYPT, "true", TransportConf.TLS, "false")));
+    assertTrue(off.getMessage().contains(TransportConf.TLS + "=false while " + TransportConf.HDFS_ENCRYPT), off.getMessage());
+  }
+
+  @Test
+  void peerLimitsAreReadWithSafeDefaultsAndNamedWhenWrong() throws IOException {
+    assertEquals(PeerLimits.DEFAULTS, TransportConf.from(conf(TransportConf.AUTH, "none")).limits());
+    PeerLimits set = TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "8",
+        PeerLimits.MAX_CONNECTIONS, "10", PeerLimits.MAX_CONNECTIONS_PER_HOST, "3", PeerLimits.HANDSHAKE_TIMEOUT, "500",
+        PeerLimits.IDLE_TIMEOUT, "900", PeerLimits.MAX_REQUESTS_PER_PEER, "2")).limits();
+    assertEquals(new PeerLimits(8, 10, 3, 500, 900, 2), set);
+    IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+        () -> TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_REQUESTS_PER_PEER, "0")));
+    assertTrue(zero.getMessage().contains(PeerLimits.MAX_REQUESTS_PER_PEER), zero.getMessage());
+    IllegalArgumentException window = assertThrows(IllegalArgumentException.class,
+        () -> TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "2", TransportConf.WINDOW, "4")));
+    assertTrue(window.getMessage().contains(PeerLimits.MAX_CREDITS), window.getMessage());
+  }
+
+  @Test
+  void clientsNeedNoSecret() throws IOException {
+    TransportConf client = TransportConf.forClient(conf());
+    assertFalse(client.handshake().authenticates(), "a client proves block tokens, never the cluster secret");
+  }
+
+  @Test
+  void theSecretComesFromACredentialProviderNotHdfsSite(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Configuration c = conf(org.apache.hadoop.security.alias.CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH,
+        "localjceks://file" + dir.resolve("wide-ec.jceks"), "hadoop.security.credential.clear-text-fallback", "false");
+    org.apache.hadoop.security.alias.CredentialProvider p =
+        org.apache.hadoop.security.alias.CredentialProviderFactory.getProviders(c).get(0);
+    p.createCredentialEntry(TransportConf.SECRET, "a secret kept in a keystore".toCharArray());
+    p.flush();
+    assertTrue(c.get(TransportConf.SECRET) == null, "nothing in clear text");
+    TransportConf t = TransportConf.from(c);
+    assertTrue(t.handshake().authenticates());
+    assertEquals("a secret kept in a keystore", new String(t.secret(), java.nio.charset.StandardCharsets.UTF_8));
+  }
 }
