@@ -14,15 +14,39 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class FrameAuth {
   static final int TAG = 32;
+  /** Largest frame before the handshake is done: a challenge, an AUTH with a token identifier, a refusal. */
+  static final int HANDSHAKE_FRAME = 8 * 1024;
+  private boolean done;
   private Mac send;
   private Mac receive;
   private long sent;
   private long received;
 
+  /** Framing without a handshake (tests of the framing itself): full-size frames, no tags. */
+  static FrameAuth none() {
+    FrameAuth a = new FrameAuth();
+    a.done = true;
+    return a;
+  }
+
   /** Starts tagging; frames written and read from now on carry tags. */
   void start(byte[] sendKey, byte[] receiveKey) {
     send = hmac(sendKey);
     receive = hmac(receiveKey);
+    done = true;
+  }
+
+  /** The handshake is over (also for an anonymous session, which carries no tags): full-size frames may follow. */
+  void handshakeDone() {
+    done = true;
+  }
+
+  /**
+   * The largest payload to accept now: small until the peer has authenticated, so that connections that never
+   * authenticate hold a few KiB each, not a frame limit each.
+   */
+  int payloadLimit(int maxPayload) {
+    return done ? maxPayload : Math.min(maxPayload, HANDSHAKE_FRAME);
   }
 
   boolean sending() {

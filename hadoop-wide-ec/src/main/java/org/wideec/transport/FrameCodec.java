@@ -37,7 +37,7 @@ public final class FrameCodec {
 
     /** An encoder that never tags frames (tests of the framing itself). */
     public Encoder() {
-      this(new FrameAuth());
+      this(FrameAuth.none());
     }
 
     Encoder(FrameAuth auth) {
@@ -67,7 +67,7 @@ public final class FrameCodec {
 
     /** A decoder that expects no tags (tests of the framing itself). */
     public Decoder(int maxPayload) {
-      this(maxPayload, new FrameAuth());
+      this(maxPayload, FrameAuth.none());
     }
 
     Decoder(int maxPayload, FrameAuth auth) {
@@ -94,9 +94,10 @@ public final class FrameCodec {
         throw new CorruptSliceException(String.format("not a wide-ec frame (magic 0x%04x, version %d, type %d)",
             magic, version, in.getByte(start + 3)));
       }
-      if (len < 0 || len > maxPayload) {
+      int limit = auth.payloadLimit(maxPayload);
+      if (len < 0 || len > limit) {
         throw new CorruptSliceException(type + " " + index + " of repair " + repair + " claims " + len
-            + " bytes, more than the " + maxPayload + " allowed");
+            + " bytes, more than the " + limit + " allowed" + (limit < maxPayload ? " before authentication" : ""));
       }
       int tag = auth.receiving() ? FrameAuth.TAG : 0;
       if (in.readableBytes() < HEADER + len + tag) {

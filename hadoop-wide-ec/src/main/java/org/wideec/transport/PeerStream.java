@@ -78,6 +78,7 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
         if (keys != null) {
           auth.start(keys[0], keys[1]);
         }
+        auth.handshakeDone();
         ctx.write(Frame.bytes(FrameType.REQUEST, repairId, request));
         ctx.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
         ready.complete(null);

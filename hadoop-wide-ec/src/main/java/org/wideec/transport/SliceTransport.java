@@ -253,6 +253,7 @@ public final class SliceTransport implements Closeable {
           if (session.sendKey() != null) {
             auth.start(session.sendKey(), session.receiveKey());
           }
+          auth.handshakeDone();
           authenticated = true;
         } catch (Handshake.AuthenticationException e) {
           LOG.warn("wide-ec slice transport of {} refused {}: {}", node, ctx.channel().remoteAddress(), e.getMessage());

@@ -137,4 +137,14 @@ class PeerLimitsTest {
       Thread.onSpinWait();
     }
   }
+
+  @Test
+  void beforeAuthenticatingAPeerCanAnnounceOnlyASmallFrame() throws IOException {
+    int port = start(limits(8, 8, 60_000, 60_000, 8));
+    try (RawPeer p = new RawPeer(port, 5000)) {
+      assertEquals(FrameType.CHALLENGE, p.receive().type());
+      p.send(FrameType.AUTH, 0, new byte[FrameAuth.HANDSHAKE_FRAME + 1]);
+      assertNull(p.receive(), "a connection announcing a large frame before authenticating is dropped unbuffered");
+    }
+  }
 }
