@@ -27,6 +27,9 @@ final class AnalyzeCommand {
   static final Set<String> MTTDL_OPTIONS = Set.of("nodes", "capacity-tib", "repair-fraction", "detect-minutes",
       "mttf-years", "bandwidth-gbps", "inner-rack-weight");
 
+  /** Largest --racks accepted (beyond any cluster; a stripe uses at most n racks anyway). */
+  static final int MAX_RACKS = 1_000_000;
+
   private final PrintStream out;
 
   AnalyzeCommand(PrintStream out) {
@@ -68,11 +71,23 @@ final class AnalyzeCommand {
 
   private int placement(Options o) {
     LinearCode code = Codes.fromSpec(o.require("code"));
-    PlacementPlanner planner = PlacementPlanner.byName(o.get("placement", "cl"), (int) o.getLong("t", 1));
+    String placement = o.get("placement", "cl");
+    if (o.has("t") && !placement.equals("unilrc")) {
+      throw new Options.UsageException("--t (local groups per rack) applies to --placement unilrc only, not " + placement);
+    }
+    long groupsPerRack = o.getLong("t", 1);
+    if (groupsPerRack < 1 || groupsPerRack > code.n()) {
+      throw new Options.UsageException("--t must lie in 1.." + code.n() + ", got " + groupsPerRack);
+    }
+    PlacementPlanner planner = PlacementPlanner.byName(placement, (int) groupsPerRack);
     PlacementPlan plan;
     if (o.has("racks")) {
-      int racks = (int) o.getLong("racks", 0);
-      plan = planner.plan(code, Topology.uniform(racks, code.n()));
+      long racks = o.getLong("racks", 0);
+      if (racks < 1 || racks > MAX_RACKS) {
+        throw new Options.UsageException("--racks must lie in 1.." + MAX_RACKS + ", got " + racks);
+      }
+      // A stripe uses at most one rack per unit: more racks than units change nothing.
+      plan = planner.plan(code, Topology.uniform((int) Math.min(racks, code.n()), code.n()));
     } else {
       plan = planner.plan(code);
     }
@@ -177,6 +192,23 @@ final class AnalyzeCommand {
     return 0;
   }
 
+  /** The chart file, checked before any work: its directory exists and can be written, its type is known. */
+  private static File writableChart(String name) {
+    File f = new File(name).getAbsoluteFile();
+    String lower = name.toLowerCase(Locale.ROOT);
+    if (!lower.endsWith(".png") && !lower.endsWith(".svg")) {
+      throw new Options.UsageException("--plot writes .png or .svg files, not " + name);
+    }
+    File dir = f.getParentFile();
+    if (dir == null || !dir.isDirectory()) {
+      throw new IllegalArgumentException("cannot write the chart to " + name + ": directory " + dir + " does not exist");
+    }
+    if (!dir.canWrite() || (f.exists() && !f.canWrite())) {
+      throw new IllegalArgumentException("cannot write the chart to " + name + ": permission denied");
+    }
+    return f;
+  }
+
   private int sweep(Options o) throws Exception {
     int k = (int) o.getLong("k", -1);
     double gamma = dbl(o, "gamma", Double.NaN);
@@ -184,6 +216,7 @@ final class AnalyzeCommand {
     if (k < 0 || Double.isNaN(gamma)) {
       throw new Options.UsageException("analyze sweep needs --k, --f and --gamma");
     }
+    File plot = o.has("plot") ? writableChart(o.get("plot", null)) : null;
     Map<Integer, List<LocalityTradeoff.Point>> byF = new LinkedHashMap<>();
     for (String f : fs.split(",")) {
       int fv;
@@ -194,8 +227,8 @@ final class AnalyzeCommand {
       }
       byF.put(fv, LocalityTradeoff.sweep(k, fv, gamma));
     }
-    if (o.has("plot")) {
-      TradeoffChart.write(k, gamma, byF, new File(o.get("plot", null)));
+    if (plot != null) {
+      TradeoffChart.write(k, gamma, byF, plot);
     }
     List<LocalityTradeoff.Point> all = new ArrayList<>();
     byF.values().forEach(all::addAll);

@@ -99,6 +99,8 @@ final class CodesCommand {
       j.put("minimumDistanceExact", d.exact());
       j.put("minimumDistanceUpperBound", d.upperBound());
       j.put("faultsTolerated", d.faultsTolerated());
+      j.put("faultsToleratedExact", d.exact());
+      j.put("faultsToleratedAtMost", d.upperBound() - 1);
       j.put("stockReaderTolerance", stockReaderTolerance(c));
       j.put("arc", m.arc());
       j.put("adrc", m.adrc());
@@ -119,7 +121,9 @@ final class CodesCommand {
     }
     t.row("minimum distance", d.exact() ? d.value() + " (exact)"
         : d.lowerBound() + ".." + d.upperBound() + " (proven bounds; " + d.sampledPatterns() + " patterns sampled)");
-    t.row("faults tolerated", "any " + d.faultsTolerated() + " lost units");
+    t.row("faults tolerated", d.exact() ? "any " + d.faultsTolerated() + " lost units"
+        : "at least " + d.faultsTolerated() + " lost units (proven), at most " + (d.upperBound() - 1)
+            + "; exact value not computed");
     Integer stock = stockReaderTolerance(c);
     if (stock != null) {
       t.row("HDFS stock reader", "reads through any " + stock + " lost units (lowest-index parities; DESIGN.md §2)");
@@ -150,16 +154,16 @@ final class CodesCommand {
     }
     int failures = (int) f;
     ErasurePatterns p = ErasurePatterns.of(c);
-    long total = binomial(c.n(), failures);
+    java.math.BigInteger total = binomial(c.n(), failures);
     long examined;
     long decodable;
     boolean exhaustive = !o.has("samples");
     if (exhaustive) {
-      if (total > MAX_EXHAUSTIVE) {
+      if (total.compareTo(java.math.BigInteger.valueOf(MAX_EXHAUSTIVE)) > 0) {
         throw new Options.UsageException(c.spec() + ": " + total + " patterns of " + failures
             + " losses are too many to enumerate; pass --samples N");
       }
-      examined = total;
+      examined = total.longValueExact();
       decodable = p.countDecodable(failures);
     } else {
       examined = o.getLong("samples", 0);
@@ -191,15 +195,16 @@ final class CodesCommand {
     return 0;
   }
 
-  static long binomial(int n, int r) {
+  /** C(n, r), exactly: counts of patterns of a 255-unit stripe do not fit a long. */
+  static java.math.BigInteger binomial(int n, int r) {
     if (r < 0 || r > n) {
-      return 0;
+      return java.math.BigInteger.ZERO;
     }
     java.math.BigInteger b = java.math.BigInteger.ONE;
     for (int i = 1; i <= r; i++) {
       b = b.multiply(java.math.BigInteger.valueOf(n - r + i)).divide(java.math.BigInteger.valueOf(i));
     }
-    return b.bitLength() < 63 ? b.longValue() : Long.MAX_VALUE;
+    return b;
   }
 
   /** Losses a stock HDFS client reads through, for codes that fit a striped block group; else null. */

@@ -62,6 +62,10 @@ final class FsckCommand {
       throw new Options.UsageException("fsck needs exactly one PATH");
     }
     Path root = new Path(o.positional().get(0));
+    String uriScheme = root.toUri().getScheme();
+    if (uriScheme != null && !uriScheme.equals("hdfs")) {
+      throw new IllegalArgumentException("fsck needs an HDFS path, " + root + " is on " + uriScheme + "://");
+    }
     FileSystem fs = root.getFileSystem(conf);
     if (!(fs instanceof DistributedFileSystem dfs)) {
       throw new IllegalArgumentException("fsck needs an HDFS path, " + root + " is on " + fs.getUri());

@@ -10,11 +10,11 @@ import java.util.Set;
  * Command-line arguments of one subcommand: positional words and {@code --name value} / {@code --switch}
  * options. Unknown options are rejected by name so a typo never passes silently.
  */
-final class Options {
+public final class Options {
   private final List<String> positional = new ArrayList<>();
   private final Map<String, String> values = new LinkedHashMap<>();
 
-  Options(String[] args, Set<String> valued, Set<String> switches) {
+  public Options(String[] args, Set<String> valued, Set<String> switches) {
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.startsWith("--")) {
@@ -44,15 +44,15 @@ final class Options {
     }
   }
 
-  List<String> positional() {
+  public List<String> positional() {
     return positional;
   }
 
-  boolean has(String name) {
+  public boolean has(String name) {
     return values.containsKey(name);
   }
 
-  String get(String name, String dflt) {
+  public String get(String name, String dflt) {
     return values.getOrDefault(name, dflt);
   }
 
@@ -77,8 +77,8 @@ final class Options {
   }
 
   /** Thrown for a command line that does not parse; the tool prints it with the usage. */
-  static final class UsageException extends IllegalArgumentException {
-    UsageException(String message) {
+  public static final class UsageException extends IllegalArgumentException {
+    public UsageException(String message) {
       super(message);
     }
   }

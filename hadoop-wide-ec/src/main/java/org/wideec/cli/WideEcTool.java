@@ -2,38 +2,42 @@ package org.wideec.cli;
 
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 import org.wideec.demo.DemoCommand;
 
-/** The {@code wide-ec} command. Hadoop generic options (-D, -conf, -fs) are handled by ToolRunner. */
+/**
+ * The {@code wide-ec} command. Hadoop generic options (-D, -conf, -fs) are handled by ToolRunner.
+ *
+ * <p>Every error is one line on stderr naming the command and the problem, never a stack trace (set
+ * {@code WIDE_EC_DEBUG=1} to see one). Exit codes: 0 done; 1 the command ran and found a problem (fsck, endpoints);
+ * 2 the command line is wrong; 3 the command could not run (a value out of range, an unreachable cluster, an I/O
+ * error); 70 an internal error (a bug: please report it with the WIDE_EC_DEBUG=1 output).
+ */
 public final class WideEcTool extends Configured implements Tool {
-  static final String USAGE = String.join("\n",
-      "usage: wide-ec <command> [options]",
-      "  codes list [--json]                                   code families and Hadoop codec names",
-      "  codes describe --code SPEC [--json]                   layout, distance, repair costs of a code",
-      "  codes verify --code SPEC --failures F [--samples N] [--seed S] [--json]",
-      "                                                        how many patterns of F lost units decode",
-      "  analyze --code SPEC --placement flat|tl|cl|unilrc [--t T] [--racks R] [--json]",
-      "                                                        per-unit repair and cross-rack costs, ADRC/CDRC/ARC/CARC/LBNR, MTTDL",
-      "  analyze cl --k K --f F --gamma G [--json]            ECWide's (n,k,r,z) combined locality design",
-      "  analyze sweep --k K --f F[,F..] --gamma G [--plot FILE.png|svg] [--json]",
-      "                                                        redundancy vs cross-rack repair bandwidth (ECWide Fig. 3)",
-      "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
-      "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
-      "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
-      "  endpoints [--json]                                   each live DataNode's repair worker: slice port, auth, shaping",
-      "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
-      "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
-      "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
-      "               [--no-stock] [--full-node-only] [--results benchmarks/RESULTS.md]",
-      "                                                        repair schemes on embedded clusters with shaped links",
-      "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11");
+  public static final int EXIT_FOUND_PROBLEM = 1;
+  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_FAILED = 3;
+  public static final int EXIT_INTERNAL = 70;
+
+  /** A subcommand: its usage (what `help NAME` and `NAME --help` print) and how it runs. */
+  private record Command(String usage, Runner runner) {}
+
+  @FunctionalInterface
+  private interface Runner {
+    int run(String[] args) throws Exception;
+  }
+
+  private static final String SPEC_EXAMPLES =
+      "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11";
 
   private final PrintStream out;
   private final PrintStream err;
+  private final Map<String, Command> commands = new LinkedHashMap<>();
 
   public WideEcTool() {
     this(System.out, System.err);
@@ -42,32 +46,109 @@ public final class WideEcTool extends Configured implements Tool {
   public WideEcTool(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
+    commands.put("codes", new Command(String.join("\n",
+        "  codes list [--json]                                   code families and Hadoop codec names",
+        "  codes describe --code SPEC [--json]                   layout, distance, repair costs of a code",
+        "  codes verify --code SPEC --failures F [--samples N] [--seed S] [--json]",
+        "                                                        how many patterns of F lost units decode",
+        SPEC_EXAMPLES), a -> new CodesCommand(out).run(a)));
+    commands.put("analyze", new Command(String.join("\n",
+        "  analyze --code SPEC --placement flat|tl|cl|unilrc [--t T] [--racks R] [--json]",
+        "                                                        per-unit repair and cross-rack costs, ADRC/CDRC/ARC/CARC/LBNR, MTTDL",
+        "  analyze cl --k K --f F --gamma G [--json]            ECWide's (n,k,r,z) combined locality design",
+        "  analyze sweep --k K --f F[,F..] --gamma G [--plot FILE.png|svg] [--json]",
+        "                                                        redundancy vs cross-rack repair bandwidth (ECWide Fig. 3)",
+        "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
+        "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
+        SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
+    commands.put("fsck", new Command(
+        "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
+        a -> new FsckCommand(conf(), out).run(a)));
+    commands.put("endpoints", new Command(
+        "  endpoints [--json]                                   each live DataNode's repair worker: slice port, auth, shaping",
+        a -> new EndpointsCommand(conf(), out).run(a)));
+    commands.put("demo", new Command(
+        "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
+        a -> new DemoCommand(conf(), out).run(a)));
+    commands.put("bench", new Command(String.join("\n",
+        "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
+        "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
+        "               [--no-stock] [--full-node-only] [--results benchmarks/RESULTS.md]",
+        "                                                        repair schemes on embedded clusters with shaped links"),
+        a -> new BenchCommand(conf(), out).run(a)));
+  }
+
+  private Configuration conf() {
+    return getConf() == null ? new Configuration() : getConf();
+  }
+
+  private String usage() {
+    StringBuilder sb = new StringBuilder("usage: wide-ec <command> [options]   (wide-ec help COMMAND, wide-ec --version)\n");
+    commands.values().forEach(c -> sb.append(c.usage().replace("\n" + SPEC_EXAMPLES, "")).append('\n'));
+    return sb.append(SPEC_EXAMPLES).toString();
   }
 
   @Override
-  public int run(String[] args) throws Exception {
-    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
-      out.println(USAGE);
-      return args.length == 0 ? 1 : 0;
+  public int run(String[] args) {
+    if (args.length == 0) {
+      err.println(usage());
+      return EXIT_USAGE;
     }
+    String name = args[0];
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (name.equals("-h") || name.equals("--help") || name.equals("help")) {
+      return help(rest);
+    }
+    if (name.equals("--version") || name.equals("version")) {
+      out.println(Version.describe());
+      return 0;
+    }
+    Command c = commands.get(name);
+    if (c == null) {
+      err.println("wide-ec: unknown command '" + name + "' (commands: " + String.join(", ", commands.keySet()) + ")");
+      return EXIT_USAGE;
+    }
+    if (Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h")) {
+      out.println("usage:\n" + c.usage());
+      return 0;
+    }
     try {
-      return switch (args[0]) {
-        case "codes" -> new CodesCommand(out).run(rest);
-        case "analyze" -> new AnalyzeCommand(out).run(rest);
-        case "fsck" -> new FsckCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
-        case "demo" -> new DemoCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
-        case "bench" -> new BenchCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
-        case "endpoints" -> new EndpointsCommand(getConf() == null ? new Configuration() : getConf(), out).run(rest);
-        default -> throw new Options.UsageException("unknown command '" + args[0] + "'");
-      };
+      return c.runner().run(rest);
     } catch (Options.UsageException e) {
-      err.println("wide-ec: " + e.getMessage());
-      err.println(USAGE);
-      return 2;
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      err.println("wide-ec: " + e.getMessage());
-      return 1;
+      err.println("wide-ec " + name + ": " + e.getMessage() + " (see 'wide-ec help " + name + "')");
+      return EXIT_USAGE;
+    } catch (OutOfMemoryError e) {
+      err.println("wide-ec " + name + ": ran out of memory (" + e.getMessage() + "); give it a smaller problem or more "
+          + "heap (WIDE_EC_JAVA_OPTS=-Xmx8g)");
+      return EXIT_FAILED;
+    } catch (Exception e) {
+      debug(e);
+      err.println("wide-ec " + name + ": " + CliErrors.describe(e));
+      return CliErrors.internal(e) ? EXIT_INTERNAL : EXIT_FAILED;
+    } catch (Error e) {
+      debug(e);
+      err.println("wide-ec " + name + ": internal error: " + e);
+      return EXIT_INTERNAL;
+    }
+  }
+
+  private int help(String[] rest) {
+    if (rest.length == 0) {
+      out.println(usage());
+      return 0;
+    }
+    Command c = commands.get(rest[0]);
+    if (c == null) {
+      err.println("wide-ec help: unknown command '" + rest[0] + "' (commands: " + String.join(", ", commands.keySet()) + ")");
+      return EXIT_USAGE;
+    }
+    out.println("usage:\n" + c.usage());
+    return 0;
+  }
+
+  private void debug(Throwable e) {
+    if (System.getenv("WIDE_EC_DEBUG") != null) {
+      e.printStackTrace(err);
     }
   }
 

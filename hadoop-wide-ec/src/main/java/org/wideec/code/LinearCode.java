@@ -45,8 +45,9 @@ public final class LinearCode {
     if (n > MAX_UNITS) {
       throw new InvalidCodeSpecException(spec + ": n = " + n + " exceeds the GF(2^8) limit of " + MAX_UNITS + " units");
     }
-    if (k < 1 || k > n) {
-      throw new InvalidCodeSpecException(spec + ": need 1 <= k <= n, got k = " + k + ", n = " + n);
+    if (k < 1 || k >= n) {
+      // n = k stores no redundancy: nothing to repair or decode from, so no code of ours may be one.
+      throw new InvalidCodeSpecException(spec + ": need 1 <= k < n (at least one parity unit), got k = " + k + ", n = " + n);
     }
     if (roles.length != n) {
       throw new IllegalArgumentException(spec + ": " + roles.length + " roles for " + n + " units");

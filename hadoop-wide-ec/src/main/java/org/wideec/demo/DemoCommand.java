@@ -55,9 +55,12 @@ public final class DemoCommand {
   }
 
   public int run(String[] args) throws Exception {
-    File dir = args.length == 2 && args[0].equals("--keep") ? new File(args[1])
-        : Files.createTempDirectory("wide-ec-demo").toFile();
-    boolean keep = args.length == 2;
+    org.wideec.cli.Options o = new org.wideec.cli.Options(args, java.util.Set.of("keep"), java.util.Set.of());
+    if (!o.positional().isEmpty()) {
+      throw new org.wideec.cli.Options.UsageException("demo takes no arguments, got '" + o.positional().get(0) + "'");
+    }
+    boolean keep = o.has("keep");
+    File dir = keep ? new File(o.get("keep", null)) : Files.createTempDirectory("wide-ec-demo").toFile();
     long t0 = System.nanoTime();
     step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir);
     MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(conf)), dir,

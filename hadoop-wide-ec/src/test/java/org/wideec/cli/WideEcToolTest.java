@@ -90,19 +90,18 @@ class WideEcToolTest {
   }
 
   @Test
-  void badInputGetsAClearErrorAndANonZeroExit() throws Exception {
-    assertEquals(1, run("codes", "describe", "--code", "azure-lrc:k=250,l=5,g=3"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("n = 258 exceeds 255"), err.toString());
-    assertEquals(1, run("codes", "describe", "--code", "azure-lrc:k=12,l=13,g=2"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("l = 13 must lie in 1..12"), err.toString());
-    assertEquals(1, run("codes", "describe", "--code", "unilrc:alpha=0,z=3"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("alpha = 0"), err.toString());
-    assertEquals(1, run("codes", "describe", "--code", "azure-lrc;k=12"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("no family prefix"), err.toString());
-    assertEquals(1, run("codes", "describe", "--code", "rapidraid:n=20,k=9"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("k <= n <= 2k"), err.toString());
-    assertEquals(2, run("codes", "describe", "--cod", "rs:k=6,m=3"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --cod"), err.toString());
-    assertEquals(2, run("nonsense"));
+  void eachCommandPrintsItsOwnUsageAndTheToolItsVersion() throws Exception {
+    for (String[] ask : new String[][] {{"help", "codes"}, {"codes", "--help"}, {"codes", "describe", "-h"}}) {
+      assertEquals(0, run(ask));
+      String usage = out.toString(StandardCharsets.UTF_8);
+      assertTrue(usage.contains("codes describe --code SPEC") && !usage.contains("analyze") && !usage.contains("fsck"), usage);
+    }
+    assertEquals(0, run("help"));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("bench repair"));
+    assertEquals(0, run("--version"));
+    assertTrue(out.toString(StandardCharsets.UTF_8).matches("hadoop-wide-ec \\S+ \\(on-disk format 1\\), running on Hadoop 3\\.\\d+\\.\\d+\\s*"),
+        out.toString(StandardCharsets.UTF_8));
+    assertEquals(2, run());
+    assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("usage: wide-ec"));
   }
 }

@@ -1,0 +1,102 @@
+package org.wideec.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The operator probe's bad inputs: each ends with its documented exit code and one line on stderr that names the
+ * command and says what is wrong, never a stack trace, an overflowed count or a silently ignored option.
+ */
+class BadInputTest {
+  static Stream<Arguments> inputs() {
+    return Stream.of(
+        // command line
+        bad(2, "unknown command 'codez'", "codez"),
+        bad(2, "unknown command", "--frobnicate"),
+        bad(2, "unknown command 'nope'", "help", "nope"),
+        bad(2, "codes needs one of: list, describe, verify", "codes"),
+        bad(2, "codes needs one of", "codes", "explain"),
+        bad(2, "missing required option --code", "codes", "describe"),
+        bad(2, "option --code needs a value", "codes", "describe", "--code"),
+        bad(2, "unknown option --cod", "codes", "describe", "--cod", "rs:k=6,m=3"),
+        bad(2, "--failures must lie in 0..9", "codes", "verify", "--code", "rs:k=6,m=3", "--failures", "60"),
+        bad(2, "--failures needs an integer, got 'three'", "codes", "verify", "--code", "rs:k=6,m=3", "--failures", "three"),
+        bad(2, "--samples must be positive", "codes", "verify", "--code", "rs:k=6,m=3", "--failures", "2", "--samples", "0"),
+        bad(2, "--samples needs an integer", "codes", "verify", "--code", "rs:k=6,m=3", "--failures", "2", "--samples", "1e9"),
+        bad(2, "too many to enumerate; pass --samples N", "codes", "verify", "--code", "rs:k=200,m=55", "--failures", "30"),
+        // code specs
+        bad(3, "need 1 <= k < n (at least one parity unit)", "codes", "describe", "--code", "rs:k=6,m=0"),
+        bad(3, "need 1 <= k < n (at least one parity unit)", "codes", "describe", "--code", "rapidraid:n=8,k=8"),
+        bad(3, "RapidRAID needs k <= n <= 2k", "codes", "describe", "--code", "rapidraid:n=20,k=8"),
+        bad(3, "exceeds", "codes", "describe", "--code", "rs:k=250,m=10"),
+        bad(3, "unknown code family 'reed'", "codes", "describe", "--code", "reed:k=6,m=3"),
+        bad(3, "no family prefix", "codes", "describe", "--code", "k=6,m=3"),
+        bad(3, "rs:k=-1,m=3", "codes", "describe", "--code", "rs:k=-1,m=3"),
+        bad(3, "rs:k=x,m=3", "codes", "describe", "--code", "rs:k=x,m=3"),
+        bad(3, "azure-lrc", "codes", "describe", "--code", "azure-lrc:k=12,l=13,g=2"),
+        bad(3, "azure-lrc", "codes", "describe", "--code", "azure-lrc:k=12,l=0,g=2"),
+        bad(3, "unilrc", "codes", "describe", "--code", "unilrc:alpha=0,z=6"),
+        bad(3, "rs:k=6,m=3,q=1", "codes", "describe", "--code", "rs:k=6,m=3,q=1"),
+        bad(3, "rs:k=6,m=3,k=7", "codes", "describe", "--code", "rs:k=6,m=3,k=7"),
+        // analyze
+        bad(2, "--racks must lie in 1..1000000, got 1000000000", "analyze", "--code", "rs:k=6,m=3", "--placement", "flat",
+            "--racks", "1000000000"),
+        bad(2, "--racks must lie in 1..1000000, got 0", "analyze", "--code", "rs:k=6,m=3", "--racks", "0"),
+        bad(2, "--t (local groups per rack) applies to --placement unilrc only", "analyze", "--code", "rs:k=6,m=3",
+            "--placement", "flat", "--t", "100"),
+        bad(2, "--t must lie in 1..", "analyze", "--code", "unilrc:alpha=1,z=6", "--placement", "unilrc", "--t", "100"),
+        bad(3, "unknown placement 'ring'", "analyze", "--code", "rs:k=6,m=3", "--placement", "ring"),
+        bad(2, "analyze takes --code ..., 'cl' or 'sweep', not 'sweeps'", "analyze", "sweeps"),
+        bad(2, "analyze cl needs --k, --f and --gamma", "analyze", "cl", "--k", "10"),
+        bad(2, "--gamma needs a number, got 'lots'", "analyze", "cl", "--k", "10", "--f", "2", "--gamma", "lots"),
+        bad(3, "need 1 <= k <= 255", "analyze", "sweep", "--k", "128", "--f", "4", "--gamma", "0.1"),
+        bad(2, "--f takes integers separated by commas", "analyze", "sweep", "--k", "64", "--f", "2,x", "--gamma", "1.1"),
+        bad(3, "cannot write the chart to /nonexistent/x.png: directory /nonexistent does not exist", "analyze", "sweep",
+            "--k", "64", "--f", "2", "--gamma", "1.1", "--plot", "/nonexistent/x.png"),
+        bad(2, "--plot writes .png or .svg files, not chart.gif", "analyze", "sweep", "--k", "64", "--f", "2", "--gamma",
+            "1.1", "--plot", "chart.gif"),
+        bad(2, "--nodes needs an integer", "analyze", "--code", "rs:k=6,m=3", "--nodes", "many"),
+        // cluster commands without a cluster
+        bad(2, "fsck needs exactly one PATH", "fsck"),
+        bad(3, "fsck needs an HDFS path, s3a://bucket/x is on s3a://", "fsck", "s3a://bucket/x"),
+        bad(3, "fsck needs an HDFS path, /x is on file:///", "fsck", "/x"),
+        bad(3, "cannot connect", "-D", "ipc.client.connect.max.retries=0", "-D", "ipc.client.connect.timeout=500",
+            "fsck", "hdfs://127.0.0.1:1/x"),
+        bad(3, "endpoints needs HDFS as fs.defaultFS, not file:///", "endpoints"),
+        bad(2, "endpoints takes no arguments", "endpoints", "now"),
+        bad(2, "demo takes no arguments, got 'X'", "demo", "--keep", "/tmp/x", "X"),
+        bad(2, "unknown option --kep", "demo", "--kep", "X"),
+        bad(2, "unknown option --quik", "bench", "repair", "--quik"));
+  }
+
+  private static Arguments bad(int exit, String says, String... args) {
+    return Arguments.of(String.join(" ", args), exit, says, args);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("inputs")
+  void aBadInputGetsOneClearLine(String line, int exit, String says, String[] args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(new Configuration(), new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    String e = err.toString(StandardCharsets.UTF_8).strip();
+    assertEquals(exit, rc, line + " -> " + e);
+    assertEquals(1, e.lines().count(), "one line: " + e);
+    assertTrue(e.startsWith("wide-ec"), e);
+    assertTrue(e.contains(says), "'" + says + "' in: " + e);
+    assertFalse(e.contains("Exception") || e.contains("\tat ") || e.contains("internal error"), e);
+    assertFalse(e.contains(String.valueOf(Long.MAX_VALUE)), e);
+  }
+}
