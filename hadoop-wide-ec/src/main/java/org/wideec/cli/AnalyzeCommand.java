@@ -37,8 +37,8 @@ final class AnalyzeCommand {
   }
 
   int run(String[] args) throws Exception {
-    java.util.HashSet<String> valued = new java.util.HashSet<>(Set.of("code", "placement", "racks", "t", "k", "f",
-        "gamma", "plot"));
+    java.util.HashSet<String> valued = new java.util.HashSet<>(Set.of("code", "placement", "racks", "t", "k", "m", "f",
+        "gamma", "plot", "cell"));
     valued.addAll(MTTDL_OPTIONS);
     Options o = new Options(args, valued, Set.of("json"));
     String verb = o.positional().isEmpty() ? "" : o.positional().get(0);
@@ -70,7 +70,8 @@ final class AnalyzeCommand {
   }
 
   private int placement(Options o) {
-    LinearCode code = Codes.fromSpec(o.require("code"));
+    org.wideec.coder.CodeNames.Named named = o.code();
+    LinearCode code = named.code();
     String placement = o.get("placement", "cl");
     if (o.has("t") && !placement.equals("unilrc")) {
       throw new Options.UsageException("--t (local groups per rack) applies to --placement unilrc only, not " + placement);
@@ -99,6 +100,11 @@ final class AnalyzeCommand {
     double c = costs.carc() + delta * (costs.arc() - costs.carc());
     Double years = c > 0 ? m.years(code.n(), f, c) : null;
     Map<String, Object> j = summary(code, plan, costs, f, years, m);
+    if (o.has("json")) {
+      CodesCommand.names(named, j);
+    } else {
+      CodesCommand.names(named).forEach(j::put);
+    }
     j.put("repairTrafficC", c);
     if (years == null) {
       j.put("mttdlNote", "no cross-rack repair traffic: pass --inner-rack-weight (e.g. 0.1) to weigh inner-rack traffic");

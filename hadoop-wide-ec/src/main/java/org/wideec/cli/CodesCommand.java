@@ -16,6 +16,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.LocalGroup;
 import org.wideec.code.MinimumDistance;
 import org.wideec.code.StockStripedReader;
+import org.wideec.coder.CodeNames;
 import org.wideec.coder.StripedCodec;
 
 /** {@code wide-ec codes list|describe|verify}: what the code library offers and what each code can do. */
@@ -30,7 +31,7 @@ final class CodesCommand {
   }
 
   int run(String[] args) {
-    Options o = new Options(args, Set.of("code", "failures", "samples", "seed"), Set.of("json"));
+    Options o = new Options(args, Set.of("code", "failures", "samples", "seed", "k", "m", "cell"), Set.of("json"));
     String verb = o.positional().isEmpty() ? "" : o.positional().get(0);
     return switch (verb) {
       case "list" -> list(o);
@@ -70,12 +71,14 @@ final class CodesCommand {
   }
 
   private int describe(Options o) {
-    LinearCode c = Codes.fromSpec(o.require("code"));
+    CodeNames.Named named = o.code();
+    LinearCode c = named.code();
     CodeMetrics m = CodeMetrics.of(c);
     MinimumDistance d = m.distance();
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("spec", c.spec());
+      names(named, j);
       j.put("n", c.n());
       j.put("k", c.k());
       j.put("systematic", c.isSystematic());
@@ -113,6 +116,7 @@ final class CodesCommand {
     }
     Table t = new Table();
     t.row("code", c.spec());
+    names(named).forEach(t::row);
     t.row("n, k", c.n() + ", " + c.k() + (c.isSystematic() ? " (systematic)" : " (non-systematic)"));
     t.row("redundancy", String.format("%.4fx", m.redundancy()));
     t.row("units", roleSummary(c));
@@ -138,6 +142,26 @@ final class CodesCommand {
     return 0;
   }
 
+  /** The code's other names, as rows (human output) or JSON fields. */
+  static Map<String, Object> names(CodeNames.Named n) {
+    Map<String, Object> rows = new LinkedHashMap<>();
+    if (n.striped()) {
+      rows.put("HDFS codec", n.codec() + " (k=" + n.k() + ", m=" + n.m() + ")");
+      rows.put("HDFS policy", n.policy());
+    } else {
+      rows.put("HDFS striping", "no: " + n.stripedNote());
+    }
+    return rows;
+  }
+
+  static void names(CodeNames.Named n, Map<String, Object> json) {
+    json.put("codec", n.codec());
+    json.put("hdfsK", n.k());
+    json.put("hdfsM", n.m());
+    json.put("policy", n.policy());
+    json.put("stripedNote", n.stripedNote());
+  }
+
   private static String roleSummary(LinearCode c) {
     StringBuilder sb = new StringBuilder();
     for (int u = 0; u < c.n(); u++) {
@@ -147,7 +171,7 @@ final class CodesCommand {
   }
 
   private int verify(Options o) {
-    LinearCode c = Codes.fromSpec(o.require("code"));
+    LinearCode c = o.code().code();
     long f = o.getLong("failures", -1);
     if (f < 0 || f > c.n()) {
       throw new Options.UsageException("--failures must lie in 0.." + c.n() + " for " + c.spec());

@@ -64,6 +64,33 @@ public final class Options {
     return v;
   }
 
+  /**
+   * The code --code names (a spec, an HDFS policy name, or a codec with --k and --m), with all its names; --cell sets
+   * the cell size of the policy name (default 1m).
+   */
+  org.wideec.coder.CodeNames.Named code() {
+    Integer k = has("k") ? (int) getLong("k", 0) : null;
+    Integer m = has("m") ? (int) getLong("m", 0) : null;
+    return org.wideec.coder.CodeNames.resolve(require("code"), k, m, (int) bytes("cell", org.wideec.coder.CodeNames.DEFAULT_CELL));
+  }
+
+  /** A byte count with an optional k, m, g suffix. */
+  long bytes(String name, long dflt) {
+    String v = values.get(name);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      long b = org.apache.hadoop.util.StringUtils.TraditionalBinaryPrefix.string2long(v);
+      if (b <= 0 || b > Integer.MAX_VALUE) {
+        throw new NumberFormatException();
+      }
+      return b;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--" + name + " needs a byte count such as 64k or 1m, got '" + v + "'");
+    }
+  }
+
   long getLong(String name, long dflt) {
     String v = values.get(name);
     if (v == null) {

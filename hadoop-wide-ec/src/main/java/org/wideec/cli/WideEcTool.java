@@ -33,7 +33,8 @@ public final class WideEcTool extends Configured implements Tool {
   }
 
   private static final String SPEC_EXAMPLES =
-      "code SPEC examples: rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11";
+      "a code is a SPEC (rs:k=6,m=3  azure-lrc:k=12,l=2,g=2  unilrc:alpha=1,z=6  rapidraid:n=16,k=11), an HDFS policy\n"
+      + "  name (AZURE-LRC-L2-12-4-1024k) or a codec with HDFS's k and m (--code azure-lrc-l2 --k 12 --m 4)";
 
   private final PrintStream out;
   private final PrintStream err;
@@ -48,10 +49,15 @@ public final class WideEcTool extends Configured implements Tool {
     this.err = err;
     commands.put("codes", new Command(String.join("\n",
         "  codes list [--json]                                   code families and Hadoop codec names",
-        "  codes describe --code SPEC [--json]                   layout, distance, repair costs of a code",
+        "  codes describe --code SPEC|POLICY|CODEC [--k K --m M] [--cell 1m] [--json]",
+        "                                                        layout, distance, repair costs and all names of a code",
         "  codes verify --code SPEC --failures F [--samples N] [--seed S] [--json]",
         "                                                        how many patterns of F lost units decode",
         SPEC_EXAMPLES), a -> new CodesCommand(out).run(a)));
+    commands.put("policy", new Command(String.join("\n",
+        "  policy --code SPEC|POLICY|CODEC [--k K --m M] [--cell 1m]",
+        "                                                        the hdfs ec -addPolicies file for a code, or why HDFS cannot hold it",
+        SPEC_EXAMPLES), a -> new PolicyCommand(out).run(a)));
     commands.put("analyze", new Command(String.join("\n",
         "  analyze --code SPEC --placement flat|tl|cl|unilrc [--t T] [--racks R] [--json]",
         "                                                        per-unit repair and cross-rack costs, ADRC/CDRC/ARC/CARC/LBNR, MTTDL",

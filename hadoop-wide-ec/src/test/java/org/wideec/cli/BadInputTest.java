@@ -41,7 +41,7 @@ class BadInputTest {
         bad(3, "RapidRAID needs k <= n <= 2k", "codes", "describe", "--code", "rapidraid:n=20,k=8"),
         bad(3, "exceeds", "codes", "describe", "--code", "rs:k=250,m=10"),
         bad(3, "unknown code family 'reed'", "codes", "describe", "--code", "reed:k=6,m=3"),
-        bad(3, "no family prefix", "codes", "describe", "--code", "k=6,m=3"),
+        bad(3, "'k=6,m=3' is neither a code spec (family:key=value,...)", "codes", "describe", "--code", "k=6,m=3"),
         bad(3, "rs:k=-1,m=3", "codes", "describe", "--code", "rs:k=-1,m=3"),
         bad(3, "rs:k=x,m=3", "codes", "describe", "--code", "rs:k=x,m=3"),
         bad(3, "azure-lrc", "codes", "describe", "--code", "azure-lrc:k=12,l=13,g=2"),
@@ -77,7 +77,15 @@ class BadInputTest {
         bad(2, "endpoints takes no arguments", "endpoints", "now"),
         bad(2, "demo takes no arguments, got 'X'", "demo", "--keep", "/tmp/x", "X"),
         bad(2, "unknown option --kep", "demo", "--kep", "X"),
-        bad(2, "unknown option --quik", "bench", "repair", "--quik"));
+        bad(2, "unknown option --quik", "bench", "repair", "--quik"),
+        // names
+        bad(3, "cannot be an HDFS erasure-coding policy: n = 76 > 16", "policy", "--code", "azure-lrc:k=64,l=4,g=8"),
+        bad(3, "codec azure-lrc-l2 needs HDFS's data and parity counts: --k K --m M", "codes", "describe", "--code",
+            "azure-lrc-l2"),
+        bad(3, "is neither a code spec", "codes", "describe", "--code", "AZURE-LRC-L9-12-4-1024k"),
+        bad(3, "--k and --m go with a codec name", "codes", "describe", "--code", "rs:k=6,m=3", "--k", "6"),
+        bad(2, "--cell needs a byte count such as 64k or 1m, got 'big'", "policy", "--code", "rs:k=6,m=3", "--cell", "big"),
+        bad(3, "exceeds HDFS's 16-unit striped group", "policy", "--code", "wide-rs", "--k", "20", "--m", "4"));
   }
 
   private static Arguments bad(int exit, String says, String... args) {

@@ -104,4 +104,42 @@ class WideEcToolTest {
     assertEquals(2, run());
     assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("usage: wide-ec"));
   }
+
+  @Test
+  void aCodeHasThreeNamesAndEachNamesIt() throws Exception {
+    for (String[] name : new String[][] {{"azure-lrc:k=12,l=2,g=2"}, {"AZURE-LRC-L2-12-4-1024k"},
+        {"azure-lrc-l2", "--k", "12", "--m", "4"}}) {
+      String[] args = new String[3 + name.length + 1];
+      args[0] = "codes";
+      args[1] = "describe";
+      args[2] = "--code";
+      System.arraycopy(name, 0, args, 3, name.length);
+      args[args.length - 1] = "--json";
+      assertEquals(0, run(args));
+      JsonNode j = json();
+      assertEquals("azure-lrc:k=12,l=2,g=2", j.get("spec").asText());
+      assertEquals("azure-lrc-l2", j.get("codec").asText());
+      assertEquals(12, j.get("hdfsK").asInt());
+      assertEquals(4, j.get("hdfsM").asInt());
+      assertEquals("AZURE-LRC-L2-12-4-1024k", j.get("policy").asText());
+    }
+    assertEquals(0, run("codes", "describe", "--code", "azure-lrc:k=64,r=16,g=8", "--json"));
+    assertTrue(json().get("stripedNote").asText().contains("archival layout"));
+    assertTrue(json().get("codec").isNull());
+  }
+
+  @Test
+  void policyPrintsAFileHdfsItselfLoads(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    assertEquals(0, run("policy", "--code", "unilrc:alpha=1,z=3", "--cell", "64k"));
+    java.nio.file.Path file = dir.resolve("policy.xml");
+    java.nio.file.Files.writeString(file, out.toString(StandardCharsets.UTF_8));
+    java.util.List<org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy> loaded =
+        new org.apache.hadoop.hdfs.util.ECPolicyLoader().loadPolicy(file.toString());
+    assertEquals(1, loaded.size());
+    assertEquals("unilrc", loaded.get(0).getCodecName());
+    assertEquals(6, loaded.get(0).getNumDataUnits());
+    assertEquals(6, loaded.get(0).getNumParityUnits());
+    assertEquals(65536, loaded.get(0).getCellSize());
+    assertEquals("UNILRC-6-6-64k", loaded.get(0).getName());
+  }
 }
