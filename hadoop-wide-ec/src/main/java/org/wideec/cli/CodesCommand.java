@@ -25,9 +25,11 @@ final class CodesCommand {
   static final long MAX_EXHAUSTIVE = 2_000_000_000L;
 
   private final PrintStream out;
+  private final PrintStream err;
 
-  CodesCommand(PrintStream out) {
+  CodesCommand(PrintStream out, PrintStream err) {
     this.out = out;
+    this.err = err;
   }
 
   int run(String[] args) {
@@ -185,16 +187,20 @@ final class CodesCommand {
     if (exhaustive) {
       if (total.compareTo(java.math.BigInteger.valueOf(MAX_EXHAUSTIVE)) > 0) {
         throw new Options.UsageException(c.spec() + ": " + total + " patterns of " + failures
-            + " losses are too many to enumerate; pass --samples N");
+            + " losses are too many to enumerate (about " + enumerationTime(p, failures, total) + "); pass --samples N");
       }
       examined = total.longValueExact();
-      decodable = p.countDecodable(failures);
+      ProgressReport progress = new ProgressReport(err, "verify " + c.spec() + " f=" + failures);
+      decodable = p.countDecodable(failures, progress);
+      progress.finish();
     } else {
       examined = o.getLong("samples", 0);
       if (examined <= 0) {
         throw new Options.UsageException("--samples must be positive");
       }
-      decodable = p.sampleDecodable(failures, examined, new Random(o.getLong("seed", 1)));
+      ProgressReport progress = new ProgressReport(err, "verify " + c.spec() + " f=" + failures + " (sampled)");
+      decodable = p.sampleDecodable(failures, examined, new Random(o.getLong("seed", 1)), progress);
+      progress.finish();
     }
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
@@ -217,6 +223,21 @@ final class CodesCommand {
         .row("undecodable", examined - decodable)
         .print(out);
     return 0;
+  }
+
+  /** How long enumerating would take here, from the rate of a short sample (checking a pattern costs about the same). */
+  private static String enumerationTime(ErasurePatterns p, int failures, java.math.BigInteger total) {
+    long start = System.nanoTime();
+    long n = 0;
+    Random r = new Random(1);
+    while (System.nanoTime() - start < 200_000_000L) {
+      p.sampleDecodable(failures, 1000, r);
+      n += 1000;
+    }
+    java.math.BigInteger nanos = total.multiply(java.math.BigInteger.valueOf(System.nanoTime() - start))
+        .divide(java.math.BigInteger.valueOf(n));
+    java.math.BigInteger years = nanos.divide(java.math.BigInteger.valueOf(365L * 24 * 3600 * 1_000_000_000L));
+    return years.signum() > 0 ? years + " years" : ProgressReport.duration(nanos.longValue());
   }
 
   /** C(n, r), exactly: counts of patterns of a 255-unit stripe do not fit a long. */

@@ -53,7 +53,7 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        layout, distance, repair costs and all names of a code",
         "  codes verify --code SPEC --failures F [--samples N] [--seed S] [--json]",
         "                                                        how many patterns of F lost units decode",
-        SPEC_EXAMPLES), a -> new CodesCommand(out).run(a)));
+        SPEC_EXAMPLES), a -> new CodesCommand(out, err).run(a)));
     commands.put("policy", new Command(String.join("\n",
         "  policy --code SPEC|POLICY|CODEC [--k K --m M] [--cell 1m]",
         "                                                        the hdfs ec -addPolicies file for a code, or why HDFS cannot hold it",

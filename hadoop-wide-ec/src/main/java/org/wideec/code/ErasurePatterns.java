@@ -49,31 +49,63 @@ public final class ErasurePatterns {
 
   /** Number of decodable patterns among all C(n, failures) patterns of exactly that many lost units. */
   public long countDecodable(int failures) {
+    return countDecodable(failures, Progress.NONE);
+  }
+
+  /** The same, reporting patterns examined (a pruned branch counts as all the patterns it holds). */
+  public long countDecodable(int failures, Progress progress) {
     if (failures < 0 || failures > n) {
       throw new IllegalArgumentException("failures must lie in 0.." + n + ", got " + failures);
     }
     if (failures > m) {
       return 0;
     }
-    return walk(new Basis(failures), 0, failures);
+    Walk w = new Walk(failures, progress);
+    long decodable = w.walk(0, failures);
+    progress.at(w.total, w.total);
+    return decodable;
   }
 
-  private long walk(Basis basis, int from, int remaining) {
-    if (remaining == 0) {
-      return 1;
+  /** Depth-first over patterns in index order; a unit that adds no rank prunes every pattern below it. */
+  private final class Walk {
+    final Basis basis;
+    final Progress progress;
+    final long total;
+    long done;
+
+    Walk(int failures, Progress progress) {
+      this.basis = new Basis(failures);
+      this.progress = progress;
+      this.total = RepairPlanner.binomial(n, failures);
     }
-    long decodable = 0;
-    for (int u = from; u <= n - remaining; u++) {
-      if (basis.push(columns[u])) {
-        decodable += walk(basis, u + 1, remaining - 1);
-        basis.pop();
+
+    long walk(int from, int remaining) {
+      if (remaining == 0) {
+        if ((++done & 0xFFFF) == 0) {
+          progress.at(done, total);
+        }
+        return 1;
       }
+      long decodable = 0;
+      for (int u = from; u <= n - remaining; u++) {
+        if (basis.push(columns[u])) {
+          decodable += walk(u + 1, remaining - 1);
+          basis.pop();
+        } else {
+          done += RepairPlanner.binomial(n - u - 1, remaining - 1);
+        }
+      }
+      return decodable;
     }
-    return decodable;
   }
 
   /** Count of decodable patterns among {@code samples} uniformly random patterns of the given size. */
   public long sampleDecodable(int failures, long samples, Random random) {
+    return sampleDecodable(failures, samples, random, Progress.NONE);
+  }
+
+  /** The same, reporting samples examined. */
+  public long sampleDecodable(int failures, long samples, Random random, Progress progress) {
     int[] perm = new int[n];
     for (int i = 0; i < n; i++) {
       perm[i] = i;
@@ -91,7 +123,11 @@ public final class ErasurePatterns {
       if (isDecodable(pattern)) {
         ok++;
       }
+      if ((s & 0xFFF) == 0xFFF) {
+        progress.at(s + 1, samples);
+      }
     }
+    progress.at(samples, samples);
     return ok;
   }
 

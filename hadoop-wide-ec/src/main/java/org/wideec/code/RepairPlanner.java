@@ -47,7 +47,10 @@ final class RepairPlanner {
     int others = code.n() - 1;
     int limit = best == null ? code.k() : best.cost();
     long spent = 0;
-    for (int s = 1; s <= limit; s++) {
+    // In an MDS code any k units are independent, so no set of fewer than k helpers spans a lost unit: searching
+    // them (millions of subsets for a wide RS) can only fail.
+    int smallest = code.guaranteedTolerance() >= code.n() - code.k() ? code.k() : 1;
+    for (int s = smallest; s <= limit; s++) {
       if (best != null && (s > best.cost() || (s == best.cost() && best.xorOnly()))) {
         break;
       }
