@@ -70,9 +70,13 @@ public final class WideEcTool extends Configured implements Tool {
     commands.put("fsck", new Command(
         "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
         a -> new FsckCommand(conf(), out).run(a)));
-    commands.put("endpoints", new Command(
-        "  endpoints [--json]                                   each live DataNode's repair worker: slice port, auth, shaping",
-        a -> new EndpointsCommand(conf(), out).run(a)));
+    Command nodes = new Command(String.join("\n",
+        "  nodes [--json]                                       each live DataNode's repair worker: running or off and why,",
+        "                                                        version, coder, slice endpoint, auth, TLS, tokens, tasks, last error",
+        "  endpoints [--json]                                   the same (older name)"),
+        a -> new NodesCommand(conf(), out).run(a));
+    commands.put("nodes", nodes);
+    commands.put("endpoints", nodes);
     commands.put("demo", new Command(
         "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
         a -> new DemoCommand(conf(), out).run(a)));
@@ -90,7 +94,8 @@ public final class WideEcTool extends Configured implements Tool {
 
   private String usage() {
     StringBuilder sb = new StringBuilder("usage: wide-ec <command> [options]   (wide-ec help COMMAND, wide-ec --version)\n");
-    commands.values().forEach(c -> sb.append(c.usage().replace("\n" + SPEC_EXAMPLES, "")).append('\n'));
+    commands.values().stream().distinct()
+        .forEach(c -> sb.append(c.usage().replace("\n" + SPEC_EXAMPLES, "")).append('\n'));
     return sb.append(SPEC_EXAMPLES).toString();
   }
 
@@ -106,7 +111,7 @@ public final class WideEcTool extends Configured implements Tool {
       return help(rest);
     }
     if (name.equals("--version") || name.equals("version")) {
-      out.println(Version.describe());
+      out.println(org.wideec.Version.describe());
       return 0;
     }
     Command c = commands.get(name);

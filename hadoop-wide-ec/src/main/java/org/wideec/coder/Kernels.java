@@ -33,6 +33,18 @@ public final class Kernels {
     return BEST;
   }
 
+  /** Which coder runs, and why not the native one when it does not (what operators see in `wide-ec nodes`). */
+  public static String describe() {
+    if (nativeInUse()) {
+      return "native (ISA-L)";
+    }
+    String java = JAVA == JavaKernel.INSTANCE ? "java (tables)" : "java (vector API)";
+    if ("false".equalsIgnoreCase(System.getProperty(NATIVE_PROPERTY))) {
+      return java + ": native disabled by -D" + NATIVE_PROPERTY + "=false";
+    }
+    return java + ": native unavailable: " + IsalNative.unavailableReason();
+  }
+
   /** True when direct buffers are coded by ISA-L. */
   public static boolean nativeInUse() {
     return BEST != JAVA;

@@ -75,7 +75,13 @@ public final class JmxEndpointResolver {
   }
 
   private int fetchPort(DatanodeInfo dn) throws IOException {
-    return bean(dn).get("SlicePort").asInt();
+    JsonNode b = bean(dn);
+    int port = b.get("SlicePort").asInt();
+    if (port == 0) {
+      throw new IOException("the wide-ec worker of DataNode " + dn.getXferAddr() + " is off: "
+          + b.path("DisabledReason").asText());
+    }
+    return port;
   }
 
   /**

@@ -50,6 +50,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     try {
       xferPort = dn.getXferPort();
       RUNNING.put(xferPort, this);
+      bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new WorkerState(this));
       RepairWorkerConf conf = RepairWorkerConf.from(dn.getConf());
       startWorker(conf);
     } catch (Throwable e) { // DESIGN.md §2: nothing of ours may stop a DataNode
@@ -67,24 +68,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     });
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
     transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
-    int port = transport.start(new HelperService(transport, new FsDatasetUnitStore(dn),
+    transport.start(new HelperService(transport, new FsDatasetUnitStore(dn),
         tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens, metrics));
-    bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new SliceEndpointMXBean() {
-      @Override
-      public int getSlicePort() {
-        return port;
-      }
-
-      @Override
-      public String getAuthentication() {
-        return conf.transport().handshake().authenticates() ? "hmac" : "none";
-      }
-
-      @Override
-      public boolean isShaping() {
-        return conf.transport().shaper().enabled();
-      }
-    });
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
@@ -102,6 +87,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   public void stop() {
     RUNNING.remove(xferPort, this);
     release();
+    if (bean != null) {
+      MBeans.unregister(bean);
+      bean = null;
+    }
   }
 
   private void release() {
@@ -112,10 +101,6 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       if (takeover != null) {
         takeover.release();
         takeover = null;
-      }
-      if (bean != null) {
-        MBeans.unregister(bean);
-        bean = null;
       }
       if (transport != null) {
         transport.close();
@@ -158,6 +143,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
 
   public boolean tookOverReconstruction() {
     return takeover != null;
+  }
+
+  /** Whether this DataNode checks block tokens on the slice port. */
+  boolean blockTokens() {
+    return dn != null && BlockTokenAccess.enabled(dn);
   }
 
   /** Why the worker is off on this DataNode (the error it logged at start), or null when it runs. */

@@ -69,6 +69,16 @@ class MisconfiguredWorkerClusterTest {
       assertNull(p.metrics());
     }
     assertTrue(workers.isEmpty(), "no worker of ours runs anywhere");
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    int rc = org.apache.hadoop.util.ToolRunner.run(cluster.getConfiguration(0),
+        new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err), new String[] {"nodes", "--json"});
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FOUND_PROBLEM, rc, "nodes reports the workers that are off");
+    com.fasterxml.jackson.databind.JsonNode nodes = new com.fasterxml.jackson.databind.ObjectMapper().readTree(buf.toString());
+    assertEquals(cluster.getDataNodes().size(), nodes.get("withoutWorker").asInt());
+    for (com.fasterxml.jackson.databind.JsonNode d : nodes.get("datanodes")) {
+      assertTrue(d.get("worker").asText().startsWith("off: ") && d.get("worker").asText().contains("'rack_agregated'"),
+          "an operator sees why on every DataNode: " + d);
+    }
     List<String> errors = startLog.lines().filter(l -> l.contains(" ERROR ")).toList();
     assertEquals(cluster.getDataNodes().size(), errors.size(), "one error per DataNode: " + startLog);
     assertTrue(errors.stream().allMatch(l -> l.contains(RepairWorkerConf.SCHEME) && l.contains("stock reconstruction")),

@@ -79,7 +79,7 @@ class RepairWorkerClusterTest {
   void everyDataNodesWorkerIsDiscoverableByTools() throws Exception {
     java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
     int rc = org.apache.hadoop.util.ToolRunner.run(cluster.getConfiguration(0),
-        new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err), new String[] {"endpoints", "--json"});
+        new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err), new String[] {"nodes", "--json"});
     assertEquals(0, rc, buf.toString());
     com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(buf.toString());
     assertEquals(cluster.getDataNodes().size(), j.get("datanodes").size());
@@ -88,6 +88,10 @@ class RepairWorkerClusterTest {
       org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(xfer);
       assertEquals(p.transport().port(), d.get("slicePort").asInt(), "what tools see is where the worker listens");
       assertEquals("hmac", d.get("authentication").asText());
+      assertEquals("running", d.get("worker").asText());
+      assertEquals(org.wideec.Version.of(), d.get("version").asText());
+      assertEquals(org.wideec.coder.Kernels.describe(), d.get("coder").asText(), "which coder runs, as the DataNode says");
+      assertEquals("", d.get("lastError").asText());
     }
     for (DataNode dn : cluster.getDataNodes()) {
       assertTrue(dn.getDatanodeId().getInfoSecurePort() > 0 && dn.getInfoPort() == 0, "web UI on HTTPS only");

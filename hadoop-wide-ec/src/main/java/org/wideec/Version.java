@@ -1,4 +1,4 @@
-package org.wideec.cli;
+package org.wideec;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +23,7 @@ public final class Version {
     return p.getProperty("version", "unknown");
   }
 
-  static String describe() {
+  public static String describe() {
     return "hadoop-wide-ec " + of() + " (on-disk format " + CodeFormat.FORMAT_VERSION + "), running on Hadoop "
         + VersionInfo.getVersion();
   }

@@ -1,0 +1,104 @@
+package org.wideec.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.wideec.datanode.JmxEndpointResolver;
+
+/**
+ * {@code wide-ec nodes} (alias {@code endpoints}): every live DataNode's repair worker as the other DataNodes find
+ * it on the DataNode's /jmx page: running or off and why, its version, its coder (native or Java, and why), slice
+ * endpoint, authentication, TLS, block tokens, what happened to the reconstruction tasks it took over, and its last
+ * error. Exit code 1 when some DataNode runs no worker, or runs it off.
+ */
+final class NodesCommand {
+  private final Configuration conf;
+  private final PrintStream out;
+
+  NodesCommand(Configuration conf, PrintStream out) {
+    this.conf = conf;
+    this.out = out;
+  }
+
+  int run(String[] args) throws IOException {
+    Options o = new Options(args, Set.of(), Set.of("json"));
+    if (!o.positional().isEmpty()) {
+      throw new Options.UsageException("nodes takes no arguments");
+    }
+    FileSystem fs = FileSystem.get(conf);
+    if (!(fs instanceof DistributedFileSystem dfs)) {
+      throw new IllegalArgumentException("nodes needs HDFS as fs.defaultFS, not " + fs.getUri());
+    }
+    List<Map<String, Object>> rows = new ArrayList<>();
+    int missing;
+    JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
+    try {
+      missing = describe(dfs, jmx, rows);
+    } finally {
+      jmx.close();
+    }
+    if (o.has("json")) {
+      out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing)));
+    } else {
+      Table t = new Table().row("DATANODE", "RACK", "WORKER", "VERSION", "CODER", "SLICE ENDPOINT", "AUTH", "TLS",
+          "TOKENS", "TASKS OK/STOCK/ABANDONED", "LAST ERROR");
+      for (Map<String, Object> r : rows) {
+        String host = ((String) r.get("datanode")).split(":")[0];
+        boolean running = "running".equals(r.get("worker"));
+        t.row((String) r.get("datanode"), (String) r.get("rack"), r.get("worker"), r.getOrDefault("version", ""),
+            r.getOrDefault("coder", ""), running ? host + ":" + r.get("slicePort") : "",
+            r.getOrDefault("authentication", ""), r.getOrDefault("tls", ""), r.getOrDefault("blockTokens", ""),
+            r.containsKey("tasksCompleted") ? r.get("tasksCompleted") + "/" + r.get("tasksHandedToStock") + "/"
+                + r.get("tasksAbandoned") : "", r.getOrDefault("lastError", ""));
+      }
+      t.print(out);
+    }
+    return missing == 0 ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+  }
+
+  /** One row per live DataNode into rows; returns how many run no worker, run it off, or could not be asked. */
+  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, List<Map<String, Object>> rows)
+      throws IOException {
+    int missing = 0;
+    for (DatanodeInfo dn : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("datanode", dn.getXferAddr());
+      r.put("rack", dn.getNetworkLocation());
+      try {
+        JsonNode bean = jmx.bean(dn);
+        String off = bean.path("DisabledReason").asText("");
+        r.put("worker", off.isEmpty() ? "running" : "off: " + off);
+        r.put("version", bean.path("Version").asText());
+        r.put("coder", bean.path("Coder").asText());
+        r.put("slicePort", bean.get("SlicePort").asInt());
+        r.put("authentication", bean.path("Authentication").asText());
+        r.put("tls", bean.path("Tls").asBoolean());
+        r.put("blockTokens", bean.path("BlockTokens").asBoolean());
+        r.put("shaping", bean.path("Shaping").asBoolean());
+        r.put("tasksCompleted", bean.path("TasksCompleted").asLong());
+        r.put("tasksHandedToStock", bean.path("TasksHandedToStock").asLong());
+        r.put("tasksAbandoned", bean.path("TasksAbandoned").asLong());
+        r.put("unexpectedErrors", bean.path("UnexpectedErrors").asLong());
+        r.put("lastError", bean.path("LastError").asText(""));
+        if (!off.isEmpty()) {
+          missing++;
+        }
+      } catch (IOException e) {
+        r.put("worker", "none: " + e.getMessage());
+        missing++;
+      }
+      rows.add(r);
+    }
+    return missing;
+  }
+}
