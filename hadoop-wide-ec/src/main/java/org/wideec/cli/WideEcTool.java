@@ -76,6 +76,11 @@ public final class WideEcTool extends Configured implements Tool {
         "  endpoints [--json]                                   the same (older name)"),
         a -> new NodesCommand(conf(), out).run(a));
     commands.put("nodes", nodes);
+    commands.put("check-cluster", new Command(String.join("\n",
+        "  check-cluster [--scheme auto|flat|tl|cl|unilrc] [--json]",
+        "                                                        can the live topology hold every enabled policy of ours, does a",
+        "                                                        rack loss stay readable, does every DataNode run the native worker"),
+        a -> new CheckClusterCommand(conf(), out).run(a)));
     commands.put("endpoints", nodes);
     commands.put("demo", new Command(
         "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",

@@ -75,6 +75,11 @@ class MisconfiguredWorkerClusterTest {
     assertEquals(org.wideec.cli.WideEcTool.EXIT_FOUND_PROBLEM, rc, "nodes reports the workers that are off");
     com.fasterxml.jackson.databind.JsonNode nodes = new com.fasterxml.jackson.databind.ObjectMapper().readTree(buf.toString());
     assertEquals(cluster.getDataNodes().size(), nodes.get("withoutWorker").asInt());
+    buf.reset();
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FOUND_PROBLEM, org.apache.hadoop.util.ToolRunner.run(
+        cluster.getConfiguration(0), new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err),
+        new String[] {"check-cluster"}));
+    assertTrue(buf.toString().contains("the wide-ec worker is off: " + RepairWorkerConf.SCHEME), buf.toString());
     for (com.fasterxml.jackson.databind.JsonNode d : nodes.get("datanodes")) {
       assertTrue(d.get("worker").asText().startsWith("off: ") && d.get("worker").asText().contains("'rack_agregated'"),
           "an operator sees why on every DataNode: " + d);

@@ -96,6 +96,26 @@ class RepairWorkerClusterTest {
     for (DataNode dn : cluster.getDataNodes()) {
       assertTrue(dn.getDatanodeId().getInfoSecurePort() > 0 && dn.getInfoPort() == 0, "web UI on HTTPS only");
     }
+    checkClusterFindsThePolicyFitsAndEveryWorkerRuns();
+  }
+
+  /** Part of the test above: it runs before any test stops a DataNode. */
+  private void checkClusterFindsThePolicyFitsAndEveryWorkerRuns() throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    int rc = org.apache.hadoop.util.ToolRunner.run(cluster.getConfiguration(0),
+        new org.wideec.cli.WideEcTool(new java.io.PrintStream(buf, true), System.err),
+        new String[] {"check-cluster", "--json"});
+    com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(buf.toString());
+    // The DataNodes run in this JVM: they code natively exactly when this JVM does.
+    assertEquals(org.wideec.coder.Kernels.nativeInUse() ? 0 : 1, rc, buf.toString());
+    assertEquals(org.wideec.coder.Kernels.nativeInUse(), j.get("ok").asBoolean(), buf.toString());
+    assertEquals(1, j.get("policies").size());
+    assertTrue(j.get("policies").get(0).get("fits").asText().startsWith("yes"), buf.toString());
+    assertEquals("stock-readable", j.get("policies").get(0).get("rackLoss").asText());
+    assertEquals(cluster.getDataNodes().size(), j.get("datanodes").size());
+    for (com.fasterxml.jackson.databind.JsonNode d : j.get("datanodes")) {
+      assertEquals("running", d.get("worker").asText());
+    }
   }
 
   @Test
