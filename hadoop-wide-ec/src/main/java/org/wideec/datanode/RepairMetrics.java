@@ -34,6 +34,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong repairsSucceeded;
   final MutableCounterLong repairsFailed;
   final MutableCounterLong retries;
+  final MutableCounterLong validations;
+  final MutableCounterLong validationFailures;
   final MutableCounterLong bytesReadLocally;
   final MutableCounterLong bytesSentInRack;
   final MutableCounterLong bytesSentCrossRack;
@@ -60,6 +62,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
     repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
     retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
+    validations = registry.newCounter("Validations", "rebuilt units whose sample a second decode confirmed", 0L);
+    validationFailures = registry.newCounter("ValidationFailures",
+        "repairs aborted because a second decode disagreed with the first (nothing stored)", 0L);
     bytesReadLocally = registry.newCounter("BytesReadLocally", "bytes of local replicas read for repairs", 0L);
     bytesSentInRack = registry.newCounter("BytesSentInRack", "slice bytes sent to nodes in the same rack", 0L);
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
@@ -177,6 +182,24 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   public long failed() {
     return repairsFailed.value();
+  }
+
+  @Override
+  public void validated() {
+    validations.incr();
+  }
+
+  @Override
+  public void validationFailed() {
+    validationFailures.incr();
+  }
+
+  public long validations() {
+    return validations.value();
+  }
+
+  public long validationFailures() {
+    return validationFailures.value();
   }
 
   public long retries() {

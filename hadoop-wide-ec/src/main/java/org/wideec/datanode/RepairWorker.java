@@ -50,7 +50,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     this.endpoints = endpoints;
     this.metrics = metrics;
     this.scheme = conf.scheme();
-    this.engines = resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts());
+    this.engines = resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation());
     this.fallback = conf.fallbackToStock();
     this.checksum = DataChecksum.newDataChecksum(
         DataChecksum.Type.valueOf(hdfs.getTrimmed(DFSConfigKeys.DFS_CHECKSUM_TYPE_KEY, DFSConfigKeys.DFS_CHECKSUM_TYPE_DEFAULT)),
@@ -86,12 +86,13 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     metrics.tasksTakenOver.incr();
     Job job = null;
     ReconstructionOutcome outcome;
+    List<Integer> stored = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
       job = job(task);
       if (job.units().length == 0) {
         outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, null, "nothing to rebuild");
       } else {
-        RepairEngine.Result r = repair(task, job);
+        RepairEngine.Result r = repair(task, job, stored);
         outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, r, "stored and confirmed");
       }
     } catch (Throwable e) { // nothing of ours escapes into the DataNode; the task takes another route
@@ -103,6 +104,10 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       String why = e.getMessage();
       if (stopping) {
         outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, "the DataNode is shutting down: " + why);
+      } else if (!stored.isEmpty()) {
+        // HDFS's reconstructor would write the same units again: once anything is stored the NameNode retargets the rest.
+        outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, "units " + stored
+            + " were already stored, so the task is not handed to HDFS's reconstructor: " + why);
       } else if (fallback) {
         outcome = outcome(task, job, ReconstructionOutcome.Route.HANDED_TO_STOCK, tried, why);
       } else {
@@ -160,7 +165,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     return new Job(all, missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray(), t.targets());
   }
 
-  private RepairEngine.Result repair(ReconstructionTask t, Job job) throws IOException {
+  private RepairEngine.Result repair(ReconstructionTask t, Job job, List<Integer> stored) throws IOException {
     ExtendedBlock group = t.blockGroup();
     int[] wanted = job.units();
     Map<String, DatanodeInfo> nodes = new HashMap<>(job.group().nodes());
@@ -179,9 +184,10 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
           group.getGenerationStamp());
       BlockRef ref = new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), len,
           BlockTokenAccess.readToken(dn, internal));
-      return new BlockTargetWriter(dn, internal, target, t.targetStorageTypes()[ti], t.targetStorageIds()[ti], checksum,
-          b -> DigestRequest.crcOf(transport, resolver.resolve(new UnitLocation(unit, target.getXferAddr(),
-              target.getNetworkLocation())), requestor, ref, transport.conf().sliceBytes()));
+      return new StoreRecorder(new BlockTargetWriter(dn, internal, target, t.targetStorageTypes()[ti],
+          t.targetStorageIds()[ti], checksum, b -> DigestRequest.crcOf(transport, resolver.resolve(new UnitLocation(unit,
+              target.getXferAddr(), target.getNetworkLocation())), requestor, ref, transport.conf().sliceBytes())),
+          unit, stored);
     });
   }
 }

@@ -2,6 +2,7 @@ package org.wideec.datanode;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import org.wideec.repair.RebuildValidation;
 import org.wideec.repair.RepairScheme;
 import org.wideec.transport.ConfigValues;
 import org.wideec.transport.TransportConf;
@@ -13,12 +14,15 @@ import org.wideec.transport.TransportConf;
  * Keys are documented in the README's repair worker section.
  */
 public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fallbackToStock, int helperThreads,
-    TransportConf transport) {
+    RebuildValidation validation, TransportConf transport) {
 
   public static final String SCHEME = "wide-ec.repair.scheme";
   public static final String MAX_ATTEMPTS = "wide-ec.repair.max-attempts";
   public static final String FALLBACK = "wide-ec.repair.fallback-to-stock";
   public static final String HELPER_THREADS = "wide-ec.repair.helper.threads";
+  /** HDFS's own switch for validating reconstruction (HDFS-15759); for our codecs it is on unless set false. */
+  public static final String VALIDATION = "dfs.datanode.ec.reconstruction.validation";
+  public static final String VALIDATION_SLICES = "wide-ec.repair.validation.slices";
 
   public static final RepairScheme DEFAULT_SCHEME = RepairScheme.RACK_AGGREGATED;
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
@@ -26,6 +30,21 @@ public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fal
   public static final int DEFAULT_HELPER_THREADS = 64;
   // A repair restarts once per blamed helper; more attempts than an LRC has survivors only delay the fallback.
   static final int MAX_MAX_ATTEMPTS = 255;
+
+  /**
+   * Whether a key was set by the operator rather than by hdfs-default.xml (which sets HDFS's validation switch false
+   * for HDFS's own codecs; ours default to validating).
+   */
+  /** How rebuilt units are validated: HDFS's switch when the operator set it, else on; the sample size. */
+  public static RebuildValidation validation(Configuration conf) {
+    return new RebuildValidation(!setByOperator(conf, VALIDATION) || ConfigValues.bool(conf, VALIDATION, true),
+        ConfigValues.intIn(conf, VALIDATION_SLICES, RebuildValidation.DEFAULT_SLICES, 0, Integer.MAX_VALUE));
+  }
+
+  static boolean setByOperator(Configuration conf, String key) {
+    String[] sources = conf.getPropertySources(key);
+    return sources != null && java.util.Arrays.stream(sources).anyMatch(s -> !s.equals("hdfs-default.xml"));
+  }
 
   /**
    * Reads and checks every setting of the worker and its slice transport.
@@ -38,12 +57,13 @@ public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fal
     int attempts = ConfigValues.intIn(conf, MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, MAX_MAX_ATTEMPTS);
     boolean fallback = ConfigValues.bool(conf, FALLBACK, DEFAULT_FALLBACK);
     int threads = ConfigValues.intIn(conf, HELPER_THREADS, DEFAULT_HELPER_THREADS, 1, Integer.MAX_VALUE);
+    RebuildValidation validation = validation(conf);
     TransportConf transport;
     try {
       transport = TransportConf.from(conf);
     } catch (IOException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
-    return new RepairWorkerConf(scheme, attempts, fallback, threads, transport);
+    return new RepairWorkerConf(scheme, attempts, fallback, threads, validation, transport);
   }
 }

@@ -12,6 +12,12 @@ public interface RepairCounters extends TrafficCounters {
 
   default void retried() {}
 
+  /** A rebuilt unit's sample was decoded again and matched. */
+  default void validated() {}
+
+  /** A rebuilt unit's second decode disagreed with the first: nothing was stored. */
+  default void validationFailed() {}
+
   default void readLocally(long bytes) {}
 
   @Override

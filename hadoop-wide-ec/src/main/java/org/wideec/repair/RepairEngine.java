@@ -30,8 +30,15 @@ public final class RepairEngine {
   private final EndpointResolver resolver;
   private final RepairCounters counters;
   private final int maxAttempts;
+  private final RebuildValidation validation;
 
+  /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
+    this(transport, resolver, counters, maxAttempts, RebuildValidation.OFF);
+  }
+
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -39,6 +46,14 @@ public final class RepairEngine {
     this.resolver = resolver;
     this.counters = counters;
     this.maxAttempts = maxAttempts;
+    this.validation = validation;
+  }
+
+  /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */
+  public static final class ValidationFailedException extends IOException {
+    public ValidationFailedException(String message) {
+      super(message);
+    }
   }
 
   /** Makes engines over a resolver (one per task, whose nodes it knows). */
@@ -114,7 +129,7 @@ public final class RepairEngine {
         continue;
       }
       try {
-        run(r, requestor, plan, sinks, sliceBytes, offset, length);
+        run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
         long ms = (System.nanoTime() - start) / 1_000_000;
         counters.repairSucceeded(ms);
         LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
@@ -137,6 +152,14 @@ public final class RepairEngine {
         Thread.currentThread().interrupt();
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": interrupted", e, tried(attempt, excluded));
+      } catch (ValidationFailedException e) {
+        // Not retried: two decodes of the same stripe disagree, so some input or the code path is wrong, and
+        // storing either answer could store wrong bytes as good ones.
+        counters.validationFailed();
+        counters.repairFailed();
+        LOG.warn("{}: VALIDATION FAILED, nothing stored: {}", r.name(), e.getMessage());
+        throw new RepairFailedException(r.name() + ": validation failed, nothing stored: " + e.getMessage(), e,
+            tried(attempt, excluded));
       } catch (IOException e) {
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": storing the rebuilt units failed: " + e.getMessage(), e,
@@ -152,27 +175,71 @@ public final class RepairEngine {
     return new Result(attempts, 0, new ArrayList<>(excluded), 0);
   }
 
-  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, SliceSink.Factory factory, int sliceBytes,
-      long rangeOffset, long length) throws IOException, InterruptedException {
-    long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
-    List<PeerStream> streams = new ArrayList<>();
+  /** Receives each rebuilt slice in order: out[o][0..n) is slice s, at offset within the range, of lost unit o. */
+  @FunctionalInterface
+  private interface RebuiltSlices {
+    void accept(int s, long offset, int n, byte[][] out) throws IOException;
+  }
+
+  /**
+   * One attempt: streams the range, writes it to the sinks, has a sample validated, and only then lets the sinks
+   * store it. Any failure aborts every sink, so nothing of a failed or unvalidated attempt is stored.
+   */
+  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, Set<String> excluded,
+      SliceSink.Factory factory, int sliceBytes, long rangeOffset, long length) throws IOException, InterruptedException {
+    long[] unitLengths = new long[r.lost().length];
+    for (int o = 0; o < unitLengths.length; o++) {
+      unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
+    }
+    int[] sample = validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
+    java.util.Map<Integer, byte[][]> kept = new java.util.HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;
     try {
-      boolean whole = rangeOffset == 0 && length == r.length();
-      long[] unitLengths = new long[r.lost().length];
-      for (int o = 0; o < unitLengths.length; o++) {
-        unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
+      for (int o = 0; o < r.lost().length; o++) {
+        sinks.add(factory.open(r.lost()[o], unitLengths[o]));
       }
+      stream(r, requestor, plan, sliceBytes, rangeOffset, length, (s, offset, n, out) -> {
+        for (int o = 0; o < out.length; o++) {
+          if (offset < unitLengths[o]) {
+            sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLengths[o] - offset));
+          }
+        }
+        if (java.util.Arrays.binarySearch(sample, s) >= 0) {
+          byte[][] copy = new byte[out.length][];
+          for (int o = 0; o < out.length; o++) {
+            copy[o] = java.util.Arrays.copyOf(out[o], n);
+          }
+          kept.put(s, copy);
+        }
+      });
+      if (sample.length > 0) {
+        validate(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, unitLengths, sample, kept);
+      }
+      for (SliceSink sink : sinks) {
+        sink.finish();
+      }
+      done = true;
+    } finally {
+      if (!done) {
+        sinks.forEach(SliceSink::abort);
+      }
+    }
+  }
+
+  /** Streams bytes [rangeOffset, rangeOffset + length) of the lost units as the plan rebuilds them. */
+  private void stream(StripeRepair r, UnitLocation requestor, StreamPlan plan, int sliceBytes, long rangeOffset,
+      long length, RebuiltSlices consumer) throws IOException, InterruptedException {
+    long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
+    List<PeerStream> streams = new ArrayList<>();
+    try {
+      boolean whole = rangeOffset == 0 && length == r.length();
       for (StreamPlan.Stream s : plan.streams) {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
         streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
             transport.credentialFor(req.unit().token())));
-      }
-      for (int o = 0; o < r.lost().length; o++) {
-        sinks.add(factory.open(r.lost()[o], unitLengths[o]));
       }
       int slices = StepRequest.slices(length, sliceBytes);
       byte[][] out = new byte[r.lost().length][sliceBytes];
@@ -187,26 +254,69 @@ public final class RepairEngine {
             take(streams.get(j), s, n, plan.coefficients, j, out);
           }
         }
-        for (int o = 0; o < out.length; o++) {
-          long unitLength = unitLengths[o];
-          if (offset < unitLength) {
-            sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLength - offset));
-          }
-        }
+        consumer.accept(s, offset, n, out);
       }
       for (PeerStream s : streams) {
         s.awaitEnd();
       }
-      for (SliceSink sink : sinks) {
-        sink.finish();
-      }
-      done = true;
     } finally {
       streams.forEach(PeerStream::close);
-      if (!done) {
-        sinks.forEach(SliceSink::abort);
+    }
+  }
+
+  /**
+   * Decodes the sampled slices again from another input set (RebuildValidation) and compares them with what the
+   * first pass rebuilt.
+   *
+   * @throws ValidationFailedException naming the unit, the slice and both input sets on the first difference
+   */
+  private void validate(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
+      long rangeOffset, long length, long[] unitLengths, int[] sample, java.util.Map<Integer, byte[][]> kept)
+      throws IOException, InterruptedException {
+    AlternativePlan alt = alternative(r, requestor, first, excluded, sliceBytes);
+    for (int s : sample) {
+      long offset = (long) s * sliceBytes;
+      int n = (int) Math.min(sliceBytes, length - offset);
+      byte[][] expected = kept.get(s);
+      stream(r, requestor, alt.plan(), sliceBytes, rangeOffset + offset, n, (x, o2, n2, again) -> {
+        for (int o = 0; o < again.length; o++) {
+          int bytes = (int) Math.max(0, Math.min(n2, unitLengths[o] - offset));
+          int at = java.util.Arrays.mismatch(expected[o], 0, bytes, again[o], 0, bytes);
+          if (at >= 0) {
+            throw new ValidationFailedException("unit " + r.lost()[o] + " byte " + (rangeOffset + offset + at)
+                + " (slice " + s + "): first decode from " + nodes(first) + " gave " + (expected[o][at] & 0xff)
+                + ", second decode " + alt.how() + " from " + nodes(alt.plan()) + " gave " + (again[o][at] & 0xff));
+          }
+        }
+      });
+    }
+    counters.validated();
+    LOG.debug("{}: {} slices validated by a second decode {}", r.name(), sample.length, alt.how());
+  }
+
+  private record AlternativePlan(StreamPlan plan, String how) {}
+
+  /** Another input set: one first-pass helper left out where the code allows it, else the conventional star. */
+  private AlternativePlan alternative(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded,
+      int sliceBytes) throws IOException {
+    for (String node : new java.util.LinkedHashSet<>(nodes(first))) {
+      Set<String> without = new HashSet<>(excluded);
+      without.add(node);
+      try {
+        return new AlternativePlan(StreamPlan.of(r, without, requestor.node(), requestor.rack(), resolver, sliceBytes),
+            "without " + node);
+      } catch (NotDecodableException e) {
+        // the lost units need this helper: try leaving out another
       }
     }
+    StripeRepair star = r.scheme() == RepairScheme.CONVENTIONAL ? r : r.withScheme(RepairScheme.CONVENTIONAL);
+    return new AlternativePlan(StreamPlan.of(star, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes),
+        r.scheme() == RepairScheme.CONVENTIONAL ? "from the same inputs again (the code leaves no other)"
+            : "from the same inputs through the conventional star (the code leaves no other)");
+  }
+
+  private static List<String> nodes(StreamPlan p) {
+    return p.helpers.stream().map(UnitLocation::node).toList();
   }
 
   private static void take(PeerStream stream, int s, int n, int[][] coefficients, int j, byte[][] out)

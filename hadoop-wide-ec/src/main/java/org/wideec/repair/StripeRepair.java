@@ -51,6 +51,11 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference);
   }
 
+  /** The same repair with another scheme. */
+  public StripeRepair withScheme(RepairScheme other) {
+    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference);
+  }
+
   public long length() {
     return Arrays.stream(lostLengths).max().orElse(0);
   }

@@ -93,4 +93,19 @@ class RepairWorkerConfTest {
     assertTrue(shortSecret.getMessage().contains(TransportConf.SECRET) && shortSecret.getMessage().contains("16"),
         shortSecret.getMessage());
   }
+
+  @Test
+  void validationIsOnForOurCodecsUnlessTheOperatorTurnsHdfsSwitchOff() {
+    // hdfs-default.xml sets HDFS's switch false (for HDFS's codecs): that is not the operator's choice.
+    Configuration withDefaults = new org.apache.hadoop.hdfs.HdfsConfiguration();
+    withDefaults.set(TransportConf.SECRET, SECRET);
+    assertEquals("false", withDefaults.get(RepairWorkerConf.VALIDATION));
+    assertEquals(new org.wideec.repair.RebuildValidation(true, 2), RepairWorkerConf.from(withDefaults).validation());
+    withDefaults.setBoolean(RepairWorkerConf.VALIDATION, false);
+    assertFalse(RepairWorkerConf.from(withDefaults).validation().enabled());
+    assertEquals(new org.wideec.repair.RebuildValidation(true, 0),
+        RepairWorkerConf.from(conf(RepairWorkerConf.VALIDATION, "true", RepairWorkerConf.VALIDATION_SLICES, "0")).validation());
+    refused(RepairWorkerConf.VALIDATION, "yes", "true or false");
+    refused(RepairWorkerConf.VALIDATION_SLICES, "-1", "an integer from 0");
+  }
 }

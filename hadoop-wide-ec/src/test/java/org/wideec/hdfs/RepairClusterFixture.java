@@ -61,6 +61,8 @@ final class RepairClusterFixture {
   static final Map<String, DataNodeMetrics> datanodeMetrics = new TreeMap<>();
   /** Transfer addresses of the DataNodes a test stopped. */
   static final Set<String> stopped = ConcurrentHashMap.newKeySet();
+  /** Whether the workers validate rebuilt units (the default for our codecs). */
+  static boolean validating;
 
   /** A task's outcome and the DataNode whose worker recorded it. */
   record Recorded(String node, ReconstructionOutcome outcome) {}
@@ -87,6 +89,7 @@ final class RepairClusterFixture {
     stopped.clear();
     File dir = Files.createTempDirectory("wideec-repair").toFile();
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(extra));
+    validating = org.wideec.datanode.RepairWorkerConf.validation(conf).enabled();
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
     if (extra.get("wide-ec.transport.stall.timeout.ms") == null) {
       conf.setInt("wide-ec.transport.stall.timeout.ms", 5000);
@@ -234,6 +237,10 @@ final class RepairClusterFixture {
     long rebuilt = since.stream().filter(r -> r.outcome().route() == Route.OUR_WORKER)
         .mapToLong(r -> r.outcome().units().stream().filter(unit -> storesOnALiveNode(r.outcome(), unit)).count()).sum();
     assertEquals(lost, rebuilt, "our worker stored exactly the lost units on live DataNodes: " + since);
+    // Unless a test turned dfs.datanode.ec.reconstruction.validation off, every stored repair was validated.
+    assertEquals(validating ? sum(RepairMetrics::succeeded) : 0, sum(RepairMetrics::validations),
+        "every repair validated before storing, when validation is on");
+    assertEquals(0, sum(RepairMetrics::validationFailures));
     for (Recorded r : since) {
       if (r.outcome().route() == Route.HANDED_TO_STOCK) {
         fail("a task went to HDFS's reconstructor: " + r);
