@@ -31,6 +31,9 @@ public final class MiniClusters {
     String plugins = conf.getTrimmed(DFSConfigKeys.DFS_DATANODE_PLUGINS_KEY, "");
     conf.set(DFSConfigKeys.DFS_DATANODE_PLUGINS_KEY, (plugins.isEmpty() ? "" : plugins + ",")
         + "org.wideec.datanode.WideEcDataNodePlugin");
+    if (conf.get("wide-ec.transport.port") == null) {
+      conf.setInt("wide-ec.transport.port", 0); // many DataNodes on one host: any free port each
+    }
     if (conf.get("wide-ec.transport.secret") == null) {
       byte[] secret = new byte[24];
       new java.security.SecureRandom().nextBytes(secret);

@@ -28,6 +28,11 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   public static final String HDFS_ENCRYPT = "dfs.encrypt.data.transfer";
 
   public static final int DEFAULT_SLICE_BYTES = 256 * 1024;
+  /**
+   * The slice port's default: fixed, so a firewall rule can be written for it, next to the DataNode's own ports
+   * (9864-9867) and unused by any Hadoop default. Embedded test clusters set 0 (any free port).
+   */
+  public static final int DEFAULT_PORT = 9873;
 
   /** Settings with the default peer limits. */
   public TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
@@ -104,7 +109,7 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
       throw new IllegalArgumentException(TLS + "=false while " + HDFS_ENCRYPT + "=true: slices carry the same bytes "
           + "as encrypted data transfer, so the slice port must use TLS too (remove " + TLS + " or set it true)");
     }
-    return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), ConfigValues.intIn(conf, PORT, 0, 0, 65535), secret,
+    return new TransportConf(conf.getTrimmed(BIND_HOST, "0.0.0.0"), ConfigValues.intIn(conf, PORT, DEFAULT_PORT, 0, 65535), secret,
         (int) ConfigValues.bytesIn(conf, SLICE_BYTES, DEFAULT_SLICE_BYTES, 512, Integer.MAX_VALUE),
         ConfigValues.intIn(conf, WINDOW, 4, 1, 1 << 16), maxFrame,
         ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),

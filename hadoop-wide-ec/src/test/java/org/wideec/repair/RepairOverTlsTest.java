@@ -36,6 +36,7 @@ class RepairOverTlsTest {
     conf.set(TransportConf.SECRET, "a cluster secret for tests");
     conf.setBoolean(TransportConf.TLS, true);
     conf.setInt(TransportConf.SLICE_BYTES, 4096);
+    conf.setInt(TransportConf.PORT, 0);
   }
 
   @AfterAll

@@ -33,6 +33,10 @@ class TransportConfTest {
     assertEquals(TransportConf.DEFAULT_SLICE_BYTES, t.sliceBytes());
     assertEquals(4, t.window());
     assertFalse(t.shaper().enabled(), "no shaping unless configured");
+    assertEquals(9873, t.port(), "a fixed port a firewall rule can name");
+    assertEquals(4 << 20, t.maxFrameBytes());
+    assertEquals(8 << 20, TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.MAX_FRAME, "8m")).maxFrameBytes(),
+        "byte counts take the suffixes the README shows");
     TransportConf open = TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.SLICE_BYTES, "64k",
         TransportConf.SHAPE_RACK, "10m"));
     assertFalse(open.handshake().authenticates());
