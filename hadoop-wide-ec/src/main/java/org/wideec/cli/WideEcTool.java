@@ -82,8 +82,9 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        rack loss stay readable, does every DataNode run the native worker"),
         a -> new CheckClusterCommand(conf(), out).run(a)));
     commands.put("endpoints", nodes);
-    commands.put("demo", new Command(
-        "  demo [--keep DIR]                                     embedded HDFS cluster with an LRC policy, end to end",
+    commands.put("demo", new Command(String.join("\n",
+        "  demo [--keep] [--dir DIR]                             embedded HDFS cluster with an LRC policy, end to end: a whole rack",
+        "                                                        lost and rebuilt; --keep leaves it running to try commands on"),
         a -> new DemoCommand(conf(), out).run(a)));
     commands.put("bench", new Command(String.join("\n",
         "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",

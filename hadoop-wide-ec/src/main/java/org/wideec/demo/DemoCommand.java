@@ -55,42 +55,77 @@ public final class DemoCommand {
   }
 
   public int run(String[] args) throws Exception {
-    org.wideec.cli.Options o = new org.wideec.cli.Options(args, java.util.Set.of("keep"), java.util.Set.of());
+    org.wideec.cli.Options o = new org.wideec.cli.Options(args, java.util.Set.of("dir"), java.util.Set.of("keep"));
     if (!o.positional().isEmpty()) {
       throw new org.wideec.cli.Options.UsageException("demo takes no arguments, got '" + o.positional().get(0) + "'");
     }
     boolean keep = o.has("keep");
-    File dir = keep ? new File(o.get("keep", null)) : Files.createTempDirectory("wide-ec-demo").toFile();
+    File dir = o.has("dir") ? new File(o.get("dir", null)) : Files.createTempDirectory("wide-ec-demo").toFile();
     long t0 = System.nanoTime();
-    step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir);
+    step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir
+        + ", with our placement policy on the NameNode and our repair worker on every DataNode");
     MiniDFSCluster cluster = MiniClusters.start(MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(conf)), dir,
         RACKS, NODES_PER_RACK, BLOCK);
+    boolean running = false;
     try {
-      return demo(cluster, t0);
+      int rc = demo(cluster, t0);
+      if (keep && rc == 0) {
+        running = true;
+        keepRunning(cluster, dir);
+      }
+      return rc;
     } finally {
-      cluster.shutdown();
-      if (!keep) {
-        FileUtil.fullyDelete(dir);
+      if (!running) {
+        cluster.shutdown();
+        if (!o.has("dir")) {
+          FileUtil.fullyDelete(dir);
+        }
       }
     }
+  }
+
+  /** Leaves the cluster up for the operator to try commands against, until interrupted. */
+  private void keepRunning(MiniDFSCluster cluster, File dir) throws InterruptedException, IOException {
+    String fs = cluster.getFileSystem().getUri().toString();
+    out.println();
+    out.println("The cluster keeps running (Ctrl-C stops it and deletes nothing in " + dir + "). NameNode " + fs
+        + ", web UI http://localhost:" + cluster.getNameNode().getHttpAddress().getPort() + ". Try:");
+    out.println("  bin/wide-ec -fs " + fs + " fsck /archive");
+    out.println("  bin/wide-ec -fs " + fs + " nodes");
+    out.println("  bin/wide-ec -fs " + fs + " check-cluster");
+    out.println("  hdfs dfs -fs " + fs + " -ls /archive      (with a Hadoop install)");
+    out.println("  hdfs ec -fs " + fs + " -listPolicies");
+    out.flush();
+    java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      cluster.shutdown();
+      stop.countDown();
+    }));
+    stop.await();
   }
 
   private int demo(MiniDFSCluster cluster, long t0) throws Exception {
     DistributedFileSystem fs = cluster.getFileSystem();
     LinearCode code = StripedCodec.byName(CODEC).codeFor(K, M);
-    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(CODEC, K, M, CELL));
+    ErasureCodingPolicy policy = WideEcPolicies.policy(CODEC, K, M, CELL);
     Path dir = new Path("/archive");
+    step("what an operator types, done here through the same API:");
+    command("bin/wide-ec policy --code " + code.spec() + " --cell 64k > lrc.xml");
+    command("hdfs ec -addPolicies -policyFile lrc.xml");
+    command("hdfs ec -enablePolicy -policy " + policy.getName());
+    WideEcPolicies.addAndEnable(fs, policy);
+    command("hdfs dfs -mkdir " + dir);
     fs.mkdirs(dir);
+    command("hdfs ec -setPolicy -path " + dir + " -policy " + policy.getName());
     fs.setErasureCodingPolicy(dir, policy.getName());
-    step("policy " + policy.getName() + " = " + code.spec() + " (units: 12 data, 2 global, 2 local parities)"
-        + " set on " + dir);
+    step("policy " + policy.getName() + " = " + code.spec() + ": 12 data units d0-d11 in two local groups of 6, each with "
+        + "an XOR local parity (l14, l15), and 2 global parities (g12, g13); 1.33x redundancy");
 
     PlacementPlan plan = StripedPlacement.planFor(CODEC, K, M, StripedPlacement.AUTO);
     PlacementCosts costs = PlacementCosts.of(plan);
-    step(String.format("placement plan (%s): units per rack %s; cross-rack chunks to repair each unit %s;"
-        + " ARC %.2f, CARC %.2f (flat placement: CARC %.2f)", plan.scheme(), Arrays.toString(plan.unitsPerRack()),
-        Arrays.toString(costs.crossRackCost()), costs.arc(), costs.carc(),
-        PlacementCosts.of(new FlatPlanner().plan(code)).carc()));
+    step(String.format("placement plan (%s): %s; a lost data unit is rebuilt from its local group, %.2f cross-rack "
+        + "chunks on average (flat placement, one unit per rack: %.2f); any single rack may be lost",
+        plan.scheme(), layout(plan, code), costs.carc(), PlacementCosts.of(new FlatPlanner().plan(code)).carc()));
 
     Random rnd = new Random(2026);
     List<Path> files = new ArrayList<>();
@@ -108,33 +143,48 @@ public final class DemoCommand {
       contents.add(data);
       written += size;
     }
-    step(String.format("wrote %d files, %.1f MiB, encoded by the wideec coder (%.1f MiB/s)", files.size(),
-        written / 1048576.0, written / 1048576.0 / ((System.nanoTime() - tw) / 1e9)));
-
+    step(String.format("wrote %d files, %.1f MiB, encoded by the wideec coder (%.1f MiB/s); where each block group landed:",
+        files.size(), written / 1048576.0, written / 1048576.0 / ((System.nanoTime() - tw) / 1e9)));
     StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
     for (Path p : files) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + StripedGroups.unitsByRack(g)
+        step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + layout(g, code)
             + (StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? " (as planned)" : " (OFF PLAN)"));
       }
     }
+    fsck(cluster, "fsck before the loss");
+
+    // The rack holding the most units of the largest file's first group: the worst single-rack loss for it.
     Path big = files.get(files.size() - 1);
     LocatedStripedBlock first = StripedGroups.groups(fs, big).get(0);
-    DatanodeInfo victim = StripedGroups.location(first, 0);
-    int victimIndex = dataNodeIndex(cluster, victim);
-    DataNode dn = cluster.getDataNodes().get(victimIndex);
-    cluster.stopDataNode(victimIndex);
-    step("stopped DataNode " + victim.getXferAddr() + " (" + victim.getNetworkLocation() + "), holder of data unit 0");
+    String rack = StripedGroups.unitsByRack(first).entrySet().stream()
+        .max(java.util.Map.Entry.comparingByValue(java.util.Comparator.comparingInt(List::size))).orElseThrow().getKey();
+    List<DataNode> lost = new ArrayList<>();
+    for (DataNode d : cluster.getDataNodes()) {
+      if (rack.equals(cluster.getNameNode().getNamesystem().getBlockManager().getDatanodeManager()
+          .getDatanode(d.getDatanodeId()).getNetworkLocation())) {
+        lost.add(d);
+      }
+    }
+    for (DataNode d : lost) {
+      cluster.stopDataNode(dataNodeIndex(cluster, new org.apache.hadoop.hdfs.protocol.DatanodeInfo.DatanodeInfoBuilder()
+          .setNodeID(d.getDatanodeId()).build()));
+    }
+    step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes, holders of units "
+        + StripedGroups.unitsByRack(first).get(rack) + " of " + first.getBlock().getBlockName() + " and of every other "
+        + "group with units there");
 
     long tr = System.nanoTime();
     verifyAll(fs, files, contents);
-    step(String.format("degraded read: all %d files read back byte for byte (%.1f MiB/s)", files.size(),
-        written / 1048576.0 / ((System.nanoTime() - tr) / 1e9)));
+    step(String.format("degraded read by HDFS's own client: all %d files read back byte for byte (%.1f MiB/s)",
+        files.size(), written / 1048576.0 / ((System.nanoTime() - tr) / 1e9)));
 
-    cluster.setDataNodeDead(dn.getDatanodeId());
+    for (DataNode d : lost) {
+      cluster.setDataNodeDead(d.getDatanodeId());
+    }
     double seconds = 0;
     for (Path p : files) {
-      seconds = Math.max(seconds, StripedGroups.awaitComplete(fs, p, policy, 40_000));
+      seconds = Math.max(seconds, StripedGroups.awaitComplete(fs, p, policy, 60_000));
     }
     int units = 0;
     for (int i = 0; i < files.size(); i++) {
@@ -142,7 +192,7 @@ public final class DemoCommand {
     }
     step(String.format("reconstruction: lost units rebuilt in %.1f s; all %d internal blocks equal what %s computes",
         seconds, units, code.spec()));
-    long[] worker = new long[4];
+    long[] worker = new long[5];
     for (DataNode d : cluster.getDataNodes()) {
       org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(d.getXferPort());
       if (p != null && p.metrics() != null) {
@@ -150,25 +200,61 @@ public final class DemoCommand {
         worker[1] += p.metrics().succeeded();
         worker[2] += p.metrics().bytesSentInRack();
         worker[3] += p.metrics().bytesSentCrossRack();
+        worker[4] += p.metrics().validations();
       }
     }
-    step(String.format("repair worker: %d NameNode tasks taken over, %d units rebuilt by rack-aggregated chains; "
-        + "%,d bytes sent in-rack, %,d across racks", worker[0], worker[1], worker[2], worker[3]));
+    step(String.format("repair worker: %d NameNode tasks taken over, %d repairs (a single lost unit by a rack-aggregated "
+        + "chain, several at once by one decode), %d validated by a second decode of a sample before storing; %,d bytes "
+        + "sent in-rack, %,d across racks", worker[0], worker[1], worker[4], worker[2], worker[3]));
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
+    fsck(cluster, "fsck after the repair");
     verifyAll(fs, files, contents);
     step("read after reconstruction: all files intact");
-    int onPlan = 0;
-    int total = 0;
-    for (Path p : files) {
-      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        total++;
-        onPlan += StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? 1 : 0;
-      }
-    }
-    step("after repair " + onPlan + " of " + total + " block groups are placed as planned");
     out.println();
-    out.printf("demo OK: %d files, %.1f MiB, 1 DataNode lost, 0 bytes lost, %.0f s in all%n", files.size(),
-        written / 1048576.0, (System.nanoTime() - t0) / 1e9);
+    out.printf("demo OK: %d files, %.1f MiB, 1 rack (%d DataNodes) lost, 0 bytes lost, %.0f s in all%n", files.size(),
+        written / 1048576.0, lost.size(), (System.nanoTime() - t0) / 1e9);
     return 0;
+  }
+
+  /** A plan in one line: each rack's units by role (d data, g global parity, l local parity). */
+  private static String layout(PlacementPlan plan, LinearCode code) {
+    StringBuilder sb = new StringBuilder();
+    for (int r = 0; r < plan.racks(); r++) {
+      sb.append(r == 0 ? "" : " ").append("rack").append(r).append("=").append(names(code, plan.units(r)));
+    }
+    return sb.toString();
+  }
+
+  /** A group in one line: each rack's units by role. */
+  private static String layout(LocatedStripedBlock g, LinearCode code) {
+    StringBuilder sb = new StringBuilder();
+    StripedGroups.unitsByRack(g).forEach((rack, units) -> sb.append(sb.length() == 0 ? "" : " ").append(rack).append("=")
+        .append(names(code, units.stream().mapToInt(Integer::intValue).toArray())));
+    return sb.toString();
+  }
+
+  private static String names(LinearCode code, int[] units) {
+    StringBuilder sb = new StringBuilder("[");
+    for (int i = 0; i < units.length; i++) {
+      sb.append(i == 0 ? "" : " ").append(code.role(units[i]).shortName()).append(units[i]);
+    }
+    return sb.append("]").toString();
+  }
+
+  /** Runs `wide-ec fsck /archive` against the cluster and prints what it says. */
+  private void fsck(MiniDFSCluster cluster, String title) throws Exception {
+    step(title + ":");
+    command("bin/wide-ec fsck /archive");
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    int rc = org.apache.hadoop.util.ToolRunner.run(new Configuration(cluster.getConfiguration(0)),
+        new org.wideec.cli.WideEcTool(new PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8), out),
+        new String[] {"fsck", "/archive"});
+    buf.toString(java.nio.charset.StandardCharsets.UTF_8).lines().forEach(l -> out.println("    " + l));
+    out.println("    (exit " + rc + ")");
+  }
+
+  private void command(String c) {
+    out.println("    $ " + c);
   }
 
   private static void verifyAll(DistributedFileSystem fs, List<Path> files, List<byte[]> contents) throws IOException {

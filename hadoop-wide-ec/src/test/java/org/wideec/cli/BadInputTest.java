@@ -76,7 +76,7 @@ class BadInputTest {
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "endpoints"),
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "nodes"),
         bad(2, "nodes takes no arguments", "nodes", "now"),
-        bad(2, "demo takes no arguments, got 'X'", "demo", "--keep", "/tmp/x", "X"),
+        bad(2, "demo takes no arguments, got 'X'", "demo", "--dir", "/tmp/x", "X"),
         bad(2, "unknown option --kep", "demo", "--kep", "X"),
         bad(2, "unknown option --quik", "bench", "repair", "--quik"),
         // names
