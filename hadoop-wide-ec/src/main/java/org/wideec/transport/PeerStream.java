@@ -93,6 +93,9 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
           return;
         }
         queue.add(f.retain());
+        if (closing) { // close() ran between the check above and the add: nobody else will take it
+          drain();
+        }
       }
       case END -> queue.add(END);
       case ERROR -> {
@@ -183,6 +186,11 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     if (c != null) {
       c.close();
     }
+    drain();
+  }
+
+  /** Releases every slice still queued (each is polled, so released, once whichever thread drains). */
+  private void drain() {
     for (Object o; (o = queue.poll()) != null; ) {
       if (o instanceof Frame f) {
         f.release();

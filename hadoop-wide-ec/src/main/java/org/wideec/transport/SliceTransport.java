@@ -334,6 +334,7 @@ public final class SliceTransport implements Closeable {
       if (downstream != null) {
         downstream.gone = true;
         downstream.credits.release(Integer.MAX_VALUE / 2);
+        downstream.discardPending();
       }
     }
 
@@ -457,8 +458,25 @@ public final class SliceTransport implements Closeable {
         idle = queue.isEmpty();
         queue.add(new Pending(frame, due));
       }
+      if (gone) { // the consumer left while this frame was being queued: channelInactive has already drained
+        discardPending();
+        return;
+      }
       if (idle) {
-        channel.eventLoop().execute(this::release);
+        try {
+          channel.eventLoop().execute(this::release);
+        } catch (java.util.concurrent.RejectedExecutionException e) { // this node's transport is closing
+          discardPending();
+        }
+      }
+    }
+
+    /** The consumer is gone: frames still waiting for the emulated links are released, never written. */
+    void discardPending() {
+      synchronized (queue) {
+        for (Pending p; (p = queue.poll()) != null; ) {
+          p.frame().release();
+        }
       }
     }
 

@@ -17,6 +17,7 @@ import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.PlacementPlan;
 
 /** A degraded read rebuilds only the range asked for: every helper reads that range, the requestor gets its bytes. */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class RangeRepairTest {
   @ParameterizedTest
   @EnumSource(RepairScheme.class)

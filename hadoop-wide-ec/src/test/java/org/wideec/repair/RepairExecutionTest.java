@@ -33,6 +33,7 @@ import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
 
 /** Repairs executed over real slice transports on loopback, checked byte for byte and byte-counted. */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class RepairExecutionTest {
   static final byte[] SECRET = "a cluster secret for tests".getBytes(StandardCharsets.UTF_8);
   static final int SLICE = 4096;

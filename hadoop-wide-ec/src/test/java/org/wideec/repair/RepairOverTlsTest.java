@@ -25,6 +25,7 @@ import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 
 /** The slice transport with TLS on (Hadoop's ssl-server.xml / ssl-client.xml): repairs work, plaintext peers do not. */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class RepairOverTlsTest {
   static TestKeystores keystores;
   static Configuration conf;

@@ -25,6 +25,7 @@ import org.wideec.transport.TamperingRelay;
  * A relay on the wire between two helpers rewrites one bit of every slice and fixes its CRC32C. The frame MAC catches
  * it: the attempt fails, the relayed helper is blamed, and nothing it altered is ever stored.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class TamperedSliceTest {
   private MemoryCluster cluster;
   private TamperingRelay relay;

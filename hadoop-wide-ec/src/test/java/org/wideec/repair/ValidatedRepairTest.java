@@ -28,6 +28,7 @@ import org.wideec.transport.TransportFaultInjector;
  * anything is stored; a first pass that went wrong without any transport check noticing aborts the repair, stores
  * nothing and is counted.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class ValidatedRepairTest {
   static final int LENGTH = 50_001; // 13 slices of 4 KiB, the last one short
   private MemoryCluster cluster;

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Every bound a peer meets on a slice port: connections, handshake and idle time, credits, requests, threads. */
+@org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class PeerLimitsTest {
   private final CountDownLatch release = new CountDownLatch(1);
   private final ThreadPoolExecutor workers = new ThreadPoolExecutor(0, 2, 1, TimeUnit.SECONDS, new SynchronousQueue<>());

@@ -1,0 +1,34 @@
+package org.wideec.transport;
+
+import io.netty.util.ResourceLeakDetector;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Netty's leak detector, recording instead of only logging (installed for the whole test JVM by
+ * {@code -Dio.netty.customResourceLeakDetector}, see the parent pom), so {@link NettyLeakCheck} can fail a test class.
+ */
+public final class LeakRecorder<T> extends ResourceLeakDetector<T> {
+  static final List<String> LEAKS = new CopyOnWriteArrayList<>();
+
+  public LeakRecorder(Class<?> resourceType, int samplingInterval) {
+    super(resourceType, samplingInterval);
+  }
+
+  @Override
+  protected boolean needReport() {
+    return true;
+  }
+
+  @Override
+  protected void reportTracedLeak(String resourceType, String records) {
+    LEAKS.add(resourceType + " leaked:" + records);
+    super.reportTracedLeak(resourceType, records);
+  }
+
+  @Override
+  protected void reportUntracedLeak(String resourceType) {
+    LEAKS.add(resourceType + " leaked (untraced)");
+    super.reportUntracedLeak(resourceType);
+  }
+}

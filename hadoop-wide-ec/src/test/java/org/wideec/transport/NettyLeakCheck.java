@@ -1,0 +1,49 @@
+package org.wideec.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.util.ResourceLeakDetector;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Runs a test class with Netty's leak detector at PARANOID (every buffer tracked) and fails it if any buffer was
+ * garbage-collected unreleased: at the end it collects garbage and allocates, which is when the detector looks.
+ */
+public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback {
+  private ResourceLeakDetector.Level before;
+  private int leaksBefore;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    assertTrue(io.netty.util.ResourceLeakDetectorFactory.instance().newResourceLeakDetector(ByteBuf.class)
+        instanceof LeakRecorder, "the recording leak detector is installed (-Dio.netty.customResourceLeakDetector)");
+    before = ResourceLeakDetector.getLevel();
+    ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+    leaksBefore = LeakRecorder.LEAKS.size();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws InterruptedException {
+    try {
+      for (int round = 0; round < 5; round++) {
+        System.gc();
+        Thread.sleep(50);
+        // The detector polls for collected buffers when a new one is tracked.
+        for (int i = 0; i < 64; i++) {
+          PooledByteBufAllocator.DEFAULT.heapBuffer(16).release();
+          Unpooled.directBuffer(16).release();
+        }
+      }
+      java.util.List<String> leaks = LeakRecorder.LEAKS.subList(leaksBefore, LeakRecorder.LEAKS.size());
+      assertEquals(0, leaks.size(), context.getDisplayName() + " leaked Netty buffers:\n" + String.join("\n\n", leaks));
+    } finally {
+      ResourceLeakDetector.setLevel(before);
+    }
+  }
+}
