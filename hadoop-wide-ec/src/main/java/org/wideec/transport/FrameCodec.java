@@ -78,6 +78,11 @@ public final class FrameCodec {
       this.maxPayload = maxPayload;
     }
 
+    /** Bytes held waiting for the rest of a frame (what the fuzz tests bound). */
+    int buffered() {
+      return actualReadableBytes();
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
       if (in.readableBytes() < HEADER) {
