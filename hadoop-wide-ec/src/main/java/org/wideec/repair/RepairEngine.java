@@ -137,7 +137,8 @@ public final class RepairEngine {
         return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
       } catch (PeerFailure f) {
         last = f;
-        Set<String> helperNodes = plan.helpers.stream().map(UnitLocation::node).collect(Collectors.toSet());
+        // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
+        Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
         boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
         if (blame) {
           excluded.add(f.culprit());
@@ -196,10 +197,13 @@ public final class RepairEngine {
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;
     try {
-      for (int o = 0; o < r.lost().length; o++) {
-        sinks.add(factory.open(r.lost()[o], unitLengths[o]));
-      }
-      stream(r, requestor, plan, sliceBytes, rangeOffset, length, (s, offset, n, out) -> {
+      // Targets are opened only once every helper accepted: a helper that cannot be reached fails the attempt before
+      // any target holds a temporary replica the next attempt would collide with.
+      stream(r, requestor, plan, sliceBytes, rangeOffset, length, () -> {
+        for (int o = 0; o < r.lost().length; o++) {
+          sinks.add(factory.open(r.lost()[o], unitLengths[o]));
+        }
+      }, (s, offset, n, out) -> {
         for (int o = 0; o < out.length; o++) {
           if (offset < unitLengths[o]) {
             sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLengths[o] - offset));
@@ -227,9 +231,15 @@ public final class RepairEngine {
     }
   }
 
+  /** Runs once every stream of an attempt is open. */
+  @FunctionalInterface
+  private interface StreamsOpen {
+    void run() throws IOException;
+  }
+
   /** Streams bytes [rangeOffset, rangeOffset + length) of the lost units as the plan rebuilds them. */
   private void stream(StripeRepair r, UnitLocation requestor, StreamPlan plan, int sliceBytes, long rangeOffset,
-      long length, RebuiltSlices consumer) throws IOException, InterruptedException {
+      long length, StreamsOpen opened, RebuiltSlices consumer) throws IOException, InterruptedException {
     long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
     List<PeerStream> streams = new ArrayList<>();
@@ -241,6 +251,7 @@ public final class RepairEngine {
         streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
             transport.credentialFor(req.unit().token())));
       }
+      opened.run();
       int slices = StepRequest.slices(length, sliceBytes);
       byte[][] out = new byte[r.lost().length][sliceBytes];
       for (int s = 0; s < slices; s++) {
@@ -278,7 +289,7 @@ public final class RepairEngine {
       long offset = (long) s * sliceBytes;
       int n = (int) Math.min(sliceBytes, length - offset);
       byte[][] expected = kept.get(s);
-      stream(r, requestor, alt.plan(), sliceBytes, rangeOffset + offset, n, (x, o2, n2, again) -> {
+      stream(r, requestor, alt.plan(), sliceBytes, rangeOffset + offset, n, () -> {}, (x, o2, n2, again) -> {
         for (int o = 0; o < again.length; o++) {
           int bytes = (int) Math.max(0, Math.min(n2, unitLengths[o] - offset));
           int at = java.util.Arrays.mismatch(expected[o], 0, bytes, again[o], 0, bytes);
@@ -299,18 +310,26 @@ public final class RepairEngine {
   /** Another input set: one first-pass helper left out where the code allows it, else the conventional star. */
   private AlternativePlan alternative(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded,
       int sliceBytes) throws IOException {
+    Set<String> unreachable = new HashSet<>(excluded);
     for (String node : new java.util.LinkedHashSet<>(nodes(first))) {
-      Set<String> without = new HashSet<>(excluded);
-      without.add(node);
-      try {
-        return new AlternativePlan(StreamPlan.of(r, without, requestor.node(), requestor.rack(), resolver, sliceBytes),
-            "without " + node);
-      } catch (NotDecodableException e) {
-        // the lost units need this helper: try leaving out another
+      while (true) {
+        Set<String> without = new HashSet<>(unreachable);
+        without.add(node);
+        try {
+          return new AlternativePlan(StreamPlan.of(r, without, requestor.node(), requestor.rack(), resolver, sliceBytes),
+              "without " + node);
+        } catch (NotDecodableException e) {
+          break; // the lost units need this helper: try leaving out another
+        } catch (PeerFailure e) {
+          if (e.culprit() == null || !unreachable.add(e.culprit())) {
+            throw e;
+          }
+          resolver.forget(e.culprit()); // a helper the first pass did not need cannot be found: plan without it
+        }
       }
     }
     StripeRepair star = r.scheme() == RepairScheme.CONVENTIONAL ? r : r.withScheme(RepairScheme.CONVENTIONAL);
-    return new AlternativePlan(StreamPlan.of(star, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes),
+    return new AlternativePlan(StreamPlan.of(star, unreachable, requestor.node(), requestor.rack(), resolver, sliceBytes),
         r.scheme() == RepairScheme.CONVENTIONAL ? "from the same inputs again (the code leaves no other)"
             : "from the same inputs through the conventional star (the code leaves no other)");
   }
