@@ -122,27 +122,22 @@ final class DegradedGroupReader {
       return false;
     }
     int unit = lost.wanted()[0];
-    // The lost unit's rows come from the chain; planned as if it were live, the rest is the cells as they are.
+    // Planned as if the lost unit were live: its rows come from the chain, every other cell is read as it is.
     BitSet withRebuilt = (BitSet) live.clone();
     withRebuilt.set(unit);
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
-    Map<Integer, Future<ByteBuffer>> pending = new LinkedHashMap<>();
+    // Live cells over HDFS on the striped-read pool while the chain runs on this thread.
+    Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
     for (UnitRange r : cells.fetches()) {
       if (r.unit() != unit) {
-        pending.put(r.unit(), WideEcClientAccess.stripedReadsPool(file.client()).submit(() -> fetch(group, r)));
+        pending.put(r, WideEcClientAccess.stripedReadsPool(file.client()).submit(() -> fetch(group, r)));
       }
     }
     Map<Integer, ByteBuffer> inputs = new HashMap<>();
     try {
       inputs.put(unit, file.chains().rebuild(file, group, unit, lost.rowFrom(), lost.rowTo()));
-      Map<UnitRange, Future<ByteBuffer>> all = new LinkedHashMap<>();
-      for (UnitRange r : cells.fetches()) {
-        if (pending.containsKey(r.unit())) {
-          all.put(r, pending.get(r.unit()));
-        }
-      }
-      for (Map.Entry<UnitRange, Future<ByteBuffer>> p : all.entrySet()) {
-        inputs.put(p.getKey().unit(), await(p.getValue(), all));
+      for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
+        inputs.put(p.getKey().unit(), await(p.getValue(), pending));
       }
     } catch (InterruptedIOException e) {
       throw e;

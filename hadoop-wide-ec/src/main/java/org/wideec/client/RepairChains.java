@@ -105,12 +105,9 @@ final class RepairChains implements Closeable {
       throw new IllegalArgumentException(file.src() + ": rows [" + rowFrom + ", " + rowTo + ") of unit " + unit
           + " are outside its " + layout.internalLength(unit) + " bytes");
     }
-    if (group.getBlockTokens() == null || group.getBlockTokens().length == 0
-        || group.getBlockTokens()[0].getIdentifier().length == 0) {
-      if (!conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
-        throw new IOException("block tokens are off (dfs.block.access.token.enable), so this client has nothing to "
-            + "prove to the DataNodes' slice ports (" + TransportConf.AUTH + "=hmac)");
-      }
+    if (!hasTokens(group) && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
+      throw new IOException("block tokens are off (dfs.block.access.token.enable), so this client has nothing to "
+          + "prove to the DataNodes' slice ports (" + TransportConf.AUTH + "=hmac)");
     }
     SliceTransport t = transport();
     List<IOException> unreachableHelpers = new ArrayList<>();
@@ -127,6 +124,12 @@ final class RepairChains implements Closeable {
     }
     file.counters().bytesFromChains.addAndGet(length);
     return ByteBuffer.wrap(sink.bytes, (int) (rowFrom - offset), (int) (rowTo - rowFrom)).slice();
+  }
+
+  /** Whether the NameNode gave block tokens with the group (it does whenever block tokens are on). */
+  private static boolean hasTokens(LocatedStripedBlock group) {
+    org.apache.hadoop.security.token.Token<?>[] tokens = group.getBlockTokens();
+    return tokens != null && tokens.length > 0 && tokens[0] != null && tokens[0].getIdentifier().length > 0;
   }
 
   /** Logs a read that fell back to direct decode: the first at INFO, the rest at DEBUG (the counters count them all). */
