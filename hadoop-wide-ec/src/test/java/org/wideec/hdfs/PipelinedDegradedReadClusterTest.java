@@ -17,6 +17,7 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
 import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.security.ssl.SSLFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,10 +77,14 @@ class PipelinedDegradedReadClusterTest {
     return StripedGroups.groups(RepairClusterFixture.fs, file).get(0);
   }
 
-  /** A client FileSystem as an application would have it: no cluster secret, only what the NameNode gives it. */
+  /**
+   * A client FileSystem as an application would have it: no cluster secret (only what the NameNode gives it) and no
+   * keystore (a truststore in ssl-client.xml is all TLS needs on a client).
+   */
   static WideEcFileSystem open(String mode) throws IOException {
     Configuration client = new Configuration(RepairClusterFixture.cluster.getConfiguration(0));
     client.unset(TransportConf.SECRET);
+    client.set(SSLFactory.SSL_SERVER_CONF_KEY, "no-keystore-on-a-client.xml");
     client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
     if (mode != null) {
       client.set("wide-ec.client.degraded-read", mode);
