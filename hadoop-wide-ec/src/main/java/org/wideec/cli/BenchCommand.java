@@ -85,7 +85,7 @@ final class BenchCommand {
     md.append(row("degraded read (pipelined, WideEcFileSystem) / normal read, 1 MiB cell", r.get("degradedReadOverNormal"),
         "<= 1.3"));
     md.append(row("direct decode / pipelined degraded read, 1 MiB cell", r.get("degradedReadDirectOverPipelined"),
-        "(none; ECPipe §3.2: about the helper count)"));
+        "none (the star brings the client one range per helper)"));
     md.append("\n## Single-unit repair\n\n| links | code | scheme | seconds | x direct send | bytes across racks |\n"
         + "|---|---|---|---|---|---|\n");
     for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {
