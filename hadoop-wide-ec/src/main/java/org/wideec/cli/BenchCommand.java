@@ -82,6 +82,10 @@ final class BenchCommand {
     md.append(row("flat conventional / CL rack-aggregated", r.get("flatConventionalOverCombinedLocality"), ">= 2"));
     Map<String, Object> four = (Map<String, Object>) ((Map<String, Object>) r.get("fullNode")).get("4");
     md.append(row("full-node rate with / without LRS, 4 requestors", four.get("gain"), ">= 1.10"));
+    md.append(row("degraded read (pipelined, WideEcFileSystem) / normal read, 1 MiB cell", r.get("degradedReadOverNormal"),
+        "<= 1.3"));
+    md.append(row("direct decode / pipelined degraded read, 1 MiB cell", r.get("degradedReadDirectOverPipelined"),
+        "none (the star brings the client one range per helper)"));
     md.append("\n## Single-unit repair\n\n| links | code | scheme | seconds | x direct send | bytes across racks |\n"
         + "|---|---|---|---|---|---|\n");
     for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {
@@ -93,6 +97,7 @@ final class BenchCommand {
       md.append(String.format(java.util.Locale.ROOT, "| none | RS-10-4-1024k | HDFS stock reconstructor | %.2f | | |%n",
           ((Number) ((Map<String, Object>) r.get("stockHdfs")).get("repairSeconds")).doubleValue()));
     }
+    md.append(degradedReads((Map<String, Object>) r.get("degradedRead")));
     md.append(String.format(java.util.Locale.ROOT, "%n## Full-node recovery (RS(10,4) groups, units of %d MiB, node links "
         + "%.1f MB/s, slices of %d KiB)%n%nAll lost units at once; without scheduling the helpers are the k with the "
         + "smallest node index (ECPipe §6's baseline).%n%n| requestors | MB/s node order | MB/s least recently selected "
@@ -106,6 +111,36 @@ final class BenchCommand {
           ((Number) v.get("recoveryMBpsWithScheduling")).doubleValue(), ((Number) v.get("gain")).doubleValue(),
           v.get("busiestLinkUnitsWithoutScheduling"), v.get("busiestLinkUnitsWithScheduling")));
     }
+    return md.toString();
+  }
+
+  /** The degraded-read table: shaped slice-stream times of one cell, and the same reads unshaped through HDFS. */
+  @SuppressWarnings("unchecked")
+  static String degradedReads(Map<String, Object> d) {
+    double normal = ((Number) d.get("normalReadSeconds")).doubleValue();
+    StringBuilder md = new StringBuilder(String.format(java.util.Locale.ROOT, "%n## Degraded reads (Azure-LRC(10,2,2) "
+        + "placed by combined locality, a %d KiB cell of a lost data unit, %d KiB slices, node links shaped)%n%n"
+        + "The client (WideEcFileSystem) is the requestor. HDFS's data transfer is not shaped by our shaper, so the normal "
+        + "read and the direct decode are timed over the same shaped slice transport: the normal read as the healthy "
+        + "unit's DataNode streaming its cell unchanged, the direct decode as the star of the same helpers to the client. "
+        + "Medians of 5 runs after a warm-up.%n%n| read | seconds | x normal read |%n|---|---|---|%n",
+        ((Number) d.get("rangeBytes")).intValue() / 1024, ((Number) d.get("sliceBytes")).intValue() / 1024));
+    String[][] rows = {{"normal read (healthy unit, one stream)", "normalReadSeconds"},
+        {"pipelined, through WideEcFileSystem", "pipelinedSeconds"},
+        {"direct decode (star of the same helpers)", "directStarSeconds"}, {"cyclic (rotations of the chain)", "cyclicSeconds"}};
+    for (String[] row : rows) {
+      double v = ((Number) d.get(row[1])).doubleValue();
+      md.append(String.format(java.util.Locale.ROOT, "| %s | %.3f | %.2f |%n", row[0], v, v / normal));
+    }
+    md.append(String.format(java.util.Locale.ROOT, "%nFixed costs (a %d-byte range, almost nothing to move): one stream "
+        + "%.3f s, the chain %.3f s (each hop connects, authenticates and asks its upstream in turn).%n",
+        ((Number) d.get("probeBytes")).intValue(), ((Number) d.get("streamSetupSeconds")).doubleValue(),
+        ((Number) d.get("chainSetupSeconds")).doubleValue()));
+    Map<String, Object> hdfs = (Map<String, Object>) d.get("unshapedHdfs");
+    md.append(String.format(java.util.Locale.ROOT, "%nUnshaped, through HDFS (CPU-bound on one machine; for orientation): "
+        + "normal read %.3f s, pipelined %.3f s, direct decode %.3f s.%n",
+        ((Number) hdfs.get("normalReadSeconds")).doubleValue(), ((Number) hdfs.get("pipelinedSeconds")).doubleValue(),
+        ((Number) hdfs.get("directDecodeSeconds")).doubleValue()));
     return md.toString();
   }
 

@@ -48,6 +48,9 @@ final class DegradedGroupReader {
    * @throws IOException naming the file, the block group, the code and the units when the range cannot be read
    */
   void read(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
+    if (file.chains() != null && readThroughChain(group, from, to, dst)) {
+      return;
+    }
     BitSet failed = new BitSet();
     Map<UnitRange, ByteBuffer> fetched = new HashMap<>();
     List<IOException> errors = new ArrayList<>();
@@ -98,6 +101,56 @@ final class DegradedGroupReader {
         return;
       }
     }
+  }
+
+  /**
+   * Reads the range with its one lost unit's rows rebuilt by a chain of DataNodes (ECPipe §3.2), the live cells as
+   * they are. False when the range does not qualify (several lost units: a multi-unit decode, which a chain does not
+   * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. Nothing is
+   * written to dst unless every byte of the range is in hand.
+   */
+  private boolean readThroughChain(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
+    BitSet live = StripedFile.liveUnits(group);
+    BlockGroupLayout layout = file.layout(group);
+    DegradedReadPlan lost;
+    try {
+      lost = DegradedReadPlan.of(file.code(), layout, live, from, to);
+    } catch (NotDecodableException e) {
+      return false; // direct decode reports it, naming the units
+    }
+    if (lost.wanted().length != 1) {
+      return false;
+    }
+    int unit = lost.wanted()[0];
+    // Planned as if the lost unit were live: its rows come from the chain, every other cell is read as it is.
+    BitSet withRebuilt = (BitSet) live.clone();
+    withRebuilt.set(unit);
+    DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
+    // Live cells over HDFS on the striped-read pool while the chain runs on this thread.
+    Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
+    for (UnitRange r : cells.fetches()) {
+      if (r.unit() != unit) {
+        pending.put(r, WideEcClientAccess.stripedReadsPool(file.client()).submit(() -> fetch(group, r)));
+      }
+    }
+    Map<Integer, ByteBuffer> inputs = new HashMap<>();
+    try {
+      inputs.put(unit, file.chains().rebuild(file, group, unit, lost.rowFrom(), lost.rowTo()));
+      for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
+        inputs.put(p.getKey().unit(), await(p.getValue(), pending));
+      }
+    } catch (InterruptedIOException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      pending.values().forEach(f -> f.cancel(true));
+      file.counters().pipelinedFallbacks.incrementAndGet();
+      file.chains().fellBack(file.src(), group, unit, e);
+      return false;
+    }
+    cells.assemble(inputs, file.coder(), dst);
+    file.counters().pipelinedReads.incrementAndGet();
+    count(lost, group);
+    return true;
   }
 
   private static ByteBuffer await(Future<ByteBuffer> f, Map<UnitRange, Future<ByteBuffer>> all) throws IOException {

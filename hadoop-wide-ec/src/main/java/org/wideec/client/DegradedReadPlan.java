@@ -128,6 +128,16 @@ public final class DegradedReadPlan {
     return from;
   }
 
+  /** First row (offset in an internal block) of the lost cells rebuilt; 0 when none are. */
+  public long rowFrom() {
+    return rowFrom;
+  }
+
+  /** End of the rows of the lost cells rebuilt; 0 when none are. */
+  public long rowTo() {
+    return rowTo;
+  }
+
   public long to() {
     return to;
   }

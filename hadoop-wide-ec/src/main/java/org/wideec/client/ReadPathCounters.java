@@ -12,6 +12,9 @@ public final class ReadPathCounters {
   final AtomicLong bytesFetched = new AtomicLong();
   final AtomicLong bytesDecoded = new AtomicLong();
   final AtomicLong stockFallbacks = new AtomicLong();
+  final AtomicLong pipelinedReads = new AtomicLong();
+  final AtomicLong pipelinedFallbacks = new AtomicLong();
+  final AtomicLong bytesFromChains = new AtomicLong();
 
   /** Ranges of degraded block groups read by our path (one per plan carried out). */
   public long degradedReads() {
@@ -37,9 +40,32 @@ public final class ReadPathCounters {
     return stockFallbacks.get();
   }
 
+  /**
+   * Degraded reads whose lost rows were rebuilt by a chain of DataNodes and sent to this client once, from the
+   * chain's end (ECPipe §3.2); each is also counted in {@link #degradedReads()}.
+   */
+  public long pipelinedReads() {
+    return pipelinedReads.get();
+  }
+
+  /**
+   * Degraded reads that asked for a chain (wide-ec.client.degraded-read=pipelined, one lost unit in the range) and
+   * were read by direct decode instead: the chain failed, no slice port was found, a token was refused, or the
+   * client's slice transport could not start.
+   */
+  public long pipelinedFallbacks() {
+    return pipelinedFallbacks.get();
+  }
+
+  /** Bytes received from repair chains (the lost rows, widened to whole checksum chunks). */
+  public long bytesFromChains() {
+    return bytesFromChains.get();
+  }
+
   @Override
   public String toString() {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
-        + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks;
+        + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
+        + " pipelinedFallbacks=" + pipelinedFallbacks + " bytesFromChains=" + bytesFromChains;
   }
 }

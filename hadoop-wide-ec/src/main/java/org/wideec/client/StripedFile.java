@@ -7,9 +7,12 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 
-/** One open striped file of our codec: what every read of it needs to know. */
+/**
+ * One open striped file of our codec: what every read of it needs to know. {@code chains} runs pipelined degraded
+ * reads; null when the FileSystem reads lost units by direct decode ({@code wide-ec.client.degraded-read=direct}).
+ */
 record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, LinearCode code, ErasureCoder coder,
-    boolean verifyChecksum, ReadPathCounters counters) {
+    boolean verifyChecksum, ReadPathCounters counters, RepairChains chains) {
 
   BlockGroupLayout layout(LocatedStripedBlock group) {
     return new BlockGroupLayout(policy.getNumDataUnits(), policy.getCellSize(), group.getBlockSize());

@@ -1,7 +1,9 @@
 package org.wideec.client;
 
 import java.io.IOException;
+import java.net.URI;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSStripedInputStream;
@@ -21,11 +23,24 @@ import org.wideec.coder.StripedCodec;
  * reads such block groups itself. Everything else is DistributedFileSystem unchanged: replicated files,
  * files of other codecs, files being written and encrypted files get the stock stream, and healthy groups
  * of our files are read by the stock striped stream inside ours, with no extra NameNode call.
+ *
+ * <p>A range with one lost data unit is read pipelined by default (ECPipe §3.2, {@link RepairChains}): DataNodes
+ * rebuild the lost rows along a chain and send them to this client once; any failure falls back to direct decode.
  */
 public class WideEcFileSystem extends DistributedFileSystem {
   private final ReadPathCounters counters = new ReadPathCounters();
   /** Coders shared by every stream of this FileSystem, by code spec (each caches its decode plans). */
   private final ConcurrentHashMap<String, ErasureCoder> coders = new ConcurrentHashMap<>();
+  /** Pipelined degraded reads (null: direct decode), read from wide-ec.client.degraded-read. */
+  private RepairChains chains;
+
+  @Override
+  public void initialize(URI uri, Configuration conf) throws IOException {
+    // A misspelt mode fails here, naming the key, rather than silently choosing a read path.
+    RepairChains.Mode mode = RepairChains.mode(conf);
+    super.initialize(uri, conf);
+    chains = mode == RepairChains.Mode.PIPELINED ? new RepairChains(conf) : null;
+  }
 
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
@@ -41,7 +56,7 @@ public class WideEcFileSystem extends DistributedFileSystem {
     }
     ErasureCoder coder = coders.computeIfAbsent(code.spec(), s -> ErasureCoder.java(code));
     StripedFile file = new StripedFile(getClient(), WideEcClientAccess.src(striped), policy, code, coder, WideEcClientAccess.verifiesChecksums(striped),
-        counters);
+        counters, chains);
     return new FSDataInputStream(new CodeAwareInputStream(striped, file));
   }
 
@@ -56,6 +71,28 @@ public class WideEcFileSystem extends DistributedFileSystem {
     } catch (InvalidCodeSpecException e) {
       return null;
     }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close();
+    } finally {
+      if (chains != null) {
+        chains.close();
+      }
+    }
+  }
+
+  /** The scheme of the chains that serve pipelined degraded reads. */
+  public static final org.wideec.repair.RepairScheme CHAIN_SCHEME = RepairChains.SCHEME;
+
+  /**
+   * The slice a pipelined degraded read of {@code rangeBytes} travels in, so that a benchmark can time other paths
+   * of the same range in the same slices.
+   */
+  public static int chainSliceBytes(long rangeBytes, int checksumChunk, int maxSlice) {
+    return RepairChains.sliceBytes(rangeBytes, checksumChunk, maxSlice);
   }
 
   /** What this FileSystem's reads did (code-aware path versus stock). */

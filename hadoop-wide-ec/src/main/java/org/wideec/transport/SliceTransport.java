@@ -80,6 +80,14 @@ public final class SliceTransport implements Closeable {
 
   /** Binds the server and returns the port it listens on. */
   public int start(RequestHandler handler) throws IOException {
+    if (tls != null) {
+      try {
+        tls.serve(); // the keystore only a serving node needs
+      } catch (IOException e) {
+        close();
+        throw e;
+      }
+    }
     ServerBootstrap b = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -13,17 +13,29 @@ import org.apache.hadoop.security.ssl.SSLFactory;
  * client certificates when {@code hadoop.ssl.require.client.cert} is set. The HMAC handshake still runs inside.
  */
 final class TransportTls implements AutoCloseable {
-  private final SSLFactory server;
+  private final Configuration conf;
+  /** Set up by {@link #serve}: a client that never serves needs no keystore (only ssl-client.xml). */
+  private volatile SSLFactory server;
   private final SSLFactory client;
 
   TransportTls(Configuration conf) throws IOException {
-    server = new SSLFactory(SSLFactory.Mode.SERVER, conf);
-    client = new SSLFactory(SSLFactory.Mode.CLIENT, conf);
+    this.conf = conf;
+    client = init(new SSLFactory(SSLFactory.Mode.CLIENT, conf));
+  }
+
+  /** Sets up the server side (its keystore), before a node serves. */
+  synchronized void serve() throws IOException {
+    if (server == null) {
+      server = init(new SSLFactory(SSLFactory.Mode.SERVER, conf));
+    }
+  }
+
+  private static SSLFactory init(SSLFactory f) throws IOException {
     try {
-      server.init();
-      client.init();
+      f.init();
+      return f;
     } catch (GeneralSecurityException | IOException e) {
-      close();
+      f.destroy();
       throw new IOException("cannot set up TLS for the wide-ec slice transport (" + TransportConf.TLS + "): "
           + e.getMessage(), e);
     }
@@ -47,7 +59,9 @@ final class TransportTls implements AutoCloseable {
 
   @Override
   public void close() {
-    server.destroy();
+    if (server != null) {
+      server.destroy();
+    }
     client.destroy();
   }
 }

@@ -54,7 +54,8 @@ import org.wideec.demo.StripedGroups;
  * <p>Deterministic: the NameNode's RedundancyMonitor is stopped once the files are written and settled,
  * so nothing is rebuilt behind the test's back; stopped DataNodes are marked dead at once
  * (setDataNodeDead), or kept listed on purpose for the stale-listing case, and restarted afterwards. Our
- * DataNode repair worker is not configured.
+ * DataNode repair worker is not configured, so every pipelined degraded read (the default) finds no slice port and
+ * falls back to the direct decode these tests check.
  */
 class CodeAwareReadClusterTest {
   static final int CELL = 64 * 1024;
@@ -352,12 +353,16 @@ class CodeAwareReadClusterTest {
       assertEquals(before.degradedReads(), wide.readPathCounters().degradedReads(), "groups 1, 2 are whole: stock");
     }
     long fetchedBefore = wide.readPathCounters().unitsFetched();
+    long fallbacksBefore = wide.readPathCounters().pipelinedFallbacks();
     byte[] cell = new byte[CELL];
     try (FSDataInputStream in = wide.open(multiGroup)) {
       in.readFully(3L * CELL, cell, 0, CELL); // unit 3's first cell
     }
     assertArrayEquals(Arrays.copyOfRange(data, 3 * CELL, 4 * CELL), cell);
     assertEquals(6, wide.readPathCounters().unitsFetched() - fetchedBefore, "one lost cell costs its local group: 5 data + L1");
+    // No DataNode here runs our worker: no slice port to ask for a chain, so the pipelined read fell back.
+    assertEquals(1, wide.readPathCounters().pipelinedFallbacks() - fallbacksBefore, wide.readPathCounters().toString());
+    assertEquals(0, wide.readPathCounters().pipelinedReads(), wide.readPathCounters().toString());
     assertFalse(StripedGroups.missingUnits(group(multiGroup, 0), policy).isEmpty());
   }
 }

@@ -1,0 +1,359 @@
+package org.wideec.client;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.net.DNSToSwitchMapping;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.net.NetworkTopology;
+import org.apache.hadoop.net.ScriptBasedMapping;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.datanode.GroupRepair;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.RepairCounters;
+import org.wideec.repair.RepairEngine;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.ConfigValues;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.TransportConf;
+
+/**
+ * The client's side of pipelined degraded reads (ECPipe §3.2): the client is the requestor of a repair of just the
+ * rows it reads. The lost unit's helpers (its local group first, as the code's repair plan says) form one chain,
+ * grouped by rack so that partial sums are added inside each rack before they cross (ECWide §4.1); each helper reads
+ * its rows, multiplies, adds what its upstream sent and forwards, slice by slice, and the client receives the rebuilt
+ * rows once, from the chain's end: one range's worth of bytes on its link instead of one per helper. Every helper is
+ * asked with the block token the NameNode gave this client for its replica (a client holds no cluster secret).
+ *
+ * <p>One per FileSystem; its slice transport starts with the first chain and stops with the FileSystem. Any
+ * failure is an IOException, and the caller then reads by direct decode.
+ */
+final class RepairChains implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(RepairChains.class);
+  /** How a client reads a lost unit's range: {@code pipelined} (default) or {@code direct}. */
+  static final String MODE = "wide-ec.client.degraded-read";
+
+  enum Mode {
+    PIPELINED, DIRECT
+  }
+
+  /** A pipelined chain ordered rack by rack, the requestor's rack last (ECPipe §3.2 with ECWide §4.1's in-rack sums). */
+  static final RepairScheme SCHEME = RepairScheme.RACK_AGGREGATED;
+  /** The first chain, and one restart without the helper to blame (ECPipe §3.2); then direct decode. */
+  static final int ATTEMPTS = 2;
+  /**
+   * A chain of m helpers moving a range in s slices takes (1 + (m - 1) / s) times as long as reading the range from
+   * one node (ECPipe §3.2): 32 slices keep a local group's chain within about 1.15 of a normal read.
+   */
+  static final int TARGET_SLICES = 32;
+  /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */
+  static final int MIN_SLICE = 8 * 1024;
+  /** How long a DataNode whose slice port could not be found is left out of chains. */
+  static final long UNREACHABLE_MS = 60_000;
+
+  private final Configuration conf;
+  private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
+  private final AtomicBoolean fellBackBefore = new AtomicBoolean();
+  private SliceTransport transport;
+  private JmxEndpointResolver endpoints;
+  private ExecutorService idle;
+  private UnitLocation requestor;
+  private IOException startFailure;
+  private boolean closed;
+
+  RepairChains(Configuration conf) {
+    this.conf = new Configuration(conf);
+  }
+
+  static Mode mode(Configuration conf) {
+    return ConfigValues.oneOf(conf, MODE, Mode.PIPELINED);
+  }
+
+  /**
+   * Rebuilds rows [rowFrom, rowTo) of lost unit {@code unit} of a block group through a chain of DataNodes.
+   *
+   * @return exactly those rows
+   * @throws IOException when no chain can be run or the chain fails (the caller reads by direct decode)
+   */
+  ByteBuffer rebuild(StripedFile file, LocatedStripedBlock group, int unit, long rowFrom, long rowTo) throws IOException {
+    BlockGroupLayout layout = file.layout(group);
+    // Helpers read whole checksum chunks (they verify them): widen the rows to chunks, trim after.
+    int chunk = Math.max(1, file.client().getConf().getDefaultChecksumOpt().getBytesPerChecksum());
+    long offset = rowFrom / chunk * chunk;
+    long end = Math.min(layout.internalLength(unit), (rowTo + chunk - 1) / chunk * chunk);
+    if (rowFrom < 0 || rowTo > end || rowFrom >= rowTo) {
+      throw new IllegalArgumentException(file.src() + ": rows [" + rowFrom + ", " + rowTo + ") of unit " + unit
+          + " are outside its " + layout.internalLength(unit) + " bytes");
+    }
+    if (!hasTokens(group) && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
+      throw new IOException("block tokens are off (dfs.block.access.token.enable), so this client has nothing to "
+          + "prove to the DataNodes' slice ports (" + TransportConf.AUTH + "=hmac)");
+    }
+    SliceTransport t = transport();
+    List<IOException> unreachableHelpers = new ArrayList<>();
+    StripeRepair repair = reachableRepair(file, group, unit, unreachableHelpers);
+    int length = (int) (end - offset);
+    int slice = sliceBytes(length, chunk, t.conf().sliceBytes());
+    RangeSink sink = new RangeSink(new byte[length]);
+    RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
+    try {
+      engine.repair(repair, requestor, (u, len) -> sink.open(len), slice, offset, length);
+    } catch (IOException e) {
+      unreachableHelpers.forEach(e::addSuppressed);
+      throw e;
+    }
+    file.counters().bytesFromChains.addAndGet(length);
+    return ByteBuffer.wrap(sink.bytes, (int) (rowFrom - offset), (int) (rowTo - rowFrom)).slice();
+  }
+
+  /** Whether the NameNode gave block tokens with the group (it does whenever block tokens are on). */
+  private static boolean hasTokens(LocatedStripedBlock group) {
+    org.apache.hadoop.security.token.Token<?>[] tokens = group.getBlockTokens();
+    return tokens != null && tokens.length > 0 && tokens[0] != null && tokens[0].getIdentifier().length > 0;
+  }
+
+  /** Logs a read that fell back to direct decode: the first at INFO, the rest at DEBUG (the counters count them all). */
+  void fellBack(String src, LocatedStripedBlock group, int unit, Exception why) {
+    if (!fellBackBefore.getAndSet(true)) {
+      LOG.info("{}: pipelined degraded read of unit {} of block group {} failed, reading it by direct decode ({}); "
+          + "later fallbacks are logged at DEBUG and counted in ReadPathCounters.pipelinedFallbacks", src, unit,
+          group.getBlock(), why.toString());
+    } else {
+      LOG.debug("{}: pipelined degraded read of unit {} of block group {} failed, reading it by direct decode", src,
+          unit, group.getBlock(), why);
+    }
+  }
+
+  /** The slice for a range: about {@link #TARGET_SLICES} of them, whole checksum chunks, within the transport's. */
+  static int sliceBytes(long length, int chunk, int max) {
+    long want = Math.max(MIN_SLICE, (length + TARGET_SLICES - 1) / TARGET_SLICES);
+    long slice = (want + chunk - 1) / chunk * chunk;
+    return (int) Math.max(chunk, Math.min(slice, max / chunk * chunk));
+  }
+
+  /**
+   * The repair of {@code unit} with only the survivors whose slice port is known: a DataNode without one (no worker,
+   * an older version) cannot be a helper, and planning around it up front costs no failed attempt.
+   */
+  private StripeRepair reachableRepair(StripedFile file, LocatedStripedBlock group, int unit,
+      List<IOException> unreachableHelpers) throws IOException {
+    byte[] indices = group.getBlockIndices();
+    DatanodeInfo[] locations = group.getLocations();
+    List<Integer> units = new ArrayList<>();
+    List<DatanodeInfo> at = new ArrayList<>();
+    for (int i = 0; i < indices.length; i++) {
+      if (indices[i] == unit) {
+        continue;
+      }
+      try {
+        endpoint(locations[i]);
+        units.add((int) indices[i]);
+        at.add(locations[i]);
+      } catch (IOException e) {
+        unreachableHelpers.add(e);
+      }
+    }
+    if (units.isEmpty()) {
+      IOException none = new IOException(file.src() + ": no DataNode of block group " + group.getBlock()
+          + " has a slice port this client can find");
+      unreachableHelpers.forEach(none::addSuppressed);
+      throw none;
+    }
+    GroupRepair g = GroupRepair.of(group.getBlock(), file.policy(), units.stream().mapToInt(Integer::intValue).toArray(),
+        at.toArray(new DatanodeInfo[0]), new int[] {unit}, SCHEME, GroupRepair.tokensOf(group));
+    if (g.repair() == null) {
+      throw new IOException(file.src() + ": unit " + unit + " of block group " + group.getBlock() + " is not lost");
+    }
+    return g.repair();
+  }
+
+  private static Map<String, DatanodeInfo> nodesOf(LocatedStripedBlock group) {
+    Map<String, DatanodeInfo> m = new HashMap<>();
+    for (DatanodeInfo d : group.getLocations()) {
+      m.put(d.getXferAddr(), d);
+    }
+    return m;
+  }
+
+  /** Slice endpoints from the DataNodes' /jmx pages, with failures remembered for {@link #UNREACHABLE_MS}. */
+  private EndpointResolver resolver(Map<String, DatanodeInfo> nodes) {
+    return new EndpointResolver() {
+      @Override
+      public Endpoint resolve(UnitLocation loc) throws IOException {
+        DatanodeInfo dn = nodes.get(loc.node());
+        if (dn == null) {
+          throw new IOException("no DataNode known at " + loc.node());
+        }
+        return endpoint(dn, loc);
+      }
+
+      @Override
+      public void forget(String node) {
+        JmxEndpointResolver e = endpointsOrNull();
+        if (e != null) {
+          e.forget(node);
+        }
+      }
+    };
+  }
+
+  private Endpoint endpoint(DatanodeInfo dn) throws IOException {
+    return endpoint(dn, new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()));
+  }
+
+  private Endpoint endpoint(DatanodeInfo dn, UnitLocation loc) throws IOException {
+    Long until = unreachable.get(dn.getXferAddr());
+    if (until != null && until > System.currentTimeMillis()) {
+      throw new IOException("the slice port of DataNode " + dn.getXferAddr() + " was not found less than "
+          + UNREACHABLE_MS / 1000 + " s ago");
+    }
+    try {
+      Endpoint e = endpoints().resolve(loc, dn);
+      unreachable.remove(dn.getXferAddr());
+      return e;
+    } catch (IOException e) {
+      unreachable.put(dn.getXferAddr(), System.currentTimeMillis() + UNREACHABLE_MS);
+      throw e;
+    }
+  }
+
+  private synchronized JmxEndpointResolver endpoints() throws IOException {
+    if (endpoints == null) {
+      throw new IOException("the client's wide-ec slice transport is not running");
+    }
+    return endpoints;
+  }
+
+  private synchronized JmxEndpointResolver endpointsOrNull() {
+    return endpoints;
+  }
+
+  /** The client's slice transport, started on first use; a start that failed is not retried. */
+  private synchronized SliceTransport transport() throws IOException {
+    if (closed) {
+      throw new IOException("the FileSystem is closed");
+    }
+    if (startFailure != null) {
+      throw new IOException(startFailure.getMessage(), startFailure);
+    }
+    if (transport == null) {
+      try {
+        TransportConf tc = TransportConf.forClient(conf);
+        String host = NetUtils.getLocalHostname();
+        requestor = new UnitLocation(-1, "client " + host, rackOf(host));
+        // A client serves nothing: the executor only satisfies the constructor and never starts a thread.
+        idle = Executors.newSingleThreadExecutor(r -> {
+          Thread th = new Thread(r, "wide-ec-client-idle");
+          th.setDaemon(true);
+          return th;
+        });
+        endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+        transport = new SliceTransport(tc, requestor.node(), TrafficCounters.NONE, idle);
+      } catch (IOException | RuntimeException e) {
+        startFailure = new IOException("cannot start the client's wide-ec slice transport: " + e.getMessage(), e);
+        closeQuietly();
+        throw startFailure;
+      }
+    }
+    return transport;
+  }
+
+  /**
+   * The client's rack as HDFS's client resolves its own (ClientContext): the configured topology mapping of the
+   * local host name. It decides which of the chain's hops cross racks and that the requestor's rack comes last.
+   */
+  private String rackOf(String host) {
+    try {
+      DNSToSwitchMapping mapping = ReflectionUtils.newInstance(conf.getClass(
+          CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, ScriptBasedMapping.class,
+          DNSToSwitchMapping.class), conf);
+      List<String> racks = mapping.resolve(List.of(host));
+      return racks == null || racks.isEmpty() || racks.get(0) == null ? NetworkTopology.DEFAULT_RACK : racks.get(0);
+    } catch (RuntimeException e) {
+      return NetworkTopology.DEFAULT_RACK;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    closeQuietly();
+  }
+
+  private void closeQuietly() {
+    if (transport != null) {
+      transport.close();
+      transport = null;
+    }
+    if (endpoints != null) {
+      endpoints.close();
+      endpoints = null;
+    }
+    if (idle != null) {
+      idle.shutdownNow();
+      idle = null;
+    }
+  }
+
+  /** Collects one attempt's rebuilt range; complete only when every byte arrived. */
+  private static final class RangeSink implements SliceSink {
+    final byte[] bytes;
+    private long expected;
+    private long next;
+
+    RangeSink(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    SliceSink open(long length) throws IOException {
+      if (length != bytes.length) {
+        throw new IOException("the chain offered " + length + " bytes for a range of " + bytes.length);
+      }
+      expected = length;
+      next = 0;
+      return this;
+    }
+
+    @Override
+    public void write(long offset, byte[] data, int off, int len) throws IOException {
+      if (offset != next || offset + len > expected) {
+        throw new IOException("the chain sent bytes [" + offset + ", " + (offset + len) + ") after " + next + " of "
+            + expected);
+      }
+      System.arraycopy(data, off, bytes, (int) offset, len);
+      next = offset + len;
+    }
+
+    @Override
+    public void finish() throws IOException {
+      if (next != expected) {
+        throw new IOException("the chain ended after " + next + " of " + expected + " bytes");
+      }
+    }
+
+    @Override
+    public void abort() {
+      next = 0;
+    }
+  }
+}

@@ -1,0 +1,202 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
+import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.security.ssl.SSLFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.wideec.client.ReadPathCounters;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.datanode.RepairMetrics;
+import org.wideec.demo.StripedGroups;
+import org.wideec.transport.TestKeystores;
+import org.wideec.transport.TransportConf;
+import org.wideec.transport.TransportFaultInjector;
+
+/**
+ * Pipelined degraded reads (ECPipe §3.2) on a secure cluster: block tokens and encrypted data transfer on, our
+ * DataNode plugin on every DataNode, 8 racks of 3. A DataNode holding data unit 3 of the first group of the largest
+ * file is stopped and nothing rebuilds it (the NameNode's RedundancyMonitor is stopped), so every read of its cells
+ * is degraded. WideEcFileSystem reads them through a chain of its local group's DataNodes, proving each helper the
+ * block token the NameNode gave the client; when the chain fails it reads by direct decode instead. Every test checks
+ * the bytes and which path served them.
+ */
+class PipelinedDegradedReadClusterTest {
+  static final int LOST = 3;
+  /** Unit 3's local group in Azure-LRC(12,2,2): data units 0..5 without 3, and local parity L1 (unit 14). */
+  static final int LOCAL_GROUP_HELPERS = 6;
+  static TestKeystores keystores;
+  static WideEcFileSystem wide;
+  static Path file;
+  static byte[] data;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Configuration conf = new Configuration();
+    conf.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    conf.setBoolean(DFSConfigKeys.DFS_ENCRYPT_DATA_TRANSFER_KEY, true);
+    keystores = new TestKeystores(PipelinedDegradedReadClusterTest.class, conf);
+    RepairClusterFixture.start(conf);
+    Map.Entry<Path, byte[]> largest = RepairClusterFixture.files.entrySet().stream()
+        .max(Map.Entry.comparingByValue((x, y) -> Integer.compare(x.length, y.length))).orElseThrow();
+    file = largest.getKey();
+    data = largest.getValue();
+    BlockManagerTestUtil.stopRedundancyThread(RepairClusterFixture.cluster.getNamesystem().getBlockManager());
+    RepairClusterFixture.kill(StripedGroups.location(group0(), LOST));
+    assertTrue(StripedGroups.missingUnits(group0(), RepairClusterFixture.policy).contains(LOST),
+        "the NameNode lists unit " + LOST + " as lost");
+    wide = open(null);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (wide != null) {
+      wide.close();
+    }
+    RepairClusterFixture.stop();
+    keystores.close();
+  }
+
+  static LocatedStripedBlock group0() throws IOException {
+    return StripedGroups.groups(RepairClusterFixture.fs, file).get(0);
+  }
+
+  /**
+   * A client FileSystem as an application would have it: no cluster secret (only what the NameNode gives it) and no
+   * keystore (a truststore in ssl-client.xml is all TLS needs on a client).
+   */
+  static WideEcFileSystem open(String mode) throws IOException {
+    Configuration client = new Configuration(RepairClusterFixture.cluster.getConfiguration(0));
+    client.unset(TransportConf.SECRET);
+    client.set(SSLFactory.SSL_SERVER_CONF_KEY, "no-keystore-on-a-client.xml");
+    client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    if (mode != null) {
+      client.set("wide-ec.client.degraded-read", mode);
+    }
+    return (WideEcFileSystem) FileSystem.newInstance(RepairClusterFixture.fs.getUri(), client);
+  }
+
+  /** Counters of a FileSystem at one moment. */
+  record Counts(long degraded, long pipelined, long fallbacks, long unitsFetched, long fromChains, long helperReads) {
+    static Counts of(WideEcFileSystem fs) {
+      ReadPathCounters c = fs.readPathCounters();
+      return new Counts(c.degradedReads(), c.pipelinedReads(), c.pipelinedFallbacks(), c.unitsFetched(),
+          c.bytesFromChains(), RepairClusterFixture.sum(RepairMetrics::bytesReadLocally));
+    }
+
+    Counts since(Counts before) {
+      return new Counts(degraded - before.degraded, pipelined - before.pipelined, fallbacks - before.fallbacks,
+          unitsFetched - before.unitsFetched, fromChains - before.fromChains, helperReads - before.helperReads);
+    }
+  }
+
+  /** File offset of byte {@code at} of cell {@code stripe} of data unit LOST in group 0. */
+  static long inLostCell(int stripe, int at) {
+    return (long) stripe * 12 * RepairClusterFixture.CELL + (long) LOST * RepairClusterFixture.CELL + at;
+  }
+
+  static byte[] pread(WideEcFileSystem fs, long from, int length) throws IOException {
+    byte[] out = new byte[length];
+    try (FSDataInputStream in = fs.open(file)) {
+      in.readFully(from, out, 0, length);
+    }
+    return out;
+  }
+
+  static byte[] expected(long from, int length) {
+    return Arrays.copyOfRange(data, (int) from, (int) from + length);
+  }
+
+  @Test
+  void aLostCellRangeIsRebuiltByItsLocalGroupsChainAndSentToTheClientOnce() throws Exception {
+    int cell = RepairClusterFixture.CELL;
+    // Unaligned on both ends: the chain rebuilds whole 512-byte chunks [cell, 2 cell) of unit 3, the client trims.
+    long from = inLostCell(1, 100);
+    int length = cell - 300;
+    Counts before = Counts.of(wide);
+    assertArrayEquals(expected(from, length), pread(wide, from, length), "the cell range read degraded");
+    Counts d = Counts.of(wide).since(before);
+    assertEquals(new Counts(1, 1, 0, 0, cell, (long) LOCAL_GROUP_HELPERS * cell), d,
+        "one pipelined read, no fallback, nothing fetched over HDFS; the chain brought exactly the aligned rows, "
+            + "which each of the local group's helpers read once: " + wide.readPathCounters());
+  }
+
+  @Test
+  void theWholeFileReadsBackWithEveryLostRangeFromAChain() throws Exception {
+    Counts before = Counts.of(wide);
+    for (Map.Entry<Path, byte[]> e : RepairClusterFixture.files.entrySet()) {
+      byte[] back = new byte[e.getValue().length];
+      try (FSDataInputStream in = wide.open(e.getKey())) {
+        IOUtils.readFully(in, back, 0, back.length);
+        assertEquals(-1, in.read(), "nothing past the end of " + e.getKey());
+      }
+      assertArrayEquals(e.getValue(), back, e.getKey().toString());
+    }
+    Counts d = Counts.of(wide).since(before);
+    // Group 0 of the largest file has four stripes, each with a cell of unit 3: four degraded reads at least.
+    assertTrue(d.pipelined() >= 4, "every stripe with a lost cell was read pipelined: " + wide.readPathCounters());
+    assertEquals(d.degraded(), d.pipelined(), "every degraded read was pipelined: " + wide.readPathCounters());
+    assertEquals(0, d.fallbacks(), "no chain failed: " + wide.readPathCounters());
+  }
+
+  @Test
+  void aChainThatFailsFallsBackToDirectDecodeWithTheRightBytes() throws Exception {
+    AtomicInteger killed = new AtomicInteger();
+    // The chain's last helper dies as it sends the client its first slice, in both attempts.
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload)
+          throws IOException {
+        if (toNode.startsWith("client ")) {
+          killed.incrementAndGet();
+          throw new IOException("injected: " + node + " dies sending slice " + slice + " to the client");
+        }
+      }
+    });
+    long from = inLostCell(2, 0);
+    int length = RepairClusterFixture.CELL;
+    Counts before = Counts.of(wide);
+    try {
+      assertArrayEquals(expected(from, length), pread(wide, from, length), "the cell read after the chain failed");
+    } finally {
+      TransportFaultInjector.set(null);
+    }
+    Counts d = Counts.of(wide).since(before);
+    assertEquals(2, killed.get(), "the chain was tried twice (a restart without the helper to blame), both killed");
+    assertEquals(1, d.degraded(), wide.readPathCounters().toString());
+    assertEquals(0, d.pipelined(), "no pipelined read completed: " + wide.readPathCounters());
+    assertEquals(1, d.fallbacks(), "the read fell back once: " + wide.readPathCounters());
+    assertEquals(LOCAL_GROUP_HELPERS, d.unitsFetched(), "direct decode fetched the local group over HDFS");
+  }
+
+  @Test
+  void directModeDecodesAtTheClientAndAMisspeltModeIsRefused() throws Exception {
+    try (WideEcFileSystem direct = open("direct")) {
+      long from = inLostCell(0, 512);
+      int length = 1000;
+      Counts before = Counts.of(direct);
+      assertArrayEquals(expected(from, length), pread(direct, from, length));
+      Counts d = Counts.of(direct).since(before);
+      assertEquals(new Counts(1, 0, 0, LOCAL_GROUP_HELPERS, 0, 0), d, "direct decode only: " + direct.readPathCounters());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open("pipelind").close());
+    assertTrue(e.getMessage().contains("wide-ec.client.degraded-read") && e.getMessage().contains("pipelined, direct"),
+        e.getMessage());
+  }
+}
