@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
@@ -44,10 +43,7 @@ final class CheckClusterCommand {
     if (!o.positional().isEmpty()) {
       throw new Options.UsageException("check-cluster takes no arguments");
     }
-    FileSystem fs = FileSystem.get(conf);
-    if (!(fs instanceof DistributedFileSystem dfs)) {
-      throw new IllegalArgumentException("check-cluster needs HDFS as fs.defaultFS, not " + fs.getUri());
-    }
+    DistributedFileSystem dfs = ClusterAccess.hdfs(conf, "check-cluster");
     String scheme = PlacementConf.scheme(o.get("scheme", conf.getTrimmed(StripedPlacement.SCHEME_KEY, StripedPlacement.AUTO)));
     DatanodeInfo[] live = dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE);
     Map<String, Integer> racks = new TreeMap<>();
@@ -133,12 +129,12 @@ final class CheckClusterCommand {
     r.put("datanode", d.getXferAddr());
     try {
       JsonNode bean = jmx.bean(d);
-      String off = bean.path("DisabledReason").asText("");
+      String state = ClusterAccess.workerState(bean);
       String coder = bean.path("Coder").asText("");
-      r.put("worker", off.isEmpty() ? "running" : "off: " + off);
+      r.put("worker", state);
       r.put("coder", coder);
-      if (!off.isEmpty()) {
-        fixes.add(d.getXferAddr() + ": the wide-ec worker is off: " + off);
+      if (!state.equals("running")) {
+        fixes.add(d.getXferAddr() + ": the wide-ec worker is " + state);
       } else if (!coder.startsWith("native")) {
         fixes.add(d.getXferAddr() + ": codes in Java (" + coder + "): install libisal2 and put libwideec.so on the "
             + "DataNode's java.library.path");

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
@@ -35,10 +34,7 @@ final class NodesCommand {
     if (!o.positional().isEmpty()) {
       throw new Options.UsageException("nodes takes no arguments");
     }
-    FileSystem fs = FileSystem.get(conf);
-    if (!(fs instanceof DistributedFileSystem dfs)) {
-      throw new IllegalArgumentException("nodes needs HDFS as fs.defaultFS, not " + fs.getUri());
-    }
+    DistributedFileSystem dfs = ClusterAccess.hdfs(conf, "nodes");
     List<Map<String, Object>> rows = new ArrayList<>();
     int missing;
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
@@ -76,8 +72,8 @@ final class NodesCommand {
       r.put("rack", dn.getNetworkLocation());
       try {
         JsonNode bean = jmx.bean(dn);
-        String off = bean.path("DisabledReason").asText("");
-        r.put("worker", off.isEmpty() ? "running" : "off: " + off);
+        String state = ClusterAccess.workerState(bean);
+        r.put("worker", state);
         r.put("version", bean.path("Version").asText());
         r.put("coder", bean.path("Coder").asText());
         r.put("slicePort", bean.get("SlicePort").asInt());
@@ -90,7 +86,7 @@ final class NodesCommand {
         r.put("tasksAbandoned", bean.path("TasksAbandoned").asLong());
         r.put("unexpectedErrors", bean.path("UnexpectedErrors").asLong());
         r.put("lastError", bean.path("LastError").asText(""));
-        if (!off.isEmpty()) {
+        if (!state.equals("running")) {
           missing++;
         }
       } catch (IOException e) {
