@@ -12,7 +12,6 @@ import org.wideec.analysis.CombinedLocalityDesign;
 import org.wideec.analysis.LocalityTradeoff;
 import org.wideec.analysis.Mttdl;
 import org.wideec.analysis.PlacementCosts;
-import org.wideec.analysis.TradeoffChart;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.PlacementPlan;

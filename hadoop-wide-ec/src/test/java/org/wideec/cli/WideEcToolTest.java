@@ -142,4 +142,15 @@ class WideEcToolTest {
     assertEquals(65536, loaded.get(0).getCellSize());
     assertEquals("UNILRC-6-6-64k", loaded.get(0).getName());
   }
+
+  @Test
+  void sweepDrawsItsChartAsPngOrSvg(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path png = dir.resolve("sweep.png");
+    java.nio.file.Path svg = dir.resolve("sweep.svg");
+    assertEquals(0, run("analyze", "sweep", "--k", "64", "--f", "2,3", "--gamma", "1.1", "--plot", png.toString()));
+    assertEquals(0, run("analyze", "sweep", "--k", "64", "--f", "2", "--gamma", "1.1", "--plot", svg.toString()));
+    byte[] head = java.util.Arrays.copyOf(java.nio.file.Files.readAllBytes(png), 4);
+    assertEquals("\u0089PNG", new String(head, StandardCharsets.ISO_8859_1));
+    assertTrue(java.nio.file.Files.readString(svg).contains("<svg"));
+  }
 }

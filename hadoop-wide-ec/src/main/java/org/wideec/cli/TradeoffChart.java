@@ -1,4 +1,4 @@
-package org.wideec.analysis;
+package org.wideec.cli;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jfree.chart.ChartUtils;
+import org.wideec.analysis.LocalityTradeoff;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.annotations.XYTextAnnotation;
 import org.jfree.chart.axis.NumberAxis;
@@ -26,13 +27,13 @@ import org.jfree.svg.SVGUtils;
  * ECWide Figure 3 as a chart: cross-rack repair bandwidth against redundancy for TL, Azure-LRC and CL, one
  * curve per f, with the cheapest CL point of each f labelled. PNG or SVG by the file's extension.
  */
-public final class TradeoffChart {
+final class TradeoffChart {
   static final int WIDTH = 960;
   static final int HEIGHT = 600;
 
   private TradeoffChart() {}
 
-  public static void write(int k, double gamma, Map<Integer, List<LocalityTradeoff.Point>> pointsByF, File file)
+  static void write(int k, double gamma, Map<Integer, List<LocalityTradeoff.Point>> pointsByF, File file)
       throws IOException {
     System.setProperty("java.awt.headless", "true");
     XYSeriesCollection data = new XYSeriesCollection();
