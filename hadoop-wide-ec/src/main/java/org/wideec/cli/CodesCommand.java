@@ -75,6 +75,13 @@ final class CodesCommand {
   private int describe(Options o) {
     CodeNames.Named named = o.code();
     LinearCode c = named.code();
+    // The two slow analyses of a wide code, computed (and cached by the code) with progress on stderr.
+    ProgressReport plans = new ProgressReport(err, "describe " + c.spec() + ": repair plans (units)");
+    c.repairPlans(plans);
+    plans.finish();
+    ProgressReport distance = new ProgressReport(err, "describe " + c.spec() + ": minimum distance (patterns of one size)");
+    c.minimumDistance(distance);
+    distance.finish();
     CodeMetrics m = CodeMetrics.of(c);
     MinimumDistance d = m.distance();
     if (o.has("json")) {

@@ -267,19 +267,33 @@ public final class LinearCode {
   /** The cheapest way to rebuild one lost unit (fewest helpers; XOR-only preferred among equals). */
   public RepairPlan repairPlan(int lostUnit) {
     checkUnit(lostUnit);
+    return plans(Progress.NONE)[lostUnit];
+  }
+
+  /** Every unit's repair plan, computed once, reporting units planned (a wide code takes seconds). */
+  public RepairPlan[] repairPlans(Progress progress) {
+    return plans(progress).clone();
+  }
+
+  private RepairPlan[] plans(Progress progress) {
     RepairPlan[] plans = repairPlans;
     if (plans == null) {
-      plans = new RepairPlanner(this).planAll();
+      plans = new RepairPlanner(this).planAll(progress);
       repairPlans = plans;
     }
-    return plans[lostUnit];
+    return plans;
   }
 
   /** The code's minimum distance (exact or proven bounds), computed once: enumeration can take seconds. */
   public MinimumDistance minimumDistance() {
+    return minimumDistance(Progress.NONE);
+  }
+
+  /** The same, reporting the patterns examined of the size being examined. */
+  public MinimumDistance minimumDistance(Progress progress) {
     MinimumDistance d = distance;
     if (d == null) {
-      d = MinimumDistance.compute(this);
+      d = MinimumDistance.compute(this, progress);
       distance = d;
     }
     return d;

@@ -32,7 +32,7 @@ public record MinimumDistance(int lowerBound, int upperBound, long sampledPatter
     return code.minimumDistance();
   }
 
-  static MinimumDistance compute(LinearCode code) {
+  static MinimumDistance compute(LinearCode code, Progress progress) {
     int n = code.n();
     int upper = Math.min(n - code.k() + 1, lrcBound(code));
     ErasurePatterns patterns = ErasurePatterns.of(code);
@@ -43,7 +43,7 @@ public record MinimumDistance(int lowerBound, int upperBound, long sampledPatter
       if (all > EXHAUSTIVE_BUDGET) {
         break;
       }
-      if (patterns.countDecodable(f) < all) {
+      if (patterns.countDecodable(f, progress) < all) {
         return new MinimumDistance(f, f, 0);
       }
     }
@@ -55,7 +55,7 @@ public record MinimumDistance(int lowerBound, int upperBound, long sampledPatter
     long sampled = 0;
     Random rnd = new Random(13);
     for (int s = f; s < upper; s++) {
-      long ok = patterns.sampleDecodable(s, SAMPLES, rnd);
+      long ok = patterns.sampleDecodable(s, SAMPLES, rnd, progress);
       sampled += SAMPLES;
       if (ok < SAMPLES) {
         return new MinimumDistance(lower, s, sampled);

@@ -22,10 +22,11 @@ final class RepairPlanner {
     this.g = code.generator();
   }
 
-  RepairPlan[] planAll() {
+  RepairPlan[] planAll(Progress progress) {
     RepairPlan[] plans = new RepairPlan[code.n()];
     for (int u = 0; u < code.n(); u++) {
       plans[u] = plan(u);
+      progress.at(u + 1, code.n());
     }
     return plans;
   }
