@@ -45,6 +45,21 @@ final class CliErrors {
     return firstLine(e);
   }
 
+  /** What a command needs that this installation lacks, from the class it could not load. */
+  static String missingClass(String command, LinkageError e) {
+    String cls = String.valueOf(e.getMessage()).replace('/', '.');
+    if (cls.contains("MiniDFSCluster") || cls.contains("org.wideec.demo")) {
+      return command + " runs embedded HDFS clusters, which need Hadoop's test jars: run it from a source checkout "
+          + "(bin/wide-ec there builds the classpath), not from an installed Hadoop (missing " + cls + ")";
+    }
+    if (cls.contains("jfree")) {
+      return "charts need JFreeChart on the classpath (jfreechart and jfreesvg, shipped beside the wide-ec jar); "
+          + "without --plot the command runs (missing " + cls + ")";
+    }
+    return "this installation lacks a class the command needs (" + cls + "); is the wide-ec jar complete and "
+        + "on the classpath of a supported Hadoop (3.4.3 or 3.5.0)?";
+  }
+
   private static String firstLine(Throwable e) {
     String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     int nl = m.indexOf('\n');

@@ -142,6 +142,11 @@ public final class WideEcTool extends Configured implements Tool {
       debug(e);
       err.println("wide-ec " + name + ": " + CliErrors.describe(e));
       return CliErrors.internal(e) ? EXIT_INTERNAL : EXIT_FAILED;
+    } catch (LinkageError e) {
+      // An installed tool without the parts a command needs: say which, not a NoClassDefFoundError.
+      debug(e);
+      err.println("wide-ec " + name + ": " + CliErrors.missingClass(name, e));
+      return EXIT_FAILED;
     } catch (Error e) {
       debug(e);
       err.println("wide-ec " + name + ": internal error: " + e);

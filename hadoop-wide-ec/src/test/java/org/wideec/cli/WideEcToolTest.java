@@ -153,4 +153,14 @@ class WideEcToolTest {
     assertEquals("\u0089PNG", new String(head, StandardCharsets.ISO_8859_1));
     assertTrue(java.nio.file.Files.readString(svg).contains("<svg"));
   }
+
+  @Test
+  void anInstallationMissingWhatACommandNeedsSaysWhat() {
+    assertTrue(CliErrors.missingClass("demo", new NoClassDefFoundError("org/apache/hadoop/hdfs/MiniDFSCluster"))
+        .contains("run it from a source checkout"));
+    assertTrue(CliErrors.missingClass("analyze", new NoClassDefFoundError("org/jfree/chart/JFreeChart"))
+        .startsWith("charts need JFreeChart on the classpath"));
+    assertTrue(CliErrors.missingClass("fsck", new NoClassDefFoundError("org/apache/hadoop/Other"))
+        .contains("supported Hadoop (3.4.3 or 3.5.0)"));
+  }
 }
