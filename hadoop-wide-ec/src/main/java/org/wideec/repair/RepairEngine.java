@@ -132,8 +132,13 @@ public final class RepairEngine {
         run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
         long ms = (System.nanoTime() - start) / 1_000_000;
         counters.repairSucceeded(ms);
-        LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
-            java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+        if (offset == 0 && length == r.length()) {
+          LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
+              java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+        } else { // a degraded read's range: a busy client rebuilds many a second, so not one INFO line each
+          LOG.debug("{}: rebuilt bytes [{}, {}) of units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(), offset,
+              offset + length, java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+        }
         return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
       } catch (PeerFailure f) {
         last = f;
