@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the operator's distribution: target/hadoop-wide-ec-<version>-bin.tar.gz with
+#   share/wide-ec/      the product jar, plus what it needs at run time that Hadoop does not ship (JFreeChart, JFreeSVG)
+#   lib/native/         libwideec.so (the ISA-L coder; needs libisal2 on every node)
+#   conf/               the policies file and the hdfs-site snippet, every key documented
+#   bin/wide-ec         the command (runs through `hadoop jar`, with the cluster's configuration)
+#   INSTALL.md          where each file goes, prerequisites, restart order, rollback
+# Usage: dev-support/dist.sh [extra Maven arguments, e.g. -Dhadoop.version=3.4.3]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+command -v mvn >/dev/null || { echo "dist: Maven (mvn) is needed (apt-get install maven)" >&2; exit 1; }
+mvn -B -q -Dstyle.color=never -DskipTests package -pl hadoop-wide-ec -am "$@"
+version="$(sed -n 's/^version=//p' hadoop-wide-ec/target/classes/org/wideec/version.properties)"
+jar="hadoop-wide-ec/target/hadoop-wide-ec-$version.jar"
+[ -f "$jar" ] || { echo "dist: $jar was not built" >&2; exit 1; }
+[ -f native/build/libwideec.so ] || { echo "dist: native/build/libwideec.so was not built: install libisal-dev (dev-support/install-deps.sh as root) and run again" >&2; exit 1; }
+name="hadoop-wide-ec-$version"
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+root="$stage/$name"
+mkdir -p "$root/share/wide-ec" "$root/lib/native" "$root/conf" "$root/bin"
+cp "$jar" "$root/share/wide-ec/"
+# Run-time dependencies Hadoop does not provide: only the charting libraries (everything else is Hadoop's own).
+tr ':' '\n' < hadoop-wide-ec/target/classpath.txt | grep -E '/org/jfree/' | while read -r dep; do cp "$dep" "$root/share/wide-ec/"; done
+cp native/build/libwideec.so "$root/lib/native/"
+cp conf/wide-ec-policies.xml conf/hdfs-site-wide-ec.xml "$root/conf/"
+cp bin/wide-ec "$root/bin/"
+cp INSTALL.md "$root/"
+mkdir -p target
+tar -C "$stage" -czf "target/$name-bin.tar.gz" "$name"
+echo "dist: built target/$name-bin.tar.gz"
