@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.ProtocolFuzzAccess;
@@ -34,6 +35,13 @@ class RequestFuzzTest {
   static final long ALLOCATION_SLACK = 1 << 20;
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  @BeforeAll
+  static void allocationIsMeasured() {
+    // Without it every allocation bound below would hold vacuously.
+    assertTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled(),
+        "this JVM measures what a thread allocates");
+  }
 
   static StepRequest leaf(Random r) {
     byte[] token = new byte[r.nextInt(3) == 0 ? 0 : r.nextInt(200)];
@@ -189,6 +197,6 @@ class RequestFuzzTest {
     allocated = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId()) - allocated;
     assertTrue(allocated < ALLOCATION_SLACK + 64L * input.length, "a " + input.length + "-byte request claiming 65535 "
         + "upstreams at each of " + (RequestLimits.STRIPE_UNITS + 1) + " levels allocated " + allocated + " bytes");
-    assertTrue(took < 200_000_000L, "refused in " + took / 1_000_000 + " ms: " + e.getMessage());
+    assertTrue(took < 1_000_000_000L, "refused in " + took / 1_000_000 + " ms: " + e.getMessage());
   }
 }
