@@ -63,6 +63,7 @@ class ServerFuzzTest {
   @ParameterizedTest(name = "keyed {0}")
   @ValueSource(booleans = {false, true})
   void aServerEndsEveryHostileConnectionAndKeepsServing(boolean keyed) throws Exception {
+    REASONS.clear();
     byte[] unit = new byte[9000];
     new Random(SEED).nextBytes(unit);
     ExecutorService workers = Executors.newCachedThreadPool();
@@ -106,7 +107,6 @@ class ServerFuzzTest {
         "unexpected", "malformed REQUEST", keyed ? "peer failed authentication" : "malformed AUTH")) {
       assertTrue(REASONS.keySet().stream().anyMatch(k -> k.contains(check)), "the fuzzer reached '" + check + "': " + REASONS);
     }
-    REASONS.clear();
   }
 
   /** {@code n} legitimate streams at once, each of which must deliver the unit. */
