@@ -43,9 +43,14 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
           + " (wide-ec.transport.max-frame.bytes)");
     }
     // Reads past a replica's end are zeros (a short unit of a group), so only the slice count is bounded here.
-    if ((r.length() + r.sliceBytes() - 1) / r.sliceBytes() > Integer.MAX_VALUE) {
+    // Rounded up without adding first: length + sliceBytes - 1 wraps for a length near Long.MAX_VALUE.
+    if (r.length() / r.sliceBytes() + (r.length() % r.sliceBytes() == 0 ? 0 : 1) > Integer.MAX_VALUE) {
       throw new IOException("step request reads " + r.length() + " bytes in slices of " + r.sliceBytes()
           + ": more than " + Integer.MAX_VALUE + " slices");
+    }
+    if (r.offset() > Long.MAX_VALUE - r.length()) { // both are >= 0 (StepRequest checks)
+      throw new IOException("step request reads " + r.length() + " bytes from offset " + r.offset()
+          + ": past the largest offset a replica can have");
     }
     if (r.upstreams().size() > maxFanOut) {
       throw new IOException("step request names " + r.upstreams().size() + " upstreams; at most " + maxFanOut);

@@ -138,7 +138,7 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
     int first = in.readInt();
     int stride = in.readInt();
     int n = in.readUnsignedShort();
-    List<Upstream> ups = new ArrayList<>(n);
+    List<Upstream> ups = new ArrayList<>(Math.min(n, 16)); // a claimed count buys no memory before its upstreams arrive
     for (int i = 0; i < n; i++) {
       Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
       ups.add(new Upstream(e, read(in, depth + 1)));

@@ -39,6 +39,23 @@ class RequestLimitsTest {
     assertEquals("step request nested 256 deep; at most 255 (units in a stripe)", e.getMessage());
   }
 
+  @Test
+  void aLengthNearTheLargestLongIsRefusedNotWrapped() {
+    // length + slice - 1 wraps negative here; the slice count is still 2^63 / 512, far beyond an int.
+    StepRequest r = new StepRequest(UNIT, 1, 0, Long.MAX_VALUE, 512, 0, 1, List.of(), false);
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(r));
+    assertEquals("step request reads 9223372036854775807 bytes in slices of 512: more than 2147483647 slices",
+        e.getMessage());
+  }
+
+  @Test
+  void aRangePastTheLargestOffsetIsRefused() {
+    StepRequest r = new StepRequest(UNIT, 1, Long.MAX_VALUE - 100, 1 << 20, 65536, 0, 1, List.of(), false);
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(r));
+    assertEquals("step request reads 1048576 bytes from offset 9223372036854775707: past the largest offset a replica "
+        + "can have", e.getMessage());
+  }
+
   private static StepRequest askingFor(Endpoint upstream) {
     return new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1,
         List.of(new StepRequest.Upstream(upstream, new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, List.of()))));

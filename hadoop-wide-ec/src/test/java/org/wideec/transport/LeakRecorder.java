@@ -15,6 +15,14 @@ public final class LeakRecorder<T> extends ResourceLeakDetector<T> {
     super(resourceType, samplingInterval);
   }
 
+  /**
+   * The constructor Netty's factory looks up first; without it, it logs an ERROR (and falls back to the one above)
+   * at every test JVM's start, which reads like a broken leak check.
+   */
+  public LeakRecorder(Class<?> resourceType, int samplingInterval, long maxActive) {
+    this(resourceType, samplingInterval);
+  }
+
   @Override
   protected boolean needReport() {
     return true;
