@@ -15,12 +15,15 @@ public final class DigestRequest {
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     try (PeerStream s = transport.open(node, asker.node(), asker.rack(), id, req.toBytes())) {
       Frame f = s.next(0);
+      long crc;
       try {
-        return f.payload().getLong(f.payload().readerIndex());
+        crc = f.payload().getLong(f.payload().readerIndex());
       } finally {
         f.release();
         s.credit();
       }
+      s.awaitEnd(); // a stream taken to its end leaves its connection for the next request
+      return crc;
     }
   }
 }

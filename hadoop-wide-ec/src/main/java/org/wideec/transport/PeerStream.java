@@ -2,54 +2,75 @@ package org.wideec.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The consumer's end of one stream: authenticates to the producer, sends the request and the initial window
- * of credits, then hands out slices in order, one credit back per slice taken. A slice beyond the granted
- * credit, a corrupt frame, an ERROR, a closed connection or a stall all surface as a {@link PeerFailure}
- * naming the node to blame.
+ * The consumer's end of one stream, carried by a {@link PeerConnection}: sends the request and the initial window
+ * of credits, then hands out slices in order, one credit back per slice taken. A slice beyond the granted credit,
+ * a corrupt frame, an ERROR, a closed connection or a stall all surface as a {@link PeerFailure} naming the node
+ * to blame. A stream consumed to its END gives its connection back for reuse when closed; any other close
+ * retires the connection (the producer may still be sending). A reused connection that the peer had closed
+ * before this stream got its first frame is replaced once by a fresh one, transparently: the request is
+ * idempotent (producers only read).
  */
-public final class PeerStream extends SimpleChannelInboundHandler<Frame> implements AutoCloseable {
+public final class PeerStream implements AutoCloseable {
   private static final Object END = new Object();
+  /** The kept connection died before the stream began: ask again on a new one. */
+  private static final Object RECONNECT = new Object();
+
+  /** Opens a fresh (never pooled) connection to the same peer with the same credential. */
+  @FunctionalInterface
+  interface Reconnect {
+    PeerConnection connect() throws PeerFailure;
+  }
+
   private final Endpoint peer;
-  private final Credential credential;
-  private final FrameAuth auth;
   private final long repairId;
   private final byte[] request;
   private final int window;
   private final long stallMs;
-  private final byte[] clientNonce = Handshake.nonce();
+  private final Reconnect reconnect;
   private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
-  private volatile Channel channel;
+  private volatile PeerConnection connection;
+  private volatile boolean reused;
+  private volatile boolean received; // a frame of this stream arrived
   private volatile boolean closing;
-  private byte[] serverNonce; // event loop only
+  private volatile boolean lost; // a failure is queued; later ones add nothing
+  private boolean ended; // the consumer took END (consumer thread)
 
-  PeerStream(Endpoint peer, Credential credential, FrameAuth auth, long repairId, byte[] request, int window, long stallMs) {
+  PeerStream(Endpoint peer, long repairId, byte[] request, int window, long stallMs, Reconnect reconnect) {
     this.peer = peer;
-    this.credential = credential;
-    this.auth = auth;
     this.repairId = repairId;
     this.request = request;
     this.window = window;
     this.stallMs = stallMs;
+    this.reconnect = reconnect;
   }
 
   public Endpoint peer() {
     return peer;
   }
 
-  void attach(Channel c) {
-    this.channel = c;
+  /** Starts this stream on a connection, which was kept from an earlier stream when {@code wasReused}. */
+  void startOn(PeerConnection c, boolean wasReused) {
+    connection = c;
+    reused = wasReused;
+    c.begin(this);
   }
 
-  /** Waits until the producer has authenticated and accepted the request. */
+  /** On the event loop, once the connection is authenticated: the request and the window of credits. */
+  void sendRequest(Channel ch) {
+    ch.write(Frame.bytes(FrameType.REQUEST, repairId, request));
+    ch.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
+    ready.complete(null);
+  }
+
+  /** Waits until the producer has authenticated and the request is sent. */
   void awaitReady(long timeoutMs) throws PeerFailure {
     try {
       ready.get(timeoutMs, TimeUnit.MILLISECONDS);
@@ -63,90 +84,48 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     }
   }
 
-  @Override
-  protected void channelRead0(ChannelHandlerContext ctx, Frame f) throws Exception {
-    switch (f.type()) {
-      case CHALLENGE -> {
-        serverNonce = f.payloadBytes();
-        ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, repairId, Handshake.clientResponse(credential, serverNonce, clientNonce)));
-      }
-      case AUTH_OK -> {
-        if (serverNonce == null) {
-          throw new Handshake.AuthenticationException(peer + " skipped its challenge");
-        }
-        byte[][] keys = Handshake.verifyServer(credential, serverNonce, clientNonce, f.payloadBytes());
-        if (keys != null) {
-          auth.start(keys[0], keys[1]);
-        }
-        auth.handshakeDone();
-        ctx.write(Frame.bytes(FrameType.REQUEST, repairId, request));
-        ctx.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, window));
-        ready.complete(null);
-      }
-      case SLICE -> {
-        if (closing) {
-          return;
-        }
-        if (buffered.incrementAndGet() > window) {
-          fail(new PeerFailure(peer.node(), peer + " sent more than the " + window + " slices it was granted"));
-          ctx.close();
-          return;
-        }
-        queue.add(f.retain());
-        if (closing) { // close() ran between the check above and the add: nobody else will take it
-          drain();
-        }
-      }
-      case END -> queue.add(END);
-      case ERROR -> {
-        String text = f.payloadText();
-        int tab = text.indexOf('\t');
-        // Refused before the stream began: the peer itself is to blame, under the name we know it by.
-        String culprit = !ready.isDone() ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
-        fail(new PeerFailure(culprit, tab >= 0 ? text.substring(tab + 1) : text));
-      }
-      default -> {
-        fail(new PeerFailure(peer.node(), peer + " sent an unexpected " + f.type()));
-        ctx.close();
-      }
+  /** A SLICE or END of this stream (event loop). */
+  void onFrame(ChannelHandlerContext ctx, Frame f) {
+    received = true;
+    if (f.type() == FrameType.END) {
+      queue.add(END);
+      return;
     }
-  }
-
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
     if (closing) {
       return;
     }
-    if (ctx.channel().eventLoop().isShuttingDown()) { // our own transport is closing: no helper is to blame
-      fail(new PeerFailure(null, "connection to " + peer + " closed: this node's slice transport is closing"));
-    } else {
-      fail(new PeerFailure(peer.node(), "connection to " + peer + " closed before the stream ended"));
+    if (buffered.incrementAndGet() > window) {
+      connection.fail(new PeerFailure(peer.node(), peer + " sent more than the " + window + " slices it was granted"), false);
+      ctx.close();
+      return;
+    }
+    queue.add(f.retain());
+    if (closing) { // close() ran between the check above and the add: nobody else will take it
+      drain();
     }
   }
 
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    String what = cause instanceof CorruptSliceException ? "corrupt data from " : "stream from ";
-    fail(new PeerFailure(peer.node(), what + peer + ": " + cause.getMessage(), cause));
-    ctx.close();
-  }
-
-  private void fail(PeerFailure f) {
+  /**
+   * The connection failed while carrying this stream (event loop, or the caller of begin); {@code closed} when it
+   * just closed, which on a kept connection that carried nothing of this stream yet means the peer had dropped it.
+   */
+  void connectionLost(PeerConnection from, PeerFailure f, boolean closed) {
+    if (lost || from != connection) { // a replaced connection's last words
+      return;
+    }
+    if (closed && reused && !received && f.culprit() != null) {
+      reused = false; // replaced at most once
+      queue.add(RECONNECT);
+      return;
+    }
+    lost = true;
     ready.completeExceptionally(f);
     queue.add(f);
   }
 
   /** The next slice, which must be {@code expected}; the caller releases it and then calls {@link #credit}. */
   public Frame next(int expected) throws PeerFailure, InterruptedException {
-    Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
-    if (o == null) {
-      TransportFaultInjector.get().onStall(peer.node(), repairId, expected);
-      throw new PeerFailure(peer.node(), peer + " stalled: no slice " + expected + " within " + stallMs + " ms");
-    }
-    if (o instanceof PeerFailure p) {
-      queue.add(p); // stays failed
-      throw p;
-    }
+    Object o = poll(expected);
     if (o == END) {
       throw new PeerFailure(peer.node(), peer + " ended its stream before slice " + expected);
     }
@@ -159,34 +138,71 @@ public final class PeerStream extends SimpleChannelInboundHandler<Frame> impleme
     return f;
   }
 
+  /** A slice or END; a failure is thrown (and stays); a dead kept connection is replaced once. */
+  private Object poll(int expected) throws PeerFailure, InterruptedException {
+    while (true) {
+      Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
+      if (o == null) {
+        TransportFaultInjector.get().onStall(peer.node(), repairId, expected);
+        throw new PeerFailure(peer.node(), expected < 0
+            ? peer + " did not end its stream within " + stallMs + " ms"
+            : peer + " stalled: no slice " + expected + " within " + stallMs + " ms");
+      }
+      if (o instanceof PeerFailure p) {
+        queue.add(p); // stays failed
+        throw p;
+      }
+      if (o != RECONNECT) {
+        return o;
+      }
+      connection.close();
+      PeerConnection fresh = reconnect.connect();
+      connection = fresh;
+      if (closing) {
+        fresh.close();
+        throw new PeerFailure(null, "stream from " + peer + " closed");
+      }
+      fresh.begin(this);
+      awaitReady(stallMs);
+    }
+  }
+
   public void credit() {
-    channel.writeAndFlush(Frame.of(FrameType.CREDIT, repairId, 1));
+    connection.channel().writeAndFlush(Frame.of(FrameType.CREDIT, repairId, 1));
   }
 
   /** Checks that the producer ended its stream cleanly. */
   public void awaitEnd() throws PeerFailure, InterruptedException {
-    Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
-    if (o == END) {
-      return;
-    }
+    Object o = poll(-1);
     if (o instanceof Frame f) {
       f.release();
+      buffered.decrementAndGet();
       throw new PeerFailure(peer.node(), peer + " sent more slices than the repair has");
     }
-    if (o == null) {
-      TransportFaultInjector.get().onStall(peer.node(), repairId, -1);
-    }
-    throw o instanceof PeerFailure p ? p : new PeerFailure(peer.node(), peer + " did not end its stream within " + stallMs + " ms");
+    ended = true;
   }
 
+  /**
+   * Ends the consumer's part: a stream taken to its END returns its connection for reuse; otherwise the connection
+   * is closed, and every slice still queued is released.
+   */
   @Override
   public void close() {
+    if (closing) {
+      return;
+    }
     closing = true;
-    Channel c = channel;
-    if (c != null) {
+    boolean clean = ended && queue.isEmpty();
+    drain();
+    PeerConnection c = connection;
+    if (c == null) {
+      return;
+    }
+    if (clean && c.reusable()) {
+      c.finished(this);
+    } else {
       c.close();
     }
-    drain();
   }
 
   /** Releases every slice still queued (each is polled, so released, once whichever thread drains). */

@@ -44,6 +44,8 @@ public final class SliceTransport implements Closeable {
   private final EventLoopGroup loops;
   private final TransportTls tls;
   private final PeerLimits.Gate gate;
+  private final ConnectionPool pool;
+  private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
   private Channel server;
   private int port;
 
@@ -68,6 +70,11 @@ public final class SliceTransport implements Closeable {
     this.gate = conf.limits().gate();
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
+    this.pool = new ConnectionPool(conf.limits());
+    if (conf.limits().poolMaxIdlePerPeer() > 0) {
+      long every = Math.max(1, conf.limits().poolIdleMs() / 2);
+      loops.next().scheduleAtFixedRate(pool::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
   }
 
   public String node() {
@@ -120,6 +127,11 @@ public final class SliceTransport implements Closeable {
     return port;
   }
 
+  /** Connections peers opened to this node's slice port since it started (each one handshake). */
+  public long acceptedConnections() {
+    return accepted.get();
+  }
+
   /** Connections peers hold to this node's slice port now. */
   public int openConnections() {
     return gate.connections();
@@ -148,12 +160,34 @@ public final class SliceTransport implements Closeable {
     }
   }
 
-  /** The same, proving {@code credential} instead of this node's own (a client's block token). */
+  /**
+   * The same, proving {@code credential} instead of this node's own (a client's block token). A connection kept
+   * from an earlier stream to the same peer, proving the same kind of credential, is reused: it was authenticated
+   * then, and each request carries its own authority (block tokens) for the replicas it names.
+   */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential)
       throws PeerFailure {
+    PeerStream stream = new PeerStream(peer, repairId, PeerStream.requestPayload(myNode, myRack, peer, body),
+        conf.window(), conf.stallTimeoutMs(), () -> connect(peer, credential));
+    PeerConnection kept = pool.borrow(new ConnectionPool.Key(peer.host(), peer.port(), credential.mode));
+    if (kept != null) {
+      stream.startOn(kept, true);
+      return stream;
+    }
+    stream.startOn(connect(peer, credential), false);
+    try {
+      stream.awaitReady(conf.connectTimeoutMs() + conf.stallTimeoutMs());
+    } catch (PeerFailure e) {
+      stream.close();
+      throw e;
+    }
+    return stream;
+  }
+
+  /** A new connection to a peer; its handshake runs as soon as the peer challenges. */
+  private PeerConnection connect(Endpoint peer, Credential credential) throws PeerFailure {
     FrameAuth auth = new FrameAuth();
-    PeerStream stream = new PeerStream(peer, credential, auth, repairId,
-        PeerStream.requestPayload(myNode, myRack, peer, body), conf.window(), conf.stallTimeoutMs());
+    PeerConnection connection = new PeerConnection(peer, credential, auth, pool);
     Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
@@ -163,7 +197,8 @@ public final class SliceTransport implements Closeable {
             if (tls != null) {
               ch.pipeline().addLast(tls.clientHandler());
             }
-            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth), stream);
+            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth),
+                connection);
           }
         });
     if (loops.isShuttingDown()) {
@@ -176,18 +211,18 @@ public final class SliceTransport implements Closeable {
     if (!f.isSuccess()) {
       throw new PeerFailure(peer.node(), "cannot connect to " + peer + ": " + f.cause().getMessage(), f.cause());
     }
-    stream.attach(f.channel());
-    try {
-      stream.awaitReady(conf.connectTimeoutMs() + conf.stallTimeoutMs());
-    } catch (PeerFailure e) {
-      stream.close();
-      throw e;
-    }
-    return stream;
+    connection.attach(f.channel());
+    return connection;
+  }
+
+  /** Authenticated connections this node keeps open to peers for reuse. */
+  public int keptConnections() {
+    return pool.size();
   }
 
   @Override
   public void close() {
+    pool.close();
     if (server != null) {
       server.close().awaitUninterruptibly();
     }
@@ -197,12 +232,15 @@ public final class SliceTransport implements Closeable {
     }
   }
 
-  /** Authenticates a consumer, then hands its request to the workers and feeds it credits. */
+  /**
+   * Authenticates a consumer, then hands its requests to the workers, one at a time, and feeds each its credits.
+   */
   private final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
     private final RequestHandler handler;
     private final FrameAuth auth;
     private final byte[] nonce = Handshake.nonce();
     private boolean authenticated;
+    private boolean requested;
     private boolean refused;
     private String admittedHost;
     private Credential.Mode mode;
@@ -223,9 +261,10 @@ public final class SliceTransport implements Closeable {
         return;
       }
       admittedHost = host;
+      accepted.incrementAndGet();
       long timeout = conf.limits().handshakeTimeoutMs();
       ctx.executor().schedule(() -> {
-        if (downstream == null && !refused && ctx.channel().isActive()) {
+        if (!requested && !refused && ctx.channel().isActive()) {
           refuse(ctx, 0, "no authenticated request within " + timeout + " ms (" + PeerLimits.HANDSHAKE_TIMEOUT + ")");
         }
       }, timeout, TimeUnit.MILLISECONDS);
@@ -287,10 +326,12 @@ public final class SliceTransport implements Closeable {
     }
 
     private void accept(ChannelHandlerContext ctx, Frame f) {
-      if (downstream != null) {
-        refuse(ctx, f.repairId(), "one request per connection");
+      // One stream at a time: a connection is reused only after its stream's END went out.
+      if (downstream != null && !downstream.ended) {
+        refuse(ctx, f.repairId(), "a REQUEST while a stream is running on this connection");
         return;
       }
+      requested = true;
       long repairId = f.repairId();
       byte[] body;
       try (java.io.DataInputStream in = new java.io.DataInputStream(new io.netty.buffer.ByteBufInputStream(f.payload()))) {
@@ -313,16 +354,18 @@ public final class SliceTransport implements Closeable {
         d.fail(d.selfNode(), d.selfNode() + " refused: " + busy);
         return;
       }
+      // Released as the END is queued, so that the consumer's next request on this connection finds it free.
+      d.onEnd = new java.util.concurrent.atomic.AtomicReference<>(() -> gate.releaseRequest(peer));
       try {
         workers.execute(() -> {
           try {
             handler.onRequest(repairId, body, d);
           } finally {
-            gate.releaseRequest(peer);
+            d.requestDone();
           }
         });
       } catch (RejectedExecutionException e) {
-        gate.releaseRequest(peer);
+        d.requestDone();
         // No queue: a node whose helper threads are all busy says so, and the requestor plans around it.
         d.fail(d.selfNode(), d.selfNode() + " is shutting down or has no free helper thread");
       }
@@ -387,6 +430,9 @@ public final class SliceTransport implements Closeable {
     final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
     long granted; // event loop only
     volatile boolean gone;
+    /** Its END was written (event loop): the connection may carry the consumer's next request. */
+    volatile boolean ended;
+    java.util.concurrent.atomic.AtomicReference<Runnable> onEnd;
     private long lastDue = Long.MIN_VALUE;
     private final java.util.ArrayDeque<Pending> queue = new java.util.ArrayDeque<>();
 
@@ -451,7 +497,16 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void end() {
+      requestDone();
       writeAfter(Frame.of(FrameType.END, repairId, 0), 0);
+    }
+
+    /** Frees the request's place among its peer's (once). */
+    void requestDone() {
+      Runnable r = onEnd == null ? null : onEnd.getAndSet(null);
+      if (r != null) {
+        r.run();
+      }
     }
 
     /**
@@ -488,6 +543,15 @@ public final class SliceTransport implements Closeable {
       }
     }
 
+    /** The emulated links carried the head frame: back to the event loop to write it. */
+    private void wake() {
+      try {
+        channel.eventLoop().execute(this::release);
+      } catch (RejectedExecutionException e) { // this node's transport is closing
+        discardPending();
+      }
+    }
+
     // On the event loop: writes every frame that is due, then waits for the next one.
     private void release() {
       while (true) {
@@ -499,11 +563,14 @@ public final class SliceTransport implements Closeable {
           }
           long wait = head.due() - System.nanoTime();
           if (wait > 0) {
-            channel.eventLoop().schedule(this::release, wait, TimeUnit.NANOSECONDS);
+            LinkTimer.at(head.due(), this::wake);
             return;
           }
           f = head.frame();
           queue.poll();
+        }
+        if (f.type() == FrameType.END) {
+          ended = true;
         }
         channel.writeAndFlush(f);
       }

@@ -1,0 +1,286 @@
+package org.wideec.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Authenticated connections are kept and reused: a stream read to its END leaves its connection for the next
+ * request to the same peer (one handshake for many streams, frames still tagged under the session's keys), a stream
+ * left early retires it, a kept connection the peer dropped is replaced once without the caller noticing, a refusal
+ * on a kept connection is not retried, and kept connections are closed after the pool's idle time.
+ */
+@ExtendWith(NettyLeakCheck.class)
+class ConnectionReuseTest {
+  static final byte[] SECRET = "a cluster secret for reuse tests".getBytes(StandardCharsets.UTF_8);
+  static final int SLICE = 4096;
+  static final int SLICES = 6;
+
+  private final ExecutorService workers = Executors.newCachedThreadPool();
+  private final List<SliceTransport> transports = new ArrayList<>();
+  private final AtomicInteger requests = new AtomicInteger();
+
+  @AfterEach
+  void tearDown() {
+    transports.forEach(SliceTransport::close);
+    workers.shutdownNow();
+  }
+
+  private SliceTransport transport(String node, PeerLimits limits) throws IOException {
+    TransportConf conf = new TransportConf("127.0.0.1", 0, SECRET, SLICE, 4, 1 << 16, 5000, 5000, TrafficShaper.OFF,
+        null, limits);
+    SliceTransport t = new SliceTransport(conf, node, TrafficCounters.NONE, workers);
+    transports.add(t);
+    return t;
+  }
+
+  /** Serves SLICES slices whose bytes are the request's first byte plus the slice number; refuses a body of 0xff. */
+  private int serve(SliceTransport t) throws IOException {
+    return t.start((id, body, d) -> {
+      requests.incrementAndGet();
+      if (body[0] == (byte) 0xff) {
+        d.fail(d.selfNode(), d.selfNode() + " will not serve this one");
+        return;
+      }
+      try {
+        for (int s = 0; s < SLICES; s++) {
+          ByteBuf b = d.alloc().heapBuffer(SLICE);
+          b.writerIndex(SLICE);
+          java.util.Arrays.fill(b.array(), b.arrayOffset(), b.arrayOffset() + SLICE, (byte) (body[0] + s));
+          d.send(s, b);
+        }
+        d.end();
+      } catch (IOException e) {
+        d.fail(null, e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+  }
+
+  /** Reads a whole stream and checks every byte. */
+  private static void readWhole(SliceTransport client, Endpoint at, int request) throws Exception {
+    try (PeerStream s = client.open(at, "client", "/r2", request, new byte[] {(byte) request})) {
+      for (int i = 0; i < SLICES; i++) {
+        Frame f = s.next(i);
+        try {
+          assertEquals(SLICE, f.payload().readableBytes());
+          for (int b = 0; b < SLICE; b++) {
+            assertEquals((byte) (request + i), f.payload().getByte(f.payload().readerIndex() + b), "slice " + i);
+          }
+        } finally {
+          f.release();
+        }
+        s.credit();
+      }
+      s.awaitEnd();
+    }
+  }
+
+  @Test
+  void aStreamReadToItsEndLeavesItsConnectionForTheNextRequest() throws Exception {
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+    for (int r = 0; r < 20; r++) {
+      readWhole(client, at, r);
+    }
+    assertEquals(20, requests.get());
+    assertEquals(1, server.acceptedConnections(), "one connection and one handshake for twenty streams");
+    assertEquals(1, client.keptConnections());
+    assertEquals(1, server.openConnections());
+  }
+
+  @Test
+  void aStreamLeftEarlyRetiresItsConnection() throws Exception {
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+    try (PeerStream s = client.open(at, "client", "/r2", 1, new byte[] {1})) {
+      s.next(0).release(); // the producer may still be sending: the connection cannot carry another stream
+    }
+    assertEquals(0, client.keptConnections());
+    readWhole(client, at, 2);
+    assertEquals(2, server.acceptedConnections());
+  }
+
+  @Test
+  void aKeptConnectionThePeerDroppedIsReplacedOnce() throws Exception {
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    int port = serve(server);
+    try (DroppingRelay relay = new DroppingRelay(port)) {
+      Endpoint at = new Endpoint("127.0.0.1", relay.port(), "server", "/r1");
+      SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+      readWhole(client, at, 1);
+      assertEquals(1, client.keptConnections());
+      // The relay drops the kept connection as its second request arrives, as a peer that timed it out would.
+      readWhole(client, at, 2);
+      assertEquals(1, relay.dropped(), "the kept connection was dropped under the second request");
+      assertEquals(2, server.acceptedConnections(), "and the request was asked again on a new connection");
+      assertEquals(2, requests.get());
+    }
+  }
+
+  @Test
+  void aRefusalOnAKeptConnectionIsNotRetried() throws Exception {
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+    readWhole(client, at, 1);
+    try (PeerStream s = client.open(at, "client", "/r2", 2, new byte[] {(byte) 0xff})) {
+      PeerFailure f = assertThrows(PeerFailure.class, () -> s.next(0));
+      assertEquals("server will not serve this one", f.getMessage());
+      assertEquals("server", f.culprit());
+    }
+    assertEquals(2, requests.get(), "asked once");
+    assertEquals(1, server.acceptedConnections());
+    assertEquals(0, client.keptConnections(), "a connection that carried an ERROR is retired");
+  }
+
+  @Test
+  void keptConnectionsCloseAfterThePoolsIdleTime() throws Exception {
+    PeerLimits shortPool = new PeerLimits(64, 2048, 512, 10_000, 120_000, 32, 8, 200);
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    SliceTransport client = transport("client", shortPool);
+    readWhole(client, at, 1);
+    assertEquals(1, client.keptConnections());
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (client.keptConnections() > 0 || server.openConnections() > 0) {
+      assertTrue(System.nanoTime() < deadline, "kept " + client.keptConnections() + ", open at the server "
+          + server.openConnections());
+      Thread.sleep(20);
+    }
+    readWhole(client, at, 2);
+    assertEquals(2, server.acceptedConnections());
+  }
+
+  @Test
+  void noConnectionIsKeptWhenReuseIsOff() throws Exception {
+    PeerLimits noPool = new PeerLimits(64, 2048, 512, 10_000, 120_000, 32, 0, 0);
+    SliceTransport server = transport("server", PeerLimits.DEFAULTS);
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    SliceTransport client = transport("client", noPool);
+    readWhole(client, at, 1);
+    readWhole(client, at, 2);
+    assertEquals(0, client.keptConnections());
+    assertEquals(2, server.acceptedConnections());
+  }
+
+  @Test
+  void aPoolIdleTimeAtOrAboveTheIdleTimeoutIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new PeerLimits(64, 2048, 512, 10_000, 5_000, 32, 8, 5_000));
+    assertTrue(e.getMessage().startsWith(PeerLimits.POOL_IDLE + "=5000 must be below " + PeerLimits.IDLE_TIMEOUT),
+        e.getMessage());
+  }
+
+  /**
+   * Relays connections to a slice port and drops a connection (both sides, nothing forwarded) when its consumer sends
+   * a second REQUEST on it: a kept connection that dies just as it is reused.
+   */
+  static final class DroppingRelay implements AutoCloseable {
+    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final int target;
+    private final AtomicInteger dropped = new AtomicInteger();
+
+    DroppingRelay(int target) throws IOException {
+      this.target = target;
+      Thread t = new Thread(this::accept, "dropping-relay");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    int port() {
+      return server.getLocalPort();
+    }
+
+    int dropped() {
+      return dropped.get();
+    }
+
+    private void accept() {
+      while (!server.isClosed()) {
+        try {
+          Socket client = server.accept();
+          Socket peer = new Socket(InetAddress.getLoopbackAddress(), target);
+          pump(() -> requests(client.getInputStream(), peer.getOutputStream()), client, peer);
+          pump(() -> peer.getInputStream().transferTo(client.getOutputStream()), client, peer);
+        } catch (IOException e) {
+          return;
+        }
+      }
+    }
+
+    /** Copies the consumer's frames (AUTH untagged, the rest tagged) until its second REQUEST. */
+    private void requests(InputStream from, OutputStream to) throws IOException {
+      DataInputStream in = new DataInputStream(from);
+      int seen = 0;
+      for (int frame = 0; ; frame++) {
+        byte[] header = new byte[FrameCodec.HEADER];
+        in.readFully(header);
+        int len = ByteBuffer.wrap(header, 16, 4).getInt();
+        byte[] rest = new byte[len + (frame >= 1 ? FrameAuth.TAG : 0)];
+        in.readFully(rest);
+        if (header[3] == FrameType.REQUEST.ordinal() && ++seen == 2) {
+          dropped.incrementAndGet();
+          throw new IOException("dropped");
+        }
+        to.write(header);
+        to.write(rest);
+        to.flush();
+      }
+    }
+
+    private interface Copy {
+      void run() throws IOException;
+    }
+
+    private static void pump(Copy copy, Socket a, Socket b) {
+      Thread t = new Thread(() -> {
+        try {
+          copy.run();
+        } catch (IOException ignored) {
+          // one side went away, or the relay dropped the connection: so does the other
+        } finally {
+          closeQuietly(a);
+          closeQuietly(b);
+        }
+      }, "dropping-relay-pump");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // already closed
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+}
