@@ -22,15 +22,9 @@ public final class BenchCommand {
   }
 
   /** {@code wide-ec bench}, found by the product's tool through META-INF/services. */
-  public static final class Provider implements org.wideec.cli.KitCommand {
-    @Override
-    public String name() {
-      return "bench";
-    }
-
-    @Override
-    public int run(Configuration conf, PrintStream out, String[] args) throws Exception {
-      return new BenchCommand(conf, out).run(args);
+  public static final class Provider extends KitCommandProvider {
+    public Provider() {
+      super("bench", (conf, out, args) -> new BenchCommand(conf, out).run(args));
     }
   }
 

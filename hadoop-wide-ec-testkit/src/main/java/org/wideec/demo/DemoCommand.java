@@ -57,15 +57,9 @@ public final class DemoCommand {
   }
 
   /** {@code wide-ec demo}, found by the product's tool through META-INF/services. */
-  public static final class Provider implements org.wideec.cli.KitCommand {
-    @Override
-    public String name() {
-      return "demo";
-    }
-
-    @Override
-    public int run(Configuration conf, PrintStream out, String[] args) throws Exception {
-      return new DemoCommand(conf, out).run(args);
+  public static final class Provider extends KitCommandProvider {
+    public Provider() {
+      super("demo", (conf, out, args) -> new DemoCommand(conf, out).run(args));
     }
   }
 
