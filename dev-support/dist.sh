@@ -5,28 +5,55 @@
 #   conf/               the policies file and the hdfs-site snippet, every key documented
 #   bin/wide-ec         the command (runs through `hadoop jar`, with the cluster's configuration)
 #   INSTALL.md          where each file goes, prerequisites, restart order, rollback
+# The test kit (demo, bench, embedded clusters) is never shipped.
 # Usage: dev-support/dist.sh [extra Maven arguments, e.g. -Dhadoop.version=3.4.3]
+#        dev-support/dist.sh --stage DIR   lays the same files out, unpacked, in DIR from what the last Maven build
+#                                          made (no build; the installed-layout test in the test kit uses it)
 set -euo pipefail
+shopt -s inherit_errexit # stage_layout runs in $(...): a failed copy there must still stop the build
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+
+# The unpacked distribution in $1, from the built product jar and native library.
+stage_layout() {
+  local root="$1" version jar
+  [ -f hadoop-wide-ec/target/classes/org/wideec/version.properties ] \
+    || { echo "dist: hadoop-wide-ec is not built (mvn package -pl hadoop-wide-ec -am)" >&2; return 1; }
+  version="$(sed -n 's/^version=//p' hadoop-wide-ec/target/classes/org/wideec/version.properties)"
+  jar="hadoop-wide-ec/target/hadoop-wide-ec-$version.jar"
+  [ -f "$jar" ] || { echo "dist: $jar was not built" >&2; return 1; }
+  [ -f native/build/libwideec.so ] || { echo "dist: native/build/libwideec.so was not built: install libisal-dev (dev-support/install-deps.sh as root) and run again" >&2; return 1; }
+  local entries
+  entries="$(jar tf "$jar")"
+  if grep -qE '^org/wideec/(demo|minicluster)/' <<<"$entries"; then
+    echo "dist: $jar holds test-kit classes (org/wideec/demo or org/wideec/minicluster); they belong in hadoop-wide-ec-testkit" >&2
+    return 1
+  fi
+  mkdir -p "$root/share/wide-ec" "$root/lib/native" "$root/conf" "$root/bin"
+  cp "$jar" "$root/share/wide-ec/"
+  # Run-time dependencies Hadoop does not provide: only the charting libraries (everything else is Hadoop's own).
+  tr ':' '\n' < hadoop-wide-ec/target/classpath.txt | grep -E '/org/jfree/' | while read -r dep; do cp "$dep" "$root/share/wide-ec/"; done
+  cp native/build/libwideec.so "$root/lib/native/"
+  cp conf/wide-ec-policies.xml conf/hdfs-site-wide-ec.xml "$root/conf/"
+  cp bin/wide-ec "$root/bin/"
+  cp INSTALL.md "$root/"
+  echo "$version"
+}
+
+if [ "${1:-}" = "--stage" ]; then
+  [ $# -eq 2 ] || { echo "usage: dev-support/dist.sh --stage DIR" >&2; exit 2; }
+  stage_layout "$2" >/dev/null
+  echo "dist: staged the distribution in $2"
+  exit 0
+fi
+
 command -v mvn >/dev/null || { echo "dist: Maven (mvn) is needed (apt-get install maven)" >&2; exit 1; }
 mvn -B -q -Dstyle.color=never -DskipTests package -pl hadoop-wide-ec -am "$@"
-version="$(sed -n 's/^version=//p' hadoop-wide-ec/target/classes/org/wideec/version.properties)"
-jar="hadoop-wide-ec/target/hadoop-wide-ec-$version.jar"
-[ -f "$jar" ] || { echo "dist: $jar was not built" >&2; exit 1; }
-[ -f native/build/libwideec.so ] || { echo "dist: native/build/libwideec.so was not built: install libisal-dev (dev-support/install-deps.sh as root) and run again" >&2; exit 1; }
-name="hadoop-wide-ec-$version"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
-root="$stage/$name"
-mkdir -p "$root/share/wide-ec" "$root/lib/native" "$root/conf" "$root/bin"
-cp "$jar" "$root/share/wide-ec/"
-# Run-time dependencies Hadoop does not provide: only the charting libraries (everything else is Hadoop's own).
-tr ':' '\n' < hadoop-wide-ec/target/classpath.txt | grep -E '/org/jfree/' | while read -r dep; do cp "$dep" "$root/share/wide-ec/"; done
-cp native/build/libwideec.so "$root/lib/native/"
-cp conf/wide-ec-policies.xml conf/hdfs-site-wide-ec.xml "$root/conf/"
-cp bin/wide-ec "$root/bin/"
-cp INSTALL.md "$root/"
+version="$(stage_layout "$stage/layout")"
+name="hadoop-wide-ec-$version"
+mv "$stage/layout" "$stage/$name"
 mkdir -p target
 tar -C "$stage" -czf "target/$name-bin.tar.gz" "$name"
 echo "dist: built target/$name-bin.tar.gz"

@@ -48,9 +48,10 @@ final class CliErrors {
   /** What a command needs that this installation lacks, from the class it could not load. */
   static String missingClass(String command, LinkageError e) {
     String cls = String.valueOf(e.getMessage()).replace('/', '.');
-    if (cls.contains("MiniDFSCluster") || cls.contains("org.wideec.demo")) {
-      return command + " runs embedded HDFS clusters, which need Hadoop's test jars: run it from a source checkout "
-          + "(bin/wide-ec there builds the classpath), not from an installed Hadoop (missing " + cls + ")";
+    if (cls.contains("MiniDFSCluster") || cls.contains("org.wideec.demo") || cls.contains("org.wideec.minicluster")) {
+      return command + " runs embedded HDFS clusters, which need the hadoop-wide-ec test kit and Hadoop's test jars: "
+          + "run it from a source checkout (bin/wide-ec " + command + " there builds the classpath), not from an installed "
+          + "Hadoop (missing " + cls + ")";
     }
     if (cls.contains("jfree")) {
       return "charts need JFreeChart on the classpath (jfreechart and jfreesvg, shipped beside the wide-ec jar); "

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 /** JSON output for --json, with Jackson from Hadoop's own classpath. Keys are camelCase. */
-final class Json {
+public final class Json {
   private static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
 
   private Json() {}
 
-  static String write(Object value) {
+  public static String write(Object value) {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {

@@ -91,7 +91,7 @@ public final class Options {
     }
   }
 
-  long getLong(String name, long dflt) {
+  public long getLong(String name, long dflt) {
     String v = values.get(name);
     if (v == null) {
       return dflt;

@@ -8,7 +8,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
-import org.wideec.demo.DemoCommand;
 
 /**
  * The {@code wide-ec} command. Hadoop generic options (-D, -conf, -fs) are handled by ToolRunner.
@@ -85,13 +84,13 @@ public final class WideEcTool extends Configured implements Tool {
     commands.put("demo", new Command(String.join("\n",
         "  demo [--keep] [--dir DIR]                             embedded HDFS cluster with an LRC policy, end to end: a whole rack",
         "                                                        lost and rebuilt; --keep leaves it running to try commands on"),
-        a -> new DemoCommand(conf(), out).run(a)));
+        a -> KitCommand.named("demo").run(conf(), out, a)));
     commands.put("bench", new Command(String.join("\n",
         "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
         "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
         "               [--no-stock] [--full-node-only] [--results benchmarks/RESULTS.md]",
         "                                                        repair schemes on embedded clusters with shaped links"),
-        a -> new BenchCommand(conf(), out).run(a)));
+        a -> KitCommand.named("bench").run(conf(), out, a)));
   }
 
   private Configuration conf() {

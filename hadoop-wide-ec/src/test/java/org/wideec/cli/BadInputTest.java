@@ -76,9 +76,10 @@ class BadInputTest {
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "endpoints"),
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "nodes"),
         bad(2, "nodes takes no arguments", "nodes", "now"),
-        bad(2, "demo takes no arguments, got 'X'", "demo", "--dir", "/tmp/x", "X"),
-        bad(2, "unknown option --kep", "demo", "--kep", "X"),
-        bad(2, "unknown option --quik", "bench", "repair", "--quik"),
+        // demo and bench live in the test kit, which this module's classpath (like an installed wide-ec) lacks; the
+        // kit's own test (KitCommandsTest) checks their bad inputs
+        bad(3, "demo needs the hadoop-wide-ec test kit (a source checkout: bin/wide-ec demo)", "demo"),
+        bad(3, "bench needs the hadoop-wide-ec test kit (a source checkout: bin/wide-ec bench)", "bench", "repair", "--quick"),
         // names
         bad(3, "cannot be an HDFS erasure-coding policy: n = 76 > 16", "policy", "--code", "azure-lrc:k=64,l=4,g=8"),
         bad(3, "codec azure-lrc-l2 needs HDFS's data and parity counts: --k K --m M", "codes", "describe", "--code",

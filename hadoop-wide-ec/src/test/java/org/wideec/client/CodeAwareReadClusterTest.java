@@ -43,8 +43,8 @@ import org.wideec.code.ErasurePatterns;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 
 /**
  * WideEcFileSystem on a real HDFS (18 racks of one DataNode, block tokens required): Azure-LRC

@@ -40,8 +40,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 

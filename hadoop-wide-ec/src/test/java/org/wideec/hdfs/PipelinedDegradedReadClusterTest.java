@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.wideec.client.ReadPathCounters;
 import org.wideec.client.WideEcFileSystem;
 import org.wideec.datanode.RepairMetrics;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;

@@ -34,8 +34,8 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.StockStripedReader;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.StripedPlacement;
 

@@ -37,8 +37,8 @@ import org.wideec.datanode.ReconstructionOutcome;
 import org.wideec.datanode.ReconstructionOutcome.Route;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.transport.TransportFaultInjector;
 
 /**

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.WideEcDataNodePlugin;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.StepRequest;
 import org.wideec.repair.UnitLocation;

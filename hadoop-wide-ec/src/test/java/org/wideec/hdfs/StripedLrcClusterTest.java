@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.demo.MiniClusters;
-import org.wideec.demo.StripedGroups;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 
 /** Our LRC codec in a real HDFS: write, degraded read with up to g DataNodes gone, rebuild, byte checks. */
 class StripedLrcClusterTest {

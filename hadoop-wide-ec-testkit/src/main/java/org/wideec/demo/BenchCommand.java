@@ -1,4 +1,4 @@
-package org.wideec.cli;
+package org.wideec.demo;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -7,16 +7,25 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.StringUtils.TraditionalBinaryPrefix;
-import org.wideec.demo.RepairBench;
+import org.wideec.cli.Json;
+import org.wideec.cli.Options;
+import org.wideec.cli.ResultsFile;
 
 /** {@code wide-ec bench repair}: end-to-end repair benchmark on embedded clusters with shaped links. */
-final class BenchCommand {
+public final class BenchCommand {
   private final Configuration conf;
   private final PrintStream out;
 
   BenchCommand(Configuration conf, PrintStream out) {
     this.conf = conf;
     this.out = out;
+  }
+
+  /** {@code wide-ec bench}, found by the product's tool through META-INF/services. */
+  public static final class Provider extends KitCommandProvider {
+    public Provider() {
+      super("bench", (conf, out, args) -> new BenchCommand(conf, out).run(args));
+    }
   }
 
   int run(String[] args) throws Exception {

@@ -31,6 +31,8 @@ import org.wideec.client.WideEcFileSystem;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DigestRequest;

@@ -27,6 +27,8 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
 
 /**
  * {@code wide-ec demo}: the main job, end to end on an embedded cluster. Starts a MiniDFSCluster with racks and
@@ -52,6 +54,13 @@ public final class DemoCommand {
   public DemoCommand(Configuration conf, PrintStream out) {
     this.conf = conf;
     this.out = out;
+  }
+
+  /** {@code wide-ec demo}, found by the product's tool through META-INF/services. */
+  public static final class Provider extends KitCommandProvider {
+    public Provider() {
+      super("demo", (conf, out, args) -> new DemoCommand(conf, out).run(args));
+    }
   }
 
   public int run(String[] args) throws Exception {

@@ -1,4 +1,4 @@
-package org.wideec.demo;
+package org.wideec.minicluster;
 
 import org.wideec.datanode.FsDatasetUnitStore;
 import org.wideec.repair.BlockRef;

@@ -1,4 +1,4 @@
-package org.wideec.demo;
+package org.wideec.minicluster;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,0 +1,51 @@
+package org.wideec.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.wideec.cli.KitCommand;
+import org.wideec.cli.WideEcTool;
+
+/**
+ * With the test kit on the classpath the product's {@code wide-ec} finds demo and bench in it: their own checks of
+ * the command line answer (the operator probe's bad inputs for them), before any cluster starts.
+ */
+class KitCommandsTest {
+  @Test
+  void theKitProvidesDemoAndBench() {
+    assertInstanceOf(DemoCommand.Provider.class, KitCommand.named("demo"));
+    assertInstanceOf(BenchCommand.Provider.class, KitCommand.named("bench"));
+  }
+
+  static Stream<Arguments> badInputs() {
+    return Stream.of(
+        Arguments.of("demo takes no arguments, got 'X'", new String[] {"demo", "--dir", "/tmp/x", "X"}),
+        Arguments.of("unknown option --kep", new String[] {"demo", "--kep", "X"}),
+        Arguments.of("unknown option --quik", new String[] {"bench", "repair", "--quik"}),
+        Arguments.of("bench takes one benchmark: repair", new String[] {"bench", "encode"}),
+        Arguments.of("block sizes must be whole MiB", new String[] {"bench", "repair", "--block-size", "1500k"}));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badInputs")
+  void aBadCommandLineIsRefusedByTheKitsCommand(String says, String[] args) throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(new Configuration(), new WideEcTool(new PrintStream(new ByteArrayOutputStream(), true,
+        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    String e = err.toString(StandardCharsets.UTF_8).strip();
+    assertEquals(WideEcTool.EXIT_USAGE, rc, e);
+    assertEquals(1, e.lines().count(), e);
+    assertTrue(e.startsWith("wide-ec " + args[0] + ": " + says), e);
+  }
+}
