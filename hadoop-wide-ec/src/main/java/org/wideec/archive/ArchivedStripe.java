@@ -111,7 +111,7 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
             + code.role(u));
       }
       anyData |= m.role() == UnitRole.DATA && !m.padding();
-      if (m.isParity() && m.padding() != onlyTouchesPadding(code, u, members)) {
+      if (m.isParity() && m.padding() != zeroParity(code, u, d -> members.get(d).padding())) {
         throw new IllegalArgumentException(where + ", unit " + u + ": a parity is virtual exactly when its generator"
             + " row touches only virtual data units (it is zero); recorded " + (m.padding() ? "virtual" : "stored"));
       }
@@ -188,11 +188,14 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     }
   }
 
-  /** True when parity unit u's generator row is zero on every stored data unit (so the parity is zero). */
-  static boolean onlyTouchesPadding(LinearCode code, int u, List<StripeMember> members) {
+  /**
+   * True when parity unit u's generator row is zero on every stored data unit, so the parity is zero whatever the
+   * data: such a parity is virtual like the data it covers (the local parity of a group of padding only).
+   */
+  static boolean zeroParity(LinearCode code, int u, java.util.function.IntPredicate virtualData) {
     int[] row = code.generator().row(u);
     for (int d = 0; d < code.k(); d++) {
-      if (row[d] != 0 && !members.get(d).padding()) {
+      if (row[d] != 0 && !virtualData.test(d)) {
         return false;
       }
     }

@@ -82,7 +82,7 @@ final class ManifestFixtures {
         members.add(state.parityVerified() || rnd.nextBoolean() ? m.withCrc(rnd.nextLong(1L << 32)) : m);
       }
       for (int u = code.k(); u < code.n(); u++) {
-        if (ArchivedStripe.onlyTouchesPadding(code, u, members)) {
+        if (ArchivedStripe.zeroParity(code, u, d -> members.get(d).padding())) {
           members.add(StripeMember.padding(code.role(u)));
           continue;
         }
