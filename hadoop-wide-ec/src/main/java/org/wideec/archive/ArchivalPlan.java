@@ -109,8 +109,8 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
         path, scope.label(), files, files == 1 ? "" : "s", dataBlocks(), bytes(logicalBytes()), codeSpec, n, k,
         placement.label()));
     sb.append(String.format(Locale.ROOT, "%d stripe%s%s%n", stripes.size(), stripes.size() == 1 ? "" : "s",
-        lastStripe.paddingUnits() == 0 ? ", all full" : ", the last one short: " + lastStripe.dataBlocks()
-            + " data blocks, " + lastStripe.paddingUnits() + " virtual"));
+        lastStripe.paddingUnits() == 0 ? ", all full" : ", the last one short: " + lastStripe.dataBlocks() + " data block"
+            + (lastStripe.dataBlocks() == 1 ? "" : "s") + ", " + lastStripe.paddingUnits() + " virtual data units"));
     sb.append(String.format(Locale.ROOT, "moves: %d blocks, %s (%s of it across racks)%n", blocksMoved(),
         bytes(bytesMoved()), bytes(crossRackBytesMoved())));
     sb.append(String.format(Locale.ROOT, "encoding across racks: classic %s, chain %s%n",

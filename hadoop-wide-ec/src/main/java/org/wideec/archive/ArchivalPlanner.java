@@ -135,7 +135,7 @@ public final class ArchivalPlanner {
                 keep.keptNode()[u], rack, null, null);
           } else if (u < real) {
             String target = leastLoaded(rack, used, blocks.get(u).length());
-            String from = moveSource(blocks.get(u), rack);
+            String from = moveSource(data.get(u).replicaNodes(), rack);
             units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.MOVE, blocks.get(u),
                 blocks.get(u).length(), target, rack, from, rackOfNode.get(from));
           } else {
@@ -204,8 +204,7 @@ public final class ArchivalPlanner {
     }
 
     /** A live replica to copy from: one in the target rack when there is one (an in-rack copy). */
-    private String moveSource(DataBlock b, String rack) {
-      List<String> live = liveReplicas(b);
+    private String moveSource(List<String> live, String rack) {
       return live.stream().filter(n -> rack.equals(rackOfNode.get(n))).findFirst().orElse(live.get(0));
     }
   }
