@@ -129,17 +129,19 @@ final class KeepAssignment {
     int firstRack = firstHub + demands.size();
     MinCostFlow flow = new MinCostFlow(firstRack + racks.size());
     Map<Integer, Map<Integer, Integer>> edges = new HashMap<>();
+    Map<String, Long> classKeeps = new HashMap<>();
     for (int p = 0; p < planRacks.size(); p++) {
       flow.edge(source, firstPlan + p, 1, 0);
       List<Integer> units = dataIn(rackOf, planRacks.get(p));
       long allMoved = units.stream().mapToLong(u -> data.get(u).length()).sum();
       flow.edge(firstPlan + p, firstHub + demands.indexOf(need[p]), 1, allMoved);
       Map<Integer, Integer> row = new HashMap<>();
+      List<Integer> classmates = pooled ? classmates(units) : null;
+      List<Integer> candidates = classmates != null ? classmates : units;
       for (int r = 0; r < racks.size(); r++) {
         String rack = racks.get(r);
-        List<Integer> candidates = pooled ? classmates(rackOf, units) : units;
         if (topology.nodes(rack).size() >= need[p] && candidates.stream().anyMatch(u -> hasReplicaIn(u, rack))) {
-          long cost = pooled ? pooledCost(units, candidates, rack)
+          long cost = classmates != null ? pooledCost(units, classmates, rack, classKeeps)
               : KeepMatching.solve(unitsOf(units), List.of(slot(rack, units.size()))).bytesMoved();
           row.put(r, flow.edge(firstPlan + p, firstRack + r, 1, cost));
         }
@@ -183,22 +185,27 @@ final class KeepAssignment {
     return new Relabeling(realRack, result.cost());
   }
 
-  /** The data units of the same class as the given ones (all of one class), or the units themselves otherwise. */
-  private List<Integer> classmates(int[] rackOf, List<Integer> units) {
+  /** Every data unit of the class of the given units, or null when they are none or of several classes. */
+  private List<Integer> classmates(List<Integer> units) {
     if (units.isEmpty() || units.stream().map(this::classOf).distinct().count() > 1) {
-      return units;
+      return null;
     }
     String c = classOf(units.get(0));
     return new TreeSet<>(data.keySet()).stream().filter(u -> classOf(u).equals(c)).toList();
   }
 
-  /** A plan rack's bytes less the most its class could keep in the rack (never below zero). */
-  private long pooledCost(List<Integer> units, List<Integer> candidates, String rack) {
+  /**
+   * A plan rack's bytes less the most its class could keep in the rack with as many places (never below zero).
+   * What a class keeps depends on the rack and the places only, so it is computed once per plan-rack size.
+   */
+  private long pooledCost(List<Integer> units, List<Integer> candidates, String rack, Map<String, Long> classKeeps) {
     long own = units.stream().mapToLong(u -> data.get(u).length()).sum();
-    long all = candidates.stream().mapToLong(u -> data.get(u).length()).sum();
-    KeepMatching.Result r = KeepMatching.solve(unitsOf(candidates), List.of(slot(rack, units.size()),
-        new KeepMatching.Slot("elsewhere", candidates.size() - units.size(), List.of())));
-    return Math.max(0, own - (all - r.bytesMoved()));
+    long kept = classKeeps.computeIfAbsent(classOf(candidates.get(0)) + "/" + rack + "/" + units.size(), key -> {
+      long all = candidates.stream().mapToLong(u -> data.get(u).length()).sum();
+      return all - KeepMatching.solve(unitsOf(candidates), List.of(slot(rack, units.size()),
+          new KeepMatching.Slot("elsewhere", candidates.size() - units.size(), List.of()))).bytesMoved();
+    });
+    return Math.max(0, own - kept);
   }
 
   /**
