@@ -108,14 +108,21 @@ class ArchivalPlannerTest {
     assertTrue(new ArchivePointer("/.wideec/manifests/d", m.stripesOf(13)).toBytes().length < 1024);
   }
 
-  @Test
-  void wideAzureLrc128UnderCombinedLocalityOnFortyRacks() {
-    Random rnd = new Random(3);
-    Topology t = PlanFixtures.randomTopology(rnd, 40, 8, 12);
-    SourceFile f = PlanFixtures.file(rnd, t, "/data/big", 16386, 1073741825L, 266, 128 * MIB, 5 * MIB, null);
-    ArchivalRequest req = file("azure-lrc:k=128,r=27,g=3", PlacementKind.CL, t, f);
+  /** Plans a file of {@code blocks} blocks on a random topology and checks every rule; returns the plan. */
+  static ArchivalPlan planChecked(long seed, int racks, int minNodes, int maxNodes, String spec, PlacementKind kind,
+      int blocks, long lastLength) {
+    Random rnd = new Random(seed);
+    Topology t = PlanFixtures.randomTopology(rnd, racks, minNodes, maxNodes);
+    SourceFile f = PlanFixtures.file(rnd, t, "/data/big", 16386, 1073741825L, blocks, 128 * MIB, lastLength, null);
+    ArchivalRequest req = file(spec, kind, t, f);
     ArchivalPlan plan = ArchivalPlanner.plan(req);
     PlanChecks.assertHolds(req, plan);
+    return plan;
+  }
+
+  @Test
+  void wideAzureLrc128UnderCombinedLocalityOnFortyRacks() {
+    ArchivalPlan plan = planChecked(3, 40, 8, 12, "azure-lrc:k=128,r=27,g=3", PlacementKind.CL, 266, 5 * MIB);
     assertEquals(3, plan.stripes().size());
     assertEquals(List.of(34, 34, 5), plan.stripes().stream().map(s -> s.unitsPerRack().size()).toList(),
         "(136,128,27,34) CL: 34 racks of f = 4 (ECWide §3.4); the 10-block stripe needs 5");
@@ -131,27 +138,17 @@ class ArchivalPlannerTest {
 
   @Test
   void uniLrcPlacesOneLocalGroupPerRack() {
-    Random rnd = new Random(4);
-    Topology t = PlanFixtures.randomTopology(rnd, 8, 7, 10);
-    SourceFile f = PlanFixtures.file(rnd, t, "/data/u", 16386, 1073741825L, 70, 128 * MIB, 128 * MIB, null);
-    ArchivalRequest req = file("unilrc:alpha=1,z=6", PlacementKind.UNILRC, t, f);
-    ArchivalPlan plan = ArchivalPlanner.plan(req);
-    PlanChecks.assertHolds(req, plan);
+    ArchivalPlan plan = planChecked(4, 8, 7, 10, "unilrc:alpha=1,z=6", PlacementKind.UNILRC, 70, 128 * MIB);
     assertEquals(List.of(6, 6, 6), plan.stripes().stream().map(s -> s.unitsPerRack().size()).toList());
     assertEquals(42.0 / 30, plan.redundancyOfFullStripes(), 1e-12);
   }
 
   @Test
   void wideReedSolomonFlatAndAzureLrc64CombinedLocalityHold() {
-    Random rnd = new Random(5);
-    Topology flat = PlanFixtures.randomTopology(rnd, 72, 2, 4);
-    SourceFile a = PlanFixtures.file(rnd, flat, "/data/rs", 16386, 1073741825L, 64, 128 * MIB, 128 * MIB, null);
-    ArchivalRequest rs = file("rs:k=64,m=4", PlacementKind.FLAT, flat, a);
-    PlanChecks.assertHolds(rs, ArchivalPlanner.plan(rs));
-    Topology cl = PlanFixtures.randomTopology(rnd, 20, 5, 8);
-    SourceFile b = PlanFixtures.file(rnd, cl, "/data/lrc", 16386, 1073741825L, 64, 128 * MIB, 128 * MIB, null);
-    ArchivalRequest lrc = file("azure-lrc:k=64,l=4,g=4", PlacementKind.CL, cl, b);
-    PlanChecks.assertHolds(lrc, ArchivalPlanner.plan(lrc));
+    assertEquals(68, planChecked(5, 72, 2, 4, "rs:k=64,m=4", PlacementKind.FLAT, 64, 128 * MIB).stripes().get(0)
+        .unitsPerRack().size());
+    assertEquals(17, planChecked(6, 20, 5, 8, "azure-lrc:k=64,l=4,g=4", PlacementKind.CL, 64, 128 * MIB).stripes()
+        .get(0).unitsPerRack().size());
   }
 
   @Test

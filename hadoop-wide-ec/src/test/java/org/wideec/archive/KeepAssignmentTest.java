@@ -90,14 +90,7 @@ class KeepAssignmentTest {
   void reslottingFindsTheJointOptimumWhereRelabellingAloneCannot() {
     // rs:k=4,m=2 under combined locality: plan racks {0,1} {2,3} {4,5}. Blocks 0 and 2 share rack /r0, 1 and 3 rack
     // /r1: with units fixed to their plan racks every rack map moves two blocks; swapping units 1 and 2 moves none.
-    LinearCode code = Codes.pinnedFromSpec("rs:k=4,m=2");
-    Topology t = PlanFixtures.topology(2, 2, 2);
-    Map<Integer, KeepMatching.Unit> data = Map.of(0, new KeepMatching.Unit(0, 10, List.of("r0n0")),
-        1, new KeepMatching.Unit(1, 10, List.of("r1n0")), 2, new KeepMatching.Unit(2, 10, List.of("r0n1")),
-        3, new KeepMatching.Unit(3, 10, List.of("r1n1")));
-    boolean[] stored = {true, true, true, true, true, true};
-    int[] base = PlacementKind.CL.planner().plan(code).rackOf();
-    KeepAssignment.Result r = new KeepAssignment(code, stored, data, t, "stripe 0").assign(base);
+    KeepAssignment.Result r = assignRs42(new long[] {10, 10, 10, 10}, "r0n0", "r1n0", "r0n1", "r1n1");
     assertEquals(20, r.relabelOptimum());
     assertEquals(0, r.bytesMoved());
     assertEquals(r.rackOf()[0], r.rackOf()[2]);
@@ -108,16 +101,25 @@ class KeepAssignmentTest {
   void aUnitStaysOnTheNodeAnotherUnitNeedsLessOften() {
     // Both units of plan rack {0,1} have replicas only on r0n0 (HDFS puts a writer's first replicas on its own node):
     // one keeps it, the other moves; the longer block keeps.
-    LinearCode code = Codes.pinnedFromSpec("rs:k=4,m=2");
-    Topology t = PlanFixtures.topology(2, 2, 2);
-    Map<Integer, KeepMatching.Unit> data = Map.of(0, new KeepMatching.Unit(0, 5, List.of("r0n0")),
-        1, new KeepMatching.Unit(1, 9, List.of("r0n0")), 2, new KeepMatching.Unit(2, 7, List.of("r1n0")),
-        3, new KeepMatching.Unit(3, 7, List.of("r1n1")));
-    KeepAssignment.Result r = new KeepAssignment(code, new boolean[] {true, true, true, true, true, true}, data, t,
-        "stripe 0").assign(PlacementKind.CL.planner().plan(code).rackOf());
+    KeepAssignment.Result r = assignRs42(new long[] {5, 9, 7, 7}, "r0n0", "r0n0", "r1n0", "r1n1");
     assertEquals(5, r.bytesMoved());
     assertEquals("r0n0", r.keptNode()[1]);
     assertEquals(null, r.keptNode()[0]);
+  }
+
+  /**
+   * rs:k=4,m=2 under combined locality (plan racks {0,1} {2,3} {4,5}) on three racks of two nodes, data unit u of
+   * the given length with its one replica on the given node.
+   */
+  static KeepAssignment.Result assignRs42(long[] lengths, String... replicaNodes) {
+    LinearCode code = Codes.pinnedFromSpec("rs:k=4,m=2");
+    Map<Integer, KeepMatching.Unit> data = new HashMap<>();
+    for (int u = 0; u < 4; u++) {
+      data.put(u, new KeepMatching.Unit(u, lengths[u], List.of(replicaNodes[u])));
+    }
+    boolean[] stored = {true, true, true, true, true, true};
+    return new KeepAssignment(code, stored, data, PlanFixtures.topology(2, 2, 2), "stripe 0")
+        .assign(PlacementKind.CL.planner().plan(code).rackOf());
   }
 
   /** The result's own accounting: kept units on their replicas in their plan rack's real rack, distinct nodes. */
