@@ -179,11 +179,18 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
       m.put("bytesMoved", s.bytesMoved());
       m.put("bytesMovedWithPlanRacks", s.bytesMovedWithPlanRacks());
       m.put("crossRackBytesMoved", s.crossRackBytesMoved());
-      m.put("classic", Map.of("encoderNode", s.classic().encoderNode(), "encoderRack", s.classic().encoderRack(),
-          "crossRackReadBytes", s.classic().crossRackReadBytes(), "crossRackWriteBytes",
-          s.classic().crossRackWriteBytes(), "crossRackBytes", s.classic().crossRackBytes()));
-      m.put("chain", Map.of("order", s.chain().order(), "crossRackBytes", s.chain().crossRackBytes(), "streams",
-          s.chain().streams()));
+      Map<String, Object> classic = new LinkedHashMap<>();
+      classic.put("encoderNode", s.classic().encoderNode());
+      classic.put("encoderRack", s.classic().encoderRack());
+      classic.put("crossRackReadBytes", s.classic().crossRackReadBytes());
+      classic.put("crossRackWriteBytes", s.classic().crossRackWriteBytes());
+      classic.put("crossRackBytes", s.classic().crossRackBytes());
+      m.put("classic", classic);
+      Map<String, Object> chain = new LinkedHashMap<>();
+      chain.put("order", s.chain().order());
+      chain.put("crossRackBytes", s.chain().crossRackBytes());
+      chain.put("streams", s.chain().streams());
+      m.put("chain", chain);
       List<Map<String, Object>> units = new ArrayList<>();
       for (PlannedUnit u : s.units()) {
         Map<String, Object> x = new LinkedHashMap<>();

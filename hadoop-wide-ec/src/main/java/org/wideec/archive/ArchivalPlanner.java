@@ -43,7 +43,7 @@ public final class ArchivalPlanner {
       throw new ArchivalPlanException("cannot archive " + request.path() + ": " + e.getMessage(), e);
     }
     Map<String, String> rackOfNode = rackOfNode(request.topology());
-    List<List<DataBlock>> groups = StripeGrouping.group(request.scope(), request.files(), code.k());
+    List<List<DataBlock>> groups = StripeGrouping.group(request.path(), request.scope(), request.files(), code.k());
     Map<String, Long> load = new HashMap<>();
     List<PlannedStripe> stripes = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {

@@ -17,10 +17,18 @@ final class StripeGrouping {
   private StripeGrouping() {}
 
   /** The data blocks of each stripe, in unit order; every list has 1..k blocks, only the last fewer than k. */
-  static List<List<DataBlock>> group(ArchiveScope scope, List<SourceFile> files, int k) {
+  static List<List<DataBlock>> group(String path, ArchiveScope scope, List<SourceFile> files, int k) {
     if (scope == ArchiveScope.FILE && files.size() != 1) {
       throw new ArchivalPlanException("a file-level archive takes exactly one file, got " + files.size()
           + " (archive their directory to pack many files into stripes)");
+    }
+    String under = path.endsWith("/") ? path : path + "/";
+    for (SourceFile f : files) {
+      boolean inside = scope == ArchiveScope.FILE ? f.path().equals(path) : f.path().startsWith(under);
+      if (!inside) {
+        throw new ArchivalPlanException(f.path() + " is not " + (scope == ArchiveScope.FILE ? "the archived file "
+            : "under the archived directory ") + path);
+      }
     }
     Map<Long, String> seenBlocks = new HashMap<>();
     Map<Long, String> seenInodes = new HashMap<>();

@@ -53,7 +53,8 @@ class ArchivalPlannerTest {
             writer));
         block += blocks;
       }
-      ArchivalRequest req = new ArchivalRequest("/data", directory ? ArchiveScope.DIRECTORY : ArchiveScope.FILE, files,
+      ArchivalRequest req = new ArchivalRequest(directory ? "/data" : files.get(0).path(),
+          directory ? ArchiveScope.DIRECTORY : ArchiveScope.FILE, files,
           shape.spec(), shape.kind(), t, rnd.nextInt(100));
       PlanChecks.assertHolds(req, ArchivalPlanner.plan(req));
     }
@@ -294,6 +295,9 @@ class ArchivalPlannerTest {
     e = assertThrows(ArchivalPlanException.class, () -> ArchivalPlanner.plan(
         new ArchivalRequest("/d", ArchiveScope.DIRECTORY, List.of(a, b), "rs:k=4,m=2", PlacementKind.CL, t)));
     assertTrue(e.getMessage().contains("/d/b block 0 (id 101) is also /d/a block 1 (id 101)"), e.getMessage());
+    e = assertThrows(ArchivalPlanException.class, () -> ArchivalPlanner.plan(
+        new ArchivalRequest("/e", ArchiveScope.DIRECTORY, List.of(a), "rs:k=4,m=2", PlacementKind.CL, t)));
+    assertEquals("/d/a is not under the archived directory /e", e.getMessage());
     SourceFile wrongRack = new SourceFile("/d/w", 13, 10, 10, List.of(new SourceFile.Block(500, 1001, 10,
         List.of(new SourceFile.Replica("r0n0", "/r2")))));
     e = assertThrows(ArchivalPlanException.class, () -> ArchivalPlanner.plan(file("rs:k=4,m=2", PlacementKind.CL, t,
