@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
-import org.wideec.code.UnitRole;
 import org.wideec.archive.CorruptManifestException.Reason;
+import org.wideec.code.UnitRole;
 
 /**
  * Manifest format 1, the bytes of a {@link StripeManifest}. The bytes are a format (DESIGN.md §2): a field never
