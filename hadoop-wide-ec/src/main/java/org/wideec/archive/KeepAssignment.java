@@ -24,13 +24,14 @@ import org.wideec.topology.Topology;
  *       placement rules count a group's units per rack, they do not name them), so each such class is placed anew
  *       over its own racks, keeping each rack's count: again a {@link KeepMatching}, exact for those racks.</li>
  * </ol>
- * Both steps never raise the cost, so the alternation ends (bytes are whole numbers). The result is never worse
- * than the exact optimum of step 1 alone ({@link Result#relabelOptimum}), and given its real racks, it is
- * optimal; choosing racks and slots jointly is a set-packing problem we do not claim to solve exactly. Step 2 keeps
- * every rack's units of each class and so every rule of the placement; the rack-loss check confirms it.
+ * Both steps never raise the cost, so the alternation ends (bytes are whole numbers). It runs from two starts: the
+ * placement planner's units, and racks chosen as if each plan rack could take any unit of its class. The result is
+ * never worse than the exact optimum of step 1 alone ({@link Result#relabelOptimum}), and given its real racks it
+ * is optimal. Choosing racks and slots jointly is a set-packing problem this does not solve exactly; on small
+ * instances it reaches the brute-force joint optimum in about 94% of cases (KeepAssignmentTest). Step 2 keeps every
+ * rack's units of each class, so every rule of the placement holds; the rack-loss check confirms it.
  */
 final class KeepAssignment {
-  static final long INFEASIBLE = Long.MAX_VALUE / 4;
   private static final int MAX_ROUNDS = 64;
 
   /**
