@@ -1,0 +1,231 @@
+package org.wideec.archive;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.wideec.code.Codes;
+import org.wideec.code.InvalidCodeSpecException;
+import org.wideec.code.LinearCode;
+import org.wideec.code.UnitRole;
+import org.wideec.placement.PlacementException;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Topology;
+
+/**
+ * Plans the archival of replicated files into wide stripes (DESIGN.md §3.2, issue 13), without touching HDFS:
+ * <ol>
+ *   <li>the blocks form stripes ({@link StripeGrouping}); the short last stripe is padded virtually, and a parity
+ *       that covers only padding is zero and virtual too;</li>
+ *   <li>the placement kind's planner gives the stripe's plan racks (combined locality, one local group per rack,
+ *       flat); {@link KeepAssignment} maps them to real racks and keeps replicas with the fewest bytes moved;</li>
+ *   <li>moved blocks and parities go to free nodes of their racks, the least loaded by this plan first, never to a
+ *       node that already holds a unit of the stripe;</li>
+ *   <li>every stripe must survive the loss of any one rack by the code's own decodability, or the plan is
+ *       refused naming the stripe and the rack;</li>
+ *   <li>each stripe is costed for both encoders ({@link ClassicEncoding}, {@link ChainEncoding}).</li>
+ * </ol>
+ * Only codes pinned by the on-disk format may store data, and only systematic ones keep their data blocks as
+ * they are; anything else is refused before planning.
+ */
+public final class ArchivalPlanner {
+  private ArchivalPlanner() {}
+
+  public static ArchivalPlan plan(ArchivalRequest request) {
+    LinearCode code = code(request);
+    PlacementPlan base;
+    try {
+      base = request.placement().planner().plan(code);
+    } catch (PlacementException e) {
+      throw new ArchivalPlanException("cannot archive " + request.path() + ": " + e.getMessage(), e);
+    }
+    Map<String, String> rackOfNode = rackOfNode(request.topology());
+    List<List<DataBlock>> groups = StripeGrouping.group(request.path(), request.scope(), request.files(), code.k());
+    Map<String, Long> load = new HashMap<>();
+    List<PlannedStripe> stripes = new ArrayList<>();
+    for (int i = 0; i < groups.size(); i++) {
+      long id = request.firstStripeId() + i;
+      stripes.add(new StripePlanning(request, code, id, groups.get(i), rackOfNode, load).plan(base.rackOf()));
+    }
+    return new ArchivalPlan(request.path(), request.scope(), code.spec(), code.n(), code.k(), request.placement(),
+        request.files().size(), stripes);
+  }
+
+  private static LinearCode code(ArchivalRequest request) {
+    LinearCode code;
+    try {
+      code = Codes.pinnedFromSpec(request.codeSpec());
+    } catch (InvalidCodeSpecException e) {
+      throw new ArchivalPlanException("cannot archive " + request.path() + ": " + e.getMessage(), e);
+    }
+    if (!code.isSystematic()) {
+      throw new ArchivalPlanException("cannot archive " + request.path() + " with " + code.spec() + ": it is not"
+          + " systematic, and archival keeps the data blocks as they are (RapidRAID's pipelined archival rewrites"
+          + " them and is planned separately)");
+    }
+    return code;
+  }
+
+  private static Map<String, String> rackOfNode(Topology topology) {
+    Map<String, String> rackOf = new HashMap<>();
+    for (String rack : topology.racks()) {
+      for (String node : topology.nodes(rack)) {
+        String other = rackOf.putIfAbsent(node, rack);
+        if (other != null) {
+          throw new ArchivalPlanException("node " + node + " is listed in racks " + other + " and " + rack);
+        }
+      }
+    }
+    return rackOf;
+  }
+
+  /** The planning of one stripe. */
+  private static final class StripePlanning {
+    private final ArchivalRequest request;
+    private final LinearCode code;
+    private final long id;
+    private final List<DataBlock> blocks;
+    private final Map<String, String> rackOfNode;
+    private final Map<String, Long> load;
+    private final String name;
+
+    StripePlanning(ArchivalRequest request, LinearCode code, long id, List<DataBlock> blocks,
+        Map<String, String> rackOfNode, Map<String, Long> load) {
+      this.request = request;
+      this.code = code;
+      this.id = id;
+      this.blocks = blocks;
+      this.rackOfNode = rackOfNode;
+      this.load = load;
+      this.name = "stripe " + id + " of " + request.path() + " (" + code.spec() + ", blocks "
+          + blocks.get(0).describe() + (blocks.size() > 1 ? " .. " + blocks.get(blocks.size() - 1).describe() : "")
+          + ")";
+    }
+
+    PlannedStripe plan(int[] baseRackOf) {
+      int real = blocks.size();
+      boolean[] stored = new boolean[code.n()];
+      for (int u = 0; u < code.n(); u++) {
+        stored[u] = u < code.k() ? u < real : !ArchivedStripe.zeroParity(code, u, d -> d >= real);
+      }
+      long unitLength = blocks.stream().mapToLong(DataBlock::length).max().orElse(0);
+      Map<Integer, KeepMatching.Unit> data = new HashMap<>();
+      for (int u = 0; u < real; u++) {
+        data.put(u, new KeepMatching.Unit(u, blocks.get(u).length(), liveReplicas(blocks.get(u))));
+      }
+      KeepAssignment.Result keep = new KeepAssignment(code, stored, data, request.topology(), name).assign(baseRackOf);
+      PlannedUnit[] units = new PlannedUnit[code.n()];
+      Set<String> used = new java.util.HashSet<>();
+      for (int u = 0; u < real; u++) {
+        if (keep.keptNode()[u] != null) {
+          used.add(keep.keptNode()[u]);
+        }
+      }
+      for (Map.Entry<Integer, String> e : keep.realRack().entrySet()) {
+        String rack = e.getValue();
+        for (int u = 0; u < code.n(); u++) {
+          if (!stored[u] || keep.rackOf()[u] != e.getKey()) {
+            continue;
+          }
+          if (u < real && keep.keptNode()[u] != null) {
+            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.KEEP, blocks.get(u), blocks.get(u).length(),
+                keep.keptNode()[u], rack, null, null);
+          } else if (u < real) {
+            String target = leastLoaded(rack, used, blocks.get(u).length());
+            String from = moveSource(data.get(u).replicaNodes(), rack);
+            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.MOVE, blocks.get(u),
+                blocks.get(u).length(), target, rack, from, rackOfNode.get(from));
+          } else {
+            units[u] = new PlannedUnit(u, code.role(u), PlannedUnit.Action.WRITE, null, unitLength,
+                leastLoaded(rack, used, unitLength), rack, null, null);
+          }
+        }
+      }
+      for (int u = 0; u < code.n(); u++) {
+        if (!stored[u]) {
+          units[u] = new PlannedUnit(u, code.role(u), PlannedUnit.Action.VIRTUAL, null, 0, null, null, null, null);
+        }
+      }
+      List<PlannedUnit> list = List.of(units);
+      requireRackLossDecodable(code, name, list);
+      Map<Integer, Set<String>> replicaNodes = new HashMap<>();
+      for (PlannedUnit u : list) {
+        if (u.isStoredData()) {
+          Set<String> nodes = new LinkedHashSet<>(data.get(u.unit()).replicaNodes());
+          nodes.add(u.node());
+          replicaNodes.put(u.unit(), nodes);
+        }
+      }
+      return new PlannedStripe(id, code.spec(), list, unitLength,
+          ClassicEncoding.of(list, replicaNodes, rackOfNode, request.topology()),
+          ChainEncoding.of(code, list, unitLength), keep.relabelOptimum());
+    }
+
+    /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */
+    private List<String> liveReplicas(DataBlock b) {
+      List<String> live = new ArrayList<>();
+      for (SourceFile.Replica r : b.block().replicas()) {
+        String rack = rackOfNode.get(r.node());
+        if (rack == null) {
+          continue; // not a live node: its replica cannot be kept or read
+        }
+        if (r.rack() != null && !r.rack().equals(rack)) {
+          throw new ArchivalPlanException(name + ": " + b.describe() + " has a replica on " + r.node() + " in rack "
+              + r.rack() + ", but the topology has that node in rack " + rack);
+        }
+        if (!live.contains(r.node())) {
+          live.add(r.node());
+        }
+      }
+      if (live.isEmpty()) {
+        throw new ArchivalPlanException(name + ": " + b.describe() + " has no live replica (replicas on "
+            + b.block().replicas().stream().map(SourceFile.Replica::node).toList() + "); repair or restore it first");
+      }
+      return live;
+    }
+
+    /** The least loaded node of the rack not yet holding a unit of the stripe (ties: topology order). */
+    private String leastLoaded(String rack, Set<String> used, long bytes) {
+      String best = null;
+      for (String node : request.topology().nodes(rack)) {
+        if (!used.contains(node) && (best == null || load.getOrDefault(node, 0L) < load.getOrDefault(best, 0L))) {
+          best = node;
+        }
+      }
+      if (best == null) {
+        throw new IllegalStateException(name + ": no free node left in rack " + rack + " although the plan fits it");
+      }
+      used.add(best);
+      load.merge(best, bytes, Long::sum);
+      return best;
+    }
+
+    /** A live replica to copy from: one in the target rack when there is one (an in-rack copy). */
+    private String moveSource(List<String> live, String rack) {
+      return live.stream().filter(n -> rack.equals(rackOfNode.get(n))).findFirst().orElse(live.get(0));
+    }
+  }
+
+  /**
+   * Refuses a stripe that some single rack's loss would leave undecodable by the code (virtual units are known
+   * zeros, never lost), naming the stripe and the rack; and one whose units share a node.
+   */
+  static void requireRackLossDecodable(LinearCode code, String stripe, List<PlannedUnit> units) {
+    for (String rack : new TreeSet<>(units.stream().filter(PlannedUnit::stored).map(PlannedUnit::rack).toList())) {
+      int[] lost = units.stream().filter(u -> u.stored() && u.rack().equals(rack)).mapToInt(PlannedUnit::unit)
+          .toArray();
+      if (!code.isDecodable(lost)) {
+        throw new ArchivalPlanException(stripe + ": losing rack " + rack + " (units " + java.util.Arrays.toString(lost)
+            + ") is more than " + code.spec() + " decodes; refusing the plan");
+      }
+    }
+    long nodes = units.stream().filter(PlannedUnit::stored).map(PlannedUnit::node).distinct().count();
+    long stored = units.stream().filter(PlannedUnit::stored).count();
+    if (nodes != stored) {
+      throw new ArchivalPlanException(stripe + ": " + stored + " stored units on " + nodes + " nodes; one unit per node");
+    }
+  }
+}

@@ -1,0 +1,204 @@
+package org.wideec.archive;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.code.UnitRole;
+
+/**
+ * One stripe of a manifest: its code (a pinned spec and the on-disk code format that pins it), its state, its
+ * parity file and its n members in unit order. Construction checks every rule a stripe must obey, so an
+ * inconsistent stripe cannot exist in memory (the parser turns the refusal into a
+ * {@link CorruptManifestException}):
+ * <ul>
+ *   <li>the spec is canonical and pinned by the code format it names (only pinned codes may define stored bytes,
+ *       DESIGN.md §2), and systematic (format 1 records stripes whose data blocks stay as they are);</li>
+ *   <li>n members, each with the role the code gives its unit;</li>
+ *   <li>at least one stored data unit; a parity is virtual exactly when its generator row touches only virtual data
+ *       units (then it is zero);</li>
+ *   <li>every stored member has a planned node and rack, all nodes distinct (one unit per node) and all known
+ *       block ids distinct; every parity is as long as the longest data block;</li>
+ *   <li>what the state promises: a parity file from ENCODING on; parity block ids, generation stamps and CRCs from
+ *       PARITY_WRITTEN on, and none while PLANNED (a rolled-back encoding discards its parity); the CRC of every data
+ *       block from VERIFIED on. A STALE stripe keeps what it had.</li>
+ * </ul>
+ */
+public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersion, StripeState state,
+    String parityFilePath, long parityFileInode, List<StripeMember> members) {
+
+  public ArchivedStripe {
+    members = List.copyOf(members);
+    parityFilePath = parityFilePath == null ? "" : parityFilePath;
+    check(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, members);
+  }
+
+  /** The stripe's code (pinned; cached by {@link Codes}). */
+  public LinearCode code() {
+    return Codes.pinnedFromSpec(codeSpec);
+  }
+
+  public StripeMember member(int unit) {
+    return members.get(unit);
+  }
+
+  /** The length of every stored parity: the longest data block (shorter ones count as zero-padded). */
+  public long unitLength() {
+    return unitLength(members);
+  }
+
+  /** Units that are stored (not virtual), ascending. */
+  public int[] storedUnits() {
+    return java.util.stream.IntStream.range(0, members.size()).filter(u -> !members.get(u).padding()).toArray();
+  }
+
+  /** The stripe in the next state: the transition must be allowed and the members must satisfy it. */
+  public ArchivedStripe withState(StripeState next) {
+    state.checkTransition(stripeId, next);
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, next, parityFilePath, parityFileInode, members);
+  }
+
+  /** The same stripe with other members (blocks written, CRCs learnt); the state's rules still apply. */
+  public ArchivedStripe withMembers(List<StripeMember> next) {
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, next);
+  }
+
+  /** The same stripe once its parity file exists. */
+  public ArchivedStripe withParityFile(String path, long inode) {
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, path, inode, members);
+  }
+
+  private static long unitLength(List<StripeMember> members) {
+    long max = 0;
+    for (StripeMember m : members) {
+      if (m.role() == UnitRole.DATA && !m.padding()) {
+        max = Math.max(max, m.length());
+      }
+    }
+    return max;
+  }
+
+  private static void check(long id, String spec, int formatVersion, StripeState state, String parityFile,
+      long parityInode, List<StripeMember> members) {
+    String where = "stripe " + id + " (" + spec + ")";
+    if (id < 0) {
+      throw new IllegalArgumentException(where + ": stripe ids are not negative");
+    }
+    if (state == null) {
+      throw new IllegalArgumentException(where + ": no state");
+    }
+    LinearCode code = Codes.pinnedFromSpec(spec);
+    if (!code.spec().equals(spec)) {
+      throw new IllegalArgumentException(where + ": the spec must be written canonically, as " + code.spec());
+    }
+    if (formatVersion != code.formatVersion()) {
+      throw new IllegalArgumentException(where + ": recorded under code format " + formatVersion + ", but this build"
+          + " pins " + spec + " by code format " + code.formatVersion());
+    }
+    if (!code.isSystematic()) {
+      throw new IllegalArgumentException(where + ": not systematic; manifest format " + StripeManifest.FORMAT_VERSION
+          + " records stripes whose data blocks stay as they are");
+    }
+    if (members.size() != code.n()) {
+      throw new IllegalArgumentException(where + ": " + members.size() + " members, the code has n = " + code.n());
+    }
+    boolean anyData = false;
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = members.get(u);
+      if (m.role() != code.role(u)) {
+        throw new IllegalArgumentException(where + ", unit " + u + ": recorded as " + m.role() + ", the code makes it "
+            + code.role(u));
+      }
+      anyData |= m.role() == UnitRole.DATA && !m.padding();
+      if (m.isParity() && m.padding() != zeroParity(code, u, d -> members.get(d).padding())) {
+        throw new IllegalArgumentException(where + ", unit " + u + ": a parity is virtual exactly when its generator"
+            + " row touches only virtual data units (it is zero); recorded " + (m.padding() ? "virtual" : "stored"));
+      }
+    }
+    if (!anyData) {
+      throw new IllegalArgumentException(where + ": every data unit is virtual padding");
+    }
+    if (state != StripeState.PLANNED && state != StripeState.STALE && parityFile.isEmpty()) {
+      throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's path");
+    }
+    if (parityInode < 0 || (parityInode > 0 && parityFile.isEmpty())) {
+      throw new IllegalArgumentException(where + ": parity file inode " + parityInode + " without a path");
+    }
+    if (state.parityWritten() && parityInode == 0) {
+      throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's inode id");
+    }
+    long unitLength = unitLength(members);
+    Set<String> nodes = new HashSet<>();
+    Set<Long> blocks = new HashSet<>();
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = members.get(u);
+      if (m.padding()) {
+        continue;
+      }
+      String unit = where + ", unit " + u + " (" + m.role() + ", block " + m.blockId() + ")";
+      if (m.plannedNode().isEmpty() || m.plannedRack().isEmpty()) {
+        throw new IllegalArgumentException(unit + ": a stored member needs a planned node and rack");
+      }
+      if (!nodes.add(m.plannedNode())) {
+        throw new IllegalArgumentException(unit + ": node " + m.plannedNode() + " already holds another unit of the"
+            + " stripe (one unit per node, so a node loss is one erasure)");
+      }
+      if (m.blockId() != 0 && !blocks.add(m.blockId())) {
+        throw new IllegalArgumentException(unit + ": block id appears twice in the stripe");
+      }
+      if (m.role() == UnitRole.DATA) {
+        checkWritten(unit, m, true);
+        if (state.parityVerified() && !m.hasCrc()) {
+          throw new IllegalArgumentException(unit + ": state " + state + " needs the CRC32C of every data block");
+        }
+      } else {
+        if (m.length() != unitLength) {
+          throw new IllegalArgumentException(unit + ": parity length " + m.length() + ", the longest data block has "
+              + unitLength);
+        }
+        boolean written = m.blockId() != 0;
+        checkWritten(unit, m, written);
+        if (written && state == StripeState.PLANNED) {
+          throw new IllegalArgumentException(unit + ": a PLANNED stripe has no parity blocks yet (a rolled-back"
+              + " encoding discards them)");
+        }
+        if (state.parityWritten() && !(written && m.hasCrc())) {
+          throw new IllegalArgumentException(unit + ": state " + state + " needs the parity block's id, generation"
+              + " stamp and CRC32C");
+        }
+        if (written && m.inodeId() != parityInode) {
+          throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", the stripe's parity"
+              + " file is inode " + parityInode);
+        }
+      }
+    }
+  }
+
+  /** A known block has an inode, an id and a generation stamp; an unknown one (unwritten parity) has none. */
+  private static void checkWritten(String unit, StripeMember m, boolean known) {
+    boolean ok = known
+        ? m.inodeId() > 0 && m.blockId() != 0 && m.generationStamp() > 0
+        : m.inodeId() == 0 && m.generationStamp() == 0 && !m.hasCrc();
+    if (!ok) {
+      throw new IllegalArgumentException(unit + (known
+          ? ": a stored block needs its inode id, block id and generation stamp (got inode " + m.inodeId()
+              + ", generation stamp " + m.generationStamp() + ")"
+          : ": a parity not yet written has no inode, generation stamp or CRC"));
+    }
+  }
+
+  /**
+   * True when parity unit u's generator row is zero on every stored data unit, so the parity is zero whatever the
+   * data: such a parity is virtual like the data it covers (the local parity of a group of padding only).
+   */
+  static boolean zeroParity(LinearCode code, int u, java.util.function.IntPredicate virtualData) {
+    int[] row = code.generator().row(u);
+    for (int d = 0; d < code.k(); d++) {
+      if (row[d] != 0 && !virtualData.test(d)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+package org.wideec.archive;
+
+import java.util.List;
+
+/**
+ * A replicated file as the archival planner sees it (the HDFS slice fills it from the NameNode's block
+ * locations): path, inode id, length, block size and every block with its live replicas.
+ */
+public record SourceFile(String path, long inodeId, long length, long blockSize, List<Block> blocks) {
+  /** One replica of a block: the DataNode holding it and that node's rack. */
+  public record Replica(String node, String rack) {}
+
+  /** One block of the file and where its replicas are. */
+  public record Block(long blockId, long generationStamp, long length, List<Replica> replicas) {
+    public Block {
+      replicas = List.copyOf(replicas);
+    }
+  }
+
+  public SourceFile {
+    blocks = List.copyOf(blocks);
+    if (path == null || !path.startsWith("/")) {
+      throw new ArchivalPlanException("a source file needs an absolute path, got '" + path + "'");
+    }
+    if (inodeId <= 0) {
+      throw new ArchivalPlanException(path + ": inode id " + inodeId + " is not an HDFS inode id");
+    }
+    long sum = 0;
+    for (int i = 0; i < blocks.size(); i++) {
+      Block b = blocks.get(i);
+      if (b.length() < 0 || b.length() > blockSize) {
+        throw new ArchivalPlanException(path + ": block " + i + " (id " + b.blockId() + ") has " + b.length()
+            + " bytes, the file's block size is " + blockSize);
+      }
+      if (b.blockId() == 0 || b.generationStamp() <= 0) {
+        throw new ArchivalPlanException(path + ": block " + i + " has id " + b.blockId() + " and generation stamp "
+            + b.generationStamp() + "; a finalized block has both");
+      }
+      sum += b.length();
+    }
+    if (sum != length) {
+      throw new ArchivalPlanException(path + ": its blocks hold " + sum + " bytes, the file " + length
+          + " (still being written?)");
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package org.wideec.archive;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.wideec.code.UnitRole;
+
+/**
+ * The authoritative record of an archived file or directory (DESIGN.md §3.2, issue 13): the archived path, whether
+ * its stripes hold one file's blocks or many files' blocks, and every stripe. Stored in HDFS under the system
+ * directory (replicated, written temp-then-rename) in the bytes {@link ManifestFormat} defines. Like a stripe, a
+ * manifest checks its own rules when built: stripe ids strictly ascending, no block in two places, and in a
+ * file-level manifest every data block belongs to one inode.
+ */
+public record StripeManifest(String archivedPath, ArchiveScope scope, List<ArchivedStripe> stripes) {
+  /** The manifest format this build writes and reads. */
+  public static final int FORMAT_VERSION = 1;
+
+  public StripeManifest {
+    stripes = List.copyOf(stripes);
+    if (archivedPath == null || !archivedPath.startsWith("/")) {
+      throw new IllegalArgumentException("a manifest archives an absolute path, got '" + archivedPath + "'");
+    }
+    if (scope == null) {
+      throw new IllegalArgumentException("manifest of " + archivedPath + ": no scope (file or directory)");
+    }
+    Map<Long, String> blocks = new HashMap<>();
+    long inode = 0;
+    for (int i = 0; i < stripes.size(); i++) {
+      ArchivedStripe s = stripes.get(i);
+      if (i > 0 && s.stripeId() <= stripes.get(i - 1).stripeId()) {
+        throw new IllegalArgumentException("manifest of " + archivedPath + ": stripe " + s.stripeId() + " follows stripe "
+            + stripes.get(i - 1).stripeId() + " (ids strictly ascending)");
+      }
+      for (int u = 0; u < s.members().size(); u++) {
+        StripeMember m = s.members().get(u);
+        String here = "stripe " + s.stripeId() + " unit " + u;
+        if (m.blockId() != 0) {
+          String before = blocks.putIfAbsent(m.blockId(), here);
+          if (before != null) {
+            throw new IllegalArgumentException("manifest of " + archivedPath + ": block " + m.blockId() + " is both "
+                + before + " and " + here);
+          }
+        }
+        if (scope == ArchiveScope.FILE && m.role() == UnitRole.DATA && !m.padding()) {
+          if (inode != 0 && m.inodeId() != inode) {
+            throw new IllegalArgumentException("file-level manifest of " + archivedPath + ": " + here + " is a block of"
+                + " inode " + m.inodeId() + ", earlier data blocks belong to inode " + inode);
+          }
+          inode = m.inodeId();
+        }
+      }
+    }
+  }
+
+  /** The stripe with the given id, or null. */
+  public ArchivedStripe stripe(long id) {
+    for (ArchivedStripe s : stripes) {
+      if (s.stripeId() == id) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** The manifest with one stripe replaced (same id): how each recorded transition is written. */
+  public StripeManifest with(ArchivedStripe updated) {
+    List<ArchivedStripe> next = new java.util.ArrayList<>(stripes);
+    for (int i = 0; i < next.size(); i++) {
+      if (next.get(i).stripeId() == updated.stripeId()) {
+        next.set(i, updated);
+        return new StripeManifest(archivedPath, scope, next);
+      }
+    }
+    throw new IllegalArgumentException("manifest of " + archivedPath + " has no stripe " + updated.stripeId());
+  }
+
+  /** The stripes that hold a block of the given inode (what its pointer lists), ascending. */
+  public long[] stripesOf(long inodeId) {
+    return stripes.stream().filter(s -> s.members().stream()
+            .anyMatch(m -> m.role() == UnitRole.DATA && !m.padding() && m.inodeId() == inodeId))
+        .mapToLong(ArchivedStripe::stripeId).toArray();
+  }
+
+  public byte[] toBytes() {
+    return ManifestFormat.write(this);
+  }
+
+  /** Parses manifest bytes; {@code source} (the file's path) goes into every error. */
+  public static StripeManifest parse(byte[] bytes, String source) throws CorruptManifestException {
+    return ManifestFormat.read(bytes, source);
+  }
+}
