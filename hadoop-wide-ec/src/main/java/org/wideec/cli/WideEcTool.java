@@ -66,6 +66,8 @@ public final class WideEcTool extends Configured implements Tool {
         "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
         "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
         SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
+    commands.put("archive", new Command(ArchiveCommand.USAGE + "\n" + SPEC_EXAMPLES,
+        a -> new ArchiveCommand(conf(), out).run(a)));
     commands.put("fsck", new Command(
         "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
         a -> new FsckCommand(conf(), out).run(a)));

@@ -1,0 +1,223 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.hdfs.ArchivalSource;
+import org.wideec.cli.WideEcTool;
+import org.wideec.minicluster.MiniClusters;
+
+/**
+ * {@code wide-ec archive --dry-run} against a real racked cluster: the plan is read from the NameNode (inode ids,
+ * blocks, generation stamps, replica locations), keeps a real replica of every block or moves it, puts parities on
+ * nodes the stripe does not use, and changes nothing; what the archival layout cannot take is refused by name.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ArchiveDryRunClusterTest {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+
+  java.nio.file.Path base;
+  MiniDFSCluster cluster;
+  DistributedFileSystem fs;
+  Configuration conf;
+
+  @BeforeAll
+  void start(@TempDir java.nio.file.Path dir) throws Exception {
+    base = dir;
+    cluster = MiniClusters.start(new Configuration(), base.toFile(), 6, 3, BLOCK);
+    fs = cluster.getFileSystem();
+    conf = cluster.getConfiguration(0);
+    write("/logs/a", 9 * BLOCK);
+    write("/logs/small/b", BLOCK / 2);
+    write("/logs/small/c", 2 * BLOCK + 17);
+    write("/logs/empty", 0);
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private void write(String path, long bytes) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
+      o.write(data);
+    }
+  }
+
+  private record Run(int exit, String out, String err) {
+    JsonNode json() throws Exception {
+      return new ObjectMapper().readTree(out);
+    }
+  }
+
+  private Run archive(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    String[] all = new String[args.length + 1];
+    all[0] = "archive";
+    System.arraycopy(args, 0, all, 1, args.length);
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), all);
+    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Where HDFS says each block's replicas are, by block id. */
+  private Map<Long, Set<String>> replicas(String path) throws Exception {
+    Map<Long, Set<String>> m = new HashMap<>();
+    long len = fs.getFileStatus(new Path(path)).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, len).getLocatedBlocks()) {
+      Set<String> nodes = new HashSet<>();
+      for (DatanodeInfo d : lb.getLocations()) {
+        nodes.add(d.getXferAddr());
+      }
+      m.put(lb.getBlock().getBlockId(), nodes);
+    }
+    return m;
+  }
+
+  @Test
+  void aFilesPlanKeepsRealReplicasPlacesParitiesApartAndChangesNothing() throws Exception {
+    Map<Long, Set<String>> before = replicas("/logs/a");
+    Run r = archive("/logs/a", "--code", CODE, "--dry-run", "--json");
+    assertEquals(0, r.exit(), r.err());
+    JsonNode j = r.json();
+    assertEquals("file", j.get("scope").asText());
+    assertEquals(CODE, j.get("code").asText());
+    assertEquals("cl", j.get("placement").asText(), "an LRC with local groups is placed by combined locality");
+    assertEquals(9, j.get("dataBlocks").asInt());
+    assertEquals(2, j.get("stripes").size(), "9 blocks make a full stripe of 6 and a short one of 3");
+    assertEquals(3, j.get("stripes").get(1).get("paddingUnits").asInt());
+    assertEquals(9 * BLOCK, j.get("logicalBytes").asLong());
+    long inode = fs.getClient().getFileInfo("/logs/a").getFileId();
+    Set<Long> planned = new HashSet<>();
+    for (JsonNode s : j.get("stripes")) {
+      Set<String> nodesOfStripe = new HashSet<>();
+      for (JsonNode u : s.get("units")) {
+        String action = u.get("action").asText();
+        if (action.equals("virtual")) {
+          continue;
+        }
+        assertTrue(nodesOfStripe.add(u.get("node").asText()), "two units of stripe " + s.get("id") + " on one node: " + u);
+        if (u.has("blockId")) {
+          long id = u.get("blockId").asLong();
+          planned.add(id);
+          assertEquals("/logs/a", u.get("file").asText());
+          if (action.equals("keep")) {
+            assertTrue(before.get(id).contains(u.get("node").asText()), "kept replica of " + id + " is real: " + u);
+          } else {
+            assertEquals("move", action);
+            assertTrue(before.get(id).contains(u.get("fromNode").asText()), "a move copies a real replica: " + u);
+            assertFalse(before.get(id).contains(u.get("node").asText()), "a move goes to a node without one: " + u);
+          }
+        } else {
+          assertEquals("write", action, "a stored unit without a block is a parity: " + u);
+        }
+      }
+    }
+    assertEquals(before.keySet(), planned, "every block of the file is in exactly one stripe");
+    assertTrue(inode > 0);
+    // Nothing changed: same replicas, replication 3, no pointer xattr.
+    assertEquals(before, replicas("/logs/a"));
+    assertEquals(3, fs.getFileStatus(new Path("/logs/a")).getReplication());
+    assertFalse(fs.getXAttrs(new Path("/logs/a")).containsKey(ArchivalSource.POINTER_XATTR));
+  }
+
+  @Test
+  void aDirectoryPacksItsFilesInPathOrderAndSkipsEmptyOnes() throws Exception {
+    Run r = archive("/logs/small", "--code", CODE, "--dry-run", "--json");
+    assertEquals(0, r.exit(), r.err());
+    JsonNode j = r.json();
+    assertEquals("directory", j.get("scope").asText());
+    assertEquals("cl", j.get("placement").asText());
+    assertEquals(4, j.get("dataBlocks").asInt(), "b has one block, c three");
+    assertEquals(1, j.get("stripes").size());
+    String[] files = new String[4];
+    int i = 0;
+    for (JsonNode u : j.get("stripes").get(0).get("units")) {
+      if (u.has("file")) {
+        files[i++] = u.get("file").asText();
+      }
+    }
+    assertArrayEquals(new String[] {"/logs/small/b", "/logs/small/c", "/logs/small/c", "/logs/small/c"}, files);
+  }
+
+  @Test
+  void theTextPlanNamesCostsAndRedundancyAndOneStripesUnits() throws Exception {
+    Run r = archive("/logs/a", "--code", CODE, "--dry-run", "--stripe", "1");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("archive /logs/a (file: 1 file, 9 blocks"), r.out());
+    assertTrue(r.out().contains("encoding across racks: classic"), r.out());
+    assertTrue(r.out().contains("redundancy after:"), r.out());
+    assertTrue(r.out().contains("nothing was changed (--dry-run)"), r.out());
+  }
+
+  @Test
+  void whatTheLayoutCannotTakeIsRefusedByName() throws Exception {
+    Run notDry = archive("/logs/a", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FAILED, notDry.exit());
+    assertTrue(notDry.err().contains("does not execute it yet; --dry-run prints the plan"), notDry.err());
+
+    Run missing = archive("/nope", "--code", CODE, "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, missing.exit());
+    assertTrue(missing.err().contains("/nope"), missing.err());
+
+    Run empty = archive("/logs/empty", "--code", CODE, "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, empty.exit());
+    assertTrue(empty.err().contains("/logs/empty holds no data blocks to archive"), empty.err());
+
+    Run unpinned = archive("/logs/a", "--code", "rs:k=7,m=3", "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, unpinned.exit());
+    assertTrue(unpinned.err().contains("rs:k=7,m=3"), unpinned.err());
+
+    Run badEncoder = archive("/logs/a", "--code", CODE, "--encoder", "magic", "--dry-run");
+    assertEquals(WideEcTool.EXIT_USAGE, badEncoder.exit());
+    assertTrue(badEncoder.err().contains("--encoder must be classic or chain"), badEncoder.err());
+
+    Run tooWide = archive("/logs/a", "--code", "azure-lrc:k=64,l=4,g=4", "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, tooWide.exit(), "72 units cannot sit on 18 DataNodes");
+    assertTrue(tooWide.err().contains("stripe"), tooWide.err());
+
+    Run flat = archive("/logs/small", "--code", CODE, "--placement", "flat", "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, flat.exit(), "flat needs a rack per stored unit: 8 of them");
+    assertTrue(flat.err().contains("the live topology has 6 racks"), flat.err());
+
+    fs.setXAttr(new Path("/logs/small/b"), ArchivalSource.POINTER_XATTR, new byte[] {1});
+    try {
+      Run archived = archive("/logs/small", "--code", CODE, "--dry-run");
+      assertEquals(WideEcTool.EXIT_FAILED, archived.exit());
+      assertTrue(archived.err().contains("/logs/small/b is already archived"), archived.err());
+    } finally {
+      fs.removeXAttr(new Path("/logs/small/b"), ArchivalSource.POINTER_XATTR);
+    }
+  }
+}
