@@ -53,6 +53,8 @@ class ArchiveCrashResumeClusterTest {
   void start(@TempDir java.nio.file.Path dir) throws Exception {
     Configuration base = new Configuration();
     base.setInt(ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
+    // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
+    base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
     cluster = MiniClusters.start(base, dir.toFile(), 6, 3, BLOCK);
     fs = cluster.getFileSystem();
     checks = new ArchiveChecks(fs);
