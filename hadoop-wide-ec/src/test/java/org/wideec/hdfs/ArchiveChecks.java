@@ -37,6 +37,18 @@ final class ArchiveChecks {
     this.fs = fs;
   }
 
+  /**
+   * The archival test bed: 6 racks x 3 DataNodes, 64 KiB blocks, the classic encoder coding 16 KiB chunks (so every
+   * unit spans several and short blocks end mid-chunk).
+   */
+  static org.apache.hadoop.hdfs.MiniDFSCluster cluster(java.io.File dir, long blockSize) throws java.io.IOException {
+    org.apache.hadoop.conf.Configuration base = new org.apache.hadoop.conf.Configuration();
+    base.setInt(org.wideec.archive.hdfs.ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
+    // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
+    base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
+    return org.wideec.minicluster.MiniClusters.start(base, dir, 6, 3, blockSize);
+  }
+
   /** Writes seeded random bytes at replication 3 and remembers them. */
   void write(String path, long bytes) throws Exception {
     byte[] data = new byte[(int) bytes];

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -26,7 +25,6 @@ import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.StripeEncoder;
-import org.wideec.minicluster.MiniClusters;
 
 /**
  * The archiver killed at every recorded transition, and inside the encoder with parity files half or fully written,
@@ -51,11 +49,7 @@ class ArchiveCrashResumeClusterTest {
 
   @BeforeAll
   void start(@TempDir java.nio.file.Path dir) throws Exception {
-    Configuration base = new Configuration();
-    base.setInt(ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
-    // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
-    base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
-    cluster = MiniClusters.start(base, dir.toFile(), 6, 3, BLOCK);
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
     fs = cluster.getFileSystem();
     checks = new ArchiveChecks(fs);
     store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
@@ -72,6 +66,26 @@ class ArchiveCrashResumeClusterTest {
     Crash(String where) {
       super("injected crash " + where);
     }
+  }
+
+  /** An encoder that dies part way: what it leaves behind is what the rerun must discard. */
+  private interface Dying {
+    void encode(ArchivedStripe stripe) throws IOException;
+  }
+
+  private static StripeEncoder crashing(Dying dying) {
+    return new StripeEncoder() {
+      @Override
+      public String name() {
+        return "classic";
+      }
+
+      @Override
+      public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+        dying.encode(stripe);
+        throw new IllegalStateException("a dying encoder must throw");
+      }
+    };
   }
 
   private Archiver archiver(StripeEncoder encoder, Archiver.Hook hook) {
@@ -135,35 +149,19 @@ class ArchiveCrashResumeClusterTest {
   void aCrashInsideTheEncoderLeavesPartialParityThatTheRerunDiscards() throws Exception {
     ClientClassicEncoder classic = ClientClassicEncoder.from(fs);
     // Killed after writing every parity file, before PARITY_WRITTEN is recorded.
-    StripeEncoder wroteAll = new StripeEncoder() {
-      @Override
-      public String name() {
-        return "classic";
-      }
-
-      @Override
-      public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
-        classic.encode(stripe);
-        throw new Crash("after the parity of stripe " + stripe.stripeId() + " was written");
-      }
-    };
+    StripeEncoder wroteAll = crashing(stripe -> {
+      classic.encode(stripe);
+      throw new Crash("after the parity of stripe " + stripe.stripeId() + " was written");
+    });
     // Killed with one parity file half written (still open).
     FSDataOutputStream[] open = {null};
-    StripeEncoder wroteHalf = new StripeEncoder() {
-      @Override
-      public String name() {
-        return "classic";
-      }
-
-      @Override
-      public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
-        fs.mkdirs(new Path(stripe.parityFilePath()));
-        open[0] = fs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), 6), (short) 1);
-        open[0].write(new byte[1000]);
-        open[0].hflush();
-        throw new Crash("with parity unit 6 of stripe " + stripe.stripeId() + " half written");
-      }
-    };
+    StripeEncoder wroteHalf = crashing(stripe -> {
+      fs.mkdirs(new Path(stripe.parityFilePath()));
+      open[0] = fs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), 6), (short) 1);
+      open[0].write(new byte[1000]);
+      open[0].hflush();
+      throw new Crash("with parity unit 6 of stripe " + stripe.stripeId() + " half written");
+    });
     for (StripeEncoder crashing : List.of(wroteAll, wroteHalf)) {
       Path path = new Path("/encoder-crash/" + (crashing == wroteAll ? "all" : "half"));
       checks.write(path.toString(), LENGTH);

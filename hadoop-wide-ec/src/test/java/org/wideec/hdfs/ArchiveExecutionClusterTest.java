@@ -32,7 +32,6 @@ import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.cli.WideEcTool;
-import org.wideec.minicluster.MiniClusters;
 
 /**
  * {@code wide-ec archive} executing on a racked cluster (6 racks x 3 DataNodes, 64 KiB blocks, the pinned
@@ -54,11 +53,7 @@ class ArchiveExecutionClusterTest {
 
   @BeforeAll
   void start(@TempDir java.nio.file.Path dir) throws Exception {
-    Configuration base = new Configuration();
-    base.setInt(ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
-    // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
-    base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
-    cluster = MiniClusters.start(base, dir.toFile(), 6, 3, BLOCK);
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
     fs = cluster.getFileSystem();
     conf = cluster.getConfiguration(0);
     checks = new ArchiveChecks(fs);
