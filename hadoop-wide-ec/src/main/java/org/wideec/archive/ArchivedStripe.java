@@ -8,8 +8,10 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.UnitRole;
 
 /**
- * One stripe of a manifest: its code (a pinned spec and the on-disk code format that pins it), its state, its
- * parity file and its n members in unit order. Construction checks every rule a stripe must obey, so an
+ * One stripe of a manifest: its code (a pinned spec and the on-disk code format that pins it), its state, where its
+ * parity lives and its n members in unit order. The parity path names the stripe's parity directory and the parity
+ * inode that directory's inode: every stored parity unit is a single-block file of its own there, so each can be
+ * written to (and later repaired on) the node the plan chose, and each parity member names its own file's inode. Construction checks every rule a stripe must obey, so an
  * inconsistent stripe cannot exist in memory (the parser turns the refusal into a
  * {@link CorruptManifestException}):
  * <ul>
@@ -62,6 +64,16 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   /** The same stripe with other members (blocks written, CRCs learnt); the state's rules still apply. */
   public ArchivedStripe withMembers(List<StripeMember> next) {
     return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, next);
+  }
+
+  /**
+   * The stripe rolled back to PLANNED (a crashed or failed encoding, issue 13): parity members lose their blocks, data
+   * members their CRCs, and the parity directory its inode; the path stays, as the encoding redone writes there.
+   */
+  public ArchivedStripe rolledBack() {
+    state.checkTransition(stripeId, StripeState.PLANNED);
+    List<StripeMember> next = members.stream().map(StripeMember::unwritten).toList();
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, StripeState.PLANNED, parityFilePath, 0, next);
   }
 
   /** The same stripe once its parity file exists. */
@@ -129,6 +141,8 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
       throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's inode id");
     }
     long unitLength = unitLength(members);
+    Set<Long> dataInodes = new HashSet<>();
+    members.stream().filter(m -> m.role() == UnitRole.DATA && !m.padding()).forEach(m -> dataInodes.add(m.inodeId()));
     Set<String> nodes = new HashSet<>();
     Set<Long> blocks = new HashSet<>();
     for (int u = 0; u < code.n(); u++) {
@@ -167,9 +181,9 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
           throw new IllegalArgumentException(unit + ": state " + state + " needs the parity block's id, generation"
               + " stamp and CRC32C");
         }
-        if (written && m.inodeId() != parityInode) {
-          throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", the stripe's parity"
-              + " file is inode " + parityInode);
+        if (written && dataInodes.contains(m.inodeId())) {
+          throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", which holds data"
+              + " of the stripe (parity lives in files of its own)");
         }
       }
     }

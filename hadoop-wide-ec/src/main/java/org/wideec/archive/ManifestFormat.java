@@ -37,6 +37,8 @@ import org.wideec.code.UnitRole;
  * trailer  CRC32C u32 of header and body
  * str      byte length u32 | UTF-8 bytes
  * </pre>
+ * The parity file path and inode name the stripe's parity directory ({@code /.wideec/parity/<archive inode>/<stripe>},
+ * one single-block file {@code u<unit>} per stored parity); each parity member's inode id is its own file's.
  * All integers big-endian. Magic and version stay where they are in every future version, so a reader recognises
  * a newer manifest as such before anything else.
  */

@@ -76,6 +76,14 @@ public record StripeMember(UnitRole role, boolean padding, long inodeId, long bl
     return new StripeMember(role, padding, inode, block, genStamp, length, crc, plannedNode, plannedRack);
   }
 
+  /** The member as planned: a parity without its block, a data block without its CRC (what a rollback keeps). */
+  public StripeMember unwritten() {
+    if (padding) {
+      return this;
+    }
+    return isParity() ? plannedParity(role, length, plannedNode, plannedRack) : withCrc(NO_CRC);
+  }
+
   /** The same member with the CRC of its bytes. */
   public StripeMember withCrc(long crc) {
     return new StripeMember(role, padding, inodeId, blockId, generationStamp, length, crc, plannedNode, plannedRack);

@@ -67,7 +67,10 @@ public final class WideEcTool extends Configured implements Tool {
         "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
         SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
     commands.put("archive", new Command(ArchiveCommand.USAGE + "\n" + SPEC_EXAMPLES,
-        a -> new ArchiveCommand(conf(), out).run(a)));
+        a -> new ArchiveCommand(conf(), out, err).run(a)));
+    commands.put("status", new Command(String.join("\n",
+        "  status PATH [--json]                                 an archived path: stripes per state, redundancy, bytes saved",
+        "                                                        once trimmed"), a -> new StatusCommand(conf(), out).run(a)));
     commands.put("fsck", new Command(
         "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
         a -> new FsckCommand(conf(), out).run(a)));

@@ -1,0 +1,111 @@
+package org.wideec.archive.hdfs;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Map;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.XAttrSetFlag;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.wideec.archive.ArchivePointer;
+import org.wideec.archive.CorruptManifestException;
+import org.wideec.archive.StripeManifest;
+
+/**
+ * Manifests in HDFS (DESIGN.md §3.2): one per archived file or directory at {@link ArchiveLayout#manifest}, keyed by
+ * the archived path's inode id, and the pointer xattr ({@link ArchivalSource#POINTER_XATTR}) on each archived file.
+ *
+ * <p>A manifest is replaced atomically: the new bytes go to {@code <name>.tmp}, are synced to the DataNodes and
+ * closed, and the temp file is renamed over the manifest. A crash leaves either the old manifest or the new one,
+ * never a torn one; a stray {@code .tmp} is overwritten by the next write. Reads check the whole format
+ * ({@link StripeManifest#parse}): a corrupt manifest is an error naming its file, never a guess.
+ */
+public final class ManifestStore {
+  /** Far above any real manifest (a 255-unit stripe takes about 25 KiB): a larger file is not one of ours. */
+  static final long MAX_MANIFEST_BYTES = 512L << 20;
+
+  private final DistributedFileSystem dfs;
+  private final ArchiveLayout layout;
+
+  public ManifestStore(DistributedFileSystem dfs, ArchiveLayout layout) {
+    this.dfs = dfs;
+    this.layout = layout;
+  }
+
+  public ArchiveLayout layout() {
+    return layout;
+  }
+
+  /** The inode id of a path (file or directory). */
+  public long inodeOf(Path path) throws IOException {
+    HdfsFileStatus st = dfs.getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(path).toString());
+    if (st == null) {
+      throw new FileNotFoundException(path.toString());
+    }
+    return st.getFileId();
+  }
+
+  /** The manifest of the file or directory with this inode id, or null when it was never archived. */
+  public StripeManifest find(long archivedInode) throws IOException {
+    Path p = layout.manifest(archivedInode);
+    return dfs.exists(p) ? read(p) : null;
+  }
+
+  /** Reads and checks one manifest file. */
+  public StripeManifest read(Path manifest) throws IOException {
+    long length = dfs.getFileStatus(manifest).getLen();
+    if (length > MAX_MANIFEST_BYTES) {
+      throw new CorruptManifestException(CorruptManifestException.Reason.MALFORMED, manifest + ": " + length
+          + " bytes, more than any manifest (" + MAX_MANIFEST_BYTES + "); not a wide-ec manifest");
+    }
+    byte[] bytes = new byte[(int) length];
+    try (FSDataInputStream in = dfs.open(manifest)) {
+      in.readFully(0, bytes);
+    }
+    return StripeManifest.parse(bytes, manifest.toString());
+  }
+
+  /** Records the manifest of the archive with this inode id: temp file, sync, close, rename over the old one. */
+  public void write(long archivedInode, StripeManifest manifest) throws IOException {
+    Path target = layout.manifest(archivedInode);
+    Path tmp = target.suffix(".tmp");
+    dfs.mkdirs(layout.manifestDir());
+    byte[] bytes = manifest.toBytes();
+    try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
+        dfs.getDefaultBlockSize(tmp))) {
+      out.write(bytes);
+      out.hsync(); // on the DataNodes' disks before the rename makes it the manifest
+    }
+    dfs.rename(tmp, target, Options.Rename.OVERWRITE);
+  }
+
+  /** The pointer on a file (any path, {@code /.reserved/.inodes/<id>} too), or null when it has none. */
+  public ArchivePointer pointer(Path file) throws IOException {
+    Map<String, byte[]> xattrs = dfs.getXAttrs(file);
+    byte[] value = xattrs.get(ArchivalSource.POINTER_XATTR);
+    return value == null ? null : ArchivePointer.parse(value, file.toString());
+  }
+
+  /** Sets (or replaces) the pointer on the file with this inode id. */
+  public void setPointer(long fileInode, ArchivePointer pointer) throws IOException {
+    dfs.setXAttr(ArchiveLayout.inodePath(fileInode), ArchivalSource.POINTER_XATTR, pointer.toBytes(),
+        EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
+  }
+
+  /**
+   * The manifest that covers a path: its own (the path was archived itself) or, for a file archived as part of a
+   * directory, the one its pointer names. Null when neither exists.
+   */
+  public StripeManifest covering(Path path) throws IOException {
+    StripeManifest own = find(inodeOf(path));
+    if (own != null || !dfs.getFileStatus(path).isFile()) {
+      return own;
+    }
+    ArchivePointer p = pointer(path);
+    return p == null ? null : read(new Path(p.manifestPath()));
+  }
+}

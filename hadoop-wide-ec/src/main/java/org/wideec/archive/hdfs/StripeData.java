@@ -1,0 +1,77 @@
+package org.wideec.archive.hdfs;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
+
+/**
+ * The stored data units of a stripe as they are in HDFS now: for each, the file (reached by inode id, so renames
+ * do not matter), the block's offset in it and the file's block size, after checking that the block is still the
+ * one the manifest records: same id, generation stamp and length. Anything else (an append or truncate since, the
+ * file deleted or overwritten) is a {@link StaleStripeException}: the stripe's parity no longer covers that block.
+ */
+final class StripeData {
+  /** One stored data unit: where its bytes are read from. */
+  record Unit(int unit, StripeMember member, Path file, long offset, long fileBlockSize) {}
+
+  private StripeData() {}
+
+  static List<Unit> locate(DistributedFileSystem dfs, ArchivedStripe stripe) throws IOException {
+    Map<Long, LocatedBlocks> byInode = new HashMap<>();
+    Map<Long, Long> blockSizes = new HashMap<>();
+    List<Unit> units = new ArrayList<>();
+    for (int u = 0; u < stripe.code().k(); u++) {
+      StripeMember m = stripe.member(u);
+      if (m.padding()) {
+        continue;
+      }
+      String where = "stripe " + stripe.stripeId() + " unit " + u + " (block " + m.blockId() + " of inode "
+          + m.inodeId() + ")";
+      Path file = ArchiveLayout.inodePath(m.inodeId());
+      LocatedBlocks blocks = byInode.get(m.inodeId());
+      if (blocks == null) {
+        HdfsFileStatus st;
+        try {
+          st = dfs.getClient().getFileInfo(file.toString());
+        } catch (FileNotFoundException e) {
+          st = null;
+        }
+        if (st == null || st.isDirectory()) {
+          throw new StaleStripeException(stripe.stripeId(), where + ": the file is gone (deleted or overwritten)");
+        }
+        blocks = dfs.getClient().getLocatedBlocks(file.toString(), 0, st.getLen());
+        byInode.put(m.inodeId(), blocks);
+        blockSizes.put(m.inodeId(), st.getBlockSize());
+      }
+      LocatedBlock found = null;
+      for (LocatedBlock lb : blocks.getLocatedBlocks()) {
+        if (lb.getBlock().getBlockId() == m.blockId()) {
+          found = lb;
+        }
+      }
+      if (found == null) {
+        throw new StaleStripeException(stripe.stripeId(), where + ": the file no longer holds that block (truncated"
+            + " or rewritten)");
+      }
+      long gs = found.getBlock().getGenerationStamp();
+      long len = found.getBlock().getNumBytes();
+      if (gs != m.generationStamp() || len != m.length()) {
+        throw new StaleStripeException(stripe.stripeId(), where + ": generation stamp " + gs + " and length " + len
+            + " now, the manifest records " + m.generationStamp() + " and " + m.length() + " (appended or truncated"
+            + " since it was planned)");
+      }
+      units.add(new Unit(u, m, file, found.getStartOffset(), blockSizes.get(m.inodeId())));
+    }
+    return units;
+  }
+}

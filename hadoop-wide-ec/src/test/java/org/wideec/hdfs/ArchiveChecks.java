@@ -1,0 +1,174 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.coder.ErasureCoder;
+
+/**
+ * What the archival tests check against HDFS itself, independently of the archiver's code: files written with
+ * known bytes, parity recomputed from data read back with a stock client, CRCs and placement as HDFS reports them.
+ */
+final class ArchiveChecks {
+  private final DistributedFileSystem fs;
+  private final Map<String, byte[]> written = new HashMap<>();
+
+  ArchiveChecks(DistributedFileSystem fs) {
+    this.fs = fs;
+  }
+
+  /**
+   * The archival test bed: 6 racks x 3 DataNodes, 64 KiB blocks, the classic encoder coding 16 KiB chunks (so every
+   * unit spans several and short blocks end mid-chunk).
+   */
+  static org.apache.hadoop.hdfs.MiniDFSCluster cluster(java.io.File dir, long blockSize) throws java.io.IOException {
+    org.apache.hadoop.conf.Configuration base = new org.apache.hadoop.conf.Configuration();
+    base.setInt(org.wideec.archive.hdfs.ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
+    // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
+    base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
+    return org.wideec.minicluster.MiniClusters.start(base, dir, 6, 3, blockSize);
+  }
+
+  /** Writes seeded random bytes at replication 3 and remembers them. */
+  void write(String path, long bytes) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
+      o.write(data);
+    }
+    written.put(path, data);
+  }
+
+  /** Appends to a file, and expects the bytes appended. */
+  void append(String path, byte[] extra) throws java.io.IOException {
+    try (FSDataOutputStream o = fs.append(new Path(path))) {
+      o.write(extra);
+    }
+    byte[] before = written.get(path);
+    byte[] after = java.util.Arrays.copyOf(before, before.length + extra.length);
+    System.arraycopy(extra, 0, after, before.length, extra.length);
+    written.put(path, after);
+  }
+
+  void rename(String from, String to) throws Exception {
+    assertEquals(true, fs.rename(new Path(from), new Path(to)));
+    written.put(to, written.remove(from));
+  }
+
+  /** Every byte of every file written so far reads back unchanged through a stock client. */
+  void everyByteReadsBack() throws Exception {
+    for (Map.Entry<String, byte[]> e : written.entrySet()) {
+      byte[] expected = e.getValue();
+      assertEquals(expected.length, fs.getFileStatus(new Path(e.getKey())).getLen(), e.getKey());
+      byte[] actual = new byte[expected.length];
+      try (FSDataInputStream in = fs.open(new Path(e.getKey()))) {
+        in.readFully(0, actual);
+      }
+      assertArrayEquals(expected, actual, e.getKey());
+    }
+  }
+
+  /**
+   * A committed stripe as HDFS holds it: each stored data block's CRC32C is the manifest's; each stored parity
+   * file is one block of the recorded id, generation stamp and CRC32C, on the planned node, and equals the parity
+   * an independent encode of the data (read back through HDFS, short blocks and padding zero-filled) computes.
+   */
+  void stripeMatchesIndependentEncode(ArchivedStripe s) throws Exception {
+    assertEquals(StripeState.COMMITTED, s.state(), "stripe " + s.stripeId());
+    LinearCode code = Codes.pinnedFromSpec(s.codeSpec());
+    int len = (int) s.unitLength();
+    ByteBuffer[] data = new ByteBuffer[code.k()];
+    for (int u = 0; u < code.k(); u++) {
+      StripeMember m = s.member(u);
+      byte[] b = new byte[len];
+      if (!m.padding()) {
+        byte[] block = readBlock(m);
+        System.arraycopy(block, 0, b, 0, block.length);
+        assertEquals(m.crc32c(), crc(block), "stripe " + s.stripeId() + " data unit " + u);
+      }
+      data[u] = ByteBuffer.wrap(b);
+    }
+    ByteBuffer[] parity = new ByteBuffer[code.n() - code.k()];
+    for (int p = 0; p < parity.length; p++) {
+      parity[p] = ByteBuffer.allocate(len);
+    }
+    ErasureCoder.java(code).encode(data, parity);
+    for (int u = code.k(); u < code.n(); u++) {
+      StripeMember m = s.member(u);
+      Path file = ArchiveLayout.parityUnit(s.parityFilePath(), u);
+      if (m.padding()) {
+        assertFalse(fs.exists(file), "virtual parity " + u + " of stripe " + s.stripeId() + " is never stored");
+        continue;
+      }
+      List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks();
+      assertEquals(1, blocks.size(), file.toString());
+      LocatedBlock b = blocks.get(0);
+      assertEquals(m.blockId(), b.getBlock().getBlockId(), file.toString());
+      assertEquals(m.generationStamp(), b.getBlock().getGenerationStamp(), file.toString());
+      assertEquals(m.inodeId(), fs.getClient().getFileInfo(file.toString()).getFileId(), file.toString());
+      assertEquals(1, b.getLocations().length, file + " has replication 1");
+      assertEquals(m.plannedNode(), b.getLocations()[0].getXferAddr(), file + " sits on its planned node");
+      byte[] stored = new byte[len];
+      try (FSDataInputStream in = fs.open(file)) {
+        in.readFully(0, stored);
+      }
+      assertArrayEquals(parity[u - code.k()].array(), stored, file.toString());
+      assertEquals(m.crc32c(), crc(stored), file.toString());
+    }
+  }
+
+  void everyStripeMatchesIndependentEncode(StripeManifest m) throws Exception {
+    for (ArchivedStripe s : m.stripes()) {
+      stripeMatchesIndependentEncode(s);
+    }
+  }
+
+  /** The block's bytes, found by id in its file (reached by inode id). */
+  byte[] readBlock(StripeMember m) throws Exception {
+    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+    long fileLength = fs.getClient().getFileInfo(file).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, fileLength).getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() == m.blockId()) {
+        byte[] b = new byte[(int) lb.getBlockSize()];
+        try (FSDataInputStream in = fs.open(new Path(file))) {
+          in.readFully(lb.getStartOffset(), b);
+        }
+        return b;
+      }
+    }
+    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
+  }
+
+  static long crc(byte[] b) {
+    CRC32C c = new CRC32C();
+    c.update(b);
+    return c.getValue();
+  }
+
+  /** Stripe states in stripe order. */
+  static List<StripeState> states(StripeManifest m) {
+    List<StripeState> out = new ArrayList<>();
+    m.stripes().forEach(s -> out.add(s.state()));
+    return out;
+  }
+}

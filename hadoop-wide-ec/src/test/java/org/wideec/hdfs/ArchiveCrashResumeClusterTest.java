@@ -1,0 +1,179 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.List;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.ArchivePointer;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.PlacementKind;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.ClientClassicEncoder;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.StripeEncoder;
+
+/**
+ * The archiver killed at every recorded transition, and inside the encoder with parity files half or fully written,
+ * then run again: every stripe ends COMMITTED with parity equal to an independent encode, every data byte reads
+ * back unchanged, every file carries its pointer. A crash is an exception thrown by a hook of the archiver's own
+ * (nothing of HDFS is mocked), which leaves HDFS exactly as a killed process would: the manifest as last recorded,
+ * parity files as far as they got.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ArchiveCrashResumeClusterTest {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+  /** 8 blocks, the last one short: a full stripe and one of 2 blocks. */
+  static final long LENGTH = 7 * BLOCK + 300;
+  /** The initial manifest, then ENCODING, PARITY_WRITTEN, VERIFIED and COMMITTED for each of 2 stripes. */
+  static final int RECORDS = 1 + 2 * 4;
+
+  MiniDFSCluster cluster;
+  DistributedFileSystem fs;
+  ArchiveChecks checks;
+  ManifestStore store;
+
+  @BeforeAll
+  void start(@TempDir java.nio.file.Path dir) throws Exception {
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
+    fs = cluster.getFileSystem();
+    checks = new ArchiveChecks(fs);
+    store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private static final class Crash extends IOException {
+    Crash(String where) {
+      super("injected crash " + where);
+    }
+  }
+
+  /** An encoder that dies part way: what it leaves behind is what the rerun must discard. */
+  private interface Dying {
+    void encode(ArchivedStripe stripe) throws IOException;
+  }
+
+  private static StripeEncoder crashing(Dying dying) {
+    return new StripeEncoder() {
+      @Override
+      public String name() {
+        return "classic";
+      }
+
+      @Override
+      public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+        dying.encode(stripe);
+        throw new IllegalStateException("a dying encoder must throw");
+      }
+    };
+  }
+
+  private Archiver archiver(StripeEncoder encoder, Archiver.Hook hook) {
+    return new Archiver(fs, store, encoder, hook, Archiver.Listener.NONE);
+  }
+
+  /** Reruns with no fault and checks the end state and every byte. */
+  private Archiver.Result resumeAndCheck(Path path) throws Exception {
+    Archiver.Result r = archiver(ClientClassicEncoder.from(fs), Archiver.Hook.NONE).archive(path, CODE,
+        PlacementKind.CL);
+    assertTrue(r.resumed(), path.toString());
+    StripeManifest m = store.find(store.inodeOf(path));
+    assertEquals(m, r.manifest());
+    assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED), ArchiveChecks.states(m), path.toString());
+    checks.everyStripeMatchesIndependentEncode(m);
+    checks.everyByteReadsBack();
+    assertEquals(new ArchivePointer(store.layout().manifest(store.inodeOf(path)).toUri().getPath(), new long[] {0, 1}),
+        store.pointer(path));
+    assertEquals(3, fs.getFileStatus(path).getReplication());
+    return r;
+  }
+
+  @Test
+  void aCrashAfterEveryRecordedTransitionResumesToCommittedWithEveryByteIntact() throws Exception {
+    for (int crashAt = 1; crashAt <= RECORDS; crashAt++) {
+      Path path = new Path("/crash/at-" + crashAt);
+      checks.write(path.toString(), LENGTH);
+      int[] records = {0};
+      String[] crashedAfter = {null};
+      final int at = crashAt;
+      Archiver.Hook crash = (manifest, stripe) -> {
+        if (++records[0] == at) {
+          crashedAfter[0] = stripe == null ? "PLANNED manifest" : "stripe " + stripe.stripeId() + " " + stripe.state();
+          throw new Crash("after record " + at);
+        }
+      };
+      Crash c = assertThrows(Crash.class,
+          () -> archiver(ClientClassicEncoder.from(fs), crash).archive(path, CODE, PlacementKind.CL));
+      assertEquals("injected crash after record " + at, c.getMessage());
+      // Record 1 is the plan; then each stripe goes ENCODING, PARITY_WRITTEN, VERIFIED, COMMITTED.
+      StripeState crashedIn = at == 1 ? StripeState.PLANNED : List.of(StripeState.ENCODING, StripeState.PARITY_WRITTEN,
+          StripeState.VERIFIED, StripeState.COMMITTED).get((at - 2) % 4);
+      long stripe = at == 1 ? 0 : (at - 2) / 4;
+      assertEquals(crashedIn, store.find(store.inodeOf(path)).stripe(stripe).state(), crashedAfter[0]);
+
+      Archiver.Result r = resumeAndCheck(path);
+      boolean redone = crashedIn == StripeState.ENCODING || crashedIn == StripeState.PARITY_WRITTEN;
+      assertEquals(redone ? 1 : 0, r.rolledBack(), crashedAfter[0]);
+      // Bytes the rerun encoded: the stripes not yet past PARITY_WRITTEN when it crashed.
+      long expectedRead = 0;
+      if (at == 1 || (stripe == 0 && redone)) {
+        expectedRead = LENGTH;
+      } else if (stripe == 0 || (stripe == 1 && redone)) {
+        expectedRead = LENGTH - 6 * BLOCK;
+      }
+      assertEquals(expectedRead, r.dataBytesRead(), crashedAfter[0]);
+    }
+  }
+
+  @Test
+  void aCrashInsideTheEncoderLeavesPartialParityThatTheRerunDiscards() throws Exception {
+    ClientClassicEncoder classic = ClientClassicEncoder.from(fs);
+    // Killed after writing every parity file, before PARITY_WRITTEN is recorded.
+    StripeEncoder wroteAll = crashing(stripe -> {
+      classic.encode(stripe);
+      throw new Crash("after the parity of stripe " + stripe.stripeId() + " was written");
+    });
+    // Killed with one parity file half written (still open).
+    FSDataOutputStream[] open = {null};
+    StripeEncoder wroteHalf = crashing(stripe -> {
+      fs.mkdirs(new Path(stripe.parityFilePath()));
+      open[0] = fs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), 6), (short) 1);
+      open[0].write(new byte[1000]);
+      open[0].hflush();
+      throw new Crash("with parity unit 6 of stripe " + stripe.stripeId() + " half written");
+    });
+    for (StripeEncoder crashing : List.of(wroteAll, wroteHalf)) {
+      Path path = new Path("/encoder-crash/" + (crashing == wroteAll ? "all" : "half"));
+      checks.write(path.toString(), LENGTH);
+      assertThrows(Crash.class, () -> archiver(crashing, Archiver.Hook.NONE).archive(path, CODE, PlacementKind.CL));
+      StripeManifest crashed = store.find(store.inodeOf(path));
+      assertEquals(List.of(StripeState.ENCODING, StripeState.PLANNED), ArchiveChecks.states(crashed));
+      assertTrue(fs.exists(ArchiveLayout.parityUnit(crashed.stripe(0).parityFilePath(), 6)), "partial parity is there");
+
+      Archiver.Result r = resumeAndCheck(path);
+      assertEquals(1, r.rolledBack());
+      assertEquals(LENGTH, r.dataBytesRead());
+    }
+    org.apache.hadoop.io.IOUtils.closeStream(open[0]); // its file was deleted by the rerun, as a dead writer's would be
+  }
+}

@@ -1,0 +1,268 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.ArchivePointer;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.PlacementKind;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.ClientClassicEncoder;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.cli.WideEcTool;
+
+/**
+ * {@code wide-ec archive} executing on a racked cluster (6 racks x 3 DataNodes, 64 KiB blocks, the pinned
+ * azure-lrc:k=6,l=2,g=2): stripes end COMMITTED with parity equal to an independent encode of the data read back
+ * through HDFS, data unchanged and still at replication 3, pointers on every file; a rerun resumes (nothing to do);
+ * another code is refused; an append between PARITY_WRITTEN and VERIFIED makes the stripe STALE; a corrupt manifest
+ * is an error naming its file. Chunks of 16 KiB, so every unit spans several chunks and short blocks end mid-chunk.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ArchiveExecutionClusterTest {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+
+  MiniDFSCluster cluster;
+  DistributedFileSystem fs;
+  Configuration conf;
+  ArchiveChecks checks;
+  ManifestStore store;
+
+  @BeforeAll
+  void start(@TempDir java.nio.file.Path dir) throws Exception {
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
+    fs = cluster.getFileSystem();
+    conf = cluster.getConfiguration(0);
+    checks = new ArchiveChecks(fs);
+    store = new ManifestStore(fs, ArchiveLayout.from(conf));
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private record Run(int exit, String out, String err) {
+    JsonNode json() throws Exception {
+      return new ObjectMapper().readTree(out);
+    }
+  }
+
+  private Run tool(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private StripeManifest manifestOf(String path) throws java.io.IOException {
+    return store.find(store.inodeOf(new Path(path)));
+  }
+
+  @Test
+  void aFileOfTwoStripesIsCommittedWithParityEqualToAnIndependentEncode() throws Exception {
+    long length = 9 * BLOCK + 1000; // 10 blocks: a full stripe and one of 4 blocks, the last 1000 bytes long
+    checks.write("/f/a", length);
+    Run r = tool("archive", "/f/a", "--code", CODE, "--json");
+    assertEquals(0, r.exit(), r.err());
+    JsonNode j = r.json();
+    assertEquals(2, j.get("stripes").asInt());
+    assertEquals(2, j.get("stripesByState").get("committed").asInt());
+    assertEquals(0, j.get("stripesByState").get("planned").asInt());
+    assertFalse(j.get("resumed").asBoolean());
+    assertEquals(length, j.get("bytesEncoded").asLong(), "every data byte read once, no padding read");
+    // Stripe 0: 2 global + 2 local parities of 64 KiB. Stripe 1 (4 data units, 2 virtual): both globals and both
+    // locals are stored (each local group of 3 holds a real block), 64 KiB each.
+    assertEquals(8 * BLOCK, j.get("parityBytesWritten").asLong());
+    assertEquals(length, j.get("logicalBytes").asLong());
+    assertEquals((double) (length + 8 * BLOCK) / length, j.get("redundancyAfter").asDouble(), 1e-12);
+    assertEquals(0, j.get("stale").size());
+    assertEquals(0, j.get("parityOffPlan").size());
+
+    StripeManifest m = manifestOf("/f/a");
+    long inode = store.inodeOf(new Path("/f/a"));
+    assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED), ArchiveChecks.states(m));
+    assertEquals("/.wideec/manifests/" + inode + ".wecm", j.get("manifest").asText());
+    assertEquals("/.wideec/parity/" + inode + "/1", m.stripe(1).parityFilePath());
+    assertEquals(store.inodeOf(new Path("/.wideec/parity/" + inode + "/1")), m.stripe(1).parityFileInode());
+    checks.everyStripeMatchesIndependentEncode(m);
+    checks.everyByteReadsBack();
+    assertEquals(3, fs.getFileStatus(new Path("/f/a")).getReplication(), "nothing is trimmed in this slice");
+    assertEquals(3, fs.getFileStatus(store.layout().manifest(inode)).getReplication());
+    assertEquals(new ArchivePointer("/.wideec/manifests/" + inode + ".wecm", new long[] {0, 1}),
+        store.pointer(new Path("/f/a")));
+    assertFalse(fs.exists(store.layout().manifest(inode).suffix(".tmp")), "the temp file was renamed");
+
+    // Renamed, it is still found (inode ids), and a rerun has nothing to do.
+    checks.rename("/f/a", "/f/a-renamed");
+    Run again = tool("archive", "/f/a-renamed", "--code", CODE, "--json");
+    assertEquals(0, again.exit(), again.err());
+    assertTrue(again.json().get("resumed").asBoolean());
+    assertEquals(0, again.json().get("bytesEncoded").asLong());
+    assertEquals(0, again.json().get("parityBytesWritten").asLong());
+    assertEquals(2, again.json().get("stripesByState").get("committed").asInt());
+
+    Run other = tool("archive", "/f/a-renamed", "--code", "rs:k=6,m=3");
+    assertEquals(WideEcTool.EXIT_FAILED, other.exit());
+    assertTrue(other.err().contains("/f/a-renamed is already being archived with " + CODE + " (manifest /.wideec/"
+        + "manifests/" + inode + ".wecm, stripe 0); rerun with --code " + CODE + " to resume it"), other.err());
+  }
+
+  @Test
+  void aDirectoryOfMixedSizesPacksItsFilesAndPointsEachToTheManifest() throws Exception {
+    checks.write("/d/b", BLOCK / 2);
+    checks.write("/d/c", 2 * BLOCK + 17);
+    checks.write("/d/sub/e", 7 * BLOCK);
+    Run r = tool("archive", "/d", "--code", CODE);
+    assertEquals(0, r.exit(), r.err());
+    long dir = store.inodeOf(new Path("/d"));
+    assertTrue(r.out().contains("archive /d with " + CODE + " (classic encoder): 2 of 2 stripes committed; read "
+        + String.format("%,d", BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK) + " data bytes"), r.out());
+    assertTrue(r.out().contains("manifest: /.wideec/manifests/" + dir + ".wecm"), r.out());
+    assertTrue(r.out().contains("stripes committed; data keeps its replication until trimming lands"), r.out());
+
+    StripeManifest m = manifestOf("/d");
+    checks.everyStripeMatchesIndependentEncode(m);
+    checks.everyByteReadsBack();
+    String manifest = "/.wideec/manifests/" + dir + ".wecm";
+    // Path order: b (1 block), c (3), e (7): stripe 0 = b c c c e e, stripe 1 = e x 5 and one virtual unit.
+    assertEquals(new ArchivePointer(manifest, new long[] {0}), store.pointer(new Path("/d/b")));
+    assertEquals(new ArchivePointer(manifest, new long[] {0}), store.pointer(new Path("/d/c")));
+    assertEquals(new ArchivePointer(manifest, new long[] {0, 1}), store.pointer(new Path("/d/sub/e")));
+    assertEquals(m, store.covering(new Path("/d/sub/e")), "a file finds its directory's manifest by its pointer");
+
+    Run status = tool("status", "/d/c", "--json");
+    assertEquals(0, status.exit(), status.err());
+    JsonNode s = status.json();
+    long logical = BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK;
+    long parity = m.stripes().stream().mapToLong(x -> 4 * x.unitLength()).sum(); // 4 stored parities per stripe
+    assertEquals("/d", s.get("path").asText());
+    assertEquals("directory", s.get("scope").asText());
+    assertEquals(2, s.get("stripesByState").get("committed").asInt());
+    assertEquals(logical, s.get("logicalBytes").asLong());
+    assertEquals(parity, s.get("parityBytes").asLong());
+    assertEquals(3 * logical + parity, s.get("storedBytesNow").asLong());
+    assertEquals(logical + parity, s.get("storedBytesAfterTrim").asLong());
+    assertEquals(2 * logical, s.get("bytesSavedOnceTrimmed").asLong());
+
+    Run text = tool("status", "/d");
+    assertEquals(0, text.exit(), text.err());
+    assertTrue(text.out().contains("/d (directory, " + CODE + "): 2 stripes"), text.out());
+    assertTrue(text.out().contains("committed       2"), text.out());
+  }
+
+  @Test
+  void anAppendBetweenParityWrittenAndVerifiedMakesTheStripeStaleAndDeletesItsParity() throws Exception {
+    checks.write("/s/g", 2 * BLOCK + 100); // one short stripe; its last block is partial, so an append changes it
+    Path g = new Path("/s/g");
+    byte[] extra = "appended after the parity was written".getBytes(StandardCharsets.UTF_8);
+    Archiver.Hook appendAfterParity = (manifest, stripe) -> {
+      if (stripe != null && stripe.state() == StripeState.PARITY_WRITTEN) {
+        checks.append("/s/g", extra);
+      }
+    };
+    Archiver.Result r = new Archiver(fs, store, ClientClassicEncoder.from(fs), appendAfterParity,
+        Archiver.Listener.NONE).archive(g, CODE, PlacementKind.CL);
+    assertEquals(List.of("stripe 0 is STALE"), r.stale());
+    StripeManifest m = manifestOf("/s/g");
+    assertEquals(List.of(StripeState.STALE), ArchiveChecks.states(m));
+    assertFalse(fs.exists(new Path(m.stripe(0).parityFilePath())), "stale parity is deleted");
+    assertEquals(null, store.pointer(g), "a file with a stale stripe gets no pointer");
+    checks.everyByteReadsBack();
+
+    Run rerun = tool("archive", "/s/g", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, rerun.exit(), rerun.err());
+    assertTrue(rerun.out().contains("stripe 0 is STALE (recorded earlier): its data changed after planning, its parity"
+        + " was deleted"), rerun.out());
+  }
+
+  @Test
+  void aCorruptManifestIsAnErrorNamingItsFile() throws Exception {
+    checks.write("/c/h", BLOCK + 5);
+    assertEquals(0, tool("archive", "/c/h", "--code", CODE).exit());
+    Path manifest = store.layout().manifest(store.inodeOf(new Path("/c/h")));
+    byte[] bytes;
+    try (FSDataInputStream in = fs.open(manifest)) {
+      bytes = in.readAllBytes();
+    }
+    bytes[bytes.length / 2] ^= 0x10;
+    try (FSDataOutputStream o = fs.create(manifest, true)) {
+      o.write(bytes);
+    }
+    String expected = manifest.toUri().getPath() + ": CRC32C mismatch";
+    for (String[] args : new String[][] {{"status", "/c/h"}, {"archive", "/c/h", "--code", CODE}}) {
+      Run r = tool(args);
+      assertEquals(WideEcTool.EXIT_FAILED, r.exit(), args[0]);
+      assertTrue(r.err().contains(expected), r.err());
+      assertTrue(r.err().contains("the manifest is corrupt"), r.err());
+    }
+  }
+
+  @Test
+  void theChainEncoderIsRefusedUntilItIsWired() throws Exception {
+    checks.write("/x/i", BLOCK);
+    Run r = tool("archive", "/x/i", "--code", CODE, "--encoder", "chain");
+    assertEquals(WideEcTool.EXIT_FAILED, r.exit());
+    assertTrue(r.err().contains("archive /x/i: the DataNode chain encoder is not wired in yet; use --encoder classic"),
+        r.err());
+    assertFalse(fs.exists(new Path("/.wideec/manifests/" + store.inodeOf(new Path("/x/i")) + ".wecm")));
+    Run notArchived = tool("status", "/x/i");
+    assertEquals(WideEcTool.EXIT_FAILED, notArchived.exit());
+    assertTrue(notArchived.err().contains("/x/i is not archived"), notArchived.err());
+  }
+
+  @Test
+  void aStripeStateIsOnRecordBeforeItsEffect() throws Exception {
+    checks.write("/o/j", 3 * BLOCK);
+    Path j = new Path("/o/j");
+    List<String> seen = new java.util.ArrayList<>();
+    Archiver.Hook check = (manifest, stripe) -> {
+      StripeManifest stored = manifestOf("/o/j");
+      assertEquals(manifest, stored, "the hook sees what HDFS holds");
+      if (stripe == null) {
+        seen.add("planned");
+        return;
+      }
+      ArchivedStripe s = stored.stripe(stripe.stripeId());
+      seen.add(s.state().name());
+      boolean parityExists = fs.exists(new Path(s.parityFilePath()));
+      if (s.state() == StripeState.ENCODING) {
+        assertFalse(parityExists, "ENCODING is recorded before any parity file exists");
+      }
+      if (s.state() == StripeState.COMMITTED) {
+        assertEquals(null, store.pointer(j), "COMMITTED is recorded before the pointer is set");
+      }
+    };
+    new Archiver(fs, store, ClientClassicEncoder.from(fs), check, Archiver.Listener.NONE).archive(j, CODE,
+        PlacementKind.CL);
+    assertEquals(List.of("planned", "ENCODING", "PARITY_WRITTEN", "VERIFIED", "COMMITTED"), seen);
+    assertEquals(new ArchivePointer(store.layout().manifest(store.inodeOf(j)).toUri().getPath(), new long[] {0}),
+        store.pointer(j));
+  }
+}
