@@ -9,8 +9,8 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
 
 /**
  * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
- * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, and policies of
- * our codecs that cannot be built.
+ * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
+ * our codecs that cannot be built, and what the archive trimmer did (trimmed, off plan, waiting, failed).
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -32,6 +32,17 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
+
+  final MutableCounterLong trimPasses = registry.newCounter("TrimPasses",
+      "completed passes of the archive trimmer over the manifests", 0L);
+  final MutableCounterLong blocksTrimmed = registry.newCounter("BlocksTrimmed",
+      "archived data blocks trimmed to their planned replica (the others marked excess)", 0L);
+  final MutableCounterLong blocksOffPlan = registry.newCounter("BlocksOffPlan",
+      "archived data blocks whose planned node holds no live replica, so they were not trimmed (each once)", 0L);
+  final MutableGaugeLong blocksAwaitingTrim = registry.newGauge("BlocksAwaitingTrim",
+      "archived data blocks lowered to one replica that the trimmer must look at again (stale or postponed)", 0L);
+  final MutableCounterLong trimFailures = registry.newCounter("TrimFailures",
+      "trim passes or manifests that failed (see the NameNode log)", 0L);
 
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
@@ -71,6 +82,22 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long scans() {
     return scans.value();
+  }
+
+  public long blocksTrimmed() {
+    return blocksTrimmed.value();
+  }
+
+  public long blocksOffPlan() {
+    return blocksOffPlan.value();
+  }
+
+  public long trimPasses() {
+    return trimPasses.value();
+  }
+
+  public long trimFailures() {
+    return trimFailures.value();
   }
 
   @Override

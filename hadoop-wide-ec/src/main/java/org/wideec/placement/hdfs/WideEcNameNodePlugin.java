@@ -13,6 +13,7 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.coder.StripedCodec;
 import org.wideec.placement.PlacementConf;
 import org.wideec.placement.StripedPlacement;
@@ -31,6 +32,9 @@ import org.wideec.placement.StripedPlacement;
  *       still waiting for a target), the gauges of {@link WideEcNameNodeMetrics}, and a move of the group's
  *       reconstruction to HDFS's highest priority ({@link WideEcGroupRiskScanner#prioritise}).</li>
  * </ul>
+ * With {@code org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy} as
+ * {@code dfs.block.replicator.classname}, it also runs the {@link ArchiveTrimmer} (own thread), which trims archived
+ * data blocks to their planned replica once the archiver lowers their files to replication 1.
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
   public static final String SCAN_INTERVAL_KEY = "wide-ec.namenode.scan.interval.ms";
@@ -43,6 +47,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
   private volatile WideEcNameNodeMetrics metrics;
   private volatile Thread thread;
+  private volatile ArchiveTrimmer trimmer;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -71,6 +76,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
       thread.setDaemon(true);
       thread.start();
+      startTrimmer(nn, fsn, conf);
       LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
           + " every {} ms", interval);
     } catch (RuntimeException | LinkageError e) {
@@ -78,10 +84,30 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     }
   }
 
+  /** The archive trimmer, unless turned off or misconfigured (then archived data keeps its replicas). */
+  private void startTrimmer(NameNode nn, FSNamesystem fsn, Configuration conf) {
+    if (!conf.getBoolean(TrimProtocol.ENABLED_KEY, true)) {
+      LOG.info("{} = false: archived data is not trimmed by this NameNode", TrimProtocol.ENABLED_KEY);
+      return;
+    }
+    try {
+      ArchiveTrimmer t = new ArchiveTrimmer(nn, fsn, conf, metrics,
+          positiveMillis(conf, TrimProtocol.INTERVAL_KEY, TrimProtocol.INTERVAL_DEFAULT));
+      t.start();
+      trimmer = t;
+    } catch (RuntimeException e) {
+      LOG.error("the wide-ec archive trimmer is off ({}); archived data keeps its replicas", e.getMessage(), e);
+    }
+  }
+
   private static long scanInterval(Configuration conf) {
-    String raw = conf.getTrimmed(SCAN_INTERVAL_KEY);
+    return positiveMillis(conf, SCAN_INTERVAL_KEY, SCAN_INTERVAL_DEFAULT);
+  }
+
+  private static long positiveMillis(Configuration conf, String key, long dflt) {
+    String raw = conf.getTrimmed(key);
     if (raw == null || raw.isEmpty()) {
-      return SCAN_INTERVAL_DEFAULT;
+      return dflt;
     }
     try {
       long v = Long.parseLong(raw);
@@ -91,9 +117,8 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     } catch (NumberFormatException e) {
       // reported below
     }
-    LOG.error("{} = '{}' is not a positive number of milliseconds; using {}", SCAN_INTERVAL_KEY, raw,
-        SCAN_INTERVAL_DEFAULT);
-    return SCAN_INTERVAL_DEFAULT;
+    LOG.error("{} = '{}' is not a positive number of milliseconds; using {}", key, raw, dflt);
+    return dflt;
   }
 
   private void loop(FSNamesystem fsn, Configuration conf, long interval) {
@@ -172,6 +197,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void stop() {
+    ArchiveTrimmer tr = trimmer;
+    trimmer = null;
+    if (tr != null) {
+      tr.stop();
+    }
     Thread t = thread;
     thread = null;
     if (t != null) {

@@ -12,6 +12,20 @@ import org.apache.hadoop.hdfs.server.blockmanagement.BlockInfo;
 public final class WideEcNamespace {
   private WideEcNamespace() {}
 
+  /**
+   * Whether the caller of the current RPC is an HDFS superuser (the NameNode's user or a member of
+   * {@code dfs.permissions.superusergroup}), judged as the NameNode judges it. The caller's groups were resolved for
+   * the same RPC's own permission check (and are cached by {@code Groups}), so this does not go to the group
+   * service while the caller holds the namesystem lock. False when it cannot tell.
+   */
+  public static boolean isSuperUser(FSNamesystem fsn) {
+    try {
+      return fsn.getFSDirectory().getPermissionChecker().isSuperUser();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** The EC policy in effect for src, or null (replicated file, unknown path). */
   public static ErasureCodingPolicy policyOf(FSNamesystem fsn, String src) {
     fsn.readLock();

@@ -1,0 +1,259 @@
+package org.wideec.placement.hdfs;
+
+import java.io.IOException;
+import java.net.URI;
+import java.security.PrivilegedExceptionAction;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.XAttrSetFlag;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcBlockTrim;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.code.UnitRole;
+
+/**
+ * The NameNode side of trimming archived data to its planned replica (DESIGN.md §3.2, issue 13), in a thread of
+ * its own (never a NameNode handler). Every {@link TrimProtocol#INTERVAL_KEY} ms, and at once when the placement
+ * policy deferred an archiver's {@code setReplication}, it reads the manifests under the archive directory and,
+ * for each data block of a COMMITTED stripe whose file is at replication 1, trims the block to the replica on the
+ * planned node ({@link WideEcBlockTrim}). A block whose planned node holds no live replica is left alone and
+ * reported off plan once (log line and {@code BlocksOffPlan}); moving it onto plan is not done here. Recording
+ * TRIMMED is the archiver's: it verifies the result through the NameNode's block locations first.
+ *
+ * <p>Manifests are read through a DFS client in this process as the NameNode's login user (an HDFS superuser):
+ * their bytes live on DataNodes, so the namesystem alone cannot read them, and going through the client keeps
+ * permission checks and the format's checks (CRC, structure) exactly as for the archiver. While it can trim, it
+ * keeps a lease ({@link TrimProtocol#LEASE_XATTR}) on the archive directory fresh: archivers lower replication
+ * only under that lease, as without our policy the stock one would pick survivors at random. The lease is not
+ * removed at shutdown (the NameNode's RPC server may already be going); it lapses after
+ * {@link TrimProtocol#leaseMs}.
+ */
+final class ArchiveTrimmer {
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveTrimmer.class);
+
+  private final NameNode nn;
+  private final FSNamesystem fsn;
+  private final Configuration conf;
+  private final WideEcNameNodeMetrics metrics;
+  private final long interval;
+  private final long lease;
+  private final ArchiveLayout layout;
+  private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
+  /** Off-plan blocks already reported (once per block while this NameNode runs). */
+  private final Set<Long> offPlanReported = new HashSet<>();
+  /** Manifests (path, modification time) with nothing left to trim; forgotten when a trim is deferred. */
+  private final Map<String, Long> settled = new HashMap<>();
+  private volatile boolean woken;
+  private volatile Thread thread;
+  private DistributedFileSystem fs;
+  private long leaseWritten = Long.MIN_VALUE;
+  private boolean policyReported;
+
+  ArchiveTrimmer(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval) {
+    this.nn = nn;
+    this.fsn = fsn;
+    this.conf = conf;
+    this.metrics = metrics;
+    this.interval = interval;
+    this.lease = TrimProtocol.leaseMs(interval);
+    this.layout = ArchiveLayout.from(conf);
+  }
+
+  void start() {
+    Thread t = new Thread(this::loop, "wide-ec-archive-trimmer");
+    t.setDaemon(true);
+    thread = t;
+    WideEcReplicaPlacementPolicy.onDeferred(this::wake);
+    t.start();
+  }
+
+  /** Runs a pass soon. Called under the namesystem lock by the policy: it only sets a flag and unparks. */
+  void wake() {
+    woken = true;
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  void stop() {
+    WideEcReplicaPlacementPolicy.onDeferred(null);
+    Thread t = thread;
+    thread = null;
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void loop() {
+    // The first pass waits one interval: DataNodes' first block reports after a start make storages fresh.
+    long next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(interval);
+    try {
+      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
+        long wait = next - System.nanoTime();
+        if (wait > 0 && !woken) {
+          LockSupport.parkNanos(this, wait);
+          continue;
+        }
+        boolean wasWoken = woken;
+        woken = false;
+        if (wasWoken) {
+          settled.clear(); // a file was just lowered: every manifest may have work again
+        }
+        try {
+          pass();
+        } catch (IOException | RuntimeException | LinkageError e) {
+          metrics.trimFailures.incr();
+          failed.warn("wide-ec archive trim pass failed: {}", e.toString(), e);
+        }
+        next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(interval);
+      }
+    } finally {
+      closeFs();
+    }
+  }
+
+  private void pass() throws IOException {
+    if (!fsn.isRunning() || fsn.isInStandbyState() || !fsn.getBlockManager().isPopulatingReplQueues()) {
+      return;
+    }
+    if (!(fsn.getBlockManager().getBlockPlacementPolicy() instanceof WideEcReplicaPlacementPolicy)) {
+      if (!policyReported) {
+        policyReported = true;
+        LOG.error("archived data is not trimmed: dfs.block.replicator.classname is {}, not {}; archivers keep every"
+            + " replica", fsn.getBlockManager().getBlockPlacementPolicy().getClass().getName(),
+            WideEcReplicaPlacementPolicy.class.getName());
+      }
+      return;
+    }
+    policyReported = false;
+    DistributedFileSystem dfs = fs();
+    long now = System.currentTimeMillis();
+    if (now - leaseWritten >= lease / 3) {
+      Path root = layout.manifestDir().getParent();
+      dfs.mkdirs(root);
+      dfs.setXAttr(root, TrimProtocol.LEASE_XATTR, TrimProtocol.lease(now, lease),
+          EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
+      leaseWritten = now;
+    }
+    Path dir = layout.manifestDir();
+    if (!dfs.exists(dir)) {
+      return;
+    }
+    ManifestStore store = new ManifestStore(dfs, layout);
+    long awaiting = 0;
+    for (FileStatus st : dfs.listStatus(dir)) {
+      String name = st.getPath().getName();
+      String key = st.getPath().toUri().getPath();
+      if (!name.endsWith(".wecm") || Long.valueOf(st.getModificationTime()).equals(settled.get(key))) {
+        continue;
+      }
+      try {
+        long left = trim(store.read(st.getPath()), key);
+        awaiting += left;
+        if (left == 0) {
+          settled.put(key, st.getModificationTime());
+        }
+      } catch (IOException | RuntimeException e) {
+        metrics.trimFailures.incr();
+        failed.warn("wide-ec trim of the stripes of manifest {} failed: {}", key, e.toString(), e);
+      }
+    }
+    metrics.blocksAwaitingTrim.set(awaiting);
+    metrics.trimPasses.incr();
+  }
+
+  /** Trims the committed stripes of one manifest; returns how many blocks may still need a pass. */
+  private long trim(StripeManifest m, String manifest) {
+    long left = 0;
+    for (ArchivedStripe s : m.stripes()) {
+      if (s.state() != StripeState.COMMITTED) {
+        continue; // before COMMITTED nothing is trimmed; TRIMMED and STALE have nothing to do
+      }
+      for (int u = 0; u < s.code().k(); u++) {
+        StripeMember d = s.member(u);
+        if (d.role() != UnitRole.DATA || d.padding()) {
+          continue;
+        }
+        WideEcBlockTrim.Result r = WideEcBlockTrim.trim(fsn, d.blockId(), d.generationStamp(), d.length(), d.inodeId(),
+            d.plannedNode());
+        switch (r.outcome()) {
+          case TRIMMED -> {
+            metrics.blocksTrimmed.incr();
+            LOG.info("archived block blk_{} of inode {} (stripe {} of {}) trimmed to its planned replica on {}",
+                d.blockId(), d.inodeId(), s.stripeId(), manifest, d.plannedNode());
+          }
+          case RETRY -> left++;
+          case OFF_PLAN -> {
+            if (offPlanReported.add(d.blockId())) {
+              metrics.blocksOffPlan.incr();
+              LOG.warn("archived block blk_{} of inode {} (stripe {} of {}) is off plan: its planned node {} holds no"
+                  + " live replica (replicas on {}); nothing was deleted. Moving it onto plan (replaceBlock with a"
+                  + " delete hint) is not implemented yet", d.blockId(), d.inodeId(), s.stripeId(), manifest,
+                  d.plannedNode(), r.holders());
+            }
+          }
+          case ON_PLAN, NOT_LOWERED, CHANGED -> { }
+        }
+      }
+    }
+    return left;
+  }
+
+  private DistributedFileSystem fs() throws IOException {
+    if (fs == null) {
+      URI uri = org.apache.hadoop.hdfs.DFSUtilClient.getNNUri(nn.getNameNodeAddress());
+      try {
+        // As the NameNode's login user, whatever thread started the plugin.
+        FileSystem f = UserGroupInformation.getLoginUser().doAs(
+            (PrivilegedExceptionAction<FileSystem>) () -> FileSystem.newInstance(uri, conf));
+        if (!(f instanceof DistributedFileSystem d)) {
+          f.close();
+          throw new IOException(uri + " is not served by HDFS's DistributedFileSystem but by " + f.getClass().getName());
+        }
+        fs = d;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while connecting to " + uri, e);
+      }
+    }
+    return fs;
+  }
+
+  private void closeFs() {
+    if (fs != null) {
+      try {
+        fs.close();
+      } catch (IOException e) {
+        LOG.debug("closing the trimmer's client", e);
+      }
+      fs = null;
+    }
+  }
+}
