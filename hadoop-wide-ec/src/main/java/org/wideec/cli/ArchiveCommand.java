@@ -2,7 +2,9 @@ package org.wideec.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -24,18 +26,22 @@ import org.wideec.code.LinearCode;
 
 /**
  * {@code wide-ec archive PATH --code SPEC}: archives a replicated file or directory into wide stripes (DESIGN.md
- * §3.2) through COMMITTED: manifest, parity written by the classic encoder, verified, pointers set. Data keeps its
- * replication: trimming to the planned replica (and the plan's moves, which only matter for it) is the next slice.
- * Rerunning resumes a crashed run from its manifest. {@code --dry-run} prints the plan, read from the live cluster,
+ * §3.2): manifest, parity written by the classic encoder, verified, committed, pointers set; then trimmed, each
+ * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
+ * COMMITTED). A block left off plan keeps its stripe COMMITTED and makes the exit status 1; the plan's moves of
+ * kept replicas are not executed yet, so a block whose planned node held no replica ends off plan.
+ * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
  * after) and changes nothing. The chain encoder runs on DataNodes and is not wired in yet: it is refused by name.
  */
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
-      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic] [--json]",
-      "                                                        archive a replicated file or directory into wide stripes up to",
-      "                                                        committed (manifest, parity, verified, pointers); rerun to",
-      "                                                        resume; data keeps its replication until trimming lands",
+      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic] [--no-trim] [--json]",
+      "                                                        archive a replicated file or directory into wide stripes",
+      "                                                        (manifest, parity, verified, committed, pointers), then trim",
+      "                                                        each data block to its planned replica (needs the wide-ec",
+      "                                                        NameNode plugin and replica placement policy); rerun to",
+      "                                                        resume; --no-trim keeps every replica",
       "  archive PATH --code SPEC [--placement ..] [--encoder classic|chain] --dry-run [--stripe ID] [--json]",
       "                                                        the plan only: kept replicas, moves, parity targets, encoding",
       "                                                        cost, redundancy after; changes nothing");
@@ -51,7 +57,7 @@ final class ArchiveCommand {
   }
 
   int run(String[] args) throws IOException {
-    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe"), Set.of("dry-run", "json"));
+    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe"), Set.of("dry-run", "json", "no-trim"));
     if (o.positional().size() != 1) {
       throw new Options.UsageException("archive needs exactly one PATH");
     }
@@ -71,7 +77,7 @@ final class ArchiveCommand {
         throw new UnsupportedOperationException("archive " + path + ": the DataNode chain encoder is not wired in yet;"
             + " use --encoder classic (--dry-run shows what chain would cost)");
       }
-      return execute(path, named.spec(), placement, o.has("json"));
+      return execute(path, named.spec(), placement, o.has("json"), !o.has("no-trim"));
     }
     ArchivalPlan plan = ArchivalPlanner.plan(
         new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement));
@@ -95,18 +101,30 @@ final class ArchiveCommand {
     return 0;
   }
 
-  private int execute(Path path, String spec, PlacementKind placement, boolean json) throws IOException {
+  private int execute(Path path, String spec, PlacementKind placement, boolean json, boolean trim)
+      throws IOException {
     DistributedFileSystem dfs = hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     ProgressReport progress = new ProgressReport(err, "archive " + path);
+    Archiver archiver = new Archiver(dfs, store, ClientClassicEncoder.from(dfs), Archiver.Hook.NONE,
+        (stripe, done, total) -> progress.at(done, total));
     Archiver.Result r;
     try {
-      r = new Archiver(dfs, store, ClientClassicEncoder.from(dfs), Archiver.Hook.NONE,
-          (stripe, done, total) -> progress.at(done, total)).archive(path, spec, placement);
+      r = archiver.archive(path, spec, placement);
     } finally {
       progress.finish();
     }
-    ArchiveSummary sum = ArchiveSummary.of(r.manifest());
+    Archiver.TrimResult t = null;
+    if (trim) {
+      ProgressReport trimming = new ProgressReport(err, "trim " + path + " (blocks)");
+      try {
+        t = archiver.trim(path, trimming::at);
+      } finally {
+        trimming.finish();
+      }
+    }
+    ArchiveSummary sum = ArchiveSummary.of(t != null ? t.manifest() : r.manifest());
+    int committed = sum.count(StripeState.COMMITTED) + sum.count(StripeState.TRIMMED);
     String manifest = store.layout().manifest(store.inodeOf(path)).toString();
     if (json) {
       Map<String, Object> j = new LinkedHashMap<>();
@@ -123,22 +141,36 @@ final class ArchiveCommand {
       j.put("logicalBytes", sum.logicalBytes());
       j.put("parityBytes", sum.parityBytes());
       j.put("redundancyAfter", sum.redundancyAfterTrim());
-      j.put("trimmed", false);
-      j.put("stale", r.stale());
+      j.put("trimmed", sum.count(StripeState.TRIMMED));
+      List<String> stale = new ArrayList<>(r.stale());
+      if (t != null) {
+        stale.addAll(t.stale());
+      }
+      j.put("stale", stale);
       j.put("parityOffPlan", r.offPlan());
+      j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
+      j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
       out.println(Json.write(j));
     } else {
       out.printf("archive %s with %s (classic encoder)%s: %d of %d stripes committed%s; read %,d data bytes, wrote %,d"
               + " parity bytes; redundancy after trimming %.4f%n", path.toUri().getPath(), spec,
-          r.resumed() ? ", resumed" : "", sum.count(StripeState.COMMITTED), sum.stripes(),
+          r.resumed() ? ", resumed" : "", committed, sum.stripes(),
           r.stale().isEmpty() ? "" : ", " + r.stale().size() + " stale", r.dataBytesRead(), r.parityBytesWritten(),
           sum.redundancyAfterTrim());
       out.println("manifest: " + manifest);
       r.stale().forEach(s -> out.println(s + ": its data changed after planning, its parity was deleted"));
       r.offPlan().forEach(s -> out.println("off plan: " + s));
-      out.println("stripes committed; data keeps its replication until trimming lands");
+      if (t == null) {
+        out.println("stripes committed; data keeps its replication (--no-trim)");
+      } else {
+        out.printf("%d of %d stripes trimmed to their planned replicas%n", sum.count(StripeState.TRIMMED),
+            sum.stripes());
+        t.stale().forEach(s -> out.println(s + "; its parity was deleted"));
+        t.offPlan().forEach(s -> out.println("data off plan: " + s));
+        t.notTrimmed().forEach(s -> out.println("not trimmed: " + s));
+      }
     }
-    return r.stale().isEmpty() ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+    return r.stale().isEmpty() && (t == null || t.clean()) ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
   }
 
   /** One local group per rack for UniLRC, combined locality for other codes with local groups, flat for MDS codes. */

@@ -89,7 +89,7 @@ class ArchiveExecutionClusterTest {
   void aFileOfTwoStripesIsCommittedWithParityEqualToAnIndependentEncode() throws Exception {
     long length = 9 * BLOCK + 1000; // 10 blocks: a full stripe and one of 4 blocks, the last 1000 bytes long
     checks.write("/f/a", length);
-    Run r = tool("archive", "/f/a", "--code", CODE, "--json");
+    Run r = tool("archive", "/f/a", "--code", CODE, "--no-trim", "--json");
     assertEquals(0, r.exit(), r.err());
     JsonNode j = r.json();
     assertEquals(2, j.get("stripes").asInt());
@@ -113,7 +113,7 @@ class ArchiveExecutionClusterTest {
     assertEquals(store.inodeOf(new Path("/.wideec/parity/" + inode + "/1")), m.stripe(1).parityFileInode());
     checks.everyStripeMatchesIndependentEncode(m);
     checks.everyByteReadsBack();
-    assertEquals(3, fs.getFileStatus(new Path("/f/a")).getReplication(), "nothing is trimmed in this slice");
+    assertEquals(3, fs.getFileStatus(new Path("/f/a")).getReplication(), "nothing is trimmed with --no-trim");
     assertEquals(3, fs.getFileStatus(store.layout().manifest(inode)).getReplication());
     assertEquals(new ArchivePointer("/.wideec/manifests/" + inode + ".wecm", new long[] {0, 1}),
         store.pointer(new Path("/f/a")));
@@ -121,7 +121,7 @@ class ArchiveExecutionClusterTest {
 
     // Renamed, it is still found (inode ids), and a rerun has nothing to do.
     checks.rename("/f/a", "/f/a-renamed");
-    Run again = tool("archive", "/f/a-renamed", "--code", CODE, "--json");
+    Run again = tool("archive", "/f/a-renamed", "--code", CODE, "--no-trim", "--json");
     assertEquals(0, again.exit(), again.err());
     assertTrue(again.json().get("resumed").asBoolean());
     assertEquals(0, again.json().get("bytesEncoded").asLong());
@@ -139,13 +139,13 @@ class ArchiveExecutionClusterTest {
     checks.write("/d/b", BLOCK / 2);
     checks.write("/d/c", 2 * BLOCK + 17);
     checks.write("/d/sub/e", 7 * BLOCK);
-    Run r = tool("archive", "/d", "--code", CODE);
+    Run r = tool("archive", "/d", "--code", CODE, "--no-trim");
     assertEquals(0, r.exit(), r.err());
     long dir = store.inodeOf(new Path("/d"));
     assertTrue(r.out().contains("archive /d with " + CODE + " (classic encoder): 2 of 2 stripes committed; read "
         + String.format("%,d", BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK) + " data bytes"), r.out());
     assertTrue(r.out().contains("manifest: /.wideec/manifests/" + dir + ".wecm"), r.out());
-    assertTrue(r.out().contains("stripes committed; data keeps its replication until trimming lands"), r.out());
+    assertTrue(r.out().contains("stripes committed; data keeps its replication (--no-trim)"), r.out());
 
     StripeManifest m = manifestOf("/d");
     checks.everyStripeMatchesIndependentEncode(m);
@@ -196,7 +196,7 @@ class ArchiveExecutionClusterTest {
     assertEquals(null, store.pointer(g), "a file with a stale stripe gets no pointer");
     checks.everyByteReadsBack();
 
-    Run rerun = tool("archive", "/s/g", "--code", CODE);
+    Run rerun = tool("archive", "/s/g", "--code", CODE, "--no-trim");
     assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, rerun.exit(), rerun.err());
     assertTrue(rerun.out().contains("stripe 0 is STALE (recorded earlier): its data changed after planning, its parity"
         + " was deleted"), rerun.out());
@@ -205,7 +205,7 @@ class ArchiveExecutionClusterTest {
   @Test
   void aCorruptManifestIsAnErrorNamingItsFile() throws Exception {
     checks.write("/c/h", BLOCK + 5);
-    assertEquals(0, tool("archive", "/c/h", "--code", CODE).exit());
+    assertEquals(0, tool("archive", "/c/h", "--code", CODE, "--no-trim").exit());
     Path manifest = store.layout().manifest(store.inodeOf(new Path("/c/h")));
     byte[] bytes;
     try (FSDataInputStream in = fs.open(manifest)) {
@@ -264,5 +264,24 @@ class ArchiveExecutionClusterTest {
     assertEquals(List.of("planned", "ENCODING", "PARITY_WRITTEN", "VERIFIED", "COMMITTED"), seen);
     assertEquals(new ArchivePointer(store.layout().manifest(store.inodeOf(j)).toUri().getPath(), new long[] {0}),
         store.pointer(j));
+  }
+
+  @Test
+  void withoutTheTrimmerOnTheNameNodeTrimmingIsRefusedAndEveryReplicaKept() throws Exception {
+    // This cluster runs neither our replica placement policy nor the NameNode plugin: lowering replication would let
+    // the stock policy keep a random replica, so the archiver refuses before lowering anything.
+    checks.write("/t/k", 2 * BLOCK);
+    Run r = tool("archive", "/t/k", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, r.exit(), r.err());
+    assertTrue(r.out().contains("not trimmed: trimming /t/k refused: the NameNode runs no wide-ec trimmer (no fresh"
+        + " trusted.wideec.trimmer on /.wideec)"), r.out());
+    assertTrue(r.out().contains("0 of 1 stripes trimmed"), r.out());
+    assertEquals(List.of(StripeState.COMMITTED), ArchiveChecks.states(manifestOf("/t/k")));
+    assertEquals(3, fs.getFileStatus(new Path("/t/k")).getReplication());
+    for (org.apache.hadoop.hdfs.protocol.LocatedBlock b : fs.getClient().getLocatedBlocks("/t/k", 0, 2 * BLOCK)
+        .getLocatedBlocks()) {
+      assertEquals(3, b.getLocations().length, "every replica kept");
+    }
+    checks.everyByteReadsBack();
   }
 }

@@ -23,6 +23,19 @@ public final class MiniClusters {
   }
 
   /**
+   * The configuration that lets archived data be trimmed to its planned replica: our contiguous placement policy
+   * and the NameNode plugin whose trimmer keeps that replica, passing over the manifests every
+   * {@code trimIntervalMs} (what an operator puts in hdfs-site.xml, with a shorter interval).
+   */
+  public static Configuration withWideEcArchiveTrim(Configuration base, long trimIntervalMs) {
+    Configuration conf = withWideEcPlacement(base);
+    conf.set(DFSConfigKeys.DFS_BLOCK_REPLICATOR_CLASSNAME_KEY,
+        "org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy");
+    conf.setLong("wide-ec.archive.trim.interval.ms", trimIntervalMs);
+    return conf;
+  }
+
+  /**
    * The configuration that turns on our DataNode repair worker: the plugin, and a cluster secret for the slice
    * transport (random per cluster here; an operator sets one, ideally through a credential provider).
    */

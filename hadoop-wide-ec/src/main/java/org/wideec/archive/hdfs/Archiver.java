@@ -2,14 +2,23 @@ package org.wideec.archive.hdfs;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.SnapshottableDirectoryStatus;
+import org.apache.hadoop.ipc.CallerContext;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +34,9 @@ import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
 
 /**
- * Runs the archival state machine of DESIGN.md §3.2 and issue 13 over one archived file or directory, up to
- * COMMITTED (trimming is the next slice: every data block keeps its full replication here).
+ * Runs the archival state machine of DESIGN.md §3.2 and issue 13 over one archived file or directory:
+ * {@link #archive} up to COMMITTED (every data block keeps its full replication), then {@link #trim} to TRIMMED
+ * (each data block down to its planned replica, kept by the NameNode plugin's trimmer).
  *
  * <p>Per stripe: PLANNED → ENCODING (parity directory recorded, emptied) → the encoder writes the parity →
  * PARITY_WRITTEN (parity block ids, generation stamps, CRC32Cs, data CRCs) → every parity re-read through HDFS and
@@ -75,6 +85,30 @@ public final class Archiver {
    */
   public record Result(StripeManifest manifest, boolean resumed, int rolledBack, long dataBytesRead,
       long parityBytesWritten, List<String> stale, List<String> offPlan) {}
+
+  /**
+   * What a trim did.
+   *
+   * @param trimmed stripes recorded TRIMMED by this run
+   * @param offPlan one line per data block whose only replica left is not on its planned node (or whose planned
+   *     node holds none): its stripe stays COMMITTED
+   * @param notTrimmed one line per file or stripe left untrimmed for another reason (refused, timed out)
+   * @param stale one line per stripe found STALE before its file was lowered
+   */
+  public record TrimResult(StripeManifest manifest, int trimmed, List<String> offPlan, List<String> notTrimmed,
+      List<String> stale) {
+    public boolean clean() {
+      return offPlan.isEmpty() && notTrimmed.isEmpty() && stale.isEmpty();
+    }
+  }
+
+  /** Told while the trim waits: data blocks settled (on plan or off plan) out of all being trimmed. */
+  @FunctionalInterface
+  public interface TrimProgress {
+    TrimProgress NONE = (settled, total) -> { };
+
+    void at(long settledBlocks, long totalBlocks);
+  }
 
   private final DistributedFileSystem dfs;
   private final ManifestStore store;
@@ -154,6 +188,251 @@ public final class Archiver {
       listener.stripeDone(s, done, total);
     }
     return new Result(manifest, resumed, rolledBack, read, written, stale, offPlan);
+  }
+
+  /**
+   * COMMITTED → TRIMMED for the archive at {@code path} (DESIGN.md §3.2 "Keeping the planned replica"): each file
+   * whose stripes are all committed (none is trimmed before its parity is verified and committed) and whose data
+   * is unchanged is lowered to replication 1 with the {@link TrimProtocol#CALLER_CONTEXT} marker, so our placement
+   * policy leaves the choice of survivor to the NameNode plugin's trimmer, which keeps the planned replica. Then it
+   * waits, at most {@link TrimProtocol#WAIT_KEY} ms, until the NameNode reports each data block on exactly its
+   * planned node, and records TRIMMED for each stripe so verified. The effect is the NameNode's, so the record
+   * follows it here. A block whose planned node holds no replica is reported off plan and its stripe stays
+   * COMMITTED. Refused (nothing lowered) when the NameNode holds no fresh trimmer lease (without our policy it
+   * would keep a random replica) or a snapshot holds the files. Rerunning continues where a run stopped.
+   */
+  public TrimResult trim(Path path, TrimProgress progress) throws IOException {
+    archiveInode = store.inodeOf(path);
+    manifest = store.find(archiveInode);
+    if (manifest == null) {
+      throw new IOException(path + " has no manifest at " + store.layout().manifest(archiveInode) + "; archive it first");
+    }
+    String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
+    List<String> offPlan = new ArrayList<>();
+    List<String> notTrimmed = new ArrayList<>();
+    List<String> stale = new ArrayList<>();
+    Map<Long, String> paths = currentPaths(path);
+    // Data unchanged since it was encoded, or the stripe is STALE (recorded, parity deleted) and nothing is lowered.
+    for (ArchivedStripe s : manifest.stripes()) {
+      if (s.state() == StripeState.COMMITTED) {
+        try {
+          StripeData.locate(dfs, s);
+        } catch (StaleStripeException e) {
+          markStale(s, e);
+          stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
+        }
+      }
+    }
+    Map<Long, List<ArchivedStripe>> byFile = new LinkedHashMap<>();
+    for (ArchivedStripe s : manifest.stripes()) {
+      for (StripeMember m : s.members()) {
+        if (m.role() == UnitRole.DATA && !m.padding()) {
+          List<ArchivedStripe> of = byFile.computeIfAbsent(m.inodeId(), i -> new ArrayList<>());
+          if (!of.contains(s)) {
+            of.add(s);
+          }
+        }
+      }
+    }
+    Set<Long> trimmable = new LinkedHashSet<>();
+    for (Map.Entry<Long, List<ArchivedStripe>> e : byFile.entrySet()) {
+      List<ArchivedStripe> of = e.getValue();
+      if (of.stream().noneMatch(s -> s.state() == StripeState.COMMITTED)) {
+        continue; // trimmed already, or nothing committed to trim
+      }
+      ArchivedStripe notYet = of.stream().filter(s -> s.state() != StripeState.COMMITTED
+          && s.state() != StripeState.TRIMMED).findFirst().orElse(null);
+      if (notYet != null) {
+        notTrimmed.add(paths.getOrDefault(e.getKey(), "inode " + e.getKey()) + ": stripe " + notYet.stripeId() + " is "
+            + notYet.state() + ", so the file keeps its replication");
+      } else {
+        trimmable.add(e.getKey());
+      }
+    }
+    if (trimmable.isEmpty()) {
+      return new TrimResult(manifest, 0, offPlan, notTrimmed, stale);
+    }
+    Set<Long> toLower = new LinkedHashSet<>();
+    for (long inode : trimmable) {
+      if (dfs.getFileStatus(ArchiveLayout.inodePath(inode)).getReplication() > 1) {
+        toLower.add(inode);
+      }
+    }
+    if (!toLower.isEmpty()) {
+      String refused = trimRefusal(path, name);
+      if (refused != null) {
+        notTrimmed.add(refused);
+        return new TrimResult(manifest, 0, offPlan, notTrimmed, stale);
+      }
+      CallerContext before = CallerContext.getCurrent();
+      String marker = before == null || before.getContext() == null ? TrimProtocol.CALLER_CONTEXT
+          : before.getContext() + "," + TrimProtocol.CALLER_CONTEXT;
+      CallerContext.setCurrent(new CallerContext.Builder(marker).build());
+      try {
+        for (long inode : toLower) {
+          dfs.setReplication(ArchiveLayout.inodePath(inode), (short) 1);
+        }
+      } finally {
+        CallerContext.setCurrent(before);
+      }
+    }
+    // Every data block of a committed stripe whose files are all lowered: wait for it on its planned node only.
+    List<ArchivedStripe> trimming = manifest.stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
+        && dataInodes(s).stream().allMatch(trimmable::contains)).toList();
+    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, offPlan, notTrimmed, progress);
+    int trimmed = 0;
+    for (ArchivedStripe s : trimming) {
+      boolean onPlan = true;
+      for (StripeMember m : dataMembers(s)) {
+        onPlan &= Boolean.TRUE.equals(settled.get(m.blockId()));
+      }
+      if (onPlan) {
+        record(s.withState(StripeState.TRIMMED));
+        trimmed++;
+      }
+    }
+    return new TrimResult(manifest, trimmed, offPlan, notTrimmed, stale);
+  }
+
+  /** Why nothing may be lowered now, or null: no fresh trimmer lease, or a snapshot would keep the blocks. */
+  private String trimRefusal(Path path, String name) throws IOException {
+    Path root = store.layout().manifestDir().getParent();
+    byte[] lease = dfs.getXAttrs(root).get(TrimProtocol.LEASE_XATTR);
+    long nameNodeNow = 0;
+    for (DatanodeInfo d : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+      nameNodeNow = Math.max(nameNodeNow, d.getLastUpdate()); // heartbeat times are the NameNode's clock
+    }
+    if (!TrimProtocol.holds(lease, nameNodeNow)) {
+      return "trimming " + name + " refused: the NameNode runs no wide-ec trimmer (no fresh " + TrimProtocol.LEASE_XATTR
+          + " on " + root + "), and without it HDFS would keep a random replica of each block. Set"
+          + " dfs.block.replicator.classname=org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy"
+          + " and dfs.namenode.plugins=org.wideec.placement.hdfs.WideEcNameNodePlugin (" + TrimProtocol.ENABLED_KEY
+          + " not false); every replica is kept";
+    }
+    SnapshottableDirectoryStatus[] dirs = dfs.getSnapshottableDirListing();
+    String self = name.endsWith("/") ? name : name + "/";
+    for (SnapshottableDirectoryStatus d : dirs == null ? new SnapshottableDirectoryStatus[0] : dirs) {
+      String dir = d.getFullPath().toUri().getPath();
+      String dirSlash = dir.endsWith("/") ? dir : dir + "/";
+      if (d.getSnapshotNumber() > 0 && (self.startsWith(dirSlash) || dirSlash.startsWith(self))) {
+        return "trimming " + name + " refused: " + dir + " has " + d.getSnapshotNumber() + " snapshot(s), which keep"
+            + " its files at their old replication, so trimming would free nothing (DESIGN.md §3.2); delete the"
+            + " snapshots and rerun. Every replica is kept, the stripes stay COMMITTED";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Polls the NameNode's block locations until every data block of the stripes sits on exactly its planned node,
+   * or its planned node holds none (off plan), or the wait bound passes. True per block on plan, false off plan or
+   * unsettled; each problem is one line naming the file, block and nodes.
+   */
+  private Map<Long, Boolean> awaitPlannedReplicas(List<ArchivedStripe> stripes, Map<Long, String> paths,
+      List<String> offPlan, List<String> notTrimmed, TrimProgress progress) throws IOException {
+    long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
+    Map<Long, Boolean> settled = new HashMap<>();
+    Map<Long, List<String>> lastSeen = new HashMap<>();
+    Map<Long, StripeMember> members = new LinkedHashMap<>();
+    Map<Long, Long> stripeOf = new HashMap<>();
+    for (ArchivedStripe s : stripes) {
+      for (StripeMember m : dataMembers(s)) {
+        members.put(m.blockId(), m);
+        stripeOf.put(m.blockId(), s.stripeId());
+      }
+    }
+    long sleep = 50;
+    while (true) {
+      Map<Long, List<String>> now = locations(members.values());
+      for (StripeMember m : members.values()) {
+        if (settled.containsKey(m.blockId())) {
+          continue;
+        }
+        List<String> at = now.getOrDefault(m.blockId(), List.of());
+        lastSeen.put(m.blockId(), at);
+        if (at.equals(List.of(m.plannedNode()))) {
+          settled.put(m.blockId(), true);
+        } else if (!at.contains(m.plannedNode())) {
+          settled.put(m.blockId(), false);
+          offPlan.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
+              + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
+                  : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
+              + "; its stripe stays COMMITTED (moving it onto plan is not implemented yet)");
+        }
+      }
+      progress.at(settled.size(), members.size());
+      if (settled.size() == members.size()) {
+        return settled;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        for (StripeMember m : members.values()) {
+          if (!settled.containsKey(m.blockId())) {
+            notTrimmed.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
+                + " (stripe " + stripeOf.get(m.blockId()) + "): still on " + String.join(", ", lastSeen.get(m.blockId()))
+                + " after " + waitMs + " ms (" + TrimProtocol.WAIT_KEY + "), planned on " + m.plannedNode()
+                + "; rerun to continue");
+          }
+        }
+        return settled;
+      }
+      try {
+        Thread.sleep(sleep);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while waiting for the NameNode to trim " + members.size()
+            + " blocks");
+      }
+      sleep = Math.min(1000, sleep * 2);
+    }
+  }
+
+  /** Block id → transfer addresses of the DataNodes the NameNode lists for it, for the files of these members. */
+  private Map<Long, List<String>> locations(java.util.Collection<StripeMember> members) throws IOException {
+    Map<Long, List<String>> out = new HashMap<>();
+    Set<Long> inodes = new LinkedHashSet<>();
+    members.forEach(m -> inodes.add(m.inodeId()));
+    for (long inode : inodes) {
+      String file = ArchiveLayout.inodePath(inode).toString();
+      HdfsFileStatus st = dfs.getClient().getFileInfo(file);
+      if (st == null) {
+        continue;
+      }
+      for (LocatedBlock lb : dfs.getClient().getLocatedBlocks(file, 0, st.getLen()).getLocatedBlocks()) {
+        List<String> at = new ArrayList<>();
+        for (DatanodeInfo d : lb.getLocations()) {
+          at.add(d.getXferAddr());
+        }
+        out.put(lb.getBlock().getBlockId(), at);
+      }
+    }
+    return out;
+  }
+
+  /** Inode id → current path of each file under the archived path (names in reports; renames are followed). */
+  private Map<Long, String> currentPaths(Path path) throws IOException {
+    Map<Long, String> out = new HashMap<>();
+    java.util.ArrayDeque<Path> todo = new java.util.ArrayDeque<>(List.of(path));
+    while (!todo.isEmpty()) {
+      for (FileStatus st : dfs.listStatus(todo.pop())) {
+        if (st.isDirectory()) {
+          todo.push(st.getPath());
+        } else if (st instanceof HdfsFileStatus h) {
+          out.put(h.getFileId(), Path.getPathWithoutSchemeAndAuthority(st.getPath()).toString());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<StripeMember> dataMembers(ArchivedStripe s) {
+    return s.members().stream().filter(m -> m.role() == UnitRole.DATA && !m.padding()).toList();
+  }
+
+  private static Set<Long> dataInodes(ArchivedStripe s) {
+    Set<Long> out = new LinkedHashSet<>();
+    dataMembers(s).forEach(m -> out.add(m.inodeId()));
+    return out;
   }
 
   /** PLANNED → ENCODING → (encode) → PARITY_WRITTEN. */

@@ -164,6 +164,8 @@ final class ArchiveTrimmer {
     }
     Path dir = layout.manifestDir();
     if (!dfs.exists(dir)) {
+      metrics.blocksAwaitingTrim.set(0);
+      metrics.trimPasses.incr();
       return;
     }
     ManifestStore store = new ManifestStore(dfs, layout);

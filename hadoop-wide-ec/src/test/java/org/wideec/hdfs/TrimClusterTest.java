@@ -1,0 +1,322 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockInfo;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy;
+import org.apache.hadoop.ipc.CallerContext;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.PlacementKind;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.ClientClassicEncoder;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.cli.WideEcTool;
+import org.wideec.code.UnitRole;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
+
+/**
+ * COMMITTED → TRIMMED on a racked cluster (6 racks x 3 DataNodes, 64 KiB blocks, azure-lrc:k=6,l=2,g=2) running our
+ * replica placement policy and the NameNode plugin's trimmer: every data block ends with exactly one replica, on
+ * the node the manifest planned, its file at replication 1, its stripes TRIMMED, parity intact and every byte
+ * readable; nothing is lowered before COMMITTED; the trim marker defers only for HDFS superusers; plain
+ * setReplication is stock; a snapshot refuses the trim.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TrimClusterTest {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+
+  MiniDFSCluster cluster;
+  DistributedFileSystem fs;
+  Configuration conf;
+  ArchiveChecks checks;
+  ManifestStore store;
+
+  @BeforeAll
+  void start(@TempDir java.nio.file.Path dir) throws Exception {
+    Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK, base);
+    fs = cluster.getFileSystem();
+    conf = cluster.getConfiguration(0);
+    checks = new ArchiveChecks(fs);
+    store = new ManifestStore(fs, ArchiveLayout.from(conf));
+    awaitLease();
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  /** The trimmer's first pass writes its lease; archivers lower replication only under it. */
+  private void awaitLease() throws Exception {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (metrics().trimPasses() == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
+      Thread.sleep(50);
+    }
+  }
+
+  private static WideEcNameNodeMetrics metrics() {
+    return WideEcNameNodePlugin.metrics();
+  }
+
+  private record Run(int exit, String out, String err) {
+    JsonNode json() throws Exception {
+      return new ObjectMapper().readTree(out);
+    }
+  }
+
+  private Run tool(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private StripeManifest manifestOf(String path) throws java.io.IOException {
+    return store.find(store.inodeOf(new Path(path)));
+  }
+
+  /** Transfer addresses of the replicas the NameNode lists for each block of a file, in block order. */
+  private List<List<String>> locations(Path file) throws Exception {
+    List<List<String>> out = new ArrayList<>();
+    long len = fs.getFileStatus(file).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+      List<String> at = new ArrayList<>();
+      for (org.apache.hadoop.hdfs.protocol.DatanodeInfo d : lb.getLocations()) {
+        at.add(d.getXferAddr());
+      }
+      out.add(at);
+    }
+    return out;
+  }
+
+  /** Live (not excess, not corrupt) replicas the NameNode counts for each block of a file. */
+  private List<Integer> liveReplicas(Path file) throws Exception {
+    BlockManager bm = cluster.getNamesystem().getBlockManager();
+    List<Integer> out = new ArrayList<>();
+    long len = fs.getFileStatus(file).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+      BlockInfo bi = bm.getStoredBlock(lb.getBlock().getLocalBlock());
+      out.add(bm.countNodes(bi).liveReplicas());
+    }
+    return out;
+  }
+
+  /** Every data block of every stripe: one replica, on its planned node; its file at replication 1. */
+  private void everyDataBlockOnItsPlannedNodeOnly(StripeManifest m) throws Exception {
+    for (ArchivedStripe s : m.stripes()) {
+      assertEquals(StripeState.TRIMMED, s.state(), "stripe " + s.stripeId());
+      for (StripeMember d : s.members()) {
+        if (d.role() != UnitRole.DATA || d.padding()) {
+          continue;
+        }
+        Path file = ArchiveLayout.inodePath(d.inodeId());
+        assertEquals(1, fs.getFileStatus(file).getReplication(), "inode " + d.inodeId());
+        long len = fs.getFileStatus(file).getLen();
+        LocatedBlock found = null;
+        for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+          if (lb.getBlock().getBlockId() == d.blockId()) {
+            found = lb;
+          }
+        }
+        String what = "block " + d.blockId() + " of stripe " + s.stripeId();
+        assertTrue(found != null, what);
+        assertEquals(1, found.getLocations().length, what);
+        assertEquals(d.plannedNode(), found.getLocations()[0].getXferAddr(), what + " kept on its planned node");
+        BlockManager bm = cluster.getNamesystem().getBlockManager();
+        assertEquals(1, bm.countNodes(bm.getStoredBlock(found.getBlock().getLocalBlock())).liveReplicas(), what);
+      }
+    }
+  }
+
+  @Test
+  void aFileOfTwoStripesIsTrimmedToExactlyItsPlannedReplicas() throws Exception {
+    checks.write("/f/a", 9 * BLOCK + 1000); // 10 blocks: a full stripe and a short one
+    long offPlanBefore = metrics().blocksOffPlan();
+    Run r = tool("archive", "/f/a", "--code", CODE, "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    JsonNode j = r.json();
+    assertEquals(2, j.get("trimmed").asInt());
+    assertEquals(2, j.get("stripesByState").get("trimmed").asInt());
+    assertEquals(0, j.get("dataOffPlan").size());
+    assertEquals(0, j.get("notTrimmed").size());
+    StripeManifest m = manifestOf("/f/a");
+    everyDataBlockOnItsPlannedNodeOnly(m);
+    assertEquals(1, fs.getFileStatus(new Path("/f/a")).getReplication());
+    checks.everyStripeMatchesIndependentEncode(m); // parity untouched, still on its planned nodes
+    checks.everyByteReadsBack();
+    assertEquals(offPlanBefore, metrics().blocksOffPlan());
+    assertTrue(metrics().blocksTrimmed() > 0);
+
+    // A rerun has nothing left to do and says so.
+    Run again = tool("archive", "/f/a", "--code", CODE, "--json");
+    assertEquals(0, again.exit(), again.out() + again.err());
+    assertEquals(2, again.json().get("trimmed").asInt());
+    assertEquals(0, again.json().get("bytesEncoded").asLong());
+  }
+
+  @Test
+  void aDirectoryIsTrimmedOnlyAfterItsStripesAreCommittedAndTrimmedIsRecordedAfterTheEffect() throws Exception {
+    checks.write("/d/b", BLOCK / 2);
+    checks.write("/d/c", 2 * BLOCK + 17);
+    checks.write("/d/sub/e", 7 * BLOCK);
+    Path d = new Path("/d");
+    String[] files = {"/d/b", "/d/c", "/d/sub/e"};
+    List<String> seen = new ArrayList<>();
+    Archiver.Hook check = (manifest, stripe) -> {
+      try {
+        if (stripe == null || stripe.state() != StripeState.TRIMMED) {
+          // Up to and including COMMITTED (parity verified), every data block keeps all three replicas.
+          for (String f : files) {
+            assertEquals(3, fs.getFileStatus(new Path(f)).getReplication(), f + " at " + stripe);
+            for (int live : liveReplicas(new Path(f))) {
+              assertEquals(3, live, f + " at " + stripe);
+            }
+          }
+        } else {
+          // TRIMMED is recorded once the NameNode shows each of the stripe's blocks on its planned node alone.
+          for (StripeMember u : stripe.members()) {
+            if (u.role() == UnitRole.DATA && !u.padding()) {
+              assertTrue(locations(ArchiveLayout.inodePath(u.inodeId())).contains(List.of(u.plannedNode())),
+                  "block " + u.blockId() + " on " + u.plannedNode() + " alone before TRIMMED is recorded");
+            }
+          }
+        }
+        seen.add(stripe == null ? "planned" : stripe.stripeId() + ":" + stripe.state());
+      } catch (java.io.IOException | RuntimeException | Error e) {
+        throw e;
+      } catch (Exception e) {
+        throw new java.io.IOException(e);
+      }
+    };
+    Archiver archiver = new Archiver(fs, store, ClientClassicEncoder.from(fs), check, Archiver.Listener.NONE);
+    archiver.archive(d, CODE, PlacementKind.CL);
+    List<long[]> progress = new ArrayList<>();
+    Archiver.TrimResult t = archiver.trim(d, (settled, total) -> progress.add(new long[] {settled, total}));
+    assertTrue(t.clean(), t.toString());
+    assertEquals(2, t.trimmed());
+    assertEquals(List.of("planned", "0:ENCODING", "0:PARITY_WRITTEN", "0:VERIFIED", "0:COMMITTED", "1:ENCODING",
+        "1:PARITY_WRITTEN", "1:VERIFIED", "1:COMMITTED", "0:TRIMMED", "1:TRIMMED"), seen);
+    long[] last = progress.get(progress.size() - 1);
+    assertEquals(11, last[1], "b (1 block), c (3), e (7)");
+    assertEquals(11, last[0]);
+    StripeManifest m = manifestOf("/d");
+    everyDataBlockOnItsPlannedNodeOnly(m);
+    checks.everyStripeMatchesIndependentEncode(m);
+    checks.everyByteReadsBack();
+
+    Run status = tool("status", "/d", "--json");
+    assertEquals(0, status.exit(), status.err());
+    long logical = BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK;
+    assertEquals(2, status.json().get("stripesByState").get("trimmed").asInt());
+    assertEquals(status.json().get("storedBytesAfterTrim").asLong(), status.json().get("storedBytesNow").asLong());
+    assertEquals(logical, status.json().get("logicalBytes").asLong());
+  }
+
+  @Test
+  void theMarkerDefersOnlyForSuperusersAndPlainSetReplicationIsStock() throws Exception {
+    WideEcReplicaPlacementPolicy policy = (WideEcReplicaPlacementPolicy)
+        cluster.getNamesystem().getBlockManager().getBlockPlacementPolicy();
+    // An ordinary user lowering their own file with the marker: HDFS chooses the excess replicas at once, as usual.
+    fs.mkdirs(new Path("/open"));
+    fs.setPermission(new Path("/open"), new FsPermission((short) 0777));
+    UserGroupInformation mallory = UserGroupInformation.createUserForTesting("mallory", new String[] {"users"});
+    Path own = new Path("/open/m");
+    long refusedBefore = policy.markersRefused();
+    mallory.doAs((PrivilegedExceptionAction<Void>) () -> {
+      try (FileSystem mfs = FileSystem.newInstance(fs.getUri(), conf)) {
+        try (var o = mfs.create(own, (short) 3)) {
+          o.write(new byte[(int) (2 * BLOCK)]);
+        }
+        withMarker(() -> mfs.setReplication(own, (short) 1));
+      }
+      return null;
+    });
+    assertEquals(List.of(1, 1), liveReplicas(own), "the marker grants an ordinary user nothing");
+    assertTrue(policy.markersRefused() > refusedBefore);
+
+    // A superuser without the marker: stock.
+    Path plain = new Path("/plain/p");
+    checks.write(plain.toString(), 2 * BLOCK);
+    fs.setReplication(plain, (short) 1);
+    assertEquals(List.of(1, 1), liveReplicas(plain), "no marker, stock excess choice");
+
+    // A superuser with the marker on a file no manifest covers: deferred, and the trimmer has nothing to keep.
+    Path deferred = new Path("/plain/q");
+    checks.write(deferred.toString(), 2 * BLOCK);
+    withMarker(() -> fs.setReplication(deferred, (short) 1));
+    assertEquals(List.of(3, 3), liveReplicas(deferred));
+    long passes = metrics().trimPasses();
+    while (metrics().trimPasses() < passes + 2) {
+      Thread.sleep(50);
+    }
+    assertEquals(List.of(3, 3), liveReplicas(deferred), "not archived: the trimmer leaves it alone");
+    checks.everyByteReadsBack();
+  }
+
+  @Test
+  void aSnapshotRefusesTheTrimAndEveryReplicaIsKept() throws Exception {
+    checks.write("/snap/s", 2 * BLOCK);
+    fs.allowSnapshot(new Path("/snap"));
+    fs.createSnapshot(new Path("/snap"), "before");
+    Run r = tool("archive", "/snap/s", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("not trimmed: trimming /snap/s refused: /snap has 1 snapshot(s), which keep its files"
+        + " at their old replication"), r.out());
+    assertEquals(List.of(StripeState.COMMITTED), ArchiveChecks.states(manifestOf("/snap/s")));
+    assertEquals(3, fs.getFileStatus(new Path("/snap/s")).getReplication());
+    assertEquals(List.of(3, 3), liveReplicas(new Path("/snap/s")));
+    checks.everyByteReadsBack();
+  }
+
+  private interface Call {
+    void run() throws Exception;
+  }
+
+  private static void withMarker(Call c) throws Exception {
+    CallerContext before = CallerContext.getCurrent();
+    CallerContext.setCurrent(new CallerContext.Builder(TrimProtocol.CALLER_CONTEXT).build());
+    try {
+      c.run();
+    } finally {
+      CallerContext.setCurrent(before);
+    }
+  }
+}
