@@ -55,6 +55,8 @@ import org.wideec.code.UnitRole;
 public final class Archiver {
   private static final Logger LOG = LoggerFactory.getLogger(Archiver.class);
   private static final int READ_CHUNK = 1 << 20;
+  /** How long an off-plan block with several replicas is watched for its excess ones to go before it is reported. */
+  private static final long OFF_PLAN_GRACE = java.util.concurrent.TimeUnit.SECONDS.toNanos(6);
 
   /** Called after every manifest write: the fault injector of the crash tests, a no-op otherwise. */
   @FunctionalInterface
@@ -334,6 +336,7 @@ public final class Archiver {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
+    Map<Long, Long> offPlanSince = new HashMap<>();
     Map<Long, StripeMember> members = new LinkedHashMap<>();
     Map<Long, Long> stripeOf = new HashMap<>();
     for (ArchivedStripe s : stripes) {
@@ -353,12 +356,15 @@ public final class Archiver {
         lastSeen.put(m.blockId(), at);
         if (at.equals(List.of(m.plannedNode()))) {
           settled.put(m.blockId(), true);
-        } else if (!at.contains(m.plannedNode())) {
+        } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
+            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)) {
+          // Off plan for sure; wait a little for excess replicas to go, so the report names the node that kept it.
           settled.put(m.blockId(), false);
           offPlan.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
               + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
                   : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
-              + "; its stripe stays COMMITTED (moving it onto plan is not implemented yet)");
+              + "; its stripe stays COMMITTED (moving a replica onto plan, as the plan's moves and after a NameNode"
+              + " restart mid-trim, is not implemented yet)");
         }
       }
       progress.at(settled.size(), members.size());

@@ -67,7 +67,7 @@ final class ArchiveTrimmer {
   private volatile boolean woken;
   private volatile Thread thread;
   private DistributedFileSystem fs;
-  private long leaseWritten = Long.MIN_VALUE;
+  private long leaseWritten; // 0: never (wall-clock ms, so any real time is long after it)
   private boolean policyReported;
 
   ArchiveTrimmer(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval) {

@@ -1,0 +1,143 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.ipc.CallerContext;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.cli.WideEcTool;
+import org.wideec.code.UnitRole;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+
+/**
+ * A NameNode restart between the archiver's setReplication(1) and the trim: the restarted NameNode's scan of
+ * mis-replicated blocks trims with the stock choice before our trimmer sees the blocks. Blocks whose stock survivor
+ * is the planned node end on plan and their stripes TRIMMED; the others are left alone (nothing else deleted),
+ * counted off plan by the NameNode plugin, named by the archiver (file, block, kept on, planned on) with exit status
+ * 1, and their stripes stay COMMITTED. The first NameNode runs with the trimmer off, so it cannot trim first.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TrimRestartClusterTest {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+
+  MiniDFSCluster cluster;
+  ArchiveChecks checks;
+
+  @BeforeAll
+  void start(@TempDir java.nio.file.Path dir) throws Exception {
+    Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 2000);
+    base.setBoolean(TrimProtocol.ENABLED_KEY, false);
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK, base);
+    checks = new ArchiveChecks(cluster.getFileSystem());
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private Run tool(Configuration conf, String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void blocksTheRestartTrimmedOffPlanAreReportedAndTheRestEndOnPlan() throws Exception {
+    DistributedFileSystem fs = cluster.getFileSystem();
+    Configuration conf = cluster.getConfiguration(0);
+    checks.write("/r/a", 9 * BLOCK + 1000); // 10 blocks, 2 stripes
+    assertEquals(0, tool(conf, "archive", "/r/a", "--code", CODE, "--no-trim").exit());
+    // What the archiver does at the start of its trim: the policy defers, and no trimmer runs on this NameNode.
+    CallerContext before = CallerContext.getCurrent();
+    CallerContext.setCurrent(new CallerContext.Builder(TrimProtocol.CALLER_CONTEXT).build());
+    try {
+      fs.setReplication(new Path("/r/a"), (short) 1);
+    } finally {
+      CallerContext.setCurrent(before);
+    }
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks("/r/a", 0, 10 * BLOCK).getLocatedBlocks()) {
+      assertEquals(3, lb.getLocations().length, "deferred: every replica still there");
+    }
+
+    conf.setBoolean(TrimProtocol.ENABLED_KEY, true);
+    cluster.restartNameNode(true);
+    fs = cluster.getFileSystem();
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "the restarted NameNode's trimmer made no pass");
+      Thread.sleep(50);
+    }
+
+    Run r = tool(conf, "archive", "/r/a", "--code", CODE);
+    ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(conf));
+    StripeManifest m = store.find(store.inodeOf(new Path("/r/a")));
+    Set<Long> offPlan = new HashSet<>();
+    for (ArchivedStripe s : m.stripes()) {
+      boolean stripeOnPlan = true;
+      for (StripeMember d : s.members()) {
+        if (d.role() != UnitRole.DATA || d.padding()) {
+          continue;
+        }
+        LocatedBlock found = null;
+        for (LocatedBlock lb : fs.getClient().getLocatedBlocks("/r/a", 0, 10 * BLOCK).getLocatedBlocks()) {
+          if (lb.getBlock().getBlockId() == d.blockId()) {
+            found = lb;
+          }
+        }
+        assertEquals(1, found.getLocations().length, "block " + d.blockId() + " has one replica");
+        String kept = found.getLocations()[0].getXferAddr();
+        if (!kept.equals(d.plannedNode())) {
+          offPlan.add(d.blockId());
+          stripeOnPlan = false;
+          assertTrue(r.out().contains("data off plan: /r/a block blk_" + d.blockId() + " (stripe " + s.stripeId()
+              + "): kept on " + kept + ", planned on " + d.plannedNode()), r.out());
+        }
+      }
+      assertEquals(stripeOnPlan ? StripeState.TRIMMED : StripeState.COMMITTED, s.state(), "stripe " + s.stripeId());
+    }
+    assertEquals(offPlan.isEmpty() ? 0 : WideEcTool.EXIT_FOUND_PROBLEM, r.exit(), r.out() + r.err());
+    // The trimmer counts each off-plan block once (it may see the last ones a pass after the archiver).
+    deadline = System.currentTimeMillis() + 15_000;
+    while (WideEcNameNodePlugin.metrics().blocksOffPlan() < offPlan.size()) {
+      assertTrue(System.currentTimeMillis() < deadline, "off-plan blocks counted by the NameNode plugin: "
+          + WideEcNameNodePlugin.metrics().blocksOffPlan() + " of " + offPlan.size());
+      Thread.sleep(100);
+    }
+    assertEquals(offPlan.size(), WideEcNameNodePlugin.metrics().blocksOffPlan());
+    checks.everyByteReadsBack();
+  }
+}
