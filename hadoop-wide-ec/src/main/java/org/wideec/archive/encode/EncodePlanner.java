@@ -30,19 +30,13 @@ public final class EncodePlanner {
   private EncodePlanner() {}
 
   /**
-   * The classic encoder: one collector (a parity target, the one whose rack holds the most data) pulls every data
+   * The classic encoder: one collector (the parity target that sends the fewest bytes across racks) pulls every data
    * unit in slices from all holders at once, encodes every parity and sends each to its target.
    */
   public static EncodePlan classic(EncodeStripe s, int sliceBytes, int maxFrameBytes) {
     LinearCode code = s.code();
     int[] rows = java.util.stream.IntStream.range(code.k(), code.n()).toArray();
-    int[] units = s.nonEmptyDataUnits();
-    Site collector = collector(s, rows, units);
-    List<EncodePlan.Step> steps = new ArrayList<>();
-    for (int u : units) {
-      steps.add(new EncodePlan.Step(u, s.holders().get(u), new int[] {1}, EncodePlan.COLLECTOR));
-    }
-    EncodePlan.Tree tree = new EncodePlan.Tree(rows, collector, steps, true);
+    EncodePlan.Tree tree = cheapest(s, rows, s.nonEmptyDataUnits(), EncodePlan.Shape.STAR);
     return new EncodePlan(s, EncodePlan.Encoder.CLASSIC, EncodePlan.Shape.STAR, slice(s, sliceBytes, maxFrameBytes, 1),
         List.of(tree), deliveries(s, List.of(tree)));
   }
@@ -68,12 +62,45 @@ public final class EncodePlanner {
         }
         return false;
       }).toArray();
-      Site collector = collector(s, rows, support);
-      trees.add(new EncodePlan.Tree(rows, collector, steps(s, rows, support, collector, shape), false));
+      trees.add(cheapest(s, rows, support, shape));
     }
     int widest = trees.stream().mapToInt(EncodePlan.Tree::wireRows).max().orElse(1);
     return new EncodePlan(s, EncodePlan.Encoder.CHAIN, shape, slice(s, sliceBytes, maxFrameBytes, widest), trees,
         deliveries(s, trees));
+  }
+
+  /**
+   * The tree of these rows over these units collected at the rows' target that sends the fewest row-units across
+   * racks, streams and deliveries together (ties: the lowest parity unit).
+   */
+  private static EncodePlan.Tree cheapest(EncodeStripe s, int[] rows, int[] units, EncodePlan.Shape shape) {
+    EncodePlan.Tree best = null;
+    long fewest = Long.MAX_VALUE;
+    for (int r : rows) {
+      Site collector = s.targets().get(r);
+      EncodePlan.Tree t;
+      if (shape == EncodePlan.Shape.STAR) {
+        List<EncodePlan.Step> steps = new ArrayList<>();
+        for (int u : units) {
+          steps.add(new EncodePlan.Step(u, s.holders().get(u), new int[] {1}, EncodePlan.COLLECTOR));
+        }
+        t = new EncodePlan.Tree(rows, collector, steps, true);
+      } else {
+        t = new EncodePlan.Tree(rows, collector, steps(s, rows, units, collector, shape), false);
+      }
+      long cross = 0;
+      for (int i = 0; i < t.steps().size(); i++) {
+        cross += t.steps().get(i).site().sameRack(t.downstreamOf(i)) ? 0 : t.wireRows();
+      }
+      for (int row : rows) {
+        cross += s.targets().get(row).sameRack(collector) ? 0 : 1;
+      }
+      if (cross < fewest) {
+        best = t;
+        fewest = cross;
+      }
+    }
+    return best;
   }
 
   /**
@@ -104,21 +131,6 @@ public final class EncodePlanner {
     }
     sets.addAll(local);
     return sets;
-  }
-
-  /** The target of one of the rows whose rack holds the most of the units (ties: the lowest parity unit). */
-  private static Site collector(EncodeStripe s, int[] rows, int[] units) {
-    Site best = null;
-    long bestCount = -1;
-    for (int r : rows) {
-      Site t = s.targets().get(r);
-      long count = java.util.Arrays.stream(units).filter(u -> s.holders().get(u).sameRack(t)).count();
-      if (count > bestCount) {
-        best = t;
-        bestCount = count;
-      }
-    }
-    return best;
   }
 
   /** Links the units' steps rack by rack (collector's rack last); RACK_TREE joins each rack's head to the next's. */
