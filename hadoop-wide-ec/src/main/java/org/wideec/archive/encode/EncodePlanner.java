@@ -12,16 +12,25 @@ import org.wideec.code.LocalGroup;
  * Plans the encoding of one stripe (pure: code, holders and targets in, an {@link EncodePlan} out).
  *
  * <p>Chain plans (ECWide §4.2, Figure 6): the parities are split into trees by support. Rows that span the data
- * (global parities, and local parities that include one, as UniLRC's do) form one tree that carries all of them, so
- * each node receives and sends one stream of those rows instead of the collector receiving k streams. A local
- * parity whose row is zero outside its local group (Azure-LRC) gets a tree of its own over its group, collected at
- * its target: its row is finished inside the group's racks and never crosses to other racks, and the global tree
- * carries only the global rows. The price is that a unit of such a group is read twice (once per tree).
+ * (global parities, and local parities that include one, as UniLRC's do, §3.2 Step 4) form one tree that carries all
+ * of them, so each holder receives and sends one stream of those rows instead of the collector receiving k streams.
+ * A local parity whose row is zero outside its local group (Azure-LRC) gets a tree of its own over its group's data,
+ * collected at its own target: its row is finished inside the group's racks and never crosses to other racks, and the
+ * global tree carries only the global rows. The price: a unit of such a group is read twice (once per tree) and its
+ * holder sends g + 1 rows (g global, 1 local).
  *
- * <p>Steps are ordered rack by rack, the collector's rack last, so each tree's stream crosses each rack boundary
- * once: a tree of p rows over data in racks R_1..R_m sends exactly (m - 1 + [collector's rack holds none of its data])
- * x p x unit bytes across racks, and every finished row not collected at its target's node one unit more (across
- * racks when the target is in another rack than the collector).
+ * <p>Shapes: steps are linked rack by rack, the collector's rack last (CHAIN: one chain; RACK_TREE: a chain per rack,
+ * each rack's last step also adding the previous rack's), so every tree crosses each rack boundary once. A tree's
+ * collector is the target of one of its rows, the one that sends fewest row-units across racks (ties: the lowest
+ * parity unit). With L the longest data unit, p_t the rows of tree t (1 for a classic star), m_t the racks holding its
+ * data and c_t = 1 when its collector's rack holds none of that data (else 0), the bytes that cross racks are exactly
+ * <pre>
+ *   chain:   sum over trees t of (m_t - 1 + c_t) p_t L  +  L x (rows targeted outside their collector's rack)
+ *   classic: L x (data units outside the collector's rack)  +  L x (parities targeted outside its rack)
+ * </pre>
+ * The busiest node link carries, in a chain, the rows of the trees its node serves (p for RS, g + 1 for Azure-LRC;
+ * twice a tree's rows into a RACK_TREE's rack heads, which receive two streams), against k units into the classic
+ * collector: the gain in time is k over that (issue 13).
  */
 public final class EncodePlanner {
   /** HDFS checksum chunk: slices are whole chunks, so a helper's verified reads stay aligned. */

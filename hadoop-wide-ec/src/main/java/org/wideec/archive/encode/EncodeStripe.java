@@ -1,9 +1,12 @@
 package org.wideec.archive.encode;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import org.wideec.code.LinearCode;
+import org.wideec.placement.PlacementPlan;
 
 /**
  * What an encoder is given: a stripe's code, where each data unit is held and how long it is, and where each parity
@@ -64,6 +67,25 @@ public record EncodeStripe(String name, LinearCode code, Map<Integer, Site> hold
     if (Arrays.stream(dataLengths).max().orElse(0) == 0) {
       throw new IllegalArgumentException("stripe " + name + ": every data unit is empty; nothing to encode");
     }
+  }
+
+  /**
+   * A stripe laid out by a placement plan: unit u on node {@code nodeOf(u)} in rack "r" + its rack, each data unit
+   * read where the plan keeps it and each parity written where the plan puts it (an archival stripe's layout).
+   */
+  public static EncodeStripe placed(String name, PlacementPlan plan, long[] dataLengths, IntFunction<String> nodeOf) {
+    LinearCode code = plan.code();
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, Site> targets = new HashMap<>();
+    for (int u = 0; u < code.n(); u++) {
+      Site site = new Site(nodeOf.apply(u), "r" + plan.rackOf(u));
+      if (u >= code.k()) {
+        targets.put(u, site);
+      } else if (dataLengths.length == code.k() && dataLengths[u] > 0) {
+        holders.put(u, site);
+      }
+    }
+    return new EncodeStripe(name, code, holders, dataLengths, targets);
   }
 
   @Override

@@ -1,7 +1,5 @@
 package org.wideec.archive.encode;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Random;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
@@ -25,18 +23,7 @@ public final class EncodeLayouts {
 
   /** The stripe of a pinned code with these data lengths, laid out by combined locality. */
   public static EncodeStripe stripe(String name, String spec, long[] lengths) {
-    LinearCode code = Codes.pinnedFromSpec(spec);
-    PlacementPlan p = placement(code);
-    Map<Integer, Site> holders = new HashMap<>();
-    Map<Integer, Site> targets = new HashMap<>();
-    for (int u = 0; u < code.n(); u++) {
-      if (u >= code.k()) {
-        targets.put(u, site(p, u));
-      } else if (lengths[u] > 0) {
-        holders.put(u, site(p, u));
-      }
-    }
-    return new EncodeStripe(name, code, holders, lengths, targets);
+    return EncodeStripe.placed(name, placement(Codes.pinnedFromSpec(spec)), lengths, u -> "n" + u);
   }
 
   /** k lengths of {@code length} bytes, except unit 1 (short, when k > 2) and the last (empty padding, when k > 3). */
