@@ -214,23 +214,28 @@ public final class EncodeBench {
     TrafficShaper.emulate(null);
     once(nodes, plan, expected); // warm-up, unshaped: JIT, connections kept for the timed runs
     List<Double> runs = new ArrayList<>();
+    List<Double> cpu = new ArrayList<>();
     long cross = 0;
     for (int r = 0; r < s.runs(); r++) {
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.rackRate()}); // fresh links for every run
       Measured m = once(nodes, plan, expected);
       runs.add(m.seconds);
+      cpu.add(m.cpuSeconds);
       cross = m.crossRackBytes;
     }
     TrafficShaper.emulate(null);
     List<Double> sorted = runs.stream().sorted().toList();
     double median = sorted.get(sorted.size() / 2);
     double bound = plan.busiestLinkSeconds(s.nodeRate(), s.rackRate());
-    out.printf("  %-18s %8.2f s (runs %s)  busiest link %d row-streams, %.2f s at link rate; depth %d; %,d bytes "
-        + "across racks (plan %,d)%n", name, median, runs.stream().map(x -> String.format("%.2f", x)).toList(),
+    double cpuMedian = cpu.stream().sorted().toList().get(cpu.size() / 2);
+    out.printf("  %-18s %8.2f s (runs %s; process CPU %.1f s of %d cores' %.1f)  busiest link %d row-streams, %.2f s "
+        + "at link rate; depth %d; %,d bytes across racks (plan %,d)%n", name, median,
+        runs.stream().map(x -> String.format("%.2f", x)).toList(), cpuMedian, CORES, CORES * median,
         plan.maxRowStreams(), bound, plan.depth(), cross, plan.crossRackBytes());
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("seconds", median);
     m.put("runSeconds", runs);
+    m.put("processCpuSeconds", cpuMedian);
     m.put("busiestLinkSeconds", bound);
     m.put("rowStreams", plan.maxRowStreams());
     m.put("depth", plan.depth());
@@ -240,7 +245,11 @@ public final class EncodeBench {
     return m;
   }
 
-  private record Measured(double seconds, long crossRackBytes) {}
+  private record Measured(double seconds, double cpuSeconds, long crossRackBytes) {}
+
+  static final int CORES = Runtime.getRuntime().availableProcessors();
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   /** One encode, checked: parities against the coder's, cross-rack bytes against the plan's. */
   private Measured once(Nodes nodes, EncodePlan plan, long[] expected) throws Exception {
@@ -251,9 +260,11 @@ public final class EncodeBench {
     for (int u : plan.stripe().nonEmptyDataUnits()) {
       blocks.put(u, new BlockRef("BP-bench", u, 1, plan.stripe().dataLength(u)));
     }
+    long cpu = OS.getProcessCpuTime();
     long start = System.nanoTime();
     new EncodeExecutor(site -> nodes.transport(site.node()), nodes.resolver()).run(plan, blocks, sinks);
     double seconds = (System.nanoTime() - start) / 1e9;
+    double cpuSeconds = (OS.getProcessCpuTime() - cpu) / 1e9;
     int k = plan.stripe().code().k();
     for (int i = 0; i < expected.length; i++) {
       Long crc = sinks.crcs.get(k + i);
@@ -267,7 +278,7 @@ public final class EncodeBench {
       throw new IllegalStateException(plan + ": " + cross + " bytes crossed racks, the plan predicts "
           + plan.crossRackBytes());
     }
-    return new Measured(seconds, cross);
+    return new Measured(seconds, cpuSeconds, cross);
   }
 
   /**

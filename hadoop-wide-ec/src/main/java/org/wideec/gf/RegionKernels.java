@@ -65,6 +65,20 @@ public final class RegionKernels {
       xor(src.array(), src.arrayOffset() + srcOff, dst.array(), dst.arrayOffset() + dstOff, len);
       return;
     }
+    if (dst.hasArray()) {
+      // A received slice (direct) into a sum on the heap: eight bytes at a time, both sides in native order.
+      ByteBuffer s = src.duplicate().order(ByteOrder.nativeOrder());
+      byte[] d = dst.array();
+      int at = dst.arrayOffset() + dstOff;
+      int i = 0;
+      for (; i + 8 <= len; i += 8) {
+        LONGS.set(d, at + i, (long) LONGS.get(d, at + i) ^ s.getLong(srcOff + i));
+      }
+      for (; i < len; i++) {
+        d[at + i] ^= s.get(srcOff + i);
+      }
+      return;
+    }
     // XOR is bitwise, so the buffers' byte order does not matter as long as get and put agree.
     int i = 0;
     for (; i + 8 <= len; i += 8) {

@@ -140,12 +140,15 @@ public final class HelperService implements RequestHandler {
 
   /**
    * A multi-row step's arithmetic (ECWide §4.2): one slice of the unit, read once, times each row's coefficient into
-   * the rows of the outgoing frame, by the coding kernel (one column, p rows).
+   * the rows of the outgoing frame, by the fastest coding kernel (one column, p rows; ISA-L when loaded, which codes
+   * direct buffers, so the slice and its rows pass through two direct buffers of this step's own).
    */
   private static final class RowSpread {
     final byte[] slice;
     private final CodingMatrix column;
-    private final CodingKernel kernel = Kernels.java();
+    private final CodingKernel kernel = Kernels.best();
+    private final ByteBuffer in;
+    private final ByteBuffer rows;
 
     RowSpread(int[] coefficients, int sliceBytes) {
       int[][] m = new int[coefficients.length][];
@@ -154,16 +157,19 @@ public final class HelperService implements RequestHandler {
       }
       column = new CodingMatrix(Matrix.of(Gf256.INSTANCE, m));
       slice = new byte[sliceBytes];
+      in = ByteBuffer.allocateDirect(sliceBytes);
+      rows = ByteBuffer.allocateDirect(coefficients.length * sliceBytes);
     }
 
     /** Rows r = 0..p-1 of {@code dst}, each n bytes from {@code off + r n}, become coefficient r times the slice. */
     void into(byte[] dst, int off, int n) {
+      in.clear().put(slice, 0, n).flip();
       ByteBuffer[] outs = new ByteBuffer[column.rows()];
       for (int r = 0; r < outs.length; r++) {
-        outs[r] = ByteBuffer.wrap(dst, off + r * n, n).slice();
+        outs[r] = rows.slice(r * n, n);
       }
-      kernel.multiply(column, new ByteBuffer[] {ByteBuffer.wrap(slice, 0, n)}, outs, n);
+      kernel.multiply(column, new ByteBuffer[] {in}, outs, n);
+      rows.get(0, dst, off, outs.length * n);
     }
   }
-
 }
