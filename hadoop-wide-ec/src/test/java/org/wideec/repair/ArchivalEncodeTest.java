@@ -58,23 +58,38 @@ class ArchivalEncodeTest {
     final Map<Integer, MemoryCluster.MemorySink> sinks = new ConcurrentHashMap<>();
     final AtomicLong crossRack = new AtomicLong();
     final AtomicLong inRack = new AtomicLong();
+    /** A parity whose target cannot store it (its finish fails), or -1. */
+    volatile int unstorable = -1;
 
     @Override
     public SliceSink open(int parity, long length, Site collector, Site target) {
       boolean delivered = !collector.node().equals(target.node());
-      MemoryCluster.MemorySink s = new MemoryCluster.MemorySink(length) {
+      MemoryCluster.MemorySink s = new MemoryCluster.MemorySink(length);
+      if (sinks.put(parity, s) != null) {
+        throw new IllegalStateException("parity " + parity + " opened twice");
+      }
+      return new SliceSink() {
         @Override
         public void write(long offset, byte[] data, int off, int len) {
-          super.write(offset, data, off, len);
+          s.write(offset, data, off, len);
           if (delivered) {
             (collector.sameRack(target) ? inRack : crossRack).addAndGet(len);
           }
         }
+
+        @Override
+        public void finish() throws IOException {
+          if (parity == unstorable) {
+            throw new IOException("the disk of " + target.node() + " is full");
+          }
+          s.finish();
+        }
+
+        @Override
+        public void abort() {
+          s.abort();
+        }
       };
-      if (sinks.put(parity, s) != null) {
-        throw new IllegalStateException("parity " + parity + " opened twice");
-      }
-      return s;
     }
 
     boolean noneFinished() {
@@ -279,5 +294,20 @@ class ArchivalEncodeTest {
       cluster.close();
     }
     assertEquals(List.of(SLICE, 3 * SLICE), frameSizes, "classic: the raw slice; chain: 3 parity rows of it");
+  }
+
+  /** A target that cannot store its parity: the encode fails naming what was stored; the rest is aborted. */
+  @Test
+  void aParityThatCannotBeStoredFailsTheEncodeSayingWhatWasStored() throws Exception {
+    EncodeStripe s = EncodeLayouts.stripe("full-disk", "rs:k=6,m=3", EncodeLayouts.lengths(6, LENGTH, 5000));
+    start(s, 14);
+    Targets targets = new Targets();
+    targets.unstorable = 7;
+    IOException e = assertThrows(IOException.class,
+        () -> encode(EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME), targets));
+    assertEquals("full-disk: storing the parities failed; parities [6] were stored before, the others aborted: the "
+        + "disk of n7 is full", e.getMessage());
+    assertTrue(targets.sinks.get(6).finished && !targets.sinks.get(6).aborted);
+    assertTrue(!targets.sinks.get(8).finished && targets.sinks.get(8).aborted);
   }
 }

@@ -34,9 +34,11 @@ import org.wideec.transport.SliceTransport;
  * forwards, pipelined slice by slice (ECPipe §3.2, ECWide §4.2). A classic tree's collector asks every holder for its
  * raw unit at once and encodes with the {@link ErasureCoder} (ISA-L on direct buffers when loaded).
  *
- * <p>All or nothing: the parity sinks are opened only once every tree has computed its first slice, which proves
- * every helper of every tree reached and reading; any failure after that aborts every sink, and the sinks are
- * finished only when every tree has ended cleanly. A failure names the stripe and the node to blame (a helper that
+ * <p>All or nothing, as far as sinks allow: the parity sinks are opened only once every tree has computed its first
+ * slice, which proves every helper of every tree reached and reading; any failure after that aborts every sink, and
+ * the sinks are finished, one after another, only when every tree has ended cleanly (a sink that then fails to store
+ * its parity fails the encode, naming the parities already stored; the archival state machine never counts a stripe
+ * encoded before its parities are verified). A failure names the stripe and the node to blame (a helper that
  * cannot be reached, dies, stalls, fails to read or sends a corrupt slice), as a {@link PeerFailure}, so the caller
  * can encode again from another replica of that node's units.
  */
@@ -72,7 +74,8 @@ public final class EncodeExecutor {
     long start = System.nanoTime();
     long encodeId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     List<Collection> collections = new ArrayList<>();
-    List<SliceSink> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Opened> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Integer> stored = new ArrayList<>();
     CountDownLatch firstSlices = new CountDownLatch(plan.trees().size());
     boolean done = false;
     try {
@@ -80,16 +83,20 @@ public final class EncodeExecutor {
         collections.add(open(plan, tree, blocks, encodeId));
       }
       collect(plan, collections, sinks, opened, firstSlices);
-      for (SliceSink s : List.copyOf(opened)) {
-        s.finish();
+      for (Opened o : List.copyOf(opened)) {
+        o.sink().finish();
+        stored.add(o.parity());
       }
       done = true;
     } catch (PeerFailure f) {
       throw new PeerFailure(f.culprit(), plan.name() + ": " + plan.encoder().name().toLowerCase() + " encode failed"
           + (f.culprit() == null ? "" : ", " + blame(plan, f.culprit())) + ": " + f.getMessage(), f);
+    } catch (IOException e) {
+      throw new IOException(plan.name() + ": storing the parities failed" + (stored.isEmpty() ? ", none was stored"
+          : "; parities " + stored + " were stored before, the others aborted") + ": " + e.getMessage(), e);
     } finally {
       if (!done) {
-        List.copyOf(opened).forEach(SliceSink::abort);
+        List.copyOf(opened).stream().filter(o -> !stored.contains(o.parity())).forEach(o -> o.sink().abort());
       }
       collections.forEach(Collection::close);
     }
@@ -114,6 +121,9 @@ public final class EncodeExecutor {
     return "blaming " + node + (units.isEmpty() ? "" : ", holder of data units " + units.stream().distinct().toList())
         + (collected.isEmpty() ? "" : ", collector of parities " + collected);
   }
+
+  /** A parity's sink, once opened. */
+  private record Opened(int parity, SliceSink sink) {}
 
   /** One tree as its collector runs it: the streams of its heads, in the order of the tree's heads. */
   private static final class Collection implements AutoCloseable {
@@ -177,7 +187,7 @@ public final class EncodeExecutor {
   }
 
   /** Collects every tree at once (one thread each); the first failure stops the others. */
-  private static void collect(EncodePlan plan, List<Collection> collections, ParitySinks sinks, List<SliceSink> opened,
+  private static void collect(EncodePlan plan, List<Collection> collections, ParitySinks sinks, List<Opened> opened,
       CountDownLatch firstSlices) throws IOException, InterruptedException {
     ExecutorService threads = Executors.newFixedThreadPool(collections.size(), r -> {
       Thread t = new Thread(r, "wide-ec-encode-" + plan.name());
@@ -224,7 +234,7 @@ public final class EncodeExecutor {
    * After the first slice: waits until every tree has computed its first slice, then opens this tree's sinks (so an
    * encode whose helpers cannot all be reached opens none).
    */
-  private static SliceSink[] openSinks(EncodePlan plan, EncodePlan.Tree tree, ParitySinks sinks, List<SliceSink> opened,
+  private static SliceSink[] openSinks(EncodePlan plan, EncodePlan.Tree tree, ParitySinks sinks, List<Opened> opened,
       CountDownLatch firstSlices) throws IOException, InterruptedException {
     firstSlices.countDown();
     firstSlices.await();
@@ -232,13 +242,13 @@ public final class EncodeExecutor {
     SliceSink[] out = new SliceSink[rows.length];
     for (int r = 0; r < rows.length; r++) {
       out[r] = sinks.open(rows[r], plan.unitBytes(), tree.collector(), plan.stripe().targets().get(rows[r]));
-      opened.add(out[r]);
+      opened.add(new Opened(rows[r], out[r]));
     }
     return out;
   }
 
   /** A chain's collector (ECWide §4.2): the sum of its heads' frames is the finished rows, one after another. */
-  private static void sumAtCollector(EncodePlan plan, Collection c, ParitySinks sinks, List<SliceSink> opened,
+  private static void sumAtCollector(EncodePlan plan, Collection c, ParitySinks sinks, List<Opened> opened,
       CountDownLatch firstSlices) throws IOException, InterruptedException {
     int rows = c.tree.wireRows();
     int slice = plan.sliceBytes();
@@ -278,7 +288,7 @@ public final class EncodeExecutor {
   }
 
   /** The classic collector: every data unit's slice arrives raw and the collector encodes every parity. */
-  private static void encodeAtCollector(EncodePlan plan, Collection c, ParitySinks sinks, List<SliceSink> opened,
+  private static void encodeAtCollector(EncodePlan plan, Collection c, ParitySinks sinks, List<Opened> opened,
       CountDownLatch firstSlices) throws IOException, InterruptedException {
     ErasureCoder coder = ErasureCoder.best(plan.stripe().code());
     int slice = plan.sliceBytes();

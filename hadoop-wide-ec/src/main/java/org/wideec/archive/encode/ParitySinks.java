@@ -11,6 +11,6 @@ import org.wideec.repair.SliceSink;
  */
 @FunctionalInterface
 public interface ParitySinks {
-  /** Opens the sink of parity unit {@code parity} ({@code length} bytes), written at {@code collector} for {@code target}. */
+  /** Opens the sink of one parity unit ({@code length} bytes), written at {@code collector} for {@code target}. */
   SliceSink open(int parity, long length, Site collector, Site target) throws IOException;
 }
