@@ -26,7 +26,6 @@ import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.archive.encode.ParitySinks;
 import org.wideec.archive.encode.Site;
-import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.TransportFaultInjector;
 
@@ -127,6 +126,12 @@ class ArchivalEncodeTest {
     return e.run(plan, blocks(plan.stripe()), targets);
   }
 
+  /** The classic plan, or a chain of the named shape. */
+  private static EncodePlan plan(EncodeStripe s, String encoderOrShape) {
+    return encoderOrShape.equals("CLASSIC") ? EncodePlanner.classic(s, SLICE, FRAME)
+        : EncodePlanner.chain(s, EncodePlan.Shape.valueOf(encoderOrShape), SLICE, FRAME);
+  }
+
   private static List<EncodePlan> plans(EncodeStripe s) {
     return List.of(EncodePlanner.classic(s, SLICE, FRAME), EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME),
         EncodePlanner.chain(s, EncodePlan.Shape.RACK_TREE, SLICE, FRAME));
@@ -196,8 +201,7 @@ class ArchivalEncodeTest {
   @ValueSource(strings = {"CLASSIC", "CHAIN", "RACK_TREE"})
   void aDeadHolderFailsTheEncodeBeforeAnySinkOpens(String shape) throws Exception {
     EncodeStripe s = EncodeLayouts.stripe("dead", "azure-lrc:k=12,l=2,g=2", EncodeLayouts.lengths(12, LENGTH, 5000));
-    EncodePlan plan = shape.equals("CLASSIC") ? EncodePlanner.classic(s, SLICE, FRAME)
-        : EncodePlanner.chain(s, EncodePlan.Shape.valueOf(shape), SLICE, FRAME);
+    EncodePlan plan = plan(s, shape);
     start(s, 9);
     cluster.kill("n3");
     Targets targets = new Targets();
@@ -216,8 +220,7 @@ class ArchivalEncodeTest {
   @ValueSource(strings = {"CLASSIC", "CHAIN", "RACK_TREE"})
   void aHolderThatDiesMidStreamAbortsEverySink(String shape) throws Exception {
     EncodeStripe s = EncodeLayouts.stripe("dies", "azure-lrc:k=12,l=2,g=2", EncodeLayouts.lengths(12, 64L * SLICE, 5000));
-    EncodePlan plan = shape.equals("CLASSIC") ? EncodePlanner.classic(s, SLICE, FRAME)
-        : EncodePlanner.chain(s, EncodePlan.Shape.valueOf(shape), SLICE, FRAME);
+    EncodePlan plan = plan(s, shape);
     start(s, 10);
     AtomicReference<String> killedAt = new AtomicReference<>();
     MemoryCluster c = cluster;
@@ -243,27 +246,10 @@ class ArchivalEncodeTest {
   @ValueSource(strings = {"CLASSIC", "CHAIN", "RACK_TREE"})
   void aCorruptSliceFailsTheEncodeNamingItsSender(String shape) throws Exception {
     EncodeStripe s = EncodeLayouts.stripe("corrupt", "rs:k=6,m=3", EncodeLayouts.lengths(6, 8L * SLICE, 5000));
-    EncodePlan plan = shape.equals("CLASSIC") ? EncodePlanner.classic(s, SLICE, FRAME)
-        : EncodePlanner.chain(s, EncodePlan.Shape.valueOf(shape), SLICE, FRAME);
+    EncodePlan plan = plan(s, shape);
     start(s, 11);
-    AtomicReference<ByteBuf> marked = new AtomicReference<>();
     AtomicBoolean done = new AtomicBoolean();
-    TransportFaultInjector.set(new TransportFaultInjector() {
-      @Override
-      public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
-        if (node.equals("n2") && slice == 3 && !done.getAndSet(true)) {
-          marked.set(payload);
-        }
-      }
-
-      @Override
-      public void afterEncode(Frame frame, ByteBuf out, int payloadOffset, int length) {
-        if (frame.payload() == marked.get() && length > 0) {
-          out.setByte(payloadOffset + 17, out.getByte(payloadOffset + 17) ^ 0x40);
-          marked.set(null);
-        }
-      }
-    });
+    TransportFaultInjector.set(RepairExecutionTest.corruptOnce("n2", 3, done));
     Targets targets = new Targets();
     PeerFailure f = assertThrows(PeerFailure.class, () -> encode(plan, targets));
     assertTrue(done.get());
