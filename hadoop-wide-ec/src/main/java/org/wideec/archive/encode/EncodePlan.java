@@ -262,9 +262,10 @@ public final class EncodePlan {
   }
 
   /**
-   * Seconds the busiest link needs at these rates (bytes per second; 0 = unlimited): every node's NIC each way and
-   * every rack's uplink each way, as the transport's shaper emulates them. A lower bound: it ignores the time the
-   * first slice takes to pass through a chain (depth x frame / node rate) and any CPU limit.
+   * Seconds the busiest link needs at these rates (bytes per second; 0 = unlimited), as the transport's shaper
+   * emulates the links: every node's NIC each way, and every rack's uplink, one link for all that leaves or enters
+   * the rack (ECWide's rack gateways), so a rack in the middle of a chain carries its tree's rows twice. A lower
+   * bound: it ignores the time the first slice takes to pass through a chain (depth x frame / rate) and any CPU limit.
    */
   public double busiestLinkSeconds(long nodeBytesPerSecond, long rackBytesPerSecond) {
     double worst = 0;
@@ -282,7 +283,7 @@ public final class EncodePlan {
         }
       }
       for (long[] r : racks.values()) {
-        worst = Math.max(worst, (double) Math.max(r[0], r[1]) / rackBytesPerSecond);
+        worst = Math.max(worst, (double) (r[0] + r[1]) / rackBytesPerSecond);
       }
     }
     return worst;

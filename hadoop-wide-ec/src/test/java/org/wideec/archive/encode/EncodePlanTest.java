@@ -98,6 +98,12 @@ class EncodePlanTest {
     assertEquals(64.0 * MIB / rate, classic.busiestLinkSeconds(rate, 0), 1e-9);
     assertEquals(4.0 * MIB / rate, chain.busiestLinkSeconds(rate, 0), 1e-9);
     assertEquals(8.0 * MIB / rate, tree.busiestLinkSeconds(rate, 0), 1e-9);
+    // Rack uplinks (one link each for what leaves and enters a rack): the classic collector's rack takes in 64 units;
+    // a rack in the chain's middle takes in 4 rows and sends 4 on.
+    long uplink = rate / 10;
+    assertEquals(64.0 * MIB / uplink, classic.busiestLinkSeconds(0, uplink), 1e-9);
+    assertEquals(8.0 * MIB / uplink, chain.busiestLinkSeconds(0, uplink), 1e-9);
+    assertEquals(8.0 * MIB / uplink, chain.busiestLinkSeconds(rate, uplink), 1e-9);
   }
 
   /**
