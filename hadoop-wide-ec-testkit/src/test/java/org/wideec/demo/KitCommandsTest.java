@@ -33,7 +33,9 @@ class KitCommandsTest {
         Arguments.of("demo takes no arguments, got 'X'", new String[] {"demo", "--dir", "/tmp/x", "X"}),
         Arguments.of("unknown option --kep", new String[] {"demo", "--kep", "X"}),
         Arguments.of("unknown option --quik", new String[] {"bench", "repair", "--quik"}),
-        Arguments.of("bench takes one benchmark: repair", new String[] {"bench", "encode"}),
+        Arguments.of("bench takes one benchmark: repair or encode", new String[] {"bench", "encodee"}),
+        Arguments.of("bench encode takes options only", new String[] {"bench", "encode", "now"}),
+        Arguments.of("unknown option --quik", new String[] {"bench", "encode", "--quik"}),
         Arguments.of("block sizes must be whole MiB", new String[] {"bench", "repair", "--block-size", "1500k"}));
   }
 

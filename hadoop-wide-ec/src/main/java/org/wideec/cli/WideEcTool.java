@@ -94,7 +94,10 @@ public final class WideEcTool extends Configured implements Tool {
         "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",
         "               [--slices 64k,256k,1m] [--full-node-stripes 16] [--full-node-block-size 4m] [--full-node-rate 5m]",
         "               [--no-stock] [--full-node-only] [--results benchmarks/RESULTS.md]",
-        "                                                        repair schemes on embedded clusters with shaped links"),
+        "                                                        repair schemes on embedded clusters with shaped links",
+        "  bench encode [--quick] [--json] [--unit-size 64m] [--node-rate 25m] [--oversubscription 0] [--runs 3]",
+        "               [--codes rs:k=64,m=4,azure-lrc:k=64,l=4,g=4] [--encoders classic,chain,rack-tree] [--auth hmac|none]",
+        "                                                        archival encoding of one wide stripe: classic vs chain (ECWide 4.2)"),
         a -> KitCommand.named("bench").run(conf(), out, a)));
   }
 

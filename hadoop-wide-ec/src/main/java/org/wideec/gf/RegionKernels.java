@@ -14,6 +14,9 @@ public final class RegionKernels {
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
+  /** Per-thread chunk through which a direct source is XORed into a heap destination. */
+  private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
+
   private RegionKernels() {}
 
   /** dst[dstOff..+len) ^= src[srcOff..+len). */
@@ -63,6 +66,19 @@ public final class RegionKernels {
   public static void xor(ByteBuffer src, int srcOff, ByteBuffer dst, int dstOff, int len) {
     if (src.hasArray() && dst.hasArray()) {
       xor(src.array(), src.arrayOffset() + srcOff, dst.array(), dst.arrayOffset() + dstOff, len);
+      return;
+    }
+    if (dst.hasArray()) {
+      // A received slice (direct) into a sum on the heap: copied a chunk at a time (a memory copy) and XORed array to
+      // array, which runs about twice as fast as reading the direct buffer eight bytes at a time.
+      byte[] chunk = SCRATCH.get();
+      int at = dst.arrayOffset() + dstOff;
+      for (int done = 0; done < len; ) {
+        int n = Math.min(chunk.length, len - done);
+        src.get(srcOff + done, chunk, 0, n);
+        xor(chunk, 0, dst.array(), at + done, n);
+        done += n;
+      }
       return;
     }
     // XOR is bitwise, so the buffers' byte order does not matter as long as get and put agree.

@@ -2,10 +2,16 @@ package org.wideec.repair;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.coder.CodingKernel;
+import org.wideec.coder.CodingMatrix;
+import org.wideec.coder.Kernels;
+import org.wideec.gf.Gf256;
+import org.wideec.gf.Matrix;
 import org.wideec.gf.RegionKernels;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.PeerFailure;
@@ -16,7 +22,8 @@ import org.wideec.transport.SliceTransport;
 /**
  * A helper's part of a repair (ECPipe §3.2, ECWide §4.1): asks its upstream helpers for their partial sums,
  * then slice by slice reads its own unit (verified against its checksums), multiplies, adds what arrived and
- * forwards the sum. Memory is one slice in hand plus the transport's window per upstream, whatever the block
+ * forwards the sum; a multi-row step (an encode, ECWide §4.2) multiplies the slice by one coefficient per row and
+ * forwards all rows in one frame. Memory is one slice in hand plus the transport's window per upstream, whatever the block
  * size. Any failure goes downstream as an ERROR naming the node to blame.
  */
 public final class HelperService implements RequestHandler {
@@ -54,20 +61,28 @@ public final class HelperService implements RequestHandler {
       for (StepRequest.Upstream u : req.upstreams()) {
         ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
       }
+      int rows = req.rows();
+      RowSpread spread = rows == 1 ? null : new RowSpread(req.coefficients(), req.sliceBytes());
       try (UnitStore.Reader reader = store.open(req.unit())) {
         for (int s = req.firstSlice(); s < req.slices(); s += req.stride()) {
           int n = req.sliceLength(s);
-          ByteBuf out = downstream.alloc().heapBuffer(n, n);
+          int bytes = rows * n; // RequestLimits bounded it by the frame size
+          ByteBuf out = downstream.alloc().heapBuffer(bytes, bytes);
           try {
             byte[] a = out.array();
             int off = out.arrayOffset() + out.writerIndex();
-            read(reader, req, s, a, off, n);
-            if (req.coefficient() != 1) {
-              RegionKernels.mul(req.coefficient(), a, off, a, off, n);
+            if (spread == null) {
+              read(reader, req, s, a, off, n);
+              if (req.coefficient() != 1) {
+                RegionKernels.mul(req.coefficient(), a, off, a, off, n);
+              }
+            } else {
+              read(reader, req, s, spread.slice, 0, n);
+              spread.into(a, off, n);
             }
-            out.writerIndex(out.writerIndex() + n);
+            out.writerIndex(out.writerIndex() + bytes);
             for (PeerStream up : ups) {
-              RepairEngine.take(up, s, n, a, off);
+              RepairEngine.take(up, s, bytes, a, off);
             }
           } catch (Throwable t) {
             out.release();
@@ -123,4 +138,38 @@ public final class HelperService implements RequestHandler {
     counters.readLocally(n);
   }
 
+  /**
+   * A multi-row step's arithmetic (ECWide §4.2): one slice of the unit, read once, times each row's coefficient into
+   * the rows of the outgoing frame, by the fastest coding kernel (one column, p rows; ISA-L when loaded, which codes
+   * direct buffers, so the slice and its rows pass through two direct buffers of this step's own).
+   */
+  private static final class RowSpread {
+    final byte[] slice;
+    private final CodingMatrix column;
+    private final CodingKernel kernel = Kernels.best();
+    private final ByteBuffer in;
+    private final ByteBuffer rows;
+
+    RowSpread(int[] coefficients, int sliceBytes) {
+      int[][] m = new int[coefficients.length][];
+      for (int r = 0; r < m.length; r++) {
+        m[r] = new int[] {coefficients[r]};
+      }
+      column = new CodingMatrix(Matrix.of(Gf256.INSTANCE, m));
+      slice = new byte[sliceBytes];
+      in = ByteBuffer.allocateDirect(sliceBytes);
+      rows = ByteBuffer.allocateDirect(coefficients.length * sliceBytes);
+    }
+
+    /** Rows r = 0..p-1 of {@code dst}, each n bytes from {@code off + r n}, become coefficient r times the slice. */
+    void into(byte[] dst, int off, int n) {
+      in.clear().put(slice, 0, n).flip();
+      ByteBuffer[] outs = new ByteBuffer[column.rows()];
+      for (int r = 0; r < outs.length; r++) {
+        outs[r] = rows.slice(r * n, n);
+      }
+      kernel.multiply(column, new ByteBuffer[] {in}, outs, n);
+      rows.get(0, dst, off, outs.length * n);
+    }
+  }
 }

@@ -369,12 +369,6 @@ public final class RepairEngine {
   }
 
   private static Frame next(PeerStream stream, int s, int n) throws PeerFailure, InterruptedException {
-    Frame f = stream.next(s);
-    if (f.payload().readableBytes() != n) {
-      f.release();
-      throw new PeerFailure(stream.peer().node(), stream.peer() + " sent " + f.payload().readableBytes()
-          + " bytes for slice " + s + ", expected " + n);
-    }
-    return f;
+    return stream.next(s, n);
   }
 }

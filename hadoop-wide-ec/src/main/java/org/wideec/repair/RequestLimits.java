@@ -3,13 +3,14 @@ package org.wideec.repair;
 import java.io.IOException;
 
 /**
- * What a helper accepts from a peer before it allocates or dials anything: a slice no larger than a frame, a
- * request tree no deeper and no wider than a stripe has units (a chain of every helper of a 255-unit stripe is the
- * deepest legitimate request), a slice count that fits an int, and upstreams that are DataNode slice ports: a valid
- * port on the very host of the DataNode the request names (DataNodes are named by their transfer address,
- * host:port). A dialled upstream must then prove the cluster secret before anything is sent to it, so a request can
- * make a helper talk only to this cluster's DataNodes. A peer that asks for more gets a clear error naming the bound,
- * not a 2 GiB buffer. Credits, connections and timeouts are bounded by the transport (PeerLimits).
+ * What a helper accepts from a peer before it allocates or dials anything: a slice, times the rows it carries, no
+ * larger than a frame, a request tree no deeper and no wider than a stripe has units (a chain of every helper of a
+ * 255-unit stripe is the deepest legitimate request), a slice count that fits an int, and upstreams that are
+ * DataNode slice ports: a valid port on the very host of the DataNode the request names (DataNodes are named by
+ * their transfer address, host:port). A dialled upstream must then prove the cluster secret before anything is
+ * sent to it, so a request can make a helper talk only to this cluster's DataNodes. A peer that asks for more gets
+ * a clear error naming the bound, not a 2 GiB buffer. Credits, connections and timeouts are bounded by the
+ * transport (PeerLimits).
  */
 public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
   /** Units in the widest stripe any code here builds (LinearCode.MAX_UNITS). */
@@ -41,6 +42,11 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
     if (r.sliceBytes() > maxSliceBytes) {
       throw new IOException("step request asks for slices of " + r.sliceBytes() + " bytes; at most " + maxSliceBytes
           + " (wide-ec.transport.max-frame.bytes)");
+    }
+    // A multi-row step's frame holds one slice per row (ECWide §4.2 encoding): the frame, not the slice, is bounded.
+    if ((long) r.rows() * r.sliceBytes() > maxSliceBytes) {
+      throw new IOException("step request asks for " + r.rows() + " rows of " + r.sliceBytes() + "-byte slices: frames of "
+          + (long) r.rows() * r.sliceBytes() + " bytes; at most " + maxSliceBytes + " (wide-ec.transport.max-frame.bytes)");
     }
     // Reads past a replica's end are zeros (a short unit of a group), so only the slice count is bounded here.
     // Rounded up without adding first: length + sliceBytes - 1 wraps for a length near Long.MAX_VALUE.

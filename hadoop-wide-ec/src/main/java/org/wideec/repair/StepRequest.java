@@ -7,7 +7,9 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.wideec.transport.Endpoint;
 
 /**
@@ -17,18 +19,49 @@ import org.wideec.transport.Endpoint;
  * the sum on. The unit's reference carries the block token that authorizes the read. Upstreams are asked recursively by the helper itself,
  * so a chain is set up from the requestor backwards and data flows forwards (ECPipe §3.2). A digest request
  * asks instead for the CRC32C of the unit (how a requestor confirms what a target stored).
+ *
+ * <p>A step may carry several rows (ECWide §4.2, multi-node encoding): with coefficients c_1..c_p it sends, for each
+ * slice, p row-slices back to back (row i = c_i times its slice plus row i of every upstream's frame), so one frame
+ * is p times the slice and every upstream must carry the same p rows. Repairs use one row.
+ *
+ * <p>Wire format: every request of a tree opens with a kind byte. Kinds 0 (step) and 1 (digest) are version 1,
+ * the boolean digest flag that opened every request before multi-row steps, followed by one coefficient byte; a
+ * one-row step is always written so, whoever writes it. Kind 2 (version 2) is a multi-row step: the coefficient byte
+ * is replaced by a row count (2..{@link #MAX_ROWS}) and that many coefficient bytes; everything else is the same.
+ * A helper older than version 2 reads kind 2 as a digest of a garbled request: it fails, or answers with an 8-byte
+ * frame that the asker's frame-length check refuses, so a mixed cluster fails an encode, never miscomputes it.
  */
-public record StepRequest(BlockRef unit, int coefficient, long offset, long length, int sliceBytes, int firstSlice,
+public record StepRequest(BlockRef unit, int[] coefficients, long offset, long length, int sliceBytes, int firstSlice,
     int stride, List<Upstream> upstreams, boolean digest) {
   /** Longest serialized block token accepted (HDFS's are a few hundred bytes). */
   static final int MAX_TOKEN = 16 * 1024;
+  /** Most rows one step carries: every parity unit of the widest stripe (a code has k >= 1). */
+  public static final int MAX_ROWS = org.wideec.code.LinearCode.MAX_UNITS - 1;
+  private static final int KIND_STEP = 0;
+  private static final int KIND_DIGEST = 1;
+  private static final int KIND_ROWS = 2;
 
   /** An upstream helper and what it is asked. */
   public record Upstream(Endpoint endpoint, StepRequest request) {}
 
+  /** A one-row step (a repair's). */
+  public StepRequest(BlockRef unit, int coefficient, long offset, long length, int sliceBytes, int firstSlice,
+      int stride, List<Upstream> upstreams, boolean digest) {
+    this(unit, new int[] {coefficient}, offset, length, sliceBytes, firstSlice, stride, upstreams, digest);
+  }
+
   public StepRequest(BlockRef unit, int coefficient, long length, int sliceBytes, int firstSlice, int stride,
       List<Upstream> upstreams) {
     this(unit, coefficient, 0, length, sliceBytes, firstSlice, stride, upstreams, false);
+  }
+
+  /**
+   * A step of a multi-node encode (ECWide §4.2): every slice of the unit times each coefficient, one row per
+   * parity the step's tree computes, plus the upstreams' rows.
+   */
+  public static StepRequest encodeStep(BlockRef unit, int[] coefficients, long length, int sliceBytes,
+      List<Upstream> upstreams) {
+    return new StepRequest(unit, coefficients, 0, length, sliceBytes, 0, 1, upstreams, false);
   }
 
   /** Asks for the CRC32C of a whole replica. */
@@ -38,18 +71,73 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
 
   public StepRequest {
     upstreams = List.copyOf(upstreams);
-    if (coefficient < 0 || coefficient > 255 || offset < 0 || length < 0 || sliceBytes <= 0 || stride < 1
-        || firstSlice < 0 || unit.token().length > MAX_TOKEN) {
-      throw new IllegalArgumentException("bad step request: coefficient " + coefficient + ", offset " + offset
-          + ", length " + length + ", slice " + sliceBytes + ", first " + firstSlice + ", stride " + stride + ", token "
-          + unit.token().length + " bytes");
+    if (coefficients == null || coefficients.length < 1 || coefficients.length > MAX_ROWS) {
+      throw new IllegalArgumentException("bad step request: " + (coefficients == null ? "no" : coefficients.length)
+          + " rows; 1 to " + MAX_ROWS);
+    }
+    coefficients = coefficients.clone();
+    for (int c : coefficients) {
+      if (c < 0 || c > 255) {
+        throw new IllegalArgumentException("bad step request: coefficient " + c);
+      }
+    }
+    if (offset < 0 || length < 0 || sliceBytes <= 0 || stride < 1 || firstSlice < 0 || unit.token().length > MAX_TOKEN) {
+      throw new IllegalArgumentException("bad step request: offset " + offset + ", length " + length + ", slice "
+          + sliceBytes + ", first " + firstSlice + ", stride " + stride + ", token " + unit.token().length + " bytes");
+    }
+    if (digest && coefficients.length != 1) {
+      throw new IllegalArgumentException("bad step request: a digest carries one row, not " + coefficients.length);
+    }
+    for (Upstream u : upstreams) {
+      if (u.request().rows() != coefficients.length) {
+        throw new IllegalArgumentException("bad step request: a step of " + coefficients.length + " rows adds an "
+            + "upstream of " + u.request().rows() + " (" + u.endpoint().node() + ")");
+      }
     }
   }
 
-  /** The same request (and its upstreams') over bytes [offset, offset + length) of each unit. */
+  @Override
+  public int[] coefficients() {
+    return coefficients.clone();
+  }
+
+  /** Rows each frame of this step carries. */
+  public int rows() {
+    return coefficients.length;
+  }
+
+  /** The coefficient of a one-row step. */
+  public int coefficient() {
+    if (coefficients.length != 1) {
+      throw new IllegalStateException("a step of " + coefficients.length + " rows has no single coefficient");
+    }
+    return coefficients[0];
+  }
+
+  // A record compares arrays by identity; two requests with the same coefficients are equal.
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StepRequest r && unit.equals(r.unit) && Arrays.equals(coefficients, r.coefficients)
+        && offset == r.offset && length == r.length && sliceBytes == r.sliceBytes && firstSlice == r.firstSlice
+        && stride == r.stride && upstreams.equals(r.upstreams) && digest == r.digest;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(unit, Arrays.hashCode(coefficients), offset, length, sliceBytes, firstSlice, stride, upstreams,
+        digest);
+  }
+
+  @Override
+  public String toString() {
+    return (digest ? "digest of " : "step of ") + unit + " x " + Arrays.toString(coefficients) + ", bytes [" + offset
+        + ", +" + length + ") in slices of " + sliceBytes + " (first " + firstSlice + ", stride " + stride + "), "
+        + upstreams.size() + " upstreams";
+  }
+
   public StepRequest range(long from, long bytes) {
     List<Upstream> ups = upstreams.stream().map(u -> new Upstream(u.endpoint(), u.request().range(from, bytes))).toList();
-    return new StepRequest(unit, coefficient, from, bytes, sliceBytes, firstSlice, stride, ups, digest);
+    return new StepRequest(unit, coefficients, from, bytes, sliceBytes, firstSlice, stride, ups, digest);
   }
 
   public int slices() {
@@ -79,14 +167,20 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
   }
 
   private void write(DataOutputStream out) throws IOException {
-    out.writeBoolean(digest);
+    int rows = coefficients.length;
+    out.writeByte(digest ? KIND_DIGEST : rows == 1 ? KIND_STEP : KIND_ROWS);
     out.writeUTF(unit.pool());
     out.writeLong(unit.blockId());
     out.writeLong(unit.genStamp());
     out.writeLong(unit.numBytes());
     out.writeShort(unit.token().length);
     out.write(unit.token());
-    out.writeByte(coefficient);
+    if (rows > 1) {
+      out.writeByte(rows);
+    }
+    for (int c : coefficients) {
+      out.writeByte(c);
+    }
     out.writeLong(offset);
     out.writeLong(length);
     out.writeInt(sliceBytes);
@@ -119,7 +213,12 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
     if (depth > RequestLimits.STRIPE_UNITS) {
       throw new IOException("step request nested deeper than any stripe");
     }
-    boolean digest = in.readBoolean();
+    int kind = in.readUnsignedByte();
+    if (kind > KIND_ROWS) {
+      throw new IOException("step request of unknown kind " + kind + " (this helper knows 0 and 1, a step and a digest "
+          + "of version 1, and 2, a multi-row step of version 2)");
+    }
+    boolean digest = kind == KIND_DIGEST;
     String pool = in.readUTF();
     long blockId = in.readLong();
     long genStamp = in.readLong();
@@ -131,7 +230,19 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
     byte[] token = new byte[tokenLength];
     in.readFully(token);
     BlockRef unit = new BlockRef(pool, blockId, genStamp, numBytes, token);
-    int coefficient = in.readUnsignedByte();
+    int[] coefficients;
+    if (kind == KIND_ROWS) {
+      int rows = in.readUnsignedByte();
+      if (rows < 2 || rows > MAX_ROWS) { // one row is always written as version 1: one encoding per request
+        throw new IOException("multi-row step request carries " + rows + " rows; 2 to " + MAX_ROWS);
+      }
+      coefficients = new int[rows];
+      for (int i = 0; i < rows; i++) {
+        coefficients[i] = in.readUnsignedByte();
+      }
+    } else {
+      coefficients = new int[] {in.readUnsignedByte()};
+    }
     long offset = in.readLong();
     long length = in.readLong();
     int slice = in.readInt();
@@ -143,6 +254,6 @@ public record StepRequest(BlockRef unit, int coefficient, long offset, long leng
       Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
       ups.add(new Upstream(e, read(in, depth + 1)));
     }
-    return new StepRequest(unit, coefficient, offset, length, slice, first, stride, ups, digest);
+    return new StepRequest(unit, coefficients, offset, length, slice, first, stride, ups, digest);
   }
 }

@@ -138,6 +138,20 @@ public final class PeerStream implements AutoCloseable {
     return f;
   }
 
+  /**
+   * The next slice, which must be {@code expected} and hold exactly {@code bytes} bytes (a producer that sends
+   * another size is blamed); the caller releases it and then calls {@link #credit}.
+   */
+  public Frame next(int expected, int bytes) throws PeerFailure, InterruptedException {
+    Frame f = next(expected);
+    if (f.payload().readableBytes() != bytes) {
+      f.release();
+      throw new PeerFailure(peer.node(), peer + " sent " + f.payload().readableBytes() + " bytes for slice " + expected
+          + ", expected " + bytes);
+    }
+    return f;
+  }
+
   /** A slice or END; a failure is thrown (and stays); a dead kept connection is replaced once. */
   private Object poll(int expected) throws PeerFailure, InterruptedException {
     while (true) {

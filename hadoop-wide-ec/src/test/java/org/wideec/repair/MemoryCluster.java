@@ -56,25 +56,7 @@ final class MemoryCluster implements AutoCloseable {
     counters.put(node, c);
     SliceTransport t = new SliceTransport(conf, node, c, workers);
     racks.put(node, rack);
-    UnitStore store = ref -> {
-      byte[] b = blocks.get(ref.blockId());
-      if (b == null) {
-        throw new IOException(node + " holds no " + ref);
-      }
-      return new UnitStore.Reader() {
-        @Override
-        public void read(long offset, byte[] dst, int off, int len) {
-          java.util.Arrays.fill(dst, off, off + len, (byte) 0);
-          int have = (int) Math.max(0, Math.min(len, b.length - offset));
-          if (have > 0) { // a read past the end is all zeros (and the offset may be past the array)
-            System.arraycopy(b, (int) offset, dst, off, have);
-          }
-        }
-
-        @Override
-        public void close() {}
-      };
-    };
+    UnitStore store = new MemoryUnitStore(node, blocks);
     t.start(new HelperService(t, store, c));
     transports.put(node, t);
   }

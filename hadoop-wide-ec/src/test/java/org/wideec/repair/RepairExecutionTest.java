@@ -175,12 +175,21 @@ class RepairExecutionTest {
     LinearCode code = Codes.fromSpec("rs:k=6,m=3");
     PlacementPlan plan = new FlatPlanner().plan(code);
     byte[][] units = start(plan, 40_000, 0, 5000, 11);
-    AtomicReference<ByteBuf> marked = new AtomicReference<>();
     AtomicBoolean done = new AtomicBoolean();
-    TransportFaultInjector.set(new TransportFaultInjector() {
+    TransportFaultInjector.set(corruptOnce("n3", 2, done));
+    RepairEngine.Result res = repairOne(plan, 0, 40_000, RepairScheme.PIPELINED, units);
+    assertTrue(done.get());
+    assertEquals(2, res.attempts());
+    assertEquals(List.of("n3"), res.excludedNodes());
+  }
+
+  /** Flips a bit of one slice {@code node} sends, after its frame is encoded (a corrupt wire); sets {@code done}. */
+  static TransportFaultInjector corruptOnce(String sender, int atSlice, AtomicBoolean done) {
+    AtomicReference<ByteBuf> marked = new AtomicReference<>();
+    return new TransportFaultInjector() {
       @Override
       public void beforeSend(String node, String to, long repairId, int slice, ByteBuf payload) {
-        if (node.equals("n3") && slice == 2 && !done.getAndSet(true)) {
+        if (node.equals(sender) && slice == atSlice && !done.getAndSet(true)) {
           marked.set(payload);
         }
       }
@@ -192,11 +201,7 @@ class RepairExecutionTest {
           marked.set(null);
         }
       }
-    });
-    RepairEngine.Result res = repairOne(plan, 0, 40_000, RepairScheme.PIPELINED, units);
-    assertTrue(done.get());
-    assertEquals(2, res.attempts());
-    assertEquals(List.of("n3"), res.excludedNodes());
+    };
   }
 
   @Test

@@ -20,8 +20,9 @@ import org.wideec.transport.Endpoint;
 import org.wideec.transport.ProtocolFuzzAccess;
 
 /**
- * The step-request parser and its bounds under a seeded fuzzer (random bytes, mutations of valid request trees,
- * including chains as deep and fans as wide as a stripe, and one step beyond): a malformed request is an IOException
+ * The step-request parser and its bounds under a seeded fuzzer (random bytes, mutations of valid request trees of one
+ * row (repairs) and of many (encodes, ECWide §4.2), including chains as deep and fans as wide as a stripe, and one
+ * step beyond, and rewritten kinds and row counts): a malformed request is an IOException
  * and nothing else, parsing finishes at once and allocates little whatever a length field claims, and whatever parses
  * is then held to RequestLimits; what passes them is a request a helper can carry out (its slice count and byte range
  * are what they say, no arithmetic wraps).
@@ -44,16 +45,30 @@ class RequestFuzzTest {
   }
 
   static StepRequest leaf(Random r) {
+    return leaf(r, 1);
+  }
+
+  /** A request of {@code rows} rows (an encode's step when more than one; only a one-row request may be a digest). */
+  static StepRequest leaf(Random r, int rows) {
     byte[] token = new byte[r.nextInt(3) == 0 ? 0 : r.nextInt(200)];
     r.nextBytes(token);
     long length = r.nextInt(1 << 20);
+    int[] coefficients = new int[rows];
+    for (int i = 0; i < rows; i++) {
+      coefficients[i] = r.nextInt(256);
+    }
     return new StepRequest(new BlockRef("BP-" + r.nextInt(), r.nextLong(), r.nextLong() & Long.MAX_VALUE, length, token),
-        r.nextInt(256), 512L * r.nextInt(100), length, 512 * (1 + r.nextInt(512)), r.nextInt(4), 1 + r.nextInt(4),
-        List.of(), r.nextInt(8) == 0);
+        coefficients, 512L * r.nextInt(100), length, 512 * (1 + r.nextInt(512)), r.nextInt(4), 1 + r.nextInt(4),
+        List.of(), rows == 1 && r.nextInt(8) == 0);
+  }
+
+  /** Rows of a random tree: one (a repair) half the time, else an encode's, up to the most a request may carry. */
+  static int rows(Random r) {
+    return r.nextBoolean() ? 1 : r.nextInt(8) == 0 ? StepRequest.MAX_ROWS : 2 + r.nextInt(15);
   }
 
   static StepRequest with(StepRequest s, List<StepRequest.Upstream> ups) {
-    return new StepRequest(s.unit(), s.coefficient(), s.offset(), s.length(), s.sliceBytes(), s.firstSlice(),
+    return new StepRequest(s.unit(), s.coefficients(), s.offset(), s.length(), s.sliceBytes(), s.firstSlice(),
         s.stride(), ups, s.digest());
   }
 
@@ -63,20 +78,24 @@ class RequestFuzzTest {
         request);
   }
 
-  /** A random tree a few levels deep. */
+  /** A random tree a few levels deep, every step carrying the same rows. */
   static StepRequest tree(Random r, int depth) {
+    return tree(r, depth, rows(r));
+  }
+
+  private static StepRequest tree(Random r, int depth, int rows) {
     List<StepRequest.Upstream> ups = new ArrayList<>();
     for (int i = 0, fanOut = depth > 3 ? 0 : r.nextInt(4); i < fanOut; i++) {
-      ups.add(upstream(r, tree(r, depth + 1)));
+      ups.add(upstream(r, tree(r, depth + 1, rows)));
     }
-    return with(leaf(r), ups);
+    return with(leaf(r, rows), ups);
   }
 
   /** A chain of {@code depth} upstreams below the root (ECPipe's chain through every helper of a stripe). */
-  static StepRequest chain(Random r, int depth) {
-    StepRequest s = leaf(r);
+  static StepRequest chain(Random r, int depth, int rows) {
+    StepRequest s = leaf(r, rows);
     for (int i = 0; i < depth; i++) {
-      s = with(leaf(r), List.of(upstream(r, s)));
+      s = with(leaf(r, rows), List.of(upstream(r, s)));
     }
     return s;
   }
@@ -100,20 +119,51 @@ class RequestFuzzTest {
     return b;
   }
 
+  /**
+   * Rewrites the bytes that say how to read the rest: the kind byte (step, digest, multi-row step, or unknown) and,
+   * in a multi-row request, its row count (0, 1, the bound, one past it), so a row count that disagrees with the bytes
+   * that follow, or with the upstreams' rows, is met often.
+   */
+  static byte[] kindAndRows(byte[] valid, Random r) {
+    byte[] b = valid.clone();
+    b[0] = (byte) (r.nextInt(4) == 0 ? r.nextInt(256) : r.nextInt(3));
+    int rowsAt = rowCountOffset(b);
+    if (rowsAt >= 0 && rowsAt < b.length) {
+      int[] counts = {0, 1, 2, StepRequest.MAX_ROWS, StepRequest.MAX_ROWS + 1, 255, r.nextInt(256)};
+      b[rowsAt] = (byte) counts[r.nextInt(counts.length)];
+    }
+    return b;
+  }
+
+  /** Where a request's row count (or one-row coefficient) byte is: after pool, block id, stamp, length and token. */
+  private static int rowCountOffset(byte[] b) {
+    if (b.length < 3) {
+      return -1;
+    }
+    int at = 1 + 2 + (((b[1] & 0xff) << 8) | (b[2] & 0xff)) + 24;
+    if (at + 2 > b.length) {
+      return -1;
+    }
+    return at + 2 + (((b[at] & 0xff) << 8) | (b[at + 1] & 0xff));
+  }
+
   @Test
   void aMalformedRequestIsAnIOExceptionAndNothingElse() {
     Random r = new Random(SEED);
-    StepRequest[] big = { // built once: a chain and a fan at the stripe's bound and one beyond
-        chain(r, RequestLimits.STRIPE_UNITS), chain(r, RequestLimits.STRIPE_UNITS + 1),
+    StepRequest[] big = { // built once: chains (a repair's and an encode's) and a fan at the stripe's bound and beyond
+        chain(r, RequestLimits.STRIPE_UNITS, 1), chain(r, RequestLimits.STRIPE_UNITS + 1, 1),
+        chain(r, RequestLimits.STRIPE_UNITS, 4), chain(r, RequestLimits.STRIPE_UNITS + 1, StepRequest.MAX_ROWS),
         fan(r, RequestLimits.STRIPE_UNITS), fan(r, RequestLimits.STRIPE_UNITS + 1)};
     byte[][] bigBytes = Arrays.stream(big).map(StepRequest::toBytes).toArray(byte[][]::new);
     int passed = 0;
+    int passedRows = 0;
+    int framesRefused = 0;
     for (int c = 0; c < CASES; c++) {
       String where = "case " + c + " (seed " + SEED + ")";
       int kind = r.nextInt(20);
       byte[] valid = kind == 0 ? bigBytes[r.nextInt(big.length)] : tree(r, 0).toBytes();
       byte[] input = kind == 1 ? ProtocolFuzzAccess.random(r, 2000) : kind < 5 ? extremeLong(valid, r)
-          : kind < 7 ? valid : ProtocolFuzzAccess.mutate(valid, r);
+          : kind < 7 ? valid : kind == 7 ? kindAndRows(valid, r) : ProtocolFuzzAccess.mutate(valid, r);
       long start = System.nanoTime();
       long allocated = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
       StepRequest parsed = null;
@@ -132,8 +182,10 @@ class RequestFuzzTest {
           LIMITS.check(parsed);
           assertCarriable(parsed, where);
           passed++;
+          passedRows += parsed.rows() > 1 ? 1 : 0;
         } catch (IOException beyondABound) {
           // parsed, then refused naming the bound
+          framesRefused += beyondABound.getMessage().contains(" rows of ") ? 1 : 0;
         } catch (RuntimeException | StackOverflowError e) {
           fail(where + ": " + e, e);
         }
@@ -141,6 +193,8 @@ class RequestFuzzTest {
       assertTrue(System.nanoTime() - start < 1_000_000_000L, where + " took over a second");
     }
     assertTrue(passed > CASES / 10, "valid requests pass the limits too: " + passed);
+    assertTrue(passedRows > CASES / 20, "multi-row requests pass the limits too: " + passedRows);
+    assertTrue(framesRefused > CASES / 100, "rows x slice beyond a frame is met and refused: " + framesRefused);
   }
 
   /** What a helper computes from a request that passed the limits is what the request says, everywhere in the tree. */
@@ -151,7 +205,10 @@ class RequestFuzzTest {
         + s.sliceBytes() + " passed the limits but wraps");
     assertTrue(BigInteger.valueOf(s.offset()).add(BigInteger.valueOf(s.length())).bitLength() < 64,
         where + ": bytes [" + s.offset() + ", +" + s.length() + ") passed the limits but wrap past the largest offset");
+    assertTrue((long) s.rows() * s.sliceBytes() <= LIMITS.maxSliceBytes(), where + ": " + s.rows() + " rows of "
+        + s.sliceBytes() + "-byte slices passed the limits but overflow a frame");
     for (StepRequest.Upstream u : s.upstreams()) {
+      assertEquals(s.rows(), u.request().rows(), where + ": an upstream of other rows passed");
       assertCarriable(u.request(), where);
     }
   }

@@ -73,4 +73,22 @@ class RequestLimitsTest {
     assertEquals("step request names upstream 10.0.0.7:9866 (/r1, slice port 10.0.0.7:0): not a host and port",
         port.getMessage());
   }
+
+  @Test
+  void aMultiRowStepsFrameMustFitTheBound() throws IOException {
+    StepRequest wide = StepRequest.encodeStep(UNIT, new int[] {1, 2, 3, 4}, UNIT.numBytes(), 2 << 20, List.of());
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(wide));
+    assertEquals("step request asks for 4 rows of 2097152-byte slices: frames of 8388608 bytes; at most 4194304 "
+        + "(wide-ec.transport.max-frame.bytes)", e.getMessage());
+    int[] most = new int[StepRequest.MAX_ROWS];
+    java.util.Arrays.fill(most, 7);
+    LIMITS.check(StepRequest.encodeStep(UNIT, most, UNIT.numBytes(), (4 << 20) / StepRequest.MAX_ROWS, List.of()));
+    // An encode's chain through every unit of the widest stripe, 4 rows a frame.
+    StepRequest r = StepRequest.encodeStep(UNIT, new int[] {1, 2, 3, 4}, UNIT.numBytes(), 1 << 20, List.of());
+    for (int i = 1; i < RequestLimits.STRIPE_UNITS; i++) {
+      r = StepRequest.encodeStep(UNIT, new int[] {1, 2, 3, 4}, UNIT.numBytes(), 1 << 20,
+          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, "n" + i, "/r"), r)));
+    }
+    LIMITS.check(StepRequest.parse(r.toBytes()));
+  }
 }
