@@ -148,6 +148,7 @@ final class ArchiveCommand {
       }
       j.put("stale", stale);
       j.put("parityOffPlan", r.offPlan());
+      j.put("dataMoved", t == null ? List.of() : t.moved());
       j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
       j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
       out.println(Json.write(j));
@@ -166,6 +167,7 @@ final class ArchiveCommand {
         out.printf("%d of %d stripes trimmed to their planned replicas%n", sum.count(StripeState.TRIMMED),
             sum.stripes());
         t.stale().forEach(s -> out.println(s + "; its parity was deleted"));
+        t.moved().forEach(s -> out.println("moved onto plan: " + s));
         t.offPlan().forEach(s -> out.println("data off plan: " + s));
         t.notTrimmed().forEach(s -> out.println("not trimmed: " + s));
       }
