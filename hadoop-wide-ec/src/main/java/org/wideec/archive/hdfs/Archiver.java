@@ -208,6 +208,12 @@ public final class Archiver {
    * would keep a random replica) or a snapshot holds the files. Rerunning continues where a run stopped.
    */
   public TrimResult trim(Path path, TrimProgress progress) throws IOException {
+    try (BlockMover mover = new BlockMover(dfs)) { // its NameNode proxy and block keys are made on the first move
+      return trim(path, progress, mover);
+    }
+  }
+
+  private TrimResult trim(Path path, TrimProgress progress, BlockMover mover) throws IOException {
     archiveInode = store.inodeOf(path);
     manifest = store.find(archiveInode);
     if (manifest == null) {
@@ -279,7 +285,7 @@ public final class Archiver {
     // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
     // source's copy. A rerun finds moved blocks on their planned node and skips them.
     List<String> moved = new ArrayList<>();
-    Map<Long, String> moveFailed = moveOntoPlan(toMove, paths, moved);
+    Map<Long, String> moveFailed = moveOntoPlan(mover, toMove, paths, moved);
     if (!toLower.isEmpty()) {
       CallerContext before = CallerContext.getCurrent();
       String marker = before == null || before.getContext() == null ? TrimProtocol.CALLER_CONTEXT
@@ -294,7 +300,8 @@ public final class Archiver {
       }
     }
     // Wait for every data block of those stripes on its planned node only.
-    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, moveFailed, offPlan, notTrimmed, progress);
+    Map<Long, Boolean> settled = awaitPlannedReplicas(mover, trimming, paths, moveFailed, moved, offPlan, notTrimmed,
+        progress);
     int trimmed = 0;
     for (ArchivedStripe s : trimming) {
       boolean onPlan = true;
@@ -330,13 +337,13 @@ public final class Archiver {
    * no source, so the mover picks a holder whose replica HDFS will accept as the excess one. Returns, per block
    * that could not be moved, why; the trim then reports it off plan and the NameNode deletes none of its replicas.
    */
-  private Map<Long, String> moveOntoPlan(List<StripeMember> members, Map<Long, String> paths, List<String> moved)
-      throws IOException {
+  private Map<Long, String> moveOntoPlan(BlockMover mover, List<StripeMember> members, Map<Long, String> paths,
+      List<String> moved) throws IOException {
     Map<Long, String> failed = new HashMap<>();
     if (members.isEmpty()) {
       return failed;
     }
-    try (BlockMover mover = new BlockMover(dfs)) {
+    {
       for (StripeMember m : members) {
         String file = ArchiveLayout.inodePath(m.inodeId()).toString();
         String name = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId());
@@ -431,16 +438,20 @@ public final class Archiver {
 
   /**
    * Polls the NameNode's block locations until every data block of the stripes sits on exactly its planned node,
-   * or its planned node holds none (off plan), or the wait bound passes. True per block on plan, false off plan or
-   * unsettled; each problem is one line naming the file, block and nodes.
+   * or its planned node holds none (off plan), or the wait bound passes. A block found without a replica on its
+   * planned node that was not moved in this run gets one moved there once (the planned node's replica may have
+   * been chosen as excess after the first look, e.g. by a restarted NameNode), and is watched again. True per block
+   * on plan, false off plan or unsettled; each problem is one line naming the file, block and nodes.
    */
-  private Map<Long, Boolean> awaitPlannedReplicas(List<ArchivedStripe> stripes, Map<Long, String> paths,
-      Map<Long, String> moveFailed, List<String> offPlan, List<String> notTrimmed, TrimProgress progress) throws IOException {
+  private Map<Long, Boolean> awaitPlannedReplicas(BlockMover mover, List<ArchivedStripe> stripes,
+      Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
+      List<String> notTrimmed, TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
     Map<Long, Long> offPlanSince = new HashMap<>();
+    Set<Long> movedLate = new java.util.HashSet<>();
     Map<Long, StripeMember> members = new LinkedHashMap<>();
     Map<Long, Long> stripeOf = new HashMap<>();
     for (ArchivedStripe s : stripes) {
@@ -461,6 +472,15 @@ public final class Archiver {
         if (at.equals(List.of(m.plannedNode()))) {
           settled.put(m.blockId(), true);
         } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
+            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)
+            && !at.isEmpty() && !moveFailed.containsKey(m.blockId()) && movedLate.add(m.blockId())) {
+          // The planned node lost its replica after the moves before lowering: the NameNode chose it as excess
+          // (e.g. a restart's stock re-trim; HDFS lists excess replicas until they are deleted) or it died. Move one
+          // there now, once per run; at replication 1 the NameNode keeps the moved replica (our policy's keepMoved,
+          // or the stock delete hint when one replica is left).
+          moveFailed.putAll(moveOntoPlan(mover, List.of(m), paths, moved));
+          offPlanSince.remove(m.blockId());
+        } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
             || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)) {
           // Off plan for sure; wait a little for excess replicas to go, so the report names the node that kept it.
           settled.put(m.blockId(), false);
@@ -468,8 +488,8 @@ public final class Archiver {
               + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
                   : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
               + "; its stripe stays COMMITTED and nothing was deleted" + (moveFailed.containsKey(m.blockId())
-                  ? ": " + moveFailed.get(m.blockId()) : " (its planned node lost its replica after the moves; rerun"
-                  + " to move one there)"));
+                  ? ": " + moveFailed.get(m.blockId()) : at.isEmpty() ? "" : " (its planned node lost the replica"
+                  + " moved there in this run; rerun to move another)"));
         }
       }
       progress.at(settled.size(), members.size());
