@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -143,7 +144,7 @@ class MoveClusterTest {
   }
 
   /** Runs in the background until stopped: no block drops below 3 live replicas while its file still asks for 3. */
-  private Thread watchReplication(Path dir, AtomicReference<String> violation, java.util.concurrent.atomic.AtomicBoolean stop) {
+  private Thread watchReplication(Path dir, AtomicReference<String> violation, AtomicBoolean stop) {
     Thread t = new Thread(() -> {
       BlockManager bm = cluster.getNamesystem().getBlockManager();
       while (!stop.get() && violation.get() == null) {
@@ -229,7 +230,7 @@ class MoveClusterTest {
     assertEquals(atCommit, before, "nothing moved or deleted up to COMMITTED");
 
     AtomicReference<String> violation = new AtomicReference<>();
-    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean stop = new AtomicBoolean();
     Thread watch = watchReplication(dir, violation, stop);
     Archiver.TrimResult t;
     try {

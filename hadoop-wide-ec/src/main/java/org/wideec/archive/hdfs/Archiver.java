@@ -204,8 +204,9 @@ public final class Archiver {
    * follows it here. Before anything is lowered, each data block whose planned node holds no replica (the plan's
    * MOVEs, or a replica lost since) gets one copied there by {@link BlockMover}, the Balancer's way, so the
    * NameNode itself drops the source's copy; a block that cannot be moved is reported off plan, keeps every
-   * replica, and its stripe stays COMMITTED. Refused (nothing lowered) when the NameNode holds no fresh trimmer lease (without our policy it
-   * would keep a random replica) or a snapshot holds the files. Rerunning continues where a run stopped.
+   * replica, and its stripe stays COMMITTED. Refused (nothing lowered or moved) when the NameNode holds no fresh
+   * trimmer lease (without our policy it would keep a random replica) or a snapshot holds the files. Rerunning
+   * continues where a run stopped.
    */
   public TrimResult trim(Path path, TrimProgress progress) throws IOException {
     try (BlockMover mover = new BlockMover(dfs)) { // its NameNode proxy and block keys are made on the first move
@@ -469,20 +470,20 @@ public final class Archiver {
         }
         List<String> at = now.getOrDefault(m.blockId(), List.of());
         lastSeen.put(m.blockId(), at);
+        // Off plan for sure: the planned node holds none and the excess replicas are gone or had time to go.
+        boolean off = !at.contains(m.plannedNode()) && (at.size() <= 1
+            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE);
         if (at.equals(List.of(m.plannedNode()))) {
           settled.put(m.blockId(), true);
-        } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
-            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)
-            && !at.isEmpty() && !moveFailed.containsKey(m.blockId()) && movedLate.add(m.blockId())) {
+        } else if (off && !at.isEmpty() && !moveFailed.containsKey(m.blockId()) && movedLate.add(m.blockId())) {
           // The planned node lost its replica after the moves before lowering: the NameNode chose it as excess
           // (e.g. a restart's stock re-trim; HDFS lists excess replicas until they are deleted) or it died. Move one
           // there now, once per run; at replication 1 the NameNode keeps the moved replica (our policy's keepMoved,
           // or the stock delete hint when one replica is left).
           moveFailed.putAll(moveOntoPlan(mover, List.of(m), paths, moved));
           offPlanSince.remove(m.blockId());
-        } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
-            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)) {
-          // Off plan for sure; wait a little for excess replicas to go, so the report names the node that kept it.
+        } else if (off) {
+          // Waited a little for excess replicas to go, so the report names the node that kept it.
           settled.put(m.blockId(), false);
           offPlan.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
               + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
