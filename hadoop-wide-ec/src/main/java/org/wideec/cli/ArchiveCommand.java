@@ -28,8 +28,9 @@ import org.wideec.code.LinearCode;
  * {@code wide-ec archive PATH --code SPEC}: archives a replicated file or directory into wide stripes (DESIGN.md
  * §3.2): manifest, parity written by the classic encoder, verified, committed, pointers set; then trimmed, each
  * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
- * COMMITTED). A block left off plan keeps its stripe COMMITTED and makes the exit status 1; the plan's moves of
- * kept replicas are not executed yet, so a block whose planned node held no replica ends off plan.
+ * COMMITTED). Before lowering, the plan's moves are executed (a replica copied onto each planned node that holds
+ * none, the source's copy dropped by the NameNode through the delete hint). A block left off plan (it could not be
+ * moved) keeps its stripe COMMITTED and makes the exit status 1.
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
  * after) and changes nothing. The chain encoder runs on DataNodes and is not wired in yet: it is refused by name.
@@ -148,6 +149,7 @@ final class ArchiveCommand {
       }
       j.put("stale", stale);
       j.put("parityOffPlan", r.offPlan());
+      j.put("dataMoved", t == null ? List.of() : t.moved());
       j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
       j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
       out.println(Json.write(j));
@@ -166,6 +168,7 @@ final class ArchiveCommand {
         out.printf("%d of %d stripes trimmed to their planned replicas%n", sum.count(StripeState.TRIMMED),
             sum.stripes());
         t.stale().forEach(s -> out.println(s + "; its parity was deleted"));
+        t.moved().forEach(s -> out.println("moved onto plan: " + s));
         t.offPlan().forEach(s -> out.println("data off plan: " + s));
         t.notTrimmed().forEach(s -> out.println("not trimmed: " + s));
       }

@@ -66,6 +66,20 @@ final class ArchiveChecks {
     written.put(path, data);
   }
 
+  /**
+   * Writes seeded random bytes at replication 3 with favored nodes (every block's replicas on those DataNodes, as
+   * far as HDFS honours them) and remembers them.
+   */
+  void writeOn(String path, long bytes, java.net.InetSocketAddress... favored) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), org.apache.hadoop.fs.permission.FsPermission.getFileDefault(),
+        true, 4096, (short) 3, fs.getDefaultBlockSize(new Path(path)), null, favored)) {
+      o.write(data);
+    }
+    written.put(path, data);
+  }
+
   /** Appends to a file, and expects the bytes appended. */
   void append(String path, byte[] extra) throws java.io.IOException {
     try (FSDataOutputStream o = fs.append(new Path(path))) {

@@ -2,6 +2,7 @@ package org.wideec.archive.hdfs;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -96,9 +97,10 @@ public final class Archiver {
    *     node holds none): its stripe stays COMMITTED
    * @param notTrimmed one line per file or stripe left untrimmed for another reason (refused, timed out)
    * @param stale one line per stripe found STALE before its file was lowered
+   * @param moved one line per data block this run copied onto its planned node (file, block, from, to)
    */
   public record TrimResult(StripeManifest manifest, int trimmed, List<String> offPlan, List<String> notTrimmed,
-      List<String> stale) {
+      List<String> stale, List<String> moved) {
     public boolean clean() {
       return offPlan.isEmpty() && notTrimmed.isEmpty() && stale.isEmpty();
     }
@@ -199,11 +201,20 @@ public final class Archiver {
    * policy leaves the choice of survivor to the NameNode plugin's trimmer, which keeps the planned replica. Then it
    * waits, at most {@link TrimProtocol#WAIT_KEY} ms, until the NameNode reports each data block on exactly its
    * planned node, and records TRIMMED for each stripe so verified. The effect is the NameNode's, so the record
-   * follows it here. A block whose planned node holds no replica is reported off plan and its stripe stays
-   * COMMITTED. Refused (nothing lowered) when the NameNode holds no fresh trimmer lease (without our policy it
-   * would keep a random replica) or a snapshot holds the files. Rerunning continues where a run stopped.
+   * follows it here. Before anything is lowered, each data block whose planned node holds no replica (the plan's
+   * MOVEs, or a replica lost since) gets one copied there by {@link BlockMover}, the Balancer's way, so the
+   * NameNode itself drops the source's copy; a block that cannot be moved is reported off plan, keeps every
+   * replica, and its stripe stays COMMITTED. Refused (nothing lowered or moved) when the NameNode holds no fresh
+   * trimmer lease (without our policy it would keep a random replica) or a snapshot holds the files. Rerunning
+   * continues where a run stopped.
    */
   public TrimResult trim(Path path, TrimProgress progress) throws IOException {
+    try (BlockMover mover = new BlockMover(dfs)) { // its NameNode proxy and block keys are made on the first move
+      return trim(path, progress, mover);
+    }
+  }
+
+  private TrimResult trim(Path path, TrimProgress progress, BlockMover mover) throws IOException {
     archiveInode = store.inodeOf(path);
     manifest = store.find(archiveInode);
     if (manifest == null) {
@@ -252,7 +263,7 @@ public final class Archiver {
       }
     }
     if (trimmable.isEmpty()) {
-      return new TrimResult(manifest, 0, offPlan, notTrimmed, stale);
+      return new TrimResult(manifest, 0, offPlan, notTrimmed, stale, List.of());
     }
     Set<Long> toLower = new LinkedHashSet<>();
     for (long inode : trimmable) {
@@ -260,12 +271,23 @@ public final class Archiver {
         toLower.add(inode);
       }
     }
-    if (!toLower.isEmpty()) {
+    // Every data block of a committed stripe whose files are all trimmable is trimmed onto its planned node.
+    List<ArchivedStripe> trimming = manifest.stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
+        && dataInodes(s).stream().allMatch(trimmable::contains)).toList();
+    List<StripeMember> toMove = notOnPlannedNode(trimming);
+    if (!toLower.isEmpty() || !toMove.isEmpty()) {
       String refused = trimRefusal(path, name);
       if (refused != null) {
         notTrimmed.add(refused);
-        return new TrimResult(manifest, 0, offPlan, notTrimmed, stale);
+        return new TrimResult(manifest, 0, offPlan, notTrimmed, stale, List.of());
       }
+    }
+    // The plan's moves, and any block whose planned node lost its replica since (DESIGN.md §3.2): copied there
+    // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
+    // source's copy. A rerun finds moved blocks on their planned node and skips them.
+    List<String> moved = new ArrayList<>();
+    Map<Long, String> moveFailed = moveOntoPlan(mover, toMove, paths, moved);
+    if (!toLower.isEmpty()) {
       CallerContext before = CallerContext.getCurrent();
       String marker = before == null || before.getContext() == null ? TrimProtocol.CALLER_CONTEXT
           : before.getContext() + "," + TrimProtocol.CALLER_CONTEXT;
@@ -278,10 +300,9 @@ public final class Archiver {
         CallerContext.setCurrent(before);
       }
     }
-    // Every data block of a committed stripe whose files are all lowered: wait for it on its planned node only.
-    List<ArchivedStripe> trimming = manifest.stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
-        && dataInodes(s).stream().allMatch(trimmable::contains)).toList();
-    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, offPlan, notTrimmed, progress);
+    // Wait for every data block of those stripes on its planned node only.
+    Map<Long, Boolean> settled = awaitPlannedReplicas(mover, trimming, paths, moveFailed, moved, offPlan, notTrimmed,
+        progress);
     int trimmed = 0;
     for (ArchivedStripe s : trimming) {
       boolean onPlan = true;
@@ -293,7 +314,98 @@ public final class Archiver {
         trimmed++;
       }
     }
-    return new TrimResult(manifest, trimmed, offPlan, notTrimmed, stale);
+    return new TrimResult(manifest, trimmed, offPlan, notTrimmed, stale, moved);
+  }
+
+  /** Data members of the stripes whose planned node holds no replica the NameNode lists now. */
+  private List<StripeMember> notOnPlannedNode(List<ArchivedStripe> stripes) throws IOException {
+    List<StripeMember> all = new ArrayList<>();
+    stripes.forEach(s -> all.addAll(dataMembers(s)));
+    Map<Long, List<String>> now = locations(all);
+    List<StripeMember> out = new ArrayList<>();
+    for (StripeMember m : all) {
+      List<String> at = now.get(m.blockId());
+      if (at != null && !at.contains(m.plannedNode())) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Copies a replica of each member's block onto its planned node with {@link BlockMover} (replaceBlock with the
+   * source as delete hint), trying each eligible source in turn (one may be pinned or fail). The manifest records
+   * no source, so the mover picks a holder whose replica HDFS will accept as the excess one. Returns, per block
+   * that could not be moved, why; the trim then reports it off plan and the NameNode deletes none of its replicas.
+   */
+  private Map<Long, String> moveOntoPlan(BlockMover mover, List<StripeMember> members, Map<Long, String> paths,
+      List<String> moved) throws IOException {
+    Map<Long, String> failed = new HashMap<>();
+    if (members.isEmpty()) {
+      return failed;
+    }
+    {
+      for (StripeMember m : members) {
+        String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+        String name = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId());
+        LocatedBlock lb = locatedBlock(file, m.blockId());
+        if (lb == null) {
+          failed.put(m.blockId(), "the block is gone from " + name);
+          continue;
+        }
+        org.apache.hadoop.hdfs.protocol.DatanodeInfo target = mover.liveNode(m.plannedNode());
+        if (target == null) {
+          failed.put(m.blockId(), "its planned node " + m.plannedNode() + " is not a live DataNode, so no replica"
+              + " was moved there");
+          continue;
+        }
+        List<BlockMover.Move> ways = BlockMover.candidates(name, lb, target, null);
+        if (ways.isEmpty()) {
+          if (!Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(m.plannedNode()))) {
+            failed.put(m.blockId(), "no replica of it can be moved to " + m.plannedNode() + " (holders "
+                + holders(lb) + ")");
+          }
+          continue;
+        }
+        List<String> errors = new ArrayList<>();
+        for (BlockMover.Move way : ways) {
+          try {
+            mover.move(way);
+            moved.add(way.describe());
+            errors.clear();
+            break;
+          } catch (IOException e) {
+            LOG.warn("{}", e.getMessage());
+            errors.add(e.getMessage());
+          }
+        }
+        if (!errors.isEmpty()) {
+          failed.put(m.blockId(), String.join("; ", errors));
+        }
+      }
+    }
+    return failed;
+  }
+
+  private LocatedBlock locatedBlock(String file, long blockId) throws IOException {
+    HdfsFileStatus st = dfs.getClient().getFileInfo(file);
+    if (st == null) {
+      return null;
+    }
+    for (LocatedBlock lb : dfs.getClient().getLocatedBlocks(file, 0, st.getLen()).getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() == blockId) {
+        return lb;
+      }
+    }
+    return null;
+  }
+
+  private static String holders(LocatedBlock lb) {
+    List<String> at = new ArrayList<>();
+    for (DatanodeInfo d : lb.getLocations()) {
+      at.add(d.getXferAddr());
+    }
+    return at.isEmpty() ? "none" : String.join(", ", at);
   }
 
   /** Why nothing may be lowered now, or null: no fresh trimmer lease, or a snapshot would keep the blocks. */
@@ -327,16 +439,20 @@ public final class Archiver {
 
   /**
    * Polls the NameNode's block locations until every data block of the stripes sits on exactly its planned node,
-   * or its planned node holds none (off plan), or the wait bound passes. True per block on plan, false off plan or
-   * unsettled; each problem is one line naming the file, block and nodes.
+   * or its planned node holds none (off plan), or the wait bound passes. A block found without a replica on its
+   * planned node that was not moved in this run gets one moved there once (the planned node's replica may have
+   * been chosen as excess after the first look, e.g. by a restarted NameNode), and is watched again. True per block
+   * on plan, false off plan or unsettled; each problem is one line naming the file, block and nodes.
    */
-  private Map<Long, Boolean> awaitPlannedReplicas(List<ArchivedStripe> stripes, Map<Long, String> paths,
-      List<String> offPlan, List<String> notTrimmed, TrimProgress progress) throws IOException {
+  private Map<Long, Boolean> awaitPlannedReplicas(BlockMover mover, List<ArchivedStripe> stripes,
+      Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
+      List<String> notTrimmed, TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
     Map<Long, Long> offPlanSince = new HashMap<>();
+    Set<Long> movedLate = new java.util.HashSet<>();
     Map<Long, StripeMember> members = new LinkedHashMap<>();
     Map<Long, Long> stripeOf = new HashMap<>();
     for (ArchivedStripe s : stripes) {
@@ -354,17 +470,27 @@ public final class Archiver {
         }
         List<String> at = now.getOrDefault(m.blockId(), List.of());
         lastSeen.put(m.blockId(), at);
+        // Off plan for sure: the planned node holds none and the excess replicas are gone or had time to go.
+        boolean off = !at.contains(m.plannedNode()) && (at.size() <= 1
+            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE);
         if (at.equals(List.of(m.plannedNode()))) {
           settled.put(m.blockId(), true);
-        } else if (!at.contains(m.plannedNode()) && (at.size() <= 1
-            || System.nanoTime() - offPlanSince.computeIfAbsent(m.blockId(), b -> System.nanoTime()) > OFF_PLAN_GRACE)) {
-          // Off plan for sure; wait a little for excess replicas to go, so the report names the node that kept it.
+        } else if (off && !at.isEmpty() && !moveFailed.containsKey(m.blockId()) && movedLate.add(m.blockId())) {
+          // The planned node lost its replica after the moves before lowering: the NameNode chose it as excess
+          // (e.g. a restart's stock re-trim; HDFS lists excess replicas until they are deleted) or it died. Move one
+          // there now, once per run; at replication 1 the NameNode keeps the moved replica (our policy's keepMoved,
+          // or the stock delete hint when one replica is left).
+          moveFailed.putAll(moveOntoPlan(mover, List.of(m), paths, moved));
+          offPlanSince.remove(m.blockId());
+        } else if (off) {
+          // Waited a little for excess replicas to go, so the report names the node that kept it.
           settled.put(m.blockId(), false);
           offPlan.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
               + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
                   : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
-              + "; its stripe stays COMMITTED (moving a replica onto plan, as the plan's moves and after a NameNode"
-              + " restart mid-trim, is not implemented yet)");
+              + "; its stripe stays COMMITTED and nothing was deleted" + (moveFailed.containsKey(m.blockId())
+                  ? ": " + moveFailed.get(m.blockId()) : at.isEmpty() ? "" : " (its planned node lost the replica"
+                  + " moved there in this run; rerun to move another)"));
         }
       }
       progress.at(settled.size(), members.size());

@@ -216,8 +216,8 @@ final class ArchiveTrimmer {
             if (offPlanReported.add(d.blockId())) {
               metrics.blocksOffPlan.incr();
               LOG.warn("archived block blk_{} of inode {} (stripe {} of {}) is off plan: its planned node {} holds no"
-                  + " live replica (replicas on {}); nothing was deleted. Moving it onto plan (replaceBlock with a"
-                  + " delete hint) is not implemented yet", d.blockId(), d.inodeId(), s.stripeId(), manifest,
+                  + " live replica (replicas on {}); nothing was deleted. The archiver's next trim of it moves a"
+                  + " replica there (replaceBlock with a delete hint)", d.blockId(), d.inodeId(), s.stripeId(), manifest,
                   d.plannedNode(), r.holders());
             }
           }

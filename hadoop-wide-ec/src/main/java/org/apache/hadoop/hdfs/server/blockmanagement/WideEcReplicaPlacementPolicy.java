@@ -27,6 +27,8 @@ import org.wideec.placement.hdfs.RateLimitedWarning;
  *   <li>while the trimmer processes one block in its own thread ({@link #trimming}), it returns every candidate
  *       except the planned survivor's storage: HDFS then marks them excess and invalidates them with its own
  *       bookkeeping, so no later re-examination can pick the survivor;</li>
+ *   <li>when a replica was just moved with a delete hint onto a block meant to keep one replica ({@link
+ *       #keepMoved}), every other replica goes: the move is how an off-plan block reaches its planned node;</li>
  *   <li>otherwise, stock.</li>
  * </ol>
  * It never throws (DESIGN.md §2): any failure of ours is a rate-limited warning and the stock answer. Lives in
@@ -70,6 +72,9 @@ public class WideEcReplicaPlacementPolicy extends BlockPlacementPolicyDefault {
       DatanodeDescriptor addedNode, DatanodeDescriptor delNodeHint) {
     try {
       List<DatanodeStorageInfo> ours = byPlan(availableReplicas, delCandidates, expectedNumOfReplicas);
+      if (ours == null) {
+        ours = keepMoved(availableReplicas, delCandidates, expectedNumOfReplicas, excessTypes, addedNode, delNodeHint);
+      }
       if (ours != null) {
         return ours;
       }
@@ -124,6 +129,42 @@ public class WideEcReplicaPlacementPolicy extends BlockPlacementPolicyDefault {
       }
     }
     return available.size() - delete.size() >= expected ? delete : new ArrayList<>();
+  }
+
+  /**
+   * A replica moved with a delete hint ({@code replaceBlock}, as the archiver's {@code BlockMover} and the Balancer
+   * do) onto a block meant to keep one replica: keep the moved replica and drop every other. The stock choice drops
+   * the hinted replica first but picks the rest by rack and free space, so when a block still has several replicas
+   * (an archived file lowered while its trim was deferred, and its planned node held none) it could drop the very
+   * replica that was just moved onto plan. Null (stock) unless both nodes are candidates, the hint is of a storage
+   * type HDFS wants fewer of (the stock precondition for honouring it), and one replica is expected.
+   */
+  static List<DatanodeStorageInfo> keepMoved(Collection<DatanodeStorageInfo> available,
+      Collection<DatanodeStorageInfo> candidates, int expected, List<StorageType> excessTypes,
+      DatanodeDescriptor addedNode, DatanodeDescriptor delNodeHint) {
+    if (expected != 1 || addedNode == null || delNodeHint == null || addedNode == delNodeHint || candidates == null
+        || available == null || excessTypes == null) {
+      return null;
+    }
+    DatanodeStorageInfo added = null;
+    DatanodeStorageInfo hint = null;
+    for (DatanodeStorageInfo c : candidates) {
+      if (c != null && c.getDatanodeDescriptor() == addedNode) {
+        added = c;
+      } else if (c != null && c.getDatanodeDescriptor() == delNodeHint) {
+        hint = c;
+      }
+    }
+    if (added == null || hint == null || !excessTypes.contains(hint.getStorageType())) {
+      return null;
+    }
+    List<DatanodeStorageInfo> delete = new ArrayList<>();
+    for (DatanodeStorageInfo c : candidates) {
+      if (c != added) {
+        delete.add(c);
+      }
+    }
+    return available.size() - delete.size() >= expected ? delete : null;
   }
 
   private static boolean marked(CallerContext ctx) {

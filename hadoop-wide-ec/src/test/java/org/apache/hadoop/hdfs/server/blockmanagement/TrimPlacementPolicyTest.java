@@ -104,4 +104,31 @@ class TrimPlacementPolicyTest {
         policy.chooseReplicasToDelete(held, held, 2, types(1), null, storages.get(2).getDatanodeDescriptor()),
         "the delete hint is honoured as stock does (Balancer, Mover)");
   }
+
+  /**
+   * A replica moved with a delete hint onto a one-replica block that still has several (a lowered file whose planned
+   * node held none): every other replica goes, the moved one stays. Stock when the block keeps more than one
+   * replica (the hint alone is then what the stock choice honours), when no hint or no added node is given, or when
+   * the hint's storage type is not one HDFS wants fewer of.
+   */
+  @Test
+  void aReplicaMovedWithADeleteHintIsKeptWhenOneIsExpected() {
+    storages.get(3).addBlock(block); // the moved replica on s3, hint s0
+    List<DatanodeStorageInfo> held = new ArrayList<>(storages);
+    DatanodeDescriptor added = storages.get(3).getDatanodeDescriptor();
+    DatanodeDescriptor hint = storages.get(0).getDatanodeDescriptor();
+    List<DatanodeStorageInfo> chosen = policy.chooseReplicasToDelete(held, held, 1, types(3), added, hint);
+    assertEquals(List.of(storages.get(0), storages.get(1), storages.get(2)), chosen);
+    assertNotSame(held, chosen);
+    // Replication 3: exactly the hinted replica, as stock.
+    List<DatanodeStorageInfo> three = policy.chooseReplicasToDelete(held, held, 3, types(1), added, hint);
+    assertEquals(List.of(storages.get(0)), three);
+    assertEquals(stock.chooseReplicasToDelete(held, held, 3, types(1), added, hint), three);
+    // No hint, or a hint whose storage type HDFS does not want fewer of: stock, which never throws either.
+    assertEquals(null, WideEcReplicaPlacementPolicy.keepMoved(held, held, 1, types(3), added, null));
+    List<StorageType> archive = List.of(StorageType.ARCHIVE, StorageType.ARCHIVE, StorageType.ARCHIVE);
+    assertEquals(null, WideEcReplicaPlacementPolicy.keepMoved(held, held, 1, archive, added, hint));
+    assertEquals(null, WideEcReplicaPlacementPolicy.keepMoved(held, held.subList(0, 3), 1, types(3), added, hint),
+        "the moved replica is not a candidate");
+  }
 }

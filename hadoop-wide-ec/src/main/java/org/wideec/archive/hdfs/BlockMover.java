@@ -1,0 +1,252 @@
+package org.wideec.archive.hdfs;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.NameNodeProxies;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.datatransfer.DataTransferProtoUtil;
+import org.apache.hadoop.hdfs.protocol.datatransfer.IOStreamPair;
+import org.apache.hadoop.hdfs.protocol.datatransfer.Sender;
+import org.apache.hadoop.hdfs.protocol.proto.DataTransferProtos.BlockOpResponseProto;
+import org.apache.hadoop.hdfs.protocol.proto.DataTransferProtos.Status;
+import org.apache.hadoop.hdfs.protocolPB.PBHelperClient;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.server.balancer.KeyManager;
+import org.apache.hadoop.hdfs.server.protocol.NamenodeProtocol;
+import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.token.Token;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies a replica of a block onto a chosen DataNode the way the Balancer does (DESIGN.md §3.2, research §3):
+ * {@code OP_REPLACE_BLOCK} sent to the <em>target</em>, naming a current holder as the proxy source and that
+ * holder's DataNode UUID as the delete hint. The target copies the bytes from the source and reports the new
+ * replica with the hint; the NameNode, which then counts one replica more than the file's replication, deletes the
+ * hinted one through its normal excess handling. So nothing is ever deleted by us, the block id and generation stamp
+ * are unchanged, and the block keeps at least its replication throughout.
+ *
+ * <p>Block access tokens come from the Balancer's own {@link KeyManager} (block keys fetched from the NameNode
+ * over {@code NamenodeProtocol}, kept fresh by its updater thread): the token must carry REPLACE, which no client
+ * token does. With tokens off it hands out an empty token. It is also the SASL key factory when data transfer is
+ * encrypted; the handshake itself is the client's {@code SaslDataTransferClient}. {@code getBlockKeys} needs an
+ * HDFS superuser, as the archiver's trim does anyway.
+ *
+ * <p>One mover per archiver run; close it to stop the key updater and the NameNode proxy.
+ */
+public final class BlockMover implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockMover.class);
+  /** How long one move may take, the copy and the NameNode catching up (the source's replica deleted). */
+  public static final String WAIT_KEY = "wide-ec.archive.move.wait.ms";
+  public static final long WAIT_DEFAULT = 120_000;
+  /** The Dispatcher's socket timeouts: connect within a minute; the target sends IN_PROGRESS while copying. */
+  private static final int CONNECT_TIMEOUT_MS = 60_000;
+  private static final int READ_TIMEOUT_MS = 300_000;
+  private static final int IO_BUFFER = 64 * 1024;
+
+  /** One move: the block of a file, the holder it is copied from, the node it is copied to. */
+  public record Move(String file, ExtendedBlock block, DatanodeInfo source, StorageType storageType,
+      DatanodeInfo target) {
+    String describe() {
+      return file + " block " + block.getLocalBlock() + " from " + source.getXferAddr() + " to "
+          + target.getXferAddr();
+    }
+  }
+
+  private final DistributedFileSystem dfs;
+  private final long waitMs;
+  private final Map<String, KeyManager> keys = new HashMap<>();
+  private NamenodeProtocol namenode;
+
+  public BlockMover(DistributedFileSystem dfs) {
+    this.dfs = dfs;
+    this.waitMs = dfs.getConf().getLong(WAIT_KEY, WAIT_DEFAULT);
+  }
+
+  /**
+   * The ways to bring a replica of {@code lb} onto {@code target}, best first; empty when the target already holds
+   * one. The source is a current holder whose replica the NameNode will accept as the excess one: the stock choice
+   * honours the delete hint only if dropping it keeps the number of racks ({@code
+   * BlockPlacementPolicyDefault#notReduceNumOfGroups}), so a holder in the target's rack qualifies, and any holder
+   * does when the target's rack has none; otherwise HDFS would pick another replica, possibly the new one.
+   * {@code preferred} (the plan's source, when known) goes first if it qualifies, then holders in the target's
+   * rack (the copy stays in the rack). More than one is returned so a pinned or failing source can be skipped.
+   */
+  public static List<Move> candidates(String file, LocatedBlock lb, DatanodeInfo target, String preferred) {
+    DatanodeInfo[] at = lb.getLocations();
+    StorageType[] types = lb.getStorageTypes();
+    for (DatanodeInfo d : at) {
+      if (d.getXferAddr().equals(target.getXferAddr())) {
+        return List.of();
+      }
+    }
+    String targetRack = target.getNetworkLocation();
+    boolean targetRackHolds = false;
+    for (DatanodeInfo d : at) {
+      targetRackHolds |= d.getNetworkLocation().equals(targetRack);
+    }
+    List<Move> out = new ArrayList<>();
+    for (int i = 0; i < at.length; i++) {
+      DatanodeInfo d = at[i];
+      if (d.isDecommissioned() || d.isDecommissionInProgress()
+          || targetRackHolds && !d.getNetworkLocation().equals(targetRack)) {
+        continue;
+      }
+      StorageType type = types != null && types.length > i && types[i] != null ? types[i] : StorageType.DEFAULT;
+      Move m = new Move(file, lb.getBlock(), d, type, target);
+      if (d.getXferAddr().equals(preferred)) {
+        out.add(0, m);
+      } else {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Performs the move and waits (at most {@link #WAIT_KEY} ms) until the NameNode lists the target among the
+   * block's locations and no longer lists the source. Throws, naming file, block, source and target, when the
+   * DataNode refuses (e.g. the source's replica is pinned) or the target never shows up. If the target is listed
+   * but the source's replica outlives the wait, the move counts as done: the replica is where it must be, and the
+   * hinted one is excess already.
+   */
+  public void move(Move m) throws IOException {
+    sendReplaceBlock(m);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+    long sleep = 50;
+    List<String> at = List.of();
+    while (true) {
+      at = locations(m.file(), m.block().getBlockId());
+      boolean targetThere = at.contains(m.target().getXferAddr());
+      if (targetThere && !at.contains(m.source().getXferAddr())) {
+        LOG.info("moved {}", m.describe());
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        if (targetThere) {
+          LOG.warn("moved {}, but after {} ms the NameNode still lists the source's replica too (now on {})",
+              m.describe(), waitMs, at);
+          return;
+        }
+        throw new IOException("moving " + m.describe() + " failed: the target accepted the copy but after " + waitMs
+            + " ms (" + WAIT_KEY + ") the NameNode lists the block only on " + (at.isEmpty() ? "no node" : at));
+      }
+      try {
+        Thread.sleep(sleep);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for the NameNode to see " + m.describe());
+      }
+      sleep = Math.min(1000, sleep * 2);
+    }
+  }
+
+  /** The Dispatcher's sequence: connect to the target, SASL, REPLACE_BLOCK, read responses until not IN_PROGRESS. */
+  private void sendReplaceBlock(Move m) throws IOException {
+    ExtendedBlock eb = m.block();
+    KeyManager km = keyManager(eb.getBlockPoolId());
+    Token<BlockTokenIdentifier> token = km.getAccessToken(eb, new StorageType[] {m.storageType()}, new String[0]);
+    boolean viaHostname = dfs.getClient().getConf().isConnectToDnViaHostname();
+    Socket sock = new Socket();
+    DataOutputStream out = null;
+    DataInputStream in = null;
+    try {
+      sock.connect(NetUtils.createSocketAddr(m.target().getXferAddr(viaHostname)), CONNECT_TIMEOUT_MS);
+      sock.setSoTimeout(READ_TIMEOUT_MS);
+      sock.setKeepAlive(true);
+      OutputStream rawOut = sock.getOutputStream();
+      InputStream rawIn = sock.getInputStream();
+      IOStreamPair sasl = dfs.getClient().getSaslDataTransferClient().socketSend(sock, rawOut, rawIn, km, token,
+          m.target());
+      out = new DataOutputStream(new BufferedOutputStream(sasl.out, IO_BUFFER));
+      in = new DataInputStream(new BufferedInputStream(sasl.in, IO_BUFFER));
+      // Delete hint: the source's DataNode UUID, as the NameNode resolves it (BlockManager#addBlock).
+      new Sender(out).replaceBlock(eb, m.storageType(), token, m.source().getDatanodeUuid(), m.source(), null);
+      out.flush();
+      BlockOpResponseProto reply = BlockOpResponseProto.parseFrom(PBHelperClient.vintPrefixed(in));
+      while (reply.getStatus() == Status.IN_PROGRESS) { // keep-alives while the target copies
+        reply = BlockOpResponseProto.parseFrom(PBHelperClient.vintPrefixed(in));
+      }
+      DataTransferProtoUtil.checkBlockOpStatus(reply, "moving " + m.describe(), true);
+    } catch (IOException e) {
+      throw new IOException("moving " + m.describe() + " failed: " + e.getMessage(), e);
+    } finally {
+      IOUtils.closeStream(out);
+      IOUtils.closeStream(in);
+      IOUtils.closeSocket(sock);
+    }
+  }
+
+  private KeyManager keyManager(String blockPool) throws IOException {
+    KeyManager km = keys.get(blockPool);
+    if (km == null) {
+      if (namenode == null) {
+        namenode = NameNodeProxies.createProxy(dfs.getConf(), dfs.getUri(), NamenodeProtocol.class).getProxy();
+      }
+      // As the Balancer's NameNodeConnector: encryption follows the NameNode's server defaults.
+      boolean encrypt = dfs.getServerDefaults(new org.apache.hadoop.fs.Path("/")).getEncryptDataTransfer();
+      km = new KeyManager(blockPool, namenode, encrypt, dfs.getConf());
+      km.startBlockKeyUpdater(); // a no-op thread-wise when tokens are off; keeps keys fresh on long runs
+      keys.put(blockPool, km);
+    }
+    return km;
+  }
+
+  /** Transfer addresses of the DataNodes the NameNode lists for block {@code blockId} of {@code file}. */
+  List<String> locations(String file, long blockId) throws IOException {
+    HdfsFileStatus st = dfs.getClient().getFileInfo(file);
+    List<String> at = new ArrayList<>();
+    if (st == null) {
+      return at;
+    }
+    for (LocatedBlock lb : dfs.getClient().getLocatedBlocks(file, 0, st.getLen()).getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() == blockId) {
+        for (DatanodeInfo d : lb.getLocations()) {
+          at.add(d.getXferAddr());
+        }
+      }
+    }
+    return at;
+  }
+
+  /** The live DataNode with this transfer address, or null. */
+  public DatanodeInfo liveNode(String xferAddr) throws IOException {
+    for (DatanodeInfo d : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+      if (d.getXferAddr().equals(xferAddr)) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void close() {
+    keys.values().forEach(KeyManager::close);
+    keys.clear();
+    if (namenode != null) {
+      RPC.stopProxy(namenode);
+      namenode = null;
+    }
+  }
+}
