@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -22,7 +18,6 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,21 +69,11 @@ class ArchiveDryRunClusterTest {
     }
   }
 
-  private record Run(int exit, String out, String err) {
-    JsonNode json() throws Exception {
-      return new ObjectMapper().readTree(out);
-    }
-  }
-
-  private Run archive(String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private ToolRun archive(String... args) throws Exception {
     String[] all = new String[args.length + 1];
     all[0] = "archive";
     System.arraycopy(args, 0, all, 1, args.length);
-    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)), all);
-    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ToolRun.of(conf, all);
   }
 
   /** Where HDFS says each block's replicas are, by block id. */
@@ -108,7 +93,7 @@ class ArchiveDryRunClusterTest {
   @Test
   void aFilesPlanKeepsRealReplicasPlacesParitiesApartAndChangesNothing() throws Exception {
     Map<Long, Set<String>> before = replicas("/logs/a");
-    Run r = archive("/logs/a", "--code", CODE, "--dry-run", "--json");
+    ToolRun r = archive("/logs/a", "--code", CODE, "--dry-run", "--json");
     assertEquals(0, r.exit(), r.err());
     JsonNode j = r.json();
     assertEquals("file", j.get("scope").asText());
@@ -154,7 +139,7 @@ class ArchiveDryRunClusterTest {
 
   @Test
   void aDirectoryPacksItsFilesInPathOrderAndSkipsEmptyOnes() throws Exception {
-    Run r = archive("/logs/small", "--code", CODE, "--dry-run", "--json");
+    ToolRun r = archive("/logs/small", "--code", CODE, "--dry-run", "--json");
     assertEquals(0, r.exit(), r.err());
     JsonNode j = r.json();
     assertEquals("directory", j.get("scope").asText());
@@ -173,7 +158,7 @@ class ArchiveDryRunClusterTest {
 
   @Test
   void theTextPlanNamesCostsAndRedundancyAndOneStripesUnits() throws Exception {
-    Run r = archive("/logs/a", "--code", CODE, "--dry-run", "--stripe", "1");
+    ToolRun r = archive("/logs/a", "--code", CODE, "--dry-run", "--stripe", "1");
     assertEquals(0, r.exit(), r.err());
     assertTrue(r.out().contains("archive /logs/a (file: 1 file, 9 blocks"), r.out());
     assertTrue(r.out().contains("encoding across racks: classic"), r.out());
@@ -183,39 +168,39 @@ class ArchiveDryRunClusterTest {
 
   @Test
   void whatTheLayoutCannotTakeIsRefusedByName() throws Exception {
-    Run chain = archive("/logs/a", "--code", CODE, "--encoder", "chain");
+    ToolRun chain = archive("/logs/a", "--code", CODE, "--encoder", "chain");
     assertEquals(WideEcTool.EXIT_FAILED, chain.exit(), "execution runs the classic encoder only, for now");
     assertTrue(chain.err().contains("the DataNode chain encoder is not wired in yet; use --encoder classic"),
         chain.err());
     assertFalse(fs.getXAttrs(new Path("/logs/a")).containsKey(ArchivalSource.POINTER_XATTR));
 
-    Run missing = archive("/nope", "--code", CODE, "--dry-run");
+    ToolRun missing = archive("/nope", "--code", CODE, "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, missing.exit());
     assertTrue(missing.err().contains("/nope"), missing.err());
 
-    Run empty = archive("/logs/empty", "--code", CODE, "--dry-run");
+    ToolRun empty = archive("/logs/empty", "--code", CODE, "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, empty.exit());
     assertTrue(empty.err().contains("/logs/empty holds no data blocks to archive"), empty.err());
 
-    Run unpinned = archive("/logs/a", "--code", "rs:k=7,m=3", "--dry-run");
+    ToolRun unpinned = archive("/logs/a", "--code", "rs:k=7,m=3", "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, unpinned.exit());
     assertTrue(unpinned.err().contains("rs:k=7,m=3"), unpinned.err());
 
-    Run badEncoder = archive("/logs/a", "--code", CODE, "--encoder", "magic", "--dry-run");
+    ToolRun badEncoder = archive("/logs/a", "--code", CODE, "--encoder", "magic", "--dry-run");
     assertEquals(WideEcTool.EXIT_USAGE, badEncoder.exit());
     assertTrue(badEncoder.err().contains("--encoder must be classic or chain"), badEncoder.err());
 
-    Run tooWide = archive("/logs/a", "--code", "azure-lrc:k=64,l=4,g=4", "--dry-run");
+    ToolRun tooWide = archive("/logs/a", "--code", "azure-lrc:k=64,l=4,g=4", "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, tooWide.exit(), "72 units cannot sit on 18 DataNodes");
     assertTrue(tooWide.err().contains("stripe"), tooWide.err());
 
-    Run flat = archive("/logs/small", "--code", CODE, "--placement", "flat", "--dry-run");
+    ToolRun flat = archive("/logs/small", "--code", CODE, "--placement", "flat", "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, flat.exit(), "flat needs a rack per stored unit: 8 of them");
     assertTrue(flat.err().contains("the live topology has 6 racks"), flat.err());
 
     fs.setXAttr(new Path("/logs/small/b"), ArchivalSource.POINTER_XATTR, new byte[] {1});
     try {
-      Run archived = archive("/logs/small", "--code", CODE, "--dry-run");
+      ToolRun archived = archive("/logs/small", "--code", CODE, "--dry-run");
       assertEquals(WideEcTool.EXIT_FAILED, archived.exit());
       assertTrue(archived.err().contains("/logs/small/b is already archived"), archived.err());
     } finally {

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -16,7 +13,6 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,18 +63,8 @@ class ArchiveExecutionClusterTest {
     }
   }
 
-  private record Run(int exit, String out, String err) {
-    JsonNode json() throws Exception {
-      return new ObjectMapper().readTree(out);
-    }
-  }
-
-  private Run tool(String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
-    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private ToolRun tool(String... args) throws Exception {
+    return ToolRun.of(conf, args);
   }
 
   private StripeManifest manifestOf(String path) throws java.io.IOException {
@@ -89,7 +75,7 @@ class ArchiveExecutionClusterTest {
   void aFileOfTwoStripesIsCommittedWithParityEqualToAnIndependentEncode() throws Exception {
     long length = 9 * BLOCK + 1000; // 10 blocks: a full stripe and one of 4 blocks, the last 1000 bytes long
     checks.write("/f/a", length);
-    Run r = tool("archive", "/f/a", "--code", CODE, "--no-trim", "--json");
+    ToolRun r = tool("archive", "/f/a", "--code", CODE, "--no-trim", "--json");
     assertEquals(0, r.exit(), r.err());
     JsonNode j = r.json();
     assertEquals(2, j.get("stripes").asInt());
@@ -121,14 +107,14 @@ class ArchiveExecutionClusterTest {
 
     // Renamed, it is still found (inode ids), and a rerun has nothing to do.
     checks.rename("/f/a", "/f/a-renamed");
-    Run again = tool("archive", "/f/a-renamed", "--code", CODE, "--no-trim", "--json");
+    ToolRun again = tool("archive", "/f/a-renamed", "--code", CODE, "--no-trim", "--json");
     assertEquals(0, again.exit(), again.err());
     assertTrue(again.json().get("resumed").asBoolean());
     assertEquals(0, again.json().get("bytesEncoded").asLong());
     assertEquals(0, again.json().get("parityBytesWritten").asLong());
     assertEquals(2, again.json().get("stripesByState").get("committed").asInt());
 
-    Run other = tool("archive", "/f/a-renamed", "--code", "rs:k=6,m=3");
+    ToolRun other = tool("archive", "/f/a-renamed", "--code", "rs:k=6,m=3");
     assertEquals(WideEcTool.EXIT_FAILED, other.exit());
     assertTrue(other.err().contains("/f/a-renamed is already being archived with " + CODE + " (manifest /.wideec/"
         + "manifests/" + inode + ".wecm, stripe 0); rerun with --code " + CODE + " to resume it"), other.err());
@@ -139,7 +125,7 @@ class ArchiveExecutionClusterTest {
     checks.write("/d/b", BLOCK / 2);
     checks.write("/d/c", 2 * BLOCK + 17);
     checks.write("/d/sub/e", 7 * BLOCK);
-    Run r = tool("archive", "/d", "--code", CODE, "--no-trim");
+    ToolRun r = tool("archive", "/d", "--code", CODE, "--no-trim");
     assertEquals(0, r.exit(), r.err());
     long dir = store.inodeOf(new Path("/d"));
     assertTrue(r.out().contains("archive /d with " + CODE + " (classic encoder): 2 of 2 stripes committed; read "
@@ -157,7 +143,7 @@ class ArchiveExecutionClusterTest {
     assertEquals(new ArchivePointer(manifest, new long[] {0, 1}), store.pointer(new Path("/d/sub/e")));
     assertEquals(m, store.covering(new Path("/d/sub/e")), "a file finds its directory's manifest by its pointer");
 
-    Run status = tool("status", "/d/c", "--json");
+    ToolRun status = tool("status", "/d/c", "--json");
     assertEquals(0, status.exit(), status.err());
     JsonNode s = status.json();
     long logical = BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK;
@@ -171,7 +157,7 @@ class ArchiveExecutionClusterTest {
     assertEquals(logical + parity, s.get("storedBytesAfterTrim").asLong());
     assertEquals(2 * logical, s.get("bytesSavedOnceTrimmed").asLong());
 
-    Run text = tool("status", "/d");
+    ToolRun text = tool("status", "/d");
     assertEquals(0, text.exit(), text.err());
     assertTrue(text.out().contains("/d (directory, " + CODE + "): 2 stripes"), text.out());
     assertTrue(text.out().contains("committed       2"), text.out());
@@ -196,7 +182,7 @@ class ArchiveExecutionClusterTest {
     assertEquals(null, store.pointer(g), "a file with a stale stripe gets no pointer");
     checks.everyByteReadsBack();
 
-    Run rerun = tool("archive", "/s/g", "--code", CODE, "--no-trim");
+    ToolRun rerun = tool("archive", "/s/g", "--code", CODE, "--no-trim");
     assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, rerun.exit(), rerun.err());
     assertTrue(rerun.out().contains("stripe 0 is STALE (recorded earlier): its data changed after planning, its parity"
         + " was deleted"), rerun.out());
@@ -217,7 +203,7 @@ class ArchiveExecutionClusterTest {
     }
     String expected = manifest.toUri().getPath() + ": CRC32C mismatch";
     for (String[] args : new String[][] {{"status", "/c/h"}, {"archive", "/c/h", "--code", CODE}}) {
-      Run r = tool(args);
+      ToolRun r = tool(args);
       assertEquals(WideEcTool.EXIT_FAILED, r.exit(), args[0]);
       assertTrue(r.err().contains(expected), r.err());
       assertTrue(r.err().contains("the manifest is corrupt"), r.err());
@@ -227,12 +213,12 @@ class ArchiveExecutionClusterTest {
   @Test
   void theChainEncoderIsRefusedUntilItIsWired() throws Exception {
     checks.write("/x/i", BLOCK);
-    Run r = tool("archive", "/x/i", "--code", CODE, "--encoder", "chain");
+    ToolRun r = tool("archive", "/x/i", "--code", CODE, "--encoder", "chain");
     assertEquals(WideEcTool.EXIT_FAILED, r.exit());
     assertTrue(r.err().contains("archive /x/i: the DataNode chain encoder is not wired in yet; use --encoder classic"),
         r.err());
     assertFalse(fs.exists(new Path("/.wideec/manifests/" + store.inodeOf(new Path("/x/i")) + ".wecm")));
-    Run notArchived = tool("status", "/x/i");
+    ToolRun notArchived = tool("status", "/x/i");
     assertEquals(WideEcTool.EXIT_FAILED, notArchived.exit());
     assertTrue(notArchived.err().contains("/x/i is not archived"), notArchived.err());
   }
@@ -271,7 +257,7 @@ class ArchiveExecutionClusterTest {
     // This cluster runs neither our replica placement policy nor the NameNode plugin: lowering replication would let
     // the stock policy keep a random replica, so the archiver refuses before lowering anything.
     checks.write("/t/k", 2 * BLOCK);
-    Run r = tool("archive", "/t/k", "--code", CODE);
+    ToolRun r = tool("archive", "/t/k", "--code", CODE);
     assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, r.exit(), r.err());
     assertTrue(r.out().contains("not trimmed: trimming /t/k refused: the NameNode runs no wide-ec trimmer (no fresh"
         + " trusted.wideec.trimmer on /.wideec)"), r.out());

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +19,6 @@ import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy;
 import org.apache.hadoop.ipc.CallerContext;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,18 +90,8 @@ class TrimClusterTest {
     return WideEcNameNodePlugin.metrics();
   }
 
-  private record Run(int exit, String out, String err) {
-    JsonNode json() throws Exception {
-      return new ObjectMapper().readTree(out);
-    }
-  }
-
-  private Run tool(String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
-    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private ToolRun tool(String... args) throws Exception {
+    return ToolRun.of(conf, args);
   }
 
   private StripeManifest manifestOf(String path) throws java.io.IOException {
@@ -222,7 +207,7 @@ class TrimClusterTest {
     long offPlanBefore = metrics().blocksOffPlan();
     assertEquals(0, tool("archive", "/f/a", "--code", CODE, "--no-trim").exit());
     java.util.Map<Long, List<String>> committed = replicasNow(manifestOf("/f/a"));
-    Run r = tool("archive", "/f/a", "--code", CODE, "--json"); // resumes: COMMITTED, then the trim
+    ToolRun r = tool("archive", "/f/a", "--code", CODE, "--json"); // resumes: COMMITTED, then the trim
     JsonNode j = r.json();
     List<String> offPlan = new ArrayList<>();
     j.get("dataOffPlan").forEach(n -> offPlan.add(n.asText()));
@@ -305,7 +290,7 @@ class TrimClusterTest {
     checks.everyStripeMatchesIndependentEncode(m);
     checks.everyByteReadsBack();
 
-    Run status = tool("status", "/d", "--json");
+    ToolRun status = tool("status", "/d", "--json");
     assertEquals(0, status.exit(), status.err());
     long logical = BLOCK / 2 + 2 * BLOCK + 17 + 7 * BLOCK;
     assertEquals(t.trimmed(), status.json().get("stripesByState").get("trimmed").asInt());
@@ -360,7 +345,7 @@ class TrimClusterTest {
     checks.write("/snap/s", 2 * BLOCK);
     fs.allowSnapshot(new Path("/snap"));
     fs.createSnapshot(new Path("/snap"), "before");
-    Run r = tool("archive", "/snap/s", "--code", CODE);
+    ToolRun r = tool("archive", "/snap/s", "--code", CODE);
     assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, r.exit(), r.out() + r.err());
     assertTrue(r.out().contains("not trimmed: trimming /snap/s refused: /snap has 1 snapshot(s), which keep its files"
         + " at their old replication"), r.out());

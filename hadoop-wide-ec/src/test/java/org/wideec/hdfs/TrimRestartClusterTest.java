@@ -3,11 +3,6 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -16,7 +11,6 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.ipc.CallerContext;
-import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +23,6 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.cli.WideEcTool;
 import org.wideec.code.UnitRole;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -67,14 +60,8 @@ class TrimRestartClusterTest {
     }
   }
 
-  private record Run(int exit, String out, String err) {}
-
-  private Run tool(Configuration conf, String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
-    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private ToolRun tool(Configuration conf, String... args) throws Exception {
+    return ToolRun.of(conf, args);
   }
 
   @Test
@@ -128,7 +115,7 @@ class TrimRestartClusterTest {
       }
     }
 
-    Run r = tool(conf, "archive", "/r/a", "--code", CODE);
+    ToolRun r = tool(conf, "archive", "/r/a", "--code", CODE);
     StripeManifest m = store.find(store.inodeOf(new Path("/r/a")));
     for (ArchivedStripe s : m.stripes()) {
       for (StripeMember d : s.members()) {
