@@ -174,6 +174,10 @@ class ArchiveDryRunClusterTest {
         chain.err());
     assertFalse(fs.getXAttrs(new Path("/logs/a")).containsKey(ArchivalSource.POINTER_XATTR));
 
+    ToolRun system = archive("/", "--code", CODE, "--dry-run");
+    assertEquals(WideEcTool.EXIT_FAILED, system.exit());
+    assertTrue(system.err().contains("/ is or holds the system directory /.wideec"), system.err());
+
     ToolRun missing = archive("/nope", "--code", CODE, "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, missing.exit());
     assertTrue(missing.err().contains("/nope"), missing.err());

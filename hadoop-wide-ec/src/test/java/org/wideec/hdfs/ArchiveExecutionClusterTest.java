@@ -103,7 +103,8 @@ class ArchiveExecutionClusterTest {
     assertEquals(3, fs.getFileStatus(store.layout().manifest(inode)).getReplication());
     assertEquals(new ArchivePointer("/.wideec/manifests/" + inode + ".wecm", new long[] {0, 1}),
         store.pointer(new Path("/f/a")));
-    assertFalse(fs.exists(store.layout().manifest(inode).suffix(".tmp")), "the temp file was renamed");
+    assertTrue(java.util.Arrays.stream(fs.listStatus(store.layout().manifestDir())).noneMatch(st -> st.getPath().getName()
+        .endsWith(".tmp") || st.getPath().getName().endsWith(".lock")), "temp files renamed, lock released");
 
     // Renamed, it is still found (inode ids), and a rerun has nothing to do.
     checks.rename("/f/a", "/f/a-renamed");

@@ -355,6 +355,57 @@ class TrimClusterTest {
     checks.everyByteReadsBack();
   }
 
+  @Test
+  void aFileThatGrewABlockAfterCommitIsNotLowered() throws Exception {
+    // Two full blocks: an append starts a third, which no stripe covers. Written here, not through checks, whose
+    // byte-for-byte read-back would not know of the append.
+    try (org.apache.hadoop.fs.FSDataOutputStream o = fs.create(new Path("/grow/g"), (short) 3)) {
+      o.write(new byte[(int) (2 * BLOCK)]);
+    }
+    ToolRun a = tool("archive", "/grow/g", "--code", CODE, "--no-trim");
+    assertEquals(0, a.exit(), a.out() + a.err());
+    try (org.apache.hadoop.fs.FSDataOutputStream o = fs.append(new Path("/grow/g"))) {
+      o.write(new byte[100]);
+    }
+    ToolRun t = tool("archive", "/grow/g", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, t.exit(), t.out() + t.err());
+    assertTrue(t.out().contains("is in no stripe (appended or concatenated since it was archived); the file keeps its"
+        + " replication"), t.out());
+    assertEquals(List.of(StripeState.COMMITTED), ArchiveChecks.states(manifestOf("/grow/g")));
+    assertEquals(3, fs.getFileStatus(new Path("/grow/g")).getReplication());
+    assertEquals(List.of(3, 3, 3), liveReplicas(new Path("/grow/g")));
+  }
+
+  @Test
+  void aParityLostAfterVerificationStopsTheTrim() throws Exception {
+    checks.write("/lost/p", 3 * BLOCK);
+    ToolRun a = tool("archive", "/lost/p", "--code", CODE, "--no-trim");
+    assertEquals(0, a.exit(), a.out() + a.err());
+    ArchivedStripe s = manifestOf("/lost/p").stripes().get(0);
+    StripeMember parity = s.members().stream().filter(m -> m.isParity() && !m.padding()).findFirst().orElseThrow();
+    int unit = s.members().indexOf(parity);
+    assertTrue(fs.delete(ArchiveLayout.parityUnit(s.parityFilePath(), unit), false));
+    ToolRun t = tool("archive", "/lost/p", "--code", CODE);
+    assertEquals(WideEcTool.EXIT_FOUND_PROBLEM, t.exit(), t.out() + t.err());
+    assertTrue(t.out().contains("parity unit " + unit + " of stripe 0 (blk_" + parity.blockId() + ") is gone"), t.out());
+    assertEquals(3, fs.getFileStatus(new Path("/lost/p")).getReplication());
+    assertEquals(List.of(3, 3, 3), liveReplicas(new Path("/lost/p")));
+  }
+
+  @Test
+  void aSecondRunIsRefusedWhileAnotherHoldsTheArchive() throws Exception {
+    checks.write("/lock/l", BLOCK);
+    try (java.io.Closeable held = store.lock(store.inodeOf(new Path("/lock/l")))) {
+      ToolRun r = tool("archive", "/lock/l", "--code", CODE);
+      assertEquals(WideEcTool.EXIT_FAILED, r.exit(), r.out() + r.err());
+      assertTrue(r.err().contains("another wide-ec archive run holds"), r.err());
+      assertTrue(store.find(store.inodeOf(new Path("/lock/l"))) == null, "the refused run recorded nothing");
+    }
+    ToolRun r = tool("archive", "/lock/l", "--code", CODE);
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertEquals(List.of(StripeState.TRIMMED), ArchiveChecks.states(manifestOf("/lock/l")));
+  }
+
   private interface Call {
     void run() throws Exception;
   }

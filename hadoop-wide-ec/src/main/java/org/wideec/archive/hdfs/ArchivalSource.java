@@ -40,6 +40,7 @@ public final class ArchivalSource {
   public ArchivalRequest request(Path path, String codeSpec, PlacementKind placement) throws IOException {
     FileStatus root = dfs.getFileStatus(path);
     String name = Path.getPathWithoutSchemeAndAuthority(root.getPath()).toString();
+    refuseSystemPaths(name);
     ArchiveScope scope = root.isFile() ? ArchiveScope.FILE : ArchiveScope.DIRECTORY;
     List<SourceFile> files = new ArrayList<>();
     if (root.isFile()) {
@@ -54,6 +55,21 @@ public final class ArchivalSource {
       throw new IOException(name + " holds no data blocks to archive");
     }
     return new ArchivalRequest(name, scope, files, codeSpec, placement, liveTopology());
+  }
+
+  /**
+   * Manifests and parity live under the archival system directory: archiving them (or an ancestor of them, such as
+   * /) would lower replicated manifests and other archives' parity to one replica, so those paths are refused.
+   */
+  private void refuseSystemPaths(String name) throws IOException {
+    String system = Path.getPathWithoutSchemeAndAuthority(ArchiveLayout.from(dfs.getConf()).manifestDir().getParent())
+        .toString();
+    for (String sys : List.of(system, "/.reserved")) {
+      if (name.equals(sys) || name.startsWith(sys + "/") || sys.startsWith(name.endsWith("/") ? name : name + "/")) {
+        throw new IOException(name + " is or holds the system directory " + sys + "; archive the directories beside it"
+            + " instead");
+      }
+    }
   }
 
   private void collect(Path dir, List<SourceFile> into) throws IOException {

@@ -133,6 +133,12 @@ public final class Archiver {
 
   /** Archives {@code path} with the code, or resumes its manifest (the code must then be the recorded one). */
   public Result archive(Path path, String codeSpec, PlacementKind placement) throws IOException {
+    try (java.io.Closeable held = store.lock(store.inodeOf(path))) {
+      return archiveHeld(path, codeSpec, placement);
+    }
+  }
+
+  private Result archiveHeld(Path path, String codeSpec, PlacementKind placement) throws IOException {
     archiveInode = store.inodeOf(path);
     String spec = Codes.canonical(codeSpec);
     manifest = store.find(archiveInode);
@@ -209,7 +215,8 @@ public final class Archiver {
    * continues where a run stopped.
    */
   public TrimResult trim(Path path, TrimProgress progress) throws IOException {
-    try (BlockMover mover = new BlockMover(dfs)) { // its NameNode proxy and block keys are made on the first move
+    try (java.io.Closeable held = store.lock(store.inodeOf(path));
+        BlockMover mover = new BlockMover(dfs)) { // its NameNode proxy and block keys are made on the first move
       return trim(path, progress, mover);
     }
   }
@@ -259,7 +266,13 @@ public final class Archiver {
         notTrimmed.add(paths.getOrDefault(e.getKey(), "inode " + e.getKey()) + ": stripe " + notYet.stripeId() + " is "
             + notYet.state() + ", so the file keeps its replication");
       } else {
-        trimmable.add(e.getKey());
+        String why = whyNotLowerable(e.getKey(), of);
+        if (why != null) {
+          notTrimmed.add(paths.getOrDefault(e.getKey(), "inode " + e.getKey()) + ": " + why
+              + "; the file keeps its replication");
+        } else {
+          trimmable.add(e.getKey());
+        }
       }
     }
     if (trimmable.isEmpty()) {
@@ -310,11 +323,86 @@ public final class Archiver {
         onPlan &= Boolean.TRUE.equals(settled.get(m.blockId()));
       }
       if (onPlan) {
+        try {
+          StripeData.locate(dfs, s); // unchanged while the NameNode trimmed: the parity still covers every block
+        } catch (StaleStripeException e) {
+          markStale(s, e);
+          stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
+          continue;
+        }
         record(s.withState(StripeState.TRIMMED));
         trimmed++;
       }
     }
     return new TrimResult(manifest, trimmed, offPlan, notTrimmed, stale, moved);
+  }
+
+  /**
+   * Why a file whose stripes are all committed must not be lowered now, or null. Lowering applies to every block of
+   * the file, so the file must hold exactly the blocks the manifest protects (same ids, generation stamps, lengths,
+   * closed): an append that started a new block, or a concat, would otherwise put unprotected bytes at one replica.
+   * And every stored parity of its stripes must still be there with a live replica: the verification may be weeks
+   * old (archive --no-trim), and once trimmed the parity is all that protects the data.
+   */
+  private String whyNotLowerable(long inode, List<ArchivedStripe> stripes) throws IOException {
+    String file = ArchiveLayout.inodePath(inode).toString();
+    HdfsFileStatus st = fileInfo(file);
+    if (st == null) {
+      return "the file is gone";
+    }
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks now = dfs.getClient().getLocatedBlocks(file, 0, st.getLen());
+    if (now.isUnderConstruction()) {
+      return "it is open for writing";
+    }
+    Map<Long, StripeMember> recorded = new HashMap<>();
+    for (ArchivedStripe s : stripes) {
+      for (StripeMember m : dataMembers(s)) {
+        if (m.inodeId() == inode) {
+          recorded.put(m.blockId(), m);
+        }
+      }
+    }
+    for (LocatedBlock lb : now.getLocatedBlocks()) {
+      StripeMember m = recorded.remove(lb.getBlock().getBlockId());
+      if (m == null) {
+        return "block blk_" + lb.getBlock().getBlockId() + " is in no stripe (appended or concatenated since it was"
+            + " archived)";
+      }
+      if (m.generationStamp() != lb.getBlock().getGenerationStamp() || m.length() != lb.getBlock().getNumBytes()) {
+        return "block blk_" + m.blockId() + " changed since it was archived (generation stamp "
+            + lb.getBlock().getGenerationStamp() + ", length " + lb.getBlock().getNumBytes() + "; recorded "
+            + m.generationStamp() + ", " + m.length() + ")";
+      }
+    }
+    if (!recorded.isEmpty()) {
+      return "block blk_" + recorded.keySet().iterator().next() + " is no longer in the file (truncated or rewritten)";
+    }
+    for (ArchivedStripe s : stripes) {
+      for (StripeMember m : s.members()) {
+        if (!m.isParity() || m.padding()) {
+          continue;
+        }
+        String parity = ArchiveLayout.inodePath(m.inodeId()).toString();
+        HdfsFileStatus ps = fileInfo(parity);
+        LocatedBlock pb = ps == null ? null : locatedBlock(parity, m.blockId());
+        if (pb == null || pb.getBlock().getGenerationStamp() != m.generationStamp() || pb.getLocations().length == 0
+            || pb.isCorrupt()) {
+          return "parity unit " + s.members().indexOf(m) + " of stripe " + s.stripeId() + " (blk_" + m.blockId()
+              + ") is " + (pb == null ? "gone" : pb.getLocations().length == 0 ? "without a live replica"
+              : pb.isCorrupt() ? "corrupt" : "not the block that was verified") + "; rerun after repairing it";
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A file's status by path, or null when it is gone (an inode path of a deleted file is "not found"). */
+  private HdfsFileStatus fileInfo(String file) throws IOException {
+    try {
+      return dfs.getClient().getFileInfo(file);
+    } catch (java.io.FileNotFoundException e) {
+      return null;
+    }
   }
 
   /** Data members of the stripes whose planned node holds no replica the NameNode lists now. */
@@ -625,9 +713,14 @@ public final class Archiver {
 
   /** Records STALE, then deletes the parity that no longer protects the data. */
   private ArchivedStripe markStale(ArchivedStripe s, StaleStripeException why) throws IOException {
-    LOG.warn("{}; marking it STALE and deleting its parity", why.getMessage());
+    // Before COMMITTED every data block still has its full replication, so the parity protects nothing alone and
+    // goes. From COMMITTED on some files may already be lowered (a trim that stopped part way): the parity is then
+    // all that protects the stripe's unchanged blocks, so it is kept (DESIGN.md §3.2: nothing deleted before ...).
+    boolean keepParity = s.state() == StripeState.COMMITTED || s.state() == StripeState.TRIMMED;
+    LOG.warn("{}; marking it STALE and {}", why.getMessage(), keepParity
+        ? "keeping its parity (its other blocks may already be at one replica)" : "deleting its parity");
     ArchivedStripe stale = record(s.withState(StripeState.STALE));
-    if (!stale.parityFilePath().isEmpty()) {
+    if (!keepParity && !stale.parityFilePath().isEmpty()) {
       dfs.delete(new Path(stale.parityFilePath()), true);
     }
     return stale;

@@ -143,6 +143,10 @@ public final class ClientClassicEncoder implements StripeEncoder {
         if (outputs[p] != null) {
           OutputStream o = outputs[p];
           outputs[p] = null;
+          if (o instanceof org.apache.hadoop.fs.Syncable sync) {
+            // On disk before the stripe can advance: once trimmed, this single replica is all that protects data.
+            sync.hsync();
+          }
           o.close();
         }
       }

@@ -19,9 +19,9 @@ import org.wideec.archive.StripeManifest;
  * Manifests in HDFS (DESIGN.md §3.2): one per archived file or directory at {@link ArchiveLayout#manifest}, keyed by
  * the archived path's inode id, and the pointer xattr ({@link ArchivalSource#POINTER_XATTR}) on each archived file.
  *
- * <p>A manifest is replaced atomically: the new bytes go to {@code <name>.tmp}, are synced to the DataNodes and
- * closed, and the temp file is renamed over the manifest. A crash leaves either the old manifest or the new one,
- * never a torn one; a stray {@code .tmp} is overwritten by the next write. Reads check the whole format
+ * <p>A manifest is replaced atomically: the new bytes go to a temp file of the writer's own, are synced to the
+ * DataNodes and closed, and the temp file is renamed over the manifest. A crash leaves either the old manifest or the
+ * new one, never a torn one; a stray temp file is removed by the next run to take the archive's {@link #lock}. Reads check the whole format
  * ({@link StripeManifest#parse}): a corrupt manifest is an error naming its file, never a guess.
  */
 public final class ManifestStore {
@@ -69,10 +69,14 @@ public final class ManifestStore {
     return StripeManifest.parse(bytes, manifest.toString());
   }
 
+  private static final String WRITER = Long.toHexString(new java.security.SecureRandom().nextLong() & Long.MAX_VALUE);
+  private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+
   /** Records the manifest of the archive with this inode id: temp file, sync, close, rename over the old one. */
   public void write(long archivedInode, StripeManifest manifest) throws IOException {
     Path target = layout.manifest(archivedInode);
-    Path tmp = target.suffix(".tmp");
+    // A name of this writer's own: two runs never share (and so never delete or publish) each other's temp file.
+    Path tmp = target.suffix("." + WRITER + "." + writes.incrementAndGet() + ".tmp");
     dfs.mkdirs(layout.manifestDir());
     byte[] bytes = manifest.toBytes();
     try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
@@ -81,6 +85,47 @@ public final class ManifestStore {
       out.hsync(); // on the DataNodes' disks before the rename makes it the manifest
     }
     dfs.rename(tmp, target, Options.Rename.OVERWRITE);
+  }
+
+  /**
+   * Makes this process the only one working on the archive with this inode id, until the returned handle is
+   * closed: the lock is a file kept open, so HDFS's lease stands for the holder (a run that died loses it when the
+   * NameNode recovers its lease, about a minute later). Without it, two runs could roll back and re-encode each
+   * other's stripes and overwrite each other's manifest. Stray temp files of crashed runs are removed once held.
+   */
+  public java.io.Closeable lock(long archivedInode) throws IOException {
+    Path lock = new Path(layout.manifestDir(), archivedInode + ".lock");
+    dfs.mkdirs(layout.manifestDir());
+    for (int attempt = 0; ; attempt++) {
+      FSDataOutputStream out;
+      try {
+        out = dfs.create(lock, false);
+      } catch (IOException e) {
+        boolean released = dfs.exists(lock) && dfs.isFileClosed(lock); // its holder died and its lease was recovered
+        if (attempt == 0 && released) {
+          dfs.delete(lock, false);
+          continue;
+        }
+        throw new IOException("another wide-ec archive run holds " + lock + "; wait for it to finish (if it died, HDFS"
+            + " recovers its lease within about a minute, then rerun)", e);
+      }
+      out.write((java.net.InetAddress.getLocalHost().getHostName() + " " + ProcessHandle.current().pid() + "\n")
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.hflush();
+      for (org.apache.hadoop.fs.FileStatus st : dfs.listStatus(layout.manifestDir())) {
+        String name = st.getPath().getName();
+        if (name.startsWith(archivedInode + ".wecm.") && name.endsWith(".tmp")) {
+          dfs.delete(st.getPath(), false);
+        }
+      }
+      return () -> {
+        try {
+          out.close();
+        } finally {
+          dfs.delete(lock, false);
+        }
+      };
+    }
   }
 
   /** The pointer on a file (any path, {@code /.reserved/.inodes/<id>} too), or null when it has none. */
