@@ -103,6 +103,12 @@ class ArchiveExecutionClusterTest {
     assertEquals(3, fs.getFileStatus(store.layout().manifest(inode)).getReplication());
     assertEquals(new ArchivePointer("/.wideec/manifests/" + inode + ".wecm", new long[] {0, 1}),
         store.pointer(new Path("/f/a")));
+    assertEquals(0700, fs.getFileStatus(new Path("/.wideec")).getPermission().toShort(), "only superusers look inside");
+    for (ArchivedStripe s : m.stripes()) {
+      for (org.apache.hadoop.fs.FileStatus parity : fs.listStatus(new Path(s.parityFilePath()))) {
+        assertEquals(0600, parity.getPermission().toShort(), parity.getPath().toString());
+      }
+    }
     assertTrue(java.util.Arrays.stream(fs.listStatus(store.layout().manifestDir())).noneMatch(st -> st.getPath().getName()
         .endsWith(".tmp") || st.getPath().getName().endsWith(".lock")), "temp files renamed, lock released");
 

@@ -48,6 +48,23 @@ public final class ArchiveLayout {
     return manifestReplication;
   }
 
+  /**
+   * Only the superusers that archive (and the NameNode's trimmer) may look inside: a user who could read k - 1
+   * members of a directory stripe and one parity could solve for a member they may not read.
+   */
+  public static final org.apache.hadoop.fs.permission.FsPermission PRIVATE =
+      new org.apache.hadoop.fs.permission.FsPermission((short) 0700);
+
+  /** Creates the system directory (owner only) and the manifest directory beneath it, if missing. */
+  public void ensureDirs(org.apache.hadoop.fs.FileSystem fs) throws java.io.IOException {
+    Path root = manifestDir().getParent();
+    if (!fs.exists(root)) {
+      fs.mkdirs(root, PRIVATE);
+      fs.setPermission(root, PRIVATE); // mkdirs applies the umask
+    }
+    fs.mkdirs(manifestDir(), PRIVATE);
+  }
+
   public Path manifestDir() {
     return new Path(root, "manifests");
   }

@@ -107,7 +107,7 @@ public final class ClientClassicEncoder implements StripeEncoder {
         if (!m.padding()) {
           crcs[code.k() + p] = new CRC32C();
           outputs[p] = dfs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), code.k() + p),
-              FsPermission.getFileDefault(), false, 64 * 1024, (short) 1, blockSize, null,
+              new FsPermission((short) 0600), false, 64 * 1024, (short) 1, blockSize, null,
               new InetSocketAddress[] {NetUtils.createSocketAddr(m.plannedNode())});
         }
       }

@@ -77,7 +77,7 @@ public final class ManifestStore {
     Path target = layout.manifest(archivedInode);
     // A name of this writer's own: two runs never share (and so never delete or publish) each other's temp file.
     Path tmp = target.suffix("." + WRITER + "." + writes.incrementAndGet() + ".tmp");
-    dfs.mkdirs(layout.manifestDir());
+    layout.ensureDirs(dfs);
     byte[] bytes = manifest.toBytes();
     try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
         dfs.getDefaultBlockSize(tmp))) {
@@ -95,7 +95,7 @@ public final class ManifestStore {
    */
   public java.io.Closeable lock(long archivedInode) throws IOException {
     Path lock = new Path(layout.manifestDir(), archivedInode + ".lock");
-    dfs.mkdirs(layout.manifestDir());
+    layout.ensureDirs(dfs);
     for (int attempt = 0; ; attempt++) {
       FSDataOutputStream out;
       try {

@@ -56,7 +56,10 @@ public final class TrimProtocol {
     try {
       long written = Long.parseLong(f[1]);
       long lease = Long.parseLong(f[2]);
-      return lease > 0 && nameNodeNowMs - written <= lease;
+      long age = nameNodeNowMs - written;
+      // No live DataNode gives no NameNode time (0): not a fresh lease. A heartbeat older than the lease's write
+      // makes the age slightly negative, never by more than the lease itself.
+      return lease > 0 && nameNodeNowMs > 0 && age >= -lease && age <= lease;
     } catch (NumberFormatException e) {
       return false;
     }

@@ -157,7 +157,7 @@ final class ArchiveTrimmer {
     long now = System.currentTimeMillis();
     if (now - leaseWritten >= lease / 3) {
       Path root = layout.manifestDir().getParent();
-      dfs.mkdirs(root);
+      layout.ensureDirs(dfs);
       dfs.setXAttr(root, TrimProtocol.LEASE_XATTR, TrimProtocol.lease(now, lease),
           EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
       leaseWritten = now;
