@@ -101,14 +101,7 @@ final class ArchiveTrimmer {
     WideEcReplicaPlacementPolicy.onDeferred(null);
     Thread t = thread;
     thread = null;
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    WideEcNameNodePlugin.stopDaemon(t);
   }
 
   private void loop() {

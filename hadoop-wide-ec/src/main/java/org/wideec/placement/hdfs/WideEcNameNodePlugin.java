@@ -204,14 +204,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     }
     Thread t = thread;
     thread = null;
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    stopDaemon(t);
     if (metrics != null) {
       metrics.unregister();
       if (current == metrics) {
@@ -225,5 +218,17 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   @Override
   public void close() {
     stop();
+  }
+
+  /** Interrupts one of the plugin's threads and waits (bounded) for it, so a NameNode stops promptly. */
+  static void stopDaemon(Thread t) {
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }
