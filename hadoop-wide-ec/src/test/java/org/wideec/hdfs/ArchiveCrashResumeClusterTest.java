@@ -8,13 +8,7 @@ import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.PlacementKind;
@@ -23,7 +17,6 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
-import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.StripeEncoder;
 
 /**
@@ -33,34 +26,12 @@ import org.wideec.archive.hdfs.StripeEncoder;
  * (nothing of HDFS is mocked), which leaves HDFS exactly as a killed process would: the manifest as last recorded,
  * parity files as far as they got.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ArchiveCrashResumeClusterTest {
-  static final long BLOCK = 64 * 1024;
-  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+class ArchiveCrashResumeClusterTest extends ArchiveTestBed {
   /** 8 blocks, the last one short: a full stripe and one of 2 blocks. */
   static final long LENGTH = 7 * BLOCK + 300;
   /** The initial manifest, then ENCODING, PARITY_WRITTEN, VERIFIED and COMMITTED for each of 2 stripes. */
   static final int RECORDS = 1 + 2 * 4;
 
-  MiniDFSCluster cluster;
-  DistributedFileSystem fs;
-  ArchiveChecks checks;
-  ManifestStore store;
-
-  @BeforeAll
-  void start(@TempDir java.nio.file.Path dir) throws Exception {
-    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
-    fs = cluster.getFileSystem();
-    checks = new ArchiveChecks(fs);
-    store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
 
   private static final class Crash extends IOException {
     Crash(String where) {

@@ -7,26 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeState;
-import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
-import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.cli.WideEcTool;
 
 /**
@@ -36,41 +27,7 @@ import org.wideec.cli.WideEcTool;
  * another code is refused; an append between PARITY_WRITTEN and VERIFIED makes the stripe STALE; a corrupt manifest
  * is an error naming its file. Chunks of 16 KiB, so every unit spans several chunks and short blocks end mid-chunk.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ArchiveExecutionClusterTest {
-  static final long BLOCK = 64 * 1024;
-  static final String CODE = "azure-lrc:k=6,l=2,g=2";
-
-  MiniDFSCluster cluster;
-  DistributedFileSystem fs;
-  Configuration conf;
-  ArchiveChecks checks;
-  ManifestStore store;
-
-  @BeforeAll
-  void start(@TempDir java.nio.file.Path dir) throws Exception {
-    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK);
-    fs = cluster.getFileSystem();
-    conf = cluster.getConfiguration(0);
-    checks = new ArchiveChecks(fs);
-    store = new ManifestStore(fs, ArchiveLayout.from(conf));
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
-
-  private ToolRun tool(String... args) throws Exception {
-    return ToolRun.of(conf, args);
-  }
-
-  private StripeManifest manifestOf(String path) throws java.io.IOException {
-    return store.find(store.inodeOf(new Path(path)));
-  }
-
+class ArchiveExecutionClusterTest extends ArchiveTestBed {
   @Test
   void aFileOfTwoStripesIsCommittedWithParityEqualToAnIndependentEncode() throws Exception {
     long length = 9 * BLOCK + 1000; // 10 blocks: a full stripe and one of 4 blocks, the last 1000 bytes long

@@ -17,18 +17,13 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.ipc.CallerContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.ArchivalPlan;
 import org.wideec.archive.ArchivalPlanner;
 import org.wideec.archive.ArchivedStripe;
@@ -42,7 +37,6 @@ import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
-import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
@@ -57,42 +51,24 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
  * block has exactly one replica, on its planned node, under its original id and generation stamp, no block fell
  * below its file's replication before the file was lowered, and every byte reads back.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class MoveClusterTest {
-  static final long BLOCK = 64 * 1024;
-  static final String CODE = "azure-lrc:k=6,l=2,g=2";
-
-  MiniDFSCluster cluster;
-  DistributedFileSystem fs;
-  ArchiveChecks checks;
-  ManifestStore store;
+class MoveClusterTest extends ArchiveTestBed {
   InetSocketAddress[] crowded;
 
-  @BeforeAll
-  void start(@TempDir java.nio.file.Path dir) throws Exception {
+  @Override
+  Configuration baseConf() {
     Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
-    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK, base);
-    fs = cluster.getFileSystem();
-    checks = new ArchiveChecks(fs);
-    store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
+    return base;
+  }
+
+  @BeforeAll
+  void crowdAndAwaitLease() throws Exception {
     // Two DataNodes of /rack0 and one of /rack1 (MiniClusters numbers them rack by rack).
     List<DataNode> dns = cluster.getDataNodes();
     crowded = new InetSocketAddress[] {dns.get(0).getXferAddress(), dns.get(1).getXferAddress(),
         dns.get(3).getXferAddress()};
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
-      Thread.sleep(50);
-    }
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
+    awaitTrimmerLease();
   }
 
   /** Block id → generation stamp, and block id → replicas (transfer addresses), of every file under a directory. */

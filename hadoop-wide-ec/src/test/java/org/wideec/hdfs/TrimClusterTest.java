@@ -11,19 +11,14 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy;
 import org.apache.hadoop.ipc.CallerContext;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeManifest;
@@ -32,7 +27,6 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
-import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.cli.WideEcTool;
 import org.wideec.code.UnitRole;
@@ -47,55 +41,21 @@ import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
  * readable; nothing is lowered before COMMITTED; the trim marker defers only for HDFS superusers; plain
  * setReplication is stock; a snapshot refuses the trim.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class TrimClusterTest {
-  static final long BLOCK = 64 * 1024;
-  static final String CODE = "azure-lrc:k=6,l=2,g=2";
-
-  MiniDFSCluster cluster;
-  DistributedFileSystem fs;
-  Configuration conf;
-  ArchiveChecks checks;
-  ManifestStore store;
-
-  @BeforeAll
-  void start(@TempDir java.nio.file.Path dir) throws Exception {
+class TrimClusterTest extends ArchiveTestBed {
+  @Override
+  Configuration baseConf() {
     Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK, base);
-    fs = cluster.getFileSystem();
-    conf = cluster.getConfiguration(0);
-    checks = new ArchiveChecks(fs);
-    store = new ManifestStore(fs, ArchiveLayout.from(conf));
-    awaitLease();
+    return base;
   }
 
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
-
-  /** The trimmer's first pass writes its lease; archivers lower replication only under it. */
-  private void awaitLease() throws Exception {
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (metrics().trimPasses() == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
-      Thread.sleep(50);
-    }
+  @BeforeAll
+  void awaitLease() throws Exception {
+    awaitTrimmerLease();
   }
 
   private static WideEcNameNodeMetrics metrics() {
     return WideEcNameNodePlugin.metrics();
-  }
-
-  private ToolRun tool(String... args) throws Exception {
-    return ToolRun.of(conf, args);
-  }
-
-  private StripeManifest manifestOf(String path) throws java.io.IOException {
-    return store.find(store.inodeOf(new Path(path)));
   }
 
   /** Transfer addresses of the replicas the NameNode lists for each block of a file, in block order. */

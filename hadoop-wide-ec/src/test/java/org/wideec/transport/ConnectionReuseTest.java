@@ -223,8 +223,10 @@ class ConnectionReuseTest {
         try {
           Socket client = server.accept();
           Socket peer = new Socket(InetAddress.getLoopbackAddress(), target);
-          pump(() -> requests(client.getInputStream(), peer.getOutputStream()), client, peer);
-          pump(() -> peer.getInputStream().transferTo(client.getOutputStream()), client, peer);
+          TamperingRelay.pump("dropping-relay-pump", () -> requests(client.getInputStream(), peer.getOutputStream()), client,
+              peer);
+          TamperingRelay.pump("dropping-relay-pump", () -> peer.getInputStream().transferTo(client.getOutputStream()),
+              client, peer);
         } catch (IOException e) {
           return;
         }
@@ -248,33 +250,6 @@ class ConnectionReuseTest {
         to.write(header);
         to.write(rest);
         to.flush();
-      }
-    }
-
-    private interface Copy {
-      void run() throws IOException;
-    }
-
-    private static void pump(Copy copy, Socket a, Socket b) {
-      Thread t = new Thread(() -> {
-        try {
-          copy.run();
-        } catch (IOException ignored) {
-          // one side went away, or the relay dropped the connection: so does the other
-        } finally {
-          closeQuietly(a);
-          closeQuietly(b);
-        }
-      }, "dropping-relay-pump");
-      t.setDaemon(true);
-      t.start();
-    }
-
-    private static void closeQuietly(Socket s) {
-      try {
-        s.close();
-      } catch (IOException ignored) {
-        // already closed
       }
     }
 

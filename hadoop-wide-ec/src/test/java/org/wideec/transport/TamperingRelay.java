@@ -53,11 +53,13 @@ public final class TamperingRelay implements AutoCloseable {
     }
   }
 
-  private interface Copy {
+  /** One direction of a relayed connection. */
+  interface Copy {
     void run() throws IOException;
   }
 
-  private static void pump(String name, Copy copy, Socket a, Socket b) {
+  /** Runs one direction on a daemon thread; when it ends (either side went away), both sockets close. */
+  static void pump(String name, Copy copy, Socket a, Socket b) {
     Thread t = new Thread(() -> {
       try {
         copy.run();

@@ -1,0 +1,71 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+
+/**
+ * The archival cluster tests' shared bed: one racked cluster per class ({@link ArchiveChecks#cluster}), its file
+ * system, the manifest store, the independent checks, and the tool as an operator runs it. A class that needs our
+ * NameNode plugin or policies says so in {@link #baseConf()}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ArchiveTestBed {
+  static final long BLOCK = 64 * 1024;
+  static final String CODE = "azure-lrc:k=6,l=2,g=2";
+
+  MiniDFSCluster cluster;
+  DistributedFileSystem fs;
+  Configuration conf;
+  ArchiveChecks checks;
+  ManifestStore store;
+
+  /** The configuration the cluster starts from. */
+  Configuration baseConf() {
+    return new Configuration();
+  }
+
+  @BeforeAll
+  void startTestBed(@TempDir java.nio.file.Path dir) throws Exception {
+    cluster = ArchiveChecks.cluster(dir.toFile(), BLOCK, baseConf());
+    fs = cluster.getFileSystem();
+    conf = cluster.getConfiguration(0);
+    checks = new ArchiveChecks(fs);
+    store = new ManifestStore(fs, ArchiveLayout.from(conf));
+  }
+
+  @AfterAll
+  void stopTestBed() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  ToolRun tool(String... args) throws Exception {
+    return ToolRun.of(conf, args);
+  }
+
+  StripeManifest manifestOf(String path) throws java.io.IOException {
+    return store.find(store.inodeOf(new Path(path)));
+  }
+
+  /** The trimmer's first pass writes its lease; archivers lower replication only under it. */
+  static void awaitTrimmerLease() throws Exception {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
+      Thread.sleep(50);
+    }
+  }
+}
