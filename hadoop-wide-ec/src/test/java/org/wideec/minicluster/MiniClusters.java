@@ -83,6 +83,9 @@ public final class MiniClusters {
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, 1);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REPLICATION_MAX_STREAMS_KEY, 20);
     conf.setBoolean(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_CONSIDERLOAD_KEY, false);
+    // Moving a short group's unit to a new rack copies one internal block but records two pending targets; the
+    // group is only requeued when the entry times out (5 minutes by default), so drills would wait that long.
+    conf.setInt(DFSConfigKeys.DFS_NAMENODE_RECONSTRUCTION_PENDING_TIMEOUT_SEC_KEY, 10);
     return conf;
   }
 
@@ -133,9 +136,8 @@ public final class MiniClusters {
   }
 
   private static boolean quiet(org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm) {
-    // Work handed to DataNodes leaves the low-redundancy queue for the pending one; a drill that loses a node
-    // while a group's rack migration is in flight can strand the group (the NameNode counts the in-flight copy
-    // as a replica and does not requeue it when the copy lands), so pending work is not quiet either.
+    // Work handed to DataNodes leaves the low-redundancy queue for the pending one, and the NameNode counts its
+    // targets as replicas: a unit lost while a group's entry is pending is not requeued until the entry lapses.
     return bm.getLowRedundancyBlocks() + bm.getLowRedundancyBlocksCount() + bm.getExcessBlocksCount()
         + bm.getPendingDeletionBlocksCount() + bm.getPendingReconstructionBlocksCount() == 0;
   }

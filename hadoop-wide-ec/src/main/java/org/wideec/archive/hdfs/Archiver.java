@@ -425,54 +425,89 @@ public final class Archiver {
    * source as delete hint), trying each eligible source in turn (one may be pinned or fail). The manifest records
    * no source, so the mover picks a holder whose replica HDFS will accept as the excess one. Returns, per block
    * that could not be moved, why; the trim then reports it off plan and the NameNode deletes none of its replicas.
+   *
+   * <p>Up to {@link BlockMover#PARALLEL_KEY} blocks move at once: a move is one copy and then seconds of waiting for the
+   * NameNode to list the new replica and drop the hinted one, so one at a time leaves every link idle. Each block's
+   * own attempts stay in order.
    */
   private Map<Long, String> moveOntoPlan(BlockMover mover, List<StripeMember> members, Map<Long, String> paths,
       List<String> moved) throws IOException {
-    Map<Long, String> failed = new HashMap<>();
+    Map<Long, String> failed = new java.util.concurrent.ConcurrentHashMap<>();
     if (members.isEmpty()) {
       return failed;
     }
-    {
+    Map<String, DatanodeInfo> live = mover.liveNodes();
+    int threads = Math.max(1, Math.min(members.size(), dfs.getConf().getInt(BlockMover.PARALLEL_KEY, BlockMover.PARALLEL_DEFAULT)));
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "wide-ec archive mover");
+      t.setDaemon(true);
+      return t;
+    });
+    CallerContext context = CallerContext.getCurrent();
+    List<java.util.concurrent.Future<?>> work = new ArrayList<>();
+    try {
       for (StripeMember m : members) {
-        String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-        String name = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId());
-        LocatedBlock lb = locatedBlock(file, m.blockId());
-        if (lb == null) {
-          failed.put(m.blockId(), "the block is gone from " + name);
-          continue;
-        }
-        org.apache.hadoop.hdfs.protocol.DatanodeInfo target = mover.liveNode(m.plannedNode());
-        if (target == null) {
-          failed.put(m.blockId(), "its planned node " + m.plannedNode() + " is not a live DataNode, so no replica"
-              + " was moved there");
-          continue;
-        }
-        List<BlockMover.Move> ways = BlockMover.candidates(name, lb, target, null);
-        if (ways.isEmpty()) {
-          if (!Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(m.plannedNode()))) {
-            failed.put(m.blockId(), "no replica of it can be moved to " + m.plannedNode() + " (holders "
-                + holders(lb) + ")");
-          }
-          continue;
-        }
-        List<String> errors = new ArrayList<>();
-        for (BlockMover.Move way : ways) {
-          try {
-            mover.move(way);
-            moved.add(way.describe());
-            errors.clear();
-            break;
-          } catch (IOException e) {
-            LOG.warn("{}", e.getMessage());
-            errors.add(e.getMessage());
-          }
-        }
-        if (!errors.isEmpty()) {
-          failed.put(m.blockId(), String.join("; ", errors));
+        work.add(pool.submit(() -> {
+          CallerContext.setCurrent(context);
+          moveOne(mover, m, paths, live, moved, failed);
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : work) {
+        try {
+          f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          Throwable cause = e.getCause();
+          throw cause instanceof IOException io ? io : new IOException("moving archived blocks onto plan failed", cause);
         }
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while moving archived blocks onto plan");
+    } finally {
+      pool.shutdownNow();
     }
     return failed;
+  }
+
+  /** Moves one member's block onto its planned node, recording the move or why it could not be made. */
+  private void moveOne(BlockMover mover, StripeMember m, Map<Long, String> paths, Map<String, DatanodeInfo> live,
+      List<String> moved, Map<Long, String> failed) throws IOException {
+    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+    String name = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId());
+    LocatedBlock lb = locatedBlock(file, m.blockId());
+    if (lb == null) {
+      failed.put(m.blockId(), "the block is gone from " + name);
+      return;
+    }
+    DatanodeInfo target = live.get(m.plannedNode());
+    if (target == null) {
+      failed.put(m.blockId(), "its planned node " + m.plannedNode() + " is not a live DataNode, so no replica"
+          + " was moved there");
+      return;
+    }
+    List<BlockMover.Move> ways = BlockMover.candidates(name, lb, target, null);
+    if (ways.isEmpty()) {
+      if (!Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(m.plannedNode()))) {
+        failed.put(m.blockId(), "no replica of it can be moved to " + m.plannedNode() + " (holders "
+            + holders(lb) + ")");
+      }
+      return;
+    }
+    List<String> errors = new ArrayList<>();
+    for (BlockMover.Move way : ways) {
+      try {
+        mover.move(way);
+        synchronized (moved) {
+          moved.add(way.describe());
+        }
+        return;
+      } catch (IOException e) {
+        LOG.warn("{}", e.getMessage());
+        errors.add(e.getMessage());
+      }
+    }
+    failed.put(m.blockId(), String.join("; ", errors));
   }
 
   private LocatedBlock locatedBlock(String file, long blockId) throws IOException {

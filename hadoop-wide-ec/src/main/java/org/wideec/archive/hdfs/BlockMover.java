@@ -53,13 +53,17 @@ import org.slf4j.LoggerFactory;
  * encrypted; the handshake itself is the client's {@code SaslDataTransferClient}. {@code getBlockKeys} needs an
  * HDFS superuser, as the archiver's trim does anyway.
  *
- * <p>One mover per archiver run; close it to stop the key updater and the NameNode proxy.
+ * <p>One mover per archiver run, shared by its moving threads; close it to stop the key updater and the NameNode
+ * proxy.
  */
 public final class BlockMover implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockMover.class);
   /** How long one move may take, the copy and the NameNode catching up (the source's replica deleted). */
   public static final String WAIT_KEY = "wide-ec.archive.move.wait.ms";
   public static final long WAIT_DEFAULT = 120_000;
+  /** How many blocks an archiver moves at once (the Balancer's per-DataNode limit is far higher). */
+  public static final String PARALLEL_KEY = "wide-ec.archive.move.parallel";
+  public static final int PARALLEL_DEFAULT = 8;
   /** The Dispatcher's socket timeouts: connect within a minute; the target sends IN_PROGRESS while copying. */
   private static final int CONNECT_TIMEOUT_MS = 60_000;
   private static final int READ_TIMEOUT_MS = 300_000;
@@ -198,7 +202,7 @@ public final class BlockMover implements Closeable {
     }
   }
 
-  private KeyManager keyManager(String blockPool) throws IOException {
+  private synchronized KeyManager keyManager(String blockPool) throws IOException {
     KeyManager km = keys.get(blockPool);
     if (km == null) {
       if (namenode == null) {
@@ -230,18 +234,17 @@ public final class BlockMover implements Closeable {
     return at;
   }
 
-  /** The live DataNode with this transfer address, or null. */
-  public DatanodeInfo liveNode(String xferAddr) throws IOException {
+  /** The live DataNodes by transfer address (one NameNode call for a whole batch of moves). */
+  public Map<String, DatanodeInfo> liveNodes() throws IOException {
+    Map<String, DatanodeInfo> live = new HashMap<>();
     for (DatanodeInfo d : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
-      if (d.getXferAddr().equals(xferAddr)) {
-        return d;
-      }
+      live.put(d.getXferAddr(), d);
     }
-    return null;
+    return live;
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     keys.values().forEach(KeyManager::close);
     keys.clear();
     if (namenode != null) {
