@@ -17,8 +17,9 @@ import org.wideec.transport.SliceTransport;
 
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
- * (slice service over the local replicas), publishes its endpoint and metrics, and takes over the NameNode's
- * reconstruction tasks for block groups of our codecs.
+ * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
+ * reconstruction tasks for block groups of our codecs, and rebuilds ranges of archived files' lost blocks for
+ * clients ({@link ArchivedReadService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
