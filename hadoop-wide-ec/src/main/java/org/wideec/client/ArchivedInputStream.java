@@ -62,7 +62,9 @@ final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
 
   /**
    * Whether a replicated file's block list, as opened, calls for this stream: complete, not encrypted, and a block
-   * without a live replica in it (or blocks not yet listed, which may be).
+   * without a live replica in it; or, for a file longer than the list (the client lists ten blocks at a time), every
+   * listed block at one replica at most, as an archived file's are after the trim, so a later block may be lost.
+   * Healthy files at full replication keep HDFS's stream.
    */
   static boolean wanted(LocatedBlocks blocks) {
     if (blocks == null || blocks.getErasureCodingPolicy() != null || blocks.isUnderConstruction()
@@ -70,13 +72,15 @@ final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
       return false;
     }
     long listed = 0;
+    boolean single = true;
     for (LocatedBlock b : blocks.getLocatedBlocks()) {
       if (lost(b)) {
         return true;
       }
+      single &= b.getLocations().length <= 1;
       listed = Math.max(listed, b.getStartOffset() + b.getBlockSize());
     }
-    return listed < blocks.getFileLength();
+    return single && listed < blocks.getFileLength();
   }
 
   /** No replica the NameNode would hand out: none listed, or only corrupt ones. */
