@@ -54,6 +54,7 @@ import org.wideec.transport.TransportConf;
  * WideEcFileSystem; a stock client gets a BlockMissingException. A hostile client with alice's tokens cannot get
  * another block, a block under another file's inode, or bytes past a block's end.
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
   private final java.util.Map<String, byte[]> data = new java.util.HashMap<>();
 
@@ -127,6 +128,7 @@ class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
   }
 
   @Test
+  @org.junit.jupiter.api.Order(1)
   void aReaderOfOneFileReadsEveryByteThroughWideEcFileSystemAndAStockClientSeesAMissingBlock() throws Exception {
     long lostBytes = 0;
     int lostCount = 0;
@@ -227,6 +229,7 @@ class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
   }
 
   @Test
+  @org.junit.jupiter.api.Order(2)
   void aHostileClientGetsOnlyTheRangeOfTheBlockItsTokenNames() throws Exception {
     long inode = store.inodeOf(new Path("/shared/alice-big"));
     LocatedBlock lost = asAlice("/shared/alice-big", 0);
@@ -262,5 +265,33 @@ class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
     PeerFailure tampered = assertThrows(PeerFailure.class, () -> ask(new ArchivedReadRequest(inode,
         ref(b, b.getNumBytes(), forgedToken), 0, 4096, 4096), token));
     assertTrue(tampered.getMessage().contains("block token refused"), tampered.getMessage());
+  }
+
+  /** Loses one more node, so it runs last. */
+  @Test
+  @org.junit.jupiter.api.Order(3)
+  void aBlockWhoseNodeDiesAfterTheStreamOpenedIsReadThroughAfterTheStockReadFails() throws Exception {
+    // A block of alice-big whose node still runs (its first block's node was stopped before).
+    LocatedBlock second = blocks("/shared/alice-big").stream().filter(b -> b.getLocations().length > 0).findFirst()
+        .orElseThrow(() -> new AssertionError("every block of alice-big is on a stopped node"));
+    assertEquals(1, second.getLocations().length, "trimmed to one replica");
+    long start = second.getStartOffset();
+    int len = (int) second.getBlockSize();
+    DatanodeInfo holder = second.getLocations()[0];
+    byte[] expected = java.util.Arrays.copyOfRange(data.get("/shared/alice-big"), (int) start, (int) start + len);
+    as("alice", () -> {
+      try (FileSystem ours = FileSystem.newInstance(fs.getUri(), clientConf(true));
+          FSDataInputStream in = ours.open(new Path("/shared/alice-big"))) {
+        WideEcFileSystem w = (WideEcFileSystem) ours;
+        long before = w.readPathCounters().archivedReads();
+        assertTrue(cluster.stopDataNode(holder.getXferAddr()) != null, "DataNode " + holder);
+        cluster.setDataNodeDead(holder);
+        byte[] got = new byte[len];
+        in.readFully(start, got);
+        assertArrayEquals(expected, got, "the block listed with a replica when the stream opened");
+        assertEquals(before + 1, w.readPathCounters().archivedReads(), w.readPathCounters().toString());
+      }
+      return null;
+    });
   }
 }
