@@ -15,6 +15,8 @@ public final class ReadPathCounters {
   final AtomicLong pipelinedReads = new AtomicLong();
   final AtomicLong pipelinedFallbacks = new AtomicLong();
   final AtomicLong bytesFromChains = new AtomicLong();
+  final AtomicLong archivedReads = new AtomicLong();
+  final AtomicLong bytesFromArchivedReads = new AtomicLong();
 
   /** Ranges of degraded block groups read by our path (one per plan carried out). */
   public long degradedReads() {
@@ -62,10 +64,24 @@ public final class ReadPathCounters {
     return bytesFromChains.get();
   }
 
+  /**
+   * Ranges of archived files' blocks that had no live replica, rebuilt by a DataNode through a chain of the stripe's
+   * other members and received from it once (DESIGN.md §3.2).
+   */
+  public long archivedReads() {
+    return archivedReads.get();
+  }
+
+  /** Bytes received from those rebuilds (exactly the ranges read). */
+  public long bytesFromArchivedReads() {
+    return bytesFromArchivedReads.get();
+  }
+
   @Override
   public String toString() {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
         + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
-        + " pipelinedFallbacks=" + pipelinedFallbacks + " bytesFromChains=" + bytesFromChains;
+        + " pipelinedFallbacks=" + pipelinedFallbacks + " bytesFromChains=" + bytesFromChains + " archivedReads="
+        + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;
   }
 }

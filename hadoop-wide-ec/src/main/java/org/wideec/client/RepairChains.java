@@ -283,6 +283,10 @@ final class RepairChains implements Closeable {
    * local host name. It decides which of the chain's hops cross racks and that the requestor's rack comes last.
    */
   private String rackOf(String host) {
+    return rackOf(conf, host);
+  }
+
+  static String rackOf(Configuration conf, String host) {
     try {
       DNSToSwitchMapping mapping = ReflectionUtils.newInstance(conf.getClass(
           CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, ScriptBasedMapping.class,

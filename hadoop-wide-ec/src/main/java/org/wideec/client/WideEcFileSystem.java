@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSInputStream;
 import org.apache.hadoop.hdfs.DFSStripedInputStream;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
@@ -26,6 +27,10 @@ import org.wideec.coder.StripedCodec;
  *
  * <p>A range with one lost data unit is read pipelined by default (ECPipe §3.2, {@link RepairChains}): DataNodes
  * rebuild the lost rows along a chain and send them to this client once; any failure falls back to direct decode.
+ *
+ * <p>A replicated file whose block list shows a block with no live replica (an archived file that lost its single
+ * replica, DESIGN.md §3.2) is read by {@link ArchivedInputStream}: a DataNode rebuilds each range of that block
+ * through the stripe's other members and sends this client that range only.
  */
 public class WideEcFileSystem extends DistributedFileSystem {
   private final ReadPathCounters counters = new ReadPathCounters();
@@ -33,18 +38,27 @@ public class WideEcFileSystem extends DistributedFileSystem {
   private final ConcurrentHashMap<String, ErasureCoder> coders = new ConcurrentHashMap<>();
   /** Pipelined degraded reads (null: direct decode), read from wide-ec.client.degraded-read. */
   private RepairChains chains;
+  /** Reads of archived files' lost blocks through a DataNode (null: off), from wide-ec.client.archived-reads. */
+  private ArchivedReads archived;
 
   @Override
   public void initialize(URI uri, Configuration conf) throws IOException {
     // A misspelt mode fails here, naming the key, rather than silently choosing a read path.
     RepairChains.Mode mode = RepairChains.mode(conf);
+    boolean archivedReads = ArchivedReads.enabled(conf);
     super.initialize(uri, conf);
     chains = mode == RepairChains.Mode.PIPELINED ? new RepairChains(conf) : null;
+    archived = archivedReads ? new ArchivedReads(conf, getUri()) : null;
   }
 
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
     FSDataInputStream in = super.open(f, bufferSize);
+    if (archived != null && !(in.getWrappedStream() instanceof DFSStripedInputStream)
+        && in.getWrappedStream() instanceof DFSInputStream plain
+        && ArchivedInputStream.wanted(WideEcClientAccess.locatedBlocks(plain))) {
+      return new FSDataInputStream(new ArchivedInputStream(plain, getClient(), archived, counters));
+    }
     if (!(in.getWrappedStream() instanceof DFSStripedInputStream striped)) {
       return in; // replicated, or wrapped for decryption
     }
@@ -80,6 +94,9 @@ public class WideEcFileSystem extends DistributedFileSystem {
     } finally {
       if (chains != null) {
         chains.close();
+      }
+      if (archived != null) {
+        archived.close();
       }
     }
   }

@@ -17,8 +17,9 @@ import org.wideec.transport.SliceTransport;
 
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
- * (slice service over the local replicas), publishes its endpoint and metrics, and takes over the NameNode's
- * reconstruction tasks for block groups of our codecs.
+ * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
+ * reconstruction tasks for block groups of our codecs, and rebuilds ranges of archived files' lost blocks for
+ * clients ({@link ArchivedReadService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -37,6 +38,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private RepairWorker worker;
   private ReconstructionTakeover.Installed takeover;
   private JmxEndpointResolver endpoints;
+  private ArchivedReadService archivedReads;
   private volatile String disabledReason;
 
   @Override
@@ -68,9 +70,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     });
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
     transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
-    transport.start(new HelperService(transport, new FsDatasetUnitStore(dn),
-        tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens, metrics));
+    org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
+    archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
+    transport.start(archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }
@@ -113,11 +116,15 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         endpoints.close();
         endpoints = null;
       }
+      if (archivedReads != null) {
+        archivedReads.close();
+        archivedReads = null;
+      }
       if (metrics != null) {
         metrics.unregister();
         metrics = null;
       }
-    } catch (RuntimeException e) {
+    } catch (java.io.IOException | RuntimeException e) {
       LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", dn.getDisplayName(), e.toString());
     }
   }

@@ -1,0 +1,293 @@
+package org.wideec.client;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.fs.CanUnbuffer;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.hdfs.DFSClient;
+import org.apache.hadoop.hdfs.DFSInputStream;
+import org.apache.hadoop.hdfs.WideEcClientAccess;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
+
+/**
+ * A replicated file with a block the NameNode lists with no live replica (an archived file's single replica was lost,
+ * DESIGN.md §3.2), read block by block: blocks with a replica go through HDFS's own stream untouched; a range of a
+ * block without one is rebuilt by a DataNode ({@link ArchivedReads}) as soon as the read reaches it, without the stock
+ * reader's seconds of retries first. A block whose rebuild fails is read as stock from then on (HDFS's
+ * BlockMissingException), once per stream. A stock read that fails on a block listed with a replica asks the
+ * NameNode again, and takes our path if the block has none now.
+ *
+ * <p>Sequential reads of a lost block rebuild {@link #WINDOW} bytes at a time and serve from them; positional reads
+ * rebuild only what they ask (at most {@link ArchivedReadRequestBound#MAX}).
+ */
+final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
+  /** What one sequential step of a lost block rebuilds. */
+  static final int WINDOW = 4 << 20;
+
+  /** The largest range one positional read rebuilds (it may return fewer bytes). */
+  static final int MAX_PREAD = 8 << 20;
+
+  private final DFSInputStream stock;
+  private final DFSClient client;
+  private final String src;
+  private final ArchivedReads reads;
+  private final ReadPathCounters counters;
+  private final long length;
+  /** Lost blocks our path could not rebuild: read as stock from now on. */
+  private final Set<Long> givenUp = ConcurrentHashMap.newKeySet();
+  /** Blocks that a failed stock read showed lost (refreshed listing), by block id. */
+  private final ConcurrentHashMap<Long, LocatedBlock> lostSinceOpen = new ConcurrentHashMap<>();
+  private volatile long inode;
+  private long pos;
+  private ByteBuffer window;
+  private long windowStart = -1;
+  private volatile boolean closed;
+
+  ArchivedInputStream(DFSInputStream stock, DFSClient client, ArchivedReads reads, ReadPathCounters counters) {
+    this.stock = stock;
+    this.client = client;
+    this.src = WideEcClientAccess.src(stock);
+    this.reads = reads;
+    this.counters = counters;
+    this.length = stock.getFileLength();
+  }
+
+  /**
+   * Whether a replicated file's block list, as opened, calls for this stream: complete, not encrypted, and a block
+   * without a live replica in it; or, for a file longer than the list (the client lists ten blocks at a time), every
+   * listed block at one replica at most, as an archived file's are after the trim, so a later block may be lost.
+   * Healthy files at full replication keep HDFS's stream.
+   */
+  static boolean wanted(LocatedBlocks blocks) {
+    if (blocks == null || blocks.getErasureCodingPolicy() != null || blocks.isUnderConstruction()
+        || !blocks.isLastBlockComplete() || blocks.getFileEncryptionInfo() != null) {
+      return false;
+    }
+    long listed = 0;
+    boolean single = true;
+    for (LocatedBlock b : blocks.getLocatedBlocks()) {
+      if (lost(b)) {
+        return true;
+      }
+      single &= b.getLocations().length <= 1;
+      listed = Math.max(listed, b.getStartOffset() + b.getBlockSize());
+    }
+    return single && listed < blocks.getFileLength();
+  }
+
+  /** No replica the NameNode would hand out: none listed, or only corrupt ones. */
+  static boolean lost(LocatedBlock b) {
+    return b.getLocations().length == 0 || b.isCorrupt();
+  }
+
+  @Override
+  public synchronized int read() throws IOException {
+    byte[] one = new byte[1];
+    int n = read(one, 0, 1);
+    return n <= 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public synchronized int read(byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    if (len == 0) {
+      return 0;
+    }
+    if (pos >= length) {
+      return -1;
+    }
+    if (window == null || pos < windowStart || pos >= windowStart + window.limit()) {
+      LocatedBlock block = blockAt(pos);
+      if (ours(block)) {
+        long from = pos - block.getStartOffset();
+        int n = (int) Math.min(WINDOW, block.getBlockSize() - from);
+        ByteBuffer rebuilt = rebuild(block, from, n);
+        if (rebuilt != null) {
+          window = rebuilt;
+          windowStart = pos;
+        }
+      }
+      if (window == null || pos < windowStart || pos >= windowStart + window.limit()) {
+        int n = stockRead(block, b, off, len);
+        if (n > 0) {
+          pos += n;
+        }
+        return n;
+      }
+    }
+    int at = (int) (pos - windowStart);
+    int n = Math.min(len, window.limit() - at);
+    window.get(at, b, off, n);
+    pos += n;
+    return n;
+  }
+
+  /** A sequential stock read that ends at its block's end (the next block may need our path). */
+  private int stockRead(LocatedBlock block, byte[] b, int off, int len) throws IOException {
+    int n = (int) Math.min(len, block.getStartOffset() + block.getBlockSize() - pos);
+    try {
+      if (stock.getPos() != pos) {
+        stock.seek(pos);
+      }
+      return stock.read(b, off, n);
+    } catch (IOException e) {
+      LocatedBlock now = lostNow(block, e);
+      ByteBuffer rebuilt = rebuild(now, pos - now.getStartOffset(), n);
+      if (rebuilt == null) {
+        throw e;
+      }
+      rebuilt.get(0, b, off, n);
+      return n;
+    }
+  }
+
+  @Override
+  public int read(long position, byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    if (len == 0) {
+      return 0;
+    }
+    if (position < 0) {
+      throw new EOFException(src + ": negative position " + position);
+    }
+    if (position >= length) {
+      return -1;
+    }
+    LocatedBlock block = blockAt(position);
+    long from = position - block.getStartOffset();
+    int n = (int) Math.min(Math.min(len, MAX_PREAD), block.getBlockSize() - from);
+    if (ours(block)) {
+      ByteBuffer rebuilt = rebuild(block, from, n);
+      if (rebuilt != null) {
+        rebuilt.get(0, b, off, n);
+        return n;
+      }
+    }
+    try {
+      return stock.read(position, b, off, (int) Math.min(len, block.getBlockSize() - from));
+    } catch (IOException e) {
+      LocatedBlock now = lostNow(block, e);
+      ByteBuffer rebuilt = rebuild(now, from, n);
+      if (rebuilt == null) {
+        throw e;
+      }
+      rebuilt.get(0, b, off, n);
+      return n;
+    }
+  }
+
+  /** The block at a file offset, as the stock stream lists it, unless a failed read showed it lost since. */
+  private LocatedBlock blockAt(long at) throws IOException {
+    LocatedBlock b = WideEcClientAccess.blockAt(stock, at);
+    LocatedBlock since = lostSinceOpen.get(b.getBlock().getBlockId());
+    return since != null ? since : b;
+  }
+
+  private boolean ours(LocatedBlock block) {
+    return lost(block) && !givenUp.contains(block.getBlock().getBlockId());
+  }
+
+  /** After a stock failure: the block as the NameNode lists it now, if it has no replica; else the failure. */
+  private LocatedBlock lostNow(LocatedBlock block, IOException stockFailure) throws IOException {
+    LocatedBlocks now = client.getLocatedBlocks(src, block.getStartOffset(), 1);
+    LocatedBlock fresh = now == null || now.locatedBlockCount() == 0 ? null : now.get(0);
+    if (fresh == null || !fresh.getBlock().equals(block.getBlock()) || !ours(fresh)) {
+      throw stockFailure;
+    }
+    lostSinceOpen.put(fresh.getBlock().getBlockId(), fresh);
+    return fresh;
+  }
+
+  /** Bytes [from, from + n) of a lost block rebuilt by a DataNode, or null (logged) when that failed. */
+  private ByteBuffer rebuild(LocatedBlock block, long from, int n) throws IOException {
+    try {
+      return reads.read(src, inode(), block, from, n, nearby(), counters);
+    } catch (java.io.InterruptedIOException e) {
+      throw e;
+    } catch (IOException e) {
+      givenUp.add(block.getBlock().getBlockId());
+      reads.fellBack(src, block.getBlock().getBlockId(), e);
+      return null;
+    }
+  }
+
+  private long inode() throws IOException {
+    if (inode == 0) {
+      HdfsFileStatus st = client.getFileInfo(src);
+      if (st == null) {
+        throw new java.io.FileNotFoundException(src + " no longer exists");
+      }
+      inode = st.getFileId();
+    }
+    return inode;
+  }
+
+  /** DataNodes holding other blocks of this file, the nearest replica of each (the NameNode sorted them). */
+  private List<DatanodeInfo> nearby() {
+    List<DatanodeInfo> out = new ArrayList<>();
+    LocatedBlocks all = WideEcClientAccess.locatedBlocks(stock);
+    if (all != null) {
+      for (LocatedBlock b : all.getLocatedBlocks()) {
+        if (!lost(b)) {
+          out.add(b.getLocations()[0]);
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void seek(long target) throws IOException {
+    checkOpen();
+    if (target < 0 || target > length) {
+      throw new EOFException(src + ": cannot seek to " + target + " (file length " + length + ")");
+    }
+    pos = target;
+  }
+
+  @Override
+  public synchronized long getPos() {
+    return pos;
+  }
+
+  @Override
+  public boolean seekToNewSource(long targetPos) {
+    return false;
+  }
+
+  @Override
+  public synchronized int available() throws IOException {
+    checkOpen();
+    return (int) Math.min(Integer.MAX_VALUE, length - pos);
+  }
+
+  @Override
+  public synchronized void unbuffer() {
+    window = null;
+    windowStart = -1;
+    stock.unbuffer();
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(src + ": stream is closed");
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    closed = true;
+    window = null;
+    stock.close();
+  }
+}

@@ -1,0 +1,228 @@
+package org.wideec.client;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.net.NetUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.ArchivedReadRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.ConfigValues;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TokenBytes;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.TransportConf;
+
+/**
+ * The client's side of degraded reads of archived files (DESIGN.md §3.2): a range of a block the NameNode lists with
+ * no replica is asked of one DataNode, with the READ token the NameNode gave this client for that block; the
+ * DataNode rebuilds it through a chain of the stripe's other members and sends the range once. The client never
+ * learns the stripe: it may not read the other members (other users' files, parity in the owner-only system
+ * directory), and a reader of k - 1 members and a parity could solve for a member it may not read.
+ *
+ * <p>The DataNode asked is one holding another block of the same file (the NameNode sorted those nearest first), else
+ * a live one from the NameNode's web UI, this client's rack first. A DataNode that cannot be reached is replaced
+ * (at most {@link #DATANODES_TRIED}); a refusal or a failed rebuild is final. One per FileSystem.
+ */
+final class ArchivedReads implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(ArchivedReads.class);
+  /** Whether WideEcFileSystem reads missing blocks of archived files through a DataNode (default true). */
+  static final String ENABLED = "wide-ec.client.archived-reads";
+  static final int DATANODES_TRIED = 3;
+  /** The slice the range comes back in (whole checksum chunks of the default 512 bytes). */
+  static final int SLICE = 64 * 1024;
+
+  private final Configuration conf;
+  private final URI fsUri;
+  private final AtomicBoolean toldOff = new AtomicBoolean();
+  private SliceTransport transport;
+  private JmxEndpointResolver endpoints;
+  private LiveDataNodes live;
+  private ExecutorService idle;
+  private UnitLocation self;
+  private IOException startFailure;
+  private boolean closed;
+
+  ArchivedReads(Configuration conf, URI fsUri) {
+    this.conf = new Configuration(conf);
+    this.fsUri = fsUri;
+  }
+
+  static boolean enabled(Configuration conf) {
+    return ConfigValues.bool(conf, ENABLED, true);
+  }
+
+  /**
+   * Bytes [offset, offset + length) of a block listed with no replica, rebuilt by a DataNode.
+   *
+   * @param nearby DataNodes holding other blocks of the file, nearest first
+   * @throws IOException naming the file and block when no DataNode could rebuild it (the caller reads as stock)
+   */
+  ByteBuffer read(String src, long fileInode, LocatedBlock block, long offset, int length, List<DatanodeInfo> nearby,
+      ReadPathCounters counters) throws IOException {
+    ExtendedBlock b = block.getBlock();
+    byte[] token = TokenBytes.of(block.getBlockToken());
+    String where = src + ": block " + b.getBlockId() + " (no live replica)";
+    if (token.length == 0 && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
+      throw new IOException(where + ": block tokens are off (dfs.block.access.token.enable), so this client has nothing"
+          + " to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac)");
+    }
+    ArchivedReadRequest req = new ArchivedReadRequest(fileInode, new BlockRef(b.getBlockPoolId(), b.getBlockId(),
+        b.getGenerationStamp(), b.getNumBytes(), token), offset, length, SLICE);
+    SliceTransport t = transport();
+    List<IOException> tried = new ArrayList<>();
+    for (DatanodeInfo dn : candidates(nearby)) {
+      if (tried.size() >= DATANODES_TRIED) {
+        break;
+      }
+      try {
+        ByteBuffer out = ask(t, dn, req);
+        counters.archivedReads.incrementAndGet();
+        counters.bytesFromArchivedReads.addAndGet(length);
+        return out;
+      } catch (PeerFailure e) {
+        if (e.culprit() == null || !e.culprit().equals(dn.getXferAddr())) {
+          IOException refused = new IOException(where + ": DataNode " + dn.getXferAddr() + " did not rebuild bytes ["
+              + offset + ", +" + length + "): " + e.getMessage(), e);
+          tried.forEach(refused::addSuppressed);
+          throw refused;
+        }
+        endpoints.forget(dn.getXferAddr());
+        tried.add(e);
+      } catch (IOException e) {
+        tried.add(e);
+      }
+    }
+    IOException none = new IOException(where + ": no DataNode could be asked to rebuild it (tried " + tried.size() + ")");
+    tried.forEach(none::addSuppressed);
+    throw none;
+  }
+
+  private ByteBuffer ask(SliceTransport t, DatanodeInfo dn, ArchivedReadRequest req) throws IOException {
+    Endpoint e = endpoints.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    byte[] out = new byte[(int) req.length()];
+    try (PeerStream s = t.open(e, self.node(), self.rack(), id, req.toBytes(), t.credentialFor(req.block().token()))) {
+      for (int i = 0; i < req.slices(); i++) {
+        int n = req.sliceLength(i);
+        Frame f = s.next(i, n);
+        try {
+          f.payload().getBytes(f.payload().readerIndex(), out, i * req.sliceBytes(), n);
+        } finally {
+          f.release();
+        }
+        s.credit();
+      }
+      s.awaitEnd(); // bytes count only once the DataNode ended cleanly (a late ERROR voids them)
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted reading " + req.block() + " from " + dn.getXferAddr());
+    }
+    return ByteBuffer.wrap(out);
+  }
+
+  /** The file's own DataNodes first, then the live ones (this client's rack first), each once. */
+  private List<DatanodeInfo> candidates(List<DatanodeInfo> nearby) {
+    Map<String, DatanodeInfo> out = new LinkedHashMap<>();
+    nearby.forEach(d -> out.putIfAbsent(d.getXferAddr(), d));
+    if (out.size() < DATANODES_TRIED) {
+      try {
+        List<DatanodeInfo> all = new ArrayList<>(live().get());
+        java.util.Collections.shuffle(all);
+        all.sort(java.util.Comparator.comparing(d -> !d.getNetworkLocation().equals(self.rack())));
+        all.forEach(d -> out.putIfAbsent(d.getXferAddr(), d));
+      } catch (IOException e) {
+        LOG.debug("no live DataNode list: {}", e.toString());
+      }
+    }
+    return new ArrayList<>(out.values());
+  }
+
+  /** Logs, once per FileSystem, that missing archived blocks are read as stock. */
+  void fellBack(String src, long blockId, IOException why) {
+    if (!toldOff.getAndSet(true)) {
+      LOG.warn("{}: block {} has no live replica and could not be rebuilt through a DataNode ({}); reading it as stock"
+          + " HDFS (a missing block). Later failures are logged at DEBUG.", src, blockId, why.getMessage());
+    } else {
+      LOG.debug("{}: block {} could not be rebuilt through a DataNode", src, blockId, why);
+    }
+  }
+
+  private synchronized LiveDataNodes live() {
+    return live;
+  }
+
+  private synchronized SliceTransport transport() throws IOException {
+    if (closed) {
+      throw new IOException("the FileSystem is closed");
+    }
+    if (startFailure != null) {
+      throw new IOException(startFailure.getMessage(), startFailure);
+    }
+    if (transport == null) {
+      try {
+        TransportConf tc = TransportConf.forClient(conf);
+        String host = NetUtils.getLocalHostname();
+        self = new UnitLocation(-1, "client " + host, RepairChains.rackOf(conf, host));
+        idle = Executors.newSingleThreadExecutor(r -> {
+          Thread th = new Thread(r, "wide-ec-client-idle");
+          th.setDaemon(true);
+          return th;
+        });
+        endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+        live = new LiveDataNodes(conf, fsUri, tc.connectTimeoutMs());
+        transport = new SliceTransport(tc, self.node(), TrafficCounters.NONE, idle);
+      } catch (IOException | RuntimeException e) {
+        startFailure = new IOException("cannot start the client's wide-ec slice transport: " + e.getMessage(), e);
+        release();
+        throw startFailure;
+      }
+    }
+    return transport;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    release();
+  }
+
+  private void release() {
+    if (transport != null) {
+      transport.close();
+      transport = null;
+    }
+    if (endpoints != null) {
+      endpoints.close();
+      endpoints = null;
+    }
+    if (live != null) {
+      live.close();
+      live = null;
+    }
+    if (idle != null) {
+      idle.shutdownNow();
+      idle = null;
+    }
+  }
+}

@@ -1,0 +1,172 @@
+package org.wideec.datanode;
+
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.wideec.archive.ArchivePointer;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.code.UnitRole;
+import org.wideec.repair.ArchivedStripeRepair;
+
+/**
+ * Finds, for a DataNode serving a degraded read, the stripe of an archived file's block and where its members are
+ * now: the file's pointer, its manifest (the authority on membership: it lives in the owner-only system directory,
+ * so nothing a client sends can add a member) and every member's block as the NameNode lists it. It reads as the
+ * DataNode's own HDFS user, which must be able to read the system directory and the pointer xattr (trusted
+ * namespace): an HDFS superuser, as DataNodes normally run as the NameNode's user. Answers are kept for
+ * {@link #TTL_MS} (a sequential read asks for many ranges of one block) and dropped when a read through them fails.
+ */
+final class ArchivedStripeLookup implements Closeable {
+  static final long TTL_MS = 30_000;
+
+  /** A block's stripe and its members as HDFS lists them now (by unit), with the DataNodes holding them. */
+  record Found(ArchivedStripe stripe, Map<Integer, ArchivedStripeRepair.Current> current, Map<String, DatanodeInfo> nodes,
+      String pool, long expires) {}
+
+  private final Configuration conf;
+  private final Map<Key, Found> cache = new ConcurrentHashMap<>();
+
+  private record Key(long inode, long block) {}
+  private DistributedFileSystem fs;
+
+  ArchivedStripeLookup(Configuration conf) {
+    this.conf = new Configuration(conf);
+  }
+
+  /** The stripe holding block {@code blockId} of the file with inode {@code fileInode}. */
+  Found find(long fileInode, long blockId) throws IOException {
+    Key key = new Key(fileInode, blockId);
+    Found hit = cache.get(key);
+    if (hit != null && hit.expires() > System.currentTimeMillis()) {
+      return hit;
+    }
+    Found f = lookUp(fileInode, blockId);
+    cache.put(key, f);
+    return f;
+  }
+
+  /** Forgets what was found for a block (a read through it failed: members may have moved). */
+  void forget(long fileInode, long blockId) {
+    cache.remove(new Key(fileInode, blockId));
+  }
+
+  private Found lookUp(long fileInode, long blockId) throws IOException {
+    DistributedFileSystem dfs = fs();
+    ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
+    Path file = ArchiveLayout.inodePath(fileInode);
+    ArchivePointer pointer;
+    StripeManifest manifest;
+    try {
+      pointer = store.pointer(file);
+      if (pointer == null) {
+        throw new IOException("inode " + fileInode + " is not archived (no archive pointer)");
+      }
+      manifest = store.read(new Path(pointer.manifestPath()));
+    } catch (FileNotFoundException e) {
+      throw new IOException("inode " + fileInode + " or its manifest no longer exists: " + e.getMessage(), e);
+    } catch (AccessControlException e) {
+      throw new IOException("this DataNode's HDFS user " + UserGroupInformation.getCurrentUser().getShortUserName()
+          + " may not read the archive's manifest or pointer; degraded reads of archived files need DataNodes that run"
+          + " as an HDFS superuser (dfs.permissions.superusergroup): " + e.getMessage(), e);
+    }
+    ArchivedStripe stripe = null;
+    for (long id : pointer.stripeIds()) {
+      ArchivedStripe s = manifest.stripe(id);
+      if (s != null && s.members().stream().anyMatch(m -> m.role() == UnitRole.DATA && !m.padding()
+          && m.blockId() == blockId && m.inodeId() == fileInode)) {
+        stripe = s;
+      }
+    }
+    if (stripe == null) {
+      throw new IOException("block " + blockId + " of inode " + fileInode + " is in no stripe of "
+          + pointer.manifestPath());
+    }
+    Map<Long, List<LocatedBlock>> byInode = new HashMap<>();
+    Map<Integer, ArchivedStripeRepair.Current> current = new HashMap<>();
+    Map<String, DatanodeInfo> nodes = new HashMap<>();
+    String pool = null;
+    for (int u = 0; u < stripe.members().size(); u++) {
+      StripeMember m = stripe.member(u);
+      if (m.padding()) {
+        continue;
+      }
+      List<LocatedBlock> blocks = byInode.get(m.inodeId());
+      if (blocks == null) {
+        blocks = blocksOf(dfs, m.inodeId());
+        byInode.put(m.inodeId(), blocks);
+      }
+      for (LocatedBlock lb : blocks) {
+        if (lb.getBlock().getBlockId() != m.blockId()) {
+          continue;
+        }
+        DatanodeInfo at = live(lb);
+        if (at != null) {
+          nodes.put(at.getXferAddr(), at);
+        }
+        pool = lb.getBlock().getBlockPoolId();
+        current.put(u, new ArchivedStripeRepair.Current(m.blockId(), lb.getBlock().getGenerationStamp(),
+            lb.getBlock().getNumBytes(), at == null ? null : at.getXferAddr(), at == null ? null : at.getNetworkLocation()));
+      }
+    }
+    return new Found(stripe, current, nodes, pool, System.currentTimeMillis() + TTL_MS);
+  }
+
+  /** Every block of a file by inode, or none when the file is gone. */
+  private static List<LocatedBlock> blocksOf(DistributedFileSystem dfs, long inode) throws IOException {
+    try {
+      LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(inode).toString(), 0, Long.MAX_VALUE);
+      return lbs == null ? List.of() : lbs.getLocatedBlocks();
+    } catch (FileNotFoundException e) {
+      return List.of();
+    }
+  }
+
+  /** A replica the NameNode lists as usable (not corrupt, not decommissioned), nearest first as it sorted them. */
+  private static DatanodeInfo live(LocatedBlock lb) {
+    if (lb.isCorrupt()) {
+      return null;
+    }
+    for (DatanodeInfo d : lb.getLocations()) {
+      if (!d.isDecommissioned()) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  private synchronized DistributedFileSystem fs() throws IOException {
+    if (fs == null) {
+      // Our own instance, never the cached one (and never WideEcFileSystem, should fs.hdfs.impl name it here).
+      DistributedFileSystem d = new DistributedFileSystem();
+      d.initialize(FileSystem.getDefaultUri(conf), conf);
+      fs = d;
+    }
+    return fs;
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    cache.clear();
+    if (fs != null) {
+      fs.close();
+      fs = null;
+    }
+  }
+}
