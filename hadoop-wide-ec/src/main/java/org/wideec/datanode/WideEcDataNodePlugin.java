@@ -13,12 +13,15 @@ import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.HelperService;
+import org.wideec.repair.RebuildRequest;
+import org.wideec.repair.RepairEngine;
 import org.wideec.transport.SliceTransport;
 
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
- * (slice service over the local replicas), publishes its endpoint and metrics, and takes over the NameNode's
- * reconstruction tasks for block groups of our codecs.
+ * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
+ * reconstruction tasks for block groups of our codecs, and rebuilds lost blocks of archived stripes when the
+ * NameNode's archive repair monitor asks ({@link ArchiveRebuildService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -68,8 +71,19 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     });
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
     transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
-    transport.start(new HelperService(transport, new FsDatasetUnitStore(dn),
-        tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens, metrics));
+    HelperService helper = new HelperService(transport, new FsDatasetUnitStore(dn),
+        tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens, metrics);
+    ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
+        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation()), conf.scheme(),
+        RepairWorker.checksumOf(dn.getConf()));
+    // One port, two kinds of request: a step of a repair or encode, and the NameNode's order to rebuild an archived block.
+    transport.start((id, body, downstream) -> {
+      if (RebuildRequest.is(body)) {
+        rebuilds.onRequest(id, body, downstream);
+      } else {
+        helper.onRequest(id, body, downstream);
+      }
+    });
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
