@@ -33,7 +33,9 @@ import org.wideec.repair.SliceSink;
  * writeBlock, PIPELINE_SETUP_CREATE, as a DataNode: the replica stays temporary until complete and is
  * dropped if the stream breaks), with checksums computed from the verified bytes. Then it confirms: the
  * target reads the finalized replica back through its checksum-verified path and its CRC32C must equal the
- * CRC32C of what was sent, so a unit is only reported repaired once it is stored as rebuilt.
+ * CRC32C of what was sent, so a unit is only reported repaired once it is stored as rebuilt. An archived unit
+ * (issue 13 item 5) is also held to the CRC32C its manifest records: the check runs before the last packet goes
+ * out, and a mismatch drops the temporary replica, so bytes that differ from what was archived are never stored.
  */
 final class BlockTargetWriter implements SliceSink {
   /** Reads a stored replica's CRC32C back from the node that holds it. */
@@ -48,6 +50,7 @@ final class BlockTargetWriter implements SliceSink {
   private final DatanodeInfo target;
   private final DataChecksum checksum;
   private final Confirmation confirmation;
+  private final long expectedCrc;
   private final CRC32C crc = new CRC32C();
   private final byte[] pending;
   private final byte[] sums;
@@ -62,7 +65,18 @@ final class BlockTargetWriter implements SliceSink {
 
   BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
       DataChecksum checksum, Confirmation confirmation) throws IOException {
+    this(datanode, block, target, storageType, storageId, checksum, confirmation, null, NO_CRC);
+  }
+
+  /**
+   * @param writeToken the WRITE token to present (the NameNode's, for an archived block); null: this DataNode mints one
+   * @param expectedCrc the CRC32C the rebuilt bytes must have before anything is stored, or {@link #NO_CRC}
+   */
+  BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
+      DataChecksum checksum, Confirmation confirmation, Token<BlockTokenIdentifier> writeToken, long expectedCrc)
+      throws IOException {
     this.datanode = datanode;
+    this.expectedCrc = expectedCrc;
     this.block = block;
     this.target = target;
     this.checksum = checksum;
@@ -72,10 +86,21 @@ final class BlockTargetWriter implements SliceSink {
     this.pending = new byte[chunksPerPacket * bpc];
     this.sums = new byte[chunksPerPacket * checksum.getChecksumSize()];
     this.packetBuf = new byte[PacketHeader.PKT_MAX_HEADER_LEN + pending.length + sums.length];
-    connect(storageType, storageId);
+    connect(storageType, storageId, writeToken);
   }
 
-  private void connect(StorageType storageType, String storageId) throws IOException {
+  /** No CRC to check beyond the read-back. */
+  static final long NO_CRC = -1;
+
+  /** The rebuilt bytes' CRC32C is not the one the manifest records: nothing was stored. */
+  static final class CrcMismatchException extends IOException {
+    CrcMismatchException(String message) {
+      super(message);
+    }
+  }
+
+  private void connect(StorageType storageType, String storageId, Token<BlockTokenIdentifier> writeToken)
+      throws IOException {
     boolean ok = false;
     try {
       var dnConf = datanode.getDnConf();
@@ -83,7 +108,7 @@ final class BlockTargetWriter implements SliceSink {
       NetUtils.connect(socket, NetUtils.createSocketAddr(target.getXferAddr(dnConf.getConnectToDnViaHostname())),
           dnConf.getSocketTimeout());
       socket.setSoTimeout(dnConf.getSocketTimeout());
-      Token<BlockTokenIdentifier> token = datanode.getBlockAccessToken(block,
+      Token<BlockTokenIdentifier> token = writeToken != null ? writeToken : datanode.getBlockAccessToken(block,
           EnumSet.of(BlockTokenIdentifier.AccessMode.WRITE), new StorageType[] {storageType}, new String[] {storageId});
       OutputStream rawOut = NetUtils.getOutputStream(socket, dnConf.getSocketWriteTimeout());
       InputStream rawIn = NetUtils.getInputStream(socket);
@@ -140,6 +165,11 @@ final class BlockTargetWriter implements SliceSink {
 
   @Override
   public void finish() throws IOException {
+    if (expectedCrc != NO_CRC && crc.getValue() != expectedCrc) {
+      abort(); // before the last packet: the target drops its temporary replica
+      throw new CrcMismatchException("rebuilt " + block + " has CRC32C " + Long.toHexString(crc.getValue())
+          + ", the manifest records " + Long.toHexString(expectedCrc) + ": refused, nothing stored on " + target);
+    }
     try {
       flushPacket();
       if (blockOffset != block.getNumBytes()) {

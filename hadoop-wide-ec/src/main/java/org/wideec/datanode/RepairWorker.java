@@ -52,7 +52,12 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     this.scheme = conf.scheme();
     this.engines = resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation());
     this.fallback = conf.fallbackToStock();
-    this.checksum = DataChecksum.newDataChecksum(
+    this.checksum = checksumOf(hdfs);
+  }
+
+  /** The checksum a rebuilt block is stored with: the cluster's (dfs.checksum.type, dfs.bytes-per-checksum). */
+  static DataChecksum checksumOf(Configuration hdfs) {
+    return DataChecksum.newDataChecksum(
         DataChecksum.Type.valueOf(hdfs.getTrimmed(DFSConfigKeys.DFS_CHECKSUM_TYPE_KEY, DFSConfigKeys.DFS_CHECKSUM_TYPE_DEFAULT)),
         hdfs.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT));
   }

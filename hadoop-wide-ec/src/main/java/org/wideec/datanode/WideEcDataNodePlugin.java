@@ -13,13 +13,16 @@ import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.HelperService;
+import org.wideec.repair.RebuildRequest;
+import org.wideec.repair.RepairEngine;
 import org.wideec.transport.SliceTransport;
 
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
  * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
- * reconstruction tasks for block groups of our codecs, and rebuilds ranges of archived files' lost blocks for
- * clients ({@link ArchivedReadService}).
+ * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
+ * clients ({@link ArchivedReadService}), and rebuilds lost blocks of archived stripes when the NameNode's archive
+ * repair monitor asks ({@link ArchiveRebuildService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -71,9 +74,22 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
     transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
+    ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
+        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation()), conf.scheme(),
+        RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    transport.start(archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics)));
+    // One port, three kinds of request: a step of a repair or encode, a client's range of an archived block, and
+    // the NameNode's order to rebuild an archived block.
+    org.wideec.transport.RequestHandler steps =
+        archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics));
+    transport.start((id, body, downstream) -> {
+      if (RebuildRequest.is(body)) {
+        rebuilds.onRequest(id, body, downstream);
+      } else {
+        steps.onRequest(id, body, downstream);
+      }
+    });
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

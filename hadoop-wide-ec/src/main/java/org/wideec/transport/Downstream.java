@@ -16,6 +16,14 @@ public interface Downstream {
 
   String selfRack();
 
+  /**
+   * Whether the consumer proved the cluster secret (a DataNode or the NameNode), or this node authenticates no one
+   * ({@code wide-ec.transport.auth=none}); false for a client that proved only a block token, or none.
+   */
+  default boolean clusterPeer() {
+    return false;
+  }
+
   ByteBufAllocator alloc();
 
   /**

@@ -139,6 +139,25 @@ public final class PeerStream implements AutoCloseable {
   }
 
   /**
+   * The next slice, which must be {@code expected}, or null when the producer ended its stream cleanly (a stream of
+   * no fixed length: progress reports until the work is done). The caller releases a slice and then credits.
+   */
+  public Frame nextOrEnd(int expected) throws PeerFailure, InterruptedException {
+    Object o = poll(expected);
+    if (o == END) {
+      ended = true;
+      return null;
+    }
+    Frame f = (Frame) o;
+    buffered.decrementAndGet();
+    if (f.index() != expected) {
+      f.release();
+      throw new PeerFailure(peer.node(), peer + " sent slice " + f.index() + " where " + expected + " was due");
+    }
+    return f;
+  }
+
+  /**
    * The next slice, which must be {@code expected} and hold exactly {@code bytes} bytes (a producer that sends
    * another size is blamed); the caller releases it and then calls {@link #credit}.
    */

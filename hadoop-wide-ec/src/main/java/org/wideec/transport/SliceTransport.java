@@ -340,7 +340,8 @@ public final class SliceTransport implements Closeable {
         String selfNode = in.readUTF();
         String selfRack = in.readUTF();
         body = in.readAllBytes();
-        downstream = new ChannelDownstream(ctx.channel(), repairId, peerNode, peerRack, selfNode, selfRack);
+        downstream = new ChannelDownstream(ctx.channel(), repairId, peerNode, peerRack, selfNode, selfRack,
+            mode == Credential.Mode.CLUSTER || !handshake.authenticates());
       } catch (IOException e) {
         refuse(ctx, repairId, "malformed REQUEST: " + e.getMessage());
         return;
@@ -426,6 +427,7 @@ public final class SliceTransport implements Closeable {
     private final String peerRack;
     private final String selfNode;
     private final String selfRack;
+    private final boolean clusterPeer;
     final Semaphore credits = new Semaphore(0);
     final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
     long granted; // event loop only
@@ -436,8 +438,10 @@ public final class SliceTransport implements Closeable {
     private long lastDue = Long.MIN_VALUE;
     private final java.util.ArrayDeque<Pending> queue = new java.util.ArrayDeque<>();
 
-    ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack) {
+    ChannelDownstream(Channel channel, long repairId, String peerNode, String peerRack, String selfNode, String selfRack,
+        boolean clusterPeer) {
       this.channel = channel;
+      this.clusterPeer = clusterPeer;
       this.repairId = repairId;
       this.peerNode = peerNode;
       this.peerRack = peerRack;
@@ -458,6 +462,11 @@ public final class SliceTransport implements Closeable {
     @Override
     public String node() {
       return peerNode;
+    }
+
+    @Override
+    public boolean clusterPeer() {
+      return clusterPeer;
     }
 
     @Override

@@ -1,8 +1,6 @@
 package org.wideec.placement.hdfs;
 
 import java.io.IOException;
-import java.net.URI;
-import java.security.PrivilegedExceptionAction;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,7 +18,6 @@ import org.apache.hadoop.hdfs.server.blockmanagement.WideEcBlockTrim;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
@@ -28,7 +25,6 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
 
@@ -41,9 +37,8 @@ import org.wideec.code.UnitRole;
  * reported off plan once (log line and {@code BlocksOffPlan}); moving it onto plan is not done here. Recording
  * TRIMMED is the archiver's: it verifies the result through the NameNode's block locations first.
  *
- * <p>Manifests are read through a DFS client in this process as the NameNode's login user (an HDFS superuser):
- * their bytes live on DataNodes, so the namesystem alone cannot read them, and going through the client keeps
- * permission checks and the format's checks (CRC, structure) exactly as for the archiver. While it can trim, it
+ * <p>Manifests are read through the {@link ManifestReader} (a DFS client as the NameNode's login user). While it can
+ * trim, it
  * keeps a lease ({@link TrimProtocol#LEASE_XATTR}) on the archive directory fresh: archivers lower replication
  * only under that lease, as without our policy the stock one would pick survivors at random. The lease is not
  * removed at shutdown (the NameNode's RPC server may already be going); it lapses after
@@ -66,7 +61,7 @@ final class ArchiveTrimmer {
   private final Map<String, Long> settled = new HashMap<>();
   private volatile boolean woken;
   private volatile Thread thread;
-  private DistributedFileSystem fs;
+  private final ManifestReader manifests;
   private long leaseWritten; // 0: never (wall-clock ms, so any real time is long after it)
   private boolean policyReported;
 
@@ -77,7 +72,8 @@ final class ArchiveTrimmer {
     this.metrics = metrics;
     this.interval = interval;
     this.lease = TrimProtocol.leaseMs(interval);
-    this.layout = ArchiveLayout.from(conf);
+    this.manifests = new ManifestReader(nn, conf);
+    this.layout = manifests.layout();
   }
 
   void start() {
@@ -128,7 +124,7 @@ final class ArchiveTrimmer {
         next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(interval);
       }
     } finally {
-      closeFs();
+      manifests.close();
     }
   }
 
@@ -146,7 +142,7 @@ final class ArchiveTrimmer {
       return;
     }
     policyReported = false;
-    DistributedFileSystem dfs = fs();
+    DistributedFileSystem dfs = manifests.fs();
     long now = System.currentTimeMillis();
     if (now - leaseWritten >= lease / 3) {
       Path root = layout.manifestDir().getParent();
@@ -155,22 +151,14 @@ final class ArchiveTrimmer {
           EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
       leaseWritten = now;
     }
-    Path dir = layout.manifestDir();
-    if (!dfs.exists(dir)) {
-      metrics.blocksAwaitingTrim.set(0);
-      metrics.trimPasses.incr();
-      return;
-    }
-    ManifestStore store = new ManifestStore(dfs, layout);
     long awaiting = 0;
-    for (FileStatus st : dfs.listStatus(dir)) {
-      String name = st.getPath().getName();
+    for (FileStatus st : manifests.manifests()) {
       String key = st.getPath().toUri().getPath();
-      if (!name.endsWith(".wecm") || Long.valueOf(st.getModificationTime()).equals(settled.get(key))) {
+      if (Long.valueOf(st.getModificationTime()).equals(settled.get(key))) {
         continue;
       }
       try {
-        long left = trim(store.read(st.getPath()), key);
+        long left = trim(manifests.read(st.getPath()), key);
         awaiting += left;
         if (left == 0) {
           settled.put(key, st.getModificationTime());
@@ -219,36 +207,5 @@ final class ArchiveTrimmer {
       }
     }
     return left;
-  }
-
-  private DistributedFileSystem fs() throws IOException {
-    if (fs == null) {
-      URI uri = org.apache.hadoop.hdfs.DFSUtilClient.getNNUri(nn.getNameNodeAddress());
-      try {
-        // As the NameNode's login user, whatever thread started the plugin.
-        FileSystem f = UserGroupInformation.getLoginUser().doAs(
-            (PrivilegedExceptionAction<FileSystem>) () -> FileSystem.newInstance(uri, conf));
-        if (!(f instanceof DistributedFileSystem d)) {
-          f.close();
-          throw new IOException(uri + " is not served by HDFS's DistributedFileSystem but by " + f.getClass().getName());
-        }
-        fs = d;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while connecting to " + uri, e);
-      }
-    }
-    return fs;
-  }
-
-  private void closeFs() {
-    if (fs != null) {
-      try {
-        fs.close();
-      } catch (IOException e) {
-        LOG.debug("closing the trimmer's client", e);
-      }
-      fs = null;
-    }
   }
 }

@@ -10,7 +10,8 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
 /**
  * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
  * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
- * our codecs that cannot be built, and what the archive trimmer did (trimmed, off plan, waiting, failed).
+ * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
+ * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable).
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -43,6 +44,19 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "archived data blocks lowered to one replica that the trimmer must look at again (stale or postponed)", 0L);
   final MutableCounterLong trimFailures = registry.newCounter("TrimFailures",
       "trim passes or manifests that failed (see the NameNode log)", 0L);
+
+  final MutableGaugeLong archivedBlocksMissing = registry.newGauge("ArchivedBlocksMissing",
+      "blocks of archived stripes (data or parity) with no live replica at the last repair pass", 0L);
+  final MutableCounterLong archivedBlocksRepaired = registry.newCounter("ArchivedBlocksRepaired",
+      "archived blocks rebuilt under their original id and confirmed live at the NameNode", 0L);
+  final MutableCounterLong archivedRepairFailures = registry.newCounter("ArchivedRepairFailures",
+      "rebuilds of archived blocks that failed or were not confirmed (each retried after a back-off)", 0L);
+  final MutableGaugeLong archivedStripesStale = registry.newGauge("ArchivedStripesStale",
+      "protected stripes with a member changed since archival (never used as a helper) at the last repair pass", 0L);
+  final MutableGaugeLong archivedBlocksUnrecoverable = registry.newGauge("ArchivedBlocksUnrecoverable",
+      "missing archived blocks the surviving units cannot decode at the last repair pass", 0L);
+  final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
+      "completed passes of the archive repair monitor over the manifests", 0L);
 
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
@@ -94,6 +108,30 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long trimPasses() {
     return trimPasses.value();
+  }
+
+  public long archivedBlocksMissing() {
+    return archivedBlocksMissing.value();
+  }
+
+  public long archivedBlocksRepaired() {
+    return archivedBlocksRepaired.value();
+  }
+
+  public long archivedRepairFailures() {
+    return archivedRepairFailures.value();
+  }
+
+  public long archivedStripesStale() {
+    return archivedStripesStale.value();
+  }
+
+  public long archivedBlocksUnrecoverable() {
+    return archivedBlocksUnrecoverable.value();
+  }
+
+  public long archiveRepairPasses() {
+    return archiveRepairPasses.value();
   }
 
   public long trimFailures() {

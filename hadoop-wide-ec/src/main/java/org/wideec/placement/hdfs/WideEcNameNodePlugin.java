@@ -34,7 +34,9 @@ import org.wideec.placement.StripedPlacement;
  * </ul>
  * With {@code org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy} as
  * {@code dfs.block.replicator.classname}, it also runs the {@link ArchiveTrimmer} (own thread), which trims archived
- * data blocks to their planned replica once the archiver lowers their files to replication 1.
+ * data blocks to their planned replica once the archiver lowers their files to replication 1. Unless
+ * {@code wide-ec.archive.repair.enabled} is false it runs the {@link ArchiveRepairMonitor} (own thread), which rebuilds
+ * lost blocks of archived stripes under their original ids through the DataNodes' wide-ec workers.
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
   public static final String SCAN_INTERVAL_KEY = "wide-ec.namenode.scan.interval.ms";
@@ -48,6 +50,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private volatile WideEcNameNodeMetrics metrics;
   private volatile Thread thread;
   private volatile ArchiveTrimmer trimmer;
+  private volatile ArchiveRepairMonitor repairs;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -77,6 +80,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       thread.setDaemon(true);
       thread.start();
       startTrimmer(nn, fsn, conf);
+      startRepairMonitor(nn, fsn, conf);
       LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
           + " every {} ms", interval);
     } catch (RuntimeException | LinkageError e) {
@@ -97,6 +101,26 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       trimmer = t;
     } catch (RuntimeException e) {
       LOG.error("the wide-ec archive trimmer is off ({}); archived data keeps its replicas", e.getMessage(), e);
+    }
+  }
+
+  /** The archive repair monitor, unless turned off or misconfigured (then lost archived blocks stay missing). */
+  private void startRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf) {
+    if (!conf.getBoolean(ArchiveRepairMonitor.ENABLED_KEY, true)) {
+      LOG.info("{} = false: missing blocks of archived stripes are not rebuilt by this NameNode",
+          ArchiveRepairMonitor.ENABLED_KEY);
+      return;
+    }
+    try {
+      ArchiveRepairMonitor r = new ArchiveRepairMonitor(nn, fsn, conf, metrics,
+          positiveMillis(conf, ArchiveRepairMonitor.INTERVAL_KEY, ArchiveRepairMonitor.INTERVAL_DEFAULT));
+      r.start();
+      repairs = r;
+    } catch (java.io.IOException | IllegalArgumentException e) { // a setting: the message says which
+      LOG.error("the wide-ec archive repair monitor is off ({}); missing blocks of archived stripes stay missing until"
+          + " it runs", e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("the wide-ec archive repair monitor is off; missing blocks of archived stripes stay missing", e);
     }
   }
 
@@ -197,6 +221,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void stop() {
+    ArchiveRepairMonitor rm = repairs;
+    repairs = null;
+    if (rm != null) {
+      rm.stop();
+    }
     ArchiveTrimmer tr = trimmer;
     trimmer = null;
     if (tr != null) {

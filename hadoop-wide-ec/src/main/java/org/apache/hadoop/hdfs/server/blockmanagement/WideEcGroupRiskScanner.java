@@ -80,7 +80,7 @@ public final class WideEcGroupRiskScanner {
    * False until the NameNode can know which units exist: in safe mode, and before every live DataNode has sent
    * its first block report and has no stale storage (after a restart a group looks short of units it has).
    */
-  private static boolean reportsComplete(FSNamesystem fsn) {
+  static boolean reportsComplete(FSNamesystem fsn) {
     BlockManager bm = fsn.getBlockManager();
     if (fsn.isInSafeMode() || !bm.isPopulatingReplQueues()) {
       return false;

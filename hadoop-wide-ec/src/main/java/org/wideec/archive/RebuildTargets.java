@@ -1,0 +1,61 @@
+package org.wideec.archive;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.wideec.archive.ArchivedStripeRepair.Replica;
+
+/**
+ * Chooses the DataNode that rebuilds a lost archived unit and stores it (requestor and target at once), and orders
+ * helpers, least recently selected first (ECPipe §3.3; ECWide §4.1 keeps one list for requestors and helpers), so a
+ * whole node's worth of repairs spreads over its rack instead of piling onto its first nodes. A target is a live node
+ * in the unit's planned rack that holds no other unit of the stripe (a node loss stays one erasure per stripe); failing
+ * that, one in the planned rack that does; failing that, any live node holding no unit of the stripe (the block is
+ * missing, and off plan is better than lost). Not thread-safe: one monitor thread owns it.
+ */
+public final class RebuildTargets {
+  private final Map<String, Long> lastSelected = new HashMap<>();
+  private long clock;
+
+  /**
+   * @param live every live DataNode that may store a block
+   * @param avoid nodes holding another unit of the stripe
+   * @param never nodes that must not be chosen (holding any replica of the lost block, even a corrupt one)
+   * @return the target, or null when no live node qualifies
+   */
+  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never) {
+    Comparator<Replica> order = Comparator.comparingInt((Replica r) -> rank(r, lost, avoid))
+        .thenComparingLong(r -> lastSelected.getOrDefault(r.node(), 0L)).thenComparing(Replica::node);
+    Replica best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3).min(order)
+        .orElse(null);
+    if (best != null) {
+      selected(best.node());
+    }
+    return best;
+  }
+
+  /** Whether a chosen target is where the plan wants the unit (its planned rack). */
+  public static boolean inPlannedRack(StripeMember lost, Replica target) {
+    return target.rack().equals(lost.plannedRack());
+  }
+
+  private static int rank(Replica r, StripeMember lost, Set<String> avoid) {
+    boolean rack = r.rack().equals(lost.plannedRack());
+    boolean other = avoid.contains(r.node());
+    return rack && !other ? 0 : rack ? 1 : !other ? 2 : 3;
+  }
+
+  /** Helper units ordered least recently selected first (by the node each is read from), then by unit. */
+  public Comparator<Integer> helperPreference(Map<Integer, org.wideec.repair.UnitLocation> helpers) {
+    Map<Integer, Long> at = new HashMap<>();
+    helpers.forEach((u, loc) -> at.put(u, lastSelected.getOrDefault(loc.node(), 0L)));
+    return Comparator.comparingLong((Integer u) -> at.getOrDefault(u, Long.MAX_VALUE)).thenComparingInt(u -> u);
+  }
+
+  /** Records that a node was chosen for some role now. */
+  public void selected(String node) {
+    lastSelected.put(node, ++clock);
+  }
+}

@@ -1,0 +1,394 @@
+package org.wideec.placement.hdfs;
+
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenSecretManager;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.util.Daemon;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.ArchivedStripeRepair;
+import org.wideec.archive.RebuildTargets;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.code.UnitRole;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.RebuildRequest;
+import org.wideec.repair.RepairGraph;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.RepairStep;
+import org.wideec.repair.SingleUnitRepairPlanner;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TokenBytes;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.TransportConf;
+
+/**
+ * Archived stripes repair themselves (DESIGN.md §3.2, issue 13 item 5). In a thread of its own on the active
+ * NameNode (never a NameNode handler; nothing escapes it), every {@link #INTERVAL_KEY} ms it reads the manifests
+ * ({@link ManifestReader}), looks up each protected stripe's blocks in the blocks map, and for each block with no
+ * live replica (a trimmed data block or a parity block whose one replica was lost) orders a rebuild: a live DataNode
+ * in the unit's planned rack that holds no other unit of the stripe ({@link RebuildTargets}, least recently selected)
+ * is sent a {@link RebuildRequest} over the slice transport with READ tokens for the helpers and a WRITE token for
+ * the block, minted by this NameNode's block token secret manager when block tokens are on. The DataNode rebuilds
+ * the unit with the repair engine (local group first, in-rack partial sums, pipelined) and stores it under the
+ * original id, generation stamp and length if its CRC32C is the manifest's. The block counts as repaired only once
+ * this NameNode lists a live replica of it on the target.
+ *
+ * <p>At most {@link #MAX_CONCURRENT_KEY} rebuilds run at once, a block in flight is never ordered twice, and a block
+ * whose rebuild failed waits {@link #BACKOFF_KEY} ms, doubled on every further failure (at most an hour). Each
+ * failure is one WARN line naming the file, block, stripe and manifest. A stripe with a member changed since
+ * archival (stale) is reported once and never repaired from that member; a lost unit the survivors cannot decode is
+ * reported once as unrecoverable.
+ */
+final class ArchiveRepairMonitor {
+  static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
+  static final String INTERVAL_KEY = "wide-ec.archive.repair.interval.ms";
+  static final long INTERVAL_DEFAULT = 10_000;
+  static final String MAX_CONCURRENT_KEY = "wide-ec.archive.repair.max-concurrent";
+  static final int MAX_CONCURRENT_DEFAULT = 4;
+  static final String BACKOFF_KEY = "wide-ec.archive.repair.backoff.ms";
+  static final long BACKOFF_DEFAULT = 30_000;
+  static final String CONFIRM_KEY = "wide-ec.archive.repair.confirm.timeout.ms";
+  static final long CONFIRM_DEFAULT = 30_000;
+  private static final long MAX_BACKOFF_MS = 3_600_000;
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
+
+  private final NameNode nn;
+  private final FSNamesystem fsn;
+  private final WideEcNameNodeMetrics metrics;
+  private final long interval;
+  private final int maxConcurrent;
+  private final long backoff;
+  private final long confirmTimeout;
+  private final RepairScheme scheme;
+  private final ManifestReader manifests;
+  private final SliceTransport transport;
+  private final JmxEndpointResolver endpoints;
+  private final ExecutorService rebuilds;
+  private final RebuildTargets targets = new RebuildTargets();
+  private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
+  /** Blocks whose rebuild is running. */
+  private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
+  /** Blocks whose last rebuild failed: {next attempt (nanoTime), current back-off ms}. */
+  private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
+  /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
+  private final Set<String> reported = new HashSet<>();
+  private volatile Thread thread;
+
+  /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
+  ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
+      throws IOException {
+    this.nn = nn;
+    this.fsn = fsn;
+    this.metrics = metrics;
+    this.interval = interval;
+    this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
+    this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
+    if (maxConcurrent < 1 || backoff < 1 || confirmTimeout < 1) {
+      throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
+          + " must be positive; got " + maxConcurrent + ", " + backoff + ", " + confirmTimeout);
+    }
+    this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
+    TransportConf tc = TransportConf.from(conf);
+    this.rebuilds = new ThreadPoolExecutor(maxConcurrent, maxConcurrent, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Daemon(r);
+          t.setName("wide-ec-archive-rebuild-" + t.getId());
+          return t;
+        });
+    // A client of the slice port only (nothing listens here): it proves the cluster secret to the DataNodes.
+    this.transport = new SliceTransport(tc, "namenode", TrafficCounters.NONE, rebuilds);
+    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+    this.manifests = new ManifestReader(nn, conf);
+  }
+
+  void start() {
+    Thread t = new Thread(this::loop, "wide-ec-archive-repair");
+    t.setDaemon(true);
+    thread = t;
+    t.start();
+    LOG.info("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every {} ms ({} at once)",
+        interval, maxConcurrent);
+  }
+
+  void stop() {
+    Thread t = thread;
+    thread = null;
+    WideEcNameNodePlugin.stopDaemon(t);
+    rebuilds.shutdownNow();
+    try {
+      rebuilds.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    transport.close();
+    endpoints.close();
+  }
+
+  private void loop() {
+    try {
+      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
+        try {
+          Thread.sleep(interval);
+        } catch (InterruptedException e) {
+          return;
+        }
+        try {
+          pass();
+        } catch (IOException | RuntimeException | LinkageError e) {
+          failed.warn("wide-ec archive repair pass failed: {}", e.toString(), e);
+        }
+      }
+    } finally {
+      manifests.close();
+    }
+  }
+
+  /** One look at every manifest; the gauges hold what this pass found. */
+  void pass() throws IOException {
+    if (!fsn.isRunning() || fsn.isInStandbyState() || !WideEcArchivedBlocks.reportsComplete(fsn)) {
+      return; // before every DataNode reported, a replica may look missing that is not
+    }
+    Tally tally = new Tally();
+    Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
+    for (FileStatus st : manifests.manifests()) {
+      String manifest = st.getPath().toUri().getPath();
+      StripeManifest m;
+      try {
+        m = manifests.read(st.getPath());
+      } catch (IOException | RuntimeException e) {
+        failed.warn("wide-ec archive repair cannot read manifest {}: {}", manifest, e.toString());
+        continue;
+      }
+      for (ArchivedStripe s : m.stripes()) {
+        if (ArchivedStripeRepair.protects(s)) {
+          examine(s, manifest, live, tally);
+        }
+      }
+    }
+    metrics.archivedBlocksMissing.set(tally.missing);
+    metrics.archivedStripesStale.set(tally.stale);
+    metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
+    metrics.archiveRepairPasses.incr();
+  }
+
+  private static final class Tally {
+    long missing;
+    long stale;
+    long unrecoverable;
+  }
+
+  private void examine(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live, Tally tally) {
+    int[] stored = s.storedUnits();
+    long[] ids = new long[stored.length];
+    for (int i = 0; i < stored.length; i++) {
+      ids[i] = s.member(stored[i]).blockId();
+    }
+    Map<Long, WideEcArchivedBlocks.BlockView> views = WideEcArchivedBlocks.view(fsn, ids);
+    Map<Integer, ArchivedStripeRepair.BlockNow> now = new HashMap<>();
+    Set<String> stripeNodes = new HashSet<>();
+    for (int u : stored) {
+      WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
+      if (v == null) {
+        continue; // gone
+      }
+      stripeNodes.addAll(v.holders());
+      List<ArchivedStripeRepair.Replica> replicas = v.live().stream()
+          .map(h -> new ArchivedStripeRepair.Replica(h.node(), h.rack())).toList();
+      // A block under construction (an append running) is changing: never a helper, never rebuilt.
+      now.put(u, new ArchivedStripeRepair.BlockNow(v.complete() ? v.generationStamp() : -1, v.length(), replicas));
+    }
+    ArchivedStripeRepair p = ArchivedStripeRepair.of(s, now);
+    String where = "stripe " + s.stripeId() + " of manifest " + manifest;
+    if (p.stale().length > 0) {
+      tally.stale++;
+      if (reported.add("stale " + manifest + " " + s.stripeId() + " " + java.util.Arrays.toString(p.stale()))) {
+        LOG.warn("archived {} is stale: {}; those members changed since archival and are never used to repair the"
+            + " others", where, p.describe());
+      }
+    }
+    tally.missing += p.lost().length + p.unrecoverable().length;
+    tally.unrecoverable += p.unrecoverable().length;
+    for (int u : p.unrecoverable()) {
+      StripeMember m = s.member(u);
+      if (reported.add("unrecoverable " + m.blockId())) {
+        LOG.error("archived block blk_{} of {} ({}, unit {}) is lost and the stripe's surviving units cannot rebuild"
+            + " it: {}", m.blockId(), fileOf(s, m), where, u, p.describe());
+      }
+    }
+    for (int u : p.lost()) {
+      dispatch(p, u, manifest, live, stripeNodes);
+    }
+  }
+
+  private String fileOf(ArchivedStripe s, StripeMember m) {
+    String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
+    String file = path == null ? "inode " + m.inodeId() + " (deleted)" : path;
+    return m.role() == UnitRole.DATA ? file : "parity file " + file;
+  }
+
+  private void dispatch(ArchivedStripeRepair p, int unit, String manifest,
+      Map<String, WideEcArchivedBlocks.Target> live, Set<String> stripeNodes) {
+    ArchivedStripe s = p.stripe();
+    StripeMember m = s.member(unit);
+    long block = m.blockId();
+    long[] wait = backingOff.get(block);
+    if (inFlight.contains(block) || (wait != null && System.nanoTime() < wait[0]) || inFlight.size() >= maxConcurrent) {
+      return;
+    }
+    String file = fileOf(s, m);
+    String what = "archived block blk_" + block + " of " + file + " (stripe " + s.stripeId() + ", unit " + unit
+        + ", manifest " + manifest + ")";
+    List<ArchivedStripeRepair.Replica> candidates = live.values().stream()
+        .map(t -> new ArchivedStripeRepair.Replica(t.node().getXferAddr(), t.node().getNetworkLocation())).toList();
+    Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
+        .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
+    ArchivedStripeRepair.Replica target = targets.choose(m, candidates, stripeNodes, holdersOfThis);
+    if (target == null) {
+      failure(block, what, "no live DataNode can receive it (every one holds a replica of it)");
+      return;
+    }
+    String name = "stripe " + s.stripeId() + " unit " + unit + " (blk_" + block + " of " + file + ")";
+    StripeRepair repair;
+    try {
+      repair = repair(p, unit, name);
+    } catch (RuntimeException e) {
+      failure(block, what, e.getMessage());
+      return;
+    }
+    inFlight.add(block);
+    WideEcArchivedBlocks.Target to = live.get(target.node());
+    try {
+      rebuilds.execute(() -> run(repair, m, to, what));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      inFlight.remove(block); // stopping
+    }
+  }
+
+  /** The repair with the NameNode's READ tokens and the helpers least recently selected first. */
+  private StripeRepair repair(ArchivedStripeRepair p, int unit, String name) {
+    BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
+    String pool = fsn.getBlockPoolId();
+    StripeRepair r = p.repairOf(unit, name, u -> {
+      StripeMember h = p.stripe().member(u);
+      ExtendedBlock b = new ExtendedBlock(pool, h.blockId(), h.length(), h.generationStamp());
+      return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), token(secrets, b,
+          BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
+    }, scheme, targets.helperPreference(p.helpers()));
+    // The helpers the planner will take (the DataNode plans the same from the same order): selected now.
+    RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), unit, withZeros(r), "", "",
+        r.weights(), r.preference());
+    for (RepairStep step : g.steps()) {
+      if (!r.zeroUnits().contains(step.helper().unit())) {
+        targets.selected(step.helper().node());
+      }
+    }
+    return r;
+  }
+
+  private static Map<Integer, UnitLocation> withZeros(StripeRepair r) {
+    Map<Integer, UnitLocation> all = new HashMap<>(r.survivors());
+    r.zeroUnits().forEach(z -> all.put(z, new UnitLocation(z, "zero", "")));
+    return all;
+  }
+
+  private static byte[] token(BlockTokenSecretManager secrets, ExtendedBlock b, BlockTokenIdentifier.AccessMode mode,
+      StorageType[] types, String[] storages) {
+    if (secrets == null) {
+      return new byte[0]; // block tokens are off
+    }
+    try {
+      return TokenBytes.of(secrets.generateToken(b, EnumSet.of(mode), types, storages));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot mint a " + mode + " token for " + b + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** On a rebuild thread: order the rebuild, wait for its end, confirm at the NameNode. */
+  private void run(StripeRepair repair, StripeMember m, WideEcArchivedBlocks.Target to, String what) {
+    long block = m.blockId();
+    DatanodeInfo target = to.node();
+    try {
+      Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
+      Map<String, Endpoint> eps = new HashMap<>();
+      for (UnitLocation h : repair.survivors().values()) {
+        DatanodeInfo d = nodes.get(h.node());
+        eps.put(h.node(), endpoints.resolve(h, d));
+      }
+      Endpoint at = endpoints.resolve(new UnitLocation(-1, target.getXferAddr(), target.getNetworkLocation()), target);
+      ExtendedBlock b = new ExtendedBlock(fsn.getBlockPoolId(), block, m.length(), m.generationStamp());
+      byte[] write = token(fsn.getBlockManager().getBlockTokenSecretManager(), b, BlockTokenIdentifier.AccessMode.WRITE,
+          new StorageType[] {to.storageType()}, new String[] {to.storageId()});
+      RebuildRequest req = new RebuildRequest(repair, eps, new BlockRef(b.getBlockPoolId(), block, m.generationStamp(),
+          m.length(), write), to.storageType().name(), to.storageId(), m.crc32c());
+      long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+      try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
+        for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back the block
+          Frame f = stream.nextOrEnd(i);
+          if (f == null) {
+            break;
+          }
+          f.release();
+          stream.credit();
+        }
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(confirmTimeout);
+      while (!WideEcArchivedBlocks.liveOn(fsn, block, m.generationStamp(), m.length(), target.getXferAddr())) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException(target.getXferAddr() + " stored it, but the NameNode lists no live replica there after "
+              + confirmTimeout + " ms (" + CONFIRM_KEY + ")");
+        }
+        Thread.sleep(100);
+      }
+      backingOff.remove(block);
+      metrics.archivedBlocksRepaired.incr();
+      LOG.info("{} rebuilt under its original id on {} ({}{}), confirmed live at the NameNode", what,
+          target.getXferAddr(), target.getNetworkLocation(),
+          target.getNetworkLocation().equals(m.plannedRack()) ? "" : ", outside its planned rack " + m.plannedRack());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException | LinkageError e) {
+      // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
+      endpoints.forget(target.getXferAddr());
+      repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
+      failure(block, what, "rebuild on " + target.getXferAddr() + " failed: " + e.getMessage());
+    } finally {
+      inFlight.remove(block);
+    }
+  }
+
+  private void failure(long block, String what, String why) {
+    metrics.archivedRepairFailures.incr();
+    long[] prev = backingOff.get(block);
+    long next = prev == null ? backoff : Math.min(MAX_BACKOFF_MS, prev[1] * 2);
+    backingOff.put(block, new long[] {System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), next});
+    LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
+  }
+}
