@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.StripeMember;
 import org.wideec.repair.ArchivedReadRequest;
-import org.wideec.repair.ArchivedStripeRepair;
+import org.wideec.archive.ArchivedReadRepair;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.RepairEngine;
 import org.wideec.repair.ReplicaAccess;
@@ -34,7 +34,7 @@ import org.wideec.transport.SliceTransport;
  * <p>What is checked: every helper verifies its replica's HDFS checksums as it reads and every frame is MACed; a
  * sample of the range is decoded a second time from other helpers (the repair worker's validation); a request for
  * the whole block is compared with the manifest's CRC32C before its stream ends. Members whose block changed since
- * archival are never helpers ({@link ArchivedStripeRepair}).
+ * archival are never helpers ({@link ArchivedReadRepair}).
  */
 final class ArchivedReadService implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ArchivedReadService.class);
@@ -107,13 +107,13 @@ final class ArchivedReadService implements Closeable {
       throw new ReplicaAccess.DeniedException(asked + " is not in block pool " + found.pool() + " of this DataNode's"
           + " file system");
     }
-    ArchivedStripeRepair.Current now = found.current().values().stream()
+    ArchivedReadRepair.Current now = found.current().values().stream()
         .filter(c -> c.blockId() == asked.blockId()).findFirst().orElse(null);
     if (now == null || now.genStamp() != asked.genStamp() || now.length() != asked.numBytes()) {
       throw new ReplicaAccess.DeniedException(asked + " is not block " + asked.blockId() + " of inode "
           + req.fileInode() + " as the NameNode lists it now");
     }
-    ArchivedStripeRepair.Plan plan = ArchivedStripeRepair.plan("inode " + req.fileInode() + " block "
+    ArchivedReadRepair.Plan plan = ArchivedReadRepair.plan("inode " + req.fileInode() + " block "
         + asked.blockId(), found.stripe(), asked, found.current(), id -> helperRef(asked.pool(), id), conf.scheme());
     // Helpers read whole checksum chunks: rebuild the range widened to chunks, forward only what was asked.
     long from = req.offset() / chunk * chunk;
@@ -126,7 +126,7 @@ final class ArchivedReadService implements Closeable {
     try {
       engine.repair(plan.repair(), requestor, (unit, len) -> out.open(), slice, from, to - from);
     } catch (RepairEngine.RepairFailedException e) {
-      throw new IOException(e.getMessage() + " (members left out: " + ArchivedStripeRepair.describe(plan.leftOut())
+      throw new IOException(e.getMessage() + " (members left out: " + ArchivedReadRepair.describe(plan.leftOut())
           + ")", e);
     }
     if (out.delivered < req.length()) {

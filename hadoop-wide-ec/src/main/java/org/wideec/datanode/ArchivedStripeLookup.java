@@ -23,7 +23,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.code.UnitRole;
-import org.wideec.repair.ArchivedStripeRepair;
+import org.wideec.archive.ArchivedReadRepair;
 
 /**
  * Finds, for a DataNode serving a degraded read, the stripe of an archived file's block and where its members are
@@ -37,7 +37,7 @@ final class ArchivedStripeLookup implements Closeable {
   static final long TTL_MS = 30_000;
 
   /** A block's stripe and its members as HDFS lists them now (by unit), with the DataNodes holding them. */
-  record Found(ArchivedStripe stripe, Map<Integer, ArchivedStripeRepair.Current> current, Map<String, DatanodeInfo> nodes,
+  record Found(ArchivedStripe stripe, Map<Integer, ArchivedReadRepair.Current> current, Map<String, DatanodeInfo> nodes,
       String pool, long expires) {}
 
   private final Configuration conf;
@@ -99,7 +99,7 @@ final class ArchivedStripeLookup implements Closeable {
           + pointer.manifestPath());
     }
     Map<Long, List<LocatedBlock>> byInode = new HashMap<>();
-    Map<Integer, ArchivedStripeRepair.Current> current = new HashMap<>();
+    Map<Integer, ArchivedReadRepair.Current> current = new HashMap<>();
     Map<String, DatanodeInfo> nodes = new HashMap<>();
     String pool = null;
     for (int u = 0; u < stripe.members().size(); u++) {
@@ -121,7 +121,7 @@ final class ArchivedStripeLookup implements Closeable {
           nodes.put(at.getXferAddr(), at);
         }
         pool = lb.getBlock().getBlockPoolId();
-        current.put(u, new ArchivedStripeRepair.Current(m.blockId(), lb.getBlock().getGenerationStamp(),
+        current.put(u, new ArchivedReadRepair.Current(m.blockId(), lb.getBlock().getGenerationStamp(),
             lb.getBlock().getNumBytes(), at == null ? null : at.getXferAddr(), at == null ? null : at.getNetworkLocation()));
       }
     }

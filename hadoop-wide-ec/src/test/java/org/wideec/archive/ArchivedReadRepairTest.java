@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.archive;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.ArchivedStripe;
-import org.wideec.archive.StripeMember;
-import org.wideec.archive.StripeState;
 import org.wideec.code.UnitRole;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.UnitLocation;
 
-class ArchivedStripeRepairTest {
+class ArchivedReadRepairTest {
   static final String LRC = "azure-lrc:k=4,l=2,g=1";
   static final byte[] TOKEN = {7, 7, 7};
 
@@ -36,11 +36,11 @@ class ArchivedStripeRepairTest {
   }
 
   /** Every stored member as the manifest records it, on its planned node. */
-  private static Map<Integer, ArchivedStripeRepair.Current> asArchived(ArchivedStripe s) {
-    Map<Integer, ArchivedStripeRepair.Current> now = new HashMap<>();
+  private static Map<Integer, ArchivedReadRepair.Current> asArchived(ArchivedStripe s) {
+    Map<Integer, ArchivedReadRepair.Current> now = new HashMap<>();
     for (int u = 0; u < s.members().size(); u++) {
       StripeMember m = s.member(u);
-      now.put(u, new ArchivedStripeRepair.Current(m.blockId(), m.generationStamp(), m.length(), m.plannedNode(),
+      now.put(u, new ArchivedReadRepair.Current(m.blockId(), m.generationStamp(), m.length(), m.plannedNode(),
           m.plannedRack()));
     }
     return now;
@@ -50,18 +50,18 @@ class ArchivedStripeRepairTest {
     return new BlockRef("bp", id, genStamp, length, TOKEN);
   }
 
-  private static ArchivedStripeRepair.Plan plan(ArchivedStripe s, BlockRef lost,
-      Map<Integer, ArchivedStripeRepair.Current> now) throws IOException {
-    return ArchivedStripeRepair.plan("test", s, lost, now, id -> new BlockRef("bp", id, 0, 0, TOKEN),
+  private static ArchivedReadRepair.Plan plan(ArchivedStripe s, BlockRef lost,
+      Map<Integer, ArchivedReadRepair.Current> now) throws IOException {
+    return ArchivedReadRepair.plan("test", s, lost, now, id -> new BlockRef("bp", id, 0, 0, TOKEN),
         RepairScheme.RACK_AGGREGATED);
   }
 
   @Test
   void aLostDataBlockIsRebuiltFromEveryOtherMemberWithTheManifestsStampsAndTheMintedTokens() throws Exception {
     ArchivedStripe s = stripe(StripeState.TRIMMED);
-    Map<Integer, ArchivedStripeRepair.Current> now = asArchived(s);
-    now.put(1, new ArchivedStripeRepair.Current(101, 1002, 4096, null, null)); // its only replica is gone
-    ArchivedStripeRepair.Plan p = plan(s, asked(101, 1002, 4096), now);
+    Map<Integer, ArchivedReadRepair.Current> now = asArchived(s);
+    now.put(1, new ArchivedReadRepair.Current(101, 1002, 4096, null, null)); // its only replica is gone
+    ArchivedReadRepair.Plan p = plan(s, asked(101, 1002, 4096), now);
     assertEquals(1, p.lostUnit());
     assertArrayEquals(new int[] {1}, p.repair().lost());
     assertArrayEquals(new long[] {4096}, p.repair().lostLengths());
@@ -74,17 +74,17 @@ class ArchivedStripeRepairTest {
   @Test
   void aMemberAppendedSinceArchivalIsNeverAHelper() throws Exception {
     ArchivedStripe s = stripe(StripeState.COMMITTED);
-    Map<Integer, ArchivedStripeRepair.Current> now = asArchived(s);
-    now.put(1, new ArchivedStripeRepair.Current(101, 1002, 4096, null, null));
-    now.put(0, new ArchivedStripeRepair.Current(100, 2001, 4096 + 10, "dn0:9866", "/rack0")); // appended
-    now.remove(5); // the parity file was deleted
-    now.put(6, new ArchivedStripeRepair.Current(106, 1100, 4096, null, null)); // no live replica
-    ArchivedStripeRepair.Plan p = plan(s, asked(101, 1002, 4096), now);
-    assertEquals(Set.of(2, 3, 4), p.repair().survivors().keySet());
-    assertEquals(Set.of(0, 5, 6), p.leftOut().keySet());
+    Map<Integer, ArchivedReadRepair.Current> now = asArchived(s);
+    now.put(1, new ArchivedReadRepair.Current(101, 1002, 4096, null, null));
+    now.put(0, new ArchivedReadRepair.Current(100, 2001, 4096 + 10, "dn0:9866", "/rack0")); // appended
+    now.remove(6); // the other local group's parity file was deleted
+    ArchivedReadRepair.Plan p = plan(s, asked(101, 1002, 4096), now);
+    assertEquals(Set.of(2, 3, 4, 5), p.repair().survivors().keySet());
+    assertEquals(Set.of(0, 6), p.leftOut().keySet());
+    assertTrue(p.leftOut().get(6).contains("no longer listed"), p.leftOut().get(6));
     assertTrue(p.leftOut().get(0).contains("not what the parity covers"), p.leftOut().get(0));
-    assertTrue(ArchivedStripeRepair.describe(p.leftOut()).startsWith("unit 0: block 100 is now blk_100_2001"),
-        ArchivedStripeRepair.describe(p.leftOut()));
+    assertTrue(ArchivedReadRepair.describe(p.leftOut()).startsWith("unit 0: block 100 is now blk_100_2001"),
+        ArchivedReadRepair.describe(p.leftOut()));
   }
 
   @Test
@@ -95,12 +95,26 @@ class ArchivedStripeRepairTest {
   }
 
   @Test
-  void onlyCommittedAndTrimmedStripesAreReadThrough() {
-    for (StripeState state : List.of(StripeState.VERIFIED, StripeState.STALE)) {
-      ArchivedStripe s = stripe(state);
-      IOException e = assertThrows(IOException.class, () -> plan(s, asked(101, 1002, 4096), asArchived(s)));
-      assertTrue(e.getMessage().contains("is " + state), e.getMessage());
+  void onlyStripesWhoseParityProtectsThemAreReadThrough() throws Exception {
+    ArchivedStripe verified = stripe(StripeState.VERIFIED);
+    IOException e = assertThrows(IOException.class, () -> plan(verified, asked(101, 1002, 4096), asArchived(verified)));
+    assertTrue(e.getMessage().contains("is VERIFIED"), e.getMessage());
+    // A stripe gone stale after its parity was verified still protects its unchanged members.
+    ArchivedStripe stale = stripe(StripeState.STALE);
+    Map<Integer, ArchivedReadRepair.Current> now = asArchived(stale);
+    now.put(1, new ArchivedReadRepair.Current(101, 1002, 4096, null, null));
+    assertEquals(1, plan(stale, asked(101, 1002, 4096), now).lostUnit());
+  }
+
+  @Test
+  void aLostBlockTheMembersLeftCannotDecodeIsNamedNotGuessed() {
+    ArchivedStripe s = stripe(StripeState.TRIMMED);
+    Map<Integer, ArchivedReadRepair.Current> now = asArchived(s);
+    for (int u : new int[] {0, 2, 3, 4}) {
+      now.remove(u);
     }
+    IOException e = assertThrows(IOException.class, () -> plan(s, asked(101, 1002, 4096), now));
+    assertTrue(e.getMessage().contains("cannot be decoded from the members left"), e.getMessage());
   }
 
   @Test
