@@ -249,6 +249,14 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     LocatedBlock lb = located(lost);
     assertEquals(lost.blockId(), lb.getBlock().getBlockId());
     assertEquals(lost.crc32c(), ArchiveChecks.crc(bytesOf(lost, lb)), "rebuilt without the appended member");
+    // The appended file is no longer protected by the parity: it gets its replication back.
+    deadline = System.currentTimeMillis() + 30_000;
+    while (fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication() != 3) {
+      assertTrue(System.currentTimeMillis() < deadline, "/rs/f is still at replication "
+          + fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication());
+      Thread.sleep(100);
+    }
+    assertTrue(metrics().archivedFilesReReplicated() >= 1);
     checks.everyByteReadsBack();
   }
 

@@ -13,6 +13,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -64,7 +66,8 @@ import org.wideec.transport.TransportConf;
  * whose rebuild failed waits {@link #BACKOFF_KEY} ms, doubled on every further failure (at most an hour). Each
  * failure is one WARN line naming the file, block, stripe and manifest. A stripe with a member changed since
  * archival (stale) is reported once and never repaired from that member; a lost unit the survivors cannot decode is
- * reported once as unrecoverable.
+ * reported once as unrecoverable. A stale data member's file gets its replication back ({@code dfs.replication}):
+ * the parity no longer describes its bytes, so at the one replica the trim left it would have no protection at all.
  */
 final class ArchiveRepairMonitor {
   static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
@@ -99,6 +102,9 @@ final class ArchiveRepairMonitor {
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final Set<String> reported = new HashSet<>();
+  /** Inodes of stale members whose replication was raised (once each while this NameNode runs). */
+  private final Set<Long> replicated = new HashSet<>();
+  private final short staleReplication;
   private volatile Thread thread;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
@@ -111,6 +117,8 @@ final class ArchiveRepairMonitor {
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
+    this.staleReplication = (short) conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT);
     if (maxConcurrent < 1 || backoff < 1 || confirmTimeout < 1) {
       throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
           + " must be positive; got " + maxConcurrent + ", " + backoff + ", " + confirmTimeout);
@@ -233,6 +241,9 @@ final class ArchiveRepairMonitor {
         LOG.warn("archived {} is stale: {}; those members changed since archival and are never used to repair the"
             + " others", where, p.describe());
       }
+      for (int u : p.stale()) {
+        replicate(s.member(u), where);
+      }
     }
     tally.missing += p.lost().length + p.unrecoverable().length;
     tally.unrecoverable += p.unrecoverable().length;
@@ -245,6 +256,36 @@ final class ArchiveRepairMonitor {
     }
     for (int u : p.lost()) {
       dispatch(p, u, manifest, live, stripeNodes);
+    }
+  }
+
+  /**
+   * Gives a stale data member's file its replication back. The append or truncate that made it stale runs at the
+   * file's replication, which the trim lowered to one, and the parity covers its old bytes only.
+   */
+  private void replicate(StripeMember m, String where) {
+    if (m.role() != UnitRole.DATA || replicated.contains(m.inodeId())) {
+      return;
+    }
+    String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
+    if (path == null) {
+      replicated.add(m.inodeId()); // deleted: nothing to protect
+      return;
+    }
+    try {
+      DistributedFileSystem dfs = manifests.fs();
+      short now = dfs.getFileStatus(new Path(path)).getReplication();
+      if (now < staleReplication) {
+        dfs.setReplication(new Path(path), staleReplication);
+        LOG.warn("archived file {} changed after archival ({}, blk_{}): its replication is raised from {} to {}, as"
+            + " the stripe's parity no longer protects it; archive it again to free the space", path, where,
+            m.blockId(), now, staleReplication);
+        metrics.archivedFilesReReplicated.incr();
+      }
+      replicated.add(m.inodeId());
+    } catch (IOException | RuntimeException e) {
+      failed.warn("wide-ec cannot raise the replication of {}, changed after archival ({}): {}", path, where,
+          e.toString());
     }
   }
 

@@ -55,6 +55,8 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "protected stripes with a member changed since archival (never used as a helper) at the last repair pass", 0L);
   final MutableGaugeLong archivedBlocksUnrecoverable = registry.newGauge("ArchivedBlocksUnrecoverable",
       "missing archived blocks the surviving units cannot decode at the last repair pass", 0L);
+  final MutableCounterLong archivedFilesReReplicated = registry.newCounter("ArchivedFilesReReplicated",
+      "Archived files changed after archival whose replication the repair monitor raised back", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
 
@@ -128,6 +130,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archivedBlocksUnrecoverable() {
     return archivedBlocksUnrecoverable.value();
+  }
+
+  public long archivedFilesReReplicated() {
+    return archivedFilesReReplicated.value();
   }
 
   public long archiveRepairPasses() {
