@@ -61,6 +61,7 @@ final class ArchiveFsck {
   /** The {@code archived} object of fsck's JSON. */
   Map<String, Object> toJson() {
     Map<String, Object> j = new LinkedHashMap<>();
+    j.put("notChecked", report.notChecked());
     j.put("manifestsChecked", report.manifestsChecked());
     j.put("stripesChecked", report.stripes().size());
     j.put("problems", report.problems());
@@ -102,6 +103,10 @@ final class ArchiveFsck {
 
   /** The table for people; nothing when the path holds no archived data and nothing is orphaned. */
   void print(PrintStream out) {
+    if (report.notChecked() != null) {
+      out.println(report.notChecked());
+      return;
+    }
     if (report.manifestsChecked() == 0 && report.findings().isEmpty()) {
       return;
     }

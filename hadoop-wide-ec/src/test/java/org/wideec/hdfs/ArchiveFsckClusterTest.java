@@ -275,6 +275,40 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
 
   @Test
   @Order(6)
+  void anUnarchiveStoppedAfterAnyStepIsFinishedByARerun() throws Exception {
+    ArchiveLayout layout = ArchiveLayout.from(conf);
+    for (String step : List.of("replicated", "pointers", "parity", "manifest")) {
+      String dir = "/crash-" + step + "/d";
+      checks.write(dir + "/a", 2 * BLOCK);
+      checks.write(dir + "/b", BLOCK / 3);
+      archive(dir);
+      long inode = store.inodeOf(new Path(dir));
+      Unarchiver.Hook crash = s -> {
+        if (s.equals(step)) {
+          throw new java.io.IOException("crash after " + s);
+        }
+      };
+      java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+          () -> new Unarchiver(fs, store, crash).unarchive(new Path(dir), (short) 3, Unarchiver.Progress.NONE));
+      assertEquals("crash after " + step, e.getMessage());
+      ToolRun r = tool("unarchive", dir, "--json");
+      assertEquals(0, r.exit(), step + ": " + r.out() + r.err());
+      // Until the manifest is deleted the rerun redoes the rest; after it, there is nothing left to do.
+      assertEquals(!step.equals("manifest"), r.json().get("wasArchived").asBoolean(), step);
+      assertFalse(fs.exists(layout.manifest(inode)), step);
+      assertFalse(fs.exists(layout.parityRoot(inode)), step);
+      for (String f : List.of(dir + "/a", dir + "/b")) {
+        assertEquals(3, fs.getFileStatus(new Path(f)).getReplication(), step + " " + f);
+        assertNull(store.pointer(new Path(f)), step + " " + f);
+      }
+      JsonNode a = fsck("/crash-" + step, 0);
+      assertEquals(List.of(), findings(a), step);
+    }
+    checks.everyByteReadsBack();
+  }
+
+  @Test
+  @Order(7)
   void aStoppedDataNodesMembersAreMissingTheStripesStillDecodeAndUnarchiveRefuses() throws Exception {
     checks.write("/lost/f", 9 * BLOCK + 1000);
     archive("/lost/f");

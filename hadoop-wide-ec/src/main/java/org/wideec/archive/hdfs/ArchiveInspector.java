@@ -37,7 +37,8 @@ import org.wideec.code.UnitRole;
  */
 public final class ArchiveInspector {
   /** What fsck found about archived data. */
-  public record Report(List<StripeAudit.Verdict> stripes, List<Finding> findings, int manifestsChecked) {
+  public record Report(List<StripeAudit.Verdict> stripes, List<Finding> findings, int manifestsChecked,
+      String notChecked) {
     public long problems() {
       return findings.size() + stripes.stream().mapToLong(v -> v.findings().size()).sum();
     }
@@ -55,7 +56,21 @@ public final class ArchiveInspector {
     this.store = store;
   }
 
+  /**
+   * Inspects the archived data under the path. A user who may not read the system directory (it is the HDFS
+   * superusers', {@link ArchiveLayout#PRIVATE}) gets a report that says so ({@code notChecked}) rather than an error,
+   * so fsck of striped data keeps working for everyone.
+   */
   public Report inspect(Path path) throws IOException {
+    try {
+      return inspectAll(path);
+    } catch (org.apache.hadoop.security.AccessControlException e) {
+      return new Report(List.of(), List.of(), 0, "archived data not checked: " + e.getMessage().lines().findFirst()
+          .orElse("permission denied") + " (run fsck as an HDFS superuser)");
+    }
+  }
+
+  private Report inspectAll(Path path) throws IOException {
     String root = Path.getPathWithoutSchemeAndAuthority(dfs.getFileStatus(path).getPath()).toString();
     String system = Path.getPathWithoutSchemeAndAuthority(store.layout().manifestDir().getParent()).toString();
     boolean everything = root.equals("/");
@@ -153,7 +168,7 @@ public final class ArchiveInspector {
     }
     findings.addAll(ArchiveOrphans.of(new ArchiveOrphans.Inventory(inScope, archivedPaths, manifestStripes,
         parityInScope, live, pointers, Path.getPathWithoutSchemeAndAuthority(parityRoot).toString())));
-    return new Report(verdicts, findings, checked);
+    return new Report(verdicts, findings, checked, null);
   }
 
   /** Files and directories under the path (the system directory excluded): current names and pointers. */
