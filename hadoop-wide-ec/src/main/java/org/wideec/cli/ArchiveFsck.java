@@ -54,6 +54,10 @@ final class ArchiveFsck {
     return n;
   }
 
+  private static String label(Finding f) {
+    return f.problem().label().toUpperCase(java.util.Locale.ROOT);
+  }
+
   private long notDecodable() {
     return report.stripes().stream().filter(v -> Boolean.FALSE.equals(v.decodable())).count();
   }
@@ -120,9 +124,13 @@ final class ArchiveFsck {
           v.findings().size());
     }
     t.print(out);
-    for (Finding f : all()) {
-      out.println(f.problem().label().toUpperCase(java.util.Locale.ROOT) + ": " + f.message());
+    for (StripeAudit.Verdict v : report.stripes()) {
+      if (!v.healthy()) {
+        out.println(v.describe());
+        v.findings().forEach(f -> out.println("  " + label(f) + ": " + f.message()));
+      }
     }
+    report.findings().forEach(f -> out.println(label(f) + ": " + f.message()));
     Map<Problem, Integer> n = counts();
     out.printf("%d archived stripes in %d manifests checked: %d not decodable, %d missing, %d off plan, %d stale,"
             + " %d stuck mid-archive, %d unprotected blocks, %d orphaned, %d corrupt%n", report.stripes().size(),

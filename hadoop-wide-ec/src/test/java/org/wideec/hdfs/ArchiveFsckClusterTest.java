@@ -182,7 +182,11 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     assertTrue(now < tolerance(s), "one unit gone: " + now + " of " + tolerance(s));
     assertTrue(j.get("findings").get(0).get("message").asText().endsWith("its file is gone (deleted or overwritten)"));
     ToolRun text = tool("fsck", "/del");
-    assertTrue(text.out().contains("tolerates") || text.out().contains(now + " of " + tolerance(s)), text.out());
+    assertEquals(1, text.exit(), text.out() + text.err());
+    assertTrue(text.out().contains("stripe " + s.stripeId() + " of /del/d (" + CODE + ", TRIMMED): decodable with units ["
+        + unit + "] lost; tolerates " + now + " more loss" + (now == 1 ? "" : "es") + " (" + tolerance(s)
+        + " when whole)"), text.out());
+    assertTrue(text.out().contains("  STALE: stripe " + s.stripeId() + " of /del/d unit " + unit), text.out());
   }
 
   @Test
