@@ -219,6 +219,53 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
 
   @Test
   @Order(5)
+  void aCrashedArchiveIsStuckUntilRerunAndACorruptManifestIsNamed() throws Exception {
+    checks.write("/stuck/f", 9 * BLOCK + 1000);
+    org.wideec.archive.hdfs.Archiver.Hook crash = (manifest, stripe) -> {
+      if (stripe != null && stripe.state() == org.wideec.archive.StripeState.PARITY_WRITTEN) {
+        throw new java.io.IOException("crash at PARITY_WRITTEN");
+      }
+    };
+    org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> new org.wideec.archive.hdfs.Archiver(
+        fs, store, org.wideec.archive.hdfs.ClientClassicEncoder.from(fs), crash,
+        org.wideec.archive.hdfs.Archiver.Listener.NONE).archive(new Path("/stuck/f"), CODE,
+        org.wideec.archive.PlacementKind.CL));
+    JsonNode a = fsck("/stuck", 1);
+    assertEquals(List.of("stuck  0 -1 0", "stuck  1 -1 0"), findings(a));
+    assertEquals("PARITY_WRITTEN", stripe(a, "/stuck/f", 0).get("state").asText());
+    assertEquals("PLANNED", stripe(a, "/stuck/f", 1).get("state").asText());
+    assertTrue(stripe(a, "/stuck/f", 1).get("decodable").isNull(), "no parity yet");
+    String message = stripe(a, "/stuck/f", 0).get("findings").get(0).get("message").asText();
+    assertTrue(message.endsWith("stopped mid-archive before COMMITTED (every data block keeps its replication); rerun"
+        + " 'wide-ec archive /stuck/f --code " + CODE + "' to resume"), message);
+    archive("/stuck/f");
+    assertEquals(List.of(), findings(fsck("/stuck", 0)));
+
+    // A truncated manifest: fsck names it and goes on; unarchive refuses, naming it, and changes nothing.
+    Path manifest = ArchiveLayout.from(conf).manifest(store.inodeOf(new Path("/stuck/f")));
+    byte[] bytes;
+    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(manifest)) {
+      bytes = in.readAllBytes();
+    }
+    try (org.apache.hadoop.fs.FSDataOutputStream out = fs.create(manifest, true)) {
+      out.write(bytes, 0, bytes.length / 2);
+    }
+    String name = manifest.toUri().getPath();
+    JsonNode c = fsck("/stuck", 1);
+    assertEquals(List.of("corrupt-manifest " + name + " -1 -1 0"), findings(c));
+    assertTrue(c.get("findings").get(0).get("message").asText().contains(name), c.toString());
+    ToolRun u = tool("unarchive", "/stuck/f");
+    assertEquals(3, u.exit(), u.out() + u.err());
+    assertTrue(u.err().contains(name), u.err());
+    assertEquals(1, fs.getFileStatus(new Path("/stuck/f")).getReplication());
+    try (org.apache.hadoop.fs.FSDataOutputStream out = fs.create(manifest, true)) {
+      out.write(bytes); // whole again, for the tests after this one
+    }
+    assertEquals(List.of(), findings(fsck("/stuck", 0)));
+  }
+
+  @Test
+  @Order(6)
   void unarchiveRestoresReplicationFreesTheStripesAndARerunIsANoOp() throws Exception {
     checks.write("/un/f", 9 * BLOCK + 1000);
     checks.write("/un/d/x", 2 * BLOCK);
@@ -278,7 +325,7 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void anUnarchiveStoppedAfterAnyStepIsFinishedByARerun() throws Exception {
     ArchiveLayout layout = ArchiveLayout.from(conf);
     for (String step : List.of("replicated", "pointers", "parity", "manifest")) {
@@ -312,7 +359,7 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void aStoppedDataNodesMembersAreMissingTheStripesStillDecodeAndUnarchiveRefuses() throws Exception {
     checks.write("/lost/f", 9 * BLOCK + 1000);
     archive("/lost/f");
