@@ -169,10 +169,16 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
         unit = u;
       }
     }
+    checks.write("/del/g", BLOCK + 3);
+    archive("/del/g");
+    String manifestG = ArchiveLayout.from(conf).manifest(store.inodeOf(new Path("/del/g"))).toUri().getPath();
     checks.delete("/del/d/b");
+    checks.delete("/del/g"); // a file archived alone: its manifest and parity are left protecting nothing
     JsonNode a = fsck("/del", 1);
     assertEquals(List.of("stale /.reserved/.inodes/" + inodeB + " " + s.stripeId() + " " + unit + " "
-        + s.member(unit).blockId()), findings(a));
+        + s.member(unit).blockId(), "orphan-manifest " + manifestG + " -1 -1 0"), findings(a));
+    assertTrue(a.get("findings").get(0).get("message").asText().contains("(archived as /del/g), which no longer"
+        + " exists"), a.toString());
     JsonNode j = stripe(a, "/del/d", s.stripeId());
     assertEquals("[" + unit + "]", j.get("lostUnits").toString());
     assertTrue(j.get("decodable").asBoolean());
