@@ -34,6 +34,7 @@ import org.wideec.placement.StripedPlacement;
  * it now and after its worst single-rack loss (HDFS's reader rule, DESIGN.md §2), whether our worker can repair it,
  * how many more units it can lose, whether the plan holds, and the cross-rack cost of repairing each unit as
  * placed. Exit code 1 when some group has lost data or would be unreadable to stock clients after a rack loss.
+ * Archived data under PATH (wide stripes, DESIGN.md §3.2) is judged by {@link ArchiveFsck}; any finding there exits 1.
  */
 final class FsckCommand {
   private final Configuration conf;
@@ -86,6 +87,7 @@ final class FsckCommand {
     long notRackTolerant = reports.stream().filter(r -> !r.stockReadableAfterRackLoss()).count();
     long atRisk = reports.stream().filter(r -> r.decodable() && r.remainingTolerance() <= 0).count();
     long offPlan = reports.stream().filter(r -> !r.planHolds()).count();
+    ArchiveFsck archived = ArchiveFsck.of(dfs, root);
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", root.toString());
@@ -96,6 +98,7 @@ final class FsckCommand {
       j.put("groupsNotRackTolerant", notRackTolerant);
       j.put("groupsAtRisk", atRisk);
       j.put("groupsOffPlan", offPlan);
+      j.put("archived", archived.toJson());
       out.println(Json.write(j));
     } else {
       Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "LOST", "DECODES", "STOCK READ", "AFTER RACK LOSS",
@@ -114,8 +117,9 @@ final class FsckCommand {
       out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
           + " clients after a rack loss, %d one loss from data loss, %d off plan%n", reports.size(), lost, unreadable,
           notRackTolerant, atRisk, offPlan);
+      archived.print(out);
     }
-    return lost > 0 || notRackTolerant > 0 ? 1 : 0;
+    return lost > 0 || notRackTolerant > 0 || archived.problems() ? 1 : 0;
   }
 
   private void check(DistributedFileSystem dfs, Path file, String scheme, List<GroupReport> reports) throws IOException {

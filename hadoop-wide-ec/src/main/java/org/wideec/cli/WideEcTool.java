@@ -71,9 +71,12 @@ public final class WideEcTool extends Configured implements Tool {
     commands.put("status", new Command(String.join("\n",
         "  status PATH [--json]                                 an archived path: stripes per state, redundancy, bytes saved",
         "                                                        once trimmed"), a -> new StatusCommand(conf(), out).run(a)));
-    commands.put("fsck", new Command(
-        "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs",
+    commands.put("fsck", new Command(String.join("\n",
+        "  fsck PATH [--json]                                   per block group: units per rack, plan, rack tolerance, repair costs;",
+        "                                                        per archived stripe: missing, off plan, stale, stuck, decodes?,",
+        "                                                        more losses; orphaned manifests, parity and pointers"),
         a -> new FsckCommand(conf(), out).run(a)));
+    commands.put("unarchive", new Command(UnarchiveCommand.USAGE, a -> new UnarchiveCommand(conf(), out, err).run(a)));
     Command nodes = new Command(String.join("\n",
         "  nodes [--json]                                       each live DataNode's repair worker: running or off and why,",
         "                                                        version, coder, slice endpoint, auth, TLS, tokens, tasks, last error",

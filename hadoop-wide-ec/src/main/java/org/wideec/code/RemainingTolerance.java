@@ -21,6 +21,14 @@ public record RemainingTolerance(int value, boolean exact) {
   }
 
   public static RemainingTolerance of(LinearCode code, int... lost) {
+    return of(code, new BitSet(), lost);
+  }
+
+  /**
+   * The margin when the units in {@code neverLost} cannot be lost (an archived stripe's virtual padding: known zeros
+   * that are never stored), so only the other survivors are counted as the next losses.
+   */
+  public static RemainingTolerance of(LinearCode code, BitSet neverLost, int... lost) {
     ErasurePatterns patterns = ErasurePatterns.of(code);
     int[] base = Arrays.stream(lost).distinct().sorted().toArray();
     if (!patterns.isDecodable(base)) {
@@ -28,10 +36,12 @@ public record RemainingTolerance(int value, boolean exact) {
     }
     BitSet gone = new BitSet();
     Arrays.stream(base).forEach(gone::set);
-    int[] survivors = java.util.stream.IntStream.range(0, code.n()).filter(u -> !gone.get(u)).toArray();
+    int[] survivors = java.util.stream.IntStream.range(0, code.n()).filter(u -> !gone.get(u) && !neverLost.get(u))
+        .toArray();
     int proven = Math.max(0, code.minimumDistance().faultsTolerated() - base.length);
     long examined = 0;
-    for (int t = 1; t <= code.n() - code.k() - base.length; t++) {
+    int most = Math.min(code.n() - code.k() - base.length, survivors.length);
+    for (int t = 1; t <= most; t++) {
       long combos = RepairPlanner.binomial(survivors.length, t);
       if (t > proven && examined + combos > BUDGET) {
         return new RemainingTolerance(t - 1, false);
@@ -51,6 +61,6 @@ public record RemainingTolerance(int value, boolean exact) {
         }
       } while (RepairPlanner.next(idx, survivors.length));
     }
-    return new RemainingTolerance(code.n() - code.k() - base.length, true);
+    return new RemainingTolerance(most, true);
   }
 }

@@ -91,6 +91,12 @@ final class ArchiveChecks {
     written.put(path, after);
   }
 
+  /** Deletes a file; its bytes are no longer expected. */
+  void delete(String path) throws Exception {
+    assertTrue(fs.delete(new Path(path), false), path);
+    written.remove(path);
+  }
+
   void rename(String from, String to) throws Exception {
     assertEquals(true, fs.rename(new Path(from), new Path(to)));
     written.put(to, written.remove(from));

@@ -1,0 +1,230 @@
+package org.wideec.archive;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.wideec.code.LinearCode;
+import org.wideec.code.RemainingTolerance;
+
+/**
+ * {@code wide-ec fsck} of one archived stripe (issue 13): the manifest's record held against what HDFS reports for
+ * each stored member now. Pure: the HDFS side only gathers a {@link Observed} per member. A member is
+ * <ul>
+ *   <li><b>stale</b> when its file is gone, no longer holds the block, or holds it with another generation stamp or
+ *       length (append, truncate, overwrite): the parity no longer covers those bytes, so it counts as lost;</li>
+ *   <li><b>missing</b> when its block has no live replica;</li>
+ *   <li><b>off plan</b> when it is meant to sit on one node (a data block of a TRIMMED stripe, a written parity block)
+ *       and no replica is there.</li>
+ * </ul>
+ * Stale and missing members are the stripe's erasures: whether the survivors still decode and how many more units
+ * it can lose come from the code itself ({@link RemainingTolerance}; virtual padding is never lost). A stripe before
+ * COMMITTED stopped mid-archive, and a stripe recorded STALE no longer protects its data; both are findings too.
+ */
+public final class StripeAudit {
+  private StripeAudit() {}
+
+  /** A live replica: DataNode (transfer address) and rack. */
+  public record Replica(String node, String rack) {}
+
+  /** What HDFS holds now for one stored member. */
+  public enum Presence {
+    /** The member's file holds a block with the member's id. */
+    PRESENT,
+    /** The member's file (inode) no longer exists: deleted, or overwritten by a new file. */
+    FILE_GONE,
+    /** The file exists but holds no block with the member's id (truncated or rewritten). */
+    BLOCK_GONE
+  }
+
+  /**
+   * One stored member as HDFS reports it now.
+   *
+   * @param file the member's file by its current path (or "inode N" when it is gone)
+   * @param generationStamp and {@code length}: the block's now (0 unless PRESENT)
+   * @param replicas live replicas (none: the block is missing)
+   * @param corrupt HDFS marks every listed replica corrupt
+   */
+  public record Observed(String file, Presence presence, long generationStamp, long length, List<Replica> replicas,
+      boolean corrupt) {
+    public Observed {
+      replicas = List.copyOf(replicas);
+    }
+
+    public static Observed present(String file, long generationStamp, long length, List<Replica> replicas) {
+      return new Observed(file, Presence.PRESENT, generationStamp, length, replicas, false);
+    }
+
+    public static Observed gone(String file, Presence why) {
+      return new Observed(file, why, 0, 0, List.of(), false);
+    }
+  }
+
+  /** What is wrong. */
+  public enum Problem {
+    MISSING, OFF_PLAN, STALE, STUCK, CORRUPT_MANIFEST, ORPHAN_MANIFEST, ORPHAN_PARITY, ORPHAN_POINTER, UNPROTECTED;
+
+    /** The label in fsck's output. */
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /**
+   * One thing wrong, naming the stripe, unit, block and file where there are such.
+   *
+   * @param stripeId -1 for a finding outside any stripe (orphans)
+   * @param unit -1 for a finding about the whole stripe or none
+   * @param blockId 0 when no block is concerned
+   */
+  public record Finding(Problem problem, String file, long stripeId, int unit, long blockId, String message) {}
+
+  /**
+   * The verdict on one stripe.
+   *
+   * @param lost units counted as erasures (missing or stale), ascending
+   * @param decodable whether the survivors still rebuild every unit; null when the stripe has no parity yet
+   * @param remainingTolerance how many more units it can lose (-1: data lost; null without parity)
+   * @param toleranceExact whether that margin was checked on every pattern (wide stripes: up to a budget)
+   * @param toleranceWhole the margin of the stripe with nothing lost, for comparison
+   */
+  public record Verdict(String manifest, String archivedPath, long stripeId, String code, StripeState state,
+      int[] lost, Boolean decodable, Integer remainingTolerance, boolean toleranceExact, Integer toleranceWhole,
+      List<Finding> findings) {
+    public boolean healthy() {
+      return findings.isEmpty();
+    }
+
+    /** One line for people: state, what is lost, whether it decodes and its margin. */
+    public String describe() {
+      String head = "stripe " + stripeId + " of " + archivedPath + " (" + code + ", " + state + ")";
+      if (decodable == null) {
+        return head + (lost.length == 0 ? "" : ": units " + Arrays.toString(lost) + " lost") + "; no parity yet";
+      }
+      if (!decodable) {
+        return head + ": units " + Arrays.toString(lost) + " lost, more than the code rebuilds: CANNOT DECODE"
+            + (state == StripeState.TRIMMED ? " (data lost)" : " (data blocks may keep other replicas)");
+      }
+      return head + (lost.length == 0 ? ": whole" : ": decodable with units " + Arrays.toString(lost) + " lost")
+          + "; tolerates " + (toleranceExact ? "" : "at least ") + remainingTolerance + " more loss"
+          + (remainingTolerance == 1 ? "" : "es") + " (" + toleranceWhole + " when whole)";
+    }
+  }
+
+  /**
+   * Audits one stripe.
+   *
+   * @param observe what HDFS holds for each stored unit whose block is known (never called for virtual units or
+   *     parity not yet written)
+   * @param resume how to finish an archive stopped mid-way (the command to rerun), for the STUCK finding
+   */
+  public static Verdict audit(String manifest, String archivedPath, ArchivedStripe s, IntFunction<Observed> observe,
+      String resume) {
+    LinearCode code = s.code();
+    List<Finding> findings = new ArrayList<>();
+    String where = "stripe " + s.stripeId() + " of " + archivedPath;
+    BitSet lost = new BitSet();
+    BitSet padding = new BitSet();
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = s.member(u);
+      if (m.padding()) {
+        padding.set(u);
+        continue;
+      }
+      if (m.blockId() == 0) {
+        continue; // a parity not written yet: nothing to find
+      }
+      Observed o = observe.apply(u);
+      if (s.state() == StripeState.STALE && m.isParity() && o.presence() == Presence.FILE_GONE) {
+        continue; // a stripe found stale before COMMITTED has its parity deleted on purpose
+      }
+      String unit = where + " unit " + u + " (" + role(m) + " block blk_" + m.blockId() + " of " + o.file() + ")";
+      String stale = staleness(m, o);
+      if (stale != null) {
+        lost.set(u);
+        findings.add(new Finding(Problem.STALE, o.file(), s.stripeId(), u, m.blockId(), unit + ": " + stale));
+        continue;
+      }
+      if (o.replicas().isEmpty() || o.corrupt()) {
+        lost.set(u);
+        findings.add(new Finding(Problem.MISSING, o.file(), s.stripeId(), u, m.blockId(), unit + ": "
+            + (o.corrupt() ? "every replica is corrupt" : "no live replica")));
+        continue;
+      }
+      boolean placed = m.isParity() ? s.state().parityWritten() || s.state() == StripeState.STALE
+          : s.state() == StripeState.TRIMMED;
+      if (placed && o.replicas().stream().noneMatch(r -> r.node().equals(m.plannedNode()))) {
+        boolean rackHolds = o.replicas().stream().anyMatch(r -> r.rack().equals(m.plannedRack()));
+        findings.add(new Finding(Problem.OFF_PLAN, o.file(), s.stripeId(), u, m.blockId(), unit + ": on "
+            + nodes(o.replicas()) + ", planned on " + m.plannedNode() + " in " + m.plannedRack()
+            + (rackHolds ? " (right rack, other node)" : " (another rack: a rack loss may now cost the stripe more)")));
+      }
+    }
+    switch (s.state()) {
+      case STALE -> findings.add(new Finding(Problem.STALE, "", s.stripeId(), -1, 0, where + " is recorded STALE: a"
+          + " member changed after it was archived and the parity does not cover it; unarchive " + archivedPath
+          + " (and archive it again) to protect the data"));
+      case PLANNED, ENCODING, PARITY_WRITTEN, VERIFIED -> findings.add(new Finding(Problem.STUCK, "", s.stripeId(), -1,
+          0, where + " is " + s.state() + ": stopped mid-archive before COMMITTED (every data block keeps its"
+          + " replication); " + resume));
+      case COMMITTED, TRIMMED -> { }
+    }
+    int[] erased = lost.stream().toArray();
+    boolean hasParity = s.members().stream().anyMatch(m -> m.isParity() && m.blockId() != 0);
+    if (!hasParity) {
+      return new Verdict(manifest, archivedPath, s.stripeId(), s.codeSpec(), s.state(), erased, null, null, true, null,
+          findings);
+    }
+    RemainingTolerance now = RemainingTolerance.of(code, padding, erased);
+    RemainingTolerance whole = RemainingTolerance.of(code, padding);
+    return new Verdict(manifest, archivedPath, s.stripeId(), s.codeSpec(), s.state(), erased, !now.dataLost(),
+        now.value(), now.exact(), whole.value(), findings);
+  }
+
+  /**
+   * Blocks a data file holds now that no stripe of its archive records (appended, or concatenated, since it was
+   * archived): no parity covers them, so at one replica they are one loss from gone.
+   *
+   * @param recorded the file's block ids the manifest records
+   * @param now the file's block ids in file order
+   */
+  public static List<Finding> unprotected(String file, java.util.Set<Long> recorded, long[] now, short replication) {
+    List<Finding> out = new ArrayList<>();
+    for (int i = 0; i < now.length; i++) {
+      if (!recorded.contains(now[i])) {
+        out.add(new Finding(Problem.UNPROTECTED, file, -1, -1, now[i], file + " block blk_" + now[i] + " (block " + i
+            + " of the file) is in no stripe (appended since the file was archived): no parity covers it, and it has "
+            + "replication " + replication + "; unarchive and archive again to protect it"));
+      }
+    }
+    return out;
+  }
+
+  /** Why the member's block is not the one the manifest records, or null when it is. */
+  static String staleness(StripeMember m, Observed o) {
+    return switch (o.presence()) {
+      case FILE_GONE -> "its file is gone (deleted or overwritten)";
+      case BLOCK_GONE -> "its file no longer holds the block (truncated or rewritten)";
+      case PRESENT -> o.generationStamp() != m.generationStamp() || o.length() != m.length()
+          ? "generation stamp " + o.generationStamp() + " and length " + o.length() + " now, the manifest records "
+              + m.generationStamp() + " and " + m.length() + " (appended, truncated or rewritten since it was archived)"
+          : null;
+    };
+  }
+
+  private static String role(StripeMember m) {
+    return switch (m.role()) {
+      case DATA -> "data";
+      case GLOBAL_PARITY -> "global parity";
+      case LOCAL_PARITY -> "local parity";
+      case CODED -> "coded";
+    };
+  }
+
+  private static String nodes(List<Replica> replicas) {
+    List<String> out = new ArrayList<>();
+    replicas.forEach(r -> out.add(r.node() + " (" + r.rack() + ")"));
+    return String.join(", ", out);
+  }
+}
