@@ -12,8 +12,10 @@ import org.wideec.archive.ArchivedStripeRepair.Replica;
  * helpers, least recently selected first (ECPipe §3.3; ECWide §4.1 keeps one list for requestors and helpers), so a
  * whole node's worth of repairs spreads over its rack instead of piling onto its first nodes. A target is a live node
  * in the unit's planned rack that holds no other unit of the stripe (a node loss stays one erasure per stripe); failing
- * that, one in the planned rack that does; failing that, any live node holding no unit of the stripe (the block is
- * missing, and off plan is better than lost). Not thread-safe: one monitor thread owns it.
+ * that, one in the planned rack that does; failing that (the planned rack is down, say), a live node holding no unit
+ * of the stripe in the rack holding the fewest of its units: off plan is better than missing, and the rack with room
+ * keeps a later rack loss within what the code tolerates (a rack already at its share would lose one unit more; left
+ * missing, the unit would count against every rack alike). Not thread-safe: one monitor thread owns it.
  */
 public final class RebuildTargets {
   private final Map<String, Long> lastSelected = new HashMap<>();
@@ -23,15 +25,20 @@ public final class RebuildTargets {
    * @param live every live DataNode that may store a block
    * @param avoid nodes holding another unit of the stripe
    * @param never nodes that must not be chosen (holding any replica of the lost block, even a corrupt one)
+   * @param unitsPerRack how many units of the stripe each rack holds now; the chosen target's rack is counted in
+   *     (so the next unit of the same stripe chosen in this pass sees it)
    * @return the target, or null when no live node qualifies
    */
-  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never) {
+  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never,
+      Map<String, Integer> unitsPerRack) {
     Comparator<Replica> order = Comparator.comparingInt((Replica r) -> rank(r, lost, avoid))
+        .thenComparingInt(r -> unitsPerRack.getOrDefault(r.rack(), 0))
         .thenComparingLong(r -> lastSelected.getOrDefault(r.node(), 0L)).thenComparing(Replica::node);
     Replica best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3).min(order)
         .orElse(null);
     if (best != null) {
       selected(best.node());
+      unitsPerRack.merge(best.rack(), 1, Integer::sum);
     }
     return best;
   }

@@ -169,14 +169,25 @@ class ArchivedStripeRepairTest {
         new Replica("d:1", "/rack5"));
     RebuildTargets t = new RebuildTargets();
     Set<String> avoid = Set.of("a:1");
-    assertEquals("b:1", t.choose(lost, live, avoid, Set.of()).node());
-    assertEquals("c:1", t.choose(lost, live, avoid, Set.of()).node(), "b was selected last");
-    assertEquals("b:1", t.choose(lost, live, avoid, Set.of()).node());
-    assertEquals("c:1", t.choose(lost, live, avoid, Set.of("b:1")).node(), "never a node holding the block");
-    assertEquals("a:1", t.choose(lost, live, avoid, Set.of("b:1", "c:1")).node(), "in rack, though it holds a unit");
-    assertEquals("d:1", t.choose(lost, live, Set.of("a:1", "b:1", "c:1"), Set.of("a:1", "b:1", "c:1")).node(),
+    assertEquals("b:1", t.choose(lost, live, avoid, Set.of(), new HashMap<>()).node());
+    assertEquals("c:1", t.choose(lost, live, avoid, Set.of(), new HashMap<>()).node(), "b was selected last");
+    assertEquals("b:1", t.choose(lost, live, avoid, Set.of(), new HashMap<>()).node());
+    assertEquals("c:1", t.choose(lost, live, avoid, Set.of("b:1"), new HashMap<>()).node(), "never a node holding the block");
+    assertEquals("a:1", t.choose(lost, live, avoid, Set.of("b:1", "c:1"), new HashMap<>()).node(), "in rack, though it holds a unit");
+    assertEquals("d:1", t.choose(lost, live, Set.of("a:1", "b:1", "c:1"), Set.of("a:1", "b:1", "c:1"), new HashMap<>()).node(),
         "off rack rather than lost");
-    assertNull(t.choose(lost, List.of(new Replica("a:1", "/rack0")), Set.of(), Set.of("a:1")));
+    assertNull(t.choose(lost, List.of(new Replica("a:1", "/rack0")), Set.of(), Set.of("a:1"), new HashMap<>()));
+  }
+
+  @Test
+  void withItsPlannedRackDownATargetGoesToTheRackHoldingTheFewestUnitsOfTheStripe() {
+    StripeMember lost = TRIMMED.member(1); // planned on /rack0, which is down
+    List<Replica> live = List.of(new Replica("e:1", "/rack4"), new Replica("f:1", "/rack5"), new Replica("g:1", "/rack6"));
+    Map<String, Integer> perRack = new HashMap<>(Map.of("/rack4", 5, "/rack5", 2, "/rack6", 3));
+    RebuildTargets t = new RebuildTargets();
+    assertEquals("f:1", t.choose(lost, live, Set.of(), Set.of(), perRack).node(), "the rack with room, not the full one");
+    assertEquals(3, perRack.get("/rack5"), "counted for the next unit of the stripe");
+    assertEquals("g:1", t.choose(lost, live, Set.of(), Set.of(), perRack).node(), "3 and 3: the least recently chosen");
   }
 
   @Test

@@ -254,8 +254,10 @@ final class ArchiveRepairMonitor {
             + " it: {}", m.blockId(), fileOf(s, m), where, u, p.describe());
       }
     }
+    Map<String, Integer> unitsPerRack = new HashMap<>();
+    p.helpers().values().forEach(h -> unitsPerRack.merge(h.rack(), 1, Integer::sum));
     for (int u : p.lost()) {
-      dispatch(p, u, manifest, live, stripeNodes);
+      dispatch(p, u, manifest, live, stripeNodes, unitsPerRack);
     }
   }
 
@@ -296,7 +298,7 @@ final class ArchiveRepairMonitor {
   }
 
   private void dispatch(ArchivedStripeRepair p, int unit, String manifest,
-      Map<String, WideEcArchivedBlocks.Target> live, Set<String> stripeNodes) {
+      Map<String, WideEcArchivedBlocks.Target> live, Set<String> stripeNodes, Map<String, Integer> unitsPerRack) {
     ArchivedStripe s = p.stripe();
     StripeMember m = s.member(unit);
     long block = m.blockId();
@@ -311,7 +313,7 @@ final class ArchiveRepairMonitor {
         .map(t -> new ArchivedStripeRepair.Replica(t.node().getXferAddr(), t.node().getNetworkLocation())).toList();
     Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
         .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
-    ArchivedStripeRepair.Replica target = targets.choose(m, candidates, stripeNodes, holdersOfThis);
+    ArchivedStripeRepair.Replica target = targets.choose(m, candidates, stripeNodes, holdersOfThis, unitsPerRack);
     if (target == null) {
       failure(block, what, "no live DataNode can receive it (every one holds a replica of it)");
       return;
