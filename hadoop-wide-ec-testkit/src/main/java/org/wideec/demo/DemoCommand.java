@@ -65,11 +65,25 @@ public final class DemoCommand {
 
   public int run(String[] args) throws Exception {
     org.wideec.cli.Options o = new org.wideec.cli.Options(args, java.util.Set.of("dir"), java.util.Set.of("keep"));
-    if (!o.positional().isEmpty()) {
-      throw new org.wideec.cli.Options.UsageException("demo takes no arguments, got '" + o.positional().get(0) + "'");
+    boolean archive = !o.positional().isEmpty() && o.positional().get(0).equals("archive");
+    if (o.positional().size() > (archive ? 1 : 0)) {
+      throw new org.wideec.cli.Options.UsageException("demo takes no arguments but 'archive', got '"
+          + o.positional().get(archive ? 1 : 0) + "'");
     }
     boolean keep = o.has("keep");
     File dir = o.has("dir") ? new File(o.get("dir", null)) : Files.createTempDirectory("wide-ec-demo").toFile();
+    if (archive) {
+      if (keep) {
+        throw new org.wideec.cli.Options.UsageException("demo archive does not take --keep");
+      }
+      try {
+        return new DemoArchive(conf, new DemoConsole(out, "wide-ec demo archive")).run(dir);
+      } finally {
+        if (!o.has("dir")) {
+          FileUtil.fullyDelete(dir);
+        }
+      }
+    }
     long t0 = System.nanoTime();
     step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir
         + ", with our placement policy on the NameNode and our repair worker on every DataNode");

@@ -91,7 +91,9 @@ public final class WideEcTool extends Configured implements Tool {
     commands.put("endpoints", nodes);
     commands.put("demo", new Command(String.join("\n",
         "  demo [--keep] [--dir DIR]                             embedded HDFS cluster with an LRC policy, end to end: a whole rack",
-        "                                                        lost and rebuilt; --keep leaves it running to try commands on"),
+        "                                                        lost and rebuilt; --keep leaves it running to try commands on",
+        "  demo archive [--dir DIR]                              wide stripes (k = 64) by archival: plan, archive, trim, lose a",
+        "                                                        rack, read through, repair under the same block ids, unarchive"),
         a -> KitCommand.named("demo").run(conf(), out, a)));
     commands.put("bench", new Command(String.join("\n",
         "  bench repair [--quick] [--json] [--block-size 32m] [--node-rate 25m] [--oversubscription 10]",

@@ -1,0 +1,365 @@
+package org.wideec.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.io.IOUtils;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.cli.Json;
+import org.wideec.code.LinearCode;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.MiniClusters;
+
+/**
+ * {@code wide-ec demo archive}: the archival layout end to end on an embedded cluster (issue 13). Writes a
+ * directory of mixed file sizes and one large file at replication 3, plans and archives both into wide Azure-LRC
+ * stripes (k = 64) under combined locality, trims to one planned replica per data block, loses the rack that holds
+ * the most units of a stripe, reads every byte back through the code-aware FileSystem while the rack is down, waits
+ * for the archived blocks to be rebuilt under their own ids, checks placement and fsck, and unarchives the large
+ * file. Its last line is one JSON object.
+ */
+final class DemoArchive {
+  static final String CODE = "azure-lrc:k=64,l=4,g=4";
+  static final long BLOCK = 1024 * 1024;
+  /**
+   * Combined locality puts the 72 units of a stripe on 17 racks, at most 5 (the faults tolerated) in a rack and one
+   * per node; an 18th rack and a spare node per rack take what is rebuilt while a rack is down.
+   */
+  static final int RACKS = 18;
+  static final int NODES_PER_RACK = 6;
+  static final int DIRECTORY_FILES = 48;
+
+  private final Configuration conf;
+  private final DemoConsole console;
+  private final ObjectMapper json = new ObjectMapper();
+
+  DemoArchive(Configuration conf, DemoConsole console) {
+    this.conf = conf;
+    this.console = console;
+  }
+
+  /** Many DataNodes in one process: fewer threads each, no periodic scans the demo does not need; block tokens on. */
+  static Configuration light(Configuration base) {
+    Configuration c = new Configuration(base);
+    c.setInt(DFSConfigKeys.DFS_DATANODE_HANDLER_COUNT_KEY, 2);
+    c.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 20);
+    c.setInt(DFSConfigKeys.DFS_DATANODE_DIRECTORYSCAN_INTERVAL_KEY, -1);
+    c.setInt(DFSConfigKeys.DFS_DATANODE_SCAN_PERIOD_HOURS_KEY, -1);
+    c.setBoolean(DFSConfigKeys.DFS_DATANODE_PEER_STATS_ENABLED_KEY, false);
+    c.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
+    // As on a production cluster: every replica read, moved or rebuilt is authorized by a block token.
+    c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    return c;
+  }
+
+  int run(File dir) throws Exception {
+    long t0 = System.nanoTime();
+    console.step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir
+        + ", with our replica placement policy and trimmer on the NameNode and our repair worker on every DataNode");
+    Configuration c = light(MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(conf, 300)));
+    MiniDFSCluster cluster = MiniClusters.start(c, dir, RACKS, NODES_PER_RACK, BLOCK);
+    try {
+      return demo(cluster, t0);
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  private int demo(MiniDFSCluster cluster, long t0) throws Exception {
+    DistributedFileSystem fs = cluster.getFileSystem();
+    Map<Path, byte[]> written = new LinkedHashMap<>();
+    Random rnd = new Random(2026);
+    Path data = new Path("/data");
+    for (int i = 0; i < DIRECTORY_FILES; i++) {
+      // Mostly files of a few blocks, some under one block, a few large: what a directory of logs looks like.
+      long size = switch (i % 6) {
+        case 0 -> 1 + rnd.nextInt(200_000);
+        case 5 -> 3 * BLOCK + rnd.nextInt((int) (2 * BLOCK));
+        default -> BLOCK / 2 + rnd.nextInt((int) (2 * BLOCK));
+      };
+      written.put(new Path(data, String.format("part-%05d", i)), write(fs, new Path(data, String.format("part-%05d", i)),
+          size, rnd));
+    }
+    Path big = new Path("/big.bin");
+    written.put(big, write(fs, big, 20 * BLOCK + 12345, rnd));
+    long bytesWritten = written.values().stream().mapToLong(b -> b.length).sum();
+    console.step(String.format("wrote %d files under %s (%s .. %s) and %s (%s), %.1f MiB in all, 3 replicas of every block",
+        DIRECTORY_FILES, data, human(written.entrySet().stream().filter(e -> !e.getKey().equals(big))
+            .mapToLong(e -> e.getValue().length).min().orElse(0)),
+        human(written.entrySet().stream().filter(e -> !e.getKey().equals(big)).mapToLong(e -> e.getValue().length)
+            .max().orElse(0)), big, human(written.get(big).length), bytesWritten / 1048576.0));
+
+    console.step("the plan: which replica of each block to keep so every stripe meets combined locality, and its cost");
+    DemoConsole.Run plan = console.tool(cluster, "archive", data.toString(), "--code", CODE, "--dry-run", "--json");
+    JsonNode p = json.readTree(plan.out());
+    require(plan.rc() == 0, "dry run failed: " + plan.err());
+    console.step(String.format("  %d data blocks in %d stripes of n=%d, k=%d (%s); %d blocks to move (%,d bytes across"
+            + " racks); classic encoding moves %,d bytes across racks, a chain %,d; redundancy after %.4f, padding of"
+            + " the short last stripe %d virtual units (never stored)", p.get("dataBlocks").asInt(),
+        p.get("stripes").size(), p.get("n").asInt(), p.get("k").asInt(), p.get("placement").asText(),
+        p.get("blocksMoved").asInt(), p.get("crossRackBytesMoved").asLong(), p.get("crossRackBytesClassic").asLong(),
+        p.get("crossRackBytesChain").asLong(), p.get("redundancyAfter").asDouble(), p.get("paddingUnits").asInt()));
+    long crossRackArchive = p.get("crossRackBytesMoved").asLong() + p.get("crossRackBytesClassic").asLong();
+
+    console.step("archive the directory: encode, verify, commit, then trim each data block to its planned replica");
+    DemoConsole.Run archived = console.tool(cluster, "archive", data.toString(), "--code", CODE, "--json");
+    require(archived.rc() == 0, "archive " + data + " failed (exit " + archived.rc() + "): " + archived.out() + archived.err());
+    JsonNode a = json.readTree(archived.out());
+    console.step(String.format("  %d stripes, %d trimmed; %,d data bytes encoded, %,d parity bytes written; redundancy"
+            + " %.4f", a.get("stripes").asInt(), a.get("trimmed").asInt(), a.get("bytesEncoded").asLong(),
+        a.get("parityBytesWritten").asLong(), a.get("redundancyAfter").asDouble()));
+    DemoConsole.Run bigPlan = console.tool(cluster, "archive", big.toString(), "--code", CODE, "--dry-run", "--json");
+    crossRackArchive += json.readTree(bigPlan.out()).get("crossRackBytesMoved").asLong()
+        + json.readTree(bigPlan.out()).get("crossRackBytesClassic").asLong();
+    DemoConsole.Run archivedBig = console.tool(cluster, "archive", big.toString(), "--code", CODE, "--json");
+    require(archivedBig.rc() == 0, "archive " + big + " failed: " + archivedBig.out() + archivedBig.err());
+    JsonNode b = json.readTree(archivedBig.out());
+    console.step(String.format("  %s: %d stripe(s) of its own blocks, redundancy %.4f (a short stripe: its padding is"
+        + " virtual, the parity is what costs)", big, b.get("stripes").asInt(), b.get("redundancyAfter").asDouble()));
+    console.show(console.tool(cluster, "status", data.toString()), 20);
+
+    ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
+    List<StripeManifest> manifests = List.of(store.covering(data), store.covering(big));
+    Map<Long, String> rackOfBlock = locations(fs, manifests);
+    int members = checkPlacement(manifests, rackOfBlock);
+    console.step("placement: all " + members + " stored units of every stripe on their planned racks, one replica each,"
+        + " no rack holding more units of a stripe than the code tolerates");
+    readAll(fs, written, "stock HDFS client, healthy cluster");
+
+    // The rack holding the most units of the first stripe: the worst single-rack loss for it.
+    ArchivedStripe first = manifests.get(0).stripes().get(0);
+    Map<String, Integer> perRack = new TreeMap<>();
+    for (StripeMember m : first.members()) {
+      if (!m.padding()) {
+        perRack.merge(m.plannedRack(), 1, Integer::sum);
+      }
+    }
+    String rack = perRack.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    List<DataNode> lost = new ArrayList<>();
+    for (DataNode d : cluster.getDataNodes()) {
+      if (rack.equals(cluster.getNamesystem().getBlockManager().getDatanodeManager().getDatanode(d.getDatanodeId())
+          .getNetworkLocation())) {
+        lost.add(d);
+      }
+    }
+    List<Long> lostBlocks = new ArrayList<>();
+    rackOfBlock.forEach((blk, r) -> {
+      if (r.equals(rack)) {
+        lostBlocks.add(blk);
+      }
+    });
+    for (DataNode d : lost) {
+      cluster.stopDataNode(d.getDatanodeId().getXferAddr());
+    }
+    for (DataNode d : lost) {
+      cluster.setDataNodeDead(d.getDatanodeId());
+    }
+    console.step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes; " + perRack.get(rack)
+        + " units of stripe 0 and " + lostBlocks.size() + " archived blocks in all had their only replica there");
+
+    Configuration readerConf = new Configuration(cluster.getConfiguration(0));
+    readerConf.set("fs.hdfs.impl", "org.wideec.client.WideEcFileSystem");
+    readerConf.setBoolean("fs.hdfs.impl.disable.cache", true);
+    long bytesReadBack;
+    try (FileSystem reader = FileSystem.get(fs.getUri(), readerConf)) {
+      bytesReadBack = readAll(reader, written, "WideEcFileSystem (fs.hdfs.impl), rack down, nothing repaired yet");
+    }
+
+    console.step("repair: the NameNode plugin finds the missing archived blocks and DataNodes rebuild them under their"
+        + " own block ids (local group first, partial sums within a rack)");
+    long tr = System.nanoTime();
+    awaitLive(fs, manifests, lostBlocks, 300_000);
+    long crossRackRepair = 0;
+    for (DataNode d : cluster.getDataNodes()) {
+      WideEcDataNodePlugin plugin = WideEcDataNodePlugin.running(d.getXferPort());
+      if (plugin != null && plugin.metrics() != null) {
+        crossRackRepair += plugin.metrics().bytesSentCrossRack();
+      }
+    }
+    console.step(String.format("  all %d lost blocks are live again under their own ids, in %.1f s; %,d bytes crossed"
+        + " racks for it", lostBlocks.size(), (System.nanoTime() - tr) / 1e9, crossRackRepair));
+    Map<Long, String> after = locations(fs, manifests);
+    checkTolerance(manifests, after);
+    console.step("placement after repair: every stripe still within what the code tolerates in any one rack");
+    DemoConsole.Run fsck = console.tool(cluster, "fsck", data.toString());
+    console.show(fsck, 8);
+    JsonNode archivedFsck = json.readTree(console.tool(cluster, "fsck", data.toString(), "--json").out()).get("archived");
+    java.util.Set<String> problems = new java.util.TreeSet<>();
+    archivedFsck.get("findingsByProblem").fields().forEachRemaining(e -> {
+      if (e.getValue().asInt() > 0) {
+        problems.add(e.getKey());
+      }
+    });
+    require(archivedFsck.get("stripesNotDecodable").asLong() == 0 && java.util.Set.of("off-plan").containsAll(problems),
+        "wide-ec fsck " + data + " after the repair finds " + problems + ", more than the off-plan units of the lost rack");
+    console.step("fsck: nothing missing, nothing stale, every stripe whole; the units rebuilt while " + rack + " is down are"
+        + " off plan (their planned rack is gone), each on the rack of its stripe with the most room");
+    readAll(fs, written, "stock HDFS client, after the repair");
+
+    DemoConsole.Run un = console.tool(cluster, "unarchive", big.toString());
+    console.show(un, 10);
+    require(un.rc() == 0, "unarchive " + big + " failed");
+    require(fs.getFileStatus(big).getReplication() == 3, big + " is not back at replication 3");
+    readAll(fs, Map.of(big, written.get(big)), "stock HDFS client, " + big + " unarchived");
+
+    LinearCode code = first.code();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("code", CODE);
+    j.put("stripes", manifests.get(0).stripes().size() + manifests.get(1).stripes().size());
+    j.put("k", code.k());
+    j.put("n", code.n());
+    j.put("redundancyAfter", a.get("redundancyAfter").asDouble());
+    j.put("bytesWritten", bytesWritten);
+    j.put("bytesReadBack", bytesReadBack);
+    j.put("bytesLost", 0);
+    j.put("blocksRepaired", lostBlocks.size());
+    j.put("crossRackBytesArchive", crossRackArchive);
+    j.put("crossRackBytesRepair", crossRackRepair);
+    j.put("racksLost", 1);
+    j.put("seconds", Math.round((System.nanoTime() - t0) / 1e9));
+    console.out().println();
+    console.out().println(Json.write(j));
+    return 0;
+  }
+
+  private static byte[] write(DistributedFileSystem fs, Path p, long size, Random rnd) throws IOException {
+    byte[] bytes = new byte[(int) size];
+    rnd.nextBytes(bytes);
+    try (FSDataOutputStream o = fs.create(p, (short) 3)) {
+      o.write(bytes);
+    }
+    return bytes;
+  }
+
+  /** Reads every file back and compares it with what was written; returns the bytes read. */
+  private long readAll(FileSystem fs, Map<Path, byte[]> written, String how) throws IOException {
+    long t = System.nanoTime();
+    long bytes = 0;
+    for (Map.Entry<Path, byte[]> e : written.entrySet()) {
+      byte[] back = new byte[e.getValue().length];
+      try (FSDataInputStream in = fs.open(e.getKey())) {
+        IOUtils.readFully(in, back, 0, back.length);
+      }
+      if (!Arrays.equals(back, e.getValue())) {
+        throw new IOException(e.getKey() + " read back through " + how + " differs from what was written");
+      }
+      bytes += back.length;
+    }
+    console.step(String.format("read back through %s: %d files, %,d bytes, every byte equal (%.1f MiB/s)", how,
+        written.size(), bytes, bytes / 1048576.0 / ((System.nanoTime() - t) / 1e9)));
+    return bytes;
+  }
+
+  /** The rack of the one live replica of every stored member (data block or parity block) of the manifests. */
+  private static Map<Long, String> locations(DistributedFileSystem fs, List<StripeManifest> manifests) throws IOException {
+    Map<Long, String> rack = new HashMap<>();
+    for (StripeManifest m : manifests) {
+      for (ArchivedStripe s : m.stripes()) {
+        for (StripeMember u : s.members()) {
+          if (u.padding() || rack.containsKey(u.blockId())) {
+            continue;
+          }
+          for (LocatedBlock lb : fs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(u.inodeId()).toString(), 0, Long.MAX_VALUE)
+              .getLocatedBlocks()) {
+            DatanodeInfo[] where = lb.getLocations();
+            rack.put(lb.getBlock().getBlockId(), where.length == 0 ? "" : where.length == 1 ? where[0].getNetworkLocation()
+                : "replicated x" + where.length);
+          }
+        }
+      }
+    }
+    return rack;
+  }
+
+  /** Every stored member on its planned rack, alone; returns how many were checked. */
+  private static int checkPlacement(List<StripeManifest> manifests, Map<Long, String> rackOfBlock) throws IOException {
+    int checked = 0;
+    for (StripeManifest m : manifests) {
+      for (ArchivedStripe s : m.stripes()) {
+        for (StripeMember u : s.members()) {
+          if (u.padding()) {
+            continue;
+          }
+          String actual = rackOfBlock.get(u.blockId());
+          require(u.plannedRack().equals(actual), "block " + u.blockId() + " of stripe " + s.stripeId() + " of "
+              + m.archivedPath() + " is on " + actual + ", planned " + u.plannedRack());
+          checked++;
+        }
+      }
+      checkTolerance(List.of(m), rackOfBlock);
+    }
+    return checked;
+  }
+
+  /** No rack holds more stored units of a stripe than the code tolerates losing. */
+  private static void checkTolerance(List<StripeManifest> manifests, Map<Long, String> rackOfBlock) throws IOException {
+    for (StripeManifest m : manifests) {
+      for (ArchivedStripe s : m.stripes()) {
+        int tolerated = s.code().guaranteedTolerance();
+        require(tolerated >= 0, s.codeSpec() + " states no tolerance; the demo's codes do");
+        Map<String, Integer> perRack = new HashMap<>();
+        for (StripeMember u : s.members()) {
+          if (!u.padding()) {
+            perRack.merge(rackOfBlock.get(u.blockId()), 1, Integer::sum);
+          }
+        }
+        for (Map.Entry<String, Integer> e : perRack.entrySet()) {
+          require(e.getValue() <= tolerated, "stripe " + s.stripeId() + " of " + m.archivedPath() + " has "
+              + e.getValue() + " units on " + e.getKey() + ", more than the " + tolerated + " its code tolerates");
+        }
+      }
+    }
+  }
+
+  /** Waits until every listed block has a live replica again, under its own id. */
+  private static void awaitLive(DistributedFileSystem fs, List<StripeManifest> manifests, List<Long> blocks,
+      long timeoutMs) throws IOException, InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (true) {
+      Map<Long, String> now = locations(fs, manifests);
+      List<Long> missing = blocks.stream().filter(b -> now.getOrDefault(b, "").isEmpty()).toList();
+      if (missing.isEmpty()) {
+        return;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException(missing.size() + " archived blocks still missing after " + timeoutMs / 1000 + " s: "
+            + missing.subList(0, Math.min(10, missing.size())));
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  private static void require(boolean ok, String problem) throws IOException {
+    if (!ok) {
+      throw new IOException(problem);
+    }
+  }
+
+  private static String human(long bytes) {
+    return bytes < 1024 * 1024 ? String.format("%.0f KiB", bytes / 1024.0) : String.format("%.1f MiB", bytes / 1048576.0);
+  }
+}
