@@ -71,11 +71,11 @@ public final class DemoCommand {
           + o.positional().get(archive ? 1 : 0) + "'");
     }
     boolean keep = o.has("keep");
+    if (archive && keep) {
+      throw new org.wideec.cli.Options.UsageException("demo archive does not take --keep");
+    }
     File dir = o.has("dir") ? new File(o.get("dir", null)) : Files.createTempDirectory("wide-ec-demo").toFile();
     if (archive) {
-      if (keep) {
-        throw new org.wideec.cli.Options.UsageException("demo archive does not take --keep");
-      }
       try {
         return new DemoArchive(conf, new DemoConsole(out, "wide-ec demo archive")).run(dir);
       } finally {

@@ -30,7 +30,9 @@ class KitCommandsTest {
 
   static Stream<Arguments> badInputs() {
     return Stream.of(
-        Arguments.of("demo takes no arguments, got 'X'", new String[] {"demo", "--dir", "/tmp/x", "X"}),
+        Arguments.of("demo takes no arguments but 'archive', got 'X'", new String[] {"demo", "--dir", "/tmp/x", "X"}),
+        Arguments.of("demo takes no arguments but 'archive', got 'X'", new String[] {"demo", "archive", "X"}),
+        Arguments.of("demo archive does not take --keep", new String[] {"demo", "archive", "--keep"}),
         Arguments.of("unknown option --kep", new String[] {"demo", "--kep", "X"}),
         Arguments.of("unknown option --quik", new String[] {"bench", "repair", "--quik"}),
         Arguments.of("bench takes one benchmark: repair or encode", new String[] {"bench", "encodee"}),
