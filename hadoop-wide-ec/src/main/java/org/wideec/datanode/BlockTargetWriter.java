@@ -48,6 +48,7 @@ final class BlockTargetWriter implements SliceSink {
   private final DatanodeInfo target;
   private final DataChecksum checksum;
   private final Confirmation confirmation;
+  private final Token<BlockTokenIdentifier> suppliedToken;
   private final CRC32C crc = new CRC32C();
   private final byte[] pending;
   private final byte[] sums;
@@ -62,7 +63,18 @@ final class BlockTargetWriter implements SliceSink {
 
   BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
       DataChecksum checksum, Confirmation confirmation) throws IOException {
+    this(datanode, block, target, storageType, storageId, checksum, confirmation, null);
+  }
+
+  /**
+   * @param token the WRITE token to present (one the NameNode minted for whoever asked this write, e.g. an archiver
+   *     writing a parity block it allocated); null to mint one as a DataNode does for its own reconstruction
+   * @param confirmation null when whoever asked confirms the stored replica itself
+   */
+  BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
+      DataChecksum checksum, Confirmation confirmation, Token<BlockTokenIdentifier> token) throws IOException {
     this.datanode = datanode;
+    this.suppliedToken = token;
     this.block = block;
     this.target = target;
     this.checksum = checksum;
@@ -83,7 +95,7 @@ final class BlockTargetWriter implements SliceSink {
       NetUtils.connect(socket, NetUtils.createSocketAddr(target.getXferAddr(dnConf.getConnectToDnViaHostname())),
           dnConf.getSocketTimeout());
       socket.setSoTimeout(dnConf.getSocketTimeout());
-      Token<BlockTokenIdentifier> token = datanode.getBlockAccessToken(block,
+      Token<BlockTokenIdentifier> token = suppliedToken != null ? suppliedToken : datanode.getBlockAccessToken(block,
           EnumSet.of(BlockTokenIdentifier.AccessMode.WRITE), new StorageType[] {storageType}, new String[] {storageId});
       OutputStream rawOut = NetUtils.getOutputStream(socket, dnConf.getSocketWriteTimeout());
       InputStream rawIn = NetUtils.getInputStream(socket);
@@ -156,6 +168,9 @@ final class BlockTargetWriter implements SliceSink {
       throw new IOException("writing " + block + " to " + target + " failed: " + e.getMessage(), e);
     }
     close();
+    if (confirmation == null) {
+      return;
+    }
     long stored;
     try {
       stored = confirmation.storedCrc(block);
@@ -173,6 +188,16 @@ final class BlockTargetWriter implements SliceSink {
   @Override
   public void abort() {
     close();
+  }
+
+  /** CRC32C of every byte written so far. */
+  long crc32c() {
+    return crc.getValue();
+  }
+
+  /** Bytes written so far. */
+  long bytesWritten() {
+    return blockOffset + pendingBytes;
   }
 
   private void close() {

@@ -18,8 +18,8 @@ import org.wideec.transport.SliceTransport;
 /**
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
  * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
- * reconstruction tasks for block groups of our codecs, and rebuilds ranges of archived files' lost blocks for
- * clients ({@link ArchivedReadService}).
+ * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
+ * clients ({@link ArchivedReadService}) and collects trees of the archiver's chain encodes ({@link EncodeTreeService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -73,7 +73,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    transport.start(archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics)));
+    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access);
+    transport.start(encodes.routing(archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access,
+        metrics))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }
