@@ -166,6 +166,8 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     LinearCode code = stripe.code();
     long unitLength = stripe.unitLength();
     List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
+    // Before anything is created: without block tokens the archiver cannot prove anything to a slice port.
+    credential(TokenBytes.of(data.get(0).block().getBlockToken()), name);
     ChecksumOpt checksum = checksumOf(stripe, data);
     long blockSize = data.stream().mapToLong(StripeData.Unit::fileBlockSize).max().orElse(unitLength);
     Path dir = new Path(stripe.parityFilePath());
