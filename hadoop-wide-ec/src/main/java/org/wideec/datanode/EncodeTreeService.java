@@ -56,11 +56,13 @@ final class EncodeTreeService {
   private final DataNode dn;
   private final SliceTransport transport;
   private final ReplicaAccess access;
+  private final RepairMetrics metrics;
 
-  EncodeTreeService(DataNode dn, SliceTransport transport, ReplicaAccess access) {
+  EncodeTreeService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics) {
     this.dn = dn;
     this.transport = transport;
     this.access = access;
+    this.metrics = metrics;
   }
 
   /** The slice port's handler: encode trees here, every other request to {@code others}. */
@@ -87,7 +89,9 @@ final class EncodeTreeService {
       b.writeBytes(result);
       downstream.send(frame[0], b);
       downstream.end();
-      LOG.info("encode {}: {} collected {} for {}", repairId, me, req, downstream.node());
+      metrics.encodeTreeCollected(stored.stream().mapToLong(EncodeTreeRequest.Stored::length).sum());
+      LOG.debug("encode {}: {} collected {} for {}", repairId, me, req, downstream.node());
+      return;
     } catch (ReplicaAccess.DeniedException e) {
       LOG.warn("encode {}: {} refused {}: {}", repairId, me, downstream.node(), e.getMessage());
       downstream.fail(null, me + " refused the encode: " + e.getMessage());
@@ -102,6 +106,7 @@ final class EncodeTreeService {
       downstream.fail(me, me + " could not collect " + (req == null ? "the encode tree" : req.toString()) + ": "
           + e.getMessage());
     }
+    metrics.encodeTreeFailed();
   }
 
   /**

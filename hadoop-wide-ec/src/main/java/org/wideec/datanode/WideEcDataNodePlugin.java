@@ -73,7 +73,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access);
+    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
     transport.start(encodes.routing(archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access,
         metrics))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);

@@ -3,10 +3,12 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,6 +21,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.util.DataChecksum;
 import org.junit.jupiter.api.AfterEach;
@@ -39,9 +43,19 @@ import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ChainEncoder;
+import org.wideec.archive.encode.Site;
+import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.datanode.RepairMetrics;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitLocation;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TokenBytes;
+import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
 
@@ -51,10 +65,12 @@ import org.wideec.transport.TransportFaultInjector;
  * write it; the archiver never reads a data byte. Data is written by a client using CRC32 with 1 KiB per checksum
  * (not the cluster's CRC32C/512), and an identical copy is archived by the classic encoder: the chain's parity files
  * equal the classic encoder's byte for byte, and carry the data's checksum type (the classic encoder's carry its
- * client's). A helper DataNode killed mid-encode fails the run; the rerun rolls the stripe back and completes it.
- * The bytes the DataNodes' slice transports count as sent across racks equal, exactly, the executed plans' stream
- * bytes across racks plus the replies the archiver gets (result frames and CRC32C digests, its rack being none of
- * the DataNodes').
+ * client's). A helper DataNode killed mid-encode, or a corrupt slice, fails the run; the rerun rolls the stripe back
+ * and completes it. A collector refuses a request whose tokens do not cover every block it names. The bytes the
+ * DataNodes' slice transports count as sent across racks equal, exactly, the executed plans' stream bytes across
+ * racks plus the replies the archiver gets (result frames and CRC32C digests, its rack being none of the
+ * DataNodes'); the dry run's chain estimate is printed beside them (it assumes the kept replicas already on their
+ * planned nodes, which the trim's moves do later, so the executed chain may cross more).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChainEncoderClusterTest extends ArchiveTestBed {
@@ -164,12 +180,16 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     Path path = new Path("/count/file");
     ArchivalPlan dryRun = ArchivalPlanner.plan(new ArchivalSource(fs).request(path, CODE, PlacementKind.CL));
     long[] before = crossRackSent();
+    long treesBefore = sumOver(RepairMetrics::encodeTreesCollected);
+    long parityBefore = sumOver(RepairMetrics::encodeParityBytesWritten);
+    long written;
     List<EncodePlan> plans;
     try (ChainEncoder encoder = ChainEncoder.from(fs)) {
       Archiver.Result r = new Archiver(fs, store, encoder, Archiver.Hook.NONE, Archiver.Listener.NONE).archive(path,
           CODE, PlacementKind.CL);
       assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED), ArchiveChecks.states(r.manifest()));
       plans = encoder.plans();
+      written = r.parityBytesWritten();
     }
     long[] after = crossRackSent();
     long counted = after[0] - before[0];
@@ -197,10 +217,119 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     assertEquals(streams + replies, counted, "cross-rack bytes the DataNodes' slice ports sent: the plans' streams ("
         + streams + ") and the replies to the archiver (" + replies + ")");
     assertTrue(streams > 0);
+    assertEquals(2 * 4 * BLOCK, written, "two stripes of four 64 KiB parities");
+    assertEquals(written, sumOver(RepairMetrics::encodeParityBytesWritten) - parityBefore);
+    assertEquals(2 * 3, sumOver(RepairMetrics::encodeTreesCollected) - treesBefore,
+        "azure-lrc: a tree of the global parities and one per local parity, each stripe");
   }
 
   @Test
   @Order(3)
+  void aCollectorRefusesARequestWhoseTokensDoNotCoverItsBlocks() throws Exception {
+    checks.write("/auth/a", 2 * BLOCK);
+    List<LocatedBlock> lbs = fs.getClient().getLocatedBlocks("/auth/a", 0, 2 * BLOCK).getLocatedBlocks();
+    LocatedBlock b0 = lbs.get(0);
+    LocatedBlock b1 = lbs.get(1);
+    DatanodeInfo dn = b0.getLocations()[0];
+    Site site = new Site(dn.getXferAddr(), dn.getNetworkLocation());
+    Map<Integer, Site> holders = Map.of(0, site, 1, site);
+    Map<Integer, Site> targets = Map.of(6, site, 7, site, 8, site, 9, site);
+    EncodeTreeRequest.TargetNode target = new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(),
+        dn.getDatanodeUuid(), dn.getXferPort(), dn.getInfoPort(), dn.getInfoSecurePort(), dn.getIpcPort(), "DISK", "DS-x");
+    byte[] token0 = TokenBytes.of(b0.getBlockToken());
+    byte[] token1 = TokenBytes.of(b1.getBlockToken());
+    BlockRef parity = new BlockRef(b0.getBlock().getBlockPoolId(), 1L << 40, 1, BLOCK);
+    EncodeTreeRequest wrongToken = new EncodeTreeRequest("auth", CODE, EncodePlan.Shape.CHAIN, 64 * 1024, 0,
+        new long[] {BLOCK, BLOCK, 0, 0, 0, 0}, holders, targets, List.of(), Map.of(0, ref(b0, token1)), List.of(), 2, 512);
+    EncodeTreeRequest noWriteToken = new EncodeTreeRequest("auth", CODE, EncodePlan.Shape.CHAIN, 64 * 1024, 0,
+        new long[] {BLOCK, BLOCK, 0, 0, 0, 0}, holders, targets, List.of(), Map.of(0, ref(b0, token0), 1, ref(b1, token1)),
+        List.of(new EncodeTreeRequest.ParityOutput(6, parity, target)), 2, 512);
+    RepairMetrics metrics = WideEcDataNodePlugin.running(dn.getXferPort()).metrics();
+    long failedBefore = metrics.encodeTreesFailed();
+    ExecutorService idle = Executors.newSingleThreadExecutor();
+    JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
+    SliceTransport client = new SliceTransport(TransportConf.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
+    try {
+      Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+      PeerFailure refused = assertThrows(PeerFailure.class, () -> ask(client, e, wrongToken, token1));
+      assertTrue(refused.getMessage().contains("refused the encode: block token refused for " + b0.getBlock()
+          .getBlockPoolId() + ":blk_" + b0.getBlock().getBlockId()), refused.getMessage());
+      assertEquals(null, refused.culprit(), "the asker lacks authority: no node is to blame");
+      PeerFailure unwritable = assertThrows(PeerFailure.class, () -> ask(client, e, noWriteToken, token0));
+      assertTrue(unwritable.getMessage().contains("refused the encode: no WRITE token for parity unit 6"),
+          unwritable.getMessage());
+    } finally {
+      client.close();
+      resolver.close();
+      idle.shutdownNow();
+    }
+    assertEquals(failedBefore + 2, metrics.encodeTreesFailed());
+  }
+
+  private static BlockRef ref(LocatedBlock lb, byte[] token) {
+    return new BlockRef(lb.getBlock().getBlockPoolId(), lb.getBlock().getBlockId(), lb.getBlock().getGenerationStamp(),
+        lb.getBlock().getNumBytes(), token);
+  }
+
+  private static void ask(SliceTransport client, Endpoint e, EncodeTreeRequest req, byte[] token) throws Exception {
+    try (PeerStream s = client.open(e, "archiver test", "/default-rack", 7, req.toBytes(), client.credentialFor(token))) {
+      s.next(0).release();
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aCorruptSliceFailsTheStripeAndTheRerunCompletesIt() throws Exception {
+    try (FileSystem client = crc32Client()) {
+      checks.writeWith(client, "/corrupt/file", 9 * BLOCK + 1000, "corrupt");
+    }
+    java.util.concurrent.atomic.AtomicBoolean corrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicReference<Object> marked = new AtomicReference<>();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String to, long repairId, int slice, io.netty.buffer.ByteBuf payload) {
+        // The second slice of a chain's stream (the replies to the archiver are at most a few dozen bytes).
+        if (slice == 1 && payload.readableBytes() >= 4096 && !corrupted.getAndSet(true)) {
+          marked.set(payload);
+        }
+      }
+
+      @Override
+      public void afterEncode(org.wideec.transport.Frame frame, io.netty.buffer.ByteBuf out, int offset, int length) {
+        if (frame.payload() == marked.get()) {
+          out.setByte(offset + 3, out.getByte(offset + 3) ^ 1);
+          marked.set(null);
+        }
+      }
+    });
+    long failedBefore = sumOver(RepairMetrics::encodeTreesFailed);
+    ToolRun failed = tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", "/corrupt/file", "--code", CODE,
+        "--encoder", "chain", "--no-trim", "--json");
+    assertTrue(corrupted.get());
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, failed.exit(), failed.out());
+    assertTrue(failed.err().contains("stripe 0: chain encode failed"), failed.err());
+    assertTrue(sumOver(RepairMetrics::encodeTreesFailed) > failedBefore);
+    assertEquals(List.of(StripeState.ENCODING, StripeState.PLANNED), ArchiveChecks.states(manifestOf("/corrupt/file")));
+    TransportFaultInjector.set(null);
+
+    ToolRun rerun = tool("archive", "/corrupt/file", "--code", CODE, "--encoder", "chain", "--no-trim", "--json");
+    assertEquals(0, rerun.exit(), rerun.err());
+    assertEquals(1, rerun.json().get("rolledBack").asInt());
+    checks.everyStripeMatchesIndependentEncode(manifestOf("/corrupt/file"));
+    checks.everyByteReadsBack();
+  }
+
+  private long sumOver(java.util.function.ToLongFunction<RepairMetrics> f) {
+    long sum = 0;
+    for (DataNode d : cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
+      sum += p == null || p.metrics() == null ? 0 : f.applyAsLong(p.metrics());
+    }
+    return sum;
+  }
+
+  @Test
+  @Order(5)
   void aHelperKilledMidEncodeFailsTheRunAndTheRerunRollsBackAndCompletes() throws Exception {
     try (FileSystem client = crc32Client()) {
       checks.writeWith(client, "/kill/file", 9 * BLOCK + 1000, "kill");

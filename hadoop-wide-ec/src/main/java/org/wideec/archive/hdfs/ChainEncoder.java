@@ -176,8 +176,9 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     Map<Integer, Site> holders = new HashMap<>();
     Map<Integer, BlockRef> blocks = new HashMap<>();
     long[] lengths = new long[code.k()];
+    Map<Integer, DatanodeInfo> chosen = holdersOf(stripe, data);
     for (StripeData.Unit d : data) {
-      DatanodeInfo holder = holderOf(stripe, d);
+      DatanodeInfo holder = chosen.get(d.unit());
       nodes.put(holder.getXferAddr(), holder);
       holders.put(d.unit(), new Site(holder.getXferAddr(), holder.getNetworkLocation()));
       ExtendedBlock b = d.block().getBlock();
@@ -266,24 +267,49 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
         lb.getStorageIDs()[0], TokenBytes.of(lb.getBlockToken()));
   }
 
-  /** The kept replica of the plan where it still is; else a replica in its planned rack; else any replica. */
-  private static DatanodeInfo holderOf(ArchivedStripe stripe, StripeData.Unit d) throws IOException {
-    DatanodeInfo[] locs = d.block().getLocations();
-    if (locs.length == 0) {
-      throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": block " + d.member().blockId()
-          + " of " + d.file() + " has no live replica to encode from");
-    }
-    for (DatanodeInfo dn : locs) {
-      if (dn.getXferAddr().equals(d.member().plannedNode())) {
-        return dn;
+  /**
+   * The replica each data unit is read from: the kept replica of the plan where it already is (the trim's moves come
+   * later), else one in the unit's planned rack; a unit with neither is read in the rack that already serves most of
+   * the stripe's other units (every rack a chain enters costs a stream across), else from its first listed replica.
+   */
+  private static Map<Integer, DatanodeInfo> holdersOf(ArchivedStripe stripe, List<StripeData.Unit> data)
+      throws IOException {
+    Map<Integer, DatanodeInfo> out = new HashMap<>();
+    Map<String, Integer> perRack = new HashMap<>();
+    List<StripeData.Unit> unplaced = new ArrayList<>();
+    for (StripeData.Unit d : data) {
+      DatanodeInfo[] locs = d.block().getLocations();
+      if (locs.length == 0) {
+        throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": block " + d.member().blockId()
+            + " of " + d.file() + " has no live replica to encode from");
+      }
+      DatanodeInfo pick = null;
+      for (DatanodeInfo dn : locs) {
+        if (dn.getXferAddr().equals(d.member().plannedNode())) {
+          pick = dn;
+        }
+      }
+      for (int i = 0; pick == null && i < locs.length; i++) {
+        pick = locs[i].getNetworkLocation().equals(d.member().plannedRack()) ? locs[i] : null;
+      }
+      if (pick == null) {
+        unplaced.add(d);
+      } else {
+        out.put(d.unit(), pick);
+        perRack.merge(pick.getNetworkLocation(), 1, Integer::sum);
       }
     }
-    for (DatanodeInfo dn : locs) {
-      if (dn.getNetworkLocation().equals(d.member().plannedRack())) {
-        return dn;
+    for (StripeData.Unit d : unplaced) {
+      DatanodeInfo best = d.block().getLocations()[0];
+      for (DatanodeInfo dn : d.block().getLocations()) {
+        if (perRack.getOrDefault(dn.getNetworkLocation(), 0) > perRack.getOrDefault(best.getNetworkLocation(), 0)) {
+          best = dn;
+        }
       }
+      out.put(d.unit(), best);
+      perRack.merge(best.getNetworkLocation(), 1, Integer::sum);
     }
-    return locs[0];
+    return out;
   }
 
   /**
