@@ -225,6 +225,21 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
 
   @Test
   @Order(3)
+  void rackTreesEncodeTheSameParityAndAnUnknownShapeIsRefusedByName() throws Exception {
+    checks.write("/tree/file", 9 * BLOCK + 1000);
+    ToolRun bad = tool("-D" + ChainEncoder.SHAPE_KEY + "=star", "archive", "/tree/file", "--code", CODE, "--encoder",
+        "chain", "--no-trim");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, bad.exit());
+    assertTrue(bad.err().contains("wide-ec.archive.chain.shape must be chain or rack-tree, got 'star'"), bad.err());
+    ToolRun r = tool("-D" + ChainEncoder.SHAPE_KEY + "=rack-tree", "archive", "/tree/file", "--code", CODE, "--encoder",
+        "chain", "--no-trim", "--json");
+    assertEquals(0, r.exit(), r.err());
+    assertEquals("chain", r.json().get("encoder").asText());
+    checks.everyStripeMatchesIndependentEncode(manifestOf("/tree/file"));
+  }
+
+  @Test
+  @Order(4)
   void aCollectorRefusesARequestWhoseTokensDoNotCoverItsBlocks() throws Exception {
     checks.write("/auth/a", 2 * BLOCK);
     List<LocatedBlock> lbs = fs.getClient().getLocatedBlocks("/auth/a", 0, 2 * BLOCK).getLocatedBlocks();
@@ -278,7 +293,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aCorruptSliceFailsTheStripeAndTheRerunCompletesIt() throws Exception {
     try (FileSystem client = crc32Client()) {
       checks.writeWith(client, "/corrupt/file", 9 * BLOCK + 1000, "corrupt");
@@ -329,7 +344,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aHelperKilledMidEncodeFailsTheRunAndTheRerunRollsBackAndCompletes() throws Exception {
     try (FileSystem client = crc32Client()) {
       checks.writeWith(client, "/kill/file", 9 * BLOCK + 1000, "kill");

@@ -4,7 +4,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,24 +15,17 @@ import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.crypto.CryptoProtocolVersion;
-import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.protocol.ClientProtocol;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
-import org.apache.hadoop.io.EnumSetWritable;
-import org.apache.hadoop.net.NetUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
@@ -44,18 +36,10 @@ import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.archive.encode.EncodeTreeRequest;
 import org.wideec.archive.encode.Site;
 import org.wideec.code.LinearCode;
-import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.StepRequest;
-import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
-import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
-import org.wideec.transport.PeerStream;
-import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TokenBytes;
-import org.wideec.transport.TrafficCounters;
-import org.wideec.transport.TransportConf;
 
 /**
  * The {@code chain} encoder (issue 13; ECWide §4.2), executed by the DataNodes: the nodes that keep the stripe's data
@@ -82,43 +66,26 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   /** Chain shape: {@code chain} (one chain through every holder) or {@code rack-tree} (a chain per rack). */
   public static final String SHAPE_KEY = "wide-ec.archive.chain.shape";
   private static final Logger LOG = LoggerFactory.getLogger(ChainEncoder.class);
-  /** Tries of complete() while the NameNode waits for the parity block's report from its DataNode. */
-  private static final int COMPLETE_TRIES = 60;
   private static final long LEASE_RENEW_MS = 20_000;
 
   private final DistributedFileSystem dfs;
-  private final ClientProtocol namenode;
-  private final String clientName;
-  private final TransportConf tc;
   private final EncodePlan.Shape shape;
-  private final SliceTransport transport;
-  private final JmxEndpointResolver endpoints;
-  private final UnitLocation self;
+  private final SlicePortClient ports;
+  private final ParityFiles files;
   private final ExecutorService threads;
   private final Map<Long, ChecksumOpt> checksums = new HashMap<>();
   private final List<EncodePlan> plans = new ArrayList<>();
 
-  private ChainEncoder(DistributedFileSystem dfs, TransportConf tc, EncodePlan.Shape shape) throws IOException {
+  private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape) throws IOException {
     this.dfs = dfs;
-    this.namenode = dfs.getClient().getNamenode();
-    this.clientName = dfs.getClient().getClientName();
-    this.tc = tc;
     this.shape = shape;
-    Configuration conf = dfs.getConf();
-    String host = NetUtils.getLocalHostname();
-    this.self = new UnitLocation(-1, "archiver " + host, rackOf(conf, host));
+    this.files = new ParityFiles(dfs);
+    this.ports = new SlicePortClient(dfs.getConf());
     this.threads = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "wide-ec-chain-encoder");
       t.setDaemon(true);
       return t;
     });
-    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
-    try {
-      this.transport = new SliceTransport(tc, self.node(), TrafficCounters.NONE, threads);
-    } catch (IOException | RuntimeException e) {
-      close();
-      throw e;
-    }
   }
 
   /** @throws IllegalArgumentException naming the setting that is wrong */
@@ -130,24 +97,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       case "rack-tree" -> EncodePlan.Shape.RACK_TREE;
       default -> throw new IllegalArgumentException(SHAPE_KEY + " must be chain or rack-tree, got '" + s + "'");
     };
-    return new ChainEncoder(dfs, TransportConf.forClient(conf), shape);
-  }
-
-  /**
-   * This host's rack by the configured topology mapping, as HDFS's client resolves its own: the rack the archiver's
-   * requests say they come from (the slice transport counts the frames it is sent as in-rack or cross-rack by it).
-   */
-  private static String rackOf(Configuration conf, String host) {
-    try {
-      org.apache.hadoop.net.DNSToSwitchMapping mapping = org.apache.hadoop.util.ReflectionUtils.newInstance(
-          conf.getClass(org.apache.hadoop.fs.CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY,
-              org.apache.hadoop.net.ScriptBasedMapping.class, org.apache.hadoop.net.DNSToSwitchMapping.class), conf);
-      List<String> racks = mapping.resolve(List.of(host));
-      return racks == null || racks.isEmpty() || racks.get(0) == null ? org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK
-          : racks.get(0);
-    } catch (RuntimeException e) {
-      return org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK;
-    }
+    return new ChainEncoder(dfs, shape);
   }
 
   @Override
@@ -167,7 +117,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     long unitLength = stripe.unitLength();
     List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
     // Before anything is created: without block tokens the archiver cannot prove anything to a slice port.
-    credential(TokenBytes.of(data.get(0).block().getBlockToken()), name);
+    ports.requireToken(TokenBytes.of(data.get(0).block().getBlockToken()), name);
     ChecksumOpt checksum = checksumOf(stripe, data);
     long blockSize = data.stream().mapToLong(StripeData.Unit::fileBlockSize).max().orElse(unitLength);
     Path dir = new Path(stripe.parityFilePath());
@@ -186,7 +136,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
           TokenBytes.of(d.block().getBlockToken())));
       lengths[d.unit()] = d.member().length();
     }
-    Map<Integer, Allocated> parities = new LinkedHashMap<>();
+    Map<Integer, ParityFiles.Allocated> parities = new LinkedHashMap<>();
     Map<Integer, Site> targets = new HashMap<>();
     Site anyHolder = holders.values().iterator().next();
     for (int u = code.k(); u < code.n(); u++) {
@@ -194,13 +144,13 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
         targets.put(u, anyHolder); // a virtual parity is never stored; its tree (no steps) is never run
         continue;
       }
-      Allocated a = allocate(stripe, u, blockSize, unitLength);
+      ParityFiles.Allocated a = files.allocate(stripe, u, blockSize, unitLength);
       parities.put(u, a);
       nodes.put(a.node().getXferAddr(), a.node());
       targets.put(u, new Site(a.node().getXferAddr(), a.node().getNetworkLocation()));
     }
     EncodePlan plan = EncodePlanner.chain(new EncodeStripe(name, code, holders, lengths, targets), shape,
-        tc.sliceBytes(), tc.maxFrameBytes());
+        ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
     Map<Integer, EncodeTreeRequest.Stored> stored = runTrees(stripe, plan, blocks, parities, nodes, checksum);
     synchronized (this) {
       plans.add(plan);
@@ -208,10 +158,10 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     List<StripeMember> members = new ArrayList<>(stripe.members());
     List<String> offPlan = new ArrayList<>();
     long written = 0;
-    for (Map.Entry<Integer, Allocated> e : parities.entrySet()) {
+    for (Map.Entry<Integer, ParityFiles.Allocated> e : parities.entrySet()) {
       int u = e.getKey();
-      Allocated a = e.getValue();
-      complete(stripe, u, a, unitLength);
+      ParityFiles.Allocated a = e.getValue();
+      files.complete(stripe, u, a);
       EncodeTreeRequest.Stored s = stored.get(u);
       LocatedBlock block = confirm(stripe, u, a, s);
       StripeMember m = stripe.member(u);
@@ -241,30 +191,6 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
         plan.crossRackBytes());
     return new EncodedStripe(members, dirStatus.getFileId(), read, written, offPlan);
-  }
-
-  /** A parity file created and its one block allocated, with the block's WRITE token. */
-  private record Allocated(Path file, long inode, ExtendedBlock block, DatanodeInfo node, String storageType,
-      String storageId, byte[] token) {}
-
-  /** Creates the parity unit's file (replication 1, 0600) and allocates its block, its planned node favored. */
-  private Allocated allocate(ArchivedStripe stripe, int unit, long blockSize, long unitLength) throws IOException {
-    Path file = ArchiveLayout.parityUnit(stripe.parityFilePath(), unit);
-    String src = file.toString();
-    HdfsFileStatus st = namenode.create(src, new FsPermission((short) 0600), clientName,
-        new EnumSetWritable<>(EnumSet.of(CreateFlag.CREATE)), false, (short) 1, blockSize,
-        CryptoProtocolVersion.supported(), null, null);
-    String planned = stripe.member(unit).plannedNode();
-    LocatedBlock lb = namenode.addBlock(src, clientName, null, null, st.getFileId(),
-        planned.isEmpty() ? null : new String[] {planned}, null);
-    if (lb.getLocations().length != 1) {
-      throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": the NameNode allocated parity block "
-          + lb.getBlock() + " of " + file + " on " + lb.getLocations().length + " DataNodes, expected 1");
-    }
-    ExtendedBlock b = new ExtendedBlock(lb.getBlock());
-    b.setNumBytes(unitLength);
-    return new Allocated(file, st.getFileId(), b, lb.getLocations()[0], lb.getStorageTypes()[0].name(),
-        lb.getStorageIDs()[0], TokenBytes.of(lb.getBlockToken()));
   }
 
   /**
@@ -348,7 +274,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
 
   /** Asks every tree's collector to run it, all at once; the first failure stops the others. */
   private Map<Integer, EncodeTreeRequest.Stored> runTrees(ArchivedStripe stripe, EncodePlan plan,
-      Map<Integer, BlockRef> blocks, Map<Integer, Allocated> parities, Map<String, DatanodeInfo> nodes,
+      Map<Integer, BlockRef> blocks, Map<Integer, ParityFiles.Allocated> parities, Map<String, DatanodeInfo> nodes,
       ChecksumOpt checksum) throws IOException {
     CompletionService<List<EncodeTreeRequest.Stored>> done = new ExecutorCompletionService<>(threads);
     List<Future<List<EncodeTreeRequest.Stored>>> running = new ArrayList<>();
@@ -357,7 +283,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       EncodePlan.Tree tree = plan.trees().get(t);
       List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
       for (int row : tree.rows()) {
-        Allocated a = parities.get(row);
+        ParityFiles.Allocated a = parities.get(row);
         if (a != null) {
           DatanodeInfo n = a.node();
           outputs.add(new EncodeTreeRequest.ParityOutput(row, new BlockRef(a.block().getBlockPoolId(),
@@ -382,7 +308,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
           checksum.getChecksumType().id, checksum.getBytesPerChecksum());
       Endpoint collector = treeEndpoints.get(tree.collector().node());
       byte[] token = outputs.get(0).block().token();
-      running.add(done.submit(() -> ask(collector, req, token)));
+      running.add(done.submit(() -> ports.runTree(collector, req, token)));
       runningWhat.add(req.toString());
     }
     Map<Integer, EncodeTreeRequest.Stored> out = new HashMap<>();
@@ -392,7 +318,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
         Future<List<EncodeTreeRequest.Stored>> f = done.poll(1, TimeUnit.SECONDS);
         if (System.currentTimeMillis() >= renewAt) {
           // The parity files are this client's, created outside an output stream: keep their lease ourselves.
-          namenode.renewLease(clientName, null);
+          files.renewLease();
           renewAt = System.currentTimeMillis() + LEASE_RENEW_MS;
         }
         if (f == null) {
@@ -425,65 +351,12 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return out;
   }
 
-  /** One tree: empty frames while it runs, then its result, then END. */
-  private List<EncodeTreeRequest.Stored> ask(Endpoint collector, EncodeTreeRequest req, byte[] token)
-      throws IOException, InterruptedException {
-    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream s = transport.open(collector, self.node(), self.rack(), id, req.toBytes(),
-        credential(token, req.toString()))) {
-      for (int i = 0; ; i++) {
-        Frame f = s.next(i);
-        byte[] payload;
-        try {
-          payload = new byte[f.payload().readableBytes()];
-          f.payload().getBytes(f.payload().readerIndex(), payload);
-        } finally {
-          f.release();
-        }
-        s.credit();
-        if (payload.length > 0) {
-          List<EncodeTreeRequest.Stored> stored = EncodeTreeRequest.parseResult(payload);
-          s.awaitEnd(); // counts only once the collector ended cleanly
-          return stored;
-        }
-      }
-    }
-  }
-
-  private org.wideec.transport.Credential credential(byte[] token, String what) throws IOException {
-    if (token.length == 0 && !dfs.getConf().getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
-      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so the archiver has"
-          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain encoder needs"
-          + " block tokens, or use --encoder classic");
-    }
-    return transport.credentialFor(token);
-  }
-
   private Endpoint endpoint(Site site, Map<String, DatanodeInfo> nodes) throws IOException {
-    return endpoints.resolve(new UnitLocation(-1, site.node(), site.rack()), nodes.get(site.node()));
-  }
-
-  /** Closes the parity file on its one block; the NameNode may wait for the DataNode's report of it. */
-  private void complete(ArchivedStripe stripe, int unit, Allocated a, long unitLength) throws IOException {
-    long sleep = 20;
-    for (int i = 0; i < COMPLETE_TRIES; i++) {
-      if (namenode.complete(a.file().toString(), clientName, a.block(), a.inode())) {
-        return;
-      }
-      try {
-        Thread.sleep(sleep);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("stripe " + stripe.stripeId() + ": interrupted completing " + a.file());
-      }
-      sleep = Math.min(1000, sleep * 2);
-    }
-    throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": the NameNode did not complete " + a.file()
-        + " (block " + a.block() + " of " + unitLength + " bytes on " + a.node().getXferAddr() + ")");
+    return ports.endpoint(site.node(), site.rack(), nodes.get(site.node()));
   }
 
   /** The parity's block as HDFS lists it now, after its node read back the CRC32C the collector sent. */
-  private LocatedBlock confirm(ArchivedStripe stripe, int unit, Allocated a, EncodeTreeRequest.Stored s)
+  private LocatedBlock confirm(ArchivedStripe stripe, int unit, ParityFiles.Allocated a, EncodeTreeRequest.Stored s)
       throws IOException {
     String where = "stripe " + stripe.stripeId() + " unit " + unit + " (" + a.file() + ")";
     LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(a.file().toString(), 0, s.length());
@@ -496,7 +369,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     LocatedBlock lb = blocks.get(0);
     DatanodeInfo node = lb.getLocations()[0];
-    long crc = digest(lb, node, where);
+    long crc = ports.crcOf(lb, node, where);
     if (crc != s.crc32c()) {
       throw new IOException(where + ": " + node.getXferAddr() + " stores CRC32C 0x" + Long.toHexString(crc)
           + ", the collector sent 0x" + Long.toHexString(s.crc32c()) + "; a rerun encodes the stripe again");
@@ -512,7 +385,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       DatanodeInfo holder = nodes.get(holders.get(d.unit()).node());
       String where = "stripe " + stripe.stripeId() + " data unit " + d.unit() + " (block " + d.member().blockId()
           + " of " + d.file() + ")";
-      Callable<Long> c = () -> digest(d.block(), holder, where);
+      Callable<Long> c = () -> ports.crcOf(d.block(), holder, where);
       pending.put(d.unit(), threads.submit(c));
     }
     Map<Integer, Long> out = new LinkedHashMap<>();
@@ -531,46 +404,14 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return out;
   }
 
-  /** Asks a node for the CRC32C of a replica it stores, with this client's READ token for it. */
-  private long digest(LocatedBlock lb, DatanodeInfo node, String where) throws IOException {
-    ExtendedBlock b = lb.getBlock();
-    byte[] token = TokenBytes.of(lb.getBlockToken());
-    BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
-    Endpoint e = endpoints.resolve(new UnitLocation(-1, node.getXferAddr(), node.getNetworkLocation()), node);
-    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream s = transport.open(e, self.node(), self.rack(), id,
-        StepRequest.digestOf(ref, tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK).toBytes(),
-        credential(token, where))) {
-      Frame f = s.next(0, Long.BYTES);
-      long crc;
-      try {
-        crc = f.payload().getLong(f.payload().readerIndex());
-      } finally {
-        f.release();
-      }
-      s.credit();
-      s.awaitEnd();
-      return crc;
-    } catch (PeerFailure p) {
-      throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException(where + ": interrupted reading back the replica's CRC32C");
-    }
-  }
-
   @Override
   public void close() {
-    if (transport != null) {
-      transport.close();
-    }
-    endpoints.close();
+    ports.close();
     threads.shutdownNow();
   }
 
   @Override
   public String toString() {
-    return "chain encoder (" + shape.name().toLowerCase().replace('_', '-') + " shape) at " + self.node() + " ("
-        + self.rack() + ")";
+    return "chain encoder (" + shape.name().toLowerCase().replace('_', '-') + " shape) at " + ports;
   }
 }
