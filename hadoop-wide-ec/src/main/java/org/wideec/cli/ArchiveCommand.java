@@ -19,25 +19,29 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.ChainEncoder;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
+import org.wideec.archive.hdfs.StripeEncoder;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.coder.CodeNames;
 import org.wideec.code.LinearCode;
 
 /**
  * {@code wide-ec archive PATH --code SPEC}: archives a replicated file or directory into wide stripes (DESIGN.md
- * §3.2): manifest, parity written by the classic encoder, verified, committed, pointers set; then trimmed, each
+ * §3.2): manifest, parity written by the chosen encoder ({@code classic}: this process pulls the data and encodes;
+ * {@code chain}: the DataNodes holding the data forward partial sums, ECWide §4.2), verified, committed, pointers set;
+ * then trimmed, each
  * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
  * COMMITTED). Before lowering, the plan's moves are executed (a replica copied onto each planned node that holds
  * none, the source's copy dropped by the NameNode through the delete hint). A block left off plan (it could not be
  * moved) keeps its stripe COMMITTED and makes the exit status 1.
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
- * after) and changes nothing. The chain encoder runs on DataNodes and is not wired in yet: it is refused by name.
+ * after) and changes nothing. The chain encoder needs block tokens on (its authority on the DataNodes' slice ports).
  */
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
-      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic] [--no-trim] [--json]",
+      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic|chain] [--no-trim] [--json]",
       "                                                        archive a replicated file or directory into wide stripes",
       "                                                        (manifest, parity, verified, committed, pointers), then trim",
       "                                                        each data block to its planned replica (needs the wide-ec",
@@ -74,11 +78,7 @@ final class ArchiveCommand {
       if (o.has("stripe")) {
         throw new Options.UsageException("--stripe shows one stripe of a --dry-run plan");
       }
-      if (!encoder.equals("classic")) {
-        throw new UnsupportedOperationException("archive " + path + ": the DataNode chain encoder is not wired in yet;"
-            + " use --encoder classic (--dry-run shows what chain would cost)");
-      }
-      return execute(path, named.spec(), placement, o.has("json"), !o.has("no-trim"));
+      return execute(path, named.spec(), placement, encoder, o.has("json"), !o.has("no-trim"));
     }
     ArchivalPlan plan = ArchivalPlanner.plan(
         new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement));
@@ -102,18 +102,22 @@ final class ArchiveCommand {
     return 0;
   }
 
-  private int execute(Path path, String spec, PlacementKind placement, boolean json, boolean trim)
+  private int execute(Path path, String spec, PlacementKind placement, String encoderName, boolean json, boolean trim)
       throws IOException {
     DistributedFileSystem dfs = hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     ProgressReport progress = new ProgressReport(err, "archive " + path);
-    Archiver archiver = new Archiver(dfs, store, ClientClassicEncoder.from(dfs), Archiver.Hook.NONE,
+    StripeEncoder encoder = encoderName.equals("chain") ? ChainEncoder.from(dfs) : ClientClassicEncoder.from(dfs);
+    Archiver archiver = new Archiver(dfs, store, encoder, Archiver.Hook.NONE,
         (stripe, done, total) -> progress.at(done, total));
     Archiver.Result r;
     try {
       r = archiver.archive(path, spec, placement);
     } finally {
       progress.finish();
+      if (encoder instanceof java.io.Closeable c) {
+        c.close();
+      }
     }
     Archiver.TrimResult t = null;
     if (trim) {
@@ -131,7 +135,7 @@ final class ArchiveCommand {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", path.toUri().getPath());
       j.put("code", spec);
-      j.put("encoder", "classic");
+      j.put("encoder", encoder.name());
       j.put("manifest", manifest);
       j.put("resumed", r.resumed());
       j.put("stripes", sum.stripes());
@@ -154,8 +158,8 @@ final class ArchiveCommand {
       j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
       out.println(Json.write(j));
     } else {
-      out.printf("archive %s with %s (classic encoder)%s: %d of %d stripes committed%s; read %,d data bytes, wrote %,d"
-              + " parity bytes; redundancy after trimming %.4f%n", path.toUri().getPath(), spec,
+      out.printf("archive %s with %s (%s encoder)%s: %d of %d stripes committed%s; read %,d data bytes, wrote %,d"
+              + " parity bytes; redundancy after trimming %.4f%n", path.toUri().getPath(), spec, encoder.name(),
           r.resumed() ? ", resumed" : "", committed, sum.stripes(),
           r.stale().isEmpty() ? "" : ", " + r.stale().size() + " stale", r.dataBytesRead(), r.parityBytesWritten(),
           sum.redundancyAfterTrim());

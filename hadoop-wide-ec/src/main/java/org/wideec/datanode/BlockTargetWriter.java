@@ -69,7 +69,10 @@ final class BlockTargetWriter implements SliceSink {
   }
 
   /**
-   * @param writeToken the WRITE token to present (the NameNode's, for an archived block); null: this DataNode mints one
+   * @param writeToken the WRITE token to present (one the NameNode minted for whoever ordered this write: its own
+   *     archive repair monitor, or an archiver writing a parity block it allocated); null: this DataNode mints one as
+   *     for its own reconstruction
+   * @param confirmation null when whoever asked confirms the stored replica itself
    * @param expectedCrc the CRC32C the rebuilt bytes must have before anything is stored, or {@link #NO_CRC}
    */
   BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
@@ -186,6 +189,9 @@ final class BlockTargetWriter implements SliceSink {
       throw new IOException("writing " + block + " to " + target + " failed: " + e.getMessage(), e);
     }
     close();
+    if (confirmation == null) {
+      return;
+    }
     long stored;
     try {
       stored = confirmation.storedCrc(block);
@@ -203,6 +209,16 @@ final class BlockTargetWriter implements SliceSink {
   @Override
   public void abort() {
     close();
+  }
+
+  /** CRC32C of every byte written so far. */
+  long crc32c() {
+    return crc.getValue();
+  }
+
+  /** Bytes written so far. */
+  long bytesWritten() {
+    return blockOffset + pendingBytes;
   }
 
   private void close() {

@@ -41,6 +41,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesSentCrossRack;
   final MutableCounterLong slicesSent;
   final MutableRate repairTime;
+  final MutableCounterLong encodeTrees;
+  final MutableCounterLong encodeTreesFailed;
+  final MutableCounterLong encodeParityBytes;
 
   RepairMetrics(String name) {
     this.name = name;
@@ -70,6 +73,12 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
     slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
     repairTime = registry.newRate("RepairTime", "time of successful repairs (ms)", false);
+    encodeTrees = registry.newCounter("EncodeTreesCollected",
+        "trees of archival chain encodes this DataNode collected, their parity blocks written", 0L);
+    encodeTreesFailed = registry.newCounter("EncodeTreesFailed",
+        "trees of archival chain encodes this DataNode was asked to collect and did not (refused or failed)", 0L);
+    encodeParityBytes = registry.newCounter("EncodeParityBytesWritten",
+        "parity bytes this DataNode wrote to their targets as collector of chain encodes", 0L);
   }
 
   static RepairMetrics register(String name) {
@@ -216,5 +225,27 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   public long bytesReadLocally() {
     return bytesReadLocally.value();
+  }
+
+  /** A chain encode's tree collected here, its parities written ({@code parityBytes} in all). */
+  void encodeTreeCollected(long parityBytes) {
+    encodeTrees.incr();
+    encodeParityBytes.incr(parityBytes);
+  }
+
+  void encodeTreeFailed() {
+    encodeTreesFailed.incr();
+  }
+
+  public long encodeTreesCollected() {
+    return encodeTrees.value();
+  }
+
+  public long encodeTreesFailed() {
+    return encodeTreesFailed.value();
+  }
+
+  public long encodeParityBytesWritten() {
+    return encodeParityBytes.value();
   }
 }

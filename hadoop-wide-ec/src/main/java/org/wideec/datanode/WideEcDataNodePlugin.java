@@ -21,8 +21,9 @@ import org.wideec.transport.SliceTransport;
  * The wide-ec repair worker inside a DataNode ({@code dfs.datanode.plugins}): serves as helper for repairs
  * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
  * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
- * clients ({@link ArchivedReadService}), and rebuilds lost blocks of archived stripes when the NameNode's archive
- * repair monitor asks ({@link ArchiveRebuildService}).
+ * clients ({@link ArchivedReadService}), rebuilds lost blocks of archived stripes when the NameNode's archive
+ * repair monitor asks ({@link ArchiveRebuildService}), and collects trees of the archiver's chain encodes
+ * ({@link EncodeTreeService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -79,10 +80,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    // One port, three kinds of request: a step of a repair or encode, a client's range of an archived block, and
-    // the NameNode's order to rebuild an archived block.
-    org.wideec.transport.RequestHandler steps =
-        archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics));
+    // One port, four kinds of request: a step of a repair or encode, a client's range of an archived block, the
+    // archiver's order to collect a tree of a chain encode, and the NameNode's order to rebuild an archived block.
+    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
+    org.wideec.transport.RequestHandler steps = encodes.routing(
+        archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics)));
     transport.start((id, body, downstream) -> {
       if (RebuildRequest.is(body)) {
         rebuilds.onRequest(id, body, downstream);

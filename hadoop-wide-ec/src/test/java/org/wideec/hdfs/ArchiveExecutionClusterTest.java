@@ -175,16 +175,20 @@ class ArchiveExecutionClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  void theChainEncoderIsRefusedUntilItIsWired() throws Exception {
+  void theChainEncoderNeedsBlockTokensAndTheClassicRerunFinishesTheStripe() throws Exception {
     checks.write("/x/i", BLOCK);
     ToolRun r = tool("archive", "/x/i", "--code", CODE, "--encoder", "chain");
     assertEquals(WideEcTool.EXIT_FAILED, r.exit());
-    assertTrue(r.err().contains("archive /x/i: the DataNode chain encoder is not wired in yet; use --encoder classic"),
-        r.err());
-    assertFalse(fs.exists(new Path("/.wideec/manifests/" + store.inodeOf(new Path("/x/i")) + ".wecm")));
-    ToolRun notArchived = tool("status", "/x/i");
-    assertEquals(WideEcTool.EXIT_FAILED, notArchived.exit());
-    assertTrue(notArchived.err().contains("/x/i is not archived"), notArchived.err());
+    assertTrue(r.err().contains("stripe 0: block tokens are off (dfs.block.access.token.enable), so the archiver has"
+        + " nothing to prove to a DataNode's slice port (wide-ec.transport.auth=hmac); the chain encoder needs block"
+        + " tokens, or use --encoder classic"), r.err());
+    assertEquals(List.of(StripeState.ENCODING), ArchiveChecks.states(manifestOf("/x/i")), "nothing was created yet");
+    String parityDir = manifestOf("/x/i").stripe(0).parityFilePath();
+    assertFalse(!parityDir.isEmpty() && fs.exists(new Path(parityDir)), "no parity directory was created");
+    ToolRun classic = tool("archive", "/x/i", "--code", CODE, "--encoder", "classic", "--no-trim", "--json");
+    assertEquals(0, classic.exit(), classic.err());
+    assertEquals(1, classic.json().get("rolledBack").asInt());
+    checks.everyStripeMatchesIndependentEncode(manifestOf("/x/i"));
   }
 
   @Test

@@ -168,6 +168,21 @@ public final class EncodePlan {
     return deliveries;
   }
 
+  /**
+   * The plan of tree {@code t} alone, with the deliveries of its rows: what that tree's collector runs when each
+   * collector is asked for its own tree (a DataNode runs only the trees it collects).
+   */
+  public EncodePlan only(int t) {
+    if (t < 0 || t >= trees.size()) {
+      throw new IllegalArgumentException("stripe " + name() + ": the plan has trees 0.." + (trees.size() - 1) + ", not "
+          + t);
+    }
+    Tree tree = trees.get(t);
+    List<Delivery> mine = deliveries.stream().filter(d -> Arrays.stream(tree.rows()).anyMatch(r -> r == d.parity()))
+        .toList();
+    return new EncodePlan(stripe, encoder, shape, sliceBytes, List.of(tree), mine);
+  }
+
   /** Bytes of every parity unit and of every row of every stream. */
   public long unitBytes() {
     return stripe.parityLength();

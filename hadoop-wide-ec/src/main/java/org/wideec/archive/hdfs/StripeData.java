@@ -21,8 +21,8 @@ import org.wideec.archive.StripeMember;
  * file deleted or overwritten) is a {@link StaleStripeException}: the stripe's parity no longer covers that block.
  */
 final class StripeData {
-  /** One stored data unit: where its bytes are read from. */
-  record Unit(int unit, StripeMember member, Path file, long offset, long fileBlockSize) {}
+  /** One stored data unit: where its bytes are read from, and the block as the NameNode lists it now. */
+  record Unit(int unit, StripeMember member, Path file, long offset, long fileBlockSize, LocatedBlock block) {}
 
   private StripeData() {}
 
@@ -70,7 +70,7 @@ final class StripeData {
             + " now, the manifest records " + m.generationStamp() + " and " + m.length() + " (appended or truncated"
             + " since it was planned)");
       }
-      units.add(new Unit(u, m, file, found.getStartOffset(), blockSizes.get(m.inodeId())));
+      units.add(new Unit(u, m, file, found.getStartOffset(), blockSizes.get(m.inodeId()), found));
     }
     return units;
   }

@@ -1,0 +1,417 @@
+package org.wideec.archive.hdfs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileChecksum;
+import org.apache.hadoop.fs.Options.ChecksumOpt;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.EncodeStripe;
+import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.archive.encode.Site;
+import org.wideec.code.LinearCode;
+import org.wideec.repair.BlockRef;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.TokenBytes;
+
+/**
+ * The {@code chain} encoder (issue 13; ECWide §4.2), executed by the DataNodes: the nodes that keep the stripe's data
+ * blocks forward partial sums of the parity rows along a chain, rack by rack (in-rack first, so each rack sends one
+ * partial stream across), and each tree's collector writes its finished rows into their parity blocks. No data byte
+ * passes through the archiver.
+ *
+ * <p>The archiver's part, per stripe: it finds each data block as the NameNode lists it now (a changed block makes the
+ * stripe stale) and the replica to read, the kept one of the plan where it still is; creates each parity unit's
+ * single-block file in the stripe's parity directory and allocates its block on the planned node (a favored node, as
+ * the classic encoder asks); plans the chain over the nodes that hold the replicas and the nodes HDFS allocated the
+ * parity blocks on ({@link EncodePlanner#chain}); and asks every tree's collector to run its tree with an
+ * {@link EncodeTreeRequest} carrying the READ tokens of the data blocks and the WRITE tokens of the parity blocks the
+ * NameNode gave it (block tokens must be on: an archiver has no cluster secret, its tokens are its authority on the
+ * slice port). Once every tree reports its parities stored, it completes each parity file and asks each parity's
+ * node for the CRC32C of what it stores (read back through its checksum-verified path), which must equal what the
+ * collector sent; each data block's CRC32C is read the same way from its holder, for the manifest.
+ *
+ * <p>Any failure (a dead holder, a refused token, a corrupt slice, a CRC that differs) fails the encode with an
+ * error naming the stripe and, where known, the node: no parity file is completed, and the archiver's state machine
+ * (ENCODING rolls back and reruns) starts the stripe over from an empty parity directory.
+ */
+public final class ChainEncoder implements StripeEncoder, Closeable {
+  /** Chain shape: {@code chain} (one chain through every holder) or {@code rack-tree} (a chain per rack). */
+  public static final String SHAPE_KEY = "wide-ec.archive.chain.shape";
+  private static final Logger LOG = LoggerFactory.getLogger(ChainEncoder.class);
+  private static final long LEASE_RENEW_MS = 20_000;
+
+  private final DistributedFileSystem dfs;
+  private final EncodePlan.Shape shape;
+  private final SlicePortClient ports;
+  private final ParityFiles files;
+  private final ExecutorService threads;
+  private final Map<Long, ChecksumOpt> checksums = new HashMap<>();
+  private final List<EncodePlan> plans = new ArrayList<>();
+
+  private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape) throws IOException {
+    this.dfs = dfs;
+    this.shape = shape;
+    this.files = new ParityFiles(dfs);
+    this.ports = new SlicePortClient(dfs.getConf());
+    this.threads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "wide-ec-chain-encoder");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** @throws IllegalArgumentException naming the setting that is wrong */
+  public static ChainEncoder from(DistributedFileSystem dfs) throws IOException {
+    Configuration conf = dfs.getConf();
+    String s = conf.getTrimmed(SHAPE_KEY, "chain");
+    EncodePlan.Shape shape = switch (s.toLowerCase()) {
+      case "chain" -> EncodePlan.Shape.CHAIN;
+      case "rack-tree" -> EncodePlan.Shape.RACK_TREE;
+      default -> throw new IllegalArgumentException(SHAPE_KEY + " must be chain or rack-tree, got '" + s + "'");
+    };
+    return new ChainEncoder(dfs, shape);
+  }
+
+  @Override
+  public String name() {
+    return "chain";
+  }
+
+  /** The plans this encoder ran, in order (what the DataNodes' transport counters are checked against). */
+  public synchronized List<EncodePlan> plans() {
+    return List.copyOf(plans);
+  }
+
+  @Override
+  public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+    String name = "stripe " + stripe.stripeId();
+    LinearCode code = stripe.code();
+    long unitLength = stripe.unitLength();
+    List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
+    // Before anything is created: without block tokens the archiver cannot prove anything to a slice port.
+    ports.requireToken(TokenBytes.of(data.get(0).block().getBlockToken()), name);
+    ChecksumOpt checksum = checksumOf(stripe, data);
+    long blockSize = data.stream().mapToLong(StripeData.Unit::fileBlockSize).max().orElse(unitLength);
+    Path dir = new Path(stripe.parityFilePath());
+    dfs.mkdirs(dir);
+    Map<String, DatanodeInfo> nodes = new HashMap<>();
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, BlockRef> blocks = new HashMap<>();
+    long[] lengths = new long[code.k()];
+    Map<Integer, DatanodeInfo> chosen = holdersOf(stripe, data);
+    for (StripeData.Unit d : data) {
+      DatanodeInfo holder = chosen.get(d.unit());
+      nodes.put(holder.getXferAddr(), holder);
+      holders.put(d.unit(), new Site(holder.getXferAddr(), holder.getNetworkLocation()));
+      ExtendedBlock b = d.block().getBlock();
+      blocks.put(d.unit(), new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
+          TokenBytes.of(d.block().getBlockToken())));
+      lengths[d.unit()] = d.member().length();
+    }
+    Map<Integer, ParityFiles.Allocated> parities = new LinkedHashMap<>();
+    Map<Integer, Site> targets = new HashMap<>();
+    Site anyHolder = holders.values().iterator().next();
+    for (int u = code.k(); u < code.n(); u++) {
+      if (stripe.member(u).padding()) {
+        targets.put(u, anyHolder); // a virtual parity is never stored; its tree (no steps) is never run
+        continue;
+      }
+      ParityFiles.Allocated a = files.allocate(stripe, u, blockSize, unitLength);
+      parities.put(u, a);
+      nodes.put(a.node().getXferAddr(), a.node());
+      targets.put(u, new Site(a.node().getXferAddr(), a.node().getNetworkLocation()));
+    }
+    EncodePlan plan = EncodePlanner.chain(new EncodeStripe(name, code, holders, lengths, targets), shape,
+        ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
+    Map<Integer, EncodeTreeRequest.Stored> stored = runTrees(stripe, plan, blocks, parities, nodes, checksum);
+    synchronized (this) {
+      plans.add(plan);
+    }
+    List<StripeMember> members = new ArrayList<>(stripe.members());
+    List<String> offPlan = new ArrayList<>();
+    long written = 0;
+    for (Map.Entry<Integer, ParityFiles.Allocated> e : parities.entrySet()) {
+      int u = e.getKey();
+      ParityFiles.Allocated a = e.getValue();
+      files.complete(stripe, u, a);
+      EncodeTreeRequest.Stored s = stored.get(u);
+      LocatedBlock block = confirm(stripe, u, a, s);
+      StripeMember m = stripe.member(u);
+      String actual = block.getLocations()[0].getXferAddr();
+      if (!actual.equals(m.plannedNode())) {
+        String miss = name + " unit " + u + " (" + a.file() + "): HDFS placed the parity block on " + actual
+            + ", the plan says " + m.plannedNode() + " (" + m.plannedRack() + ")";
+        LOG.warn("{}; left for the placement fixer", miss);
+        offPlan.add(miss);
+      }
+      members.set(u, m.written(a.inode(), a.block().getBlockId(), a.block().getGenerationStamp(), s.crc32c()));
+      written += s.length();
+    }
+    for (Map.Entry<Integer, Long> e : dataCrcs(stripe, data, holders, nodes, blocks).entrySet()) {
+      members.set(e.getKey(), stripe.member(e.getKey()).withCrc(e.getValue()));
+    }
+    long read = 0;
+    for (EncodePlan.Tree t : plan.trees()) {
+      for (EncodePlan.Step s : t.steps()) {
+        read += lengths[s.unit()]; // a unit two trees use is read twice (Azure-LRC: local and global)
+      }
+    }
+    HdfsFileStatus dirStatus = dfs.getClient().getFileInfo(dir.toString());
+    if (dirStatus == null) {
+      throw new IOException(name + ": its parity directory " + dir + " disappeared during the encode");
+    }
+    LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
+        plan.crossRackBytes());
+    return new EncodedStripe(members, dirStatus.getFileId(), read, written, offPlan);
+  }
+
+  /**
+   * The replica each data unit is read from: the kept replica of the plan where it already is (the trim's moves come
+   * later), else one in the unit's planned rack; a unit with neither is read in the rack that already serves most of
+   * the stripe's other units (every rack a chain enters costs a stream across), else from its first listed replica.
+   */
+  private static Map<Integer, DatanodeInfo> holdersOf(ArchivedStripe stripe, List<StripeData.Unit> data)
+      throws IOException {
+    Map<Integer, DatanodeInfo> out = new HashMap<>();
+    Map<String, Integer> perRack = new HashMap<>();
+    List<StripeData.Unit> unplaced = new ArrayList<>();
+    for (StripeData.Unit d : data) {
+      DatanodeInfo[] locs = d.block().getLocations();
+      if (locs.length == 0) {
+        throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": block " + d.member().blockId()
+            + " of " + d.file() + " has no live replica to encode from");
+      }
+      DatanodeInfo pick = null;
+      for (DatanodeInfo dn : locs) {
+        if (dn.getXferAddr().equals(d.member().plannedNode())) {
+          pick = dn;
+        }
+      }
+      for (int i = 0; pick == null && i < locs.length; i++) {
+        pick = locs[i].getNetworkLocation().equals(d.member().plannedRack()) ? locs[i] : null;
+      }
+      if (pick == null) {
+        unplaced.add(d);
+      } else {
+        out.put(d.unit(), pick);
+        perRack.merge(pick.getNetworkLocation(), 1, Integer::sum);
+      }
+    }
+    for (StripeData.Unit d : unplaced) {
+      DatanodeInfo best = d.block().getLocations()[0];
+      for (DatanodeInfo dn : d.block().getLocations()) {
+        if (perRack.getOrDefault(dn.getNetworkLocation(), 0) > perRack.getOrDefault(best.getNetworkLocation(), 0)) {
+          best = dn;
+        }
+      }
+      out.put(d.unit(), best);
+      perRack.merge(best.getNetworkLocation(), 1, Integer::sum);
+    }
+    return out;
+  }
+
+  /**
+   * The checksum type and bytes per checksum of the data blocks (each file's, as its DataNode reports it), which the
+   * parity blocks are written with. Files of one stripe normally agree; where they do not, the first data unit's
+   * wins, and the parity is then checked with a checksum other files do not use (said in the log).
+   */
+  private ChecksumOpt checksumOf(ArchivedStripe stripe, List<StripeData.Unit> data) throws IOException {
+    ChecksumOpt first = null;
+    for (StripeData.Unit d : data) {
+      ChecksumOpt c;
+      synchronized (checksums) {
+        c = checksums.get(d.member().inodeId());
+      }
+      if (c == null) {
+        FileChecksum fc = dfs.getClient().getFileChecksumWithCombineMode(d.file().toString(), 1);
+        c = fc == null ? null : fc.getChecksumOpt();
+        if (c == null || c.getBytesPerChecksum() <= 0) {
+          throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": " + d.file()
+              + " reports no checksum type (" + fc + "); cannot write its parity with the data's checksum");
+        }
+        synchronized (checksums) {
+          checksums.put(d.member().inodeId(), c);
+        }
+      }
+      if (first == null) {
+        first = c;
+      } else if (first.getChecksumType() != c.getChecksumType() || first.getBytesPerChecksum() != c.getBytesPerChecksum()) {
+        LOG.warn("stripe {}: data unit {} ({}) has checksum {}/{} bytes, the parity is written with {}/{} bytes",
+            stripe.stripeId(), d.unit(), d.file(), c.getChecksumType(), c.getBytesPerChecksum(),
+            first.getChecksumType(), first.getBytesPerChecksum());
+      }
+    }
+    return first;
+  }
+
+  /** Asks every tree's collector to run it, all at once; the first failure stops the others. */
+  private Map<Integer, EncodeTreeRequest.Stored> runTrees(ArchivedStripe stripe, EncodePlan plan,
+      Map<Integer, BlockRef> blocks, Map<Integer, ParityFiles.Allocated> parities, Map<String, DatanodeInfo> nodes,
+      ChecksumOpt checksum) throws IOException {
+    CompletionService<List<EncodeTreeRequest.Stored>> done = new ExecutorCompletionService<>(threads);
+    List<Future<List<EncodeTreeRequest.Stored>>> running = new ArrayList<>();
+    List<String> runningWhat = new ArrayList<>();
+    for (int t = 0; t < plan.trees().size(); t++) {
+      EncodePlan.Tree tree = plan.trees().get(t);
+      List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
+      for (int row : tree.rows()) {
+        ParityFiles.Allocated a = parities.get(row);
+        if (a != null) {
+          DatanodeInfo n = a.node();
+          outputs.add(new EncodeTreeRequest.ParityOutput(row, new BlockRef(a.block().getBlockPoolId(),
+              a.block().getBlockId(), a.block().getGenerationStamp(), a.block().getNumBytes(), a.token()),
+              new EncodeTreeRequest.TargetNode(n.getIpAddr(), n.getHostName(), n.getDatanodeUuid(), n.getXferPort(),
+                  n.getInfoPort(), n.getInfoSecurePort(), n.getIpcPort(), a.storageType(), a.storageId())));
+        }
+      }
+      if (outputs.isEmpty()) {
+        continue; // only virtual parities: zeros, never stored
+      }
+      Map<Integer, BlockRef> treeBlocks = new HashMap<>();
+      Map<String, Endpoint> treeEndpoints = new LinkedHashMap<>();
+      treeEndpoints.put(tree.collector().node(), endpoint(tree.collector(), nodes));
+      for (EncodePlan.Step s : tree.steps()) {
+        treeBlocks.put(s.unit(), blocks.get(s.unit()));
+        treeEndpoints.put(s.site().node(), endpoint(s.site(), nodes));
+      }
+      EncodeStripe es = plan.stripe();
+      EncodeTreeRequest req = new EncodeTreeRequest(es.name(), stripe.codeSpec(), plan.shape(), plan.sliceBytes(), t,
+          es.dataLengths(), es.holders(), es.targets(), List.copyOf(treeEndpoints.values()), treeBlocks, outputs,
+          checksum.getChecksumType().id, checksum.getBytesPerChecksum());
+      Endpoint collector = treeEndpoints.get(tree.collector().node());
+      byte[] token = outputs.get(0).block().token();
+      running.add(done.submit(() -> ports.runTree(collector, req, token)));
+      runningWhat.add(req.toString());
+    }
+    Map<Integer, EncodeTreeRequest.Stored> out = new HashMap<>();
+    long renewAt = System.currentTimeMillis() + LEASE_RENEW_MS;
+    try {
+      for (int finished = 0; finished < running.size(); ) {
+        Future<List<EncodeTreeRequest.Stored>> f = done.poll(1, TimeUnit.SECONDS);
+        if (System.currentTimeMillis() >= renewAt) {
+          // The parity files are this client's, created outside an output stream: keep their lease ourselves.
+          files.renewLease();
+          renewAt = System.currentTimeMillis() + LEASE_RENEW_MS;
+        }
+        if (f == null) {
+          continue;
+        }
+        finished++;
+        for (EncodeTreeRequest.Stored s : f.get()) {
+          out.put(s.unit(), s);
+        }
+      }
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      String blame = cause instanceof PeerFailure p && p.culprit() != null ? " (blaming " + p.culprit() + ")" : "";
+      throw new IOException("stripe " + stripe.stripeId() + ": chain encode failed" + blame + ": " + cause.getMessage()
+          + "; no parity file was completed, a rerun encodes the stripe again", cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("stripe " + stripe.stripeId() + ": interrupted during the chain encode");
+    } finally {
+      running.forEach(f -> f.cancel(true));
+    }
+    for (int u : parities.keySet()) {
+      EncodeTreeRequest.Stored s = out.get(u);
+      if (s == null || s.length() != stripe.unitLength()) {
+        throw new IOException("stripe " + stripe.stripeId() + " unit " + u + ": the collectors reported "
+            + (s == null ? "nothing" : s.length() + " bytes") + " stored, expected " + stripe.unitLength() + " bytes ("
+            + runningWhat + ")");
+      }
+    }
+    return out;
+  }
+
+  private Endpoint endpoint(Site site, Map<String, DatanodeInfo> nodes) throws IOException {
+    return ports.endpoint(site.node(), site.rack(), nodes.get(site.node()));
+  }
+
+  /** The parity's block as HDFS lists it now, after its node read back the CRC32C the collector sent. */
+  private LocatedBlock confirm(ArchivedStripe stripe, int unit, ParityFiles.Allocated a, EncodeTreeRequest.Stored s)
+      throws IOException {
+    String where = "stripe " + stripe.stripeId() + " unit " + unit + " (" + a.file() + ")";
+    LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(a.file().toString(), 0, s.length());
+    List<LocatedBlock> blocks = lbs.getLocatedBlocks();
+    if (lbs.isUnderConstruction() || blocks.size() != 1 || blocks.get(0).getBlock().getBlockId() != a.block().getBlockId()
+        || lbs.getFileLength() != s.length() || blocks.get(0).getLocations().length == 0) {
+      throw new IOException(where + ": should be the closed block " + a.block().getBlockId() + " of " + s.length()
+          + " bytes, HDFS has " + blocks.size() + " block(s) of " + lbs.getFileLength() + " bytes"
+          + (lbs.isUnderConstruction() ? ", still open" : ""));
+    }
+    LocatedBlock lb = blocks.get(0);
+    DatanodeInfo node = lb.getLocations()[0];
+    long crc = ports.crcOf(lb, node, where);
+    if (crc != s.crc32c()) {
+      throw new IOException(where + ": " + node.getXferAddr() + " stores CRC32C 0x" + Long.toHexString(crc)
+          + ", the collector sent 0x" + Long.toHexString(s.crc32c()) + "; a rerun encodes the stripe again");
+    }
+    return lb;
+  }
+
+  /** The CRC32C of every data block, read by its holder, all at once. */
+  private Map<Integer, Long> dataCrcs(ArchivedStripe stripe, List<StripeData.Unit> data, Map<Integer, Site> holders,
+      Map<String, DatanodeInfo> nodes, Map<Integer, BlockRef> blocks) throws IOException {
+    Map<Integer, Future<Long>> pending = new LinkedHashMap<>();
+    for (StripeData.Unit d : data) {
+      DatanodeInfo holder = nodes.get(holders.get(d.unit()).node());
+      String where = "stripe " + stripe.stripeId() + " data unit " + d.unit() + " (block " + d.member().blockId()
+          + " of " + d.file() + ")";
+      Callable<Long> c = () -> ports.crcOf(d.block(), holder, where);
+      pending.put(d.unit(), threads.submit(c));
+    }
+    Map<Integer, Long> out = new LinkedHashMap<>();
+    try {
+      for (Map.Entry<Integer, Future<Long>> e : pending.entrySet()) {
+        out.put(e.getKey(), e.getValue().get());
+      }
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().toString(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("stripe " + stripe.stripeId() + ": interrupted reading data CRCs");
+    } finally {
+      pending.values().forEach(f -> f.cancel(true));
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    ports.close();
+    threads.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "chain encoder (" + shape.name().toLowerCase().replace('_', '-') + " shape) at " + ports;
+  }
+}

@@ -1,0 +1,182 @@
+package org.wideec.archive.hdfs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.net.DNSToSwitchMapping;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.net.NetworkTopology;
+import org.apache.hadoop.net.ScriptBasedMapping;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.StepRequest;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.Credential;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TokenBytes;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.TransportConf;
+
+/**
+ * The archiver's side of the DataNodes' slice ports: it asks a collector to run a tree of a chain encode and asks a
+ * node for the CRC32C of a replica it stores. The archiver has no cluster secret: each request proves a block token
+ * the NameNode gave it ({@link #requireToken}), and names the archiver and its rack (the topology mapping's) as the
+ * asker, which is how the DataNodes count the replies as in-rack or cross-rack.
+ */
+final class SlicePortClient implements Closeable {
+  private final Configuration conf;
+  private final TransportConf tc;
+  private final UnitLocation self;
+  private final ExecutorService idle;
+  private final JmxEndpointResolver endpoints;
+  private final SliceTransport transport;
+
+  SlicePortClient(Configuration conf) throws IOException {
+    this.conf = conf;
+    this.tc = TransportConf.forClient(conf);
+    String host = NetUtils.getLocalHostname();
+    this.self = new UnitLocation(-1, "archiver " + host, rackOf(conf, host));
+    // A client serves nothing: the executor only satisfies the transport's constructor.
+    this.idle = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "wide-ec-archiver-idle");
+      t.setDaemon(true);
+      return t;
+    });
+    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+    SliceTransport t = null;
+    try {
+      t = new SliceTransport(tc, self.node(), TrafficCounters.NONE, idle);
+    } finally {
+      if (t == null) {
+        endpoints.close();
+        idle.shutdownNow();
+      }
+    }
+    this.transport = t;
+  }
+
+  TransportConf conf() {
+    return tc;
+  }
+
+  /** This host's rack by the configured topology mapping, as HDFS's client resolves its own. */
+  private static String rackOf(Configuration conf, String host) {
+    try {
+      DNSToSwitchMapping mapping = ReflectionUtils.newInstance(conf.getClass(
+          CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, ScriptBasedMapping.class,
+          DNSToSwitchMapping.class), conf);
+      List<String> racks = mapping.resolve(List.of(host));
+      return racks == null || racks.isEmpty() || racks.get(0) == null ? NetworkTopology.DEFAULT_RACK : racks.get(0);
+    } catch (RuntimeException e) {
+      return NetworkTopology.DEFAULT_RACK;
+    }
+  }
+
+  /**
+   * @throws IOException saying why when the token is empty (block tokens off) and the slice ports authenticate: the
+   *     archiver has nothing else to prove
+   */
+  void requireToken(byte[] token, String what) throws IOException {
+    if (token.length == 0 && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
+      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so the archiver has"
+          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain encoder needs"
+          + " block tokens, or use --encoder classic");
+    }
+  }
+
+  private Credential credential(byte[] token, String what) throws IOException {
+    requireToken(token, what);
+    return transport.credentialFor(token);
+  }
+
+  /** The slice port of a DataNode (from its /jmx page), named by its transfer address and rack. */
+  Endpoint endpoint(String node, String rack, DatanodeInfo dn) throws IOException {
+    return endpoints.resolve(new UnitLocation(-1, node, rack), dn);
+  }
+
+  /**
+   * Asks a collector to run its tree, proving {@code token}: empty frames come while the tree runs, then the result,
+   * then END; the result counts only once the collector ended cleanly.
+   *
+   * @throws PeerFailure naming the node to blame, when the collector or its chain failed
+   */
+  List<EncodeTreeRequest.Stored> runTree(Endpoint collector, EncodeTreeRequest req, byte[] token)
+      throws IOException, InterruptedException {
+    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    try (PeerStream s = transport.open(collector, self.node(), self.rack(), id, req.toBytes(),
+        credential(token, req.toString()))) {
+      for (int i = 0; ; i++) {
+        Frame f = s.next(i);
+        byte[] payload;
+        try {
+          payload = new byte[f.payload().readableBytes()];
+          f.payload().getBytes(f.payload().readerIndex(), payload);
+        } finally {
+          f.release();
+        }
+        s.credit();
+        if (payload.length > 0) {
+          List<EncodeTreeRequest.Stored> stored = EncodeTreeRequest.parseResult(payload);
+          s.awaitEnd();
+          return stored;
+        }
+      }
+    }
+  }
+
+  /** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
+  long crcOf(LocatedBlock lb, DatanodeInfo node, String where) throws IOException {
+    ExtendedBlock b = lb.getBlock();
+    byte[] token = TokenBytes.of(lb.getBlockToken());
+    BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
+    Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
+    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    try (PeerStream s = transport.open(e, self.node(), self.rack(), id,
+        StepRequest.digestOf(ref, tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK).toBytes(),
+        credential(token, where))) {
+      Frame f = s.next(0, Long.BYTES);
+      long crc;
+      try {
+        crc = f.payload().getLong(f.payload().readerIndex());
+      } finally {
+        f.release();
+      }
+      s.credit();
+      s.awaitEnd();
+      return crc;
+    } catch (PeerFailure p) {
+      throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(where + ": interrupted reading back the replica's CRC32C");
+    }
+  }
+
+  @Override
+  public void close() {
+    transport.close();
+    endpoints.close();
+    idle.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return self.node() + " (" + self.rack() + ")";
+  }
+}

@@ -1,0 +1,255 @@
+package org.wideec.datanode;
+
+import io.netty.buffer.ByteBuf;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.util.DataChecksum;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.encode.EncodeExecutor;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.archive.encode.ParitySinks;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.SliceSink;
+import org.wideec.transport.Downstream;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.RequestHandler;
+import org.wideec.transport.SliceTransport;
+
+/**
+ * Collects one tree of a chain encode on this DataNode (issue 13, {@code chain}; ECWide §4.2): the archiver asks the
+ * tree's collector with an {@link EncodeTreeRequest}; this node plans the same chain, asks the tree's heads for their
+ * partial sums over its slice transport (each holder verifies the archiver's READ token for its block; the chain
+ * runs as {@link EncodeExecutor} runs it), and writes each finished parity row into the block the NameNode allocated
+ * for it, on its target, by DataTransferProtocol with the archiver's WRITE token and the data's checksum type and
+ * bytes per checksum. It answers with the length and CRC32C of every parity it stored; the archiver completes the
+ * parity files and checks what the targets read back before the stripe advances.
+ *
+ * <p>All or nothing: a parity block is finished (finalized on its target) only once every row of the tree is
+ * computed, and any failure aborts every write (a replica that never finalized is dropped by its target; one
+ * finalized for an encode that failed elsewhere belongs to a file the archiver never completes, and the rerun
+ * deletes that file). Nothing here throws into a DataNode thread: every failure ends the stream with an ERROR.
+ */
+final class EncodeTreeService {
+  private static final Logger LOG = LoggerFactory.getLogger(EncodeTreeService.class);
+  private final DataNode dn;
+  private final SliceTransport transport;
+  private final ReplicaAccess access;
+  private final RepairMetrics metrics;
+
+  EncodeTreeService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics) {
+    this.dn = dn;
+    this.transport = transport;
+    this.access = access;
+    this.metrics = metrics;
+  }
+
+  /** The slice port's handler: encode trees here, every other request to {@code others}. */
+  RequestHandler routing(RequestHandler others) {
+    return (repairId, body, downstream) -> {
+      if (EncodeTreeRequest.isOne(body)) {
+        onRequest(repairId, body, downstream);
+      } else {
+        others.onRequest(repairId, body, downstream);
+      }
+    };
+  }
+
+  void onRequest(long repairId, byte[] body, Downstream downstream) {
+    String me = downstream.selfNode();
+    EncodeTreeRequest req = null;
+    try {
+      req = EncodeTreeRequest.parse(body);
+      EncodePlan plan = authorize(req, me);
+      int[] frame = {0}; // the reply's next frame: empty ones while the tree runs, the result last
+      List<EncodeTreeRequest.Stored> stored = run(repairId, req, plan, downstream, frame);
+      byte[] result = EncodeTreeRequest.resultBytes(stored);
+      ByteBuf b = downstream.alloc().heapBuffer(result.length, result.length);
+      b.writeBytes(result);
+      downstream.send(frame[0], b);
+      downstream.end();
+      metrics.encodeTreeCollected(stored.stream().mapToLong(EncodeTreeRequest.Stored::length).sum());
+      LOG.debug("encode {}: {} collected {} for {}", repairId, me, req, downstream.node());
+      return;
+    } catch (ReplicaAccess.DeniedException e) {
+      LOG.warn("encode {}: {} refused {}: {}", repairId, me, downstream.node(), e.getMessage());
+      downstream.fail(null, me + " refused the encode: " + e.getMessage());
+    } catch (PeerFailure e) {
+      LOG.warn("encode {} at {}: {}", repairId, me, e.getMessage());
+      downstream.fail(e.culprit(), e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      downstream.fail(me, me + " was interrupted");
+    } catch (IOException | RuntimeException e) { // DESIGN.md §2: nothing of ours escapes into a DataNode thread
+      LOG.warn("encode {} at {} for {} failed: {}", repairId, me, downstream.node(), e.toString());
+      downstream.fail(me, me + " could not collect " + (req == null ? "the encode tree" : req.toString()) + ": "
+          + e.getMessage());
+    }
+    metrics.encodeTreeFailed();
+  }
+
+  /**
+   * The request's tree, once the asker proved authority for every block it names: a READ token for each data block
+   * (each holder checks its own again) and a WRITE token for each parity block (its target checks it, as for any
+   * client's write; with block tokens on, one must be there: this node never mints a WRITE token for an asker).
+   */
+  private EncodePlan authorize(EncodeTreeRequest req, String me) throws IOException {
+    if (req.sliceBytes() > transport.conf().maxFrameBytes()) {
+      throw new ReplicaAccess.DeniedException("slices of " + req.sliceBytes() + " bytes; at most "
+          + transport.conf().maxFrameBytes() + " (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
+    }
+    for (BlockRef b : req.blocks().values()) {
+      access.checkRead(b);
+    }
+    boolean tokens = BlockTokenAccess.enabled(dn);
+    for (EncodeTreeRequest.ParityOutput o : req.outputs()) {
+      if (tokens && o.block().token().length == 0) {
+        throw new ReplicaAccess.DeniedException("no WRITE token for parity unit " + o.unit() + " (" + o.block()
+            + "; dfs.block.access.token.enable is on)");
+      }
+    }
+    EncodePlan plan = req.plan(transport.conf().maxFrameBytes());
+    EncodePlan.Tree tree = plan.trees().get(0);
+    if (!tree.collector().node().equals(me)) {
+      throw new IOException(req + ": its collector is " + tree.collector() + ", not " + me);
+    }
+    for (EncodeTreeRequest.ParityOutput o : req.outputs()) {
+      if (Arrays.stream(tree.rows()).noneMatch(r -> r == o.unit())) {
+        throw new IOException(req + ": parity unit " + o.unit() + " is not a row of the tree (rows "
+            + Arrays.toString(tree.rows()) + ")");
+      }
+      if (o.block().numBytes() != plan.unitBytes()) {
+        throw new IOException(req + ": parity unit " + o.unit() + " is " + plan.unitBytes() + " bytes, its block "
+            + o.block() + " says " + o.block().numBytes());
+      }
+    }
+    for (EncodePlan.Step s : tree.steps()) {
+      if (!req.blocks().containsKey(s.unit())) {
+        throw new IOException(req + ": no block named for data unit " + s.unit());
+      }
+    }
+    return plan;
+  }
+
+  /** Runs the tree on a thread of its own; this thread sends an empty frame whenever a quarter stall passes. */
+  private List<EncodeTreeRequest.Stored> run(long repairId, EncodeTreeRequest req, EncodePlan plan,
+      Downstream downstream, int[] frame) throws IOException, InterruptedException {
+    DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
+    Map<String, Endpoint> endpoints = new HashMap<>();
+    req.endpoints().forEach(e -> endpoints.put(e.node(), e));
+    EndpointResolver resolver = loc -> {
+      Endpoint e = endpoints.get(loc.node());
+      if (e == null) {
+        throw new PeerFailure(loc.node(), "the encode request names no slice port for " + loc.node());
+      }
+      return e;
+    };
+    Map<Integer, BlockTargetWriter> writers = new LinkedHashMap<>();
+    ParitySinks sinks = (parity, length, collector, target) -> open(req, parity, length, checksum, writers);
+    EncodeExecutor executor = new EncodeExecutor(site -> transport, resolver);
+    FutureTask<EncodeExecutor.Result> task = new FutureTask<>(() -> executor.run(plan, req.blocks(), sinks));
+    Thread t = new Thread(task, "wide-ec-encode-" + repairId);
+    t.setDaemon(true);
+    t.start();
+    long beat = Math.max(100, transport.conf().stallTimeoutMs() / 4);
+    try {
+      while (true) {
+        try {
+          task.get(beat, TimeUnit.MILLISECONDS);
+          break;
+        } catch (TimeoutException e) {
+          downstream.send(frame[0]++, downstream.alloc().heapBuffer(0, 0));
+        }
+      }
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IOException(cause.toString(), cause);
+    } finally {
+      task.cancel(true); // the asker left (a heartbeat failed) or this thread was interrupted: the tree stops too
+    }
+    List<EncodeTreeRequest.Stored> out = new ArrayList<>();
+    writers.forEach((unit, w) -> out.add(new EncodeTreeRequest.Stored(unit, w.bytesWritten(), w.crc32c())));
+    return out;
+  }
+
+  private static DataChecksum.Type checksumType(EncodeTreeRequest req) throws IOException {
+    for (DataChecksum.Type type : DataChecksum.Type.values()) {
+      if (type.id == req.checksumType() && type.size > 0) {
+        return type;
+      }
+    }
+    throw new IOException(req + ": checksum type " + req.checksumType() + " is not one HDFS writes");
+  }
+
+  /** The sink of one parity row: its block on its target, or nothing for a virtual parity (zeros, never stored). */
+  private SliceSink open(EncodeTreeRequest req, int parity, long length, DataChecksum checksum,
+      Map<Integer, BlockTargetWriter> writers) throws IOException {
+    EncodeTreeRequest.ParityOutput o = req.outputs().stream().filter(x -> x.unit() == parity).findFirst().orElse(null);
+    if (o == null) {
+      return VIRTUAL;
+    }
+    EncodeTreeRequest.TargetNode tn = o.target();
+    DatanodeInfo target = new DatanodeInfo.DatanodeInfoBuilder().setIpAddr(tn.ipAddr()).setHostName(tn.hostName())
+        .setDatanodeUuid(tn.uuid()).setXferPort(tn.xferPort()).setInfoPort(tn.infoPort())
+        .setInfoSecurePort(tn.infoSecurePort()).setIpcPort(tn.ipcPort()).build();
+    BlockRef b = o.block();
+    ExtendedBlock block = new ExtendedBlock(b.pool(), b.blockId(), length, b.genStamp());
+    BlockTargetWriter w = new BlockTargetWriter(dn, block, target, StorageType.parseStorageType(tn.storageType()),
+        tn.storageId(), checksum, null, token(b), BlockTargetWriter.NO_CRC);
+    synchronized (writers) {
+      writers.put(parity, w);
+    }
+    return w;
+  }
+
+  /** The asker's WRITE token; null when it sent none (block tokens off: the writer uses HDFS's dummy token). */
+  private static Token<BlockTokenIdentifier> token(BlockRef b) throws IOException {
+    if (b.token().length == 0) {
+      return null;
+    }
+    Token<BlockTokenIdentifier> t = new Token<>();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
+      t.readFields(in);
+    }
+    return t;
+  }
+
+  /** A virtual parity's row: zeros that nothing stores. */
+  private static final SliceSink VIRTUAL = new SliceSink() {
+    @Override
+    public void write(long offset, byte[] data, int off, int len) {}
+
+    @Override
+    public void finish() {}
+
+    @Override
+    public void abort() {}
+  };
+}
