@@ -39,8 +39,10 @@ final class UnarchiveCommand {
       throw new Options.UsageException("unarchive needs exactly one PATH");
     }
     long replication = o.getLong("replication", 3);
-    if (replication < 1 || replication > Short.MAX_VALUE) {
-      throw new Options.UsageException("--replication must be 1.." + Short.MAX_VALUE + ", got " + replication);
+    // One replica is no better than the trimmed layout without its parity: the stripes would be freed while a
+    // block's only replica may sit on a node that died minutes ago and is not yet declared dead.
+    if (replication < 2 || replication > Short.MAX_VALUE) {
+      throw new Options.UsageException("--replication must be 2.." + Short.MAX_VALUE + ", got " + replication);
     }
     Path path = new Path(o.positional().get(0));
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, "unarchive");

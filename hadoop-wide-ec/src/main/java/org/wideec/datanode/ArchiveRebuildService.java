@@ -69,6 +69,15 @@ final class ArchiveRebuildService {
       downstream.fail(null, me + " refused: only a peer that proved the cluster secret may order a rebuild");
       return;
     }
+    if (transport.conf().secret() == null && !blockTokens) {
+      // auth=none makes every caller a "peer", and without block tokens no WRITE token proves the order is the
+      // NameNode's: anyone could have a block stored under any id. Refused, so repair needs one of the two.
+      LOG.warn("wide-ec: {} refused a rebuild request from {}: {}=none and block tokens are off", me, downstream.node(),
+          org.wideec.transport.TransportConf.AUTH);
+      downstream.fail(null, me + " refused: with " + org.wideec.transport.TransportConf.AUTH + "=none a rebuild order"
+          + " needs block tokens (dfs.block.access.token.enable) to prove it comes from the NameNode");
+      return;
+    }
     RebuildRequest req;
     Token<BlockTokenIdentifier> token;
     try {

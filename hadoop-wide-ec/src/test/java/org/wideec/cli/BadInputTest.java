@@ -74,7 +74,7 @@ class BadInputTest {
         bad(3, "cannot connect", "-D", "ipc.client.connect.max.retries=0", "-D", "ipc.client.connect.timeout=500",
             "fsck", "hdfs://127.0.0.1:1/x"),
         bad(2, "unarchive needs exactly one PATH", "unarchive"),
-        bad(2, "--replication must be 1..32767, got 0", "unarchive", "/x", "--replication", "0"),
+        bad(2, "--replication must be 2..32767, got 1", "unarchive", "/x", "--replication", "1"),
         bad(3, "unarchive needs an HDFS path, /x is on file:///", "unarchive", "/x"),
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "endpoints"),
         bad(3, "nodes needs HDFS as fs.defaultFS, not file:///", "nodes"),

@@ -465,7 +465,17 @@ public final class Archiver {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted while moving archived blocks onto plan");
     } finally {
+      // A failure ends the batch; moves already under way finish (or fail) before the trim goes on or its lock is
+      // released, so none lands unaccounted for.
       pool.shutdownNow();
+      try {
+        if (!pool.awaitTermination(dfs.getConf().getLong(BlockMover.WAIT_KEY, BlockMover.WAIT_DEFAULT) + 60_000,
+            java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          LOG.warn("moves onto plan still running after the batch ended");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     return failed;
   }
