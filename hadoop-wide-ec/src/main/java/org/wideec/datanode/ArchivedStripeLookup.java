@@ -35,6 +35,8 @@ import org.wideec.archive.ArchivedReadRepair;
  */
 final class ArchivedStripeLookup implements Closeable {
   static final long TTL_MS = 30_000;
+  /** Stripes remembered at most (each up to 255 members with their locations). */
+  static final int MAX_ENTRIES = 1024;
 
   /** A block's stripe and its members as HDFS lists them now (by unit), with the DataNodes holding them. */
   record Found(ArchivedStripe stripe, Map<Integer, ArchivedReadRepair.Current> current, Map<String, DatanodeInfo> nodes,
@@ -58,6 +60,15 @@ final class ArchivedStripeLookup implements Closeable {
       return hit;
     }
     Found f = lookUp(fileInode, blockId);
+    if (cache.size() >= MAX_ENTRIES) {
+      // Entries are only useful for TTL_MS: drop the expired ones, and everything if that is not enough, so a
+      // DataNode serving reads for weeks after a loss keeps no more than this many stripes.
+      long now = System.currentTimeMillis();
+      cache.values().removeIf(e -> e.expires() <= now);
+      if (cache.size() >= MAX_ENTRIES) {
+        cache.clear();
+      }
+    }
     cache.put(key, f);
     return f;
   }

@@ -190,7 +190,7 @@ final class ArchiveRepairMonitor {
       String manifest = st.getPath().toUri().getPath();
       StripeManifest m;
       try {
-        m = manifests.read(st.getPath());
+        m = manifests.read(st);
       } catch (IOException | RuntimeException e) {
         failed.warn("wide-ec archive repair cannot read manifest {}: {}", manifest, e.toString());
         continue;

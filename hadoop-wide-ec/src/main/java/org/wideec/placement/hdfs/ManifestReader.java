@@ -2,6 +2,8 @@ package org.wideec.placement.hdfs;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.security.PrivilegedExceptionAction;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -53,6 +55,34 @@ final class ManifestReader implements AutoCloseable {
   StripeManifest read(Path manifest) throws IOException {
     return new ManifestStore(fs(), layout).read(manifest);
   }
+
+  /**
+   * The manifest a listing entry names, parsed again only when the file changed: a manifest is replaced by rename, so
+   * a new version is a new inode (and has its own modification time and length). A pass every few seconds over many manifests would otherwise
+   * read every one of them from the DataNodes each time. At most {@link #CACHED} are kept, least recently used out.
+   */
+  StripeManifest read(FileStatus st) throws IOException {
+    String key = st.getPath().toUri().getPath();
+    Cached c = cache.get(key);
+    long inode = st instanceof org.apache.hadoop.hdfs.protocol.HdfsFileStatus h ? h.getFileId() : -1;
+    if (c != null && inode != -1 && c.inode == inode && c.modified == st.getModificationTime() && c.length == st.getLen()) {
+      return c.manifest;
+    }
+    StripeManifest m = read(st.getPath());
+    cache.put(key, new Cached(inode, st.getModificationTime(), st.getLen(), m));
+    return m;
+  }
+
+  static final int CACHED = 10_000;
+
+  private record Cached(long inode, long modified, long length, StripeManifest manifest) {}
+
+  private final Map<String, Cached> cache = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Cached> eldest) {
+      return size() > CACHED;
+    }
+  };
 
   /** The client, as the NameNode's login user, whatever thread started the plugin. */
   DistributedFileSystem fs() throws IOException {
