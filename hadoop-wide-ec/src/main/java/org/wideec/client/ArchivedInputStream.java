@@ -7,8 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.hadoop.fs.CanUnbuffer;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.hdfs.DFSClient;
 import org.apache.hadoop.hdfs.DFSInputStream;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
@@ -28,36 +26,29 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
  * <p>Sequential reads of a lost block rebuild {@link #WINDOW} bytes at a time and serve from them; positional reads
  * rebuild only what they ask (at most {@link ArchivedReadRequestBound#MAX}).
  */
-final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
+final class ArchivedInputStream extends WrappingInputStream {
   /** What one sequential step of a lost block rebuilds. */
   static final int WINDOW = 4 << 20;
 
   /** The largest range one positional read rebuilds (it may return fewer bytes). */
   static final int MAX_PREAD = 8 << 20;
 
-  private final DFSInputStream stock;
   private final DFSClient client;
-  private final String src;
   private final ArchivedReads reads;
   private final ReadPathCounters counters;
-  private final long length;
   /** Lost blocks our path could not rebuild: read as stock from now on. */
   private final Set<Long> givenUp = ConcurrentHashMap.newKeySet();
   /** Blocks that a failed stock read showed lost (refreshed listing), by block id. */
   private final ConcurrentHashMap<Long, LocatedBlock> lostSinceOpen = new ConcurrentHashMap<>();
   private volatile long inode;
-  private long pos;
   private ByteBuffer window;
   private long windowStart = -1;
-  private volatile boolean closed;
 
   ArchivedInputStream(DFSInputStream stock, DFSClient client, ArchivedReads reads, ReadPathCounters counters) {
-    this.stock = stock;
+    super(stock, WideEcClientAccess.src(stock));
     this.client = client;
-    this.src = WideEcClientAccess.src(stock);
     this.reads = reads;
     this.counters = counters;
-    this.length = stock.getFileLength();
   }
 
   /**
@@ -86,13 +77,6 @@ final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
   /** No replica the NameNode would hand out: none listed, or only corrupt ones. */
   static boolean lost(LocatedBlock b) {
     return b.getLocations().length == 0 || b.isCorrupt();
-  }
-
-  @Override
-  public synchronized int read() throws IOException {
-    byte[] one = new byte[1];
-    int n = read(one, 0, 1);
-    return n <= 0 ? -1 : one[0] & 0xff;
   }
 
   @Override
@@ -247,47 +231,8 @@ final class ArchivedInputStream extends FSInputStream implements CanUnbuffer {
   }
 
   @Override
-  public synchronized void seek(long target) throws IOException {
-    checkOpen();
-    if (target < 0 || target > length) {
-      throw new EOFException(src + ": cannot seek to " + target + " (file length " + length + ")");
-    }
-    pos = target;
-  }
-
-  @Override
-  public synchronized long getPos() {
-    return pos;
-  }
-
-  @Override
-  public boolean seekToNewSource(long targetPos) {
-    return false;
-  }
-
-  @Override
-  public synchronized int available() throws IOException {
-    checkOpen();
-    return (int) Math.min(Integer.MAX_VALUE, length - pos);
-  }
-
-  @Override
-  public synchronized void unbuffer() {
+  protected void dropBuffers() {
     window = null;
     windowStart = -1;
-    stock.unbuffer();
-  }
-
-  private void checkOpen() throws IOException {
-    if (closed) {
-      throw new IOException(src + ": stream is closed");
-    }
-  }
-
-  @Override
-  public void close() throws IOException {
-    closed = true;
-    window = null;
-    stock.close();
   }
 }

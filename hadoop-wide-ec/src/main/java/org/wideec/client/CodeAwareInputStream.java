@@ -6,8 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.ByteBufferPositionedReadable;
 import org.apache.hadoop.fs.ByteBufferReadable;
-import org.apache.hadoop.fs.CanUnbuffer;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.hdfs.DFSInputStream;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
@@ -29,28 +27,23 @@ import org.slf4j.LoggerFactory;
  * <p>Sequential reads of a degraded group decode one stripe at a time and serve from it, as the stock
  * reader does; positional reads decode only the range asked for (at most {@link #MAX_PREAD_BYTES}).
  */
-final class CodeAwareInputStream extends FSInputStream
-    implements ByteBufferReadable, ByteBufferPositionedReadable, CanUnbuffer, StreamCapabilities {
+final class CodeAwareInputStream extends WrappingInputStream
+    implements ByteBufferReadable, ByteBufferPositionedReadable, StreamCapabilities {
   private static final Logger LOG = LoggerFactory.getLogger(CodeAwareInputStream.class);
   /** Largest range one positional read decodes, bounding its buffers (it may return fewer bytes). */
   static final int MAX_PREAD_BYTES = 8 << 20;
 
-  private final DFSInputStream stock;
   private final StripedFile file;
   private final DegradedGroupReader degraded;
-  private final long length;
   /** Groups, by start offset, that a failed stock read moved to our path (with the refreshed listing). */
   private final ConcurrentHashMap<Long, LocatedStripedBlock> movedToDegraded = new ConcurrentHashMap<>();
-  private long pos;
-  private volatile boolean closed;
   /** The last decoded stripe of a degraded group (file offset stripeStart), for sequential reads. */
   private ByteBuffer stripe;
   private long stripeStart = -1;
 
   CodeAwareInputStream(DFSInputStream stock, StripedFile file) {
-    this.stock = stock;
+    super(stock, file.src());
     this.file = file;
-    this.length = stock.getFileLength();
     this.degraded = new DegradedGroupReader(file, this::refresh);
   }
 
@@ -58,13 +51,6 @@ final class CodeAwareInputStream extends FSInputStream
   static boolean servable(LocatedBlocks blocks) {
     return blocks != null && !blocks.isUnderConstruction() && blocks.isLastBlockComplete()
         && blocks.getFileEncryptionInfo() == null;
-  }
-
-  @Override
-  public synchronized int read() throws IOException {
-    byte[] one = new byte[1];
-    int n = read(one, 0, 1);
-    return n <= 0 ? -1 : one[0] & 0xff;
   }
 
   @Override
@@ -240,35 +226,9 @@ final class CodeAwareInputStream extends FSInputStream
   }
 
   @Override
-  public synchronized void seek(long target) throws IOException {
-    checkOpen();
-    if (target < 0 || target > length) {
-      throw new EOFException(file.src() + ": cannot seek to " + target + " (file length " + length + ")");
-    }
-    pos = target;
-  }
-
-  @Override
-  public synchronized long getPos() {
-    return pos;
-  }
-
-  @Override
-  public boolean seekToNewSource(long targetPos) {
-    return false;
-  }
-
-  @Override
-  public synchronized int available() throws IOException {
-    checkOpen();
-    return (int) Math.min(Integer.MAX_VALUE, length - pos);
-  }
-
-  @Override
-  public synchronized void unbuffer() {
+  protected void dropBuffers() {
     stripe = null;
     stripeStart = -1;
-    stock.unbuffer();
   }
 
   @Override
@@ -277,20 +237,5 @@ final class CodeAwareInputStream extends FSInputStream
       case "in:readbytebuffer", "in:preadbytebuffer", "in:unbuffer" -> true;
       default -> false;
     };
-  }
-
-  @Override
-  public synchronized void close() throws IOException {
-    if (!closed) {
-      closed = true;
-      stripe = null;
-      stock.close();
-    }
-  }
-
-  private void checkOpen() throws IOException {
-    if (closed) {
-      throw new IOException(file.src() + ": stream is closed");
-    }
   }
 }
