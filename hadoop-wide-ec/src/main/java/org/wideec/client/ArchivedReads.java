@@ -183,7 +183,7 @@ final class ArchivedReads implements Closeable {
       try {
         TransportConf tc = TransportConf.forClient(conf);
         String host = NetUtils.getLocalHostname();
-        self = new UnitLocation(-1, "client " + host, RepairChains.rackOf(conf, host));
+        self = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
         idle = Executors.newSingleThreadExecutor(r -> {
           Thread th = new Thread(r, "wide-ec-client-idle");
           th.setDaemon(true);

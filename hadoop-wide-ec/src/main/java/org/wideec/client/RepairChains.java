@@ -12,14 +12,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.net.NetworkTopology;
-import org.apache.hadoop.net.ScriptBasedMapping;
-import org.apache.hadoop.util.ReflectionUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.datanode.GroupRepair;
@@ -260,7 +255,7 @@ final class RepairChains implements Closeable {
       try {
         TransportConf tc = TransportConf.forClient(conf);
         String host = NetUtils.getLocalHostname();
-        requestor = new UnitLocation(-1, "client " + host, rackOf(host));
+        requestor = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
         // A client serves nothing: the executor only satisfies the constructor and never starts a thread.
         idle = Executors.newSingleThreadExecutor(r -> {
           Thread th = new Thread(r, "wide-ec-client-idle");
@@ -276,26 +271,6 @@ final class RepairChains implements Closeable {
       }
     }
     return transport;
-  }
-
-  /**
-   * The client's rack as HDFS's client resolves its own (ClientContext): the configured topology mapping of the
-   * local host name. It decides which of the chain's hops cross racks and that the requestor's rack comes last.
-   */
-  private String rackOf(String host) {
-    return rackOf(conf, host);
-  }
-
-  static String rackOf(Configuration conf, String host) {
-    try {
-      DNSToSwitchMapping mapping = ReflectionUtils.newInstance(conf.getClass(
-          CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, ScriptBasedMapping.class,
-          DNSToSwitchMapping.class), conf);
-      List<String> racks = mapping.resolve(List.of(host));
-      return racks == null || racks.isEmpty() || racks.get(0) == null ? NetworkTopology.DEFAULT_RACK : racks.get(0);
-    } catch (RuntimeException e) {
-      return NetworkTopology.DEFAULT_RACK;
-    }
   }
 
   @Override

@@ -18,7 +18,6 @@ import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Downstream;
-import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
 /**
@@ -58,17 +57,6 @@ final class ArchivedReadService implements Closeable {
     this.lookup = new ArchivedStripeLookup(dn.getConf());
     this.chunk = Math.max(1, dn.getConf().getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY,
         DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT));
-  }
-
-  /** The slice port's handler: archived reads here, every other request to {@code others} (the helper service). */
-  RequestHandler routing(RequestHandler others) {
-    return (repairId, body, downstream) -> {
-      if (ArchivedReadRequest.isOne(body)) {
-        onRequest(repairId, body, downstream);
-      } else {
-        others.onRequest(repairId, body, downstream);
-      }
-    };
   }
 
   void onRequest(long repairId, byte[] body, Downstream downstream) {

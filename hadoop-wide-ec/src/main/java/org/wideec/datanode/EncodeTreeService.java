@@ -34,7 +34,6 @@ import org.wideec.repair.SliceSink;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
-import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
 /**
@@ -63,17 +62,6 @@ final class EncodeTreeService {
     this.transport = transport;
     this.access = access;
     this.metrics = metrics;
-  }
-
-  /** The slice port's handler: encode trees here, every other request to {@code others}. */
-  RequestHandler routing(RequestHandler others) {
-    return (repairId, body, downstream) -> {
-      if (EncodeTreeRequest.isOne(body)) {
-        onRequest(repairId, body, downstream);
-      } else {
-        others.onRequest(repairId, body, downstream);
-      }
-    };
   }
 
   void onRequest(long repairId, byte[] body, Downstream downstream) {

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import org.wideec.repair.HelperService;
 import org.wideec.repair.RebuildRequest;
 import org.wideec.repair.RepairEngine;
+import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
 /**
@@ -83,15 +84,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // One port, four kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode, and the NameNode's order to rebuild an archived block.
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
-    org.wideec.transport.RequestHandler steps = encodes.routing(
-        archivedReads.routing(new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics)));
-    transport.start((id, body, downstream) -> {
-      if (RebuildRequest.is(body)) {
-        rebuilds.onRequest(id, body, downstream);
-      } else {
-        steps.onRequest(id, body, downstream);
-      }
-    });
+    HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
+    transport.start(RequestHandler.route(RebuildRequest::is, rebuilds::onRequest,
+        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne, encodes::onRequest,
+            RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest, steps))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -8,15 +8,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.net.NetworkTopology;
-import org.apache.hadoop.net.ScriptBasedMapping;
-import org.apache.hadoop.util.ReflectionUtils;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeTreeRequest;
 import org.wideec.datanode.JmxEndpointResolver;
@@ -51,7 +46,7 @@ final class SlicePortClient implements Closeable {
     this.conf = conf;
     this.tc = TransportConf.forClient(conf);
     String host = NetUtils.getLocalHostname();
-    this.self = new UnitLocation(-1, "archiver " + host, rackOf(conf, host));
+    this.self = new UnitLocation(-1, "archiver " + host, org.wideec.client.ClientRack.of(conf, host));
     // A client serves nothing: the executor only satisfies the transport's constructor.
     this.idle = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "wide-ec-archiver-idle");
@@ -73,19 +68,6 @@ final class SlicePortClient implements Closeable {
 
   TransportConf conf() {
     return tc;
-  }
-
-  /** This host's rack by the configured topology mapping, as HDFS's client resolves its own. */
-  private static String rackOf(Configuration conf, String host) {
-    try {
-      DNSToSwitchMapping mapping = ReflectionUtils.newInstance(conf.getClass(
-          CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, ScriptBasedMapping.class,
-          DNSToSwitchMapping.class), conf);
-      List<String> racks = mapping.resolve(List.of(host));
-      return racks == null || racks.isEmpty() || racks.get(0) == null ? NetworkTopology.DEFAULT_RACK : racks.get(0);
-    } catch (RuntimeException e) {
-      return NetworkTopology.DEFAULT_RACK;
-    }
   }
 
   /**
