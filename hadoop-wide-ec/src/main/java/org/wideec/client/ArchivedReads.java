@@ -8,18 +8,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.net.NetUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.ArchivedReadRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.UnitLocation;
@@ -30,7 +26,6 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TokenBytes;
-import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 
 /**
@@ -55,17 +50,13 @@ final class ArchivedReads implements Closeable {
   private final Configuration conf;
   private final URI fsUri;
   private final AtomicBoolean toldOff = new AtomicBoolean();
-  private SliceTransport transport;
-  private JmxEndpointResolver endpoints;
+  private final ClientSlicePort port;
   private LiveDataNodes live;
-  private ExecutorService idle;
-  private UnitLocation self;
-  private IOException startFailure;
-  private boolean closed;
 
   ArchivedReads(Configuration conf, URI fsUri) {
     this.conf = new Configuration(conf);
     this.fsUri = fsUri;
+    this.port = new ClientSlicePort(this.conf);
   }
 
   static boolean enabled(Configuration conf) {
@@ -107,7 +98,7 @@ final class ArchivedReads implements Closeable {
           tried.forEach(refused::addSuppressed);
           throw refused;
         }
-        endpoints.forget(dn.getXferAddr());
+        port.endpoints().forget(dn.getXferAddr());
         tried.add(e);
       } catch (IOException e) {
         tried.add(e);
@@ -119,7 +110,8 @@ final class ArchivedReads implements Closeable {
   }
 
   private ByteBuffer ask(SliceTransport t, DatanodeInfo dn, ArchivedReadRequest req) throws IOException {
-    Endpoint e = endpoints.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+    Endpoint e = port.endpoints().resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+    UnitLocation self = port.self();
     long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] out = new byte[(int) req.length()];
     try (PeerStream s = t.open(e, self.node(), self.rack(), id, req.toBytes(), t.credentialFor(req.block().token()))) {
@@ -149,7 +141,8 @@ final class ArchivedReads implements Closeable {
       try {
         List<DatanodeInfo> all = new ArrayList<>(live().get());
         java.util.Collections.shuffle(all);
-        all.sort(java.util.Comparator.comparing(d -> !d.getNetworkLocation().equals(self.rack())));
+        String rack = port.self().rack();
+        all.sort(java.util.Comparator.comparing(d -> !d.getNetworkLocation().equals(rack)));
         all.forEach(d -> out.putIfAbsent(d.getXferAddr(), d));
       } catch (IOException e) {
         LOG.debug("no live DataNode list: {}", e.toString());
@@ -172,57 +165,21 @@ final class ArchivedReads implements Closeable {
     return live;
   }
 
+  /** The slice port, started on first use, and with it the list of live DataNodes. */
   private synchronized SliceTransport transport() throws IOException {
-    if (closed) {
-      throw new IOException("the FileSystem is closed");
+    SliceTransport t = port.transport();
+    if (live == null) {
+      live = new LiveDataNodes(conf, fsUri, t.conf().connectTimeoutMs());
     }
-    if (startFailure != null) {
-      throw new IOException(startFailure.getMessage(), startFailure);
-    }
-    if (transport == null) {
-      try {
-        TransportConf tc = TransportConf.forClient(conf);
-        String host = NetUtils.getLocalHostname();
-        self = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
-        idle = Executors.newSingleThreadExecutor(r -> {
-          Thread th = new Thread(r, "wide-ec-client-idle");
-          th.setDaemon(true);
-          return th;
-        });
-        endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
-        live = new LiveDataNodes(conf, fsUri, tc.connectTimeoutMs());
-        transport = new SliceTransport(tc, self.node(), TrafficCounters.NONE, idle);
-      } catch (IOException | RuntimeException e) {
-        startFailure = new IOException("cannot start the client's wide-ec slice transport: " + e.getMessage(), e);
-        release();
-        throw startFailure;
-      }
-    }
-    return transport;
+    return t;
   }
 
   @Override
   public synchronized void close() {
-    closed = true;
-    release();
-  }
-
-  private void release() {
-    if (transport != null) {
-      transport.close();
-      transport = null;
-    }
-    if (endpoints != null) {
-      endpoints.close();
-      endpoints = null;
-    }
+    port.close();
     if (live != null) {
       live.close();
       live = null;
-    }
-    if (idle != null) {
-      idle.shutdownNow();
-      idle = null;
     }
   }
 }

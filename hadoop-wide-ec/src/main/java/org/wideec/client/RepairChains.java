@@ -8,13 +8,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.net.NetUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.datanode.GroupRepair;
@@ -29,7 +26,6 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.transport.ConfigValues;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 
 /**
@@ -69,15 +65,11 @@ final class RepairChains implements Closeable {
   private final Configuration conf;
   private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
   private final AtomicBoolean fellBackBefore = new AtomicBoolean();
-  private SliceTransport transport;
-  private JmxEndpointResolver endpoints;
-  private ExecutorService idle;
-  private UnitLocation requestor;
-  private IOException startFailure;
-  private boolean closed;
+  private final ClientSlicePort port;
 
   RepairChains(Configuration conf) {
     this.conf = new Configuration(conf);
+    this.port = new ClientSlicePort(this.conf);
   }
 
   static Mode mode(Configuration conf) {
@@ -104,7 +96,7 @@ final class RepairChains implements Closeable {
       throw new IOException("block tokens are off (dfs.block.access.token.enable), so this client has nothing to "
           + "prove to the DataNodes' slice ports (" + TransportConf.AUTH + "=hmac)");
     }
-    SliceTransport t = transport();
+    SliceTransport t = port.transport();
     List<IOException> unreachableHelpers = new ArrayList<>();
     StripeRepair repair = reachableRepair(file, group, unit, unreachableHelpers);
     int length = (int) (end - offset);
@@ -112,7 +104,7 @@ final class RepairChains implements Closeable {
     RangeSink sink = new RangeSink(new byte[length]);
     RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
     try {
-      engine.repair(repair, requestor, (u, len) -> sink.open(len), slice, offset, length);
+      engine.repair(repair, port.self(), (u, len) -> sink.open(len), slice, offset, length);
     } catch (IOException e) {
       unreachableHelpers.forEach(e::addSuppressed);
       throw e;
@@ -204,7 +196,7 @@ final class RepairChains implements Closeable {
 
       @Override
       public void forget(String node) {
-        JmxEndpointResolver e = endpointsOrNull();
+        JmxEndpointResolver e = port.endpointsOrNull();
         if (e != null) {
           e.forget(node);
         }
@@ -223,7 +215,7 @@ final class RepairChains implements Closeable {
           + UNREACHABLE_MS / 1000 + " s ago");
     }
     try {
-      Endpoint e = endpoints().resolve(loc, dn);
+      Endpoint e = port.endpoints().resolve(loc, dn);
       unreachable.remove(dn.getXferAddr());
       return e;
     } catch (IOException e) {
@@ -232,66 +224,9 @@ final class RepairChains implements Closeable {
     }
   }
 
-  private synchronized JmxEndpointResolver endpoints() throws IOException {
-    if (endpoints == null) {
-      throw new IOException("the client's wide-ec slice transport is not running");
-    }
-    return endpoints;
-  }
-
-  private synchronized JmxEndpointResolver endpointsOrNull() {
-    return endpoints;
-  }
-
-  /** The client's slice transport, started on first use; a start that failed is not retried. */
-  private synchronized SliceTransport transport() throws IOException {
-    if (closed) {
-      throw new IOException("the FileSystem is closed");
-    }
-    if (startFailure != null) {
-      throw new IOException(startFailure.getMessage(), startFailure);
-    }
-    if (transport == null) {
-      try {
-        TransportConf tc = TransportConf.forClient(conf);
-        String host = NetUtils.getLocalHostname();
-        requestor = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
-        // A client serves nothing: the executor only satisfies the constructor and never starts a thread.
-        idle = Executors.newSingleThreadExecutor(r -> {
-          Thread th = new Thread(r, "wide-ec-client-idle");
-          th.setDaemon(true);
-          return th;
-        });
-        endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
-        transport = new SliceTransport(tc, requestor.node(), TrafficCounters.NONE, idle);
-      } catch (IOException | RuntimeException e) {
-        startFailure = new IOException("cannot start the client's wide-ec slice transport: " + e.getMessage(), e);
-        closeQuietly();
-        throw startFailure;
-      }
-    }
-    return transport;
-  }
-
   @Override
-  public synchronized void close() {
-    closed = true;
-    closeQuietly();
-  }
-
-  private void closeQuietly() {
-    if (transport != null) {
-      transport.close();
-      transport = null;
-    }
-    if (endpoints != null) {
-      endpoints.close();
-      endpoints = null;
-    }
-    if (idle != null) {
-      idle.shutdownNow();
-      idle = null;
-    }
+  public void close() {
+    port.close();
   }
 
   /** Collects one attempt's rebuilt range; complete only when every byte arrived. */

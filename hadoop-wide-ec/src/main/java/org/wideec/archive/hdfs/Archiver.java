@@ -594,7 +594,7 @@ public final class Archiver {
         stripeOf.put(m.blockId(), s.stripeId());
       }
     }
-    long sleep = 50;
+    NameNodePoll poll = new NameNodePoll(50);
     while (true) {
       Map<Long, List<String>> now = locations(members.values());
       for (StripeMember m : members.values()) {
@@ -641,14 +641,7 @@ public final class Archiver {
         }
         return settled;
       }
-      try {
-        Thread.sleep(sleep);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted while waiting for the NameNode to trim " + members.size()
-            + " blocks");
-      }
-      sleep = Math.min(1000, sleep * 2);
+      poll.pause("interrupted while waiting for the NameNode to trim " + members.size() + " blocks");
     }
   }
 

@@ -7,7 +7,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -138,7 +137,7 @@ public final class BlockMover implements Closeable {
   public void move(Move m) throws IOException {
     sendReplaceBlock(m);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-    long sleep = 50;
+    NameNodePoll poll = new NameNodePoll(50);
     List<String> at = List.of();
     while (true) {
       at = locations(m.file(), m.block().getBlockId());
@@ -156,13 +155,7 @@ public final class BlockMover implements Closeable {
         throw new IOException("moving " + m.describe() + " failed: the target accepted the copy but after " + waitMs
             + " ms (" + WAIT_KEY + ") the NameNode lists the block only on " + (at.isEmpty() ? "no node" : at));
       }
-      try {
-        Thread.sleep(sleep);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while waiting for the NameNode to see " + m.describe());
-      }
-      sleep = Math.min(1000, sleep * 2);
+      poll.pause("interrupted while waiting for the NameNode to see " + m.describe());
     }
   }
 

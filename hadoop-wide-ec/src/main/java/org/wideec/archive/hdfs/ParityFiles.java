@@ -1,7 +1,6 @@
 package org.wideec.archive.hdfs;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.EnumSet;
 import org.apache.hadoop.crypto.CryptoProtocolVersion;
 import org.apache.hadoop.fs.CreateFlag;
@@ -66,18 +65,12 @@ final class ParityFiles {
 
   /** Closes the parity file on its one block; the NameNode may wait for the DataNode's report of it. */
   void complete(ArchivedStripe stripe, int unit, Allocated a) throws IOException {
-    long sleep = 20;
+    NameNodePoll poll = new NameNodePoll(20);
     for (int i = 0; i < COMPLETE_TRIES; i++) {
       if (namenode.complete(a.file().toString(), clientName, a.block(), a.inode())) {
         return;
       }
-      try {
-        Thread.sleep(sleep);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("stripe " + stripe.stripeId() + ": interrupted completing " + a.file());
-      }
-      sleep = Math.min(1000, sleep * 2);
+      poll.pause("stripe " + stripe.stripeId() + ": interrupted completing " + a.file());
     }
     throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": the NameNode did not complete " + a.file()
         + " (block " + a.block() + " on " + a.node().getXferAddr() + ")");

@@ -2,7 +2,6 @@ package org.wideec.archive.hdfs;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -189,7 +188,7 @@ public final class Unarchiver {
     }
     long waitMs = dfs.getConf().getLong(WAIT_KEY, WAIT_DEFAULT);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-    long sleep = 50;
+    NameNodePoll poll = new NameNodePoll(50);
     while (true) {
       long total = 0;
       long ready = 0;
@@ -218,13 +217,7 @@ public final class Unarchiver {
             + replication + " after " + waitMs + " ms (" + WAIT_KEY + "; e.g. " + short1 + "); nothing was freed,"
             + " the files keep the raised replication: rerun once HDFS has re-replicated them");
       }
-      try {
-        Thread.sleep(sleep);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while waiting for re-replication; nothing was freed");
-      }
-      sleep = Math.min(1000, sleep * 2);
+      poll.pause("interrupted while waiting for re-replication; nothing was freed");
     }
   }
 
