@@ -11,10 +11,18 @@ public final class DigestRequest {
 
   public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, BlockRef block, int sliceBytes)
       throws java.io.IOException, InterruptedException {
+    return crcOf(transport, node, asker, block, sliceBytes, null);
+  }
+
+  /** @param credential what the asker proves to the node (a block token); null: the transport's own (a peer's) */
+  public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, BlockRef block, int sliceBytes,
+      org.wideec.transport.Credential credential) throws java.io.IOException, InterruptedException {
     StepRequest req = StepRequest.digestOf(block, sliceBytes);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream s = transport.open(node, asker.node(), asker.rack(), id, req.toBytes())) {
-      Frame f = s.next(0);
+    byte[] body = req.toBytes();
+    try (PeerStream s = credential == null ? transport.open(node, asker.node(), asker.rack(), id, body)
+        : transport.open(node, asker.node(), asker.rack(), id, body, credential)) {
+      Frame f = s.next(0, Long.BYTES); // a digest is one 8-byte frame: anything else is refused by the stream
       long crc;
       try {
         crc = f.payload().getLong(f.payload().readerIndex());

@@ -16,7 +16,7 @@ import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeTreeRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.StepRequest;
+import org.wideec.repair.DigestRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Credential;
 import org.wideec.transport.Endpoint;
@@ -128,20 +128,9 @@ final class SlicePortClient implements Closeable {
     byte[] token = TokenBytes.of(lb.getBlockToken());
     BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
     Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
-    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream s = transport.open(e, self.node(), self.rack(), id,
-        StepRequest.digestOf(ref, tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK).toBytes(),
-        credential(token, where))) {
-      Frame f = s.next(0, Long.BYTES);
-      long crc;
-      try {
-        crc = f.payload().getLong(f.payload().readerIndex());
-      } finally {
-        f.release();
-      }
-      s.credit();
-      s.awaitEnd();
-      return crc;
+    try {
+      return DigestRequest.crcOf(transport, e, self, ref, tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK,
+          credential(token, where));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
