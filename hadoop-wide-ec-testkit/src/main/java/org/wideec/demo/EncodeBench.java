@@ -68,11 +68,17 @@ public final class EncodeBench {
 
   private final Settings s;
   private final PrintStream out;
+  private final BenchProgress progress;
 
   public EncodeBench(Settings s, PrintStream out) {
     this.s = s;
     this.out = out;
+    // Every code runs each chosen encoder once unshaped (warm-up), then s.runs() times shaped.
+    long encoders = s.encoders().stream().filter(ENCODERS::contains).distinct().count();
+    this.progress = new BenchProgress(System.err, "bench encode", (int) (s.codes().size() * encoders * (s.runs() + 1)));
   }
+
+  private static final List<String> ENCODERS = List.of("classic", "chain", "rack-tree");
 
   public static void main(String[] args) throws Exception {
     run(args, System.out);
@@ -93,6 +99,11 @@ public final class EncodeBench {
         (int) bytes(o.get("slice", "64k")), (int) bytes(o.get("classic-slice", "256k")),
         (int) o.getLong("runs", 3), !o.get("auth", "hmac").equals("none"),
         List.of(o.get("encoders", "classic,chain,rack-tree").split(",")));
+    for (String e : s.encoders()) {
+      if (!ENCODERS.contains(e)) {
+        throw new Options.UsageException("--encoders takes classic, chain or rack-tree, not '" + e + "'");
+      }
+    }
     Map<String, Object> result = new EncodeBench(s, out).run();
     if (o.has("json")) {
       out.println(new ObjectMapper().writeValueAsString(result));
@@ -236,6 +247,7 @@ public final class EncodeBench {
         .toLowerCase().replace('_', '-') + ")";
     TrafficShaper.emulate(null);
     once(nodes, plan, expected); // warm-up, unshaped: JIT, connections kept for the timed runs
+    progress.step(plan.stripe().code().spec() + " " + name + " warm-up");
     List<Double> runs = new ArrayList<>();
     List<Double> cpu = new ArrayList<>();
     long cross = 0;
@@ -245,6 +257,7 @@ public final class EncodeBench {
       runs.add(m.seconds);
       cpu.add(m.cpuSeconds);
       cross = m.crossRackBytes;
+      progress.step(plan.stripe().code().spec() + " " + name + " run " + (r + 1));
     }
     TrafficShaper.emulate(null);
     List<Double> sorted = runs.stream().sorted().toList();

@@ -70,11 +70,31 @@ public final class RepairBench {
   private final PrintStream out;
   private final Settings s;
   private final Map<String, Object> json = new LinkedHashMap<>();
+  private final BenchProgress progress;
 
   public RepairBench(Configuration base, PrintStream out, Settings s) {
     this.base = base;
     this.out = out;
     this.s = s;
+    this.progress = new BenchProgress(System.err, "bench repair", plannedSteps(s));
+  }
+
+  /**
+   * The measured steps a run takes, for the progress estimate: single-unit runs time a direct send and each slice size,
+   * then per code a direct send and every scheme, then the rack-gateway pair, then (on the combined-locality cluster) a
+   * direct send, a repair and the degraded reads; every run ends with six full-node recoveries and, if asked, HDFS's
+   * own reconstructor.
+   */
+  static int plannedSteps(Settings s) {
+    int fullNode = 3 * 2;
+    if (!s.singleUnit()) {
+      return fullNode;
+    }
+    int bestSlice = 1 + s.sliceSizes().size();
+    int schemes = 2 * (1 + RepairScheme.values().length);
+    int gateways = 1 + 2;
+    int combinedLocality = 3;
+    return bestSlice + schemes + gateways + fullNode + (s.stockBaseline() ? 1 : 0) + combinedLocality;
   }
 
   public Map<String, Object> run() throws Exception {
@@ -343,6 +363,7 @@ public final class RepairBench {
     m.put("helpers", res.helpers());
     out.printf("  %-24s %-16s %7.2f s  %6.2fx direct send  %,14d bytes across racks  %d helpers%n", st.label,
         scheme.name().toLowerCase(), secs, secs / direct, crossBytes, res.helpers());
+    progress.step(st.label + " " + scheme.name().toLowerCase());
     return m;
   }
 
@@ -454,6 +475,7 @@ public final class RepairBench {
       TrafficShaper.emulate(null);
       idle.shutdownNow();
     }
+    progress.step("degraded reads");
     return m;
   }
 
@@ -588,6 +610,7 @@ public final class RepairBench {
       }
       double secs = (System.nanoTime() - t0) / 1e9;
       out.printf("  %-24s %-16s %7.2f s  (%s link)%n", st.label, "direct send", secs, crossRack ? "cross-rack" : "node");
+      progress.step(st.label + " direct send");
       return secs;
     }
     throw new IOException("no helper to time a direct send from");
@@ -672,6 +695,7 @@ public final class RepairBench {
       for (boolean lrs : new boolean[] {false, true}) {
         List<FullNodeScheduler.Assignment> plan = new FullNodeScheduler(reqLocs, lrs, RepairScheme.PIPELINED).schedule(losses);
         double secs = runAll(cluster, policy, byId, plan, requestors, slice);
+        progress.step("full-node recovery, " + q + " requestor(s)" + (lrs ? ", least recently selected" : ""));
         double mbps = lostBytes / secs / 1e6;
         row.put(lrs ? "recoveryMBpsWithScheduling" : "recoveryMBpsWithoutScheduling", mbps);
         int busiest = busiestLink(plan);
@@ -760,6 +784,7 @@ public final class RepairBench {
     double secs = (System.nanoTime() - t0) / 1e9;
     out.printf("  stock HDFS reconstructor, RS-10-4-1024k, unshaped: %.2f s from node loss to complete group "
         + "(includes the NameNode noticing and scheduling)%n", secs);
+    progress.step("stock HDFS reconstructor");
     return Map.of("repairSeconds", secs);
   }
 

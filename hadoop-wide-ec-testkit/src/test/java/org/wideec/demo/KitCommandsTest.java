@@ -38,6 +38,8 @@ class KitCommandsTest {
         Arguments.of("bench takes one benchmark: repair or encode", new String[] {"bench", "encodee"}),
         Arguments.of("bench encode takes options only", new String[] {"bench", "encode", "now"}),
         Arguments.of("unknown option --quik", new String[] {"bench", "encode", "--quik"}),
+        Arguments.of("--encoders takes classic, chain or rack-tree, not 'chian'",
+            new String[] {"bench", "encode", "--encoders", "classic,chian"}),
         Arguments.of("block sizes must be whole MiB", new String[] {"bench", "repair", "--block-size", "1500k"}));
   }
 

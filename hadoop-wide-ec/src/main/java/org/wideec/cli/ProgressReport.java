@@ -7,7 +7,7 @@ import org.wideec.code.Progress;
  * Progress of a long command on stderr: nothing for the first two seconds, then at most one line a second with the
  * share done, the time spent and an estimate of the time left, rewritten in place; a final newline when done.
  */
-final class ProgressReport implements Progress {
+public final class ProgressReport implements Progress {
   private static final long QUIET_NANOS = 2_000_000_000L;
   private static final long EVERY_NANOS = 1_000_000_000L;
   private final PrintStream err;
@@ -45,7 +45,7 @@ final class ProgressReport implements Progress {
   }
 
   /** A duration for people: 45s, 12m05s, 3h10m. */
-  static String duration(long nanos) {
+  public static String duration(long nanos) {
     long s = Math.max(0, nanos / 1_000_000_000L);
     if (s < 60) {
       return s + "s";
