@@ -205,5 +205,6 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     JsonNode nodes = tool("nodes", "--json").json().get("datanodes");
     assertEquals(18, nodes.size());
     nodes.forEach(n -> assertTrue(n.get("blockPinning").asBoolean(), n.toString()));
+    assertEquals(0, tool("check-cluster", "--json").json().get("warnings").size());
   }
 }
