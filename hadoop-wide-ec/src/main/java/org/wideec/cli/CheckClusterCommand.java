@@ -27,7 +27,8 @@ import org.wideec.placement.StripedPlacement;
  * {@code wide-ec check-cluster}: our {@code hdfs ec -verifyClusterSetup}. For every enabled policy of our codecs:
  * can the live topology hold its placement plan, and does a single-rack loss stay readable to stock clients; for
  * every live DataNode: does it run our worker, with the native coder. Prints what to fix; exit code 1 when something
- * is wrong.
+ * is wrong. Warnings (a DataNode that ignores block pins, so the Balancer may move archived replicas off plan) are
+ * printed too, without changing the exit code: a cluster that archives nothing does not need pins.
  */
 final class CheckClusterCommand {
   private final Configuration conf;
@@ -51,6 +52,7 @@ final class CheckClusterCommand {
       racks.merge(d.getNetworkLocation(), 1, Integer::sum);
     }
     List<String> fixes = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
     List<Map<String, Object>> policies = new ArrayList<>();
     for (ErasureCodingPolicyInfo info : dfs.getAllErasureCodingPolicies()) {
       ErasureCodingPolicy p = info.getPolicy();
@@ -65,7 +67,7 @@ final class CheckClusterCommand {
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
     try {
       for (DatanodeInfo d : live) {
-        nodes.add(checkNode(d, jmx, fixes));
+        nodes.add(checkNode(d, jmx, fixes, warnings));
       }
     } finally {
       jmx.close();
@@ -76,6 +78,7 @@ final class CheckClusterCommand {
       j.put("policies", policies);
       j.put("datanodes", nodes);
       j.put("fixes", fixes);
+      j.put("warnings", warnings);
       j.put("ok", fixes.isEmpty());
       out.println(Json.write(j));
     } else {
@@ -88,6 +91,10 @@ final class CheckClusterCommand {
       out.println(fixes.isEmpty() ? "OK: every enabled policy of ours fits, and every DataNode runs the worker with the "
           + "native coder" : "To fix:");
       fixes.forEach(f -> out.println("  - " + f));
+      if (!warnings.isEmpty()) {
+        out.println("Warnings:");
+        warnings.forEach(w -> out.println("  - " + w));
+      }
     }
     return fixes.isEmpty() ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
   }
@@ -124,7 +131,8 @@ final class CheckClusterCommand {
     return r;
   }
 
-  private static Map<String, Object> checkNode(DatanodeInfo d, JmxEndpointResolver jmx, List<String> fixes) {
+  private static Map<String, Object> checkNode(DatanodeInfo d, JmxEndpointResolver jmx, List<String> fixes,
+      List<String> warnings) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("datanode", d.getXferAddr());
     try {
@@ -133,6 +141,13 @@ final class CheckClusterCommand {
       String coder = bean.path("Coder").asText("");
       r.put("worker", state);
       r.put("coder", coder);
+      boolean pinning = bean.path("BlockPinning").asBoolean(false);
+      r.put("blockPinning", pinning);
+      if (!pinning) {
+        warnings.add(d.getXferAddr() + ": dfs.datanode.block-pinning.enabled is false, so archived replicas kept"
+            + " here are not pinned and the Balancer or Mover may move them off their stripes' plans (the NameNode"
+            + " moves them back); set it to true on every DataNode that holds archived data");
+      }
       if (!state.equals("running")) {
         fixes.add(d.getXferAddr() + ": the wide-ec worker is " + state);
       } else if (!coder.startsWith("native")) {

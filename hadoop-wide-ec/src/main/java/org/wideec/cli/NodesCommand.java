@@ -17,7 +17,8 @@ import org.wideec.datanode.JmxEndpointResolver;
 /**
  * {@code wide-ec nodes} (alias {@code endpoints}): every live DataNode's repair worker as the other DataNodes find
  * it on the DataNode's /jmx page: running or off and why, its version, its coder (native or Java, and why), slice
- * endpoint, authentication, TLS, block tokens, what happened to the reconstruction tasks it took over, and its last
+ * endpoint, authentication, TLS, block tokens, whether HDFS honours block pins (archived replicas are pinned on
+ * plan; without {@code dfs.datanode.block-pinning.enabled} the Balancer may move them), what happened to the reconstruction tasks it took over, and its last
  * error. Exit code 1 when some DataNode runs no worker, or runs it off.
  */
 final class NodesCommand {
@@ -47,13 +48,14 @@ final class NodesCommand {
       out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing)));
     } else {
       Table t = new Table().row("DATANODE", "RACK", "WORKER", "VERSION", "CODER", "SLICE ENDPOINT", "AUTH", "TLS",
-          "TOKENS", "TASKS OK/STOCK/ABANDONED", "LAST ERROR");
+          "TOKENS", "PINNING", "TASKS OK/STOCK/ABANDONED", "LAST ERROR");
       for (Map<String, Object> r : rows) {
         String host = ((String) r.get("datanode")).split(":")[0];
         boolean running = "running".equals(r.get("worker"));
         t.row((String) r.get("datanode"), (String) r.get("rack"), r.get("worker"), r.getOrDefault("version", ""),
             r.getOrDefault("coder", ""), running ? host + ":" + r.get("slicePort") : "",
             r.getOrDefault("authentication", ""), r.getOrDefault("tls", ""), r.getOrDefault("blockTokens", ""),
+            r.containsKey("blockPinning") ? (Boolean) r.get("blockPinning") ? "on" : "OFF" : "",
             r.containsKey("tasksCompleted") ? r.get("tasksCompleted") + "/" + r.get("tasksHandedToStock") + "/"
                 + r.get("tasksAbandoned") : "", r.getOrDefault("lastError", ""));
       }
@@ -81,6 +83,7 @@ final class NodesCommand {
         r.put("tls", bean.path("Tls").asBoolean());
         r.put("blockTokens", bean.path("BlockTokens").asBoolean());
         r.put("shaping", bean.path("Shaping").asBoolean());
+        r.put("blockPinning", bean.path("BlockPinning").asBoolean());
         r.put("tasksCompleted", bean.path("TasksCompleted").asLong());
         r.put("tasksHandedToStock", bean.path("TasksHandedToStock").asLong());
         r.put("tasksAbandoned", bean.path("TasksAbandoned").asLong());

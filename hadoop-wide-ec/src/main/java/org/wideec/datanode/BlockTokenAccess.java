@@ -43,6 +43,12 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
 
   @Override
   public void checkRead(BlockRef unit) throws IOException {
+    check(dn, unit, BlockTokenIdentifier.AccessMode.READ);
+  }
+
+  /** Checks that the unit's token grants {@code mode} on its block, as DataXceiver#checkAccess would. */
+  static void check(DataNode dn, BlockRef unit, BlockTokenIdentifier.AccessMode mode)
+      throws ReplicaAccess.DeniedException {
     if (unit.token().length == 0) {
       throw new ReplicaAccess.DeniedException("no block token for " + unit + " (dfs.block.access.token.enable is on)");
     }
@@ -50,8 +56,7 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(unit.token()))) {
       token.readFields(in);
       dn.getBlockPoolTokenSecretManager().checkAccess(token, null,
-          new ExtendedBlock(unit.pool(), unit.blockId(), unit.numBytes(), unit.genStamp()),
-          BlockTokenIdentifier.AccessMode.READ);
+          new ExtendedBlock(unit.pool(), unit.blockId(), unit.numBytes(), unit.genStamp()), mode);
     } catch (SecretManager.InvalidToken e) {
       throw new ReplicaAccess.DeniedException("block token refused for " + unit + ": " + e.getMessage());
     } catch (IOException | RuntimeException e) {

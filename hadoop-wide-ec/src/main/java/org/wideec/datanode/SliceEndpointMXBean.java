@@ -20,6 +20,12 @@ public interface SliceEndpointMXBean {
   /** Whether the slice port checks HDFS block tokens (dfs.block.access.token.enable). */
   boolean isBlockTokens();
 
+  /**
+   * Whether HDFS honours block pins here ({@code dfs.datanode.block-pinning.enabled}). Without it the NameNode's pins
+   * of archived replicas are no-ops and the Balancer may move them off their stripes' plans.
+   */
+  boolean isBlockPinning();
+
   /** The worker's build. */
   String getVersion();
 

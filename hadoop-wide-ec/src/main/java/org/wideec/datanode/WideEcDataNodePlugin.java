@@ -23,8 +23,9 @@ import org.wideec.transport.SliceTransport;
  * (slice service over the local replicas), publishes its endpoint and metrics, takes over the NameNode's
  * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
  * clients ({@link ArchivedReadService}), rebuilds lost blocks of archived stripes when the NameNode's archive
- * repair monitor asks ({@link ArchiveRebuildService}), and collects trees of the archiver's chain encodes
- * ({@link EncodeTreeService}).
+ * repair monitor asks ({@link ArchiveRebuildService}), collects trees of the archiver's chain encodes
+ * ({@link EncodeTreeService}), and pins archived replicas that sit on plan when the NameNode's placement keeper asks
+ * ({@link PinService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
  * a slice port that cannot be bound or any other failure to start disables the worker with one error that
@@ -81,13 +82,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    // One port, four kinds of request: a step of a repair or encode, a client's range of an archived block, the
-    // archiver's order to collect a tree of a chain encode, and the NameNode's order to rebuild an archived block.
+    // One port, five kinds of request: a step of a repair or encode, a client's range of an archived block, the
+    // archiver's order to collect a tree of a chain encode, and the NameNode's orders to rebuild an archived block
+    // and to pin archived replicas.
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
     HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
+    PinService pins = new PinService(dn, transport);
     transport.start(RequestHandler.route(RebuildRequest::is, rebuilds::onRequest,
         RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne, encodes::onRequest,
-            RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest, steps))));
+            RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest,
+                RequestHandler.route(org.wideec.repair.PinRequest::isOne, pins::onRequest, steps)))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }
@@ -169,6 +173,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   /** Whether this DataNode checks block tokens on the slice port. */
   boolean blockTokens() {
     return dn != null && BlockTokenAccess.enabled(dn);
+  }
+
+  /** Whether HDFS honours block pins here (dfs.datanode.block-pinning.enabled); archived replicas need it. */
+  boolean blockPinning() {
+    return dn != null && PinService.enabled(dn);
   }
 
   /** Why the worker is off on this DataNode (the error it logged at start), or null when it runs. */

@@ -41,6 +41,11 @@ final class WorkerState implements SliceEndpointMXBean {
   }
 
   @Override
+  public boolean isBlockPinning() {
+    return plugin.blockPinning();
+  }
+
+  @Override
   public String getVersion() {
     return Version.of();
   }

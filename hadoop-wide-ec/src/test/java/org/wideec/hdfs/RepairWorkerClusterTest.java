@@ -118,7 +118,11 @@ class RepairWorkerClusterTest {
     assertEquals(cluster.getDataNodes().size(), j.get("datanodes").size());
     for (com.fasterxml.jackson.databind.JsonNode d : j.get("datanodes")) {
       assertEquals("running", d.get("worker").asText());
+      assertEquals(false, d.get("blockPinning").asBoolean(true), d.toString());
     }
+    // dfs.datanode.block-pinning.enabled is off here: one warning per DataNode, which leaves the exit status alone.
+    assertEquals(cluster.getDataNodes().size(), j.get("warnings").size(), buf.toString());
+    j.get("warnings").forEach(w -> assertTrue(w.asText().contains("dfs.datanode.block-pinning.enabled is false"), w.asText()));
   }
 
   @Test

@@ -25,6 +25,7 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.datatransfer.DataTransferProtoUtil;
 import org.apache.hadoop.hdfs.protocol.datatransfer.IOStreamPair;
 import org.apache.hadoop.hdfs.protocol.datatransfer.Sender;
+import org.apache.hadoop.hdfs.protocol.datatransfer.sasl.DataEncryptionKeyFactory;
 import org.apache.hadoop.hdfs.protocol.proto.DataTransferProtos.BlockOpResponseProto;
 import org.apache.hadoop.hdfs.protocol.proto.DataTransferProtos.Status;
 import org.apache.hadoop.hdfs.protocolPB.PBHelperClient;
@@ -52,6 +53,9 @@ import org.slf4j.LoggerFactory;
  * encrypted; the handshake itself is the client's {@code SaslDataTransferClient}. {@code getBlockKeys} needs an
  * HDFS superuser, as the archiver's trim does anyway.
  *
+ * <p>Inside the NameNode (its placement keeper moves archived blocks back onto plan) the tokens and keys come from
+ * the NameNode's own secret manager instead ({@link Keys}).
+ *
  * <p>One mover per archiver run, shared by its moving threads; close it to stop the key updater and the NameNode
  * proxy.
  */
@@ -77,14 +81,31 @@ public final class BlockMover implements Closeable {
     }
   }
 
+  /**
+   * Where a move's authority comes from: a token with REPLACE and COPY for the block (the target checks REPLACE, the
+   * proxy COPY), and the keys for encrypted data transfer (SASL).
+   */
+  public interface Keys extends DataEncryptionKeyFactory {
+    /** An empty token when block tokens are off. */
+    Token<BlockTokenIdentifier> replaceToken(ExtendedBlock block, StorageType targetType) throws IOException;
+  }
+
   private final DistributedFileSystem dfs;
   private final long waitMs;
+  private final Keys fixedKeys;
   private final Map<String, KeyManager> keys = new HashMap<>();
   private NamenodeProtocol namenode;
 
+  /** A client's mover: keys from the NameNode over {@code NamenodeProtocol}, as the Balancer gets them. */
   public BlockMover(DistributedFileSystem dfs) {
+    this(dfs, null);
+  }
+
+  /** A mover with the given authority (the NameNode's own); {@code dfs} still connects and watches the moves. */
+  public BlockMover(DistributedFileSystem dfs, Keys keys) {
     this.dfs = dfs;
     this.waitMs = dfs.getConf().getLong(WAIT_KEY, WAIT_DEFAULT);
+    this.fixedKeys = keys;
   }
 
   /**
@@ -162,8 +183,8 @@ public final class BlockMover implements Closeable {
   /** The Dispatcher's sequence: connect to the target, SASL, REPLACE_BLOCK, read responses until not IN_PROGRESS. */
   private void sendReplaceBlock(Move m) throws IOException {
     ExtendedBlock eb = m.block();
-    KeyManager km = keyManager(eb.getBlockPoolId());
-    Token<BlockTokenIdentifier> token = km.getAccessToken(eb, new StorageType[] {m.storageType()}, new String[0]);
+    Keys km = keys(eb.getBlockPoolId());
+    Token<BlockTokenIdentifier> token = km.replaceToken(eb, m.storageType());
     boolean viaHostname = dfs.getClient().getConf().isConnectToDnViaHostname();
     Socket sock = new Socket();
     DataOutputStream out = null;
@@ -193,6 +214,24 @@ public final class BlockMover implements Closeable {
       IOUtils.closeStream(in);
       IOUtils.closeSocket(sock);
     }
+  }
+
+  private Keys keys(String blockPool) throws IOException {
+    if (fixedKeys != null) {
+      return fixedKeys;
+    }
+    KeyManager km = keyManager(blockPool);
+    return new Keys() {
+      @Override
+      public Token<BlockTokenIdentifier> replaceToken(ExtendedBlock block, StorageType targetType) throws IOException {
+        return km.getAccessToken(block, new StorageType[] {targetType}, new String[0]);
+      }
+
+      @Override
+      public org.apache.hadoop.hdfs.security.token.block.DataEncryptionKey newDataEncryptionKey() throws IOException {
+        return km.newDataEncryptionKey();
+      }
+    };
   }
 
   private synchronized KeyManager keyManager(String blockPool) throws IOException {

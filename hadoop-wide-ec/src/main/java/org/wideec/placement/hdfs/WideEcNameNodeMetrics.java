@@ -11,7 +11,8 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
  * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
  * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
  * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
- * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable).
+ * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable), and what the archive
+ * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves).
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -60,6 +61,14 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
 
+  final MutableCounterLong archivedBlocksPinned = registry.newCounter("ArchivedBlocksPinned",
+      "replicas of archived blocks on their planned node confirmed pinned (pinned now or found pinned) by the"
+          + " placement keeper since this NameNode started", 0L);
+  final MutableCounterLong archivedBlocksMovedBack = registry.newCounter("ArchivedBlocksMovedBack",
+      "archived blocks off plan that the placement keeper moved back onto plan (REPLACE_BLOCK with a delete hint)", 0L);
+  final MutableCounterLong archivedMoveBackFailures = registry.newCounter("ArchivedMoveBackFailures",
+      "moves of archived blocks back onto plan that failed (each retried after a back-off)", 0L);
+
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
     DefaultMetricsSystem.instance().register(NAME, "wide-ec NameNode plugin", m);
@@ -74,6 +83,18 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   static WideEcNameNodeMetrics registerReplacing() {
     DefaultMetricsSystem.instance().unregisterSource(NAME);
     return register();
+  }
+
+  public long archivedBlocksPinned() {
+    return archivedBlocksPinned.value();
+  }
+
+  public long archivedBlocksMovedBack() {
+    return archivedBlocksMovedBack.value();
+  }
+
+  public long archivedMoveBackFailures() {
+    return archivedMoveBackFailures.value();
   }
 
   public long groupsAtRisk() {

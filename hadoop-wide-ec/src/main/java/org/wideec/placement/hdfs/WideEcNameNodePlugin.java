@@ -36,7 +36,9 @@ import org.wideec.placement.StripedPlacement;
  * {@code dfs.block.replicator.classname}, it also runs the {@link ArchiveTrimmer} (own thread), which trims archived
  * data blocks to their planned replica once the archiver lowers their files to replication 1. Unless
  * {@code wide-ec.archive.repair.enabled} is false it runs the {@link ArchiveRepairMonitor} (own thread), which rebuilds
- * lost blocks of archived stripes under their original ids through the DataNodes' wide-ec workers.
+ * lost blocks of archived stripes under their original ids through the DataNodes' wide-ec workers, and unless
+ * {@code wide-ec.archive.keeper.enabled} is false the {@link ArchivePlacementKeeper} (own thread), which pins archived
+ * replicas on plan and moves blocks off plan back.
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
   public static final String SCAN_INTERVAL_KEY = "wide-ec.namenode.scan.interval.ms";
@@ -51,6 +53,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private volatile Thread thread;
   private volatile ArchiveTrimmer trimmer;
   private volatile ArchiveRepairMonitor repairs;
+  private volatile ArchivePlacementKeeper keeper;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -81,6 +84,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       thread.start();
       startTrimmer(nn, fsn, conf);
       startRepairMonitor(nn, fsn, conf);
+      startKeeper(nn, fsn, conf);
       LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
           + " every {} ms", interval);
     } catch (RuntimeException | LinkageError e) {
@@ -121,6 +125,26 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
           + " it runs", e.getMessage());
     } catch (RuntimeException e) {
       LOG.error("the wide-ec archive repair monitor is off; missing blocks of archived stripes stay missing", e);
+    }
+  }
+
+  /** The archive placement keeper, unless turned off or misconfigured (then archived replicas are not pinned). */
+  private void startKeeper(NameNode nn, FSNamesystem fsn, Configuration conf) {
+    if (!conf.getBoolean(ArchivePlacementKeeper.ENABLED_KEY, true)) {
+      LOG.info("{} = false: archived replicas are not pinned, and blocks off plan stay there",
+          ArchivePlacementKeeper.ENABLED_KEY);
+      return;
+    }
+    try {
+      ArchivePlacementKeeper k = new ArchivePlacementKeeper(nn, fsn, conf, metrics,
+          positiveMillis(conf, ArchivePlacementKeeper.INTERVAL_KEY, ArchivePlacementKeeper.INTERVAL_DEFAULT));
+      k.start();
+      keeper = k;
+    } catch (java.io.IOException | IllegalArgumentException e) { // a setting: the message says which
+      LOG.error("the wide-ec archive placement keeper is off ({}); archived replicas are not pinned, and blocks off"
+          + " plan stay there", e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("the wide-ec archive placement keeper is off; archived replicas are not pinned", e);
     }
   }
 
@@ -221,6 +245,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void stop() {
+    ArchivePlacementKeeper k = keeper;
+    keeper = null;
+    if (k != null) {
+      k.stop();
+    }
     ArchiveRepairMonitor rm = repairs;
     repairs = null;
     if (rm != null) {
