@@ -23,6 +23,12 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     stripes = List.copyOf(stripes);
   }
 
+  /** The same plan with every stripe's chain costed in another shape. */
+  public ArchivalPlan withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
+    return new ArchivalPlan(path, scope, codeSpec, n, k, placement, files,
+        stripes.stream().map(s -> s.withChainShape(shape)).toList());
+  }
+
   public int dataBlocks() {
     return stripes.stream().mapToInt(PlannedStripe::dataBlocks).sum();
   }
@@ -187,7 +193,10 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
       classic.put("crossRackBytes", s.classic().crossRackBytes());
       m.put("classic", classic);
       Map<String, Object> chain = new LinkedHashMap<>();
-      chain.put("order", s.chain().order());
+      chain.put("shape", s.chain().shape().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      chain.put("trees", s.chain().trees());
+      chain.put("crossRackStreamBytes", s.chain().crossRackStreamBytes());
+      chain.put("crossRackDeliveryBytes", s.chain().crossRackDeliveryBytes());
       chain.put("crossRackBytes", s.chain().crossRackBytes());
       chain.put("streams", s.chain().streams());
       m.put("chain", chain);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.wideec.archive.encode.EncodePlan;
 import org.wideec.code.Codes;
 import org.wideec.code.InvalidCodeSpecException;
 import org.wideec.code.LinearCode;
@@ -161,7 +162,7 @@ public final class ArchivalPlanner {
       }
       return new PlannedStripe(id, code.spec(), list, unitLength,
           ClassicEncoding.of(list, replicaNodes, rackOfNode, request.topology()),
-          ChainEncoding.of(code, list, unitLength), keep.relabelOptimum());
+          ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN), keep.relabelOptimum());
     }
 
     /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */

@@ -1,93 +1,59 @@
 package org.wideec.archive;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.EncodeStripe;
+import org.wideec.archive.encode.Site;
 import org.wideec.code.LinearCode;
 
 /**
- * Systematic multi-node encoding (ECWide §4.2, issue 13's {@code chain}): the nodes that keep the stripe's data
- * blocks form a chain; each adds its block, times the generator coefficients, to the partial sums it receives and
- * forwards them. The chain visits a rack's nodes one after another (in-rack first), racks in the order of the
- * first data unit they hold, so each rack hands one partial stream to the next.
+ * Systematic multi-node encoding (ECWide §4.2, issue 13's {@code chain}) costed on the plan: the very
+ * {@link EncodePlanner#chain} plan the chain encoder executes, laid over the planned nodes (each data unit read from
+ * its kept replica, each parity written to its planned node). The archiver moves every data block onto its planned
+ * node before the chain encodes it, so this is the plan that runs, and its cross-rack bytes are the ones the
+ * DataNodes' slice ports then count (plus the parity deliveries a collector writes to another rack); an earlier
+ * model of its own (one chain carrying every open row) disagreed with what ran.
  *
- * <p>The stream carries one partial sum per parity row that is <i>open</i>: some data unit before the hop has a
- * nonzero coefficient in the row and some unit after it does too. A row that has seen its last contribution is
- * complete there and that node writes it to the parity's planned node (ECWide §4.2 ends with the chain's last
- * node; local parities of Azure-LRC complete at their group's last data unit, inside their group's racks). For
- * a Reed-Solomon code every row stays open to the end, which is ECWide's chain exactly. Virtual units add
- * nothing and virtual parities are never computed. Every partial sum is the stripe's unit length.
- *
- * <p>Cross-rack bytes, exactly: for every hop between racks, open rows times the unit length; plus every parity
- * written from the node that completes it to a node in another rack.
- *
- * @param order the data units in chain order
- * @param rowsCarried the partial sums sent on each hop, {@code order.size() - 1} of them
- * @param writes each stored parity: the node that completes it and where it goes
- * @param streams the most partial sums any hop carries (the chain's gain over one encoder is about k / streams)
+ * @param trees each tree's data units in step order (the global rows' tree first, then one per local parity)
+ * @param crossRackStreamBytes bytes of partial-sum streams between racks
+ * @param crossRackDeliveryBytes bytes of finished parities a collector sends to a target in another rack
+ * @param streams the most row-streams any node sends or receives (the chain's gain over one encoder is about k over it)
  */
-public record ChainEncoding(List<Integer> order, int[] rowsCarried, List<ParityWrite> writes, long crossRackBytes,
-    int streams) {
+public record ChainEncoding(EncodePlan.Shape shape, List<List<Integer>> trees, long crossRackStreamBytes,
+    long crossRackDeliveryBytes, int streams) {
 
-  /** A completed parity written from the chain to its planned node. */
-  public record ParityWrite(int unit, String fromNode, String fromRack, String toNode, String toRack) {
-    public boolean crossRack() {
-      return !fromRack.equals(toRack);
-    }
+  public ChainEncoding {
+    trees = trees.stream().map(List::copyOf).toList();
   }
 
-  @Override
-  public int[] rowsCarried() {
-    return rowsCarried.clone();
+  /** Every byte the chain sends across racks: streams and deliveries. */
+  public long crossRackBytes() {
+    return crossRackStreamBytes + crossRackDeliveryBytes;
   }
 
-  /** The chain for a stripe's planned units (unit order), with its unit length. */
-  static ChainEncoding of(LinearCode code, List<PlannedUnit> units, long unitLength) {
-    Map<String, Integer> firstUnitOfRack = new LinkedHashMap<>();
+  /** The chain for a stripe's planned units (unit order), in this shape. */
+  static ChainEncoding of(LinearCode code, List<PlannedUnit> units, EncodePlan.Shape shape) {
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, Site> storedTargets = new HashMap<>();
+    long[] lengths = new long[code.k()];
     for (PlannedUnit u : units) {
       if (u.isStoredData()) {
-        firstUnitOfRack.putIfAbsent(u.rack(), u.unit());
+        holders.put(u.unit(), new Site(u.node(), u.rack()));
+        lengths[u.unit()] = u.length();
+      } else if (u.action() == PlannedUnit.Action.WRITE) {
+        storedTargets.put(u.unit(), new Site(u.node(), u.rack()));
       }
     }
-    List<PlannedUnit> chain = units.stream().filter(PlannedUnit::isStoredData)
-        .sorted(Comparator.comparingInt((PlannedUnit u) -> firstUnitOfRack.get(u.rack())).thenComparingInt(PlannedUnit::unit))
-        .toList();
-    List<PlannedUnit> parities = units.stream().filter(u -> u.action() == PlannedUnit.Action.WRITE).toList();
-    int[] first = new int[parities.size()];
-    int[] last = new int[parities.size()];
-    for (int p = 0; p < parities.size(); p++) {
-      int[] row = code.generator().row(parities.get(p).unit());
-      first[p] = -1;
-      for (int i = 0; i < chain.size(); i++) {
-        if (row[chain.get(i).unit()] != 0) {
-          first[p] = first[p] < 0 ? i : first[p];
-          last[p] = i;
-        }
-      }
-    }
-    int[] carried = new int[Math.max(0, chain.size() - 1)];
-    long cross = 0;
-    int streams = 0;
-    for (int i = 0; i + 1 < chain.size(); i++) {
-      for (int p = 0; p < parities.size(); p++) {
-        carried[i] += first[p] >= 0 && first[p] <= i && i < last[p] ? 1 : 0;
-      }
-      streams = Math.max(streams, carried[i]);
-      if (!chain.get(i).rack().equals(chain.get(i + 1).rack())) {
-        cross += carried[i] * unitLength;
-      }
-    }
-    List<ParityWrite> writes = new ArrayList<>();
-    for (int p = 0; p < parities.size(); p++) {
-      PlannedUnit from = chain.get(last[p]);
-      PlannedUnit to = parities.get(p);
-      ParityWrite w = new ParityWrite(to.unit(), from.node(), from.rack(), to.node(), to.rack());
-      cross += w.crossRack() ? unitLength : 0;
-      writes.add(w);
-    }
-    return new ChainEncoding(chain.stream().map(PlannedUnit::unit).toList(), carried, List.copyOf(writes), cross,
-        streams);
+    // Slices do not change what crosses racks: the largest that fits any frame keeps the planner's checks quiet.
+    EncodePlan plan = EncodePlanner.chain(EncodeStripe.archival("plan", code, holders, lengths, storedTargets), shape,
+        EncodePlanner.CHUNK, Integer.MAX_VALUE);
+    List<List<Integer>> order = plan.trees().stream()
+        .filter(t -> !t.steps().isEmpty())
+        .map(t -> t.steps().stream().map(EncodePlan.Step::unit).toList()).toList();
+    return new ChainEncoding(shape, order, plan.crossRackStreamBytes(), plan.crossRackDeliveryBytes(),
+        plan.maxRowStreams());
   }
 }

@@ -18,6 +18,12 @@ public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> un
     units = List.copyOf(units);
   }
 
+  /** The same stripe with its chain costed in another shape (the encoder's {@code wide-ec.archive.chain.shape}). */
+  public PlannedStripe withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
+    return new PlannedStripe(stripeId, codeSpec, units, unitLength, classic,
+        ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape), bytesMovedWithPlanRacks);
+  }
+
   public PlannedUnit unit(int u) {
     return units.get(u);
   }

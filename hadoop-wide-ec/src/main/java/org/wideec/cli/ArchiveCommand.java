@@ -33,7 +33,8 @@ import org.wideec.code.LinearCode;
  * then trimmed, each
  * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
  * COMMITTED). Before lowering, the plan's moves are executed (a replica copied onto each planned node that holds
- * none, the source's copy dropped by the NameNode through the delete hint). A block left off plan (it could not be
+ * none, the source's copy dropped by the NameNode through the delete hint); {@code --encoder chain} makes them before
+ * it encodes instead, so the chain runs on the kept replicas, as the dry run costs it (ECWide §4.2). A block left off plan (it could not be
  * moved) keeps its stripe COMMITTED and makes the exit status 1.
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
@@ -80,8 +81,10 @@ final class ArchiveCommand {
       }
       return execute(path, named.spec(), placement, encoder, o.has("json"), !o.has("no-trim"));
     }
+    // The chain is costed in the shape the encoder would run (wide-ec.archive.chain.shape), on the planned nodes.
     ArchivalPlan plan = ArchivalPlanner.plan(
-        new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement));
+        new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement))
+        .withChainShape(ChainEncoder.shapeOf(conf));
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>(plan.toJson());
       j.put("encoder", encoder);
@@ -153,7 +156,12 @@ final class ArchiveCommand {
       }
       j.put("stale", stale);
       j.put("parityOffPlan", r.offPlan());
-      j.put("dataMoved", t == null ? List.of() : t.moved());
+      List<String> moved = new ArrayList<>(r.moved());
+      if (t != null) {
+        moved.addAll(t.moved());
+      }
+      j.put("dataMoved", moved);
+      j.put("dataEncodedOffPlan", r.encodedOffPlan());
       j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
       j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
       out.println(Json.write(j));
@@ -166,6 +174,8 @@ final class ArchiveCommand {
       out.println("manifest: " + manifest);
       r.stale().forEach(s -> out.println(s + ": its data changed after planning, its parity was deleted"));
       r.offPlan().forEach(s -> out.println("off plan: " + s));
+      r.moved().forEach(s -> out.println("moved onto plan before encoding: " + s));
+      r.encodedOffPlan().forEach(s -> out.println("encoded off plan: " + s));
       if (t == null) {
         out.println("stripes committed; data keeps its replication (--no-trim)");
       } else {

@@ -77,7 +77,11 @@ final class EncodeTreeService {
       b.writeBytes(result);
       downstream.send(frame[0], b);
       downstream.end();
-      metrics.encodeTreeCollected(stored.stream().mapToLong(EncodeTreeRequest.Stored::length).sum());
+      // Deliveries go by DataTransferProtocol, outside the slice port's counters: counted here, per target's rack.
+      org.wideec.archive.encode.Site here = plan.trees().get(0).collector();
+      long crossRack = stored.stream().filter(x -> !plan.stripe().targets().get(x.unit()).sameRack(here))
+          .mapToLong(EncodeTreeRequest.Stored::length).sum();
+      metrics.encodeTreeCollected(stored.stream().mapToLong(EncodeTreeRequest.Stored::length).sum(), crossRack);
       LOG.debug("encode {}: {} collected {} for {}", repairId, me, req, downstream.node());
       return;
     } catch (ReplicaAccess.DeniedException e) {

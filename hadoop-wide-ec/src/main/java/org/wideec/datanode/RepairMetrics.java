@@ -44,6 +44,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong encodeTrees;
   final MutableCounterLong encodeTreesFailed;
   final MutableCounterLong encodeParityBytes;
+  final MutableCounterLong encodeParityBytesCrossRack;
 
   RepairMetrics(String name) {
     this.name = name;
@@ -79,6 +80,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "trees of archival chain encodes this DataNode was asked to collect and did not (refused or failed)", 0L);
     encodeParityBytes = registry.newCounter("EncodeParityBytesWritten",
         "parity bytes this DataNode wrote to their targets as collector of chain encodes", 0L);
+    encodeParityBytesCrossRack = registry.newCounter("EncodeParityBytesCrossRack",
+        "of those, parity bytes written to targets in another rack (the chain's deliveries across racks)", 0L);
   }
 
   static RepairMetrics register(String name) {
@@ -228,9 +231,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   }
 
   /** A chain encode's tree collected here, its parities written ({@code parityBytes} in all). */
-  void encodeTreeCollected(long parityBytes) {
+  void encodeTreeCollected(long parityBytes, long crossRackBytes) {
     encodeTrees.incr();
     encodeParityBytes.incr(parityBytes);
+    encodeParityBytesCrossRack.incr(crossRackBytes);
   }
 
   void encodeTreeFailed() {
@@ -247,5 +251,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   public long encodeParityBytesWritten() {
     return encodeParityBytes.value();
+  }
+
+  /** Parity bytes written as a chain's collector to targets in another rack (not counted by the slice port). */
+  public long encodeParityBytesCrossRack() {
+    return encodeParityBytesCrossRack.value();
   }
 }

@@ -161,9 +161,10 @@ class ArchivalPlannerTest {
     ArchivalPlan plan = ArchivalPlanner.plan(file("rs:k=4,m=2", PlacementKind.CL, t, f));
     PlannedStripe s = plan.stripes().get(0);
     assertEquals(0, s.bytesMoved());
-    assertEquals(List.of(0, 1, 2, 3), s.chain().order());
-    assertArrayEquals(new int[] {2, 2, 2}, s.chain().rowsCarried());
-    // One hop between racks with 2 partial sums, then both parities written to /r2.
+    assertEquals(List.of(List.of(0, 1, 2, 3)), s.chain().trees(), "one tree of both rows, rack by rack");
+    // /r0 to /r1 and /r1 to the collector in /r2 carry both partial sums; the other parity is delivered inside /r2.
+    assertEquals(4 * 100, s.chain().crossRackStreamBytes());
+    assertEquals(0, s.chain().crossRackDeliveryBytes());
     assertEquals(4 * 100, s.chain().crossRackBytes());
     assertEquals(2, s.chain().streams());
     // Classic: an encoder in /r0 reads block 2 there too, pulls block 3 and writes both parities across: 3 blocks.
@@ -182,8 +183,9 @@ class ArchivalPlannerTest {
         List.of("r2n1")), t);
     PlannedStripe s = ArchivalPlanner.plan(file("azure-lrc:k=4,l=2,g=1", PlacementKind.CL, t, f)).stripes().get(0);
     assertEquals(0, s.bytesMoved());
-    assertArrayEquals(new int[] {2, 1, 2}, s.chain().rowsCarried(), "G+L0, then G alone between racks, then G+L1");
-    // The hop between racks carries one partial sum; G and L0 go to their rack, L1 to its own: 4 blocks in all.
+    assertEquals(List.of(List.of(0, 1, 2, 3), List.of(0, 1), List.of(2, 3)), s.chain().trees(),
+        "the global row's tree, then one per local parity over its group");
+    // G crosses from {0,1}'s rack to {2,3}'s and on to its own; L0 and L1 cross once each to their parity's rack.
     assertEquals(4 * 100, s.chain().crossRackBytes());
     assertEquals(s.unit(5).rack(), s.unit(4).rack(), "the global parity shares its rack with L0 (ECWide's packing)");
   }

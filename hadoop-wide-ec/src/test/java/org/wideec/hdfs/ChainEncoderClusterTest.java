@@ -69,8 +69,8 @@ import org.wideec.transport.TransportFaultInjector;
  * and completes it. A collector refuses a request whose tokens do not cover every block it names. The bytes the
  * DataNodes' slice transports count as sent across racks equal, exactly, the executed plans' stream bytes across
  * racks plus the replies the archiver gets (result frames and CRC32C digests, its rack being none of the
- * DataNodes'); the dry run's chain estimate is printed beside them (it assumes the kept replicas already on their
- * planned nodes, which the trim's moves do later, so the executed chain may cross more).
+ * DataNodes'); the dry run's chain estimate is printed beside them (EncodingNodeCrashClusterTest asserts the two
+ * equal: the archiver moves the blocks onto their planned nodes before the chain runs).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChainEncoderClusterTest extends ArchiveTestBed {

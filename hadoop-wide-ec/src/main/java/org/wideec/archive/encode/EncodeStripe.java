@@ -88,6 +88,26 @@ public record EncodeStripe(String name, LinearCode code, Map<Integer, Site> hold
     return new EncodeStripe(name, code, holders, dataLengths, targets);
   }
 
+  /**
+   * An archival stripe as both the dry run and the chain encoder see it: the stored data units' holders and the
+   * stored parities' targets. A virtual parity (zero, never stored) is given the holder of the lowest stored data
+   * unit as its target, so its tree (no steps) costs nothing and the plan is the same wherever it is made.
+   */
+  public static EncodeStripe archival(String name, LinearCode code, Map<Integer, Site> holders, long[] dataLengths,
+      Map<Integer, Site> storedTargets) {
+    Site first = null;
+    for (int u = 0; u < code.k() && first == null; u++) {
+      first = holders.get(u);
+    }
+    Map<Integer, Site> targets = new HashMap<>(storedTargets);
+    for (int p = code.k(); p < code.n(); p++) {
+      if (!targets.containsKey(p) && first != null) {
+        targets.put(p, first);
+      }
+    }
+    return new EncodeStripe(name, code, holders, dataLengths, targets);
+  }
+
   @Override
   public long[] dataLengths() {
     return dataLengths.clone();

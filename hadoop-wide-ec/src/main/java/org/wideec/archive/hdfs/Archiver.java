@@ -85,9 +85,14 @@ public final class Archiver {
    * @param parityBytesWritten parity bytes the encoder stored
    * @param stale one line per stripe that is STALE, naming what changed
    * @param offPlan one line per parity block HDFS placed off plan
+   * @param moved one line per data block copied onto its planned node before an encoder that reads the kept
+   *     replicas ran (file, block, from, to)
+   * @param encodedOffPlan one line per data block such an encoder had to read off its planned node, because it could
+   *     not be moved there (the encode then crossed racks other than the dry run said)
    */
   public record Result(StripeManifest manifest, boolean resumed, int rolledBack, long dataBytesRead,
-      long parityBytesWritten, List<String> stale, List<String> offPlan) {}
+      long parityBytesWritten, List<String> stale, List<String> offPlan, List<String> moved,
+      List<String> encodedOffPlan) {}
 
   /**
    * What a trim did.
@@ -133,12 +138,14 @@ public final class Archiver {
 
   /** Archives {@code path} with the code, or resumes its manifest (the code must then be the recorded one). */
   public Result archive(Path path, String codeSpec, PlacementKind placement) throws IOException {
-    try (java.io.Closeable held = store.lock(store.inodeOf(path))) {
-      return archiveHeld(path, codeSpec, placement);
+    try (java.io.Closeable held = store.lock(store.inodeOf(path));
+        BlockMover mover = new BlockMover(dfs)) { // made on the first move: only an encoder reading kept replicas moves
+      return archiveHeld(path, codeSpec, placement, mover);
     }
   }
 
-  private Result archiveHeld(Path path, String codeSpec, PlacementKind placement) throws IOException {
+  private Result archiveHeld(Path path, String codeSpec, PlacementKind placement, BlockMover mover)
+      throws IOException {
     archiveInode = store.inodeOf(path);
     String spec = Codes.canonical(codeSpec);
     manifest = store.find(archiveInode);
@@ -165,6 +172,9 @@ public final class Archiver {
     long written = 0;
     List<String> stale = new ArrayList<>();
     List<String> offPlan = new ArrayList<>();
+    List<String> moved = new ArrayList<>();
+    List<String> encodedOffPlan = new ArrayList<>();
+    Map<Long, String> paths = null;
     for (ArchivedStripe planned : manifest.stripes()) {
       ArchivedStripe s = planned;
       if (s.state() == StripeState.ENCODING || s.state() == StripeState.PARITY_WRITTEN) {
@@ -173,6 +183,10 @@ public final class Archiver {
       }
       try {
         if (s.state() == StripeState.PLANNED) {
+          if (encoder.readsPlannedHolders()) {
+            paths = paths == null ? currentPaths(path) : paths;
+            moveBeforeEncoding(mover, s, paths, moved, encodedOffPlan);
+          }
           StripeEncoder.EncodedStripe e = encode(s);
           read += e.dataBytesRead();
           written += e.parityBytesWritten();
@@ -197,7 +211,34 @@ public final class Archiver {
       done += dataBytes(s);
       listener.stripeDone(s, done, total);
     }
-    return new Result(manifest, resumed, rolledBack, read, written, stale, offPlan);
+    return new Result(manifest, resumed, rolledBack, read, written, stale, offPlan, moved, encodedOffPlan);
+  }
+
+  /**
+   * ECWide §4.2: a chain runs where the kept replicas will be. So before such an encoder reads a PLANNED stripe, each
+   * data block whose planned node holds no replica gets one copied there (the plan's moves, which the trim would
+   * otherwise make later; the NameNode drops the source's copy, so the block keeps its replication and nothing is
+   * deleted by us), and the chain that runs is the one {@code archive --dry-run} costed. The stripe stays PLANNED
+   * throughout: a crash mid-move leaves blocks on or off plan, both valid, and the rerun moves what is left. A block
+   * that cannot be moved is read where it is: one line in {@code encodedOffPlan}, naming it and why.
+   */
+  private void moveBeforeEncoding(BlockMover mover, ArchivedStripe s, Map<Long, String> paths, List<String> moved,
+      List<String> encodedOffPlan) throws IOException {
+    List<StripeMember> toMove = notOnPlannedNode(List.of(s));
+    if (toMove.isEmpty()) {
+      return;
+    }
+    Map<Long, String> failed = moveOntoPlan(mover, toMove, paths, moved);
+    for (StripeMember m : toMove) {
+      String why = failed.get(m.blockId());
+      if (why != null) {
+        String line = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
+            + " (stripe " + s.stripeId() + "): not moved onto its planned node " + m.plannedNode() + " before the "
+            + encoder.name() + " encode (" + why + "), so it was read where it is";
+        LOG.warn("{}", line);
+        encodedOffPlan.add(line);
+      }
+    }
   }
 
   /**

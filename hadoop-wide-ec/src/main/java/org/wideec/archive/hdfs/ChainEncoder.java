@@ -48,7 +48,9 @@ import org.wideec.transport.TokenBytes;
  * passes through the archiver.
  *
  * <p>The archiver's part, per stripe: it finds each data block as the NameNode lists it now (a changed block makes the
- * stripe stale) and the replica to read, the kept one of the plan where it still is; creates each parity unit's
+ * stripe stale) and the replica to read, the kept one of the plan (the {@link Archiver} moves blocks onto their
+ * planned nodes before a chain encodes, {@link #readsPlannedHolders}, so the chain that runs is the one the dry run
+ * costs: {@code ArchivalPlan}'s chain is this planner over the planned nodes); creates each parity unit's
  * single-block file in the stripe's parity directory and allocates its block on the planned node (a favored node, as
  * the classic encoder asks); plans the chain over the nodes that hold the replicas and the nodes HDFS allocated the
  * parity blocks on ({@link EncodePlanner#chain}); and asks every tree's collector to run its tree with an
@@ -90,14 +92,26 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
 
   /** @throws IllegalArgumentException naming the setting that is wrong */
   public static ChainEncoder from(DistributedFileSystem dfs) throws IOException {
-    Configuration conf = dfs.getConf();
+    return new ChainEncoder(dfs, shapeOf(dfs.getConf()));
+  }
+
+  /**
+   * The configured chain shape (what the dry run costs and the encoder runs).
+   *
+   * @throws IllegalArgumentException naming the setting that is wrong
+   */
+  public static EncodePlan.Shape shapeOf(Configuration conf) {
     String s = conf.getTrimmed(SHAPE_KEY, "chain");
-    EncodePlan.Shape shape = switch (s.toLowerCase()) {
+    return switch (s.toLowerCase(java.util.Locale.ROOT)) {
       case "chain" -> EncodePlan.Shape.CHAIN;
       case "rack-tree" -> EncodePlan.Shape.RACK_TREE;
       default -> throw new IllegalArgumentException(SHAPE_KEY + " must be chain or rack-tree, got '" + s + "'");
     };
-    return new ChainEncoder(dfs, shape);
+  }
+
+  @Override
+  public boolean readsPlannedHolders() {
+    return true;
   }
 
   @Override
@@ -138,18 +152,16 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     Map<Integer, ParityFiles.Allocated> parities = new LinkedHashMap<>();
     Map<Integer, Site> targets = new HashMap<>();
-    Site anyHolder = holders.values().iterator().next();
     for (int u = code.k(); u < code.n(); u++) {
       if (stripe.member(u).padding()) {
-        targets.put(u, anyHolder); // a virtual parity is never stored; its tree (no steps) is never run
-        continue;
+        continue; // a virtual parity is never stored; its tree (no steps) is never run
       }
       ParityFiles.Allocated a = files.allocate(stripe, u, blockSize, unitLength);
       parities.put(u, a);
       nodes.put(a.node().getXferAddr(), a.node());
       targets.put(u, new Site(a.node().getXferAddr(), a.node().getNetworkLocation()));
     }
-    EncodePlan plan = EncodePlanner.chain(new EncodeStripe(name, code, holders, lengths, targets), shape,
+    EncodePlan plan = EncodePlanner.chain(EncodeStripe.archival(name, code, holders, lengths, targets), shape,
         ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
     Map<Integer, EncodeTreeRequest.Stored> stored = runTrees(stripe, plan, blocks, parities, nodes, checksum);
     synchronized (this) {

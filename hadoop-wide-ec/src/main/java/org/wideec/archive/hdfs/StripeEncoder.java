@@ -19,6 +19,15 @@ public interface StripeEncoder {
   EncodedStripe encode(ArchivedStripe stripe) throws IOException;
 
   /**
+   * True when the encoder reads each data block on the node that keeps it (the chain: ECWide §4.2 runs where the kept
+   * replicas will be), so the {@link Archiver} moves the plan's blocks onto their planned nodes before it encodes,
+   * rather than at the trim. The classic encoder reads through a stock client from any replica: false.
+   */
+  default boolean readsPlannedHolders() {
+    return false;
+  }
+
+  /**
    * What one encoding produced.
    *
    * @param members the stripe's members with every stored parity written (inode, block id, generation stamp,
