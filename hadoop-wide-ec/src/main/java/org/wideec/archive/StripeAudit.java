@@ -3,7 +3,9 @@ package org.wideec.archive;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntFunction;
 import org.wideec.code.LinearCode;
 import org.wideec.code.RemainingTolerance;
@@ -126,16 +128,26 @@ public final class StripeAudit {
     String where = "stripe " + s.stripeId() + " of " + archivedPath;
     BitSet lost = new BitSet();
     BitSet padding = new BitSet();
+    Map<Integer, Observed> seen = new HashMap<>();
+    Map<String, Integer> unitsOnNode = new HashMap<>();
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = s.member(u);
+      if (!m.padding() && m.blockId() != 0) { // a parity not written yet has nothing to find
+        Observed o = observe.apply(u);
+        seen.put(u, o);
+        o.replicas().forEach(r -> unitsOnNode.merge(r.node(), 1, Integer::sum));
+      }
+    }
     for (int u = 0; u < code.n(); u++) {
       StripeMember m = s.member(u);
       if (m.padding()) {
         padding.set(u);
         continue;
       }
-      if (m.blockId() == 0) {
-        continue; // a parity not written yet: nothing to find
+      Observed o = seen.get(u);
+      if (o == null) {
+        continue;
       }
-      Observed o = observe.apply(u);
       if (s.state() == StripeState.STALE && m.isParity() && o.presence() == Presence.FILE_GONE) {
         continue; // a stripe found stale before COMMITTED has its parity deleted on purpose
       }
@@ -154,11 +166,19 @@ public final class StripeAudit {
       }
       boolean placed = m.isParity() ? s.state().parityWritten() || s.state() == StripeState.STALE
           : s.state() == StripeState.TRIMMED;
+      // What the plan guarantees is per rack (a rack loss costs the stripe what the plan allows) and per node (a node
+      // loss costs it one unit). A unit rebuilt on another node of its planned rack, its planned node gone, keeps both:
+      // it is on plan. The placement keeper moves it onto its planned node should that come back.
       if (placed && o.replicas().stream().noneMatch(r -> r.node().equals(m.plannedNode()))) {
         boolean rackHolds = o.replicas().stream().anyMatch(r -> r.rack().equals(m.plannedRack()));
-        findings.add(new Finding(Problem.OFF_PLAN, o.file(), s.stripeId(), u, m.blockId(), unit + ": on "
-            + nodes(o.replicas()) + ", planned on " + m.plannedNode() + " in " + m.plannedRack()
-            + (rackHolds ? " (right rack, other node)" : " (another rack: a rack loss may now cost the stripe more)")));
+        boolean alone = o.replicas().stream()
+            .anyMatch(r -> r.rack().equals(m.plannedRack()) && unitsOnNode.getOrDefault(r.node(), 0) == 1);
+        if (!alone) {
+          findings.add(new Finding(Problem.OFF_PLAN, o.file(), s.stripeId(), u, m.blockId(), unit + ": on "
+              + nodes(o.replicas()) + ", planned on " + m.plannedNode() + " in " + m.plannedRack()
+              + (rackHolds ? " (right rack, on a node holding another unit of the stripe: a node loss costs it two)"
+                  : " (another rack: a rack loss may now cost the stripe more)")));
+        }
       }
     }
     switch (s.state()) {

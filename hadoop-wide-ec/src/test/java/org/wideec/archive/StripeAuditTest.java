@@ -172,26 +172,40 @@ class StripeAuditTest {
   }
 
   @Test
-  void offPlanIsATrimmedDataBlockOrAWrittenParityAwayFromItsPlannedNode() {
+  void offPlanIsATrimmedDataBlockOrAWrittenParityAwayFromItsPlannedRackOrSharingANode() {
     for (StripeState state : List.of(StripeState.COMMITTED, StripeState.TRIMMED)) {
       ArchivedStripe s = stripe(state, 6);
       Map<Integer, Observed> seen = healthy(s);
-      seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Replica("dn-x", "/r1")))); // right rack
+      seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Replica("dn-x", "/r1")))); // right rack, alone
       seen.put(2, Observed.present("/a/f2", 7, 4096, List.of(new Replica("dn-y", "/r9")))); // other rack
       seen.put(3, Observed.present("/a/f3", 7, 4096, List.of(new Replica("dn-z", "/r9"), new Replica("dn-3", "/r3"))));
       seen.put(8, Observed.present("/p/u8", 9, 4096, List.of(new Replica("dn-q", "/r9"))));
       Verdict v = audit(s, seen);
       List<Integer> units = v.findings().stream().filter(f -> f.problem() == Problem.OFF_PLAN).map(Finding::unit)
           .toList();
-      // Before trimming, data blocks keep every replica wherever HDFS put them: only the parity is placed.
-      assertEquals(state == StripeState.TRIMMED ? List.of(1, 2, 8) : List.of(8), units, state.toString());
+      // Before trimming, data blocks keep every replica wherever HDFS put them: only the parity is placed. Unit 1 sits
+      // on another node of its planned rack holding nothing else of the stripe (rebuilt there, its planned node gone):
+      // a rack loss and a node loss cost the stripe what the plan says, so it is on plan.
+      assertEquals(state == StripeState.TRIMMED ? List.of(2, 8) : List.of(8), units, state.toString());
       assertArrayEquals(new int[0], v.lost());
       if (state == StripeState.TRIMMED) {
-        assertTrue(v.findings().get(0).message().endsWith("on dn-x (/r1), planned on dn-1 in /r1 (right rack, other"
-            + " node)"), v.findings().get(0).message());
-        assertTrue(v.findings().get(1).message().contains("(another rack"), v.findings().get(1).message());
+        assertTrue(v.findings().get(0).message().contains("(another rack"), v.findings().get(0).message());
       }
     }
+  }
+
+  @Test
+  void aUnitInItsPlannedRackOnANodeHoldingAnotherUnitIsOffPlan() {
+    ArchivedStripe s = stripe(StripeState.TRIMMED, 6);
+    Map<Integer, Observed> seen = healthy(s);
+    // Units 1 and 6 are both planned in /r1; unit 1 now sits on unit 6's node, so losing that node costs two units.
+    seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Replica("dn-6", "/r1"))));
+    Verdict v = audit(s, seen);
+    List<Finding> off = v.findings().stream().filter(f -> f.problem() == Problem.OFF_PLAN).toList();
+    assertEquals(1, off.size(), v.findings().toString());
+    assertEquals(1, off.get(0).unit());
+    assertTrue(off.get(0).message().endsWith("on dn-6 (/r1), planned on dn-1 in /r1 (right rack, on a node holding"
+        + " another unit of the stripe: a node loss costs it two)"), off.get(0).message());
   }
 
   @Test
