@@ -15,6 +15,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -61,6 +62,9 @@ class StockRsCoderClusterTest {
     LinearCode code = StripedCodec.WIDE_RS.codeFor(6, 3);
     Configuration dnConf = new Configuration();
     dnConf.set(KEY, other);
+    // DataNodes also check each rebuild by decoding one input back from the rebuilt units (DecodingValidator)
+    // and refuse to write it on a mismatch: a second, differently shaped call into the decoder.
+    dnConf.setBoolean(DFSConfigKeys.DFS_DN_EC_RECONSTRUCTION_VALIDATION_KEY, true);
     // One DataNode per rack, three more than a group's nine units: room to rebuild three lost units.
     MiniDFSCluster cluster = MiniClusters.start(dnConf, new File(base.toFile(), "dfs"), 12, 1, BLOCK);
     try {
@@ -111,6 +115,9 @@ class StockRsCoderClusterTest {
         assertArrayEquals(contents.get(i), read(reading, files.get(i), sizes[i]), "read after rebuild by " + other);
       }
       assertTrue(units >= 2 * 9, "checked " + units + " internal blocks");
+      for (DataNode dn : cluster.getDataNodes()) {
+        assertEquals(0, dn.getMetrics().getECInvalidReconstructionTasks(), "rebuilds the validator refused");
+      }
     } finally {
       cluster.shutdown();
     }

@@ -17,6 +17,9 @@ import org.wideec.coder.StripedCodec;
  * defaults. Even then the bytes are identical; what differs is only which code path computes them. So we
  * leave the choice to the operator rather than compete for the default.
  *
+ * <p>{@code rs} is deliberately not a {@link StripedCodec}: placement, the repair worker, fsck and our
+ * FileSystem take StripedCodec names for ours, and stock RS groups keep HDFS's behaviour in all of those.
+ *
  * <p>Not {@code rs-legacy}: Hadoop's older RS coder has a different generator, which no code of ours reproduces.
  */
 public abstract class StockRsCoderFactory extends WideEcCoderFactory {

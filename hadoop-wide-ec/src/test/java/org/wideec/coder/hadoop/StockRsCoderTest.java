@@ -80,6 +80,8 @@ class StockRsCoderTest {
     assertEquals("rs_native,rs_java", conf.get(KEY), "core-default.xml's order, which CodecUtil follows");
     List<String> registered = Arrays.asList(CodecRegistry.getInstance().getCoderNames("rs"));
     assertTrue(registered.containsAll(List.of("rs_java", "wideec_native", "wideec_java")), registered.toString());
+    assertEquals(List.of("rs-legacy_java"), Arrays.asList(CodecRegistry.getInstance().getCoderNames("rs-legacy")),
+        "rs-legacy is a different code: nothing of ours is registered for it");
     for (int[] km : STOCK_POLICIES) {
       ErasureCoderOptions o = new ErasureCoderOptions(km[0], km[1]);
       RawErasureEncoder e = CodecUtil.createRawEncoder(conf, "rs", o);
