@@ -4,9 +4,13 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.erasurecode.CodecUtil;
 import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
 import org.apache.hadoop.io.erasurecode.rawcoder.RSRawDecoder;
 import org.apache.hadoop.io.erasurecode.rawcoder.RSRawEncoder;
+import org.apache.hadoop.io.erasurecode.rawcoder.RawErasureEncoder;
+import org.apache.hadoop.io.erasurecode.rawcoder.WideEcRawEncoder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -30,7 +34,9 @@ import org.wideec.coder.Kernels;
  * the most losses the code always survives, and single-unit repair by the cheapest plan (local group).
  * Coders: ours on ISA-L ({@code native}), our fastest Java kernel ({@code java}), our table-driven Java
  * kernel ({@code java-table}) and Hadoop's {@code RSRawEncoder}/{@code RSRawDecoder} on RS(k, n-k), the
- * same numbers of data and parity units ({@code hadoop-java}). Bytes per operation: see {@link #bytesPerOp}.
+ * same numbers of data and parity units ({@code hadoop-java}). {@code rs-codec} (rs codes, encode only) is our
+ * native coder for Hadoop's own {@code rs} codec as HDFS gets it: from CodecUtil, through Hadoop's
+ * RawErasureEncoder API, on direct buffers. Bytes per operation: see {@link #bytesPerOp}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -59,6 +65,8 @@ public class CoderBenchmark {
   private int[] repairWanted;
   private ByteBuffer[] repairOut;
 
+  private RawErasureEncoder rsCodecEncoder;
+
   private RSRawEncoder hEncoder;
   private RSRawDecoder hDecoder;
   private byte[][] hData;
@@ -76,6 +84,10 @@ public class CoderBenchmark {
     Random r = new Random(42);
     if (coder.equals("hadoop-java")) {
       setUpHadoop(r);
+      return;
+    }
+    if (coder.equals("rs-codec")) {
+      setUpRsCodec(r);
       return;
     }
     CodingKernel kernel = switch (coder) {
@@ -148,8 +160,36 @@ public class CoderBenchmark {
     hMaxOut = new byte[m][cell];
   }
 
+  private void setUpRsCodec(Random r) {
+    int k = c.k();
+    int m = c.n() - c.k();
+    if (!code.equals("rs:k=" + k + ",m=" + m)) {
+      throw new IllegalArgumentException("coder rs-codec is Hadoop's rs codec; " + code + " is not an rs code");
+    }
+    // Only our coder listed: a missing native library fails the run instead of measuring rs_java.
+    Configuration conf = new Configuration();
+    conf.set("io.erasurecode.codec.rs.rawcoders", "wideec_native");
+    rsCodecEncoder = CodecUtil.createRawEncoder(conf, "rs", new ErasureCoderOptions(k, m));
+    if (!(rsCodecEncoder instanceof WideEcRawEncoder)) {
+      throw new IllegalStateException("CodecUtil gave " + rsCodecEncoder.getClass().getName() + " for wideec_native");
+    }
+    data = buffers(k, true, r);
+    parity = buffers(m, true, null);
+  }
+
   @Benchmark
   public Object encode() throws Exception {
+    if (rsCodecEncoder != null) {
+      // Hadoop's encode consumes the inputs (moves their positions to the limit), as HDFS's cell buffers.
+      for (ByteBuffer b : data) {
+        b.position(0);
+      }
+      for (ByteBuffer b : parity) {
+        b.position(0);
+      }
+      rsCodecEncoder.encode(data, parity);
+      return parity;
+    }
     if (hEncoder != null) {
       hEncoder.encode(hData, hParity);
       return hParity;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Assumptions;
  * puts it into the jar, so a library that does not load is a bug. A test that needs the native coder then
  * fails, naming why it did not load; under {@code auto} it is skipped (reported as skipped, never as passed).
  */
-final class NativeRequirement {
+public final class NativeRequirement {
   static final String PROPERTY = "wide-ec.test.native";
   static final File ISAL_HEADER = new File("/usr/include/isa-l/erasure_code.h");
 
@@ -36,7 +36,7 @@ final class NativeRequirement {
   }
 
   /** Call first in a test that needs the native coder: fails or skips the test when it did not load. */
-  static void nativeCoder() {
+  public static void nativeCoder() {
     if (IsalNative.isAvailable()) {
       return;
     }

@@ -25,6 +25,7 @@ public abstract class WideEcCoderFactory implements RawErasureCoderFactory {
   private static final ConcurrentHashMap<String, ErasureCoder> JAVA_CODERS = new ConcurrentHashMap<>();
   private static final ConcurrentHashMap<String, ErasureCoder> NATIVE_CODERS = new ConcurrentHashMap<>();
 
+  private final String hadoopCodecName;
   private final StripedCodec codec;
   private final boolean nativeCoder;
 
@@ -33,6 +34,15 @@ public abstract class WideEcCoderFactory implements RawErasureCoderFactory {
   }
 
   protected WideEcCoderFactory(StripedCodec codec, boolean nativeCoder) {
+    this(codec.codecName(), codec, nativeCoder);
+  }
+
+  /**
+   * A factory Hadoop knows under {@code hadoopCodecName} that codes with {@code codec}'s code: how Hadoop's
+   * own {@code rs} codec gets our coder (StockRsCoderFactory), with the same bytes as wide-rs.
+   */
+  protected WideEcCoderFactory(String hadoopCodecName, StripedCodec codec, boolean nativeCoder) {
+    this.hadoopCodecName = hadoopCodecName;
     this.codec = codec;
     this.nativeCoder = nativeCoder;
   }
@@ -70,7 +80,7 @@ public abstract class WideEcCoderFactory implements RawErasureCoderFactory {
 
   @Override
   public String getCodecName() {
-    return codec.codecName();
+    return hadoopCodecName;
   }
 
   /** wide-rs: Hadoop-compatible Reed-Solomon. */
