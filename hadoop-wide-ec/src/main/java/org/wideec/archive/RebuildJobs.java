@@ -19,9 +19,9 @@ import org.wideec.repair.UnitLocation;
  * Groups the lost units of one archived stripe into rebuild jobs and costs them in cross-rack bytes (issue 13,
  * rack-loss repair traffic). A unit its own local group rebuilds alone stays a job of its own: that repair reads a
  * few units, mostly in-rack. The others (a global decode each, say because a rack took several units of one group)
- * are one joint job when that moves fewer bytes across racks than rebuilding them one by one: one decode reads one
- * input set once ({@link MultiUnitStreams}) and outputs every unit, which the job's requestor (the target of one of its
- * units) writes to each unit's own target.
+ * are one joint job (all of them, or the longest of them) when that moves fewer bytes across racks than rebuilding
+ * them one by one: one decode reads one input set once ({@link MultiUnitStreams}) and outputs every unit, which the
+ * job's requestor (the target of one of its units) writes to each unit's own target.
  *
  * <p>The cost model counts what crosses racks: each stream a helper (or a rack's partial sum) sends to a requestor
  * in another rack, the length of the longest unit it rebuilds; for a joint job also each unit written to a target
@@ -87,25 +87,41 @@ public final class RebuildJobs {
       int u = global.get(0);
       jobs.add(new Job(new int[] {u}, 0, single.get(u), 0, single.get(u)));
     } else if (global.size() > 1) {
-      int[] together = global.stream().mapToInt(Integer::intValue).sorted().toArray();
-      long separately = global.stream().mapToLong(single::get).sum();
+      // One decode streams every input as long as its longest output, so units of one stripe with very different
+      // lengths (a directory's short last blocks) may be cheaper apart: the joint job is the longest j units for the
+      // j that saves the most, the others alone, and none when no j saves anything.
+      List<Integer> byLength = new ArrayList<>(global);
+      byLength.sort(Comparator.comparingLong((Integer u) -> -p.stripe().member(u).length())
+          .thenComparingInt(u -> u));
       Job best = null;
-      for (int r = 0; r < together.length; r++) {
-        long[] c = jointBytes(p, together, r, targetRack, scheme);
-        if (best == null || c[0] + c[1] < best.crossRackBytes()) {
-          best = new Job(together, r, c[0], c[1], separately);
+      for (int j = 2; j <= byLength.size(); j++) {
+        int[] together = byLength.subList(0, j).stream().mapToInt(Integer::intValue).sorted().toArray();
+        long separately = byLength.subList(0, j).stream().mapToLong(single::get).sum();
+        for (int r = 0; r < together.length; r++) {
+          long[] c = jointBytes(p, together, r, targetRack, scheme);
+          Job candidate = new Job(together, r, c[0], c[1], separately);
+          if (saving(candidate) > 0 && (best == null || saving(candidate) > saving(best))) {
+            best = candidate;
+          }
         }
       }
-      if (best.crossRackBytes() < separately) {
+      List<Integer> alone = new ArrayList<>(global);
+      if (best != null) {
         jobs.add(best);
-      } else { // the racks hold too few inputs each for one decode to save anything
-        for (int u : together) {
-          jobs.add(new Job(new int[] {u}, 0, single.get(u), 0, single.get(u)));
+        for (int u : best.units()) {
+          alone.remove(Integer.valueOf(u));
         }
+      }
+      for (int u : alone) {
+        jobs.add(new Job(new int[] {u}, 0, single.get(u), 0, single.get(u)));
       }
     }
     jobs.sort(Comparator.comparingInt(j -> j.units()[0]));
     return jobs;
+  }
+
+  private static long saving(Job j) {
+    return j.perUnitBytes() - j.crossRackBytes();
   }
 
   /** Whether a local group of the unit has every other member available (a helper or virtual padding). */

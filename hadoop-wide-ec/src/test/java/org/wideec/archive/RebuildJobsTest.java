@@ -140,6 +140,35 @@ class RebuildJobsTest {
   }
 
   @Test
+  void shortUnitsStayOutOfAJointDecodeWhoseStreamsAreAsLongAsItsLongestUnit() {
+    // A directory stripe: units 2-4 are short last blocks (64 KiB). Rebuilt with units 0 and 1 they would make every
+    // input stream 1 MiB; alone each costs 16 x 64 KiB.
+    ArchivedStripe full = stripe(SPEC, CL);
+    List<StripeMember> members = new ArrayList<>(full.members());
+    for (int u = 2; u < 5; u++) {
+      StripeMember m = members.get(u);
+      members.set(u, StripeMember.data(m.inodeId(), m.blockId(), m.generationStamp(), 64 * 1024, m.plannedNode(),
+          m.plannedRack()).withCrc(u));
+    }
+    ArchivedStripe s = full.withMembers(members);
+    ArchivedStripeRepair p = lose(s, range(0, 5));
+    Map<Integer, String> targets = new HashMap<>();
+    range(0, 5).forEach(u -> targets.put(u, "/r17"));
+    List<RebuildJobs.Job> jobs = RebuildJobs.plan(p, p.lost(), targets, RepairScheme.RACK_AGGREGATED,
+        Comparator.naturalOrder());
+    assertEquals(4, jobs.size());
+    assertArrayEquals(new int[] {0, 1}, jobs.get(0).units());
+    for (int i = 1; i < 4; i++) {
+      assertArrayEquals(new int[] {i + 1}, jobs.get(i).units());
+      assertEquals(16 * 64 * 1024, jobs.get(i).crossRackBytes());
+    }
+    long all = RebuildJobs.jointBytes(p, p.lost(), 0, targets, RepairScheme.RACK_AGGREGATED)[0];
+    assertEquals(64 * MIB, all, "all five: 64 streams of 1 MiB");
+    assertTrue(jobs.get(0).crossRackBytes() < jobs.get(0).perUnitBytes());
+    assertTrue(jobs.stream().mapToLong(RebuildJobs.Job::crossRackBytes).sum() < all);
+  }
+
+  @Test
   void unitsWhoseRacksHoldTooFewInputsForOneDecodeToSaveAnythingAreRebuiltOneByOne() {
     // rs:k=4,m=2 on two racks of three; one unit lost in each: a chain crosses once per unit, one decode would
     // take two raw streams across and write one unit across.
