@@ -180,15 +180,27 @@ public final class ArchivedStripeRepair {
    */
   public StripeRepair repairOf(int unit, String name, IntFunction<BlockRef> refs, RepairScheme scheme,
       Comparator<Integer> preference) {
-    if (Arrays.stream(lost).noneMatch(u -> u == unit)) {
-      throw new IllegalArgumentException(name + ": unit " + unit + " is not among the rebuildable lost units "
-          + Arrays.toString(lost) + (Arrays.stream(unrecoverable).anyMatch(u -> u == unit)
-              ? " (it is unrecoverable from the units left)" : ""));
+    return repairOf(new int[] {unit}, name, refs, scheme, preference);
+  }
+
+  /** The repair of several lost units by one decode ({@link RebuildJobs}), as {@link #repairOf(int, String,
+   *  IntFunction, RepairScheme, Comparator)} for one. */
+  public StripeRepair repairOf(int[] units, String name, IntFunction<BlockRef> refs, RepairScheme scheme,
+      Comparator<Integer> preference) {
+    long[] lengths = new long[units.length];
+    for (int i = 0; i < units.length; i++) {
+      int unit = units[i];
+      if (Arrays.stream(lost).noneMatch(u -> u == unit)) {
+        throw new IllegalArgumentException(name + ": unit " + unit + " is not among the rebuildable lost units "
+            + Arrays.toString(lost) + (Arrays.stream(unrecoverable).anyMatch(u -> u == unit)
+                ? " (it is unrecoverable from the units left)" : ""));
+      }
+      lengths[i] = stripe.member(unit).length();
     }
     Map<Integer, BlockRef> blocks = new HashMap<>();
     helpers.keySet().forEach(u -> blocks.put(u, refs.apply(u)));
-    return new StripeRepair(name, stripe.code(), new int[] {unit}, new long[] {stripe.member(unit).length()}, helpers,
-        blocks, zeros, scheme, org.wideec.repair.LinkWeights.UNIFORM, preference);
+    return new StripeRepair(name, stripe.code(), units, lengths, helpers, blocks, zeros, scheme,
+        org.wideec.repair.LinkWeights.UNIFORM, preference);
   }
 
   /** One line for logs: what was found, by unit and block. */

@@ -31,10 +31,21 @@ public final class RebuildTargets {
    */
   public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never,
       Map<String, Integer> unitsPerRack) {
+    return choose(lost, live, avoid, never, unitsPerRack, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #choose(StripeMember, List, Set, Set, Map)}, but off plan never into a rack that already holds
+   * {@code rackCap} units of the stripe (the losses its code always survives): several units of one stripe rebuilt
+   * in one pass, after a rack loss, must not pile into one rack beyond what a later rack loss could take.
+   */
+  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never,
+      Map<String, Integer> unitsPerRack, int rackCap) {
     Comparator<Replica> order = Comparator.comparingInt((Replica r) -> rank(r, lost, avoid))
         .thenComparingInt(r -> unitsPerRack.getOrDefault(r.rack(), 0))
         .thenComparingLong(r -> lastSelected.getOrDefault(r.node(), 0L)).thenComparing(Replica::node);
-    Replica best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3).min(order)
+    Replica best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3)
+        .filter(r -> rank(r, lost, avoid) < 2 || unitsPerRack.getOrDefault(r.rack(), 0) < rackCap).min(order)
         .orElse(null);
     if (best != null) {
       selected(best.node());

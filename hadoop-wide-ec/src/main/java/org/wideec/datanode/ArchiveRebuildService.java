@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.fs.StorageType;
@@ -31,12 +33,13 @@ import org.wideec.transport.Endpoint;
 import org.wideec.transport.SliceTransport;
 
 /**
- * Serves the NameNode's {@link RebuildRequest}s (issue 13 item 5): this DataNode rebuilds a lost unit of an archived
- * stripe with the repair engine, as requestor, and stores it on itself through DataTransferProtocol under the block's
- * original id, generation stamp and length ({@link BlockTargetWriter}), with the NameNode's WRITE token. The rebuilt
- * bytes must have the manifest's CRC32C before the last packet goes out; otherwise the temporary replica is dropped
- * and the request fails, naming the block. Only a peer that proved the cluster secret may ask, and the WRITE token is
- * checked here as DataXceiver checks it, before any helper is asked for a byte.
+ * Serves the NameNode's {@link RebuildRequest}s (issue 13 item 5): this DataNode rebuilds lost units of an archived
+ * stripe with the repair engine, as requestor (several units of one stripe by one decode), and stores each through
+ * DataTransferProtocol under its block's original id, generation stamp and length ({@link BlockTargetWriter}), on
+ * itself or on the target the order names, with the NameNode's WRITE token. Each unit's rebuilt bytes must have the
+ * manifest's CRC32C before its last packet goes out; otherwise its temporary replica is dropped and the request fails,
+ * naming that block, while the units that passed stay stored. Only a peer that proved the cluster secret may ask, and
+ * every WRITE token is checked here as DataXceiver checks it, before any helper is asked for a byte.
  *
  * <p>While it works it sends one small frame (bytes rebuilt so far) every third of the stall timeout, so the
  * NameNode's stream never stalls on a large block; the stream ends once the target confirmed the block by
@@ -79,10 +82,12 @@ final class ArchiveRebuildService {
       return;
     }
     RebuildRequest req;
-    Token<BlockTokenIdentifier> token;
+    Map<Integer, Token<BlockTokenIdentifier>> tokens = new HashMap<>();
     try {
       req = RebuildRequest.parse(body, scheme);
-      token = checkWriteToken(req.target());
+      for (RebuildRequest.Target t : req.targets()) {
+        tokens.put(t.unit(), checkWriteToken(t.block()));
+      }
     } catch (IOException e) {
       LOG.warn("wide-ec: {} refused a rebuild request from {}: {}", me, downstream.node(), e.getMessage());
       downstream.fail(null, me + " refused: " + e.getMessage());
@@ -93,7 +98,7 @@ final class ArchiveRebuildService {
     beat.start();
     String failure = null;
     try {
-      rebuild(req, token, downstream, progress);
+      rebuild(req, tokens, downstream, progress);
     } catch (Throwable e) { // nothing escapes into the transport's worker; the NameNode is told why
       failure = e.getMessage() == null ? e.toString() : e.getMessage();
       if (!(e instanceof IOException)) {
@@ -133,7 +138,7 @@ final class ArchiveRebuildService {
     return token;
   }
 
-  private void rebuild(RebuildRequest req, Token<BlockTokenIdentifier> token, Downstream downstream,
+  private void rebuild(RebuildRequest req, Map<Integer, Token<BlockTokenIdentifier>> tokens, Downstream downstream,
       AtomicLong progress) throws IOException {
     String selfNode = downstream.selfNode();
     String selfRack = downstream.selfRack();
@@ -148,18 +153,84 @@ final class ArchiveRebuildService {
       }
       return e;
     };
-    ExtendedBlock block = extended(req.target());
-    DatanodeInfo target = new DatanodeInfoBuilder().setNodeID(dn.getDatanodeId()).setNetworkLocation(selfRack).build();
-    StorageType type = StorageType.parseStorageType(req.storageType());
-    BlockRef readBack = new BlockRef(block.getBlockPoolId(), block.getBlockId(), block.getGenerationStamp(),
-        block.getNumBytes(), BlockTokenAccess.readToken(dn, block));
-    RepairEngine.Result r = engines.create(resolver).repair(req.repair(), requestor, (unit, len) -> new Progress(
-        new BlockTargetWriter(dn, block, target, type, req.storageId(), checksum,
-            b -> DigestRequest.crcOf(transport, self, requestor, readBack, transport.conf().sliceBytes()), token,
-            req.expectedCrc()), progress));
-    LOG.info("wide-ec: {} rebuilt on {} as blk_{}_{} ({} bytes, CRC32C matches the manifest; {} helpers, attempt {})",
-        req.repair().name(), selfNode, block.getBlockId(), block.getGenerationStamp(), block.getNumBytes(), r.helpers(),
-        r.attempts());
+    Map<Integer, RebuildRequest.Target> byUnit = new HashMap<>();
+    req.targets().forEach(t -> byUnit.put(t.unit(), t));
+    Map<Integer, Outcome> outcomes = new java.util.TreeMap<>();
+    RepairEngine.Result r = engines.create(resolver).repair(req.repair(), requestor, (unit, len) -> {
+      RebuildRequest.Target t = byUnit.get(unit);
+      ExtendedBlock block = extended(t.block());
+      DatanodeInfo target = t.at() == null ? self(selfRack) : remote(t.at());
+      Endpoint readFrom = t.at() == null ? self : t.at().slice();
+      BlockRef readBack = new BlockRef(block.getBlockPoolId(), block.getBlockId(), block.getGenerationStamp(),
+          block.getNumBytes(), BlockTokenAccess.readToken(dn, block));
+      Outcome o = new Outcome(new Progress(new BlockTargetWriter(dn, block, target,
+          StorageType.parseStorageType(t.storageType()), t.storageId(), checksum,
+          b -> DigestRequest.crcOf(transport, readFrom, requestor, readBack, transport.conf().sliceBytes()),
+          tokens.get(unit), t.expectedCrc()), progress));
+      outcomes.put(unit, o); // a new attempt replaces the last one's
+      return o;
+    });
+    List<String> failed = new ArrayList<>();
+    List<Integer> stored = new ArrayList<>();
+    outcomes.forEach((unit, o) -> {
+      if (o.failure != null) {
+        failed.add("unit " + unit + ": " + o.failure.getMessage());
+      } else {
+        stored.add(unit);
+      }
+    });
+    LOG.info("wide-ec: {} rebuilt on {}: units {} stored under their own ids with the manifest's CRC32C{} ({} helpers,"
+        + " attempt {})", req.repair().name(), selfNode, stored, failed.isEmpty() ? "" : ", " + failed.size()
+        + " refused", r.helpers(), r.attempts());
+    if (!failed.isEmpty()) {
+      // Each refused unit is named with its block (blk_...), so the NameNode backs off exactly those; units stored
+      // are listed by unit number only.
+      throw new IOException(failed.size() + " of " + req.targets().size() + " rebuilt units not stored: "
+          + String.join("; ", failed) + (stored.isEmpty() ? "" : "; units " + stored + " were stored"));
+    }
+  }
+
+  private DatanodeInfo self(String rack) {
+    return new DatanodeInfoBuilder().setNodeID(dn.getDatanodeId()).setNetworkLocation(rack).build();
+  }
+
+  private static DatanodeInfo remote(RebuildRequest.RemoteNode n) {
+    return new DatanodeInfoBuilder().setIpAddr(n.ipAddr()).setHostName(n.hostName()).setDatanodeUuid(n.datanodeUuid())
+        .setXferPort(n.xferPort()).setInfoPort(n.infoPort()).setInfoSecurePort(n.infoSecurePort())
+        .setIpcPort(n.ipcPort()).setNetworkLocation(n.slice().rack()).build();
+  }
+
+  /**
+   * One unit's sink that keeps its own failure to store (its CRC is not the manifest's, say) rather than failing the
+   * others of a joint decode: each unit is checked on its own, so one refused unit never stops the storing of one
+   * that passed. The underlying writer has already dropped the refused unit's temporary replica.
+   */
+  private static final class Outcome implements SliceSink {
+    private final SliceSink sink;
+    private IOException failure;
+
+    Outcome(SliceSink sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public void write(long offset, byte[] data, int off, int len) throws IOException {
+      sink.write(offset, data, off, len);
+    }
+
+    @Override
+    public void finish() {
+      try {
+        sink.finish();
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+
+    @Override
+    public void abort() {
+      sink.abort();
+    }
   }
 
   private static ExtendedBlock extended(BlockRef b) {
@@ -171,7 +242,7 @@ final class ArchiveRebuildService {
     @Override
     public void write(long offset, byte[] data, int off, int len) throws IOException {
       sink.write(offset, data, off, len);
-      bytes.set(offset + len);
+      bytes.accumulateAndGet(offset + len, Math::max);
     }
 
     @Override

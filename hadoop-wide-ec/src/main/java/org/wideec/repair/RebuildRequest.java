@@ -18,36 +18,69 @@ import org.wideec.code.LinearCode;
 import org.wideec.transport.Endpoint;
 
 /**
- * The NameNode's order to a DataNode (issue 13 item 5): rebuild one lost unit of an archived stripe and store it on
- * this node under the block's original id, generation stamp and length, provided the rebuilt bytes' CRC32C equals the
- * manifest's. It carries what the repair needs (code, helpers in order of preference with their slice endpoints and
- * READ tokens, virtual zero units) and the authority to store (the WRITE token of the target block), all minted by
- * the NameNode. Sent on the slice port (kind {@value #KIND}, after {@link StepRequest}'s 0..2), so only a peer that
- * proved the cluster secret may send it; a DataNode older than this kind refuses it as an unknown step request.
+ * The NameNode's order to a DataNode (issue 13 item 5): rebuild lost units of an archived stripe and store each under
+ * its block's original id, generation stamp and length, provided its rebuilt bytes' CRC32C equals the manifest's. It
+ * carries what the repair needs (code, helpers in order of preference with their slice endpoints and READ tokens,
+ * virtual zero units) and the authority to store (the WRITE token of each target block), all minted by the NameNode.
+ * Sent on the slice port, so only a peer that proved the cluster secret may send it.
  *
- * @param repair one lost unit; its helpers' order is the preference the NameNode chose (least recently selected first)
+ * <p>Two kinds, after {@link StepRequest}'s 0..2. Kind {@value #KIND} (version 1) rebuilds one unit and stores it on
+ * the receiving node; it is what the NameNode sends for one unit, so DataNodes of either version take it (rolling
+ * upgrade). Kind {@value #KIND_JOINT} (version 2) rebuilds several units of one stripe by one decode and names each
+ * unit's target: the receiving node itself ({@code at} null) or another DataNode, which the receiving node writes to
+ * through DataTransferProtocol and whose stored CRC it reads back over the target's slice port. A DataNode older than
+ * kind {@value #KIND_JOINT} refuses it as an unknown step request, so a mixed cluster fails a joint order (the
+ * NameNode backs off and retries), never stores a wrong unit.
+ *
+ * @param repair the lost units; its helpers' order is the preference the NameNode chose (least recently selected
+ *     first)
  * @param endpoints each helper's slice service, by node
- * @param target the block to store, with its WRITE token
- * @param storageType the storage type to store on (a {@code StorageType} name)
- * @param storageId the storage of this DataNode to store on
- * @param expectedCrc the manifest's CRC32C of the unit
+ * @param targets one per lost unit, in the repair's order
  */
-public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoints, BlockRef target, String storageType,
-    String storageId, long expectedCrc) {
-  /** The kind byte that opens the request (step requests use 0..2). */
+public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoints, List<Target> targets) {
+  /** The kind byte of a one-unit order (step requests use 0..2). */
   public static final int KIND = 3;
+  /** The kind byte of a several-unit order. */
+  public static final int KIND_JOINT = 4;
+
+  /**
+   * A DataNode that stores a unit it does not rebuild itself: what a DataTransferProtocol write to it needs (its
+   * DatanodeID's fields) and its slice service, which the rebuilding node asks for the stored replica's CRC.
+   */
+  public record RemoteNode(String ipAddr, String hostName, String datanodeUuid, int xferPort, int infoPort,
+      int infoSecurePort, int ipcPort, Endpoint slice) {}
+
+  /**
+   * Where one rebuilt unit goes.
+   *
+   * @param block the block to store, with its WRITE token
+   * @param storageType the storage type to store on (a {@code StorageType} name)
+   * @param storageId the target's storage to store on
+   * @param expectedCrc the manifest's CRC32C of the unit
+   * @param at the target; null: the node that rebuilds
+   */
+  public record Target(int unit, BlockRef block, String storageType, String storageId, long expectedCrc, RemoteNode at) {}
 
   public RebuildRequest {
-    if (repair.lost().length != 1) {
-      throw new IllegalArgumentException(repair.name() + ": a rebuild request rebuilds one unit, not "
-          + repair.lost().length);
+    targets = List.copyOf(targets);
+    if (targets.size() != repair.lost().length) {
+      throw new IllegalArgumentException(repair.name() + ": " + targets.size() + " targets for "
+          + repair.lost().length + " lost units");
     }
-    if (target.numBytes() != repair.lostLengths()[0]) {
-      throw new IllegalArgumentException(repair.name() + ": target " + target + " is not " + repair.lostLengths()[0]
-          + " bytes long");
-    }
-    if (expectedCrc < 0 || expectedCrc > 0xFFFF_FFFFL) {
-      throw new IllegalArgumentException(repair.name() + ": CRC32C " + expectedCrc + " is not an unsigned 32-bit value");
+    for (int i = 0; i < targets.size(); i++) {
+      Target t = targets.get(i);
+      if (t.unit() != repair.lost()[i]) {
+        throw new IllegalArgumentException(repair.name() + ": target " + i + " is for unit " + t.unit() + ", not "
+            + repair.lost()[i]);
+      }
+      if (t.block().numBytes() != repair.lostLengths()[i]) {
+        throw new IllegalArgumentException(repair.name() + ": target " + t.block() + " is not "
+            + repair.lostLengths()[i] + " bytes long");
+      }
+      if (t.expectedCrc() < 0 || t.expectedCrc() > 0xFFFF_FFFFL) {
+        throw new IllegalArgumentException(repair.name() + ": CRC32C " + t.expectedCrc()
+            + " is not an unsigned 32-bit value");
+      }
     }
     endpoints = Map.copyOf(endpoints);
     for (UnitLocation h : repair.survivors().values()) {
@@ -57,27 +90,67 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
     }
   }
 
-  /** The unit to rebuild. */
+  /** A one-unit order, stored on the receiving node. */
+  public RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoints, BlockRef target, String storageType,
+      String storageId, long expectedCrc) {
+    this(repair, endpoints, List.of(new Target(repair.lost().length == 1 ? repair.lost()[0] : -1, target, storageType,
+        storageId, expectedCrc, null)));
+  }
+
+  /** The (first) unit to rebuild. */
   public int unit() {
-    return repair.lost()[0];
+    return targets.get(0).unit();
+  }
+
+  /** The (first) target block. */
+  public BlockRef target() {
+    return targets.get(0).block();
+  }
+
+  public String storageType() {
+    return targets.get(0).storageType();
+  }
+
+  public String storageId() {
+    return targets.get(0).storageId();
+  }
+
+  public long expectedCrc() {
+    return targets.get(0).expectedCrc();
   }
 
   /** Whether a request body is a rebuild request (else a step request). */
   public static boolean is(byte[] body) {
-    return body.length > 0 && body[0] == KIND;
+    return body.length > 0 && (body[0] == KIND || body[0] == KIND_JOINT);
   }
 
   public byte[] toBytes() {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
+    boolean one = targets.size() == 1 && targets.get(0).at() == null;
     try (DataOutputStream out = new DataOutputStream(b)) {
-      out.writeByte(KIND);
+      out.writeByte(one ? KIND : KIND_JOINT);
       out.writeUTF(repair.name());
       out.writeUTF(repair.code().spec());
-      out.writeShort(unit());
-      writeRef(out, target);
-      out.writeUTF(storageType);
-      out.writeUTF(storageId);
-      out.writeInt((int) expectedCrc);
+      if (one) {
+        writeTarget(out, targets.get(0));
+      } else {
+        out.writeShort(targets.size());
+        for (Target t : targets) {
+          writeTarget(out, t);
+          out.writeBoolean(t.at() != null);
+          if (t.at() != null) {
+            RemoteNode r = t.at();
+            out.writeUTF(r.ipAddr());
+            out.writeUTF(r.hostName());
+            out.writeUTF(r.datanodeUuid());
+            out.writeInt(r.xferPort());
+            out.writeInt(r.infoPort());
+            out.writeInt(r.infoSecurePort());
+            out.writeInt(r.ipcPort());
+            writeEndpoint(out, r.slice());
+          }
+        }
+      }
       out.writeShort(repair.zeroUnits().size());
       for (int z : new TreeSet<>(repair.zeroUnits())) {
         out.writeShort(z);
@@ -87,12 +160,8 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       out.writeShort(order.size());
       for (int u : order) {
         UnitLocation loc = repair.survivors().get(u);
-        Endpoint e = endpoints.get(loc.node());
         out.writeShort(u);
-        out.writeUTF(e.host());
-        out.writeInt(e.port());
-        out.writeUTF(e.node());
-        out.writeUTF(e.rack());
+        writeEndpoint(out, endpoints.get(loc.node()));
         writeRef(out, repair.blocks().get(u));
       }
     } catch (IOException e) {
@@ -101,23 +170,57 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
     return b.toByteArray();
   }
 
+  private static void writeTarget(DataOutputStream out, Target t) throws IOException {
+    out.writeShort(t.unit());
+    writeRef(out, t.block());
+    out.writeUTF(t.storageType());
+    out.writeUTF(t.storageId());
+    out.writeInt((int) t.expectedCrc());
+  }
+
+  private static void writeEndpoint(DataOutputStream out, Endpoint e) throws IOException {
+    out.writeUTF(e.host());
+    out.writeInt(e.port());
+    out.writeUTF(e.node());
+    out.writeUTF(e.rack());
+  }
+
   /**
-   * Parses a request; the repair gets {@code scheme} (the receiving node's) and the helper order as its preference.
+   * Parses a request of either kind; the repair gets {@code scheme} (the receiving node's) and the helper order as its
+   * preference.
    *
    * @throws IOException naming what is malformed (an unknown code, a unit out of range, a bad length)
    */
   public static RebuildRequest parse(byte[] bytes, RepairScheme scheme) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      if (in.readUnsignedByte() != KIND) {
+      int kind = in.readUnsignedByte();
+      if (kind != KIND && kind != KIND_JOINT) {
         throw new IOException("not a rebuild request");
       }
       String name = in.readUTF();
       LinearCode code = Codes.pinnedFromSpec(in.readUTF());
-      int unit = unitIn(code, in.readUnsignedShort());
-      BlockRef target = readRef(in);
-      String type = in.readUTF();
-      String storage = in.readUTF();
-      long crc = in.readInt() & 0xFFFF_FFFFL;
+      List<Target> targets = new ArrayList<>();
+      if (kind == KIND) {
+        targets.add(readTarget(in, code, null));
+      } else {
+        int nt = in.readUnsignedShort();
+        if (nt < 1 || nt > code.n()) {
+          throw new IOException(name + ": " + nt + " targets for a code of " + code.n() + " units");
+        }
+        Set<Integer> seen = new TreeSet<>();
+        for (int i = 0; i < nt; i++) {
+          Target t = readTarget(in, code, null);
+          if (!seen.add(t.unit())) {
+            throw new IOException(name + ": unit " + t.unit() + " has two targets");
+          }
+          if (in.readBoolean()) {
+            RemoteNode r = new RemoteNode(in.readUTF(), in.readUTF(), in.readUTF(), port(name, in.readInt()),
+                in.readInt(), in.readInt(), in.readInt(), readEndpoint(in, name));
+            t = new Target(t.unit(), t.block(), t.storageType(), t.storageId(), t.expectedCrc(), r);
+          }
+          targets.add(t);
+        }
+      }
       Set<Integer> zeros = new TreeSet<>();
       int nz = in.readUnsignedShort();
       for (int i = 0; i < nz; i++) {
@@ -133,10 +236,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       Map<Integer, Integer> rank = new HashMap<>();
       for (int i = 0; i < ns; i++) {
         int u = unitIn(code, in.readUnsignedShort());
-        Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
-        if (e.port() < 1 || e.port() > 65535) {
-          throw new IOException(name + ": helper " + e.node() + " at port " + e.port());
-        }
+        Endpoint e = readEndpoint(in, name);
         survivors.put(u, new UnitLocation(u, e.node(), e.rack()));
         blocks.put(u, readRef(in));
         endpoints.put(e.node(), e);
@@ -145,13 +245,36 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       if (in.available() > 0) {
         throw new IOException(name + ": rebuild request has " + in.available() + " trailing bytes");
       }
-      StripeRepair repair = new StripeRepair(name, code, new int[] {unit}, new long[] {target.numBytes()}, survivors,
-          blocks, zeros, scheme, LinkWeights.UNIFORM,
-          java.util.Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)));
-      return new RebuildRequest(repair, endpoints, target, type, storage, crc);
+      int[] lost = targets.stream().mapToInt(Target::unit).toArray();
+      long[] lengths = targets.stream().mapToLong(t -> t.block().numBytes()).toArray();
+      StripeRepair repair = new StripeRepair(name, code, lost, lengths, survivors, blocks, zeros, scheme,
+          LinkWeights.UNIFORM, java.util.Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)));
+      return new RebuildRequest(repair, endpoints, targets);
     } catch (IllegalArgumentException e) {
       throw new IOException("malformed rebuild request: " + e.getMessage(), e);
     }
+  }
+
+  private static Target readTarget(DataInputStream in, LinearCode code, RemoteNode at) throws IOException {
+    int unit = unitIn(code, in.readUnsignedShort());
+    BlockRef block = readRef(in);
+    String type = in.readUTF();
+    String storage = in.readUTF();
+    long crc = in.readInt() & 0xFFFF_FFFFL;
+    return new Target(unit, block, type, storage, crc, at);
+  }
+
+  private static Endpoint readEndpoint(DataInputStream in, String name) throws IOException {
+    Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
+    port(name + ": " + e.node(), e.port());
+    return e;
+  }
+
+  private static int port(String what, int port) throws IOException {
+    if (port < 1 || port > 65535) {
+      throw new IOException(what + " at port " + port);
+    }
+    return port;
   }
 
   private static int unitIn(LinearCode code, int u) throws IOException {

@@ -2,13 +2,11 @@ package org.wideec.repair;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.wideec.gf.Matrix;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
 
@@ -16,7 +14,7 @@ import org.wideec.transport.PeerFailure;
  * One attempt of a repair as the requestor runs it: the streams it asks for (each the head of a tree of
  * helpers, set up by the helpers themselves) and, per lost unit, the coefficients with which it combines
  * the streams' slices. A single lost unit is a sum of the streams that carry each slice (one chain, a star,
- * or the rotations of the cyclic scheme); several lost units are a multi-unit decode of raw helper streams.
+ * or the rotations of the cyclic scheme); several lost units are one multi-unit decode ({@link MultiUnitStreams}).
  * Units known to be zero never become steps: whatever feeds them goes straight to where they would send.
  */
 final class StreamPlan {
@@ -69,25 +67,15 @@ final class StreamPlan {
       java.util.Arrays.fill(c[0], 1);
       return new StreamPlan(b.streams, c, b.graphs, b.helpers);
     }
-    // Several lost units: a multi-unit decode from raw helper streams.
-    BitSet have = new BitSet();
-    available.keySet().forEach(have::set);
-    int[] inputs = r.code().chooseInputs(have, r.lost());
-    Matrix d = r.code().decodingMatrix(inputs, r.lost());
-    List<Integer> columns = new ArrayList<>();
-    for (int j = 0; j < inputs.length; j++) {
-      if (!r.zeroUnits().contains(inputs[j])) {
-        b.addRaw(available.get(inputs[j]));
-        columns.add(j);
-      }
+    // Several lost units: one multi-unit decode; a rack with more inputs than outputs sends partial sums.
+    Map<Integer, UnitLocation> survivors = new HashMap<>(available);
+    r.zeroUnits().forEach(survivors::remove);
+    MultiUnitStreams m = MultiUnitStreams.plan(r.code(), r.lost(), survivors, r.zeroUnits(), requestorRack,
+        r.scheme() == RepairScheme.RACK_AGGREGATED);
+    for (MultiUnitStreams.Shape shape : m.streams()) {
+      b.addChain(shape);
     }
-    int[][] c = new int[r.lost().length][columns.size()];
-    for (int o = 0; o < c.length; o++) {
-      for (int j = 0; j < columns.size(); j++) {
-        c[o][j] = d.get(o, columns.get(j));
-      }
-    }
-    return new StreamPlan(b.streams, c, b.graphs, b.helpers);
+    return new StreamPlan(b.streams, m.combine(), b.graphs, b.helpers);
   }
 
   /** Turns repair graphs into step-request trees, resolving every helper's endpoint. */
@@ -146,10 +134,20 @@ final class StreamPlan {
       return out;
     }
 
-    void addRaw(UnitLocation helper) throws IOException {
-      helpers.add(helper);
-      streams.add(new Stream(resolve(helper), new StepRequest(block(helper.unit()), 1, length, sliceBytes, 0, 1,
-          List.of())));
+    /** A chain of helpers ending at the requestor (one helper: a raw or scaled unit). */
+    void addChain(MultiUnitStreams.Shape shape) throws IOException {
+      Stream last = null;
+      for (int i = 0; i < shape.chain().size(); i++) {
+        UnitLocation h = shape.chain().get(i);
+        if (!helpers.contains(h)) {
+          helpers.add(h);
+        }
+        List<StepRequest.Upstream> up = last == null ? List.of()
+            : List.of(new StepRequest.Upstream(last.endpoint(), last.request()));
+        last = new Stream(resolve(h), new StepRequest(block(h.unit()), shape.coefficients()[i], length, sliceBytes, 0, 1,
+            up));
+      }
+      streams.add(last);
     }
 
     /** A helper's endpoint; a helper that cannot be found is to blame (the requestor plans without it). */

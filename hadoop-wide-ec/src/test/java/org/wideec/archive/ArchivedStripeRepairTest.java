@@ -219,4 +219,36 @@ class ArchivedStripeRepairTest {
     byte[] truncated = java.util.Arrays.copyOf(req.toBytes(), req.toBytes().length - 3);
     assertThrows(java.io.IOException.class, () -> RebuildRequest.parse(truncated, RepairScheme.PIPELINED));
   }
+
+  @Test
+  void aJointRebuildRequestNamesEachUnitsTargetAndReadsBackAsWritten() throws Exception {
+    ArchivedStripeRepair p = ArchivedStripeRepair.of(TRIMMED, now(TRIMMED, Set.of(0, 1)));
+    Map<String, Endpoint> eps = new HashMap<>();
+    p.helpers().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.node(), h.rack())));
+    StripeRepair r = p.repairOf(new int[] {0, 1}, "stripe 7 units 0, 1", u -> new BlockRef("bp-1", 100 + u, 7, 4096,
+        new byte[] {(byte) u}), RepairScheme.RACK_AGGREGATED, Comparator.naturalOrder());
+    RebuildRequest.RemoteNode far = new RebuildRequest.RemoteNode("10.0.0.9", "dn9", "uuid-9", 9866, 9864, 0, 9867,
+        new Endpoint("10.0.0.9", 7001, "10.0.0.9:9866", "/rack4"));
+    RebuildRequest req = new RebuildRequest(r, eps, List.of(
+        new RebuildRequest.Target(0, new BlockRef("bp-1", TRIMMED.member(0).blockId(), 1001, 4096, new byte[] {9}),
+            "DISK", "DS-a", 11, null),
+        new RebuildRequest.Target(1, new BlockRef("bp-1", TRIMMED.member(1).blockId(), 1001, 4096, new byte[] {8}),
+            "SSD", "DS-b", 0xFFFFFFFFL, far)));
+    byte[] bytes = req.toBytes();
+    assertEquals(RebuildRequest.KIND_JOINT, bytes[0]);
+    assertTrue(RebuildRequest.is(bytes));
+    RebuildRequest back = RebuildRequest.parse(bytes, RepairScheme.PIPELINED);
+    assertEquals(req.targets(), back.targets());
+    assertArrayEquals(new int[] {0, 1}, back.repair().lost());
+    assertArrayEquals(new long[] {4096, 4096}, back.repair().lostLengths());
+    assertEquals(r.survivors(), back.repair().survivors());
+    assertEquals(eps, back.endpoints());
+    assertThrows(java.io.IOException.class, () -> RebuildRequest.parse(java.util.Arrays.copyOf(bytes, bytes.length - 1),
+        RepairScheme.PIPELINED));
+    // One unit stored on the receiving node is still the version-1 kind, which every DataNode takes.
+    StripeRepair one = p.repairOf(0, "stripe 7 unit 0", u -> new BlockRef("bp-1", 100 + u, 7, 4096, new byte[0]),
+        RepairScheme.RACK_AGGREGATED, Comparator.naturalOrder());
+    assertEquals(RebuildRequest.KIND, new RebuildRequest(one, eps, new BlockRef("bp-1", 5, 1001, 4096, new byte[0]),
+        "DISK", "DS-a", 1).toBytes()[0]);
+  }
 }

@@ -123,6 +123,31 @@ class RepairExecutionTest {
   }
 
   @Test
+  void aJointDecodeTakesOnePartialSumPerLostUnitFromARackWithMoreInputsAndCountsAsPlanned() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code); // 3 units a rack: more than the 2 lost
+    int[] lost = {0, 3};
+    byte[][] units = start(plan, 30_001, -1, 5000, 11);
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.Result res = repair(plan, lost, new long[] {30_001, 30_001}, RepairScheme.RACK_AGGREGATED, Set.of(),
+        sinks);
+    for (int u : lost) {
+      assertArrayEquals(units[u], sinks.get(u).bytes, "unit " + u);
+    }
+    assertEquals(code.k(), res.helpers(), "every input read once");
+    Map<Integer, UnitLocation> survivors = RepairPlanningTest.locations(plan, -1);
+    for (int u : lost) {
+      survivors.remove(u);
+    }
+    String rack = "r" + plan.rackOf(0);
+    MultiUnitStreams m = MultiUnitStreams.plan(code, lost, survivors, Set.of(), rack, true);
+    assertTrue(m.streams().stream().anyMatch(x -> x.output() >= 0), "some rack sends partial sums");
+    assertTrue(m.crossRackStreams(rack) < MultiUnitStreams.plan(code, lost, survivors, Set.of(), rack, false)
+        .crossRackStreams(rack), "fewer streams across racks than raw inputs");
+    assertEquals((long) m.crossRackStreams(rack) * 30_001, cluster.crossRackBytes(), "as the plan counts");
+  }
+
+  @Test
   void unitsPastTheEndOfAShortGroupCountAsZerosAndAreNeverAsked() throws IOException {
     LinearCode code = Codes.fromSpec("rs:k=10,m=4");
     PlacementPlan plan = new FlatPlanner().plan(code);

@@ -34,6 +34,9 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
 import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.datanode.RepairWorkerConf;
+import org.wideec.archive.RebuildJobs;
+import org.wideec.repair.MultiUnitStreams;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.RebuildRequest;
 import org.wideec.repair.RepairGraph;
@@ -62,7 +65,13 @@ import org.wideec.transport.TransportConf;
  * original id, generation stamp and length if its CRC32C is the manifest's. The block counts as repaired only once
  * this NameNode lists a live replica of it on the target.
  *
- * <p>At most {@link #MAX_CONCURRENT_KEY} rebuilds run at once, a block in flight is never ordered twice, and a block
+ * <p>Several lost units of one stripe that their local groups cannot rebuild alone (a rack that held several units
+ * of a group is lost, say) are one order ({@link RebuildJobs}) when that moves fewer bytes across racks: the target of
+ * one of them decodes them all from one set of helpers, read once, and writes each to its own target with that
+ * target's WRITE token. Each unit is still checked against its own CRC, confirmed live on its own and backs off on
+ * its own.
+ *
+ * <p>At most {@link #MAX_CONCURRENT_KEY} rebuild orders run at once, a block in flight is never ordered twice, and a block
  * whose rebuild failed waits {@link #BACKOFF_KEY} ms, doubled on every further failure (at most an hour). Each
  * failure is one WARN line naming the file, block, stripe and manifest. A stripe with a member changed since
  * archival (stale) is reported once and never repaired from that member; a lost unit the survivors cannot decode is
@@ -98,6 +107,10 @@ final class ArchiveRepairMonitor {
   private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
   /** Blocks whose rebuild is running. */
   private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
+  /** Rebuild orders running (an order may rebuild several blocks). */
+  private final java.util.concurrent.atomic.AtomicInteger ordersInFlight = new java.util.concurrent.atomic.AtomicInteger();
+  /** How the DataNodes repair (their wide-ec.repair.scheme, assumed the same cluster-wide): what orders are costed by. */
+  private final RepairScheme dataNodeScheme;
   /** Blocks whose last rebuild failed: {next attempt (nanoTime), current back-off ms}. */
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
@@ -124,6 +137,8 @@ final class ArchiveRepairMonitor {
           + " must be positive; got " + maxConcurrent + ", " + backoff + ", " + confirmTimeout);
     }
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
+    this.dataNodeScheme = org.wideec.transport.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME,
+        RepairWorkerConf.DEFAULT_SCHEME);
     TransportConf tc = TransportConf.from(conf);
     this.rebuilds = new ThreadPoolExecutor(maxConcurrent, maxConcurrent, 60, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
@@ -256,9 +271,7 @@ final class ArchiveRepairMonitor {
     }
     Map<String, Integer> unitsPerRack = new HashMap<>();
     p.helpers().values().forEach(h -> unitsPerRack.merge(h.rack(), 1, Integer::sum));
-    for (int u : p.lost()) {
-      dispatch(p, u, manifest, live, stripeNodes, unitsPerRack);
-    }
+    dispatch(p, manifest, live, stripeNodes, unitsPerRack);
   }
 
   /**
@@ -297,60 +310,136 @@ final class ArchiveRepairMonitor {
     return m.role() == UnitRole.DATA ? file : "parity file " + file;
   }
 
-  private void dispatch(ArchivedStripeRepair p, int unit, String manifest,
-      Map<String, WideEcArchivedBlocks.Target> live, Set<String> stripeNodes, Map<String, Integer> unitsPerRack) {
-    ArchivedStripe s = p.stripe();
-    StripeMember m = s.member(unit);
-    long block = m.blockId();
-    long[] wait = backingOff.get(block);
-    if (inFlight.contains(block) || (wait != null && System.nanoTime() < wait[0]) || inFlight.size() >= maxConcurrent) {
+  /**
+   * Orders the rebuild of the stripe's lost units that are neither running nor backing off: a target for each, then
+   * the units grouped into orders ({@link RebuildJobs}: one joint decode for the units their local groups cannot
+   * rebuild alone, when it moves fewer bytes across racks), at most {@link #MAX_CONCURRENT_KEY} orders at once.
+   */
+  private void dispatch(ArchivedStripeRepair p, String manifest, Map<String, WideEcArchivedBlocks.Target> live,
+      Set<String> stripeNodes, Map<String, Integer> unitsPerRack) {
+    if (p.lost().length == 0 || ordersInFlight.get() >= maxConcurrent) {
       return;
     }
-    String file = fileOf(s, m);
-    String what = "archived block blk_" + block + " of " + file + " (stripe " + s.stripeId() + ", unit " + unit
-        + ", manifest " + manifest + ")";
+    ArchivedStripe s = p.stripe();
     List<ArchivedStripeRepair.Replica> candidates = live.values().stream()
         .map(t -> new ArchivedStripeRepair.Replica(t.node().getXferAddr(), t.node().getNetworkLocation())).toList();
-    Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
-        .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
-    ArchivedStripeRepair.Replica target = targets.choose(m, candidates, stripeNodes, holdersOfThis, unitsPerRack);
-    if (target == null) {
-      failure(block, what, "no live DataNode can receive it (every one holds a replica of it)");
+    int tolerance = s.code().guaranteedTolerance();
+    int cap = tolerance > 0 ? tolerance : Integer.MAX_VALUE;
+    Set<String> avoid = new HashSet<>(stripeNodes);
+    Map<Integer, WideEcArchivedBlocks.Target> chosen = new java.util.TreeMap<>();
+    Map<Integer, String> targetRack = new HashMap<>();
+    for (int unit : p.lost()) {
+      StripeMember m = s.member(unit);
+      long block = m.blockId();
+      long[] wait = backingOff.get(block);
+      if (inFlight.contains(block) || (wait != null && System.nanoTime() < wait[0])) {
+        continue;
+      }
+      Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
+          .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
+      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, holdersOfThis, unitsPerRack, cap);
+      if (target == null) {
+        failure(block, what(s, unit, manifest), "no live DataNode can receive it (every one holds a replica of it or"
+            + " a unit of its stripe, or its rack holds " + cap + " units of the stripe already)");
+        continue;
+      }
+      avoid.add(target.node()); // two units of one stripe never share a node
+      chosen.put(unit, live.get(target.node()));
+      targetRack.put(unit, target.rack());
+    }
+    if (chosen.isEmpty()) {
       return;
     }
-    String name = "stripe " + s.stripeId() + " unit " + unit + " (blk_" + block + " of " + file + ")";
+    java.util.Comparator<Integer> preference = targets.helperPreference(p.helpers());
+    List<RebuildJobs.Job> jobs;
+    try {
+      jobs = RebuildJobs.plan(p, chosen.keySet().stream().mapToInt(Integer::intValue).toArray(), targetRack,
+          dataNodeScheme, preference);
+    } catch (RuntimeException e) {
+      chosen.keySet().forEach(u -> failure(s.member(u).blockId(), what(s, u, manifest), e.getMessage()));
+      return;
+    }
+    for (RebuildJobs.Job job : jobs) {
+      if (ordersInFlight.get() >= maxConcurrent) {
+        return;
+      }
+      order(p, job, manifest, chosen, preference);
+    }
+  }
+
+  private String what(ArchivedStripe s, int unit, String manifest) {
+    StripeMember m = s.member(unit);
+    return "archived block blk_" + m.blockId() + " of " + fileOf(s, m) + " (stripe " + s.stripeId() + ", unit " + unit
+        + ", manifest " + manifest + ")";
+  }
+
+  private void order(ArchivedStripeRepair p, RebuildJobs.Job job, String manifest,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen, java.util.Comparator<Integer> preference) {
+    ArchivedStripe s = p.stripe();
+    int[] units = job.units();
+    StringBuilder name = new StringBuilder("stripe " + s.stripeId() + (units.length == 1 ? " unit " : " units "));
+    StringBuilder blocks = new StringBuilder();
+    for (int i = 0; i < units.length; i++) {
+      StripeMember m = s.member(units[i]);
+      name.append(i == 0 ? "" : ", ").append(units[i]);
+      blocks.append(i == 0 ? "" : ", ").append("blk_").append(m.blockId()).append(" of ").append(fileOf(s, m));
+    }
+    name.append(" (").append(blocks).append(')');
     StripeRepair repair;
     try {
-      repair = repair(p, unit, name);
+      repair = repair(p, units, name.toString(), preference, chosen.get(job.requestorUnit()).node().getNetworkLocation());
     } catch (RuntimeException e) {
-      failure(block, what, e.getMessage());
+      for (int u : units) {
+        failure(s.member(u).blockId(), what(s, u, manifest), e.getMessage());
+      }
       return;
     }
-    inFlight.add(block);
-    WideEcArchivedBlocks.Target to = live.get(target.node());
+    for (int u : units) {
+      inFlight.add(s.member(u).blockId());
+    }
+    ordersInFlight.incrementAndGet();
+    metrics.archiveRebuildOrders.incr();
+    if (job.joint()) {
+      metrics.archiveJointRebuilds.incr();
+    }
+    metrics.archiveRebuildCrossRackBytesPlanned.incr(job.crossRackBytes());
+    if (job.joint()) {
+      LOG.info("wide-ec: {} of manifest {} rebuilt by one decode at the target of unit {}: {} bytes across racks"
+          + " planned, {} one by one", name, manifest, job.requestorUnit(), job.crossRackBytes(), job.perUnitBytes());
+    }
     try {
-      rebuilds.execute(() -> run(repair, m, to, what));
+      rebuilds.execute(() -> run(repair, s, job, chosen, manifest));
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      inFlight.remove(block); // stopping
+      for (int u : units) {
+        inFlight.remove(s.member(u).blockId()); // stopping
+      }
+      ordersInFlight.decrementAndGet();
     }
   }
 
   /** The repair with the NameNode's READ tokens and the helpers least recently selected first. */
-  private StripeRepair repair(ArchivedStripeRepair p, int unit, String name) {
+  private StripeRepair repair(ArchivedStripeRepair p, int[] units, String name, java.util.Comparator<Integer> preference,
+      String requestorRack) {
     BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
     String pool = fsn.getBlockPoolId();
-    StripeRepair r = p.repairOf(unit, name, u -> {
+    StripeRepair r = p.repairOf(units, name, u -> {
       StripeMember h = p.stripe().member(u);
       ExtendedBlock b = new ExtendedBlock(pool, h.blockId(), h.length(), h.generationStamp());
       return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), token(secrets, b,
           BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
-    }, scheme, targets.helperPreference(p.helpers()));
-    // The helpers the planner will take (the DataNode plans the same from the same order): selected now.
-    RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), unit, withZeros(r), "", "",
-        r.weights(), r.preference());
-    for (RepairStep step : g.steps()) {
-      if (!r.zeroUnits().contains(step.helper().unit())) {
-        targets.selected(step.helper().node());
+    }, scheme, preference);
+    // The helpers the DataNode will take (it plans the same from the same order): selected now.
+    if (units.length == 1) {
+      RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), units[0], withZeros(r), "", "",
+          r.weights(), r.preference());
+      for (RepairStep step : g.steps()) {
+        if (!r.zeroUnits().contains(step.helper().unit())) {
+          targets.selected(step.helper().node());
+        }
+      }
+    } else {
+      for (int u : MultiUnitStreams.plan(r.code(), units, r.survivors(), r.zeroUnits(), requestorRack, false).inputs()) {
+        targets.selected(r.survivors().get(u).node());
       }
     }
     return r;
@@ -374,57 +463,115 @@ final class ArchiveRepairMonitor {
     }
   }
 
-  /** On a rebuild thread: order the rebuild, wait for its end, confirm at the NameNode. */
-  private void run(StripeRepair repair, StripeMember m, WideEcArchivedBlocks.Target to, String what) {
-    long block = m.blockId();
-    DatanodeInfo target = to.node();
+  /** On a rebuild thread: order the rebuild, wait for its end, confirm each unit at the NameNode. */
+  private void run(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen, String manifest) {
+    int[] units = job.units();
+    DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
+    String refused = null;
     try {
-      Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
-      Map<String, Endpoint> eps = new HashMap<>();
-      for (UnitLocation h : repair.survivors().values()) {
-        DatanodeInfo d = nodes.get(h.node());
-        eps.put(h.node(), endpoints.resolve(h, d));
+      try {
+        order(repair, s, job, chosen);
+      } catch (IOException | RuntimeException | LinkageError e) {
+        // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
+        endpoints.forget(requestor.getXferAddr());
+        repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
+        for (int u : units) {
+          endpoints.forget(chosen.get(u).node().getXferAddr());
+        }
+        refused = e.getMessage() == null ? e.toString() : e.getMessage();
       }
-      Endpoint at = endpoints.resolve(new UnitLocation(-1, target.getXferAddr(), target.getNetworkLocation()), target);
-      ExtendedBlock b = new ExtendedBlock(fsn.getBlockPoolId(), block, m.length(), m.generationStamp());
-      byte[] write = token(fsn.getBlockManager().getBlockTokenSecretManager(), b, BlockTokenIdentifier.AccessMode.WRITE,
-          new StorageType[] {to.storageType()}, new String[] {to.storageId()});
-      RebuildRequest req = new RebuildRequest(repair, eps, new BlockRef(b.getBlockPoolId(), block, m.generationStamp(),
-          m.length(), write), to.storageType().name(), to.storageId(), m.crc32c());
-      long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-      try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
-        for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back the block
-          Frame f = stream.nextOrEnd(i);
-          if (f == null) {
-            break;
-          }
-          f.release();
-          stream.credit();
+      // Each unit on its own: a joint order may store some units and refuse others (each refused one is named by its
+      // block); a unit the DataNode did not name is confirmed live or failed after the timeout.
+      Set<Long> named = new HashSet<>();
+      if (refused != null) {
+        java.util.regex.Matcher x = java.util.regex.Pattern.compile("blk_(\\d+)").matcher(refused);
+        while (x.find()) {
+          named.add(Long.parseLong(x.group(1)));
         }
       }
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(confirmTimeout);
-      while (!WideEcArchivedBlocks.liveOn(fsn, block, m.generationStamp(), m.length(), target.getXferAddr())) {
-        if (System.nanoTime() > deadline) {
-          throw new IOException(target.getXferAddr() + " stored it, but the NameNode lists no live replica there after "
-              + confirmTimeout + " ms (" + CONFIRM_KEY + ")");
+      for (int u : units) {
+        StripeMember m = s.member(u);
+        DatanodeInfo target = chosen.get(u).node();
+        String what = what(s, u, manifest);
+        if (refused != null && (named.contains(m.blockId()) || named.isEmpty())) {
+          failure(m.blockId(), what, "rebuild on " + requestor.getXferAddr() + " failed: " + refused);
+          continue;
         }
-        Thread.sleep(100);
+        if (!confirmed(m, target)) {
+          failure(m.blockId(), what, target.getXferAddr() + " stored it, but the NameNode lists no live replica there"
+              + " after " + confirmTimeout + " ms (" + CONFIRM_KEY + ")" + (refused == null ? "" : "; " + refused));
+          continue;
+        }
+        backingOff.remove(m.blockId());
+        metrics.archivedBlocksRepaired.incr();
+        LOG.info("{} rebuilt under its original id on {} ({}{}){}, confirmed live at the NameNode", what,
+            target.getXferAddr(), target.getNetworkLocation(), target.getNetworkLocation().equals(m.plannedRack()) ? ""
+                : ", outside its planned rack " + m.plannedRack(), units.length == 1 ? ""
+                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr());
       }
-      backingOff.remove(block);
-      metrics.archivedBlocksRepaired.incr();
-      LOG.info("{} rebuilt under its original id on {} ({}{}), confirmed live at the NameNode", what,
-          target.getXferAddr(), target.getNetworkLocation(),
-          target.getNetworkLocation().equals(m.plannedRack()) ? "" : ", outside its planned rack " + m.plannedRack());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (IOException | RuntimeException | LinkageError e) {
-      // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
-      endpoints.forget(target.getXferAddr());
-      repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
-      failure(block, what, "rebuild on " + target.getXferAddr() + " failed: " + e.getMessage());
     } finally {
-      inFlight.remove(block);
+      for (int u : units) {
+        inFlight.remove(s.member(u).blockId());
+      }
+      ordersInFlight.decrementAndGet();
     }
+  }
+
+  /** Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason). */
+  private void order(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
+    Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
+    Map<String, Endpoint> eps = new HashMap<>();
+    for (UnitLocation h : repair.survivors().values()) {
+      eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+    }
+    DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
+    Endpoint at = endpoints.resolve(new UnitLocation(-1, requestor.getXferAddr(), requestor.getNetworkLocation()),
+        requestor);
+    List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
+    for (int u : job.units()) {
+      StripeMember m = s.member(u);
+      WideEcArchivedBlocks.Target to = chosen.get(u);
+      ExtendedBlock b = new ExtendedBlock(fsn.getBlockPoolId(), m.blockId(), m.length(), m.generationStamp());
+      byte[] write = token(fsn.getBlockManager().getBlockTokenSecretManager(), b, BlockTokenIdentifier.AccessMode.WRITE,
+          new StorageType[] {to.storageType()}, new String[] {to.storageId()});
+      RebuildRequest.RemoteNode remote = null;
+      if (u != job.requestorUnit()) {
+        DatanodeInfo d = to.node();
+        Endpoint slice = endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+        remote = new RebuildRequest.RemoteNode(d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(),
+            d.getInfoPort(), d.getInfoSecurePort(), d.getIpcPort(), slice);
+      }
+      targetList.add(new RebuildRequest.Target(u, new BlockRef(b.getBlockPoolId(), m.blockId(), m.generationStamp(),
+          m.length(), write), to.storageType().name(), to.storageId(), m.crc32c(), remote));
+    }
+    RebuildRequest req = new RebuildRequest(repair, eps, targetList);
+    long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
+      for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back every unit
+        Frame f = stream.nextOrEnd(i);
+        if (f == null) {
+          break;
+        }
+        f.release();
+        stream.credit();
+      }
+    }
+  }
+
+  /** Waits until the NameNode lists a live replica of the member on the target. */
+  private boolean confirmed(StripeMember m, DatanodeInfo target) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(confirmTimeout);
+    while (!WideEcArchivedBlocks.liveOn(fsn, m.blockId(), m.generationStamp(), m.length(), target.getXferAddr())) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(100);
+    }
+    return true;
   }
 
   private void failure(long block, String what, String why) {

@@ -60,6 +60,13 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "Archived files changed after archival whose replication the repair monitor raised back", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
+  final MutableCounterLong archiveRebuildOrders = registry.newCounter("ArchiveRebuildOrders",
+      "rebuild orders sent to DataNodes (one per unit rebuilt alone, one per joint decode of several units)", 0L);
+  final MutableCounterLong archiveJointRebuilds = registry.newCounter("ArchiveJointRebuilds",
+      "rebuild orders that rebuild several lost units of one stripe by one decode", 0L);
+  final MutableCounterLong archiveRebuildCrossRackBytesPlanned = registry.newCounter(
+      "ArchiveRebuildCrossRackBytesPlanned", "cross-rack bytes the rebuild orders sent were planned to move (slice"
+      + " streams, confirmations and writes to targets in other racks; compare the DataNodes' BytesSentCrossRack)", 0L);
 
   final MutableCounterLong archivedBlocksPinned = registry.newCounter("ArchivedBlocksPinned",
       "replicas of archived blocks on their planned node confirmed pinned (pinned now or found pinned) by the"
@@ -159,6 +166,18 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archiveRepairPasses() {
     return archiveRepairPasses.value();
+  }
+
+  public long archiveRebuildOrders() {
+    return archiveRebuildOrders.value();
+  }
+
+  public long archiveJointRebuilds() {
+    return archiveJointRebuilds.value();
+  }
+
+  public long archiveRebuildCrossRackBytesPlanned() {
+    return archiveRebuildCrossRackBytesPlanned.value();
   }
 
   public long trimFailures() {
