@@ -9,13 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
@@ -26,28 +22,22 @@ import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.security.token.Token;
-import org.apache.hadoop.util.Daemon;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair.Replica;
 import org.wideec.archive.PlanKeeping;
-import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.BlockMover;
-import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.PinRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
-import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TokenBytes;
-import org.wideec.transport.TrafficCounters;
-import org.wideec.transport.TransportConf;
 
 /**
  * Keeps archived replicas where their stripes' plans put them (DESIGN.md §3.2, issue 13 item 4), in a thread of its
@@ -69,7 +59,7 @@ import org.wideec.transport.TransportConf;
  * A moved-back replica is pinned on the next pass. Each move and each failure is one log line naming file, block,
  * stripe and manifest.
  */
-final class ArchivePlacementKeeper {
+final class ArchivePlacementKeeper extends ArchivePass {
   static final String ENABLED_KEY = "wide-ec.archive.keeper.enabled";
   static final String INTERVAL_KEY = "wide-ec.archive.keeper.interval.ms";
   static final long INTERVAL_DEFAULT = 60_000;
@@ -81,16 +71,10 @@ final class ArchivePlacementKeeper {
   private static final long PINNING_OFF_RECHECK_MS = 10 * 60_000L;
   private static final Logger LOG = LoggerFactory.getLogger(ArchivePlacementKeeper.class);
 
-  private final FSNamesystem fsn;
   private final WideEcNameNodeMetrics metrics;
-  private final long interval;
   private final int maxMoves;
+  private final long interval;
   private final long backoff;
-  private final ManifestReader manifests;
-  private final SliceTransport transport;
-  private final JmxEndpointResolver endpoints;
-  private final ExecutorService movers;
-  private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
   /** Replicas confirmed pinned since this NameNode started. */
   private final Set<Placed> pinned = new HashSet<>();
   /** DataNodes that said pins are off there: when to ask again (nanoTime). */
@@ -101,7 +85,6 @@ final class ArchivePlacementKeeper {
   /** Blocks whose last move failed: {next attempt (nanoTime), current back-off ms}. */
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   private volatile BlockMover mover;
-  private volatile Thread thread;
 
   private record Placed(long blockId, String node) {}
 
@@ -111,101 +94,64 @@ final class ArchivePlacementKeeper {
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchivePlacementKeeper(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics,
       long interval) throws IOException {
-    this.fsn = fsn;
+    super(nn, fsn, conf, interval, checkedMoves(conf), "archive placement keeper", LOG);
     this.metrics = metrics;
     this.interval = interval;
     this.maxMoves = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    if (maxMoves < 1 || backoff < 1) {
-      throw new IllegalArgumentException(MAX_MOVES_KEY + " and " + BACKOFF_KEY + " must be positive; got " + maxMoves
+  }
+
+  /** The settings checked before anything starts; the number of moves at once. */
+  private static int checkedMoves(Configuration conf) {
+    int max = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
+    long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    if (max < 1 || backoff < 1) {
+      throw new IllegalArgumentException(MAX_MOVES_KEY + " and " + BACKOFF_KEY + " must be positive; got " + max
           + ", " + backoff);
     }
-    TransportConf tc = TransportConf.from(conf);
-    this.movers = new ThreadPoolExecutor(maxMoves, maxMoves, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Daemon(r);
-      t.setName("wide-ec-archive-move-back-" + t.getId());
-      return t;
-    });
-    // A client of the slice port only: it proves the cluster secret to the DataNodes.
-    this.transport = new SliceTransport(tc, "namenode", TrafficCounters.NONE, movers);
-    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
-    this.manifests = new ManifestReader(nn, conf);
+    return max;
   }
 
   void start() {
-    Thread t = new Thread(this::loop, "wide-ec-archive-keeper");
-    t.setDaemon(true);
-    thread = t;
-    t.start();
-    LOG.info("wide-ec archive placement keeper: archived replicas on plan are pinned, and blocks off plan moved back"
-        + " ({} at once), every {} ms", maxMoves, interval);
+    start("wide-ec archive placement keeper: archived replicas on plan are pinned, and blocks off plan moved back ("
+        + maxMoves + " at once), every " + interval + " ms");
   }
 
+  @Override
   void stop() {
-    Thread t = thread;
-    thread = null;
-    WideEcNameNodePlugin.stopDaemon(t);
-    movers.shutdownNow();
-    try {
-      movers.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    transport.close();
-    endpoints.close();
+    super.stop();
     BlockMover m = mover;
     if (m != null) {
       m.close();
     }
   }
 
-  private void loop() {
-    try {
-      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException e) {
-          return;
-        }
-        try {
-          pass();
-        } catch (IOException | RuntimeException | LinkageError e) {
-          failed.warn("wide-ec archive placement pass failed: {}", e.toString(), e);
-        }
-      }
-    } finally {
-      manifests.close();
-    }
-  }
+  /** This pass: live DataNodes as move targets, pins to send per DataNode, blocks found stuck. */
+  private List<Replica> targets;
+  private Map<String, List<ToPin>> pins;
+  private Set<Long> stuckNow;
 
-  /** One look at every manifest: pins what is on plan, starts moves of what is off it. */
-  void pass() throws IOException {
-    if (!fsn.isRunning() || fsn.isInStandbyState() || !WideEcArchivedBlocks.reportsComplete(fsn)) {
-      return; // before every DataNode reported, a replica may look absent that is there
-    }
+  @Override
+  void beginPass(Map<String, WideEcArchivedBlocks.Target> live) throws IOException {
     if (mover == null) {
       mover = new BlockMover(manifests.fs(), new NameNodeKeys(fsn));
     }
-    Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
-    List<Replica> targets = live.values().stream()
-        .map(t -> new Replica(t.node().getXferAddr(), t.node().getNetworkLocation())).toList();
-    Map<String, List<ToPin>> pins = new HashMap<>();
-    Set<Long> stuckNow = new HashSet<>();
-    for (FileStatus st : manifests.manifests()) {
-      String manifest = st.getPath().toUri().getPath();
-      StripeManifest m;
-      try {
-        m = manifests.read(st);
-      } catch (IOException | RuntimeException e) {
-        failed.warn("wide-ec archive placement keeper cannot read manifest {}: {}", manifest, e.toString());
-        continue;
-      }
-      for (ArchivedStripe s : m.stripes()) {
-        if (s.state() == StripeState.COMMITTED || s.state() == StripeState.TRIMMED) {
-          examine(s, manifest, live, targets, pins, stuckNow);
-        }
-      }
+    targets = live.values().stream().map(t -> new Replica(t.node().getXferAddr(), t.node().getNetworkLocation()))
+        .toList();
+    pins = new HashMap<>();
+    stuckNow = new HashSet<>();
+  }
+
+  /** Pins what is on plan, starts moves of what is off it. */
+  @Override
+  void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live) {
+    if (s.state() == StripeState.COMMITTED || s.state() == StripeState.TRIMMED) {
+      examine(s, manifest, live, targets, pins, stuckNow);
     }
+  }
+
+  @Override
+  void endPass(Map<String, WideEcArchivedBlocks.Target> live) {
     stuckReported.retainAll(stuckNow);
     long now = System.nanoTime();
     pinningOff.values().removeIf(until -> now - until > 0);
@@ -277,7 +223,7 @@ final class ArchivePlacementKeeper {
         to.node());
     inFlight.add(block);
     try {
-      movers.execute(() -> moveBack(move, mv, what));
+      workers.execute(() -> moveBack(move, mv, what));
     } catch (RejectedExecutionException e) {
       inFlight.remove(block); // stopping
     }

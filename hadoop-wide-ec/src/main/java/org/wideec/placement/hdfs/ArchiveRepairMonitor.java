@@ -8,14 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
@@ -24,16 +20,13 @@ import org.apache.hadoop.hdfs.security.token.block.BlockTokenSecretManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
-import org.apache.hadoop.util.Daemon;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.RebuildTargets;
-import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
-import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.archive.RebuildJobs;
 import org.wideec.repair.MultiUnitStreams;
@@ -48,10 +41,7 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
-import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TokenBytes;
-import org.wideec.transport.TrafficCounters;
-import org.wideec.transport.TransportConf;
 
 /**
  * Archived stripes repair themselves (DESIGN.md §3.2, issue 13 item 5). In a thread of its own on the active
@@ -78,7 +68,7 @@ import org.wideec.transport.TransportConf;
  * reported once as unrecoverable. A stale data member's file gets its replication back ({@code dfs.replication}):
  * the parity no longer describes its bytes, so at the one replica the trim left it would have no protection at all.
  */
-final class ArchiveRepairMonitor {
+final class ArchiveRepairMonitor extends ArchivePass {
   static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
   static final String INTERVAL_KEY = "wide-ec.archive.repair.interval.ms";
   static final long INTERVAL_DEFAULT = 10_000;
@@ -92,19 +82,13 @@ final class ArchiveRepairMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
   private final NameNode nn;
-  private final FSNamesystem fsn;
   private final WideEcNameNodeMetrics metrics;
-  private final long interval;
   private final int maxConcurrent;
+  private final long interval;
   private final long backoff;
   private final long confirmTimeout;
   private final RepairScheme scheme;
-  private final ManifestReader manifests;
-  private final SliceTransport transport;
-  private final JmxEndpointResolver endpoints;
-  private final ExecutorService rebuilds;
   private final RebuildTargets targets = new RebuildTargets();
-  private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
   /** Blocks whose rebuild is running. */
   private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
   /** Rebuild orders running (an order may rebuild several blocks). */
@@ -118,104 +102,71 @@ final class ArchiveRepairMonitor {
   /** Inodes of stale members whose replication was raised (once each while this NameNode runs). */
   private final Set<Long> replicated = new HashSet<>();
   private final short staleReplication;
-  private volatile Thread thread;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
       throws IOException {
+    super(nn, fsn, conf, interval, checkedConcurrency(conf), "archive repair", LOG);
     this.nn = nn;
-    this.fsn = fsn;
     this.metrics = metrics;
-    this.interval = interval;
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
     this.staleReplication = (short) conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
         org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT);
-    if (maxConcurrent < 1 || backoff < 1 || confirmTimeout < 1) {
-      throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
-          + " must be positive; got " + maxConcurrent + ", " + backoff + ", " + confirmTimeout);
-    }
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
-    this.dataNodeScheme = org.wideec.transport.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME,
-        RepairWorkerConf.DEFAULT_SCHEME);
-    TransportConf tc = TransportConf.from(conf);
-    this.rebuilds = new ThreadPoolExecutor(maxConcurrent, maxConcurrent, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Daemon(r);
-          t.setName("wide-ec-archive-rebuild-" + t.getId());
-          return t;
-        });
-    // A client of the slice port only (nothing listens here): it proves the cluster secret to the DataNodes.
-    this.transport = new SliceTransport(tc, "namenode", TrafficCounters.NONE, rebuilds);
-    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
-    this.manifests = new ManifestReader(nn, conf);
+    this.dataNodeScheme = dataNodeScheme(conf);
+    this.interval = interval;
+  }
+
+  /**
+   * The DataNodes' repair scheme, which only costs orders here. A value the DataNodes themselves refuse (their worker
+   * then stays off, each saying why) must not turn the repair monitor off too: the default is costed instead.
+   */
+  private static RepairScheme dataNodeScheme(Configuration conf) {
+    try {
+      return org.wideec.transport.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME, RepairWorkerConf.DEFAULT_SCHEME);
+    } catch (IllegalArgumentException e) {
+      LOG.warn("wide-ec archive repair costs rebuild orders by the default {} repair scheme: {}",
+          RepairWorkerConf.DEFAULT_SCHEME, e.getMessage());
+      return RepairWorkerConf.DEFAULT_SCHEME;
+    }
+  }
+
+  /** The settings checked before anything starts; the number of rebuild orders at once. */
+  private static int checkedConcurrency(Configuration conf) {
+    int max = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
+    long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    long confirm = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
+    if (max < 1 || backoff < 1 || confirm < 1) {
+      throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
+          + " must be positive; got " + max + ", " + backoff + ", " + confirm);
+    }
+    return max;
   }
 
   void start() {
-    Thread t = new Thread(this::loop, "wide-ec-archive-repair");
-    t.setDaemon(true);
-    thread = t;
-    t.start();
-    LOG.info("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every {} ms ({} at once)",
-        interval, maxConcurrent);
+    start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
+        + maxConcurrent + " at once)");
   }
 
-  void stop() {
-    Thread t = thread;
-    thread = null;
-    WideEcNameNodePlugin.stopDaemon(t);
-    rebuilds.shutdownNow();
-    try {
-      rebuilds.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    transport.close();
-    endpoints.close();
+  private Tally tally;
+
+  @Override
+  void beginPass(Map<String, WideEcArchivedBlocks.Target> live) {
+    tally = new Tally();
   }
 
-  private void loop() {
-    try {
-      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException e) {
-          return;
-        }
-        try {
-          pass();
-        } catch (IOException | RuntimeException | LinkageError e) {
-          failed.warn("wide-ec archive repair pass failed: {}", e.toString(), e);
-        }
-      }
-    } finally {
-      manifests.close();
+  @Override
+  void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live) {
+    if (ArchivedStripeRepair.protects(s)) {
+      examine(s, manifest, live, tally);
     }
   }
 
-  /** One look at every manifest; the gauges hold what this pass found. */
-  void pass() throws IOException {
-    if (!fsn.isRunning() || fsn.isInStandbyState() || !WideEcArchivedBlocks.reportsComplete(fsn)) {
-      return; // before every DataNode reported, a replica may look missing that is not
-    }
-    Tally tally = new Tally();
-    Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
-    for (FileStatus st : manifests.manifests()) {
-      String manifest = st.getPath().toUri().getPath();
-      StripeManifest m;
-      try {
-        m = manifests.read(st);
-      } catch (IOException | RuntimeException e) {
-        failed.warn("wide-ec archive repair cannot read manifest {}: {}", manifest, e.toString());
-        continue;
-      }
-      for (ArchivedStripe s : m.stripes()) {
-        if (ArchivedStripeRepair.protects(s)) {
-          examine(s, manifest, live, tally);
-        }
-      }
-    }
+  /** The gauges hold what this pass found. */
+  @Override
+  void endPass(Map<String, WideEcArchivedBlocks.Target> live) {
     metrics.archivedBlocksMissing.set(tally.missing);
     metrics.archivedStripesStale.set(tally.stale);
     metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
@@ -408,7 +359,7 @@ final class ArchiveRepairMonitor {
           + " planned, {} one by one", name, manifest, job.requestorUnit(), job.crossRackBytes(), job.perUnitBytes());
     }
     try {
-      rebuilds.execute(() -> run(repair, s, job, chosen, manifest));
+      workers.execute(() -> run(repair, s, job, chosen, manifest));
     } catch (java.util.concurrent.RejectedExecutionException e) {
       for (int u : units) {
         inFlight.remove(s.member(u).blockId()); // stopping

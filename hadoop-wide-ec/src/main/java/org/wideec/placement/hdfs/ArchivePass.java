@@ -1,0 +1,145 @@
+package org.wideec.placement.hdfs;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.util.Daemon;
+import org.slf4j.Logger;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.TransportConf;
+
+/**
+ * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor} and the
+ * {@link ArchivePlacementKeeper}. It runs in a thread of its own (never a NameNode handler; nothing escapes it), only
+ * on the active NameNode and only once every DataNode has reported (before that a replica may look absent that is
+ * there). It owns what both need: the manifests ({@link ManifestReader}, parsed again only when changed), a pool of
+ * workers for what a pass starts, and a client end of the DataNodes' slice ports (nothing listens here) that proves
+ * the cluster secret. A pass that fails is one rate-limited warning; the next one starts afresh.
+ */
+abstract class ArchivePass {
+  final FSNamesystem fsn;
+  final ManifestReader manifests;
+  final SliceTransport transport;
+  final JmxEndpointResolver endpoints;
+  final ExecutorService workers;
+  final RateLimitedWarning failed;
+  private final Logger log;
+  private final String name;
+  private final long interval;
+  private volatile Thread thread;
+
+  /**
+   * @param name what the log lines call it ("archive repair", say); its threads are named after it
+   * @param threads the workers a pass may keep busy at once
+   * @throws IOException when the slice transport's settings are wrong (no cluster secret, say)
+   */
+  ArchivePass(NameNode nn, FSNamesystem fsn, Configuration conf, long interval, int threads, String name, Logger log)
+      throws IOException {
+    this.fsn = fsn;
+    this.interval = interval;
+    this.name = name;
+    this.log = log;
+    this.failed = new RateLimitedWarning(log, 10 * 60_000L);
+    TransportConf tc = TransportConf.from(conf);
+    String prefix = "wide-ec-" + name.replace(' ', '-') + "-";
+    this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Daemon(r);
+      t.setName(prefix + t.getId());
+      return t;
+    });
+    this.transport = new SliceTransport(tc, "namenode", TrafficCounters.NONE, workers);
+    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+    this.manifests = new ManifestReader(nn, conf);
+  }
+
+  /** Starts the thread; {@code what} is the log line saying what it does and how often. */
+  final void start(String what) {
+    Thread t = new Thread(this::loop, "wide-ec-" + name.replace(' ', '-'));
+    t.setDaemon(true);
+    thread = t;
+    t.start();
+    log.info(what);
+  }
+
+  void stop() {
+    Thread t = thread;
+    thread = null;
+    WideEcNameNodePlugin.stopDaemon(t);
+    workers.shutdownNow();
+    try {
+      workers.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    transport.close();
+    endpoints.close();
+  }
+
+  private void loop() {
+    try {
+      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
+        try {
+          Thread.sleep(interval);
+        } catch (InterruptedException e) {
+          return;
+        }
+        try {
+          pass();
+        } catch (IOException | RuntimeException | LinkageError e) {
+          failed.warn("wide-ec " + name + " pass failed: {}", e.toString(), e);
+        }
+      }
+    } finally {
+      manifests.close();
+    }
+  }
+
+  /** One look at every manifest's stripes. */
+  final void pass() throws IOException {
+    if (!fsn.isRunning() || fsn.isInStandbyState() || !WideEcArchivedBlocks.reportsComplete(fsn)) {
+      return; // before every DataNode reported, a replica may look absent that is there
+    }
+    Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
+    beginPass(live);
+    for (FileStatus st : manifests.manifests()) {
+      String manifest = st.getPath().toUri().getPath();
+      StripeManifest m;
+      try {
+        m = manifests.read(st);
+      } catch (IOException | RuntimeException e) {
+        failed.warn("wide-ec " + name + " cannot read manifest {}: {}", manifest, e.toString());
+        continue;
+      }
+      for (ArchivedStripe s : m.stripes()) {
+        try {
+          visit(s, manifest, live);
+        } catch (RuntimeException e) {
+          // One stripe this code cannot handle must not hold up every other stripe's repair or placement.
+          failed.warn("wide-ec " + name + " skipped stripe {} of {}: {}", s.stripeId(), manifest, e.toString(), e);
+        }
+      }
+    }
+    endPass(live);
+  }
+
+  /** Before the pass looks at any stripe; {@code live} maps each live DataNode's transfer address to it. */
+  abstract void beginPass(Map<String, WideEcArchivedBlocks.Target> live) throws IOException;
+
+  /** One stripe of one manifest. */
+  abstract void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live);
+
+  /** After the pass looked at every stripe. */
+  abstract void endPass(Map<String, WideEcArchivedBlocks.Target> live);
+}
