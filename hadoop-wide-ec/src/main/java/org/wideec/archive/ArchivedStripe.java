@@ -28,12 +28,27 @@ import org.wideec.code.UnitRole;
  * </ul>
  */
 public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersion, StripeState state,
-    String parityFilePath, long parityFileInode, List<StripeMember> members) {
+    String parityFilePath, long parityFileInode, List<StripeMember> members, List<SourcePiece> sources) {
 
   public ArchivedStripe {
     members = List.copyOf(members);
+    sources = sources == null ? List.of() : List.copyOf(sources);
     parityFilePath = parityFilePath == null ? "" : parityFilePath;
-    check(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, members);
+    check(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, members, sources);
+  }
+
+  /** A stripe of a systematic code: its data members are the file's own blocks, no source pieces. */
+  public ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersion, StripeState state,
+      String parityFilePath, long parityFileInode, List<StripeMember> members) {
+    this(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, members, List.of());
+  }
+
+  /**
+   * A sealed stripe (issue 14 item 2): a non-systematic code whose n members are all codewords, each a single-block
+   * file of the stripe's codeword directory (the "parity path"), and whose source pieces say what they encode.
+   */
+  public boolean sealed() {
+    return !sources.isEmpty();
   }
 
   /** The stripe's code (pinned; cached by {@link Codes}). */
@@ -58,12 +73,20 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   /** The stripe in the next state: the transition must be allowed and the members must satisfy it. */
   public ArchivedStripe withState(StripeState next) {
     state.checkTransition(stripeId, next);
-    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, next, parityFilePath, parityFileInode, members);
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, next, parityFilePath, parityFileInode, members,
+        sources);
   }
 
   /** The same stripe with other members (blocks written, CRCs learnt); the state's rules still apply. */
   public ArchivedStripe withMembers(List<StripeMember> next) {
-    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, next);
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, next,
+        sources);
+  }
+
+  /** The same sealed stripe with other source pieces (their CRCs learnt by the encoder). */
+  public ArchivedStripe withSources(List<SourcePiece> next) {
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, parityFilePath, parityFileInode, members,
+        next);
   }
 
   /**
@@ -73,15 +96,26 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   public ArchivedStripe rolledBack() {
     state.checkTransition(stripeId, StripeState.PLANNED);
     List<StripeMember> next = members.stream().map(StripeMember::unwritten).toList();
-    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, StripeState.PLANNED, parityFilePath, 0, next);
+    List<SourcePiece> pieces = sources.stream().map(p -> p.withCrc(StripeMember.NO_CRC)).toList();
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, StripeState.PLANNED, parityFilePath, 0, next,
+        pieces);
   }
 
   /** The same stripe once its parity file exists. */
   public ArchivedStripe withParityFile(String path, long inode) {
-    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, path, inode, members);
+    return new ArchivedStripe(stripeId, codeSpec, codeFormatVersion, state, path, inode, members, sources);
   }
 
-  private static long unitLength(List<StripeMember> members) {
+  /** The longest data block, or for a sealed stripe the longest source piece: every coded unit's length. */
+  private long unitLength(List<StripeMember> members) {
+    return sources.isEmpty() ? dataLength(members) : pieceLength(sources);
+  }
+
+  private static long pieceLength(List<SourcePiece> sources) {
+    return sources.stream().mapToLong(SourcePiece::length).max().orElse(0);
+  }
+
+  private static long dataLength(List<StripeMember> members) {
     long max = 0;
     for (StripeMember m : members) {
       if (m.role() == UnitRole.DATA && !m.padding()) {
@@ -92,7 +126,7 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   }
 
   private static void check(long id, String spec, int formatVersion, StripeState state, String parityFile,
-      long parityInode, List<StripeMember> members) {
+      long parityInode, List<StripeMember> members, List<SourcePiece> sources) {
     String where = "stripe " + id + " (" + spec + ")";
     if (id < 0) {
       throw new IllegalArgumentException(where + ": stripe ids are not negative");
@@ -108,9 +142,18 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
       throw new IllegalArgumentException(where + ": recorded under code format " + formatVersion + ", but this build"
           + " pins " + spec + " by code format " + code.formatVersion());
     }
-    if (!code.isSystematic()) {
-      throw new IllegalArgumentException(where + ": not systematic; manifest format " + StripeManifest.FORMAT_VERSION
-          + " records stripes whose data blocks stay as they are");
+    boolean sealed = !sources.isEmpty();
+    if (!code.isSystematic() && !sealed) {
+      throw new IllegalArgumentException(where + ": not systematic, so its stored units are codewords: it needs the"
+          + " source pieces they encode (manifest format " + StripeManifest.SEALED_FORMAT_VERSION + ")");
+    }
+    if (code.isSystematic() && sealed) {
+      throw new IllegalArgumentException(where + ": a systematic code keeps the file's blocks as data units; only a"
+          + " non-systematic stripe lists source pieces");
+    }
+    if (sources.size() > code.k()) {
+      throw new IllegalArgumentException(where + ": " + sources.size() + " source pieces, the code encodes k = "
+          + code.k());
     }
     if (members.size() != code.n()) {
       throw new IllegalArgumentException(where + ": " + members.size() + " members, the code has n = " + code.n());
@@ -122,8 +165,9 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
         throw new IllegalArgumentException(where + ", unit " + u + ": recorded as " + m.role() + ", the code makes it "
             + code.role(u));
       }
-      anyData |= m.role() == UnitRole.DATA && !m.padding();
-      if (m.isParity() && m.padding() != zeroParity(code, u, d -> members.get(d).padding())) {
+      anyData |= (m.role() == UnitRole.DATA && !m.padding()) || sealed;
+      java.util.function.IntPredicate virtual = sealed ? d -> d >= sources.size() : d -> members.get(d).padding();
+      if (m.isParity() && m.padding() != zeroParity(code, u, virtual)) {
         throw new IllegalArgumentException(where + ", unit " + u + ": a parity is virtual exactly when its generator"
             + " row touches only virtual data units (it is zero); recorded " + (m.padding() ? "virtual" : "stored"));
       }
@@ -140,9 +184,10 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     if (state.parityWritten() && parityInode == 0) {
       throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's inode id");
     }
-    long unitLength = unitLength(members);
+    long unitLength = sealed ? pieceLength(sources) : dataLength(members);
     Set<Long> dataInodes = new HashSet<>();
     members.stream().filter(m -> m.role() == UnitRole.DATA && !m.padding()).forEach(m -> dataInodes.add(m.inodeId()));
+    checkSources(where, state, sources, dataInodes);
     Set<String> nodes = new HashSet<>();
     Set<Long> blocks = new HashSet<>();
     for (int u = 0; u < code.n(); u++) {
@@ -185,6 +230,33 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
           throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", which holds data"
               + " of the stripe (parity lives in files of its own)");
         }
+      }
+    }
+  }
+
+  /** Source pieces: one file, in file order without gaps, distinct blocks, CRCs exactly from PARITY_WRITTEN on. */
+  private static void checkSources(String where, StripeState state, List<SourcePiece> sources, Set<Long> inodes) {
+    Set<Long> blocks = new HashSet<>();
+    for (int t = 0; t < sources.size(); t++) {
+      SourcePiece p = sources.get(t);
+      String piece = where + ", source piece " + t + " (block " + p.blockId() + ")";
+      inodes.add(p.inodeId());
+      if (inodes.size() > 1) {
+        throw new IllegalArgumentException(piece + ": a sealed stripe encodes pieces of one file, this one is of inode "
+            + p.inodeId());
+      }
+      if (!blocks.add(p.blockId())) {
+        throw new IllegalArgumentException(piece + ": block id appears twice in the stripe");
+      }
+      if (t > 0 && p.offset() != sources.get(t - 1).offset() + sources.get(t - 1).length()) {
+        throw new IllegalArgumentException(piece + ": starts at offset " + p.offset() + ", the piece before ends at "
+            + (sources.get(t - 1).offset() + sources.get(t - 1).length()) + " (pieces are contiguous, in file order)");
+      }
+      if (state == StripeState.PLANNED && p.hasCrc()) {
+        throw new IllegalArgumentException(piece + ": a PLANNED stripe has not read its pieces yet, so no CRC32C");
+      }
+      if (state.parityWritten() && !p.hasCrc()) {
+        throw new IllegalArgumentException(piece + ": state " + state + " needs the CRC32C of every source piece");
       }
     }
   }

@@ -41,6 +41,16 @@ import org.wideec.code.UnitRole;
  * one single-block file {@code u<unit>} per stored parity); each parity member's inode id is its own file's.
  * All integers big-endian. Magic and version stay where they are in every future version, so a reader recognises
  * a newer manifest as such before anything else.
+ *
+ * <p>Format 2 (issue 14 item 2) is written only when some stripe is sealed (a non-systematic code whose members are
+ * codewords, role 4); a manifest without one is still written in format 1, byte for byte. Format 2 is format 1 with
+ * each stripe followed by the pieces of the file it encodes:
+ * <pre>
+ * stripe   (as in format 1) | piece count u16 | pieces in data-symbol order
+ * piece    flags u8 (bit 1 CRC known) | inode id u64 | block id u64 | generation stamp u64 | length u64 |
+ *          CRC32C u32 (0 when unknown) | offset in the file u64
+ * </pre>
+ * A format 1 reader meets version 2 in the header and says a newer wide-ec wrote it.
  */
 final class ManifestFormat {
   static final int MAGIC = 0x5745434D; // "WECM"
@@ -52,6 +62,7 @@ final class ManifestFormat {
   private ManifestFormat() {}
 
   static byte[] write(StripeManifest m) {
+    int version = m.sealed() ? StripeManifest.SEALED_FORMAT_VERSION : StripeManifest.FORMAT_VERSION;
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(body)) {
       string(out, m.archivedPath());
@@ -76,13 +87,25 @@ final class ManifestFormat {
           string(out, u.plannedNode());
           string(out, u.plannedRack());
         }
+        if (version >= StripeManifest.SEALED_FORMAT_VERSION) {
+          out.writeShort(s.sources().size());
+          for (SourcePiece p : s.sources()) {
+            out.writeByte(p.hasCrc() ? FLAG_CRC : 0);
+            out.writeLong(p.inodeId());
+            out.writeLong(p.blockId());
+            out.writeLong(p.generationStamp());
+            out.writeLong(p.length());
+            out.writeInt(p.hasCrc() ? (int) p.crc32c() : 0);
+            out.writeLong(p.offset());
+          }
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
     byte[] b = body.toByteArray();
     ByteBuffer all = ByteBuffer.allocate(HEADER + b.length + TRAILER);
-    all.putInt(MAGIC).putShort((short) StripeManifest.FORMAT_VERSION).putInt(b.length).put(b);
+    all.putInt(MAGIC).putShort((short) version).putInt(b.length).put(b);
     all.putInt((int) crc(all.array(), HEADER + b.length));
     return all.array();
   }
@@ -99,9 +122,10 @@ final class ManifestFormat {
           + Integer.toHexString(magic) + ", expected 0x" + Integer.toHexString(MAGIC) + ")");
     }
     int version = in.getShort() & 0xffff;
-    if (version != StripeManifest.FORMAT_VERSION) {
+    if (version != StripeManifest.FORMAT_VERSION && version != StripeManifest.SEALED_FORMAT_VERSION) {
       throw new CorruptManifestException(Reason.VERSION, source + ": manifest format " + version + "; this build reads"
-          + " format " + StripeManifest.FORMAT_VERSION + " (a newer wide-ec wrote it, or the header is corrupt)");
+          + " formats " + StripeManifest.FORMAT_VERSION + " and " + StripeManifest.SEALED_FORMAT_VERSION
+          + " (a newer wide-ec wrote it, or the header is corrupt)");
     }
     long bodyLength = in.getInt() & 0xFFFF_FFFFL;
     long expected = HEADER + bodyLength + TRAILER;
@@ -119,8 +143,12 @@ final class ManifestFormat {
       throw new CorruptManifestException(Reason.CHECKSUM, source + ": CRC32C mismatch (stored 0x"
           + Long.toHexString(stored) + ", computed 0x" + Long.toHexString(actual) + "): the manifest is corrupt");
     }
-    Reader r = new Reader(ByteBuffer.wrap(bytes, HEADER, (int) bodyLength).slice(), source);
+    Reader r = new Reader(ByteBuffer.wrap(bytes, HEADER, (int) bodyLength).slice(), source, version);
     StripeManifest manifest = r.manifest();
+    if (version == StripeManifest.SEALED_FORMAT_VERSION && !manifest.sealed()) {
+      throw new CorruptManifestException(Reason.MALFORMED, source + ": format 2 without a sealed stripe (format 1 is"
+          + " written then)");
+    }
     if (r.in.hasRemaining()) {
       throw r.malformed(r.in.remaining() + " bytes left after the last stripe");
     }
@@ -162,11 +190,13 @@ final class ManifestFormat {
   private static final class Reader {
     final ByteBuffer in;
     final String source;
+    final int version;
     String where = "header";
 
-    Reader(ByteBuffer in, String source) {
+    Reader(ByteBuffer in, String source, int version) {
       this.in = in;
       this.source = source;
+      this.version = version;
     }
 
     StripeManifest manifest() throws CorruptManifestException {
@@ -206,13 +236,20 @@ final class ManifestFormat {
       for (int u = 0; u < n; u++) {
         members.add(member(u));
       }
+      List<SourcePiece> pieces = new ArrayList<>();
+      if (version >= StripeManifest.SEALED_FORMAT_VERSION) {
+        int count = u16();
+        for (int t = 0; t < count; t++) {
+          pieces.add(piece(t));
+        }
+      }
       if (codeFormat != org.wideec.code.CodeFormat.FORMAT_VERSION) {
         throw new CorruptManifestException(Reason.VERSION, source + ": stripe " + id + " (" + spec + ") was written"
             + " under code format " + codeFormat + "; this build pins codes by format "
             + org.wideec.code.CodeFormat.FORMAT_VERSION);
       }
       try {
-        return new ArchivedStripe(id, spec, codeFormat, state, parityFile, parityInode, members);
+        return new ArchivedStripe(id, spec, codeFormat, state, parityFile, parityInode, members, pieces);
       } catch (IllegalArgumentException e) {
         throw new CorruptManifestException(Reason.INCONSISTENT, source + ": " + e.getMessage(), e);
       }
@@ -243,6 +280,29 @@ final class ManifestFormat {
             (flags & FLAG_CRC) != 0 ? crc : StripeMember.NO_CRC, node, rack);
       } catch (IllegalArgumentException e) {
         throw new CorruptManifestException(Reason.INCONSISTENT, source + ": " + where + ", unit " + unit + ": "
+            + e.getMessage(), e);
+      }
+    }
+
+    private SourcePiece piece(int t) throws CorruptManifestException {
+      int flags = u8();
+      if ((flags & ~FLAG_CRC) != 0) {
+        throw malformed("source piece " + t + ": unknown flag bits 0x" + Integer.toHexString(flags));
+      }
+      long inode = i64();
+      long block = i64();
+      long genStamp = i64();
+      long length = i64();
+      long crc = u32();
+      long offset = i64();
+      if ((flags & FLAG_CRC) == 0 && crc != 0) {
+        throw malformed("source piece " + t + ": a CRC value without the flag that says it is known");
+      }
+      try {
+        return new SourcePiece(inode, block, genStamp, length, (flags & FLAG_CRC) != 0 ? crc : StripeMember.NO_CRC,
+            offset);
+      } catch (IllegalArgumentException e) {
+        throw new CorruptManifestException(Reason.INCONSISTENT, source + ": " + where + ", source piece " + t + ": "
             + e.getMessage(), e);
       }
     }

@@ -13,8 +13,10 @@ import org.wideec.code.UnitRole;
  * file-level manifest every data block belongs to one inode.
  */
 public record StripeManifest(String archivedPath, ArchiveScope scope, List<ArchivedStripe> stripes) {
-  /** The manifest format this build writes and reads. */
+  /** The manifest format of archives whose stripes are all systematic (written so, byte for byte, forever). */
   public static final int FORMAT_VERSION = 1;
+  /** The format of a manifest holding a sealed (non-systematic) stripe: format 1 plus each stripe's source pieces. */
+  public static final int SEALED_FORMAT_VERSION = 2;
 
   public StripeManifest {
     stripes = List.copyOf(stripes);
@@ -50,7 +52,26 @@ public record StripeManifest(String archivedPath, ArchiveScope scope, List<Archi
           inode = m.inodeId();
         }
       }
+      for (int t = 0; t < s.sources().size(); t++) {
+        SourcePiece p = s.sources().get(t);
+        String here = "stripe " + s.stripeId() + " source piece " + t;
+        String before = blocks.putIfAbsent(p.blockId(), here);
+        if (before != null) {
+          throw new IllegalArgumentException("manifest of " + archivedPath + ": block " + p.blockId() + " is both "
+              + before + " and " + here);
+        }
+        if (scope == ArchiveScope.FILE && inode != 0 && p.inodeId() != inode) {
+          throw new IllegalArgumentException("file-level manifest of " + archivedPath + ": " + here + " is a block of"
+              + " inode " + p.inodeId() + ", earlier pieces belong to inode " + inode);
+        }
+        inode = p.inodeId();
+      }
     }
+  }
+
+  /** True when some stripe is sealed: the manifest is written in format {@link #SEALED_FORMAT_VERSION}. */
+  public boolean sealed() {
+    return stripes.stream().anyMatch(ArchivedStripe::sealed);
   }
 
   /** The stripe with the given id, or null. */
@@ -78,7 +99,8 @@ public record StripeManifest(String archivedPath, ArchiveScope scope, List<Archi
   /** The stripes that hold a block of the given inode (what its pointer lists), ascending. */
   public long[] stripesOf(long inodeId) {
     return stripes.stream().filter(s -> s.members().stream()
-            .anyMatch(m -> m.role() == UnitRole.DATA && !m.padding() && m.inodeId() == inodeId))
+            .anyMatch(m -> m.role() == UnitRole.DATA && !m.padding() && m.inodeId() == inodeId)
+            || s.sources().stream().anyMatch(p -> p.inodeId() == inodeId))
         .mapToLong(ArchivedStripe::stripeId).toArray();
   }
 

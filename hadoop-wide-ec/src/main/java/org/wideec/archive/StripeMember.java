@@ -67,8 +67,12 @@ public record StripeMember(UnitRole role, boolean padding, long inodeId, long bl
     return crc32c != NO_CRC;
   }
 
+  /**
+   * A unit the encoder computes and stores in a single-block file of its own: a parity, or a codeword of a
+   * non-systematic (sealed) stripe, which is handled like a parity everywhere (written, verified, located, rebuilt).
+   */
   public boolean isParity() {
-    return role == UnitRole.GLOBAL_PARITY || role == UnitRole.LOCAL_PARITY;
+    return role == UnitRole.GLOBAL_PARITY || role == UnitRole.LOCAL_PARITY || role == UnitRole.CODED;
   }
 
   /** The same member once its block is written: ids, generation stamp and CRC (a parity after encoding). */

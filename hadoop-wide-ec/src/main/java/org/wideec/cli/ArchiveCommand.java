@@ -68,10 +68,17 @@ final class ArchiveCommand {
       throw new Options.UsageException("archive needs exactly one PATH");
     }
     String encoder = o.get("encoder", "classic");
-    if (!encoder.equals("classic") && !encoder.equals("chain")) {
+    if (!encoder.equals("classic") && !encoder.equals("chain")) { // a non-systematic code: classic only (below)
       throw new Options.UsageException("--encoder must be classic or chain, got '" + encoder + "'");
     }
     CodeNames.Named named = o.code();
+    if (!org.wideec.code.Codes.fromSpec(named.spec()).isSystematic()) {
+      if (o.has("dry-run") || o.has("placement") || o.has("no-trim") || o.has("stripe")) {
+        throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --dry-run,"
+            + " --placement, --no-trim or --stripe)");
+      }
+      return SealedArchiveCommand.run(conf, new Path(o.positional().get(0)), named.spec(), encoder, o.has("json"), out);
+    }
     PlacementKind placement = o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
         : defaultPlacement(named);
     Path path = new Path(o.positional().get(0));

@@ -17,6 +17,12 @@ public final class ReadPathCounters {
   final AtomicLong bytesFromChains = new AtomicLong();
   final AtomicLong archivedReads = new AtomicLong();
   final AtomicLong bytesFromArchivedReads = new AtomicLong();
+  final AtomicLong bytesFromSealedReads = new AtomicLong();
+
+  /** Bytes of sealed (non-systematic) files decoded from their codewords. */
+  public long bytesFromSealedReads() {
+    return bytesFromSealedReads.get();
+  }
 
   /** Ranges of degraded block groups read by our path (one per plan carried out). */
   public long degradedReads() {

@@ -4,7 +4,18 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
+import java.util.EnumSet;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Options.ChecksumOpt;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.util.Progressable;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.SealedFiles;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSInputStream;
 import org.apache.hadoop.hdfs.DFSStripedInputStream;
@@ -40,6 +51,8 @@ public class WideEcFileSystem extends DistributedFileSystem {
   private RepairChains chains;
   /** Reads of archived files' lost blocks through a DataNode (null: off), from wide-ec.client.archived-reads. */
   private ArchivedReads archived;
+  /** Reader's indexes of sealed files, by placeholder inode. */
+  private final ConcurrentHashMap<Long, StripeManifest> sealed = new ConcurrentHashMap<>();
 
   @Override
   public void initialize(URI uri, Configuration conf) throws IOException {
@@ -53,7 +66,18 @@ public class WideEcFileSystem extends DistributedFileSystem {
 
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
-    FSDataInputStream in = super.open(f, bufferSize);
+    FSDataInputStream in;
+    try {
+      in = super.open(f, bufferSize);
+    } catch (RuntimeException | IOException e) {
+      // A sealed placeholder fails the stock open (its codec has no coder); only then is its status asked for, so
+      // every other open costs nothing extra.
+      StripeManifest index = sealedIndex(f);
+      if (index == null) {
+        throw e;
+      }
+      return new FSDataInputStream(new SealedInputStream(this, f.toString(), index, counters));
+    }
     if (archived != null && !(in.getWrappedStream() instanceof DFSStripedInputStream)
         && in.getWrappedStream() instanceof DFSInputStream plain
         && ArchivedInputStream.wanted(WideEcClientAccess.locatedBlocks(plain))) {
@@ -84,6 +108,86 @@ public class WideEcFileSystem extends DistributedFileSystem {
       return code.isSystematic() ? code : null;
     } catch (InvalidCodeSpecException e) {
       return null;
+    }
+  }
+
+  /**
+   * The reader's index of a sealed file (its original length, stripes and codewords), or null when {@code f} is not
+   * sealed. Read with this FileSystem's identity: the index carries the file's own access (issue 14 item 2).
+   */
+  StripeManifest sealedIndex(Path f) throws IOException {
+    HdfsFileStatus st = getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(makeQualified(f)).toString());
+    return SealedFiles.isSealed(st) ? sealedIndex(st) : null;
+  }
+
+  private StripeManifest sealedIndex(HdfsFileStatus st) throws IOException {
+    StripeManifest m = sealed.get(st.getFileId());
+    if (m == null) {
+      m = SealedFiles.readIndex(this, ArchiveLayout.from(getConf()).sealedIndex(st.getFileId()));
+      if (sealed.size() > 1024) {
+        sealed.clear();
+      }
+      sealed.put(st.getFileId(), m); // a placeholder's index never changes: its inode is new with each seal
+    }
+    return m;
+  }
+
+  /** A sealed file reports the length of the bytes it holds (from its index), not its placeholder's zero. */
+  @Override
+  public FileStatus getFileStatus(Path f) throws IOException {
+    return unsealed(super.getFileStatus(f));
+  }
+
+  @Override
+  public FileStatus[] listStatus(Path p) throws IOException {
+    FileStatus[] all = super.listStatus(p);
+    for (int i = 0; i < all.length; i++) {
+      all[i] = unsealed(all[i]);
+    }
+    return all;
+  }
+
+  private FileStatus unsealed(FileStatus st) throws IOException {
+    if (!(st instanceof HdfsFileStatus h) || !SealedFiles.isSealed(h)) {
+      return st;
+    }
+    long length = SealedFiles.length(sealedIndex(h));
+    return new FileStatus(length, false, st.getReplication(), st.getBlockSize(), st.getModificationTime(),
+        st.getAccessTime(), st.getPermission(), st.getOwner(), st.getGroup(), null, st.getPath(), st.hasAcl(),
+        st.isEncrypted(), st.isErasureCoded());
+  }
+
+  /** Sealed files are read-only: overwriting one through this FileSystem is refused (a stock one fails too). */
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, EnumSet<CreateFlag> cflags, int bufferSize,
+      short replication, long blockSize, Progressable progress, ChecksumOpt checksumOpt) throws IOException {
+    if (cflags.contains(CreateFlag.OVERWRITE)) {
+      refuseSealed(f, "overwritten");
+    }
+    return super.create(f, permission, cflags, bufferSize, replication, blockSize, progress, checksumOpt);
+  }
+
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
+      short replication, long blockSize, Progressable progress) throws IOException {
+    if (overwrite) {
+      refuseSealed(f, "overwritten");
+    }
+    return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public FSDataOutputStream append(Path f, EnumSet<CreateFlag> flag, int bufferSize, Progressable progress)
+      throws IOException {
+    refuseSealed(f, "appended to");
+    return super.append(f, flag, bufferSize, progress);
+  }
+
+  private void refuseSealed(Path f, String what) throws IOException {
+    HdfsFileStatus st = getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(makeQualified(f)).toString());
+    if (SealedFiles.isSealed(st)) {
+      throw new IOException(f + " is sealed (archived by wide-ec with a non-systematic code) and read-only: it cannot"
+          + " be " + what + "; restore it first with 'wide-ec unarchive " + f + "'");
     }
   }
 

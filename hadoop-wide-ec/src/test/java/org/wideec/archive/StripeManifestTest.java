@@ -102,11 +102,11 @@ class StripeManifestTest {
   @Test
   void aNewerFormatIsRefusedAsSuch() throws Exception {
     byte[] bytes = ManifestFixtures.goldenBytes();
-    bytes[5] = 2;
+    bytes[5] = 3; // format 2 is the sealed format (SealedManifestTest); 3 is what no build has written yet
     reseal(bytes);
     CorruptManifestException e = assertThrows(CorruptManifestException.class, () -> StripeManifest.parse(bytes, SOURCE));
     assertEquals(Reason.VERSION, e.reason());
-    assertTrue(e.getMessage().contains("manifest format 2; this build reads format 1"), e.getMessage());
+    assertTrue(e.getMessage().contains("manifest format 3; this build reads formats 1 and 2"), e.getMessage());
   }
 
   @Test

@@ -89,6 +89,42 @@ public final class ArchiveLayout {
     return new Path(parityDir, "u" + unit);
   }
 
+  /**
+   * Every codeword directory of one sealed archive (issue 14 item 2): {@code codewords/<archive inode>/<stripe>/u<i>},
+   * one single-block file per codeword, carrying the archived file's owner, group, permission and ACL.
+   */
+  public Path codewordRoot(long archivedInode) {
+    return new Path(new Path(root, "codewords"), Long.toString(archivedInode));
+  }
+
+  /** The codeword directory of one stripe of a sealed archive: what its manifest records as the "parity path". */
+  public Path codewordDir(long archivedInode, long stripeId) {
+    return new Path(codewordRoot(archivedInode), Long.toString(stripeId));
+  }
+
+  /**
+   * The reader's copy of a sealed file's manifest, named by the placeholder's own inode id (which any reader of the
+   * file learns from its status, and which its owner cannot change): the manifest itself stays owner-only, and the
+   * pointer xattr is in the superuser-only namespace, so this is how a reader finds the codewords.
+   */
+  public Path sealedIndex(long placeholderInode) {
+    return new Path(new Path(root, "sealed"), placeholderInode + ".wecm");
+  }
+
+  /** The archive inode a manifest path is named by ({@code <inode>.wecm}). */
+  public static long archiveInodeOf(String manifestPath) {
+    String name = new Path(manifestPath).getName();
+    if (!name.endsWith(".wecm")) {
+      throw new IllegalArgumentException(manifestPath + " is not a manifest path (<inode>.wecm)");
+    }
+    return Long.parseLong(name.substring(0, name.length() - ".wecm".length()));
+  }
+
+  /** The system directory itself. */
+  public Path root() {
+    return root;
+  }
+
   /** A path that reaches an inode whatever its current name ({@code /.reserved/.inodes/<id>}, rename-safe). */
   public static Path inodePath(long inodeId) {
     return new Path("/.reserved/.inodes/" + inodeId);

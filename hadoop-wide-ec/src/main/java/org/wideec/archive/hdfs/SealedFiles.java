@@ -1,0 +1,137 @@
+package org.wideec.archive.hdfs;
+
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.List;
+import org.apache.hadoop.crypto.CryptoProtocolVersion;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.AddErasureCodingPolicyResponse;
+import org.apache.hadoop.hdfs.protocol.ClientProtocol;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.io.EnumSetWritable;
+import org.apache.hadoop.io.erasurecode.ECSchema;
+import org.wideec.archive.StripeManifest;
+import org.wideec.coder.hadoop.SealedCoderFactory;
+
+/**
+ * The HDFS side of sealed files (issue 14 item 2): the placeholder that takes an archived file's path, its EC policy,
+ * and the reader's index. A placeholder is a zero-length striped file of the {@link #POLICY}, whose codec's coder
+ * refuses to be built ({@link SealedCoderFactory}), so every stock open fails before reading a byte; it is created
+ * through ClientProtocol (create with the policy name, then complete), since a stock output stream would build that
+ * encoder too.
+ */
+public final class SealedFiles {
+  /** One data and one parity unit: the smallest schema HDFS takes; no block of this policy is ever written. */
+  public static final ErasureCodingPolicy POLICY = new ErasureCodingPolicy(
+      new ECSchema(SealedCoderFactory.CODEC, 1, 1), 1 << 20);
+  /** Directories between the system directory and a codeword: traverse only (no listing). */
+  static final FsPermission TRAVERSE = new FsPermission((short) 0711);
+
+  private final DistributedFileSystem dfs;
+  private final ArchiveLayout layout;
+
+  public SealedFiles(DistributedFileSystem dfs, ArchiveLayout layout) {
+    this.dfs = dfs;
+    this.layout = layout;
+  }
+
+  /** True when the status is a sealed placeholder's. */
+  public static boolean isSealed(HdfsFileStatus st) {
+    return st != null && st.isErasureCoded() && st.getErasureCodingPolicy() != null
+        && SealedCoderFactory.CODEC.equals(st.getErasureCodingPolicy().getCodecName());
+  }
+
+  /** Adds and enables the sealed policy once (superuser); the NameNode needs this jar for the codec. */
+  public void ensurePolicy() throws IOException {
+    boolean enabled = dfs.getAllErasureCodingPolicies().stream()
+        .anyMatch(p -> p.getPolicy().getName().equals(POLICY.getName()) && p.isEnabled());
+    if (enabled) {
+      return;
+    }
+    AddErasureCodingPolicyResponse[] r = dfs.addErasureCodingPolicies(new ErasureCodingPolicy[] {POLICY});
+    if (!r[0].isSucceed() && dfs.getAllErasureCodingPolicies().stream()
+        .noneMatch(p -> p.getPolicy().getName().equals(POLICY.getName()))) {
+      throw new IOException("the NameNode refused the sealed policy " + POLICY.getName() + " (" + r[0].getErrorMsg()
+          + "); is the wide-ec jar (codec " + SealedCoderFactory.CODEC + ") on the NameNode's classpath?");
+    }
+    dfs.enableErasureCodingPolicy(POLICY.getName());
+  }
+
+  /** Creates an empty placeholder at {@code at} (replacing a leftover) and returns its status. */
+  public HdfsFileStatus createPlaceholder(Path at) throws IOException {
+    ClientProtocol nn = dfs.getClient().getNamenode();
+    String client = dfs.getClient().getClientName();
+    String src = Path.getPathWithoutSchemeAndAuthority(at).toString();
+    HdfsFileStatus st = nn.create(src, new FsPermission((short) 0600), client,
+        new EnumSetWritable<>(EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE)), true, (short) 1,
+        POLICY.getCellSize(), CryptoProtocolVersion.supported(), POLICY.getName(), null);
+    if (!nn.complete(src, client, null, st.getFileId())) {
+      throw new IOException("the NameNode did not close the empty placeholder " + src);
+    }
+    HdfsFileStatus done = dfs.getClient().getFileInfo(src);
+    if (!isSealed(done) || done.getLen() != 0) {
+      throw new IOException(src + " should be an empty file of policy " + POLICY.getName() + "; the NameNode made "
+          + (done == null ? "nothing" : done.getLen() + " bytes of policy " + done.getErasureCodingPolicy()));
+    }
+    return done;
+  }
+
+  /**
+   * Gives each file the owner, group, permission and ACL of {@code like} (so a reader's own HDFS permissions
+   * authorize its reads of what encodes only that file), and each directory traverse-only access.
+   */
+  public void copyAccess(FileStatus like, List<Path> files, List<Path> dirs) throws IOException {
+    List<AclEntry> acl = like.hasAcl() ? dfs.getAclStatus(like.getPath()).getEntries() : List.of();
+    for (Path f : files) {
+      dfs.setOwner(f, like.getOwner(), like.getGroup());
+      dfs.setPermission(f, like.getPermission());
+      if (!acl.isEmpty()) {
+        dfs.modifyAclEntries(f, acl);
+      }
+    }
+    for (Path d : dirs) {
+      dfs.setPermission(d, TRAVERSE);
+    }
+  }
+
+  /** Writes the reader's index of a placeholder: the manifest's bytes, temp-then-rename. */
+  public Path writeIndex(long placeholderInode, StripeManifest manifest) throws IOException {
+    Path index = layout.sealedIndex(placeholderInode);
+    Path tmp = index.suffix(".tmp");
+    try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
+        dfs.getDefaultBlockSize(tmp))) {
+      out.write(manifest.toBytes());
+      out.hsync();
+    }
+    dfs.rename(tmp, index, Options.Rename.OVERWRITE);
+    return index;
+  }
+
+  /** Reads a sealed file's index with any FileSystem (the reader's own identity), checked like a manifest. */
+  public static StripeManifest readIndex(FileSystem fs, Path index) throws IOException {
+    long length = fs.getFileStatus(index).getLen();
+    if (length > ManifestStore.MAX_MANIFEST_BYTES) {
+      throw new IOException(index + ": " + length + " bytes, more than any manifest; not a wide-ec index");
+    }
+    byte[] bytes = new byte[(int) length];
+    try (FSDataInputStream in = fs.open(index)) {
+      in.readFully(0, bytes);
+    }
+    return StripeManifest.parse(bytes, index.toString());
+  }
+
+  /** The original length of a sealed file: every source piece of every stripe. */
+  public static long length(StripeManifest m) {
+    return m.stripes().stream().flatMap(s -> s.sources().stream()).mapToLong(p -> p.length()).sum();
+  }
+}

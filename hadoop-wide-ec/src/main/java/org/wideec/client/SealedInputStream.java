@@ -1,0 +1,187 @@
+package org.wideec.client;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.CodewordSubsets;
+import org.wideec.archive.SourcePiece;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.SymbolDecoder;
+import org.wideec.archive.hdfs.CodewordFiles;
+import org.wideec.archive.hdfs.SealedFiles;
+import org.wideec.archive.hdfs.SealedStripeReader;
+import org.wideec.code.NotDecodableException;
+import org.wideec.coder.Kernels;
+
+/**
+ * Reads a sealed file (issue 14 item 2): each range is decoded from k live codewords of its stripe, read with stock
+ * reads of the codeword files under the reader's own identity. Per stripe the live codewords are those whose block
+ * the NameNode lists with a replica; the k read are the first independent ones among them in unit order (the subset
+ * the archiver verified when all are live). A codeword whose read fails is dropped and another subset chosen, until
+ * the live ones no longer decode: then the read fails naming the file, stripe and codewords.
+ */
+final class SealedInputStream extends FSInputStream {
+  private static final Logger LOG = LoggerFactory.getLogger(SealedInputStream.class);
+  private static final int WINDOW = 1 << 20;
+  private final FileSystem fs;
+  private final String src;
+  private final StripeManifest index;
+  private final long length;
+  private final SealedStripeReader[] readers;
+  private final BitSet[] live;
+  private final ReadPathCounters counters;
+  private long pos;
+  private boolean closed;
+
+  SealedInputStream(FileSystem fs, String src, StripeManifest index, ReadPathCounters counters) {
+    this.fs = fs;
+    this.src = src;
+    this.index = index;
+    this.length = SealedFiles.length(index);
+    this.readers = new SealedStripeReader[index.stripes().size()];
+    this.live = new BitSet[readers.length];
+    this.counters = counters;
+  }
+
+  @Override
+  public synchronized int read(byte[] b, int off, int len) throws IOException {
+    if (closed) {
+      throw new IOException(src + ": stream closed");
+    }
+    if (len == 0) {
+      return 0;
+    }
+    if (pos >= length) {
+      return -1;
+    }
+    int n = readAt(pos, b, off, len);
+    pos += n;
+    return n;
+  }
+
+  @Override
+  public synchronized int read() throws IOException {
+    byte[] one = new byte[1];
+    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+  }
+
+  /** Up to len bytes at position p, within one piece and one window. */
+  private int readAt(long p, byte[] b, int off, int len) throws IOException {
+    for (int s = 0; s < readers.length; s++) {
+      ArchivedStripe stripe = index.stripes().get(s);
+      for (int t = 0; t < stripe.sources().size(); t++) {
+        SourcePiece piece = stripe.sources().get(t);
+        if (p >= piece.offset() && p < piece.offset() + piece.length()) {
+          long in = p - piece.offset();
+          int n = (int) Math.min(Math.min(len, WINDOW), piece.length() - in);
+          decode(s, t, in, b, off, n);
+          counters.bytesFromSealedReads.addAndGet(n);
+          return n;
+        }
+      }
+    }
+    throw new EOFException(src + ": position " + p + " is past the " + length + " bytes the index records");
+  }
+
+  private void decode(int s, int t, long in, byte[] b, int off, int n) throws IOException {
+    SealedStripeReader r = reader(s);
+    List<IOException> failed = new ArrayList<>();
+    while (true) {
+      int[] units;
+      try {
+        units = CodewordSubsets.basis(r.stripe().code(), live[s]);
+      } catch (NotDecodableException e) {
+        IOException none = new IOException(src + ": stripe " + r.stripe().stripeId() + " cannot be decoded: live"
+            + " codewords " + live[s] + " of " + r.stripe().codeSpec() + " (" + e.getMessage() + ")");
+        failed.forEach(none::addSuppressed);
+        throw none;
+      }
+      try {
+        r.readPiece(units, t, in, b, off, n);
+        return;
+      } catch (IOException e) {
+        // Which codeword failed is not known from a positional read's error: drop the subset's first one that the
+        // NameNode no longer lists, else the last one tried, and choose again.
+        int bad = units[units.length - 1];
+        for (int u : units) {
+          if (!listed(r.stripe(), u)) {
+            bad = u;
+            break;
+          }
+        }
+        LOG.debug("{}: stripe {} codeword {} failed ({}); choosing other codewords", src, r.stripe().stripeId(), bad,
+            e.toString());
+        live[s].clear(bad);
+        r.drop(bad);
+        failed.add(e);
+      }
+    }
+  }
+
+  private SealedStripeReader reader(int s) throws IOException {
+    if (readers[s] == null) {
+      ArchivedStripe stripe = index.stripes().get(s);
+      readers[s] = new SealedStripeReader(fs, stripe, new SymbolDecoder(stripe.code(), Kernels.best()));
+      BitSet l = new BitSet();
+      for (int u = 0; u < stripe.members().size(); u++) {
+        if (listed(stripe, u)) {
+          l.set(u);
+        }
+      }
+      live[s] = l;
+    }
+    return readers[s];
+  }
+
+  /** The codeword's file exists and the NameNode lists its block with a replica. */
+  private boolean listed(ArchivedStripe stripe, int u) {
+    try {
+      BlockLocation[] at = fs.getFileBlockLocations(CodewordFiles.file(stripe, u), 0, Math.max(1, stripe.unitLength()));
+      return at.length == 1 && at[0].getHosts().length > 0;
+    } catch (IOException e) {
+      LOG.debug("{}: stripe {} codeword {} not listed: {}", src, stripe.stripeId(), u, e.toString());
+      return false;
+    }
+  }
+
+  @Override
+  public synchronized void seek(long target) throws IOException {
+    if (target < 0 || target > length) {
+      throw new EOFException(src + ": cannot seek to " + target + " of " + length + " bytes");
+    }
+    pos = target;
+  }
+
+  @Override
+  public synchronized long getPos() {
+    return pos;
+  }
+
+  @Override
+  public boolean seekToNewSource(long targetPos) {
+    return false;
+  }
+
+  @Override
+  public synchronized int available() {
+    return (int) Math.min(Integer.MAX_VALUE, length - pos);
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    for (SealedStripeReader r : readers) {
+      if (r != null) {
+        r.close();
+      }
+    }
+  }
+}

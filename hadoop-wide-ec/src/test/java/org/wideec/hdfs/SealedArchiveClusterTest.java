@@ -1,0 +1,269 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.SourcePiece;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.CodewordFiles;
+import org.wideec.archive.hdfs.SealedArchiver;
+import org.wideec.archive.hdfs.SealedFiles;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.code.LinearCode;
+import org.wideec.coder.ErasureCoder;
+
+/**
+ * Issue 14 item 2 on a racked MiniDFSCluster (6 racks x 3 DataNodes, 64 KiB blocks): a file archived with a
+ * RapidRAID code is sealed; every byte reads back through WideEcFileSystem (with the reader's own permissions, and
+ * through codeword losses the exact code tolerates); a stock client's open fails with a clear error and reads
+ * nothing, with or without our coder factory; a crash at every recorded transition resumes to the same result.
+ */
+class SealedArchiveClusterTest extends ArchiveTestBed {
+  static final String RR = "rapidraid:n=8,k=4";
+
+  /** Writes seeded bytes at replication 3 and returns them. */
+  byte[] write(String path, long bytes) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
+      o.write(data);
+    }
+    return data;
+  }
+
+  FileSystem wideEc() throws IOException {
+    Configuration c = new Configuration(conf);
+    c.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    c.setBoolean("fs.hdfs.impl.disable.cache", true);
+    return FileSystem.newInstance(fs.getUri(), c);
+  }
+
+  static byte[] readAll(FileSystem client, String path, int length) throws IOException {
+    byte[] out = new byte[length];
+    try (FSDataInputStream in = client.open(new Path(path))) {
+      in.readFully(0, out);
+      assertEquals(-1, in.read(length, new byte[1], 0, 1), "nothing past the end");
+    }
+    return out;
+  }
+
+  StripeManifest sealedManifest(String path) throws IOException {
+    return store.read(new Path(store.pointer(new Path(path)).manifestPath()));
+  }
+
+  @Test
+  void aSealedFileReadsBackThroughOurFileSystemOnlyAndIsReadOnly() throws Exception {
+    String path = "/cold/a";
+    long length = 10 * BLOCK + 1000; // 11 blocks: stripes of 4, 4 and 3 pieces (the last short by one piece)
+    byte[] data = write(path, length);
+    fs.mkdirs(new Path("/cold"), new FsPermission((short) 0755));
+    fs.setOwner(new Path(path), "alice", "staff");
+    fs.setPermission(new Path(path), new FsPermission((short) 0640));
+
+    ToolRun run = tool("archive", path, "--code", RR, "--json");
+    assertEquals(0, run.exit(), run.out() + run.err());
+    assertTrue(run.json().get("sealed").asBoolean(), run.out());
+    assertEquals(length, run.json().get("length").asLong());
+
+    HdfsFileStatus st = fs.getClient().getFileInfo(path);
+    assertTrue(SealedFiles.isSealed(st), "the path is the placeholder");
+    assertEquals(0, st.getLen());
+    assertEquals("alice", st.getOwner());
+    assertEquals((short) 0640, st.getPermission().toShort());
+
+    StripeManifest m = sealedManifest(path);
+    assertEquals(List.of(StripeState.TRIMMED, StripeState.TRIMMED, StripeState.TRIMMED), ArchiveChecks.states(m));
+    assertEquals(List.of(4, 4, 3), m.stripes().stream().map(s -> s.sources().size()).toList());
+    for (ArchivedStripe s : m.stripes()) {
+      codewordsMatchAnIndependentEncode(s, data);
+    }
+
+    // A stock client (with our jar, whose coder refuses) fails at open and reads nothing.
+    Exception stock = assertThrows(Exception.class, () -> readAll(fs, path, (int) length));
+    assertTrue(String.valueOf(stock.getMessage()).contains("raw erasure decoder"), stock.toString());
+
+    // A stock client without our coder factory finds no coder for the codec: the open fails too.
+    Configuration noFactory = new Configuration(conf);
+    noFactory.set("io.erasurecode.codec.wideec-sealed.rawcoders", "not_installed");
+    noFactory.setBoolean("fs.hdfs.impl.disable.cache", true);
+    try (FileSystem bare = FileSystem.newInstance(fs.getUri(), noFactory)) {
+      assertThrows(Exception.class, () -> readAll(bare, path, (int) length));
+    }
+
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+      assertEquals(length, ours.getFileStatus(new Path(path)).getLen());
+      assertEquals(length, ours.listStatus(new Path("/cold"))[0].getLen());
+      byte[] mid = new byte[5000];
+      try (FSDataInputStream in = ours.open(new Path(path))) {
+        in.seek(4 * BLOCK - 2000); // across the first stripe's end into the second
+        in.readFully(mid);
+      }
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, (int) (4 * BLOCK - 2000), (int) (4 * BLOCK + 3000)), mid);
+      IOException refused = assertThrows(IOException.class, () -> ours.create(new Path(path), true).close());
+      assertTrue(refused.getMessage().contains("sealed") && refused.getMessage().contains("read-only"),
+          refused.getMessage());
+      assertThrows(IOException.class, () -> ours.append(new Path(path)).close());
+    }
+
+    // The owner reads it with her own permissions (codewords and index carry hers); another user cannot.
+    byte[] asAlice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"})
+        .doAs((PrivilegedExceptionAction<byte[]>) () -> {
+          try (FileSystem ours = wideEc()) {
+            return readAll(ours, path, (int) length);
+          }
+        });
+    assertArrayEquals(data, asAlice);
+    UserGroupInformation bob = UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
+    Exception denied = assertThrows(Exception.class, () -> bob.doAs((PrivilegedExceptionAction<byte[]>) () -> {
+      try (FileSystem ours = wideEc()) {
+        return readAll(ours, path, (int) length);
+      }
+    }));
+    assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+  }
+
+  @Test
+  void readsThroughEveryLossTheExactCodeToleratesAndNamesTheStripeOtherwise() throws Exception {
+    String path = "/cold/lossy";
+    long length = 8 * BLOCK;
+    byte[] data = write(path, length);
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    StripeManifest m = sealedManifest(path);
+    LinearCode code = m.stripes().get(0).code();
+    // Stripe 0 loses four codewords that leave a decodable set, stripe 1 one DataNode (marked dead).
+    int[] lost = decodableLoss(code, 4, new Random(7));
+    for (int u : lost) {
+      assertTrue(fs.delete(CodewordFiles.file(m.stripes().get(0), u), false));
+    }
+    String node = m.stripes().get(1).member(2).plannedNode();
+    var dn = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(node)).findFirst()
+        .orElseThrow();
+    String uuid = dn.getDatanodeUuid();
+    cluster.stopDataNode(dn.getDatanodeId().getXferAddr());
+    cluster.setDataNodeDead(new org.apache.hadoop.hdfs.protocol.DatanodeID(dn.getDatanodeId()));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+      // One more codeword of stripe 0 gone: five of eight lost is beyond any (8, 4) code.
+      int more = java.util.stream.IntStream.range(0, 8).filter(u -> java.util.Arrays.stream(lost).noneMatch(l -> l == u))
+          .findFirst().orElseThrow();
+      assertTrue(fs.delete(CodewordFiles.file(m.stripes().get(0), more), false));
+    }
+    try (FileSystem ours = wideEc()) {
+      IOException e = assertThrows(IOException.class, () -> readAll(ours, path, (int) length));
+      assertTrue(e.getMessage().contains(path) && e.getMessage().contains("stripe 0 cannot be decoded"),
+          e.getMessage());
+    }
+    assertFalse(uuid.isEmpty());
+  }
+
+  /** Some set of {@code count} codewords whose loss the exact code decodes (RapidRAID is not MDS in general). */
+  static int[] decodableLoss(LinearCode code, int count, Random rnd) {
+    while (true) {
+      List<Integer> all = new ArrayList<>();
+      for (int u = 0; u < code.n(); u++) {
+        all.add(u);
+      }
+      java.util.Collections.shuffle(all, rnd);
+      int[] pick = all.subList(0, count).stream().mapToInt(Integer::intValue).sorted().toArray();
+      if (code.isDecodable(pick)) {
+        return pick;
+      }
+    }
+  }
+
+  /** A run stopped right after recording each state resumes to a sealed file with every byte. */
+  @ParameterizedTest
+  @EnumSource(value = StripeState.class, names = {"PLANNED", "ENCODING", "PARITY_WRITTEN", "VERIFIED", "COMMITTED",
+      "TRIMMED"})
+  void aCrashAtEveryTransitionResumes(StripeState at) throws Exception {
+    String path = "/crash/" + at;
+    long length = 5 * BLOCK + 77;
+    byte[] data = write(path, length);
+    boolean[] crashed = {false};
+    Archiver.Hook crash = (manifest, stripe) -> {
+      StripeState recorded = stripe == null ? StripeState.PLANNED : stripe.state();
+      boolean last = stripe == null || stripe.stripeId() == manifest.stripes().get(manifest.stripes().size() - 1)
+          .stripeId();
+      if (!crashed[0] && recorded == at && (at == StripeState.PLANNED || last)) {
+        crashed[0] = true;
+        throw new IOException("injected crash after recording " + at);
+      }
+    };
+    DistributedFileSystem dfs = fs;
+    IOException e = assertThrows(IOException.class, () -> new SealedArchiver(dfs, store, SealedArchiver.classic(dfs),
+        crash, 1).archive(new Path(path), RR));
+    assertTrue(e.getMessage().contains("injected crash"), e.getMessage());
+    boolean sealedBeforeRerun = SealedFiles.isSealed(fs.getClient().getFileInfo(path));
+    assertEquals(at == StripeState.TRIMMED, sealedBeforeRerun, "only the rename seals the file");
+    if (!sealedBeforeRerun) {
+      assertArrayEquals(data, readAll(fs, path, (int) length), "until sealed, the file is untouched");
+    }
+    SealedArchiver.Result r = new SealedArchiver(fs, store, SealedArchiver.classic(fs), Archiver.Hook.NONE, 2)
+        .archive(new Path(path), RR);
+    assertTrue(r.sealed());
+    assertTrue(r.resumed());
+    StripeManifest m = sealedManifest(path);
+    assertTrue(ArchiveChecks.states(m).stream().allMatch(s -> s == StripeState.TRIMMED), m.toString());
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+    // No leftover placeholder beside the codewords.
+    long inode = ArchiveLayout.archiveInodeOf(store.pointer(new Path(path)).manifestPath());
+    assertFalse(fs.exists(new Path(store.layout().codewordRoot(inode), "placeholder")));
+  }
+
+  /** Each codeword file is the recorded block, and equals what an independent encode of the file's pieces gives. */
+  void codewordsMatchAnIndependentEncode(ArchivedStripe s, byte[] file) throws Exception {
+    LinearCode code = s.code();
+    int unit = (int) s.unitLength();
+    ByteBuffer[] pieces = new ByteBuffer[code.k()];
+    for (int t = 0; t < code.k(); t++) {
+      byte[] p = new byte[unit];
+      if (t < s.sources().size()) {
+        SourcePiece sp = s.sources().get(t);
+        System.arraycopy(file, (int) sp.offset(), p, 0, (int) sp.length());
+        assertEquals(ArchiveChecks.crc(java.util.Arrays.copyOf(p, (int) sp.length())), sp.crc32c());
+      }
+      pieces[t] = ByteBuffer.wrap(p);
+    }
+    ByteBuffer[] words = new ByteBuffer[code.n()];
+    for (int i = 0; i < code.n(); i++) {
+      words[i] = ByteBuffer.allocate(unit);
+    }
+    ErasureCoder.java(code).encode(pieces, words);
+    for (int i = 0; i < code.n(); i++) {
+      byte[] stored = readAll(fs, CodewordFiles.file(s, i).toString(), unit);
+      assertArrayEquals(words[i].array(), stored, "stripe " + s.stripeId() + " codeword " + i);
+      assertEquals(ArchiveChecks.crc(stored), s.member(i).crc32c());
+      var lbs = fs.getClient().getLocatedBlocks(CodewordFiles.file(s, i).toString(), 0, unit);
+      assertEquals(s.member(i).blockId(), lbs.get(0).getBlock().getBlockId());
+      assertEquals(1, lbs.get(0).getLocations().length);
+    }
+  }
+}
