@@ -1,7 +1,6 @@
 package org.wideec.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -11,18 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.util.StringUtils.TraditionalBinaryPrefix;
 import org.wideec.archive.encode.EncodeExecutor;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.ParitySinks;
 import org.wideec.archive.encode.Site;
 import org.wideec.cli.Options;
 import org.wideec.code.Codes;
@@ -30,13 +23,6 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.HelperService;
-import org.wideec.repair.MemoryUnitStore;
-import org.wideec.repair.RepairCounters;
-import org.wideec.repair.SliceSink;
-import org.wideec.transport.Endpoint;
-import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
 
@@ -71,8 +57,17 @@ public final class EncodeBench {
   private final BenchProgress progress;
 
   public EncodeBench(Settings s, PrintStream out) {
+    this(s, out, null);
+  }
+
+  /** @param progress where steps are reported (null: a progress of this benchmark's own) */
+  EncodeBench(Settings s, PrintStream out, BenchProgress progress) {
     this.s = s;
     this.out = out;
+    if (progress != null) {
+      this.progress = progress;
+      return;
+    }
     // Every code runs each chosen encoder once unshaped (warm-up), then s.runs() times shaped.
     long encoders = s.encoders().stream().filter(ENCODERS::contains).distinct().count();
     this.progress = new BenchProgress(System.err, "bench encode", (int) (s.codes().size() * encoders * (s.runs() + 1)));
@@ -111,7 +106,7 @@ public final class EncodeBench {
     return 0;
   }
 
-  private static long bytes(String v) {
+  static long bytes(String v) {
     return TraditionalBinaryPrefix.string2long(v.trim());
   }
 
@@ -135,7 +130,8 @@ public final class EncodeBench {
     return json;
   }
 
-  private Map<String, Object> code(LinearCode code) throws Exception {
+  /** One code's stripe encoded by each chosen encoder (the archive benchmark's wide scenario too). */
+  Map<String, Object> code(LinearCode code) throws Exception {
     long[] lengths = new long[code.k()];
     java.util.Arrays.fill(lengths, s.unitBytes());
     EncodeStripe stripe = EncodeStripe.placed("bench-" + code.spec(), new CombinedLocalityPlanner().plan(code), lengths,
@@ -150,7 +146,7 @@ public final class EncodeBench {
         EncodePlanner.chain(stripe, EncodePlan.Shape.CHAIN, s.chainSlice(), frameBytes()),
         EncodePlanner.chain(stripe, EncodePlan.Shape.RACK_TREE, s.chainSlice(), frameBytes()));
     Map<String, Object> result = new LinkedHashMap<>();
-    try (Nodes nodes = new Nodes(conf())) {
+    try (BenchNodes nodes = new BenchNodes(conf())) {
       for (int u = 0; u < code.n(); u++) {
         Site site = u < code.k() ? stripe.holders().get(u) : stripe.targets().get(u);
         nodes.start(site, u < code.k() ? Map.of((long) u, data[u]) : Map.of());
@@ -242,7 +238,7 @@ public final class EncodeBench {
     return java.util.Arrays.stream(crcs).mapToLong(CRC32C::getValue).toArray();
   }
 
-  private Map<String, Object> measure(Nodes nodes, EncodePlan plan, long[] expected) throws Exception {
+  private Map<String, Object> measure(BenchNodes nodes, EncodePlan plan, long[] expected) throws Exception {
     String name = plan.encoder() == EncodePlan.Encoder.CLASSIC ? "classic" : "chain (" + plan.shape().name()
         .toLowerCase().replace('_', '-') + ")";
     TrafficShaper.emulate(null);
@@ -288,10 +284,10 @@ public final class EncodeBench {
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   /** One encode, checked: parities against the coder's, cross-rack bytes against the plan's. */
-  private Measured once(Nodes nodes, EncodePlan plan, long[] expected) throws Exception {
+  private Measured once(BenchNodes nodes, EncodePlan plan, long[] expected) throws Exception {
     nodes.resetCounters();
     // A send buffer of the transport's window: 4 slices of this plan at the node rate.
-    Deliveries sinks = new Deliveries(4L * plan.sliceBytes() * 1_000_000_000L / s.nodeRate());
+    ShapedDeliveries sinks = new ShapedDeliveries(4L * plan.sliceBytes() * 1_000_000_000L / s.nodeRate());
     Map<Integer, BlockRef> blocks = new LinkedHashMap<>();
     for (int u : plan.stripe().nonEmptyDataUnits()) {
       blocks.put(u, new BlockRef("BP-bench", u, 1, plan.stripe().dataLength(u)));
@@ -317,103 +313,4 @@ public final class EncodeBench {
     return new Measured(seconds, cpuSeconds, cross);
   }
 
-  /**
-   * Parity sinks that keep a CRC32C and, for a target on another node, send over the emulated links (a block written
-   * there): each write reserves the collector's and the target's links and the writer runs at most a few slices ahead
-   * of them, as behind a socket's buffer; finish waits until the last byte is carried.
-   */
-  private static final class Deliveries implements ParitySinks {
-    final Map<Integer, Long> crcs = new ConcurrentHashMap<>();
-    final AtomicLong crossRack = new AtomicLong();
-    private final long leadNanos;
-
-    /** @param leadNanos how far ahead of its links a writer may run (its send buffer, in time) */
-    Deliveries(long leadNanos) {
-      this.leadNanos = leadNanos;
-    }
-
-    @Override
-    public SliceSink open(int parity, long length, Site from, Site to) {
-      boolean remote = !from.node().equals(to.node());
-      CRC32C crc = new CRC32C();
-      return new SliceSink() {
-        long due = System.nanoTime();
-
-        @Override
-        public void write(long offset, byte[] data, int off, int len) {
-          crc.update(data, off, len);
-          if (remote) {
-            if (!from.sameRack(to)) {
-              crossRack.addAndGet(len);
-            }
-            long delay = TrafficShaper.OFF.reserve(from.node(), from.rack(), to.node(), to.rack(), len);
-            due = System.nanoTime() + delay;
-            long wait = delay - leadNanos;
-            if (wait > 0) {
-              LockSupport.parkNanos(wait);
-            }
-          }
-        }
-
-        @Override
-        public void finish() {
-          for (long wait; (wait = due - System.nanoTime()) > 0; ) {
-            LockSupport.parkNanos(wait);
-          }
-          crcs.put(parity, crc.getValue());
-        }
-
-        @Override
-        public void abort() {}
-      };
-    }
-  }
-
-  /** In-process nodes: a real slice transport and helper service each, units in memory, counted in and across racks. */
-  static final class Nodes implements AutoCloseable {
-    private final TransportConf conf;
-    private final Map<String, SliceTransport> transports = new LinkedHashMap<>();
-    private final ExecutorService workers = Executors.newCachedThreadPool();
-    final AtomicLong crossRack = new AtomicLong();
-    final AtomicLong inRack = new AtomicLong();
-    private final RepairCounters counters = new RepairCounters() {
-      @Override
-      public void sliceSent(int bytes, boolean cross) {
-        (cross ? crossRack : inRack).addAndGet(bytes);
-      }
-    };
-
-    Nodes(TransportConf conf) {
-      this.conf = conf;
-    }
-
-    void start(Site site, Map<Long, byte[]> units) throws IOException {
-      SliceTransport t = new SliceTransport(conf, site.node(), counters, workers);
-      transports.put(site.node(), t);
-      t.start(new HelperService(t, new MemoryUnitStore(site.node(), units), counters));
-    }
-
-    SliceTransport transport(String node) throws IOException {
-      SliceTransport t = transports.get(node);
-      if (t == null) {
-        throw new IOException("no node " + node);
-      }
-      return t;
-    }
-
-    EndpointResolver resolver() {
-      return loc -> new Endpoint("127.0.0.1", transport(loc.node()).port(), loc.node(), loc.rack());
-    }
-
-    void resetCounters() {
-      crossRack.set(0);
-      inRack.set(0);
-    }
-
-    @Override
-    public void close() {
-      transports.values().forEach(SliceTransport::close);
-      workers.shutdownNow();
-    }
-  }
 }

@@ -61,6 +61,26 @@ final class MemoryCluster implements AutoCloseable {
     transports.put(node, t);
   }
 
+  /**
+   * Starts a node that also serves RapidRAID pipeline positions (pieces by block id = piece), storing codewords in
+   * {@code sinks}.
+   */
+  void rapidRaidNode(String node, String rack, Map<Integer, byte[]> pieces,
+      org.wideec.archive.encode.CodewordSinks sinks) throws IOException {
+    Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
+    pieces.forEach((u, b) -> blocks.put((long) u, b));
+    stored.put(node, blocks);
+    Counters c = new Counters();
+    counters.put(node, c);
+    SliceTransport t = new SliceTransport(conf, node, c, workers);
+    racks.put(node, rack);
+    UnitStore store = new MemoryUnitStore(node, blocks);
+    t.start(org.wideec.transport.RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
+        new org.wideec.archive.encode.RapidRaidStepService(t, store, ReplicaAccess.OPEN, sinks, c),
+        new HelperService(t, store, c)));
+    transports.put(node, t);
+  }
+
   EndpointResolver resolver() {
     return loc -> {
       SliceTransport t = transports.get(loc.node());

@@ -239,9 +239,14 @@ public final class EncodePlan {
 
   /** Per node, what its links carry, in node order of first appearance. */
   public Map<String, NodeLoad> nodeLoads() {
+    return nodeLoads(transfers());
+  }
+
+  /** Per node, what the links of these transfers carry, in node order of first appearance. */
+  static Map<String, NodeLoad> nodeLoads(List<Transfer> transfers) {
     Map<String, long[]> acc = new LinkedHashMap<>();
     Map<String, String> racks = new LinkedHashMap<>();
-    for (Transfer x : transfers()) {
+    for (Transfer x : transfers) {
       if (x.local()) {
         continue;
       }
@@ -283,15 +288,20 @@ public final class EncodePlan {
    * bound: it ignores the time the first slice takes to pass through a chain (depth x frame / rate) and any CPU limit.
    */
   public double busiestLinkSeconds(long nodeBytesPerSecond, long rackBytesPerSecond) {
+    return busiestLinkSeconds(transfers(), nodeBytesPerSecond, rackBytesPerSecond);
+  }
+
+  /** {@link #busiestLinkSeconds(long, long)} of any set of transfers (RapidRAID's plans are costed the same way). */
+  static double busiestLinkSeconds(List<Transfer> transfers, long nodeBytesPerSecond, long rackBytesPerSecond) {
     double worst = 0;
     if (nodeBytesPerSecond > 0) {
-      for (NodeLoad l : nodeLoads().values()) {
+      for (NodeLoad l : nodeLoads(transfers).values()) {
         worst = Math.max(worst, (double) Math.max(l.bytesIn(), l.bytesOut()) / nodeBytesPerSecond);
       }
     }
     if (rackBytesPerSecond > 0) {
       Map<String, long[]> racks = new TreeMap<>();
-      for (Transfer x : transfers()) {
+      for (Transfer x : transfers) {
         if (x.crossRack()) {
           racks.computeIfAbsent(x.from().rack(), r -> new long[2])[1] += x.bytes();
           racks.computeIfAbsent(x.to().rack(), r -> new long[2])[0] += x.bytes();

@@ -1,0 +1,90 @@
+package org.wideec.demo;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.wideec.archive.encode.CodewordSinks;
+import org.wideec.archive.encode.RapidRaidStepRequest;
+import org.wideec.archive.encode.RapidRaidStepService;
+import org.wideec.archive.encode.Site;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.HelperService;
+import org.wideec.repair.MemoryUnitStore;
+import org.wideec.repair.RepairCounters;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.UnitStore;
+import org.wideec.transport.RequestHandler;
+import org.wideec.transport.Endpoint;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TransportConf;
+
+/**
+ * In-process nodes of the encode and archive benchmarks: a real slice transport each, serving encode steps
+ * (HelperService) and RapidRAID pipeline positions (their codewords are kept nowhere: the position reports each one's
+ * CRC32C, which the benchmark checks), units in memory, bytes counted in and across racks.
+ */
+final class BenchNodes implements AutoCloseable {
+  private final TransportConf conf;
+  private final Map<String, SliceTransport> transports = new LinkedHashMap<>();
+  private final ExecutorService workers = Executors.newCachedThreadPool();
+  final AtomicLong crossRack = new AtomicLong();
+  final AtomicLong inRack = new AtomicLong();
+  private final RepairCounters counters = new RepairCounters() {
+    @Override
+    public void sliceSent(int bytes, boolean cross) {
+      (cross ? crossRack : inRack).addAndGet(bytes);
+    }
+  };
+
+  /** A codeword stored nowhere (its position reports its CRC32C). */
+  private static final CodewordSinks DISCARD = step -> new SliceSink() {
+    @Override
+    public void write(long offset, byte[] data, int off, int len) {}
+
+    @Override
+    public void finish() {}
+
+    @Override
+    public void abort() {}
+  };
+
+  BenchNodes(TransportConf conf) {
+    this.conf = conf;
+  }
+
+  void start(Site site, Map<Long, byte[]> units) throws IOException {
+    SliceTransport t = new SliceTransport(conf, site.node(), counters, workers);
+    transports.put(site.node(), t);
+    UnitStore store = new MemoryUnitStore(site.node(), units);
+    t.start(RequestHandler.route(RapidRaidStepRequest::isOne,
+        new RapidRaidStepService(t, store, ReplicaAccess.OPEN, DISCARD, counters),
+        new HelperService(t, store, counters)));
+  }
+
+  SliceTransport transport(String node) throws IOException {
+    SliceTransport t = transports.get(node);
+    if (t == null) {
+      throw new IOException("no node " + node);
+    }
+    return t;
+  }
+
+  EndpointResolver resolver() {
+    return loc -> new Endpoint("127.0.0.1", transport(loc.node()).port(), loc.node(), loc.rack());
+  }
+
+  void resetCounters() {
+    crossRack.set(0);
+    inRack.set(0);
+  }
+
+  @Override
+  public void close() {
+    transports.values().forEach(SliceTransport::close);
+    workers.shutdownNow();
+  }
+}
