@@ -100,6 +100,10 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     c.setInt("mapreduce.map.memory.mb", 320);
     c.setInt("yarn.app.mapreduce.am.resource.mb", 512);
     c.setInt("mapreduce.task.timeout", 120_000);
+    // Allocation and process ends noticed within a fifth of a second rather than a second: the jobs are short.
+    c.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
+    c.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);
+    c.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 100);
     mr = new MiniMRYarnCluster("wide-ec-archive-job", 1);
     mr.init(c);
     mr.start();
@@ -268,7 +272,7 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     }
     Configuration slow = new Configuration(mrConf);
     slow.set(ArchiveJob.HOOK_KEY, FaultHook.class.getName());
-    slow.setLong(PAUSE_KEY, 400);
+    slow.setLong(PAUSE_KEY, 250);
     List<Path> ps = paths.stream().map(Path::new).toList();
     List<ArchiveItem> items = ArchiveListing.of(fs, store, ps, CODE, PlacementKind.CL, "classic",
         ChainEncoder.shapeOf(conf), true);

@@ -156,7 +156,9 @@ public final class ArchiveMapper extends Mapper<Text, ArchiveItem, Text, Text> {
     long inode = store.inodeOf(path);
     String holder = store.lockHolder(inode);
     TaskAttemptID held = ArchiveJob.attemptOf(holder);
-    if (held != null && held.getTaskID().equals(attempt.getTaskID()) && held.getId() < attempt.getId()) {
+    // Compared as text: forName gives the old API's subclass, which equals() tells apart.
+    if (held != null && held.getTaskID().toString().equals(attempt.getTaskID().toString())
+        && held.getId() < attempt.getId()) {
       LOG.info("{}: releasing the archive lock {} held by this task's earlier attempt {}", path,
           store.lockPath(inode), held);
       if (!store.releaseDeadHolder(inode, RELEASE_WAIT_MS)) {
