@@ -18,9 +18,9 @@ import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ArchiveOrchestrator;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ChainEncoder;
-import org.wideec.archive.hdfs.ClientClassicEncoder;
 import org.wideec.archive.hdfs.StripeEncoder;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.coder.CodeNames;
@@ -50,7 +50,12 @@ final class ArchiveCommand {
       "                                                        resume; --no-trim keeps every replica",
       "  archive PATH --code SPEC [--placement ..] [--encoder classic|chain] --dry-run [--stripe ID] [--json]",
       "                                                        the plan only: kept replicas, moves, parity targets, encoding",
-      "                                                        cost, redundancy after; changes nothing");
+      "                                                        cost, redundancy after; changes nothing",
+      "  archive PATH... --code SPEC --mr [--maps N] [--placement ..] [--encoder classic|chain] [--no-trim] [--json]",
+      "                                                        the same as a MapReduce job: one archive unit per PATH, map",
+      "                                                        tasks near where each encoding starts; job id, tracking URL",
+      "                                                        and progress on stderr, a summary from its counters; rerun",
+      "                                                        to resume; with --dry-run the listing and map tasks only");
 
   private final Configuration conf;
   private final PrintStream out;
@@ -63,13 +68,21 @@ final class ArchiveCommand {
   }
 
   int run(String[] args) throws IOException {
-    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe"), Set.of("dry-run", "json", "no-trim"));
-    if (o.positional().size() != 1) {
-      throw new Options.UsageException("archive needs exactly one PATH");
+    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps"),
+        Set.of("dry-run", "json", "no-trim", "mr"));
+    if (o.has("mr") ? o.positional().isEmpty() : o.positional().size() != 1) {
+      throw new Options.UsageException(o.has("mr") ? "archive --mr needs at least one PATH"
+          : "archive needs exactly one PATH (several go with --mr)");
     }
     String encoder = o.get("encoder", "classic");
     if (!encoder.equals("classic") && !encoder.equals("chain")) { // a non-systematic code: classic only (below)
       throw new Options.UsageException("--encoder must be classic or chain, got '" + encoder + "'");
+    }
+    if (!o.has("mr") && o.has("maps")) {
+      throw new Options.UsageException("--maps sets the map tasks of the archival job: it goes with --mr");
+    }
+    if (o.has("mr") && o.has("stripe")) {
+      throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with --mr");
     }
     CodeNames.Named named = o.code();
     if (!org.wideec.code.Codes.fromSpec(named.spec()).isSystematic()) {
@@ -81,6 +94,21 @@ final class ArchiveCommand {
     }
     PlacementKind placement = o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
         : defaultPlacement(named);
+    if (o.has("mr")) {
+      long maps = o.getLong("maps", conf.getInt(org.wideec.archive.mr.ArchiveJob.MAPS_KEY,
+          org.wideec.archive.mr.ArchiveJob.MAPS_DEFAULT));
+      if (maps < 1 || maps > 100_000) {
+        throw new Options.UsageException("--maps must be 1..100000, got " + maps);
+      }
+      List<Path> paths = o.positional().stream().map(Path::new).toList();
+      try {
+        return new ArchiveJobCommand(conf, out, err).run(paths, named.spec(), placement, encoder, !o.has("no-trim"),
+            o.has("json"), o.has("dry-run"), (int) maps);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while the archival job ran");
+      }
+    }
     Path path = new Path(o.positional().get(0));
     if (!o.has("dry-run")) {
       if (o.has("stripe")) {
@@ -117,27 +145,24 @@ final class ArchiveCommand {
     DistributedFileSystem dfs = hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     ProgressReport progress = new ProgressReport(err, "archive " + path);
-    StripeEncoder encoder = encoderName.equals("chain") ? ChainEncoder.from(dfs) : ClientClassicEncoder.from(dfs);
-    Archiver archiver = new Archiver(dfs, store, encoder, Archiver.Hook.NONE,
-        (stripe, done, total) -> progress.at(done, total));
-    Archiver.Result r;
+    ProgressReport trimming = new ProgressReport(err, "trim " + path + " (blocks)");
+    StripeEncoder encoder = ArchiveOrchestrator.encoder(dfs, encoderName);
+    ArchiveOrchestrator.Outcome outcome;
     try {
-      r = archiver.archive(path, spec, placement);
+      outcome = new ArchiveOrchestrator(dfs, store, encoder, Archiver.Hook.NONE).run(path, spec, placement, trim,
+          (stripe, done, total) -> progress.at(done, total), (settled, total) -> {
+            progress.finish(); // the archive's line ends before the trim's begins
+            trimming.at(settled, total);
+          });
     } finally {
       progress.finish();
+      trimming.finish();
       if (encoder instanceof java.io.Closeable c) {
         c.close();
       }
     }
-    Archiver.TrimResult t = null;
-    if (trim) {
-      ProgressReport trimming = new ProgressReport(err, "trim " + path + " (blocks)");
-      try {
-        t = archiver.trim(path, trimming::at);
-      } finally {
-        trimming.finish();
-      }
-    }
+    Archiver.Result r = outcome.archived();
+    Archiver.TrimResult t = outcome.trimmed();
     ArchiveSummary sum = ArchiveSummary.of(t != null ? t.manifest() : r.manifest());
     int committed = sum.count(StripeState.COMMITTED) + sum.count(StripeState.TRIMMED);
     String manifest = store.layout().manifest(store.inodeOf(path)).toString();

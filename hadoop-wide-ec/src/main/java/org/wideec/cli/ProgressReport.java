@@ -41,6 +41,7 @@ public final class ProgressReport implements Progress {
   void finish() {
     if (shown) {
       err.println();
+      shown = false; // once: a later finish, or a report that follows on the next line, adds no blank line
     }
   }
 

@@ -94,7 +94,7 @@ public final class ManifestStore {
    * other's stripes and overwrite each other's manifest. Stray temp files of crashed runs are removed once held.
    */
   public java.io.Closeable lock(long archivedInode) throws IOException {
-    Path lock = new Path(layout.manifestDir(), archivedInode + ".lock");
+    Path lock = lockPath(archivedInode);
     layout.ensureDirs(dfs);
     for (int attempt = 0; ; attempt++) {
       FSDataOutputStream out;
@@ -109,8 +109,7 @@ public final class ManifestStore {
         throw new IOException("another wide-ec archive run holds " + lock + "; wait for it to finish (if it died, HDFS"
             + " recovers its lease within about a minute, then rerun)", e);
       }
-      out.write((java.net.InetAddress.getLocalHost().getHostName() + " " + ProcessHandle.current().pid() + "\n")
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.write((holder + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
       out.hflush();
       for (org.apache.hadoop.fs.FileStatus st : dfs.listStatus(layout.manifestDir())) {
         String name = st.getPath().getName();
@@ -125,6 +124,78 @@ public final class ManifestStore {
           dfs.delete(lock, false);
         }
       };
+    }
+  }
+
+  /** The lock file of the archive with this inode id (see {@link #lock}). */
+  public Path lockPath(long archivedInode) {
+    return new Path(layout.manifestDir(), archivedInode + ".lock");
+  }
+
+  /**
+   * Names the holder this store's locks record (a MapReduce task records its attempt id, so a later attempt of the
+   * same task can tell its dead predecessor's lock from another run's). Default: host name and process id.
+   */
+  public ManifestStore holder(String who) {
+    if (who == null || who.isBlank() || who.contains("\n")) {
+      throw new IllegalArgumentException("a lock holder is one non-blank line, got '" + who + "'");
+    }
+    holder = who;
+    return this;
+  }
+
+  /** Who holds the archive's lock (the line its holder wrote), or null when it is free or its holder's lease is gone. */
+  public String lockHolder(long archivedInode) throws IOException {
+    Path lock = lockPath(archivedInode);
+    try {
+      if (dfs.isFileClosed(lock)) {
+        return null;
+      }
+      try (FSDataInputStream in = dfs.open(lock)) {
+        byte[] b = in.readAllBytes(); // an open file reads up to its last hflush, which is the holder's line
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8).strip();
+      }
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Takes the lease of a lock whose holder is known to be dead (the caller's proof: an earlier attempt of the same
+   * task, or a task of a job that has ended) and waits, at most {@code waitMs}, until HDFS has closed the file; the
+   * next {@link #lock} then finds it released. True when closed. Never call it for a holder that may be alive: two
+   * runs would work on one archive.
+   */
+  public boolean releaseDeadHolder(long archivedInode, long waitMs) throws IOException {
+    Path lock = lockPath(archivedInode);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
+    NameNodePoll poll = new NameNodePoll(200);
+    boolean asked = false;
+    while (true) {
+      try {
+        // recoverLease takes the lease now (no soft-limit wait) and starts recovering the open block; it returns true
+        // once the file is closed. Asked once; then watched, as block recovery needs a DataNode heartbeat or two.
+        if ((!asked && dfs.recoverLease(lock)) || dfs.isFileClosed(lock)) {
+          return true;
+        }
+      } catch (FileNotFoundException e) {
+        return true;
+      }
+      asked = true;
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      poll.pause("interrupted while HDFS recovered the lease of " + lock);
+    }
+  }
+
+  private String holder = defaultHolder();
+
+  private static String defaultHolder() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName() + " " + ProcessHandle.current().pid();
+    } catch (java.net.UnknownHostException e) {
+      return "unknown-host " + ProcessHandle.current().pid();
     }
   }
 
