@@ -68,6 +68,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
   Configuration baseConf() {
     Configuration c = MiniClusters.withWideEcRepair(new Configuration());
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    c.setInt("wide-ec.archive.rapidraid.max-positions", 1); // one pipeline at a time per DataNode: refusals testable
     return c;
   }
 
@@ -235,6 +236,79 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
 
   @Test
   @Order(4)
+  void aDataNodeRunningItsLastFreePositionRefusesAnotherAtOnceAndTheHeldPipelineStillFinishes() throws Exception {
+    String path = "/rr/busy";
+    long length = 4 * BLOCK;
+    byte[] data = write(path, length, (short) 3, null);
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<String> busy = new AtomicReference<>();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload) {
+        if (slice == 1 && payload.readableBytes() > 0 && !toNode.startsWith("archiver")
+            && busy.compareAndSet(null, node)) {
+          held.countDown();
+          try {
+            release.await(60, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    });
+    ExecutorService bg = Executors.newSingleThreadExecutor();
+    try {
+      Future<ToolRun> run = bg.submit(() -> tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", path,
+          "--code", RR8, "--encoder", "rapidraid", "--json"));
+      assertTrue(held.await(60, TimeUnit.SECONDS), "no pipeline started");
+      // A second position asked of the busy node, with valid tokens: refused at once, naming the limit.
+      LocatedBlock b = fs.getClient().getLocatedBlocks("/rr/refused", 0, BLOCK).get(0);
+      DatanodeInfo dn = java.util.Arrays.stream(fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE))
+          .filter(d -> d.getXferAddr().equals(busy.get())).findFirst().orElseThrow();
+      byte[] token = org.wideec.transport.TokenBytes.of(b.getBlockToken());
+      org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
+          b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), b.getBlock().getNumBytes(), token);
+      org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest("busy",
+          0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384, null, true,
+          new EncodeTreeRequest.ParityOutput(0, new org.wideec.repair.BlockRef(piece.pool(), 1L << 40, 1, BLOCK, token),
+              new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(),
+                  dn.getInfoPort(), dn.getInfoSecurePort(), dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
+      ExecutorService idle = Executors.newSingleThreadExecutor();
+      org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
+      org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
+          TransportConf.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
+      try {
+        org.wideec.transport.Endpoint e = resolver.resolve(
+            new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+        org.wideec.transport.PeerFailure refused = org.junit.jupiter.api.Assertions.assertThrows(
+            org.wideec.transport.PeerFailure.class, () -> {
+              try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7,
+                  req.toBytes(), client.credentialFor(token))) {
+                st.next(0).release();
+              }
+            });
+        assertTrue(refused.getMessage().contains(busy.get() + " already runs 1 rapidraid pipeline positions "
+            + "(wide-ec.archive.rapidraid.max-positions)"), refused.getMessage());
+      } finally {
+        client.close();
+        resolver.close();
+        idle.shutdownNow();
+      }
+      release.countDown();
+      ToolRun done = run.get(120, TimeUnit.SECONDS);
+      assertEquals(0, done.exit(), done.err());
+    } finally {
+      release.countDown();
+      bg.shutdownNow();
+    }
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+  }
+
+  @Test
+  @Order(5)
   void aChainNodeStoppedMidEncodeFailsTheRunNamingItAndTheRerunFinishes() throws Exception {
     String path = "/rr/killed";
     long length = 4 * BLOCK;
