@@ -42,7 +42,7 @@ import org.wideec.code.LinearCode;
  */
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
-      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic|chain] [--no-trim] [--json]",
+      "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic|chain|rapidraid] [--no-trim] [--json]",
       "                                                        archive a replicated file or directory into wide stripes",
       "                                                        (manifest, parity, verified, committed, pointers), then trim",
       "                                                        each data block to its planned replica (needs the wide-ec",
@@ -75,8 +75,8 @@ final class ArchiveCommand {
           : "archive needs exactly one PATH (several go with --mr)");
     }
     String encoder = o.get("encoder", "classic");
-    if (!encoder.equals("classic") && !encoder.equals("chain")) { // a non-systematic code: classic only (below)
-      throw new Options.UsageException("--encoder must be classic or chain, got '" + encoder + "'");
+    if (!encoder.equals("classic") && !encoder.equals("chain") && !encoder.equals("rapidraid")) {
+      throw new Options.UsageException("--encoder must be classic, chain or rapidraid, got '" + encoder + "'");
     }
     if (!o.has("mr") && o.has("maps")) {
       throw new Options.UsageException("--maps sets the map tasks of the archival job: it goes with --mr");
@@ -85,7 +85,12 @@ final class ArchiveCommand {
       throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with --mr");
     }
     CodeNames.Named named = o.code();
-    if (!org.wideec.code.Codes.fromSpec(named.spec()).isSystematic()) {
+    boolean systematic = org.wideec.code.Codes.fromSpec(named.spec()).isSystematic();
+    if (systematic && encoder.equals("rapidraid")) {
+      throw new Options.UsageException("--encoder rapidraid runs RapidRAID's pipeline, which computes non-systematic "
+          + "codewords; " + named.spec() + " is systematic: use --encoder classic or chain");
+    }
+    if (!systematic) {
       if (o.has("dry-run") || o.has("placement") || o.has("no-trim") || o.has("stripe")) {
         throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --dry-run,"
             + " --placement, --no-trim or --stripe)");

@@ -3,6 +3,7 @@ package org.wideec.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -12,26 +13,39 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.PipelineCodewordEncoder;
 import org.wideec.archive.hdfs.SealedArchiver;
 import org.wideec.archive.hdfs.SealedFiles;
 
 /**
  * {@code wide-ec archive FILE --code rapidraid:n=N,k=K}: a non-systematic code seals the file (issue 14 item 2) with
- * the {@link SealedArchiver}; the classic encoder is the only one this command runs for it so far.
+ * the {@link SealedArchiver}, encoded by this process ({@code --encoder classic}) or by RapidRAID's pipeline on the
+ * DataNodes ({@code --encoder rapidraid}, {@link PipelineCodewordEncoder}).
  */
 final class SealedArchiveCommand {
   private SealedArchiveCommand() {}
 
   static int run(Configuration conf, Path path, String spec, String encoder, boolean json, PrintStream out)
       throws IOException {
-    if (!encoder.equals("classic")) {
-      throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic (got '" + encoder
-          + "')");
+    if (!encoder.equals("classic") && !encoder.equals("rapidraid")) {
+      throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic or rapidraid (got '"
+          + encoder + "'; the chain encoder computes systematic parity)");
     }
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
-    SealedArchiver.Result r = new SealedArchiver(dfs, store, SealedArchiver.classic(dfs), Archiver.Hook.NONE,
-        System.nanoTime()).archive(path, spec);
+    PipelineCodewordEncoder.Factory pipeline = encoder.equals("rapidraid") ? new PipelineCodewordEncoder.Factory(dfs)
+        : null;
+    SealedArchiver.Result r;
+    List<String> moves;
+    try {
+      r = new SealedArchiver(dfs, store, pipeline != null ? pipeline : SealedArchiver.classic(dfs), Archiver.Hook.NONE,
+          System.nanoTime()).archive(path, spec);
+      moves = pipeline != null ? pipeline.moves() : List.of();
+    } finally {
+      if (pipeline != null) {
+        pipeline.close();
+      }
+    }
     ArchiveSummary sum = ArchiveSummary.of(r.manifest());
     if (json) {
       Map<String, Object> j = new LinkedHashMap<>();
@@ -45,12 +59,14 @@ final class SealedArchiveCommand {
       j.put("bytesRead", r.bytesRead());
       j.put("codewordBytesWritten", r.bytesWritten());
       j.put("offPlan", r.offPlan());
+      j.put("moves", moves);
       j.put("stale", r.stale());
       out.println(Json.write(j));
     } else {
-      out.printf("archive %s with %s (classic encoder): %s; %d stripes; read %,d bytes, wrote %,d codeword bytes%n",
-          path.toUri().getPath(), spec, r.sealed() ? "sealed (read it through WideEcFileSystem; a stock read fails)"
+      out.printf("archive %s with %s (%s encoder): %s; %d stripes; read %,d bytes, wrote %,d codeword bytes%n",
+          path.toUri().getPath(), spec, encoder, r.sealed() ? "sealed (read it through WideEcFileSystem; a stock read fails)"
               : "NOT sealed", r.manifest().stripes().size(), r.bytesRead(), r.bytesWritten());
+      moves.forEach(l -> out.println("  moved onto the chain: " + l));
       r.offPlan().forEach(l -> out.println("  off plan: " + l));
       r.stale().forEach(l -> out.println("  stale: " + l));
     }

@@ -24,7 +24,8 @@ import org.wideec.transport.SliceTransport;
  * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
  * clients ({@link ArchivedReadService}), rebuilds lost blocks of archived stripes when the NameNode's archive
  * repair monitor asks ({@link ArchiveRebuildService}), collects trees of the archiver's chain encodes
- * ({@link EncodeTreeService}), and pins archived replicas that sit on plan when the NameNode's placement keeper asks
+ * ({@link EncodeTreeService}), runs positions of the archiver's RapidRAID pipelines ({@link RapidRaidPositionService}),
+ * and pins archived replicas that sit on plan when the NameNode's placement keeper asks
  * ({@link PinService}).
  *
  * <p>Nothing here may stop or break the DataNode. Settings are checked before anything starts; a bad value,
@@ -82,16 +83,19 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
-    // One port, five kinds of request: a step of a repair or encode, a client's range of an archived block, the
-    // archiver's order to collect a tree of a chain encode, and the NameNode's orders to rebuild an archived block
-    // and to pin archived replicas.
+    // One port, six kinds of request: a step of a repair or encode, a client's range of an archived block, the
+    // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, and the
+    // NameNode's orders to rebuild an archived block and to pin archived replicas.
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
     HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
     PinService pins = new PinService(dn, transport);
+    RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
+        conf.helperThreads());
     transport.start(RequestHandler.route(RebuildRequest::is, rebuilds::onRequest,
         RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne, encodes::onRequest,
-            RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest,
-                RequestHandler.route(org.wideec.repair.PinRequest::isOne, pins::onRequest, steps)))));
+            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne, pipelines::onRequest,
+                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest,
+                    RequestHandler.route(org.wideec.repair.PinRequest::isOne, pins::onRequest, steps))))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -192,7 +192,7 @@ class ArchiveDryRunClusterTest {
 
     ToolRun badEncoder = archive("/logs/a", "--code", CODE, "--encoder", "magic", "--dry-run");
     assertEquals(WideEcTool.EXIT_USAGE, badEncoder.exit());
-    assertTrue(badEncoder.err().contains("--encoder must be classic or chain"), badEncoder.err());
+    assertTrue(badEncoder.err().contains("--encoder must be classic, chain or rapidraid"), badEncoder.err());
 
     ToolRun tooWide = archive("/logs/a", "--code", "azure-lrc:k=64,l=4,g=4", "--dry-run");
     assertEquals(WideEcTool.EXIT_FAILED, tooWide.exit(), "72 units cannot sit on 18 DataNodes");

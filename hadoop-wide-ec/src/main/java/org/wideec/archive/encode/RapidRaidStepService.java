@@ -63,14 +63,16 @@ public final class RapidRaidStepService implements RequestHandler {
             + transport.conf().maxFrameBytes() + " (wide-ec.transport.max-frame.bytes)");
       }
       for (RapidRaidStepRequest.Piece p : req.pieces()) {
-        access.checkRead(p.block());
+        if (!virtual(p)) {
+          access.checkRead(p.block());
+        }
       }
       if (req.upstream() != null) {
         up = transport.open(req.upstream().endpoint(), me, downstream.selfRack(), repairId,
             req.upstream().request().toBytes());
       }
       for (RapidRaidStepRequest.Piece p : req.pieces()) {
-        readers.add(store.open(p.block()));
+        readers.add(virtual(p) ? null : store.open(p.block()));
       }
       Step step = new Step(req, up != null);
       CRC32C crc = new CRC32C();
@@ -150,7 +152,9 @@ public final class RapidRaidStepService implements RequestHandler {
       }
       for (UnitStore.Reader r : readers) {
         try {
-          r.close();
+          if (r != null) {
+            r.close();
+          }
         } catch (IOException e) {
           LOG.debug("closing a piece reader at {}: {}", me, e.toString());
         }
@@ -159,6 +163,14 @@ public final class RapidRaidStepService implements RequestHandler {
         up.close();
       }
     }
+  }
+
+  /**
+   * A piece of no bytes is a short last stripe's virtual zero piece (RapidRAID's pipeline still runs through its
+   * positions): nothing is stored, so there is nothing to authorize or open, and it reads as zeros.
+   */
+  static boolean virtual(RapidRaidStepRequest.Piece p) {
+    return p.block().numBytes() == 0;
   }
 
   /** A piece shorter than the codewords reads as zeros past its end. */

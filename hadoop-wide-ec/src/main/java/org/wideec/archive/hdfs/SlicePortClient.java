@@ -14,6 +14,7 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.net.NetUtils;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.archive.encode.RapidRaidStepRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DigestRequest;
@@ -119,6 +120,36 @@ final class SlicePortClient implements Closeable {
           return stored;
         }
       }
+    }
+  }
+
+  /**
+   * Asks the last position of a RapidRAID pipeline to run it (it asks its upstream, and so on back to position 0),
+   * proving {@code token}: an empty frame per slice as the last position stores it, then every position's report
+   * (length and CRC32C of its codeword, position order), then END; the reports count only once it ended cleanly.
+   *
+   * @throws PeerFailure naming the node to blame, when a position failed
+   */
+  List<EncodeTreeRequest.Stored> runPipeline(Endpoint last, RapidRaidStepRequest req, byte[] token)
+      throws IOException, InterruptedException {
+    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    int n = req.position() + 1;
+    try (PeerStream s = transport.open(last, self.node(), self.rack(), id, req.toBytes(),
+        credential(token, req.toString()))) {
+      for (int i = 0; i < req.slices(); i++) {
+        s.next(i, 0).release(); // the last position's progress: it forwards no x
+        s.credit();
+      }
+      Frame f = s.next(req.slices(), EncodeTreeRequest.resultLength(n));
+      byte[] b = new byte[EncodeTreeRequest.resultLength(n)];
+      try {
+        f.payload().getBytes(f.payload().readerIndex(), b);
+      } finally {
+        f.release();
+      }
+      s.credit();
+      s.awaitEnd();
+      return EncodeTreeRequest.parseResult(b);
     }
   }
 

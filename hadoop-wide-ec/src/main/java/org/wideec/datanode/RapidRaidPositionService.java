@@ -1,0 +1,142 @@
+package org.wideec.datanode;
+
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.concurrent.Semaphore;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.util.DataChecksum;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.archive.encode.RapidRaidStepRequest;
+import org.wideec.archive.encode.RapidRaidStepService;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.SliceSink;
+import org.wideec.transport.ConfigValues;
+import org.wideec.transport.Downstream;
+import org.wideec.transport.SliceTransport;
+
+/**
+ * One position of a RapidRAID pipeline on this DataNode ({@code --encoder rapidraid}, issue 14 item 1): the pieces
+ * are read through {@link FsDatasetUnitStore} (checksum-verified) against their READ tokens, and codeword c_i goes
+ * into the block the archiver allocated for it (the request's output, on this node as the favored one), written by
+ * DataTransferProtocol with the archiver's WRITE token and the request's checksum type, as a client's write would be.
+ *
+ * <p>Before anything is read or dialled the request must name that block with a WRITE token (block tokens on: this
+ * node never mints one for an asker) and a checksum HDFS writes. A position holds a helper thread for the whole
+ * encode while it waits on its upstream, so at most {@link #MAX_KEY} positions run at once: one more is refused
+ * at once, with an error that says so, leaving the rest of the pool to repairs and reads (the pool has no queue, so
+ * nothing ever waits for a thread).
+ */
+final class RapidRaidPositionService {
+  /** Pipeline positions one DataNode runs at once. */
+  static final String MAX_KEY = "wide-ec.archive.rapidraid.max-positions";
+  private static final Logger LOG = LoggerFactory.getLogger(RapidRaidPositionService.class);
+  private final DataNode dn;
+  private final RapidRaidStepService steps;
+  private final Semaphore slots;
+  private final int max;
+
+  RapidRaidPositionService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics,
+      int helperThreads) {
+    this.dn = dn;
+    this.max = maxPositions(dn.getConf(), helperThreads);
+    this.slots = new Semaphore(max);
+    this.steps = new RapidRaidStepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics);
+  }
+
+  /**
+   * Half the helper threads by default, so repairs and degraded reads always keep the other half.
+   *
+   * @throws IllegalArgumentException naming the key when it is not 1..helper threads
+   */
+  static int maxPositions(Configuration conf, int helperThreads) {
+    return ConfigValues.intIn(conf, MAX_KEY, Math.max(1, helperThreads / 2), 1, helperThreads);
+  }
+
+  void onRequest(long id, byte[] body, Downstream downstream) {
+    String me = downstream.selfNode();
+    try {
+      authorize(RapidRaidStepRequest.parse(body));
+    } catch (ReplicaAccess.DeniedException e) {
+      LOG.warn("rapidraid {}: {} refused {}: {}", id, me, downstream.node(), e.getMessage());
+      downstream.fail(null, me + " refused the rapidraid step: " + e.getMessage());
+      return;
+    } catch (IOException | RuntimeException e) { // DESIGN.md §2: nothing escapes into the transport's thread
+      downstream.fail(me, me + " cannot run the rapidraid step: " + e.getMessage());
+      return;
+    }
+    if (!slots.tryAcquire()) {
+      LOG.warn("rapidraid {}: {} refused a pipeline position for {}: {} already run ({})", id, me, downstream.node(),
+          max, MAX_KEY);
+      downstream.fail(me, me + " already runs " + max + " rapidraid pipeline positions (" + MAX_KEY
+          + "); retry the archival later");
+      return;
+    }
+    try {
+      steps.onRequest(id, body, downstream);
+    } finally {
+      slots.release();
+    }
+  }
+
+  private void authorize(RapidRaidStepRequest req) throws IOException {
+    EncodeTreeRequest.ParityOutput o = req.output();
+    if (o == null) {
+      throw new IOException(req + " names no block for its codeword; a DataNode stores c_" + req.position()
+          + " only into a block the archiver allocated");
+    }
+    if (BlockTokenAccess.enabled(dn) && o.block().token().length == 0) {
+      throw new ReplicaAccess.DeniedException("no WRITE token for codeword " + o.unit() + " (" + o.block()
+          + "; dfs.block.access.token.enable is on)");
+    }
+    if (o.block().numBytes() != req.length()) {
+      throw new IOException(req + ": its codeword block " + o.block() + " is not " + req.length() + " bytes");
+    }
+    checksumType(req);
+  }
+
+  private static DataChecksum.Type checksumType(RapidRaidStepRequest req) throws IOException {
+    for (DataChecksum.Type type : DataChecksum.Type.values()) {
+      if (type.id == req.checksumType() && type.size > 0) {
+        return type;
+      }
+    }
+    throw new IOException(req + ": checksum type " + req.checksumType() + " is not one HDFS writes");
+  }
+
+  /** c_i's sink: its allocated block, written on its target (this node, unless the NameNode placed it elsewhere). */
+  private SliceSink open(RapidRaidStepRequest req) throws IOException {
+    EncodeTreeRequest.ParityOutput o = req.output();
+    EncodeTreeRequest.TargetNode tn = o.target();
+    DatanodeInfo target = new DatanodeInfo.DatanodeInfoBuilder().setIpAddr(tn.ipAddr()).setHostName(tn.hostName())
+        .setDatanodeUuid(tn.uuid()).setXferPort(tn.xferPort()).setInfoPort(tn.infoPort())
+        .setInfoSecurePort(tn.infoSecurePort()).setIpcPort(tn.ipcPort()).build();
+    BlockRef b = o.block();
+    DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
+    // No confirmation here: the archiver reads every codeword back against the CRC32C reported before VERIFIED.
+    return new BlockTargetWriter(dn, new ExtendedBlock(b.pool(), b.blockId(), req.length(), b.genStamp()), target,
+        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, token(b),
+        BlockTargetWriter.NO_CRC);
+  }
+
+  /** The archiver's WRITE token; null when it sent none (block tokens off: the writer uses HDFS's dummy token). */
+  private static Token<BlockTokenIdentifier> token(BlockRef b) throws IOException {
+    if (b.token().length == 0) {
+      return null;
+    }
+    Token<BlockTokenIdentifier> t = new Token<>();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
+      t.readFields(in);
+    }
+    return t;
+  }
+}

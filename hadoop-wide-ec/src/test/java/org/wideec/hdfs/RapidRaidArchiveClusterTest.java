@@ -1,0 +1,369 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.SourcePiece;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.archive.encode.RapidRaidPlan;
+import org.wideec.archive.hdfs.Archiver;
+import org.wideec.archive.hdfs.CodewordFiles;
+import org.wideec.archive.hdfs.PipelineCodewordEncoder;
+import org.wideec.archive.hdfs.SealedArchiver;
+import org.wideec.archive.hdfs.SealedFiles;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.code.LinearCode;
+import org.wideec.coder.ErasureCoder;
+import org.wideec.datanode.RepairMetrics;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.transport.TransportConf;
+import org.wideec.transport.TransportFaultInjector;
+
+/**
+ * {@code wide-ec archive FILE --code rapidraid:... --encoder rapidraid} on a racked cluster (6 racks x 3 DataNodes,
+ * 64 KiB blocks, block tokens on, our plugin in every DataNode): RapidRAID's pipeline runs on the DataNodes holding
+ * the replicas. Every codeword equals an independent encode of the file's pieces and sits on its chain node; the bytes
+ * the DataNodes' slice ports count across racks are exactly the plans' (x streams with their reports) plus the replies
+ * to the archiver; the file reads back through WideEcFileSystem and a stock open fails. A file whose replicas all sit
+ * on two nodes is copied onto a chain first (replication kept). A chain DataNode stopped mid-encode fails the run
+ * naming it, nothing of the file is touched, and the rerun finishes.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RapidRaidArchiveClusterTest extends ArchiveTestBed {
+  static final String RR8 = "rapidraid:n=8,k=4";
+  static final String RR16 = "rapidraid:n=16,k=11";
+
+  @Override
+  Configuration baseConf() {
+    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
+    c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    c.setInt("wide-ec.archive.rapidraid.max-positions", 1); // one pipeline at a time per DataNode: refusals testable
+    return c;
+  }
+
+  @AfterEach
+  void noFaults() {
+    TransportFaultInjector.set(null);
+  }
+
+  private byte[] write(String path, long bytes, short replication, InetSocketAddress[] favored) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    fs.mkdirs(new Path(path).getParent(), new FsPermission((short) 0755));
+    try (FSDataOutputStream o = favored == null ? fs.create(new Path(path), replication)
+        : fs.create(new Path(path), FsPermission.getFileDefault(), true, 4096, replication, BLOCK, null, favored)) {
+      o.write(data);
+    }
+    return data;
+  }
+
+  private FileSystem wideEc() throws Exception {
+    Configuration c = new Configuration(conf);
+    c.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    c.setBoolean("fs.hdfs.impl.disable.cache", true);
+    return FileSystem.newInstance(fs.getUri(), c);
+  }
+
+  private StripeManifest sealedManifest(String path) throws Exception {
+    return store.read(new Path(store.pointer(new Path(path)).manifestPath()));
+  }
+
+  private SealedArchiver.Result archive(String path, String code, PipelineCodewordEncoder.Factory f) throws Exception {
+    return new SealedArchiver(fs, store, f, Archiver.Hook.NONE, 3).archive(new Path(path), code);
+  }
+
+  private long crossRackSent() {
+    long sum = 0;
+    for (DataNode d : cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
+      RepairMetrics m = p == null ? null : p.metrics();
+      sum += m == null ? 0 : m.bytesSentCrossRack();
+    }
+    return sum;
+  }
+
+  @Test
+  @Order(1)
+  void thePipelineSealsEveryCodewordOnItsChainNodeAndCountsExactlyThePlan() throws Exception {
+    for (String code : List.of(RR8, RR16)) {
+      String path = "/rr/" + (code.equals(RR8) ? "eight" : "sixteen");
+      // (8,4): 11 blocks, stripes of 4, 4 and 3 pieces; (16,11): 12 blocks, the second stripe one piece and ten zeros.
+      long length = (code.equals(RR8) ? 10 : 11) * BLOCK + 1000;
+      byte[] data = write(path, length, (short) 3, null);
+      long before = crossRackSent();
+      SealedArchiver.Result r;
+      List<RapidRaidPlan> plans;
+      try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(fs)) {
+        r = archive(path, code, f);
+        plans = f.plans();
+        System.out.println(code + ": moves " + f.moves());
+      }
+      long counted = crossRackSent() - before;
+      assertTrue(r.sealed(), r.toString());
+      StripeManifest m = sealedManifest(path);
+      assertTrue(ArchiveChecks.states(m).stream().allMatch(s -> s == StripeState.TRIMMED), m.toString());
+      assertEquals(m.stripes().size(), plans.size());
+      long expected = 0;
+      for (int i = 0; i < plans.size(); i++) {
+        RapidRaidPlan p = plans.get(i);
+        ArchivedStripe s = m.stripes().get(i);
+        System.out.print(p.describe());
+        codewordsMatchAnIndependentEncodeOnTheChain(s, p, data);
+        // The plan's streams, then the last position's reports and one CRC32C digest per real piece, to the archiver
+        // (whose rack is none of the DataNodes').
+        expected += p.crossRackBytes() + EncodeTreeRequest.resultLength(p.code().n()) + 8L * s.sources().size();
+        assertEquals(1, p.maxRowStreams(), "one x stream in and out of every position");
+      }
+      assertEquals(expected, counted, code + ": cross-rack bytes the slice ports sent");
+      assertEquals(code.equals(RR8) ? 3 : 2, m.stripes().size());
+
+      Exception stock = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+          () -> SealedArchiveClusterTest.readAll(fs, path, (int) length));
+      assertTrue(String.valueOf(stock.getMessage()).contains("raw erasure decoder"), stock.toString());
+      try (FileSystem ours = wideEc()) {
+        assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+      }
+    }
+  }
+
+  /** Codeword i equals an independent encode of the pieces, is the recorded block, and is on chain node i. */
+  private void codewordsMatchAnIndependentEncodeOnTheChain(ArchivedStripe s, RapidRaidPlan plan, byte[] file)
+      throws Exception {
+    LinearCode code = s.code();
+    int unit = (int) s.unitLength();
+    ByteBuffer[] pieces = new ByteBuffer[code.k()];
+    for (int t = 0; t < code.k(); t++) {
+      byte[] p = new byte[unit];
+      if (t < s.sources().size()) {
+        SourcePiece sp = s.sources().get(t);
+        System.arraycopy(file, (int) sp.offset(), p, 0, (int) sp.length());
+        assertEquals(ArchiveChecks.crc(java.util.Arrays.copyOf(p, (int) sp.length())), sp.crc32c());
+      }
+      pieces[t] = ByteBuffer.wrap(p);
+    }
+    ByteBuffer[] words = new ByteBuffer[code.n()];
+    for (int i = 0; i < code.n(); i++) {
+      words[i] = ByteBuffer.allocate(unit);
+    }
+    ErasureCoder.java(code).encode(pieces, words);
+    for (int i = 0; i < code.n(); i++) {
+      String f = CodewordFiles.file(s, i).toString();
+      byte[] stored = SealedArchiveClusterTest.readAll(fs, f, unit);
+      assertArrayEquals(words[i].array(), stored, "stripe " + s.stripeId() + " codeword " + i);
+      assertEquals(ArchiveChecks.crc(stored), s.member(i).crc32c());
+      LocatedBlock lb = fs.getClient().getLocatedBlocks(f, 0, unit).get(0);
+      assertEquals(s.member(i).blockId(), lb.getBlock().getBlockId());
+      assertEquals(1, lb.getLocations().length);
+      assertEquals(plan.site(i).node(), lb.getLocations()[0].getXferAddr(), f + " is on chain node " + i);
+      assertEquals(plan.site(i).node(), s.member(i).plannedNode(), "the manifest plans it where it was written");
+    }
+  }
+
+  @Test
+  @Order(2)
+  void replicasCrowdedOnTwoNodesAreCopiedOntoTheChainFirstKeepingTheirReplication() throws Exception {
+    DatanodeInfo[] live = fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE);
+    InetSocketAddress[] two = {
+        org.apache.hadoop.net.NetUtils.createSocketAddr(live[0].getXferAddr()),
+        org.apache.hadoop.net.NetUtils.createSocketAddr(live[1].getXferAddr())};
+    String path = "/rr/crowded";
+    long length = 4 * BLOCK;
+    byte[] data = write(path, length, (short) 2, two);
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
+      assertEquals(2, lb.getLocations().length);
+    }
+    List<String> moves;
+    List<RapidRaidPlan> plans;
+    try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(fs)) {
+      assertTrue(archive(path, RR8, f).sealed());
+      moves = f.moves();
+      plans = f.plans();
+    }
+    moves.forEach(System.out::println);
+    // Four pieces on two nodes, eight positions on distinct nodes: two positions are served, six need a copy.
+    assertEquals(6, plans.get(0).chain().moves().size(), plans.get(0).describe());
+    assertEquals(6, moves.size());
+    StripeManifest m = sealedManifest(path);
+    codewordsMatchAnIndependentEncodeOnTheChain(m.stripes().get(0), plans.get(0), data);
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aSystematicCodeIsRefusedForRapidraidAndRapidraidForChain() throws Exception {
+    write("/rr/refused", BLOCK, (short) 3, null);
+    ToolRun sys = tool("archive", "/rr/refused", "--code", CODE, "--encoder", "rapidraid");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_USAGE, sys.exit());
+    assertTrue(sys.err().contains(CODE + " is systematic: use --encoder classic or chain"), sys.err());
+    ToolRun chain = tool("archive", "/rr/refused", "--code", RR8, "--encoder", "chain");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_USAGE, chain.exit());
+    assertTrue(chain.err().contains("archive it with --encoder classic or rapidraid"), chain.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/rr/refused")));
+  }
+
+  @Test
+  @Order(4)
+  void aDataNodeRunningItsLastFreePositionRefusesAnotherAtOnceAndTheHeldPipelineStillFinishes() throws Exception {
+    String path = "/rr/busy";
+    long length = 4 * BLOCK;
+    byte[] data = write(path, length, (short) 3, null);
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<String> busy = new AtomicReference<>();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload) {
+        if (slice == 1 && payload.readableBytes() > 0 && !toNode.startsWith("archiver")
+            && busy.compareAndSet(null, node)) {
+          held.countDown();
+          try {
+            release.await(60, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    });
+    ExecutorService bg = Executors.newSingleThreadExecutor();
+    try {
+      Future<ToolRun> run = bg.submit(() -> tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", path,
+          "--code", RR8, "--encoder", "rapidraid", "--json"));
+      assertTrue(held.await(60, TimeUnit.SECONDS), "no pipeline started");
+      // A second position asked of the busy node, with valid tokens: refused at once, naming the limit.
+      LocatedBlock b = fs.getClient().getLocatedBlocks("/rr/refused", 0, BLOCK).get(0);
+      DatanodeInfo dn = java.util.Arrays.stream(fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE))
+          .filter(d -> d.getXferAddr().equals(busy.get())).findFirst().orElseThrow();
+      byte[] token = org.wideec.transport.TokenBytes.of(b.getBlockToken());
+      org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
+          b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), b.getBlock().getNumBytes(), token);
+      org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest("busy",
+          0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384, null, true,
+          new EncodeTreeRequest.ParityOutput(0, new org.wideec.repair.BlockRef(piece.pool(), 1L << 40, 1, BLOCK, token),
+              new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(),
+                  dn.getInfoPort(), dn.getInfoSecurePort(), dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
+      ExecutorService idle = Executors.newSingleThreadExecutor();
+      org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
+      org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
+          TransportConf.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
+      try {
+        org.wideec.transport.Endpoint e = resolver.resolve(
+            new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+        org.wideec.transport.PeerFailure refused = org.junit.jupiter.api.Assertions.assertThrows(
+            org.wideec.transport.PeerFailure.class, () -> {
+              try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7,
+                  req.toBytes(), client.credentialFor(token))) {
+                st.next(0).release();
+              }
+            });
+        assertTrue(refused.getMessage().contains(busy.get() + " already runs 1 rapidraid pipeline positions "
+            + "(wide-ec.archive.rapidraid.max-positions)"), refused.getMessage());
+      } finally {
+        client.close();
+        resolver.close();
+        idle.shutdownNow();
+      }
+      release.countDown();
+      ToolRun done = run.get(120, TimeUnit.SECONDS);
+      assertEquals(0, done.exit(), done.err());
+    } finally {
+      release.countDown();
+      bg.shutdownNow();
+    }
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+  }
+
+  @Test
+  @Order(5)
+  void aChainNodeStoppedMidEncodeFailsTheRunNamingItAndTheRerunFinishes() throws Exception {
+    String path = "/rr/killed";
+    long length = 4 * BLOCK;
+    byte[] data = write(path, length, (short) 3, null);
+    CountDownLatch sending = new CountDownLatch(1);
+    AtomicReference<String> victim = new AtomicReference<>();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload)
+          throws java.io.IOException {
+        // A position's second slice of x to the next one (not the last position's progress to the archiver).
+        if (slice == 1 && payload.readableBytes() > 0 && !toNode.startsWith("archiver")
+            && victim.compareAndSet(null, node)) {
+          sending.countDown();
+          try {
+            Thread.sleep(60_000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          throw new java.io.IOException(node + " was stopped");
+        }
+      }
+    });
+    ExecutorService bg = Executors.newSingleThreadExecutor();
+    try {
+      // Slices of 16 KiB: a 64 KiB codeword is four slices, and the victim dies after its first went out.
+      Future<ToolRun> run = bg.submit(() -> tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", path,
+          "--code", RR8, "--encoder", "rapidraid", "--json"));
+      assertTrue(sending.await(60, TimeUnit.SECONDS), "no pipeline started");
+      DataNode dead = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(victim.get()))
+          .findFirst().orElseThrow();
+      cluster.stopDataNode(victim.get());
+      cluster.setDataNodeDead(dead.getDatanodeId());
+      ToolRun failed = run.get(120, TimeUnit.SECONDS);
+      assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, failed.exit(), failed.out());
+      assertTrue(failed.err().contains("stripe 0: rapidraid pipeline failed"), failed.err());
+      assertTrue(failed.err().contains(victim.get()), "names " + victim.get() + ": " + failed.err());
+    } finally {
+      bg.shutdownNow();
+    }
+    TransportFaultInjector.set(null);
+    // Nothing of the file was touched: still the original, readable by a stock client.
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(path)));
+    assertArrayEquals(data, SealedArchiveClusterTest.readAll(fs, path, (int) length));
+    assertEquals(List.of(StripeState.ENCODING), ArchiveChecks.states(manifestOf(path)));
+
+    ToolRun rerun = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--json");
+    assertEquals(0, rerun.exit(), rerun.err());
+    assertTrue(rerun.json().get("sealed").asBoolean());
+    assertEquals("rapidraid", rerun.json().get("encoder").asText());
+    StripeManifest m = sealedManifest(path);
+    assertFalse(m.stripes().get(0).members().stream().anyMatch(x -> x.plannedNode().equals(victim.get())),
+        "the rerun's chain avoids the stopped node");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+  }
+}
