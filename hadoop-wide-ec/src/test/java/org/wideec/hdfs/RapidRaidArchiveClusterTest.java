@@ -314,6 +314,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     long length = 4 * BLOCK;
     byte[] data = write(path, length, (short) 3, null);
     CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
     AtomicReference<String> victim = new AtomicReference<>();
     TransportFaultInjector.set(new TransportFaultInjector() {
       @Override
@@ -324,7 +325,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
             && victim.compareAndSet(null, node)) {
           sending.countDown();
           try {
-            Thread.sleep(60_000);
+            stopped.await(60, TimeUnit.SECONDS); // held until the test has stopped its DataNode
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -342,11 +343,13 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
           .findFirst().orElseThrow();
       cluster.stopDataNode(victim.get());
       cluster.setDataNodeDead(dead.getDatanodeId());
+      stopped.countDown();
       ToolRun failed = run.get(120, TimeUnit.SECONDS);
       assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, failed.exit(), failed.out());
       assertTrue(failed.err().contains("stripe 0: rapidraid pipeline failed"), failed.err());
       assertTrue(failed.err().contains(victim.get()), "names " + victim.get() + ": " + failed.err());
     } finally {
+      stopped.countDown();
       bg.shutdownNow();
     }
     TransportFaultInjector.set(null);
