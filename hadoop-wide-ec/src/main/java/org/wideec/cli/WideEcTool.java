@@ -102,7 +102,11 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        repair schemes on embedded clusters with shaped links",
         "  bench encode [--quick] [--json] [--unit-size 64m] [--node-rate 25m] [--oversubscription 0] [--runs 3]",
         "               [--codes rs:k=64,m=4,azure-lrc:k=64,l=4,g=4] [--encoders classic,chain,rack-tree] [--auth hmac|none]",
-        "                                                        archival encoding of one wide stripe: classic vs chain (ECWide 4.2)"),
+        "                                                        archival encoding of one wide stripe: classic vs chain (ECWide 4.2)",
+        "  bench archive [--quick] [--json] [--unit-size 64m] [--node-rate 25m] [--oversubscription 0] [--runs 3]",
+        "               [--slice 64k] [--wide-code rs:k=64,m=4] [--auth hmac|none]",
+        "                                                        archival: RapidRAID (16,11) pipeline vs classic, one object and",
+        "                                                        16 at once; a k = 64 stripe, chain vs classic"),
         a -> KitCommand.named("bench").run(conf(), out, a)));
   }
 
