@@ -97,4 +97,37 @@ class SealedStripeRepairTest {
     assertEquals(5, a.moves().get(0).unit());
     assertEquals(five.plannedNode(), a.moves().get(0).to().node());
   }
+
+  @Test
+  void fsckJudgesASealedStripeByTheExactCode() {
+    LinearCode code = SEALED.code();
+    int[] undecodable = null;
+    for (int mask = 0; mask < 1 << 8 && undecodable == null; mask++) {
+      int bits = mask;
+      int[] dead = IntStream.range(0, 8).filter(u -> (bits >> u & 1) != 0).toArray();
+      if (dead.length == 4 && !code.isDecodable(dead)) {
+        undecodable = dead;
+      }
+    }
+    int[] lostFour = undecodable;
+    StripeAudit.Verdict one = StripeAudit.audit("/m.wecm", "/cold/f", SEALED, u -> observed(SEALED, u, u == 6), "");
+    assertEquals(1, one.findings().size());
+    assertEquals(StripeAudit.Problem.MISSING, one.findings().get(0).problem());
+    assertTrue(one.findings().get(0).message().contains("coded block blk_" + SEALED.member(6).blockId()),
+        one.findings().get(0).message());
+    assertArrayEquals(new int[] {6}, one.lost());
+    assertTrue(one.decodable());
+    assertEquals(org.wideec.code.RemainingTolerance.of(code, new java.util.BitSet(), new int[] {6}).value(),
+        one.remainingTolerance());
+    StripeAudit.Verdict beyond = StripeAudit.audit("/m.wecm", "/cold/f", SEALED,
+        u -> observed(SEALED, u, IntStream.of(lostFour).anyMatch(x -> x == u)), "");
+    assertEquals(Boolean.FALSE, beyond.decodable(), "four losses rapidraid:n=8,k=4 cannot decode");
+    assertTrue(beyond.describe().contains("CANNOT DECODE"), beyond.describe());
+  }
+
+  private static StripeAudit.Observed observed(ArchivedStripe s, int u, boolean missing) {
+    StripeMember m = s.member(u);
+    return StripeAudit.Observed.present("/.wideec/codewords/16500/0/u" + u, m.generationStamp(), m.length(),
+        missing ? List.of() : List.of(new StripeAudit.Replica(m.plannedNode(), m.plannedRack())));
+  }
 }
