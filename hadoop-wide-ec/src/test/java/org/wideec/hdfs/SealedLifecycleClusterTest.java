@@ -313,4 +313,80 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     ToolRun fsck = tool("fsck", path, "--json");
     assertEquals(0, fsck.exit(), fsck.out());
   }
+
+  private byte[] readAs(org.apache.hadoop.security.UserGroupInformation who, String path, int length) throws Exception {
+    return who.doAs((java.security.PrivilegedExceptionAction<byte[]>) () -> {
+      try (FileSystem ours = wideEc()) {
+        return readAll(ours, path, length);
+      }
+    });
+  }
+
+  private void as(org.apache.hadoop.security.UserGroupInformation who, SealedAccessStep step) throws Exception {
+    who.doAs((java.security.PrivilegedExceptionAction<Void>) () -> {
+      try (FileSystem ours = wideEc()) {
+        step.run(ours);
+      }
+      return null;
+    });
+  }
+
+  @FunctionalInterface
+  interface SealedAccessStep {
+    void run(FileSystem ours) throws Exception;
+  }
+
+  /** chmod, chown and setfacl through our FileSystem reach the codewords and the reader's index. */
+  @Test
+  void accessChangesThroughOurFileSystemReachTheCodewordsAndIndex() throws Exception {
+    String path = "/shared/doc";
+    int length = (int) (3 * BLOCK + 5);
+    fs.mkdirs(new Path("/shared"), new org.apache.hadoop.fs.permission.FsPermission((short) 0755));
+    byte[] data = write(path, length);
+    fs.setOwner(new Path(path), "alice", "staff");
+    fs.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644));
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    StripeManifest m = sealedManifest(path);
+    Path codeword = CodewordFiles.file(m.stripes().get(0), 5);
+    Path index = store.layout().sealedIndex(fs.getClient().getFileInfo(path).getFileId());
+    var alice = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    var bob = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
+    assertArrayEquals(data, readAs(bob, path, length));
+
+    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0600)));
+    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
+    assertEquals((short) 0600, fs.getFileStatus(index).getPermission().toShort());
+    Exception denied = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
+    assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+    assertArrayEquals(data, readAs(alice, path, length), "the owner still reads");
+
+    // Bob may not chmod Alice's file, Alice may not give it away: HDFS refuses on the file, nothing changes.
+    Exception notOwner = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> as(bob,
+        ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644))));
+    assertTrue(String.valueOf(notOwner.getMessage()).contains(path), notOwner.toString());
+    Exception notSuper = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+        () -> as(alice, ours -> ours.setOwner(new Path(path), "bob", null)));
+    assertTrue(notSuper instanceof org.apache.hadoop.security.AccessControlException, notSuper.toString());
+    assertEquals("alice", fs.getFileStatus(codeword).getOwner());
+    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
+
+    // An ACL entry for Bob lets him read; removing the ACL takes it back.
+    var bobReads = org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:r--", true);
+    as(alice, ours -> ours.modifyAclEntries(new Path(path), bobReads));
+    assertTrue(fs.getAclStatus(codeword).getEntries().stream().anyMatch(e -> "bob".equals(e.getName())));
+    assertArrayEquals(data, readAs(bob, path, length));
+    as(alice, ours -> ours.removeAcl(new Path(path)));
+    org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
+
+    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644)));
+    assertArrayEquals(data, readAs(bob, path, length));
+
+    // The superuser gives the file to Carol: every part follows.
+    try (FileSystem ours = wideEc()) {
+      ours.setOwner(new Path(path), "carol", "staff");
+    }
+    assertEquals("carol", fs.getFileStatus(codeword).getOwner());
+    assertEquals("carol", fs.getFileStatus(index).getOwner());
+    assertEquals("carol", fs.getFileStatus(new Path(path)).getOwner());
+  }
 }
