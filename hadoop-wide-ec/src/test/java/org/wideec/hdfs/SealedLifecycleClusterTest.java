@@ -389,4 +389,45 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     assertEquals("carol", fs.getFileStatus(index).getOwner());
     assertEquals("carol", fs.getFileStatus(new Path(path)).getOwner());
   }
+
+  /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */
+  @Test
+  void rapidRaidSixteenElevenSealsAuditsReadsAndRepairs() throws Exception {
+    String path = "/cold/wide";
+    long length = 12 * BLOCK + 77; // a stripe of 11 pieces and one of 2
+    byte[] data = write(path, length);
+    ToolRun run = tool("archive", path, "--code", "rapidraid:n=16,k=11", "--json");
+    assertEquals(0, run.exit(), run.out() + run.err());
+    StripeManifest m = sealedManifest(path);
+    assertEquals(List.of(11, 2), m.stripes().stream().map(x -> x.sources().size()).toList());
+    for (ArchivedStripe s : m.stripes()) {
+      java.util.Map<String, Integer> perRack = new java.util.HashMap<>();
+      for (int u : s.storedUnits()) {
+        perRack.merge(located(s, u).getLocations()[0].getNetworkLocation(), 1, Integer::sum);
+      }
+      assertTrue(perRack.values().stream().allMatch(c -> c <= 3), "at most 3 codewords per rack: " + perRack);
+    }
+    ToolRun fsck = tool("fsck", path, "--json");
+    assertEquals(0, fsck.exit(), fsck.out());
+    var st0 = fsck.json().get("archived").get("stripes").get(0);
+    assertEquals(3, st0.get("remainingTolerance").asInt(), "any 3 losses decode, one 4-loss pattern does not");
+    assertTrue(st0.get("remainingToleranceExact").asBoolean());
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+    ArchivedStripe s0 = m.stripes().get(0);
+    String dead = located(s0, 10).getLocations()[0].getXferAddr();
+    kill(dead);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (located(s0, 10).getLocations().length == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "codeword 10 of (16, 11) not rebuilt");
+      Thread.sleep(100);
+    }
+    assertEquals(s0.member(10).blockId(), located(s0, 10).getBlock().getBlockId());
+    assertEquals(s0.member(10).crc32c(), ArchiveChecks.crc(readAll(fs, CodewordFiles.file(s0, 10).toString(),
+        (int) s0.unitLength())));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+  }
 }
