@@ -65,7 +65,13 @@ public final class StripeAudit {
 
   /** What is wrong. */
   public enum Problem {
-    MISSING, OFF_PLAN, STALE, STUCK, CORRUPT_MANIFEST, ORPHAN_MANIFEST, ORPHAN_PARITY, ORPHAN_POINTER, UNPROTECTED;
+    MISSING, OFF_PLAN, STALE, STUCK, CORRUPT_MANIFEST, ORPHAN_MANIFEST, ORPHAN_PARITY, ORPHAN_POINTER, UNPROTECTED,
+    /** A sealed archive's codeword directory (or a stripe's) that no manifest lists (issue 14). */
+    ORPHAN_CODEWORDS,
+    /** A reader's index whose placeholder is gone (the sealed file was deleted or replaced). */
+    ORPHAN_INDEX,
+    /** A sealed placeholder whose manifest, pointer or reader's index is missing: its bytes cannot be read. */
+    ORPHAN_PLACEHOLDER;
 
     /** The label in fsck's output. */
     public String label() {

@@ -136,7 +136,8 @@ final class ArchiveFsck {
             + " %d stuck mid-archive, %d unprotected blocks, %d orphaned, %d corrupt%n", report.stripes().size(),
         report.manifestsChecked(), notDecodable(), n.get(Problem.MISSING), n.get(Problem.OFF_PLAN),
         n.get(Problem.STALE), n.get(Problem.STUCK), n.get(Problem.UNPROTECTED),
-        n.get(Problem.ORPHAN_MANIFEST) + n.get(Problem.ORPHAN_PARITY) + n.get(Problem.ORPHAN_POINTER),
+        n.get(Problem.ORPHAN_MANIFEST) + n.get(Problem.ORPHAN_PARITY) + n.get(Problem.ORPHAN_POINTER)
+            + n.get(Problem.ORPHAN_CODEWORDS) + n.get(Problem.ORPHAN_INDEX) + n.get(Problem.ORPHAN_PLACEHOLDER),
         n.get(Problem.CORRUPT_MANIFEST));
   }
 }

@@ -19,9 +19,12 @@ import org.wideec.archive.hdfs.Unarchiver;
  */
 final class UnarchiveCommand {
   static final String USAGE = String.join("\n",
-      "  unarchive PATH [--replication 3] [--json]            back to plain replication: raise it, wait until HDFS holds",
-      "                                                        every data block that many times, then free the stripes",
-      "                                                        (pointers, parity, manifest); rerun to finish a crashed run");
+      "  unarchive PATH [--replication N] [--json]            back to plain replication (N: dfs.replication): raise it,",
+      "                                                        wait until HDFS holds every data block that many times,",
+      "                                                        then free the stripes (pointers, parity, manifest); a",
+      "                                                        sealed file is decoded into a new replicated file that",
+      "                                                        replaces its placeholder, then its codewords, reader's",
+      "                                                        index and manifest are freed; rerun to finish a crash");
 
   private final Configuration conf;
   private final PrintStream out;
@@ -38,7 +41,8 @@ final class UnarchiveCommand {
     if (o.positional().size() != 1) {
       throw new Options.UsageException("unarchive needs exactly one PATH");
     }
-    long replication = o.getLong("replication", 3);
+    long replication = o.getLong("replication", conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT));
     // One replica is no better than the trimmed layout without its parity: the stripes would be freed while a
     // block's only replica may sit on a node that died minutes ago and is not yet declared dead.
     if (replication < 2 || replication > Short.MAX_VALUE) {

@@ -120,6 +120,10 @@ public class WideEcFileSystem extends DistributedFileSystem {
     return SealedFiles.isSealed(st) ? sealedIndex(st) : null;
   }
 
+  StripeManifest sealedIndexOf(HdfsFileStatus st) throws IOException {
+    return sealedIndex(st);
+  }
+
   private StripeManifest sealedIndex(HdfsFileStatus st) throws IOException {
     StripeManifest m = sealed.get(st.getFileId());
     if (m == null) {
@@ -189,6 +193,46 @@ public class WideEcFileSystem extends DistributedFileSystem {
       throw new IOException(f + " is sealed (archived by wide-ec with a non-systematic code) and read-only: it cannot"
           + " be " + what + "; restore it first with 'wide-ec unarchive " + f + "'");
     }
+  }
+
+  private final SealedAccess access = new SealedAccess(this);
+
+  /** On a sealed file, also on its reader's index and codewords ({@link SealedAccess}): they carry its access. */
+  @Override
+  public void setPermission(Path p, FsPermission permission) throws IOException {
+    access.change(p, "chmod", x -> super.setPermission(x, permission));
+  }
+
+  /** On a sealed file, also on its parts ({@link SealedAccess}). */
+  @Override
+  public void setOwner(Path p, String username, String groupname) throws IOException {
+    access.change(p, "chown", x -> super.setOwner(x, username, groupname));
+  }
+
+  /** On a sealed file, also on its parts ({@link SealedAccess}). */
+  @Override
+  public void setAcl(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec) throws IOException {
+    access.change(p, "setfacl --set", x -> super.setAcl(x, spec));
+  }
+
+  /** On a sealed file, also on its parts ({@link SealedAccess}). */
+  @Override
+  public void modifyAclEntries(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec)
+      throws IOException {
+    access.change(p, "setfacl -m", x -> super.modifyAclEntries(x, spec));
+  }
+
+  /** On a sealed file, also on its parts ({@link SealedAccess}). */
+  @Override
+  public void removeAclEntries(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec)
+      throws IOException {
+    access.change(p, "setfacl -x", x -> super.removeAclEntries(x, spec));
+  }
+
+  /** On a sealed file, also on its parts ({@link SealedAccess}). */
+  @Override
+  public void removeAcl(Path p) throws IOException {
+    access.change(p, "setfacl -b", x -> super.removeAcl(x));
   }
 
   @Override

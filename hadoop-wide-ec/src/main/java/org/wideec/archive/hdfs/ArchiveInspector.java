@@ -78,7 +78,8 @@ public final class ArchiveInspector {
     // The namespace under the path: inode → current path, and each archived file's pointer.
     Map<Long, String> names = new HashMap<>();
     Map<String, String> pointers = new TreeMap<>();
-    walk(path, system, names, pointers, findings);
+    Map<String, Long> placeholders = new TreeMap<>();
+    walk(path, system, names, pointers, placeholders, findings);
 
     Map<Long, String> manifests = new TreeMap<>();
     Set<Long> locked = new HashSet<>();
@@ -94,20 +95,11 @@ public final class ArchiveInspector {
         }
       }
     }
-    Map<Long, Set<String>> parityDirs = new TreeMap<>();
     Path parityRoot = store.layout().parityRoot(0).getParent();
-    if (dfs.exists(parityRoot)) {
-      for (FileStatus st : dfs.listStatus(parityRoot)) {
-        Long inode = numericPrefix(st.getPath().getName(), "");
-        if (inode != null && st.isDirectory()) {
-          Set<String> entries = new HashSet<>();
-          for (FileStatus e : dfs.listStatus(st.getPath())) {
-            entries.add(e.getPath().getName());
-          }
-          parityDirs.put(inode, entries);
-        }
-      }
-    }
+    Map<Long, Set<String>> parityDirs = entries(parityRoot);
+    Map<Long, Set<String>> codewordDirs = entries(store.layout().codewordRoot(0).getParent());
+    Map<Long, ArchiveOrphans.SealedIndex> indexes = new TreeMap<>();
+    Map<String, Long> placeholderOf = sealedIndexes(names, indexes, findings);
     Set<String> named = new HashSet<>(pointers.values());
     Map<Long, String> inScope = new TreeMap<>();
     Map<Long, String> archivedPaths = new HashMap<>();
@@ -117,7 +109,9 @@ public final class ArchiveInspector {
     int checked = 0;
     for (Map.Entry<Long, String> e : manifests.entrySet()) {
       long inode = e.getKey();
-      boolean exists = now(inode) != null;
+      // A sealed file lives on as its placeholder (a new inode, found through its reader's index and pointer).
+      Long placeholder = placeholderOf.get(e.getValue());
+      boolean exists = now(inode) != null || placeholder != null;
       if (exists) {
         live.add(inode);
       }
@@ -143,10 +137,23 @@ public final class ArchiveInspector {
       m.stripes().forEach(s -> ids.add(s.stripeId()));
       manifestStripes.put(inode, ids);
       checked++;
+      if (!exists && m.sealed()) {
+        live.add(inode); // reported here, not as an archive's orphan: its codewords are the file's only copy
+        findings.add(new Finding(Problem.ORPHAN_MANIFEST, e.getValue(), -1, -1, 0, "manifest " + e.getValue()
+            + " seals " + m.archivedPath() + ", but no sealed placeholder names it any more (deleted, or replaced by"
+            + " another file): its codewords in " + store.layout().codewordRoot(inode) + " are the only copy of those "
+            + SealedFiles.length(m) + " bytes; if the deletion was meant, delete the manifest and that directory as an"
+            + " HDFS superuser"));
+        continue;
+      }
       if (!exists) {
         continue; // an orphan: reported below, its stripes protect nothing
       }
-      String current = names.getOrDefault(inode, m.archivedPath());
+      String current = placeholder != null ? names.getOrDefault(placeholder, m.archivedPath())
+          : names.getOrDefault(inode, m.archivedPath());
+      if (placeholder != null) {
+        findings.addAll(placeholderChanged(current, placeholder, e.getValue()));
+      }
       String resume = "rerun 'wide-ec archive " + current + " --code " + m.stripes().get(0).codeSpec() + "' to resume"
           + (locked.contains(inode) ? " (a run holds " + manifestDir + "/" + inode + ".lock: if it is still running,"
               + " let it finish)" : "");
@@ -166,14 +173,33 @@ public final class ArchiveInspector {
         parityInScope.put(inode, e.getValue());
       }
     }
+    // A sealed placeholder's dangling pointer is judged with its reader's index below, once.
+    Map<String, String> plainPointers = new TreeMap<>(pointers);
+    placeholders.keySet().forEach(plainPointers::remove);
     findings.addAll(ArchiveOrphans.of(new ArchiveOrphans.Inventory(inScope, archivedPaths, manifestStripes,
-        parityInScope, live, pointers, Path.getPathWithoutSchemeAndAuthority(parityRoot).toString())));
+        parityInScope, live, plainPointers, Path.getPathWithoutSchemeAndAuthority(parityRoot).toString())));
+    Map<Long, Set<String>> codewordsInScope = new TreeMap<>();
+    codewordDirs.forEach((inode, entries) -> {
+      if (everything || inScope.containsKey(inode) || names.containsKey(inode)) {
+        codewordsInScope.put(inode, entries);
+      }
+    });
+    Map<Long, ArchiveOrphans.SealedIndex> indexesInScope = new TreeMap<>();
+    indexes.forEach((inode, x) -> {
+      if (everything || names.containsKey(inode)) {
+        indexesInScope.put(inode, x);
+      }
+    });
+    Map<Long, String> allManifests = new TreeMap<>(manifests);
+    findings.addAll(ArchiveOrphans.sealed(new ArchiveOrphans.SealedInventory(allManifests, manifestStripes,
+        codewordsInScope, indexesInScope, placeholders, pointers,
+        Path.getPathWithoutSchemeAndAuthority(store.layout().codewordRoot(0).getParent()).toString())));
     return new Report(verdicts, findings, checked, null);
   }
 
   /** Files and directories under the path (the system directory excluded): current names and pointers. */
   private void walk(Path path, String system, Map<Long, String> names, Map<String, String> pointers,
-      List<Finding> findings) throws IOException {
+      Map<String, Long> placeholders, List<Finding> findings) throws IOException {
     java.util.ArrayDeque<FileStatus> todo = new java.util.ArrayDeque<>();
     todo.push(dfs.getFileStatus(path));
     while (!todo.isEmpty()) {
@@ -184,6 +210,9 @@ public final class ArchiveInspector {
       }
       if (st instanceof HdfsFileStatus h) {
         names.put(h.getFileId(), name);
+        if (SealedFiles.isSealed(h)) {
+          placeholders.put(name, h.getFileId());
+        }
       } else {
         names.put(store.inodeOf(st.getPath()), name);
       }
@@ -202,6 +231,80 @@ public final class ArchiveInspector {
         }
       }
     }
+  }
+
+  /** Entries of each numbered directory under {@code root} (parity or codeword directories), by archived inode. */
+  private Map<Long, Set<String>> entries(Path root) throws IOException {
+    Map<Long, Set<String>> out = new TreeMap<>();
+    if (!dfs.exists(root)) {
+      return out;
+    }
+    for (FileStatus st : dfs.listStatus(root)) {
+      Long inode = numericPrefix(st.getPath().getName(), "");
+      if (inode != null && st.isDirectory()) {
+        Set<String> names = new HashSet<>();
+        for (FileStatus e : dfs.listStatus(st.getPath())) {
+          names.add(e.getPath().getName());
+        }
+        out.put(inode, names);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every reader's index and what it leads to: the live sealed placeholder of its inode and the manifest that
+   * placeholder's pointer names. Returns manifest path → placeholder inode for the placeholders that name one.
+   */
+  private Map<String, Long> sealedIndexes(Map<Long, String> names, Map<Long, ArchiveOrphans.SealedIndex> indexes,
+      List<Finding> findings) throws IOException {
+    Map<String, Long> placeholderOf = new HashMap<>();
+    Path dir = store.layout().sealedIndex(0).getParent();
+    if (!dfs.exists(dir)) {
+      return placeholderOf;
+    }
+    for (FileStatus st : dfs.listStatus(dir)) {
+      Long inode = numericPrefix(st.getPath().getName(), ".wecm");
+      if (inode == null) {
+        continue; // a temp file of a write in progress (or crashed: the next archive run replaces it)
+      }
+      String index = Path.getPathWithoutSchemeAndAuthority(st.getPath()).toString();
+      FileNow f = now(inode);
+      String placeholder = null;
+      String pointer = null;
+      if (f != null && SealedFiles.isSealed(f.status())) {
+        placeholder = names.getOrDefault(inode, "inode " + inode);
+        try {
+          ArchivePointer p = store.pointer(ArchiveLayout.inodePath(inode));
+          pointer = p == null ? null : p.manifestPath();
+        } catch (CorruptManifestException e) {
+          findings.add(new Finding(Problem.CORRUPT_MANIFEST, placeholder, -1, -1, 0, e.getMessage()));
+          continue;
+        }
+        if (pointer != null) {
+          placeholderOf.put(pointer, inode);
+        }
+      }
+      indexes.put(inode, new ArchiveOrphans.SealedIndex(inode, index, placeholder, pointer));
+    }
+    return placeholderOf;
+  }
+
+  /**
+   * A placeholder is empty and closed for good: anything else means a stock client opened it for writing (an append
+   * or a concat), which the sealed layout does not describe.
+   */
+  private List<Finding> placeholderChanged(String file, long inode, String manifest) throws IOException {
+    FileNow f = now(inode);
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(
+        ArchiveLayout.inodePath(inode).toString(), 0, 1);
+    if (f.status().getLen() == 0 && f.blocks().isEmpty() && !lbs.isUnderConstruction()) {
+      return List.of();
+    }
+    return List.of(new Finding(Problem.STALE, file, -1, -1, 0, "sealed file " + file + " (manifest " + manifest
+        + ") is no longer its empty placeholder: " + f.status().getLen() + " bytes, " + f.blocks().size()
+        + " block(s)" + (lbs.isUnderConstruction() ? ", open for writing" : "") + "; its codewords still hold the"
+        + " archived bytes (read them with wide-ec's file system, or unarchive after removing what was added)"));
   }
 
   /** One stored member as the NameNode lists it now. */

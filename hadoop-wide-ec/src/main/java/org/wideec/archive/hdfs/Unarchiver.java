@@ -83,6 +83,9 @@ public final class Unarchiver {
       throw new IllegalArgumentException("unarchive needs a replication of at least 1, got " + replication);
     }
     String name = Path.getPathWithoutSchemeAndAuthority(dfs.getFileStatus(path).getPath()).toString();
+    if (SealedUnarchiver.applies(dfs, name)) {
+      return new SealedUnarchiver(dfs, store, this, hook).unarchive(name, replication, progress);
+    }
     long inode = store.inodeOf(path);
     Path manifestPath = store.layout().manifest(inode);
     if (!dfs.exists(manifestPath)) {
@@ -176,7 +179,8 @@ public final class Unarchiver {
    * Raises each file to {@code replication} and waits until the NameNode lists that many replicas of every block.
    * Refuses (raising nothing, or nothing more) while a block has no live replica. Returns the number of blocks.
    */
-  private long replicate(Map<Long, String> files, Map<Long, String> where, short replication, Progress progress)
+  /** Waits until every block of the files has {@code replication} live replicas (raising it first); its count. */
+  long replicate(Map<Long, String> files, Map<Long, String> where, short replication, Progress progress)
       throws IOException {
     // First look: a missing block refuses the whole run before anything changes.
     checkNoneMissing(files, where);

@@ -258,7 +258,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private String fileOf(ArchivedStripe s, StripeMember m) {
     String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
     String file = path == null ? "inode " + m.inodeId() + " (deleted)" : path;
-    return m.role() == UnitRole.DATA ? file : "parity file " + file;
+    return m.role() == UnitRole.DATA ? file : (s.sealed() ? "codeword file " : "parity file ") + file;
   }
 
   /**

@@ -1,0 +1,433 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.tools.DFSck;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.CodewordFiles;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+
+/**
+ * The life of a sealed (RapidRAID) file after archival (issue 14 item 2) on the racked test bed (6 racks x 3
+ * DataNodes, 64 KiB blocks) with the NameNode's repair monitor and the DataNodes' workers: a lost codeword is rebuilt
+ * under its own block id from k others by the exact code, checked against the manifest's CRC.
+ */
+class SealedLifecycleClusterTest extends ArchiveTestBed {
+  static final String RR = "rapidraid:n=8,k=4";
+  private final List<MiniDFSCluster.DataNodeProperties> stopped = new ArrayList<>();
+
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setLong("wide-ec.archive.repair.backoff.ms", 500);
+    return base;
+  }
+
+  @AfterEach
+  void restartStopped() throws Exception {
+    for (MiniDFSCluster.DataNodeProperties p : stopped) {
+      cluster.restartDataNode(p, true);
+    }
+    stopped.clear();
+    cluster.waitActive();
+  }
+
+  byte[] write(String path, long bytes) throws Exception {
+    byte[] data = new byte[(int) bytes];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
+      o.write(data);
+    }
+    return data;
+  }
+
+  FileSystem wideEc() throws IOException {
+    Configuration c = new Configuration(conf);
+    c.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    c.setBoolean("fs.hdfs.impl.disable.cache", true);
+    return FileSystem.newInstance(fs.getUri(), c);
+  }
+
+  static byte[] readAll(FileSystem client, String path, int length) throws IOException {
+    byte[] out = new byte[length];
+    try (FSDataInputStream in = client.open(new Path(path))) {
+      in.readFully(0, out);
+    }
+    return out;
+  }
+
+  StripeManifest sealedManifest(String path) throws IOException {
+    return store.read(new Path(store.pointer(new Path(path)).manifestPath()));
+  }
+
+  private LocatedBlock located(ArchivedStripe s, int u) throws IOException {
+    String file = CodewordFiles.file(s, u).toString();
+    return fs.getClient().getLocatedBlocks(file, 0, Math.max(1, s.unitLength())).get(0);
+  }
+
+  private void kill(String xferAddr) throws Exception {
+    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr))
+        .findFirst().orElseThrow();
+    stopped.add(cluster.stopDataNode(xferAddr));
+    cluster.setDataNodeDead(dn.getDatanodeId());
+  }
+
+  void fsckHealthy() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(new DFSck(conf, new PrintStream(out, true, "UTF-8")), new String[] {"/"});
+    String report = out.toString("UTF-8");
+    assertEquals(0, rc, report);
+    assertTrue(report.contains("is HEALTHY"), report);
+  }
+
+  @Test
+  void aLostCodewordIsRebuiltUnderItsOwnIdFromKOthers() throws Exception {
+    String path = "/cold/repair";
+    long length = 6 * BLOCK + 500; // stripes of 4 and 3 pieces (the last short)
+    byte[] data = write(path, length);
+    ToolRun run = tool("archive", path, "--code", RR);
+    assertEquals(0, run.exit(), run.out() + run.err());
+    StripeManifest m = sealedManifest(path);
+    ArchivedStripe s0 = m.stripes().get(0);
+    String dead = located(s0, 3).getLocations()[0].getXferAddr();
+    List<long[]> onDead = new ArrayList<>(); // {stripe index, unit}
+    for (int i = 0; i < m.stripes().size(); i++) {
+      ArchivedStripe s = m.stripes().get(i);
+      for (int u : s.storedUnits()) {
+        if (located(s, u).getLocations()[0].getXferAddr().equals(dead)) {
+          onDead.add(new long[] {i, u});
+        }
+      }
+    }
+    long repairedBefore = WideEcNameNodePlugin.metrics().archivedBlocksRepaired();
+    kill(dead);
+    long deadline = System.currentTimeMillis() + 60_000;
+    for (long[] x : onDead) {
+      ArchivedStripe s = m.stripes().get((int) x[0]);
+      int u = (int) x[1];
+      while (located(s, u).getLocations().length == 0) {
+        assertTrue(System.currentTimeMillis() < deadline, "stripe " + s.stripeId() + " codeword " + u
+            + " still missing; repaired " + WideEcNameNodePlugin.metrics().archivedBlocksRepaired() + ", failures "
+            + WideEcNameNodePlugin.metrics().archivedRepairFailures());
+        Thread.sleep(100);
+      }
+      LocatedBlock lb = located(s, u);
+      StripeMember mem = s.member(u);
+      assertEquals(mem.blockId(), lb.getBlock().getBlockId());
+      assertEquals(mem.generationStamp(), lb.getBlock().getGenerationStamp());
+      assertEquals(1, lb.getLocations().length);
+      assertTrue(!lb.getLocations()[0].getXferAddr().equals(dead));
+      assertEquals(mem.plannedRack(), lb.getLocations()[0].getNetworkLocation());
+      byte[] bytes = readAll(fs, CodewordFiles.file(s, u).toString(), (int) s.unitLength());
+      assertEquals(mem.crc32c(), ArchiveChecks.crc(bytes), "stripe " + s.stripeId() + " codeword " + u);
+    }
+    assertTrue(WideEcNameNodePlugin.metrics().archivedBlocksRepaired() >= repairedBefore + onDead.size());
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+    fsckHealthy();
+  }
+
+  /** The archived findings of fsck's JSON whose problem is {@code problem}, as "file: message" lines. */
+  static List<String> findings(com.fasterxml.jackson.databind.JsonNode archived, String problem) {
+    List<String> out = new ArrayList<>();
+    archived.get("findings").forEach(f -> {
+      if (f.get("problem").asText().equals(problem)) {
+        out.add(f.get("file").asText() + ": " + f.get("message").asText());
+      }
+    });
+    archived.get("stripes").forEach(st -> st.get("findings").forEach(f -> {
+      if (f.get("problem").asText().equals(problem)) {
+        out.add(f.get("file").asText() + ": " + f.get("message").asText());
+      }
+    }));
+    return out;
+  }
+
+  @Test
+  void fsckJudgesSealedFilesByTheExactCodeAndFindTheirLeftovers() throws Exception {
+    String path = "/fsck/a";
+    write(path, 5 * BLOCK + 9); // stripes of 4 and 2 pieces
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    StripeManifest m = sealedManifest(path);
+    int whole = org.wideec.code.RemainingTolerance.of(m.stripes().get(0).code(), new java.util.BitSet()).value();
+
+    ToolRun healthy = tool("fsck", path, "--json");
+    assertEquals(0, healthy.exit(), healthy.out() + healthy.err());
+    var archived = healthy.json().get("archived");
+    assertEquals(1, archived.get("manifestsChecked").asInt(), healthy.out());
+    assertEquals(2, archived.get("stripesChecked").asInt());
+    assertEquals(0, archived.get("problems").asInt(), healthy.out());
+    for (var st : archived.get("stripes")) {
+      assertEquals(path, st.get("path").asText());
+      assertEquals("TRIMMED", st.get("state").asText());
+      assertTrue(st.get("decodable").asBoolean());
+      assertEquals(whole, st.get("remainingTolerance").asInt(), st.toString());
+    }
+
+    // A codeword file deleted: that member is lost (its file is gone), the stripe decodes with one loss fewer left.
+    ArchivedStripe s0 = m.stripes().get(0);
+    assertTrue(fs.delete(CodewordFiles.file(s0, 2), false));
+    ToolRun lossy = tool("fsck", path, "--json");
+    assertEquals(1, lossy.exit(), lossy.out());
+    var st0 = lossy.json().get("archived").get("stripes").get(0);
+    assertEquals("[2]", st0.get("lostUnits").toString());
+    assertTrue(st0.get("decodable").asBoolean());
+    assertEquals(org.wideec.code.RemainingTolerance.of(s0.code(), new java.util.BitSet(), new int[] {2}).value(),
+        st0.get("remainingTolerance").asInt());
+    assertTrue(st0.get("findings").get(0).get("message").asText().contains("unit 2 (coded block blk_"
+        + s0.member(2).blockId()), st0.toString());
+
+    // Leftovers: codewords of no manifest, an index of no placeholder, a placeholder whose manifest is gone.
+    String b = "/fsck/b";
+    write(b, 2 * BLOCK);
+    assertEquals(0, tool("archive", b, "--code", RR).exit());
+    String manifestB = store.pointer(new Path(b)).manifestPath();
+    long inodeB = org.wideec.archive.hdfs.ArchiveLayout.archiveInodeOf(manifestB);
+    Path stash = new Path(store.layout().root(), "stash.bin");
+    assertTrue(fs.rename(new Path(manifestB), stash));
+    Path strayCodewords = new Path(store.layout().codewordRoot(999_999), "0");
+    fs.mkdirs(strayCodewords);
+    Path strayIndex = store.layout().sealedIndex(888_888);
+    try (FSDataOutputStream o = fs.create(strayIndex)) {
+      o.write(new byte[] {1, 2, 3});
+    }
+    try {
+      ToolRun all = tool("fsck", "/", "--json");
+      assertEquals(1, all.exit(), all.out());
+      var j = all.json().get("archived");
+      String root = store.layout().root().toUri().getPath();
+      assertTrue(findings(j, "orphan-codewords").stream().anyMatch(f -> f.startsWith(root + "/codewords/999999:")),
+          all.out());
+      assertTrue(findings(j, "orphan-codewords").stream().anyMatch(f -> f.startsWith(root + "/codewords/" + inodeB
+          + ":")), all.out());
+      assertTrue(findings(j, "orphan-index").stream().anyMatch(f -> f.startsWith(strayIndex.toUri().getPath() + ":")),
+          all.out());
+      List<String> lostManifest = findings(j, "orphan-placeholder");
+      assertTrue(lostManifest.stream().anyMatch(f -> f.startsWith(b + ":") && f.contains(manifestB)
+          && f.contains("holds a copy of the manifest")), all.out());
+      assertTrue(findings(j, "orphan-pointer").stream().noneMatch(f -> f.startsWith(b + ":")), all.out());
+    } finally {
+      fs.delete(strayIndex, false);
+      fs.delete(store.layout().codewordRoot(999_999), true);
+      assertTrue(fs.rename(stash, new Path(manifestB)));
+    }
+    ToolRun back = tool("fsck", b, "--json");
+    assertEquals(0, back.exit(), back.out());
+
+    // A stock append to the placeholder fails (its coder refuses) and leaves it empty and closed.
+    org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> fs.append(new Path(b)).close());
+    ToolRun appended = tool("fsck", b, "--json");
+    assertEquals(0, appended.exit(), appended.out());
+    fs.recoverLease(new Path(b));
+    try (FileSystem ours = wideEc()) {
+      assertEquals(2 * BLOCK, readAll(ours, b, (int) (2 * BLOCK)).length);
+    }
+  }
+
+  /**
+   * Unarchive decodes the sealed file into a replicated file that replaces its placeholder, then frees its codewords,
+   * reader's index and manifest; a run stopped after each step ({@code at}) is finished by a rerun.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "decoded", "renamed", "codewords", "index", "manifest", "pointer"})
+  void unarchiveRestoresTheFileAndResumesAfterACrashAtEachStep(String at) throws Exception {
+    String path = "/restore/" + (at.isEmpty() ? "whole" : at);
+    long length = 5 * BLOCK + 321;
+    byte[] data = write(path, length);
+    fs.setOwner(new Path(path), "alice", "staff");
+    fs.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0640));
+    long modified = fs.getFileStatus(new Path(path)).getModificationTime();
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    long placeholder = fs.getClient().getFileInfo(path).getFileId();
+    String manifest = store.pointer(new Path(path)).manifestPath();
+    long archive = org.wideec.archive.hdfs.ArchiveLayout.archiveInodeOf(manifest);
+    if (!at.isEmpty()) {
+      org.wideec.archive.hdfs.Unarchiver.Hook crash = step -> {
+        if (step.equals(at)) {
+          throw new IOException("injected crash after " + step);
+        }
+      };
+      IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
+          () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, crash).unarchive(new Path(path), (short) 2,
+              org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+      assertTrue(e.getMessage().contains("injected crash"), e.getMessage());
+      assertEquals(at.equals("decoded"), org.wideec.archive.hdfs.SealedFiles.isSealed(fs.getClient().getFileInfo(path)),
+          "only the rename replaces the placeholder");
+      try (FileSystem ours = wideEc()) {
+        assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
+      }
+    }
+    ToolRun r = tool("unarchive", path, "--replication", "2", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    // Stopped after its last step, the run had finished: the rerun finds nothing to do.
+    assertEquals(!at.equals("pointer"), r.json().get("wasArchived").asBoolean(), r.out());
+
+    var st = fs.getClient().getFileInfo(path);
+    assertTrue(!st.isErasureCoded(), "a plain replicated file again");
+    assertEquals(length, st.getLen());
+    assertEquals(2, st.getReplication());
+    assertEquals("alice", st.getOwner());
+    assertEquals("staff", st.getGroup());
+    assertEquals((short) 0640, st.getPermission().toShort());
+    assertEquals(modified, st.getModificationTime());
+    assertArrayEquals(data, readAll(fs, path, (int) length), "a stock client reads the restored bytes");
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
+      assertEquals(2, lb.getLocations().length, "blk_" + lb.getBlock().getBlockId());
+      assertEquals(BLOCK, fs.getClient().getFileInfo(path).getBlockSize());
+    }
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(store.layout().codewordRoot(archive)));
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(store.layout().sealedIndex(placeholder)));
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(manifest)));
+    assertTrue(fs.getXAttrs(new Path(path)).keySet().stream().noneMatch(k -> k.startsWith("trusted.wideec")),
+        fs.getXAttrs(new Path(path)).keySet().toString());
+    ToolRun again = tool("unarchive", path, "--json");
+    assertEquals(0, again.exit(), again.out() + again.err());
+    org.junit.jupiter.api.Assertions.assertFalse(again.json().get("wasArchived").asBoolean(), again.out());
+    ToolRun fsck = tool("fsck", path, "--json");
+    assertEquals(0, fsck.exit(), fsck.out());
+  }
+
+  private byte[] readAs(org.apache.hadoop.security.UserGroupInformation who, String path, int length) throws Exception {
+    return who.doAs((java.security.PrivilegedExceptionAction<byte[]>) () -> {
+      try (FileSystem ours = wideEc()) {
+        return readAll(ours, path, length);
+      }
+    });
+  }
+
+  private void as(org.apache.hadoop.security.UserGroupInformation who, SealedAccessStep step) throws Exception {
+    who.doAs((java.security.PrivilegedExceptionAction<Void>) () -> {
+      try (FileSystem ours = wideEc()) {
+        step.run(ours);
+      }
+      return null;
+    });
+  }
+
+  @FunctionalInterface
+  interface SealedAccessStep {
+    void run(FileSystem ours) throws Exception;
+  }
+
+  /** chmod, chown and setfacl through our FileSystem reach the codewords and the reader's index. */
+  @Test
+  void accessChangesThroughOurFileSystemReachTheCodewordsAndIndex() throws Exception {
+    String path = "/shared/doc";
+    int length = (int) (3 * BLOCK + 5);
+    fs.mkdirs(new Path("/shared"), new org.apache.hadoop.fs.permission.FsPermission((short) 0755));
+    byte[] data = write(path, length);
+    fs.setOwner(new Path(path), "alice", "staff");
+    fs.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644));
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    StripeManifest m = sealedManifest(path);
+    Path codeword = CodewordFiles.file(m.stripes().get(0), 5);
+    Path index = store.layout().sealedIndex(fs.getClient().getFileInfo(path).getFileId());
+    var alice = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    var bob = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
+    assertArrayEquals(data, readAs(bob, path, length));
+
+    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0600)));
+    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
+    assertEquals((short) 0600, fs.getFileStatus(index).getPermission().toShort());
+    Exception denied = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
+    assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+    assertArrayEquals(data, readAs(alice, path, length), "the owner still reads");
+
+    // Bob may not chmod Alice's file, Alice may not give it away: HDFS refuses on the file, nothing changes.
+    Exception notOwner = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> as(bob,
+        ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644))));
+    assertTrue(String.valueOf(notOwner.getMessage()).contains(path), notOwner.toString());
+    Exception notSuper = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+        () -> as(alice, ours -> ours.setOwner(new Path(path), "bob", null)));
+    assertTrue(notSuper instanceof org.apache.hadoop.security.AccessControlException, notSuper.toString());
+    assertEquals("alice", fs.getFileStatus(codeword).getOwner());
+    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
+
+    // An ACL entry for Bob lets him read; removing the ACL takes it back.
+    var bobReads = org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:r--", true);
+    as(alice, ours -> ours.modifyAclEntries(new Path(path), bobReads));
+    assertTrue(fs.getAclStatus(codeword).getEntries().stream().anyMatch(e -> "bob".equals(e.getName())));
+    assertArrayEquals(data, readAs(bob, path, length));
+    as(alice, ours -> ours.removeAcl(new Path(path)));
+    org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
+
+    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644)));
+    assertArrayEquals(data, readAs(bob, path, length));
+
+    // The superuser gives the file to Carol: every part follows.
+    try (FileSystem ours = wideEc()) {
+      ours.setOwner(new Path(path), "carol", "staff");
+    }
+    assertEquals("carol", fs.getFileStatus(codeword).getOwner());
+    assertEquals("carol", fs.getFileStatus(index).getOwner());
+    assertEquals("carol", fs.getFileStatus(new Path(path)).getOwner());
+  }
+
+  /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */
+  @Test
+  void rapidRaidSixteenElevenSealsAuditsReadsAndRepairs() throws Exception {
+    String path = "/cold/wide";
+    long length = 12 * BLOCK + 77; // a stripe of 11 pieces and one of 2
+    byte[] data = write(path, length);
+    ToolRun run = tool("archive", path, "--code", "rapidraid:n=16,k=11", "--json");
+    assertEquals(0, run.exit(), run.out() + run.err());
+    StripeManifest m = sealedManifest(path);
+    assertEquals(List.of(11, 2), m.stripes().stream().map(x -> x.sources().size()).toList());
+    for (ArchivedStripe s : m.stripes()) {
+      java.util.Map<String, Integer> perRack = new java.util.HashMap<>();
+      for (int u : s.storedUnits()) {
+        perRack.merge(located(s, u).getLocations()[0].getNetworkLocation(), 1, Integer::sum);
+      }
+      assertTrue(perRack.values().stream().allMatch(c -> c <= 3), "at most 3 codewords per rack: " + perRack);
+    }
+    ToolRun fsck = tool("fsck", path, "--json");
+    assertEquals(0, fsck.exit(), fsck.out());
+    var st0 = fsck.json().get("archived").get("stripes").get(0);
+    assertEquals(3, st0.get("remainingTolerance").asInt(), "any 3 losses decode, one 4-loss pattern does not");
+    assertTrue(st0.get("remainingToleranceExact").asBoolean());
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+    ArchivedStripe s0 = m.stripes().get(0);
+    String dead = located(s0, 10).getLocations()[0].getXferAddr();
+    kill(dead);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (located(s0, 10).getLocations().length == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "codeword 10 of (16, 11) not rebuilt");
+      Thread.sleep(100);
+    }
+    assertEquals(s0.member(10).blockId(), located(s0, 10).getBlock().getBlockId());
+    assertEquals(s0.member(10).crc32c(), ArchiveChecks.crc(readAll(fs, CodewordFiles.file(s0, 10).toString(),
+        (int) s0.unitLength())));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, (int) length));
+    }
+  }
+}
