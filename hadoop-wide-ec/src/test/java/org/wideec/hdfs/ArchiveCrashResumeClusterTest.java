@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.ArchivedStripe;
@@ -17,6 +19,8 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
+import org.wideec.archive.hdfs.LostArchiveLockException;
+import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.StripeEncoder;
 
 /**
@@ -146,5 +150,59 @@ class ArchiveCrashResumeClusterTest extends ArchiveTestBed {
       assertEquals(LENGTH, r.dataBytesRead());
     }
     org.apache.hadoop.io.IOUtils.closeStream(open[0]); // its file was deleted by the rerun, as a dead writer's would be
+  }
+
+  @Test
+  void anArchiverWhoseLockWasRecoveredStopsAtItsNextManifestWriteAndChangesNothing() throws Exception {
+    Path path = new Path("/fenced/f");
+    checks.write(path.toString(), LENGTH);
+    long inode = store.inodeOf(path);
+    // The second run: its own client (its own lease holder), as a retried map attempt in another JVM would be.
+    DistributedFileSystem fs2 = (DistributedFileSystem) FileSystem.newInstance(conf);
+    ManifestStore store2 = new ManifestStore(fs2, store.layout()).holder("second run");
+    java.io.Closeable[] held2 = {null};
+    byte[][] recorded = {null};
+    Archiver.Hook takeOver = (manifest, stripe) -> {
+      if (stripe == null) { // the first run recorded its plan and is alive: the second takes it for dead
+        assertTrue(store2.releaseDeadHolder(inode, 60_000), "the first run's lease was recovered");
+        held2[0] = store2.lock(inode);
+        recorded[0] = readManifestBytes(inode);
+      }
+    };
+    try {
+      LostArchiveLockException lost = assertThrows(LostArchiveLockException.class,
+          () -> archiver(ClientClassicEncoder.from(fs), takeOver).archive(path, CODE, PlacementKind.CL));
+      Path lock = store.lockPath(inode);
+      assertEquals(lock, lost.lock());
+      assertTrue(lost.getMessage().contains("lost the archive lock " + lock), lost.getMessage());
+      assertTrue(lost.getMessage().contains("stopped before writing the manifest"), lost.getMessage());
+      // Nothing changed: the manifest as the plan recorded it, no parity, no stray temp file, the second run's lock.
+      org.junit.jupiter.api.Assertions.assertArrayEquals(recorded[0], readManifestBytes(inode));
+      assertEquals(List.of(StripeState.PLANNED, StripeState.PLANNED), ArchiveChecks.states(store.find(inode)));
+      assertTrue(!fs.exists(store.layout().parityRoot(inode)), "no parity was written");
+      for (org.apache.hadoop.fs.FileStatus f : fs.listStatus(store.layout().manifestDir())) {
+        assertTrue(!f.getPath().getName().endsWith(".tmp"), f.getPath().toString());
+      }
+      assertEquals("second run", store2.lockHolder(inode), "the lost lock was not deleted by its old holder");
+      held2[0].close();
+      held2[0] = null;
+      // The second run finishes the archive.
+      Archiver.Result r = new Archiver(fs2, store2, ClientClassicEncoder.from(fs2), Archiver.Hook.NONE,
+          Archiver.Listener.NONE).archive(path, CODE, PlacementKind.CL);
+      assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED), ArchiveChecks.states(r.manifest()));
+      checks.everyStripeMatchesIndependentEncode(r.manifest());
+      checks.everyByteReadsBack();
+    } finally {
+      if (held2[0] != null) {
+        held2[0].close();
+      }
+      fs2.close();
+    }
+  }
+
+  private byte[] readManifestBytes(long inode) throws IOException {
+    try (java.io.InputStream in = fs.open(store.layout().manifest(inode))) {
+      return in.readAllBytes();
+    }
   }
 }

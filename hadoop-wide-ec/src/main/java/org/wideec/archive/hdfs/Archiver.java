@@ -348,6 +348,7 @@ public final class Archiver {
       CallerContext.setCurrent(new CallerContext.Builder(marker).build());
       try {
         for (long inode : toLower) {
+          store.checkHeld(archiveInode, "lowering " + ArchiveLayout.inodePath(inode) + " to one replica");
           dfs.setReplication(ArchiveLayout.inodePath(inode), (short) 1);
         }
       } finally {
@@ -739,6 +740,7 @@ public final class Archiver {
     ArchivedStripe s = record(planned.withState(StripeState.ENCODING));
     Path dir = new Path(s.parityFilePath());
     // Leftovers of an encoding rolled back by an earlier run: the redo starts from an empty directory.
+    store.checkHeld(archiveInode, "emptying the parity directory " + dir);
     if (dfs.exists(dir) && !dfs.delete(dir, true)) {
       throw new IOException("stripe " + s.stripeId() + ": cannot empty its parity directory " + dir);
     }
@@ -800,6 +802,7 @@ public final class Archiver {
         ? "keeping its parity (its other blocks may already be at one replica)" : "deleting its parity");
     ArchivedStripe stale = record(s.withState(StripeState.STALE));
     if (!keepParity && !stale.parityFilePath().isEmpty()) {
+      store.checkHeld(archiveInode, "deleting the parity " + stale.parityFilePath());
       dfs.delete(new Path(stale.parityFilePath()), true);
     }
     return stale;
@@ -822,6 +825,7 @@ public final class Archiver {
         all &= st == StripeState.COMMITTED || st == StripeState.TRIMMED;
       }
       if (all) {
+        store.checkHeld(archiveInode, "setting the pointer of " + ArchiveLayout.inodePath(inode));
         store.setPointer(inode, new ArchivePointer(manifestPath.toUri().getPath(), ids));
       }
     }

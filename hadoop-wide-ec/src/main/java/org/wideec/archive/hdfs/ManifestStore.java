@@ -77,6 +77,7 @@ public final class ManifestStore {
     Path target = layout.manifest(archivedInode);
     // A name of this writer's own: two runs never share (and so never delete or publish) each other's temp file.
     Path tmp = target.suffix("." + WRITER + "." + writes.incrementAndGet() + ".tmp");
+    checkHeld(archivedInode, "writing the manifest " + target);
     layout.ensureDirs(dfs);
     byte[] bytes = manifest.toBytes();
     try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
@@ -84,7 +85,31 @@ public final class ManifestStore {
       out.write(bytes);
       out.hsync(); // on the DataNodes' disks before the rename makes it the manifest
     }
+    try {
+      checkHeld(archivedInode, "writing the manifest " + target); // still ours while the temp file was written
+    } catch (IOException lost) {
+      dfs.delete(tmp, false);
+      throw lost;
+    }
     dfs.rename(tmp, target, Options.Rename.OVERWRITE);
+  }
+
+  /** The locks this store holds, by archive inode id (see {@link #lock}). */
+  private final Map<Long, HeldLock> held = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Proves that this store still holds the lock of the archive with this inode id before the caller does
+   * {@code what} (a manifest write, a setReplication, a delete). Another run may have recovered the lock's lease
+   * while this one still lives (a retried map attempt takes its predecessor for dead); from then on this run must
+   * change nothing. A no-op when this store holds no lock on that archive.
+   *
+   * @throws LostArchiveLockException naming the lock file, when the lock is no longer this store's
+   */
+  public void checkHeld(long archivedInode, String what) throws IOException {
+    HeldLock lock = held.get(archivedInode);
+    if (lock != null) {
+      lock.prove(what);
+    }
   }
 
   /**
@@ -92,6 +117,10 @@ public final class ManifestStore {
    * closed: the lock is a file kept open, so HDFS's lease stands for the holder (a run that died loses it when the
    * NameNode recovers its lease, about a minute later). Without it, two runs could roll back and re-encode each
    * other's stripes and overwrite each other's manifest. Stray temp files of crashed runs are removed once held.
+   * A holder taken for dead may still live (YARN can start a task's next attempt while the old JVM runs): so every
+   * manifest write of this store, and each setReplication or delete its callers make, first proves the lock is still
+   * this store's ({@link #checkHeld}); once another run recovered it, this one stops with a
+   * {@link LostArchiveLockException} naming the lock file.
    */
   public java.io.Closeable lock(long archivedInode) throws IOException {
     Path lock = lockPath(archivedInode);
@@ -111,19 +140,74 @@ public final class ManifestStore {
       }
       out.write((holder + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
       out.hflush();
-      for (org.apache.hadoop.fs.FileStatus st : dfs.listStatus(layout.manifestDir())) {
-        String name = st.getPath().getName();
+      HdfsFileStatus st = dfs.getClient().getFileInfo(lock.toUri().getPath());
+      if (st == null) {
+        out.close();
+        throw new LostArchiveLockException(lock, "taking it", "the file vanished right after it was created");
+      }
+      HeldLock h = new HeldLock(archivedInode, lock, st.getFileId(), out);
+      held.put(archivedInode, h);
+      for (org.apache.hadoop.fs.FileStatus f : dfs.listStatus(layout.manifestDir())) {
+        String name = f.getPath().getName();
         if (name.startsWith(archivedInode + ".wecm.") && name.endsWith(".tmp")) {
-          dfs.delete(st.getPath(), false);
+          h.prove("removing the stray temp file " + f.getPath());
+          dfs.delete(f.getPath(), false);
         }
       }
-      return () -> {
+      return h;
+    }
+  }
+
+  /**
+   * A lock this store holds: the lock file open for writing, so the NameNode's lease on that very inode is the proof
+   * of holding it. {@link #prove} asks the NameNode (an {@code fsync} of the lock file by inode id and this client's
+   * name, which checks the lease and moves no data) and fails once the lease was recovered or the file replaced.
+   */
+  private final class HeldLock implements java.io.Closeable {
+    private final long archivedInode;
+    private final Path path;
+    private final long fileId;
+    private final FSDataOutputStream out;
+    private boolean lost;
+
+    HeldLock(long archivedInode, Path path, long fileId, FSDataOutputStream out) {
+      this.archivedInode = archivedInode;
+      this.path = path;
+      this.fileId = fileId;
+      this.out = out;
+    }
+
+    synchronized void prove(String what) throws IOException {
+      if (lost) {
+        throw new LostArchiveLockException(path, what, "lost earlier");
+      }
+      try {
+        dfs.getClient().getNamenode().fsync(path.toUri().getPath(), fileId, dfs.getClient().getClientName(), -1);
+      } catch (IOException e) {
+        lost = true;
+        throw new LostArchiveLockException(path, what, e.getMessage());
+      }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+      held.remove(archivedInode, this);
+      if (!lost) {
         try {
-          out.close();
-        } finally {
-          dfs.delete(lock, false);
+          prove("releasing it");
+        } catch (LostArchiveLockException e) {
+          // Another run holds the lock file now (or recovered it): it is not ours to delete.
         }
-      };
+      }
+      if (lost) {
+        org.apache.hadoop.io.IOUtils.closeStream(out); // its lease is gone: completing the file fails, as it should
+        return;
+      }
+      try {
+        out.close();
+      } finally {
+        dfs.delete(path, false);
+      }
     }
   }
 

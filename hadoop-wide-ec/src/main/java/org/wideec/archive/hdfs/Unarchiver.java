@@ -128,6 +128,7 @@ public final class Unarchiver {
       long blocks = replicate(files, where, replication, progress);
       hook.after("replicated");
       int pointers = 0;
+      store.checkHeld(inode, "removing the pointers of " + name);
       for (long f : files.keySet()) {
         ArchivePointer p = store.pointer(ArchiveLayout.inodePath(f));
         if (p != null && p.manifestPath().equals(manifest)) {
@@ -146,12 +147,14 @@ public final class Unarchiver {
       for (Path dir : parity) {
         if (dfs.exists(dir)) {
           parityFiles += dfs.getContentSummary(dir).getFileCount();
+          store.checkHeld(inode, "deleting the parity " + dir);
           if (!dfs.delete(dir, true)) {
             throw new IOException("unarchive " + name + ": cannot delete parity " + dir + "; rerun to finish");
           }
         }
       }
       hook.after("parity");
+      store.checkHeld(inode, "deleting the manifest " + manifestPath);
       if (!dfs.delete(manifestPath, false) && dfs.exists(manifestPath)) {
         throw new IOException("unarchive " + name + ": cannot delete manifest " + manifestPath + "; rerun to finish");
       }

@@ -151,7 +151,11 @@ public final class ArchiveMapper extends Mapper<Text, ArchiveItem, Text, Text> {
     return String.join("; ", lines);
   }
 
-  /** Releases the lock of the unit at {@code path} when an earlier attempt of this very task holds it (it is dead). */
+  /**
+   * Releases the lock of the unit at {@code path} when an earlier attempt of this very task holds it. That attempt is
+   * taken for dead, but may still live: once its lease is recovered here, its next manifest write or trim fails with
+   * a {@link org.wideec.archive.hdfs.LostArchiveLockException} and it changes nothing more.
+   */
   private void releasePredecessorsLock(Path path) throws IOException {
     long inode = store.inodeOf(path);
     String holder = store.lockHolder(inode);
