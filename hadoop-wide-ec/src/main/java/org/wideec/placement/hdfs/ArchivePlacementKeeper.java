@@ -45,7 +45,9 @@ import org.wideec.transport.TokenBytes;
  * the manifests ({@link ManifestReader}), looks each placed member up in the blocks map ({@link WideEcArchivedBlocks})
  * and does what {@link PlanKeeping} says:
  * <ul>
- *   <li><b>pins</b> each replica on its planned node that it has not confirmed pinned since this NameNode started:
+ *   <li><b>pins</b> each replica on its planned node that it has not confirmed pinned since this NameNode started
+ *       (at most {@link #MAX_PINS_KEY} a pass, the rest on later passes; a replica no pass finds on plan any more is
+ *       forgotten, so what the keeper holds is bounded by what the manifests hold, 8 bytes a replica):
  *       one {@link PinRequest} per DataNode (a batch) over the slice port, as a peer that proved the cluster secret,
  *       each block with a REPLACE token of this NameNode. A DataNode without {@code dfs.datanode.block-pinning.enabled}
  *       answers that pins are off there: one warning per DataNode, asked again after ten minutes;</li>
@@ -67,16 +69,19 @@ final class ArchivePlacementKeeper extends ArchivePass {
   static final int MAX_MOVES_DEFAULT = 2;
   static final String BACKOFF_KEY = "wide-ec.archive.keeper.backoff.ms";
   static final long BACKOFF_DEFAULT = 60_000;
+  static final String MAX_PINS_KEY = "wide-ec.archive.keeper.max-pins-per-pass";
+  static final int MAX_PINS_DEFAULT = 10_000;
   private static final long MAX_BACKOFF_MS = 3_600_000;
   private static final long PINNING_OFF_RECHECK_MS = 10 * 60_000L;
   private static final Logger LOG = LoggerFactory.getLogger(ArchivePlacementKeeper.class);
 
   private final WideEcNameNodeMetrics metrics;
   private final int maxMoves;
+  private final int maxPins;
   private final long interval;
   private final long backoff;
-  /** Replicas confirmed pinned since this NameNode started. */
-  private final Set<Placed> pinned = new HashSet<>();
+  /** Replicas confirmed pinned that the last pass still found on plan; at most {@link #MAX_PINS_KEY} new a pass. */
+  private final PinLedger pinned;
   /** DataNodes that said pins are off there: when to ask again (nanoTime). */
   private final Map<String, Long> pinningOff = new HashMap<>();
   /** Blocks that cannot be moved back, reported once each while it stays so. */
@@ -85,8 +90,6 @@ final class ArchivePlacementKeeper extends ArchivePass {
   /** Blocks whose last move failed: {next attempt (nanoTime), current back-off ms}. */
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   private volatile BlockMover mover;
-
-  private record Placed(long blockId, String node) {}
 
   /** One replica to pin, and what to name in a log line. */
   private record ToPin(StripeMember member, String where) {}
@@ -99,15 +102,18 @@ final class ArchivePlacementKeeper extends ArchivePass {
     this.interval = interval;
     this.maxMoves = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    this.maxPins = conf.getInt(MAX_PINS_KEY, MAX_PINS_DEFAULT);
+    this.pinned = new PinLedger(maxPins);
   }
 
   /** The settings checked before anything starts; the number of moves at once. */
   private static int checkedMoves(Configuration conf) {
     int max = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
     long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    if (max < 1 || backoff < 1) {
-      throw new IllegalArgumentException(MAX_MOVES_KEY + " and " + BACKOFF_KEY + " must be positive; got " + max
-          + ", " + backoff);
+    int pins = conf.getInt(MAX_PINS_KEY, MAX_PINS_DEFAULT);
+    if (max < 1 || backoff < 1 || pins < 1) {
+      throw new IllegalArgumentException(MAX_MOVES_KEY + ", " + BACKOFF_KEY + " and " + MAX_PINS_KEY
+          + " must be positive; got " + max + ", " + backoff + ", " + pins);
     }
     return max;
   }
@@ -140,6 +146,9 @@ final class ArchivePlacementKeeper extends ArchivePass {
         .toList();
     pins = new HashMap<>();
     stuckNow = new HashSet<>();
+    pinned.beginPass();
+    long now = System.nanoTime();
+    pinningOff.values().removeIf(until -> now - until > 0);
   }
 
   /** Pins what is on plan, starts moves of what is off it. */
@@ -153,8 +162,6 @@ final class ArchivePlacementKeeper extends ArchivePass {
   @Override
   void endPass(Map<String, WideEcArchivedBlocks.Target> live) {
     stuckReported.retainAll(stuckNow);
-    long now = System.nanoTime();
-    pinningOff.values().removeIf(until -> now - until > 0);
     for (Map.Entry<String, List<ToPin>> e : pins.entrySet()) {
       WideEcArchivedBlocks.Target t = live.get(e.getKey());
       if (t == null || pinningOff.containsKey(e.getKey())) {
@@ -166,6 +173,11 @@ final class ArchivePlacementKeeper extends ArchivePass {
           break;
         }
       }
+    }
+    pinned.endPass(); // forgets replicas this pass did not find on plan: deleted, unarchived or moved
+    if (pinned.deferred() > 0) {
+      LOG.info("wide-ec archive placement keeper: {} archived replicas left to pin on later passes ({} = {} a pass)",
+          pinned.deferred(), MAX_PINS_KEY, maxPins);
     }
   }
 
@@ -188,7 +200,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
     PlanKeeping.Actions a = PlanKeeping.of(s, now, targets);
     String where = "stripe " + s.stripeId() + " of manifest " + manifest;
     for (PlanKeeping.Pin p : a.pins()) {
-      if (!pinned.contains(new Placed(p.member().blockId(), p.node()))) {
+      if (!pinningOff.containsKey(p.node()) && pinned.offer(p.node(), p.member().blockId())) {
         pins.computeIfAbsent(p.node(), n -> new ArrayList<>()).add(new ToPin(p.member(), where));
       }
     }
@@ -290,7 +302,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
       ToPin p = batch.get(i);
       switch (outcomes.get(i)) {
         case PINNED, ALREADY_PINNED -> {
-          pinned.add(new Placed(p.member().blockId(), addr));
+          pinned.confirm(addr, p.member().blockId());
           metrics.archivedBlocksPinned.incr();
         }
         case PINNING_OFF -> {

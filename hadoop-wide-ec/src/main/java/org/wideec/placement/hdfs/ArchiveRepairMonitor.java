@@ -98,9 +98,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** Blocks whose last rebuild failed: {next attempt (nanoTime), current back-off ms}. */
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
-  private final Set<String> reported = new HashSet<>();
-  /** Inodes of stale members whose replication was raised (once each while this NameNode runs). */
-  private final Set<Long> replicated = new HashSet<>();
+  private final ReportedOnce<String> reported = new ReportedOnce<>();
+  /** Inodes of stale members whose replication was raised (once each while they stay stale). */
+  private final ReportedOnce<Long> replicated = new ReportedOnce<>();
   private final short staleReplication;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
@@ -155,6 +155,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   @Override
   void beginPass(Map<String, WideEcArchivedBlocks.Target> live) {
     tally = new Tally();
+    reported.beginPass();
+    replicated.beginPass();
   }
 
   @Override
@@ -171,6 +173,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
     metrics.archivedStripesStale.set(tally.stale);
     metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
     metrics.archiveRepairPasses.incr();
+    reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
+    replicated.endPass();
   }
 
   private static final class Tally {
@@ -203,7 +207,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     String where = "stripe " + s.stripeId() + " of manifest " + manifest;
     if (p.stale().length > 0) {
       tally.stale++;
-      if (reported.add("stale " + manifest + " " + s.stripeId() + " " + java.util.Arrays.toString(p.stale()))) {
+      if (reported.first("stale " + manifest + " " + s.stripeId() + " " + java.util.Arrays.toString(p.stale()))) {
         LOG.warn("archived {} is stale: {}; those members changed since archival and are never used to repair the"
             + " others", where, p.describe());
       }
@@ -215,7 +219,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     tally.unrecoverable += p.unrecoverable().length;
     for (int u : p.unrecoverable()) {
       StripeMember m = s.member(u);
-      if (reported.add("unrecoverable " + m.blockId())) {
+      if (reported.first("unrecoverable " + m.blockId())) {
         LOG.error("archived block blk_{} of {} ({}, unit {}) is lost and the stripe's surviving units cannot rebuild"
             + " it: {}", m.blockId(), fileOf(s, m), where, u, p.describe());
       }
@@ -230,13 +234,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
    * file's replication, which the trim lowered to one, and the parity covers its old bytes only.
    */
   private void replicate(StripeMember m, String where) {
-    if (m.role() != UnitRole.DATA || replicated.contains(m.inodeId())) {
+    if (m.role() != UnitRole.DATA || !replicated.first(m.inodeId())) {
       return;
     }
     String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
     if (path == null) {
-      replicated.add(m.inodeId()); // deleted: nothing to protect
-      return;
+      return; // deleted: nothing to protect
     }
     try {
       DistributedFileSystem dfs = manifests.fs();
@@ -248,8 +251,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
             m.blockId(), now, staleReplication);
         metrics.archivedFilesReReplicated.incr();
       }
-      replicated.add(m.inodeId());
     } catch (IOException | RuntimeException e) {
+      replicated.retry(m.inodeId());
       failed.warn("wide-ec cannot raise the replication of {}, changed after archival ({}): {}", path, where,
           e.toString());
     }
