@@ -117,25 +117,7 @@ final class ArchiveRebuildService {
 
   /** The target's WRITE token, checked as DataTransferProtocol would (null when block tokens are off). */
   private Token<BlockTokenIdentifier> checkWriteToken(BlockRef target) throws IOException {
-    if (target.token().length == 0) {
-      if (blockTokens) {
-        throw new IOException("no WRITE token for " + target + " (dfs.block.access.token.enable is on)");
-      }
-      return null;
-    }
-    Token<BlockTokenIdentifier> token = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(target.token()))) {
-      token.readFields(in);
-    }
-    if (blockTokens) {
-      try {
-        dn.getBlockPoolTokenSecretManager().checkAccess(token, null, extended(target),
-            BlockTokenIdentifier.AccessMode.WRITE);
-      } catch (SecretManager.InvalidToken e) {
-        throw new IOException("WRITE token refused for " + target + ": " + e.getMessage(), e);
-      }
-    }
-    return token;
+    return BlockTokenAccess.checkWrite(dn, target);
   }
 
   private void rebuild(RebuildRequest req, Map<Integer, Token<BlockTokenIdentifier>> tokens, Downstream downstream,

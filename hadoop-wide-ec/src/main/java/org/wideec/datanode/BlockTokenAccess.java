@@ -64,6 +64,28 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     }
   }
 
+  /**
+   * The WRITE token a request carries for the block it has this DataNode write (a rebuilt unit, a codeword), checked
+   * against the block pool's secret manager for that exact block and WRITE, as DataXceiver#writeBlock would. Null
+   * when block tokens are off and none was sent (the writer then uses HDFS's dummy token).
+   */
+  static Token<BlockTokenIdentifier> checkWrite(DataNode dn, BlockRef target) throws IOException {
+    if (enabled(dn)) {
+      if (target.token().length == 0) {
+        throw new ReplicaAccess.DeniedException("no WRITE token for " + target
+            + " (dfs.block.access.token.enable is on)");
+      }
+      check(dn, target, BlockTokenIdentifier.AccessMode.WRITE);
+    } else if (target.token().length == 0) {
+      return null;
+    }
+    Token<BlockTokenIdentifier> token = new Token<>();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(target.token()))) {
+      token.readFields(in);
+    }
+    return token;
+  }
+
   @Override
   public byte[] passwordOf(byte[] identifier) throws Handshake.AuthenticationException {
     BlockTokenIdentifier id = new BlockTokenIdentifier();

@@ -94,12 +94,15 @@ final class RapidRaidPositionService {
       throw new IOException(req + " names no block for its codeword; a DataNode stores c_" + req.position()
           + " only into a block the archiver allocated");
     }
-    if (BlockTokenAccess.enabled(dn) && o.block().token().length == 0) {
-      throw new ReplicaAccess.DeniedException("no WRITE token for codeword " + o.unit() + " (" + o.block()
-          + "; dfs.block.access.token.enable is on)");
-    }
     if (o.block().numBytes() != req.length()) {
       throw new IOException(req + ": its codeword block " + o.block() + " is not " + req.length() + " bytes");
+    }
+    // The archiver's WRITE token for exactly this block, verified before the upstream is dialled or a piece read;
+    // a request whose pieces are all virtual carries no other proof.
+    try {
+      BlockTokenAccess.checkWrite(dn, o.block());
+    } catch (ReplicaAccess.DeniedException e) {
+      throw new ReplicaAccess.DeniedException("codeword " + o.unit() + ": " + e.getMessage());
     }
     checksumType(req);
   }

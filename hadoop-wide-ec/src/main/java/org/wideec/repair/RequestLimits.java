@@ -25,7 +25,11 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
     check(r, 0);
   }
 
-  private static void checkAddress(org.wideec.transport.Endpoint e) throws IOException {
+  /**
+   * An upstream a request names: a valid port on the very host of the DataNode it names. Shared by every request
+   * that has a node dial a peer (a repair step, a RapidRAID position).
+   */
+  public static void checkAddress(org.wideec.transport.Endpoint e) throws IOException {
     if (e.host().isEmpty() || e.port() < 1 || e.port() > 65535) {
       throw new IOException("step request names upstream " + e + ": not a host and port");
     }

@@ -31,6 +31,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
 
 /**
  * RapidRAID's pipeline (RapidRAID §IV) and its classic baseline over real slice transports on loopback: every
@@ -202,6 +203,26 @@ class RapidRaidEncodeTest {
     assertEquals("p5", f.culprit());
     assertTrue(f.getMessage().contains("p5 holds no"), f.getMessage());
     assertTrue(stored.values().stream().noneMatch(s -> s.finished && stored.get(7) == s));
+  }
+
+  @Test
+  void aPositionNamingAnUpstreamOnAnotherHostThanItsDataNodeIsRefusedBeforeItDials() throws Exception {
+    LinearCode code = Codes.pinnedFromSpec("rapidraid:n=8,k=4");
+    start(code, pieces(code.k(), LENGTH, 9));
+    RapidRaidStepRequest first = new RapidRaidStepRequest("o", 0, List.of(new RapidRaidStepRequest.Piece(
+        new BlockRef(MemoryCluster.POOL, 0, 1, LENGTH), 1, 1)), LENGTH, SLICE, null, true, null, 2, 512);
+    // p0's real port, but named as a DataNode on another host: a request must not make a node dial an address that
+    // is not the slice port of the DataNode it names.
+    Endpoint foreign = new Endpoint("127.0.0.1", cluster.transports.get("p0").port(), "10.9.9.9:9866", "r0");
+    RapidRaidStepRequest second = new RapidRaidStepRequest("o", 1, List.of(new RapidRaidStepRequest.Piece(
+        new BlockRef(MemoryCluster.POOL, 1, 1, LENGTH), 1, 1)), LENGTH, SLICE,
+        new RapidRaidStepRequest.Upstream(foreign, first), false, null, 2, 512);
+    Endpoint p1 = cluster.resolver().resolve(new UnitLocation(1, "p1", "r0"));
+    try (PeerStream in = cluster.transports.get("p2").open(p1, "p2", "r0", 41, second.toBytes())) {
+      PeerFailure f = assertThrows(PeerFailure.class, () -> in.next(0));
+      assertTrue(f.getMessage().contains("on another host than DataNode 10.9.9.9:9866"), f.getMessage());
+    }
+    assertEquals(null, stored.get(0), "position 0 was never asked");
   }
 
   @Test

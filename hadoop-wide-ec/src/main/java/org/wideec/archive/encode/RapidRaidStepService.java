@@ -68,6 +68,11 @@ public final class RapidRaidStepService implements RequestHandler {
         }
       }
       if (req.upstream() != null) {
+        try {
+          org.wideec.repair.RequestLimits.checkAddress(req.upstream().endpoint());
+        } catch (IOException e) {
+          throw new ReplicaAccess.DeniedException(e.getMessage());
+        }
         up = transport.open(req.upstream().endpoint(), me, downstream.selfRack(), repairId,
             req.upstream().request().toBytes());
       }
