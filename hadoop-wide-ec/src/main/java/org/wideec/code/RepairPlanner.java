@@ -16,10 +16,21 @@ final class RepairPlanner {
 
   private final LinearCode code;
   private final Matrix g;
+  /** Each unit's generator row as a bitmask of its nonzero columns, one long per 64 columns. */
+  private final long[][] support;
 
   RepairPlanner(LinearCode code) {
     this.code = code;
     this.g = code.generator();
+    this.support = new long[code.n()][(code.k() + 63) / 64];
+    for (int u = 0; u < code.n(); u++) {
+      int[] row = g.row(u);
+      for (int c = 0; c < row.length; c++) {
+        if (row[c] != 0) {
+          support[u][c >>> 6] |= 1L << c;
+        }
+      }
+    }
   }
 
   RepairPlan[] planAll(Progress progress) {
@@ -69,7 +80,7 @@ final class RepairPlanner {
         for (int i = 0; i < s; i++) {
           helpers[i] = idx[i] < lost ? idx[i] : idx[i] + 1;
         }
-        RepairPlan p = planFrom(lost, helpers, false);
+        RepairPlan p = covers(helpers, lost) ? planFrom(lost, helpers, false) : null;
         if (p != null && p.cost() == s) {
           best = better(best, p);
           if (p.xorOnly()) {
@@ -98,6 +109,28 @@ final class RepairPlanner {
       throw new NotDecodableException(code.spec() + ": unit " + lost + " cannot be rebuilt from all other units");
     }
     return p;
+  }
+
+  /**
+   * A necessary condition, checked before the elimination, for the lost row to be a combination of the
+   * helpers' rows with every coefficient nonzero: the helpers have a nonzero in every column where the lost
+   * row does, and a column where exactly one helper is nonzero is nonzero in the lost row too. A wide code's
+   * exhaustive search otherwise spends nearly all its time solving for helper sets that fail this.
+   */
+  private boolean covers(int[] helpers, int lost) {
+    long[] target = support[lost];
+    for (int w = 0; w < target.length; w++) {
+      long once = 0;
+      long twice = 0;
+      for (int h : helpers) {
+        twice |= once & support[h][w];
+        once |= support[h][w];
+      }
+      if ((target[w] & ~once) != 0 || (once & ~twice & ~target[w]) != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The plan rebuilding lost from exactly the helpers with nonzero coefficients, or null. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeID;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -47,6 +48,10 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setLong(Unarchiver.WAIT_KEY, 60_000);
+    // Every archive and unarchive here waits for HDFS to delete or copy replicas: the NameNode hands that work out
+    // every quarter second, and deletions to every DataNode each time rather than to a third of them (the default).
+    base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
+    base.setFloat(DFSConfigKeys.DFS_NAMENODE_INVALIDATE_WORK_PCT_PER_ITERATION, 1.0f);
     return base;
   }
 

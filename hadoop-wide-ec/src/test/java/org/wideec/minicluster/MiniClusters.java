@@ -80,7 +80,13 @@ public final class MiniClusters {
     conf.setLong(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, Math.min(blockSize, 64 * 1024));
     conf.setInt(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY, 2000);
-    conf.setInt(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, 1);
+    // A second unless the base sets another cycle itself (a time duration: "250ms"); hdfs-default.xml's 3s is no
+    // such setting.
+    String[] redundancySources = base.getPropertySources(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY);
+    boolean baseSetsRedundancy = redundancySources != null
+        && java.util.Arrays.stream(redundancySources).noneMatch(src -> src.endsWith("-default.xml"));
+    conf.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY,
+        baseSetsRedundancy ? base.get(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY) : "1");
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REPLICATION_MAX_STREAMS_KEY, 20);
     conf.setBoolean(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_CONSIDERLOAD_KEY, false);
     // Moving a short group's unit to a new rack copies one internal block but records two pending targets; the
