@@ -194,14 +194,19 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
   @Order(2)
   void replicasCrowdedOnTwoNodesAreCopiedOntoTheChainFirstKeepingTheirReplication() throws Exception {
     DatanodeInfo[] live = fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE);
+    // Two nodes in two racks: a placement HDFS's policy accepts for two replicas, so it honours them as favored nodes.
+    DatanodeInfo other = java.util.Arrays.stream(live)
+        .filter(d -> !d.getNetworkLocation().equals(live[0].getNetworkLocation())).findFirst().orElseThrow();
     InetSocketAddress[] two = {
         org.apache.hadoop.net.NetUtils.createSocketAddr(live[0].getXferAddr()),
-        org.apache.hadoop.net.NetUtils.createSocketAddr(live[1].getXferAddr())};
+        org.apache.hadoop.net.NetUtils.createSocketAddr(other.getXferAddr())};
     String path = "/rr/crowded";
     long length = 4 * BLOCK;
     byte[] data = write(path, length, (short) 2, two);
+    List<String> crowded = java.util.stream.Stream.of(live[0].getXferAddr(), other.getXferAddr()).sorted().toList();
     for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
-      assertEquals(2, lb.getLocations().length);
+      assertEquals(crowded, java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).sorted().toList(),
+          "every block on the two favored nodes");
     }
     List<String> moves;
     List<RapidRaidPlan> plans;
@@ -271,7 +276,8 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
           b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), b.getBlock().getNumBytes(), token);
       org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest("busy",
           0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384, null, true,
-          new EncodeTreeRequest.ParityOutput(0, new org.wideec.repair.BlockRef(piece.pool(), 1L << 40, 1, BLOCK, token),
+          new EncodeTreeRequest.ParityOutput(0, new org.wideec.repair.BlockRef(piece.pool(), 1L << 40, 1, BLOCK,
+              writeToken(piece.pool(), 1L << 40)),
               new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(),
                   dn.getInfoPort(), dn.getInfoSecurePort(), dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
       ExecutorService idle = Executors.newSingleThreadExecutor();
@@ -368,5 +374,15 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     try (FileSystem ours = wideEc()) {
       assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
     }
+  }
+
+  /** A WRITE token of the NameNode's for a block it never allocated: valid to the DataNode, so only a limit refuses. */
+  private byte[] writeToken(String pool, long blockId) throws java.io.IOException {
+    org.apache.hadoop.hdfs.protocol.ExtendedBlock b = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(pool, blockId,
+        BLOCK, 1);
+    return org.wideec.transport.TokenBytes.of(cluster.getNamesystem().getBlockManager().getBlockTokenSecretManager()
+        .generateToken(b, java.util.EnumSet.of(
+            org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier.AccessMode.WRITE),
+            new org.apache.hadoop.fs.StorageType[] {org.apache.hadoop.fs.StorageType.DISK}, new String[] {"DS-x"}));
   }
 }

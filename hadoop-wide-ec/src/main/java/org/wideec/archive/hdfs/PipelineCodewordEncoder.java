@@ -131,8 +131,29 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     Map<Integer, LocatedBlock> located = locate(s, name);
     f.ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name);
     Map<String, DatanodeInfo> live = f.mover.liveNodes();
-    RapidRaidChain chain = chainFor(s, name, located, live);
-    List<String> moved = makeMoves(s, name, chain, live);
+    // The planner counts copies, not which replica HDFS will drop after one: a copy onto a chain node can be
+    // impossible when every holder HDFS would drop is itself a chain node needing the piece. Then that node is left
+    // out and the chain planned again from where the replicas are now (copies already made stay: each kept the
+    // block's replication), a few times at most.
+    Set<String> leftOut = new HashSet<>();
+    RapidRaidChain chain;
+    List<String> moved = new ArrayList<>();
+    while (true) {
+      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
+      candidates.keySet().removeAll(leftOut);
+      chain = chainFor(s, name, located, candidates);
+      try {
+        moved.addAll(makeMoves(s, name, chain, live));
+        break;
+      } catch (CannotCopy e) {
+        moved.addAll(e.done);
+        if (leftOut.size() >= MAX_REPLANS || !leftOut.add(e.target)) {
+          throw e;
+        }
+        LOG.info("{}; planning the chain again without {}", e.getMessage(), e.target);
+        located = locate(s, name);
+      }
+    }
     if (!moved.isEmpty()) {
       located = locate(s, name);
     }
@@ -306,16 +327,34 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
         }
       }
       if (candidates.isEmpty() || last != null) {
-        throw new IOException(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
+        synchronized (f) {
+          f.moves.addAll(done);
+        }
+        throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
             + " onto chain node " + mv.to() + (last != null ? ": " + last.getMessage() : ": every holder HDFS would let"
             + " drop its replica (" + java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).toList()
-            + ") is a chain node that needs the piece itself"), last);
+            + ") is a chain node that needs the piece itself"), last, mv.to().node(), done);
       }
     }
     synchronized (f) {
       f.moves.addAll(done);
     }
     return done;
+  }
+
+  /** Chains planned again at most this many times, each without one more node a piece could not be copied onto. */
+  private static final int MAX_REPLANS = 8;
+
+  /** A copy onto a chain node that HDFS cannot make keeping the pieces other positions need. */
+  private static final class CannotCopy extends IOException {
+    final String target;
+    final List<String> done;
+
+    CannotCopy(String message, IOException cause, String target, List<String> done) {
+      super(message, cause);
+      this.target = target;
+      this.done = List.copyOf(done);
+    }
   }
 
   /** The stripe with codeword i planned on chain node i, where position i writes it. */
