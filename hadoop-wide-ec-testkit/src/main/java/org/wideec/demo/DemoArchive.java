@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,23 +15,30 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.net.NetUtils;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.cli.Json;
+import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
@@ -40,7 +49,8 @@ import org.wideec.minicluster.MiniClusters;
  * stripes (k = 64) under combined locality, trims to one planned replica per data block, loses the rack that holds
  * the most units of a stripe, reads every byte back through the code-aware FileSystem while the rack is down, waits
  * for the archived blocks to be rebuilt under their own ids, checks placement and fsck, and unarchives the large
- * file. Its last line is one JSON object.
+ * file. Then (issue 14) it archives one more directory with {@code archive --mr} on a MiniMRYarnCluster and seals one
+ * object with RapidRAID's pipeline, reading both back. Its last line is one JSON object.
  */
 final class DemoArchive {
   static final String CODE = "azure-lrc:k=64,l=4,g=4";
@@ -52,6 +62,10 @@ final class DemoArchive {
   static final int RACKS = 18;
   static final int NODES_PER_RACK = 6;
   static final int DIRECTORY_FILES = 48;
+  /** The directory the MapReduce job archives: small files, most under a block, 84 blocks (two stripes of k = 64). */
+  static final int JOB_FILES = 72;
+  /** The sealed object: one stripe of RapidRAID (16, 11), its k = 11 pieces whole blocks. */
+  static final String SEALED_CODE = "rapidraid:n=16,k=11";
 
   private final Configuration conf;
   private final DemoConsole console;
@@ -83,13 +97,13 @@ final class DemoArchive {
     Configuration c = light(MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(conf, 300)));
     MiniDFSCluster cluster = MiniClusters.start(c, dir, RACKS, NODES_PER_RACK, BLOCK);
     try {
-      return demo(cluster, t0);
+      return demo(cluster, dir, t0);
     } finally {
       cluster.shutdown();
     }
   }
 
-  private int demo(MiniDFSCluster cluster, long t0) throws Exception {
+  private int demo(MiniDFSCluster cluster, File dir, long t0) throws Exception {
     DistributedFileSystem fs = cluster.getFileSystem();
     Map<Path, byte[]> written = new LinkedHashMap<>();
     Random rnd = new Random(2026);
@@ -181,11 +195,8 @@ final class DemoArchive {
     console.step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes; " + perRack.get(rack)
         + " units of stripe 0 and " + lostBlocks.size() + " archived blocks in all had their only replica there");
 
-    Configuration readerConf = new Configuration(cluster.getConfiguration(0));
-    readerConf.set("fs.hdfs.impl", "org.wideec.client.WideEcFileSystem");
-    readerConf.setBoolean("fs.hdfs.impl.disable.cache", true);
     long bytesReadBack;
-    try (FileSystem reader = FileSystem.get(fs.getUri(), readerConf)) {
+    try (FileSystem reader = wideEcReader(cluster)) {
       bytesReadBack = readAll(reader, written, "WideEcFileSystem (fs.hdfs.impl), rack down, nothing repaired yet");
     }
 
@@ -226,6 +237,9 @@ final class DemoArchive {
     require(fs.getFileStatus(big).getReplication() == 3, big + " is not back at replication 3");
     readAll(fs, Map.of(big, written.get(big)), "stock HDFS client, " + big + " unarchived");
 
+    JobRun job = archiveWithMapReduce(cluster, new File(dir, "yarn"), store, rnd, rack);
+    SealRun seal = seal(cluster, rnd);
+
     LinearCode code = first.code();
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("code", CODE);
@@ -240,10 +254,213 @@ final class DemoArchive {
     j.put("crossRackBytesArchive", crossRackArchive);
     j.put("crossRackBytesRepair", crossRackRepair);
     j.put("racksLost", 1);
+    j.put("mrPaths", job.paths());
+    j.put("mrStripes", job.stripes());
+    j.put("sealedBytes", seal.bytes());
+    j.put("sealedReadBack", seal.readBack());
+    j.put("stockOpenRefused", seal.stockOpenRefused());
     j.put("seconds", Math.round((System.nanoTime() - t0) / 1e9));
     console.out().println();
     console.out().println(Json.write(j));
     return 0;
+  }
+
+  /** What the archival MapReduce job did: the archive units it was given and the stripes their manifests hold. */
+  private record JobRun(int paths, int stripes) {}
+
+  /** The sealed object's length, the bytes read back equal through WideEcFileSystem, and whether a stock open failed. */
+  private record SealRun(long bytes, long readBack, boolean stockOpenRefused) {}
+
+  /**
+   * One more directory of small files, archived by {@code archive --mr}: a real MapReduce job on a MiniMRYarnCluster
+   * next to the HDFS one, its map tasks running the same orchestrator as the plain command in JVMs of their own.
+   */
+  private JobRun archiveWithMapReduce(MiniDFSCluster cluster, File yarnDir, ManifestStore store, Random rnd,
+      String rackDown)
+      throws Exception {
+    DistributedFileSystem fs = cluster.getFileSystem();
+    Path events = new Path("/events");
+    Map<Path, byte[]> written = new LinkedHashMap<>();
+    for (int i = 0; i < JOB_FILES; i++) {
+      // Small files, as a day of events is: a few tiny, most of some hundred KiB, a few just over one block.
+      long size = switch (i % 6) {
+        case 0 -> 1 + rnd.nextInt(20_000);
+        case 5 -> BLOCK + 1 + rnd.nextInt(100_000);
+        default -> 30_000 + rnd.nextInt(370_000);
+      };
+      Path p = new Path(events, String.format("event-%05d", i));
+      written.put(p, write(fs, p, size, rnd));
+    }
+    long bytes = written.values().stream().mapToLong(b -> b.length).sum();
+    console.step(String.format("wrote %d small files under %s, %.1f MiB at replication 3, to archive with a MapReduce"
+        + " job", JOB_FILES, events, bytes / 1048576.0));
+
+    console.step("starting a MapReduce mini cluster on this HDFS: a ResourceManager, one NodeManager and a job history"
+        + " server; the job's tasks run in JVMs of their own, as on a real cluster");
+    MiniMRYarnCluster yarn = startYarn(cluster, yarnDir);
+    List<String> paths = List.of(events.toString());
+    try {
+      Configuration jobConf = new Configuration(yarn.getConfig());
+      console.step("the job's listing: one archive unit per PATH (a directory is one manifest), planned on the racks"
+          + " that are up (" + rackDown + " is still down), with the host where its encoding starts");
+      DemoConsole.Run listed = console.toolShowingProgress(jobConf, "archive", events.toString(), "--code", CODE, "--mr",
+          "--dry-run", "--json");
+      require(listed.rc() == 0, "archive --mr --dry-run failed: " + listed.out() + listed.err());
+      JsonNode listing = json.readTree(listed.out());
+      int planned = 0;
+      for (JsonNode item : listing.get("listing")) {
+        planned += item.get("stripes").asInt();
+        console.step(String.format("  %s: %d stripes, %,d data bytes, encoding starts on %s, %,d bytes across racks"
+                + " planned; %d map task(s)", item.get("path").asText(), item.get("stripes").asInt(),
+            item.get("dataBytes").asLong(), item.get("host").asText(), item.get("crossRackBytesEncoding").asLong(),
+            listing.get("maps").size()));
+      }
+      require(listing.get("listing").size() == paths.size(), "the listing has " + listing.get("listing").size()
+          + " items for " + paths);
+
+      console.step("archive it as a MapReduce job: each map task encodes, verifies, commits and trims its units; the"
+          + " job id and its progress come on stderr, the counters' summary at the end");
+      DemoConsole.Run ran = console.toolShowingProgress(jobConf, "archive", events.toString(), "--code", CODE, "--mr");
+      console.show(ran, 10);
+      require(ran.rc() == 0, "archive --mr " + events + " failed (exit " + ran.rc() + "): " + ran.out() + ran.err());
+      StripeManifest m = store.covering(events);
+      require(m != null, events + " has no manifest after the job");
+      require(m.stripes().size() == planned, events + " has " + m.stripes().size() + " stripes, the listing planned "
+          + planned);
+      for (ArchivedStripe s : m.stripes()) {
+        require(s.state() == StripeState.TRIMMED, "stripe " + s.stripeId() + " of " + events + " is " + s.state());
+      }
+      int members = checkPlacement(List.of(m), locations(fs, List.of(m)));
+      console.step("the job's " + m.stripes().size() + " stripes are TRIMMED as planned; all " + members + " stored units"
+          + " on their planned racks, one replica each");
+      readAll(fs, written, "stock HDFS client, " + events + " archived by the job");
+      return new JobRun(paths.size(), m.stripes().size());
+    } finally {
+      yarn.stop();
+    }
+  }
+
+  /** YARN with one NodeManager on the cluster's HDFS, heartbeats as short as the demo's job is. */
+  private static MiniMRYarnCluster startYarn(MiniDFSCluster cluster, File workDir) {
+    Configuration c = new Configuration(cluster.getConfiguration(0));
+    c.setInt("yarn.nodemanager.resource.memory-mb", 4096);
+    c.setInt("yarn.scheduler.minimum-allocation-mb", 128);
+    c.setInt("mapreduce.map.memory.mb", 512);
+    c.setInt("yarn.app.mapreduce.am.resource.mb", 512);
+    // Two short-lived JVMs on a host already running 108 DataNodes: one GC thread each, and the application master,
+    // which computes little, compiles with C1 only so that it starts sooner.
+    c.set("mapreduce.map.java.opts", "-Xmx400m -XX:+UseSerialGC");
+    c.set("yarn.app.mapreduce.am.command-opts", "-Xmx400m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    c.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
+    c.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);
+    c.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 100);
+    // MiniYARNCluster puts its work directories under test.build.data (else ./target/test/data): the demo's instead.
+    String was = System.getProperty("test.build.data");
+    System.setProperty("test.build.data", workDir.getAbsolutePath());
+    try {
+      MiniMRYarnCluster yarn = new MiniMRYarnCluster("wide-ec-demo-archive", 1);
+      yarn.init(c);
+      yarn.start();
+      return yarn;
+    } finally {
+      if (was == null) {
+        System.clearProperty("test.build.data");
+      } else {
+        System.setProperty("test.build.data", was);
+      }
+    }
+  }
+
+  /**
+   * One object sealed by RapidRAID's pipeline on the DataNodes: it becomes a placeholder whose stock open fails, and
+   * reads back through WideEcFileSystem, decoded from its codewords.
+   */
+  private SealRun seal(MiniDFSCluster cluster, Random rnd) throws Exception {
+    DistributedFileSystem fs = cluster.getFileSystem();
+    Path object = new Path("/object.bin");
+    LinearCode rr = Codes.fromSpec(SEALED_CODE);
+    List<DatanodeInfo> chain = oneNodePerRack(fs, rr.n());
+    byte[] bytes = writeAlongChain(fs, object, chain, rr.n(), rr.k(), rnd);
+    console.step(String.format("wrote %s, %d blocks (%s), as RapidRAID finds an object: two replicas of each block"
+            + " along a chain of %d DataNodes on %d racks, block t on nodes t and t + %d (placed with HDFS favored nodes)",
+        object, rr.k(), human(bytes.length), rr.n(), rr.n(), rr.n() - rr.k()));
+    console.step("seal it with RapidRAID: the planner finds that chain (no copies needed); each position adds its"
+        + " pieces into the stream it passes on and writes its own codeword, no byte of the file passes through the"
+        + " tool, and the file becomes a placeholder");
+    DemoConsole.Run sealed = console.tool(cluster, "archive", object.toString(), "--code", SEALED_CODE, "--encoder",
+        "rapidraid");
+    console.show(sealed, 12);
+    require(sealed.rc() == 0, "archive " + object + " --encoder rapidraid failed (exit " + sealed.rc() + "): "
+        + sealed.out() + sealed.err());
+
+    console.command("hdfs dfs -cat " + object + "    (a stock client's open, here DistributedFileSystem.open)");
+    String refusal = null;
+    try (FSDataInputStream in = fs.open(object)) {
+      in.read();
+    } catch (Exception e) {
+      refusal = String.valueOf(e.getMessage());
+    }
+    boolean refused = refusal != null && refusal.contains("raw erasure decoder");
+    require(refused, "a stock open of the sealed " + object + " did not fail with the sealed codec's error: " + refusal);
+    console.step("a stock client sees a placeholder of " + fs.getFileStatus(object).getLen() + " bytes and its open"
+        + " fails before a byte moves: " + refusal.lines().findFirst().orElse(""));
+    long back;
+    try (FileSystem reader = wideEcReader(cluster)) {
+      back = readAll(reader, Map.of(object, bytes), "WideEcFileSystem, " + object + " sealed (decoded from "
+          + rr.k() + " of its " + rr.n() + " codewords)");
+    }
+    return new SealRun(bytes.length, back, refused);
+  }
+
+  /** The first live DataNode of each of the first {@code count} racks that are up, racks in name order. */
+  private static List<DatanodeInfo> oneNodePerRack(DistributedFileSystem fs, int count) throws IOException {
+    Map<String, DatanodeInfo> byRack = new TreeMap<>();
+    for (DatanodeInfo d : fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE)) {
+      byRack.merge(d.getNetworkLocation(), d, (a, b) -> a.getXferAddr().compareTo(b.getXferAddr()) <= 0 ? a : b);
+    }
+    require(byRack.size() >= count, "a chain of " + count + " on racks of its own needs " + count + " racks up, "
+        + byRack.size() + " are");
+    return new ArrayList<>(byRack.values()).subList(0, count);
+  }
+
+  /**
+   * Writes k blocks of random bytes block by block (the first by create, each next by an append that starts a new
+   * block), block t's two replicas favoring chain nodes t and t + n - k: where position t and t + n - k of RapidRAID's
+   * pipeline read piece t, so the chain needs no copies. Checks that HDFS put every replica there.
+   */
+  private static byte[] writeAlongChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k,
+      Random rnd) throws IOException {
+    byte[] bytes = new byte[(int) (k * BLOCK)];
+    rnd.nextBytes(bytes);
+    for (int t = 0; t < k; t++) {
+      InetSocketAddress[] favored = {NetUtils.createSocketAddr(chain.get(t).getXferAddr()),
+          NetUtils.createSocketAddr(chain.get(t + n - k).getXferAddr())};
+      try (FSDataOutputStream o = t == 0
+          ? fs.create(p, FsPermission.getFileDefault(), true, 4096, (short) 2, BLOCK, null, favored)
+          : fs.append(p, EnumSet.of(CreateFlag.APPEND, CreateFlag.NEW_BLOCK), 4096, null, favored)) {
+        o.write(bytes, (int) (t * BLOCK), (int) BLOCK);
+      }
+    }
+    List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(p.toString(), 0, bytes.length).getLocatedBlocks();
+    require(blocks.size() == k, p + " has " + blocks.size() + " blocks, not " + k);
+    for (int t = 0; t < k; t++) {
+      java.util.Set<String> at = new java.util.TreeSet<>();
+      for (DatanodeInfo d : blocks.get(t).getLocations()) {
+        at.add(d.getXferAddr());
+      }
+      java.util.Set<String> wanted = new java.util.TreeSet<>(List.of(chain.get(t).getXferAddr(),
+          chain.get(t + n - k).getXferAddr()));
+      require(at.equals(wanted), p + " block " + t + " is on " + at + ", favored " + wanted);
+    }
+    return bytes;
+  }
+
+  /** The code-aware client: {@code fs.hdfs.impl} set to WideEcFileSystem, as an operator sets it in core-site.xml. */
+  private static FileSystem wideEcReader(MiniDFSCluster cluster) throws IOException {
+    Configuration c = new Configuration(cluster.getConfiguration(0));
+    c.set("fs.hdfs.impl", "org.wideec.client.WideEcFileSystem");
+    c.setBoolean("fs.hdfs.impl.disable.cache", true);
+    return FileSystem.get(cluster.getFileSystem().getUri(), c);
   }
 
   private static byte[] write(DistributedFileSystem fs, Path p, long size, Random rnd) throws IOException {

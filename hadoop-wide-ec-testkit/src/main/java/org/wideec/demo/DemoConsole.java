@@ -1,6 +1,7 @@
 package org.wideec.demo;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
@@ -36,12 +37,25 @@ final class DemoConsole {
 
   /** What {@code bin/wide-ec ARGS} prints, run in this process against the cluster; its exit status. */
   Run tool(MiniDFSCluster cluster, String... args) throws Exception {
+    return run(new Configuration(cluster.getConfiguration(0)), false, args);
+  }
+
+  /**
+   * As {@link #tool(MiniDFSCluster, String...)} with the given configuration (a cluster's and more, such as where
+   * YARN is), and the tool's stderr (a job's id and progress) shown indented as it comes, not only kept.
+   */
+  Run toolShowingProgress(Configuration conf, String... args) throws Exception {
+    return run(new Configuration(conf), true, args);
+  }
+
+  private Run run(Configuration conf, boolean showErr, String... args) throws Exception {
     command("bin/wide-ec " + String.join(" ", args));
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = ToolRunner.run(new Configuration(cluster.getConfiguration(0)),
-        new WideEcTool(new PrintStream(buf, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)),
-        args);
+    OutputStream errTo = showErr ? new Indented(err, out) : err;
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(buf, true, StandardCharsets.UTF_8),
+        new PrintStream(errTo, true, StandardCharsets.UTF_8)), args);
+    out.flush();
     return new Run(rc, buf.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
@@ -56,6 +70,32 @@ final class DemoConsole {
     }
     out.println("    (exit " + r.rc() + ")");
     out.flush();
+  }
+
+  /** Keeps every byte and copies it to the console, each line (also one rewritten after a carriage return) indented. */
+  private static final class Indented extends OutputStream {
+    private final ByteArrayOutputStream kept;
+    private final PrintStream console;
+    private boolean lineStart = true;
+
+    Indented(ByteArrayOutputStream kept, PrintStream console) {
+      this.kept = kept;
+      this.console = console;
+    }
+
+    @Override
+    public void write(int b) {
+      kept.write(b);
+      boolean lineEnd = b == '\n' || b == '\r';
+      if (lineStart && !lineEnd) {
+        console.print("    ");
+      }
+      console.write(b);
+      lineStart = lineEnd;
+      if (lineEnd) {
+        console.flush();
+      }
+    }
   }
 
   /** One run of the tool. */

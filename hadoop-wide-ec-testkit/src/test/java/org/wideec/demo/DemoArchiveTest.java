@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code wide-ec demo archive} end to end, the suite's one run of the archival layout at k = 64 on a real racked
  * cluster (108 DataNodes): every byte written is read back through WideEcFileSystem with a rack down, every block
- * lost with the rack is rebuilt under its own id, and the last line is the JSON the issue asks for.
+ * lost with the rack is rebuilt under its own id, a directory is archived by a MapReduce job and an object sealed by
+ * RapidRAID, and the last line is the JSON the issue asks for.
  */
 class DemoArchiveTest {
   @TempDir
@@ -26,7 +27,12 @@ class DemoArchiveTest {
   void theArchivalDemoLosesNoByteAndEndsWithItsJson() throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
-    int rc = new DemoArchive(new Configuration(), new DemoConsole(out, "wide-ec demo archive")).run(dir.toFile());
+    int rc;
+    try {
+      rc = new DemoArchive(new Configuration(), new DemoConsole(out, "wide-ec demo archive")).run(dir.toFile());
+    } finally {
+      System.out.println(buf.toString(StandardCharsets.UTF_8)); // the transcript, in the test's output file
+    }
     String printed = buf.toString(StandardCharsets.UTF_8);
     assertEquals(0, rc, printed);
     String[] lines = printed.strip().split("\n");
@@ -43,5 +49,13 @@ class DemoArchiveTest {
     assertTrue(r > 72.0 / 64 && r < 1.25, "redundancy " + r);
     assertTrue(printed.contains("read back through WideEcFileSystem (fs.hdfs.impl), rack down"), printed);
     assertTrue(printed.contains("unarchived /big.bin"), printed);
+    // The MapReduce job: one directory, one archive unit, its 84 blocks in the two stripes the listing planned.
+    assertEquals(1, j.get("mrPaths").asInt(), printed);
+    assertEquals(2, j.get("mrStripes").asInt(), printed);
+    assertTrue(printed.contains("submitted job_"), printed);
+    // The sealed object: 11 blocks of 1 MiB, refused to a stock open, every byte back through WideEcFileSystem.
+    assertEquals(11 * DemoArchive.BLOCK, j.get("sealedBytes").asLong());
+    assertEquals(j.get("sealedBytes").asLong(), j.get("sealedReadBack").asLong());
+    assertTrue(j.get("stockOpenRefused").asBoolean(), printed);
   }
 }
