@@ -149,6 +149,29 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
   }
 
   @Test
+  void aFileBehindAnAncestorOthersCannotTraverseIsNotSealed() throws Exception {
+    fs.mkdirs(new Path("/user/alice"));
+    fs.setPermission(new Path("/user/alice"), new FsPermission((short) 0700));
+    String path = "/user/alice/private";
+    write(path, 2 * BLOCK);
+    fs.setPermission(new Path(path), new FsPermission((short) 0644));
+    ToolRun run = tool("archive", path, "--code", RR);
+    assertTrue(run.exit() != 0, run.out() + run.err());
+    assertTrue(run.err().contains("/user/alice") && run.err().contains("refused"), run.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(path)), "the file is untouched");
+    assertEquals(null, manifestOf(path), "nothing was planned");
+
+    // o+x but an extended ACL entry narrowing who may traverse: refused too.
+    fs.mkdirs(new Path("/acl"), new FsPermission((short) 0711));
+    fs.modifyAclEntries(new Path("/acl"), org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:---",
+        true));
+    write("/acl/f", BLOCK);
+    ToolRun acl = tool("archive", "/acl/f", "--code", RR);
+    assertTrue(acl.exit() != 0 && acl.err().contains("/acl") && acl.err().contains("ACL"), acl.out() + acl.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/acl/f")));
+  }
+
+  @Test
   void readsThroughEveryLossTheExactCodeToleratesAndNamesTheStripeOtherwise() throws Exception {
     String path = "/cold/lossy";
     long length = 8 * BLOCK;

@@ -128,6 +128,7 @@ public final class SealedArchiver {
         throw new IOException(name + " is sealed but its manifest " + store.layout().manifest(archiveInode)
             + " is gone; run wide-ec fsck");
       }
+      sealed.checkAncestorsTraversable(name);
       sealed.ensurePolicy(); // before any byte is written: a NameNode without our codec refuses here
       ArchivalSource source = new ArchivalSource(dfs);
       manifest = SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -299,6 +300,7 @@ public final class SealedArchiver {
 
   /** Replaces the file by its placeholder: the step that makes the archival take effect. */
   private void seal(Path path, String name) throws IOException {
+    sealed.checkAncestorsTraversable(name); // again: the directories may have changed while the stripes encoded
     Path tmp = new Path(store.layout().codewordRoot(archiveInode), "placeholder");
     HdfsFileStatus leftover = dfs.getClient().getFileInfo(tmp.toString());
     if (leftover != null) { // an earlier run stopped before its rename

@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.AddErasureCodingPolicyResponse;
@@ -49,6 +50,25 @@ public final class SealedFiles {
   public static boolean isSealed(HdfsFileStatus st) {
     return st != null && st.isErasureCoded() && st.getErasureCodingPolicy() != null
         && SealedCoderFactory.CODEC.equals(st.getErasureCodingPolicy().getCodecName());
+  }
+
+  /**
+   * Refuses to seal {@code name} unless everyone who can reach its codewords could reach the file: each ancestor
+   * directory must grant traverse to others (o+x) and carry no extended ACL entry. Codewords live under
+   * {@code /.wideec}, not under the file's directories, so HDFS no longer checks those directories for a reader.
+   */
+  public void checkAncestorsTraversable(String name) throws IOException {
+    for (Path dir = new Path(name).getParent(); dir != null; dir = dir.getParent()) {
+      FileStatus st = dfs.getFileStatus(dir);
+      boolean others = st.getPermission().getOtherAction().implies(FsAction.EXECUTE);
+      boolean extended = st.hasAcl() && !dfs.getAclStatus(dir).getEntries().isEmpty();
+      if (!others || extended) {
+        throw new IOException("sealing " + name + " refused: its ancestor " + dir + " ("
+            + st.getPermission() + (extended ? " with extended ACL entries" : "") + ") does not let every user"
+            + " traverse it, but the codewords and reader's index live under " + layout.root() + ", outside it, so"
+            + " that restriction would not protect them. Seal only files whose every ancestor is o+x with no ACL");
+      }
+    }
   }
 
   /** Adds and enables the sealed policy once (superuser); the NameNode needs this jar for the codec. */
