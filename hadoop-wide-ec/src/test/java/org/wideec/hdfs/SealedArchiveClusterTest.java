@@ -146,6 +146,22 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
       }
     }));
     assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+
+    // The parts are the archiver's, read-only: the owner can neither rewrite her index nor re-replicate or append to
+    // her codewords (outside her quota, lowering tolerance).
+    Path index = ArchiveLayout.from(conf).sealedIndex(st.getFileId());
+    Path codeword = CodewordFiles.file(m.stripes().get(0), 0);
+    assertFalse("alice".equals(fs.getFileStatus(codeword).getOwner()), fs.getFileStatus(codeword).toString());
+    assertFalse("alice".equals(fs.getFileStatus(index).getOwner()), fs.getFileStatus(index).toString());
+    UserGroupInformation alice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    for (PrivilegedExceptionAction<Object> attempt : List.<PrivilegedExceptionAction<Object>>of(
+        () -> { FileSystem a = FileSystem.newInstance(fs.getUri(), conf); a.create(index, true).close(); return a; },
+        () -> FileSystem.newInstance(fs.getUri(), conf).setReplication(codeword, (short) 3),
+        () -> { FileSystem a = FileSystem.newInstance(fs.getUri(), conf); a.append(codeword).close(); return a; })) {
+      Exception e = assertThrows(Exception.class, () -> alice.doAs(attempt));
+      assertTrue(String.valueOf(e.getMessage()).contains("Permission denied"), e.toString());
+    }
+    assertEquals(1, fs.getFileStatus(codeword).getReplication());
   }
 
   @Test

@@ -39,7 +39,8 @@ import org.wideec.coder.Kernels;
  * (codeword blocks and CRC32Cs, source piece CRC32Cs) → VERIFIED (each codeword read back against its CRC, and the
  * reader's k-subset plus two random decodable ones decoded back to every piece's CRC) → COMMITTED. Once every stripe
  * is committed the file is sealed: a placeholder is made (owner, group, permission, ACL and times of the file; the
- * pointer xattr; the reader's index), the codewords get the file's access, the file is checked unchanged once more,
+ * pointer xattr; the reader's index), the codewords and index stay the archiver's with ACL entries mirroring who may
+ * read the file ({@link SealedFiles#mirrorReadAccess}), the file is checked unchanged once more,
  * and the placeholder is renamed over it (one NameNode operation: the file's blocks go with its old inode). Then
  * each stripe is recorded TRIMMED, which for a sealed file means "the original replicas are gone".
  *
@@ -129,6 +130,7 @@ public final class SealedArchiver {
             + " is gone; run wide-ec fsck");
       }
       sealed.checkAncestorsTraversable(name);
+      sealed.checkAclsEnabled(name);
       sealed.ensurePolicy(); // before any byte is written: a NameNode without our codec refuses here
       ArchivalSource source = new ArchivalSource(dfs);
       manifest = SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -319,7 +321,8 @@ public final class SealedArchiver {
         files.add(CodewordFiles.file(s, i));
       }
     }
-    sealed.copyAccess(original, files, dirs);
+    sealed.copyAccess(original, List.of(tmp), dirs);
+    sealed.mirrorReadAccess(original, files.subList(1, files.size()));
     dfs.setTimes(tmp, original.getModificationTime(), original.getAccessTime());
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
