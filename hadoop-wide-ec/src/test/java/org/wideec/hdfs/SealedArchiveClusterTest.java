@@ -187,6 +187,41 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/acl/f")));
   }
 
+  @Override
+  Configuration baseConf() {
+    Configuration c = new Configuration();
+    java.io.File keys = new java.io.File(System.getProperty("java.io.tmpdir"), "wideec-sealed-" + System.nanoTime()
+        + ".jceks");
+    keys.deleteOnExit();
+    c.set("hadoop.security.key.provider.path", "jceks://file" + keys.getAbsolutePath());
+    return c;
+  }
+
+  @Test
+  void aFileInAnEncryptionZoneOrUnderASnapshotIsNotSealed() throws Exception {
+    org.apache.hadoop.hdfs.DFSTestUtil.createKey("sealedkey", cluster, conf);
+    fs.mkdirs(new Path("/ez"), new FsPermission((short) 0755));
+    fs.createEncryptionZone(new Path("/ez"), "sealedkey");
+    write("/ez/f", BLOCK);
+    ToolRun ez = tool("archive", "/ez/f", "--code", RR);
+    assertTrue(ez.exit() != 0 && ez.err().contains("encryption zone") && ez.err().contains("/ez"),
+        ez.out() + ez.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/ez/f")));
+    assertEquals(null, manifestOf("/ez/f"), "nothing was planned");
+
+    fs.mkdirs(new Path("/snap/sub"), new FsPermission((short) 0755));
+    write("/snap/sub/f", BLOCK);
+    fs.allowSnapshot(new Path("/snap"));
+    fs.createSnapshot(new Path("/snap"), "s0");
+    ToolRun snap = tool("archive", "/snap/sub/f", "--code", RR);
+    assertTrue(snap.exit() != 0 && snap.err().contains("/snap has 1 snapshot"), snap.out() + snap.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/snap/sub/f")));
+    fs.deleteSnapshot(new Path("/snap"), "s0");
+    ToolRun after = tool("archive", "/snap/sub/f", "--code", RR);
+    assertEquals(0, after.exit(), after.out() + after.err());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo("/snap/sub/f")));
+  }
+
   @Test
   void readsThroughEveryLossTheExactCodeToleratesAndNamesTheStripeOtherwise() throws Exception {
     String path = "/cold/lossy";

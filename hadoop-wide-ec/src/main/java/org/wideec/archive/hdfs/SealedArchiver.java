@@ -131,6 +131,7 @@ public final class SealedArchiver {
       }
       sealed.checkAncestorsTraversable(name);
       sealed.checkAclsEnabled(name);
+      sealed.checkNoZoneNorSnapshot(name);
       sealed.ensurePolicy(); // before any byte is written: a NameNode without our codec refuses here
       ArchivalSource source = new ArchivalSource(dfs);
       manifest = SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -303,6 +304,7 @@ public final class SealedArchiver {
   /** Replaces the file by its placeholder: the step that makes the archival take effect. */
   private void seal(Path path, String name) throws IOException {
     sealed.checkAncestorsTraversable(name); // again: the directories may have changed while the stripes encoded
+    sealed.checkNoZoneNorSnapshot(name);
     Path tmp = new Path(store.layout().codewordRoot(archiveInode), "placeholder");
     HdfsFileStatus leftover = dfs.getClient().getFileInfo(tmp.toString());
     if (leftover != null) { // an earlier run stopped before its rename

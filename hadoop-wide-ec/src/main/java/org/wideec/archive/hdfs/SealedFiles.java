@@ -130,6 +130,24 @@ public final class SealedFiles {
     }
   }
 
+  /**
+   * Refuses to seal a file in an encryption zone (its codewords, outside the zone, would hold its plaintext) or under
+   * a directory with snapshots (they keep the original's blocks, and its bytes readable past every access change).
+   */
+  public void checkNoZoneNorSnapshot(String name) throws IOException {
+    if (dfs.getEZForPath(new Path(name)) != null) {
+      throw new IOException("sealing " + name + " refused: it is in the encryption zone "
+          + dfs.getEZForPath(new Path(name)).getPath() + ", and its codewords, outside the zone, would hold its bytes"
+          + " unencrypted");
+    }
+    var d = Archiver.snapshotted(dfs, name);
+    if (d != null) {
+      throw new IOException("sealing " + name + " refused: " + d.getFullPath().toUri().getPath() + " has "
+          + d.getSnapshotNumber() + " snapshot(s), which keep the original's blocks (sealing would free nothing, and"
+          + " its bytes stay readable there whatever access the sealed file gets); delete the snapshots and rerun");
+    }
+  }
+
   /** Refuses to seal when the NameNode has ACLs off: a sealed file's readers reach its parts through ACL entries. */
   public void checkAclsEnabled(String name) throws IOException {
     try {
