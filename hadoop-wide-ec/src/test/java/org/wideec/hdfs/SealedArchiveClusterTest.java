@@ -256,6 +256,72 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertFalse(uuid.isEmpty());
   }
 
+  /**
+   * The swap moves the original aside before the placeholder goes in, without overwriting: an append opened just
+   * before is caught (the file moved back whole, the stripes STALE), a file that takes the path in between is never
+   * deleted, and a run stopped between the two renames is finished by a rerun.
+   */
+  @Test
+  void theSwapNeverDeletesAFileItDidNotArchiveAndResumesBetweenItsRenames() throws Exception {
+    fs.mkdirs(new Path("/swap"), new FsPermission((short) 0755));
+    // An append opened in the gap before the swap.
+    String appended = "/swap/appended";
+    byte[] data = write(appended, 2 * BLOCK);
+    FSDataOutputStream[] open = new FSDataOutputStream[1];
+    SealedArchiver.Result r = new SealedArchiver(fs, store, SealedArchiver.classic(fs), Archiver.Hook.NONE, 1)
+        .withSwapHook(step -> {
+          if (step.equals("moving")) {
+            open[0] = fs.append(new Path(appended));
+            open[0].write(new byte[] {42});
+            open[0].hflush();
+          }
+        }).archive(new Path(appended), RR);
+    open[0].close();
+    assertFalse(r.sealed());
+    assertFalse(r.stale().isEmpty(), r.toString());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(appended)));
+    byte[] grown = java.util.Arrays.copyOf(data, data.length + 1);
+    grown[data.length] = 42;
+    assertArrayEquals(grown, readAll(fs, appended, grown.length), "the file and its append are kept");
+
+    // A run stopped between the renames: the path is empty, the rerun finishes.
+    String stopped = "/swap/stopped";
+    byte[] bytes = write(stopped, 3 * BLOCK + 7);
+    IOException crash = assertThrows(IOException.class, () -> new SealedArchiver(fs, store,
+        SealedArchiver.classic(fs), Archiver.Hook.NONE, 1).withSwapHook(step -> {
+          if (step.equals("moved")) {
+            throw new IOException("injected crash " + step);
+          }
+        }).archive(new Path(stopped), RR));
+    assertTrue(crash.getMessage().contains("injected crash"), crash.getMessage());
+    assertFalse(fs.exists(new Path(stopped)), "the original is aside");
+    ToolRun rerun = tool("archive", stopped, "--code", RR);
+    assertEquals(0, rerun.exit(), rerun.out() + rerun.err());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(stopped)));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(bytes, readAll(ours, stopped, bytes.length));
+    }
+    long inode = ArchiveLayout.archiveInodeOf(store.pointer(new Path(stopped)).manifestPath());
+    assertFalse(fs.exists(new Path(store.layout().codewordRoot(inode), "original")), "the original is freed");
+    assertTrue(fs.getXAttrs(new Path("/swap")).isEmpty(), fs.getXAttrs(new Path("/swap")).toString());
+
+    // A file that takes the path between the renames is kept, the original stays whole aside.
+    String taken = "/swap/taken";
+    byte[] mine = write(taken, 2 * BLOCK);
+    IOException refused = assertThrows(IOException.class, () -> new SealedArchiver(fs, store,
+        SealedArchiver.classic(fs), Archiver.Hook.NONE, 1).withSwapHook(step -> {
+          if (step.equals("moved")) {
+            try (FSDataOutputStream o = fs.create(new Path(taken), false)) {
+              o.write(7);
+            }
+          }
+        }).archive(new Path(taken), RR));
+    assertTrue(refused.getMessage().contains("another file took its path"), refused.getMessage());
+    assertEquals(1, fs.getFileStatus(new Path(taken)).getLen(), "the newcomer is kept");
+    long archived = store.inodeOf(new Path(refused.getMessage().replaceAll("(?s).* to (\\S+/original),.*", "$1")));
+    assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
+  }
+
   /** Some set of {@code count} codewords whose loss the exact code decodes (RapidRAID is not MDS in general). */
   static int[] decodableLoss(LinearCode code, int count, Random rnd) {
     while (true) {

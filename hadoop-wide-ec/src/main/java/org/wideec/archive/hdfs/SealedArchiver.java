@@ -71,9 +71,22 @@ public final class SealedArchiver {
     CodewordEncoder encoderFor(Path file);
   }
 
+  /** For fault-injection tests only: told before each step of the swap ({@code "moving"}, {@code "moved"}). */
+  @FunctionalInterface
+  public interface SwapHook {
+    void before(String step) throws IOException;
+  }
+
+  /**
+   * On the file's directory while its original sits in the archive's private directory (the swap's two renames):
+   * the suffix is the archive inode, the value the file's path, so a rerun given the (empty) path finds the archive.
+   */
+  static final String SWAP_XATTR_PREFIX = "trusted.wideec.sealing.";
+
   private final DistributedFileSystem dfs;
   private final ManifestStore store;
   private final EncoderFactory encoders;
+  private SwapHook swapHook = step -> { };
   private final Archiver.Hook hook;
   private final SealedFiles sealed;
   private final Random random;
@@ -90,6 +103,12 @@ public final class SealedArchiver {
     this.random = new Random(seed);
   }
 
+  /** Sets the {@link SwapHook} (fault-injection tests). */
+  public SealedArchiver withSwapHook(SwapHook hook) {
+    this.swapHook = hook;
+    return this;
+  }
+
   /** The classic client-side encoder, in chunks of {@code wide-ec.archive.classic.chunk.bytes}. */
   public static EncoderFactory classic(DistributedFileSystem dfs) {
     int chunk = (int) dfs.getConf().getLongBytes(ClientClassicEncoder.CHUNK_KEY, ClientClassicEncoder.CHUNK_DEFAULT);
@@ -99,6 +118,14 @@ public final class SealedArchiver {
   public Result archive(Path path, String codeSpec) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
+    Long swapping = swappingArchive(name);
+    if (swapping != null && (st == null || !SealedFiles.isSealed(st))) {
+      // A run stopped between the swap's renames: the original is in the archive's private directory.
+      try (java.io.Closeable held = store.lock(swapping)) {
+        archiveInode = swapping;
+        return archiveHeld(path, name, Codes.canonical(codeSpec), false);
+      }
+    }
     if (st == null) {
       throw new java.io.FileNotFoundException(name);
     }
@@ -197,6 +224,7 @@ public final class SealedArchiver {
         nowSealed = true;
       }
       if (nowSealed) {
+        finishSwap(name);
         for (ArchivedStripe s : manifest.stripes()) {
           if (s.state() == StripeState.COMMITTED) {
             record(s.withState(StripeState.TRIMMED));
@@ -212,6 +240,10 @@ public final class SealedArchiver {
           record(s.withState(StripeState.STALE));
           stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
         }
+      }
+      if (dfs.exists(movedOriginal())) {
+        throw new IOException(name + ": the original is still at " + movedOriginal() + "; move it back to " + name
+            + " and rerun (its codewords are kept)", e);
       }
       dfs.delete(store.layout().codewordRoot(archiveInode), true);
       return new Result(manifest, resumed, rolledBack, read, written, offPlan, stale, false);
@@ -311,7 +343,8 @@ public final class SealedArchiver {
       dfs.delete(store.layout().sealedIndex(leftover.getFileId()), false);
       dfs.delete(tmp, false);
     }
-    FileStatus original = dfs.getFileStatus(path);
+    // A rerun after a swap stopped between its renames finds the original aside, the path empty.
+    FileStatus original = dfs.getFileStatus(dfs.exists(movedOriginal()) ? movedOriginal() : path);
     HdfsFileStatus placeholder = sealed.createPlaceholder(tmp);
     Path index = sealed.writeIndex(placeholder.getFileId(), manifest);
     List<Path> files = new ArrayList<>(List.of(tmp, index));
@@ -329,10 +362,83 @@ public final class SealedArchiver {
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
         new ArchivePointer(store.layout().manifest(archiveInode).toUri().getPath(), ids));
-    checkUnchanged(path, ids[0]);
-    dfs.rename(tmp, new Path(name), Options.Rename.OVERWRITE);
+    swap(path, name, tmp, ids[0]);
     LOG.info("sealed {}: its {} bytes live as {} codewords per stripe in {}", name, SealedFiles.length(manifest),
         manifest.stripes().get(0).members().size(), store.layout().codewordRoot(archiveInode));
+  }
+
+  /**
+   * Moves the original into the archive's private directory, checks there that it is still the file archived
+   * (inode, closed, the planned blocks: an append opened or a file moved to the path just before is caught here and
+   * moved back), then renames the placeholder in without overwriting and deletes the original. A marker on the
+   * directory lets a rerun finish a swap stopped between the renames.
+   */
+  private void swap(Path path, String name, Path placeholder, long stripeId) throws IOException {
+    Path moved = movedOriginal();
+    Path parent = new Path(name).getParent();
+    String marker = SWAP_XATTR_PREFIX + archiveInode;
+    HdfsFileStatus there = dfs.getClient().getFileInfo(moved.toString());
+    if (there == null) {
+      checkUnchanged(path, stripeId);
+      dfs.setXAttr(parent, marker, name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          java.util.EnumSet.of(org.apache.hadoop.fs.XAttrSetFlag.CREATE, org.apache.hadoop.fs.XAttrSetFlag.REPLACE));
+      swapHook.before("moving");
+      dfs.rename(path, moved, Options.Rename.NONE);
+    }
+    try {
+      checkUnchanged(moved, stripeId);
+    } catch (StaleStripeException e) {
+      try {
+        dfs.rename(moved, path, Options.Rename.NONE);
+      } catch (IOException back) {
+        throw new IOException(name + " changed while it was being sealed (" + e.getMessage() + ") and cannot be moved"
+            + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
+      }
+      dfs.removeXAttr(parent, marker);
+      throw e;
+    }
+    swapHook.before("moved");
+    try {
+      dfs.rename(placeholder, path, Options.Rename.NONE);
+    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+      throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
+          + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
+          + " to finish sealing, or move " + moved + " back to cancel", e);
+    }
+    dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
+    dfs.removeXAttr(parent, marker);
+  }
+
+  /** After a run stopped once the placeholder was in: deletes the original set aside and the marker. */
+  private void finishSwap(String name) throws IOException {
+    HdfsFileStatus aside = dfs.getClient().getFileInfo(movedOriginal().toString());
+    if (aside != null && aside.getFileId() == archiveInode) {
+      dfs.delete(movedOriginal(), false);
+    }
+    Path parent = new Path(name).getParent();
+    if (dfs.getXAttrs(parent).containsKey(SWAP_XATTR_PREFIX + archiveInode)) {
+      dfs.removeXAttr(parent, SWAP_XATTR_PREFIX + archiveInode);
+    }
+  }
+
+  /** Where the swap keeps the original between its renames. */
+  private Path movedOriginal() {
+    return new Path(store.layout().codewordRoot(archiveInode), "original");
+  }
+
+  /** The archive whose swap left the original of {@code name} aside, from its directory's marker, or null. */
+  private Long swappingArchive(String name) throws IOException {
+    Path parent = new Path(name).getParent();
+    if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
+      return null;
+    }
+    for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
+      if (e.getKey().startsWith(SWAP_XATTR_PREFIX)
+          && name.equals(new String(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))) {
+        return Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+      }
+    }
+    return null;
   }
 
   private ArchivedStripe record(ArchivedStripe next) throws IOException {

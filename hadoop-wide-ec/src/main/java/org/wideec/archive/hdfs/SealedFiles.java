@@ -135,9 +135,10 @@ public final class SealedFiles {
    * a directory with snapshots (they keep the original's blocks, and its bytes readable past every access change).
    */
   public void checkNoZoneNorSnapshot(String name) throws IOException {
-    if (dfs.getEZForPath(new Path(name)) != null) {
+    Path dir = new Path(name).getParent(); // the file may be aside (a swap stopped between its renames)
+    if (dfs.getEZForPath(dir) != null) {
       throw new IOException("sealing " + name + " refused: it is in the encryption zone "
-          + dfs.getEZForPath(new Path(name)).getPath() + ", and its codewords, outside the zone, would hold its bytes"
+          + dfs.getEZForPath(dir).getPath() + ", and its codewords, outside the zone, would hold its bytes"
           + " unencrypted");
     }
     var d = Archiver.snapshotted(dfs, name);
