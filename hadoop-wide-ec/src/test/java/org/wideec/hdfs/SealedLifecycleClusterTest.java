@@ -261,7 +261,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
    * reader's index and manifest; a run stopped after each step ({@code at}) is finished by a rerun.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"", "decoded", "renamed", "codewords", "index", "manifest", "pointer"})
+  @ValueSource(strings = {"", "decoded", "aside", "renamed", "codewords", "index", "manifest", "pointer"})
   void unarchiveRestoresTheFileAndResumesAfterACrashAtEachStep(String at) throws Exception {
     String path = "/restore/" + (at.isEmpty() ? "whole" : at);
     long length = 5 * BLOCK + 321;
@@ -285,8 +285,12 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
       assertTrue(e.getMessage().contains("injected crash"), e.getMessage());
       assertEquals(at.equals("decoded"), org.wideec.archive.hdfs.SealedFiles.isSealed(fs.getClient().getFileInfo(path)),
           "only the rename replaces the placeholder");
-      try (FileSystem ours = wideEc()) {
-        assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
+      if (at.equals("aside")) {
+        org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "stopped between the renames");
+      } else {
+        try (FileSystem ours = wideEc()) {
+          assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
+        }
       }
     }
     ToolRun r = tool("unarchive", path, "--replication", "2", "--json");
@@ -312,6 +316,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(manifest)));
     assertTrue(fs.getXAttrs(new Path(path)).keySet().stream().noneMatch(k -> k.startsWith("trusted.wideec")),
         fs.getXAttrs(new Path(path)).keySet().toString());
+    assertTrue(fs.getXAttrs(new Path("/restore")).isEmpty(), "no swap marker left");
     ToolRun again = tool("unarchive", path, "--json");
     assertEquals(0, again.exit(), again.out() + again.err());
     org.junit.jupiter.api.Assertions.assertFalse(again.json().get("wasArchived").asBoolean(), again.out());
