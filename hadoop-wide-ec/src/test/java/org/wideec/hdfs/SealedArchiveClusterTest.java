@@ -322,6 +322,32 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
   }
 
+  /** A sealed file whose manifest was set back to PLANNED (hand-edited) is never marked STALE nor freed: it fails. */
+  @Test
+  void aSealedFileWithAPlannedStripeInItsManifestFailsAndKeepsItsCodewords() throws Exception {
+    String path = "/cold/edited";
+    byte[] data = write(path, 5 * BLOCK);
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    Path manifestPath = new Path(store.pointer(new Path(path)).manifestPath());
+    long archive = ArchiveLayout.archiveInodeOf(manifestPath.toString());
+    StripeManifest m = store.read(manifestPath);
+    ArchivedStripe s0 = m.stripes().get(0);
+    ArchivedStripe planned = new ArchivedStripe(s0.stripeId(), s0.codeSpec(), s0.codeFormatVersion(),
+        StripeState.PLANNED, s0.parityFilePath(), 0, s0.members().stream().map(u -> u.unwritten()).toList(),
+        s0.sources().stream().map(p -> p.withCrc(org.wideec.archive.StripeMember.NO_CRC)).toList());
+    try (FSDataOutputStream out = fs.create(manifestPath, true)) { // by hand: no transition is checked
+      out.write(m.with(planned).toBytes());
+    }
+    ToolRun run = tool("archive", path, "--code", RR);
+    assertTrue(run.exit() != 0 && run.err().contains("is sealed") && run.err().contains("PLANNED"),
+        run.out() + run.err());
+    assertEquals(StripeState.PLANNED, store.read(manifestPath).stripes().get(0).state(), "nothing recorded");
+    assertTrue(fs.exists(store.layout().codewordRoot(archive)), "the codewords are kept");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, data.length));
+    }
+  }
+
   /** Some set of {@code count} codewords whose loss the exact code decodes (RapidRAID is not MDS in general). */
   static int[] decodableLoss(LinearCode code, int count, Random rnd) {
     while (true) {

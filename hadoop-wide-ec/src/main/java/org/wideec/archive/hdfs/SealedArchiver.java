@@ -175,6 +175,18 @@ public final class SealedArchiver {
       }
       LOG.info("resuming {} from {}", name, store.layout().manifest(archiveInode));
     }
+    if (alreadySealed) {
+      // The codewords are the only copy of a sealed file's bytes: a manifest that says otherwise is corrupt (or
+      // edited by hand), and nothing may be re-encoded, marked STALE or deleted on its word.
+      for (ArchivedStripe s : manifest.stripes()) {
+        if (s.state() != StripeState.VERIFIED && s.state() != StripeState.COMMITTED
+            && s.state() != StripeState.TRIMMED) {
+          throw new IOException(name + " is sealed, but its manifest " + store.layout().manifest(archiveInode)
+              + " records stripe " + s.stripeId() + " as " + s.state() + "; nothing was changed. Run wide-ec fsck "
+              + name + " (its reader's index holds a copy of the manifest)");
+        }
+      }
+    }
     int rolledBack = 0;
     long read = 0;
     long written = 0;
@@ -233,6 +245,10 @@ public final class SealedArchiver {
       }
       return new Result(manifest, resumed, rolledBack, read, written, offPlan, stale, nowSealed);
     } catch (StaleStripeException e) {
+      if (alreadySealed) {
+        throw new IOException(name + " is sealed: its codewords are the only copy of its bytes and are kept ("
+            + e.getMessage() + "); run wide-ec fsck " + name, e);
+      }
       // Nothing was replaced yet: the file keeps every replica, so the codewords protect nothing and go.
       LOG.warn("{}; marking every stripe of {} STALE and deleting its codewords", e.getMessage(), name);
       for (ArchivedStripe s : manifest.stripes()) {
