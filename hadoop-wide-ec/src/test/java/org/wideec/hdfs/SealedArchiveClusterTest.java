@@ -146,6 +146,80 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
       }
     }));
     assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+
+    // The parts are the archiver's, read-only: the owner can neither rewrite her index nor re-replicate or append to
+    // her codewords (outside her quota, lowering tolerance).
+    Path index = ArchiveLayout.from(conf).sealedIndex(st.getFileId());
+    Path codeword = CodewordFiles.file(m.stripes().get(0), 0);
+    assertFalse("alice".equals(fs.getFileStatus(codeword).getOwner()), fs.getFileStatus(codeword).toString());
+    assertFalse("alice".equals(fs.getFileStatus(index).getOwner()), fs.getFileStatus(index).toString());
+    UserGroupInformation alice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    for (PrivilegedExceptionAction<Object> attempt : List.<PrivilegedExceptionAction<Object>>of(
+        () -> { FileSystem a = FileSystem.newInstance(fs.getUri(), conf); a.create(index, true).close(); return a; },
+        () -> FileSystem.newInstance(fs.getUri(), conf).setReplication(codeword, (short) 3),
+        () -> { FileSystem a = FileSystem.newInstance(fs.getUri(), conf); a.append(codeword).close(); return a; })) {
+      Exception e = assertThrows(Exception.class, () -> alice.doAs(attempt));
+      assertTrue(String.valueOf(e.getMessage()).contains("Permission denied"), e.toString());
+    }
+    assertEquals(1, fs.getFileStatus(codeword).getReplication());
+  }
+
+  @Test
+  void aFileBehindAnAncestorOthersCannotTraverseIsNotSealed() throws Exception {
+    fs.mkdirs(new Path("/user/alice"));
+    fs.setPermission(new Path("/user/alice"), new FsPermission((short) 0700));
+    String path = "/user/alice/private";
+    write(path, 2 * BLOCK);
+    fs.setPermission(new Path(path), new FsPermission((short) 0644));
+    ToolRun run = tool("archive", path, "--code", RR);
+    assertTrue(run.exit() != 0, run.out() + run.err());
+    assertTrue(run.err().contains("/user/alice") && run.err().contains("refused"), run.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(path)), "the file is untouched");
+    assertEquals(null, manifestOf(path), "nothing was planned");
+
+    // o+x but an extended ACL entry narrowing who may traverse: refused too.
+    fs.mkdirs(new Path("/acl"), new FsPermission((short) 0711));
+    fs.modifyAclEntries(new Path("/acl"), org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:---",
+        true));
+    write("/acl/f", BLOCK);
+    ToolRun acl = tool("archive", "/acl/f", "--code", RR);
+    assertTrue(acl.exit() != 0 && acl.err().contains("/acl") && acl.err().contains("ACL"), acl.out() + acl.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/acl/f")));
+  }
+
+  @Override
+  Configuration baseConf() {
+    Configuration c = new Configuration();
+    java.io.File keys = new java.io.File(System.getProperty("java.io.tmpdir"), "wideec-sealed-" + System.nanoTime()
+        + ".jceks");
+    keys.deleteOnExit();
+    c.set("hadoop.security.key.provider.path", "jceks://file" + keys.getAbsolutePath());
+    return c;
+  }
+
+  @Test
+  void aFileInAnEncryptionZoneOrUnderASnapshotIsNotSealed() throws Exception {
+    org.apache.hadoop.hdfs.DFSTestUtil.createKey("sealedkey", cluster, conf);
+    fs.mkdirs(new Path("/ez"), new FsPermission((short) 0755));
+    fs.createEncryptionZone(new Path("/ez"), "sealedkey");
+    write("/ez/f", BLOCK);
+    ToolRun ez = tool("archive", "/ez/f", "--code", RR);
+    assertTrue(ez.exit() != 0 && ez.err().contains("encryption zone") && ez.err().contains("/ez"),
+        ez.out() + ez.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/ez/f")));
+    assertEquals(null, manifestOf("/ez/f"), "nothing was planned");
+
+    fs.mkdirs(new Path("/snap/sub"), new FsPermission((short) 0755));
+    write("/snap/sub/f", BLOCK);
+    fs.allowSnapshot(new Path("/snap"));
+    fs.createSnapshot(new Path("/snap"), "s0");
+    ToolRun snap = tool("archive", "/snap/sub/f", "--code", RR);
+    assertTrue(snap.exit() != 0 && snap.err().contains("/snap has 1 snapshot"), snap.out() + snap.err());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/snap/sub/f")));
+    fs.deleteSnapshot(new Path("/snap"), "s0");
+    ToolRun after = tool("archive", "/snap/sub/f", "--code", RR);
+    assertEquals(0, after.exit(), after.out() + after.err());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo("/snap/sub/f")));
   }
 
   @Test
@@ -180,6 +254,98 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
           e.getMessage());
     }
     assertFalse(uuid.isEmpty());
+  }
+
+  /**
+   * The swap moves the original aside before the placeholder goes in, without overwriting: an append opened just
+   * before is caught (the file moved back whole, the stripes STALE), a file that takes the path in between is never
+   * deleted, and a run stopped between the two renames is finished by a rerun.
+   */
+  @Test
+  void theSwapNeverDeletesAFileItDidNotArchiveAndResumesBetweenItsRenames() throws Exception {
+    fs.mkdirs(new Path("/swap"), new FsPermission((short) 0755));
+    // An append opened in the gap before the swap.
+    String appended = "/swap/appended";
+    byte[] data = write(appended, 2 * BLOCK);
+    FSDataOutputStream[] open = new FSDataOutputStream[1];
+    SealedArchiver.Result r = new SealedArchiver(fs, store, SealedArchiver.classic(fs), Archiver.Hook.NONE, 1)
+        .withSwapHook(step -> {
+          if (step.equals("moving")) {
+            open[0] = fs.append(new Path(appended));
+            open[0].write(new byte[] {42});
+            open[0].hflush();
+          }
+        }).archive(new Path(appended), RR);
+    open[0].close();
+    assertFalse(r.sealed());
+    assertFalse(r.stale().isEmpty(), r.toString());
+    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(appended)));
+    byte[] grown = java.util.Arrays.copyOf(data, data.length + 1);
+    grown[data.length] = 42;
+    assertArrayEquals(grown, readAll(fs, appended, grown.length), "the file and its append are kept");
+
+    // A run stopped between the renames: the path is empty, the rerun finishes.
+    String stopped = "/swap/stopped";
+    byte[] bytes = write(stopped, 3 * BLOCK + 7);
+    IOException crash = assertThrows(IOException.class, () -> new SealedArchiver(fs, store,
+        SealedArchiver.classic(fs), Archiver.Hook.NONE, 1).withSwapHook(step -> {
+          if (step.equals("moved")) {
+            throw new IOException("injected crash " + step);
+          }
+        }).archive(new Path(stopped), RR));
+    assertTrue(crash.getMessage().contains("injected crash"), crash.getMessage());
+    assertFalse(fs.exists(new Path(stopped)), "the original is aside");
+    ToolRun rerun = tool("archive", stopped, "--code", RR);
+    assertEquals(0, rerun.exit(), rerun.out() + rerun.err());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(stopped)));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(bytes, readAll(ours, stopped, bytes.length));
+    }
+    long inode = ArchiveLayout.archiveInodeOf(store.pointer(new Path(stopped)).manifestPath());
+    assertFalse(fs.exists(new Path(store.layout().codewordRoot(inode), "original")), "the original is freed");
+    assertTrue(fs.getXAttrs(new Path("/swap")).isEmpty(), fs.getXAttrs(new Path("/swap")).toString());
+
+    // A file that takes the path between the renames is kept, the original stays whole aside.
+    String taken = "/swap/taken";
+    byte[] mine = write(taken, 2 * BLOCK);
+    IOException refused = assertThrows(IOException.class, () -> new SealedArchiver(fs, store,
+        SealedArchiver.classic(fs), Archiver.Hook.NONE, 1).withSwapHook(step -> {
+          if (step.equals("moved")) {
+            try (FSDataOutputStream o = fs.create(new Path(taken), false)) {
+              o.write(7);
+            }
+          }
+        }).archive(new Path(taken), RR));
+    assertTrue(refused.getMessage().contains("another file took its path"), refused.getMessage());
+    assertEquals(1, fs.getFileStatus(new Path(taken)).getLen(), "the newcomer is kept");
+    long archived = store.inodeOf(new Path(refused.getMessage().replaceAll("(?s).* to (\\S+/original),.*", "$1")));
+    assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
+  }
+
+  /** A sealed file whose manifest was set back to PLANNED (hand-edited) is never marked STALE nor freed: it fails. */
+  @Test
+  void aSealedFileWithAPlannedStripeInItsManifestFailsAndKeepsItsCodewords() throws Exception {
+    String path = "/cold/edited";
+    byte[] data = write(path, 5 * BLOCK);
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    Path manifestPath = new Path(store.pointer(new Path(path)).manifestPath());
+    long archive = ArchiveLayout.archiveInodeOf(manifestPath.toString());
+    StripeManifest m = store.read(manifestPath);
+    ArchivedStripe s0 = m.stripes().get(0);
+    ArchivedStripe planned = new ArchivedStripe(s0.stripeId(), s0.codeSpec(), s0.codeFormatVersion(),
+        StripeState.PLANNED, s0.parityFilePath(), 0, s0.members().stream().map(u -> u.unwritten()).toList(),
+        s0.sources().stream().map(p -> p.withCrc(org.wideec.archive.StripeMember.NO_CRC)).toList());
+    try (FSDataOutputStream out = fs.create(manifestPath, true)) { // by hand: no transition is checked
+      out.write(m.with(planned).toBytes());
+    }
+    ToolRun run = tool("archive", path, "--code", RR);
+    assertTrue(run.exit() != 0 && run.err().contains("is sealed") && run.err().contains("PLANNED"),
+        run.out() + run.err());
+    assertEquals(StripeState.PLANNED, store.read(manifestPath).stripes().get(0).state(), "nothing recorded");
+    assertTrue(fs.exists(store.layout().codewordRoot(archive)), "the codewords are kept");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, readAll(ours, path, data.length));
+    }
   }
 
   /** Some set of {@code count} codewords whose loss the exact code decodes (RapidRAID is not MDS in general). */

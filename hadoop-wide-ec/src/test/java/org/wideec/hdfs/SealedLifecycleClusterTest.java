@@ -2,6 +2,7 @@ package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -15,6 +16,10 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -256,7 +261,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
    * reader's index and manifest; a run stopped after each step ({@code at}) is finished by a rerun.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"", "decoded", "renamed", "codewords", "index", "manifest", "pointer"})
+  @ValueSource(strings = {"", "decoded", "aside", "renamed", "codewords", "index", "manifest", "pointer"})
   void unarchiveRestoresTheFileAndResumesAfterACrashAtEachStep(String at) throws Exception {
     String path = "/restore/" + (at.isEmpty() ? "whole" : at);
     long length = 5 * BLOCK + 321;
@@ -280,8 +285,12 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
       assertTrue(e.getMessage().contains("injected crash"), e.getMessage());
       assertEquals(at.equals("decoded"), org.wideec.archive.hdfs.SealedFiles.isSealed(fs.getClient().getFileInfo(path)),
           "only the rename replaces the placeholder");
-      try (FileSystem ours = wideEc()) {
-        assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
+      if (at.equals("aside")) {
+        org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "stopped between the renames");
+      } else {
+        try (FileSystem ours = wideEc()) {
+          assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
+        }
       }
     }
     ToolRun r = tool("unarchive", path, "--replication", "2", "--json");
@@ -307,6 +316,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(manifest)));
     assertTrue(fs.getXAttrs(new Path(path)).keySet().stream().noneMatch(k -> k.startsWith("trusted.wideec")),
         fs.getXAttrs(new Path(path)).keySet().toString());
+    assertTrue(fs.getXAttrs(new Path("/restore")).isEmpty(), "no swap marker left");
     ToolRun again = tool("unarchive", path, "--json");
     assertEquals(0, again.exit(), again.out() + again.err());
     org.junit.jupiter.api.Assertions.assertFalse(again.json().get("wasArchived").asBoolean(), again.out());
@@ -336,58 +346,86 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     void run(FileSystem ours) throws Exception;
   }
 
-  /** chmod, chown and setfacl through our FileSystem reach the codewords and the reader's index. */
+  /**
+   * chmod, chown and setfacl through our FileSystem reach the codewords and the reader's index as the superuser; as
+   * the owner they reach the placeholder only, saying what to run; a hand-edited index steers nothing.
+   */
   @Test
   void accessChangesThroughOurFileSystemReachTheCodewordsAndIndex() throws Exception {
     String path = "/shared/doc";
     int length = (int) (3 * BLOCK + 5);
-    fs.mkdirs(new Path("/shared"), new org.apache.hadoop.fs.permission.FsPermission((short) 0755));
+    fs.mkdirs(new Path("/shared"), new FsPermission((short) 0755));
     byte[] data = write(path, length);
     fs.setOwner(new Path(path), "alice", "staff");
-    fs.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644));
+    fs.setPermission(new Path(path), new FsPermission((short) 0644));
     assertEquals(0, tool("archive", path, "--code", RR).exit());
     StripeManifest m = sealedManifest(path);
     Path codeword = CodewordFiles.file(m.stripes().get(0), 5);
     Path index = store.layout().sealedIndex(fs.getClient().getFileInfo(path).getFileId());
-    var alice = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
-    var bob = org.apache.hadoop.security.UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
+    String archiver = fs.getFileStatus(codeword).getOwner();
+    var alice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    var bob = UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
     assertArrayEquals(data, readAs(bob, path, length));
 
-    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0600)));
-    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
-    assertEquals((short) 0600, fs.getFileStatus(index).getPermission().toShort());
-    Exception denied = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
-    assertTrue(String.valueOf(denied.getMessage()).contains("Permission denied"), denied.toString());
+    // The owner's chmod reaches the placeholder only, and says so and what to run.
+    Exception only = assertThrows(Exception.class,
+        () -> as(alice, ours -> ours.setPermission(new Path(path), new FsPermission((short) 0600))));
+    assertTrue(String.valueOf(only.getMessage()).contains("placeholder only")
+        && only.getMessage().contains("superuser"), only.toString());
+    assertEquals((short) 0600, fs.getFileStatus(new Path(path)).getPermission().toShort());
+    assertArrayEquals(data, readAs(bob, path, length), "the parts keep the old access until mirrored");
+
+    // The superuser mirrors it: Bob can no longer read, Alice still can.
+    try (FileSystem ours = wideEc()) {
+      ours.setPermission(new Path(path), new FsPermission((short) 0600));
+    }
+    assertThrows(Exception.class, () -> readAs(bob, path, length));
     assertArrayEquals(data, readAs(alice, path, length), "the owner still reads");
+    assertEquals(archiver, fs.getFileStatus(codeword).getOwner(), "the parts stay the archiver's");
 
     // Bob may not chmod Alice's file, Alice may not give it away: HDFS refuses on the file, nothing changes.
-    Exception notOwner = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> as(bob,
-        ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644))));
+    Exception notOwner = assertThrows(Exception.class,
+        () -> as(bob, ours -> ours.setPermission(new Path(path), new FsPermission((short) 0644))));
     assertTrue(String.valueOf(notOwner.getMessage()).contains(path), notOwner.toString());
-    Exception notSuper = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-        () -> as(alice, ours -> ours.setOwner(new Path(path), "bob", null)));
-    assertTrue(notSuper instanceof org.apache.hadoop.security.AccessControlException, notSuper.toString());
-    assertEquals("alice", fs.getFileStatus(codeword).getOwner());
-    assertEquals((short) 0600, fs.getFileStatus(codeword).getPermission().toShort());
+    Exception notSuper = assertThrows(Exception.class, () -> as(alice, ours -> ours.setOwner(new Path(path), "bob",
+        null)));
+    assertTrue(notSuper instanceof AccessControlException, notSuper.toString());
 
     // An ACL entry for Bob lets him read; removing the ACL takes it back.
-    var bobReads = org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:r--", true);
-    as(alice, ours -> ours.modifyAclEntries(new Path(path), bobReads));
-    assertTrue(fs.getAclStatus(codeword).getEntries().stream().anyMatch(e -> "bob".equals(e.getName())));
-    assertArrayEquals(data, readAs(bob, path, length));
-    as(alice, ours -> ours.removeAcl(new Path(path)));
-    org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> readAs(bob, path, length));
-
-    as(alice, ours -> ours.setPermission(new Path(path), new org.apache.hadoop.fs.permission.FsPermission((short) 0644)));
-    assertArrayEquals(data, readAs(bob, path, length));
-
-    // The superuser gives the file to Carol: every part follows.
     try (FileSystem ours = wideEc()) {
+      ours.modifyAclEntries(new Path(path), AclEntry.parseAclSpec("user:bob:r--", true));
+      assertTrue(fs.getAclStatus(codeword).getEntries().stream().anyMatch(e -> "bob".equals(e.getName())));
+      assertArrayEquals(data, readAs(bob, path, length));
+      ours.removeAcl(new Path(path));
+      assertThrows(Exception.class, () -> readAs(bob, path, length));
+      ours.setPermission(new Path(path), new FsPermission((short) 0644));
+      assertArrayEquals(data, readAs(bob, path, length));
+
+      // The superuser gives the file to Carol: the parts' ACL names her, they stay the archiver's.
       ours.setOwner(new Path(path), "carol", "staff");
     }
-    assertEquals("carol", fs.getFileStatus(codeword).getOwner());
-    assertEquals("carol", fs.getFileStatus(index).getOwner());
     assertEquals("carol", fs.getFileStatus(new Path(path)).getOwner());
+    assertEquals(archiver, fs.getFileStatus(codeword).getOwner());
+    assertTrue(fs.getAclStatus(index).getEntries().stream().anyMatch(e -> "carol".equals(e.getName())),
+        fs.getAclStatus(index).toString());
+
+    // An index listing another archive's codewords (hand-edited) steers no change onto them.
+    String other = "/shared/other";
+    write(other, 2 * BLOCK);
+    assertEquals(0, tool("archive", other, "--code", RR).exit());
+    Path victim = CodewordFiles.file(sealedManifest(other).stripes().get(0), 0);
+    var before = fs.getAclStatus(victim).getEntries();
+    StripeManifest forged = m.with(m.stripes().get(0).withParityFile(victim.getParent().toString(),
+        m.stripes().get(0).parityFileInode()));
+    try (var out = fs.create(index, true)) {
+      out.write(forged.toBytes());
+    }
+    try (FileSystem ours = wideEc()) {
+      Exception refused = assertThrows(IOException.class, () -> ours.setOwner(new Path(path), "mallory", "staff"));
+      assertTrue(refused.getMessage().contains(victim.getParent().toString())
+          && refused.getMessage().contains("no part was touched"), refused.getMessage());
+    }
+    assertEquals(before, fs.getAclStatus(victim).getEntries(), "the other archive's codeword is untouched");
   }
 
   /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */

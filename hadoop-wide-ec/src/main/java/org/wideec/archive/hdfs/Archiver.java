@@ -598,15 +598,24 @@ public final class Archiver {
           + " and dfs.namenode.plugins=org.wideec.placement.hdfs.WideEcNameNodePlugin (" + TrimProtocol.ENABLED_KEY
           + " not false); every replica is kept";
     }
+    SnapshottableDirectoryStatus d = snapshotted(dfs, name);
+    if (d != null) {
+      return "trimming " + name + " refused: " + d.getFullPath().toUri().getPath() + " has " + d.getSnapshotNumber()
+          + " snapshot(s), which keep its files at their old replication, so trimming would free nothing (DESIGN.md"
+          + " §3.2); delete the snapshots and rerun. Every replica is kept, the stripes stay COMMITTED";
+    }
+    return null;
+  }
+
+  /** A snapshottable directory with snapshots at, above or under {@code name}, or null. */
+  static SnapshottableDirectoryStatus snapshotted(DistributedFileSystem dfs, String name) throws IOException {
     SnapshottableDirectoryStatus[] dirs = dfs.getSnapshottableDirListing();
     String self = name.endsWith("/") ? name : name + "/";
     for (SnapshottableDirectoryStatus d : dirs == null ? new SnapshottableDirectoryStatus[0] : dirs) {
       String dir = d.getFullPath().toUri().getPath();
       String dirSlash = dir.endsWith("/") ? dir : dir + "/";
       if (d.getSnapshotNumber() > 0 && (self.startsWith(dirSlash) || dirSlash.startsWith(self))) {
-        return "trimming " + name + " refused: " + dir + " has " + d.getSnapshotNumber() + " snapshot(s), which keep"
-            + " its files at their old replication, so trimming would free nothing (DESIGN.md §3.2); delete the"
-            + " snapshots and rerun. Every replica is kept, the stripes stay COMMITTED";
+        return d;
       }
     }
     return null;

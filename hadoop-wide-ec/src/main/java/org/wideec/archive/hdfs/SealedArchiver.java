@@ -39,7 +39,8 @@ import org.wideec.coder.Kernels;
  * (codeword blocks and CRC32Cs, source piece CRC32Cs) → VERIFIED (each codeword read back against its CRC, and the
  * reader's k-subset plus two random decodable ones decoded back to every piece's CRC) → COMMITTED. Once every stripe
  * is committed the file is sealed: a placeholder is made (owner, group, permission, ACL and times of the file; the
- * pointer xattr; the reader's index), the codewords get the file's access, the file is checked unchanged once more,
+ * pointer xattr; the reader's index), the codewords and index stay the archiver's with ACL entries mirroring who may
+ * read the file ({@link SealedFiles#mirrorReadAccess}), the file is checked unchanged once more,
  * and the placeholder is renamed over it (one NameNode operation: the file's blocks go with its old inode). Then
  * each stripe is recorded TRIMMED, which for a sealed file means "the original replicas are gone".
  *
@@ -70,9 +71,22 @@ public final class SealedArchiver {
     CodewordEncoder encoderFor(Path file);
   }
 
+  /** For fault-injection tests only: told before each step of the swap ({@code "moving"}, {@code "moved"}). */
+  @FunctionalInterface
+  public interface SwapHook {
+    void before(String step) throws IOException;
+  }
+
+  /**
+   * On the file's directory while its original sits in the archive's private directory (the swap's two renames):
+   * the suffix is the archive inode, the value the file's path, so a rerun given the (empty) path finds the archive.
+   */
+  static final String SWAP_XATTR_PREFIX = "trusted.wideec.sealing.";
+
   private final DistributedFileSystem dfs;
   private final ManifestStore store;
   private final EncoderFactory encoders;
+  private SwapHook swapHook = step -> { };
   private final Archiver.Hook hook;
   private final SealedFiles sealed;
   private final Random random;
@@ -89,6 +103,12 @@ public final class SealedArchiver {
     this.random = new Random(seed);
   }
 
+  /** Sets the {@link SwapHook} (fault-injection tests). */
+  public SealedArchiver withSwapHook(SwapHook hook) {
+    this.swapHook = hook;
+    return this;
+  }
+
   /** The classic client-side encoder, in chunks of {@code wide-ec.archive.classic.chunk.bytes}. */
   public static EncoderFactory classic(DistributedFileSystem dfs) {
     int chunk = (int) dfs.getConf().getLongBytes(ClientClassicEncoder.CHUNK_KEY, ClientClassicEncoder.CHUNK_DEFAULT);
@@ -98,6 +118,14 @@ public final class SealedArchiver {
   public Result archive(Path path, String codeSpec) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
+    Long swapping = swappingArchive(name);
+    if (swapping != null && (st == null || !SealedFiles.isSealed(st))) {
+      // A run stopped between the swap's renames: the original is in the archive's private directory.
+      try (java.io.Closeable held = store.lock(swapping)) {
+        archiveInode = swapping;
+        return archiveHeld(path, name, Codes.canonical(codeSpec), false);
+      }
+    }
     if (st == null) {
       throw new java.io.FileNotFoundException(name);
     }
@@ -128,6 +156,9 @@ public final class SealedArchiver {
         throw new IOException(name + " is sealed but its manifest " + store.layout().manifest(archiveInode)
             + " is gone; run wide-ec fsck");
       }
+      sealed.checkAncestorsTraversable(name);
+      sealed.checkAclsEnabled(name);
+      sealed.checkNoZoneNorSnapshot(name);
       sealed.ensurePolicy(); // before any byte is written: a NameNode without our codec refuses here
       ArchivalSource source = new ArchivalSource(dfs);
       manifest = SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -143,6 +174,18 @@ public final class SealedArchiver {
         }
       }
       LOG.info("resuming {} from {}", name, store.layout().manifest(archiveInode));
+    }
+    if (alreadySealed) {
+      // The codewords are the only copy of a sealed file's bytes: a manifest that says otherwise is corrupt (or
+      // edited by hand), and nothing may be re-encoded, marked STALE or deleted on its word.
+      for (ArchivedStripe s : manifest.stripes()) {
+        if (s.state() != StripeState.VERIFIED && s.state() != StripeState.COMMITTED
+            && s.state() != StripeState.TRIMMED) {
+          throw new IOException(name + " is sealed, but its manifest " + store.layout().manifest(archiveInode)
+              + " records stripe " + s.stripeId() + " as " + s.state() + "; nothing was changed. Run wide-ec fsck "
+              + name + " (its reader's index holds a copy of the manifest)");
+        }
+      }
     }
     int rolledBack = 0;
     long read = 0;
@@ -193,6 +236,7 @@ public final class SealedArchiver {
         nowSealed = true;
       }
       if (nowSealed) {
+        finishSwap(name);
         for (ArchivedStripe s : manifest.stripes()) {
           if (s.state() == StripeState.COMMITTED) {
             record(s.withState(StripeState.TRIMMED));
@@ -201,6 +245,10 @@ public final class SealedArchiver {
       }
       return new Result(manifest, resumed, rolledBack, read, written, offPlan, stale, nowSealed);
     } catch (StaleStripeException e) {
+      if (alreadySealed) {
+        throw new IOException(name + " is sealed: its codewords are the only copy of its bytes and are kept ("
+            + e.getMessage() + "); run wide-ec fsck " + name, e);
+      }
       // Nothing was replaced yet: the file keeps every replica, so the codewords protect nothing and go.
       LOG.warn("{}; marking every stripe of {} STALE and deleting its codewords", e.getMessage(), name);
       for (ArchivedStripe s : manifest.stripes()) {
@@ -208,6 +256,10 @@ public final class SealedArchiver {
           record(s.withState(StripeState.STALE));
           stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
         }
+      }
+      if (dfs.exists(movedOriginal())) {
+        throw new IOException(name + ": the original is still at " + movedOriginal() + "; move it back to " + name
+            + " and rerun (its codewords are kept)", e);
       }
       dfs.delete(store.layout().codewordRoot(archiveInode), true);
       return new Result(manifest, resumed, rolledBack, read, written, offPlan, stale, false);
@@ -299,13 +351,16 @@ public final class SealedArchiver {
 
   /** Replaces the file by its placeholder: the step that makes the archival take effect. */
   private void seal(Path path, String name) throws IOException {
+    sealed.checkAncestorsTraversable(name); // again: the directories may have changed while the stripes encoded
+    sealed.checkNoZoneNorSnapshot(name);
     Path tmp = new Path(store.layout().codewordRoot(archiveInode), "placeholder");
     HdfsFileStatus leftover = dfs.getClient().getFileInfo(tmp.toString());
     if (leftover != null) { // an earlier run stopped before its rename
       dfs.delete(store.layout().sealedIndex(leftover.getFileId()), false);
       dfs.delete(tmp, false);
     }
-    FileStatus original = dfs.getFileStatus(path);
+    // A rerun after a swap stopped between its renames finds the original aside, the path empty.
+    FileStatus original = dfs.getFileStatus(dfs.exists(movedOriginal()) ? movedOriginal() : path);
     HdfsFileStatus placeholder = sealed.createPlaceholder(tmp);
     Path index = sealed.writeIndex(placeholder.getFileId(), manifest);
     List<Path> files = new ArrayList<>(List.of(tmp, index));
@@ -317,15 +372,89 @@ public final class SealedArchiver {
         files.add(CodewordFiles.file(s, i));
       }
     }
-    sealed.copyAccess(original, files, dirs);
+    sealed.copyAccess(original, List.of(tmp), dirs);
+    sealed.mirrorReadAccess(original, files.subList(1, files.size()));
     dfs.setTimes(tmp, original.getModificationTime(), original.getAccessTime());
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
         new ArchivePointer(store.layout().manifest(archiveInode).toUri().getPath(), ids));
-    checkUnchanged(path, ids[0]);
-    dfs.rename(tmp, new Path(name), Options.Rename.OVERWRITE);
+    swap(path, name, tmp, ids[0]);
     LOG.info("sealed {}: its {} bytes live as {} codewords per stripe in {}", name, SealedFiles.length(manifest),
         manifest.stripes().get(0).members().size(), store.layout().codewordRoot(archiveInode));
+  }
+
+  /**
+   * Moves the original into the archive's private directory, checks there that it is still the file archived
+   * (inode, closed, the planned blocks: an append opened or a file moved to the path just before is caught here and
+   * moved back), then renames the placeholder in without overwriting and deletes the original. A marker on the
+   * directory lets a rerun finish a swap stopped between the renames.
+   */
+  private void swap(Path path, String name, Path placeholder, long stripeId) throws IOException {
+    Path moved = movedOriginal();
+    Path parent = new Path(name).getParent();
+    String marker = SWAP_XATTR_PREFIX + archiveInode;
+    HdfsFileStatus there = dfs.getClient().getFileInfo(moved.toString());
+    if (there == null) {
+      checkUnchanged(path, stripeId);
+      dfs.setXAttr(parent, marker, name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          java.util.EnumSet.of(org.apache.hadoop.fs.XAttrSetFlag.CREATE, org.apache.hadoop.fs.XAttrSetFlag.REPLACE));
+      swapHook.before("moving");
+      dfs.rename(path, moved, Options.Rename.NONE);
+    }
+    try {
+      checkUnchanged(moved, stripeId);
+    } catch (StaleStripeException e) {
+      try {
+        dfs.rename(moved, path, Options.Rename.NONE);
+      } catch (IOException back) {
+        throw new IOException(name + " changed while it was being sealed (" + e.getMessage() + ") and cannot be moved"
+            + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
+      }
+      dfs.removeXAttr(parent, marker);
+      throw e;
+    }
+    swapHook.before("moved");
+    try {
+      dfs.rename(placeholder, path, Options.Rename.NONE);
+    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+      throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
+          + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
+          + " to finish sealing, or move " + moved + " back to cancel", e);
+    }
+    dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
+    dfs.removeXAttr(parent, marker);
+  }
+
+  /** After a run stopped once the placeholder was in: deletes the original set aside and the marker. */
+  private void finishSwap(String name) throws IOException {
+    HdfsFileStatus aside = dfs.getClient().getFileInfo(movedOriginal().toString());
+    if (aside != null && aside.getFileId() == archiveInode) {
+      dfs.delete(movedOriginal(), false);
+    }
+    Path parent = new Path(name).getParent();
+    if (dfs.getXAttrs(parent).containsKey(SWAP_XATTR_PREFIX + archiveInode)) {
+      dfs.removeXAttr(parent, SWAP_XATTR_PREFIX + archiveInode);
+    }
+  }
+
+  /** Where the swap keeps the original between its renames. */
+  private Path movedOriginal() {
+    return new Path(store.layout().codewordRoot(archiveInode), "original");
+  }
+
+  /** The archive whose swap left the original of {@code name} aside, from its directory's marker, or null. */
+  private Long swappingArchive(String name) throws IOException {
+    Path parent = new Path(name).getParent();
+    if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
+      return null;
+    }
+    for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
+      if (e.getKey().startsWith(SWAP_XATTR_PREFIX)
+          && name.equals(new String(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))) {
+        return Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+      }
+    }
+    return null;
   }
 
   private ArchivedStripe record(ArchivedStripe next) throws IOException {

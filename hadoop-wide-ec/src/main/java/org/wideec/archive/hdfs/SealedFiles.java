@@ -1,8 +1,11 @@
 package org.wideec.archive.hdfs;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.crypto.CryptoProtocolVersion;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -12,8 +15,12 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.AclEntryScope;
+import org.apache.hadoop.fs.permission.AclEntryType;
+import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.AclException;
 import org.apache.hadoop.hdfs.protocol.AddErasureCodingPolicyResponse;
 import org.apache.hadoop.hdfs.protocol.ClientProtocol;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
@@ -49,6 +56,25 @@ public final class SealedFiles {
   public static boolean isSealed(HdfsFileStatus st) {
     return st != null && st.isErasureCoded() && st.getErasureCodingPolicy() != null
         && SealedCoderFactory.CODEC.equals(st.getErasureCodingPolicy().getCodecName());
+  }
+
+  /**
+   * Refuses to seal {@code name} unless everyone who can reach its codewords could reach the file: each ancestor
+   * directory must grant traverse to others (o+x) and carry no extended ACL entry. Codewords live under
+   * {@code /.wideec}, not under the file's directories, so HDFS no longer checks those directories for a reader.
+   */
+  public void checkAncestorsTraversable(String name) throws IOException {
+    for (Path dir = new Path(name).getParent(); dir != null; dir = dir.getParent()) {
+      FileStatus st = dfs.getFileStatus(dir);
+      boolean others = st.getPermission().getOtherAction().implies(FsAction.EXECUTE);
+      boolean extended = st.hasAcl() && !dfs.getAclStatus(dir).getEntries().isEmpty();
+      if (!others || extended) {
+        throw new IOException("sealing " + name + " refused: its ancestor " + dir + " ("
+            + st.getPermission() + (extended ? " with extended ACL entries" : "") + ") does not let every user"
+            + " traverse it, but the codewords and reader's index live under " + layout.root() + ", outside it, so"
+            + " that restriction would not protect them. Seal only files whose every ancestor is o+x with no ACL");
+      }
+    }
   }
 
   /** Adds and enables the sealed policy once (superuser); the NameNode needs this jar for the codec. */
@@ -87,8 +113,8 @@ public final class SealedFiles {
   }
 
   /**
-   * Gives each file the owner, group, permission and ACL of {@code like} (so a reader's own HDFS permissions
-   * authorize its reads of what encodes only that file), and each directory traverse-only access.
+   * Gives each file the owner, group, permission and ACL of {@code like}, and each directory traverse-only access.
+   * Used for the placeholder and a restored file, which are the file; parts get {@link #mirrorReadAccess}.
    */
   public void copyAccess(FileStatus like, List<Path> files, List<Path> dirs) throws IOException {
     List<AclEntry> acl = like.hasAcl() ? dfs.getAclStatus(like.getPath()).getEntries() : List.of();
@@ -102,6 +128,97 @@ public final class SealedFiles {
     for (Path d : dirs) {
       dfs.setPermission(d, TRAVERSE);
     }
+  }
+
+  /**
+   * Refuses to seal a file in an encryption zone (its codewords, outside the zone, would hold its plaintext) or under
+   * a directory with snapshots (they keep the original's blocks, and its bytes readable past every access change).
+   */
+  public void checkNoZoneNorSnapshot(String name) throws IOException {
+    Path dir = new Path(name).getParent(); // the file may be aside (a swap stopped between its renames)
+    if (dfs.getEZForPath(dir) != null) {
+      throw new IOException("sealing " + name + " refused: it is in the encryption zone "
+          + dfs.getEZForPath(dir).getPath() + ", and its codewords, outside the zone, would hold its bytes"
+          + " unencrypted");
+    }
+    var d = Archiver.snapshotted(dfs, name);
+    if (d != null) {
+      throw new IOException("sealing " + name + " refused: " + d.getFullPath().toUri().getPath() + " has "
+          + d.getSnapshotNumber() + " snapshot(s), which keep the original's blocks (sealing would free nothing, and"
+          + " its bytes stay readable there whatever access the sealed file gets); delete the snapshots and rerun");
+    }
+  }
+
+  /** Refuses to seal when the NameNode has ACLs off: a sealed file's readers reach its parts through ACL entries. */
+  public void checkAclsEnabled(String name) throws IOException {
+    try {
+      dfs.getAclStatus(new Path("/"));
+    } catch (AclException e) {
+      throw new IOException("sealing " + name + " refused: the NameNode has ACLs off (dfs.namenode.acls.enabled ="
+          + " false), and a sealed file's readers reach its codewords and reader's index through ACL entries that"
+          + " mirror who may read the file; enable ACLs and rerun (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /**
+   * Sets the ACL of each part (codeword or reader's index) so that exactly those who may read {@code file} may read
+   * it, and nobody may write it: the parts stay owned by the archiving superuser, so the file's owner cannot
+   * overwrite her index, append to or re-replicate her codewords.
+   */
+  public void mirrorReadAccess(FileStatus file, List<Path> parts) throws IOException {
+    List<AclEntry> acl = readAcl(file, file.hasAcl() ? dfs.getAclStatus(file.getPath()).getEntries() : List.of());
+    for (Path p : parts) {
+      dfs.setAcl(p, acl);
+    }
+  }
+
+  /**
+   * The full ACL of a part of {@code file}: a named entry for the file's owner and one for its group with their read
+   * bit, each of the file's named entries with its effective read bit (under the file's mask), other's read bit;
+   * the part's own owner (the archiver) reads, its own group nothing; no entry grants write or execute.
+   */
+  public static List<AclEntry> readAcl(FileStatus file, List<AclEntry> fileAcl) {
+    FsPermission perm = file.getPermission();
+    // With an ACL, the permission's group bits are the mask and the owning group's bits are the group:: entry.
+    FsAction mask = perm.getGroupAction();
+    FsAction owningGroup = perm.getGroupAction();
+    for (AclEntry e : fileAcl) {
+      if (e.getScope() == AclEntryScope.ACCESS && e.getType() == AclEntryType.GROUP && e.getName() == null) {
+        owningGroup = e.getPermission();
+      }
+    }
+    Map<String, FsAction> users = new LinkedHashMap<>();
+    Map<String, FsAction> groups = new LinkedHashMap<>();
+    users.put(file.getOwner(), read(perm.getUserAction()));
+    groups.put(file.getGroup(), read(owningGroup.and(mask)));
+    for (AclEntry e : fileAcl) {
+      if (e.getScope() != AclEntryScope.ACCESS || e.getName() == null) {
+        continue;
+      }
+      FsAction r = read(e.getPermission().and(mask));
+      if (e.getType() == AclEntryType.USER) {
+        users.putIfAbsent(e.getName(), r); // the owner matches user:: on the file, never her named entry
+      } else if (e.getType() == AclEntryType.GROUP) {
+        groups.merge(e.getName(), r, FsAction::or); // a member gets the union of her groups' entries
+      }
+    }
+    List<AclEntry> acl = new ArrayList<>();
+    acl.add(entry(AclEntryType.USER, null, FsAction.READ));
+    users.forEach((u, a) -> acl.add(entry(AclEntryType.USER, u, a)));
+    acl.add(entry(AclEntryType.GROUP, null, FsAction.NONE));
+    groups.forEach((g, a) -> acl.add(entry(AclEntryType.GROUP, g, a)));
+    acl.add(entry(AclEntryType.MASK, null, FsAction.READ));
+    acl.add(entry(AclEntryType.OTHER, null, read(perm.getOtherAction())));
+    return acl;
+  }
+
+  private static FsAction read(FsAction a) {
+    return a.implies(FsAction.READ) ? FsAction.READ : FsAction.NONE;
+  }
+
+  private static AclEntry entry(AclEntryType type, String name, FsAction action) {
+    AclEntry.Builder b = new AclEntry.Builder().setScope(AclEntryScope.ACCESS).setType(type).setPermission(action);
+    return (name == null ? b : b.setName(name)).build();
   }
 
   /** Writes the reader's index of a placeholder: the manifest's bytes, temp-then-rename. */

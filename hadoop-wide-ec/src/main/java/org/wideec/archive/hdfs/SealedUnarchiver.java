@@ -41,8 +41,8 @@ import org.wideec.coder.Kernels;
  *   <li>give the temp file the placeholder's owner, group, permission, ACL and times, and two xattrs: the pointer
  *       (same manifest) and {@link #RESTORED_XATTR}, the reader's index to free (named by the placeholder's inode,
  *       which the rename ends);</li>
- *   <li><b>rename</b> it over the placeholder (one NameNode operation, {@code Options.Rename.OVERWRITE}), after
- *       checking the path is still that placeholder;</li>
+ *   <li><b>swap</b>: move the placeholder aside into the private directory, check it is still the one restored,
+ *       and rename the restored file in without overwriting (a rerun finishes a swap stopped in between);</li>
  *   <li><b>free</b>: the codeword directory, the reader's index, the manifest, then both xattrs (last: they are what
  *       tells a rerun that freeing is unfinished; the marker before the pointer, as a pointer to a deleted manifest
  *       is what the plain unarchive already finishes).</li>
@@ -54,6 +54,8 @@ final class SealedUnarchiver {
   private static final Logger LOG = LoggerFactory.getLogger(SealedUnarchiver.class);
   /** On a restored file until its sealed layout is freed: the reader's index to delete (a small path). */
   static final String RESTORED_XATTR = "trusted.wideec.restored";
+  /** On the file's directory while its path is empty between the restore's renames; suffix: the archive inode. */
+  static final String SWAP_XATTR_PREFIX = "trusted.wideec.unsealing.";
   private static final int CHUNK = 1 << 20;
 
   private final DistributedFileSystem dfs;
@@ -71,7 +73,10 @@ final class SealedUnarchiver {
   /** True for a sealed placeholder, and for a restored file whose sealed layout is not freed yet. */
   static boolean applies(DistributedFileSystem dfs, String name) throws IOException {
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
-    if (st == null || st.isDirectory()) {
+    if (st == null) {
+      return swappingArchive(dfs, name) != null;
+    }
+    if (st.isDirectory()) {
       return false;
     }
     return SealedFiles.isSealed(st) || dfs.getXAttrs(new Path(name)).containsKey(RESTORED_XATTR);
@@ -79,6 +84,12 @@ final class SealedUnarchiver {
 
   Unarchiver.Result unarchive(String name, short replication, Unarchiver.Progress progress) throws IOException {
     Path path = new Path(name);
+    Long swapping = swappingArchive(dfs, name);
+    if (swapping != null && dfs.getClient().getFileInfo(name) == null) {
+      try (java.io.Closeable held = store.lock(swapping)) {
+        placeRestored(name, swapping); // a run stopped between the renames: the restored file goes in now
+      }
+    }
     ArchivePointer pointer = store.pointer(path);
     if (pointer == null) {
       throw new IOException(name + " is sealed but has no " + ArchivalSource.POINTER_XATTR + " pointer to its"
@@ -119,7 +130,7 @@ final class SealedUnarchiver {
           throw new IOException(name + " changed while it was restored (it is no longer the sealed placeholder, inode "
               + st.getFileId() + "); nothing was freed: rerun");
         }
-        dfs.rename(tmp, path, Options.Rename.OVERWRITE);
+        swap(name, archive, st.getFileId());
         hook.after("renamed");
         LOG.info("restored {}: {} bytes decoded from the codewords of {} stripes, at replication {}", name,
             SealedFiles.length(m), stripes, replication);
@@ -128,6 +139,57 @@ final class SealedUnarchiver {
       return new Unarchiver.Result(name, true, manifestPath.toUri().getPath(), 1, blocks, replication, stripes,
           codewords, 1);
     }
+  }
+
+  /**
+   * Moves the placeholder aside into the archive's private directory and checks there it is still the one restored
+   * (else moves it back and fails), then renames the restored file in without overwriting: a file that took the path
+   * just before is never deleted. A marker on the directory lets a rerun finish a swap stopped between the renames.
+   */
+  private void swap(String name, long archive, long placeholderInode) throws IOException {
+    Path path = new Path(name);
+    Path aside = new Path(store.layout().codewordRoot(archive), "placeholder-aside");
+    String marker = SWAP_XATTR_PREFIX + archive;
+    dfs.setXAttr(path.getParent(), marker, name.getBytes(StandardCharsets.UTF_8), EnumSet.of(XAttrSetFlag.CREATE,
+        XAttrSetFlag.REPLACE));
+    dfs.rename(path, aside, Options.Rename.NONE);
+    HdfsFileStatus moved = dfs.getClient().getFileInfo(aside.toString());
+    if (moved.getFileId() != placeholderInode) {
+      dfs.rename(aside, path, Options.Rename.NONE);
+      dfs.removeXAttr(path.getParent(), marker);
+      throw new IOException(name + " changed while it was restored (it is no longer the sealed placeholder, inode "
+          + placeholderInode + ", but inode " + moved.getFileId() + ", left in place); nothing was freed: rerun");
+    }
+    hook.after("aside");
+    placeRestored(name, archive);
+  }
+
+  /** Renames the restored file onto the (empty) path, then deletes the placeholder set aside and the marker. */
+  private void placeRestored(String name, long archive) throws IOException {
+    Path path = new Path(name);
+    Path tmp = new Path(store.layout().codewordRoot(archive), "restored");
+    try {
+      dfs.rename(tmp, path, Options.Rename.NONE);
+    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+      throw new IOException("restoring " + name + " stopped: another file took its path while its placeholder was"
+          + " moved aside; the restored file stays whole at " + tmp + ". Move that file away and rerun", e);
+    }
+    dfs.delete(new Path(store.layout().codewordRoot(archive), "placeholder-aside"), false);
+    dfs.removeXAttr(path.getParent(), SWAP_XATTR_PREFIX + archive);
+  }
+
+  /** The archive whose restore left {@code name}'s path empty between its renames (its directory's marker), or null. */
+  static Long swappingArchive(DistributedFileSystem dfs, String name) throws IOException {
+    Path parent = new Path(name).getParent();
+    if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
+      return null;
+    }
+    for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
+      if (e.getKey().startsWith(SWAP_XATTR_PREFIX) && name.equals(new String(e.getValue(), StandardCharsets.UTF_8))) {
+        return Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+      }
+    }
+    return null;
   }
 
   /** Frees the sealed layout of a restored file, each step idempotent, the xattrs last. */

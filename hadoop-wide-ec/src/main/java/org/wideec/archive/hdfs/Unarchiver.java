@@ -82,7 +82,9 @@ public final class Unarchiver {
     if (replication < 1) {
       throw new IllegalArgumentException("unarchive needs a replication of at least 1, got " + replication);
     }
-    String name = Path.getPathWithoutSchemeAndAuthority(dfs.getFileStatus(path).getPath()).toString();
+    // A sealed file's restore stopped between its renames leaves the path empty: the sealed unarchiver finishes it.
+    String name = Path.getPathWithoutSchemeAndAuthority(dfs.exists(path) ? dfs.getFileStatus(path).getPath()
+        : dfs.makeQualified(path)).toString();
     if (SealedUnarchiver.applies(dfs, name)) {
       return new SealedUnarchiver(dfs, store, this, hook).unarchive(name, replication, progress);
     }
