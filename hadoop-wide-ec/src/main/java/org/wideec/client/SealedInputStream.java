@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import org.apache.hadoop.fs.BlockLocation;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,24 +27,19 @@ import org.wideec.coder.Kernels;
  * the archiver verified when all are live). A codeword whose read fails is dropped and another subset chosen, until
  * the live ones no longer decode: then the read fails naming the file, stripe and codewords.
  */
-final class SealedInputStream extends FSInputStream {
+final class SealedInputStream extends FixedLengthInputStream {
   private static final Logger LOG = LoggerFactory.getLogger(SealedInputStream.class);
   private static final int WINDOW = 1 << 20;
   private final FileSystem fs;
-  private final String src;
   private final StripeManifest index;
-  private final long length;
   private final SealedStripeReader[] readers;
   private final BitSet[] live;
   private final ReadPathCounters counters;
-  private long pos;
-  private boolean closed;
 
   SealedInputStream(FileSystem fs, String src, StripeManifest index, ReadPathCounters counters) {
+    super(src, SealedFiles.length(index));
     this.fs = fs;
-    this.src = src;
     this.index = index;
-    this.length = SealedFiles.length(index);
     this.readers = new SealedStripeReader[index.stripes().size()];
     this.live = new BitSet[readers.length];
     this.counters = counters;
@@ -53,9 +47,7 @@ final class SealedInputStream extends FSInputStream {
 
   @Override
   public synchronized int read(byte[] b, int off, int len) throws IOException {
-    if (closed) {
-      throw new IOException(src + ": stream closed");
-    }
+    checkOpen();
     if (len == 0) {
       return 0;
     }
@@ -65,12 +57,6 @@ final class SealedInputStream extends FSInputStream {
     int n = readAt(pos, b, off, len);
     pos += n;
     return n;
-  }
-
-  @Override
-  public synchronized int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
   }
 
   /** Up to len bytes at position p, within one piece and one window. */
@@ -150,29 +136,6 @@ final class SealedInputStream extends FSInputStream {
       LOG.debug("{}: stripe {} codeword {} not listed: {}", src, stripe.stripeId(), u, e.toString());
       return false;
     }
-  }
-
-  @Override
-  public synchronized void seek(long target) throws IOException {
-    if (target < 0 || target > length) {
-      throw new EOFException(src + ": cannot seek to " + target + " of " + length + " bytes");
-    }
-    pos = target;
-  }
-
-  @Override
-  public synchronized long getPos() {
-    return pos;
-  }
-
-  @Override
-  public boolean seekToNewSource(long targetPos) {
-    return false;
-  }
-
-  @Override
-  public synchronized int available() {
-    return (int) Math.min(Integer.MAX_VALUE, length - pos);
   }
 
   @Override
