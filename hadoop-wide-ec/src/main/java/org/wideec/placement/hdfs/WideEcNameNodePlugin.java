@@ -110,42 +110,51 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   /** The archive repair monitor, unless turned off or misconfigured (then lost archived blocks stay missing). */
   private void startRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf) {
-    if (!conf.getBoolean(ArchiveRepairMonitor.ENABLED_KEY, true)) {
-      LOG.info("{} = false: missing blocks of archived stripes are not rebuilt by this NameNode",
-          ArchiveRepairMonitor.ENABLED_KEY);
-      return;
-    }
-    try {
-      ArchiveRepairMonitor r = new ArchiveRepairMonitor(nn, fsn, conf, metrics,
-          positiveMillis(conf, ArchiveRepairMonitor.INTERVAL_KEY, ArchiveRepairMonitor.INTERVAL_DEFAULT));
+    ArchiveRepairMonitor r = (ArchiveRepairMonitor) startPass(conf, ArchiveRepairMonitor.ENABLED_KEY,
+        "archive repair monitor", "missing blocks of archived stripes stay missing",
+        () -> new ArchiveRepairMonitor(nn, fsn, conf, metrics,
+            positiveMillis(conf, ArchiveRepairMonitor.INTERVAL_KEY, ArchiveRepairMonitor.INTERVAL_DEFAULT)));
+    if (r != null) {
       r.start();
       repairs = r;
-    } catch (java.io.IOException | IllegalArgumentException e) { // a setting: the message says which
-      LOG.error("the wide-ec archive repair monitor is off ({}); missing blocks of archived stripes stay missing until"
-          + " it runs", e.getMessage());
-    } catch (RuntimeException e) {
-      LOG.error("the wide-ec archive repair monitor is off; missing blocks of archived stripes stay missing", e);
     }
   }
 
   /** The archive placement keeper, unless turned off or misconfigured (then archived replicas are not pinned). */
   private void startKeeper(NameNode nn, FSNamesystem fsn, Configuration conf) {
-    if (!conf.getBoolean(ArchivePlacementKeeper.ENABLED_KEY, true)) {
-      LOG.info("{} = false: archived replicas are not pinned, and blocks off plan stay there",
-          ArchivePlacementKeeper.ENABLED_KEY);
-      return;
-    }
-    try {
-      ArchivePlacementKeeper k = new ArchivePlacementKeeper(nn, fsn, conf, metrics,
-          positiveMillis(conf, ArchivePlacementKeeper.INTERVAL_KEY, ArchivePlacementKeeper.INTERVAL_DEFAULT));
+    ArchivePlacementKeeper k = (ArchivePlacementKeeper) startPass(conf, ArchivePlacementKeeper.ENABLED_KEY,
+        "archive placement keeper", "archived replicas are not pinned, and blocks off plan stay there",
+        () -> new ArchivePlacementKeeper(nn, fsn, conf, metrics,
+            positiveMillis(conf, ArchivePlacementKeeper.INTERVAL_KEY, ArchivePlacementKeeper.INTERVAL_DEFAULT)));
+    if (k != null) {
       k.start();
       keeper = k;
-    } catch (java.io.IOException | IllegalArgumentException e) { // a setting: the message says which
-      LOG.error("the wide-ec archive placement keeper is off ({}); archived replicas are not pinned, and blocks off"
-          + " plan stay there", e.getMessage());
-    } catch (RuntimeException e) {
-      LOG.error("the wide-ec archive placement keeper is off; archived replicas are not pinned", e);
     }
+  }
+
+  /** Builds an archive pass; its constructor checks the settings. */
+  private interface PassFactory {
+    ArchivePass create() throws java.io.IOException;
+  }
+
+  /**
+   * One {@link ArchivePass}, unless its enabled key is false or a setting is wrong: then one line says so and what
+   * follows ({@code whenOff}), and the NameNode runs on without it.
+   */
+  private static ArchivePass startPass(Configuration conf, String enabledKey, String what, String whenOff,
+      PassFactory factory) {
+    if (!conf.getBoolean(enabledKey, true)) {
+      LOG.info("{} = false: the wide-ec {} does not run here; {}", enabledKey, what, whenOff);
+      return null;
+    }
+    try {
+      return factory.create();
+    } catch (java.io.IOException | IllegalArgumentException e) { // a setting: the message says which
+      LOG.error("the wide-ec {} is off ({}); {}", what, e.getMessage(), whenOff);
+    } catch (RuntimeException e) {
+      LOG.error("the wide-ec " + what + " is off; " + whenOff, e);
+    }
+    return null;
   }
 
   private static long scanInterval(Configuration conf) {
