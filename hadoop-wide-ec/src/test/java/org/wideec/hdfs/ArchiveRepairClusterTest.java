@@ -51,6 +51,9 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setLong("wide-ec.archive.repair.interval.ms", 300);
     base.setLong("wide-ec.archive.repair.backoff.ms", 500);
+    // Transient failures (a DataNode restarted by an earlier test, its slice port not yet found) double a block's
+    // back-off too; capped, the corrupt-helper test sees its block attempted again within its deadline.
+    base.setLong("wide-ec.archive.repair.backoff.max.ms", 2_000);
     // No second decode: the manifest's CRC is then all that stands between a corrupt helper and a stored block.
     base.setBoolean("dfs.datanode.ec.reconstruction.validation", false);
     return base;

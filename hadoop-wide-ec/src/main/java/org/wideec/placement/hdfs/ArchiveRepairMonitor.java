@@ -78,7 +78,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   static final long BACKOFF_DEFAULT = 30_000;
   static final String CONFIRM_KEY = "wide-ec.archive.repair.confirm.timeout.ms";
   static final long CONFIRM_DEFAULT = 30_000;
-  private static final long MAX_BACKOFF_MS = 3_600_000;
+  static final String MAX_BACKOFF_KEY = "wide-ec.archive.repair.backoff.max.ms";
+  static final long MAX_BACKOFF_DEFAULT = 3_600_000;
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
   private final NameNode nn;
@@ -86,6 +87,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final int maxConcurrent;
   private final long interval;
   private final long backoff;
+  private final long maxBackoff;
   private final long confirmTimeout;
   private final RepairScheme scheme;
   private final RebuildTargets targets = new RebuildTargets();
@@ -111,6 +113,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.metrics = metrics;
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    this.maxBackoff = conf.getLong(MAX_BACKOFF_KEY, MAX_BACKOFF_DEFAULT);
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
     this.staleReplication = (short) conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
         org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT);
@@ -138,9 +141,14 @@ final class ArchiveRepairMonitor extends ArchivePass {
     int max = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
     long confirm = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
+    long maxBackoff = conf.getLong(MAX_BACKOFF_KEY, MAX_BACKOFF_DEFAULT);
     if (max < 1 || backoff < 1 || confirm < 1) {
       throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
           + " must be positive; got " + max + ", " + backoff + ", " + confirm);
+    }
+    if (maxBackoff < backoff) {
+      throw new IllegalArgumentException(MAX_BACKOFF_KEY + " (" + maxBackoff + ") must be at least " + BACKOFF_KEY
+          + " (" + backoff + ")");
     }
     return max;
   }
@@ -531,7 +539,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private void failure(long block, String what, String why) {
     metrics.archivedRepairFailures.incr();
     long[] prev = backingOff.get(block);
-    long next = prev == null ? backoff : Math.min(MAX_BACKOFF_MS, prev[1] * 2);
+    long next = prev == null ? backoff : Math.min(maxBackoff, prev[1] * 2);
     backingOff.put(block, new long[] {System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), next});
     LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
   }
