@@ -59,7 +59,9 @@ public final class HelperService implements RequestHandler {
         return;
       }
       for (StepRequest.Upstream u : req.upstreams()) {
-        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
+        StepRequest up = u.request();
+        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, up.toBytes(),
+            transport.conf().windowFor((long) up.rows() * up.sliceBytes())));
       }
       int rows = req.rows();
       RowSpread spread = rows == 1 ? null : new RowSpread(req.coefficients(), req.sliceBytes());

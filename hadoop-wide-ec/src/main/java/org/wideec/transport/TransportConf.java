@@ -118,6 +118,21 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         tls ? new Configuration(conf) : null, PeerLimits.from(conf));
   }
 
+  /**
+   * Credits for a stream of {@code frameBytes} frames: the window holds as many bytes as {@link #window()} slices of
+   * {@link #sliceBytes()}, so a stream in smaller slices (a degraded read's range cut fine to shorten a chain's fill,
+   * ECPipe §3.2) keeps as many bytes in flight per hop, not fewer, and no more memory; never fewer than the window,
+   * never more than a producer accepts ({@link PeerLimits#maxCredits()}).
+   */
+  public int windowFor(long frameBytes) {
+    if (frameBytes <= 0) {
+      throw new IllegalArgumentException("frames of " + frameBytes + " bytes");
+    }
+    long inFlight = (long) window * sliceBytes;
+    long credits = Math.max(window, (inFlight + frameBytes - 1) / frameBytes);
+    return (int) Math.min(credits, limits.maxCredits());
+  }
+
   /** The same settings with other stall and connect timeouts. */
   public TransportConf withTimeouts(int millis) {
     return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits);
