@@ -39,6 +39,8 @@ import org.wideec.code.LinearCode;
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
  * after) and changes nothing. The chain encoder needs block tokens on (its authority on the DataNodes' slice ports).
+ * A non-systematic code seals the file instead ({@link SealedArchiveCommand}); its {@code --dry-run} prints the
+ * sealed plan (pieces, RapidRAID chain, copies, codeword nodes, cost).
  */
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
@@ -55,7 +57,12 @@ final class ArchiveCommand {
       "                                                        the same as a MapReduce job: one archive unit per PATH, map",
       "                                                        tasks near where each encoding starts; job id, tracking URL",
       "                                                        and progress on stderr, a summary from its counters; rerun",
-      "                                                        to resume; with --dry-run the listing and map tasks only");
+      "                                                        to resume; with --dry-run the listing and map tasks only",
+      "  archive FILE --code rapidraid:n=N,k=K [--encoder classic|rapidraid] [--dry-run] [--json]",
+      "                                                        seal FILE with a non-systematic code (read it through",
+      "                                                        WideEcFileSystem); --dry-run prints per stripe the pieces,",
+      "                                                        the RapidRAID chain, the copies it needs, the codeword nodes",
+      "                                                        and racks, the encoding's cross-rack bytes and redundancy");
 
   private final Configuration conf;
   private final PrintStream out;
@@ -91,9 +98,13 @@ final class ArchiveCommand {
           + "codewords; " + named.spec() + " is systematic: use --encoder classic or chain");
     }
     if (!systematic) {
-      if (o.has("dry-run") || o.has("placement") || o.has("no-trim") || o.has("stripe")) {
-        throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --dry-run,"
-            + " --placement, --no-trim or --stripe)");
+      if (o.has("placement") || o.has("no-trim") || o.has("stripe") || o.has("mr")) {
+        throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --placement,"
+            + " --no-trim, --stripe or --mr)");
+      }
+      if (o.has("dry-run")) {
+        return SealedArchiveCommand.dryRun(conf, new Path(o.positional().get(0)), named.spec(), encoder,
+            o.has("json"), out);
       }
       return SealedArchiveCommand.run(conf, new Path(o.positional().get(0)), named.spec(), encoder, o.has("json"), out);
     }

@@ -228,6 +228,107 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
 
   @Test
   @Order(3)
+  void theDryRunPrintsTheChainAndCopiesASealThenMakesAndChangesNothing() throws Exception {
+    DatanodeInfo[] live = fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE);
+    DatanodeInfo other = java.util.Arrays.stream(live)
+        .filter(d -> !d.getNetworkLocation().equals(live[1].getNetworkLocation())).skip(2).findFirst().orElseThrow();
+    InetSocketAddress[] two = {org.apache.hadoop.net.NetUtils.createSocketAddr(live[1].getXferAddr()),
+        org.apache.hadoop.net.NetUtils.createSocketAddr(other.getXferAddr())};
+    String path = "/rr/planned";
+    long length = 3 * BLOCK + 700; // one stripe of (8,4): three pieces and a short one
+    byte[] data = write(path, length, (short) 2, two);
+    List<String> crowded = java.util.stream.Stream.of(two).map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+        .sorted().toList();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
+      assertEquals(crowded, java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).sorted().toList());
+    }
+    String before = namespace();
+
+    ToolRun dry = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run", "--json");
+    assertEquals(0, dry.exit(), dry.err());
+    ToolRun text = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run");
+    assertEquals(0, text.exit(), text.err());
+    assertEquals(before, namespace(), "a dry run changes nothing: listing, xattrs, ACLs, replicas, manifests");
+    assertFalse(fs.exists(store.layout().root()) && store.find(store.inodeOf(new Path(path))) != null);
+
+    com.fasterxml.jackson.databind.JsonNode plan = dry.json();
+    assertEquals(1, plan.get("stripes").size());
+    com.fasterxml.jackson.databind.JsonNode stripe = plan.get("stripes").get(0);
+    assertEquals(8, stripe.get("chain").size());
+    assertEquals(4, stripe.get("pieces").size());
+    assertEquals(700, stripe.get("pieces").get(3).get("length").asLong());
+    // Four pieces on two nodes, eight positions on distinct nodes: six positions need a copy of their piece.
+    assertEquals(6, plan.get("blocksMoved").asInt(), dry.out());
+    assertEquals(6, stripe.get("moves").size());
+    long movedBytes = 0;
+    for (com.fasterxml.jackson.databind.JsonNode mv : stripe.get("moves")) {
+      movedBytes += mv.get("piece").asInt() == 3 ? 700 : BLOCK;
+    }
+    assertEquals(movedBytes, plan.get("bytesMoved").asLong());
+    assertEquals(8.0 * BLOCK / length, plan.get("redundancyAfter").asDouble(), 1e-9);
+    assertFalse(plan.get("changed").asBoolean());
+    for (int i = 0; i < 8; i++) {
+      com.fasterxml.jackson.databind.JsonNode pos = stripe.get("chain").get(i);
+      assertEquals(pos.get("node").asText(), stripe.get("codewords").get(i).get("node").asText());
+      assertTrue(text.out().contains("position " + i + " on " + pos.get("node").asText() + " ("
+          + pos.get("rack").asText() + ")"), text.out());
+    }
+    assertTrue(text.out().contains("6 copies"), text.out());
+    assertTrue(text.out().contains("nothing was changed (--dry-run)"), text.out());
+
+    long sentBefore = crossRackSent();
+    ToolRun seal = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--json");
+    assertEquals(0, seal.exit(), seal.err());
+    assertEquals(6, seal.json().get("moves").size(), seal.out());
+    StripeManifest m = sealedManifest(path);
+    ArchivedStripe s = m.stripes().get(0);
+    for (int i = 0; i < 8; i++) {
+      com.fasterxml.jackson.databind.JsonNode planned = stripe.get("codewords").get(i);
+      assertEquals(planned.get("node").asText(), s.member(i).plannedNode(), "codeword " + i);
+      assertEquals(planned.get("rack").asText(), s.member(i).plannedRack(), "codeword " + i);
+      LocatedBlock lb = fs.getClient().getLocatedBlocks(CodewordFiles.file(s, i).toString(), 0, 1).get(0);
+      assertEquals(planned.get("rack").asText(), lb.getLocations()[0].getNetworkLocation(), "codeword " + i);
+    }
+    // The plan's streams, the last position's reports and one CRC32C per piece to the archiver (in no rack of ours).
+    assertEquals(plan.get("crossRackBytesEncoding").asLong() + EncodeTreeRequest.resultLength(8) + 8L * 4,
+        crossRackSent() - sentBefore, "cross-rack bytes of the encode are the dry run's (copies use HDFS's protocol)");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+    ToolRun again = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, again.exit());
+    assertTrue(again.err().contains(path + " is sealed already"), again.err());
+  }
+
+  /** Every path under / with its length, times, replication, permission, ACL, xattrs and replica locations. */
+  private String namespace() throws Exception {
+    StringBuilder b = new StringBuilder();
+    java.util.ArrayDeque<Path> todo = new java.util.ArrayDeque<>(List.of(new Path("/")));
+    while (!todo.isEmpty()) {
+      Path p = todo.poll();
+      for (org.apache.hadoop.fs.FileStatus st : fs.listStatus(p)) {
+        b.append(st.getPath().toUri().getPath()).append(' ').append(st.getLen()).append(' ')
+            .append(st.getModificationTime()).append(' ').append(st.getReplication()).append(' ')
+            .append(st.getPermission()).append(' ').append(fs.getAclStatus(st.getPath()).getEntries());
+        new java.util.TreeMap<>(fs.getXAttrs(st.getPath())).forEach((k, v) -> b.append(' ').append(k).append('=')
+            .append(java.util.HexFormat.of().formatHex(v)));
+        if (st.isDirectory()) {
+          todo.add(st.getPath());
+        } else {
+          for (LocatedBlock lb : fs.getClient().getLocatedBlocks(st.getPath().toUri().getPath(), 0, Math.max(1,
+              st.getLen())).getLocatedBlocks()) {
+            b.append(" blk_").append(lb.getBlock().getBlockId()).append(java.util.Arrays.stream(lb.getLocations())
+                .map(DatanodeInfo::getXferAddr).sorted().toList());
+          }
+        }
+        b.append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  @Test
+  @Order(3)
   void aSystematicCodeIsRefusedForRapidraidAndRapidraidForChain() throws Exception {
     write("/rr/refused", BLOCK, (short) 3, null);
     ToolRun sys = tool("archive", "/rr/refused", "--code", CODE, "--encoder", "rapidraid");
