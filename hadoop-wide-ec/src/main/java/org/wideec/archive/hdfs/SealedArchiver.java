@@ -128,6 +128,9 @@ public final class SealedArchiver {
     }
     checkFile(name, st);
     long inode = st.getFileId();
+    if (!SealedFiles.isSealed(st)) {
+      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
+    }
     if (SealedFiles.isSealed(st)) {
       ArchivePointer p = store.pointer(path);
       if (p == null) {
