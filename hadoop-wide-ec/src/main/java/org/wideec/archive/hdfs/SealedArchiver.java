@@ -128,9 +128,6 @@ public final class SealedArchiver {
     }
     checkFile(name, st);
     long inode = st.getFileId();
-    if (!SealedFiles.isSealed(st)) {
-      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
-    }
     if (SealedFiles.isSealed(st)) {
       ArchivePointer p = store.pointer(path);
       if (p == null) {
@@ -138,6 +135,8 @@ public final class SealedArchiver {
             + " pointer; run wide-ec fsck");
       }
       inode = ArchiveLayout.archiveInodeOf(p.manifestPath());
+    } else {
+      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
     }
     try (java.io.Closeable held = store.lock(inode)) {
       archiveInode = inode;
