@@ -39,6 +39,9 @@ import org.wideec.code.LinearCode;
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
  * after) and changes nothing. The chain encoder needs block tokens on (its authority on the DataNodes' slice ports).
+ * A non-systematic code seals the file instead ({@link SealedArchiveCommand}); its {@code --dry-run} prints the
+ * sealed plan (pieces, RapidRAID chain, copies, codeword nodes, cost). {@code --paths-from FILE} reads the paths
+ * from a file ({@link PathList}): one job with {@code --mr}, else each path in turn here.
  */
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
@@ -55,7 +58,17 @@ final class ArchiveCommand {
       "                                                        the same as a MapReduce job: one archive unit per PATH, map",
       "                                                        tasks near where each encoding starts; job id, tracking URL",
       "                                                        and progress on stderr, a summary from its counters; rerun",
-      "                                                        to resume; with --dry-run the listing and map tasks only");
+      "                                                        to resume; with --dry-run the listing and map tasks only",
+      "  archive --paths-from FILE --code SPEC [--mr] [..]      the paths from FILE (one absolute path a line; blank lines",
+      "                                                        and lines starting with # ignored; FILE on the default file",
+      "                                                        system, or file:///... for a local one): with --mr one job,",
+      "                                                        without it each path in turn in this process (a failed path",
+      "                                                        is reported, the others go on; --json: one line a path)",
+      "  archive FILE --code rapidraid:n=N,k=K [--encoder classic|rapidraid] [--dry-run] [--json]",
+      "                                                        seal FILE with a non-systematic code (read it through",
+      "                                                        WideEcFileSystem); --dry-run prints per stripe the pieces,",
+      "                                                        the RapidRAID chain, the copies it needs, the codeword nodes",
+      "                                                        and racks, the encoding's cross-rack bytes and redundancy");
 
   private final Configuration conf;
   private final PrintStream out;
@@ -68,11 +81,16 @@ final class ArchiveCommand {
   }
 
   int run(String[] args) throws IOException {
-    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps"),
+    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from"),
         Set.of("dry-run", "json", "no-trim", "mr"));
-    if (o.has("mr") ? o.positional().isEmpty() : o.positional().size() != 1) {
-      throw new Options.UsageException(o.has("mr") ? "archive --mr needs at least one PATH"
-          : "archive needs exactly one PATH (several go with --mr)");
+    boolean listed = o.has("paths-from");
+    if (listed && !o.positional().isEmpty()) {
+      throw new Options.UsageException("--paths-from lists the paths: give no PATH with it (got "
+          + o.positional().get(0) + ")");
+    }
+    if (!listed && (o.has("mr") ? o.positional().isEmpty() : o.positional().size() != 1)) {
+      throw new Options.UsageException(o.has("mr") ? "archive --mr needs at least one PATH (or --paths-from FILE)"
+          : "archive needs exactly one PATH (several go with --mr or --paths-from FILE)");
     }
     String encoder = o.get("encoder", "classic");
     if (!encoder.equals("classic") && !encoder.equals("chain") && !encoder.equals("rapidraid")) {
@@ -81,8 +99,9 @@ final class ArchiveCommand {
     if (!o.has("mr") && o.has("maps")) {
       throw new Options.UsageException("--maps sets the map tasks of the archival job: it goes with --mr");
     }
-    if (o.has("mr") && o.has("stripe")) {
-      throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with --mr");
+    if ((o.has("mr") || listed) && o.has("stripe")) {
+      throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with "
+          + (o.has("mr") ? "--mr" : "--paths-from"));
     }
     CodeNames.Named named = o.code();
     boolean systematic = org.wideec.code.Codes.fromSpec(named.spec()).isSystematic();
@@ -90,22 +109,20 @@ final class ArchiveCommand {
       throw new Options.UsageException("--encoder rapidraid runs RapidRAID's pipeline, which computes non-systematic "
           + "codewords; " + named.spec() + " is systematic: use --encoder classic or chain");
     }
-    if (!systematic) {
-      if (o.has("dry-run") || o.has("placement") || o.has("no-trim") || o.has("stripe")) {
-        throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --dry-run,"
-            + " --placement, --no-trim or --stripe)");
-      }
-      return SealedArchiveCommand.run(conf, new Path(o.positional().get(0)), named.spec(), encoder, o.has("json"), out);
+    if (!systematic && (o.has("placement") || o.has("no-trim") || o.has("stripe") || o.has("mr"))) {
+      throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --placement,"
+          + " --no-trim, --stripe or --mr)");
     }
-    PlacementKind placement = o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
+    PlacementKind placement = !systematic ? null : o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
         : defaultPlacement(named);
+    long maps = o.getLong("maps", conf.getInt(org.wideec.archive.mr.ArchiveJob.MAPS_KEY,
+        org.wideec.archive.mr.ArchiveJob.MAPS_DEFAULT));
+    if (o.has("mr") && (maps < 1 || maps > 100_000)) {
+      throw new Options.UsageException("--maps must be 1..100000, got " + maps);
+    }
+    List<Path> paths = listed ? PathList.read(conf, o.get("paths-from", null))
+        : o.positional().stream().map(Path::new).toList();
     if (o.has("mr")) {
-      long maps = o.getLong("maps", conf.getInt(org.wideec.archive.mr.ArchiveJob.MAPS_KEY,
-          org.wideec.archive.mr.ArchiveJob.MAPS_DEFAULT));
-      if (maps < 1 || maps > 100_000) {
-        throw new Options.UsageException("--maps must be 1..100000, got " + maps);
-      }
-      List<Path> paths = o.positional().stream().map(Path::new).toList();
       try {
         return new ArchiveJobCommand(conf, out, err).run(paths, named.spec(), placement, encoder, !o.has("no-trim"),
             o.has("json"), o.has("dry-run"), (int) maps);
@@ -114,7 +131,37 @@ final class ArchiveCommand {
         throw new java.io.InterruptedIOException("interrupted while the archival job ran");
       }
     }
-    Path path = new Path(o.positional().get(0));
+    if (!listed) {
+      return one(o, paths.get(0), named, systematic, placement, encoder);
+    }
+    // A long list in this process: each path in turn; one that fails is reported and the others still run.
+    int worst = 0;
+    List<String> failed = new ArrayList<>();
+    for (int i = 0; i < paths.size(); i++) {
+      Path path = paths.get(i);
+      err.printf("archive %s (%d of %d)%n", path, i + 1, paths.size());
+      try {
+        worst = Math.max(worst, one(o, path, named, systematic, placement, encoder));
+      } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+        err.println("wide-ec archive: " + path + ": " + CliErrors.describe(e));
+        failed.add(path.toString());
+      }
+    }
+    if (!failed.isEmpty()) {
+      err.printf("wide-ec archive: %d of %d paths failed (rerun to resume): %s%n", failed.size(), paths.size(),
+          String.join(", ", failed));
+      return WideEcTool.EXIT_FAILED;
+    }
+    return worst;
+  }
+
+  /** One path: sealed or archived, or its plan with --dry-run. */
+  private int one(Options o, Path path, CodeNames.Named named, boolean systematic, PlacementKind placement,
+      String encoder) throws IOException {
+    if (!systematic) {
+      return o.has("dry-run") ? SealedArchiveCommand.dryRun(conf, path, named.spec(), encoder, o.has("json"), out)
+          : SealedArchiveCommand.run(conf, path, named.spec(), encoder, o.has("json"), out);
+    }
     if (!o.has("dry-run")) {
       if (o.has("stripe")) {
         throw new Options.UsageException("--stripe shows one stripe of a --dry-run plan");

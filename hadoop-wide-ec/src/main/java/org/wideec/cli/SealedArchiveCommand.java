@@ -2,6 +2,7 @@ package org.wideec.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.wideec.archive.ArchiveSummary;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.SealedPlan;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ArchiveLayout;
@@ -27,10 +32,7 @@ final class SealedArchiveCommand {
 
   static int run(Configuration conf, Path path, String spec, String encoder, boolean json, PrintStream out)
       throws IOException {
-    if (!encoder.equals("classic") && !encoder.equals("rapidraid")) {
-      throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic or rapidraid (got '"
-          + encoder + "'; the chain encoder computes systematic parity)");
-    }
+    checkEncoder(spec, encoder);
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     PipelineCodewordEncoder.Factory pipeline = encoder.equals("rapidraid") ? new PipelineCodewordEncoder.Factory(dfs)
@@ -71,5 +73,42 @@ final class SealedArchiveCommand {
       r.stale().forEach(l -> out.println("  stale: " + l));
     }
     return r.sealed() ? 0 : 1;
+  }
+
+  /**
+   * {@code --dry-run}: the plan a run would follow, from the live cluster (the archiver's checks and stripes; for
+   * {@code --encoder rapidraid} each stripe's chain, copies and streams as the encoder builds them), changing nothing.
+   */
+  static int dryRun(Configuration conf, Path path, String spec, String encoder, boolean json, PrintStream out)
+      throws IOException {
+    checkEncoder(spec, encoder);
+    DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, "archive");
+    ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
+    StripeManifest m = new SealedArchiver(dfs, store, SealedArchiver.classic(dfs), Archiver.Hook.NONE, 0)
+        .plan(path, spec);
+    List<RapidRaidPlan> pipelines = new ArrayList<>();
+    if (encoder.equals("rapidraid")) {
+      try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(dfs)) {
+        for (ArchivedStripe s : m.stripes()) {
+          pipelines.add(f.plan(path, s));
+        }
+      }
+    }
+    SealedPlan plan = new SealedPlan(path.toUri().getPath(), m.stripes().get(0).codeSpec(), encoder,
+        SealedFiles.length(m), m, pipelines);
+    if (json) {
+      out.println(Json.write(plan.toJson()));
+    } else {
+      out.print(plan.describe());
+      out.printf("encoder: %s (--encoder classic|rapidraid); nothing was changed (--dry-run)%n", encoder);
+    }
+    return 0;
+  }
+
+  private static void checkEncoder(String spec, String encoder) {
+    if (!encoder.equals("classic") && !encoder.equals("rapidraid")) {
+      throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic or rapidraid (got '"
+          + encoder + "'; the chain encoder computes systematic parity)");
+    }
   }
 }

@@ -56,6 +56,39 @@ final class ArchiveChecks {
     return org.wideec.minicluster.MiniClusters.start(base, dir, 6, 3, blockSize);
   }
 
+  /**
+   * Every path under / (the system directory too) with its length, modification time, replication, permission, ACL
+   * (when the NameNode has ACLs on), xattrs and replica locations: equal before and after means nothing changed.
+   */
+  static String namespace(DistributedFileSystem fs) throws Exception {
+    StringBuilder b = new StringBuilder();
+    java.util.ArrayDeque<Path> todo = new java.util.ArrayDeque<>(List.of(new Path("/")));
+    while (!todo.isEmpty()) {
+      for (org.apache.hadoop.fs.FileStatus st : fs.listStatus(todo.poll())) {
+        b.append(st.getPath().toUri().getPath()).append(' ').append(st.getLen()).append(' ')
+            .append(st.getModificationTime()).append(' ').append(st.getReplication()).append(' ')
+            .append(st.getPermission());
+        if (st.hasAcl()) {
+          b.append(' ').append(fs.getAclStatus(st.getPath()).getEntries());
+        }
+        new java.util.TreeMap<>(fs.getXAttrs(st.getPath())).forEach((k, v) -> b.append(' ').append(k).append('=')
+            .append(java.util.HexFormat.of().formatHex(v)));
+        if (st.isDirectory()) {
+          todo.add(st.getPath());
+        } else {
+          for (LocatedBlock lb : fs.getClient().getLocatedBlocks(st.getPath().toUri().getPath(), 0,
+              Math.max(1, st.getLen())).getLocatedBlocks()) {
+            b.append(" blk_").append(lb.getBlock().getBlockId()).append('_')
+                .append(lb.getBlock().getGenerationStamp()).append(java.util.Arrays.stream(lb.getLocations())
+                    .map(org.apache.hadoop.hdfs.protocol.DatanodeInfo::getXferAddr).sorted().toList());
+          }
+        }
+        b.append('\n');
+      }
+    }
+    return b.toString();
+  }
+
   /** Writes seeded random bytes at replication 3 and remembers them. */
   void write(String path, long bytes) throws Exception {
     byte[] data = new byte[(int) bytes];

@@ -45,7 +45,10 @@ class ArchiveDryRunClusterTest {
   @BeforeAll
   void start(@TempDir java.nio.file.Path dir) throws Exception {
     base = dir;
-    cluster = MiniClusters.start(new Configuration(), base.toFile(), 6, 3, BLOCK);
+    Configuration c = new Configuration();
+    // ACLs off (ACLs are not used here otherwise): sealing, which needs them, must be refused before it writes.
+    c.setBoolean(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_ACLS_ENABLED_KEY, false);
+    cluster = MiniClusters.start(c, base.toFile(), 6, 3, BLOCK);
     fs = cluster.getFileSystem();
     conf = cluster.getConfiguration(0);
     write("/logs/a", 9 * BLOCK);
@@ -210,5 +213,30 @@ class ArchiveDryRunClusterTest {
     } finally {
       fs.removeXAttr(new Path("/logs/small/b"), ArchivalSource.POINTER_XATTR);
     }
+  }
+
+  @Test
+  void withAclsOffSealingIsRefusedBeforeAnythingIsWritten() throws Exception {
+    write("/cold/v", 3 * BLOCK + 5);
+    String before = ArchiveChecks.namespace(fs);
+    for (boolean dryRun : new boolean[] {false, true}) {
+      ToolRun r = dryRun ? archive("/cold/v", "--code", "rapidraid:n=8,k=4", "--encoder", "rapidraid", "--dry-run")
+          : archive("/cold/v", "--code", "rapidraid:n=8,k=4");
+      assertEquals(WideEcTool.EXIT_FAILED, r.exit(), r.out() + r.err());
+      assertTrue(r.err().contains("sealing /cold/v refused: the NameNode has ACLs off (dfs.namenode.acls.enabled ="
+          + " false)"), r.err());
+      assertEquals(before, ArchiveChecks.namespace(fs), "nothing changed, not even the system directory");
+    }
+    assertFalse(org.wideec.archive.hdfs.SealedFiles.isSealed(fs.getClient().getFileInfo("/cold/v")));
+    assertTrue(fs.getAllErasureCodingPolicies().stream().noneMatch(
+        p -> p.getPolicy().getName().equals(org.wideec.archive.hdfs.SealedFiles.POLICY.getName())),
+        "the sealed policy was not added");
+    byte[] data = new byte[(int) (3 * BLOCK + 5)];
+    new Random("/cold/v".hashCode()).nextBytes(data);
+    byte[] back = new byte[data.length];
+    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(new Path("/cold/v"))) {
+      in.readFully(back);
+    }
+    assertArrayEquals(data, back);
   }
 }

@@ -85,6 +85,43 @@ class ArchiveExecutionClusterTest extends ArchiveTestBed {
   }
 
   @Test
+  void pathsFromAnHdfsListAreArchivedInTurnAndAFailedOneIsNamedWhileTheOthersGoOn() throws Exception {
+    checks.write("/list/one", 2 * BLOCK);
+    checks.write("/list/two", 7 * BLOCK + 10);
+    try (FSDataOutputStream o = fs.create(new Path("/ops/paths.txt"))) {
+      o.write("# cold data, oldest first\n/list/one\n\n/list/gone\n  /list/two  \n".getBytes(StandardCharsets.UTF_8));
+    }
+    ToolRun r = tool("archive", "--paths-from", "/ops/paths.txt", "--code", CODE, "--no-trim", "--json");
+    assertEquals(WideEcTool.EXIT_FAILED, r.exit(), r.out() + r.err());
+    assertTrue(r.err().contains("wide-ec archive: /list/gone: not found"), r.err());
+    assertTrue(r.err().contains("1 of 3 paths failed (rerun to resume): /list/gone"), r.err());
+    List<String> lines = r.out().lines().toList();
+    assertEquals(2, lines.size(), "one JSON object a path archived: " + r.out());
+    JsonNode one = new com.fasterxml.jackson.databind.ObjectMapper().readTree(lines.get(0));
+    JsonNode two = new com.fasterxml.jackson.databind.ObjectMapper().readTree(lines.get(1));
+    assertEquals("/list/one", one.get("path").asText());
+    assertEquals("/list/two", two.get("path").asText());
+    assertEquals(1, one.get("stripesByState").get("committed").asInt());
+    assertEquals(2, two.get("stripesByState").get("committed").asInt());
+    for (String p : List.of("/list/one", "/list/two")) {
+      StripeManifest m = manifestOf(p);
+      assertTrue(ArchiveChecks.states(m).stream().allMatch(x -> x == StripeState.COMMITTED), p + ": " + m);
+      checks.everyStripeMatchesIndependentEncode(m);
+    }
+    checks.everyByteReadsBack();
+
+    try (FSDataOutputStream o = fs.create(new Path("/ops/bad.txt"))) {
+      o.write("/list/one\n# next\nlist/two\n".getBytes(StandardCharsets.UTF_8));
+    }
+    ToolRun bad = tool("archive", "--paths-from", "/ops/bad.txt", "--code", CODE, "--no-trim");
+    assertEquals(WideEcTool.EXIT_FAILED, bad.exit());
+    assertTrue(bad.err().contains("--paths-from /ops/bad.txt line 3: 'list/two' is not an absolute path"), bad.err());
+    ToolRun missing = tool("archive", "--paths-from", "/ops/none.txt", "--code", CODE, "--no-trim");
+    assertEquals(WideEcTool.EXIT_FAILED, missing.exit());
+    assertTrue(missing.err().contains("--paths-from /ops/none.txt: no such file on hdfs://"), missing.err());
+  }
+
+  @Test
   void aDirectoryOfMixedSizesPacksItsFilesAndPointsEachToTheManifest() throws Exception {
     checks.write("/d/b", BLOCK / 2);
     checks.write("/d/c", 2 * BLOCK + 17);

@@ -86,7 +86,9 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
+    // Our DataNode plugin and block tokens too: the chain encoder's job runs on the DataNodes' slice ports.
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setBoolean(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     base.setLong(TrimProtocol.WAIT_KEY, 60_000);
     // Every map task's archive ends waiting for the trim's excess replicas to go: the NameNode hands deletions out
     // every 250 ms, to every DataNode each time (not a third of them, the default).
@@ -228,6 +230,37 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     assertEquals(0, counter(again.json(), "STRIPES_ENCODED"));
     assertEquals(0, counter(again.json(), "BYTES_ENCODED"));
     assertAllTrimmed(paths);
+  }
+
+  @Test
+  void pathsListedInAnHdfsFileRunAsOneJobWithTheChainEncoder() throws Exception {
+    checks.write("/chainjob/a", 7 * BLOCK + 300);
+    checks.write("/chainjob/d/f1", 3 * BLOCK);
+    checks.write("/chainjob/d/f2", 2 * BLOCK + 9);
+    List<String> paths = List.of("/chainjob/a", "/chainjob/d");
+    long crossRack = 0;
+    int planned = 0;
+    for (String p : paths) {
+      crossRack += plan(p).crossRackBytesChain();
+      planned += plan(p).stripes().size();
+    }
+    try (org.apache.hadoop.fs.FSDataOutputStream o = fs.create(new Path("/ops/chain-paths.txt"))) {
+      o.write("# two units\n/chainjob/a\n\n/chainjob/d\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    ToolRun r = job("archive", "--paths-from", "/ops/chain-paths.txt", "--code", CODE, "--encoder", "chain", "--mr",
+        "--maps", "2", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    JsonNode j = r.json();
+    assertEquals("SUCCEEDED", j.get("state").asText());
+    assertEquals(2, counter(j, "PATHS_DONE"));
+    assertEquals(0, counter(j, "PATHS_FAILED"));
+    assertEquals(planned, counter(j, "STRIPES_ENCODED"));
+    assertEquals(crossRack, counter(j, "CROSS_RACK_BYTES_PLANNED"), "the chain's cross-rack bytes, as planned");
+    for (String p : paths) {
+      assertEquals("DONE", j.get("results").get(p).asText(), p);
+    }
+    assertEquals(planned, stripesOf(paths));
+    assertAllTrimmed(paths); // parity equal to an independent encode, every byte read back
   }
 
   private static long sumOf(JsonNode array, String field) {

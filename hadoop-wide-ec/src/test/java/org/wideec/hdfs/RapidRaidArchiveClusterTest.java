@@ -204,6 +204,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     long length = 4 * BLOCK;
     byte[] data = write(path, length, (short) 2, two);
     List<String> crowded = java.util.stream.Stream.of(live[0].getXferAddr(), other.getXferAddr()).sorted().toList();
+    awaitReplicas(path, length, 2);
     for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
       assertEquals(crowded, java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).sorted().toList(),
           "every block on the two favored nodes");
@@ -224,6 +225,81 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     try (FileSystem ours = wideEc()) {
       assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
     }
+  }
+
+  @Test
+  @Order(3)
+  void theDryRunPrintsTheChainAndCopiesASealThenMakesAndChangesNothing() throws Exception {
+    DatanodeInfo[] live = fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE);
+    DatanodeInfo other = java.util.Arrays.stream(live)
+        .filter(d -> !d.getNetworkLocation().equals(live[1].getNetworkLocation())).skip(2).findFirst().orElseThrow();
+    InetSocketAddress[] two = {org.apache.hadoop.net.NetUtils.createSocketAddr(live[1].getXferAddr()),
+        org.apache.hadoop.net.NetUtils.createSocketAddr(other.getXferAddr())};
+    String path = "/rr/planned";
+    long length = 3 * BLOCK + 700; // one stripe of (8,4): three pieces and a short one
+    byte[] data = write(path, length, (short) 2, two);
+    List<String> crowded = java.util.stream.Stream.of(two).map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+        .sorted().toList();
+    awaitReplicas(path, length, 2);
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks()) {
+      assertEquals(crowded, java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).sorted().toList());
+    }
+    String before = ArchiveChecks.namespace(fs);
+
+    ToolRun dry = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run", "--json");
+    assertEquals(0, dry.exit(), dry.err());
+    ToolRun text = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run");
+    assertEquals(0, text.exit(), text.err());
+    assertEquals(before, ArchiveChecks.namespace(fs), "a dry run changes nothing: listing, xattrs, ACLs, replicas, manifests");
+    assertFalse(fs.exists(store.layout().root()) && store.find(store.inodeOf(new Path(path))) != null);
+
+    com.fasterxml.jackson.databind.JsonNode plan = dry.json();
+    assertEquals(1, plan.get("stripes").size());
+    com.fasterxml.jackson.databind.JsonNode stripe = plan.get("stripes").get(0);
+    assertEquals(8, stripe.get("chain").size());
+    assertEquals(4, stripe.get("pieces").size());
+    assertEquals(700, stripe.get("pieces").get(3).get("length").asLong());
+    // Four pieces on two nodes, eight positions on distinct nodes: six positions need a copy of their piece.
+    assertEquals(6, plan.get("blocksMoved").asInt(), dry.out());
+    assertEquals(6, stripe.get("moves").size());
+    long movedBytes = 0;
+    for (com.fasterxml.jackson.databind.JsonNode mv : stripe.get("moves")) {
+      movedBytes += mv.get("piece").asInt() == 3 ? 700 : BLOCK;
+    }
+    assertEquals(movedBytes, plan.get("bytesMoved").asLong());
+    assertEquals(8.0 * BLOCK / length, plan.get("redundancyAfter").asDouble(), 1e-9);
+    assertFalse(plan.get("changed").asBoolean());
+    for (int i = 0; i < 8; i++) {
+      com.fasterxml.jackson.databind.JsonNode pos = stripe.get("chain").get(i);
+      assertEquals(pos.get("node").asText(), stripe.get("codewords").get(i).get("node").asText());
+      assertTrue(text.out().contains("position " + i + " on " + pos.get("node").asText() + " ("
+          + pos.get("rack").asText() + ")"), text.out());
+    }
+    assertTrue(text.out().contains("6 copies"), text.out());
+    assertTrue(text.out().contains("nothing was changed (--dry-run)"), text.out());
+
+    long sentBefore = crossRackSent();
+    ToolRun seal = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--json");
+    assertEquals(0, seal.exit(), seal.err());
+    assertEquals(6, seal.json().get("moves").size(), seal.out());
+    StripeManifest m = sealedManifest(path);
+    ArchivedStripe s = m.stripes().get(0);
+    for (int i = 0; i < 8; i++) {
+      com.fasterxml.jackson.databind.JsonNode planned = stripe.get("codewords").get(i);
+      assertEquals(planned.get("node").asText(), s.member(i).plannedNode(), "codeword " + i);
+      assertEquals(planned.get("rack").asText(), s.member(i).plannedRack(), "codeword " + i);
+      LocatedBlock lb = fs.getClient().getLocatedBlocks(CodewordFiles.file(s, i).toString(), 0, 1).get(0);
+      assertEquals(planned.get("rack").asText(), lb.getLocations()[0].getNetworkLocation(), "codeword " + i);
+    }
+    // The plan's streams, the last position's reports and one CRC32C per piece to the archiver (in no rack of ours).
+    assertEquals(plan.get("crossRackBytesEncoding").asLong() + EncodeTreeRequest.resultLength(8) + 8L * 4,
+        crossRackSent() - sentBefore, "cross-rack bytes of the encode are the dry run's (copies use HDFS's protocol)");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
+    }
+    ToolRun again = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--dry-run");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, again.exit());
+    assertTrue(again.err().contains(path + " is sealed already"), again.err());
   }
 
   @Test
@@ -280,27 +356,9 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
               writeToken(piece.pool(), 1L << 40)),
               new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(),
                   dn.getInfoPort(), dn.getInfoSecurePort(), dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
-      ExecutorService idle = Executors.newSingleThreadExecutor();
-      org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
-      org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
-          TransportConf.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
-      try {
-        org.wideec.transport.Endpoint e = resolver.resolve(
-            new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
-        org.wideec.transport.PeerFailure refused = org.junit.jupiter.api.Assertions.assertThrows(
-            org.wideec.transport.PeerFailure.class, () -> {
-              try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7,
-                  req.toBytes(), client.credentialFor(token))) {
-                st.next(0).release();
-              }
-            });
-        assertTrue(refused.getMessage().contains(busy.get() + " already runs 1 rapidraid pipeline positions "
-            + "(wide-ec.archive.rapidraid.max-positions)"), refused.getMessage());
-      } finally {
-        client.close();
-        resolver.close();
-        idle.shutdownNow();
-      }
+      org.wideec.transport.PeerFailure refused = refusedBy(dn, req, token);
+      assertTrue(refused.getMessage().contains(busy.get() + " already runs 1 rapidraid pipeline positions "
+          + "(wide-ec.archive.rapidraid.max-positions)"), refused.getMessage());
       release.countDown();
       ToolRun done = run.get(120, TimeUnit.SECONDS);
       assertEquals(0, done.exit(), done.err());
@@ -374,6 +432,107 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     try (FileSystem ours = wideEc()) {
       assertArrayEquals(data, SealedArchiveClusterTest.readAll(ours, path, (int) length));
     }
+  }
+
+  /** Until the NameNode lists every block of the file with {@code replicas} locations (reports follow the close). */
+  private void awaitReplicas(String path, long length, int replicas) throws Exception {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks().stream()
+        .anyMatch(lb -> lb.getLocations().length < replicas)) {
+      assertTrue(System.currentTimeMillis() < deadline, path + ": blocks short of " + replicas + " replicas");
+      Thread.sleep(50);
+    }
+  }
+
+  /** Asks DataNode {@code dn}'s slice port for a pipeline position as an archiver would; the failure it answers. */
+  private org.wideec.transport.PeerFailure refusedBy(DatanodeInfo dn,
+      org.wideec.archive.encode.RapidRaidStepRequest req, byte[] credential) throws Exception {
+    ExecutorService idle = Executors.newSingleThreadExecutor();
+    org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
+    org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
+        TransportConf.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
+    try {
+      org.wideec.transport.Endpoint e = resolver.resolve(
+          new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+      return org.junit.jupiter.api.Assertions.assertThrows(org.wideec.transport.PeerFailure.class, () -> {
+        try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7, req.toBytes(),
+            client.credentialFor(credential))) {
+          st.next(0).release();
+        }
+      });
+    } finally {
+      client.close();
+      resolver.close();
+      idle.shutdownNow();
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aPositionWhoseCodewordTokenIsForgedOrAnotherBlocksIsRefusedBeforeItDialsReadsOrWrites() throws Exception {
+    String path = "/rr/tokens";
+    byte[] data = write(path, BLOCK, (short) 3, null);
+    LocatedBlock b = fs.getClient().getLocatedBlocks(path, 0, BLOCK).get(0);
+    DatanodeInfo dn = b.getLocations()[0]; // holds the piece, so only the codeword's token can stop it
+    byte[] read = org.wideec.transport.TokenBytes.of(b.getBlockToken());
+    org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
+        b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), BLOCK, read);
+    String pool = piece.pool();
+    long target = 1L << 41;
+    org.wideec.repair.BlockRef forged = new org.wideec.repair.BlockRef(pool, target, 1, BLOCK,
+        forge(writeToken(pool, target)));
+    org.wideec.repair.BlockRef another = new org.wideec.repair.BlockRef(pool, target + 1, 1, BLOCK,
+        writeToken(pool, target));
+    // The piece's own block as the codeword, with its READ token: a write over a replica must need WRITE.
+    org.wideec.repair.BlockRef overPiece = new org.wideec.repair.BlockRef(pool, piece.blockId(), piece.genStamp(),
+        BLOCK, read);
+    WideEcDataNodePlugin plugin = WideEcDataNodePlugin.running(dn.getXferPort());
+    try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
+      upstream.setSoTimeout(300);
+      org.wideec.transport.Endpoint up = new org.wideec.transport.Endpoint("127.0.0.1", upstream.getLocalPort(),
+          "127.0.0.1:" + upstream.getLocalPort(), dn.getNetworkLocation());
+      org.wideec.archive.encode.RapidRaidStepRequest first = new org.wideec.archive.encode.RapidRaidStepRequest(
+          "tokens", 0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
+          null, true, null, 2, 512);
+      for (org.wideec.repair.BlockRef output : List.of(forged, another, overPiece)) {
+        long readBefore = plugin.metrics().bytesReadLocally();
+        org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest(
+            "tokens", 1, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
+            new org.wideec.archive.encode.RapidRaidStepRequest.Upstream(up, first), true,
+            new EncodeTreeRequest.ParityOutput(1, output, new EncodeTreeRequest.TargetNode(dn.getIpAddr(),
+                dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(), dn.getInfoPort(), dn.getInfoSecurePort(),
+                dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
+        org.wideec.transport.PeerFailure refused = refusedBy(dn, req, read);
+        assertTrue(refused.getMessage().contains(dn.getXferAddr() + " refused the rapidraid step: codeword 1: block"
+            + " token refused for " + output), output + ": " + refused.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(java.net.SocketTimeoutException.class, upstream::accept,
+            "the upstream was never dialled");
+        assertEquals(readBefore, plugin.metrics().bytesReadLocally(), "no piece byte was read");
+      }
+    }
+    DataNode node = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == dn.getXferPort()).findFirst()
+        .orElseThrow();
+    for (long id : new long[] {target, target + 1}) {
+      org.junit.jupiter.api.Assertions.assertThrows(
+          org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException.class,
+          () -> node.getFSDataset().getStoredBlock(pool, id), "no replica of blk_" + id + ", not even a temporary one");
+    }
+    LocatedBlock after = fs.getClient().getLocatedBlocks(path, 0, BLOCK).get(0);
+    assertEquals(b.getBlock().getGenerationStamp(), after.getBlock().getGenerationStamp());
+    assertArrayEquals(data, SealedArchiveClusterTest.readAll(fs, path, (int) BLOCK), "the piece is untouched");
+  }
+
+  /** The token with one bit of its password flipped: well formed, but not the NameNode's. */
+  private static byte[] forge(byte[] token) throws java.io.IOException {
+    org.apache.hadoop.security.token.Token<org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier> t =
+        new org.apache.hadoop.security.token.Token<>();
+    try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(token))) {
+      t.readFields(in);
+    }
+    byte[] password = t.getPassword().clone();
+    password[0] ^= 1;
+    return org.wideec.transport.TokenBytes.of(new org.apache.hadoop.security.token.Token<>(t.getIdentifier(),
+        password, t.getKind(), t.getService()));
   }
 
   /** A WRITE token of the NameNode's for a block it never allocated: valid to the DataNode, so only a limit refuses. */

@@ -329,6 +329,71 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     assertEquals(0, fsck.exit(), fsck.out());
   }
 
+  /**
+   * Another file takes a sealed file's path while unarchive runs: before the swap (the placeholder renamed away and a
+   * file made in its place) or between the swap's renames. Either way the run is refused naming what happened, the
+   * other file is left alone, and nothing of the sealed file is freed: codewords, reader's index and manifest stay,
+   * and its bytes still read back (through its placeholder, or from the restored copy a rerun then puts in place).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"decoded", "aside"})
+  void unarchiveIsRefusedWhenAnotherFileTakesThePathAndLosesNothing(String at) throws Exception {
+    String path = "/taken/" + at;
+    long length = 3 * BLOCK + 77;
+    byte[] data = write(path, length);
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    long placeholder = fs.getClient().getFileInfo(path).getFileId();
+    String manifest = store.pointer(new Path(path)).manifestPath();
+    long archive = org.wideec.archive.hdfs.ArchiveLayout.archiveInodeOf(manifest);
+    StripeManifest sealed = sealedManifest(path);
+    String moved = path + ".moved";
+    byte[] other = "another writer's file".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    org.wideec.archive.hdfs.Unarchiver.Hook intruder = step -> {
+      if (step.equals(at)) {
+        if (at.equals("decoded")) {
+          fs.rename(new Path(path), new Path(moved)); // the placeholder (and its pointer) goes elsewhere
+        }
+        try (FSDataOutputStream o = fs.create(new Path(path), false)) {
+          o.write(other);
+        }
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, intruder)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(at.equals("decoded") ? path + " changed while it was restored"
+        : "restoring " + path + " stopped: another file took its path"), e.getMessage());
+    long otherInode = fs.getClient().getFileInfo(path).getFileId();
+    assertArrayEquals(other, readAll(fs, path, other.length), "the other file is untouched");
+    // Nothing freed: every codeword as archived, the reader's index, the manifest.
+    assertEquals(sealed, store.read(new Path(manifest)));
+    for (ArchivedStripe s : sealed.stripes()) {
+      for (int u = 0; u < s.members().size(); u++) {
+        assertEquals(s.member(u).blockId(), located(s, u).getBlock().getBlockId());
+        assertEquals(s.member(u).crc32c(), ArchiveChecks.crc(readAll(fs, CodewordFiles.file(s, u).toString(),
+            (int) s.unitLength())), "codeword " + u + " of stripe " + s.stripeId());
+      }
+    }
+    assertTrue(fs.exists(store.layout().sealedIndex(placeholder)), "the reader's index is kept");
+    if (at.equals("decoded")) {
+      try (FileSystem ours = wideEc()) {
+        assertArrayEquals(data, readAll(ours, moved, (int) length), "the sealed file reads back where it went");
+      }
+      return;
+    }
+    ToolRun blocked = tool("unarchive", path);
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, blocked.exit(), blocked.out());
+    assertTrue(blocked.err().contains("restoring " + path + " is unfinished, and another file (inode " + otherInode
+        + ") took its path meanwhile"), blocked.err());
+    assertArrayEquals(other, readAll(fs, path, other.length), "still untouched");
+    fs.rename(new Path(path), new Path(moved));
+    ToolRun r = tool("unarchive", path, "--replication", "2");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertArrayEquals(data, readAll(fs, path, (int) length), "the restored bytes, by a stock client");
+    assertArrayEquals(other, readAll(fs, moved, other.length));
+    assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(manifest)),
+        "freed only once the file was back");
+  }
+
   private byte[] readAs(org.apache.hadoop.security.UserGroupInformation who, String path, int length) throws Exception {
     return who.doAs((java.security.PrivilegedExceptionAction<byte[]>) () -> {
       try (FileSystem ours = wideEc()) {

@@ -153,9 +153,14 @@ public final class BlockMover implements Closeable {
    * block's locations and no longer lists the source. Throws, naming file, block, source and target, when the
    * DataNode refuses (e.g. the source's replica is pinned) or the target never shows up. If the target is listed
    * but the source's replica outlives the wait, the move counts as done: the replica is where it must be, and the
-   * hinted one is excess already.
+   * hinted one is excess already. A block with fewer live replicas than its file's replication (a node lost) keeps
+   * the source's replica: the NameNode honours a delete hint only for an excess replica, so then the wait ends as
+   * soon as the target is listed.
    */
   public void move(Move m) throws IOException {
+    HdfsFileStatus file = dfs.getClient().getFileInfo(m.file());
+    boolean excess = file != null
+        && locations(m.file(), m.block().getBlockId()).size() + 1 > file.getReplication();
     sendReplaceBlock(m);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
     NameNodePoll poll = new NameNodePoll(50);
@@ -163,8 +168,9 @@ public final class BlockMover implements Closeable {
     while (true) {
       at = locations(m.file(), m.block().getBlockId());
       boolean targetThere = at.contains(m.target().getXferAddr());
-      if (targetThere && !at.contains(m.source().getXferAddr())) {
-        LOG.info("moved {}", m.describe());
+      if (targetThere && (!excess || !at.contains(m.source().getXferAddr()))) {
+        LOG.info("{} {}", excess ? "moved" : "copied (the block was short of replicas, so the source keeps its own)",
+            m.describe());
         return;
       }
       if (System.nanoTime() - deadline > 0) {

@@ -86,6 +86,16 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       return new PipelineCodewordEncoder(this, file);
     }
 
+    /**
+     * The plan {@link #encoderFor}'s encoder would run for stripe {@code s} of {@code file} now, from the live
+     * replicas and nodes, changing nothing ({@code --dry-run}).
+     */
+    public RapidRaidPlan plan(Path file, ArchivedStripe s) throws IOException {
+      PipelineCodewordEncoder e = new PipelineCodewordEncoder(this, file);
+      String name = e.nameOf(s);
+      return e.plan(s, name, e.locate(s, name), mover.liveNodes());
+    }
+
     /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
     public synchronized List<RapidRaidPlan> plans() {
       return List.copyOf(plans);
@@ -123,7 +133,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
 
   @Override
   public Encoded encode(ArchivedStripe s) throws IOException {
-    String name = Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
+    String name = nameOf(s);
     LinearCode code = s.code();
     int n = code.n();
     int k = code.k();
@@ -136,12 +146,14 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     // out and the chain planned again from where the replicas are now (copies already made stay: each kept the
     // block's replication), a few times at most.
     Set<String> leftOut = new HashSet<>();
+    RapidRaidPlan plan;
     RapidRaidChain chain;
     List<String> moved = new ArrayList<>();
     while (true) {
       Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
       candidates.keySet().removeAll(leftOut);
-      chain = chainFor(s, name, located, candidates);
+      plan = plan(s, name, located, candidates);
+      chain = plan.chain();
       try {
         moved.addAll(makeMoves(s, name, chain, live));
         break;
@@ -157,16 +169,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     if (!moved.isEmpty()) {
       located = locate(s, name);
     }
-    long[] lengths = new long[k];
-    for (int t = 0; t < s.sources().size(); t++) {
-      lengths[t] = s.sources().get(t).length();
-    }
-    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, code, chain, lengths, f.ports.conf().sliceBytes(),
-        f.ports.conf().maxFrameBytes());
-    if (plan.unitBytes() != unit) {
-      throw new IOException(name + ": its pieces make codewords of " + plan.unitBytes() + " bytes, the manifest "
-          + unit);
-    }
+    long[] lengths = plan.pieceLengths();
     ArchivedStripe onChain = plannedOnChain(s, chain);
     Path dir = new Path(s.parityFilePath());
     f.dfs.mkdirs(dir);
@@ -230,6 +233,26 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     LOG.info("{}: rapidraid pipeline done over {}; {} bytes across racks planned, {} moves", name, chain.sites(),
         plan.crossRackBytes(), moved.size());
     return new Encoded(members, sources, dirStatus.getFileId(), read, (long) n * unit, offPlan);
+  }
+
+  private String nameOf(ArchivedStripe s) {
+    return Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
+  }
+
+  /** The chain over {@code candidates} and RapidRAID's pipeline along it: what the DataNodes will run. */
+  private RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
+      Map<String, DatanodeInfo> candidates) throws IOException {
+    long[] lengths = new long[s.code().k()];
+    for (int t = 0; t < s.sources().size(); t++) {
+      lengths[t] = s.sources().get(t).length();
+    }
+    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chainFor(s, name, located, candidates), lengths,
+        f.ports.conf().sliceBytes(), f.ports.conf().maxFrameBytes());
+    if (plan.unitBytes() != s.unitLength()) {
+      throw new IOException(name + ": its pieces make codewords of " + plan.unitBytes() + " bytes, the manifest "
+          + s.unitLength());
+    }
+    return plan;
   }
 
   /**

@@ -126,13 +126,7 @@ public final class SealedArchiver {
         return archiveHeld(path, name, Codes.canonical(codeSpec), false);
       }
     }
-    if (st == null) {
-      throw new java.io.FileNotFoundException(name);
-    }
-    if (st.isDirectory()) {
-      throw new IOException(name + " is a directory: a non-systematic code seals files one by one (each file's"
-          + " codewords carry that file's permissions), so archive each file under it");
-    }
+    checkFile(name, st);
     long inode = st.getFileId();
     if (SealedFiles.isSealed(st)) {
       ArchivePointer p = store.pointer(path);
@@ -141,11 +135,54 @@ public final class SealedArchiver {
             + " pointer; run wide-ec fsck");
       }
       inode = ArchiveLayout.archiveInodeOf(p.manifestPath());
+    } else {
+      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
     }
     try (java.io.Closeable held = store.lock(inode)) {
       archiveInode = inode;
       return archiveHeld(path, name, Codes.canonical(codeSpec), SealedFiles.isSealed(st));
     }
+  }
+
+  /**
+   * The stripes a run would record for {@code path}, after the same checks, written nowhere ({@code --dry-run}).
+   *
+   * @throws IOException naming the file when it is sealed or being archived already (a run resumes it), or when a
+   *     check refuses it
+   */
+  public StripeManifest plan(Path path, String codeSpec) throws IOException {
+    String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
+    HdfsFileStatus st = dfs.getClient().getFileInfo(name);
+    checkFile(name, st);
+    if (SealedFiles.isSealed(st)) {
+      throw new IOException(name + " is sealed already: nothing to plan (wide-ec status " + name + " shows it)");
+    }
+    if (store.find(st.getFileId()) != null) {
+      throw new IOException(name + " is being archived already (manifest " + store.layout().manifest(st.getFileId())
+          + "): its plan is recorded; rerun without --dry-run to resume it");
+    }
+    archiveInode = st.getFileId();
+    return planChecked(name, Codes.canonical(codeSpec));
+  }
+
+  private static void checkFile(String name, HdfsFileStatus st) throws IOException {
+    if (st == null) {
+      throw new java.io.FileNotFoundException(name);
+    }
+    if (st.isDirectory()) {
+      throw new IOException(name + " is a directory: a non-systematic code seals files one by one (each file's"
+          + " codewords carry that file's permissions), so archive each file under it");
+    }
+  }
+
+  /** The sealing checks, then the plan from the live cluster. */
+  private StripeManifest planChecked(String name, String spec) throws IOException {
+    sealed.checkAncestorsTraversable(name);
+    sealed.checkAclsEnabled(name);
+    sealed.checkNoZoneNorSnapshot(name);
+    ArchivalSource source = new ArchivalSource(dfs);
+    return SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
+        id -> store.layout().codewordDir(archiveInode, id).toString());
   }
 
   private Result archiveHeld(Path path, String name, String spec, boolean alreadySealed) throws IOException {
@@ -156,13 +193,8 @@ public final class SealedArchiver {
         throw new IOException(name + " is sealed but its manifest " + store.layout().manifest(archiveInode)
             + " is gone; run wide-ec fsck");
       }
-      sealed.checkAncestorsTraversable(name);
-      sealed.checkAclsEnabled(name);
-      sealed.checkNoZoneNorSnapshot(name);
+      manifest = planChecked(name, spec);
       sealed.ensurePolicy(); // before any byte is written: a NameNode without our codec refuses here
-      ArchivalSource source = new ArchivalSource(dfs);
-      manifest = SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
-          id -> store.layout().codewordDir(archiveInode, id).toString());
       store.write(archiveInode, manifest);
       hook.recorded(manifest, null);
     } else {

@@ -72,9 +72,12 @@ final class SealedUnarchiver {
 
   /** True for a sealed placeholder, and for a restored file whose sealed layout is not freed yet. */
   static boolean applies(DistributedFileSystem dfs, String name) throws IOException {
+    if (swappingArchive(dfs, name) != null) {
+      return true; // a restore stopped between its renames, even if another file took the path since
+    }
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
     if (st == null) {
-      return swappingArchive(dfs, name) != null;
+      return false;
     }
     if (st.isDirectory()) {
       return false;
@@ -85,9 +88,17 @@ final class SealedUnarchiver {
   Unarchiver.Result unarchive(String name, short replication, Unarchiver.Progress progress) throws IOException {
     Path path = new Path(name);
     Long swapping = swappingArchive(dfs, name);
-    if (swapping != null && dfs.getClient().getFileInfo(name) == null) {
-      try (java.io.Closeable held = store.lock(swapping)) {
-        placeRestored(name, swapping); // a run stopped between the renames: the restored file goes in now
+    if (swapping != null) {
+      HdfsFileStatus there = dfs.getClient().getFileInfo(name);
+      if (there == null) {
+        try (java.io.Closeable held = store.lock(swapping)) {
+          placeRestored(name, swapping); // a run stopped between the renames: the restored file goes in now
+        }
+      } else if (!SealedFiles.isSealed(there) && !dfs.getXAttrs(path).containsKey(RESTORED_XATTR)) {
+        throw new IOException("restoring " + name + " is unfinished, and another file (inode " + there.getFileId()
+            + ") took its path meanwhile; it is left alone. The restored bytes stay whole at "
+            + new Path(store.layout().codewordRoot(swapping), "restored") + ", the codewords and manifest are kept."
+            + " Move that file away and rerun");
       }
     }
     ArchivePointer pointer = store.pointer(path);
