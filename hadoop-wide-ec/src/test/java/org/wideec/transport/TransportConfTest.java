@@ -35,6 +35,8 @@ class TransportConfTest {
     assertEquals(41, t.windowFor(26_000), "rounded up (1 MiB / 26000 = 40.3)");
     assertEquals(64, t.windowFor(8 * 1024), "capped at what a producer accepts (max-credits)");
     assertEquals(32, TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "32")).windowFor(512));
+    assertEquals(64, TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "1000")).windowFor(512),
+        "never beyond the default bound, which DataNodes keep unless lowered");
     assertThrows(IllegalArgumentException.class, () -> t.windowFor(0));
   }
 

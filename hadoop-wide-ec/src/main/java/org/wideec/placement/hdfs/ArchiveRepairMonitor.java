@@ -113,7 +113,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.metrics = metrics;
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    this.maxBackoff = conf.getLong(MAX_BACKOFF_KEY, MAX_BACKOFF_DEFAULT);
+    this.maxBackoff = maxBackoff(conf);
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
     this.staleReplication = (short) conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
         org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT);
@@ -136,12 +136,23 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
   }
 
+  /**
+   * The longest back-off: the key, or unset, an hour, or the first back-off if that is longer (a site that waited
+   * more than an hour between attempts before this key existed keeps working). At most a year, so that doubling it
+   * and adding it to System.nanoTime() never wrap.
+   */
+  static long maxBackoff(Configuration conf) {
+    long set = conf.getLong(MAX_BACKOFF_KEY, -1);
+    long max = set >= 0 ? set : Math.max(MAX_BACKOFF_DEFAULT, conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT));
+    return Math.min(max, TimeUnit.DAYS.toMillis(365));
+  }
+
   /** The settings checked before anything starts; the number of rebuild orders at once. */
   private static int checkedConcurrency(Configuration conf) {
     int max = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
     long confirm = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
-    long maxBackoff = conf.getLong(MAX_BACKOFF_KEY, MAX_BACKOFF_DEFAULT);
+    long maxBackoff = maxBackoff(conf);
     if (max < 1 || backoff < 1 || confirm < 1) {
       throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
           + " must be positive; got " + max + ", " + backoff + ", " + confirm);
