@@ -25,16 +25,11 @@
 #define STEP 2048
 #endif
 
-static void xor_into(unsigned char *dst, const unsigned char *src, int len) {
-  int i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t a, b;
-    memcpy(&a, dst + i, 8);
-    memcpy(&b, src + i, 8);
-    a ^= b;
-    memcpy(dst + i, &a, 8);
-  }
-  for (; i < len; i++) {
+/* dst ^= src. Cloned per instruction set (the library is built for any x86-64): the wide path runs it over each
+ * group's partial products, so at 8 sources per group it moves about as many bytes through L2 as ISA-L does. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void xor_into(unsigned char *restrict dst, const unsigned char *restrict src, int len) {
+  for (int i = 0; i < len; i++) {
     dst[i] ^= src[i];
   }
 }
