@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Chosen once per process, when the native coder first codes a wide stripe, by the JVM system property
  * {@value #PROPERTY}: {@code auto} (default: the table below, by processor), {@code calibrate} (time each
- * candidate on buffers streamed from memory, about half a second, like Backblaze's CodingLoop choice),
+ * candidate on buffers streamed from memory, under a second, like Backblaze's CodingLoop choice),
  * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0}. Never throws: a value
  * that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
  */
