@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
         out[s] = malloc(sizeof(unsigned char *) * rows);
         for (int i = 0; i < k; i++) {
           if (posix_memalign((void **) &in[s][i], 64, cell) != 0) return 1;
-          for (int j = 0; j < cell; j++) in[s][i][j] = (unsigned char) rand();
+          for (int j = 0; j < cell; j++) in[s][i][j] = (unsigned char) (j * 131 + i * 7 + s);
         }
         for (int i = 0; i < rows; i++) {
           if (posix_memalign((void **) &out[s][i], 64, cell) != 0) return 1;

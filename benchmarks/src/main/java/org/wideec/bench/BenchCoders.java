@@ -109,17 +109,13 @@ public final class BenchCoders {
     String[] limitCodes = {NARROW, WIDE};
     String[] both = {STREAMED, CACHED};
     int[] isalCells = quick ? new int[] {MIB} : new int[] {65536, MIB};
-    // Native encode (also with the old wide slicing) and raw ISA-L run twice, at the start and at the end, and each
-    // keeps its better round: on a shared machine a burst of other work then cannot make one side of nativeVsIsal,
-    // wideVsNarrow or wideTunedVsDefault look slow.
+    // What the target ratios divide runs twice, at the start and at the end, each keeping its better round: on a
+    // shared machine a burst of other work then cannot make one side of a ratio look slow or a limit look low.
     rawIsal(isalBench, isalCells, quick);
-    jmh(CODES, mib, new String[] {"native"}, new String[] {"encode"}, new String[] {STREAMED}, 1, quick);
-    jmh(new String[] {WIDE}, mib, new String[] {"native-default"}, new String[] {"encode"}, new String[] {STREAMED}, 1, quick);
+    round(quick);
     if (quick) {
-      // Just what the ratios need: native encode of every code at 1 MiB, the in-cache speed and 2 threads for
-      // RS(10,4) and RS(128,4), the wide code with the old slicing, Java on RS(10,4), Hadoop's RSRawEncoder and
-      // our rs-codec coder on RS(6,3) and RS(10,4).
-      jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, new String[] {CACHED}, 1, true);
+      // Just what the ratios need besides the rounds: 2 threads for RS(10,4) and RS(128,4), Java on RS(10,4),
+      // Hadoop's RSRawEncoder and our rs-codec coder on RS(6,3) and RS(10,4).
       jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, both, 2, true);
       jmh(new String[] {NARROW}, mib, new String[] {"java"}, new String[] {"encode"}, new String[] {STREAMED}, 1, true);
       jmh(STOCK_RS, mib, new String[] {"hadoop-java", "rs-codec"}, new String[] {"encode"}, new String[] {STREAMED}, 1, true);
@@ -128,11 +124,9 @@ public final class BenchCoders {
       jmh(CODES, cells, coders, OPS, new String[] {STREAMED}, 1, false);
       jmh(new String[] {NARROW}, cells, new String[] {"java-table"}, OPS, new String[] {STREAMED}, 1, false);
       jmh(STOCK_RS, cells, new String[] {"rs-codec"}, new String[] {"encode"}, new String[] {STREAMED}, 1, false);
-      jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, new String[] {CACHED}, 1, false);
       jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, both, 2, false);
     }
-    jmh(new String[] {WIDE}, mib, new String[] {"native-default"}, new String[] {"encode"}, new String[] {STREAMED}, 1, quick);
-    jmh(CODES, mib, new String[] {"native"}, new String[] {"encode"}, new String[] {STREAMED}, 1, quick);
+    round(quick);
     rawIsal(isalBench, isalCells, quick);
     Map<String, Double> ratios = ratios();
     write(out, quick, command, ratios);
@@ -142,6 +136,15 @@ public final class BenchCoders {
           .append(String.format(Locale.ROOT, "%.3f", e.getValue()));
     }
     System.out.println(json.append('}'));
+  }
+
+  /** Native encode of every code streamed, RS(128,4) with the old slicing, and the in-cache speed (1 thread). */
+  private void round(boolean quick) throws Exception {
+    String[] mib = {String.valueOf(MIB)};
+    String[] encode = {"encode"};
+    jmh(CODES, mib, new String[] {"native"}, encode, new String[] {STREAMED}, 1, quick);
+    jmh(new String[] {WIDE}, mib, new String[] {"native-default"}, encode, new String[] {STREAMED}, 1, quick);
+    jmh(new String[] {NARROW, WIDE}, mib, new String[] {"native"}, encode, new String[] {CACHED}, 1, quick);
   }
 
   /** Single-core and two-thread memory-read bandwidth, over 4x the LLC per thread (native/bench/mem_read.c). */
@@ -333,8 +336,9 @@ public final class BenchCoders {
         .append(" cells they read\n");
     md.append(String.format(Locale.ROOT, "- inputs: every operation works on the next stripe of a rotating set of at"
         + " least %d MiB per thread (4x the last-level cache), raw ISA-L likewise; `cached`: one stripe of at most a quarter"
-        + " of the last-level cache (cells shrunk to fit), the in-cache compute speed; native encode at 1 MiB (`native` and `native-default`) and raw ISA-L"
-        + " run once at the start and once at the end, each keeping its better round%n", (4 * llc) >> 20));
+        + " of the last-level cache (cells shrunk to fit), the in-cache compute speed; one-thread native encode at 1 MiB"
+        + " (`native`, `native-default`, streamed and cached) and raw ISA-L run once at the start and once at the end, each"
+        + " keeping its better round%n", (4 * llc) >> 20));
     md.append("- `native`: ours on ISA-L (direct buffers); `native-default`: the same with the slicing before per-processor")
         .append(" tuning; `java`: our Java kernel (heap); `java-table`: our table-driven")
         .append(" Java kernel; `hadoop-java`: Hadoop's RSRawEncoder/RSRawDecoder on RS(k, n-k); `raw ISA-L`: native/bench/isal_bench,")

@@ -340,15 +340,22 @@ public class CoderBenchmark {
     return out;
   }
 
+  private byte[] randomCell;
+
   private ByteBuffer[] buffers(int count, boolean direct, Random fill) {
     ByteBuffer[] b = new ByteBuffer[count];
-    byte[] tmp = new byte[cell];
     for (int i = 0; i < count; i++) {
       // 64-byte aligned direct buffers, as ISA-L's own benchmark (and native/bench/isal_bench) uses.
       b[i] = direct ? ByteBuffer.allocateDirect(cell + 64).alignedSlice(64).limit(cell).slice() : ByteBuffer.allocate(cell);
       if (fill != null) {
-        fill.nextBytes(tmp);
-        b[i].put(0, tmp);
+        // One random cell, each copy with its own first 8 bytes: coding speed does not depend on the bytes, and
+        // filling hundreds of MiB with Random per fork would double the quick run.
+        if (randomCell == null) {
+          randomCell = new byte[cell];
+          fill.nextBytes(randomCell);
+        }
+        b[i].put(0, randomCell);
+        b[i].putLong(0, fill.nextLong());
       }
     }
     return b;

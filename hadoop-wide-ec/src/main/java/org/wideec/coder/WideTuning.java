@@ -32,8 +32,10 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
 
   /**
    * Measured choices by processor ("vendor family", from /proc/cpuinfo). AMD family 25 (Zen 3/4): on an EPYC Zen 4
-   * (1 MiB L2, 32 MiB L3) streaming RS(128,4) from memory, 8 sources x 16 KiB ran about 2-2.5x faster than 32 x 64 KiB;
-   * software prefetch did not help (issue 15, benchmarks/RESULTS.md).
+   * (1 MiB L2, 32 MiB L3) streaming RS(128,4) from memory, 8 sources x 16 KiB ran 1.3-2.0x faster than 32 x 64 KiB
+   * in five quick runs of dev-support/bench-coders.sh (wideTunedVsDefault, a loaded machine); in C, 6-12 sources and
+   * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and software prefetch only slowed
+   * it down (issue 15, benchmarks/RESULTS.md).
    */
   static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0));
 
