@@ -3,7 +3,7 @@
  * Input (stdin or file): records "name k rows" followed by rows*k coefficients. Arguments: cell sizes in
  * bytes. Output: one line per (matrix, cell): "name cell gbps" where gbps counts data bytes encoded per
  * second (k * cell per encode), the convention of ISA-L's own perf tests.
- * The best of five intervals of ISAL_BENCH_SECONDS / 5 is printed.
+ * The best of ISAL_BENCH_INTERVALS (default 5) equal intervals of ISAL_BENCH_SECONDS in all is printed.
  * ISAL_BENCH_WORKING_SET (bytes): each encode works on the next of a rotating set of stripes at least that
  * large (at least two), so inputs stream from memory as the coder benchmark's do; unset: one stripe.
  */
@@ -22,6 +22,8 @@ static double now(void) {
 int main(int argc, char **argv) {
   double seconds = getenv("ISAL_BENCH_SECONDS") ? atof(getenv("ISAL_BENCH_SECONDS")) : 1.0;
   double workingSet = getenv("ISAL_BENCH_WORKING_SET") ? atof(getenv("ISAL_BENCH_WORKING_SET")) : 0;
+  int intervals = getenv("ISAL_BENCH_INTERVALS") ? atoi(getenv("ISAL_BENCH_INTERVALS")) : 5;
+  if (intervals < 1) intervals = 1;
   char name[256];
   int k, rows;
   while (scanf("%255s %d %d", name, &k, &rows) == 3) {
@@ -56,11 +58,12 @@ int main(int argc, char **argv) {
         }
       }
       for (int s = 0; s < sets; s++) ec_encode_data(cell, k, rows, tables, in[s], out[s]);
-      /* Best of five equal intervals, as the coder benchmark reports its best iteration (other jobs on a shared
-       * machine only slow an interval down). */
+      /* Best of equal intervals, as the coder benchmark reports its best iteration (other jobs on a shared machine
+       * only slow an interval down); BenchCoders makes them as long as its iterations, or the best of many short
+       * intervals would flatter this side. */
       double best = 0;
       int s = 0;
-      for (int interval = 0; interval < 5; interval++) {
+      for (int interval = 0; interval < intervals; interval++) {
         long iters = 0;
         double t0 = now(), t;
         do {
@@ -70,7 +73,7 @@ int main(int argc, char **argv) {
           }
           iters += 4;
           t = now();
-        } while (t - t0 < seconds / 5);
+        } while (t - t0 < seconds / intervals);
         double gbps = (double) k * cell * iters / (t - t0) / 1e9;
         best = gbps > best ? gbps : best;
       }

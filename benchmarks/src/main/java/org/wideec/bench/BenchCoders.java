@@ -225,7 +225,9 @@ public final class BenchCoders {
       cmd.add(String.valueOf(c));
     }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("ISAL_BENCH_SECONDS", quick ? "0.5" : "1.5");
+    // As many intervals, as long, as the JMH iterations it is compared with (a best of shorter ones would flatter it).
+    pb.environment().put("ISAL_BENCH_SECONDS", quick ? "1.6" : "2.5");
+    pb.environment().put("ISAL_BENCH_INTERVALS", quick ? "4" : "5");
     pb.environment().put("ISAL_BENCH_WORKING_SET", String.valueOf(4 * llc));
     Process p = pb.start();
     try (OutputStream o = p.getOutputStream(); PrintWriter w = new PrintWriter(o, false, StandardCharsets.US_ASCII)) {
