@@ -340,7 +340,7 @@ public final class BenchCoders {
         + " least %d MiB per thread (4x the last-level cache), raw ISA-L likewise; `cached`: one stripe of at most a quarter"
         + " of the last-level cache (cells shrunk to fit), the in-cache compute speed; one-thread native encode at 1 MiB"
         + " (`native`, `native-default`, streamed and cached) and raw ISA-L run once at the start and once at the end, each"
-        + " keeping its better round%n", (4 * llc) >> 20));
+        + " keeping its better round; every direct cell sits 64 bytes into a page, on both sides%n", (4 * llc) >> 20));
     md.append("- `native`: ours on ISA-L (direct buffers); `native-default`: the same with the slicing before per-processor")
         .append(" tuning; `java`: our Java kernel (heap); `java-table`: our table-driven")
         .append(" Java kernel; `hadoop-java`: Hadoop's RSRawEncoder/RSRawDecoder on RS(k, n-k); `raw ISA-L`: native/bench/isal_bench,")
