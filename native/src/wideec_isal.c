@@ -20,7 +20,7 @@
 #include <immintrin.h>
 
 #define MAX_UNITS 255
-/* Bytes computed between two batches of software prefetches (prefetch mode 1). */
+/* Bytes computed between two batches of software prefetches (prefetch > 0). */
 #ifndef STEP
 #define STEP 2048
 #endif
@@ -47,8 +47,10 @@ static void prefetch_part(unsigned char **in, int c0, int g, int off, int from, 
 /*
  * out[r] = sum_c a[r][c] in[c]; tables from ec_init_tables(k, rows, a).
  * group: sources per pass (group >= k: one ec_encode_data over everything); slice: bytes per pass;
- * prefetch 1: while a group's slice is computed in STEP-byte steps, the next group's (or next slice's
- * first group's) lines are prefetched in as many parts, so memory works while the core multiplies.
+ * prefetch > 0: the slice is computed in STEP-byte steps, and each step first prefetches the lines that the
+ * step `prefetch` bytes later reads (of this group, then of the next group or the next slice's first), so
+ * memory could work while the core multiplies. On the AMD EPYC it only slowed coding down; kept as a
+ * tuning candidate for other processors (WideTuning).
  * Every choice computes the same sums in GF(2^8), so the bytes are identical whatever the tuning.
  */
 static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
@@ -96,8 +98,6 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
         int noff = c0 + group < k ? off : off + slice;
         int ng = k - nc0 < group ? k - nc0 : group;
         int nn = noff >= len ? 0 : (len - noff < slice ? len - noff : slice);
-        /* Step through the slice; at each step prefetch what the step `dist` bytes later reads, of this
-         * group while it lasts, then of the next one, so the loads are in flight before ISA-L needs them. */
         for (int o = 0; o < n; o += STEP) {
           int m = n - o < STEP ? n - o : STEP;
           for (int c = 0; c < g; c++) {
