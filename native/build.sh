@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds libwideec.so (JNI over ISA-L) and the raw ISA-L benchmark into native/build.
+# Builds libwideec.so (JNI over ISA-L), the raw ISA-L benchmark and the memory-read probe into native/build.
 # Usage: native/build.sh [JAVA_HOME] [CLASSES_DIR]  -- CLASSES_DIR also gets a copy of the library, so the
 # jar carries it. Without ISA-L headers or a C compiler it says so and exits 0: the Java coder takes over.
 set -euo pipefail
@@ -21,6 +21,7 @@ mkdir -p "$out"
   -I"$java_home/include" -I"$java_home/include/linux" \
   -o "$out/libwideec.so" "$here/src/wideec_isal.c" -lisal
 "$cc" -O2 -Wall -o "$out/isal_bench" "$here/bench/isal_bench.c" -lisal
+"$cc" -O2 -Wall -pthread -o "$out/mem_read" "$here/bench/mem_read.c"
 if [ -n "$classes" ]; then
   mkdir -p "$classes/native/linux-x86_64"
   cp "$out/libwideec.so" "$classes/native/linux-x86_64/libwideec.so"

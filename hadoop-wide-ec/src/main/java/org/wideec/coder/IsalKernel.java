@@ -10,14 +10,25 @@ import org.wideec.code.LinearCode;
  * repair) runs ISA-L's {@code xor_gen} instead.
  */
 public final class IsalKernel implements CodingKernel {
-  public static final IsalKernel INSTANCE = new IsalKernel();
+  /** Wide multiplies sliced as {@link WideTuning#current()} says. */
+  public static final IsalKernel INSTANCE = new IsalKernel(null);
 
   /** Per-thread position arrays and wide-stripe scratch, so a call allocates nothing. */
   private static final ThreadLocal<int[][]> POSITIONS = ThreadLocal.withInitial(() -> new int[][] {
       new int[LinearCode.MAX_UNITS], new int[LinearCode.MAX_UNITS]});
   private static final ThreadLocal<ByteBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
 
-  private IsalKernel() {}
+  /** Null: {@link WideTuning#current()}, looked up on the first wide multiply. */
+  private final WideTuning tuning;
+
+  private IsalKernel(WideTuning tuning) {
+    this.tuning = tuning;
+  }
+
+  /** A kernel slicing wide multiplies as {@code tuning} says, whatever this process chose (tests, benchmarks). */
+  public static IsalKernel tuned(WideTuning tuning) {
+    return new IsalKernel(java.util.Objects.requireNonNull(tuning, "tuning"));
+  }
 
   @Override
   public String name() {
@@ -50,8 +61,16 @@ public final class IsalKernel implements CodingKernel {
       return;
     }
     positions(inputs, pos[0]);
-    ByteBuffer scratch = m.cols() > WIDE_K ? scratch(m.rows()) : null;
-    IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, scratch);
+    // Up to WIDE_SOURCES sources ISA-L streams them all at once; a process without wide stripes never resolves
+    // the tuning. A kernel built with a tuning applies it to every multiply (so tests reach every path).
+    WideTuning t = tuning != null ? tuning : m.cols() > WIDE_SOURCES ? WideTuning.current() : null;
+    if (t == null || m.cols() <= t.group()) {
+      IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, null,
+          LinearCode.MAX_UNITS, 0, 0);
+    } else {
+      IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len,
+          scratch(m.rows(), t.sliceBytes()), t.group(), t.sliceBytes(), t.prefetchBytes());
+    }
   }
 
   /**
@@ -67,7 +86,8 @@ public final class IsalKernel implements CodingKernel {
     IsalNative.update(tables(m), m.cols(), m.rows(), source, delta, delta.position(), outputs, outPos, len);
   }
 
-  private static final int WIDE_K = IsalNative.isAvailable() ? IsalNative.wideK() : Integer.MAX_VALUE;
+  /** Sources beyond which a multiply is wide and sliced (as before per-processor tuning: ECWide §2.2). */
+  static final int WIDE_SOURCES = 32;
 
   private static ByteBuffer tables(CodingMatrix m) {
     return m.nativeTables(mm -> {
@@ -77,9 +97,9 @@ public final class IsalKernel implements CodingKernel {
     });
   }
 
-  private static ByteBuffer scratch(int rows) {
+  private static ByteBuffer scratch(int rows, int sliceBytes) {
     ByteBuffer[] holder = SCRATCH.get();
-    int need = IsalNative.sliceBytes() * rows;
+    int need = sliceBytes * rows;
     if (holder[0] == null || holder[0].capacity() < need) {
       // 64-byte aligned: ISA-L's vector loads and stores are fastest on aligned rows.
       holder[0] = ByteBuffer.allocateDirect(need + 64).alignedSlice(64);

@@ -66,16 +66,10 @@ public final class IsalNative {
     }
   }
 
-  /** Bytes of the per-row scratch the wide-stripe path uses per thread. */
-  static native int sliceBytes();
-
-  /** Sources above which the native code works in slices and source groups. */
-  static native int wideK();
-
   static native void initTables(int k, int rows, byte[] matrix, ByteBuffer tables);
 
   static native void multiply(ByteBuffer tables, int k, int rows, ByteBuffer[] inputs, int[] inPos,
-      ByteBuffer[] outputs, int[] outPos, int len, ByteBuffer scratch);
+      ByteBuffer[] outputs, int[] outPos, int len, ByteBuffer scratch, int group, int slice, int prefetch);
 
   static native void xor(ByteBuffer[] inputs, int[] inPos, int count, ByteBuffer output, int outPos, int len);
 

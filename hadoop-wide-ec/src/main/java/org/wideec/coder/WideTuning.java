@@ -1,0 +1,148 @@
+package org.wideec.coder;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the native coder slices a multiply with many sources (a wide stripe): {@code group} sources per pass,
+ * {@code sliceBytes} per pass, and optional software prefetch {@code prefetchBytes} ahead (0 = off). Streaming
+ * all k sources at once loses the hardware prefetchers beyond a few dozen streams (ECWide §2.2); how few
+ * streams a pass may read, and how long, depends on the processor. Every tuning gives the same bytes
+ * (NativeTuningKernelTest checks each candidate), so the choice changes speed only.
+ *
+ * <p>Chosen once per process, when the native coder first codes a wide stripe, by the JVM system property
+ * {@value #PROPERTY}: {@code auto} (default: the table below, by processor), {@code calibrate} (time each
+ * candidate on buffers streamed from memory, under a second, like Backblaze's CodingLoop choice),
+ * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0}. Never throws: a value
+ * that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
+ */
+public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
+  private static final Logger LOG = LoggerFactory.getLogger(WideTuning.class);
+  public static final String PROPERTY = "wide-ec.coder.wide.tuning";
+
+  /** The slicing before per-processor tuning: 32 sources x 64 KiB, tuned on an Intel Xeon (benchmarks/RESULTS.md). */
+  public static final WideTuning DEFAULT = new WideTuning(32, 64 << 10, 0);
+
+  /**
+   * Measured choices by processor ("vendor family", from /proc/cpuinfo). AMD family 25 (Zen 3/4): on an EPYC Zen 4
+   * (1 MiB L2, 32 MiB L3) streaming RS(128,4) from memory, 8 sources x 16 KiB ran 1.3-2.0x faster than 32 x 64 KiB
+   * in five quick runs of dev-support/bench-coders.sh (wideTunedVsDefault, a loaded machine); in C, 6-12 sources and
+   * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and software prefetch only slowed
+   * it down (issue 15, benchmarks/RESULTS.md).
+   */
+  static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0));
+
+  /** What calibration tries: the table's choices, neighbours of them, and prefetch variants. */
+  static final List<WideTuning> CANDIDATES = List.of(DEFAULT, new WideTuning(16, 32 << 10, 0),
+      new WideTuning(8, 16 << 10, 0), new WideTuning(8, 64 << 10, 0), new WideTuning(4, 16 << 10, 0),
+      new WideTuning(12, 32 << 10, 0), new WideTuning(8, 16 << 10, 4096), new WideTuning(16, 32 << 10, 4096));
+
+  public WideTuning {
+    if (group < 1 || group > 255) {
+      throw new IllegalArgumentException("group " + group + " outside 1..255");
+    }
+    if (sliceBytes < 64 || sliceBytes > (16 << 20) || sliceBytes % 64 != 0) {
+      throw new IllegalArgumentException("slice " + sliceBytes + " bytes: a multiple of 64 in 64..16m");
+    }
+    if (prefetchBytes < 0 || prefetchBytes > (1 << 20)) {
+      throw new IllegalArgumentException("prefetch " + prefetchBytes + " bytes outside 0..1m");
+    }
+  }
+
+  /** The tuning of this process (see the class comment); chosen on first use. */
+  public static WideTuning current() {
+    return Chosen.TUNING;
+  }
+
+  /** The candidates calibration measures, for tests and benchmarks. */
+  public static List<WideTuning> candidates() {
+    return CANDIDATES;
+  }
+
+  /** Parses {@code group=8,slice=16k,prefetch=0} (slice and prefetch in bytes, with an optional k or m). */
+  public static WideTuning parse(String s) {
+    int group = DEFAULT.group;
+    int slice = DEFAULT.sliceBytes;
+    int prefetch = 0;
+    for (String part : s.split(",")) {
+      String[] kv = part.trim().split("=", 2);
+      if (kv.length != 2) {
+        throw new IllegalArgumentException("expected key=value, got '" + part.trim() + "'");
+      }
+      String v = kv[1].trim();
+      switch (kv[0].trim().toLowerCase(Locale.ROOT)) {
+        case "group" -> group = Integer.parseInt(v);
+        case "slice" -> slice = (int) LastLevelCache.parseSize(v);
+        case "prefetch" -> prefetch = (int) LastLevelCache.parseSize(v);
+        default -> throw new IllegalArgumentException("unknown key '" + kv[0].trim() + "' (group, slice, prefetch)");
+      }
+    }
+    return new WideTuning(group, slice, prefetch);
+  }
+
+  @Override
+  public String toString() {
+    return "group=" + group + ",slice=" + (sliceBytes % 1024 == 0 ? (sliceBytes / 1024) + "k" : String.valueOf(sliceBytes))
+        + ",prefetch=" + prefetchBytes;
+  }
+
+  /** The table's choice for "vendor family", else {@link #DEFAULT}. */
+  static WideTuning forProcessor(String processor) {
+    return BY_PROCESSOR.getOrDefault(processor, DEFAULT);
+  }
+
+  /** "vendor family" of CPU 0 from /proc/cpuinfo, e.g. "AuthenticAMD 25", or "unknown". */
+  static String processor() {
+    try {
+      String vendor = null;
+      String family = null;
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.US_ASCII)) {
+        int colon = line.indexOf(':');
+        if (colon < 0) {
+          if (vendor != null && family != null) {
+            break;
+          }
+          continue;
+        }
+        String key = line.substring(0, colon).trim();
+        if (key.equals("vendor_id") && vendor == null) {
+          vendor = line.substring(colon + 1).trim();
+        } else if (key.equals("cpu family") && family == null) {
+          family = line.substring(colon + 1).trim();
+        }
+      }
+      return vendor != null && family != null ? vendor + " " + family : "unknown";
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  /** Resolves the property once; never throws (a coder runs in NameNode and DataNode threads). */
+  static WideTuning choose(String setting, String processor) {
+    String v = setting == null ? "auto" : setting.trim().toLowerCase(Locale.ROOT);
+    try {
+      WideTuning t = switch (v) {
+        case "", "auto" -> forProcessor(processor);
+        case "default" -> DEFAULT;
+        case "calibrate" -> WideCalibration.run(CANDIDATES);
+        default -> parse(v);
+      };
+      LOG.info("wide-stripe coding: {} ({}={}, processor {})", t, PROPERTY, v.isEmpty() ? "auto" : v, processor);
+      return t;
+    } catch (RuntimeException | OutOfMemoryError | LinkageError e) {
+      LOG.warn("wide-stripe coding: {}={} failed ({}); using the defaults {}", PROPERTY, v, e.toString(), DEFAULT);
+      return DEFAULT;
+    }
+  }
+
+  private static final class Chosen {
+    static final WideTuning TUNING = choose(System.getProperty(PROPERTY), processor());
+  }
+}

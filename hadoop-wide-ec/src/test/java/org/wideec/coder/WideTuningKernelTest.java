@@ -1,0 +1,132 @@
+package org.wideec.coder;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.gf.Gf256;
+import org.wideec.gf.Matrix;
+
+/**
+ * Every slicing of the native wide path gives the bytes of the table-driven Java kernel: each calibration
+ * candidate, the table's choices and edge tunings (one source per pass, 64-byte slices, prefetch further than
+ * a slice), for every k from 2 to 255, 1 to 6 rows, odd lengths and unaligned positions.
+ */
+class WideTuningKernelTest {
+  static final int[] LENGTHS = {1, 63, 4097, 16_385, 33_333, 70_001, 131_149};
+  static final int OFFSET_MAX = 8;
+  /** Direct buffers reused by every case: allocating them per case leaves the JVM waiting for GC to free them. */
+  static final ByteBuffer[] IN = new ByteBuffer[255];
+  static final ByteBuffer[] OUT = new ByteBuffer[6];
+
+  static {
+    for (int i = 0; i < IN.length; i++) {
+      IN[i] = ByteBuffer.allocateDirect(131_149 + OFFSET_MAX);
+    }
+    for (int i = 0; i < OUT.length; i++) {
+      OUT[i] = ByteBuffer.allocateDirect(131_149 + OFFSET_MAX);
+    }
+  }
+
+  static List<WideTuning> tunings() {
+    List<WideTuning> t = new ArrayList<>(WideTuning.candidates());
+    t.addAll(WideTuning.BY_PROCESSOR.values());
+    t.add(new WideTuning(1, 64, 0));
+    t.add(new WideTuning(2, 192, 64));
+    t.add(new WideTuning(7, 4096, 100_000));
+    t.add(new WideTuning(31, 1 << 20, 2048));
+    t.add(new WideTuning(254, 64 << 10, 0));
+    return t;
+  }
+
+  @Test
+  void everyTuningGivesTheJavaKernelsBytesForEveryKFrom2To255() {
+    NativeRequirement.nativeCoder();
+    Random r = new Random(15);
+    List<WideTuning> tunings = tunings();
+    for (int k = 2; k <= 255; k++) {
+      int rows = 1 + k % 6;
+      // Up to two 16 KiB slices here; the longer lengths, for a few widths, below.
+      check(k, rows, LENGTHS[k % 5], k % 5, tunings, r);
+    }
+  }
+
+  @Test
+  void everyTuningGivesTheSameBytesAtEveryLengthForSomeWidths() {
+    NativeRequirement.nativeCoder();
+    Random r = new Random(16);
+    for (int k : new int[] {2, 9, 33, 128, 255}) {
+      for (int len : LENGTHS) {
+        check(k, 4, len, 3, tunings(), r);
+      }
+    }
+  }
+
+  @Test
+  void wideCodesDecodeIdenticallyUnderEveryTuning() {
+    NativeRequirement.nativeCoder();
+    for (String spec : new String[] {"rs:k=128,m=4", "azure-lrc:k=128,r=27,g=3"}) {
+      LinearCode code = Codes.fromSpec(spec);
+      ErasureCoder java = new ErasureCoder(code, JavaKernel.INSTANCE);
+      ByteBuffer[] data = ErasureCoderTest.randomData(code.k(), 40_001, true, new Random(spec.hashCode()));
+      ByteBuffer[] units = ErasureCoderTest.codeword(java, data, 40_001, true);
+      int[] erased = {0, 5, 64};
+      ByteBuffer[] avail = ErasureCoderTest.without(units, erased);
+      for (WideTuning t : tunings()) {
+        ErasureCoder nat = new ErasureCoder(code, IsalKernel.tuned(t));
+        ByteBuffer[] again = ErasureCoderTest.codeword(nat, data, 40_001, true);
+        ByteBuffer[] out = ErasureCoderTest.buffers(erased.length, 40_001, true);
+        nat.reconstruct(avail, erased, out);
+        for (int u = 0; u < code.n(); u++) {
+          assertArrayEquals(ErasureCoderTest.bytes(units[u]), ErasureCoderTest.bytes(again[u]), spec + " " + t + " unit " + u);
+        }
+        for (int i = 0; i < erased.length; i++) {
+          assertArrayEquals(ErasureCoderTest.bytes(units[erased[i]]), ErasureCoderTest.bytes(out[i]),
+              spec + " " + t + " decode of " + erased[i]);
+        }
+      }
+    }
+  }
+
+  private static void check(int k, int rows, int len, int offset, List<WideTuning> tunings, Random r) {
+    int[][] a = new int[rows][k];
+    for (int[] row : a) {
+      for (int c = 0; c < k; c++) {
+        row[c] = r.nextInt(256);
+      }
+    }
+    CodingMatrix m = new CodingMatrix(Matrix.of(Gf256.INSTANCE, a));
+    ByteBuffer[] heapIn = new ByteBuffer[k];
+    ByteBuffer[] directIn = new ByteBuffer[k];
+    byte[] tmp = new byte[len];
+    for (int c = 0; c < k; c++) {
+      r.nextBytes(tmp);
+      heapIn[c] = ByteBuffer.allocate(len + offset).position(offset);
+      heapIn[c].put(offset, tmp);
+      directIn[c] = IN[c].clear().position(offset).slice().limit(len);
+      directIn[c].put(0, tmp);
+    }
+    ByteBuffer[] expected = new ByteBuffer[rows];
+    for (int i = 0; i < rows; i++) {
+      expected[i] = ByteBuffer.allocate(len);
+    }
+    JavaKernel.INSTANCE.multiply(m, heapIn, expected, len);
+    for (WideTuning t : tunings) {
+      ByteBuffer[] out = new ByteBuffer[rows];
+      for (int i = 0; i < rows; i++) {
+        out[i] = OUT[i].clear().position(offset).slice().limit(len);
+        out[i].put(0, new byte[len]).put(0, (byte) 0x5a);
+      }
+      IsalKernel.tuned(t).multiply(m, directIn, out, len);
+      for (int i = 0; i < rows; i++) {
+        assertArrayEquals(ErasureCoderTest.bytes(expected[i]), ErasureCoderTest.bytes(out[i]),
+            "k=" + k + " rows=" + rows + " len=" + len + " offset=" + offset + " " + t + " row " + i);
+      }
+    }
+  }
+}
