@@ -148,6 +148,13 @@ static void throw_state(JNIEnv *env, const char *msg) {
   }
 }
 
+/* The calls' shape, checked by IsalNative when it loads: a library built for other signatures (an older jar's, left
+ * on java.library.path) must be refused there, not fail, or misread its arguments, at a DataNode's first encode.
+ * 2: multiply takes group, slice and prefetch. */
+JNIEXPORT jint JNICALL Java_org_wideec_coder_IsalNative_abiVersion(JNIEnv *env, jclass cls) {
+  return 2;
+}
+
 JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_initTables(JNIEnv *env, jclass cls, jint k, jint rows,
                                                                     jbyteArray matrix, jobject tables) {
   unsigned char a[MAX_UNITS * MAX_UNITS];

@@ -41,7 +41,25 @@ public final class IsalNative {
     return UNAVAILABLE;
   }
 
+  /** The native calls' shape this class needs (wideec_isal.c's abiVersion). */
+  static final int ABI_VERSION = 2;
+
   private static String load() {
+    String loaded = loadLibrary();
+    if (loaded != null) {
+      return loaded;
+    }
+    try {
+      int abi = abiVersion();
+      return abi == ABI_VERSION ? null : "lib" + LIBRARY + ".so is built for native calls of version " + abi + ", this jar"
+          + " makes version " + ABI_VERSION + " calls: install the library from the same release (an older one on"
+          + " java.library.path?)";
+    } catch (UnsatisfiedLinkError e) {
+      return "lib" + LIBRARY + ".so predates this jar (no abiVersion): install the library from the same release";
+    }
+  }
+
+  private static String loadLibrary() {
     if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
         || !System.getProperty("os.arch", "").matches("amd64|x86_64")) {
       return "built for linux x86_64 only, this is " + System.getProperty("os.name") + "/" + System.getProperty("os.arch");
@@ -65,6 +83,8 @@ public final class IsalNative {
       return e.getMessage();
     }
   }
+
+  static native int abiVersion();
 
   static native void initTables(int k, int rows, byte[] matrix, ByteBuffer tables);
 

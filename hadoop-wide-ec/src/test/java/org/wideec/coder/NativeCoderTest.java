@@ -36,6 +36,12 @@ class NativeCoderTest {
   }
 
   @Test
+  void theLoadedLibraryMakesTheNativeCallsThisJarMakes() {
+    NativeRequirement.nativeCoder();
+    assertEquals(IsalNative.ABI_VERSION, IsalNative.abiVersion(), "a library of another version is refused at load");
+  }
+
+  @Test
   void withoutTheNativeLibraryTheJavaKernelTakesOver() {
     Assumptions.assumeFalse(IsalNative.isAvailable(), "the native library loaded");
     assertFalse(NativeRequirement.required(), "native required (" + NativeRequirement.rule() + ") but did not load: "
