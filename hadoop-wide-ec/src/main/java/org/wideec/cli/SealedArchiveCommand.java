@@ -39,10 +39,12 @@ final class SealedArchiveCommand {
         : null;
     SealedArchiver.Result r;
     List<String> moves;
+    List<PipelineCodewordEncoder.Copy> copies;
     try {
       r = new SealedArchiver(dfs, store, pipeline != null ? pipeline : SealedArchiver.classic(dfs), Archiver.Hook.NONE,
           System.nanoTime()).archive(path, spec);
       moves = pipeline != null ? pipeline.moves() : List.of();
+      copies = pipeline != null ? pipeline.copies() : List.of();
     } finally {
       if (pipeline != null) {
         pipeline.close();
@@ -62,6 +64,22 @@ final class SealedArchiveCommand {
       j.put("codewordBytesWritten", r.bytesWritten());
       j.put("offPlan", r.offPlan());
       j.put("moves", moves);
+      List<Object> made = new ArrayList<>();
+      for (PipelineCodewordEncoder.Copy c : copies) {
+        Map<String, Object> cj = new LinkedHashMap<>();
+        cj.put("stripe", c.stripe());
+        cj.put("piece", c.piece());
+        cj.put("from", c.from().node());
+        cj.put("fromRack", c.from().rack());
+        cj.put("to", c.to().node());
+        cj.put("toRack", c.to().rack());
+        cj.put("bytes", c.bytes());
+        cj.put("crossRack", c.crossRack());
+        made.add(cj);
+      }
+      j.put("copies", made); // as the dry run's moves, to compare
+      j.put("crossRackBytesMoved", copies.stream().filter(PipelineCodewordEncoder.Copy::crossRack)
+          .mapToLong(PipelineCodewordEncoder.Copy::bytes).sum());
       j.put("stale", r.stale());
       out.println(Json.write(j));
     } else {

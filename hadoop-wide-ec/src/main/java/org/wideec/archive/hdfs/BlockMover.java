@@ -118,8 +118,12 @@ public final class BlockMover implements Closeable {
    * rack (the copy stays in the rack). More than one is returned so a pinned or failing source can be skipped.
    */
   public static List<Move> candidates(String file, LocatedBlock lb, DatanodeInfo target, String preferred) {
-    DatanodeInfo[] at = lb.getLocations();
-    StorageType[] types = lb.getStorageTypes();
+    return candidates(file, lb.getBlock(), lb.getLocations(), lb.getStorageTypes(), target, preferred);
+  }
+
+  /** {@link #candidates(String, LocatedBlock, DatanodeInfo, String)} over given holders (a simulated view). */
+  public static List<Move> candidates(String file, ExtendedBlock block, DatanodeInfo[] at, StorageType[] types,
+      DatanodeInfo target, String preferred) {
     for (DatanodeInfo d : at) {
       if (d.getXferAddr().equals(target.getXferAddr())) {
         return List.of();
@@ -138,7 +142,7 @@ public final class BlockMover implements Closeable {
         continue;
       }
       StorageType type = types != null && types.length > i && types[i] != null ? types[i] : StorageType.DEFAULT;
-      Move m = new Move(file, lb.getBlock(), d, type, target);
+      Move m = new Move(file, block, d, type, target);
       if (d.getXferAddr().equals(preferred)) {
         out.add(0, m);
       } else {
