@@ -104,6 +104,7 @@ final class SealedArchiveCommand {
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     StripeManifest m = new SealedArchiver(dfs, store, SealedArchiver.classic(dfs), Archiver.Hook.NONE, 0)
         .plan(path, spec);
+    String policy = new SealedFiles(dfs, store.layout()).policyCheck(); // the run's ensurePolicy, read-only
     List<RapidRaidPlan> pipelines = new ArrayList<>();
     if (encoder.equals("rapidraid")) {
       try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(dfs)) {
@@ -115,9 +116,14 @@ final class SealedArchiveCommand {
     SealedPlan plan = new SealedPlan(path.toUri().getPath(), m.stripes().get(0).codeSpec(), encoder,
         SealedFiles.length(m), m, pipelines);
     if (json) {
-      out.println(Json.write(plan.toJson()));
+      Map<String, Object> j = plan.toJson();
+      j.put("policy", policy == null ? "enabled" : policy);
+      out.println(Json.write(j));
     } else {
       out.print(plan.describe());
+      if (policy != null) {
+        out.println("policy: " + policy);
+      }
       out.printf("encoder: %s (--encoder classic|rapidraid); nothing was changed (--dry-run)%n", encoder);
     }
     return 0;

@@ -94,7 +94,9 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     public RapidRaidPlan plan(Path file, ArchivedStripe s) throws IOException {
       PipelineCodewordEncoder e = new PipelineCodewordEncoder(this, file);
       String name = e.nameOf(s);
-      return e.plan(s, name, e.locate(s, name), mover.liveNodes(), Set.of(), e.replication(name));
+      Map<Integer, LocatedBlock> located = e.locate(s, name);
+      ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name); // as the run does, before anything
+      return e.plan(s, name, located, mover.liveNodes(), Set.of(), e.replication(name));
     }
 
     /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
