@@ -129,7 +129,7 @@ final class SealedArchiveCommand {
     return 0;
   }
 
-  private static void checkEncoder(String spec, String encoder) {
+  static void checkEncoder(String spec, String encoder) {
     if (!encoder.equals("classic") && !encoder.equals("rapidraid")) {
       throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic or rapidraid (got '"
           + encoder + "'; the chain encoder computes systematic parity)");
