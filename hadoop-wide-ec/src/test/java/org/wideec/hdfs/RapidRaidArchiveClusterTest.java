@@ -269,6 +269,8 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     assertEquals(movedBytes, plan.get("bytesMoved").asLong());
     assertEquals(8.0 * BLOCK / length, plan.get("redundancyAfter").asDouble(), 1e-9);
     assertFalse(plan.get("changed").asBoolean());
+    assertTrue(plan.get("seals").asBoolean(), "the run would seal it");
+    assertFalse(plan.has("sealed"), "not to be read as: sealed already");
     for (int i = 0; i < 8; i++) {
       com.fasterxml.jackson.databind.JsonNode pos = stripe.get("chain").get(i);
       assertEquals(pos.get("node").asText(), stripe.get("codewords").get(i).get("node").asText());
