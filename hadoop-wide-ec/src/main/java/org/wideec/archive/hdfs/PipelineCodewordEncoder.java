@@ -365,7 +365,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
    * {@code chain} with every copy's source as the run picks it, in the run's order, over the NameNode's view as each
    * copy leaves it: {@link BlockMover#candidates} (a holder in the target's rack when it has one), never a chain node
    * needing the piece, the planner's choice first, else the lowest (rack, node); after each copy the target holds the
-   * piece and the source's replica is gone when it was excess (more than the file's replication), as
+   * piece and the source's replica is gone when it was excess (more live replicas than the file's replication), as
    * {@link BlockMover#move} waits for. Pure: the dry run and the run call it on the same blocks.
    *
    * @throws CannotCopy naming the target when no holder qualifies
@@ -412,7 +412,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       }
       DatanodeInfo source = candidates.get(0).source();
       out.add(new RapidRaidChain.Move(piece, site(source), mv.to()));
-      boolean excess = at.size() + 1 > replication;
+      boolean excess = BlockMover.liveReplicas(at) + 1 > replication;
       at.add(target);
       ty.add(candidates.get(0).storageType());
       if (excess) {
