@@ -125,7 +125,7 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     j.put("path", path);
     j.put("code", codeSpec);
     j.put("encoder", encoder);
-    j.put("sealed", true);
+    j.put("seals", true); // the plan would seal the file (not: it is sealed)
     j.put("length", length);
     List<Object> out = new ArrayList<>();
     List<ArchivedStripe> stripes = manifest.stripes();

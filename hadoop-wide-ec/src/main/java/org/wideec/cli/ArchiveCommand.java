@@ -113,6 +113,9 @@ final class ArchiveCommand {
       throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --placement,"
           + " --no-trim, --stripe or --mr)");
     }
+    if (!systematic) {
+      SealedArchiveCommand.checkEncoder(named.spec(), encoder); // once, not as a failure of every listed path
+    }
     PlacementKind placement = !systematic ? null : o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
         : defaultPlacement(named);
     long maps = o.getLong("maps", conf.getInt(org.wideec.archive.mr.ArchiveJob.MAPS_KEY,
@@ -142,6 +145,8 @@ final class ArchiveCommand {
       err.printf("archive %s (%d of %d)%n", path, i + 1, paths.size());
       try {
         worst = Math.max(worst, one(o, path, named, systematic, placement, encoder));
+      } catch (Options.UsageException e) {
+        throw e; // the command line is wrong for every path: one usage error
       } catch (IOException | IllegalArgumentException | IllegalStateException e) {
         err.println("wide-ec archive: " + path + ": " + CliErrors.describe(e));
         failed.add(path.toString());

@@ -47,17 +47,13 @@ final class PathList {
     List<Path> out = new ArrayList<>();
     Map<String, Integer> seen = new HashMap<>();
     int number = 0;
-    for (String line = r.readLine(); line != null; line = r.readLine()) {
+    for (String line = line(r, source, number + 1); line != null; line = line(r, source, number + 1)) {
       number++;
       String t = line.strip();
       if (t.isEmpty() || t.startsWith("#")) {
         continue;
       }
       String where = "--paths-from " + source + " line " + number;
-      if (t.length() > MAX_LINE) {
-        throw new IllegalArgumentException(where + " is " + t.length() + " characters long (at most " + MAX_LINE
-            + "): is this a list of paths?");
-      }
       Path p;
       try {
         p = new Path(t);
@@ -79,5 +75,32 @@ final class PathList {
           + (number == 1 ? "" : "s") + ", all blank or # comments)");
     }
     return out;
+  }
+
+  /**
+   * The next line (ended by \n, \r\n or \r), or null at the end; never more than {@link #MAX_LINE} characters held,
+   * so a binary file without newlines is refused without being read whole.
+   */
+  private static String line(BufferedReader r, String source, int number) throws IOException {
+    StringBuilder b = new StringBuilder();
+    int c = r.read();
+    if (c < 0) {
+      return null;
+    }
+    while (c >= 0 && c != '\n' && c != '\r') {
+      if (b.length() == MAX_LINE) {
+        throw new IllegalArgumentException("--paths-from " + source + " line " + number + " is longer than "
+            + MAX_LINE + " characters: is this a list of paths?");
+      }
+      b.append((char) c);
+      c = r.read();
+    }
+    if (c == '\r') {
+      r.mark(1);
+      if (r.read() != '\n') {
+        r.reset();
+      }
+    }
+    return b.toString();
   }
 }

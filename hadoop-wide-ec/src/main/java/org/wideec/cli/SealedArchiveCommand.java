@@ -39,10 +39,12 @@ final class SealedArchiveCommand {
         : null;
     SealedArchiver.Result r;
     List<String> moves;
+    List<PipelineCodewordEncoder.Copy> copies;
     try {
       r = new SealedArchiver(dfs, store, pipeline != null ? pipeline : SealedArchiver.classic(dfs), Archiver.Hook.NONE,
           System.nanoTime()).archive(path, spec);
       moves = pipeline != null ? pipeline.moves() : List.of();
+      copies = pipeline != null ? pipeline.copies() : List.of();
     } finally {
       if (pipeline != null) {
         pipeline.close();
@@ -62,6 +64,22 @@ final class SealedArchiveCommand {
       j.put("codewordBytesWritten", r.bytesWritten());
       j.put("offPlan", r.offPlan());
       j.put("moves", moves);
+      List<Object> made = new ArrayList<>();
+      for (PipelineCodewordEncoder.Copy c : copies) {
+        Map<String, Object> cj = new LinkedHashMap<>();
+        cj.put("stripe", c.stripe());
+        cj.put("piece", c.piece());
+        cj.put("from", c.from().node());
+        cj.put("fromRack", c.from().rack());
+        cj.put("to", c.to().node());
+        cj.put("toRack", c.to().rack());
+        cj.put("bytes", c.bytes());
+        cj.put("crossRack", c.crossRack());
+        made.add(cj);
+      }
+      j.put("copies", made); // as the dry run's moves, to compare
+      j.put("crossRackBytesMoved", copies.stream().filter(PipelineCodewordEncoder.Copy::crossRack)
+          .mapToLong(PipelineCodewordEncoder.Copy::bytes).sum());
       j.put("stale", r.stale());
       out.println(Json.write(j));
     } else {
@@ -86,6 +104,7 @@ final class SealedArchiveCommand {
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     StripeManifest m = new SealedArchiver(dfs, store, SealedArchiver.classic(dfs), Archiver.Hook.NONE, 0)
         .plan(path, spec);
+    String policy = new SealedFiles(dfs, store.layout()).policyCheck(); // the run's ensurePolicy, read-only
     List<RapidRaidPlan> pipelines = new ArrayList<>();
     if (encoder.equals("rapidraid")) {
       try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(dfs)) {
@@ -97,15 +116,20 @@ final class SealedArchiveCommand {
     SealedPlan plan = new SealedPlan(path.toUri().getPath(), m.stripes().get(0).codeSpec(), encoder,
         SealedFiles.length(m), m, pipelines);
     if (json) {
-      out.println(Json.write(plan.toJson()));
+      Map<String, Object> j = plan.toJson();
+      j.put("policy", policy == null ? "enabled" : policy);
+      out.println(Json.write(j));
     } else {
       out.print(plan.describe());
+      if (policy != null) {
+        out.println("policy: " + policy);
+      }
       out.printf("encoder: %s (--encoder classic|rapidraid); nothing was changed (--dry-run)%n", encoder);
     }
     return 0;
   }
 
-  private static void checkEncoder(String spec, String encoder) {
+  static void checkEncoder(String spec, String encoder) {
     if (!encoder.equals("classic") && !encoder.equals("rapidraid")) {
       throw new Options.UsageException(spec + " is non-systematic: archive it with --encoder classic or rapidraid (got '"
           + encoder + "'; the chain encoder computes systematic parity)");

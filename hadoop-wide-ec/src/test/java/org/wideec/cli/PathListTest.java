@@ -48,6 +48,24 @@ class PathListTest {
   }
 
   @Test
+  void aBinaryFileWithoutNewlinesIsRefusedAtItsFirstLongLine(@TempDir java.nio.file.Path dir) throws Exception {
+    byte[] junk = new byte[64 * PathList.MAX_LINE];
+    new java.util.Random(7).nextBytes(junk);
+    for (int i = 0; i < junk.length; i++) {
+      junk[i] = junk[i] == '\n' || junk[i] == '\r' ? 0 : junk[i];
+    }
+    java.nio.file.Path f = dir.resolve("image.bin");
+    Files.write(f, junk);
+    String m = assertThrows(IllegalArgumentException.class, () -> PathList.read(new Configuration(),
+        f.toUri().toString())).getMessage();
+    assertTrue(m.endsWith("image.bin line 1 is longer than " + PathList.MAX_LINE + " characters: is this a list of"
+        + " paths?"), m);
+    assertEquals("--paths-from list line 2 is longer than " + PathList.MAX_LINE + " characters: is this a list of"
+        + " paths?", refused("/a\r\n" + "/b".repeat(PathList.MAX_LINE)));
+    assertEquals(List.of(new Path("/a"), new Path("/b"), new Path("/c")), parse("/a\r\n/b\r/c\n"));
+  }
+
+  @Test
   void aLocalFileIsReadAndAMissingOneOrADirectoryNamed(@TempDir java.nio.file.Path dir) throws Exception {
     java.nio.file.Path f = dir.resolve("paths.txt");
     Files.writeString(f, "/x\n/y\n");

@@ -34,6 +34,7 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchivalSource;
+import org.wideec.archive.hdfs.BlockMover;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ClientClassicEncoder;
@@ -277,5 +278,52 @@ class MoveClusterTest extends ArchiveTestBed {
     assertEquals(moves.size(), t.moved().size(), t.moved().toString());
     everyDataBlockExactlyOnItsPlannedNode(store.find(store.inodeOf(dir)), gs);
     checks.everyByteReadsBack();
+  }
+
+  /**
+   * A holder decommissioning is no live replica: after the copy the NameNode has nothing in excess and keeps the
+   * source's replica, so the move ends once the target is listed, not after the whole wait.
+   */
+  @Test
+  void aMoveOfABlockWithADecommissioningHolderEndsOnceTheTargetIsListed() throws Exception {
+    List<DataNode> dns = cluster.getDataNodes();
+    DataNode a = dns.get(0); // /rack0
+    DataNode b = dns.get(3); // /rack1
+    Path f = new Path("/decom/f");
+    try (org.apache.hadoop.fs.FSDataOutputStream o = fs.create(f, org.apache.hadoop.fs.permission.FsPermission
+        .getFileDefault(), true, 4096, (short) 2, BLOCK, null, new InetSocketAddress[] {a.getXferAddress(),
+            b.getXferAddress()})) {
+      o.write(new byte[(int) BLOCK]);
+    }
+    LocatedBlock lb = fs.getClient().getLocatedBlocks(f.toString(), 0, BLOCK).get(0);
+    List<String> holders = java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).sorted().toList();
+    org.junit.jupiter.api.Assumptions.assumeTrue(holders.equals(java.util.stream.Stream.of(a, b)
+        .map(d -> d.getDatanodeId().getXferAddr()).sorted().toList()), "favored nodes honoured: " + holders);
+    var dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    var decommissioning = dm.getDatanode(a.getDatanodeId());
+    DatanodeInfo target = java.util.Arrays.stream(fs.getClient().datanodeReport(
+        org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE))
+        .filter(d -> !d.getNetworkLocation().equals("/rack0") && !d.getNetworkLocation().equals("/rack1"))
+        .findFirst().orElseThrow();
+    long was = fs.getConf().getLong(BlockMover.WAIT_KEY, BlockMover.WAIT_DEFAULT);
+    fs.getConf().setLong(BlockMover.WAIT_KEY, 20_000);
+    decommissioning.startDecommission();
+    try (BlockMover mover = new BlockMover(fs)) {
+      lb = fs.getClient().getLocatedBlocks(f.toString(), 0, BLOCK).get(0);
+      List<BlockMover.Move> ways = BlockMover.candidates(f.toString(), lb, target, b.getDatanodeId().getXferAddr());
+      assertEquals(List.of(b.getDatanodeId().getXferAddr()), ways.stream().map(m -> m.source().getXferAddr())
+          .toList(), "the decommissioning holder is never the source");
+      long start = System.nanoTime();
+      mover.move(ways.get(0));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(ms < 10_000, "the move took " + ms + " ms: it waited for a replica the NameNode keeps");
+      List<String> after = java.util.Arrays.stream(fs.getClient().getLocatedBlocks(f.toString(), 0, BLOCK).get(0)
+          .getLocations()).map(DatanodeInfo::getXferAddr).toList();
+      assertTrue(after.contains(target.getXferAddr()) && after.contains(b.getDatanodeId().getXferAddr()),
+          "the copy is listed and the source kept (no excess): " + after);
+    } finally {
+      decommissioning.stopDecommission();
+      fs.getConf().setLong(BlockMover.WAIT_KEY, was);
+    }
   }
 }

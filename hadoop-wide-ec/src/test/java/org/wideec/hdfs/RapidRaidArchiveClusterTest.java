@@ -269,6 +269,8 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     assertEquals(movedBytes, plan.get("bytesMoved").asLong());
     assertEquals(8.0 * BLOCK / length, plan.get("redundancyAfter").asDouble(), 1e-9);
     assertFalse(plan.get("changed").asBoolean());
+    assertTrue(plan.get("seals").asBoolean(), "the run would seal it");
+    assertFalse(plan.has("sealed"), "not to be read as: sealed already");
     for (int i = 0; i < 8; i++) {
       com.fasterxml.jackson.databind.JsonNode pos = stripe.get("chain").get(i);
       assertEquals(pos.get("node").asText(), stripe.get("codewords").get(i).get("node").asText());
@@ -282,6 +284,18 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     ToolRun seal = tool("archive", path, "--code", RR8, "--encoder", "rapidraid", "--json");
     assertEquals(0, seal.exit(), seal.err());
     assertEquals(6, seal.json().get("moves").size(), seal.out());
+    // The dry run printed exactly the copies the seal made: piece, source, target, in order, and their cost.
+    com.fasterxml.jackson.databind.JsonNode made = seal.json().get("copies");
+    assertEquals(stripe.get("moves").size(), made.size(), seal.out());
+    for (int i = 0; i < made.size(); i++) {
+      com.fasterxml.jackson.databind.JsonNode want = stripe.get("moves").get(i);
+      com.fasterxml.jackson.databind.JsonNode got = made.get(i);
+      for (String field : new String[] {"piece", "from", "fromRack", "to", "toRack", "bytes", "crossRack"}) {
+        assertEquals(want.get(field).asText(), got.get(field).asText(), "copy " + i + " " + field + ": dry run "
+            + want + ", seal " + got);
+      }
+    }
+    assertEquals(plan.get("crossRackBytesMoved").asLong(), seal.json().get("crossRackBytesMoved").asLong());
     StripeManifest m = sealedManifest(path);
     ArchivedStripe s = m.stripes().get(0);
     for (int i = 0; i < 8; i++) {

@@ -295,6 +295,10 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
         }).archive(new Path(stopped), RR));
     assertTrue(crash.getMessage().contains("injected crash"), crash.getMessage());
     assertFalse(fs.exists(new Path(stopped)), "the original is aside");
+    ToolRun dryMid = tool("archive", stopped, "--code", RR, "--dry-run");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, dryMid.exit(), dryMid.out());
+    assertTrue(dryMid.err().contains("a seal of " + stopped + " is mid-swap (its original waits in the archive's"
+        + " private directory); rerun without --dry-run to finish it"), dryMid.err());
     ToolRun rerun = tool("archive", stopped, "--code", RR);
     assertEquals(0, rerun.exit(), rerun.out() + rerun.err());
     assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(stopped)));
@@ -320,6 +324,21 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertEquals(1, fs.getFileStatus(new Path(taken)).getLen(), "the newcomer is kept");
     long archived = store.inodeOf(new Path(refused.getMessage().replaceAll("(?s).* to (\\S+/original),.*", "$1")));
     assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
+  }
+
+  /** The RapidRAID dry run refuses what the run would refuse after writing its manifest: no block tokens. */
+  @Test
+  void theRapidraidDryRunNeedsBlockTokensAsTheRunDoes() throws Exception {
+    String path = "/cold/tokenless";
+    write(path, 2 * BLOCK);
+    String before = ArchiveChecks.namespace(fs);
+    ToolRun dry = tool("archive", path, "--code", RR, "--encoder", "rapidraid", "--dry-run");
+    assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, dry.exit(), dry.out());
+    assertTrue(dry.err().contains("block tokens are off (dfs.block.access.token.enable)"), dry.err());
+    assertEquals(before, ArchiveChecks.namespace(fs), "nothing changed");
+    ToolRun classic = tool("archive", path, "--code", RR, "--dry-run", "--json");
+    assertEquals(0, classic.exit(), classic.err());
+    assertTrue(classic.json().has("policy"), classic.out());
   }
 
   /** A sealed file whose manifest was set back to PLANNED (hand-edited) is never marked STALE nor freed: it fails. */

@@ -266,7 +266,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
    * reader's index and manifest; a run stopped after each step ({@code at}) is finished by a rerun.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"", "decoded", "aside", "renamed", "codewords", "index", "manifest", "pointer"})
+  @ValueSource(strings = {"", "decoded", "aside", "placed", "renamed", "codewords", "index", "manifest", "pointer"})
   void unarchiveRestoresTheFileAndResumesAfterACrashAtEachStep(String at) throws Exception {
     String path = "/restore/" + (at.isEmpty() ? "whole" : at);
     long length = 5 * BLOCK + 321;
@@ -293,6 +293,10 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
       if (at.equals("aside")) {
         org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "stopped between the renames");
       } else {
+        if (at.equals("placed")) {
+          assertTrue(fs.getXAttrs(new Path("/restore")).containsKey("trusted.wideec.unsealing." + archive),
+              "stopped after the rename, before the swap marker went");
+        }
         try (FileSystem ours = wideEc()) {
           assertArrayEquals(data, readAll(ours, path, (int) length), "readable between the steps");
         }
@@ -327,6 +331,19 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     org.junit.jupiter.api.Assertions.assertFalse(again.json().get("wasArchived").asBoolean(), again.out());
     ToolRun fsck = tool("fsck", path, "--json");
     assertEquals(0, fsck.exit(), fsck.out());
+    if (at.equals("placed")) {
+      // A marker left behind would route every later unarchive of the path to the sealed unarchiver.
+      ToolRun sys = tool("archive", path, "--code", CODE, "--no-trim");
+      assertEquals(0, sys.exit(), sys.out() + sys.err());
+      // As an older version left it: a stale marker (its restored file long renamed in) is ignored and removed.
+      fs.setXAttr(new Path("/restore"), "trusted.wideec.unsealing." + archive,
+          path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ToolRun plain = tool("unarchive", path, "--json");
+      assertEquals(0, plain.exit(), plain.out() + plain.err());
+      assertTrue(plain.json().get("wasArchived").asBoolean(), plain.out());
+      assertArrayEquals(data, readAll(fs, path, (int) length));
+      assertTrue(fs.getXAttrs(new Path("/restore")).isEmpty(), "the stale marker removed");
+    }
   }
 
   /**

@@ -118,8 +118,12 @@ public final class BlockMover implements Closeable {
    * rack (the copy stays in the rack). More than one is returned so a pinned or failing source can be skipped.
    */
   public static List<Move> candidates(String file, LocatedBlock lb, DatanodeInfo target, String preferred) {
-    DatanodeInfo[] at = lb.getLocations();
-    StorageType[] types = lb.getStorageTypes();
+    return candidates(file, lb.getBlock(), lb.getLocations(), lb.getStorageTypes(), target, preferred);
+  }
+
+  /** {@link #candidates(String, LocatedBlock, DatanodeInfo, String)} over given holders (a simulated view). */
+  public static List<Move> candidates(String file, ExtendedBlock block, DatanodeInfo[] at, StorageType[] types,
+      DatanodeInfo target, String preferred) {
     for (DatanodeInfo d : at) {
       if (d.getXferAddr().equals(target.getXferAddr())) {
         return List.of();
@@ -138,7 +142,7 @@ public final class BlockMover implements Closeable {
         continue;
       }
       StorageType type = types != null && types.length > i && types[i] != null ? types[i] : StorageType.DEFAULT;
-      Move m = new Move(file, lb.getBlock(), d, type, target);
+      Move m = new Move(file, block, d, type, target);
       if (d.getXferAddr().equals(preferred)) {
         out.add(0, m);
       } else {
@@ -150,26 +154,28 @@ public final class BlockMover implements Closeable {
 
   /**
    * Performs the move and waits (at most {@link #WAIT_KEY} ms) until the NameNode lists the target among the
-   * block's locations and no longer lists the source. Throws, naming file, block, source and target, when the
-   * DataNode refuses (e.g. the source's replica is pinned) or the target never shows up. If the target is listed
-   * but the source's replica outlives the wait, the move counts as done: the replica is where it must be, and the
-   * hinted one is excess already. A block with fewer live replicas than its file's replication (a node lost) keeps
-   * the source's replica: the NameNode honours a delete hint only for an excess replica, so then the wait ends as
-   * soon as the target is listed.
+   * block's locations and either no longer lists the source or counts no more {@link #liveReplicas} than the file's
+   * replication (nothing left for it to drop: a block short of replicas, or holders decommissioning or in maintenance,
+   * which the NameNode never drops as excess; it honours the delete hint only for an excess replica). Decided while
+   * polling, so the wait ends as soon as the NameNode has settled. Throws, naming file, block, source and target,
+   * when the DataNode refuses (e.g. the source's replica is pinned) or the target never shows up. If the target is
+   * listed but the source's excess replica outlives the wait, the move counts as done: the replica is where it must
+   * be, and the hinted one is excess already.
    */
   public void move(Move m) throws IOException {
     HdfsFileStatus file = dfs.getClient().getFileInfo(m.file());
-    boolean excess = file != null
-        && locations(m.file(), m.block().getBlockId()).size() + 1 > file.getReplication();
+    int replication = file == null ? 0 : file.getReplication();
     sendReplaceBlock(m);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
     NameNodePoll poll = new NameNodePoll(50);
     List<String> at = List.of();
     while (true) {
-      at = locations(m.file(), m.block().getBlockId());
+      List<DatanodeInfo> holders = holders(m.file(), m.block().getBlockId());
+      at = holders.stream().map(DatanodeInfo::getXferAddr).toList();
       boolean targetThere = at.contains(m.target().getXferAddr());
-      if (targetThere && (!excess || !at.contains(m.source().getXferAddr()))) {
-        LOG.info("{} {}", excess ? "moved" : "copied (the block was short of replicas, so the source keeps its own)",
+      boolean sourceThere = at.contains(m.source().getXferAddr());
+      if (targetThere && (!sourceThere || liveReplicas(holders) <= replication)) {
+        LOG.info("{} {}", sourceThere ? "copied (no excess replica, so the source keeps its own)" : "moved",
             m.describe());
         return;
       }
@@ -255,21 +261,32 @@ public final class BlockMover implements Closeable {
     return km;
   }
 
-  /** Transfer addresses of the DataNodes the NameNode lists for block {@code blockId} of {@code file}. */
-  List<String> locations(String file, long blockId) throws IOException {
+  /** The DataNodes the NameNode lists for block {@code blockId} of {@code file}. */
+  private List<DatanodeInfo> holders(String file, long blockId) throws IOException {
     HdfsFileStatus st = dfs.getClient().getFileInfo(file);
-    List<String> at = new ArrayList<>();
+    List<DatanodeInfo> at = new ArrayList<>();
     if (st == null) {
       return at;
     }
     for (LocatedBlock lb : dfs.getClient().getLocatedBlocks(file, 0, st.getLen()).getLocatedBlocks()) {
       if (lb.getBlock().getBlockId() == blockId) {
-        for (DatanodeInfo d : lb.getLocations()) {
-          at.add(d.getXferAddr());
-        }
+        at.addAll(java.util.Arrays.asList(lb.getLocations()));
       }
     }
     return at;
+  }
+
+  /**
+   * Replicas the NameNode counts towards the replication when it looks for excess ones: not on a node decommissioning,
+   * decommissioned or in maintenance (it keeps those besides the live ones and never drops them as excess).
+   */
+  public static int liveReplicas(java.util.Collection<DatanodeInfo> at) {
+    int live = 0;
+    for (DatanodeInfo d : at) {
+      live += d.isDecommissionInProgress() || d.isDecommissioned() || d.isInMaintenance()
+          || d.isEnteringMaintenance() ? 0 : 1;
+    }
+    return live;
   }
 
   /** The live DataNodes by transfer address (one NameNode call for a whole batch of moves). */

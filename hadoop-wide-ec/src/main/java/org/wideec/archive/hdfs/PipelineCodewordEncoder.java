@@ -69,6 +69,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     private final ExecutorService threads;
     private final List<RapidRaidPlan> plans = new ArrayList<>();
     private final List<String> moves = new ArrayList<>();
+    private final List<Copy> copies = new ArrayList<>();
 
     public Factory(DistributedFileSystem dfs) throws IOException {
       this.dfs = dfs;
@@ -93,7 +94,9 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     public RapidRaidPlan plan(Path file, ArchivedStripe s) throws IOException {
       PipelineCodewordEncoder e = new PipelineCodewordEncoder(this, file);
       String name = e.nameOf(s);
-      return e.plan(s, name, e.locate(s, name), mover.liveNodes());
+      Map<Integer, LocatedBlock> located = e.locate(s, name);
+      ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name); // as the run does, before anything
+      return e.plan(s, name, located, mover.liveNodes(), Set.of(), e.replication(name));
     }
 
     /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
@@ -106,11 +109,23 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       return List.copyOf(moves);
     }
 
+    /** The copies made, in order, as data (what a dry run's moves are held to). */
+    public synchronized List<Copy> copies() {
+      return List.copyOf(copies);
+    }
+
     @Override
     public void close() {
       ports.close();
       mover.close();
       threads.shutdownNow();
+    }
+  }
+
+  /** A replica copy the run made: piece {@code piece} of stripe {@code stripe}, {@code bytes} long. */
+  public record Copy(long stripe, int piece, Site from, Site to, long bytes) {
+    public boolean crossRack() {
+      return !from.sameRack(to);
     }
   }
 
@@ -141,18 +156,17 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     Map<Integer, LocatedBlock> located = locate(s, name);
     f.ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name);
     Map<String, DatanodeInfo> live = f.mover.liveNodes();
-    // The planner counts copies, not which replica HDFS will drop after one: a copy onto a chain node can be
-    // impossible when every holder HDFS would drop is itself a chain node needing the piece. Then that node is left
-    // out and the chain planned again from where the replicas are now (copies already made stay: each kept the
+    short replication = replication(name);
+    // The plan already chose every copy's source as the NameNode will see it (what the dry run prints). A copy can
+    // still be refused at run time (a pinned or failing source, the replicas changed meanwhile): then that target is
+    // left out and the chain planned again from where the replicas are now (copies already made stay: each kept the
     // block's replication), a few times at most.
     Set<String> leftOut = new HashSet<>();
     RapidRaidPlan plan;
     RapidRaidChain chain;
     List<String> moved = new ArrayList<>();
     while (true) {
-      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
-      candidates.keySet().removeAll(leftOut);
-      plan = plan(s, name, located, candidates);
+      plan = plan(s, name, located, live, leftOut, replication);
       chain = plan.chain();
       try {
         moved.addAll(makeMoves(s, name, chain, live));
@@ -239,14 +253,34 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
   }
 
-  /** The chain over {@code candidates} and RapidRAID's pipeline along it: what the DataNodes will run. */
+  /**
+   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link #withSources}, and
+   * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
+   * plans again (the same loop for the dry run and the run, over the same located blocks).
+   */
   private RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
-      Map<String, DatanodeInfo> candidates) throws IOException {
+      Map<String, DatanodeInfo> live, Set<String> leftOut, short replication) throws IOException {
     long[] lengths = new long[s.code().k()];
     for (int t = 0; t < s.sources().size(); t++) {
       lengths[t] = s.sources().get(t).length();
     }
-    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chainFor(s, name, located, candidates), lengths,
+    Set<String> out = new HashSet<>(leftOut);
+    String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
+    RapidRaidChain chain;
+    while (true) {
+      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
+      candidates.keySet().removeAll(out);
+      try {
+        chain = withSources(s, name, path, chainFor(s, name, located, candidates), located, live, replication);
+        break;
+      } catch (CannotCopy e) {
+        if (out.size() >= MAX_REPLANS || !out.add(e.target)) {
+          throw e;
+        }
+        LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
+      }
+    }
+    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chain, lengths,
         f.ports.conf().sliceBytes(), f.ports.conf().maxFrameBytes());
     if (plan.unitBytes() != s.unitLength()) {
       throw new IOException(name + ": its pieces make codewords of " + plan.unitBytes() + " bytes, the manifest "
@@ -305,6 +339,91 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return new Site(d.getXferAddr(), d.getNetworkLocation());
   }
 
+  private short replication(String name) throws IOException {
+    HdfsFileStatus st = f.dfs.getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(file).toString());
+    if (st == null) {
+      throw new IOException(name + ": " + file + " is gone");
+    }
+    return st.getReplication();
+  }
+
+  /** Chain nodes whose position reads {@code piece}: the copy's source must keep its replica, so never one of them. */
+  private static Set<String> needing(ArchivedStripe s, RapidRaidChain chain, int piece) {
+    Set<String> needing = new HashSet<>();
+    int n = s.code().n();
+    for (int i = 0; i < n; i++) {
+      for (int j : RapidRaidPipeline.piecesAt(n, s.code().k(), i)) {
+        if (j == piece) {
+          needing.add(chain.site(i).node());
+        }
+      }
+    }
+    return needing;
+  }
+
+  /**
+   * {@code chain} with every copy's source as the run picks it, in the run's order, over the NameNode's view as each
+   * copy leaves it: {@link BlockMover#candidates} (a holder in the target's rack when it has one), never a chain node
+   * needing the piece, the planner's choice first, else the lowest (rack, node); after each copy the target holds the
+   * piece and the source's replica is gone when it was excess (more live replicas than the file's replication), as
+   * {@link BlockMover#move} waits for. Pure: the dry run and the run call it on the same blocks.
+   *
+   * @throws CannotCopy naming the target when no holder qualifies
+   */
+  static RapidRaidChain withSources(ArchivedStripe s, String name, String path, RapidRaidChain chain,
+      Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live, short replication) throws CannotCopy {
+    Map<Integer, List<DatanodeInfo>> holders = new HashMap<>();
+    Map<Integer, List<org.apache.hadoop.fs.StorageType>> types = new HashMap<>();
+    List<RapidRaidChain.Move> out = new ArrayList<>();
+    for (RapidRaidChain.Move mv : chain.moves()) {
+      int piece = mv.piece();
+      LocatedBlock lb = located.get(piece);
+      if (lb == null) {
+        continue; // a virtual piece is never copied (the planner sees it everywhere)
+      }
+      List<DatanodeInfo> at = holders.computeIfAbsent(piece, j -> {
+        List<DatanodeInfo> l = new ArrayList<>(java.util.Arrays.asList(lb.getLocations()));
+        l.sort(java.util.Comparator.comparing(DatanodeInfo::getNetworkLocation)
+            .thenComparing((DatanodeInfo d) -> d.getXferAddr()));
+        return l;
+      });
+      List<org.apache.hadoop.fs.StorageType> ty = types.computeIfAbsent(piece, j -> {
+        List<org.apache.hadoop.fs.StorageType> l = new ArrayList<>();
+        for (DatanodeInfo d : at) {
+          int i = java.util.Arrays.asList(lb.getLocations()).indexOf(d);
+          org.apache.hadoop.fs.StorageType[] st = lb.getStorageTypes();
+          l.add(st != null && i >= 0 && i < st.length && st[i] != null ? st[i] : org.apache.hadoop.fs.StorageType.DEFAULT);
+        }
+        return l;
+      });
+      DatanodeInfo target = live.get(mv.to().node());
+      if (at.stream().anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
+        continue;
+      }
+      Set<String> needing = needing(s, chain, piece);
+      List<BlockMover.Move> candidates = BlockMover.candidates(path, lb.getBlock(), at.toArray(new DatanodeInfo[0]),
+          ty.toArray(new org.apache.hadoop.fs.StorageType[0]), target, mv.from().node()).stream()
+          .filter(c -> !needing.contains(c.source().getXferAddr())).toList();
+      if (candidates.isEmpty()) {
+        throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
+            + " onto chain node " + mv.to() + ": every holder HDFS would let drop its replica (" + at.stream()
+                .map(DatanodeInfo::getXferAddr).toList() + ") is a chain node that needs the piece itself", null,
+            mv.to().node(), List.of());
+      }
+      DatanodeInfo source = candidates.get(0).source();
+      out.add(new RapidRaidChain.Move(piece, site(source), mv.to()));
+      boolean excess = BlockMover.liveReplicas(at) + 1 > replication;
+      at.add(target);
+      ty.add(candidates.get(0).storageType());
+      if (excess) {
+        int i = at.indexOf(source);
+        at.remove(i);
+        ty.remove(i);
+      }
+    }
+    return new RapidRaidChain(chain.sites(), out, chain.rackLossTolerant(), chain.crossRackHops());
+  }
+
   /**
    * The chain's copies, one at a time, each from the NameNode's view just before it. A holder whose replica a chain
    * position needs is never the source: the NameNode drops the source's replica once the copy is reported.
@@ -312,20 +431,13 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
   private List<String> makeMoves(ArchivedStripe s, String name, RapidRaidChain chain, Map<String, DatanodeInfo> live)
       throws IOException {
     List<String> done = new ArrayList<>();
-    int n = s.code().n();
+    List<Copy> copies = new ArrayList<>();
     for (RapidRaidChain.Move mv : chain.moves()) {
       int piece = mv.piece();
       if (piece >= s.sources().size()) {
         continue; // a virtual piece is never copied (the planner sees it everywhere)
       }
-      Set<String> needing = new HashSet<>();
-      for (int i = 0; i < n; i++) {
-        for (int j : RapidRaidPipeline.piecesAt(n, s.code().k(), i)) {
-          if (j == piece) {
-            needing.add(chain.site(i).node());
-          }
-        }
-      }
+      Set<String> needing = needing(s, chain, piece);
       LocatedBlock lb = locate(s, name).get(piece);
       DatanodeInfo target = live.get(mv.to().node());
       if (java.util.Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
@@ -343,6 +455,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
               + ")";
           LOG.info("{}", line);
           done.add(line);
+          copies.add(new Copy(s.stripeId(), piece, site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
           last = null;
           break;
         } catch (IOException e) {
@@ -352,6 +465,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       if (candidates.isEmpty() || last != null) {
         synchronized (f) {
           f.moves.addAll(done);
+          f.copies.addAll(copies);
         }
         throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
             + " onto chain node " + mv.to() + (last != null ? ": " + last.getMessage() : ": every holder HDFS would let"
@@ -361,6 +475,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     }
     synchronized (f) {
       f.moves.addAll(done);
+      f.copies.addAll(copies);
     }
     return done;
   }

@@ -153,6 +153,10 @@ public final class SealedArchiver {
   public StripeManifest plan(Path path, String codeSpec) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
+    if (swappingArchive(name) != null && (st == null || !SealedFiles.isSealed(st))) {
+      throw new IOException("a seal of " + name + " is mid-swap (its original waits in the archive's private"
+          + " directory); rerun without --dry-run to finish it");
+    }
     checkFile(name, st);
     if (SealedFiles.isSealed(st)) {
       throw new IOException(name + " is sealed already: nothing to plan (wide-ec status " + name + " shows it)");

@@ -93,6 +93,27 @@ public final class SealedFiles {
     dfs.enableErasureCodingPolicy(POLICY.getName());
   }
 
+  /**
+   * What {@link #ensurePolicy} would do, changing nothing ({@code --dry-run}): null when the policy is enabled, a note
+   * when the run would add or enable it.
+   *
+   * @throws IOException when the NameNode lacks the codec, where the run would fail
+   */
+  public String policyCheck() throws IOException {
+    for (org.apache.hadoop.hdfs.protocol.ErasureCodingPolicyInfo p : dfs.getAllErasureCodingPolicies()) {
+      if (p.getPolicy().getName().equals(POLICY.getName())) {
+        return p.isEnabled() ? null : "the run enables the sealed policy " + POLICY.getName() + " (superuser)";
+      }
+    }
+    Map<String, String> codecs = dfs.getAllErasureCodingCodecs();
+    if (!codecs.containsKey(SealedCoderFactory.CODEC)) {
+      throw new IOException("the NameNode has no codec " + SealedCoderFactory.CODEC + " (it lists " + codecs.keySet()
+          + "), so it would refuse the sealed policy " + POLICY.getName() + ": put the wide-ec jar on the NameNode's"
+          + " classpath and restart it");
+    }
+    return "the run adds and enables the sealed policy " + POLICY.getName() + " (superuser)";
+  }
+
   /** Creates an empty placeholder at {@code at} (replacing a leftover) and returns its status. */
   public HdfsFileStatus createPlaceholder(Path at) throws IOException {
     ClientProtocol nn = dfs.getClient().getNamenode();

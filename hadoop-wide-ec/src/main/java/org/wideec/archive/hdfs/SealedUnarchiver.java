@@ -71,8 +71,8 @@ final class SealedUnarchiver {
   }
 
   /** True for a sealed placeholder, and for a restored file whose sealed layout is not freed yet. */
-  static boolean applies(DistributedFileSystem dfs, String name) throws IOException {
-    if (swappingArchive(dfs, name) != null) {
+  static boolean applies(DistributedFileSystem dfs, ArchiveLayout layout, String name) throws IOException {
+    if (swappingArchive(dfs, layout, name) != null) {
       return true; // a restore stopped between its renames, even if another file took the path since
     }
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
@@ -87,7 +87,7 @@ final class SealedUnarchiver {
 
   Unarchiver.Result unarchive(String name, short replication, Unarchiver.Progress progress) throws IOException {
     Path path = new Path(name);
-    Long swapping = swappingArchive(dfs, name);
+    Long swapping = swappingArchive(dfs, store.layout(), name);
     if (swapping != null) {
       HdfsFileStatus there = dfs.getClient().getFileInfo(name);
       if (there == null) {
@@ -185,19 +185,39 @@ final class SealedUnarchiver {
       throw new IOException("restoring " + name + " stopped: another file took its path while its placeholder was"
           + " moved aside; the restored file stays whole at " + tmp + ". Move that file away and rerun", e);
     }
+    hook.after("placed");
     dfs.delete(new Path(store.layout().codewordRoot(archive), "placeholder-aside"), false);
     dfs.removeXAttr(path.getParent(), SWAP_XATTR_PREFIX + archive);
   }
 
-  /** The archive whose restore left {@code name}'s path empty between its renames (its directory's marker), or null. */
-  static Long swappingArchive(DistributedFileSystem dfs, String name) throws IOException {
+  /**
+   * The archive whose restore left {@code name}'s path empty between its renames (its directory's marker), or null.
+   * A marker is live only while that archive's restored file waits in its private directory; once it is renamed in,
+   * a marker left by a crash is stale: it is removed (best effort, as it needs the superuser) and ignored, so it
+   * never blocks a later unarchive of the path.
+   */
+  static Long swappingArchive(DistributedFileSystem dfs, ArchiveLayout layout, String name) throws IOException {
     Path parent = new Path(name).getParent();
     if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
       return null;
     }
     for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
       if (e.getKey().startsWith(SWAP_XATTR_PREFIX) && name.equals(new String(e.getValue(), StandardCharsets.UTF_8))) {
-        return Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+        long archive;
+        try {
+          archive = Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+        } catch (NumberFormatException bad) {
+          continue; // not ours to interpret
+        }
+        if (dfs.getClient().getFileInfo(new Path(layout.codewordRoot(archive), "restored").toString()) != null) {
+          return archive;
+        }
+        try {
+          dfs.removeXAttr(parent, e.getKey());
+          LOG.info("removed the stale swap marker {} of {} (its restored file was renamed in)", e.getKey(), name);
+        } catch (IOException denied) {
+          LOG.debug("cannot remove the stale swap marker {} on {}: {}", e.getKey(), parent, denied.toString());
+        }
       }
     }
     return null;
@@ -205,6 +225,10 @@ final class SealedUnarchiver {
 
   /** Frees the sealed layout of a restored file, each step idempotent, the xattrs last. */
   private void free(Path path, long archive, Path manifestPath) throws IOException {
+    // The restored file is at its path: a swap marker left by a crash after its rename is stale.
+    if (path.getParent() != null && dfs.getXAttrs(path.getParent()).containsKey(SWAP_XATTR_PREFIX + archive)) {
+      dfs.removeXAttr(path.getParent(), SWAP_XATTR_PREFIX + archive);
+    }
     dfs.delete(store.layout().codewordRoot(archive), true);
     hook.after("codewords");
     byte[] index = dfs.getXAttrs(path).get(RESTORED_XATTR);

@@ -85,7 +85,7 @@ public final class Unarchiver {
     // A sealed file's restore stopped between its renames leaves the path empty: the sealed unarchiver finishes it.
     String name = Path.getPathWithoutSchemeAndAuthority(dfs.exists(path) ? dfs.getFileStatus(path).getPath()
         : dfs.makeQualified(path)).toString();
-    if (SealedUnarchiver.applies(dfs, name)) {
+    if (SealedUnarchiver.applies(dfs, store.layout(), name)) {
       return new SealedUnarchiver(dfs, store, this, hook).unarchive(name, replication, progress);
     }
     long inode = store.inodeOf(path);

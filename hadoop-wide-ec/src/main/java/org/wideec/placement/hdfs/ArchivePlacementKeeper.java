@@ -241,7 +241,10 @@ final class ArchivePlacementKeeper extends ArchivePass {
     }
   }
 
-  /** On a mover thread: the Balancer's move, waited for until the NameNode lists the block on the target only. */
+  /**
+   * On a mover thread: the Balancer's move, waited for until the NameNode lists the block on the target and has
+   * dropped the source's replica, or has no excess replica to drop (BlockMover#move).
+   */
   private void moveBack(BlockMover.Move move, PlanKeeping.MoveBack mv, String what) {
     long block = mv.member().blockId();
     try {
