@@ -54,11 +54,9 @@ final class RepairChains implements Closeable {
   static final int ATTEMPTS = 2;
   /**
    * A chain of m helpers moving a range in s slices takes (1 + (m - 1) / s) times as long as reading the range from
-   * one node (ECPipe §3.2): 64 slices keep a local group's chain (m <= 6 here) within about 1.08 of a normal read, and
-   * a 10-helper RS chain within 1.14. Measured: 32 slices of a 1 MiB cell left 5 slice-times of fill (6 ms of 55 on
-   * 26 MB/s links); the transport keeps as many bytes in flight per hop for the smaller slices (windowFor).
+   * one node (ECPipe §3.2): 32 slices keep a local group's chain within about 1.15 of a normal read.
    */
-  static final int TARGET_SLICES = 64;
+  static final int TARGET_SLICES = 32;
   /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */
   static final int MIN_SLICE = 8 * 1024;
   /** How long a DataNode whose slice port could not be found is left out of chains. */

@@ -59,9 +59,7 @@ public final class HelperService implements RequestHandler {
         return;
       }
       for (StepRequest.Upstream u : req.upstreams()) {
-        StepRequest up = u.request();
-        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, up.toBytes(),
-            transport.conf().windowFor((long) up.rows() * up.sliceBytes())));
+        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.request().toBytes()));
       }
       int rows = req.rows();
       RowSpread spread = rows == 1 ? null : new RowSpread(req.coefficients(), req.sliceBytes());

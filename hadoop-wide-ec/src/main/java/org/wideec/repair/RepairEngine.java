@@ -254,7 +254,7 @@ public final class RepairEngine {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
         streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-            transport.credentialFor(req.unit().token()), transport.conf().windowFor((long) req.rows() * req.sliceBytes())));
+            transport.credentialFor(req.unit().token())));
       }
       opened.run();
       int slices = StepRequest.slices(length, sliceBytes);

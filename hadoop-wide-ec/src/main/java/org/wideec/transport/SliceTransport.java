@@ -145,12 +145,6 @@ public final class SliceTransport implements Closeable {
     return open(peer, myNode, myRack, repairId, body, handshake.ownCredential());
   }
 
-  /** The same, granting {@code window} credits (see {@link TransportConf#windowFor}). */
-  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, int window)
-      throws PeerFailure {
-    return open(peer, myNode, myRack, repairId, body, handshake.ownCredential(), window);
-  }
-
   /**
    * What this node proves when it asks for a stream of a replica: the cluster secret on a DataNode; on a client,
    * which has no secret, the block token it holds for that replica (serialized; anonymous when empty).
@@ -173,17 +167,8 @@ public final class SliceTransport implements Closeable {
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential)
       throws PeerFailure {
-    return open(peer, myNode, myRack, repairId, body, credential, conf.window());
-  }
-
-  /** The same, granting {@code window} credits (see {@link TransportConf#windowFor}) instead of the configured window. */
-  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential,
-      int window) throws PeerFailure {
-    if (window < 1 || window > conf.limits().maxCredits()) {
-      throw new IllegalArgumentException("a window of " + window + " credits; 1 to " + conf.limits().maxCredits());
-    }
     PeerStream stream = new PeerStream(peer, repairId, PeerStream.requestPayload(myNode, myRack, peer, body),
-        window, conf.stallTimeoutMs(), () -> connect(peer, credential));
+        conf.window(), conf.stallTimeoutMs(), () -> connect(peer, credential));
     PeerConnection kept = pool.borrow(new ConnectionPool.Key(peer.host(), peer.port(), credential.mode));
     if (kept != null) {
       stream.startOn(kept, true);

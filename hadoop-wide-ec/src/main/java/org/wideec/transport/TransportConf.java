@@ -118,24 +118,6 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         tls ? new Configuration(conf) : null, PeerLimits.from(conf));
   }
 
-  /**
-   * Credits for a stream of {@code frameBytes} frames: the window holds as many bytes as {@link #window()} slices of
-   * {@link #sliceBytes()}, so a stream in smaller slices (a degraded read's range cut fine to shorten a chain's fill,
-   * ECPipe §3.2) keeps as many bytes in flight per hop, not fewer, and no more memory; never fewer than the window.
-   * The extra credits stay within this node's {@link PeerLimits#maxCredits()} and the default's: a producer refuses a
-   * consumer that grants beyond its own bound, which a consumer cannot see, and DataNodes keep at least the default
-   * unless an operator lowers it (then streams fall back to the configured window's worth, see README).
-   */
-  public int windowFor(long frameBytes) {
-    if (frameBytes <= 0) {
-      throw new IllegalArgumentException("frames of " + frameBytes + " bytes");
-    }
-    long inFlight = (long) window * sliceBytes;
-    long credits = (inFlight + frameBytes - 1) / frameBytes;
-    int cap = Math.min(limits.maxCredits(), PeerLimits.DEFAULTS.maxCredits());
-    return (int) Math.max(window, Math.min(credits, cap));
-  }
-
   /** The same settings with other stall and connect timeouts. */
   public TransportConf withTimeouts(int millis) {
     return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits);

@@ -27,20 +27,6 @@ class TransportConfTest {
   }
 
   @Test
-  void aStreamInSmallerSlicesGetsAsManyBytesInFlightWithinTheProducersCreditLimit() throws IOException {
-    TransportConf t = TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.SLICE_BYTES, "256k"));
-    assertEquals(4, t.windowFor(256 * 1024), "configured slices: the configured window");
-    assertEquals(4, t.windowFor(1 << 20), "larger frames (rows of a multi-row step): never fewer credits");
-    assertEquals(16, t.windowFor(64 * 1024), "a quarter of the slice: four times the credits, the same 1 MiB");
-    assertEquals(41, t.windowFor(26_000), "rounded up (1 MiB / 26000 = 40.3)");
-    assertEquals(64, t.windowFor(8 * 1024), "capped at what a producer accepts (max-credits)");
-    assertEquals(32, TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "32")).windowFor(512));
-    assertEquals(64, TransportConf.from(conf(TransportConf.AUTH, "none", PeerLimits.MAX_CREDITS, "1000")).windowFor(512),
-        "never beyond the default bound, which DataNodes keep unless lowered");
-    assertThrows(IllegalArgumentException.class, () -> t.windowFor(0));
-  }
-
-  @Test
   void settingsAreReadWithDefaults() throws IOException {
     TransportConf t = TransportConf.from(conf(TransportConf.SECRET, "0123456789abcdef-secret"));
     assertTrue(t.handshake().authenticates());
