@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * {@code sliceBytes} per pass, and optional software prefetch {@code prefetchBytes} ahead (0 = off). Streaming
  * all k sources at once loses the hardware prefetchers beyond a few dozen streams (ECWide §2.2); how few
  * streams a pass may read, and how long, depends on the processor. Every tuning gives the same bytes
- * (NativeTuningKernelTest checks each candidate), so the choice changes speed only.
+ * (WideTuningKernelTest checks each candidate), so the choice changes speed only.
  *
  * <p>Chosen once per process, when the native coder first codes a wide stripe, by the JVM system property
  * {@value #PROPERTY}: {@code auto} (default: the table below, by processor), {@code calibrate} (time each
