@@ -174,7 +174,7 @@ class ArchiveDryRunClusterTest {
     write("/chain/a", 2 * BLOCK); // not /logs/a: a refused chain encode leaves its manifest at ENCODING
     ToolRun chain = archive("/chain/a", "--code", CODE, "--encoder", "chain");
     assertEquals(WideEcTool.EXIT_FAILED, chain.exit(), "the chain encoder needs block tokens, off in this cluster");
-    assertTrue(chain.err().contains("the chain encoder needs block tokens, or use --encoder classic"), chain.err());
+    assertTrue(chain.err().contains("the chain and rapidraid encoders need block tokens, or use --encoder classic"), chain.err());
     assertFalse(fs.getXAttrs(new Path("/chain/a")).containsKey(ArchivalSource.POINTER_XATTR));
 
     ToolRun system = archive("/", "--code", CODE, "--dry-run");

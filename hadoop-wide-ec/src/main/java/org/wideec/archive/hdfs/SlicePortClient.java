@@ -78,8 +78,8 @@ final class SlicePortClient implements Closeable {
   void requireToken(byte[] token, String what) throws IOException {
     if (token.length == 0 && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
       throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so the archiver has"
-          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain encoder needs"
-          + " block tokens, or use --encoder classic");
+          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain and rapidraid"
+          + " encoders need block tokens, or use --encoder classic");
     }
   }
 
