@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.List;
@@ -307,6 +308,20 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     }
     long inode = ArchiveLayout.archiveInodeOf(store.pointer(new Path(stopped)).manifestPath());
     assertFalse(fs.exists(new Path(store.layout().codewordRoot(inode), "original")), "the original is freed");
+    assertTrue(fs.getXAttrs(new Path("/swap")).isEmpty(), fs.getXAttrs(new Path("/swap")).toString());
+
+    // A marker left by a crash after a swap ended (its archive gone, the file unsealed since) is stale: a dry run and a
+    // seal of a file at that path go on as if it were not there, and the seal removes it.
+    String fresh = "/swap/fresh";
+    byte[] freshBytes = write(fresh, 2 * BLOCK + 3);
+    fs.setXAttr(new Path("/swap"), "trusted.wideec.sealing.987654321", fresh.getBytes(StandardCharsets.UTF_8));
+    ToolRun dryStale = tool("archive", fresh, "--code", RR, "--dry-run");
+    assertEquals(0, dryStale.exit(), dryStale.out() + dryStale.err());
+    assertEquals(0, tool("archive", fresh, "--code", RR).exit());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(fresh)));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(freshBytes, readAll(ours, fresh, freshBytes.length));
+    }
     assertTrue(fs.getXAttrs(new Path("/swap")).isEmpty(), fs.getXAttrs(new Path("/swap")).toString());
 
     // A file that takes the path between the renames is kept, the original stays whole aside.

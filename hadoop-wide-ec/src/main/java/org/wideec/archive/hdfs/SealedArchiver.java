@@ -478,7 +478,13 @@ public final class SealedArchiver {
     return new Path(store.layout().codewordRoot(archiveInode), "original");
   }
 
-  /** The archive whose swap left the original of {@code name} aside, from its directory's marker, or null. */
+  /**
+   * The archive whose swap of {@code name} stopped, from its directory's marker, or null. A marker is live while the
+   * original waits aside in the archive's private directory, or is still at the path (the marker is set just before
+   * it moves; the archive is named by the original's inode). Any other marker was left by a crash after the swap
+   * ended (and the file may have been unsealed since): it is removed (best effort, it needs the superuser) and
+   * ignored, so it never makes a later seal resume an archive that is gone.
+   */
   private Long swappingArchive(String name) throws IOException {
     Path parent = new Path(name).getParent();
     if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
@@ -487,7 +493,24 @@ public final class SealedArchiver {
     for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
       if (e.getKey().startsWith(SWAP_XATTR_PREFIX)
           && name.equals(new String(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))) {
-        return Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+        long archive;
+        try {
+          archive = Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
+        } catch (NumberFormatException bad) {
+          continue; // not ours to interpret
+        }
+        HdfsFileStatus at = dfs.getClient().getFileInfo(name);
+        boolean originalAtPath = at != null && !at.isDirectory() && at.getFileId() == archive && !SealedFiles.isSealed(at);
+        if (originalAtPath || dfs.getClient().getFileInfo(
+            new Path(store.layout().codewordRoot(archive), "original").toString()) != null) {
+          return archive;
+        }
+        try {
+          dfs.removeXAttr(parent, e.getKey());
+          LOG.info("removed the stale swap marker {} of {} (its seal had ended)", e.getKey(), name);
+        } catch (IOException denied) {
+          LOG.debug("cannot remove the stale swap marker {} on {}: {}", e.getKey(), parent, denied.toString());
+        }
       }
     }
     return null;
