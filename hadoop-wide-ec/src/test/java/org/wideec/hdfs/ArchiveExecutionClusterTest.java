@@ -217,8 +217,8 @@ class ArchiveExecutionClusterTest extends ArchiveTestBed {
     ToolRun r = tool("archive", "/x/i", "--code", CODE, "--encoder", "chain");
     assertEquals(WideEcTool.EXIT_FAILED, r.exit());
     assertTrue(r.err().contains("stripe 0: block tokens are off (dfs.block.access.token.enable), so the archiver has"
-        + " nothing to prove to a DataNode's slice port (wide-ec.transport.auth=hmac); the chain encoder needs block"
-        + " tokens, or use --encoder classic"), r.err());
+        + " nothing to prove to a DataNode's slice port (wide-ec.transport.auth=hmac); the chain and rapidraid encoders"
+        + " need block tokens, or use --encoder classic"), r.err());
     assertEquals(List.of(StripeState.ENCODING), ArchiveChecks.states(manifestOf("/x/i")), "nothing was created yet");
     String parityDir = manifestOf("/x/i").stripe(0).parityFilePath();
     assertFalse(!parityDir.isEmpty() && fs.exists(new Path(parityDir)), "no parity directory was created");

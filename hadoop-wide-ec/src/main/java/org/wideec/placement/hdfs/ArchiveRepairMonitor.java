@@ -170,10 +170,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   private Tally tally;
+  /** The live nodes as the pass found them after its first lost unit (null until then): what targets are chosen from. */
+  private Map<String, WideEcArchivedBlocks.Target> liveAfterLoss;
 
   @Override
   void beginPass(Map<String, WideEcArchivedBlocks.Target> live) {
     tally = new Tally();
+    liveAfterLoss = null;
     reported.beginPass();
     replicated.beginPass();
   }
@@ -245,7 +248,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
     Map<String, Integer> unitsPerRack = new HashMap<>();
     p.helpers().values().forEach(h -> unitsPerRack.merge(h.rack(), 1, Integer::sum));
-    dispatch(p, manifest, live, stripeNodes, unitsPerRack);
+    if (p.lost().length > 0 && liveAfterLoss == null) {
+      // Targets from the nodes live now, not at the pass's start: the loss just seen may have come with more nodes
+      // dying (a rack going down one node at a time), and an order to one of them fails and backs off.
+      liveAfterLoss = WideEcArchivedBlocks.targets(fsn);
+    }
+    dispatch(p, manifest, liveAfterLoss != null ? liveAfterLoss : live, stripeNodes, unitsPerRack);
   }
 
   /**
