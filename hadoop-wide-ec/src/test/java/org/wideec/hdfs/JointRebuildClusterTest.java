@@ -113,8 +113,8 @@ class JointRebuildClusterTest extends ArchiveTestBed {
     long repaired = metrics().archivedBlocksRepaired();
     long planned = metrics().archiveRebuildCrossRackBytesPlanned();
     long sent = crossRackBytesSent();
-    // Stop every DataNode of the rack, then have the NameNode declare them all dead in one heartbeat check, so the
-    // monitor sees the three units lost in the same pass.
+    // Stop every DataNode of the rack, then have the NameNode declare them all dead at once, so the monitor sees the
+    // three units lost in the same pass.
     List<DatanodeDescriptor> dead = new ArrayList<>();
     for (DataNode dn : new ArrayList<>(cluster.getDataNodes())) {
       DatanodeDescriptor d = cluster.getNamesystem().getBlockManager().getDatanodeManager()
@@ -125,8 +125,15 @@ class JointRebuildClusterTest extends ArchiveTestBed {
       }
     }
     assertEquals(3, dead.size());
-    dead.forEach(DFSTestUtil::setDatanodeDead);
-    BlockManagerTestUtil.checkHeartbeat(cluster.getNamesystem().getBlockManager());
+    // Under the namesystem's write lock, so that no pass of the monitor (which reads under its read lock) sees one or
+    // two of the three removed: the heartbeat check removes dead nodes one lock at a time.
+    cluster.getNamesystem().writeLock();
+    try {
+      dead.forEach(DFSTestUtil::setDatanodeDead);
+      BlockManagerTestUtil.checkHeartbeat(cluster.getNamesystem().getBlockManager());
+    } finally {
+      cluster.getNamesystem().writeUnlock();
+    }
 
     long deadline = System.currentTimeMillis() + 60_000;
     for (int u : lost) {
