@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -486,34 +485,12 @@ public final class SealedArchiver {
    * ignored, so it never makes a later seal resume an archive that is gone.
    */
   private Long swappingArchive(String name) throws IOException {
-    Path parent = new Path(name).getParent();
-    if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
-      return null;
-    }
-    for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
-      if (e.getKey().startsWith(SWAP_XATTR_PREFIX)
-          && name.equals(new String(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))) {
-        long archive;
-        try {
-          archive = Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
-        } catch (NumberFormatException bad) {
-          continue; // not ours to interpret
-        }
-        HdfsFileStatus at = dfs.getClient().getFileInfo(name);
-        boolean originalAtPath = at != null && !at.isDirectory() && at.getFileId() == archive && !SealedFiles.isSealed(at);
-        if (originalAtPath || dfs.getClient().getFileInfo(
-            new Path(store.layout().codewordRoot(archive), "original").toString()) != null) {
-          return archive;
-        }
-        try {
-          dfs.removeXAttr(parent, e.getKey());
-          LOG.info("removed the stale swap marker {} of {} (its seal had ended)", e.getKey(), name);
-        } catch (IOException denied) {
-          LOG.debug("cannot remove the stale swap marker {} on {}: {}", e.getKey(), parent, denied.toString());
-        }
-      }
-    }
-    return null;
+    return SwapMarkers.live(dfs, SWAP_XATTR_PREFIX, name, archive -> {
+      HdfsFileStatus at = dfs.getClient().getFileInfo(name);
+      boolean originalAtPath = at != null && !at.isDirectory() && at.getFileId() == archive && !SealedFiles.isSealed(at);
+      return originalAtPath
+          || dfs.getClient().getFileInfo(new Path(store.layout().codewordRoot(archive), "original").toString()) != null;
+    });
   }
 
   private ArchivedStripe record(ArchivedStripe next) throws IOException {

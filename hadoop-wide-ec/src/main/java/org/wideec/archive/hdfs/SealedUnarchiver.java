@@ -197,30 +197,8 @@ final class SealedUnarchiver {
    * never blocks a later unarchive of the path.
    */
   static Long swappingArchive(DistributedFileSystem dfs, ArchiveLayout layout, String name) throws IOException {
-    Path parent = new Path(name).getParent();
-    if (parent == null || dfs.getClient().getFileInfo(parent.toString()) == null) {
-      return null;
-    }
-    for (Map.Entry<String, byte[]> e : dfs.getXAttrs(parent).entrySet()) {
-      if (e.getKey().startsWith(SWAP_XATTR_PREFIX) && name.equals(new String(e.getValue(), StandardCharsets.UTF_8))) {
-        long archive;
-        try {
-          archive = Long.parseLong(e.getKey().substring(SWAP_XATTR_PREFIX.length()));
-        } catch (NumberFormatException bad) {
-          continue; // not ours to interpret
-        }
-        if (dfs.getClient().getFileInfo(new Path(layout.codewordRoot(archive), "restored").toString()) != null) {
-          return archive;
-        }
-        try {
-          dfs.removeXAttr(parent, e.getKey());
-          LOG.info("removed the stale swap marker {} of {} (its restored file was renamed in)", e.getKey(), name);
-        } catch (IOException denied) {
-          LOG.debug("cannot remove the stale swap marker {} on {}: {}", e.getKey(), parent, denied.toString());
-        }
-      }
-    }
-    return null;
+    return SwapMarkers.live(dfs, SWAP_XATTR_PREFIX, name,
+        archive -> dfs.getClient().getFileInfo(new Path(layout.codewordRoot(archive), "restored").toString()) != null);
   }
 
   /** Frees the sealed layout of a restored file, each step idempotent, the xattrs last. */
