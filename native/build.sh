@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds libwideec.so (JNI over ISA-L), the raw ISA-L benchmark and the memory-read probe into native/build.
+# Builds libwideec.so (JNI over ISA-L, and AES-GMAC frame tags over the system OpenSSL, opened at run time), the raw ISA-L benchmark and the memory-read probe into native/build.
 # Usage: native/build.sh [JAVA_HOME] [CLASSES_DIR]  -- CLASSES_DIR also gets a copy of the library, so the
 # jar carries it. Without ISA-L headers or a C compiler it says so and exits 0: the Java coder takes over.
 set -euo pipefail
@@ -19,7 +19,7 @@ fi
 mkdir -p "$out"
 "$cc" -O3 -fPIC -shared -Wall -Wextra -Wno-unused-parameter \
   -I"$java_home/include" -I"$java_home/include/linux" \
-  -o "$out/libwideec.so" "$here/src/wideec_isal.c" -lisal
+  -o "$out/libwideec.so" "$here/src/wideec_isal.c" "$here/src/wideec_gmac.c" -lisal -ldl -lpthread
 "$cc" -O2 -Wall -o "$out/isal_bench" "$here/bench/isal_bench.c" -lisal
 "$cc" -O2 -Wall -pthread -o "$out/mem_read" "$here/bench/mem_read.c"
 if [ -n "$classes" ]; then

@@ -1,24 +1,25 @@
 package org.wideec.transport;
 
 import io.netty.buffer.ByteBuf;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
- * One connection's frame authentication after the handshake: every frame carries an HMAC-SHA256 tag over a
- * per-direction sequence number, its header and its payload, under that direction's session key. A relay that
- * rewrites a slice (and fixes its CRC32C), replays, reorders or drops a frame fails the next check. Until the
- * handshake keys it (and for anonymous sessions) frames carry no tag. Used only on the channel's event loop.
+ * One connection's frame authentication after the handshake: every frame carries a tag over a per-direction
+ * sequence number, its header and its payload, under that direction's session key, in the algorithm the handshake
+ * negotiated ({@link FrameMac}: AES-256-GMAC, or HMAC-SHA256 with older peers). A relay that rewrites a slice (and
+ * fixes its CRC32C), replays, reorders or drops a frame fails the next check. Until the handshake keys it (and for
+ * anonymous sessions) frames carry no tag. Used only on the channel's event loop.
  */
 final class FrameAuth {
-  static final int TAG = 32;
   /** Largest frame before the handshake is done: a challenge, an AUTH with a token identifier, a refusal. */
   static final int HANDSHAKE_FRAME = 8 * 1024;
   private boolean done;
-  private Mac send;
-  private Mac receive;
+  private FrameMac mac;
+  private FrameTagger send;
+  private FrameTagger receive;
+  private byte[] signed;
+  private byte[] expected;
+  private byte[] actual;
   private long sent;
   private long received;
 
@@ -29,10 +30,19 @@ final class FrameAuth {
     return a;
   }
 
-  /** Starts tagging; frames written and read from now on carry tags. */
+  /** Starts tagging with HMAC-SHA256 (what peers that negotiate nothing use). */
   void start(byte[] sendKey, byte[] receiveKey) {
-    send = hmac(sendKey);
-    receive = hmac(receiveKey);
+    start(FrameMac.HMAC_SHA256, sendKey, receiveKey);
+  }
+
+  /** Starts tagging; frames written and read from now on carry tags of the negotiated algorithm. */
+  void start(FrameMac algorithm, byte[] sendKey, byte[] receiveKey) {
+    mac = algorithm;
+    send = algorithm.tagger(sendKey);
+    receive = algorithm.tagger(receiveKey);
+    signed = new byte[algorithm.tagLength()];
+    expected = new byte[algorithm.tagLength()];
+    actual = new byte[algorithm.tagLength()];
     done = true;
   }
 
@@ -57,38 +67,27 @@ final class FrameAuth {
     return receive != null;
   }
 
-  /** Appends the tag of bytes [from, from + len) of out (a whole encoded frame) to out. */
-  void sign(ByteBuf out, int from, int len) {
-    out.writeBytes(tag(send, sent++, out, from, len));
+  /** Bytes of tag after each frame now (0 before the handshake keys the session). */
+  int tagLength() {
+    return mac == null ? 0 : mac.tagLength();
   }
 
-  /** Whether the tag at tagAt matches bytes [from, from + len) of in. */
+  /** The algorithm tagging frames, or null. */
+  FrameMac algorithm() {
+    return mac;
+  }
+
+  /** Writes to {@code tag} the tag of the next frame sent: the header, then the payload. */
+  void sign(ByteBuf header, int headerFrom, int headerLen, ByteBuf payload, int payloadFrom, int payloadLen,
+      ByteBuf tag) {
+    send.tag(sent++, header, headerFrom, headerLen, payload, payloadFrom, payloadLen, signed);
+    tag.writeBytes(signed);
+  }
+
+  /** Whether the tag at tagAt matches bytes [from, from + len) of in (a whole frame received). */
   boolean verify(ByteBuf in, int from, int len, int tagAt) {
-    byte[] expected = tag(receive, received++, in, from, len);
-    byte[] actual = new byte[TAG];
+    receive.tag(received++, in, from, len, FrameMac.NONE, 0, 0, expected);
     in.getBytes(tagAt, actual);
     return MessageDigest.isEqual(expected, actual);
-  }
-
-  private static byte[] tag(Mac mac, long seq, ByteBuf b, int from, int len) {
-    for (int i = 7; i >= 0; i--) {
-      mac.update((byte) (seq >>> (8 * i)));
-    }
-    if (b.hasArray()) {
-      mac.update(b.array(), b.arrayOffset() + from, len);
-    } else {
-      mac.update(b.nioBuffer(from, len));
-    }
-    return mac.doFinal();
-  }
-
-  private static Mac hmac(byte[] key) {
-    try {
-      Mac m = Mac.getInstance("HmacSHA256");
-      m.init(new SecretKeySpec(key, "HmacSHA256"));
-      return m;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 unavailable", e);
-    }
   }
 }

@@ -1,18 +1,21 @@
 package org.wideec.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.handler.codec.MessageToMessageEncoder;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
  * The slice protocol's framing: magic (2 bytes), version (1), type (1), repair id (8), index (4), payload
- * length (4), CRC32C of the payload (4), payload, and after the handshake an HMAC tag over all of it
- * ({@link FrameAuth}). The decoder refuses frames longer than the configured maximum before buffering them (memory
- * stays bounded whatever a peer sends), any payload whose CRC32C does not match (a corrupt wire) and any frame whose
- * tag does not (a tampering relay), naming the repair and the slice.
+ * length (4), CRC32C of the payload (4), payload, and after the handshake a tag over all of it ({@link FrameAuth}:
+ * AES-256-GMAC, 16 bytes, or HMAC-SHA256, 32 bytes, as negotiated). The decoder refuses frames longer than the
+ * configured maximum before buffering them (memory stays bounded whatever a peer sends), any payload whose CRC32C
+ * does not match (a corrupt wire) and any frame whose tag does not (a tampering relay), naming the repair and the
+ * slice.
  */
 public final class FrameCodec {
   static final short MAGIC = (short) 0x5745; // "WE"
@@ -31,8 +34,15 @@ public final class FrameCodec {
     return (int) c.getValue();
   }
 
-  /** Writes frames; releases the frame's payload once written. */
-  public static final class Encoder extends MessageToByteEncoder<Frame> {
+  /**
+   * Writes frames; releases the frame's payload once written. A slice's payload is not copied: the frame goes out as
+   * the header, the payload itself and the tag (a gathering write), which for a chain of k helpers saves k copies of
+   * every row. Small frames, and every frame while a fault injector may rewrite the encoded bytes, are written as one
+   * copied buffer, so an injector never alters the sender's own data.
+   */
+  public static final class Encoder extends MessageToMessageEncoder<Frame> {
+    /** Payloads below this are copied next to their header: one buffer beats a composite of three. */
+    static final int COPY_BELOW = 4096;
     private final FrameAuth auth;
 
     /** An encoder that never tags frames (tests of the framing itself). */
@@ -45,25 +55,45 @@ public final class FrameCodec {
     }
 
     @Override
-    protected void encode(ChannelHandlerContext ctx, Frame f, ByteBuf out) {
+    protected void encode(ChannelHandlerContext ctx, Frame f, List<Object> out) {
       ByteBuf p = f.payload();
       int len = p.readableBytes();
-      out.ensureWritable(HEADER + len + (auth.sending() ? FrameAuth.TAG : 0));
-      int start = out.writerIndex();
-      out.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type().ordinal()).writeLong(f.repairId())
+      int tagLength = auth.sending() ? auth.tagLength() : 0;
+      boolean copy = len < COPY_BELOW || TransportFaultInjector.rewritesFrames();
+      ByteBuf header = ctx.alloc().buffer(HEADER + (copy ? len + tagLength : 0));
+      header.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type().ordinal()).writeLong(f.repairId())
           .writeInt(f.index()).writeInt(len).writeInt(crc(p, p.readerIndex(), len));
-      out.writeBytes(p, p.readerIndex(), len);
-      if (auth.sending()) {
-        auth.sign(out, start, HEADER + len);
+      if (copy) {
+        header.writeBytes(p, p.readerIndex(), len);
+        if (tagLength > 0) {
+          auth.sign(header, 0, HEADER + len, FrameMac.NONE, 0, 0, header);
+        }
+        TransportFaultInjector.get().afterEncode(f, header, HEADER, len);
+        out.add(header);
+        return;
       }
-      TransportFaultInjector.get().afterEncode(f, out, start + HEADER, len);
+      CompositeByteBuf frame = ctx.alloc().compositeBuffer(3);
+      frame.addComponent(true, header);
+      frame.addComponent(true, p.retainedSlice());
+      if (tagLength > 0) {
+        ByteBuf tag = ctx.alloc().buffer(tagLength);
+        auth.sign(header, 0, HEADER, p, p.readerIndex(), len, tag);
+        frame.addComponent(true, tag);
+      }
+      out.add(frame);
     }
   }
 
-  /** Reads frames, checking magic, version, type, size bound and CRC32C. */
+  /**
+   * Reads frames, checking magic, version, type, size bound and CRC32C. Reads are gathered into a buffer sized for the
+   * whole frame once its header is in ({@link #cumulate}): Netty's merging cumulator, which must copy whenever a
+   * decoded frame still holds the buffer, grew it read by read and copied a 256 KiB frame two to three times.
+   */
   public static final class Decoder extends ByteToMessageDecoder {
     private final int maxPayload;
     private final FrameAuth auth;
+    /** Bytes of the frame being read (header, payload and tag), once its header is in and bounded; else 0. */
+    private int want;
 
     /** A decoder that expects no tags (tests of the framing itself). */
     public Decoder(int maxPayload) {
@@ -76,6 +106,33 @@ public final class FrameCodec {
         throw new IllegalArgumentException("maximum frame payload must be positive, got " + maxPayload);
       }
       this.maxPayload = maxPayload;
+      setCumulator(this::cumulate);
+    }
+
+    /**
+     * Appends a read to the bytes waiting for a frame. A buffer that has room and that no decoded frame holds takes it
+     * in place; otherwise a new one holds the waiting bytes and the read, sized at least for the frame being read, so
+     * the rest of that frame lands without another copy. Bounded: {@link #want} is set only after the frame's length
+     * passed the limit check.
+     */
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+      if (!cumulation.isReadable() && in.isContiguous()) {
+        cumulation.release();
+        return in;
+      }
+      try {
+        int required = in.readableBytes();
+        if (required > cumulation.maxFastWritableBytes() || cumulation.refCnt() > 1 || cumulation.isReadOnly()) {
+          ByteBuf grown = alloc.buffer(Math.max(cumulation.readableBytes() + required, want));
+          grown.writeBytes(cumulation).writeBytes(in);
+          cumulation.release();
+          return grown;
+        }
+        cumulation.writeBytes(in);
+        return cumulation;
+      } finally {
+        in.release();
+      }
     }
 
     /** Bytes held waiting for the rest of a frame (what the fuzz tests bound). */
@@ -104,10 +161,12 @@ public final class FrameCodec {
         throw new CorruptSliceException(type + " " + index + " of repair " + repair + " claims " + len
             + " bytes, more than the " + limit + " allowed" + (limit < maxPayload ? " before authentication" : ""));
       }
-      int tag = auth.receiving() ? FrameAuth.TAG : 0;
+      int tag = auth.receiving() ? auth.tagLength() : 0;
       if (in.readableBytes() < HEADER + len + tag) {
+        want = HEADER + len + tag;
         return;
       }
+      want = 0;
       int expected = in.getInt(start + 20);
       int actual = crc(in, start + HEADER, len);
       if (actual != expected) {

@@ -16,7 +16,8 @@ import javax.crypto.spec.SecretKeySpec;
  * server recomputes a token's password from its block keys, so a forged or expired token fails here. Neither key is
  * ever sent. Both sides then derive a session key, and one frame key per direction, under which every later frame
  * is authenticated ({@link FrameAuth}). An anonymous session (no key, no frame MACs) is accepted only by a server that
- * runs {@code wide-ec.transport.auth=none}.
+ * runs {@code wide-ec.transport.auth=none}. The CHALLENGE's index field carries the frame MACs the server offers, the
+ * AUTH's the one the client picked ({@link FrameMac}; 0 from and for peers that predate the choice: HMAC-SHA256).
  *
  * <p>AUTH payload: mode (1 byte), client nonce (32), identifier length (2), identifier, MAC (32; none when anonymous).
  */
@@ -27,17 +28,29 @@ public final class Handshake {
   private static final SecureRandom RANDOM = new SecureRandom();
   private final byte[] secret;
   private final TokenKeys tokens;
+  private final FrameMac frameMac;
 
   /**
    * @param secret the cluster secret, or null for a server that accepts anonymous peers ({@code auth=none})
    * @param tokens checks block token sessions, or null when block tokens are off
    */
   public Handshake(byte[] secret, TokenKeys tokens) {
+    this(secret, tokens, FrameMac.DEFAULT);
+  }
+
+  /** @param frameMac the frame MAC this server prefers ({@link FrameMac#KEY}) */
+  public Handshake(byte[] secret, TokenKeys tokens, FrameMac frameMac) {
     if (secret != null && secret.length < 16) {
       throw new IllegalArgumentException("the wide-ec transport secret must be at least 16 bytes, got " + secret.length);
     }
     this.secret = secret == null ? null : secret.clone();
     this.tokens = tokens;
+    this.frameMac = frameMac;
+  }
+
+  /** The CHALLENGE's index: the frame MACs this server offers. */
+  int offer() {
+    return frameMac.offer();
   }
 
   public boolean authenticates() {
@@ -46,7 +59,7 @@ public final class Handshake {
 
   /** The same secret with a token checker (a DataNode with block tokens on). */
   public Handshake withTokens(TokenKeys keys) {
-    return new Handshake(secret, keys);
+    return new Handshake(secret, keys, frameMac);
   }
 
   /** What this side presents when it connects: the cluster secret, or nothing under auth=none. */
@@ -67,10 +80,15 @@ public final class Handshake {
   }
 
   /** A session the server accepted: its proof for AUTH_OK and its frame keys (null when anonymous). */
-  record Accepted(byte[] proof, Credential.Mode mode, byte[] sendKey, byte[] receiveKey) {}
+  record Accepted(byte[] proof, Credential.Mode mode, FrameMac frameMac, byte[] sendKey, byte[] receiveKey) {}
 
-  /** Checks a client's AUTH payload. */
-  Accepted verifyClient(byte[] serverNonce, byte[] auth) throws AuthenticationException {
+  /** Checks a client's AUTH payload, which picked frame MAC {@code picked} (the AUTH frame's index). */
+  Accepted verifyClient(byte[] serverNonce, byte[] auth, int picked) throws AuthenticationException {
+    FrameMac chosen = frameMac.accept(picked);
+    if (chosen == null) {
+      throw new AuthenticationException("peer picked frame MAC " + picked + ", which this node did not offer ("
+          + FrameMac.KEY + "=" + frameMac.name().toLowerCase(java.util.Locale.ROOT) + ")");
+    }
     if (auth.length < 1 + NONCE + 2) {
       throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes)");
     }
@@ -110,7 +128,7 @@ public final class Handshake {
       }
     };
     if (key == null) {
-      return new Accepted(new byte[0], mode, null, null);
+      return new Accepted(new byte[0], mode, null, null, null);
     }
     if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
       throw new AuthenticationException(mode == Credential.Mode.CLUSTER
@@ -118,15 +136,16 @@ public final class Handshake {
           : "peer failed authentication: its block token's password does not match the token");
     }
     byte[] session = mac(key, "wide-ec session", serverNonce, head);
-    return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode,
-        mac(session, "server to client", new byte[0], new byte[0]), mac(session, "client to server", new byte[0], new byte[0]));
+    return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode, chosen,
+        mac(session, chosen.keyLabel("server to client"), new byte[0], new byte[0]),
+        mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]));
   }
 
   /**
-   * Checks the server's AUTH_OK proof; returns the client's frame keys {send, receive}, or null for an anonymous
-   * session.
+   * Checks the server's AUTH_OK proof; returns the client's frame keys {send, receive} for the frame MAC it picked,
+   * or null for an anonymous session.
    */
-  static byte[][] verifyServer(Credential c, byte[] serverNonce, byte[] clientNonce, byte[] proof)
+  static byte[][] verifyServer(Credential c, byte[] serverNonce, byte[] clientNonce, byte[] proof, FrameMac picked)
       throws AuthenticationException {
     if (c.mode == Credential.Mode.ANONYMOUS) {
       if (proof.length != 0) {
@@ -140,8 +159,8 @@ public final class Handshake {
           : "server failed authentication: it does not know this block token's key");
     }
     byte[] session = mac(c.key, "wide-ec session", serverNonce, head(c.mode, clientNonce, c.identifier));
-    return new byte[][] {mac(session, "client to server", new byte[0], new byte[0]),
-        mac(session, "server to client", new byte[0], new byte[0])};
+    return new byte[][] {mac(session, picked.keyLabel("client to server"), new byte[0], new byte[0]),
+        mac(session, picked.keyLabel("server to client"), new byte[0], new byte[0])};
   }
 
   private static byte[] head(Credential.Mode mode, byte[] clientNonce, byte[] identifier) {

@@ -19,6 +19,7 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   private final Credential credential;
   private final FrameAuth auth;
   private final ConnectionPool pool;
+  private final FrameMac preferred;
   private final byte[] clientNonce = Handshake.nonce();
   private volatile Channel channel;
   private volatile PeerFailure failure;
@@ -26,11 +27,13 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   long idleSince;
   // Event loop only:
   private byte[] serverNonce;
+  private FrameMac picked;
   private boolean authenticated;
   private PeerStream current;
 
-  PeerConnection(Endpoint peer, Credential credential, FrameAuth auth, ConnectionPool pool) {
+  PeerConnection(Endpoint peer, Credential credential, FrameAuth auth, ConnectionPool pool, FrameMac preferred) {
     this.peer = peer;
+    this.preferred = preferred;
     this.credential = credential;
     this.auth = auth;
     this.pool = pool;
@@ -103,15 +106,17 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
           return;
         }
         serverNonce = f.payloadBytes();
-        ctx.writeAndFlush(Frame.bytes(FrameType.AUTH, 0, Handshake.clientResponse(credential, serverNonce, clientNonce)));
+        picked = preferred.pick(f.index());
+        ctx.writeAndFlush(new Frame(FrameType.AUTH, 0, picked.id,
+            io.netty.buffer.Unpooled.wrappedBuffer(Handshake.clientResponse(credential, serverNonce, clientNonce))));
       }
       case AUTH_OK -> {
         if (serverNonce == null || authenticated) {
           throw new Handshake.AuthenticationException(peer + " sent AUTH_OK out of turn");
         }
-        byte[][] keys = Handshake.verifyServer(credential, serverNonce, clientNonce, f.payloadBytes());
+        byte[][] keys = Handshake.verifyServer(credential, serverNonce, clientNonce, f.payloadBytes(), picked);
         if (keys != null) {
-          auth.start(keys[0], keys[1]);
+          auth.start(picked, keys[0], keys[1]);
         }
         auth.handshakeDone();
         authenticated = true;

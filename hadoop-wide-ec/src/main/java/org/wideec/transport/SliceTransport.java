@@ -117,8 +117,9 @@ public final class SliceTransport implements Closeable {
           + TransportConf.BIND_HOST + ", " + TransportConf.PORT + "; port 0 takes any free port): " + e, e);
     }
     port = ((InetSocketAddress) server.localAddress()).getPort();
-    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, TLS {}, shaping {})", node,
-        conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF", tls != null ? "on" : "off",
+    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, frame tags {}, TLS {}, shaping {})",
+        node, conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF",
+        handshake.authenticates() ? conf.frameMac() + " preferred" : "none", tls != null ? "on" : "off",
         conf.shaper().enabled() ? "on" : "off");
     return port;
   }
@@ -187,7 +188,7 @@ public final class SliceTransport implements Closeable {
   /** A new connection to a peer; its handshake runs as soon as the peer challenges. */
   private PeerConnection connect(Endpoint peer, Credential credential) throws PeerFailure {
     FrameAuth auth = new FrameAuth();
-    PeerConnection connection = new PeerConnection(peer, credential, auth, pool);
+    PeerConnection connection = new PeerConnection(peer, credential, auth, pool, conf.frameMac());
     Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
@@ -268,7 +269,7 @@ public final class SliceTransport implements Closeable {
           refuse(ctx, 0, "no authenticated request within " + timeout + " ms (" + PeerLimits.HANDSHAKE_TIMEOUT + ")");
         }
       }, timeout, TimeUnit.MILLISECONDS);
-      ctx.writeAndFlush(Frame.bytes(FrameType.CHALLENGE, 0, nonce));
+      ctx.writeAndFlush(new Frame(FrameType.CHALLENGE, 0, handshake.offer(), io.netty.buffer.Unpooled.wrappedBuffer(nonce)));
     }
 
     @Override
@@ -293,12 +294,12 @@ public final class SliceTransport implements Closeable {
           return;
         }
         try {
-          Handshake.Accepted session = handshake.verifyClient(nonce, f.payloadBytes());
+          Handshake.Accepted session = handshake.verifyClient(nonce, f.payloadBytes(), f.index());
           mode = session.mode();
           // Encoded at once (this is the event loop), so AUTH_OK is the last untagged frame either way.
           ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), session.proof()));
           if (session.sendKey() != null) {
-            auth.start(session.sendKey(), session.receiveKey());
+            auth.start(session.frameMac(), session.sendKey(), session.receiveKey());
           }
           auth.handshakeDone();
           authenticated = true;

@@ -9,7 +9,8 @@ import org.apache.hadoop.conf.Configuration;
  * conf/hdfs-site-wide-ec.xml and the README).
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
-    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls, PeerLimits limits) {
+    long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls, PeerLimits limits,
+    FrameMac frameMac) {
 
   public static final String PREFIX = "wide-ec.transport.";
   public static final String BIND_HOST = PREFIX + "bind-host";
@@ -41,7 +42,17 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         PeerLimits.DEFAULTS);
   }
 
+  /** Settings with the default frame MAC ({@link FrameMac#DEFAULT}). */
+  public TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
+      long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls, PeerLimits limits) {
+    this(bindHost, port, secret, sliceBytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, shaper, tls,
+        limits, FrameMac.DEFAULT);
+  }
+
   public TransportConf {
+    if (frameMac == null) {
+      throw new IllegalArgumentException(FrameMac.KEY + " must be set");
+    }
     if (window > limits.maxCredits()) {
       throw new IllegalArgumentException(WINDOW + "=" + window + " is more than " + PeerLimits.MAX_CREDITS + "="
           + limits.maxCredits() + ", which producers would refuse");
@@ -115,15 +126,16 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),
         ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
         new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0), ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
-        tls ? new Configuration(conf) : null, PeerLimits.from(conf));
+        tls ? new Configuration(conf) : null, PeerLimits.from(conf), FrameMac.parse(conf.getTrimmed(FrameMac.KEY, "gmac")));
   }
 
   /** The same settings with other stall and connect timeouts. */
   public TransportConf withTimeouts(int millis) {
-    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits);
+    return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits,
+        frameMac);
   }
 
   public Handshake handshake() {
-    return new Handshake(secret, null);
+    return new Handshake(secret, null, frameMac);
   }
 }

@@ -17,6 +17,14 @@ public class TransportFaultInjector {
     instance = injector == null ? new TransportFaultInjector() : injector;
   }
 
+  /**
+   * Whether a test's injector is installed: frames are then encoded into one copied buffer, so that one that rewrites
+   * the encoded bytes ({@link #afterEncode}) corrupts the wire, never the sender's own data.
+   */
+  static boolean rewritesFrames() {
+    return instance.getClass() != TransportFaultInjector.class;
+  }
+
   /** Called with the encoded frame; the payload occupies [payloadOffset, payloadOffset + length) of out. */
   public void afterEncode(Frame frame, ByteBuf out, int payloadOffset, int length) {}
 

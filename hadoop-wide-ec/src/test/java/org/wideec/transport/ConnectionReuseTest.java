@@ -237,11 +237,15 @@ class ConnectionReuseTest {
     private void requests(InputStream from, OutputStream to) throws IOException {
       DataInputStream in = new DataInputStream(from);
       int seen = 0;
+      int tagBytes = 0;
       for (int frame = 0; ; frame++) {
         byte[] header = new byte[FrameCodec.HEADER];
         in.readFully(header);
         int len = ByteBuffer.wrap(header, 16, 4).getInt();
-        byte[] rest = new byte[len + (frame >= 1 ? FrameAuth.TAG : 0)];
+        byte[] rest = new byte[len + (frame >= 1 ? tagBytes : 0)];
+        if (frame == 0) { // the AUTH: its index is the frame MAC the consumer picked
+          tagBytes = FrameMac.ofId(ByteBuffer.wrap(header, 12, 4).getInt()).tagLength();
+        }
         in.readFully(rest);
         if (header[3] == FrameType.REQUEST.ordinal() && ++seen == 2) {
           dropped.incrementAndGet();

@@ -123,8 +123,9 @@ class ProtocolFuzzTest {
     switch (r.nextInt(4)) {
       case 0 -> {
         int len = h.getInt(at + 16);
-        int[] lengths = {limit, limit + 1, limit + FrameAuth.TAG + 1, 2 * limit, -1, Integer.MAX_VALUE,
-            Integer.MIN_VALUE, 0, len - 1, len + 1, len + FrameAuth.TAG};
+        int tag = FrameMac.HMAC_SHA256.tagLength(); // the longer tag
+        int[] lengths = {limit, limit + 1, limit + tag + 1, 2 * limit, -1, Integer.MAX_VALUE,
+            Integer.MIN_VALUE, 0, len - 1, len + 1, len + tag, len + FrameMac.AES_GMAC.tagLength()};
         int claimed = lengths[r.nextInt(lengths.length)];
         h.putInt(at + 16, claimed);
         byte[] tail = random(r, 64);
@@ -194,8 +195,9 @@ class ProtocolFuzzTest {
     for (int c = 0; c < CASES; c++) {
       String where = "case " + c + " (seed " + SEED + ")";
       int mode = c % 3; // untagged, tagged, before authentication
-      FrameAuth send = mode == 1 ? keyed(key) : FrameAuth.none();
-      FrameAuth receive = mode == 0 ? FrameAuth.none() : mode == 1 ? keyed(key) : new FrameAuth();
+      FrameMac mac = FrameMac.values()[(c / 3) % FrameMac.values().length]; // the tagged cases take turns
+      FrameAuth send = mode == 1 ? keyed(mac, key) : FrameAuth.none();
+      FrameAuth receive = mode == 0 ? FrameAuth.none() : mode == 1 ? keyed(mac, key) : new FrameAuth();
       int payloadLimit = mode == 2 ? Math.min(MAX, FrameAuth.HANDSHAKE_FRAME) : MAX;
       // Now and then a well-formed frame one byte too long: it must be refused, not taken.
       Encoded valid = encoded(r, send, payloadLimit + (r.nextInt(8) == 0 ? 1 : 0));
@@ -204,7 +206,7 @@ class ProtocolFuzzTest {
           : kind < 6 ? mutateHeader(valid, r, payloadLimit) : mutate(valid.bytes(), r);
       // A read is what one socket read delivers; sometimes byte by byte, so headers split everywhere.
       int maxChunk = r.nextInt(4) == 0 ? 16 : 700;
-      int limit = FrameCodec.HEADER + payloadLimit + (mode == 1 ? FrameAuth.TAG : 0);
+      int limit = FrameCodec.HEADER + payloadLimit + send.tagLength();
       BoundedAllocator alloc = new BoundedAllocator(limit + maxChunk);
       FrameCodec.Decoder decoder = new FrameCodec.Decoder(MAX, receive);
       EmbeddedChannel ch = new EmbeddedChannel(decoder);
@@ -259,9 +261,9 @@ class ProtocolFuzzTest {
     assertTrue(intact > CASES / 20, "intact inputs were checked too: " + intact);
   }
 
-  private static FrameAuth keyed(byte[] key) {
+  private static FrameAuth keyed(FrameMac mac, byte[] key) {
     FrameAuth a = new FrameAuth();
-    a.start(key, key);
+    a.start(mac, key, key);
     return a;
   }
 
@@ -286,11 +288,13 @@ class ProtocolFuzzTest {
       Credential cred = credentials[c % credentials.length];
       byte[] valid = Handshake.clientResponse(cred, serverNonce, Handshake.nonce());
       byte[] auth = r.nextInt(4) == 0 ? random(r, 200) : mutate(valid, r);
+      int picked = r.nextInt(3) == 0 ? r.nextInt() : r.nextInt(2); // the AUTH frame's index: the frame MAC picked
       for (Handshake h : new Handshake[] {cluster, open}) {
         try {
-          h.verifyClient(serverNonce, auth);
+          h.verifyClient(serverNonce, auth, picked);
           // Accepted: anonymous to an open server, or exactly a valid keyed response (a mutation that changed nothing).
-          assertTrue(h == open && auth.length > 0 && auth[0] == 0 || Arrays.equals(auth, valid) && cred != credentials[2],
+          assertTrue((h == open && auth.length > 0 && auth[0] == 0 || Arrays.equals(auth, valid) && cred != credentials[2])
+              && (picked == 0 || picked == 1),
               "case " + c + " (seed " + SEED + "): accepted a forged AUTH");
         } catch (Handshake.AuthenticationException expected) {
           // refused, naming why

@@ -234,7 +234,8 @@ class ServerFuzzTest {
 
   /**
    * The handshake as a client does it (anonymous for an open server, the cluster secret for a keyed one); returns
-   * the frame authentication to encode the session's frames with (tagging them when keyed).
+   * the frame authentication to encode the session's frames with (tagging them when keyed). Its AUTH picks nothing
+   * (index 0), as a peer of before the frame MAC choice: HMAC-SHA256.
    */
   private static FrameAuth authenticate(InputStream in, OutputStream out, boolean keyed, String where) throws IOException {
     byte[] challenge = readUntagged(in, FrameType.CHALLENGE, where);
@@ -244,7 +245,7 @@ class ServerFuzzTest {
     out.write(encode(session, List.of(Frame.bytes(FrameType.AUTH, 0, Handshake.clientResponse(cred, challenge, clientNonce)))));
     out.flush();
     byte[] proof = readUntagged(in, FrameType.AUTH_OK, where);
-    byte[][] keys = Handshake.verifyServer(cred, challenge, clientNonce, proof);
+    byte[][] keys = Handshake.verifyServer(cred, challenge, clientNonce, proof, FrameMac.HMAC_SHA256);
     if (keys != null) {
       session.start(keys[0], keys[1]);
     }

@@ -14,18 +14,19 @@ import java.util.zip.CRC32C;
  * A man in the middle for tests: relays connections to a slice port and, in the producer's direction, flips one
  * bit of every SLICE payload and rewrites the frame's CRC32C to match, as an attacker on the wire would. Only a
  * frame MAC can catch it. The first two frames from the producer (CHALLENGE, AUTH_OK) carry no tag; later ones carry
- * a tag of {@code tagBytes} (0 for an unauthenticated session).
+ * a tag (none for an unauthenticated session) of the frame MAC a client of the default preference picks from the
+ * CHALLENGE's offer.
  */
 public final class TamperingRelay implements AutoCloseable {
   private final ServerSocket server;
   private final int targetPort;
-  private final int tagBytes;
+  private final boolean authenticated;
   private final AtomicInteger tampered = new AtomicInteger();
 
   public TamperingRelay(int targetPort, boolean authenticated) throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.targetPort = targetPort;
-    this.tagBytes = authenticated ? FrameAuth.TAG : 0;
+    this.authenticated = authenticated;
     Thread t = new Thread(this::accept, "tampering-relay");
     t.setDaemon(true);
     t.start();
@@ -76,10 +77,14 @@ public final class TamperingRelay implements AutoCloseable {
 
   private void tamper(InputStream from, OutputStream to) throws IOException {
     DataInputStream in = new DataInputStream(from);
+    int tagBytes = 0;
     for (int frame = 0; ; frame++) {
       byte[] header = new byte[FrameCodec.HEADER];
       in.readFully(header);
       int len = java.nio.ByteBuffer.wrap(header, 16, 4).getInt();
+      if (frame == 0 && authenticated) { // the CHALLENGE: its index is the server's offer
+        tagBytes = FrameMac.DEFAULT.pick(java.nio.ByteBuffer.wrap(header, 12, 4).getInt()).tagLength();
+      }
       byte[] rest = new byte[len + (frame >= 2 ? tagBytes : 0)];
       in.readFully(rest);
       if (header[3] == FrameType.SLICE.ordinal() && len > 0) {
