@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Builds libwideec.so (JNI over ISA-L), the raw ISA-L benchmark, the memory-read probe and the wide slicing sweep
-# into native/build.
+# Builds libwideec.so (JNI over ISA-L), the raw ISA-L benchmark and the memory-read probe into native/build.
 # Usage: native/build.sh [JAVA_HOME] [CLASSES_DIR]  -- CLASSES_DIR also gets a copy of the library, so the
 # jar carries it. Without ISA-L headers or a C compiler it says so and exits 0: the Java coder takes over.
 set -euo pipefail
@@ -23,7 +22,7 @@ mkdir -p "$out"
   -o "$out/libwideec.so" "$here/src/wideec_isal.c" -lisal
 "$cc" -O2 -Wall -o "$out/isal_bench" "$here/bench/isal_bench.c" -lisal
 "$cc" -O2 -Wall -pthread -o "$out/mem_read" "$here/bench/mem_read.c"
-# -O3 as the library: the sweep compiles the library's kernel in, and its byte loops vectorize only at -O3.
+# The wide slicing sweep (bench/wide_sweep.c), -O3 as the library: it compiles the library's kernel in, and its byte loops vectorize only at -O3.
 "$cc" -O3 -Wall -Wno-unused-function -o "$out/wide_sweep" "$here/bench/wide_sweep.c" -lisal
 if [ -n "$classes" ]; then
   mkdir -p "$classes/native/linux-x86_64"
