@@ -10,7 +10,9 @@
  * each group's partial products into the outputs from a scratch buffer that stays in L2. Group, slice and
  * software prefetch are chosen per machine by the Java side (WideTuning) and passed on every call.
  */
+#ifndef WIDEEC_NO_JNI
 #include <jni.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,31 +36,95 @@ static void xor_into(unsigned char *restrict dst, const unsigned char *restrict 
   }
 }
 
-/* Prefetches lines [from, to) of each of g sources at src[c] + off, one source after another. */
-static void prefetch_part(unsigned char **in, int c0, int g, int off, int from, int to) {
+/* Prefetches lines [from, to) of each of g sources at src[c] + off, one source after another, with the given hint
+ * (0: prefetcht0, 1: t1, 2: t2, 3: nta). */
+static void prefetch_part(unsigned char **in, int c0, int g, int off, int from, int to, int hint) {
   for (int c = 0; c < g; c++) {
     const char *p = (const char *) in[c0 + c] + off;
     for (int i = from; i < to; i += 64) {
-      _mm_prefetch(p + i, _MM_HINT_T0);
+      switch (hint) {
+        case 1: _mm_prefetch(p + i, _MM_HINT_T1); break;
+        case 2: _mm_prefetch(p + i, _MM_HINT_T2); break;
+        case 3: _mm_prefetch(p + i, _MM_HINT_NTA); break;
+        default: _mm_prefetch(p + i, _MM_HINT_T0); break;
+      }
     }
   }
 }
 
+/* dst = a ^ b (b may be NULL: dst = a), the bulk with non-temporal stores: the parity goes to memory without
+ * being read first (a normal store reads each line it writes). The caller fences once per call. */
+__attribute__((target("avx512f")))
+static int store_nt512(unsigned char *dst, const unsigned char *a, const unsigned char *b, int i, int len) {
+  for (; i + 64 <= len; i += 64) {
+    __m512i x = _mm512_loadu_si512((const void *) (a + i));
+    if (b != NULL) {
+      x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *) (b + i)));
+    }
+    _mm512_stream_si512((void *) (dst + i), x);
+  }
+  return i;
+}
+
+static int store_nt128(unsigned char *dst, const unsigned char *a, const unsigned char *b, int i, int len) {
+  for (; i + 16 <= len; i += 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *) (a + i));
+    if (b != NULL) {
+      x = _mm_xor_si128(x, _mm_loadu_si128((const __m128i *) (b + i)));
+    }
+    _mm_stream_si128((__m128i *) (dst + i), x);
+  }
+  return i;
+}
+
+static void store_nt(unsigned char *dst, const unsigned char *a, const unsigned char *b, int len) {
+  int head = (int) ((64 - ((uintptr_t) dst & 63)) & 63);
+  if (head > len) {
+    head = len;
+  }
+  for (int i = 0; i < head; i++) {
+    dst[i] = b == NULL ? a[i] : a[i] ^ b[i];
+  }
+  int i = __builtin_cpu_supports("avx512f") ? store_nt512(dst, a, b, head, len) : store_nt128(dst, a, b, head, len);
+  for (; i < len; i++) {
+    dst[i] = b == NULL ? a[i] : a[i] ^ b[i];
+  }
+}
+
+/* How a multiply is cut into passes; see multiply_opts. */
+struct wide_opts {
+  int group;    /* sources per pass; >= k with nt = 0 and prefetch = 0: one ec_encode_data over everything */
+  int slice;    /* bytes per pass */
+  int prefetch; /* > 0: software prefetch this many bytes ahead (crossing into the next pass) */
+  int nt;       /* 1: parity written with non-temporal stores from scratch (needs 2 x rows x slice of scratch) */
+  int step;     /* bytes computed between two batches of software prefetches */
+  int hint;     /* prefetch hint, see prefetch_part */
+};
+
 /*
  * out[r] = sum_c a[r][c] in[c]; tables from ec_init_tables(k, rows, a).
- * group: sources per pass (group >= k: one ec_encode_data over everything); slice: bytes per pass;
- * prefetch > 0: the slice is computed in STEP-byte steps, and each step first prefetches the lines that the
- * step `prefetch` bytes later reads (of this group, then of the next group or the next slice's first), so
- * memory could work while the core multiplies. On the AMD EPYC it only slowed coding down; kept as a
- * tuning candidate for other processors (WideTuning).
- * Every choice computes the same sums in GF(2^8), so the bytes are identical whatever the tuning.
+ * The multiply is cut into slices of o->slice bytes, and within a slice into passes of o->group sources, each
+ * pass's partial products summed into the outputs from scratch that stays in L2 (rows x slice bytes; twice that
+ * with nt). prefetch > 0: each pass is computed in o->step-byte steps, and each step first prefetches the lines
+ * that the step `prefetch` bytes later reads (of this pass, then of the next pass), so memory works while the
+ * core multiplies. nt: the first pass writes into scratch too, and the last one's sum goes to the outputs with
+ * non-temporal stores. Every choice computes the same sums in GF(2^8), so the bytes are identical whatever the
+ * tuning. On the AMD EPYCs measured (Zen 4, Zen 5) prefetch, other steps and hints, and nt did not speed coding
+ * up (bench/wide_sweep, benchmarks/RESULTS.md), so the JNI entry passes prefetch alone; the rest is there for the
+ * sweep, to try them on other processors.
  */
-static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
-                     unsigned char *scratch, int group, int slice, int prefetch) {
-  if (group >= k || scratch == NULL || group < 1 || slice < 64) {
+static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
+                          unsigned char *scratch, const struct wide_opts *o) {
+  int group = o->group < 1 ? 1 : (o->group > k ? k : o->group);
+  int slice = o->slice;
+  int prefetch = o->prefetch;
+  int step = o->step < 64 ? 64 : o->step;
+  int nt = o->nt;
+  if (scratch == NULL || slice < 64 || (group >= k && !nt && prefetch <= 0)) {
     ec_encode_data(len, k, rows, tables, in, out);
     return;
   }
+  unsigned char *acc[MAX_UNITS];
   unsigned char *tmp[MAX_UNITS];
   unsigned char *src[MAX_UNITS];
   unsigned char *dst[MAX_UNITS];
@@ -66,15 +132,18 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
   unsigned char *d2[MAX_UNITS];
   /* Tables of every group, regrouped once per call: rows x g x 32 bytes per group, on the heap (too big for
    * a JNI thread's stack at k = 255). The 32-byte table of (row r, source c) sits at tables[32 * (r * k + c)]. */
-  unsigned char *gt = malloc((size_t) 32 * k * rows);
-  if (gt == NULL) {
-    ec_encode_data(len, k, rows, tables, in, out);
-    return;
-  }
-  for (int c0 = 0; c0 < k; c0 += group) {
-    int g = k - c0 < group ? k - c0 : group;
-    for (int r = 0; r < rows; r++) {
-      memcpy(gt + (size_t) 32 * (rows * c0 + r * g), tables + (size_t) 32 * (r * k + c0), (size_t) 32 * g);
+  unsigned char *gt = tables;
+  if (group < k) {
+    gt = malloc((size_t) 32 * k * rows);
+    if (gt == NULL) {
+      ec_encode_data(len, k, rows, tables, in, out);
+      return;
+    }
+    for (int c0 = 0; c0 < k; c0 += group) {
+      int g = k - c0 < group ? k - c0 : group;
+      for (int r = 0; r < rows; r++) {
+        memcpy(gt + (size_t) 32 * (rows * c0 + r * g), tables + (size_t) 32 * (r * k + c0), (size_t) 32 * g);
+      }
     }
   }
   for (int off = 0; off < len; off += slice) {
@@ -82,11 +151,13 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
     for (int r = 0; r < rows; r++) {
       dst[r] = out[r] + off;
       tmp[r] = scratch + (size_t) r * slice;
+      acc[r] = scratch + (size_t) (rows + r) * slice;
     }
     for (int c0 = 0; c0 < k; c0 += group) {
       int g = k - c0 < group ? k - c0 : group;
+      int last = c0 + group >= k;
       unsigned char *t = gt + (size_t) 32 * rows * c0;
-      unsigned char **into = c0 == 0 ? dst : tmp;
+      unsigned char **into = c0 > 0 ? tmp : nt ? acc : dst;
       for (int c = 0; c < g; c++) {
         src[c] = in[c0 + c] + off;
       }
@@ -94,38 +165,59 @@ static void multiply(int len, int k, int rows, unsigned char *tables, unsigned c
         ec_encode_data(n, g, rows, t, src, into);
       } else {
         /* What comes next: the next group of this slice, else the first group of the next slice. */
-        int nc0 = c0 + group < k ? c0 + group : 0;
-        int noff = c0 + group < k ? off : off + slice;
+        int nc0 = !last ? c0 + group : 0;
+        int noff = !last ? off : off + slice;
         int ng = k - nc0 < group ? k - nc0 : group;
         int nn = noff >= len ? 0 : (len - noff < slice ? len - noff : slice);
-        for (int o = 0; o < n; o += STEP) {
-          int m = n - o < STEP ? n - o : STEP;
+        for (int b = 0; b < n; b += step) {
+          int m = n - b < step ? n - b : step;
           for (int c = 0; c < g; c++) {
-            s2[c] = src[c] + o;
+            s2[c] = src[c] + b;
           }
           for (int r = 0; r < rows; r++) {
-            d2[r] = into[r] + o;
+            d2[r] = into[r] + b;
           }
-          int ahead = o + prefetch;
+          int ahead = b + prefetch;
           if (ahead < n) {
-            prefetch_part(in, c0, g, off, ahead, ahead + STEP < n ? ahead + STEP : n);
+            prefetch_part(in, c0, g, off, ahead, ahead + step < n ? ahead + step : n, o->hint);
           } else if (ahead - n < nn) {
             int a = ahead - n;
-            prefetch_part(in, nc0, ng, noff, a, a + STEP < nn ? a + STEP : nn);
+            prefetch_part(in, nc0, ng, noff, a, a + step < nn ? a + step : nn, o->hint);
           }
           ec_encode_data(m, g, rows, t, s2, d2);
         }
       }
-      if (c0 > 0) {
+      if (nt && last) {
         for (int r = 0; r < rows; r++) {
-          xor_into(dst[r], tmp[r], n);
+          store_nt(dst[r], acc[r], c0 > 0 ? tmp[r] : NULL, n);
+        }
+      } else if (c0 > 0) {
+        for (int r = 0; r < rows; r++) {
+          xor_into(nt ? acc[r] : dst[r], tmp[r], n);
         }
       }
     }
   }
-  free(gt);
+  if (nt) {
+    _mm_sfence();
+  }
+  if (gt != tables) {
+    free(gt);
+  }
 }
 
+/* The JNI entry's shape: group, slice and prefetch, no non-temporal stores, prefetch in 2 KiB steps. */
+static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
+                     unsigned char *scratch, int group, int slice, int prefetch) {
+  struct wide_opts o = {group, slice, prefetch, 0, STEP, 0};
+  if (group >= k) {
+    ec_encode_data(len, k, rows, tables, in, out);
+    return;
+  }
+  multiply_opts(len, k, rows, tables, in, out, scratch, &o);
+}
+
+#ifndef WIDEEC_NO_JNI
 static int gather(JNIEnv *env, jobjectArray buffers, jintArray positions, int count, unsigned char **ptrs) {
   jint pos[MAX_UNITS];
   (*env)->GetIntArrayRegion(env, positions, 0, count, pos);
@@ -227,5 +319,4 @@ JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_update(JNIEnv *env, jcla
   }
   ec_encode_data_update(len, k, rows, vec, t, src + inPos, out);
 }
-
-
+#endif

@@ -36,13 +36,24 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
    * in five quick runs of dev-support/bench-coders.sh (wideTunedVsDefault, a loaded machine); in C, 6-12 sources and
    * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and software prefetch only slowed
    * it down (issue 15, benchmarks/RESULTS.md).
+   *
+   * <p>AMD family 26 (Zen 5): on an EPYC Zen 5 (2 vCPUs, 1 MiB L2 per core, 32 MiB L3, AVX-512, GFNI) streaming
+   * RS(128,4) from memory in C (native/bench/wide_sweep, 1 MiB cells, rounds of interleaved configurations on a quiet
+   * machine), 16 sources x 16 KiB ran 16.6-17.5 GB/s in every run, 8-12 sources x 16-32 KiB 15.5-17.4 in some runs
+   * and 11.5-12.4 in others, 24 sources 9.8-16.3, 32 x 64 KiB (the default) 12.7-14.6, all 128 at once 5.8-6.3;
+   * slices of 4-128 KiB moved it by under 10%, and software prefetch (0.5-32 KiB ahead, steps of 1-4 KiB, hints
+   * t0/t1/nta) or non-temporal parity stores changed nothing beyond the noise. In dev-support/bench-coders.sh --quick
+   * (a shared machine) it ran 1.23-1.32x the default. What bounds it: reading 16 streams interleaved runs at about
+   * 26 GB/s against 32-41 for one stream (issue 15, benchmarks/RESULTS.md).
    */
-  static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0));
+  static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0),
+      "AuthenticAMD 26", new WideTuning(16, 16 << 10, 0));
 
   /** What calibration tries: the table's choices, neighbours of them, and prefetch variants. */
   static final List<WideTuning> CANDIDATES = List.of(DEFAULT, new WideTuning(16, 32 << 10, 0),
       new WideTuning(8, 16 << 10, 0), new WideTuning(8, 64 << 10, 0), new WideTuning(4, 16 << 10, 0),
-      new WideTuning(12, 32 << 10, 0), new WideTuning(8, 16 << 10, 4096), new WideTuning(16, 32 << 10, 4096));
+      new WideTuning(12, 32 << 10, 0), new WideTuning(16, 16 << 10, 0), new WideTuning(8, 16 << 10, 4096),
+      new WideTuning(16, 32 << 10, 4096));
 
   public WideTuning {
     if (group < 1 || group > 255) {

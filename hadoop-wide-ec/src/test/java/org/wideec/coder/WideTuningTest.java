@@ -32,10 +32,20 @@ class WideTuningTest {
   @Test
   void theTableChoosesByProcessorAndFallsBackToTheDefaults() {
     assertEquals(new WideTuning(8, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 25"));
+    assertEquals(new WideTuning(16, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 26"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose(null, "GenuineIntel 6"));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 27"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "unknown"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("default", "AuthenticAMD 25"));
     assertEquals(new WideTuning(16, 32 << 10, 0), WideTuning.choose("group=16,slice=32k", "AuthenticAMD 25"));
+  }
+
+  @Test
+  void everyTableChoiceIsACalibrationCandidate() {
+    // WideTuningKernelTest checks the candidates' bytes, so a table entry outside them would go untested.
+    for (var e : WideTuning.BY_PROCESSOR.entrySet()) {
+      assertEquals(true, WideTuning.candidates().contains(e.getValue()), e.getKey() + ": " + e.getValue());
+    }
   }
 
   @Test
