@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #define GMAC_TAG 16
 #define GMAC_KEY 32
@@ -85,7 +86,7 @@ JNIEXPORT jlong JNICALL Java_org_wideec_transport_NativeGmac_create(JNIEnv *env,
     ossl.ctx_free(ctx);
     ctx = NULL;
   }
-  memset(k, 0, sizeof(k));
+  explicit_bzero(k, sizeof(k));
   return (jlong) (intptr_t) ctx;
 }
 

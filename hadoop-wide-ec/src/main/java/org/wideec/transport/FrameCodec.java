@@ -35,10 +35,10 @@ public final class FrameCodec {
   }
 
   /**
-   * Writes frames; releases the frame's payload once written. A slice's payload is not copied: the frame goes out as
-   * the header, the payload itself and the tag (a gathering write), which for a chain of k helpers saves k copies of
-   * every row. Small frames, and every frame while a fault injector may rewrite the encoded bytes, are written as one
-   * copied buffer, so an injector never alters the sender's own data.
+   * Writes frames; releases the frame's payload once written. A direct payload is not copied: the frame goes out as
+   * the header, the payload itself and the tag (a gathering write). A heap payload is copied once next to its header,
+   * as the socket needs direct memory anyway; so are small frames, and every frame while a fault injector may rewrite
+   * the encoded bytes, so an injector never alters the sender's own data.
    */
   public static final class Encoder extends MessageToMessageEncoder<Frame> {
     /** Payloads below this are copied next to their header: one buffer beats a composite of three. */
@@ -59,34 +59,50 @@ public final class FrameCodec {
       ByteBuf p = f.payload();
       int len = p.readableBytes();
       int tagLength = auth.sending() ? auth.tagLength() : 0;
-      boolean copy = len < COPY_BELOW || TransportFaultInjector.rewritesFrames();
+      boolean copy = len < COPY_BELOW || !p.isDirect() || TransportFaultInjector.rewritesFrames();
       ByteBuf header = ctx.alloc().buffer(HEADER + (copy ? len + tagLength : 0));
-      header.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type().ordinal()).writeLong(f.repairId())
-          .writeInt(f.index()).writeInt(len).writeInt(crc(p, p.readerIndex(), len));
-      if (copy) {
-        header.writeBytes(p, p.readerIndex(), len);
-        if (tagLength > 0) {
-          auth.sign(header, 0, HEADER + len, FrameMac.NONE, 0, 0, header);
+      ByteBuf frame = header;
+      try {
+        header.writeShort(MAGIC).writeByte(VERSION).writeByte(f.type().ordinal()).writeLong(f.repairId())
+            .writeInt(f.index()).writeInt(len).writeInt(crc(p, p.readerIndex(), len));
+        if (copy) {
+          header.writeBytes(p, p.readerIndex(), len);
+          if (tagLength > 0) {
+            auth.sign(header, 0, HEADER + len, FrameMac.NONE, 0, 0, header);
+          }
+          TransportFaultInjector.get().afterEncode(f, header, HEADER, len);
+        } else {
+          CompositeByteBuf c = ctx.alloc().compositeBuffer(3);
+          frame = c; // owns header, the payload's slice and the tag from here on
+          c.addComponent(true, header);
+          c.addComponent(true, p.retainedSlice());
+          if (tagLength > 0) {
+            ByteBuf tag = ctx.alloc().buffer(tagLength);
+            try {
+              auth.sign(header, 0, HEADER, p, p.readerIndex(), len, tag);
+            } catch (RuntimeException | Error e) {
+              tag.release();
+              throw e;
+            }
+            c.addComponent(true, tag);
+          }
         }
-        TransportFaultInjector.get().afterEncode(f, header, HEADER, len);
-        out.add(header);
-        return;
-      }
-      CompositeByteBuf frame = ctx.alloc().compositeBuffer(3);
-      frame.addComponent(true, header);
-      frame.addComponent(true, p.retainedSlice());
-      if (tagLength > 0) {
-        ByteBuf tag = ctx.alloc().buffer(tagLength);
-        auth.sign(header, 0, HEADER, p, p.readerIndex(), len, tag);
-        frame.addComponent(true, tag);
+      } catch (RuntimeException | Error e) {
+        frame.release(); // MessageToMessageEncoder releases only the frame it was given
+        throw e;
       }
       out.add(frame);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      auth.close();
     }
   }
 
   /**
-   * Reads frames, checking magic, version, type, size bound and CRC32C. Reads are gathered into a buffer sized for the
-   * whole frame once its header is in ({@link #cumulate}): Netty's merging cumulator, which must copy whenever a
+   * Reads frames, checking magic, version, type, size bound and CRC32C. Reads are gathered into a buffer sized towards
+   * the whole frame once its header is in ({@link #cumulate}): Netty's merging cumulator, which must copy whenever a
    * decoded frame still holds the buffer, grew it read by read and copied a 256 KiB frame two to three times.
    */
   public static final class Decoder extends ByteToMessageDecoder {
@@ -111,11 +127,15 @@ public final class FrameCodec {
 
     /**
      * Appends a read to the bytes waiting for a frame. A buffer that has room and that no decoded frame holds takes it
-     * in place; otherwise a new one holds the waiting bytes and the read, sized at least for the frame being read, so
-     * the rest of that frame lands without another copy. Bounded: {@link #want} is set only after the frame's length
-     * passed the limit check.
+     * in place; otherwise a new one holds the waiting bytes and the read, sized towards the frame being read (at most
+     * double what arrived), so the rest of that frame lands with few copies. Bounded: {@link #want} is set only after
+     * the frame's length passed the limit check.
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+      if (cumulation == in) { // as Netty's own cumulators guard
+        in.release();
+        return cumulation;
+      }
       if (!cumulation.isReadable() && in.isContiguous()) {
         cumulation.release();
         return in;
@@ -123,7 +143,9 @@ public final class FrameCodec {
       try {
         int required = in.readableBytes();
         if (required > cumulation.maxFastWritableBytes() || cumulation.refCnt() > 1 || cumulation.isReadOnly()) {
-          ByteBuf grown = alloc.buffer(Math.max(cumulation.readableBytes() + required, want));
+          // At most twice what arrived: a peer cannot make a 24-byte header buy a whole frame's worth of memory.
+          int have = cumulation.readableBytes() + required;
+          ByteBuf grown = alloc.buffer(Math.max(have, (int) Math.min(want, 2L * have)));
           grown.writeBytes(cumulation).writeBytes(in);
           cumulation.release();
           return grown;
@@ -138,6 +160,11 @@ public final class FrameCodec {
     /** Bytes held waiting for the rest of a frame (what the fuzz tests bound). */
     int buffered() {
       return actualReadableBytes();
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+      auth.close();
     }
 
     @Override

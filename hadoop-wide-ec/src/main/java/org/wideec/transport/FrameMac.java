@@ -12,8 +12,10 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The algorithms that tag frames after the handshake, as negotiated there ({@link Handshake}): the server offers
  * the ones it runs in its CHALLENGE, the client picks one in its AUTH (the frames' index field, which slice ports
- * before AES-GMAC leave 0 and ignore: such a peer gets HMAC-SHA256 as before). The choice is bound into the frame
- * keys, so a relay that rewrites it leaves the two sides with different keys and the first frame fails.
+ * before AES-GMAC leave 0 and ignore: such a peer gets HMAC-SHA256 as before). The pick is bound into the frame keys,
+ * so a relay that rewrites it leaves the two sides with different keys and the first frame fails; one that rewrites
+ * the offer can only make both sides agree on HMAC-SHA256, which still authenticates every frame (a server cannot
+ * tell a downgraded client from an older one).
  *
  * <p>AES-256-GMAC (AES-GCM over the frame as additional data, the frame's sequence number as nonce) costs a fifth of
  * HMAC-SHA256's CPU through OpenSSL ({@link NativeGmac}) and half through the JDK; a k = 64 chain encode tags every

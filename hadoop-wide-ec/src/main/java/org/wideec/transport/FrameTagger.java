@@ -10,4 +10,7 @@ import io.netty.buffer.ByteBuf;
 interface FrameTagger {
   /** Writes the tag of frame {@code seq} over a[aFrom, aFrom + aLen) then b[bFrom, bFrom + bLen) to out. */
   void tag(long seq, ByteBuf a, int aFrom, int aLen, ByteBuf b, int bFrom, int bLen, byte[] out);
+
+  /** Frees what the tagger holds outside the heap; later tags fail. Idempotent; on the same event loop as tag. */
+  default void close() {}
 }

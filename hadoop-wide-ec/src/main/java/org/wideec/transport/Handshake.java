@@ -86,8 +86,8 @@ public final class Handshake {
   Accepted verifyClient(byte[] serverNonce, byte[] auth, int picked) throws AuthenticationException {
     FrameMac chosen = frameMac.accept(picked);
     if (chosen == null) {
-      throw new AuthenticationException("peer picked frame MAC " + picked + ", which this node did not offer ("
-          + FrameMac.KEY + "=" + frameMac.name().toLowerCase(java.util.Locale.ROOT) + ")");
+      throw new AuthenticationException("peer picked frame MAC " + picked + ", which this node did not offer (see "
+          + FrameMac.KEY + ")");
     }
     if (auth.length < 1 + NONCE + 2) {
       throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes)");

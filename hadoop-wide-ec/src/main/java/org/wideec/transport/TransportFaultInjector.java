@@ -14,15 +14,28 @@ public class TransportFaultInjector {
   }
 
   public static void set(TransportFaultInjector injector) {
-    instance = injector == null ? new TransportFaultInjector() : injector;
+    TransportFaultInjector i = injector == null ? new TransportFaultInjector() : injector;
+    rewrites = overridesAfterEncode(i.getClass());
+    instance = i;
+  }
+
+  private static volatile boolean rewrites;
+
+  private static boolean overridesAfterEncode(Class<?> c) {
+    try {
+      return c.getMethod("afterEncode", Frame.class, ByteBuf.class, int.class, int.class).getDeclaringClass()
+          != TransportFaultInjector.class;
+    } catch (NoSuchMethodException e) {
+      return true; // cannot tell: copy, which is always safe
+    }
   }
 
   /**
-   * Whether a test's injector is installed: frames are then encoded into one copied buffer, so that one that rewrites
-   * the encoded bytes ({@link #afterEncode}) corrupts the wire, never the sender's own data.
+   * Whether the installed injector may rewrite encoded frames (it overrides {@link #afterEncode}): frames are then
+   * encoded into one copied buffer, so it corrupts the wire, never the sender's own data.
    */
   static boolean rewritesFrames() {
-    return instance.getClass() != TransportFaultInjector.class;
+    return rewrites;
   }
 
   /** Called with the encoded frame; the payload occupies [payloadOffset, payloadOffset + length) of out. */

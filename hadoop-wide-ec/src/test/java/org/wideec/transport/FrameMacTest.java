@@ -46,7 +46,9 @@ class FrameMacTest {
   static final byte[] SECRET = "a cluster secret for frame MACs".getBytes(StandardCharsets.UTF_8);
   static final int SLICE = 8192;
   static final int SLICES = 5;
-  static final File LIBCRYPTO = new File("/usr/lib/x86_64-linux-gnu/libcrypto.so.3");
+  /** Where Debian and others keep OpenSSL 3's libcrypto, as dlopen would find it. */
+  static final List<File> LIBCRYPTO = List.of(new File("/usr/lib/x86_64-linux-gnu/libcrypto.so.3"),
+      new File("/usr/lib64/libcrypto.so.3"), new File("/usr/lib/libcrypto.so.3"));
 
   private final ExecutorService workers = Executors.newCachedThreadPool();
   private final List<SliceTransport> transports = new ArrayList<>();
@@ -60,8 +62,9 @@ class FrameMacTest {
   /** Call first in a test of the native GMAC: it must run wherever the native library loads and OpenSSL is installed. */
   private static void nativeGmac() {
     NativeRequirement.nativeCoder();
-    Assumptions.assumeTrue(LIBCRYPTO.exists() || NativeGmac.unavailableReason() == null, "no " + LIBCRYPTO);
-    assertNull(NativeGmac.unavailableReason(), "native GMAC must run with the native library and " + LIBCRYPTO);
+    boolean installed = LIBCRYPTO.stream().anyMatch(File::exists);
+    Assumptions.assumeTrue(installed || NativeGmac.unavailableReason() == null, "no libcrypto.so.3 in " + LIBCRYPTO);
+    assertNull(NativeGmac.unavailableReason(), "native GMAC must run with the native library and libcrypto.so.3");
   }
 
   @Test
@@ -108,16 +111,79 @@ class FrameMacTest {
     }
   }
 
-  /** len bytes of frame from off, as a heap, pooled direct or sliced buffer at a random position. */
+  /** len bytes of frame from off: heap, pooled direct, pooled heap, a slice of a larger one, or a composite of two. */
   private static ByteBuf region(Random r, byte[] frame, int off, int len) {
     int pad = r.nextInt(100);
-    ByteBuf b = switch (r.nextInt(3)) {
-      case 0 -> Unpooled.buffer(pad + len);
-      case 1 -> PooledByteBufAllocator.DEFAULT.directBuffer(pad + len);
-      default -> PooledByteBufAllocator.DEFAULT.heapBuffer(pad + len);
+    return switch (r.nextInt(5)) {
+      case 0 -> Unpooled.buffer(pad + len).writeZero(pad).writeBytes(frame, off, len).readerIndex(pad);
+      case 1 -> PooledByteBufAllocator.DEFAULT.directBuffer(pad + len).writeZero(pad).writeBytes(frame, off, len)
+          .readerIndex(pad);
+      case 2 -> PooledByteBufAllocator.DEFAULT.heapBuffer(pad + len).writeZero(pad).writeBytes(frame, off, len)
+          .readerIndex(pad);
+      case 3 -> {
+        ByteBuf whole = PooledByteBufAllocator.DEFAULT.directBuffer(pad + len + 7).writeZero(pad)
+            .writeBytes(frame, off, len).writeZero(7);
+        ByteBuf slice = whole.retainedSlice(pad, len);
+        whole.release();
+        yield slice;
+      }
+      default -> {
+        int cut = len / 2;
+        ByteBuf first = PooledByteBufAllocator.DEFAULT.directBuffer(cut).writeBytes(frame, off, cut);
+        ByteBuf second = Unpooled.buffer(len - cut).writeBytes(frame, off + cut, len - cut);
+        yield Unpooled.wrappedBuffer(first, second);
+      }
     };
-    b.writeZero(pad).writeBytes(frame, off, len).readerIndex(pad);
-    return b;
+  }
+
+  @Test
+  void hmacFramesAreTaggedExactlyAsBeforeTheChoice() throws Exception {
+    // Peers that predate the choice compute HMAC-SHA256 over the frame number (8 bytes, big-endian), header, payload.
+    byte[] key = new byte[32];
+    new Random(3).nextBytes(key);
+    FrameAuth auth = new FrameAuth();
+    auth.start(key, key);
+    for (long seq = 0; seq < 3; seq++) {
+      byte[] header = new byte[FrameCodec.HEADER];
+      byte[] payload = new byte[5000 + (int) seq];
+      new Random(seq).nextBytes(header);
+      new Random(seq + 10).nextBytes(payload);
+      ByteBuf tag = Unpooled.buffer(32);
+      auth.sign(Unpooled.wrappedBuffer(header), 0, header.length, Unpooled.wrappedBuffer(payload), 0, payload.length, tag);
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+      mac.update(ByteBuffer.allocate(8).putLong(seq).array());
+      mac.update(header);
+      mac.update(payload);
+      assertArrayEquals(mac.doFinal(), ByteBufUtilBytes.of(tag), "frame " + seq);
+    }
+  }
+
+  /** The readable bytes of a buffer. */
+  static final class ByteBufUtilBytes {
+    static byte[] of(ByteBuf b) {
+      return io.netty.buffer.ByteBufUtil.getBytes(b);
+    }
+  }
+
+  @Test
+  void aHeaderClaimingALargeFrameBuysAtMostTwiceWhatArrived() {
+    int max = 4 << 20;
+    ProtocolFuzzTest.BoundedAllocator alloc = new ProtocolFuzzTest.BoundedAllocator(max + 64);
+    io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel(
+        new FrameCodec.Decoder(max));
+    ch.config().setAllocator(alloc);
+    ByteBuf header = Unpooled.buffer(FrameCodec.HEADER).writeShort(FrameCodec.MAGIC).writeByte(FrameCodec.VERSION)
+        .writeByte(FrameType.SLICE.ordinal()).writeLong(1).writeInt(0).writeInt(max).writeInt(0);
+    ch.writeInbound(header);
+    long sent = FrameCodec.HEADER;
+    for (int i = 0; i < 3; i++) {
+      ch.writeInbound(Unpooled.wrappedBuffer(new byte[1000]));
+      sent += 1000;
+      assertTrue(alloc.held() <= 2 * sent, "after " + sent + " bytes of a frame claiming " + max + ": "
+          + alloc.held() + " bytes held");
+    }
+    ch.finishAndReleaseAll();
   }
 
   @Test
@@ -228,10 +294,13 @@ class FrameMacTest {
     int port = serve(server);
     try (ChoiceRelay relay = new ChoiceRelay(port, FrameMac.HMAC_SHA256.id)) {
       SliceTransport client = transport("client", FrameMac.AES_GMAC);
+      long start = System.nanoTime();
       PeerFailure f = assertThrows(PeerFailure.class,
           () -> readWhole(client, new Endpoint("127.0.0.1", relay.port(), "server", "/r1")));
       assertEquals(FrameMac.AES_GMAC.id, relay.seen.get(), "the client picked GMAC");
-      assertTrue(f.getMessage() != null && !f.getMessage().isEmpty(), "the failure says why");
+      assertEquals(FrameMac.HMAC_SHA256.id, relay.picked.get(), "the server was told HMAC");
+      assertTrue((System.nanoTime() - start) / 1_000_000 < 4000, "refused at once, not after the 5 s stall: " + f);
+      assertTrue(f.getMessage().contains("failed authentication") || f.getMessage().contains("closed"), f.getMessage());
     }
   }
 
