@@ -426,7 +426,8 @@ final class DemoArchive {
   /**
    * Writes k blocks of random bytes block by block (the first by create, each next by an append that starts a new
    * block), block t's two replicas favoring chain nodes t and t + n - k: where position t and t + n - k of RapidRAID's
-   * pipeline read piece t, so the chain needs no copies. Checks that HDFS put every replica there.
+   * pipeline read piece t, so the chain needs no copies. Checks that HDFS put every replica there (waiting up to 30 s
+   * for replicas still being reported).
    */
   private static byte[] writeAlongChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k,
       Random rnd) throws IOException {
@@ -441,7 +442,24 @@ final class DemoArchive {
         o.write(bytes, (int) (t * BLOCK), (int) BLOCK);
       }
     }
-    List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(p.toString(), 0, bytes.length).getLocatedBlocks();
+    // A block's second replica may be reported after its writer closed (HDFS needs one to close the file): poll.
+    long deadline = System.currentTimeMillis() + 30_000;
+    for (String off = offChain(fs, p, chain, n, k); off != null; off = offChain(fs, p, chain, n, k)) {
+      require(System.currentTimeMillis() < deadline, off + " after 30 s");
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while waiting for the replicas of " + p);
+      }
+    }
+    return bytes;
+  }
+
+  /** The first block of p whose replicas are not exactly its two favored chain nodes, said in words; or null. */
+  private static String offChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k)
+      throws IOException {
+    List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(p.toString(), 0, k * BLOCK).getLocatedBlocks();
     require(blocks.size() == k, p + " has " + blocks.size() + " blocks, not " + k);
     for (int t = 0; t < k; t++) {
       java.util.Set<String> at = new java.util.TreeSet<>();
@@ -450,9 +468,11 @@ final class DemoArchive {
       }
       java.util.Set<String> wanted = new java.util.TreeSet<>(List.of(chain.get(t).getXferAddr(),
           chain.get(t + n - k).getXferAddr()));
-      require(at.equals(wanted), p + " block " + t + " is on " + at + ", favored " + wanted);
+      if (!at.equals(wanted)) {
+        return p + " block " + t + " is on " + at + ", favored " + wanted;
+      }
     }
-    return bytes;
+    return null;
   }
 
   /** The code-aware client: {@code fs.hdfs.impl} set to WideEcFileSystem, as an operator sets it in core-site.xml. */
