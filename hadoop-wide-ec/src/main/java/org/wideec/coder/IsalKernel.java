@@ -10,7 +10,7 @@ import org.wideec.code.LinearCode;
  * repair) runs ISA-L's {@code xor_gen} instead.
  */
 public final class IsalKernel implements CodingKernel {
-  /** Wide multiplies sliced as {@link WideTuning#current()} says. */
+  /** Multiplies sliced and kernels chosen as {@link WideTuning#current()} says. */
   public static final IsalKernel INSTANCE = new IsalKernel(null);
 
   /** Per-thread position arrays and wide-stripe scratch, so a call allocates nothing. */
@@ -18,7 +18,7 @@ public final class IsalKernel implements CodingKernel {
       new int[LinearCode.MAX_UNITS], new int[LinearCode.MAX_UNITS]});
   private static final ThreadLocal<ByteBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
 
-  /** Null: {@link WideTuning#current()}, looked up on the first wide multiply. */
+  /** Null: {@link WideTuning#current()}, looked up on the first multiply. */
   private final WideTuning tuning;
 
   private IsalKernel(WideTuning tuning) {
@@ -61,15 +61,15 @@ public final class IsalKernel implements CodingKernel {
       return;
     }
     positions(inputs, pos[0]);
-    // Up to WIDE_SOURCES sources ISA-L streams them all at once; a process without wide stripes never resolves
-    // the tuning. A kernel built with a tuning applies it to every multiply (so tests reach every path).
-    WideTuning t = tuning != null ? tuning : m.cols() > WIDE_SOURCES ? WideTuning.current() : null;
-    if (t == null || m.cols() <= t.group()) {
+    // Up to WIDE_SOURCES sources are streamed all at once, by ISA-L or by the GFNI kernel as the tuning says. A
+    // kernel built with a tuning applies it to every multiply (so tests reach every path).
+    WideTuning t = tuning != null ? tuning : WideTuning.current();
+    if (m.cols() <= Math.max(t.group(), tuning != null ? 0 : WIDE_SOURCES)) {
       IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, null,
-          LinearCode.MAX_UNITS, 0, 0);
+          LinearCode.MAX_UNITS, 0, 0, t.kernel());
     } else {
       IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len,
-          scratch(m.rows(), t.sliceBytes()), t.group(), t.sliceBytes(), t.prefetchBytes());
+          scratch(m.rows(), t.sliceBytes()), t.group(), t.sliceBytes(), t.prefetchBytes(), t.kernel());
     }
   }
 

@@ -42,7 +42,7 @@ public final class IsalNative {
   }
 
   /** The native calls' shape this class needs (wideec_isal.c's abiVersion). */
-  static final int ABI_VERSION = 2;
+  static final int ABI_VERSION = 3;
 
   private static String load() {
     String loaded = loadLibrary();
@@ -88,8 +88,12 @@ public final class IsalNative {
 
   static native void initTables(int k, int rows, byte[] matrix, ByteBuffer tables);
 
+  /** kernel 0: ISA-L; 1: GFNI where the processor has it ({@link #gfni()}), else ISA-L (the same bytes). */
   static native void multiply(ByteBuffer tables, int k, int rows, ByteBuffer[] inputs, int[] inPos,
-      ByteBuffer[] outputs, int[] outPos, int len, ByteBuffer scratch, int group, int slice, int prefetch);
+      ByteBuffer[] outputs, int[] outPos, int len, ByteBuffer scratch, int group, int slice, int prefetch, int kernel);
+
+  /** Whether this processor runs multiply's GFNI kernel (AVX-512 with GFNI). */
+  static native boolean gfni();
 
   static native void xor(ByteBuffer[] inputs, int[] inPos, int count, ByteBuffer output, int outPos, int len);
 

@@ -64,7 +64,7 @@ final class WideCalibration {
         long elapsed;
         do {
           IsalNative.multiply(tables, SOURCES, ROWS, in[next], inPos, out[next], outPos, CELL, scratch, t.group(),
-              t.sliceBytes(), t.prefetchBytes());
+              t.sliceBytes(), t.prefetchBytes(), t.kernel());
           next = (next + 1) % stripes;
           calls++;
           elapsed = System.nanoTime() - start;

@@ -17,13 +17,17 @@ import org.slf4j.LoggerFactory;
  * streams a pass may read, and how long, depends on the processor. Every tuning gives the same bytes
  * (WideTuningKernelTest checks each candidate), so the choice changes speed only.
  *
- * <p>Chosen once per process, when the native coder first codes a wide stripe, by the JVM system property
+ * <p>Chosen once per process, when the native coder first multiplies, by the JVM system property
  * {@value #PROPERTY}: {@code auto} (default: the table below, by processor), {@code calibrate} (time each
  * candidate on buffers streamed from memory, under a second, like Backblaze's CodingLoop choice),
- * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0}. Never throws: a value
- * that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
+ * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0,kernel=isal}. Never throws: a
+ * value that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
+ *
+ * <p>{@code gfni}: multiplies of at most {@code group} sources (unsliced: narrow stripes, local groups) run the native
+ * library's GFNI kernel (one affine instruction per 64 bytes and coefficient) where the processor has AVX-512 with
+ * GFNI, ISA-L's kernels elsewhere; the bytes are the same. Resolved at the first native multiply of a process.
  */
-public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
+public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean gfni) {
   private static final Logger LOG = LoggerFactory.getLogger(WideTuning.class);
   public static final String PROPERTY = "wide-ec.coder.wide.tuning";
 
@@ -44,16 +48,28 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
    * slices of 4-128 KiB moved it by under 10%, and software prefetch (0.5-32 KiB ahead, steps of 1-4 KiB, hints
    * t0/t1/nta) or non-temporal parity stores changed nothing beyond the noise. In dev-support/bench-coders.sh --quick
    * (a shared machine) it ran 1.23-1.32x the default. What bounds it: reading 16 streams interleaved runs at about
-   * 26 GB/s against 32-41 for one stream (issue 15, benchmarks/RESULTS.md).
+   * 26 GB/s against 32-41 for one stream (issue 15, benchmarks/RESULTS.md). Its multiplies of up to 16 sources (RS(10,4),
+   * the local groups) run the GFNI kernel: in C, RS(10,4) streamed from memory 20-22 GB/s against 13.8 for ISA-L, in
+   * cache 62 against 31; sliced wide multiplies stay on ISA-L, which streamed no slower (17 against 14-16).
    */
   static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0),
-      "AuthenticAMD 26", new WideTuning(16, 16 << 10, 0));
+      "AuthenticAMD 26", new WideTuning(16, 16 << 10, 0, true));
 
   /** What calibration tries: the table's choices, neighbours of them, and prefetch variants. */
   static final List<WideTuning> CANDIDATES = List.of(DEFAULT, new WideTuning(16, 32 << 10, 0),
       new WideTuning(8, 16 << 10, 0), new WideTuning(8, 64 << 10, 0), new WideTuning(4, 16 << 10, 0),
       new WideTuning(12, 32 << 10, 0), new WideTuning(16, 16 << 10, 0), new WideTuning(8, 16 << 10, 4096),
       new WideTuning(16, 32 << 10, 4096));
+
+  /** A tuning on ISA-L's kernels. */
+  public WideTuning(int group, int sliceBytes, int prefetchBytes) {
+    this(group, sliceBytes, prefetchBytes, false);
+  }
+
+  /** The native multiply's kernel: 1 = GFNI (where the processor has it; ISA-L otherwise, the same bytes), 0 = ISA-L. */
+  public int kernel() {
+    return gfni ? 1 : 0;
+  }
 
   public WideTuning {
     if (group < 1 || group > 255) {
@@ -77,11 +93,15 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
     return CANDIDATES;
   }
 
-  /** Parses {@code group=8,slice=16k,prefetch=0} (slice and prefetch in bytes, with an optional k or m). */
+  /**
+   * Parses {@code group=8,slice=16k,prefetch=0,kernel=isal} (slice and prefetch in bytes, with an optional k or m;
+   * kernel {@code isal} or {@code gfni}).
+   */
   public static WideTuning parse(String s) {
     int group = DEFAULT.group;
     int slice = DEFAULT.sliceBytes;
     int prefetch = 0;
+    boolean gfni = false;
     for (String part : s.split(",")) {
       String[] kv = part.trim().split("=", 2);
       if (kv.length != 2) {
@@ -92,16 +112,22 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes) {
         case "group" -> group = Integer.parseInt(v);
         case "slice" -> slice = (int) LastLevelCache.parseSize(v);
         case "prefetch" -> prefetch = (int) LastLevelCache.parseSize(v);
-        default -> throw new IllegalArgumentException("unknown key '" + kv[0].trim() + "' (group, slice, prefetch)");
+        case "kernel" -> gfni = switch (v.toLowerCase(Locale.ROOT)) {
+          case "gfni" -> true;
+          case "isal" -> false;
+          default -> throw new IllegalArgumentException("kernel '" + v + "' (isal, gfni)");
+        };
+        default -> throw new IllegalArgumentException("unknown key '" + kv[0].trim()
+            + "' (group, slice, prefetch, kernel)");
       }
     }
-    return new WideTuning(group, slice, prefetch);
+    return new WideTuning(group, slice, prefetch, gfni);
   }
 
   @Override
   public String toString() {
     return "group=" + group + ",slice=" + (sliceBytes % 1024 == 0 ? (sliceBytes / 1024) + "k" : String.valueOf(sliceBytes))
-        + ",prefetch=" + prefetchBytes;
+        + ",prefetch=" + prefetchBytes + (gfni ? ",kernel=gfni" : "");
   }
 
   /** The table's choice for "vendor family", else {@link #DEFAULT}. */

@@ -41,7 +41,21 @@ class WideTuningKernelTest {
     t.add(new WideTuning(7, 4096, 100_000));
     t.add(new WideTuning(31, 1 << 20, 2048));
     t.add(new WideTuning(254, 64 << 10, 0));
+    // GFNI for every unsliced multiply (k up to 255, rows 1 to 6: whole and partial blocks of four rows), and a
+    // GFNI tuning whose wide multiplies are sliced (ISA-L).
+    t.add(new WideTuning(255, 64 << 10, 0, true));
+    t.add(new WideTuning(5, 192, 0, true));
     return t;
+  }
+
+  @Test
+  void theGfniKernelRunsWhereTheProcessorHasIt() throws Exception {
+    NativeRequirement.nativeCoder();
+    String flags = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo")).stream()
+        .filter(l -> l.startsWith("flags")).findFirst().orElse("");
+    java.util.Set<String> has = java.util.Set.of(flags.substring(flags.indexOf(':') + 1).trim().split("\\s+"));
+    boolean expected = has.contains("gfni") && has.contains("avx512f") && has.contains("avx512bw");
+    org.junit.jupiter.api.Assertions.assertEquals(expected, IsalNative.gfni(), "flags: gfni, avx512f, avx512bw in " + has.size());
   }
 
   @Test

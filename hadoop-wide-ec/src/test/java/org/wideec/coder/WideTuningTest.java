@@ -32,19 +32,25 @@ class WideTuningTest {
   @Test
   void theTableChoosesByProcessorAndFallsBackToTheDefaults() {
     assertEquals(new WideTuning(8, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 25"));
-    assertEquals(new WideTuning(16, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 26"));
+    assertEquals(new WideTuning(16, 16 << 10, 0, true), WideTuning.choose("auto", "AuthenticAMD 26"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose(null, "GenuineIntel 6"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 27"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "unknown"));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("default", "AuthenticAMD 25"));
     assertEquals(new WideTuning(16, 32 << 10, 0), WideTuning.choose("group=16,slice=32k", "AuthenticAMD 25"));
+    assertEquals(new WideTuning(8, 16 << 10, 0, true), WideTuning.choose("group=8,slice=16k,kernel=GFNI", "x"));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("kernel=avx9", "x"), "an unknown kernel: the defaults");
+    assertEquals("group=16,slice=16k,prefetch=0,kernel=gfni", new WideTuning(16, 16 << 10, 0, true).toString());
   }
 
   @Test
   void everyTableChoiceIsACalibrationCandidate() {
-    // WideTuningKernelTest checks the candidates' bytes, so a table entry outside them would go untested.
+    // Calibration times wide (sliced) multiplies, where the kernel flag changes nothing: each table entry's slicing
+    // must be among what it tries (WideTuningKernelTest checks the table's entries' bytes themselves).
     for (var e : WideTuning.BY_PROCESSOR.entrySet()) {
-      assertEquals(true, WideTuning.candidates().contains(e.getValue()), e.getKey() + ": " + e.getValue());
+      WideTuning t = e.getValue();
+      assertEquals(true, WideTuning.candidates().contains(new WideTuning(t.group(), t.sliceBytes(), t.prefetchBytes())),
+          e.getKey() + ": " + t);
     }
   }
 
