@@ -54,9 +54,13 @@ final class RepairChains implements Closeable {
   static final int ATTEMPTS = 2;
   /**
    * A chain of m helpers moving a range in s slices takes (1 + (m - 1) / s) times as long as reading the range from
-   * one node (ECPipe §3.2): 32 slices keep a local group's chain within about 1.15 of a normal read.
+   * one node (ECPipe §3.2): every hop after the first waits for a whole slice before it adds and forwards it, so the
+   * chain fills in (m - 1) slice times. 64 slices (16 KiB for a 1 MiB cell) keep a five-helper local group within
+   * about 1.06 of a normal read on paper, and measured they save the 2.5 ms of fill that 32 slices cost on the
+   * benchmark's 25 MB/s links; 128 slices of 8 KiB were slower again, per-frame costs at every hop (thread wake-ups,
+   * a MAC, a credit) outweighing the shorter fill (benchmarks/RESULTS.md, 2026-11-27).
    */
-  static final int TARGET_SLICES = 32;
+  static final int TARGET_SLICES = 64;
   /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */
   static final int MIN_SLICE = 8 * 1024;
   /** How long a DataNode whose slice port could not be found is left out of chains. */

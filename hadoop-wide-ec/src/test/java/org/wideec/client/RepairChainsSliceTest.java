@@ -1,0 +1,35 @@
+package org.wideec.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** How a degraded read's range is cut into slices for its chain (ECPipe §3.2's 1 + (m - 1) / s). */
+class RepairChainsSliceTest {
+  static final int CHUNK = 512;
+  static final int MAX = 256 * 1024;
+
+  @Test
+  void aOneMebibyteCellTravelsInSixtyFourSlicesOfSixteenKibibytes() {
+    assertEquals(16 * 1024, RepairChains.sliceBytes(1 << 20, CHUNK, MAX));
+  }
+
+  @Test
+  void slicesAreWholeChecksumChunks() {
+    int slice = RepairChains.sliceBytes(1_000_000, CHUNK, MAX);
+    assertEquals(0, slice % CHUNK);
+    assertEquals(15_872, slice); // 1_000_000 / 64 = 15_625, rounded up to chunks
+  }
+
+  @Test
+  void aSmallRangeKeepsTheMinimumSliceRatherThanTinyFrames() {
+    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(64 * 1024, CHUNK, MAX));
+    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(4096, CHUNK, MAX));
+  }
+
+  @Test
+  void aLargeRangeIsCappedAtTheTransportsSlice() {
+    assertEquals(MAX, RepairChains.sliceBytes(64L << 20, CHUNK, MAX));
+    assertEquals(16 * 1024, RepairChains.sliceBytes(64L << 20, 4096, 16 * 1024 + 100));
+  }
+}
