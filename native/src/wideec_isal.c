@@ -252,32 +252,50 @@ static uint64_t affine_of(unsigned char a) {
 __attribute__((target("avx512f,avx512bw,gfni"), always_inline))
 static inline void gfni_block(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
                               unsigned char **out, size_t i, int first, __mmask64 m) {
+  int whole = m == ~(__mmask64) 0; /* constant where inlined: plain loads and stores for whole blocks */
   __m512i acc[4];
   for (int r = 0; r < nr; r++) {
-    acc[r] = first ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi8(m, out[r0 + r] + i);
+    acc[r] = first ? _mm512_setzero_si512()
+        : whole ? _mm512_loadu_si512(out[r0 + r] + i) : _mm512_maskz_loadu_epi8(m, out[r0 + r] + i);
   }
   for (int c = c0; c < c0 + g; c++) {
-    __m512i x = _mm512_maskz_loadu_epi8(m, in[c] + i);
+    __m512i x = whole ? _mm512_loadu_si512(in[c] + i) : _mm512_maskz_loadu_epi8(m, in[c] + i);
     for (int r = 0; r < nr; r++) {
       acc[r] = _mm512_xor_si512(acc[r],
           _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64((long long) mat[(size_t) (r0 + r) * k + c]), 0));
     }
   }
   for (int r = 0; r < nr; r++) {
-    _mm512_mask_storeu_epi8(out[r0 + r] + i, m, acc[r]);
+    if (whole) {
+      _mm512_storeu_si512(out[r0 + r] + i, acc[r]);
+    } else {
+      _mm512_mask_storeu_epi8(out[r0 + r] + i, m, acc[r]);
+    }
   }
 }
 
-/* out[r0 .. r0 + nr) over [off, off + n) (nr <= 4): whole 64-byte blocks unmasked, then the tail masked. */
-__attribute__((target("avx512f,avx512bw,gfni")))
-static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
-                      unsigned char **out, int off, int n, int first) {
+/* out[r0 .. r0 + nr) over [off, off + n) (nr <= 4): whole 64-byte blocks unmasked, then the tail masked. Inlined
+ * into gfni_pass with nr a constant, so the accumulators stay in registers. */
+__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
+static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
+                             unsigned char **out, int off, int n, int first) {
   int whole = n & ~63;
   for (int i = 0; i < whole; i += 64) {
     gfni_block(mat, k, r0, nr, c0, g, in, out, (size_t) off + i, first, ~(__mmask64) 0);
   }
   if (whole < n) {
     gfni_block(mat, k, r0, nr, c0, g, in, out, (size_t) off + whole, first, (((__mmask64) 1) << (n - whole)) - 1);
+  }
+}
+
+__attribute__((target("avx512f,avx512bw,gfni")))
+static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
+                      unsigned char **out, int off, int n, int first) {
+  switch (nr) {
+    case 4: gfni_rows(mat, k, r0, 4, c0, g, in, out, off, n, first); break;
+    case 3: gfni_rows(mat, k, r0, 3, c0, g, in, out, off, n, first); break;
+    case 2: gfni_rows(mat, k, r0, 2, c0, g, in, out, off, n, first); break;
+    default: gfni_rows(mat, k, r0, 1, c0, g, in, out, off, n, first); break;
   }
 }
 
