@@ -218,13 +218,16 @@ static int gfni_probe(void) {
   return __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 
-/* Whether this processor runs the GFNI kernel (AVX-512 with GFNI); asked once. */
+/* Whether this processor runs the GFNI kernel (AVX-512 with GFNI); asked once (threads that race all store the
+ * same answer). */
 static int gfni_supported(void) {
   static int known = -1;
-  if (known < 0) {
-    known = gfni_probe();
+  int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (k < 0) {
+    k = gfni_probe();
+    __atomic_store_n(&known, k, __ATOMIC_RELAXED);
   }
-  return known;
+  return k;
 }
 
 /* The GF2P8AFFINEQB matrix of x -> a x mod 0x11d: byte 7 - i holds the row of output bit i, whose bit j is bit i
