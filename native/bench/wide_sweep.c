@@ -125,8 +125,8 @@ int main(int argc, char **argv) {
   srand(15);
   unsigned char *a = malloc((size_t) k * rows);
   for (int i = 0; i < k * rows; i++) a[i] = (unsigned char) (1 + rand() % 255);
-  unsigned char *tables = malloc((size_t) 32 * k * rows);
-  ec_init_tables(k, rows, a, tables);
+  unsigned char *tables = aligned_alloc(64, (size_t) TABLE_BYTES_PER_COEFFICIENT * k * rows + 64);
+  wideec_init_tables(k, rows, a, tables);
   unsigned char ***in = malloc(sizeof(void *) * sets), ***out = malloc(sizeof(void *) * sets);
   /* SWEEP_STAGGER: cell i sits 64 + (i * SWEEP_STAGGER) % 4032 bytes into its page instead of 64 (layout experiment). */
   int stagger = getenv("SWEEP_STAGGER") ? atoi(getenv("SWEEP_STAGGER")) : 0;

@@ -92,6 +92,34 @@ static void store_nt(unsigned char *dst, const unsigned char *a, const unsigned 
 }
 
 /* How a multiply is cut into passes; see multiply_opts. */
+/*
+ * The tables the JNI calls take: ISA-L's own (ec_init_tables, 32 x k x rows bytes, whose layout is ISA-L's business:
+ * from ISA-L 2.31 on it is chosen at run time, 8 bytes per coefficient on GFNI machines), then one GF2P8AFFINEQB
+ * matrix per coefficient (8 x k x rows), then the coefficients themselves (k x rows). Nothing here reads ISA-L's
+ * layout: the sliced path builds its groups' tables with ec_init_tables, the GFNI kernel uses its own matrices.
+ */
+#define TABLE_BYTES_PER_COEFFICIENT 41
+
+static uint64_t affine_of(unsigned char a);
+
+static uint64_t *affine_part(unsigned char *tables, int k, int rows) {
+  return (uint64_t *) (tables + (size_t) 32 * k * rows);
+}
+
+static unsigned char *coefficient_part(unsigned char *tables, int k, int rows) {
+  return tables + (size_t) 40 * k * rows;
+}
+
+/* Fills tables (TABLE_BYTES_PER_COEFFICIENT x k x rows bytes, 8-byte aligned) for the rows x k matrix a. */
+static void wideec_init_tables(int k, int rows, const unsigned char *a, unsigned char *tables) {
+  ec_init_tables(k, rows, (unsigned char *) a, tables);
+  uint64_t *m = affine_part(tables, k, rows);
+  for (int i = 0; i < k * rows; i++) {
+    m[i] = affine_of(a[i]);
+  }
+  memcpy(coefficient_part(tables, k, rows), a, (size_t) k * rows);
+}
+
 struct wide_opts {
   int group;    /* sources per pass; >= k with nt = 0 and prefetch = 0: one ec_encode_data over everything */
   int slice;    /* bytes per pass */
@@ -130,20 +158,23 @@ static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsig
   unsigned char *dst[MAX_UNITS];
   unsigned char *s2[MAX_UNITS];
   unsigned char *d2[MAX_UNITS];
-  /* Tables of every group, regrouped once per call: rows x g x 32 bytes per group, on the heap (too big for
-   * a JNI thread's stack at k = 255). The 32-byte table of (row r, source c) sits at tables[32 * (r * k + c)]. */
+  /* Tables of every group, built once per call by ec_init_tables from the group's coefficients (ISA-L's layout is
+   * its own), group c0's at gt + 32 x rows x c0; on the heap (too big for a JNI thread's stack at k = 255). */
   unsigned char *gt = tables;
   if (group < k) {
-    gt = malloc((size_t) 32 * k * rows);
+    gt = malloc((size_t) 32 * k * rows + (size_t) group * rows);
     if (gt == NULL) {
       ec_encode_data(len, k, rows, tables, in, out);
       return;
     }
+    const unsigned char *a = coefficient_part(tables, k, rows);
+    unsigned char *sub = gt + (size_t) 32 * k * rows;
     for (int c0 = 0; c0 < k; c0 += group) {
       int g = k - c0 < group ? k - c0 : group;
       for (int r = 0; r < rows; r++) {
-        memcpy(gt + (size_t) 32 * (rows * c0 + r * g), tables + (size_t) 32 * (r * k + c0), (size_t) 32 * g);
+        memcpy(sub + (size_t) r * g, a + (size_t) r * k + c0, (size_t) g);
       }
+      ec_init_tables(g, rows, sub, gt + (size_t) 32 * rows * c0);
     }
   }
   for (int off = 0; off < len; off += slice) {
@@ -303,23 +334,15 @@ static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, int c0, int g,
 }
 
 /*
- * out[r] = sum_c a[r][c] in[c] with GFNI, a read from ISA-L's tables (byte 1 of coefficient (r, c)'s 32-byte table
- * is a times 1): passes of `group` sources over `slice` bytes, each pass adding into the outputs (which stay in L1/L2
- * within a slice), four rows at a time. Returns 0 when the matrices cannot be allocated. The JNI entry runs it for
+ * out[r] = sum_c a[r][c] in[c] with GFNI, with the matrices wideec_init_tables made: passes of `group` sources over
+ * `slice` bytes, each pass adding into the outputs (which stay in L1/L2 within a slice), four rows at a time. The
+ * JNI entry runs it for
  * unsliced multiplies only: sliced wide ones streamed from memory ran no faster than ISA-L's on the Zen 5 measured
  * (memory-bound, about 14-16 GB/s against 17 for ISA-L at 16 x 16 KiB); the sweep can try it sliced.
  */
-static int gfni_multiply(int len, int k, int rows, const unsigned char *tables, unsigned char **in,
-                         unsigned char **out, int group, int slice) {
-  uint64_t *mat = malloc(sizeof(uint64_t) * (size_t) k * rows);
-  if (mat == NULL) {
-    return 0;
-  }
-  for (int r = 0; r < rows; r++) {
-    for (int c = 0; c < k; c++) {
-      mat[(size_t) r * k + c] = affine_of(tables[(size_t) 32 * ((size_t) r * k + c) + 1]);
-    }
-  }
+static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in,
+                          unsigned char **out, int group, int slice) {
+  const uint64_t *mat = affine_part(tables, k, rows);
   if (group < 1 || group > k) {
     group = k;
   }
@@ -335,8 +358,6 @@ static int gfni_multiply(int len, int k, int rows, const unsigned char *tables, 
       }
     }
   }
-  free(mat);
-  return 1;
 }
 
 /* The JNI entry's shape: group, slice and prefetch, no non-temporal stores, prefetch in 2 KiB steps; kernel 1 =
@@ -345,7 +366,8 @@ static int gfni_multiply(int len, int k, int rows, const unsigned char *tables, 
 static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
                      unsigned char *scratch, int group, int slice, int prefetch, int kernel) {
   struct wide_opts o = {group, slice, prefetch, 0, STEP, 0};
-  if (kernel == 1 && group >= k && gfni_supported() && gfni_multiply(len, k, rows, tables, in, out, k, len)) {
+  if (kernel == 1 && group >= k && gfni_supported()) {
+    gfni_multiply(len, k, rows, tables, in, out, k, len);
     return;
   }
   if (group >= k) {
@@ -380,9 +402,10 @@ static void throw_state(JNIEnv *env, const char *msg) {
 
 /* The calls' shape, checked by IsalNative when it loads: a library built for other signatures (an older jar's, left
  * on java.library.path) must be refused there, not fail, or misread its arguments, at a DataNode's first encode.
- * 2: multiply takes group, slice and prefetch. 3: and a kernel (0 ISA-L, 1 GFNI). */
+ * 2: multiply takes group, slice and prefetch. 3: and a kernel (0 ISA-L, 1 GFNI). 4: tables of
+ * TABLE_BYTES_PER_COEFFICIENT bytes per coefficient (ISA-L's, GFNI matrices, the coefficients). */
 JNIEXPORT jint JNICALL Java_org_wideec_coder_IsalNative_abiVersion(JNIEnv *env, jclass cls) {
-  return 3;
+  return 4;
 }
 
 JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_initTables(JNIEnv *env, jclass cls, jint k, jint rows,
@@ -394,7 +417,7 @@ JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_initTables(JNIEnv *env, 
     throw_state(env, "table buffer is not direct");
     return;
   }
-  ec_init_tables(k, rows, a, t);
+  wideec_init_tables(k, rows, a, t);
 }
 
 JNIEXPORT void JNICALL Java_org_wideec_coder_IsalNative_multiply(JNIEnv *env, jclass cls, jobject tables, jint k,

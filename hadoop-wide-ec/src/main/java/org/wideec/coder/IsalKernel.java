@@ -91,7 +91,7 @@ public final class IsalKernel implements CodingKernel {
 
   private static ByteBuffer tables(CodingMatrix m) {
     return m.nativeTables(mm -> {
-      ByteBuffer t = ByteBuffer.allocateDirect(32 * mm.rows() * mm.cols());
+      ByteBuffer t = IsalNative.tableBuffer(mm.cols(), mm.rows());
       IsalNative.initTables(mm.cols(), mm.rows(), mm.packed(), t);
       return t;
     });

@@ -42,7 +42,18 @@ public final class IsalNative {
   }
 
   /** The native calls' shape this class needs (wideec_isal.c's abiVersion). */
-  static final int ABI_VERSION = 3;
+  static final int ABI_VERSION = 4;
+
+  /**
+   * Bytes of the tables {@link #initTables} fills per coefficient: ISA-L's own (32, in whatever layout the installed
+   * ISA-L uses), a GFNI matrix (8) and the coefficient (1).
+   */
+  static final int TABLE_BYTES_PER_COEFFICIENT = 41;
+
+  /** A direct buffer for the tables of a rows x k matrix, 64-byte aligned. */
+  static ByteBuffer tableBuffer(int k, int rows) {
+    return ByteBuffer.allocateDirect(TABLE_BYTES_PER_COEFFICIENT * k * rows + 64).alignedSlice(64);
+  }
 
   private static String load() {
     String loaded = loadLibrary();
@@ -86,6 +97,7 @@ public final class IsalNative {
 
   static native int abiVersion();
 
+  /** Fills a {@link #tableBuffer} for the rows x k matrix (row-major). */
   static native void initTables(int k, int rows, byte[] matrix, ByteBuffer tables);
 
   /** kernel 0: ISA-L; 1: GFNI where the processor has it ({@link #gfni()}), else ISA-L (the same bytes). */

@@ -48,7 +48,7 @@ final class WideCalibration {
     for (int i = 0; i < matrix.length; i++) {
       matrix[i] = (byte) (1 + (i * 37) % 255);
     }
-    ByteBuffer tables = ByteBuffer.allocateDirect(32 * SOURCES * ROWS);
+    ByteBuffer tables = IsalNative.tableBuffer(SOURCES, ROWS);
     IsalNative.initTables(SOURCES, ROWS, matrix, tables);
     int[] inPos = new int[SOURCES];
     int[] outPos = new int[ROWS];

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0,kernel=isal}. Never throws: a
  * value that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
  *
- * <p>{@code gfni}: multiplies of at most {@code group} sources (unsliced: narrow stripes, local groups) run the native
- * library's GFNI kernel (one affine instruction per 64 bytes and coefficient) where the processor has AVX-512 with
- * GFNI, ISA-L's kernels elsewhere; the bytes are the same. Resolved at the first native multiply of a process.
+ * <p>{@code gfni}: multiplies that are not sliced (at most 32 sources, or {@code group} when larger: narrow stripes,
+ * local groups, most decodes) run the native library's GFNI kernel (one affine instruction per 64 bytes and
+ * coefficient) where the processor has AVX-512 with GFNI, ISA-L's kernels elsewhere; the bytes are the same.
+ * {@code calibrate} keeps the table's kernel for the processor. Resolved at the first native multiply of a process.
  */
 public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean gfni) {
   private static final Logger LOG = LoggerFactory.getLogger(WideTuning.class);
@@ -130,6 +131,11 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
         + ",prefetch=" + prefetchBytes + (gfni ? ",kernel=gfni" : "");
   }
 
+  /** The calibrated slicing with the kernel the table picks for this processor (calibration times sliced passes). */
+  static WideTuning withKernelOf(WideTuning sliced, WideTuning table) {
+    return new WideTuning(sliced.group(), sliced.sliceBytes(), sliced.prefetchBytes(), table.gfni());
+  }
+
   /** The table's choice for "vendor family", else {@link #DEFAULT}. */
   static WideTuning forProcessor(String processor) {
     return BY_PROCESSOR.getOrDefault(processor, DEFAULT);
@@ -168,12 +174,12 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
       WideTuning t = switch (v) {
         case "", "auto" -> forProcessor(processor);
         case "default" -> DEFAULT;
-        case "calibrate" -> WideCalibration.run(CANDIDATES);
+        case "calibrate" -> withKernelOf(WideCalibration.run(CANDIDATES), forProcessor(processor));
         default -> parse(v);
       };
       LOG.info("wide-stripe coding: {} ({}={}, processor {})", t, PROPERTY, v.isEmpty() ? "auto" : v, processor);
       return t;
-    } catch (RuntimeException | OutOfMemoryError | LinkageError e) {
+    } catch (RuntimeException | Error e) { // never into a coder's thread: the class would fail to initialise
       LOG.warn("wide-stripe coding: {}={} failed ({}); using the defaults {}", PROPERTY, v, e.toString(), DEFAULT);
       return DEFAULT;
     }

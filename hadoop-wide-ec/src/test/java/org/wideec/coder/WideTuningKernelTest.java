@@ -107,6 +107,66 @@ class WideTuningKernelTest {
     }
   }
 
+  /**
+   * The GFNI kernel and the sliced path never read ISA-L's part of the tables, whose layout is ISA-L's own (from 2.31
+   * on it is chosen at run time: 8 bytes per coefficient on GFNI machines): with that part zeroed they still give the
+   * Java kernel's bytes. (ISA-L's own unsliced kernels do read it; they are ISA-L's business.)
+   */
+  @Test
+  void theGfniAndSlicedPathsNeverReadIsaLsTableLayout() {
+    NativeRequirement.nativeCoder();
+    Random r = new Random(41);
+    for (int k : new int[] {3, 10, 33, 128}) {
+      int rows = 1 + k % 6;
+      int len = 4097 + k;
+      byte[] coefficients = new byte[k * rows];
+      r.nextBytes(coefficients);
+      int[][] a = new int[rows][k];
+      for (int i = 0; i < rows; i++) {
+        for (int c = 0; c < k; c++) {
+          a[i][c] = coefficients[i * k + c] & 0xff;
+        }
+      }
+      ByteBuffer tables = IsalNative.tableBuffer(k, rows);
+      IsalNative.initTables(k, rows, coefficients, tables);
+      for (int i = 0; i < 32 * k * rows; i++) {
+        tables.put(i, (byte) 0);
+      }
+      ByteBuffer[] in = new ByteBuffer[k];
+      ByteBuffer[] heapIn = new ByteBuffer[k];
+      int[] inPos = new int[k];
+      for (int c = 0; c < k; c++) {
+        byte[] b = new byte[len];
+        r.nextBytes(b);
+        in[c] = IN[c].clear().limit(len);
+        in[c].put(0, b);
+        heapIn[c] = ByteBuffer.wrap(b);
+      }
+      ByteBuffer[] expected = new ByteBuffer[rows];
+      for (int i = 0; i < rows; i++) {
+        expected[i] = ByteBuffer.allocate(len);
+      }
+      JavaKernel.INSTANCE.multiply(new CodingMatrix(Matrix.of(Gf256.INSTANCE, a)), heapIn, expected, len);
+      // {group, slice, kernel}: GFNI unsliced (ISA-L where the processor lacks it: then only sliced is checked).
+      int[][] paths = IsalNative.gfni() ? new int[][] {{255, 0, 1}, {2, 1024, 0}, {7, 4096, 1}} : new int[][] {{2, 1024, 0}};
+      for (int[] p : paths) {
+        if (p[0] >= k && p[2] == 0) {
+          continue;
+        }
+        ByteBuffer[] out = new ByteBuffer[rows];
+        for (int i = 0; i < rows; i++) {
+          out[i] = OUT[i].clear().limit(len);
+        }
+        ByteBuffer scratch = ByteBuffer.allocateDirect(2 * rows * Math.max(p[1], 64) + 64).alignedSlice(64);
+        IsalNative.multiply(tables, k, rows, in, inPos, out, new int[rows], len, scratch, p[0], p[1], 0, p[2]);
+        for (int i = 0; i < rows; i++) {
+          assertArrayEquals(ErasureCoderTest.bytes(expected[i]), ErasureCoderTest.bytes(out[i]),
+              "k=" + k + " rows=" + rows + " group=" + p[0] + " slice=" + p[1] + " kernel=" + p[2] + " row " + i);
+        }
+      }
+    }
+  }
+
   private static void check(int k, int rows, int len, int offset, List<WideTuning> tunings, Random r) {
     int[][] a = new int[rows][k];
     for (int[] row : a) {
