@@ -70,6 +70,9 @@ class ArchiveDryRunClusterTest {
     try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
       o.write(data);
     }
+    // Every replica reported before a test snapshots the namespace: HDFS closes a file once one replica of its last
+    // block is in, and a replica reported later would read as a change (one run saw [1 node] become [3 nodes]).
+    org.apache.hadoop.hdfs.DFSTestUtil.waitReplication(fs, new Path(path), (short) 3);
   }
 
   private ToolRun archive(String... args) throws Exception {

@@ -54,6 +54,8 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
       o.write(data);
     }
+    // Every replica reported before a test snapshots the namespace (HDFS closes a file with one replica in).
+    org.apache.hadoop.hdfs.DFSTestUtil.waitReplication(fs, new Path(path), (short) 3);
     return data;
   }
 
