@@ -97,7 +97,9 @@ public final class HelperService implements RequestHandler {
       downstream.end();
     } catch (PeerFailure e) {
       LOG.debug("repair {} at {}: {}", repairId, me, e.getMessage());
-      downstream.fail(e.culprit(), e.getMessage());
+      // A failure nobody is blamed for while this node's own transport shuts down (it can no longer reach its
+      // upstreams) is this node going away: blame it, so the requestor replaces it rather than guessing.
+      downstream.fail(e.culprit() == null && transport.closing() ? me : e.culprit(), e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       downstream.fail(me, me + " was interrupted");

@@ -216,6 +216,11 @@ public final class SliceTransport implements Closeable {
     return connection;
   }
 
+  /** Whether this transport is shutting down (its node is stopping): it opens no more streams. */
+  public boolean closing() {
+    return loops.isShuttingDown();
+  }
+
   /** Authenticated connections this node keeps open to peers for reuse. */
   public int keptConnections() {
     return pool.size();
