@@ -11,7 +11,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -200,14 +199,10 @@ class ConnectionReuseTest {
    */
   static final class DroppingRelay implements AutoCloseable {
     private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    private final int target;
     private final AtomicInteger dropped = new AtomicInteger();
 
     DroppingRelay(int target) throws IOException {
-      this.target = target;
-      Thread t = new Thread(this::accept, "dropping-relay");
-      t.setDaemon(true);
-      t.start();
+      TamperingRelay.relayAll(server, target, "dropping-relay", this::requests, TamperingRelay.COPY);
     }
 
     int port() {
@@ -216,21 +211,6 @@ class ConnectionReuseTest {
 
     int dropped() {
       return dropped.get();
-    }
-
-    private void accept() {
-      while (!server.isClosed()) {
-        try {
-          Socket client = server.accept();
-          Socket peer = new Socket(InetAddress.getLoopbackAddress(), target);
-          TamperingRelay.pump("dropping-relay-pump", () -> requests(client.getInputStream(), peer.getOutputStream()), client,
-              peer);
-          TamperingRelay.pump("dropping-relay-pump", () -> peer.getInputStream().transferTo(client.getOutputStream()),
-              client, peer);
-        } catch (IOException e) {
-          return;
-        }
-      }
     }
 
     /** Copies the consumer's frames (AUTH untagged, the rest tagged) until its second REQUEST. */

@@ -18,7 +18,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -312,34 +311,16 @@ class FrameMacTest {
     final AtomicInteger seen = new AtomicInteger(-1);
     final AtomicInteger picked = new AtomicInteger(-1);
     private final ServerSocket server;
-    private final int target;
     private final int rewriteTo;
 
     ChoiceRelay(int target, int rewriteTo) throws IOException {
       this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-      this.target = target;
       this.rewriteTo = rewriteTo;
-      Thread t = new Thread(this::accept, "choice-relay");
-      t.setDaemon(true);
-      t.start();
+      TamperingRelay.relayAll(server, target, "choice-relay", this::up, TamperingRelay.COPY);
     }
 
     int port() {
       return server.getLocalPort();
-    }
-
-    private void accept() {
-      while (!server.isClosed()) {
-        try {
-          Socket client = server.accept();
-          Socket peer = new Socket(InetAddress.getLoopbackAddress(), target);
-          TamperingRelay.pump("choice-relay-up", () -> up(client.getInputStream(), peer.getOutputStream()), client, peer);
-          TamperingRelay.pump("choice-relay-down", () -> peer.getInputStream().transferTo(client.getOutputStream()),
-              client, peer);
-        } catch (IOException e) {
-          return;
-        }
-      }
     }
 
     private void up(InputStream from, OutputStream to) throws IOException {

@@ -19,17 +19,13 @@ import java.util.zip.CRC32C;
  */
 public final class TamperingRelay implements AutoCloseable {
   private final ServerSocket server;
-  private final int targetPort;
   private final boolean authenticated;
   private final AtomicInteger tampered = new AtomicInteger();
 
   public TamperingRelay(int targetPort, boolean authenticated) throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.targetPort = targetPort;
     this.authenticated = authenticated;
-    Thread t = new Thread(this::accept, "tampering-relay");
-    t.setDaemon(true);
-    t.start();
+    relayAll(server, targetPort, "tampering-relay", COPY, this::tamper);
   }
 
   public int port() {
@@ -41,17 +37,33 @@ public final class TamperingRelay implements AutoCloseable {
     return tampered.get();
   }
 
-  private void accept() {
-    while (!server.isClosed()) {
-      try {
-        Socket client = server.accept();
-        Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-        pump("relay-up", () -> client.getInputStream().transferTo(target.getOutputStream()), client, target);
-        pump("relay-down", () -> tamper(target.getInputStream(), client.getOutputStream()), client, target);
-      } catch (IOException e) {
-        return; // closed
+  /** One direction of a relayed connection, from one end's input to the other's output. */
+  interface Direction {
+    void run(InputStream from, OutputStream to) throws IOException;
+  }
+
+  /** A direction that forwards every byte unchanged. */
+  static final Direction COPY = (from, to) -> from.transferTo(to);
+
+  /**
+   * Accepts connections on {@code server} until it closes (on a daemon thread), relaying each to the loopback port
+   * {@code target}: {@code up} from the client to the target, {@code down} back.
+   */
+  static void relayAll(ServerSocket server, int target, String name, Direction up, Direction down) {
+    Thread t = new Thread(() -> {
+      while (!server.isClosed()) {
+        try {
+          Socket client = server.accept();
+          Socket peer = new Socket(InetAddress.getLoopbackAddress(), target);
+          pump(name + "-up", () -> up.run(client.getInputStream(), peer.getOutputStream()), client, peer);
+          pump(name + "-down", () -> down.run(peer.getInputStream(), client.getOutputStream()), client, peer);
+        } catch (IOException e) {
+          return; // closed
+        }
       }
-    }
+    }, name);
+    t.setDaemon(true);
+    t.start();
   }
 
   /** One direction of a relayed connection. */
