@@ -9,8 +9,8 @@
  *
  * Usage: wide_sweep K ROWS CELL CONFIG...     CONFIG: "plain", "read", "readG[/S]" (G streams interleaved, S bytes of each at a time), "xor"/"xornt" (the
  *        encode's reads and writes, the outputs plain XORs, normal or non-temporal stores) or
- *        g=8,s=16k,p=0,nt=0,step=2k,hint=0 (any subset; defaults as shown, nt=1 non-temporal parity stores,
- *        hint 0 = prefetcht0, 1 = t1, 2 = t2, 3 = nta).
+ *        g=8,s=16k,p=0,nt=0,step=2k,hint=0,gfni=0 (any subset; defaults as shown, nt=1 non-temporal parity stores,
+ *        hint 0 = prefetcht0, 1 = t1, 2 = t2, 3 = nta; gfni=1: the GFNI kernel, which takes g, s and p only).
  * Env: SWEEP_STAGGER (bytes; cells at staggered page offsets), SWEEP_SECONDS per config (default 0.4, best of 4 equal intervals), SWEEP_WORKING_SET bytes (default 128 MiB).
  * Output: "k rows cell config gbps others=N%" (N: how busy other processes kept the other cores meanwhile), gbps = 10^9 data bytes (k cells) per second; for the read probes, bytes read.
  */
@@ -111,6 +111,16 @@ static int parse_size(const char *v) {
   return (int) x;
 }
 
+/* The kernel a configuration names: the GFNI one (group, slice, prefetch) or ISA-L's sliced multiply (every knob). */
+static void sliced(int gfni, int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
+                   unsigned char *scratch, const struct wide_opts *o) {
+  if (gfni) {
+    gfni_multiply(len, k, rows, tables, in, out, o->group, o->slice, o->prefetch);
+  } else {
+    multiply_opts(len, k, rows, tables, in, out, scratch, o);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: wide_sweep K ROWS CELL CONFIG...\n");
@@ -149,7 +159,7 @@ int main(int argc, char **argv) {
   for (int ci = 4; ci < argc; ci++) {
     const char *spec = argv[ci];
     int mode = 0; /* 0 kernel, 1 plain, 2 read probe */
-    int g = 8, sl = 16 << 10, pf = 0, nt = 0, step = 2048, hint = 0, rg = 1, rslice = (int) cell;
+    int g = 8, sl = 16 << 10, pf = 0, nt = 0, step = 2048, hint = 0, gfni = 0, rg = 1, rslice = (int) cell;
     if (strcmp(spec, "plain") == 0) {
       mode = 1;
     } else if (strcmp(spec, "xor") == 0 || strcmp(spec, "xornt") == 0) {
@@ -173,13 +183,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(part, "nt")) nt = v;
         else if (!strcmp(part, "step")) step = v;
         else if (!strcmp(part, "hint")) hint = v;
+        else if (!strcmp(part, "gfni")) gfni = v;
         else { fprintf(stderr, "bad key %s\n", part); return 2; }
       }
     }
     struct wide_opts o = {g, sl, pf, nt, step, hint};
+    if (gfni && !gfni_supported()) {
+      fprintf(stderr, "wide_sweep: %s: this processor has no AVX-512 GFNI\n", spec);
+      return 2;
+    }
     if (mode == 0) {
       for (int r = 0; r < rows; r++) memset(out[0][r], 0xa5, cell);
-      multiply_opts((int) cell, k, rows, tables, in[0], out[0], scratch, &o);
+      sliced(gfni, (int) cell, k, rows, tables, in[0], out[0], scratch, &o);
       for (int r = 0; r < rows; r++) {
         if (memcmp(out[0][r], ref[r], cell) != 0) {
           fprintf(stderr, "wide_sweep: %s gives other bytes (row %d)\n", spec, r);
@@ -210,7 +225,7 @@ int main(int argc, char **argv) {
           ec_encode_data((int) cell, k, rows, tables, in[s], out[s]);
           bytes += (double) k * cell;
         } else {
-          multiply_opts((int) cell, k, rows, tables, in[s], out[s], scratch, &o);
+          sliced(gfni, (int) cell, k, rows, tables, in[s], out[s], scratch, &o);
           bytes += (double) k * cell;
         }
         s = s + 1 == sets ? 0 : s + 1;

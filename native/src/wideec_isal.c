@@ -36,18 +36,25 @@ static void xor_into(unsigned char *restrict dst, const unsigned char *restrict 
   }
 }
 
+/* One software prefetch of the line at p (hint 0: prefetcht0, 1: t1, 2: t2, 3: nta). Inline assembly, not
+ * _mm_prefetch: GCC drops __builtin_prefetch without a word in a function compiled for plain x86-64 (its default
+ * -march does not claim SSE prefetch), and did so here until issue 15's second sweep, which had measured no-ops. */
+static inline void prefetch_line(const void *p, int hint) {
+  switch (hint) {
+    case 1: __asm__ volatile("prefetcht1 %0" : : "m"(*(const char *) p)); break;
+    case 2: __asm__ volatile("prefetcht2 %0" : : "m"(*(const char *) p)); break;
+    case 3: __asm__ volatile("prefetchnta %0" : : "m"(*(const char *) p)); break;
+    default: __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *) p)); break;
+  }
+}
+
 /* Prefetches lines [from, to) of each of g sources at src[c] + off, one source after another, with the given hint
  * (0: prefetcht0, 1: t1, 2: t2, 3: nta). */
 static void prefetch_part(unsigned char **in, int c0, int g, int off, int from, int to, int hint) {
   for (int c = 0; c < g; c++) {
     const char *p = (const char *) in[c0 + c] + off;
     for (int i = from; i < to; i += 64) {
-      switch (hint) {
-        case 1: _mm_prefetch(p + i, _MM_HINT_T1); break;
-        case 2: _mm_prefetch(p + i, _MM_HINT_T2); break;
-        case 3: _mm_prefetch(p + i, _MM_HINT_NTA); break;
-        default: _mm_prefetch(p + i, _MM_HINT_T0); break;
-      }
+      prefetch_line(p + i, hint);
     }
   }
 }
@@ -308,66 +315,108 @@ static inline void gfni_block(const uint64_t *mat, int k, int r0, int nr, int c0
   }
 }
 
-/* out[r0 .. r0 + nr) over [off, off + n) (nr <= 4): whole 64-byte blocks unmasked, then the tail masked. Inlined
- * into gfni_pass with nr a constant, so the accumulators stay in registers. */
-__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
-static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
-                             unsigned char **out, int off, int n, int first) {
-  int whole = n & ~63;
-  for (int i = 0; i < whole; i += 64) {
-    gfni_block(mat, k, r0, nr, c0, g, in, out, (size_t) off + i, first, ~(__mmask64) 0);
+/*
+ * What a pass reads, for software prefetch: its g sources from off on for n bytes, then the next pass's ng sources
+ * from noff on for nn bytes (ng = 0 after the last pass). The line `ahead` bytes into the pass is prefetched in each
+ * of the pass's sources; past the pass's end, in each of the next pass's.
+ */
+struct pass_reads {
+  unsigned char **in;
+  int c0, g, off, n;
+  int nc0, ng, noff, nn;
+};
+
+static inline void prefetch_ahead(const struct pass_reads *p, int ahead) {
+  if (ahead < p->n) {
+    for (int c = 0; c < p->g; c++) {
+      prefetch_line(p->in[p->c0 + c] + p->off + ahead, 0);
+    }
+  } else if (ahead - p->n < p->nn) {
+    for (int c = 0; c < p->ng; c++) {
+      prefetch_line(p->in[p->nc0 + c] + p->noff + (ahead - p->n), 0);
+    }
   }
-  if (whole < n) {
-    gfni_block(mat, k, r0, nr, c0, g, in, out, (size_t) off + whole, first, (((__mmask64) 1) << (n - whole)) - 1);
+}
+
+/* out[r0 .. r0 + nr) over the pass's n bytes (nr <= 4): whole 64-byte blocks unmasked, each after prefetching the
+ * line `prefetch` bytes on in the read order (0: none), then the tail masked. Inlined into gfni_pass with nr a
+ * constant, so the accumulators stay in registers. */
+__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
+static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, const struct pass_reads *p,
+                             unsigned char **out, int first, int prefetch) {
+  int whole = p->n & ~63;
+  for (int i = 0; i < whole; i += 64) {
+    if (prefetch > 0) {
+      prefetch_ahead(p, i + prefetch);
+    }
+    gfni_block(mat, k, r0, nr, p->c0, p->g, p->in, out, (size_t) p->off + i, first, ~(__mmask64) 0);
+  }
+  if (whole < p->n) {
+    gfni_block(mat, k, r0, nr, p->c0, p->g, p->in, out, (size_t) p->off + whole, first,
+               (((__mmask64) 1) << (p->n - whole)) - 1);
   }
 }
 
 __attribute__((target("avx512f,avx512bw,gfni")))
-static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, int c0, int g, unsigned char **in,
-                      unsigned char **out, int off, int n, int first) {
+static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct pass_reads *p, unsigned char **out,
+                      int first, int prefetch) {
   switch (nr) {
-    case 4: gfni_rows(mat, k, r0, 4, c0, g, in, out, off, n, first); break;
-    case 3: gfni_rows(mat, k, r0, 3, c0, g, in, out, off, n, first); break;
-    case 2: gfni_rows(mat, k, r0, 2, c0, g, in, out, off, n, first); break;
-    default: gfni_rows(mat, k, r0, 1, c0, g, in, out, off, n, first); break;
+    case 4: gfni_rows(mat, k, r0, 4, p, out, first, prefetch); break;
+    case 3: gfni_rows(mat, k, r0, 3, p, out, first, prefetch); break;
+    case 2: gfni_rows(mat, k, r0, 2, p, out, first, prefetch); break;
+    default: gfni_rows(mat, k, r0, 1, p, out, first, prefetch); break;
   }
 }
 
 /*
- * out[r] = sum_c a[r][c] in[c] with GFNI, with the matrices wideec_init_tables made: passes of `group` sources over
- * `slice` bytes, each pass adding into the outputs (which stay in L1/L2 within a slice), four rows at a time. The
- * JNI entry runs it for
- * unsliced multiplies only: sliced wide ones streamed from memory ran no faster than ISA-L's on the Zen 5 measured
- * (memory-bound, about 14-16 GB/s against 17 for ISA-L at 16 x 16 KiB); the sweep can try it sliced.
+ * out[r] = sum_c a[r][c] in[c] with GFNI, with the matrices wideec_init_tables made: slices of `slice` bytes, and
+ * within a slice passes of `group` sources, each pass adding into the outputs (which stay in L2 within a slice),
+ * four rows at a time. prefetch > 0: a pass prefetches `prefetch` bytes ahead of what it reads, and near its end
+ * into the next pass's sources, so that a pass's first lines are on their way before it starts.
+ *
+ * Why: one core reads many streams at once far slower than one (16 interleaved: about 26 GB/s against 35-49 for
+ * one, on the Zen 5 measured), and the hardware prefetchers start over at every pass. Few sources per pass keep the
+ * streams few, and the prefetch across passes makes the reads one continuous stream: RS(128,4) streamed from memory
+ * encodes at about 33 GB/s with 4 sources x 64 KiB and 3 KiB ahead, against 17 for the best ISA-L slicing
+ * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). Every group, slice and prefetch computes the same sums
+ * in GF(2^8).
  */
 static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in,
-                          unsigned char **out, int group, int slice) {
+                          unsigned char **out, int group, int slice, int prefetch) {
   const uint64_t *mat = affine_part(tables, k, rows);
   if (group < 1 || group > k) {
     group = k;
   }
-  if (group == k || slice < 64) {
-    slice = len; /* one pass of every source: the outputs are written once */
+  if (slice < 64 || slice > len) {
+    slice = len;
   }
   for (int off = 0; off < len; off += slice) {
     int n = len - off < slice ? len - off : slice;
     for (int c0 = 0; c0 < k; c0 += group) {
-      int g = k - c0 < group ? k - c0 : group;
+      struct pass_reads p = {in, c0, k - c0 < group ? k - c0 : group, off, n, 0, 0, 0, 0};
+      /* the next pass: the next group of this slice, else the first group of the next slice */
+      p.nc0 = c0 + group < k ? c0 + group : 0;
+      p.noff = c0 + group < k ? off : off + slice;
+      if (p.noff < len) {
+        p.ng = k - p.nc0 < group ? k - p.nc0 : group;
+        p.nn = len - p.noff < slice ? len - p.noff : slice;
+      }
       for (int r0 = 0; r0 < rows; r0 += 4) {
-        gfni_pass(mat, k, r0, rows - r0 < 4 ? rows - r0 : 4, c0, g, in, out, off, n, c0 == 0);
+        /* rows past the first four read the pass's sources again, from cache: prefetched once */
+        gfni_pass(mat, k, r0, rows - r0 < 4 ? rows - r0 : 4, &p, out, c0 == 0, r0 == 0 ? prefetch : 0);
       }
     }
   }
 }
 
-/* The JNI entry's shape: group, slice and prefetch, no non-temporal stores, prefetch in 2 KiB steps; kernel 1 =
- * GFNI for a multiply of at most `group` sources (one pass) where the processor has it, else ISA-L (the same
- * bytes). */
+/* The JNI entry's shape: group, slice and prefetch, no non-temporal stores, ISA-L's prefetch in 2 KiB steps.
+ * kernel 1, where the processor has GFNI: the GFNI kernel with this group, slice and prefetch. Otherwise ISA-L (the
+ * same bytes): plain ec_encode_data for at most `group` sources, the sliced multiply for more. */
 static void multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
                      unsigned char *scratch, int group, int slice, int prefetch, int kernel) {
   struct wide_opts o = {group, slice, prefetch, 0, STEP, 0};
-  if (kernel == 1 && group >= k && gfni_supported()) {
-    gfni_multiply(len, k, rows, tables, in, out, k, len);
+  if (kernel == 1 && gfni_supported()) {
+    gfni_multiply(len, k, rows, tables, in, out, group, slice, prefetch);
     return;
   }
   if (group >= k) {

@@ -61,15 +61,19 @@ public final class IsalKernel implements CodingKernel {
       return;
     }
     positions(inputs, pos[0]);
-    // Up to WIDE_SOURCES sources are streamed all at once, by ISA-L or by the GFNI kernel as the tuning says. A
-    // kernel built with a tuning applies it to every multiply (so tests reach every path).
     WideTuning t = tuning != null ? tuning : WideTuning.current();
-    if (m.cols() <= Math.max(t.group(), tuning != null ? 0 : WIDE_SOURCES)) {
+    if (t.gfni() && IsalNative.gfniKernel()) {
+      // The GFNI kernel slices every multiply itself (group, slice, prefetch), narrow or wide, and needs no scratch.
+      IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, null, t.group(),
+          t.sliceBytes(), t.prefetchBytes(), 1);
+    } else if (m.cols() <= Math.max(t.group(), tuning != null ? 0 : WIDE_SOURCES)) {
+      // ISA-L streams up to WIDE_SOURCES sources all at once; a kernel built with a tuning applies it to every
+      // multiply (so tests reach every path).
       IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len, null,
-          LinearCode.MAX_UNITS, 0, 0, t.kernel());
+          LinearCode.MAX_UNITS, 0, 0, 0);
     } else {
       IsalNative.multiply(tables(m), m.cols(), m.rows(), inputs, pos[0], outputs, pos[1], len,
-          scratch(m.rows(), t.sliceBytes()), t.group(), t.sliceBytes(), t.prefetchBytes(), t.kernel());
+          scratch(m.rows(), t.sliceBytes()), t.group(), t.sliceBytes(), t.prefetchBytes(), 0);
     }
   }
 

@@ -107,6 +107,15 @@ public final class IsalNative {
   /** Whether this processor runs multiply's GFNI kernel (AVX-512 with GFNI). */
   static native boolean gfni();
 
+  /** Whether the library is loaded and runs its GFNI kernel on this processor; asked once. */
+  static boolean gfniKernel() {
+    return GfniHolder.GFNI;
+  }
+
+  private static final class GfniHolder {
+    static final boolean GFNI = isAvailable() && gfni();
+  }
+
   static native void xor(ByteBuffer[] inputs, int[] inPos, int count, ByteBuffer output, int outPos, int len);
 
   static native void update(ByteBuffer tables, int k, int rows, int vec, ByteBuffer input, int inPos,

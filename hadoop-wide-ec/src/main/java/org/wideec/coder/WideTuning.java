@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * {@code default} ({@link #DEFAULT}) or a pinned {@code group=8,slice=16k,prefetch=0,kernel=isal}. Never throws: a
  * value that does not parse or a calibration that fails falls back to {@link #DEFAULT} with one log line.
  *
- * <p>{@code gfni}: multiplies that are not sliced (at most 32 sources, or {@code group} when larger: narrow stripes,
- * local groups, most decodes) run the native library's GFNI kernel (one affine instruction per 64 bytes and
- * coefficient) where the processor has AVX-512 with GFNI, ISA-L's kernels elsewhere; the bytes are the same.
- * {@code calibrate} keeps the table's kernel for the processor. Resolved at the first native multiply of a process.
+ * <p>{@code gfni}: every multiply, narrow or wide, runs the native library's GFNI kernel (one affine instruction per 64
+ * bytes and coefficient) in passes of {@code group} sources over {@code sliceBytes}, prefetching {@code prefetchBytes}
+ * ahead across passes. It needs AVX-512 with GFNI: a GFNI tuning chosen on a processor without it falls back to
+ * {@link #DEFAULT} (ISA-L) with one log line. Otherwise ISA-L's kernels run: all sources at once up to 32, sliced
+ * beyond. {@code calibrate} tries GFNI candidates where the processor has GFNI. The bytes are the same in every case.
+ * Resolved at the first native multiply of a process.
  */
 public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean gfni) {
   private static final Logger LOG = LoggerFactory.getLogger(WideTuning.class);
@@ -42,25 +44,26 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
    * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and software prefetch only slowed
    * it down (issue 15, benchmarks/RESULTS.md).
    *
-   * <p>AMD family 26 (Zen 5): on an EPYC Zen 5 (2 vCPUs, 1 MiB L2 per core, 32 MiB L3, AVX-512, GFNI) streaming
-   * RS(128,4) from memory in C (native/bench/wide_sweep, 1 MiB cells, rounds of interleaved configurations on a quiet
-   * machine), 16 sources x 16 KiB ran 16.6-17.5 GB/s in every run, 8-12 sources x 16-32 KiB 15.5-17.4 in some runs
-   * and 11.5-12.4 in others, 24 sources 9.8-16.3, 32 x 64 KiB (the default) 12.7-14.6, all 128 at once 5.8-6.3;
-   * slices of 4-128 KiB moved it by under 10%, and software prefetch (0.5-32 KiB ahead, steps of 1-4 KiB, hints
-   * t0/t1/nta) or non-temporal parity stores changed nothing beyond the noise. In dev-support/bench-coders.sh --quick
-   * (a shared machine) it ran 1.23-1.32x the default. What bounds it: reading 16 streams interleaved runs at about
-   * 26 GB/s against 32-41 for one stream (issue 15, benchmarks/RESULTS.md). Its multiplies of up to 16 sources (RS(10,4),
-   * the local groups) run the GFNI kernel: in C, RS(10,4) streamed from memory 20-22 GB/s against 13.8 for ISA-L, in
-   * cache 62 against 31; sliced wide multiplies stay on ISA-L, which streamed no slower (17 against 14-16).
+   * <p>AMD family 26 (Zen 5): an EPYC Zen 5 (2 vCPUs, 1 MiB L2 per core, 32 MiB L3, AVX-512, GFNI) reads 16 streams
+   * interleaved at about 26 GB/s against 35-49 for one stream, and ISA-L's best slicing (16 sources x 16 KiB) streamed
+   * RS(128,4) from memory at 16.6-17.5 GB/s. The GFNI kernel in passes of 4 sources x 64 KiB, prefetching 3 KiB
+   * ahead into the next pass, streamed it at 32-34 GB/s and RS(10,4) at 24-25 (unsliced GFNI 19.6, ISA-L 15.3): in C
+   * (native/bench/wide_sweep), 3-8 sources x 16-128 KiB x 1-6 KiB ahead, 4 sources and 2-3 KiB ahead were best for
+   * both widths; without the prefetch 4 x 64 KiB ran at 18 (issue 15, benchmarks/RESULTS.md).
    */
   static final Map<String, WideTuning> BY_PROCESSOR = Map.of("AuthenticAMD 25", new WideTuning(8, 16 << 10, 0),
-      "AuthenticAMD 26", new WideTuning(16, 16 << 10, 0, true));
+      "AuthenticAMD 26", new WideTuning(4, 64 << 10, 3 << 10, true));
 
-  /** What calibration tries: the table's choices, neighbours of them, and prefetch variants. */
+  /**
+   * What calibration tries: the table's choices, neighbours of them, and prefetch variants; the GFNI ones only where
+   * the processor has GFNI.
+   */
   static final List<WideTuning> CANDIDATES = List.of(DEFAULT, new WideTuning(16, 32 << 10, 0),
       new WideTuning(8, 16 << 10, 0), new WideTuning(8, 64 << 10, 0), new WideTuning(4, 16 << 10, 0),
       new WideTuning(12, 32 << 10, 0), new WideTuning(16, 16 << 10, 0), new WideTuning(8, 16 << 10, 4096),
-      new WideTuning(16, 32 << 10, 4096));
+      new WideTuning(16, 32 << 10, 4096), new WideTuning(4, 64 << 10, 3 << 10, true),
+      new WideTuning(4, 32 << 10, 2 << 10, true), new WideTuning(5, 32 << 10, 2 << 10, true),
+      new WideTuning(8, 32 << 10, 1 << 10, true), new WideTuning(16, 16 << 10, 0, true));
 
   /** A tuning on ISA-L's kernels. */
   public WideTuning(int group, int sliceBytes, int prefetchBytes) {
@@ -89,9 +92,14 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
     return Chosen.TUNING;
   }
 
-  /** The candidates calibration measures, for tests and benchmarks. */
+  /** The candidates calibration measures, for tests and benchmarks (all of them, whatever this processor has). */
   public static List<WideTuning> candidates() {
     return CANDIDATES;
+  }
+
+  /** The candidates a processor with ({@code gfni}) or without GFNI can run. */
+  static List<WideTuning> candidates(boolean gfni) {
+    return CANDIDATES.stream().filter(t -> gfni || !t.gfni()).toList();
   }
 
   /**
@@ -131,11 +139,6 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
         + ",prefetch=" + prefetchBytes + (gfni ? ",kernel=gfni" : "");
   }
 
-  /** The calibrated slicing with the kernel the table picks for this processor (calibration times sliced passes). */
-  static WideTuning withKernelOf(WideTuning sliced, WideTuning table) {
-    return new WideTuning(sliced.group(), sliced.sliceBytes(), sliced.prefetchBytes(), table.gfni());
-  }
-
   /** The table's choice for "vendor family", else {@link #DEFAULT}. */
   static WideTuning forProcessor(String processor) {
     return BY_PROCESSOR.getOrDefault(processor, DEFAULT);
@@ -167,16 +170,24 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
     }
   }
 
-  /** Resolves the property once; never throws (a coder runs in NameNode and DataNode threads). */
-  static WideTuning choose(String setting, String processor) {
+  /**
+   * Resolves the property once; never throws (a coder runs in NameNode and DataNode threads). {@code gfni}: whether
+   * this processor runs the GFNI kernel; a GFNI tuning on one that does not gives {@link #DEFAULT}.
+   */
+  static WideTuning choose(String setting, String processor, boolean gfni) {
     String v = setting == null ? "auto" : setting.trim().toLowerCase(Locale.ROOT);
     try {
       WideTuning t = switch (v) {
         case "", "auto" -> forProcessor(processor);
         case "default" -> DEFAULT;
-        case "calibrate" -> withKernelOf(WideCalibration.run(CANDIDATES), forProcessor(processor));
+        case "calibrate" -> WideCalibration.run(candidates(gfni));
         default -> parse(v);
       };
+      if (t.gfni() && !gfni) {
+        LOG.warn("wide-stripe coding: {} needs AVX-512 with GFNI, which processor {} lacks; using the defaults {}", t,
+            processor, DEFAULT);
+        return DEFAULT;
+      }
       LOG.info("wide-stripe coding: {} ({}={}, processor {})", t, PROPERTY, v.isEmpty() ? "auto" : v, processor);
       return t;
     } catch (RuntimeException | Error e) { // never into a coder's thread: the class would fail to initialise
@@ -186,6 +197,6 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
   }
 
   private static final class Chosen {
-    static final WideTuning TUNING = choose(System.getProperty(PROPERTY), processor());
+    static final WideTuning TUNING = choose(System.getProperty(PROPERTY), processor(), IsalNative.gfniKernel());
   }
 }

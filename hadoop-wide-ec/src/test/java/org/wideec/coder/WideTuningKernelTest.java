@@ -15,7 +15,8 @@ import org.wideec.gf.Matrix;
 /**
  * Every slicing of the native wide path gives the bytes of the table-driven Java kernel: each calibration
  * candidate, the table's choices and edge tunings (one source per pass, 64-byte slices, prefetch further than
- * a slice), for every k from 2 to 255, 1 to 6 rows, odd lengths and unaligned positions.
+ * a slice), on ISA-L's kernels and on the GFNI kernel, for every k from 2 to 255, 1 to 6 rows, odd lengths and
+ * unaligned positions.
  */
 class WideTuningKernelTest {
   static final int[] LENGTHS = {1, 63, 4097, 16_385, 33_333, 70_001, 131_149};
@@ -41,10 +42,16 @@ class WideTuningKernelTest {
     t.add(new WideTuning(7, 4096, 100_000));
     t.add(new WideTuning(31, 1 << 20, 2048));
     t.add(new WideTuning(254, 64 << 10, 0));
-    // GFNI for every unsliced multiply (k up to 255, rows 1 to 6: whole and partial blocks of four rows), and a
-    // GFNI tuning whose wide multiplies are sliced (ISA-L).
+    // The GFNI kernel (ISA-L's where the processor lacks it), rows 1 to 6 (whole and partial blocks of four rows):
+    // every source in one pass; passes of 1 to 8 sources over slices shorter than, equal to and longer than a call's
+    // bytes, with prefetch off, shorter than a line, not a multiple of a line, crossing one or many passes.
     t.add(new WideTuning(255, 64 << 10, 0, true));
     t.add(new WideTuning(5, 192, 0, true));
+    t.add(new WideTuning(1, 64, 100_000, true));
+    t.add(new WideTuning(3, 4096, 1000, true));
+    t.add(new WideTuning(4, 64 << 10, 3 << 10, true));
+    t.add(new WideTuning(8, 1 << 20, 32, true));
+    t.add(new WideTuning(2, 128, 64 << 10, true));
     return t;
   }
 
@@ -147,8 +154,11 @@ class WideTuningKernelTest {
         expected[i] = ByteBuffer.allocate(len);
       }
       JavaKernel.INSTANCE.multiply(new CodingMatrix(Matrix.of(Gf256.INSTANCE, a)), heapIn, expected, len);
-      // {group, slice, kernel}: GFNI unsliced (ISA-L where the processor lacks it: then only sliced is checked).
-      int[][] paths = IsalNative.gfni() ? new int[][] {{255, 0, 1}, {2, 1024, 0}, {7, 4096, 1}} : new int[][] {{2, 1024, 0}};
+      // {group, slice, kernel, prefetch}: GFNI unsliced, sliced, and sliced with prefetch (where the processor lacks
+      // GFNI only ISA-L's sliced path is checked).
+      int[][] paths = IsalNative.gfni()
+          ? new int[][] {{255, 0, 1, 0}, {2, 1024, 0, 0}, {7, 4096, 1, 0}, {4, 65536, 1, 3072}}
+          : new int[][] {{2, 1024, 0, 0}};
       for (int[] p : paths) {
         if (p[0] >= k && p[2] == 0) {
           continue;
@@ -158,7 +168,7 @@ class WideTuningKernelTest {
           out[i] = OUT[i].clear().limit(len);
         }
         ByteBuffer scratch = ByteBuffer.allocateDirect(2 * rows * Math.max(p[1], 64) + 64).alignedSlice(64);
-        IsalNative.multiply(tables, k, rows, in, inPos, out, new int[rows], len, scratch, p[0], p[1], 0, p[2]);
+        IsalNative.multiply(tables, k, rows, in, inPos, out, new int[rows], len, scratch, p[0], p[1], p[3], p[2]);
         for (int i = 0; i < rows; i++) {
           assertArrayEquals(ErasureCoderTest.bytes(expected[i]), ErasureCoderTest.bytes(out[i]),
               "k=" + k + " rows=" + rows + " group=" + p[0] + " slice=" + p[1] + " kernel=" + p[2] + " row " + i);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,42 +32,50 @@ class WideTuningTest {
 
   @Test
   void theTableChoosesByProcessorAndFallsBackToTheDefaults() {
-    assertEquals(new WideTuning(8, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 25"));
-    assertEquals(new WideTuning(16, 16 << 10, 0, true), WideTuning.choose("auto", "AuthenticAMD 26"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose(null, "GenuineIntel 6"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 27"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "unknown"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("default", "AuthenticAMD 25"));
-    assertEquals(new WideTuning(16, 32 << 10, 0), WideTuning.choose("group=16,slice=32k", "AuthenticAMD 25"));
-    assertEquals(new WideTuning(8, 16 << 10, 0, true), WideTuning.choose("group=8,slice=16k,kernel=GFNI", "x"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("kernel=avx9", "x"), "an unknown kernel: the defaults");
-    assertEquals("group=16,slice=16k,prefetch=0,kernel=gfni", new WideTuning(16, 16 << 10, 0, true).toString());
+    assertEquals(new WideTuning(8, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 25", true));
+    assertEquals(new WideTuning(4, 64 << 10, 3 << 10, true), WideTuning.choose("auto", "AuthenticAMD 26", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose(null, "GenuineIntel 6", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 27", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "unknown", false));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("default", "AuthenticAMD 25", true));
+    assertEquals(new WideTuning(16, 32 << 10, 0), WideTuning.choose("group=16,slice=32k", "AuthenticAMD 25", false));
+    assertEquals(new WideTuning(8, 16 << 10, 0, true), WideTuning.choose("group=8,slice=16k,kernel=GFNI", "x", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("kernel=avx9", "x", true), "an unknown kernel: the defaults");
+    assertEquals("group=4,slice=64k,prefetch=3072,kernel=gfni", new WideTuning(4, 64 << 10, 3 << 10, true).toString());
+  }
+
+  @Test
+  void aGfniTuningOnAProcessorWithoutGfniFallsBackToTheDefaults() {
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 26", false), "a Zen 5 table entry");
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("group=4,kernel=gfni", "GenuineIntel 6", false), "pinned");
+    assertEquals(new WideTuning(4, 64 << 10, 0), WideTuning.choose("group=4,kernel=isal", "GenuineIntel 6", false));
   }
 
   @Test
   void everyTableChoiceIsACalibrationCandidate() {
-    // Calibration times wide (sliced) multiplies, where the kernel flag changes nothing: each table entry's slicing
-    // must be among what it tries (WideTuningKernelTest checks the table's entries' bytes themselves).
     for (var e : WideTuning.BY_PROCESSOR.entrySet()) {
-      WideTuning t = e.getValue();
-      assertEquals(true, WideTuning.candidates().contains(new WideTuning(t.group(), t.sliceBytes(), t.prefetchBytes())),
-          e.getKey() + ": " + t);
+      assertEquals(true, WideTuning.candidates().contains(e.getValue()), e.getKey() + ": " + e.getValue());
     }
   }
 
   @Test
-  void aBadSettingFallsBackToTheDefaultsInsteadOfThrowing() {
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("group=banana", "AuthenticAMD 25"));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose("slice=3", "AuthenticAMD 25"));
+  void calibrationTriesGfniCandidatesOnlyWhereTheProcessorHasGfni() {
+    assertEquals(List.of(), WideTuning.candidates(false).stream().filter(WideTuning::gfni).toList());
+    assertEquals(WideTuning.candidates(), WideTuning.candidates(true));
+    assertEquals(true, WideTuning.candidates(false).contains(WideTuning.DEFAULT));
   }
 
   @Test
-  void calibrationPicksOneOfTheCandidates() {
+  void aBadSettingFallsBackToTheDefaultsInsteadOfThrowing() {
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("group=banana", "AuthenticAMD 25", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("slice=3", "AuthenticAMD 25", true));
+  }
+
+  @Test
+  void calibrationPicksOneOfTheCandidatesThisProcessorRuns() {
     NativeRequirement.nativeCoder();
-    WideTuning t = WideTuning.choose("calibrate", WideTuning.processor());
-    assertEquals(true, WideTuning.candidates().contains(new WideTuning(t.group(), t.sliceBytes(), t.prefetchBytes())),
-        t + "'s slicing is a candidate");
-    assertEquals(WideTuning.forProcessor(WideTuning.processor()).gfni(), t.gfni(), t + ": the table's kernel is kept");
+    WideTuning t = WideTuning.choose("calibrate", WideTuning.processor(), IsalNative.gfniKernel());
+    assertEquals(true, WideTuning.candidates(IsalNative.gfniKernel()).contains(t), t + " is a candidate");
   }
 
   @Test
