@@ -144,9 +144,10 @@ struct wide_opts {
  * that the step `prefetch` bytes later reads (of this pass, then of the next pass), so memory works while the
  * core multiplies. nt: the first pass writes into scratch too, and the last one's sum goes to the outputs with
  * non-temporal stores. Every choice computes the same sums in GF(2^8), so the bytes are identical whatever the
- * tuning. On the AMD EPYCs measured (Zen 4, Zen 5) prefetch, other steps and hints, and nt did not speed coding
- * up (bench/wide_sweep, benchmarks/RESULTS.md), so the JNI entry passes prefetch alone; the rest is there for the
- * sweep, to try them on other processors.
+ * tuning. On the AMD EPYCs measured (Zen 4, Zen 5) nt did not speed coding up, nor did prefetch on a Zen 5 once it
+ * issued prefetch instructions (16 x 16 KiB, 2 KiB ahead: 14.8 GB/s against 16.8 without; before issue 15's third
+ * sweep it issued none, see prefetch_line), so the JNI entry passes prefetch alone; the rest is there for the sweep,
+ * to try them on other processors. The GFNI kernel below is where prefetch pays.
  */
 static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
                           unsigned char *scratch, const struct wide_opts *o) {
@@ -378,8 +379,10 @@ static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct p
  * one, on the Zen 5 measured), and the hardware prefetchers start over at every pass. Few sources per pass keep the
  * streams few, and the prefetch across passes makes the reads one continuous stream: RS(128,4) streamed from memory
  * encodes at about 33 GB/s with 4 sources x 64 KiB and 3 KiB ahead, against 17 for the best ISA-L slicing
- * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). Every group, slice and prefetch computes the same sums
- * in GF(2^8).
+ * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). A variant holding a pass's matrices and pointers in
+ * registers computed 1.5x as fast in cache (55 against 36 GB/s) but streamed 9% slower (30.6 against 33.7): the
+ * loop is not what bounds a streamed encode, and is left as it is. Every group, slice and prefetch computes the same
+ * sums in GF(2^8).
  */
 static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in,
                           unsigned char **out, int group, int slice, int prefetch) {

@@ -39,12 +39,17 @@ import org.wideec.coder.WideTuning;
  * same numbers of data and parity units ({@code hadoop-java}). {@code rs-codec} (rs codes, encode only) is our
  * native coder for Hadoop's own {@code rs} codec as HDFS gets it: from CodecUtil, through Hadoop's
  * RawErasureEncoder API, on direct buffers. {@code native-default} is {@code native} with the wide slicing of
- * before per-processor tuning ({@link WideTuning#DEFAULT}). Bytes per operation: see {@link #bytesPerOp}.
+ * before per-processor tuning ({@link WideTuning#DEFAULT}); {@code native-unsliced} multiplies every source in one
+ * pass, on the kernel of this process's tuning (the in-cache compute limit: cached inputs need no slicing). Bytes
+ * per operation: see {@link #bytesPerOp}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class CoderBenchmark {
+  /** Every source in one pass (no slicing, no prefetch), on the kernel {@link WideTuning#current()} uses. */
+  static final WideTuning UNSLICED = new WideTuning(255, 16 << 20, 0, WideTuning.current().gfni());
+
   @Param({"rs:k=10,m=4"})
   public String code;
 
@@ -162,6 +167,7 @@ public class CoderBenchmark {
     CodingKernel kernel = switch (coder) {
       case "native" -> IsalKernel.INSTANCE;
       case "native-default" -> IsalKernel.tuned(WideTuning.DEFAULT);
+      case "native-unsliced" -> IsalKernel.tuned(UNSLICED);
       case "java" -> Kernels.java();
       case "java-table" -> JavaKernel.INSTANCE;
       default -> throw new IllegalArgumentException("unknown coder " + coder);

@@ -41,8 +41,10 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
    * Measured choices by processor ("vendor family", from /proc/cpuinfo). AMD family 25 (Zen 3/4): on an EPYC Zen 4
    * (1 MiB L2, 32 MiB L3) streaming RS(128,4) from memory, 8 sources x 16 KiB ran 1.3-2.0x faster than 32 x 64 KiB
    * in five quick runs of dev-support/bench-coders.sh (wideTunedVsDefault, a loaded machine); in C, 6-12 sources and
-   * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and software prefetch only slowed
-   * it down (issue 15, benchmarks/RESULTS.md).
+   * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and the prefetch variants slower
+   * (those issued no prefetch instruction, see native/src/wideec_isal.c's prefetch_line: they only cut passes into
+   * 2 KiB steps). Zen 4 has AVX-512 with GFNI too, but the GFNI kernel with prefetch has not been measured on one, so
+   * this entry stays on ISA-L (issue 15, benchmarks/RESULTS.md).
    *
    * <p>AMD family 26 (Zen 5): an EPYC Zen 5 (2 vCPUs, 1 MiB L2 per core, 32 MiB L3, AVX-512, GFNI) reads 16 streams
    * interleaved at about 26 GB/s against 35-49 for one stream, and ISA-L's best slicing (16 sources x 16 KiB) streamed
