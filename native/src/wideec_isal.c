@@ -358,9 +358,91 @@ static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, const s
   }
 }
 
+/* Sources per pass up to which gfni_rows_held can run a pass. */
+#define GFNI_HELD 8
+
+/*
+ * gfni_rows for a pass of g <= GFNI_HELD sources, with g and nr constants where inlined: the pass's g x nr matrices
+ * and its source and output pointers are loaded into registers once, where gfni_block reloads them every 64 bytes (a
+ * byte store may alias anything). In cache it computes about 1.5x as fast (4 sources x 4 rows, Zen 5: 55 against 36
+ * GB/s), yet streamed from memory with four rows it ran 9% slower (30.6 against 33.7 GB/s for RS(128,4)); so it
+ * runs multiplies of more than four rows, which read each pass again from L2 for every four rows and are bound by
+ * the arithmetic: streamed, 8 rows x 128 sources 19.7-20.0 GB/s against 17.8-18.5, UniLRC's 30 x 180 6.2-6.3
+ * against 5.3-5.7, RapidRAID's 16 x 11 7.9-8.0 against 7.3-7.6 (native/bench/wide_sweep, benchmarks/RESULTS.md).
+ */__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
+static inline void gfni_rows_held(const uint64_t *mat, int k, int r0, int nr, int g, const struct pass_reads *p,
+                                  unsigned char **out, int first, int prefetch) {
+  __m512i m[4][GFNI_HELD];
+  const unsigned char *src[GFNI_HELD];
+  unsigned char *dst[4];
+  for (int c = 0; c < g; c++) {
+    src[c] = p->in[p->c0 + c] + p->off;
+    for (int r = 0; r < nr; r++) {
+      m[r][c] = _mm512_set1_epi64((long long) mat[(size_t) (r0 + r) * k + p->c0 + c]);
+    }
+  }
+  for (int r = 0; r < nr; r++) {
+    dst[r] = out[r0 + r] + p->off;
+  }
+  int n = p->n;
+  int whole = n & ~63;
+  for (int i = 0; i < whole; i += 64) {
+    if (prefetch > 0) {
+      int ahead = i + prefetch;
+      if (ahead < n) {
+        for (int c = 0; c < g; c++) {
+          prefetch_line(src[c] + ahead, 0);
+        }
+      } else {
+        prefetch_ahead(p, ahead);
+      }
+    }
+    __m512i acc[4];
+    for (int r = 0; r < nr; r++) {
+      acc[r] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(dst[r] + i);
+    }
+    for (int c = 0; c < g; c++) {
+      __m512i x = _mm512_loadu_si512(src[c] + i);
+      for (int r = 0; r < nr; r++) {
+        acc[r] = _mm512_xor_si512(acc[r], _mm512_gf2p8affine_epi64_epi8(x, m[r][c], 0));
+      }
+    }
+    for (int r = 0; r < nr; r++) {
+      _mm512_storeu_si512(dst[r] + i, acc[r]);
+    }
+  }
+  if (whole < n) {
+    gfni_block(mat, k, r0, nr, p->c0, g, p->in, out, (size_t) p->off + whole, first,
+               (((__mmask64) 1) << (n - whole)) - 1);
+  }
+}
+
+/* A pass of g <= GFNI_HELD sources: one instance per g for a given nr. */
+#define GFNI_HELD_CASES(NR) \
+  switch (p->g) { \
+    case 1: gfni_rows_held(mat, k, r0, NR, 1, p, out, first, prefetch); break; \
+    case 2: gfni_rows_held(mat, k, r0, NR, 2, p, out, first, prefetch); break; \
+    case 3: gfni_rows_held(mat, k, r0, NR, 3, p, out, first, prefetch); break; \
+    case 4: gfni_rows_held(mat, k, r0, NR, 4, p, out, first, prefetch); break; \
+    case 5: gfni_rows_held(mat, k, r0, NR, 5, p, out, first, prefetch); break; \
+    case 6: gfni_rows_held(mat, k, r0, NR, 6, p, out, first, prefetch); break; \
+    case 7: gfni_rows_held(mat, k, r0, NR, 7, p, out, first, prefetch); break; \
+    default: gfni_rows_held(mat, k, r0, NR, 8, p, out, first, prefetch); break; \
+  }
+
+/* held: the multiply has more than four rows (gfni_rows_held). */
 __attribute__((target("avx512f,avx512bw,gfni")))
 static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct pass_reads *p, unsigned char **out,
-                      int first, int prefetch) {
+                      int first, int prefetch, int held) {
+  if (held && p->g <= GFNI_HELD) {
+    switch (nr) {
+      case 4: GFNI_HELD_CASES(4); break;
+      case 3: GFNI_HELD_CASES(3); break;
+      case 2: GFNI_HELD_CASES(2); break;
+      default: GFNI_HELD_CASES(1); break;
+    }
+    return;
+  }
   switch (nr) {
     case 4: gfni_rows(mat, k, r0, 4, p, out, first, prefetch); break;
     case 3: gfni_rows(mat, k, r0, 3, p, out, first, prefetch); break;
@@ -379,10 +461,8 @@ static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct p
  * one, on the Zen 5 measured), and the hardware prefetchers start over at every pass. Few sources per pass keep the
  * streams few, and the prefetch across passes makes the reads one continuous stream: RS(128,4) streamed from memory
  * encodes at about 33 GB/s with 4 sources x 64 KiB and 3 KiB ahead, against 17 for the best ISA-L slicing
- * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). A variant holding a pass's matrices and pointers in
- * registers computed 1.5x as fast in cache (55 against 36 GB/s) but streamed 9% slower (30.6 against 33.7): the
- * loop is not what bounds a streamed encode, and is left as it is. Every group, slice and prefetch computes the same
- * sums in GF(2^8).
+ * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). Multiplies of more than four rows run their passes
+ * with gfni_rows_held. Every group, slice and prefetch computes the same sums in GF(2^8).
  */
 static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in,
                           unsigned char **out, int group, int slice, int prefetch) {
@@ -406,7 +486,7 @@ static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsig
       }
       for (int r0 = 0; r0 < rows; r0 += 4) {
         /* rows past the first four read the pass's sources again, from cache: prefetched once */
-        gfni_pass(mat, k, r0, rows - r0 < 4 ? rows - r0 : 4, &p, out, c0 == 0, r0 == 0 ? prefetch : 0);
+        gfni_pass(mat, k, r0, rows - r0 < 4 ? rows - r0 : 4, &p, out, c0 == 0, r0 == 0 ? prefetch : 0, rows > 4);
       }
     }
   }

@@ -42,7 +42,8 @@ class WideTuningKernelTest {
     t.add(new WideTuning(7, 4096, 100_000));
     t.add(new WideTuning(31, 1 << 20, 2048));
     t.add(new WideTuning(254, 64 << 10, 0));
-    // The GFNI kernel (ISA-L's where the processor lacks it), rows 1 to 6 (whole and partial blocks of four rows):
+    // The GFNI kernel (ISA-L's where the processor lacks it), rows 1 to 6 (whole and partial blocks of four rows; 5
+    // and 6 rows run passes of up to 8 sources with registers held, gfni_rows_held, 1 to 4 rows the other loop):
     // every source in one pass; passes of 1 to 8 sources over slices shorter than, equal to and longer than a call's
     // bytes, with prefetch off, shorter than a line, not a multiple of a line, crossing one or many passes.
     t.add(new WideTuning(255, 64 << 10, 0, true));
