@@ -37,8 +37,9 @@ static void xor_into(unsigned char *restrict dst, const unsigned char *restrict 
 }
 
 /* One software prefetch of the line at p (hint 0: prefetcht0, 1: t1, 2: t2, 3: nta). Inline assembly, not
- * _mm_prefetch: GCC drops __builtin_prefetch without a word in a function compiled for plain x86-64 (its default
- * -march does not claim SSE prefetch), and did so here until issue 15's second sweep, which had measured no-ops. */
+ * _mm_prefetch: GCC's pure-const analysis takes a function that only prefetches (prefetch_part, prefetch_ahead) for
+ * a pure one and deletes every call to it, without a word; so the library issued no prefetch at all until issue 15's
+ * third sweep, and the earlier sweeps had measured no-ops. An asm volatile is never deleted. */
 static inline void prefetch_line(const void *p, int hint) {
   switch (hint) {
     case 1: __asm__ volatile("prefetcht1 %0" : : "m"(*(const char *) p)); break;
@@ -185,8 +186,9 @@ static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsig
       ec_init_tables(g, rows, sub, gt + (size_t) 32 * rows * c0);
     }
   }
-  for (int off = 0; off < len; off += slice) {
-    int n = len - off < slice ? len - off : slice;
+  /* off advances by n, never past len: off + slice could overflow an int for len near 2^31 */
+  for (int off = 0, n; off < len; off += n) {
+    n = len - off < slice ? len - off : slice;
     for (int r = 0; r < rows; r++) {
       dst[r] = out[r] + off;
       tmp[r] = scratch + (size_t) r * slice;
@@ -205,7 +207,7 @@ static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsig
       } else {
         /* What comes next: the next group of this slice, else the first group of the next slice. */
         int nc0 = !last ? c0 + group : 0;
-        int noff = !last ? off : off + slice;
+        int noff = !last ? off : off + n;
         int ng = k - nc0 < group ? k - nc0 : group;
         int nn = noff >= len ? 0 : (len - noff < slice ? len - noff : slice);
         for (int b = 0; b < n; b += step) {
@@ -369,7 +371,8 @@ static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, const s
  * runs multiplies of more than four rows, which read each pass again from L2 for every four rows and are bound by
  * the arithmetic: streamed, 8 rows x 128 sources 19.7-20.0 GB/s against 17.8-18.5, UniLRC's 30 x 180 6.2-6.3
  * against 5.3-5.7, RapidRAID's 16 x 11 7.9-8.0 against 7.3-7.6 (native/bench/wide_sweep, benchmarks/RESULTS.md).
- */__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
+ */
+__attribute__((target("avx512f,avx512bw,gfni"), always_inline))
 static inline void gfni_rows_held(const uint64_t *mat, int k, int r0, int nr, int g, const struct pass_reads *p,
                                   unsigned char **out, int first, int prefetch) {
   __m512i m[4][GFNI_HELD];
@@ -453,8 +456,8 @@ static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct p
 
 /*
  * out[r] = sum_c a[r][c] in[c] with GFNI, with the matrices wideec_init_tables made: slices of `slice` bytes, and
- * within a slice passes of `group` sources, each pass adding into the outputs (which stay in L2 within a slice),
- * four rows at a time. prefetch > 0: a pass prefetches `prefetch` bytes ahead of what it reads, and near its end
+ * within a slice passes of `group` sources, each pass adding into the outputs (rows x slice bytes, in L2 for a few
+ * rows), four rows at a time. prefetch > 0: a pass prefetches `prefetch` bytes ahead of what it reads, and near its end
  * into the next pass's sources, so that a pass's first lines are on their way before it starts.
  *
  * Why: one core reads many streams at once far slower than one (16 interleaved: about 26 GB/s against 35-49 for
@@ -473,13 +476,14 @@ static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsig
   if (slice < 64 || slice > len) {
     slice = len;
   }
-  for (int off = 0; off < len; off += slice) {
-    int n = len - off < slice ? len - off : slice;
+  /* off advances by n, never past len: off + slice could overflow an int for len near 2^31 */
+  for (int off = 0, n; off < len; off += n) {
+    n = len - off < slice ? len - off : slice;
     for (int c0 = 0; c0 < k; c0 += group) {
       struct pass_reads p = {in, c0, k - c0 < group ? k - c0 : group, off, n, 0, 0, 0, 0};
       /* the next pass: the next group of this slice, else the first group of the next slice */
       p.nc0 = c0 + group < k ? c0 + group : 0;
-      p.noff = c0 + group < k ? off : off + slice;
+      p.noff = c0 + group < k ? off : off + n;
       if (p.noff < len) {
         p.ng = k - p.nc0 < group ? k - p.nc0 : group;
         p.nn = len - p.noff < slice ? len - p.noff : slice;

@@ -15,15 +15,15 @@ import org.wideec.gf.Matrix;
 /**
  * Every slicing of the native wide path gives the bytes of the table-driven Java kernel: each calibration
  * candidate, the table's choices and edge tunings (one source per pass, 64-byte slices, prefetch further than
- * a slice), on ISA-L's kernels and on the GFNI kernel, for every k from 2 to 255, 1 to 6 rows, odd lengths and
- * unaligned positions.
+ * a slice), on ISA-L's kernels and on the GFNI kernel, for every k from 2 to 255, 1 to 9 rows, odd lengths and
+ * unaligned positions, into outputs holding random bytes.
  */
 class WideTuningKernelTest {
   static final int[] LENGTHS = {1, 63, 4097, 16_385, 33_333, 70_001, 131_149};
   static final int OFFSET_MAX = 8;
   /** Direct buffers reused by every case: allocating them per case leaves the JVM waiting for GC to free them. */
   static final ByteBuffer[] IN = new ByteBuffer[255];
-  static final ByteBuffer[] OUT = new ByteBuffer[6];
+  static final ByteBuffer[] OUT = new ByteBuffer[9];
 
   static {
     for (int i = 0; i < IN.length; i++) {
@@ -42,8 +42,8 @@ class WideTuningKernelTest {
     t.add(new WideTuning(7, 4096, 100_000));
     t.add(new WideTuning(31, 1 << 20, 2048));
     t.add(new WideTuning(254, 64 << 10, 0));
-    // The GFNI kernel (ISA-L's where the processor lacks it), rows 1 to 6 (whole and partial blocks of four rows; 5
-    // and 6 rows run passes of up to 8 sources with registers held, gfni_rows_held, 1 to 4 rows the other loop):
+    // The GFNI kernel (ISA-L's where the processor lacks it), rows 1 to 9 (whole and partial blocks of four rows; 5
+    // to 9 rows run passes of up to 8 sources with registers held, gfni_rows_held, 1 to 4 rows the other loop):
     // every source in one pass; passes of 1 to 8 sources over slices shorter than, equal to and longer than a call's
     // bytes, with prefetch off, shorter than a line, not a multiple of a line, crossing one or many passes.
     t.add(new WideTuning(255, 64 << 10, 0, true));
@@ -72,7 +72,7 @@ class WideTuningKernelTest {
     Random r = new Random(15);
     List<WideTuning> tunings = tunings();
     for (int k = 2; k <= 255; k++) {
-      int rows = 1 + k % 6;
+      int rows = 1 + k % 9;
       // Up to two 16 KiB slices here; the longer lengths, for a few widths, below.
       check(k, rows, LENGTHS[k % 5], k % 5, tunings, r);
     }
@@ -85,6 +85,8 @@ class WideTuningKernelTest {
     for (int k : new int[] {2, 9, 33, 128, 255}) {
       for (int len : LENGTHS) {
         check(k, 4, len, 3, tunings(), r);
+        // more than four rows (a block of four, then of three: the GFNI kernel's held passes) over several slices
+        check(k, 7, len, 5, tunings(), r);
       }
     }
   }
@@ -205,7 +207,10 @@ class WideTuningKernelTest {
       ByteBuffer[] out = new ByteBuffer[rows];
       for (int i = 0; i < rows; i++) {
         out[i] = OUT[i].clear().position(offset).slice().limit(len);
-        out[i].put(0, new byte[len]).put(0, (byte) 0x5a);
+        // whatever the buffer held: a kernel that added into it instead of overwriting it would show
+        byte[] old = new byte[len];
+        r.nextBytes(old);
+        out[i].put(0, old);
       }
       IsalKernel.tuned(t).multiply(m, directIn, out, len);
       for (int i = 0; i < rows; i++) {
