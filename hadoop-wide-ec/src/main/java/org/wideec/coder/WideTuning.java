@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code gfni}: every multiply, narrow or wide, runs the native library's GFNI kernel (one affine instruction per 64
  * bytes and coefficient) in passes of {@code group} sources over {@code sliceBytes}, prefetching {@code prefetchBytes}
  * ahead across passes. It needs AVX-512 with GFNI: a GFNI tuning chosen on a processor without it falls back to
- * {@link #DEFAULT} (ISA-L) with one log line. Otherwise ISA-L's kernels run: all sources at once up to 32, sliced
- * beyond. {@code calibrate} tries GFNI candidates where the processor has GFNI. The bytes are the same in every case.
+ * {@link #DEFAULT} (ISA-L) with one log line. Otherwise ISA-L's kernels run: all sources at once up to the larger of
+ * 32 and {@code group}, sliced beyond. {@code calibrate} tries GFNI candidates where the processor has GFNI. The bytes are the same in every case.
  * Resolved at the first native multiply of a process.
  */
 public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean gfni) {
