@@ -444,14 +444,10 @@ final class DemoArchive {
     }
     // A block's second replica may be reported after its writer closed (HDFS needs one to close the file): poll.
     long deadline = System.currentTimeMillis() + 30_000;
+    org.wideec.archive.hdfs.NameNodePoll poll = new org.wideec.archive.hdfs.NameNodePoll(200);
     for (String off = offChain(fs, p, chain, n, k); off != null; off = offChain(fs, p, chain, n, k)) {
       require(System.currentTimeMillis() < deadline, off + " after 30 s");
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted while waiting for the replicas of " + p);
-      }
+      poll.pause("interrupted while waiting for the replicas of " + p);
     }
     return bytes;
   }

@@ -60,19 +60,12 @@ class ConnectionReuseTest {
         d.fail(d.selfNode(), d.selfNode() + " will not serve this one");
         return;
       }
-      try {
-        for (int s = 0; s < SLICES; s++) {
-          ByteBuf b = d.alloc().heapBuffer(SLICE);
-          b.writerIndex(SLICE);
-          java.util.Arrays.fill(b.array(), b.arrayOffset(), b.arrayOffset() + SLICE, (byte) (body[0] + s));
-          d.send(s, b);
-        }
-        d.end();
-      } catch (IOException e) {
-        d.fail(null, e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      Producers.sendAll(d, SLICES, s -> {
+        ByteBuf b = d.alloc().heapBuffer(SLICE);
+        b.writerIndex(SLICE);
+        java.util.Arrays.fill(b.array(), b.arrayOffset(), b.arrayOffset() + SLICE, (byte) (body[0] + s));
+        return b;
+      });
     });
   }
 

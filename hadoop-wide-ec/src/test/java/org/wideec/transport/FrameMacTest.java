@@ -234,23 +234,14 @@ class FrameMacTest {
 
   /** Serves SLICES slices of SLICE bytes, slice s all of byte s + 1 (large enough to go out uncopied). */
   private static int serve(SliceTransport t) throws IOException {
-    return t.start((id, body, d) -> {
-      try {
-        for (int s = 0; s < SLICES; s++) {
-          ByteBuf b = d.alloc().directBuffer(SLICE);
-          b.writeBytes(new byte[SLICE]);
-          for (int i = 0; i < SLICE; i++) {
-            b.setByte(i, s + 1);
-          }
-          d.send(s, b);
-        }
-        d.end();
-      } catch (IOException e) {
-        d.fail(null, e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    return t.start((id, body, d) -> Producers.sendAll(d, SLICES, s -> {
+      ByteBuf b = d.alloc().directBuffer(SLICE);
+      b.writeBytes(new byte[SLICE]);
+      for (int i = 0; i < SLICE; i++) {
+        b.setByte(i, s + 1);
       }
-    });
+      return b;
+    }));
   }
 
   private static void readWhole(SliceTransport client, Endpoint at) throws Exception {

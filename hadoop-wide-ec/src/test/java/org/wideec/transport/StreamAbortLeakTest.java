@@ -60,16 +60,7 @@ class StreamAbortLeakTest {
     return t.start((id, body, d) -> {
       served.incrementAndGet();
       try {
-        for (int s = 0; s < SLICES; s++) {
-          ByteBuf b = slices.directBuffer(SLICE, SLICE);
-          b.writerIndex(SLICE);
-          d.send(s, b);
-        }
-        d.end();
-      } catch (IOException e) {
-        d.fail(null, e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        Producers.sendAll(d, SLICES, s -> slices.directBuffer(SLICE, SLICE).writerIndex(SLICE));
       } finally {
         finished.incrementAndGet();
       }

@@ -7,16 +7,16 @@ import java.io.InterruptedIOException;
  * that can be completed): it starts short, since the answer usually comes within a heartbeat or two, and doubles up
  * to a second, so a long wait costs the NameNode one call a second.
  */
-final class NameNodePoll {
+public final class NameNodePoll {
   private static final long MAX_PAUSE_MS = 1000;
   private long pause;
 
-  NameNodePoll(long firstPauseMs) {
+  public NameNodePoll(long firstPauseMs) {
     this.pause = firstPauseMs;
   }
 
   /** Waits the current pause, then doubles it; an interrupt ends the wait with {@code interrupted} as the error. */
-  void pause(String interrupted) throws InterruptedIOException {
+  public void pause(String interrupted) throws InterruptedIOException {
     try {
       Thread.sleep(pause);
     } catch (InterruptedException e) {
