@@ -208,10 +208,14 @@ public final class BenchCoders {
   private static String[] jvmArgs(long llc) {
     List<String> a = new ArrayList<>();
     a.add("-D" + CoderBenchmark.LLC_PROPERTY + "=" + llc);
-    // Two threads of RS(128,4) streamed hold 2 x 2 stripes of 137 MiB in direct buffers.
-    a.add("-XX:MaxDirectMemorySize=3g");
+    // Each thread rotates over at least 4x the LLC (plus one stripe: RS(128,4) is 137 MiB). Heap cells of 1 MiB are
+    // humongous objects in G1 and take two regions each, so the heap needs twice the set; on a processor with a
+    // large LLC (260 MiB on Xeon Emerald Rapids) the old fixed 2 GiB heap ran out of memory for the Java coders.
+    long mib = 1L << 20;
+    long set = 4 * llc + 140 * mib;
+    a.add("-XX:MaxDirectMemorySize=" + Math.max(3072, (2 * set + 512 * mib) / mib) + "m");
     a.add("--add-modules=jdk.incubator.vector");
-    a.add("-Xmx2g");
+    a.add("-Xmx" + Math.max(2048, (2 * set + 1024 * mib) / mib) + "m");
     String lib = System.getProperty("java.library.path");
     if (lib != null) {
       a.add("-Djava.library.path=" + lib);
