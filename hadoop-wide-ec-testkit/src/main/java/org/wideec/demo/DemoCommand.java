@@ -134,7 +134,7 @@ public final class DemoCommand {
     Path dir = new Path("/archive");
     step("what an operator types, done here through the same API:");
     command("bin/wide-ec policy --code " + code.spec() + " --cell 64k > lrc.xml");
-    command("hdfs ec -addPolicies -policyFile lrc.xml");
+    command("hdfs ec -addPolicies -policyFile \"$PWD/lrc.xml\"");
     command("hdfs ec -enablePolicy -policy " + policy.getName());
     WideEcPolicies.addAndEnable(fs, policy);
     command("hdfs dfs -mkdir " + dir);

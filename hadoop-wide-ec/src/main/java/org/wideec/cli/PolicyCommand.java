@@ -30,7 +30,7 @@ final class PolicyCommand {
         "<!--",
         "  " + n.spec() + " as HDFS policy " + n.policy() + " (" + n.k() + " data + " + n.m() + " parity units, "
             + n.cellSize() + "-byte cells). Save this file, then:",
-        "    hdfs ec -addPolicies -policyFile FILE",
+        "    hdfs ec -addPolicies -policyFile \"$PWD/FILE\"    (an absolute path: a relative one is read as a URL and fails)",
         "    hdfs ec -enablePolicy -policy " + n.policy(),
         "    hdfs ec -setPolicy -path DIR -policy " + n.policy(),
         "  The hadoop-wide-ec jar must be on the classpath of the NameNode, every DataNode and every client,",

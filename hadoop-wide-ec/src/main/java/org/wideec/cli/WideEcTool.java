@@ -145,6 +145,11 @@ public final class WideEcTool extends Configured implements Tool {
       out.println("usage:\n" + c.usage());
       return 0;
     }
+    for (org.wideec.config.ConfigKeys.Unknown u : org.wideec.config.ConfigKeys.unknown(
+        conf().getPropsWithPrefix(org.wideec.config.ConfigKeys.PREFIX).keySet().stream()
+            .map(k -> org.wideec.config.ConfigKeys.PREFIX + k).toList())) {
+      err.println("wide-ec " + name + ": warning: " + u);
+    }
     try {
       return c.runner().run(rest);
     } catch (Options.UsageException e) {

@@ -20,8 +20,10 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
  * DESIGN.md §3.2), read block by block: blocks with a replica go through HDFS's own stream untouched; a range of a
  * block without one is rebuilt by a DataNode ({@link ArchivedReads}) as soon as the read reaches it, without the stock
  * reader's seconds of retries first. A block whose rebuild fails is read as stock from then on (HDFS's
- * BlockMissingException), once per stream. A stock read that fails on a block listed with a replica asks the
- * NameNode again, and takes our path if the block has none now.
+ * BlockMissingException), once per stream. A stock read that fails on a block listed with a replica takes our path
+ * at once: the stream is opened through a client that does not retry a block's failed holders
+ * ({@link ArchivedReads#openFailFast}), and the NameNode lists a dead DataNode's replica for minutes (until it
+ * declares the node dead), so a failed holder is not taken as proof that the block can be read later.
  *
  * <p>Sequential reads of a lost block rebuild {@link #WINDOW} bytes at a time and serve from them; positional reads
  * rebuild only what they ask (at most {@link ArchivedReadRequestBound#MAX}).
@@ -53,25 +55,22 @@ final class ArchivedInputStream extends WrappingInputStream {
 
   /**
    * Whether a replicated file's block list, as opened, calls for this stream: complete, not encrypted, and a block
-   * without a live replica in it; or, for a file longer than the list (the client lists ten blocks at a time), every
-   * listed block at one replica at most, as an archived file's are after the trim, so a later block may be lost.
-   * Healthy files at full replication keep HDFS's stream.
+   * without a live replica in it, or every listed block at one replica at most, as an archived file's are after the
+   * trim (its only holder may fail, or a later block be lost). Healthy files at full replication keep HDFS's stream.
    */
   static boolean wanted(LocatedBlocks blocks) {
     if (blocks == null || blocks.getErasureCodingPolicy() != null || blocks.isUnderConstruction()
         || !blocks.isLastBlockComplete() || blocks.getFileEncryptionInfo() != null) {
       return false;
     }
-    long listed = 0;
     boolean single = true;
     for (LocatedBlock b : blocks.getLocatedBlocks()) {
       if (lost(b)) {
         return true;
       }
       single &= b.getLocations().length <= 1;
-      listed = Math.max(listed, b.getStartOffset() + b.getBlockSize());
     }
-    return single && listed < blocks.getFileLength();
+    return single && blocks.getFileLength() > 0;
   }
 
   /** No replica the NameNode would hand out: none listed, or only corrupt ones. */
@@ -181,15 +180,33 @@ final class ArchivedInputStream extends WrappingInputStream {
     return lost(block) && !givenUp.contains(block.getBlock().getBlockId());
   }
 
-  /** After a stock failure: the block as the NameNode lists it now, if it has no replica; else the failure. */
+  /**
+   * After a stock failure: the block as the NameNode lists it now, taken as lost for this stream (its listed holders
+   * just failed, even if the NameNode still lists them); the failure itself when the read was interrupted, the block
+   * changed (another generation stamp or length: the file was appended or truncated), or our path gave up on it.
+   */
   private LocatedBlock lostNow(LocatedBlock block, IOException stockFailure) throws IOException {
-    LocatedBlocks now = client.getLocatedBlocks(src, block.getStartOffset(), 1);
-    LocatedBlock fresh = now == null || now.locatedBlockCount() == 0 ? null : now.get(0);
-    if (fresh == null || !fresh.getBlock().equals(block.getBlock()) || !ours(fresh)) {
+    if (stockFailure instanceof java.io.InterruptedIOException
+        || givenUp.contains(block.getBlock().getBlockId())) {
       throw stockFailure;
     }
-    lostSinceOpen.put(fresh.getBlock().getBlockId(), fresh);
-    return fresh;
+    LocatedBlocks now = client.getLocatedBlocks(src, block.getStartOffset(), 1);
+    LocatedBlock fresh = now == null || now.locatedBlockCount() == 0 ? null : now.get(0);
+    if (fresh == null || !fresh.getBlock().equals(block.getBlock())
+        || fresh.getBlock().getNumBytes() != block.getBlock().getNumBytes()
+        || fresh.getBlock().getGenerationStamp() != block.getBlock().getGenerationStamp()) {
+      throw stockFailure;
+    }
+    LocatedBlock lost = lost(fresh) ? fresh : withoutHolders(fresh);
+    lostSinceOpen.put(lost.getBlock().getBlockId(), lost);
+    return lost;
+  }
+
+  /** The block with its token and offset but no holder: the ones listed failed this reader. */
+  private static LocatedBlock withoutHolders(LocatedBlock b) {
+    LocatedBlock out = new LocatedBlock(b.getBlock(), new DatanodeInfo[0], null, null, b.getStartOffset(), false, null);
+    out.setBlockToken(b.getBlockToken());
+    return out;
   }
 
   /** Bytes [from, from + n) of a lost block rebuilt by a DataNode, or null (logged) when that failed. */

@@ -52,6 +52,7 @@ final class ArchivedReads implements Closeable {
   private final AtomicBoolean toldOff = new AtomicBoolean();
   private final ClientSlicePort port;
   private LiveDataNodes live;
+  private org.apache.hadoop.hdfs.DFSClient failFast;
 
   ArchivedReads(Configuration conf, URI fsUri) {
     this.conf = new Configuration(conf);
@@ -151,6 +152,26 @@ final class ArchivedReads implements Closeable {
     return new ArrayList<>(out.values());
   }
 
+  /**
+   * Opens {@code src} again through a client whose stock reads give up on a block after its listed holders failed
+   * once, without the stock reader's rounds of asking the NameNode again (several seconds: a random wait of up to
+   * 3 s, then 3-9 s, then 6-15 s). An archived block has one holder, and the NameNode keeps listing a DataNode that
+   * died for 10.5 minutes with Hadoop's defaults, so those rounds only delay the rebuild; HDFS's striped reader, too,
+   * moves to the other units as soon as one fails.
+   */
+  org.apache.hadoop.hdfs.DFSInputStream openFailFast(String src, int bufferSize) throws IOException {
+    org.apache.hadoop.hdfs.DFSClient c;
+    synchronized (this) {
+      if (failFast == null) {
+        Configuration ff = new Configuration(conf);
+        ff.setInt(org.apache.hadoop.hdfs.client.HdfsClientConfigKeys.DFS_CLIENT_MAX_BLOCK_ACQUIRE_FAILURES_KEY, 0);
+        failFast = new org.apache.hadoop.hdfs.DFSClient(fsUri, ff);
+      }
+      c = failFast;
+    }
+    return c.open(src, bufferSize, true);
+  }
+
   /** Logs, once per FileSystem, that missing archived blocks are read as stock. */
   void fellBack(String src, long blockId, IOException why) {
     if (!toldOff.getAndSet(true)) {
@@ -177,6 +198,14 @@ final class ArchivedReads implements Closeable {
   @Override
   public synchronized void close() {
     port.close();
+    if (failFast != null) {
+      try {
+        failFast.close();
+      } catch (IOException e) {
+        LOG.debug("closing the fail-fast client: {}", e.toString());
+      }
+      failFast = null;
+    }
     if (live != null) {
       live.close();
       live = null;

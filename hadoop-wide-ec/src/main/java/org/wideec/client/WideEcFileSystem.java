@@ -59,6 +59,7 @@ public class WideEcFileSystem extends DistributedFileSystem {
     // A misspelt mode fails here, naming the key, rather than silently choosing a read path.
     RepairChains.Mode mode = RepairChains.mode(conf);
     boolean archivedReads = ArchivedReads.enabled(conf);
+    org.wideec.config.UnknownKeys.warn(conf, "WideEcFileSystem");
     super.initialize(uri, conf);
     chains = mode == RepairChains.Mode.PIPELINED ? new RepairChains(conf) : null;
     archived = archivedReads ? new ArchivedReads(conf, getUri()) : null;
@@ -81,7 +82,9 @@ public class WideEcFileSystem extends DistributedFileSystem {
     if (archived != null && !(in.getWrappedStream() instanceof DFSStripedInputStream)
         && in.getWrappedStream() instanceof DFSInputStream plain
         && ArchivedInputStream.wanted(WideEcClientAccess.locatedBlocks(plain))) {
-      return new FSDataInputStream(new ArchivedInputStream(plain, getClient(), archived, counters));
+      DFSInputStream failFast = archived.openFailFast(WideEcClientAccess.src(plain), bufferSize);
+      plain.close();
+      return new FSDataInputStream(new ArchivedInputStream(failFast, getClient(), archived, counters));
     }
     if (!(in.getWrappedStream() instanceof DFSStripedInputStream striped)) {
       return in; // replicated, or wrapped for decryption

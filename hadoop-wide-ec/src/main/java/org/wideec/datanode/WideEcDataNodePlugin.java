@@ -60,6 +60,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       xferPort = dn.getXferPort();
       RUNNING.put(xferPort, this);
       bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new WorkerState(this));
+      org.wideec.config.UnknownKeys.warn(dn.getConf(), "DataNode " + xferPort);
       RepairWorkerConf conf = RepairWorkerConf.from(dn.getConf());
       startWorker(conf);
     } catch (Throwable e) { // DESIGN.md §2: nothing of ours may stop a DataNode

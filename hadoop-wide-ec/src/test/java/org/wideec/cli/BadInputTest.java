@@ -134,4 +134,17 @@ class BadInputTest {
     assertFalse(e.contains("Exception") || e.contains("\tat ") || e.contains("internal error"), e);
     assertFalse(e.contains(String.valueOf(Long.MAX_VALUE)), e);
   }
+
+  @org.junit.jupiter.api.Test
+  void aMisspeltKeyIsNamedWithTheKeyItMeantAndTheCommandStillRuns() throws Exception {
+    Configuration conf = new Configuration();
+    conf.set("wide-ec.placment.scheme", "cl");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(conf, new WideEcTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), new String[] {"codes", "list"});
+    assertEquals(0, rc);
+    assertEquals("wide-ec codes: warning: unknown configuration key wide-ec.placment.scheme (nothing reads it; did you"
+        + " mean wide-ec.placement.scheme?)", err.toString(StandardCharsets.UTF_8).strip());
+  }
 }

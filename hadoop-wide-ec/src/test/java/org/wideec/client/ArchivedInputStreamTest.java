@@ -44,8 +44,13 @@ class ArchivedInputStreamTest {
   @Test
   void aHealthyFileKeepsHdfssStream() {
     assertFalse(ArchivedInputStream.wanted(listing(3, 3, 3, 3)));
-    assertFalse(ArchivedInputStream.wanted(listing(3, 1, 1, 1)), "all listed, none lost");
     assertFalse(ArchivedInputStream.wanted(listing(30, 3, 3, 3)), "partly listed at full replication");
+    assertFalse(ArchivedInputStream.wanted(listing(3, 3, 1, 3)), "one block at one replica among replicated ones");
+  }
+
+  @Test
+  void aFileWhoseBlocksHaveOneHolderEachIsOursSinceThatHolderMayFail() {
+    assertTrue(ArchivedInputStream.wanted(listing(3, 1, 1, 1)), "all listed, none lost yet");
   }
 
   @Test

@@ -138,6 +138,20 @@ class NameNodeSafetyClusterTest {
     conf.set("wide-ec.placement.scheme", "combined-localty");
     start(conf, 7, 3, true);
     assertFalse(placement().placesByPlan(), "a misspelt scheme turns our placement off, once, at start");
+    // HDFS builds a placement policy for every fsck: the error was said at start and is not said again.
+    org.apache.hadoop.test.GenericTestUtils.LogCapturer log = org.apache.hadoop.test.GenericTestUtils.LogCapturer
+        .captureLogs(org.apache.log4j.Logger.getLogger(WideEcBlockPlacementPolicy.class));
+    try {
+      for (int i = 0; i < 3; i++) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int rc = org.apache.hadoop.util.ToolRunner.run(new org.apache.hadoop.hdfs.tools.DFSck(cluster
+            .getConfiguration(0), new java.io.PrintStream(out, true)), new String[] {"/"});
+        assertEquals(0, rc, out.toString());
+      }
+      assertFalse(log.getOutput().contains("is not a placement scheme"), log.getOutput());
+    } finally {
+      log.stopCapturing();
+    }
     DistributedFileSystem fs = cluster.getFileSystem();
     ErasureCodingPolicy p = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 12, 4, CELL));
     org.apache.hadoop.fs.Path f = new org.apache.hadoop.fs.Path(dirFor(fs, p), "file");

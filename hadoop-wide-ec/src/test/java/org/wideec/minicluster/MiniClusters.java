@@ -72,6 +72,12 @@ public final class MiniClusters {
     return cluster;
   }
 
+  /** Whether {@code key} in {@code base} is unset or comes from Hadoop's *-default.xml, not from the test. */
+  private static boolean isDefault(Configuration base, String key) {
+    String[] sources = base.getPropertySources(key);
+    return sources == null || java.util.Arrays.stream(sources).anyMatch(src -> src.endsWith("-default.xml"));
+  }
+
   /** The base configuration with the embedded cluster's directory, block size and second-scale failure detection. */
   public static Configuration tuned(Configuration base, File dir, long blockSize) {
     Configuration conf = new Configuration(base);
@@ -79,12 +85,14 @@ public final class MiniClusters {
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, blockSize);
     conf.setLong(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, Math.min(blockSize, 64 * 1024));
     conf.setInt(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
-    conf.setInt(DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY, 2000);
+    // Seconds to declare a stopped DataNode dead, unless the base keeps it listed longer on purpose (a test of what a
+    // client sees while the NameNode still lists a dead node's replicas).
+    if (isDefault(base, DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY)) {
+      conf.setInt(DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY, 2000);
+    }
     // A second unless the base sets another cycle itself (a time duration: "250ms"); hdfs-default.xml's 3s is no
     // such setting.
-    String[] redundancySources = base.getPropertySources(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY);
-    boolean baseSetsRedundancy = redundancySources != null
-        && java.util.Arrays.stream(redundancySources).noneMatch(src -> src.endsWith("-default.xml"));
+    boolean baseSetsRedundancy = !isDefault(base, DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY);
     conf.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY,
         baseSetsRedundancy ? base.get(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY) : "1");
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_REPLICATION_MAX_STREAMS_KEY, 20);

@@ -70,6 +70,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       Configuration conf = nn.getConf();
       FSNamesystem fsn = nn.getNamesystem();
       NamespaceAccess.set(fsn);
+      org.wideec.config.UnknownKeys.warn(conf, "NameNode");
       long interval = scanInterval(conf);
       try {
         PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));

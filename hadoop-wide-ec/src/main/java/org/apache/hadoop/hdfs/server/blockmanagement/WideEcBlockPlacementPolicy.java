@@ -50,6 +50,8 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   private final Random random = new Random();
   private final RateLimitedWarning unplaceable = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning failures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  /** Configuration errors already logged by any instance of this policy in this process. */
+  private static final java.util.Set<String> CONFIG_ERRORS_SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private String scheme = StripedPlacement.AUTO;
   /** False when the configuration is invalid: every call is then stock (DESIGN.md §2). */
   private volatile boolean byPlan = true;
@@ -62,8 +64,11 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       byPlan = true;
     } catch (PlacementException e) {
       byPlan = false;
-      LOG.error("wide-ec placement is off, every block group is placed by the stock rack-fault-tolerant policy: {}",
-          e.getMessage());
+      // HDFS builds a policy for every fsck call (NamenodeFsck), so the same error would be logged each time.
+      if (CONFIG_ERRORS_SAID.add(e.getMessage())) {
+        LOG.error("wide-ec placement is off, every block group is placed by the stock rack-fault-tolerant policy: {}"
+            + " (said once per NameNode process)", e.getMessage());
+      }
     }
   }
 
