@@ -67,6 +67,21 @@ public record StripeProtection(int tolerance, int unitsGone, int replication) {
     return r;
   }
 
+  /**
+   * What happened to a member that changed since archival, in an operator's words: {@code deleted} (its file is
+   * gone), {@code truncated} (its file no longer holds the block, or holds fewer bytes of it), {@code appended} (more
+   * bytes), {@code rewritten} (as many bytes under another generation stamp: a recovered or rewritten block).
+   */
+  public static String change(StripeMember m, boolean fileExists, boolean blockExists, long lengthNow) {
+    if (!fileExists) {
+      return "deleted";
+    }
+    if (!blockExists || lengthNow < m.length()) {
+      return "truncated";
+    }
+    return lengthNow > m.length() ? "appended" : "rewritten";
+  }
+
   /** Units were lost for good: the remaining ones need more than the trim's one replica. */
   public boolean belowCode() {
     return unitsGone > 0;
