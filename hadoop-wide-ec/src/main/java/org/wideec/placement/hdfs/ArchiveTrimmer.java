@@ -137,7 +137,8 @@ final class ArchiveTrimmer {
       return;
     }
     if (!(fsn.getBlockManager().getBlockPlacementPolicy() instanceof WideEcReplicaPlacementPolicy)) {
-      if (!policyReported) {
+      // Said only where there is archived data: a cluster that never archived has nothing left untrimmed.
+      if (!policyReported && manifests.manifests().length > 0) {
         policyReported = true;
         LOG.error("archived data is not trimmed: dfs.block.replicator.classname is {}, not {}; archivers keep every"
             + " replica", fsn.getBlockManager().getBlockPlacementPolicy().getClass().getName(),
