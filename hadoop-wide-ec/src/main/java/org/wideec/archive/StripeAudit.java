@@ -11,7 +11,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.RemainingTolerance;
 
 /**
- * {@code wide-ec fsck} of one archived stripe (issue 13): the manifest's record held against what HDFS reports for
+ * {@code wide-ec fsck} of one archived stripe: the manifest's record held against what HDFS reports for
  * each stored member now. Pure: the HDFS side only gathers a {@link Observed} per member. A member is
  * <ul>
  *   <li><b>stale</b> when its file is gone, no longer holds the block, or holds it with another generation stamp or
@@ -23,6 +23,8 @@ import org.wideec.code.RemainingTolerance;
  * Stale and missing members are the stripe's erasures: whether the survivors still decode and how many more units
  * it can lose come from the code itself ({@link RemainingTolerance}; virtual padding is never lost). A stripe before
  * COMMITTED stopped mid-archive, and a stripe recorded STALE no longer protects its data; both are findings too.
+ * A stripe with members changed for good is one more finding naming them and the replication its other units hold
+ * against what restores its code's tolerance ({@link StripeProtection}): below tolerance, or re-protected.
  */
 public final class StripeAudit {
   private StripeAudit() {}
@@ -66,12 +68,19 @@ public final class StripeAudit {
   /** What is wrong. */
   public enum Problem {
     MISSING, OFF_PLAN, STALE, STUCK, CORRUPT_MANIFEST, ORPHAN_MANIFEST, ORPHAN_PARITY, ORPHAN_POINTER, UNPROTECTED,
-    /** A sealed archive's codeword directory (or a stripe's) that no manifest lists (issue 14). */
+    /** A sealed archive's codeword directory (or a stripe's) that no manifest lists. */
     ORPHAN_CODEWORDS,
     /** A reader's index whose placeholder is gone (the sealed file was deleted or replaced). */
     ORPHAN_INDEX,
     /** A sealed placeholder whose manifest, pointer or reader's index is missing: its bytes cannot be read. */
-    ORPHAN_PLACEHOLDER;
+    ORPHAN_PLACEHOLDER,
+    /**
+     * A stripe with members changed for good whose other units do not hold the replication that restores its code's
+     * tolerance ({@link StripeProtection}).
+     */
+    BELOW_TOLERANCE,
+    /** A stripe with members changed for good whose tolerance raised replication holds until it is archived again. */
+    REPROTECTED;
 
     /** The label in fsck's output. */
     public String label() {
@@ -136,6 +145,8 @@ public final class StripeAudit {
     BitSet padding = new BitSet();
     Map<Integer, Observed> seen = new HashMap<>();
     Map<String, Integer> unitsOnNode = new HashMap<>();
+    Map<Integer, String> changes = new java.util.TreeMap<>();
+    boolean parityDiscarded = false;
     for (int u = 0; u < code.n(); u++) {
       StripeMember m = s.member(u);
       if (!m.padding() && m.blockId() != 0) { // a parity not written yet has nothing to find
@@ -155,12 +166,15 @@ public final class StripeAudit {
         continue;
       }
       if (s.state() == StripeState.STALE && m.isParity() && o.presence() == Presence.FILE_GONE) {
+        parityDiscarded = true;
         continue; // a stripe found stale before COMMITTED has its parity deleted on purpose
       }
       String unit = where + " unit " + u + " (" + role(m) + " block blk_" + m.blockId() + " of " + o.file() + ")";
       String stale = staleness(m, o);
       if (stale != null) {
         lost.set(u);
+        changes.put(u, o.file() + ", " + StripeProtection.change(m, o.presence() != Presence.FILE_GONE,
+            o.presence() == Presence.PRESENT, o.length()));
         findings.add(new Finding(Problem.STALE, o.file(), s.stripeId(), u, m.blockId(), unit + ": " + stale));
         continue;
       }
@@ -187,6 +201,9 @@ public final class StripeAudit {
         }
       }
     }
+    if (!changes.isEmpty() && !parityDiscarded) {
+      findings.add(protection(s, where, archivedPath, changes, seen));
+    }
     switch (s.state()) {
       case STALE -> findings.add(new Finding(Problem.STALE, "", s.stripeId(), -1, 0, where + " is recorded STALE: a"
           + " member changed after it was archived and the parity does not cover it; unarchive " + archivedPath
@@ -206,6 +223,40 @@ public final class StripeAudit {
     RemainingTolerance whole = RemainingTolerance.of(code, padding);
     return new Verdict(manifest, archivedPath, s.stripeId(), s.codeSpec(), s.state(), erased, !now.dataLost(),
         now.value(), now.exact(), whole.value(), findings);
+  }
+
+  /**
+   * The stripe's protection once members changed for good: the replication its other units and the changed members'
+   * files need ({@link StripeProtection}) against the live replicas they hold, and the operator's remedy.
+   */
+  private static Finding protection(ArchivedStripe s, String where, String archivedPath, Map<Integer, String> changes,
+      Map<Integer, Observed> seen) {
+    StripeProtection need = StripeProtection.of(s.code(), changes.size());
+    int held = Integer.MAX_VALUE;
+    int changedHeld = Integer.MAX_VALUE;
+    for (Map.Entry<Integer, Observed> e : seen.entrySet()) {
+      int live = e.getValue().corrupt() ? 0 : e.getValue().replicas().size();
+      if (!changes.containsKey(e.getKey())) {
+        held = Math.min(held, live);
+      } else if (e.getValue().presence() != Presence.FILE_GONE) {
+        changedHeld = Math.min(changedHeld, live);
+      }
+    }
+    List<String> named = new ArrayList<>();
+    changes.forEach((u, what) -> named.add("unit " + u + " (" + what + ")"));
+    boolean restored = held >= need.replication() && (changedHeld == Integer.MAX_VALUE
+        || changedHeld >= need.changedMemberReplication());
+    String holds = "the other units hold " + (held == Integer.MAX_VALUE ? "none" : "at least " + held)
+        + (changedHeld == Integer.MAX_VALUE ? "" : ", the changed files at least " + changedHeld);
+    String remedy = "unarchive " + archivedPath + " and archive it again to re-encode it without those members and"
+        + " free the space";
+    return new Finding(restored ? Problem.REPROTECTED : Problem.BELOW_TOLERANCE, archivedPath, s.stripeId(), -1, 0,
+        where + ": members changed since archival: " + String.join(", ", named) + "; its code claims "
+            + need.tolerance() + " losses, so each other unit needs " + need.replication() + " replicas and each"
+            + " changed file " + need.changedMemberReplication() + ": " + holds + (restored
+                ? ", so it survives " + need.tolerance() + " losses again at that cost; " + remedy
+                : ", so it survives fewer losses than its code claims until the NameNode's archive repair monitor"
+                    + " raises them (wide-ec.archive.repair.enabled); then " + remedy));
   }
 
   /**

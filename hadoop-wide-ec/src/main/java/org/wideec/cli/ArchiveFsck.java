@@ -132,10 +132,12 @@ final class ArchiveFsck {
     }
     report.findings().forEach(f -> out.println(label(f) + ": " + f.message()));
     Map<Problem, Integer> n = counts();
-    out.printf("%d archived stripes in %d manifests checked: %d not decodable, %d missing, %d off plan, %d stale,"
-            + " %d stuck mid-archive, %d unprotected blocks, %d orphaned, %d corrupt%n", report.stripes().size(),
+    out.printf("%d archived stripes in %d manifests checked: %d not decodable, %d missing, %d off plan, %d stale"
+            + " (%d stripes below tolerance, %d held by raised replication), %d stuck mid-archive, %d unprotected"
+            + " blocks, %d orphaned, %d corrupt%n", report.stripes().size(),
         report.manifestsChecked(), notDecodable(), n.get(Problem.MISSING), n.get(Problem.OFF_PLAN),
-        n.get(Problem.STALE), n.get(Problem.STUCK), n.get(Problem.UNPROTECTED),
+        n.get(Problem.STALE), n.get(Problem.BELOW_TOLERANCE), n.get(Problem.REPROTECTED), n.get(Problem.STUCK),
+        n.get(Problem.UNPROTECTED),
         n.get(Problem.ORPHAN_MANIFEST) + n.get(Problem.ORPHAN_PARITY) + n.get(Problem.ORPHAN_POINTER)
             + n.get(Problem.ORPHAN_CODEWORDS) + n.get(Problem.ORPHAN_INDEX) + n.get(Problem.ORPHAN_PLACEHOLDER),
         n.get(Problem.CORRUPT_MANIFEST));

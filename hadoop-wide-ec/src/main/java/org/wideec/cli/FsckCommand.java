@@ -111,7 +111,7 @@ final class FsckCommand {
             r.stockReadable() ? "yes" : "NO", r.stockReadableAfterRackLoss() ? "yes" : "NO (" + r.worstRack() + ")",
             r.decodable() ? (r.remainingToleranceExact() ? "" : ">=") + r.remainingTolerance() : "-",
             r.planHolds() ? "holds" : "OFF PLAN",
-            r.crossRackCost() == null ? "n/a (units lost)" : java.util.Arrays.toString(r.crossRackCost()));
+            crossRackColumn(r));
       }
       t.print(out);
       out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
@@ -120,6 +120,23 @@ final class FsckCommand {
       archived.print(out);
     }
     return lost > 0 || notRackTolerant > 0 || archived.problems() ? 1 : 0;
+  }
+
+  /**
+   * The table's cross-rack repair cost: per unit as placed, or why there is none (units lost now, or a group shorter
+   * than a stripe, whose data units past its end were never written and so have no rack to cost).
+   */
+  static String crossRackColumn(GroupReport r) {
+    if (r.crossRackCost() != null) {
+      return java.util.Arrays.toString(r.crossRackCost());
+    }
+    if (r.code() == null) {
+      return "n/a (no code)";
+    }
+    if (r.lostUnits().length > 0) {
+      return "n/a (units lost)";
+    }
+    return "n/a (group shorter than a stripe)";
   }
 
   private void check(DistributedFileSystem dfs, Path file, String scheme, List<GroupReport> reports) throws IOException {

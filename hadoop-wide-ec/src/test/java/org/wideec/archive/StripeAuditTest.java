@@ -132,7 +132,9 @@ class StripeAuditTest {
       assertArrayEquals(lost, v.lost());
       assertEquals(patterns.isDecodable(lost), v.decodable(), java.util.Arrays.toString(lost));
       assertEquals(RemainingTolerance.of(CODE, lost).value(), v.remainingTolerance(), java.util.Arrays.toString(lost));
-      assertEquals(lost.length, v.findings().size());
+      // One finding per lost unit, and one for the stripe when some member changed for good (stale, not missing).
+      boolean changed = v.findings().stream().anyMatch(f -> f.problem() == Problem.STALE);
+      assertEquals(lost.length + (changed ? 1 : 0), v.findings().size());
       checked++;
       notDecodable += v.decodable() ? 0 : 1;
     }
@@ -149,7 +151,8 @@ class StripeAuditTest {
     seen.put(4, Observed.present("/a/f4", 8, 4096, List.of(new Replica("dn-4", "/r4"))));
     seen.put(5, Observed.present("/a/f5", 7, 5000, List.of(new Replica("dn-5", "/r0"))));
     Verdict v = audit(s, seen);
-    assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.STALE), problems(v));
+    assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.STALE, Problem.BELOW_TOLERANCE),
+        problems(v));
     assertTrue(v.findings().get(0).message().endsWith("its file is gone (deleted or overwritten)"));
     assertTrue(v.findings().get(1).message().endsWith("its file no longer holds the block (truncated or rewritten)"));
     assertTrue(v.findings().get(2).message().contains("generation stamp 8 and length 4096 now, the manifest records 7"
@@ -227,6 +230,42 @@ class StripeAuditTest {
     }
     ArchivedStripe committed = stripe(StripeState.COMMITTED, 6);
     assertTrue(audit(committed, healthy(committed)).healthy(), "COMMITTED (archive --no-trim) is a finished state");
+  }
+
+  @Test
+  void aStripeWithMembersChangedForGoodNamesThemAndTheReplicationItsOtherUnitsHold() {
+    ArchivedStripe s = stripe(StripeState.TRIMMED, 6);
+    Map<Integer, Observed> seen = healthy(s);
+    seen.put(0, Observed.gone("/.reserved/.inodes/500", Presence.FILE_GONE));
+    seen.put(1, Observed.present("/a/f1", 8, 100, List.of(new Replica("dn-1", "/r1"))));
+    seen.put(2, Observed.present("/a/f2", 8, 5000, List.of(new Replica("dn-2", "/r2"))));
+    Verdict v = audit(s, seen);
+    assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.BELOW_TOLERANCE), problems(v));
+    Finding f = v.findings().get(3);
+    assertEquals(3, f.stripeId());
+    assertEquals("stripe 3 of /a: members changed since archival: unit 0 (/.reserved/.inodes/500, deleted), unit 1"
+        + " (/a/f1, truncated), unit 2 (/a/f2, appended); its code claims 3 losses, so each other unit needs 4"
+        + " replicas and each changed file 4: the other units hold at least 1, the changed files at least 1, so it"
+        + " survives fewer losses than its code claims until the NameNode's archive repair monitor raises them"
+        + " (wide-ec.archive.repair.enabled); then unarchive /a and archive it again to re-encode it without those"
+        + " members and free the space", f.message());
+
+    // The repair monitor raised them: every other unit at 4 replicas, the changed files too.
+    for (int u : s.storedUnits()) {
+      if (u == 0) {
+        continue;
+      }
+      Observed o = seen.get(u);
+      List<Replica> four = List.of(new Replica("dn-" + u, "/r" + u % 5), new Replica("y" + u, "/r1"),
+          new Replica("z" + u, "/r2"), new Replica("w" + u, "/r3"));
+      seen.put(u, Observed.present(o.file(), o.generationStamp(), o.length(), four));
+    }
+    Verdict raised = audit(s, seen);
+    Finding r = raised.findings().stream().filter(x -> x.problem() == Problem.REPROTECTED).findFirst().orElseThrow();
+    assertTrue(r.message().endsWith(": the other units hold at least 4, the changed files at least 4, so it survives"
+        + " 3 losses again at that cost; unarchive /a and archive it again to re-encode it without those members and"
+        + " free the space"), r.message());
+    assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.REPROTECTED), problems(raised));
   }
 
   @Test

@@ -135,7 +135,8 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     ToolRun text = tool("fsck", "/clean");
     assertEquals(0, text.exit(), text.out() + text.err());
     assertTrue(text.out().contains(all.size() + " archived stripes in 2 manifests checked: 0 not decodable, 0 missing,"
-        + " 0 off plan, 0 stale, 0 stuck mid-archive, 0 unprotected blocks, 0 orphaned, 0 corrupt"), text.out());
+        + " 0 off plan, 0 stale (0 stripes below tolerance, 0 held by raised replication), 0 stuck mid-archive, 0"
+        + " unprotected blocks, 0 orphaned, 0 corrupt"), text.out());
   }
 
   @Test
@@ -148,7 +149,9 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     StripeMember last = s.member(2);
     checks.append("/stale/f", new byte[] {1, 2, 3, 4, 5});
     JsonNode a = fsck("/stale", 1);
-    assertEquals(List.of("stale /stale/f " + s.stripeId() + " 2 " + last.blockId()), findings(a));
+    // No repair monitor here (no cluster secret): the stripe stays below its code's tolerance, and fsck says so.
+    assertEquals(List.of("stale /stale/f " + s.stripeId() + " 2 " + last.blockId(),
+        "below-tolerance /stale/f " + s.stripeId() + " -1 0"), findings(a));
     JsonNode j = stripe(a, "/stale/f", s.stripeId());
     assertEquals("[2]", j.get("lostUnits").toString());
     assertTrue(j.get("decodable").asBoolean());
@@ -181,7 +184,8 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     checks.delete("/del/g"); // a file archived alone: its manifest and parity are left protecting nothing
     JsonNode a = fsck("/del", 1);
     assertEquals(List.of("stale /.reserved/.inodes/" + inodeB + " " + s.stripeId() + " " + unit + " "
-        + s.member(unit).blockId(), "orphan-manifest " + manifestG + " -1 -1 0"), findings(a));
+        + s.member(unit).blockId(), "below-tolerance /del/d " + s.stripeId() + " -1 0",
+        "orphan-manifest " + manifestG + " -1 -1 0"), findings(a));
     assertTrue(a.get("findings").get(0).get("message").asText().contains("(archived as /del/g), which no longer"
         + " exists"), a.toString());
     JsonNode j = stripe(a, "/del/d", s.stripeId());

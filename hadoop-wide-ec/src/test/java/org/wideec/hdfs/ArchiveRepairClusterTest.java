@@ -262,9 +262,10 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     LocatedBlock lb = located(lost);
     assertEquals(lost.blockId(), lb.getBlock().getBlockId());
     assertEquals(lost.crc32c(), ArchiveChecks.crc(bytesOf(lost, lb)), "rebuilt without the appended member");
-    // The appended file is no longer protected by the parity: it gets its replication back.
+    // The appended block is no longer protected by the parity: its file goes to f + 1 = 4 replicas (the code claims
+    // three losses), which also covers the stripe's other units in that file.
     deadline = System.currentTimeMillis() + 30_000;
-    while (fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication() != 3) {
+    while (fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication() != 4) {
       assertTrue(System.currentTimeMillis() < deadline, "/rs/f is still at replication "
           + fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication());
       Thread.sleep(100);

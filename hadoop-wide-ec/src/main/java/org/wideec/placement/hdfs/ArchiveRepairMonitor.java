@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
@@ -26,6 +25,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.RebuildTargets;
 import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeProtection;
 import org.wideec.code.UnitRole;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.archive.RebuildJobs;
@@ -44,7 +44,7 @@ import org.wideec.transport.PeerStream;
 import org.wideec.transport.TokenBytes;
 
 /**
- * Archived stripes repair themselves (DESIGN.md §3.2, issue 13 item 5). In a thread of its own on the active
+ * Archived stripes repair themselves (DESIGN.md §3.2). In a thread of its own on the active
  * NameNode (never a NameNode handler; nothing escapes it), every {@link #INTERVAL_KEY} ms it reads the manifests
  * ({@link ManifestReader}), looks up each protected stripe's blocks in the blocks map, and for each block with no
  * live replica (a trimmed data block or a parity block whose one replica was lost) orders a rebuild: a live DataNode
@@ -65,8 +65,14 @@ import org.wideec.transport.TokenBytes;
  * whose rebuild failed waits {@link #BACKOFF_KEY} ms, doubled on every further failure (at most an hour). Each
  * failure is one WARN line naming the file, block, stripe and manifest. A stripe with a member changed since
  * archival (stale) is reported once and never repaired from that member; a lost unit the survivors cannot decode is
- * reported once as unrecoverable. A stale data member's file gets its replication back ({@code dfs.replication}):
- * the parity no longer describes its bytes, so at the one replica the trim left it would have no protection at all.
+ * reported once as unrecoverable.
+ *
+ * <p>A member deleted, truncated or appended after archival is lost to its stripe for good, and at one replica per
+ * unit the others would then survive fewer losses than the code claims. Each pass restores that: the files of the
+ * stripe's remaining units go up to the replication {@link StripeProtection} computes, each changed member's file
+ * (its new bytes at the trim's one replica, covered by no parity) to {@code f + 1} and at least {@code
+ * dfs.replication}; never lowered, one WARN line per stripe, and the gauges {@code ArchivedStripesBelowTolerance},
+ * {@code ArchivedStripesReprotected} and {@code ArchivedMembersChanged}.
  */
 final class ArchiveRepairMonitor extends ArchivePass {
   static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
@@ -101,8 +107,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
-  /** Inodes of stale members whose replication was raised (once each while they stay stale). */
-  private final ReportedOnce<Long> replicated = new ReportedOnce<>();
   private final short staleReplication;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
@@ -178,7 +182,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
     tally = new Tally();
     liveAfterLoss = null;
     reported.beginPass();
-    replicated.beginPass();
   }
 
   @Override
@@ -194,38 +197,27 @@ final class ArchiveRepairMonitor extends ArchivePass {
     metrics.archivedBlocksMissing.set(tally.missing);
     metrics.archivedStripesStale.set(tally.stale);
     metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
+    metrics.archivedStripesBelowTolerance.set(tally.belowTolerance);
+    metrics.archivedStripesReprotected.set(tally.reprotected);
+    metrics.archivedMembersChanged.set(tally.membersChanged);
     metrics.archiveRepairPasses.incr();
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
-    replicated.endPass();
   }
 
   private static final class Tally {
     long missing;
     long stale;
     long unrecoverable;
+    long belowTolerance;
+    long reprotected;
+    long membersChanged;
   }
 
   private void examine(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live, Tally tally) {
-    int[] stored = s.storedUnits();
-    long[] ids = new long[stored.length];
-    for (int i = 0; i < stored.length; i++) {
-      ids[i] = s.member(stored[i]).blockId();
-    }
-    Map<Long, WideEcArchivedBlocks.BlockView> views = WideEcArchivedBlocks.view(fsn, ids);
-    Map<Integer, ArchivedStripeRepair.BlockNow> now = new HashMap<>();
-    Set<String> stripeNodes = new HashSet<>();
-    for (int u : stored) {
-      WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
-      if (v == null) {
-        continue; // gone
-      }
-      stripeNodes.addAll(v.holders());
-      List<ArchivedStripeRepair.Replica> replicas = v.live().stream()
-          .map(h -> new ArchivedStripeRepair.Replica(h.node(), h.rack())).toList();
-      // A block under construction (an append running) is changing: never a helper, never rebuilt.
-      now.put(u, new ArchivedStripeRepair.BlockNow(v.complete() ? v.generationStamp() : -1, v.length(), replicas));
-    }
-    ArchivedStripeRepair p = ArchivedStripeRepair.of(s, now);
+    ArchivedStripeNow seen = ArchivedStripeNow.of(fsn, s);
+    ArchivedStripeRepair p = seen.repair();
+    Map<Long, WideEcArchivedBlocks.BlockView> views = seen.views();
+    Set<String> stripeNodes = seen.nodes();
     String where = "stripe " + s.stripeId() + " of manifest " + manifest;
     if (p.stale().length > 0) {
       tally.stale++;
@@ -233,10 +225,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
         LOG.warn("archived {} is stale: {}; those members changed since archival and are never used to repair the"
             + " others", where, p.describe());
       }
-      for (int u : p.stale()) {
-        replicate(s.member(u), where);
-      }
     }
+    reprotect(p, views, where, tally);
     tally.missing += p.lost().length + p.unrecoverable().length;
     tally.unrecoverable += p.unrecoverable().length;
     for (int u : p.unrecoverable()) {
@@ -257,32 +247,82 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   /**
-   * Gives a stale data member's file its replication back. The append or truncate that made it stale runs at the
-   * file's replication, which the trim lowered to one, and the parity covers its old bytes only.
+   * Restores the tolerance of a stripe whose members changed for good (deleted, truncated, appended): every file
+   * holding a remaining unit (other members, parity) is raised to the replication {@link StripeProtection} computes,
+   * and each changed member's file still there to {@code f + 1} (at least {@code dfs.replication}), as the parity no
+   * longer covers its bytes. Derived afresh each pass from the manifest and the namespace, so it survives a restart
+   * and never lowers a replication (a user's higher one stays). The stripe counts below tolerance until every unit
+   * holds that many live replicas.
    */
-  private void replicate(StripeMember m, String where) {
-    if (m.role() != UnitRole.DATA || !replicated.first(m.inodeId())) {
+  private void reprotect(ArchivedStripeRepair p, Map<Long, WideEcArchivedBlocks.BlockView> views, String where,
+      Tally tally) {
+    int changed = p.stale().length + p.gone().length;
+    if (changed == 0) {
       return;
     }
-    String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
+    ArchivedStripe s = p.stripe();
+    StripeProtection need = StripeProtection.of(s.code(), changed);
+    short changedReplication = (short) Math.max(need.changedMemberReplication(), staleReplication);
+    Set<Integer> changedUnits = new HashSet<>();
+    java.util.Arrays.stream(p.stale()).forEach(changedUnits::add);
+    java.util.Arrays.stream(p.gone()).forEach(changedUnits::add);
+    Map<Long, Short> wanted = new java.util.LinkedHashMap<>();
+    boolean held = true;
+    List<String> changes = new java.util.ArrayList<>();
+    for (int u : s.storedUnits()) {
+      StripeMember m = s.member(u);
+      boolean isChanged = changedUnits.contains(u);
+      short r = isChanged ? changedReplication : (short) need.replication();
+      wanted.merge(m.inodeId(), r, (a, b) -> (short) Math.max(a, b));
+      WideEcArchivedBlocks.BlockView v = views.get(m.blockId());
+      if (v != null && v.live().size() < r) {
+        held = false;
+      }
+      if (isChanged) {
+        String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
+        changes.add("unit " + u + " (" + (path == null ? "inode " + m.inodeId() : path) + ", " + StripeProtection.change(
+            m, path != null, v != null, v == null ? 0 : v.length()) + ")");
+      }
+    }
+    tally.membersChanged += changed;
+    for (Map.Entry<Long, Short> e : wanted.entrySet()) {
+      held &= raise(e.getKey(), e.getValue(), where);
+    }
+    if (held) {
+      tally.reprotected++;
+    } else {
+      tally.belowTolerance++;
+    }
+    if (reported.first("changed " + where + " " + changes)) {
+      LOG.warn("archived {} has members changed since archival: {}. Its code claims {} losses, {} units of it are"
+          + " lost for good, so each remaining unit is kept at replication {} and each changed member's file at {}"
+          + " until the stripe is archived again", where, String.join(", ", changes), need.tolerance(), changed,
+          need.replication(), changedReplication);
+    }
+  }
+
+  /**
+   * Raises a file to at least {@code r} replicas (never lowers it); false when it was below (raised now, or the raise
+   * failed and the next pass tries again). A file gone is nothing to protect.
+   */
+  private boolean raise(long inode, short r, String where) {
+    short now = WideEcArchivedBlocks.replicationOf(fsn, inode);
+    if (now < 0 || now >= r) {
+      return true;
+    }
+    String path = WideEcArchivedBlocks.pathOf(fsn, inode);
     if (path == null) {
-      return; // deleted: nothing to protect
+      return true;
     }
     try {
-      DistributedFileSystem dfs = manifests.fs();
-      short now = dfs.getFileStatus(new Path(path)).getReplication();
-      if (now < staleReplication) {
-        dfs.setReplication(new Path(path), staleReplication);
-        LOG.warn("archived file {} changed after archival ({}, blk_{}): its replication is raised from {} to {}, as"
-            + " the stripe's parity no longer protects it; archive it again to free the space", path, where,
-            m.blockId(), now, staleReplication);
-        metrics.archivedFilesReReplicated.incr();
-      }
+      manifests.fs().setReplication(new Path(path), r);
+      LOG.info("archived file {} ({}) raised from replication {} to {}, as members of its stripe changed for good",
+          path, where, now, r);
+      metrics.archivedFilesReReplicated.incr();
     } catch (IOException | RuntimeException e) {
-      replicated.retry(m.inodeId());
-      failed.warn("wide-ec cannot raise the replication of {}, changed after archival ({}): {}", path, where,
-          e.toString());
+      failed.warn("wide-ec cannot raise the replication of {} ({}) to {}: {}", path, where, r, e.toString());
     }
+    return false;
   }
 
   private String fileOf(ArchivedStripe s, StripeMember m) {

@@ -29,13 +29,15 @@ import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
 
 /**
- * The NameNode side of trimming archived data to its planned replica (DESIGN.md §3.2, issue 13), in a thread of
+ * The NameNode side of trimming archived data to its planned replica (DESIGN.md §3.2), in a thread of
  * its own (never a NameNode handler). Every {@link TrimProtocol#INTERVAL_KEY} ms, and at once when the placement
  * policy deferred an archiver's {@code setReplication}, it reads the manifests under the archive directory and,
  * for each data block of a COMMITTED stripe whose file is at replication 1, trims the block to the replica on the
- * planned node ({@link WideEcBlockTrim}). A block whose planned node holds no live replica is left alone and
- * reported off plan once (log line and {@code BlocksOffPlan}); moving it onto plan is not done here. Recording
- * TRIMMED is the archiver's: it verifies the result through the NameNode's block locations first.
+ * planned node ({@link WideEcBlockTrim}). A stripe with a member missing or changed since archival survives fewer
+ * losses than its code claims, so none of its blocks is trimmed (this is the one place a trim is decided). A block
+ * whose planned node holds no live replica is left alone and reported off plan once (log line and {@code
+ * BlocksOffPlan}); moving it onto plan is not done here. Recording TRIMMED is the archiver's: it verifies the result
+ * through the NameNode's block locations first.
  *
  * <p>Manifests are read through the {@link ManifestReader} (a DFS client as the NameNode's login user). While it can
  * trim, it
@@ -57,6 +59,8 @@ final class ArchiveTrimmer {
   private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
   /** Off-plan blocks already reported (once per block while this NameNode runs). */
   private final Set<Long> offPlanReported = new HashSet<>();
+  /** Stripes left untrimmed below their tolerance, as found (once each while this NameNode runs). */
+  private final Set<String> belowReported = new HashSet<>();
   /** Manifests (path, modification time) with nothing left to trim; forgotten when a trim is deferred. */
   private final Map<String, Long> settled = new HashMap<>();
   private volatile boolean woken;
@@ -133,7 +137,8 @@ final class ArchiveTrimmer {
       return;
     }
     if (!(fsn.getBlockManager().getBlockPlacementPolicy() instanceof WideEcReplicaPlacementPolicy)) {
-      if (!policyReported) {
+      // Said only where there is archived data: a cluster that never archived has nothing left untrimmed.
+      if (!policyReported && manifests.manifests().length > 0) {
         policyReported = true;
         LOG.error("archived data is not trimmed: dfs.block.replicator.classname is {}, not {}; archivers keep every"
             + " replica", fsn.getBlockManager().getBlockPlacementPolicy().getClass().getName(),
@@ -178,6 +183,17 @@ final class ArchiveTrimmer {
     for (ArchivedStripe s : m.stripes()) {
       if (s.state() != StripeState.COMMITTED) {
         continue; // before COMMITTED nothing is trimmed; TRIMMED and STALE have nothing to do
+      }
+      ArchivedStripeNow seen = ArchivedStripeNow.of(fsn, s);
+      if (seen.belowTolerance()) {
+        // Its other members' replicas are what protects them now: nothing of it is trimmed, here or anywhere else
+        // (every trim of an archived block is decided in this loop). A missing unit is rebuilt and looked at again.
+        if (belowReported.add(s.stripeId() + " " + manifest + " " + seen.repair().describe())) {
+          LOG.warn("archived stripe {} of {} is not trimmed: it survives fewer losses than its code claims ({})",
+              s.stripeId(), manifest, seen.repair().describe());
+        }
+        left += seen.unitsGone() > 0 ? 0 : 1;
+        continue;
       }
       for (int u = 0; u < s.code().k(); u++) {
         StripeMember d = s.member(u);

@@ -37,9 +37,15 @@ public final class AtRiskLog {
     if (LAST.size() > 100_000) {
       LAST.entrySet().removeIf(e -> now - e.getValue() >= REPEAT_NANOS);
     }
-    LOG.error("block group blk_{} of {} ({}) has lost units {}: {}", groupId, file, policy, Arrays.toString(lost),
-        remaining.dataLost() ? "its survivors no longer decode: DATA LOST"
-            : "one more loss of the wrong unit loses data (HDFS counts it as readable)");
+    // Data lost is an error; a group one loss from it (as expected while a rack is down) is a warning: it still
+    // reads, and its reconstruction is queued at HDFS's highest priority.
+    if (remaining.dataLost()) {
+      LOG.error("block group blk_{} of {} ({}) has lost units {}: its survivors no longer decode: DATA LOST", groupId,
+          file, policy, Arrays.toString(lost));
+    } else {
+      LOG.warn("block group blk_{} of {} ({}) has lost units {}: one more loss of the wrong unit loses data (HDFS"
+          + " counts it as readable)", groupId, file, policy, Arrays.toString(lost));
+    }
     WideEcNameNodeMetrics m = WideEcNameNodePlugin.metrics();
     if (m != null) {
       (remaining.dataLost() ? m.groupsLostReported : m.groupsAtRiskReported).incr();

@@ -57,7 +57,16 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableGaugeLong archivedBlocksUnrecoverable = registry.newGauge("ArchivedBlocksUnrecoverable",
       "missing archived blocks the surviving units cannot decode at the last repair pass", 0L);
   final MutableCounterLong archivedFilesReReplicated = registry.newCounter("ArchivedFilesReReplicated",
-      "Archived files changed after archival whose replication the repair monitor raised back", 0L);
+      "raises of an archived file's replication by the repair monitor, because members of its stripe were deleted,"
+          + " truncated or appended since archival", 0L);
+  final MutableGaugeLong archivedStripesBelowTolerance = registry.newGauge("ArchivedStripesBelowTolerance",
+      "protected stripes with members changed since archival whose units do not yet hold the replication that"
+          + " restores the code's tolerance, at the last repair pass", 0L);
+  final MutableGaugeLong archivedStripesReprotected = registry.newGauge("ArchivedStripesReprotected",
+      "protected stripes with members changed since archival whose tolerance their raised replication holds, at the"
+          + " last repair pass (archive them again to free the space)", 0L);
+  final MutableGaugeLong archivedMembersChanged = registry.newGauge("ArchivedMembersChanged",
+      "members of protected stripes deleted, truncated or appended since archival, at the last repair pass", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
   final MutableCounterLong archiveRebuildOrders = registry.newCounter("ArchiveRebuildOrders",
@@ -158,6 +167,18 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archivedBlocksUnrecoverable() {
     return archivedBlocksUnrecoverable.value();
+  }
+
+  public long archivedStripesBelowTolerance() {
+    return archivedStripesBelowTolerance.value();
+  }
+
+  public long archivedStripesReprotected() {
+    return archivedStripesReprotected.value();
+  }
+
+  public long archivedMembersChanged() {
+    return archivedMembersChanged.value();
   }
 
   public long archivedFilesReReplicated() {

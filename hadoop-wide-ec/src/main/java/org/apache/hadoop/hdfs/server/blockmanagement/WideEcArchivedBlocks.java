@@ -16,7 +16,7 @@ import org.apache.hadoop.hdfs.server.namenode.INode;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 
 /**
- * What the archive repair monitor asks of the blocks map (issue 13 item 5), copied under the namesystem read lock
+ * What the archive repair monitor asks of the blocks map, copied under the namesystem read lock
  * (short holds; nothing is evaluated there): each block's generation stamp, length and live replicas, the live
  * DataNodes a rebuilt block may go to (with a normal storage of the default type), and whether a rebuilt block is
  * live on its target. A thin adapter in Hadoop's package because a storage's state is package-private.
@@ -130,6 +130,17 @@ public final class WideEcArchivedBlocks {
         }
       }
       return false;
+    } finally {
+      fsn.readUnlock();
+    }
+  }
+
+  /** The replication an inode's file asks for now, or -1 when it is gone or not a file. */
+  public static short replicationOf(FSNamesystem fsn, long inodeId) {
+    fsn.readLock();
+    try {
+      INode i = fsn.getFSDirectory().getInode(inodeId);
+      return i == null || !i.isFile() ? -1 : i.asFile().getFileReplication();
     } finally {
       fsn.readUnlock();
     }
