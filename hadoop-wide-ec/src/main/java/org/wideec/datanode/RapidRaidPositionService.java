@@ -88,6 +88,11 @@ final class RapidRaidPositionService {
     }
   }
 
+  /** The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. */
+  void screen(byte[] body) throws IOException {
+    authorize(RapidRaidStepRequest.parse(body));
+  }
+
   private void authorize(RapidRaidStepRequest req) throws IOException {
     EncodeTreeRequest.ParityOutput o = req.output();
     if (o == null) {
