@@ -144,6 +144,11 @@ final class ArchivedReadService implements Closeable {
     return ref.withToken(BlockTokenAccess.readToken(dn, new ExtendedBlock(pool, blockId)));
   }
 
+  /** Stripe lookups this service asked the NameNode for since start. */
+  long stripeLookups() {
+    return lookup.lookups();
+  }
+
   @Override
   public void close() throws IOException {
     lookup.close();

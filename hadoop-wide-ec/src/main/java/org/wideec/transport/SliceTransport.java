@@ -47,6 +47,7 @@ public final class SliceTransport implements Closeable {
   private final ConnectionPool pool;
   private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong screenedOut = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong refusedBusy = new java.util.concurrent.atomic.AtomicLong();
   private final Credential own;
   private Channel server;
   private int port;
@@ -144,6 +145,11 @@ public final class SliceTransport implements Closeable {
   /** Requests refused before they took a helper thread (a bad token, a request beyond a bound) since start. */
   public long screenedOut() {
     return screenedOut.get();
+  }
+
+  /** Requests refused since start because their principal held its share, or every helper thread was busy. */
+  public long refusedBusy() {
+    return refusedBusy.get();
   }
 
   /**
@@ -416,6 +422,7 @@ public final class SliceTransport implements Closeable {
       String peer = principal;
       String busy = gate.admitRequest(peer);
       if (busy != null) {
+        refusedBusy.incrementAndGet();
         LOG.warn("wide-ec slice transport of {} refused a request: {}", node, busy);
         d.fail(d.selfNode(), d.selfNode() + " refused: " + busy);
         return;
@@ -431,6 +438,7 @@ public final class SliceTransport implements Closeable {
           }
         });
       } catch (RejectedExecutionException e) {
+        refusedBusy.incrementAndGet();
         d.requestDone();
         // No queue: a node whose helper threads are all busy says so, and the requestor plans around it.
         d.fail(d.selfNode(), d.selfNode() + " is shutting down or has no free helper thread");
