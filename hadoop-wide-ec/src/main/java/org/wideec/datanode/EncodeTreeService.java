@@ -38,7 +38,7 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 
 /**
- * Collects one tree of a chain encode on this DataNode (issue 13, {@code chain}; ECWide §4.2): the archiver asks the
+ * Collects one tree of a chain encode on this DataNode (the archiver's {@code --encoder chain}; ECWide §4.2): the archiver asks the
  * tree's collector with an {@link EncodeTreeRequest}; this node plans the same chain, asks the tree's heads for their
  * partial sums over its slice transport (each holder verifies the archiver's READ token for its block; the chain
  * runs as {@link EncodeExecutor} runs it), and writes each finished parity row into the block the NameNode allocated
