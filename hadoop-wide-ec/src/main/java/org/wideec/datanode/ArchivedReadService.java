@@ -63,13 +63,7 @@ final class ArchivedReadService implements Closeable {
     String me = downstream.selfNode();
     ArchivedReadRequest req = null;
     try {
-      req = ArchivedReadRequest.parse(body);
-      if (req.sliceBytes() > transport.conf().maxFrameBytes()) {
-        throw new ReplicaAccess.DeniedException("slices of " + req.sliceBytes() + " bytes; at most "
-            + transport.conf().maxFrameBytes() + " (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
-      }
-      // The asker's authority for this very block, before anything is looked up or read.
-      access.checkRead(req.block());
+      req = admit(body);
       serve(repairId, req, downstream);
       downstream.end();
     } catch (ReplicaAccess.DeniedException e) {
@@ -85,6 +79,23 @@ final class ArchivedReadService implements Closeable {
       LOG.warn("archived read {} at {} for {} failed: {}", repairId, me, downstream.node(), e.toString());
       downstream.fail(null, me + " cannot rebuild the archived block: " + e.getMessage());
     }
+  }
+
+  /** The screen before a helper thread is taken (on the transport's event loop). */
+  void screen(byte[] body) throws IOException {
+    admit(body);
+  }
+
+  /** The request, once its slices fit a frame and its asker holds a READ token for this very block. */
+  private ArchivedReadRequest admit(byte[] body) throws IOException {
+    ArchivedReadRequest req = ArchivedReadRequest.parse(body);
+    if (req.sliceBytes() > transport.conf().maxFrameBytes()) {
+      throw new ReplicaAccess.DeniedException("slices of " + req.sliceBytes() + " bytes; at most "
+          + transport.conf().maxFrameBytes() + " (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
+    }
+    // The asker's authority for this very block, before anything is looked up or read.
+    access.checkRead(req.block());
+    return req;
   }
 
   private void serve(long repairId, ArchivedReadRequest req, Downstream downstream)
@@ -131,6 +142,11 @@ final class ArchivedReadService implements Closeable {
     }
     // A READ token names the block, not its stamp or length, so one minted per block id serves the member.
     return ref.withToken(BlockTokenAccess.readToken(dn, new ExtendedBlock(pool, blockId)));
+  }
+
+  /** Stripe lookups this service asked the NameNode for since start. */
+  long stripeLookups() {
+    return lookup.lookups();
   }
 
   @Override

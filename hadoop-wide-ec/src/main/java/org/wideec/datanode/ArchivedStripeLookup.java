@@ -31,19 +31,30 @@ import org.wideec.archive.ArchivedReadRepair;
  * so nothing a client sends can add a member) and every member's block as the NameNode lists it. It reads as the
  * DataNode's own HDFS user, which must be able to read the system directory and the pointer xattr (trusted
  * namespace): an HDFS superuser, as DataNodes normally run as the NameNode's user. Answers are kept for
- * {@link #TTL_MS} (a sequential read asks for many ranges of one block) and dropped when a read through them fails.
+ * {@link #TTL_MS} (a sequential read asks for many ranges of one block). A lookup costs the NameNode a listing of
+ * every member file's blocks, so a failed one is remembered too, for {@link #FAILURE_TTL_MS}: requests for a block
+ * that is in no stripe (or whose manifest is gone) fail with the remembered reason and ask the NameNode nothing;
+ * a read that failed through an answer drops it only once it is {@link #FAILURE_TTL_MS} old, so failing reads
+ * re-ask at most that often.
  */
 final class ArchivedStripeLookup implements Closeable {
   static final long TTL_MS = 30_000;
   /** Stripes remembered at most (each up to 255 members with their locations). */
   static final int MAX_ENTRIES = 1024;
+  /** How long a failed lookup is remembered, and the youngest answer a failed read may drop. */
+  static final long FAILURE_TTL_MS = 10_000;
 
   /** A block's stripe and its members as HDFS lists them now (by unit), with the DataNodes holding them. */
   record Found(ArchivedStripe stripe, Map<Integer, ArchivedReadRepair.Current> current, Map<String, DatanodeInfo> nodes,
       String pool, long expires) {}
 
+  /** A lookup that failed, and until when it is answered from memory. */
+  private record Failed(String reason, long expires) {}
+
   private final Configuration conf;
   private final Map<Key, Found> cache = new ConcurrentHashMap<>();
+  private final Map<Key, Failed> failed = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong lookups = new java.util.concurrent.atomic.AtomicLong();
 
   private record Key(long inode, long block) {}
   private DistributedFileSystem fs;
@@ -55,27 +66,55 @@ final class ArchivedStripeLookup implements Closeable {
   /** The stripe holding block {@code blockId} of the file with inode {@code fileInode}. */
   Found find(long fileInode, long blockId) throws IOException {
     Key key = new Key(fileInode, blockId);
+    long now = System.currentTimeMillis();
     Found hit = cache.get(key);
-    if (hit != null && hit.expires() > System.currentTimeMillis()) {
+    if (hit != null && hit.expires() > now) {
       return hit;
     }
-    Found f = lookUp(fileInode, blockId);
-    if (cache.size() >= MAX_ENTRIES) {
-      // Entries are only useful for TTL_MS: drop the expired ones, and everything if that is not enough, so a
-      // DataNode serving reads for weeks after a loss keeps no more than this many stripes.
-      long now = System.currentTimeMillis();
-      cache.values().removeIf(e -> e.expires() <= now);
-      if (cache.size() >= MAX_ENTRIES) {
-        cache.clear();
-      }
+    Failed miss = failed.get(key);
+    if (miss != null && miss.expires() > now) {
+      throw new IOException(miss.reason() + " (looked up less than " + FAILURE_TTL_MS / 1000 + " s ago)");
     }
-    cache.put(key, f);
+    Found f;
+    try {
+      lookups.incrementAndGet();
+      f = lookUp(fileInode, blockId);
+    } catch (IOException e) {
+      bounded(failed, Failed::expires).put(key, new Failed(e.getMessage(), System.currentTimeMillis() + FAILURE_TTL_MS));
+      throw e;
+    }
+    failed.remove(key);
+    bounded(cache, Found::expires).put(key, f);
     return f;
   }
 
-  /** Forgets what was found for a block (a read through it failed: members may have moved). */
+  /**
+   * Room for one more entry: entries are only useful until they expire, so the expired ones go, and everything if
+   * that is not enough; a DataNode serving reads for weeks after a loss keeps no more than {@link #MAX_ENTRIES}.
+   */
+  private static <V> Map<Key, V> bounded(Map<Key, V> m, java.util.function.ToLongFunction<V> expires) {
+    if (m.size() >= MAX_ENTRIES) {
+      long now = System.currentTimeMillis();
+      m.values().removeIf(e -> expires.applyAsLong(e) <= now);
+      if (m.size() >= MAX_ENTRIES) {
+        m.clear();
+      }
+    }
+    return m;
+  }
+
+  /**
+   * A read through what was found for a block failed (members may have moved): the answer is dropped, unless it is
+   * younger than {@link #FAILURE_TTL_MS}, so that reads failing one after another re-ask the NameNode at most that often.
+   */
   void forget(long fileInode, long blockId) {
-    cache.remove(new Key(fileInode, blockId));
+    cache.computeIfPresent(new Key(fileInode, blockId),
+        (k, f) -> f.expires() - TTL_MS + FAILURE_TTL_MS <= System.currentTimeMillis() ? null : f);
+  }
+
+  /** Lookups that went to the NameNode since start (each lists every member file's blocks). */
+  long lookups() {
+    return lookups.get();
   }
 
   private Found lookUp(long fileInode, long blockId) throws IOException {
@@ -175,6 +214,7 @@ final class ArchivedStripeLookup implements Closeable {
   @Override
   public synchronized void close() throws IOException {
     cache.clear();
+    failed.clear();
     if (fs != null) {
       fs.close();
       fs = null;

@@ -99,6 +99,18 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     }
   }
 
+  /** The token's user (whom the NameNode issued it to): what the slice port counts a client's requests under. */
+  @Override
+  public String ownerOf(byte[] identifier) {
+    BlockTokenIdentifier id = new BlockTokenIdentifier();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(identifier))) {
+      id.readFields(in);
+      return id.getUserId();
+    } catch (IOException | RuntimeException e) {
+      return null; // passwordOf refused it already; counted under its address
+    }
+  }
+
   /** A READ token for a replica, serialized for a {@link BlockRef}; empty when block tokens are off. */
   static byte[] readToken(DataNode dn, ExtendedBlock block) {
     try {

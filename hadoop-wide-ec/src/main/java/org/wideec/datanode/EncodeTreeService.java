@@ -30,6 +30,7 @@ import org.wideec.archive.encode.ParitySinks;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.RequestLimits;
 import org.wideec.repair.SliceSink;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.Endpoint;
@@ -37,7 +38,7 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 
 /**
- * Collects one tree of a chain encode on this DataNode (issue 13, {@code chain}; ECWide §4.2): the archiver asks the
+ * Collects one tree of a chain encode on this DataNode (the archiver's {@code --encoder chain}; ECWide §4.2): the archiver asks the
  * tree's collector with an {@link EncodeTreeRequest}; this node plans the same chain, asks the tree's heads for their
  * partial sums over its slice transport (each holder verifies the archiver's READ token for its block; the chain
  * runs as {@link EncodeExecutor} runs it), and writes each finished parity row into the block the NameNode allocated
@@ -69,7 +70,8 @@ final class EncodeTreeService {
     EncodeTreeRequest req = null;
     try {
       req = EncodeTreeRequest.parse(body);
-      EncodePlan plan = authorize(req, me);
+      authorize(req);
+      EncodePlan plan = plan(req, me);
       int[] frame = {0}; // the reply's next frame: empty ones while the tree runs, the result last
       List<EncodeTreeRequest.Stored> stored = run(repairId, req, plan, downstream, frame);
       byte[] result = EncodeTreeRequest.resultBytes(stored);
@@ -101,12 +103,18 @@ final class EncodeTreeService {
     metrics.encodeTreeFailed();
   }
 
+  /** The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. */
+  void screen(byte[] body) throws IOException {
+    authorize(EncodeTreeRequest.parse(body));
+  }
+
   /**
-   * The request's tree, once the asker proved authority for every block it names: a READ token for each data block
-   * (each holder checks its own again) and a WRITE token for each parity block (its target checks it, as for any
-   * client's write; with block tokens on, one must be there: this node never mints a WRITE token for an asker).
+   * Whether the asker proved authority for every block the request names: a READ token for each data block (each
+   * holder checks its own again) and a WRITE token for each parity block (its target checks it, as for any client's
+   * write; with block tokens on, one must be there: this node never mints a WRITE token for an asker); and whether
+   * every slice port it names is one this node may dial (the same check as a repair step's upstreams).
    */
-  private EncodePlan authorize(EncodeTreeRequest req, String me) throws IOException {
+  private void authorize(EncodeTreeRequest req) throws IOException {
     if (req.sliceBytes() > transport.conf().maxFrameBytes()) {
       throw new ReplicaAccess.DeniedException("slices of " + req.sliceBytes() + " bytes; at most "
           + transport.conf().maxFrameBytes() + " (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
@@ -121,6 +129,13 @@ final class EncodeTreeService {
             + "; dfs.block.access.token.enable is on)");
       }
     }
+    for (Endpoint e : req.endpoints()) {
+      RequestLimits.checkAddress(e);
+    }
+  }
+
+  /** The request's tree, which this node must collect. */
+  private EncodePlan plan(EncodeTreeRequest req, String me) throws IOException {
     EncodePlan plan = req.plan(transport.conf().maxFrameBytes());
     EncodePlan.Tree tree = plan.trees().get(0);
     if (!tree.collector().node().equals(me)) {

@@ -25,7 +25,7 @@ import org.wideec.transport.Downstream;
 import org.wideec.transport.SliceTransport;
 
 /**
- * One position of a RapidRAID pipeline on this DataNode ({@code --encoder rapidraid}, issue 14 item 1): the pieces
+ * One position of a RapidRAID pipeline on this DataNode ({@code --encoder rapidraid}): the pieces
  * are read through {@link FsDatasetUnitStore} (checksum-verified) against their READ tokens, and codeword c_i goes
  * into the block the archiver allocated for it (the request's output, on this node as the favored one), written by
  * DataTransferProtocol with the archiver's WRITE token and the request's checksum type, as a client's write would be.
@@ -86,6 +86,11 @@ final class RapidRaidPositionService {
     } finally {
       slots.release();
     }
+  }
+
+  /** The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. */
+  void screen(byte[] body) throws IOException {
+    authorize(RapidRaidStepRequest.parse(body));
   }
 
   private void authorize(RapidRaidStepRequest req) throws IOException {

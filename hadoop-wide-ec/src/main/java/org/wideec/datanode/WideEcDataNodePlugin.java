@@ -92,10 +92,15 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     PinService pins = new PinService(dn, transport);
     RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
         conf.helperThreads());
+    // Each kind that carries block tokens is screened before it takes a helper thread.
+    ArchivedReadService reads = archivedReads;
     transport.start(RequestHandler.route(RebuildRequest::is, rebuilds::onRequest,
-        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne, encodes::onRequest,
-            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne, pipelines::onRequest,
-                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne, archivedReads::onRequest,
+        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne,
+            RequestHandler.screened(encodes::onRequest, encodes::screen),
+            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
+                RequestHandler.screened(pipelines::onRequest, pipelines::screen),
+                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne,
+                    RequestHandler.screened(reads::onRequest, reads::screen),
                     RequestHandler.route(org.wideec.repair.PinRequest::isOne, pins::onRequest, steps))))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);

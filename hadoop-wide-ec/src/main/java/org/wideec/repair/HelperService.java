@@ -50,10 +50,7 @@ public final class HelperService implements RequestHandler {
     String me = downstream.selfNode();
     List<PeerStream> ups = new ArrayList<>();
     try {
-      StepRequest req = StepRequest.parse(body);
-      RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
-      // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
-      access.checkRead(req.unit());
+      StepRequest req = admit(body);
       if (req.digest()) {
         digest(repairId, req, downstream);
         return;
@@ -113,6 +110,20 @@ public final class HelperService implements RequestHandler {
     } finally {
       ups.forEach(PeerStream::close);
     }
+  }
+
+  @Override
+  public void screen(byte[] body) throws IOException {
+    admit(body);
+  }
+
+  /** The request, once it is within every bound and its asker may read its unit; each upstream checks its own. */
+  private StepRequest admit(byte[] body) throws IOException {
+    StepRequest req = StepRequest.parse(body);
+    RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
+    // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
+    access.checkRead(req.unit());
+    return req;
   }
 
   /**

@@ -22,20 +22,38 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
 
   /** Throws an IOException naming the first bound the request exceeds. */
   public void check(StepRequest r) throws IOException {
+    int steps = steps(r, 0);
+    if (steps > STRIPE_UNITS) {
+      throw new IOException("step request tree has " + steps + " steps; at most " + STRIPE_UNITS
+          + " (units in a stripe: a repair or encode asks each helper once)");
+    }
     check(r, 0);
+  }
+
+  /** Steps in a tree, counted only up to one past the bound (so a hostile tree costs no more than that). */
+  private static int steps(StepRequest r, int counted) {
+    int n = counted + 1;
+    for (StepRequest.Upstream u : r.upstreams()) {
+      if (n > STRIPE_UNITS) {
+        break;
+      }
+      n = steps(u.request(), n);
+    }
+    return n;
   }
 
   /**
    * An upstream a request names: a valid port on the very host of the DataNode it names. Shared by every request
-   * that has a node dial a peer (a repair step, a RapidRAID position).
+   * that has a node dial a peer (a repair step, a RapidRAID position, a chain encode's tree).
    */
   public static void checkAddress(org.wideec.transport.Endpoint e) throws IOException {
     if (e.host().isEmpty() || e.port() < 1 || e.port() > 65535) {
-      throw new IOException("step request names upstream " + e + ": not a host and port");
+      throw new IOException("request names upstream " + e + ": not a host and port");
     }
     int colon = e.node().lastIndexOf(':');
     if (colon > 0 && !e.node().substring(0, colon).equals(e.host())) {
-      throw new IOException("step request names upstream " + e + " on another host than DataNode " + e.node());
+      throw new IOException("request names upstream " + e + " on another host than DataNode " + e.node()
+          + ": a node dials only slice ports of this cluster's DataNodes");
     }
   }
 

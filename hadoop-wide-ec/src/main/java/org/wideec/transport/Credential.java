@@ -63,6 +63,24 @@ public final class Credential {
     return t.getIdentifier().length == 0 ? ANONYMOUS : token(t.getIdentifier(), t.getPassword());
   }
 
+  /**
+   * A cluster member's credential that also names the member (its DataNode name), bound into the handshake's MAC: a
+   * server counts what the member holds under that name, never under names its requests carry.
+   */
+  public Credential named(String node) {
+    if (mode != Mode.CLUSTER) {
+      return this;
+    }
+    byte[] name = node.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return new Credential(mode, java.util.Arrays.copyOf(name, Math.min(name.length, Handshake.MAX_IDENTIFIER)), key);
+  }
+
+  /** What is proved to a server that does not take names (one that predates them): the same, unnamed. */
+  Credential toServer(int offered) {
+    return mode == Mode.CLUSTER && (offered & Handshake.NAMES_PEERS) == 0 && identifier.length > 0
+        ? new Credential(mode, new byte[0], key) : this;
+  }
+
   public boolean anonymousSession() {
     return mode == Mode.ANONYMOUS;
   }

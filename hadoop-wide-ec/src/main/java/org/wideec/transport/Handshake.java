@@ -24,6 +24,11 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Handshake {
   static final int NONCE = 32;
   static final int MAX_IDENTIFIER = 4096;
+  /**
+   * The CHALLENGE's bit (above the frame MACs' bits) saying this server takes a cluster peer's name in its AUTH; a
+   * client names itself only to such a server, so peers of earlier versions still authenticate each other.
+   */
+  static final int NAMES_PEERS = 1 << 16;
   private static final int MAC = 32;
   private static final SecureRandom RANDOM = new SecureRandom();
   private final byte[] secret;
@@ -50,7 +55,7 @@ public final class Handshake {
 
   /** The CHALLENGE's index: the frame MACs this server offers. */
   int offer() {
-    return frameMac.offer();
+    return frameMac.offer() | NAMES_PEERS;
   }
 
   public boolean authenticates() {
@@ -79,8 +84,12 @@ public final class Handshake {
     return c.mode == Credential.Mode.ANONYMOUS ? head : concat(head, mac(c.key, "wide-ec client", serverNonce, head));
   }
 
-  /** A session the server accepted: its proof for AUTH_OK and its frame keys (null when anonymous). */
-  record Accepted(byte[] proof, Credential.Mode mode, FrameMac frameMac, byte[] sendKey, byte[] receiveKey) {}
+  /**
+   * A session the server accepted: its proof for AUTH_OK, its frame keys (null when anonymous) and who proved it
+   * (a DataNode's name, or a block token's owner, as MACed in the AUTH; null when the peer named nobody).
+   */
+  record Accepted(byte[] proof, Credential.Mode mode, FrameMac frameMac, byte[] sendKey, byte[] receiveKey,
+      String principal) {}
 
   /** Checks a client's AUTH payload, which picked frame MAC {@code picked} (the AUTH frame's index). */
   Accepted verifyClient(byte[] serverNonce, byte[] auth, int picked) throws AuthenticationException {
@@ -98,7 +107,7 @@ public final class Handshake {
     int headLength = 1 + NONCE + 2 + idLength;
     int macLength = mode == Credential.Mode.ANONYMOUS ? 0 : MAC;
     if (mode == null || idLength > MAX_IDENTIFIER || auth.length != headLength + macLength
-        || (mode == Credential.Mode.TOKEN) != (idLength > 0)) {
+        || (mode == Credential.Mode.TOKEN && idLength == 0) || (mode == Credential.Mode.ANONYMOUS && idLength > 0)) {
       throw new AuthenticationException("malformed AUTH (" + auth.length + " bytes, mode " + auth[0]
           + "): is the peer a wide-ec slice transport of the same version?");
     }
@@ -128,7 +137,7 @@ public final class Handshake {
       }
     };
     if (key == null) {
-      return new Accepted(new byte[0], mode, null, null, null);
+      return new Accepted(new byte[0], mode, null, null, null, null);
     }
     if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
       throw new AuthenticationException(mode == Credential.Mode.CLUSTER
@@ -136,9 +145,10 @@ public final class Handshake {
           : "peer failed authentication: its block token's password does not match the token");
     }
     byte[] session = mac(key, "wide-ec session", serverNonce, head);
+    byte[] identifier = Arrays.copyOfRange(head, 1 + NONCE + 2, headLength);
     return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode, chosen,
         mac(session, chosen.keyLabel("server to client"), new byte[0], new byte[0]),
-        mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]));
+        mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]), principal(mode, identifier));
   }
 
   /**
@@ -161,6 +171,15 @@ public final class Handshake {
     byte[] session = mac(c.key, "wide-ec session", serverNonce, head(c.mode, clientNonce, c.identifier));
     return new byte[][] {mac(session, picked.keyLabel("client to server"), new byte[0], new byte[0]),
         mac(session, picked.keyLabel("server to client"), new byte[0], new byte[0])};
+  }
+
+  /** Who proved the session, in the terms the slice port counts requests by. */
+  private String principal(Credential.Mode mode, byte[] identifier) {
+    if (mode == Credential.Mode.CLUSTER) {
+      return identifier.length == 0 ? null : "DataNode " + new String(identifier, StandardCharsets.UTF_8);
+    }
+    String owner = tokens.ownerOf(identifier);
+    return owner == null || owner.isEmpty() ? null : "token owner " + owner;
   }
 
   private static byte[] head(Credential.Mode mode, byte[] clientNonce, byte[] identifier) {

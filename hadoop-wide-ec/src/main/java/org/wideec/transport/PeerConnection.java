@@ -16,7 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   final Endpoint peer;
   final ConnectionPool.Key key;
-  private final Credential credential;
+  private Credential credential; // named or not, as the server's CHALLENGE allows (event loop after attach)
   private final FrameAuth auth;
   private final ConnectionPool pool;
   private final FrameMac preferred;
@@ -107,6 +107,7 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
         }
         serverNonce = f.payloadBytes();
         picked = preferred.pick(f.index());
+        credential = credential.toServer(f.index());
         ctx.writeAndFlush(new Frame(FrameType.AUTH, 0, picked.id,
             io.netty.buffer.Unpooled.wrappedBuffer(Handshake.clientResponse(credential, serverNonce, clientNonce))));
       }

@@ -46,6 +46,9 @@ public final class SliceTransport implements Closeable {
   private final PeerLimits.Gate gate;
   private final ConnectionPool pool;
   private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong screenedOut = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong refusedBusy = new java.util.concurrent.atomic.AtomicLong();
+  private final Credential own;
   private Channel server;
   private int port;
 
@@ -67,6 +70,7 @@ public final class SliceTransport implements Closeable {
     this.counters = counters;
     this.workers = workers;
     this.handshake = conf.handshake().withTokens(tokens);
+    this.own = handshake.ownCredential().named(node);
     this.gate = conf.limits().gate();
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
@@ -138,12 +142,31 @@ public final class SliceTransport implements Closeable {
     return gate.connections();
   }
 
+  /** Requests refused before they took a helper thread (a bad token, a request beyond a bound) since start. */
+  public long screenedOut() {
+    return screenedOut.get();
+  }
+
+  /** Requests refused since start because their principal held its share, or every helper thread was busy. */
+  public long refusedBusy() {
+    return refusedBusy.get();
+  }
+
+  /**
+   * Requests running now under one principal: {@code "DataNode <name>"} (a cluster peer, by the name it proved in the
+   * handshake), {@code "token owner <user>"} (a client, by its block token's user), or {@code "DataNode at <address>"},
+   * {@code "client at <address>"} and {@code "peer at <address>"} for peers that named nobody.
+   */
+  public int requestsOf(String principal) {
+    return gate.requestsOf(principal);
+  }
+
   /**
    * Connects to a peer, authenticates and asks it for a stream; slices then arrive on the returned stream.
    * {@code myNode}/{@code myRack} say who asks, as the requestor named this node.
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body) throws PeerFailure {
-    return open(peer, myNode, myRack, repairId, body, handshake.ownCredential());
+    return open(peer, myNode, myRack, repairId, body, own);
   }
 
   /**
@@ -152,7 +175,7 @@ public final class SliceTransport implements Closeable {
    */
   public Credential credentialFor(byte[] token) throws PeerFailure {
     if (handshake.authenticates()) {
-      return handshake.ownCredential();
+      return own;
     }
     try {
       return Credential.ofToken(token);
@@ -249,6 +272,10 @@ public final class SliceTransport implements Closeable {
     private boolean requested;
     private boolean refused;
     private String admittedHost;
+    private boolean provedPeer;
+    private boolean admittedClient;
+    /** Whose requests these are, as the handshake proved it: what the helper threads are counted under. */
+    private String principal;
     private Credential.Mode mode;
     private ChannelDownstream downstream;
 
@@ -301,6 +328,12 @@ public final class SliceTransport implements Closeable {
         try {
           Handshake.Accepted session = handshake.verifyClient(nonce, f.payloadBytes(), f.index());
           mode = session.mode();
+          String full = admitProved(session);
+          if (full != null) {
+            LOG.warn("wide-ec slice transport of {} refused {}: {}", node, admittedHost, full);
+            refuse(ctx, f.repairId(), full);
+            return;
+          }
           // Encoded at once (this is the event loop), so AUTH_OK is the last untagged frame either way.
           ctx.writeAndFlush(Frame.bytes(FrameType.AUTH_OK, f.repairId(), session.proof()));
           if (session.sendKey() != null) {
@@ -331,6 +364,29 @@ public final class SliceTransport implements Closeable {
       }
     }
 
+    /**
+     * Moves a connection that authenticated to its kind's share: a cluster peer (or any peer under auth=none) out of
+     * its address's cap for unproven connections, a client into the clients' share. Names whom its requests count
+     * under: the proved name or token owner, else the kind and address (never a name a request carries).
+     */
+    private String admitProved(Handshake.Accepted session) {
+      boolean peer = session.mode() == Credential.Mode.CLUSTER || !handshake.authenticates();
+      String host = admittedHost;
+      if (peer) {
+        gate.provedPeer(host);
+        provedPeer = true;
+      } else {
+        String full = gate.admitClient();
+        if (full != null) {
+          return full;
+        }
+        admittedClient = true;
+      }
+      principal = session.principal() != null ? session.principal()
+          : (session.mode() == Credential.Mode.CLUSTER ? "DataNode at " : peer ? "peer at " : "client at ") + host;
+      return null;
+    }
+
     private void accept(ChannelHandlerContext ctx, Frame f) {
       // One stream at a time: a connection is reused only after its stream's END went out.
       if (downstream != null && !downstream.ended) {
@@ -353,10 +409,20 @@ public final class SliceTransport implements Closeable {
         return;
       }
       ChannelDownstream d = downstream;
-      // A DataNode is counted by the node it names (it proved the cluster secret); anyone else by its address.
-      String peer = mode == Credential.Mode.CLUSTER ? "DataNode " + d.node() : "client " + admittedHost;
+      try {
+        // Before a helper thread is taken: a request without authority, or beyond a bound, costs none.
+        handler.screen(body);
+      } catch (IOException | RuntimeException e) {
+        screenedOut.incrementAndGet();
+        LOG.warn("wide-ec slice transport of {} refused a request of {}: {}", node, principal, e.getMessage());
+        d.fail(null, d.selfNode() + " refused the request: " + e.getMessage());
+        return;
+      }
+      // Counted under whom the handshake proved, never under the node name the request carries.
+      String peer = principal;
       String busy = gate.admitRequest(peer);
       if (busy != null) {
+        refusedBusy.incrementAndGet();
         LOG.warn("wide-ec slice transport of {} refused a request: {}", node, busy);
         d.fail(d.selfNode(), d.selfNode() + " refused: " + busy);
         return;
@@ -372,6 +438,7 @@ public final class SliceTransport implements Closeable {
           }
         });
       } catch (RejectedExecutionException e) {
+        refusedBusy.incrementAndGet();
         d.requestDone();
         // No queue: a node whose helper threads are all busy says so, and the requestor plans around it.
         d.fail(d.selfNode(), d.selfNode() + " is shutting down or has no free helper thread");
@@ -386,7 +453,7 @@ public final class SliceTransport implements Closeable {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       if (admittedHost != null) {
-        gate.releaseConnection(admittedHost);
+        gate.releaseConnection(admittedHost, provedPeer, admittedClient);
         admittedHost = null;
       }
       if (downstream != null) {

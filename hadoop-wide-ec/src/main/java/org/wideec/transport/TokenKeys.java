@@ -8,4 +8,12 @@ package org.wideec.transport;
 @FunctionalInterface
 public interface TokenKeys {
   byte[] passwordOf(byte[] identifier) throws Handshake.AuthenticationException;
+
+  /**
+   * Whom the token was issued to (its user), once {@link #passwordOf} accepted it; the slice port counts a client's
+   * requests under it. Null when unknown: the client is then counted under its address.
+   */
+  default String ownerOf(byte[] identifier) {
+    return null;
+  }
 }

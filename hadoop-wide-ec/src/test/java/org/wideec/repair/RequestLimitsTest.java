@@ -36,7 +36,26 @@ class RequestLimitsTest {
   @Test
   void aRequestDeeperThanAnyStripeIsRefused() {
     IOException e = assertThrows(IOException.class, () -> LIMITS.check(chain(RequestLimits.STRIPE_UNITS + 2, 65536)));
-    assertEquals("step request nested 256 deep; at most 255 (units in a stripe)", e.getMessage());
+    assertEquals("step request tree has 256 steps; at most 255 (units in a stripe: a repair or encode asks each helper "
+        + "once)", e.getMessage());
+  }
+
+  @Test
+  void aShallowTreeWithMoreStepsThanAStripeHasUnitsIsRefused() throws IOException {
+    // 1 + 16 + 16 x 16 = 273 steps, two deep and 16 wide: within the depth and fan-out bounds, beyond any stripe.
+    List<StepRequest.Upstream> heads = new java.util.ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      List<StepRequest.Upstream> leaves = new java.util.ArrayList<>();
+      for (int j = 0; j < 16; j++) {
+        leaves.add(new StepRequest.Upstream(new Endpoint("h", 1, "fake" + i + "-" + j, "/r"), chain(1, 65536)));
+      }
+      heads.add(new StepRequest.Upstream(new Endpoint("h", 1, "fake" + i, "/r"),
+          new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, leaves)));
+    }
+    StepRequest tree = new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, heads);
+    IOException e = assertThrows(IOException.class, () -> LIMITS.check(StepRequest.parse(tree.toBytes())));
+    assertEquals("step request tree has 256 steps; at most 255 (units in a stripe: a repair or encode asks each helper "
+        + "once)", e.getMessage());
   }
 
   @Test
@@ -66,11 +85,11 @@ class RequestLimitsTest {
     LIMITS.check(askingFor(new Endpoint("10.0.0.7", 9870, "10.0.0.7:9866", "/r1")));
     IOException elsewhere = assertThrows(IOException.class,
         () -> LIMITS.check(askingFor(new Endpoint("169.254.169.254", 80, "10.0.0.7:9866", "/r1"))));
-    assertEquals("step request names upstream 10.0.0.7:9866 (/r1, slice port 169.254.169.254:80) on another host than "
-        + "DataNode 10.0.0.7:9866", elsewhere.getMessage());
+    assertEquals("request names upstream 10.0.0.7:9866 (/r1, slice port 169.254.169.254:80) on another host than "
+        + "DataNode 10.0.0.7:9866: a node dials only slice ports of this cluster's DataNodes", elsewhere.getMessage());
     IOException port = assertThrows(IOException.class,
         () -> LIMITS.check(askingFor(new Endpoint("10.0.0.7", 0, "10.0.0.7:9866", "/r1"))));
-    assertEquals("step request names upstream 10.0.0.7:9866 (/r1, slice port 10.0.0.7:0): not a host and port",
+    assertEquals("request names upstream 10.0.0.7:9866 (/r1, slice port 10.0.0.7:0): not a host and port",
         port.getMessage());
   }
 

@@ -19,7 +19,13 @@ final class RawPeer implements AutoCloseable {
   private final DataOutputStream out;
 
   RawPeer(int port, int readTimeoutMs) throws IOException {
-    socket = new Socket(InetAddress.getLoopbackAddress(), port);
+    this(null, port, readTimeoutMs);
+  }
+
+  /** A peer from another local address ({@code from}: 127.0.0.2 and up stand in for other hosts on Linux). */
+  RawPeer(InetAddress from, int port, int readTimeoutMs) throws IOException {
+    socket = from == null ? new Socket(InetAddress.getLoopbackAddress(), port)
+        : new Socket(InetAddress.getLoopbackAddress(), port, from, 0);
     socket.setSoTimeout(readTimeoutMs);
     in = new DataInputStream(socket.getInputStream());
     out = new DataOutputStream(socket.getOutputStream());
@@ -69,6 +75,17 @@ final class RawPeer implements AutoCloseable {
     Received ok = receive();
     send(FrameType.REQUEST, 0, PeerStream.requestPayload("raw", "/raw", new Endpoint("127.0.0.1", 1, "server", "/r"), body));
     return ok;
+  }
+
+  /** Proves {@code credential} in the handshake (frame MACs negotiated as by a peer that predates the choice). */
+  Received authenticate(Credential credential) throws IOException {
+    Received challenge = receive();
+    if (challenge == null || challenge.type() != FrameType.CHALLENGE) {
+      throw new IOException("expected CHALLENGE, got " + challenge);
+    }
+    send(FrameType.AUTH, 0, Handshake.clientResponse(credential.toServer(challenge.index()), challenge.payload(),
+        Handshake.nonce()));
+    return receive();
   }
 
   @Override

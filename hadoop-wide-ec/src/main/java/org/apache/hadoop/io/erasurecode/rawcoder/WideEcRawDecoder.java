@@ -20,15 +20,18 @@ import org.wideec.coder.ErasureCoder;
 public class WideEcRawDecoder extends RawErasureDecoder {
   private final ErasureCoder coder;
   private final boolean preferDirect;
+  private final CoderRelease released;
 
   public WideEcRawDecoder(ErasureCoderOptions options, ErasureCoder coder, boolean preferDirect) {
     super(options);
     this.coder = coder;
     this.preferDirect = preferDirect;
+    this.released = new CoderRelease("decoder", coder, preferDirect);
   }
 
   @Override
   protected void doDecode(ByteBufferDecodingState state) throws IOException {
+    released.checkOpen();
     ByteBuffer[] inputs = WideEcBuffers.limited(state.inputs, state.decodeLength);
     try {
       coder.reconstruct(inputs, state.erasedIndexes, WideEcBuffers.limited(state.outputs, state.decodeLength));
@@ -39,6 +42,7 @@ public class WideEcRawDecoder extends RawErasureDecoder {
 
   @Override
   protected void doDecode(ByteArrayDecodingState state) throws IOException {
+    released.checkOpen();
     ByteBuffer[] inputs = WideEcBuffers.wrap(state.inputs, state.inputOffsets, state.decodeLength);
     try {
       coder.reconstruct(inputs, state.erasedIndexes,
@@ -58,6 +62,11 @@ public class WideEcRawDecoder extends RawErasureDecoder {
     return new IOException(coder.code().spec() + ": cannot rebuild erased units " + Arrays.toString(erased)
         + " from inputs " + given + " (rank-deficient for this code, although HDFS's reader assumes any "
         + getNumDataUnits() + " units decode; see DESIGN.md §2)", cause);
+  }
+
+  @Override
+  public void release() {
+    released.release();
   }
 
   @Override

@@ -1,0 +1,333 @@
+package org.wideec.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.HelperService;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.StepRequest;
+import org.wideec.repair.UnitStore;
+
+/**
+ * Hostile clients against real slice transports: nobody can hold more of a node's helper threads or connections than
+ * its share, whatever names its requests carry, and a request without authority or beyond a bound costs no thread.
+ */
+@ExtendWith(NettyLeakCheck.class)
+class SlicePortExhaustionTest {
+  static final byte[] SECRET = "the cluster secret of this test".getBytes(StandardCharsets.UTF_8);
+  static final int SLICE = 4096;
+  static final BlockRef UNIT = new BlockRef("bp", 1, 1, SLICE);
+  /** Two block tokens: identifier "mallory" or "alice", password = identifier reversed. */
+  static final TokenKeys TOKENS = new TokenKeys() {
+    @Override
+    public byte[] passwordOf(byte[] id) throws Handshake.AuthenticationException {
+      String owner = new String(id, StandardCharsets.UTF_8);
+      if (!owner.equals("mallory") && !owner.equals("alice")) {
+        throw new Handshake.AuthenticationException("block token refused: unknown key");
+      }
+      return password(owner);
+    }
+
+    @Override
+    public String ownerOf(byte[] id) {
+      return new String(id, StandardCharsets.UTF_8);
+    }
+  };
+
+  private final CountDownLatch release = new CountDownLatch(1);
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    release.countDown();
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+  }
+
+  static byte[] password(String owner) {
+    byte[] p = owner.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < p.length / 2; i++) {
+      byte t = p[i];
+      p[i] = p[p.length - 1 - i];
+      p[p.length - 1 - i] = t;
+    }
+    return p;
+  }
+
+  static Credential token(String owner) {
+    return Credential.token(owner.getBytes(StandardCharsets.UTF_8), password(owner));
+  }
+
+  private ThreadPoolExecutor threads(int n) {
+    ThreadPoolExecutor t = new ThreadPoolExecutor(0, n, 1, TimeUnit.SECONDS, new SynchronousQueue<>());
+    open.add(t::shutdownNow);
+    return t;
+  }
+
+  private SliceTransport transport(String node, byte[] secret, PeerLimits limits, ThreadPoolExecutor workers)
+      throws IOException {
+    TransportConf conf = new TransportConf("127.0.0.1", 0, secret, SLICE, 2, 1 << 20, 30_000, 5000, TrafficShaper.OFF,
+        null, limits);
+    SliceTransport t = new SliceTransport(conf, node, TrafficCounters.NONE, workers, secret == null ? null : TOKENS);
+    open.add(t::close);
+    return t;
+  }
+
+  /** A helper whose store holds UNIT (bytes 0, 1, 2, ...) and reads it for any asker. */
+  private static HelperService helper(SliceTransport t, ReplicaAccess access) {
+    UnitStore store = unit -> new UnitStore.Reader() {
+      @Override
+      public void read(long offset, byte[] dst, int off, int len) {
+        for (int i = 0; i < len; i++) {
+          dst[off + i] = (byte) (offset + i);
+        }
+      }
+
+      @Override
+      public void close() {}
+    };
+    return new HelperService(t, store, access, new org.wideec.repair.RepairCounters() {
+      @Override
+      public void sliceSent(int bytes, boolean crossRack) {}
+
+      @Override
+      public void readLocally(long bytes) {}
+    });
+  }
+
+  private static void await(java.util.function.BooleanSupplier done, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!done.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, what);
+      Thread.onSpinWait();
+    }
+  }
+
+  private static byte[] readAll(PeerStream s, int bytes) throws Exception {
+    byte[] out = new byte[bytes];
+    int at = 0;
+    for (int i = 0; ; i++) {
+      Frame f = s.nextOrEnd(i);
+      if (f == null) {
+        break;
+      }
+      try {
+        int n = f.payload().readableBytes();
+        f.payload().readBytes(out, at, n);
+        at += n;
+      } finally {
+        f.release();
+      }
+      s.credit();
+    }
+    assertEquals(bytes, at);
+    return out;
+  }
+
+  @Test
+  void aClientNamingFreshNodesInARelayedTreeHoldsOnlyTheRelayingDataNodesShare() throws Exception {
+    PeerLimits limits = new PeerLimits(64, 2048, 512, 60_000, 120_000, 2);
+    // B: a DataNode whose requests hold their helper thread (a slow consumer) until the test ends.
+    AtomicInteger entered = new AtomicInteger();
+    SliceTransport b = transport("B", SECRET, limits, threads(8));
+    int bPort = b.start((id, body, d) -> {
+      entered.incrementAndGet();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      d.fail(null, "released");
+    });
+    // A: a DataNode serving steps; it relays a step's upstreams to B.
+    SliceTransport a = transport("A", SECRET, limits, threads(8));
+    int aPort = a.start(helper(a, ReplicaAccess.OPEN));
+    SliceTransport client = transport("client", null, limits, threads(1));
+
+    // Mallory's one request names six upstreams at B, each under a fresh node name on B's host.
+    List<StepRequest.Upstream> ups = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      ups.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", bPort, "127.0.0.1:" + (20000 + i), "/r"),
+          new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of())));
+    }
+    StepRequest tree = new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, ups);
+    PeerStream mallory = client.open(new Endpoint("127.0.0.1", aPort, "A", "/r"), "mallory", "/r", 1, tree.toBytes(),
+        token("mallory"));
+    open.add(mallory::close);
+    await(() -> entered.get() + b.refusedBusy() == 6, "B decided every relayed request");
+    assertEquals(2, entered.get(), "B runs only A's share of the relayed requests, whatever nodes they name");
+    assertEquals(4, b.refusedBusy());
+    assertEquals(2, b.requestsOf("DataNode A"));
+
+    // Another DataNode asks B directly: its own share is free.
+    SliceTransport c = transport("C", SECRET, limits, threads(1));
+    PeerStream fromC = c.open(new Endpoint("127.0.0.1", bPort, "B", "/r"), "C", "/r", 2, new byte[0]);
+    open.add(fromC::close);
+    await(() -> entered.get() == 3, "B serves DataNode C");
+    assertEquals(1, b.requestsOf("DataNode C"));
+
+    // An honest client reads the unit from A, byte for byte.
+    try (PeerStream alice = client.open(new Endpoint("127.0.0.1", aPort, "A", "/r"), "alice", "/r", 3,
+        new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of()).toBytes(), token("alice"))) {
+      byte[] expected = new byte[SLICE];
+      for (int i = 0; i < SLICE; i++) {
+        expected[i] = (byte) i;
+      }
+      assertArrayEquals(expected, readAll(alice, SLICE));
+    }
+  }
+
+  @Test
+  void aClientIsCountedUnderItsTokensOwnerWhateverItNamesItself() throws Exception {
+    PeerLimits limits = new PeerLimits(64, 2048, 512, 60_000, 120_000, 2);
+    AtomicInteger entered = new AtomicInteger();
+    SliceTransport server = transport("S", SECRET, limits, threads(8));
+    int port = server.start((id, body, d) -> {
+      entered.incrementAndGet();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      d.fail(null, "released");
+    });
+    SliceTransport client = transport("client", null, limits, threads(1));
+    for (int i = 0; i < 5; i++) {
+      PeerStream s = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "node-" + i + ":9866", "/r", i,
+          new byte[0], token("mallory"));
+      open.add(s::close);
+    }
+    await(() -> entered.get() + server.refusedBusy() == 5, "every request decided");
+    assertEquals(2, entered.get());
+    assertEquals(2, server.requestsOf("token owner mallory"));
+    PeerStream alice = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "x", "/r", 9, new byte[0],
+        token("alice"));
+    open.add(alice::close);
+    await(() -> entered.get() == 3, "alice is served");
+  }
+
+  @Test
+  void aRequestWithoutAuthorityOrBeyondABoundTakesNoHelperThreadAndDialsNothing() throws Exception {
+    ThreadPoolExecutor workers = threads(4);
+    SliceTransport server = transport("S", SECRET, PeerLimits.DEFAULTS, workers);
+    byte[] forged = "forged".getBytes(StandardCharsets.UTF_8);
+    int port = server.start(helper(server, unit -> {
+      if (Arrays.equals(unit.token(), forged)) {
+        throw new ReplicaAccess.DeniedException("block token of " + unit + " refused: expired or forged");
+      }
+    }));
+    SliceTransport client = transport("client", null, PeerLimits.DEFAULTS, threads(1));
+    try (ServerSocketChannel outside = ServerSocketChannel.open()) {
+      outside.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      outside.configureBlocking(false);
+      int outsidePort = ((InetSocketAddress) outside.getLocalAddress()).getPort();
+
+      // A forged token inside the request.
+      StepRequest forgedStep = new StepRequest(UNIT.withToken(forged), 1, SLICE, SLICE, 0, 1,
+          List.of(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:9866", "/r"),
+              new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of()))));
+      PeerFailure denied = assertThrows(PeerFailure.class, () -> readAll(client.open(
+          new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 1, forgedStep.toBytes(), token("mallory")), 0));
+      assertTrue(denied.getMessage().contains("refused: expired or forged"), denied.getMessage());
+
+      // A tree of 1 + 16 + 256 steps: within depth and fan-out, beyond any stripe.
+      List<StepRequest.Upstream> heads = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        List<StepRequest.Upstream> leaves = new ArrayList<>();
+        for (int j = 0; j < 16; j++) {
+          leaves.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:" + (1000 + j), "/r"),
+              new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of())));
+        }
+        heads.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:" + (2000 + i), "/r"),
+            new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, leaves)));
+      }
+      StepRequest huge = new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, heads);
+      PeerFailure big = assertThrows(PeerFailure.class, () -> readAll(client.open(
+          new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 2, huge.toBytes(), token("mallory")), 0));
+      assertTrue(big.getMessage().contains("step request tree has 256 steps; at most 255"), big.getMessage());
+
+      assertEquals(2, server.screenedOut());
+      assertEquals(0, workers.getTaskCount(), "no helper thread was taken");
+      assertNull(outside.accept(), "nothing was dialled");
+    }
+  }
+
+  @Test
+  void connectionsThatNeverProveTheClusterSecretCannotLockDataNodesOut() throws Exception {
+    // 12 connections; 4 reserved for DataNodes; at most 3 per address that has not proved the secret.
+    PeerLimits limits = new PeerLimits(64, 12, 12, 60_000, 120_000, 8, 8, 10_000, 4, 3);
+    SliceTransport server = transport("S", SECRET, limits, threads(4));
+    byte[] payload = new byte[SLICE];
+    Arrays.fill(payload, (byte) 7);
+    int port = server.start((id, body, d) -> Producers.sendAll(d, 3, s -> Unpooled.wrappedBuffer(payload.clone())));
+
+    // From one host: three connections that never finish the handshake; the fourth is refused.
+    InetAddress stalling = InetAddress.getByName("127.0.0.2");
+    for (int i = 0; i < 3; i++) {
+      RawPeer p = new RawPeer(stalling, port, 10_000);
+      open.add(p);
+      assertEquals(FrameType.CHALLENGE, p.receive().type());
+    }
+    try (RawPeer fourth = new RawPeer(stalling, port, 10_000)) {
+      assertRefused(fourth, "127.0.0.2 already has 3 connections here that are not DataNodes of this cluster "
+          + "(wide-ec.transport.max-client-connections-per-host)");
+    }
+    // From three more hosts: token clients, up to the clients' share of 12 - 4 = 8; the ninth is refused.
+    int clients = 0;
+    for (int host = 3; host <= 5; host++) {
+      for (int i = 0; i < 3; i++) {
+        RawPeer p = new RawPeer(InetAddress.getByName("127.0.0." + host), port, 10_000);
+        open.add(p);
+        RawPeer.Received r = p.authenticate(token("mallory"));
+        if (++clients <= 8) {
+          assertEquals(FrameType.AUTH_OK, r.type());
+        } else {
+          assertEquals(FrameType.ERROR, r.type());
+          assertTrue(r.text().contains("clients already hold 8 slice connections here; the other 4 are reserved for "
+              + "this cluster's DataNodes (wide-ec.transport.reserved-peer-connections)"), r.text());
+          p.close();
+        }
+      }
+    }
+    await(() -> server.openConnections() == 11, "the refused client's connection closed");
+
+    // A DataNode still connects and its stream completes, byte for byte.
+    SliceTransport dataNode = transport("D", SECRET, limits, threads(1));
+    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, "S", "/r"), "D", "/r", 1, new byte[0])) {
+      byte[] all = readAll(s, 3 * SLICE);
+      for (byte x : all) {
+        assertEquals(7, x);
+      }
+    }
+  }
+
+  private static void assertRefused(RawPeer p, String why) throws IOException {
+    RawPeer.Received r;
+    do {
+      r = p.receive();
+    } while (r != null && r.type() != FrameType.ERROR);
+    assertTrue(r != null && r.text().contains(why), "refused with '" + why + "', got " + (r == null ? "a close" : r.text()));
+  }
+}
