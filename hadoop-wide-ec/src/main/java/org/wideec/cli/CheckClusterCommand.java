@@ -26,7 +26,8 @@ import org.wideec.placement.StripedPlacement;
 /**
  * {@code wide-ec check-cluster}: our {@code hdfs ec -verifyClusterSetup}. For every enabled policy of our codecs:
  * can the live topology hold its placement plan, and does a single-rack loss stay readable to stock clients; for
- * every live DataNode: does it run our worker, with the native coder. Prints what to fix; exit code 1 when something
+ * every live DataNode: does it run our worker, with the native coder (one without names the enabled LRC policies
+ * whose losses HDFS's own reconstructor cannot always rebuild: {@link StockRepairHazard}). Prints what to fix; exit code 1 when something
  * is wrong. Warnings (a DataNode that ignores block pins, so the Balancer may move archived replicas off plan) are
  * printed too, without changing the exit code: a cluster that archives nothing does not need pins.
  */
@@ -65,9 +66,10 @@ final class CheckClusterCommand {
     }
     List<Map<String, Object>> nodes = new ArrayList<>();
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
+    String hazard = StockRepairHazard.of(dfs).describe();
     try {
       for (DatanodeInfo d : live) {
-        nodes.add(checkNode(d, jmx, fixes, warnings));
+        nodes.add(checkNode(d, jmx, hazard, fixes, warnings));
       }
     } finally {
       jmx.close();
@@ -131,8 +133,9 @@ final class CheckClusterCommand {
     return r;
   }
 
-  private static Map<String, Object> checkNode(DatanodeInfo d, JmxEndpointResolver jmx, List<String> fixes,
-      List<String> warnings) {
+  /** @param hazard what a DataNode without a running worker means for repairs, or null */
+  private static Map<String, Object> checkNode(DatanodeInfo d, JmxEndpointResolver jmx, String hazard,
+      List<String> fixes, List<String> warnings) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("datanode", d.getXferAddr());
     try {
@@ -149,14 +152,14 @@ final class CheckClusterCommand {
             + " moves them back); set it to true on every DataNode that holds archived data");
       }
       if (!state.equals("running")) {
-        fixes.add(d.getXferAddr() + ": the wide-ec worker is " + state);
+        fixes.add(d.getXferAddr() + ": the wide-ec worker is " + state + (hazard == null ? "" : "; " + hazard));
       } else if (!coder.startsWith("native")) {
         fixes.add(d.getXferAddr() + ": codes in Java (" + coder + "): install libisal2 and put libwideec.so on the "
             + "DataNode's java.library.path");
       }
     } catch (IOException e) {
       r.put("worker", "none");
-      fixes.add(d.getXferAddr() + ": " + e.getMessage());
+      fixes.add(d.getXferAddr() + ": " + e.getMessage() + (hazard == null ? "" : "; " + hazard));
     }
     return r;
   }

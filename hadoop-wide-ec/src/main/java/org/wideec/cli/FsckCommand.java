@@ -22,6 +22,7 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.analysis.PlacementCosts;
 import org.wideec.code.LinearCode;
+import org.wideec.code.StockReconstruction;
 import org.wideec.coder.StripedCodec;
 import org.wideec.placement.GroupHealth;
 import org.wideec.placement.PlacementConf;
@@ -31,7 +32,8 @@ import org.wideec.placement.StripedPlacement;
 /**
  * {@code wide-ec fsck PATH}: for every block group of our codecs under PATH, its units per rack, the units lost
  * now, whether the survivors decode (by the code, not by HDFS's count of parities), whether a stock client reads
- * it now and after its worst single-rack loss (HDFS's reader rule, DESIGN.md §2), whether our worker can repair it,
+ * it now and after its worst single-rack loss (HDFS's reader rule, DESIGN.md §2), whether our worker can repair it
+ * and whether HDFS's own reconstructor could too (a loss only our worker rebuilds is printed as a finding),
  * how many more units it can lose, whether the plan holds, and the cross-rack cost of repairing each unit as
  * placed. Exit code 1 when some group has lost data or would be unreadable to stock clients after a rack loss.
  * Archived data under PATH (wide stripes, DESIGN.md §3.2) is judged by {@link ArchiveFsck}; any finding there exits 1.
@@ -48,12 +50,12 @@ final class FsckCommand {
   /** One block group's report (the JSON fields of {@code fsck --json}, README "fsck"). */
   record GroupReport(String file, String block, String code, Map<String, List<Integer>> unitsByRack, int[] lostUnits,
       boolean decodable, boolean stockReadable, boolean stockReadableAfterRackLoss, String worstRack,
-      boolean repairable, int remainingTolerance, boolean remainingToleranceExact, boolean planHolds,
+      boolean repairable, boolean stockRepairable, int remainingTolerance, boolean remainingToleranceExact, boolean planHolds,
       int[] crossRackCost) {
     /** A file whose policy defines no code: nothing of it can be read or judged (counted as lost). */
     static GroupReport unbuildable(String file, String policy, String why) {
       return new GroupReport(file, "(policy " + policy + " defines no code: " + why + ")", null, Map.of(), new int[0],
-          false, false, false, null, false, -1, true, false, null);
+          false, false, false, null, false, false, -1, true, false, null);
     }
   }
 
@@ -87,6 +89,7 @@ final class FsckCommand {
     long notRackTolerant = reports.stream().filter(r -> !r.stockReadableAfterRackLoss()).count();
     long atRisk = reports.stream().filter(r -> r.decodable() && r.remainingTolerance() <= 0).count();
     long offPlan = reports.stream().filter(r -> !r.planHolds()).count();
+    long stockCannotRepair = reports.stream().filter(r -> r.decodable() && !r.stockRepairable()).count();
     ArchiveFsck archived = ArchiveFsck.of(dfs, root);
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
@@ -98,6 +101,7 @@ final class FsckCommand {
       j.put("groupsNotRackTolerant", notRackTolerant);
       j.put("groupsAtRisk", atRisk);
       j.put("groupsOffPlan", offPlan);
+      j.put("groupsOnlyOurWorkerRepairs", stockCannotRepair);
       j.put("archived", archived.toJson());
       out.println(Json.write(j));
     } else {
@@ -117,6 +121,13 @@ final class FsckCommand {
       out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
           + " clients after a rack loss, %d one loss from data loss, %d off plan%n", reports.size(), lost, unreadable,
           notRackTolerant, atRisk, offPlan);
+      for (GroupReport r : reports) {
+        if (r.decodable() && !r.stockRepairable()) {
+          out.println("REPAIR NEEDS THE WIDE-EC WORKER: " + r.file() + " " + r.block() + " lost units "
+              + java.util.Arrays.toString(r.lostUnits()) + ", which HDFS's own reconstructor cannot rebuild from the"
+              + " units it reads (index order); a DataNode without the wide-ec worker retries it forever");
+        }
+      }
       archived.print(out);
     }
     return lost > 0 || notRackTolerant > 0 || archived.problems() ? 1 : 0;
@@ -137,6 +148,12 @@ final class FsckCommand {
       return "n/a (units lost)";
     }
     return "n/a (group shorter than a stripe)";
+  }
+
+  /** Whether HDFS's own reconstructor (a DataNode without our worker) rebuilds the loss too. */
+  private static boolean stockRepairable(LinearCode code, BitSet absent, int[] lost) {
+    int realData = absent.isEmpty() ? code.k() : absent.nextSetBit(0);
+    return lost.length == 0 || !code.isSystematic() || StockReconstruction.canRebuild(code, realData, lost);
   }
 
   private void check(DistributedFileSystem dfs, Path file, String scheme, List<GroupReport> reports) throws IOException {
@@ -191,7 +208,8 @@ final class FsckCommand {
       }
       reports.add(new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), code.spec(), byRack,
           health.lost(), health.decodable(), health.stockReadable(), health.stockReadableAfterRackLoss(),
-          health.worstRack(), health.decodable(), health.remaining().value(), health.remaining().exact(),
+          health.worstRack(), health.decodable(), health.decodable() && stockRepairable(code, absent, health.lost()),
+          health.remaining().value(), health.remaining().exact(),
           plan != null && StripedPlacement.holds(plan, rackOf), cross));
     }
   }

@@ -19,7 +19,9 @@ import org.wideec.datanode.JmxEndpointResolver;
  * it on the DataNode's /jmx page: running or off and why, its version, its coder (native or Java, and why), slice
  * endpoint, authentication, TLS, block tokens, whether HDFS honours block pins (archived replicas are pinned on
  * plan; without {@code dfs.datanode.block-pinning.enabled} the Balancer may move them), what happened to the reconstruction tasks it took over, and its last
- * error. Exit code 1 when some DataNode runs no worker, or runs it off.
+ * error. A DataNode without a running worker is named a repair hazard for every enabled LRC policy (HDFS's own
+ * reconstructor cannot rebuild some of its losses: {@link StockRepairHazard}). Exit code 1 when some DataNode runs
+ * no worker, or runs it off.
  */
 final class NodesCommand {
   private final Configuration conf;
@@ -39,8 +41,9 @@ final class NodesCommand {
     List<Map<String, Object>> rows = new ArrayList<>();
     int missing;
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
+    String hazard = StockRepairHazard.of(dfs).describe();
     try {
-      missing = describe(dfs, jmx, rows);
+      missing = describe(dfs, jmx, hazard, rows);
     } finally {
       jmx.close();
     }
@@ -60,13 +63,18 @@ final class NodesCommand {
                 + r.get("tasksAbandoned") : "", r.getOrDefault("lastError", ""));
       }
       t.print(out);
+      for (Map<String, Object> r : rows) {
+        if (r.containsKey("repairHazard")) {
+          out.println(r.get("datanode") + ": " + r.get("repairHazard"));
+        }
+      }
     }
     return missing == 0 ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
   }
 
   /** One row per live DataNode into rows; returns how many run no worker, run it off, or could not be asked. */
-  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, List<Map<String, Object>> rows)
-      throws IOException {
+  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, String hazard,
+      List<Map<String, Object>> rows) throws IOException {
     int missing = 0;
     for (DatanodeInfo dn : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
       Map<String, Object> r = new LinkedHashMap<>();
@@ -95,6 +103,9 @@ final class NodesCommand {
       } catch (IOException e) {
         r.put("worker", "none: " + e.getMessage());
         missing++;
+      }
+      if (hazard != null && !"running".equals(r.get("worker"))) {
+        r.put("repairHazard", hazard);
       }
       rows.add(r);
     }

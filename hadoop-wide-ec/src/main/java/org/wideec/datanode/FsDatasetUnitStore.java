@@ -15,6 +15,7 @@ import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.BlockRef;
+import org.wideec.repair.CorruptSources;
 import org.wideec.repair.UnitStore;
 
 /**
@@ -108,7 +109,8 @@ public final class FsDatasetUnitStore implements UnitStore {
       } catch (ChecksumException e) {
         LOG.warn("corrupt replica {} found while serving a repair at offset {}: reporting it", block, e.getPos());
         datanode.reportBadBlocks(block);
-        throw new IOException("corrupt replica " + block + " at offset " + e.getPos() + ": " + e.getMessage(), e);
+        throw new IOException(CorruptSources.message(block.getBlockPoolId(), block.getBlockId(),
+            block.getGenerationStamp(), e.getPos(), e.getMessage()), e);
       }
       System.arraycopy(buf, 0, dst, off, have);
       position = offset + span;

@@ -31,6 +31,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong tasksHandedToStock;
   final MutableCounterLong tasksAbandoned;
   final MutableCounterLong unexpectedErrors;
+  final MutableCounterLong corruptSourcesReported;
   final MutableCounterLong repairsSucceeded;
   final MutableCounterLong repairsFailed;
   final MutableCounterLong retries;
@@ -63,6 +64,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "tasks left unfinished (DataNode shutting down, or fallback off); the NameNode retargets them", 0L);
     unexpectedErrors = registry.newCounter("UnexpectedErrors",
         "exceptions of wide-ec caught where it meets the DataNode (a bug: see the log)", 0L);
+    corruptSourcesReported = registry.newCounter("CorruptSourcesReported",
+        "source replicas found corrupt during a repair and reported to the NameNode", 0L);
     repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
     repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
     retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
@@ -161,6 +164,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   public long repairs(RepairScheme s) {
     return byScheme.get(s).value();
+  }
+
+  public long corruptSourcesReported() {
+    return corruptSourcesReported.value();
   }
 
   public long tasksTakenOver() {

@@ -36,7 +36,8 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
   private final SliceTransport transport;
   private final JmxEndpointResolver endpoints;
   private final RepairMetrics metrics;
-  private final RepairEngine.Builder engines;
+  private final int maxAttempts;
+  private final org.wideec.repair.RebuildValidation validation;
   private final RepairScheme scheme;
   private final boolean fallback;
   private final DataChecksum checksum;
@@ -50,7 +51,8 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     this.endpoints = endpoints;
     this.metrics = metrics;
     this.scheme = conf.scheme();
-    this.engines = resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation());
+    this.maxAttempts = conf.maxAttempts();
+    this.validation = conf.validation();
     this.fallback = conf.fallbackToStock();
     this.checksum = checksumOf(hdfs);
   }
@@ -170,6 +172,26 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     return new Job(all, missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray(), t.targets());
   }
 
+  /**
+   * Reports a source replica a helper found corrupt to the NameNode, synchronously, as HDFS's reconstructor does
+   * (DataNode#reportRemoteBadBlock, the call behind its reportCorruptedBlocks): the NameNode then no longer counts
+   * the unit as live and queues it for reconstruction before this task stores its units, so the group is not left
+   * looking whole with a corrupt unit in it. The helper's own DataNode reports it too, but only with its next
+   * heartbeat.
+   */
+  private void reportCorrupt(ExtendedBlock group, DatanodeInfo holder, int unit, BlockRef block, String why)
+      throws IOException {
+    if (holder == null) {
+      throw new IOException("no DataNode known for the corrupt replica of unit " + unit);
+    }
+    ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), block.blockId(), block.numBytes(),
+        block.genStamp());
+    dn.reportRemoteBadBlock(holder, internal);
+    metrics.corruptSourcesReported.incr();
+    LOG.warn("wide-ec: block group {} unit {}: replica {} on {} is corrupt ({}); reported to the NameNode, which"
+        + " schedules its reconstruction", group, unit, internal, holder.getXferAddr(), why);
+  }
+
   private RepairEngine.Result repair(ReconstructionTask t, Job job, List<Integer> stored) throws IOException {
     ExtendedBlock group = t.blockGroup();
     int[] wanted = job.units();
@@ -182,7 +204,9 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     DatanodeInfo self = t.targets()[0];
     UnitLocation requestor = new UnitLocation(-1, self.getXferAddr(), self.getNetworkLocation());
     EndpointResolver resolver = endpoints.over(nodes::get);
-    return engines.create(resolver).repair(job.group().repair().only(wanted), requestor, (unit, len) -> {
+    RepairEngine engine = new RepairEngine(transport, resolver, metrics, maxAttempts, validation,
+        (unit, where, block, why) -> reportCorrupt(group, nodes.get(where.node()), unit, block, why));
+    return engine.repair(job.group().repair().only(wanted), requestor, (unit, len) -> {
       int ti = targetOf.get(unit);
       DatanodeInfo target = t.targets()[ti];
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + unit, len,

@@ -31,6 +31,7 @@ public final class RepairEngine {
   private final RepairCounters counters;
   private final int maxAttempts;
   private final RebuildValidation validation;
+  private final CorruptSources corrupt;
 
   /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
@@ -39,6 +40,12 @@ public final class RepairEngine {
 
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation) {
+    this(transport, resolver, counters, maxAttempts, validation, CorruptSources.IGNORE);
+  }
+
+  /** An engine that tells {@code corrupt} of every source replica a helper finds corrupt, before it retries. */
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation, CorruptSources corrupt) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -47,6 +54,7 @@ public final class RepairEngine {
     this.counters = counters;
     this.maxAttempts = maxAttempts;
     this.validation = validation;
+    this.corrupt = corrupt;
   }
 
   /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */
@@ -148,6 +156,7 @@ public final class RepairEngine {
         if (blame) {
           excluded.add(f.culprit());
           resolver.forget(f.culprit());
+          reportCorrupt(r, f);
         }
         if (attempt < maxAttempts) {
           counters.retried();
@@ -175,6 +184,24 @@ public final class RepairEngine {
     counters.repairFailed();
     throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
         + (last == null ? "" : last.getMessage()), last, tried(maxAttempts, excluded));
+  }
+
+  /**
+   * Tells the listener of the source replica a failure names corrupt, when it is the blamed helper's unit: before
+   * the next attempt, so a repair never completes while its corrupt source still counts as live.
+   */
+  private void reportCorrupt(StripeRepair r, PeerFailure f) {
+    Integer unit = CorruptSources.blockIn(f.getMessage(), r.blocks());
+    UnitLocation where = unit == null ? null : r.survivors().get(unit);
+    if (where == null || !where.node().equals(f.culprit())) {
+      return;
+    }
+    try {
+      corrupt.found(unit, where, r.blocks().get(unit), f.getMessage());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: could not report the corrupt replica of unit {} on {}: {}", r.name(), unit, where.node(),
+          e.toString());
+    }
   }
 
   private static Result tried(int attempts, Set<String> excluded) {

@@ -12,7 +12,7 @@ import org.wideec.placement.hdfs.AtRiskLog;
 class FsckOutputTest {
   private static FsckCommand.GroupReport group(int[] lost, int[] cross) {
     return new FsckCommand.GroupReport("/f", "blk_-1", "azure-lrc:k=6,l=2,g=2", Map.of("/r0", List.of(0)), lost, true,
-        true, true, null, true, 3, true, true, cross);
+        true, true, null, true, true, 3, true, true, cross);
   }
 
   @Test

@@ -31,6 +31,11 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "block groups reported with data lost (each at most once per ten minutes)", 0L);
   final MutableCounterLong groupsPrioritised = registry.newCounter("GroupsPrioritised",
       "at-risk block groups moved to HDFS's highest reconstruction priority", 0L);
+  final MutableGaugeLong groupsStockRepairStuck = registry.newGauge("GroupsStockRepairStuck",
+      "block groups whose loss HDFS's own reconstructor cannot rebuild and whose reconstruction outlived a pending"
+          + " timeout unchanged (DataNodes without the wide-ec worker retry it forever)", 0L);
+  final MutableCounterLong groupsStockRepairStuckReported = registry.newCounter("GroupsStockRepairStuckReported",
+      "block groups reported stuck in HDFS's own reconstruction (each once per loss pattern while it lasts)", 0L);
   final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
@@ -111,6 +116,14 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archivedMoveBackFailures() {
     return archivedMoveBackFailures.value();
+  }
+
+  public long groupsStockRepairStuck() {
+    return groupsStockRepairStuck.value();
+  }
+
+  public long groupsStockRepairStuckReported() {
+    return groupsStockRepairStuckReported.value();
   }
 
   public long groupsAtRisk() {

@@ -31,6 +31,8 @@ import org.wideec.placement.StripedPlacement;
  *       each ({@link AtRiskLog}; the placement of a group's repair reports it at once, the scan catches groups
  *       still waiting for a target), the gauges of {@link WideEcNameNodeMetrics}, and a move of the group's
  *       reconstruction to HDFS's highest priority ({@link WideEcGroupRiskScanner#prioritise}).</li>
+ *   <li>block groups whose loss HDFS's own reconstructor cannot rebuild and whose reconstruction outlived a pending
+ *       timeout unchanged ({@link StockRepairWatch}): one error each with the reason, and a gauge.</li>
  * </ul>
  * With {@code org.apache.hadoop.hdfs.server.blockmanagement.WideEcReplicaPlacementPolicy} as
  * {@code dfs.block.replicator.classname}, it also runs the {@link ArchiveTrimmer} (own thread), which trims archived
@@ -49,6 +51,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private final Set<String> reportedPolicies = new HashSet<>();
   private final Map<Long, String> prioritised = new HashMap<>();
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
+  private volatile StockRepairWatch stockRepairs;
   private volatile WideEcNameNodeMetrics metrics;
   private volatile Thread thread;
   private volatile ArchiveTrimmer trimmer;
@@ -78,6 +81,10 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
         LOG.error("{}; block groups of our codecs are placed by the stock policy", e.getMessage());
       }
       AtRiskLog.reset();
+      stockRepairs = new StockRepairWatch(conf.getTimeDuration(
+          org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_RECONSTRUCTION_PENDING_TIMEOUT_SEC_KEY,
+          org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_RECONSTRUCTION_PENDING_TIMEOUT_SEC_DEFAULT,
+          java.util.concurrent.TimeUnit.SECONDS, java.util.concurrent.TimeUnit.MILLISECONDS));
       metrics = WideEcNameNodeMetrics.registerReplacing();
       current = metrics;
       thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
@@ -233,7 +240,15 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   }
 
   private void checkGroups(FSNamesystem fsn, WideEcNameNodeMetrics m) {
-    WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn);
+    StockRepairWatch watch = stockRepairs;
+    WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn, watch.watched());
+    for (StockRepairWatch.Stuck s : watch.observe(scan.losses(), System.currentTimeMillis())) {
+      m.groupsStockRepairStuckReported.incr();
+      LOG.error("block group blk_{} of {} ({}) has lost units {} and HDFS's own reconstruction cannot rebuild them: {}",
+          s.loss().blockId(), WideEcGroupRiskScanner.fileOf(fsn, s.loss().fileId()), s.loss().policy(),
+          java.util.Arrays.toString(s.loss().lost()), s.reason());
+    }
+    m.groupsStockRepairStuck.set(watch.stuck());
     Map<Long, String> now = new HashMap<>();
     for (WideEcGroupRiskScanner.AtRisk r : scan.atRisk()) {
       AtRiskLog.report(r.blockId(), r.file(), r.policy(), r.lost(), r.remaining());

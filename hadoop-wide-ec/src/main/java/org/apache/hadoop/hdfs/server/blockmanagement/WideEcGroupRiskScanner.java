@@ -24,8 +24,18 @@ public final class WideEcGroupRiskScanner {
   /** A group at risk: the file, the group, its policy, the units lost and the remaining tolerance. */
   public record AtRisk(long blockId, String file, String policy, int[] lost, RemainingTolerance remaining) {}
 
-  /** One scan: groups of our codecs examined, and those at risk (remaining tolerance 0 or data lost). */
-  public record Scan(int examined, List<AtRisk> atRisk) {
+  /**
+   * A group of our codecs that lacks units: the units lost (data units past the end of a short group excluded), how
+   * many data units it holds, and whether a reconstruction of it is pending (handed to a DataNode, not yet done).
+   */
+  public record Loss(long blockId, long fileId, String policy, LinearCode code, int[] lost, int realData,
+      boolean pending) {}
+
+  /**
+   * One scan: groups of our codecs examined, those at risk (remaining tolerance 0 or data lost), and the losses of
+   * every group examined (those in the low-redundancy queue and those asked after).
+   */
+  public record Scan(int examined, List<AtRisk> atRisk, List<Loss> losses) {
     public long lost() {
       return atRisk.stream().filter(r -> r.remaining().dataLost()).count();
     }
@@ -34,30 +44,47 @@ public final class WideEcGroupRiskScanner {
   private final Map<String, LinearCode> codes = new HashMap<>();
 
   /** What the scan copies of a group under the lock; judged after it is released. */
-  private record Snapshot(long blockId, long fileId, ErasureCodingPolicy policy, BitSet live, int realData) {}
+  private record Snapshot(long blockId, long fileId, ErasureCodingPolicy policy, BitSet live, int realData,
+      boolean pending) {}
 
   /**
    * Copies the low-redundancy groups of our codecs under the namesystem read lock (a short hold: no code is
    * evaluated there), then judges each outside it; file names of the groups at risk are looked up afterwards.
    */
   public Scan scan(FSNamesystem fsn) {
+    return scan(fsn, List.of());
+  }
+
+  /**
+   * As {@link #scan(FSNamesystem)}, and also the groups {@code watched} (by block group id) wherever they are now:
+   * a group whose reconstruction HDFS handed to a DataNode leaves the low-redundancy queue for the pending one.
+   */
+  public Scan scan(FSNamesystem fsn, java.util.Collection<Long> watched) {
     List<Snapshot> groups = new ArrayList<>();
     fsn.readLock();
     try {
       if (!reportsComplete(fsn)) {
-        return new Scan(0, List.of());
+        return new Scan(0, List.of(), List.of());
       }
-      Iterator<BlockInfo> it = fsn.getBlockManager().neededReconstruction.iterator();
+      BlockManager bm = fsn.getBlockManager();
+      java.util.Set<Long> seen = new java.util.HashSet<>();
+      Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
       while (it.hasNext()) {
-        if (it.next() instanceof BlockInfoStriped g
-            && StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName())) {
-          groups.add(snapshot(g));
+        if (it.next() instanceof BlockInfoStriped g && ours(g) && seen.add(g.getBlockId())) {
+          groups.add(snapshot(bm, g));
+        }
+      }
+      for (long id : watched) {
+        if (!seen.contains(id) && bm.getStoredBlock(new org.apache.hadoop.hdfs.protocol.Block(id))
+            instanceof BlockInfoStriped g && ours(g) && !g.isDeleted()) {
+          groups.add(snapshot(bm, g));
         }
       }
     } finally {
       fsn.readUnlock();
     }
     List<AtRisk> atRisk = new ArrayList<>();
+    List<Loss> losses = new ArrayList<>();
     for (Snapshot g : groups) {
       try {
         LinearCode code = codes.computeIfAbsent(g.policy().getName(), n -> StripedCodec.byName(g.policy().getCodecName())
@@ -65,6 +92,7 @@ public final class WideEcGroupRiskScanner {
         // Data units past the end of a short group never existed: not lost.
         int[] lost = java.util.stream.IntStream.range(0, code.n())
             .filter(u -> !g.live().get(u) && (u < g.realData() || u >= code.k())).toArray();
+        losses.add(new Loss(g.blockId(), g.fileId(), g.policy().getName(), code, lost, g.realData(), g.pending()));
         RemainingTolerance remaining = RemainingTolerance.of(code, lost);
         if (remaining.value() <= 0) {
           atRisk.add(new AtRisk(g.blockId(), fileOf(fsn, g.fileId()), g.policy().getName(), lost, remaining));
@@ -73,7 +101,7 @@ public final class WideEcGroupRiskScanner {
         // An unbuildable policy (reported by the plugin's policy check) or a bug: skip the group, keep scanning.
       }
     }
-    return new Scan(groups.size(), atRisk);
+    return new Scan(groups.size(), atRisk, losses);
   }
 
   /**
@@ -94,7 +122,11 @@ public final class WideEcGroupRiskScanner {
     return true;
   }
 
-  private static Snapshot snapshot(BlockInfoStriped g) {
+  private static boolean ours(BlockInfoStriped g) {
+    return StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName());
+  }
+
+  private static Snapshot snapshot(BlockManager bm, BlockInfoStriped g) {
     BitSet live = new BitSet();
     for (BlockInfoStriped.StorageAndBlockIndex s : g.getStorageAndIndexInfos()) {
       DatanodeDescriptor dn = s.getStorage().getDatanodeDescriptor();
@@ -103,7 +135,7 @@ public final class WideEcGroupRiskScanner {
       }
     }
     return new Snapshot(g.getBlockId(), g.getBlockCollectionId(), g.getErasureCodingPolicy(), live,
-        g.getRealDataBlockNum());
+        g.getRealDataBlockNum(), bm.pendingReconstruction.getNumReplicas(g) > 0);
   }
 
   /**
@@ -129,7 +161,8 @@ public final class WideEcGroupRiskScanner {
     }
   }
 
-  private static String fileOf(FSNamesystem fsn, long fileId) {
+  /** The path of a file by inode id, "(deleted)" when it is gone. */
+  public static String fileOf(FSNamesystem fsn, long fileId) {
     fsn.readLock();
     try {
       BlockCollection file = fsn.getBlockCollection(fileId);
