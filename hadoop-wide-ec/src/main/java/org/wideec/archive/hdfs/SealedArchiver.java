@@ -33,7 +33,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.Kernels;
 
 /**
- * Archives one file with a non-systematic code (RapidRAID) into the sealed layout (issue 14 item 2). Per stripe:
+ * Archives one file with a non-systematic code (RapidRAID) into the sealed layout. Per stripe:
  * PLANNED → ENCODING (codeword directory recorded, emptied) → the encoder writes the n codewords → PARITY_WRITTEN
  * (codeword blocks and CRC32Cs, source piece CRC32Cs) → VERIFIED (each codeword read back against its CRC, and the
  * reader's k-subset plus two random decodable ones decoded back to every piece's CRC) → COMMITTED. Once every stripe
@@ -52,7 +52,7 @@ import org.wideec.coder.Kernels;
 public final class SealedArchiver {
   private static final Logger LOG = LoggerFactory.getLogger(SealedArchiver.class);
   private static final int CHUNK = 1 << 20;
-  /** Random decodable k-subsets checked per stripe besides the reader's own (issue 14: at least two). */
+  /** Random decodable k-subsets checked per stripe besides the reader's own: subsets the reader never takes. */
   static final int RANDOM_SUBSETS = 2;
 
   /**
@@ -134,8 +134,6 @@ public final class SealedArchiver {
             + " pointer; run wide-ec fsck");
       }
       inode = ArchiveLayout.archiveInodeOf(p.manifestPath());
-    } else {
-      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
     }
     try (java.io.Closeable held = store.lock(inode)) {
       archiveInode = inode;
@@ -180,8 +178,6 @@ public final class SealedArchiver {
 
   /** The sealing checks, then the plan from the live cluster. */
   private StripeManifest planChecked(String name, String spec) throws IOException {
-    sealed.checkAncestorsTraversable(name);
-    sealed.checkAclsEnabled(name);
     sealed.checkNoZoneNorSnapshot(name);
     ArchivalSource source = new ArchivalSource(dfs);
     return SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -386,8 +382,7 @@ public final class SealedArchiver {
 
   /** Replaces the file by its placeholder: the step that makes the archival take effect. */
   private void seal(Path path, String name) throws IOException {
-    sealed.checkAncestorsTraversable(name); // again: the directories may have changed while the stripes encoded
-    sealed.checkNoZoneNorSnapshot(name);
+    sealed.checkNoZoneNorSnapshot(name); // again: a snapshot may have been taken while the stripes encoded
     Path tmp = new Path(store.layout().codewordRoot(archiveInode), "placeholder");
     HdfsFileStatus leftover = dfs.getClient().getFileInfo(tmp.toString());
     if (leftover != null) { // an earlier run stopped before its rename
@@ -397,18 +392,11 @@ public final class SealedArchiver {
     // A rerun after a swap stopped between its renames finds the original aside, the path empty.
     FileStatus original = dfs.getFileStatus(dfs.exists(movedOriginal()) ? movedOriginal() : path);
     HdfsFileStatus placeholder = sealed.createPlaceholder(tmp);
-    Path index = sealed.writeIndex(placeholder.getFileId(), manifest);
-    List<Path> files = new ArrayList<>(List.of(tmp, index));
-    List<Path> dirs = new ArrayList<>(List.of(store.layout().root(), index.getParent(),
-        store.layout().codewordRoot(archiveInode).getParent(), store.layout().codewordRoot(archiveInode)));
-    for (ArchivedStripe s : manifest.stripes()) {
-      dirs.add(new Path(s.parityFilePath()));
-      for (int i = 0; i < s.members().size(); i++) {
-        files.add(CodewordFiles.file(s, i));
-      }
-    }
-    sealed.copyAccess(original, List.of(tmp), dirs);
-    sealed.mirrorReadAccess(original, files.subList(1, files.size()));
+    sealed.writeIndex(placeholder.getFileId(), manifest);
+    // The parts are the superuser's alone and linked to the placeholder before it takes the path: from the rename on,
+    // whoever may read the path reads them (through the NameNode plugin), and nobody else.
+    sealed.privatize(archiveInode, placeholder.getFileId());
+    sealed.copyAccess(original, List.of(tmp));
     dfs.setTimes(tmp, original.getModificationTime(), original.getAccessTime());
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
