@@ -354,6 +354,74 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
   }
 
+  /**
+   * Appends racing the swap (a writer following the file by its inode, as a superuser's may, from just before the
+   * original moves aside, and one more append at the point between the last check and the delete) are never lost:
+   * every append HDFS reported done is in the file afterwards, sealed or rolled back, and the rest failed.
+   */
+  @Test
+  void appendsRacingTheSwapAreNeverLost() throws Exception {
+    for (int round = 0; round < 4; round++) {
+      boolean racing = round > 0; // round 0: only the append between the check and the delete, so the seal completes
+      String path = "/race/f" + round;
+      byte[] data = write(path, 2 * BLOCK + 100 + round);
+      long inode = fs.getClient().getFileInfo(path).getFileId();
+      Path byInode = ArchiveLayout.inodePath(inode);
+      List<byte[]> reported = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      Random random = new Random(round);
+      Runnable appendOnce = () -> {
+        byte[] chunk = new byte[100 + random.nextInt(900)];
+        random.nextBytes(chunk);
+        synchronized (reported) { // the two writers here append one at a time, so the list is the file's order
+          try (FileSystem writer = FileSystem.newInstance(fs.getUri(), conf);
+              FSDataOutputStream o = writer.append(byInode)) {
+            o.write(chunk);
+            o.close();
+            reported.add(chunk);
+          } catch (IOException refused) {
+            // held by the archiver, moved, or deleted: nothing was reported written
+          }
+        }
+      };
+      Thread appender = new Thread(() -> {
+        while (!stop.get()) {
+          appendOnce.run();
+        }
+      });
+      SealedArchiver.Result r;
+      try {
+        r = new SealedArchiver(fs, store, SealedArchiver.classic(fs), Archiver.Hook.NONE, round).withSwapHook(step -> {
+          if (step.equals("moving") && racing) {
+            appender.start();
+          } else if (step.equals("moved")) {
+            appendOnce.run(); // between the check and the delete
+          }
+        }).archive(new Path(path), RR);
+      } finally {
+        stop.set(true);
+        if (appender.getState() != Thread.State.NEW) {
+          appender.join();
+        }
+      }
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      expected.write(data);
+      for (byte[] chunk : reported) {
+        expected.write(chunk);
+      }
+      byte[] want = expected.toByteArray();
+      assertEquals(r.sealed(), SealedFiles.isSealed(fs.getClient().getFileInfo(path)), r.toString());
+      if (r.sealed() || !racing) {
+        assertTrue(r.sealed(), "round " + round + ": " + r);
+        assertEquals(List.of(), reported, "a sealed file took no append: its original was held, then deleted");
+      }
+      try (FileSystem ours = wideEc()) {
+        assertEquals(want.length, ours.getFileStatus(new Path(path)).getLen(), "round " + round + ": " + r);
+        assertArrayEquals(want, readAll(ours, path, want.length), "round " + round);
+      }
+    }
+  }
+
   /** The RapidRAID dry run refuses what the run would refuse after writing its manifest: no block tokens. */
   @Test
   void theRapidraidDryRunNeedsBlockTokensAsTheRunDoes() throws Exception {

@@ -299,6 +299,14 @@ public final class SealedArchiver {
 
   /** The file's blocks are still exactly the planned pieces (ids, generation stamps, lengths), else STALE. */
   private void checkUnchanged(Path path, long stripeId) throws IOException {
+    checkUnchanged(path, stripeId, false);
+  }
+
+  /**
+   * As {@link #checkUnchanged(Path, long)}; {@code leaseHeld}: this run holds the file open for append (without a new
+   * block yet), so "open for writing" is its own doing and not a change.
+   */
+  private void checkUnchanged(Path path, long stripeId, boolean leaseHeld) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
     List<SourcePiece> pieces = manifest.stripes().stream().flatMap(s -> s.sources().stream()).toList();
@@ -308,8 +316,9 @@ public final class SealedArchiver {
     } else {
       LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(name, 0, Math.max(1, st.getLen()));
       List<LocatedBlock> blocks = lbs.getLocatedBlocks();
-      if (lbs.isUnderConstruction() || blocks.size() != pieces.size()) {
-        why = name + " has " + blocks.size() + " blocks" + (lbs.isUnderConstruction() ? " and is open for writing" : "")
+      boolean open = lbs.isUnderConstruction() && !leaseHeld;
+      if (open || blocks.size() != pieces.size()) {
+        why = name + " has " + blocks.size() + " blocks" + (open ? " and is open for writing" : "")
             + ", the manifest " + pieces.size() + " pieces";
       } else {
         for (int i = 0; i < blocks.size() && why == null; i++) {
@@ -407,10 +416,12 @@ public final class SealedArchiver {
   }
 
   /**
-   * Moves the original into the archive's private directory, checks there that it is still the file archived
-   * (inode, closed, the planned blocks: an append opened or a file moved to the path just before is caught here and
-   * moved back), then renames the placeholder in without overwriting and deletes the original. A marker on the
-   * directory lets a rerun finish a swap stopped between the renames.
+   * Moves the original into the archive's private directory, takes its lease there (so no writer can append until it
+   * is deleted), checks under that lease that it is still the file archived (inode, the planned blocks with their
+   * generation stamps and lengths: an append opened or a file moved to the path just before is caught here, the file
+   * moved back and the stripes marked STALE), then renames the placeholder in without overwriting and deletes the
+   * original while still holding the lease. A marker on the directory lets a rerun finish a swap stopped between the
+   * renames.
    */
   private void swap(Path path, String name, Path placeholder, long stripeId) throws IOException {
     Path moved = movedOriginal();
@@ -418,33 +429,57 @@ public final class SealedArchiver {
     String marker = SWAP_XATTR_PREFIX + archiveInode;
     HdfsFileStatus there = dfs.getClient().getFileInfo(moved.toString());
     if (there == null) {
-      checkUnchanged(path, stripeId);
+      checkUnchanged(path, stripeId, false);
       dfs.setXAttr(parent, marker, name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
           java.util.EnumSet.of(org.apache.hadoop.fs.XAttrSetFlag.CREATE, org.apache.hadoop.fs.XAttrSetFlag.REPLACE));
       swapHook.before("moving");
       dfs.rename(path, moved, Options.Rename.NONE);
     }
+    OriginalLease lease = null;
+    boolean deleted = false;
     try {
-      checkUnchanged(moved, stripeId);
-    } catch (StaleStripeException e) {
       try {
-        dfs.rename(moved, path, Options.Rename.NONE);
-      } catch (IOException back) {
-        throw new IOException(name + " changed while it was being sealed (" + e.getMessage() + ") and cannot be moved"
-            + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
+        lease = OriginalLease.take(dfs, moved, stripeId);
+        checkUnchanged(moved, stripeId, true);
+      } catch (StaleStripeException e) {
+        if (lease != null) {
+          lease.release();
+          lease = null;
+        }
+        moveBack(moved, path, name, parent, marker, e);
+        throw e;
       }
-      dfs.removeXAttr(parent, marker);
-      throw e;
+      swapHook.before("moved");
+      try {
+        dfs.rename(placeholder, path, Options.Rename.NONE);
+      } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+        throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
+            + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
+            + " to finish sealing, or move " + moved + " back to cancel", e);
+      }
+      // Still under the lease taken before the check: no append can have reached the original since.
+      dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
+      deleted = true;
+    } finally {
+      if (lease != null) {
+        if (deleted) {
+          lease.abandon();
+        } else {
+          lease.release();
+        }
+      }
     }
-    swapHook.before("moved");
+    dfs.removeXAttr(parent, marker);
+  }
+
+  private void moveBack(Path moved, Path path, String name, Path parent, String marker, StaleStripeException why)
+      throws IOException {
     try {
-      dfs.rename(placeholder, path, Options.Rename.NONE);
-    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
-      throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
-          + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
-          + " to finish sealing, or move " + moved + " back to cancel", e);
+      dfs.rename(moved, path, Options.Rename.NONE);
+    } catch (IOException back) {
+      throw new IOException(name + " changed while it was being sealed (" + why.getMessage() + ") and cannot be moved"
+          + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
     }
-    dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
     dfs.removeXAttr(parent, marker);
   }
 
