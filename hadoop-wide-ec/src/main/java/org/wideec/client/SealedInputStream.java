@@ -21,9 +21,9 @@ import org.wideec.code.NotDecodableException;
 import org.wideec.coder.Kernels;
 
 /**
- * Reads a sealed file (issue 14 item 2): each range is decoded from k live codewords of its stripe, read with stock
- * reads of the codeword files under the reader's own identity. Per stripe the live codewords are those whose block
- * the NameNode lists with a replica; the k read are the first independent ones among them in unit order (the subset
+ * Reads a sealed file: each range is decoded from k live codewords of its stripe, read with stock reads of the
+ * codeword files under the reader's own identity (the NameNode decides them on the sealed file's path, so a refusal
+ * ends the read at once, saying so). Per stripe the live codewords are those whose block the NameNode lists with a replica; the k read are the first independent ones among them in unit order (the subset
  * the archiver verified when all are live). A codeword whose read fails is dropped and another subset chosen, until
  * the live ones no longer decode: then the read fails naming the file, stripe and codewords.
  */
@@ -93,6 +93,8 @@ final class SealedInputStream extends FixedLengthInputStream {
       try {
         r.readPiece(units, t, in, b, off, n);
         return;
+      } catch (org.apache.hadoop.security.AccessControlException e) {
+        throw SealedFiles.refused(src, e); // access changed since the open: no other codeword would be read either
       } catch (IOException e) {
         // Which codeword failed is not known from a positional read's error: drop the subset's first one that the
         // NameNode no longer lists, else the last one tried, and choose again.
@@ -128,10 +130,12 @@ final class SealedInputStream extends FixedLengthInputStream {
   }
 
   /** The codeword's file exists and the NameNode lists its block with a replica. */
-  private boolean listed(ArchivedStripe stripe, int u) {
+  private boolean listed(ArchivedStripe stripe, int u) throws IOException {
     try {
       BlockLocation[] at = fs.getFileBlockLocations(CodewordFiles.file(stripe, u), 0, Math.max(1, stripe.unitLength()));
       return at.length == 1 && at[0].getHosts().length > 0;
+    } catch (org.apache.hadoop.security.AccessControlException e) {
+      throw SealedFiles.refused(src, e);
     } catch (IOException e) {
       LOG.debug("{}: stripe {} codeword {} not listed: {}", src, stripe.stripeId(), u, e.toString());
       return false;

@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.util.Progressable;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.hdfs.ArchiveLayout;
@@ -116,21 +117,22 @@ public class WideEcFileSystem extends DistributedFileSystem {
 
   /**
    * The reader's index of a sealed file (its original length, stripes and codewords), or null when {@code f} is not
-   * sealed. Read with this FileSystem's identity: the index carries the file's own access (issue 14 item 2).
+   * sealed. Read with this FileSystem's identity: the NameNode lets whoever may read the file at its path read it.
    */
   StripeManifest sealedIndex(Path f) throws IOException {
     HdfsFileStatus st = getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(makeQualified(f)).toString());
-    return SealedFiles.isSealed(st) ? sealedIndex(st) : null;
+    return SealedFiles.isSealed(st) ? sealedIndex(f, st) : null;
   }
 
-  StripeManifest sealedIndexOf(HdfsFileStatus st) throws IOException {
-    return sealedIndex(st);
-  }
-
-  private StripeManifest sealedIndex(HdfsFileStatus st) throws IOException {
+  private StripeManifest sealedIndex(Path f, HdfsFileStatus st) throws IOException {
     StripeManifest m = sealed.get(st.getFileId());
     if (m == null) {
-      m = SealedFiles.readIndex(this, ArchiveLayout.from(getConf()).sealedIndex(st.getFileId()));
+      Path index = ArchiveLayout.from(getConf()).sealedIndex(st.getFileId());
+      try {
+        m = SealedFiles.readIndex(this, index);
+      } catch (AccessControlException e) {
+        throw SealedFiles.refused(f.toString(), e);
+      }
       if (sealed.size() > 1024) {
         sealed.clear();
       }
@@ -158,7 +160,7 @@ public class WideEcFileSystem extends DistributedFileSystem {
     if (!(st instanceof HdfsFileStatus h) || !SealedFiles.isSealed(h)) {
       return st;
     }
-    long length = SealedFiles.length(sealedIndex(h));
+    long length = SealedFiles.length(sealedIndex(st.getPath(), h));
     return new FileStatus(length, false, st.getReplication(), st.getBlockSize(), st.getModificationTime(),
         st.getAccessTime(), st.getPermission(), st.getOwner(), st.getGroup(), null, st.getPath(), st.hasAcl(),
         st.isEncrypted(), st.isErasureCoded());
@@ -196,46 +198,6 @@ public class WideEcFileSystem extends DistributedFileSystem {
       throw new IOException(f + " is sealed (archived by wide-ec with a non-systematic code) and read-only: it cannot"
           + " be " + what + "; restore it first with 'wide-ec unarchive " + f + "'");
     }
-  }
-
-  private final SealedAccess access = new SealedAccess(this);
-
-  /** On a sealed file, also on its reader's index and codewords ({@link SealedAccess}): they carry its access. */
-  @Override
-  public void setPermission(Path p, FsPermission permission) throws IOException {
-    access.change(p, "chmod", x -> super.setPermission(x, permission));
-  }
-
-  /** On a sealed file, also on its parts ({@link SealedAccess}). */
-  @Override
-  public void setOwner(Path p, String username, String groupname) throws IOException {
-    access.change(p, "chown", x -> super.setOwner(x, username, groupname));
-  }
-
-  /** On a sealed file, also on its parts ({@link SealedAccess}). */
-  @Override
-  public void setAcl(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec) throws IOException {
-    access.change(p, "setfacl --set", x -> super.setAcl(x, spec));
-  }
-
-  /** On a sealed file, also on its parts ({@link SealedAccess}). */
-  @Override
-  public void modifyAclEntries(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec)
-      throws IOException {
-    access.change(p, "setfacl -m", x -> super.modifyAclEntries(x, spec));
-  }
-
-  /** On a sealed file, also on its parts ({@link SealedAccess}). */
-  @Override
-  public void removeAclEntries(Path p, java.util.List<org.apache.hadoop.fs.permission.AclEntry> spec)
-      throws IOException {
-    access.change(p, "setfacl -x", x -> super.removeAclEntries(x, spec));
-  }
-
-  /** On a sealed file, also on its parts ({@link SealedAccess}). */
-  @Override
-  public void removeAcl(Path p) throws IOException {
-    access.change(p, "setfacl -b", x -> super.removeAcl(x));
   }
 
   @Override

@@ -134,7 +134,7 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
       assertThrows(IOException.class, () -> ours.append(new Path(path)).close());
     }
 
-    // The owner reads it with her own permissions (codewords and index carry hers); another user cannot.
+    // The owner reads it with her own permissions (the NameNode decides its parts on its path); another user cannot.
     byte[] asAlice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"})
         .doAs((PrivilegedExceptionAction<byte[]>) () -> {
           try (FileSystem ours = wideEc()) {
@@ -168,31 +168,42 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  void aFileBehindAnAncestorOthersCannotTraverseIsNotSealed() throws Exception {
-    fs.mkdirs(new Path("/user/alice"));
-    fs.setPermission(new Path("/user/alice"), new FsPermission((short) 0700));
-    String path = "/user/alice/private";
-    write(path, 2 * BLOCK);
+  void aFileBehindAPrivateAncestorIsSealedAndReadByItsOwnerOnly() throws Exception {
+    fs.mkdirs(new Path("/home/alice"));
+    fs.setOwner(new Path("/home/alice"), "alice", "staff");
+    fs.setPermission(new Path("/home/alice"), new FsPermission((short) 0700));
+    String path = "/home/alice/private";
+    byte[] data = write(path, 2 * BLOCK);
+    fs.setOwner(new Path(path), "alice", "staff");
     fs.setPermission(new Path(path), new FsPermission((short) 0644));
     ToolRun run = tool("archive", path, "--code", RR);
-    assertTrue(run.exit() != 0, run.out() + run.err());
-    assertTrue(run.err().contains("/user/alice") && run.err().contains("refused"), run.err());
-    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo(path)), "the file is untouched");
-    assertEquals(null, manifestOf(path), "nothing was planned");
-
-    // o+x but an extended ACL entry narrowing who may traverse: refused too.
-    fs.mkdirs(new Path("/acl"), new FsPermission((short) 0711));
-    fs.modifyAclEntries(new Path("/acl"), org.apache.hadoop.fs.permission.AclEntry.parseAclSpec("user:bob:---",
-        true));
-    write("/acl/f", BLOCK);
-    ToolRun acl = tool("archive", "/acl/f", "--code", RR);
-    assertTrue(acl.exit() != 0 && acl.err().contains("/acl") && acl.err().contains("ACL"), acl.out() + acl.err());
-    assertFalse(SealedFiles.isSealed(fs.getClient().getFileInfo("/acl/f")));
+    assertEquals(0, run.exit(), run.out() + run.err());
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(path)));
+    byte[] asAlice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"})
+        .doAs((PrivilegedExceptionAction<byte[]>) () -> {
+          try (FileSystem ours = wideEc()) {
+            return readAll(ours, path, data.length);
+          }
+        });
+    assertArrayEquals(data, asAlice);
+    // Bob may not pass her directory: the file's index and codewords are refused him too.
+    Path index = ArchiveLayout.from(conf).sealedIndex(fs.getClient().getFileInfo(path).getFileId());
+    UserGroupInformation bob = UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
+    for (Path part : List.of(index, CodewordFiles.file(sealedManifest(path).stripes().get(0), 0))) {
+      Exception e = assertThrows(Exception.class, () -> bob.doAs((PrivilegedExceptionAction<byte[]>) () -> {
+        try (FileSystem stock = FileSystem.newInstance(fs.getUri(), conf)) {
+          return readAll(stock, part.toString(), 1);
+        }
+      }));
+      assertTrue(String.valueOf(e.getMessage()).contains(org.wideec.archive.hdfs.SealedPart.REFUSAL), e.toString());
+    }
   }
 
   @Override
   Configuration baseConf() {
     Configuration c = new Configuration();
+    // The NameNode plugin decides who reads a sealed file's parts (on the file's path); without it only superusers.
+    c.set("dfs.namenode.plugins", "org.wideec.placement.hdfs.WideEcNameNodePlugin");
     java.io.File keys = new java.io.File(System.getProperty("java.io.tmpdir"), "wideec-sealed-" + System.nanoTime()
         + ".jceks");
     keys.deleteOnExit();
@@ -341,6 +352,74 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
     assertEquals(1, fs.getFileStatus(new Path(taken)).getLen(), "the newcomer is kept");
     long archived = store.inodeOf(new Path(refused.getMessage().replaceAll("(?s).* to (\\S+/original),.*", "$1")));
     assertArrayEquals(mine, readAll(fs, ArchiveLayout.inodePath(archived).toString(), mine.length));
+  }
+
+  /**
+   * Appends racing the swap (a writer following the file by its inode, as a superuser's may, from just before the
+   * original moves aside, and one more append at the point between the last check and the delete) are never lost:
+   * every append HDFS reported done is in the file afterwards, sealed or rolled back, and the rest failed.
+   */
+  @Test
+  void appendsRacingTheSwapAreNeverLost() throws Exception {
+    for (int round = 0; round < 4; round++) {
+      boolean racing = round > 0; // round 0: only the append between the check and the delete, so the seal completes
+      String path = "/race/f" + round;
+      byte[] data = write(path, 2 * BLOCK + 100 + round);
+      long inode = fs.getClient().getFileInfo(path).getFileId();
+      Path byInode = ArchiveLayout.inodePath(inode);
+      List<byte[]> reported = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      Random random = new Random(round);
+      Runnable appendOnce = () -> {
+        byte[] chunk = new byte[100 + random.nextInt(900)];
+        random.nextBytes(chunk);
+        synchronized (reported) { // the two writers here append one at a time, so the list is the file's order
+          try (FileSystem writer = FileSystem.newInstance(fs.getUri(), conf);
+              FSDataOutputStream o = writer.append(byInode)) {
+            o.write(chunk);
+            o.close();
+            reported.add(chunk);
+          } catch (IOException refused) {
+            // held by the archiver, moved, or deleted: nothing was reported written
+          }
+        }
+      };
+      Thread appender = new Thread(() -> {
+        while (!stop.get()) {
+          appendOnce.run();
+        }
+      });
+      SealedArchiver.Result r;
+      try {
+        r = new SealedArchiver(fs, store, SealedArchiver.classic(fs), Archiver.Hook.NONE, round).withSwapHook(step -> {
+          if (step.equals("moving") && racing) {
+            appender.start();
+          } else if (step.equals("moved")) {
+            appendOnce.run(); // between the check and the delete
+          }
+        }).archive(new Path(path), RR);
+      } finally {
+        stop.set(true);
+        if (appender.getState() != Thread.State.NEW) {
+          appender.join();
+        }
+      }
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      expected.write(data);
+      for (byte[] chunk : reported) {
+        expected.write(chunk);
+      }
+      byte[] want = expected.toByteArray();
+      assertEquals(r.sealed(), SealedFiles.isSealed(fs.getClient().getFileInfo(path)), r.toString());
+      if (r.sealed() || !racing) {
+        assertTrue(r.sealed(), "round " + round + ": " + r);
+        assertEquals(List.of(), reported, "a sealed file took no append: its original was held, then deleted");
+      }
+      try (FileSystem ours = wideEc()) {
+        assertEquals(want.length, ours.getFileStatus(new Path(path)).getLen(), "round " + round + ": " + r);
+        assertArrayEquals(want, readAll(ours, path, want.length), "round " + round);
+      }
+    }
   }
 
   /** The RapidRAID dry run refuses what the run would refuse after writing its manifest: no block tokens. */

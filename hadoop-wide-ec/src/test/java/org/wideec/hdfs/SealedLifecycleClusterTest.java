@@ -16,10 +16,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.permission.AclEntry;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.security.AccessControlException;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -409,110 +406,6 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     assertArrayEquals(other, readAll(fs, moved, other.length));
     assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(manifest)),
         "freed only once the file was back");
-  }
-
-  private byte[] readAs(org.apache.hadoop.security.UserGroupInformation who, String path, int length) throws Exception {
-    return who.doAs((java.security.PrivilegedExceptionAction<byte[]>) () -> {
-      try (FileSystem ours = wideEc()) {
-        return readAll(ours, path, length);
-      }
-    });
-  }
-
-  private void as(org.apache.hadoop.security.UserGroupInformation who, SealedAccessStep step) throws Exception {
-    who.doAs((java.security.PrivilegedExceptionAction<Void>) () -> {
-      try (FileSystem ours = wideEc()) {
-        step.run(ours);
-      }
-      return null;
-    });
-  }
-
-  @FunctionalInterface
-  interface SealedAccessStep {
-    void run(FileSystem ours) throws Exception;
-  }
-
-  /**
-   * chmod, chown and setfacl through our FileSystem reach the codewords and the reader's index as the superuser; as
-   * the owner they reach the placeholder only, saying what to run; a hand-edited index steers nothing.
-   */
-  @Test
-  void accessChangesThroughOurFileSystemReachTheCodewordsAndIndex() throws Exception {
-    String path = "/shared/doc";
-    int length = (int) (3 * BLOCK + 5);
-    fs.mkdirs(new Path("/shared"), new FsPermission((short) 0755));
-    byte[] data = write(path, length);
-    fs.setOwner(new Path(path), "alice", "staff");
-    fs.setPermission(new Path(path), new FsPermission((short) 0644));
-    assertEquals(0, tool("archive", path, "--code", RR).exit());
-    StripeManifest m = sealedManifest(path);
-    Path codeword = CodewordFiles.file(m.stripes().get(0), 5);
-    Path index = store.layout().sealedIndex(fs.getClient().getFileInfo(path).getFileId());
-    String archiver = fs.getFileStatus(codeword).getOwner();
-    var alice = UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
-    var bob = UserGroupInformation.createUserForTesting("bob", new String[] {"other"});
-    assertArrayEquals(data, readAs(bob, path, length));
-
-    // The owner's chmod reaches the placeholder only, and says so and what to run.
-    Exception only = assertThrows(Exception.class,
-        () -> as(alice, ours -> ours.setPermission(new Path(path), new FsPermission((short) 0600))));
-    assertTrue(String.valueOf(only.getMessage()).contains("placeholder only")
-        && only.getMessage().contains("superuser"), only.toString());
-    assertEquals((short) 0600, fs.getFileStatus(new Path(path)).getPermission().toShort());
-    assertArrayEquals(data, readAs(bob, path, length), "the parts keep the old access until mirrored");
-
-    // The superuser mirrors it: Bob can no longer read, Alice still can.
-    try (FileSystem ours = wideEc()) {
-      ours.setPermission(new Path(path), new FsPermission((short) 0600));
-    }
-    assertThrows(Exception.class, () -> readAs(bob, path, length));
-    assertArrayEquals(data, readAs(alice, path, length), "the owner still reads");
-    assertEquals(archiver, fs.getFileStatus(codeword).getOwner(), "the parts stay the archiver's");
-
-    // Bob may not chmod Alice's file, Alice may not give it away: HDFS refuses on the file, nothing changes.
-    Exception notOwner = assertThrows(Exception.class,
-        () -> as(bob, ours -> ours.setPermission(new Path(path), new FsPermission((short) 0644))));
-    assertTrue(String.valueOf(notOwner.getMessage()).contains(path), notOwner.toString());
-    Exception notSuper = assertThrows(Exception.class, () -> as(alice, ours -> ours.setOwner(new Path(path), "bob",
-        null)));
-    assertTrue(notSuper instanceof AccessControlException, notSuper.toString());
-
-    // An ACL entry for Bob lets him read; removing the ACL takes it back.
-    try (FileSystem ours = wideEc()) {
-      ours.modifyAclEntries(new Path(path), AclEntry.parseAclSpec("user:bob:r--", true));
-      assertTrue(fs.getAclStatus(codeword).getEntries().stream().anyMatch(e -> "bob".equals(e.getName())));
-      assertArrayEquals(data, readAs(bob, path, length));
-      ours.removeAcl(new Path(path));
-      assertThrows(Exception.class, () -> readAs(bob, path, length));
-      ours.setPermission(new Path(path), new FsPermission((short) 0644));
-      assertArrayEquals(data, readAs(bob, path, length));
-
-      // The superuser gives the file to Carol: the parts' ACL names her, they stay the archiver's.
-      ours.setOwner(new Path(path), "carol", "staff");
-    }
-    assertEquals("carol", fs.getFileStatus(new Path(path)).getOwner());
-    assertEquals(archiver, fs.getFileStatus(codeword).getOwner());
-    assertTrue(fs.getAclStatus(index).getEntries().stream().anyMatch(e -> "carol".equals(e.getName())),
-        fs.getAclStatus(index).toString());
-
-    // An index listing another archive's codewords (hand-edited) steers no change onto them.
-    String other = "/shared/other";
-    write(other, 2 * BLOCK);
-    assertEquals(0, tool("archive", other, "--code", RR).exit());
-    Path victim = CodewordFiles.file(sealedManifest(other).stripes().get(0), 0);
-    var before = fs.getAclStatus(victim).getEntries();
-    StripeManifest forged = m.with(m.stripes().get(0).withParityFile(victim.getParent().toString(),
-        m.stripes().get(0).parityFileInode()));
-    try (var out = fs.create(index, true)) {
-      out.write(forged.toBytes());
-    }
-    try (FileSystem ours = wideEc()) {
-      Exception refused = assertThrows(IOException.class, () -> ours.setOwner(new Path(path), "mallory", "staff"));
-      assertTrue(refused.getMessage().contains(victim.getParent().toString())
-          && refused.getMessage().contains("no part was touched"), refused.getMessage());
-    }
-    assertEquals(before, fs.getAclStatus(victim).getEntries(), "the other archive's codeword is untouched");
   }
 
   /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */

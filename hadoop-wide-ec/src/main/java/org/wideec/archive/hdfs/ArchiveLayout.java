@@ -90,8 +90,9 @@ public final class ArchiveLayout {
   }
 
   /**
-   * Every codeword directory of one sealed archive (issue 14 item 2): {@code codewords/<archive inode>/<stripe>/u<i>},
-   * one single-block file per codeword, carrying the archived file's owner, group, permission and ACL.
+   * Every codeword directory of one sealed archive: {@code codewords/<archive inode>/<stripe>/u<i>}, one single-block
+   * file per codeword, the archiving superuser's alone (0600 in 0700 directories): whoever may read the sealed file at
+   * its path reads them through the NameNode plugin ({@link SealedPart}).
    */
   public Path codewordRoot(long archivedInode) {
     return new Path(new Path(root, "codewords"), Long.toString(archivedInode));
@@ -105,7 +106,8 @@ public final class ArchiveLayout {
   /**
    * The reader's copy of a sealed file's manifest, named by the placeholder's own inode id (which any reader of the
    * file learns from its status, and which its owner cannot change): the manifest itself stays owner-only, and the
-   * pointer xattr is in the superuser-only namespace, so this is how a reader finds the codewords.
+   * pointer xattr is in the superuser-only namespace, so this is how a reader finds the codewords. Its name is also
+   * how the NameNode plugin knows whose path decides who reads it.
    */
   public Path sealedIndex(long placeholderInode) {
     return new Path(new Path(root, "sealed"), placeholderInode + ".wecm");

@@ -17,7 +17,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 
 /**
- * The step "write codeword i of stripe s" of a sealed archival (issue 14 item 2), shared by every encoder: codeword
+ * The step "write codeword i of stripe s" of a sealed archival, shared by every encoder: codeword
  * i is the single-block file {@code u<i>} of the stripe's codeword directory, replication 1, aimed at the unit's
  * planned node. Whoever writes the bytes (this process, or node i of a RapidRAID pipeline writing c_i locally),
  * {@link #written} then checks the file is one closed block of the unit length and reports where HDFS put it

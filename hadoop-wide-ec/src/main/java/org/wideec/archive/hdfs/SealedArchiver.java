@@ -33,7 +33,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.Kernels;
 
 /**
- * Archives one file with a non-systematic code (RapidRAID) into the sealed layout (issue 14 item 2). Per stripe:
+ * Archives one file with a non-systematic code (RapidRAID) into the sealed layout. Per stripe:
  * PLANNED → ENCODING (codeword directory recorded, emptied) → the encoder writes the n codewords → PARITY_WRITTEN
  * (codeword blocks and CRC32Cs, source piece CRC32Cs) → VERIFIED (each codeword read back against its CRC, and the
  * reader's k-subset plus two random decodable ones decoded back to every piece's CRC) → COMMITTED. Once every stripe
@@ -52,7 +52,7 @@ import org.wideec.coder.Kernels;
 public final class SealedArchiver {
   private static final Logger LOG = LoggerFactory.getLogger(SealedArchiver.class);
   private static final int CHUNK = 1 << 20;
-  /** Random decodable k-subsets checked per stripe besides the reader's own (issue 14: at least two). */
+  /** Random decodable k-subsets checked per stripe besides the reader's own: subsets the reader never takes. */
   static final int RANDOM_SUBSETS = 2;
 
   /**
@@ -134,8 +134,6 @@ public final class SealedArchiver {
             + " pointer; run wide-ec fsck");
       }
       inode = ArchiveLayout.archiveInodeOf(p.manifestPath());
-    } else {
-      sealed.checkAclsEnabled(name); // before the lock: a refused seal leaves nothing behind, not even /.wideec
     }
     try (java.io.Closeable held = store.lock(inode)) {
       archiveInode = inode;
@@ -180,8 +178,6 @@ public final class SealedArchiver {
 
   /** The sealing checks, then the plan from the live cluster. */
   private StripeManifest planChecked(String name, String spec) throws IOException {
-    sealed.checkAncestorsTraversable(name);
-    sealed.checkAclsEnabled(name);
     sealed.checkNoZoneNorSnapshot(name);
     ArchivalSource source = new ArchivalSource(dfs);
     return SealedPlanner.plan(source.file(name), spec, source.liveTopology(),
@@ -303,6 +299,14 @@ public final class SealedArchiver {
 
   /** The file's blocks are still exactly the planned pieces (ids, generation stamps, lengths), else STALE. */
   private void checkUnchanged(Path path, long stripeId) throws IOException {
+    checkUnchanged(path, stripeId, false);
+  }
+
+  /**
+   * As {@link #checkUnchanged(Path, long)}; {@code leaseHeld}: this run holds the file open for append (without a new
+   * block yet), so "open for writing" is its own doing and not a change.
+   */
+  private void checkUnchanged(Path path, long stripeId, boolean leaseHeld) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
     List<SourcePiece> pieces = manifest.stripes().stream().flatMap(s -> s.sources().stream()).toList();
@@ -312,8 +316,9 @@ public final class SealedArchiver {
     } else {
       LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(name, 0, Math.max(1, st.getLen()));
       List<LocatedBlock> blocks = lbs.getLocatedBlocks();
-      if (lbs.isUnderConstruction() || blocks.size() != pieces.size()) {
-        why = name + " has " + blocks.size() + " blocks" + (lbs.isUnderConstruction() ? " and is open for writing" : "")
+      boolean open = lbs.isUnderConstruction() && !leaseHeld;
+      if (open || blocks.size() != pieces.size()) {
+        why = name + " has " + blocks.size() + " blocks" + (open ? " and is open for writing" : "")
             + ", the manifest " + pieces.size() + " pieces";
       } else {
         for (int i = 0; i < blocks.size() && why == null; i++) {
@@ -386,8 +391,7 @@ public final class SealedArchiver {
 
   /** Replaces the file by its placeholder: the step that makes the archival take effect. */
   private void seal(Path path, String name) throws IOException {
-    sealed.checkAncestorsTraversable(name); // again: the directories may have changed while the stripes encoded
-    sealed.checkNoZoneNorSnapshot(name);
+    sealed.checkNoZoneNorSnapshot(name); // again: a snapshot may have been taken while the stripes encoded
     Path tmp = new Path(store.layout().codewordRoot(archiveInode), "placeholder");
     HdfsFileStatus leftover = dfs.getClient().getFileInfo(tmp.toString());
     if (leftover != null) { // an earlier run stopped before its rename
@@ -397,18 +401,11 @@ public final class SealedArchiver {
     // A rerun after a swap stopped between its renames finds the original aside, the path empty.
     FileStatus original = dfs.getFileStatus(dfs.exists(movedOriginal()) ? movedOriginal() : path);
     HdfsFileStatus placeholder = sealed.createPlaceholder(tmp);
-    Path index = sealed.writeIndex(placeholder.getFileId(), manifest);
-    List<Path> files = new ArrayList<>(List.of(tmp, index));
-    List<Path> dirs = new ArrayList<>(List.of(store.layout().root(), index.getParent(),
-        store.layout().codewordRoot(archiveInode).getParent(), store.layout().codewordRoot(archiveInode)));
-    for (ArchivedStripe s : manifest.stripes()) {
-      dirs.add(new Path(s.parityFilePath()));
-      for (int i = 0; i < s.members().size(); i++) {
-        files.add(CodewordFiles.file(s, i));
-      }
-    }
-    sealed.copyAccess(original, List.of(tmp), dirs);
-    sealed.mirrorReadAccess(original, files.subList(1, files.size()));
+    sealed.writeIndex(placeholder.getFileId(), manifest);
+    // The parts are the superuser's alone and linked to the placeholder before it takes the path: from the rename on,
+    // whoever may read the path reads them (through the NameNode plugin), and nobody else.
+    sealed.privatize(archiveInode, placeholder.getFileId());
+    sealed.copyAccess(original, List.of(tmp));
     dfs.setTimes(tmp, original.getModificationTime(), original.getAccessTime());
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
@@ -419,10 +416,12 @@ public final class SealedArchiver {
   }
 
   /**
-   * Moves the original into the archive's private directory, checks there that it is still the file archived
-   * (inode, closed, the planned blocks: an append opened or a file moved to the path just before is caught here and
-   * moved back), then renames the placeholder in without overwriting and deletes the original. A marker on the
-   * directory lets a rerun finish a swap stopped between the renames.
+   * Moves the original into the archive's private directory, takes its lease there (so no writer can append until it
+   * is deleted), checks under that lease that it is still the file archived (inode, the planned blocks with their
+   * generation stamps and lengths: an append opened or a file moved to the path just before is caught here, the file
+   * moved back and the stripes marked STALE), then renames the placeholder in without overwriting and deletes the
+   * original while still holding the lease. A marker on the directory lets a rerun finish a swap stopped between the
+   * renames.
    */
   private void swap(Path path, String name, Path placeholder, long stripeId) throws IOException {
     Path moved = movedOriginal();
@@ -430,33 +429,57 @@ public final class SealedArchiver {
     String marker = SWAP_XATTR_PREFIX + archiveInode;
     HdfsFileStatus there = dfs.getClient().getFileInfo(moved.toString());
     if (there == null) {
-      checkUnchanged(path, stripeId);
+      checkUnchanged(path, stripeId, false);
       dfs.setXAttr(parent, marker, name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
           java.util.EnumSet.of(org.apache.hadoop.fs.XAttrSetFlag.CREATE, org.apache.hadoop.fs.XAttrSetFlag.REPLACE));
       swapHook.before("moving");
       dfs.rename(path, moved, Options.Rename.NONE);
     }
+    OriginalLease lease = null;
+    boolean deleted = false;
     try {
-      checkUnchanged(moved, stripeId);
-    } catch (StaleStripeException e) {
       try {
-        dfs.rename(moved, path, Options.Rename.NONE);
-      } catch (IOException back) {
-        throw new IOException(name + " changed while it was being sealed (" + e.getMessage() + ") and cannot be moved"
-            + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
+        lease = OriginalLease.take(dfs, moved, stripeId);
+        checkUnchanged(moved, stripeId, true);
+      } catch (StaleStripeException e) {
+        if (lease != null) {
+          lease.release();
+          lease = null;
+        }
+        moveBack(moved, path, name, parent, marker, e);
+        throw e;
       }
-      dfs.removeXAttr(parent, marker);
-      throw e;
+      swapHook.before("moved");
+      try {
+        dfs.rename(placeholder, path, Options.Rename.NONE);
+      } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+        throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
+            + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
+            + " to finish sealing, or move " + moved + " back to cancel", e);
+      }
+      // Still under the lease taken before the check: no append can have reached the original since.
+      dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
+      deleted = true;
+    } finally {
+      if (lease != null) {
+        if (deleted) {
+          lease.abandon();
+        } else {
+          lease.release();
+        }
+      }
     }
-    swapHook.before("moved");
+    dfs.removeXAttr(parent, marker);
+  }
+
+  private void moveBack(Path moved, Path path, String name, Path parent, String marker, StaleStripeException why)
+      throws IOException {
     try {
-      dfs.rename(placeholder, path, Options.Rename.NONE);
-    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
-      throw new IOException("sealing " + name + " stopped: another file took its path while its original (inode "
-          + archiveInode + ") was moved aside to " + moved + ", where it stays whole. Move that file away and rerun"
-          + " to finish sealing, or move " + moved + " back to cancel", e);
+      dfs.rename(moved, path, Options.Rename.NONE);
+    } catch (IOException back) {
+      throw new IOException(name + " changed while it was being sealed (" + why.getMessage() + ") and cannot be moved"
+          + " back (" + back.getMessage() + "): it is at " + moved + "; move it back by hand and rerun", back);
     }
-    dfs.delete(moved, false); // the original's replicas go with its inode, as a rename over it did
     dfs.removeXAttr(parent, marker);
   }
 

@@ -1,9 +1,8 @@
 package org.wideec.archive.hdfs;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.crypto.CryptoProtocolVersion;
@@ -14,24 +13,22 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.permission.AclEntry;
-import org.apache.hadoop.fs.permission.AclEntryScope;
-import org.apache.hadoop.fs.permission.AclEntryType;
-import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.protocol.AclException;
 import org.apache.hadoop.hdfs.protocol.AddErasureCodingPolicyResponse;
 import org.apache.hadoop.hdfs.protocol.ClientProtocol;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.io.EnumSetWritable;
 import org.apache.hadoop.io.erasurecode.ECSchema;
+import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.StripeManifest;
 import org.wideec.coder.hadoop.SealedCoderFactory;
 
 /**
- * The HDFS side of sealed files (issue 14 item 2): the placeholder that takes an archived file's path, its EC policy,
+ * The HDFS side of sealed files: the placeholder that takes an archived file's path, its EC policy,
  * and the reader's index. A placeholder is a zero-length striped file of the {@link #POLICY}, whose codec's coder
  * refuses to be built ({@link SealedCoderFactory}), so every stock open fails before reading a byte; it is created
  * through ClientProtocol (create with the policy name, then complete), since a stock output stream would build that
@@ -41,8 +38,8 @@ public final class SealedFiles {
   /** One data and one parity unit: the smallest schema HDFS takes; no block of this policy is ever written. */
   public static final ErasureCodingPolicy POLICY = new ErasureCodingPolicy(
       new ECSchema(SealedCoderFactory.CODEC, 1, 1), 1 << 20);
-  /** Directories between the system directory and a codeword: traverse only (no listing). */
-  static final FsPermission TRAVERSE = new FsPermission((short) 0711);
+  /** A part's file (codeword, reader's index): the archiving superuser's alone, like its directories (0700). */
+  static final FsPermission PART = new FsPermission((short) 0600);
 
   private final DistributedFileSystem dfs;
   private final ArchiveLayout layout;
@@ -56,25 +53,6 @@ public final class SealedFiles {
   public static boolean isSealed(HdfsFileStatus st) {
     return st != null && st.isErasureCoded() && st.getErasureCodingPolicy() != null
         && SealedCoderFactory.CODEC.equals(st.getErasureCodingPolicy().getCodecName());
-  }
-
-  /**
-   * Refuses to seal {@code name} unless everyone who can reach its codewords could reach the file: each ancestor
-   * directory must grant traverse to others (o+x) and carry no extended ACL entry. Codewords live under
-   * {@code /.wideec}, not under the file's directories, so HDFS no longer checks those directories for a reader.
-   */
-  public void checkAncestorsTraversable(String name) throws IOException {
-    for (Path dir = new Path(name).getParent(); dir != null; dir = dir.getParent()) {
-      FileStatus st = dfs.getFileStatus(dir);
-      boolean others = st.getPermission().getOtherAction().implies(FsAction.EXECUTE);
-      boolean extended = st.hasAcl() && !dfs.getAclStatus(dir).getEntries().isEmpty();
-      if (!others || extended) {
-        throw new IOException("sealing " + name + " refused: its ancestor " + dir + " ("
-            + st.getPermission() + (extended ? " with extended ACL entries" : "") + ") does not let every user"
-            + " traverse it, but the codewords and reader's index live under " + layout.root() + ", outside it, so"
-            + " that restriction would not protect them. Seal only files whose every ancestor is o+x with no ACL");
-      }
-    }
   }
 
   /** Adds and enables the sealed policy once (superuser); the NameNode needs this jar for the codec. */
@@ -134,10 +112,10 @@ public final class SealedFiles {
   }
 
   /**
-   * Gives each file the owner, group, permission and ACL of {@code like}, and each directory traverse-only access.
-   * Used for the placeholder and a restored file, which are the file; parts get {@link #mirrorReadAccess}.
+   * Gives each file the owner, group, permission and ACL of {@code like}: the placeholder and a restored file are the
+   * file, so HDFS decides who reads them (and, through the NameNode plugin, the parts) on that access.
    */
-  public void copyAccess(FileStatus like, List<Path> files, List<Path> dirs) throws IOException {
+  public void copyAccess(FileStatus like, List<Path> files) throws IOException {
     List<AclEntry> acl = like.hasAcl() ? dfs.getAclStatus(like.getPath()).getEntries() : List.of();
     for (Path f : files) {
       dfs.setOwner(f, like.getOwner(), like.getGroup());
@@ -145,9 +123,6 @@ public final class SealedFiles {
       if (!acl.isEmpty()) {
         dfs.modifyAclEntries(f, acl);
       }
-    }
-    for (Path d : dirs) {
-      dfs.setPermission(d, TRAVERSE);
     }
   }
 
@@ -170,84 +145,95 @@ public final class SealedFiles {
     }
   }
 
-  /** Refuses to seal when the NameNode has ACLs off: a sealed file's readers reach its parts through ACL entries. */
-  public void checkAclsEnabled(String name) throws IOException {
-    try {
-      dfs.getAclStatus(new Path("/"));
-    } catch (AclException e) {
-      throw new IOException("sealing " + name + " refused: the NameNode has ACLs off (dfs.namenode.acls.enabled ="
-          + " false), and a sealed file's readers reach its codewords and reader's index through ACL entries that"
-          + " mirror who may read the file; enable ACLs and rerun (" + e.getMessage() + ")", e);
-    }
-  }
-
   /**
-   * Sets the ACL of each part (codeword or reader's index) so that exactly those who may read {@code file} may read
-   * it, and nobody may write it: the parts stay owned by the archiving superuser, so the file's owner cannot
-   * overwrite her index, append to or re-replicate her codewords.
+   * Makes the parts of archive {@code archive}, whose sealed file is the placeholder {@code placeholder}, the
+   * archiving superuser's alone, and links them to that file: the system, index and codeword directories and each
+   * stripe's directory 0700, each codeword and the reader's index 0600, no ACL entry anywhere (parts sealed by earlier
+   * builds carried copies of the file's ACL), and {@link SealedPart#LINK_XATTR} on the archive's codeword directory.
+   * Stock HDFS then lets nobody else near them; the NameNode plugin lets a reader of the sealed file at its path read
+   * them. Files directly in the archive's directory (an original set aside, a restored copy) keep their own access:
+   * they are the file, and the directory shuts them in. Idempotent.
    */
-  public void mirrorReadAccess(FileStatus file, List<Path> parts) throws IOException {
-    List<AclEntry> acl = readAcl(file, file.hasAcl() ? dfs.getAclStatus(file.getPath()).getEntries() : List.of());
-    for (Path p : parts) {
-      dfs.setAcl(p, acl);
-    }
-  }
-
-  /**
-   * The full ACL of a part of {@code file}: a named entry for the file's owner and one for its group with their read
-   * bit, each of the file's named entries with its effective read bit (under the file's mask), other's read bit;
-   * the part's own owner (the archiver) reads, its own group nothing; no entry grants write or execute.
-   */
-  public static List<AclEntry> readAcl(FileStatus file, List<AclEntry> fileAcl) {
-    FsPermission perm = file.getPermission();
-    // With an ACL, the permission's group bits are the mask and the owning group's bits are the group:: entry.
-    FsAction mask = perm.getGroupAction();
-    FsAction owningGroup = perm.getGroupAction();
-    for (AclEntry e : fileAcl) {
-      if (e.getScope() == AclEntryScope.ACCESS && e.getType() == AclEntryType.GROUP && e.getName() == null) {
-        owningGroup = e.getPermission();
+  public void privatize(long archive, long placeholder) throws IOException {
+    for (Path dir : List.of(layout.root(), layout.sealedIndex(placeholder).getParent(),
+        layout.codewordRoot(archive).getParent())) {
+      if (dfs.exists(dir)) {
+        makePrivate(dfs.getFileStatus(dir), ArchiveLayout.PRIVATE);
       }
     }
-    Map<String, FsAction> users = new LinkedHashMap<>();
-    Map<String, FsAction> groups = new LinkedHashMap<>();
-    users.put(file.getOwner(), read(perm.getUserAction()));
-    groups.put(file.getGroup(), read(owningGroup.and(mask)));
-    for (AclEntry e : fileAcl) {
-      if (e.getScope() != AclEntryScope.ACCESS || e.getName() == null) {
+    Path index = layout.sealedIndex(placeholder);
+    if (dfs.exists(index)) {
+      makePrivate(dfs.getFileStatus(index), PART);
+    }
+    Path root = layout.codewordRoot(archive);
+    if (!dfs.exists(root)) {
+      return;
+    }
+    byte[] link = Long.toString(placeholder).getBytes(StandardCharsets.UTF_8);
+    if (!java.util.Arrays.equals(link, dfs.getXAttrs(root).get(SealedPart.LINK_XATTR))) {
+      dfs.setXAttr(root, SealedPart.LINK_XATTR, link, EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
+    }
+    makePrivate(dfs.getFileStatus(root), ArchiveLayout.PRIVATE);
+    for (FileStatus stripe : dfs.listStatus(root)) {
+      if (stripe.isDirectory()) {
+        makePrivate(stripe, ArchiveLayout.PRIVATE);
+        for (FileStatus codeword : dfs.listStatus(stripe.getPath())) {
+          makePrivate(codeword, codeword.isDirectory() ? ArchiveLayout.PRIVATE : PART);
+        }
+      }
+    }
+  }
+
+  /**
+   * Brings every sealed file's parts to {@link #privatize}'s state, found from the reader's indexes (each names its
+   * placeholder, whose pointer names its archive): parts sealed by earlier builds had mirrored ACL entries, 0711
+   * directories and no link. An index whose placeholder is gone is made private and otherwise left to fsck.
+   *
+   * @return the sealed files whose parts were looked at
+   */
+  public int privatizeAll() throws IOException {
+    Path indexes = layout.sealedIndex(0).getParent();
+    if (!dfs.exists(indexes)) {
+      return 0;
+    }
+    int n = 0;
+    for (FileStatus st : dfs.listStatus(indexes)) {
+      long placeholder = SealedPart.number(st.getPath().getName().getBytes(StandardCharsets.UTF_8), "", ".wecm");
+      if (placeholder < 0 || st.isDirectory()) {
         continue;
       }
-      FsAction r = read(e.getPermission().and(mask));
-      if (e.getType() == AclEntryType.USER) {
-        users.putIfAbsent(e.getName(), r); // the owner matches user:: on the file, never her named entry
-      } else if (e.getType() == AclEntryType.GROUP) {
-        groups.merge(e.getName(), r, FsAction::or); // a member gets the union of her groups' entries
+      byte[] pointer;
+      try {
+        pointer = dfs.getXAttrs(ArchiveLayout.inodePath(placeholder)).get(ArchivalSource.POINTER_XATTR);
+      } catch (java.io.FileNotFoundException e) {
+        pointer = null;
       }
+      if (pointer == null) {
+        makePrivate(st, PART);
+        continue;
+      }
+      String at = ArchiveLayout.inodePath(placeholder).toString();
+      privatize(ArchiveLayout.archiveInodeOf(ArchivePointer.parse(pointer, at).manifestPath()), placeholder);
+      n++;
     }
-    List<AclEntry> acl = new ArrayList<>();
-    acl.add(entry(AclEntryType.USER, null, FsAction.READ));
-    users.forEach((u, a) -> acl.add(entry(AclEntryType.USER, u, a)));
-    acl.add(entry(AclEntryType.GROUP, null, FsAction.NONE));
-    groups.forEach((g, a) -> acl.add(entry(AclEntryType.GROUP, g, a)));
-    acl.add(entry(AclEntryType.MASK, null, FsAction.READ));
-    acl.add(entry(AclEntryType.OTHER, null, read(perm.getOtherAction())));
-    return acl;
+    return n;
   }
 
-  private static FsAction read(FsAction a) {
-    return a.implies(FsAction.READ) ? FsAction.READ : FsAction.NONE;
-  }
-
-  private static AclEntry entry(AclEntryType type, String name, FsAction action) {
-    AclEntry.Builder b = new AclEntry.Builder().setScope(AclEntryScope.ACCESS).setType(type).setPermission(action);
-    return (name == null ? b : b.setName(name)).build();
+  private void makePrivate(FileStatus st, FsPermission perm) throws IOException {
+    if (st.getPermission().toShort() != perm.toShort()) {
+      dfs.setPermission(st.getPath(), perm);
+    }
+    if (st.hasAcl()) {
+      dfs.removeAcl(st.getPath());
+    }
   }
 
   /** Writes the reader's index of a placeholder: the manifest's bytes, temp-then-rename. */
   public Path writeIndex(long placeholderInode, StripeManifest manifest) throws IOException {
     Path index = layout.sealedIndex(placeholderInode);
     Path tmp = index.suffix(".tmp");
-    try (FSDataOutputStream out = dfs.create(tmp, true, 4096, layout.manifestReplication(),
-        dfs.getDefaultBlockSize(tmp))) {
+    try (FSDataOutputStream out = dfs.create(tmp, PART, true, 4096, layout.manifestReplication(),
+        dfs.getDefaultBlockSize(tmp), null)) {
       out.write(manifest.toBytes());
       out.hsync();
     }
@@ -266,6 +252,22 @@ public final class SealedFiles {
       in.readFully(0, bytes);
     }
     return StripeManifest.parse(bytes, index.toString());
+  }
+
+  /**
+   * What a reader refused a part of sealed file {@code file} is told: access to its bytes follows its path; when the
+   * refusal came from stock permissions, the NameNode plugin that decides it on the path is not in force there.
+   */
+  public static org.apache.hadoop.security.AccessControlException refused(String file, IOException e) {
+    String msg = String.valueOf(e.getMessage());
+    String text = msg.contains(SealedPart.REFUSAL)
+        ? file + " is sealed: access to its bytes follows its path, and the NameNode refused it there (" + msg + ")"
+        : file + " is sealed: access to its bytes follows its path, decided by the wide-ec NameNode plugin"
+            + " (dfs.namenode.plugins = org.wideec.placement.hdfs.WideEcNameNodePlugin), which this NameNode does not"
+            + " run for this user; without it only HDFS superusers can read sealed files (" + msg + ")";
+    org.apache.hadoop.security.AccessControlException r = new org.apache.hadoop.security.AccessControlException(text);
+    r.initCause(e);
+    return r;
   }
 
   /** The original length of a sealed file: every source piece of every stripe. */

@@ -30,7 +30,7 @@ import org.wideec.archive.SymbolDecoder;
 import org.wideec.coder.Kernels;
 
 /**
- * {@code wide-ec unarchive} of a sealed file (issue 14 item 2): the file's bytes back as a plain replicated file at
+ * {@code wide-ec unarchive} of a sealed file: the file's bytes back as a plain replicated file at
  * its path, then the codewords, the reader's index and the manifest freed. In the one safe order, under the archive's
  * lock:
  * <ol>
@@ -130,7 +130,7 @@ final class SealedUnarchiver {
             replication, progress);
         hook.after("decoded");
         FileStatus placeholder = dfs.getFileStatus(path);
-        new SealedFiles(dfs, store.layout()).copyAccess(placeholder, java.util.List.of(tmp), java.util.List.of());
+        new SealedFiles(dfs, store.layout()).copyAccess(placeholder, java.util.List.of(tmp));
         dfs.setTimes(tmp, placeholder.getModificationTime(), placeholder.getAccessTime());
         dfs.setXAttr(tmp, ArchivalSource.POINTER_XATTR, pointer.toBytes(), EnumSet.of(XAttrSetFlag.CREATE,
             XAttrSetFlag.REPLACE));

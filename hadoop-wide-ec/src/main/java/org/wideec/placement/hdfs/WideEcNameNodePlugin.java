@@ -13,6 +13,7 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.archive.hdfs.SealedFiles;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.coder.StripedCodec;
 import org.wideec.placement.PlacementConf;
@@ -41,6 +42,10 @@ import org.wideec.placement.StripedPlacement;
  * lost blocks of archived stripes under their original ids through the DataNodes' wide-ec workers, and unless
  * {@code wide-ec.archive.keeper.enabled} is false the {@link ArchivePlacementKeeper} (own thread), which pins archived
  * replicas on plan and moves blocks off plan back.
+ *
+ * <p>It also puts {@link SealedPartsProvider} in force, wrapping the configured attribute provider: a sealed file's
+ * codewords and reader's index are readable to whoever may read the sealed file at its current path, decided by the
+ * NameNode at each read; once per start it makes every sealed file's parts the superuser's alone and linked.
  */
 public final class WideEcNameNodePlugin implements ServicePlugin {
   public static final String SCAN_INTERVAL_KEY = "wide-ec.namenode.scan.interval.ms";
@@ -53,10 +58,14 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
   private volatile StockRepairWatch stockRepairs;
   private volatile WideEcNameNodeMetrics metrics;
+  private volatile NameNode nn;
   private volatile Thread thread;
   private volatile ArchiveTrimmer trimmer;
   private volatile ArchiveRepairMonitor repairs;
   private volatile ArchivePlacementKeeper keeper;
+  private volatile SealedPartsProvider sealedParts;
+  /** Parts of every sealed file made the superuser's and linked, once per start ({@link #privatizeSealedParts}). */
+  private boolean partsPrivate;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -65,15 +74,17 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void start(Object service) {
-    if (!(service instanceof NameNode nn)) {
+    if (!(service instanceof NameNode node)) {
       LOG.error("WideEcNameNodePlugin runs in a NameNode, not in {}; it stays off", service);
       return;
     }
     try {
+      nn = node;
       Configuration conf = nn.getConf();
       FSNamesystem fsn = nn.getNamesystem();
       NamespaceAccess.set(fsn);
       org.wideec.config.UnknownKeys.warn(conf, "NameNode");
+      sealedParts = SealedPartsProvider.install(fsn, conf);
       long interval = scanInterval(conf);
       try {
         PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
@@ -189,8 +200,18 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private void loop(FSNamesystem fsn, Configuration conf, long interval) {
     WideEcNameNodeMetrics m = metrics;
     RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
+    RateLimitedWarning unprivate = new RateLimitedWarning(LOG, 10 * 60_000L);
+    ManifestReader[] client = new ManifestReader[1]; // opened on first use: a wrong layout key fails that step only
     while (!Thread.currentThread().isInterrupted()) {
       if (fsn.isRunning()) {
+        try {
+          if (client[0] == null) {
+            client[0] = new ManifestReader(nn, conf);
+          }
+          privatizeSealedParts(fsn, client[0]);
+        } catch (java.io.IOException | RuntimeException | LinkageError e) {
+          unprivate.warn("wide-ec could not make sealed files' parts private yet: {}", e.toString(), e);
+        }
         // The two checks fail independently: a bug in one must not silence the other.
         try {
           checkPolicies(fsn, conf, m);
@@ -209,8 +230,28 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       try {
         Thread.sleep(interval);
       } catch (InterruptedException e) {
-        return;
+        break;
       }
+    }
+    if (client[0] != null) {
+      client[0].close();
+    }
+  }
+
+  /**
+   * Once per start, on the active NameNode out of safe mode: every sealed file's parts made the archiving superuser's
+   * alone and linked to their sealed file ({@link SealedFiles#privatizeAll}). Parts sealed by earlier builds carried
+   * copies of the file's ACL (which a later chmod or rename never reached) and no link, so without this their readers
+   * would be refused and, with this plugin removed, the old copies would decide again.
+   */
+  private void privatizeSealedParts(FSNamesystem fsn, ManifestReader client) throws java.io.IOException {
+    if (partsPrivate || fsn.isInSafeMode() || fsn.isInStandbyState()) {
+      return;
+    }
+    int n = new SealedFiles(client.fs(), client.layout()).privatizeAll();
+    partsPrivate = true;
+    if (n > 0) {
+      LOG.info("the parts of {} sealed file(s) are the superuser's alone, read through their files' paths", n);
     }
   }
 
@@ -288,6 +329,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     Thread t = thread;
     thread = null;
     stopDaemon(t);
+    SealedPartsProvider sp = sealedParts;
+    sealedParts = null;
+    if (sp != null) {
+      sp.uninstall();
+    }
     if (metrics != null) {
       metrics.unregister();
       if (current == metrics) {

@@ -1,9 +1,14 @@
 package org.apache.hadoop.hdfs.server.namenode;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
+import org.apache.hadoop.fs.XAttr;
+import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockInfo;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.UserGroupInformation;
 
 /**
  * Thin adapter: the erasure-coding policy of a path, for our block placement policy, which HDFS tells the
@@ -53,5 +58,67 @@ public final class WideEcNamespace {
     } finally {
       fsn.readUnlock();
     }
+  }
+
+  /**
+   * The attribute provider the NameNode runs with (dfs.namenode.inode.attributes.provider.class, started by the
+   * namesystem), or null when none. FSDirectory keeps it in a private field with no getter; read it once at start.
+   *
+   * @throws ReflectiveOperationException when this Hadoop names the field otherwise
+   */
+  public static INodeAttributeProvider attributeProvider(FSNamesystem fsn) throws ReflectiveOperationException {
+    java.lang.reflect.Field f = FSDirectory.class.getDeclaredField("attributeProvider");
+    f.setAccessible(true);
+    return (INodeAttributeProvider) f.get(fsn.getFSDirectory());
+  }
+
+  /** Puts {@code provider} in force for every later permission check and file status (null: none). */
+  public static void setAttributeProvider(FSNamesystem fsn, INodeAttributeProvider provider) {
+    fsn.getFSDirectory().setINodeAttributeProvider(provider);
+  }
+
+  /** The decimal number an xattr of the inode holds (its current state), or -1 when absent or not a number. */
+  public static long numberXAttr(INode inode, String prefixedName) {
+    XAttrFeature f = inode == null ? null : inode.getXAttrFeature();
+    XAttr x = f == null ? null : f.getXAttr(prefixedName);
+    if (x == null || x.getValue() == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(new String(x.getValue(), StandardCharsets.UTF_8).trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Checks that {@code ugi} may read the file with inode id {@code fileInode} at its current path, through the
+   * NameNode's own chain (the attribute provider, the enforcer: traverse on every ancestor, ACLs and mask, or an
+   * external enforcer such as Ranger's), as if it opened that path. Runs inside a permission check, so under the
+   * namesystem lock the caller holds; without it (never in the RPCs that read) it refuses rather than look.
+   *
+   * @throws AccessControlException when it may not, or when the inode is gone, not a file, or not at its path
+   */
+  public static void checkReadAtCurrentPath(FSNamesystem fsn, long fileInode, String fsOwner, String supergroup,
+      UserGroupInformation ugi) throws AccessControlException {
+    FSDirectory fsd = fsn.getFSDirectory();
+    if (!fsd.hasReadLock()) {
+      throw new AccessControlException("the sealed file's path was not checked: no namesystem lock held");
+    }
+    INode inode = fsd.getInode(fileInode);
+    if (inode == null || !inode.isFile()) {
+      throw new AccessControlException("the sealed file (inode " + fileInode + ") is gone");
+    }
+    INodesInPath iip;
+    try {
+      iip = fsd.getINodesInPath(inode.getFullPathName(), FSDirectory.DirOp.READ);
+    } catch (IOException e) {
+      throw new AccessControlException("the sealed file (inode " + fileInode + ") has no current path");
+    }
+    if (iip.getLastINode() != inode) {
+      throw new AccessControlException("the sealed file (inode " + fileInode + ") is not at its path");
+    }
+    fsd.checkPermission(fsd.getPermissionChecker(fsOwner, supergroup, ugi), iip, false, null, null, FsAction.READ,
+        null);
   }
 }
