@@ -160,7 +160,14 @@ public class WideEcFileSystem extends DistributedFileSystem {
     if (!(st instanceof HdfsFileStatus h) || !SealedFiles.isSealed(h)) {
       return st;
     }
-    long length = SealedFiles.length(sealedIndex(st.getPath(), h));
+    long length;
+    try {
+      length = SealedFiles.length(sealedIndex(st.getPath(), h));
+    } catch (org.apache.hadoop.security.AccessControlException e) {
+      // The caller may list the directory but not read the file: as for any file, that is no reason to fail the
+      // listing; its original length is in the index, which follows the file's read access, so it shows as 0.
+      return st;
+    }
     return new FileStatus(length, false, st.getReplication(), st.getBlockSize(), st.getModificationTime(),
         st.getAccessTime(), st.getPermission(), st.getOwner(), st.getGroup(), null, st.getPath(), st.hasAcl(),
         st.isEncrypted(), st.isErasureCoded());

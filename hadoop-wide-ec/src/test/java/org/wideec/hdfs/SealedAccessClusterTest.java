@@ -201,6 +201,9 @@ class SealedAccessClusterTest extends ArchiveTestBed {
     String path = "/acl/f";
     byte[] data = sealed(path, 0640);
     refusedEveryByte(bob, path, data.length);
+    // Bob may still list the directory, as for any file he cannot read; only the owner sees the original length.
+    assertEquals(0L, listedLength(bob, path), "a reader the file refuses sees the placeholder's length");
+    assertEquals((long) data.length, listedLength(alice, path));
     as(alice, () -> {
       try (FileSystem ours = wideEc()) {
         ours.modifyAclEntries(new Path(path), AclEntry.parseAclSpec("user:bob:r--", true));
@@ -349,5 +352,20 @@ class SealedAccessClusterTest extends ArchiveTestBed {
         new String(fs.getXAttr(p.privateDir(), SealedPart.LINK_XATTR), StandardCharsets.UTF_8));
     assertArrayEquals(data, readThroughOurs(alice, path, data.length));
     refusedEveryByte(bob, path, data.length);
+  }
+
+  /** The length WideEcFileSystem lists for {@code path} in its directory, as {@code user}. */
+  private long listedLength(UserGroupInformation user, String path) throws Exception {
+    return as(user, () -> {
+      try (FileSystem ours = wideEc()) {
+        for (org.apache.hadoop.fs.FileStatus st : ours.listStatus(new Path(path).getParent())) {
+          if (st.getPath().toUri().getPath().equals(path)) {
+            assertEquals(st.getLen(), ours.getFileStatus(new Path(path)).getLen(), "listed and stat agree");
+            return st.getLen();
+          }
+        }
+        throw new AssertionError(path + " not listed");
+      }
+    });
   }
 }
