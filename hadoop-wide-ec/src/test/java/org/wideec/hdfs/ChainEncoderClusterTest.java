@@ -267,11 +267,11 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     try {
       Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
       PeerFailure refused = assertThrows(PeerFailure.class, () -> ask(client, e, wrongToken, token1));
-      assertTrue(refused.getMessage().contains("refused the encode: block token refused for " + b0.getBlock()
+      assertTrue(refused.getMessage().contains("refused the request: block token refused for " + b0.getBlock()
           .getBlockPoolId() + ":blk_" + b0.getBlock().getBlockId()), refused.getMessage());
       assertEquals(null, refused.culprit(), "the asker lacks authority: no node is to blame");
       PeerFailure unwritable = assertThrows(PeerFailure.class, () -> ask(client, e, noWriteToken, token0));
-      assertTrue(unwritable.getMessage().contains("refused the encode: no WRITE token for parity unit 6"),
+      assertTrue(unwritable.getMessage().contains("refused the request: no WRITE token for parity unit 6"),
           unwritable.getMessage());
     } finally {
       client.close();
