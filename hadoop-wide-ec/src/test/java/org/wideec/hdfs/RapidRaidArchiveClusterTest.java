@@ -517,7 +517,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
                 dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(), dn.getInfoPort(), dn.getInfoSecurePort(),
                 dn.getIpcPort(), "DISK", "DS-x")), 2, 512);
         org.wideec.transport.PeerFailure refused = refusedBy(dn, req, read);
-        assertTrue(refused.getMessage().contains(dn.getXferAddr() + " refused the rapidraid step: codeword 1: block"
+        assertTrue(refused.getMessage().contains(dn.getXferAddr() + " refused the request: codeword 1: block"
             + " token refused for " + output), output + ": " + refused.getMessage());
         org.junit.jupiter.api.Assertions.assertThrows(java.net.SocketTimeoutException.class, upstream::accept,
             "the upstream was never dialled");

@@ -26,6 +26,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.CodewordFiles;
+import org.wideec.archive.hdfs.SealedArchiver;
 import org.wideec.archive.hdfs.SealedFiles;
 import org.wideec.archive.hdfs.SealedPart;
 import org.wideec.client.WideEcFileSystem;
@@ -194,6 +195,41 @@ class SealedAccessClusterTest extends ArchiveTestBed {
     refusedEveryByte(bob, path, data.length);
     refusedEveryByte(alice, path, data.length);
     assertArrayEquals(data, readThroughOurs(carol, path, data.length), "the new owner reads every byte");
+  }
+
+  @Test
+  void anAccessChangeMadeWhileTheSealRunsReachesThePlaceholder() throws Exception {
+    String path = "/racing/f";
+    fs.mkdirs(new Path("/racing"), new FsPermission((short) 0755));
+    fs.setOwner(new Path("/racing"), "alice", "staff");
+    byte[] data = new byte[(int) (5 * BLOCK + 321)];
+    new Random(path.hashCode()).nextBytes(data);
+    try (FSDataOutputStream o = fs.create(new Path(path), (short) 3)) {
+      o.write(data);
+    }
+    fs.setOwner(new Path(path), "alice", "staff");
+    fs.setPermission(new Path(path), new FsPermission((short) 0644));
+    // The owner locks the file after its codewords are written, just before the swap moves it aside.
+    new SealedArchiver(fs, store, SealedArchiver.classic(fs), org.wideec.archive.hdfs.Archiver.Hook.NONE, 1)
+        .withSwapHook(step -> {
+          if (step.equals("moving")) {
+            try {
+              as(alice, () -> {
+                try (FileSystem a = stock()) {
+                  a.setPermission(new Path(path), new FsPermission((short) 0600));
+                }
+                return null;
+              });
+            } catch (Exception e) {
+              throw new java.io.IOException(e);
+            }
+          }
+        }).archive(new Path(path), RR);
+    assertTrue(SealedFiles.isSealed(fs.getClient().getFileInfo(path)));
+    assertEquals(new FsPermission((short) 0600), fs.getFileStatus(new Path(path)).getPermission());
+    setAsideOriginal(path);
+    refusedEveryByte(bob, path, data.length);
+    assertArrayEquals(data, readThroughOurs(alice, path, data.length));
   }
 
   @Test

@@ -398,15 +398,11 @@ public final class SealedArchiver {
       dfs.delete(store.layout().sealedIndex(leftover.getFileId()), false);
       dfs.delete(tmp, false);
     }
-    // A rerun after a swap stopped between its renames finds the original aside, the path empty.
-    FileStatus original = dfs.getFileStatus(dfs.exists(movedOriginal()) ? movedOriginal() : path);
     HdfsFileStatus placeholder = sealed.createPlaceholder(tmp);
     sealed.writeIndex(placeholder.getFileId(), manifest);
     // The parts are the superuser's alone and linked to the placeholder before it takes the path: from the rename on,
     // whoever may read the path reads them (through the NameNode plugin), and nobody else.
     sealed.privatize(archiveInode, placeholder.getFileId());
-    sealed.copyAccess(original, List.of(tmp));
-    dfs.setTimes(tmp, original.getModificationTime(), original.getAccessTime());
     long[] ids = manifest.stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
     store.setPointer(placeholder.getFileId(),
         new ArchivePointer(store.layout().manifest(archiveInode).toUri().getPath(), ids));
@@ -449,6 +445,11 @@ public final class SealedArchiver {
         moveBack(moved, path, name, parent, marker, e);
         throw e;
       }
+      // The original's access as it is now, not as it was when the seal began: a chmod, chown or setfacl made while the
+      // codewords were written must reach the placeholder. Aside and leased, the original cannot change any more.
+      FileStatus now = dfs.getFileStatus(moved);
+      sealed.copyAccess(now, List.of(placeholder));
+      dfs.setTimes(placeholder, now.getModificationTime(), now.getAccessTime());
       swapHook.before("moved");
       try {
         dfs.rename(placeholder, path, Options.Rename.NONE);

@@ -118,6 +118,9 @@ public final class SealedFiles {
   public void copyAccess(FileStatus like, List<Path> files) throws IOException {
     List<AclEntry> acl = like.hasAcl() ? dfs.getAclStatus(like.getPath()).getEntries() : List.of();
     for (Path f : files) {
+      if (dfs.getFileStatus(f).hasAcl()) { // copied before: entries removed from the file since must go too
+        dfs.removeAcl(f);
+      }
       dfs.setOwner(f, like.getOwner(), like.getGroup());
       dfs.setPermission(f, like.getPermission());
       if (!acl.isEmpty()) {

@@ -38,6 +38,7 @@ public record SealedPart(Kind kind, long inode) {
   private static final SealedPart OTHER = new SealedPart(Kind.OTHER_PART, -1);
   private static final byte[] SEALED = bytes("sealed");
   private static final byte[] CODEWORDS = bytes("codewords");
+  private static final byte[] SNAPSHOT = bytes(".snapshot");
 
   /** The components of the system directory below the root ({@code /.wideec}: one, {@code .wideec}). */
   public static byte[][] rootComponents(ArchiveLayout layout) {
@@ -52,7 +53,15 @@ public record SealedPart(Kind kind, long inode) {
    */
   public static SealedPart of(byte[][] root, byte[][] components) {
     int r = root.length;
-    if (components == null || components.length < r + 2) {
+    if (components == null || components.length < 2) {
+      return NONE;
+    }
+    for (int i = 1; i <= Math.min(r + 1, components.length - 1); i++) {
+      if (isSnapshot(components[i])) {
+        return inSnapshot(root, components, i);
+      }
+    }
+    if (components.length < r + 2) {
       return NONE; // the system directory itself and above are not parts: stock permissions keep them
     }
     for (int i = 0; i < r; i++) {
@@ -74,6 +83,40 @@ public record SealedPart(Kind kind, long inode) {
       return archive >= 0 ? new SealedPart(Kind.CODEWORD, archive) : OTHER;
     }
     return NONE;
+  }
+
+  /**
+   * A path through a snapshot ({@code .snapshot/<name>}, which HDFS hands a permission check as one component, or as
+   * two) of the system directory or one of its ancestors: a snapshot keeps the attributes its parts had when it was
+   * taken (parts of earlier builds carried copies of their files' ACLs), which no later change reaches, so under the
+   * system directory every such path is a part nobody but a superuser may use.
+   */
+  private static SealedPart inSnapshot(byte[][] root, byte[][] components, int at) {
+    int skip = components[at].length > SNAPSHOT.length ? 1 : 2; // ".snapshot/s" or ".snapshot", "s"
+    byte[][] live = new byte[components.length - skip][];
+    System.arraycopy(components, 0, live, 0, at);
+    System.arraycopy(components, at + skip, live, at, components.length - at - skip);
+    if (live.length < root.length + 1) {
+      return NONE;
+    }
+    for (int i = 0; i < root.length; i++) {
+      if (!Arrays.equals(root[i], live[i + 1])) {
+        return NONE;
+      }
+    }
+    return live.length == root.length + 1 ? NONE : OTHER;
+  }
+
+  private static boolean isSnapshot(byte[] name) {
+    if (name == null || name.length < SNAPSHOT.length) {
+      return false;
+    }
+    for (int i = 0; i < SNAPSHOT.length; i++) {
+      if (name[i] != SNAPSHOT[i]) {
+        return false;
+      }
+    }
+    return name.length == SNAPSHOT.length || name[SNAPSHOT.length] == '/';
   }
 
   /**

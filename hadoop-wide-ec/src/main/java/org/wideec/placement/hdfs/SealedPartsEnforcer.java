@@ -21,7 +21,10 @@ import org.wideec.archive.hdfs.SealedPart;
  * Only {@link AccessControlException} leaves it.
  */
 final class SealedPartsEnforcer implements AccessControlEnforcer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SealedPartsEnforcer.class);
   private static final String REFUSAL = SealedPart.REFUSAL;
+  private static final String ONLY_READ = "only superusers may do more than read it";
+  private static final String NOT_INDEX_NOR_CODEWORD = "not a reader's index or codeword";
   /** Set while the sealed file's path is checked: a part met again there is refused, never checked again. */
   private static final ThreadLocal<Boolean> NESTED = ThreadLocal.withInitial(() -> Boolean.FALSE);
   /** Whether an enforcer class implements the context API (HDFS asks the same of the configured one). */
@@ -124,8 +127,13 @@ final class SealedPartsEnforcer implements AccessControlEnforcer {
       why = "the check failed";
     }
     if (why != null) {
+      // What the caller asked for may be named; what the namespace holds may not: "no such part" against "refused
+      // at the sealed file's path" would tell a prober which inode ids are live sealed files.
+      boolean aboutTheRequest = why.equals(ONLY_READ) || why.equals(NOT_INDEX_NOR_CODEWORD);
+      LOG.debug("refused {} on {}: {}", ugi, pathOf(components), why);
       throw new AccessControlException("Permission denied: user=" + (ugi == null ? "?" : ugi.getShortUserName())
-          + ", access=" + access + ", path=\"" + pathOf(components) + "\": " + REFUSAL + " (" + why + ")");
+          + ", access=" + access + ", path=\"" + pathOf(components) + "\": " + REFUSAL
+          + (aboutTheRequest ? " (" + why + ")" : ""));
     }
   }
 
@@ -133,10 +141,10 @@ final class SealedPartsEnforcer implements AccessControlEnforcer {
   private String refusal(SealedPart part, String fsOwner, String supergroup, UserGroupInformation ugi, INode[] inodes,
       boolean doCheckOwner, FsAction ancestorAccess, FsAction parentAccess, FsAction access, FsAction subAccess) {
     if (!SealedPart.asksOnlyToRead(doCheckOwner, ancestorAccess, parentAccess, access, subAccess)) {
-      return "only superusers may do more than read it";
+      return ONLY_READ;
     }
     if (part.kind() == SealedPart.Kind.OTHER_PART) {
-      return "not a reader's index or codeword";
+      return NOT_INDEX_NOR_CODEWORD;
     }
     if (NESTED.get()) {
       return "met while checking the sealed file's own path";

@@ -55,6 +55,30 @@ class SealedPartTest {
   }
 
   @Test
+  void everyPathThroughASnapshotOfTheSystemDirectoryOrAnAncestorIsAPartOnlySuperusersUse() {
+    // HDFS hands a permission check ".snapshot/<name>" as one component; a caller's path has it as two.
+    for (String p : new String[] {"/.wideec/.snapshot/s0/sealed/16390.wecm", "/.snapshot/s0/.wideec/sealed/16390.wecm",
+        "/.snapshot/s0/.wideec/codewords/16385/0/u7", "/.wideec/.snapshot/s0/codewords/16385/0/u7",
+        "/.wideec/.snapshot/s0/manifests/1.wecm", "/.wideec/sealed/.snapshot/s0/16390.wecm",
+        "/.wideec/codewords/16385/.snapshot/s0/0/u7"}) {
+      assertEquals(SealedPart.Kind.OTHER_PART, of(p).kind(), p);
+      assertEquals(SealedPart.Kind.OTHER_PART, SealedPart.of(ROOT, merged(p)).kind(), "merged: " + p);
+    }
+    for (String p : new String[] {"/.snapshot/s0", "/.snapshot/s0/.wideec", "/.wideec/.snapshot/s0",
+        "/.snapshot/s0/user/alice/f", "/user/.snapshot/s0/.wideec/sealed/1.wecm"}) {
+      assertEquals(SealedPart.Kind.NOT_A_PART, of(p).kind(), p);
+      assertEquals(SealedPart.Kind.NOT_A_PART, SealedPart.of(ROOT, merged(p)).kind(), "merged: " + p);
+    }
+  }
+
+  /** The components as INodesInPath gives them for a snapshot path: ".snapshot" and the name as one. */
+  private static byte[][] merged(String path) {
+    String joined = path.replaceFirst("/\\.snapshot/([^/]+)", "/.snapshot\u0001$1");
+    return Arrays.stream(joined.split("/", -1)).map(n -> n.replace('\u0001', '/').getBytes(StandardCharsets.UTF_8))
+        .toArray(byte[][]::new);
+  }
+
+  @Test
   void theConfiguredRootIsRespected() {
     byte[][] root = SealedPart.rootComponents(new ArchiveLayout("/sys/wide-ec/", (short) 3));
     assertEquals(SealedPart.Kind.INDEX, SealedPart.of(root, components("/sys/wide-ec/sealed/5.wecm")).kind());

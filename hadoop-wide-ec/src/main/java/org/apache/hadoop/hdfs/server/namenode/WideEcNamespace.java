@@ -115,7 +115,9 @@ public final class WideEcNamespace {
     } catch (IOException e) {
       throw new AccessControlException("the sealed file (inode " + fileInode + ") has no current path");
     }
-    if (iip.getLastINode() != inode) {
+    // By id: a file a snapshot holds becomes an INodeReference when renamed, and the reference stands for it.
+    INode last = iip.getLastINode();
+    if (last == null || last.getId() != fileInode) {
       throw new AccessControlException("the sealed file (inode " + fileInode + ") is not at its path");
     }
     fsd.checkPermission(fsd.getPermissionChecker(fsOwner, supergroup, ugi), iip, false, null, null, FsAction.READ,
