@@ -77,7 +77,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       return t;
     });
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
-    transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
+    transport = new SliceTransport(conf.transport(), () -> nameOf(dn), metrics, helpers, tokens);
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
     ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
         resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation()), conf.scheme(),
@@ -110,7 +110,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private void disable(String why) {
     disabledReason = why;
     LOG.error("wide-ec repair worker disabled on {}: {}. This DataNode serves no repair slices and keeps HDFS's "
-        + "stock reconstruction for every block group.", dn.getDisplayName(), why);
+        + "stock reconstruction for every block group.", nameOf(dn), why);
     release();
   }
 
@@ -153,7 +153,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         metrics = null;
       }
     } catch (java.io.IOException | RuntimeException e) {
-      LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", dn.getDisplayName(), e.toString());
+      LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", nameOf(dn), e.toString());
     }
   }
 
@@ -188,6 +188,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   /** Whether HDFS honours block pins here (dfs.datanode.block-pinning.enabled); archived replicas need it. */
   boolean blockPinning() {
     return dn != null && PinService.enabled(dn);
+  }
+
+  /**
+   * A DataNode's name in everything of ours: its transfer address as the NameNode knows it (DatanodeID#getXferAddr,
+   * ip:port), which is how block locations, repair plans and culprits name it. Until the DataNode has registered,
+   * HDFS's display name (host name:port), which on many hosts says localhost for every DataNode.
+   */
+  static String nameOf(DataNode dn) {
+    org.apache.hadoop.hdfs.protocol.DatanodeID id = dn.getDatanodeId();
+    return id != null ? id.getXferAddr() : dn.getDisplayName();
   }
 
   /** Why the worker is off on this DataNode (the error it logged at start), or null when it runs. */
