@@ -46,6 +46,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private ReconstructionTakeover.Installed takeover;
   private JmxEndpointResolver endpoints;
   private ArchivedReadService archivedReads;
+  private ClusterDataNodes members;
   private volatile String disabledReason;
 
   @Override
@@ -87,7 +88,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // One port, six kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, and the
     // NameNode's orders to rebuild an archived block and to pin archived replicas.
-    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
+    members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
+        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
+    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
     PinService pins = new PinService(dn, transport);
     RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
@@ -143,6 +146,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       if (endpoints != null) {
         endpoints.close();
         endpoints = null;
+      }
+      if (members != null) {
+        members.close();
+        members = null;
       }
       if (archivedReads != null) {
         archivedReads.close();
