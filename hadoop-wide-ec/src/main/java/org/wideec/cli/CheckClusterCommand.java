@@ -27,8 +27,9 @@ import org.wideec.placement.StripedPlacement;
  * {@code wide-ec check-cluster}: our {@code hdfs ec -verifyClusterSetup}. For every enabled policy of our codecs:
  * can the live topology hold its placement plan, and does a single-rack loss stay readable to stock clients; for
  * every live DataNode: does it run our worker, with the native coder (one without names the enabled LRC policies
- * whose losses HDFS's own reconstructor cannot always rebuild: {@link StockRepairHazard}). Prints what to fix; exit code 1 when something
- * is wrong. Warnings (a DataNode that ignores block pins, so the Balancer may move archived replicas off plan) are
+ * whose losses HDFS's own reconstructor cannot always rebuild: {@link StockRepairHazard}), and is its cluster secret
+ * the one its peers hold (a DataNode that refused its peers' handshakes, and whose own they refused, for a wrong
+ * secret in the last ten minutes: {@link SecretMismatch}). Prints what to fix; exit code 1 when something is wrong. Warnings (a DataNode that ignores block pins, so the Balancer may move archived replicas off plan) are
  * printed too, without changing the exit code: a cluster that archives nothing does not need pins.
  */
 final class CheckClusterCommand {
@@ -67,12 +68,21 @@ final class CheckClusterCommand {
     List<Map<String, Object>> nodes = new ArrayList<>();
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
     String hazard = StockRepairHazard.of(dfs).describe();
+    Map<String, JsonNode> beans = new LinkedHashMap<>();
     try {
       for (DatanodeInfo d : live) {
-        nodes.add(checkNode(d, jmx, hazard, fixes, warnings));
+        nodes.add(checkNode(d, jmx, hazard, fixes, warnings, beans));
       }
     } finally {
       jmx.close();
+    }
+    SecretMismatch secrets = SecretMismatch.of(beans);
+    for (Map<String, Object> n : nodes) {
+      String addr = (String) n.get("datanode");
+      n.put("secretMismatch", secrets.named(addr));
+      if (secrets.named(addr)) {
+        fixes.add(secrets.problem(addr) + (hazard == null ? "" : "; " + hazard));
+      }
     }
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
@@ -135,11 +145,12 @@ final class CheckClusterCommand {
 
   /** @param hazard what a DataNode without a running worker means for repairs, or null */
   private static Map<String, Object> checkNode(DatanodeInfo d, JmxEndpointResolver jmx, String hazard,
-      List<String> fixes, List<String> warnings) {
+      List<String> fixes, List<String> warnings, Map<String, JsonNode> beans) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("datanode", d.getXferAddr());
     try {
       JsonNode bean = jmx.bean(d);
+      beans.put(d.getXferAddr(), bean);
       String state = ClusterAccess.workerState(bean);
       String coder = bean.path("Coder").asText("");
       r.put("worker", state);

@@ -19,9 +19,12 @@ import org.wideec.datanode.JmxEndpointResolver;
  * it on the DataNode's /jmx page: running or off and why, its version, its coder (native or Java, and why), slice
  * endpoint, authentication, TLS, block tokens, whether HDFS honours block pins (archived replicas are pinned on
  * plan; without {@code dfs.datanode.block-pinning.enabled} the Balancer may move them), what happened to the reconstruction tasks it took over, and its last
- * error. A DataNode without a running worker is named a repair hazard for every enabled LRC policy (HDFS's own
+ * error. Under the table, per DataNode, the handshakes its slice port refused in the last ten minutes and the peers
+ * that refused its own, and a SECRET MISMATCH line for a DataNode whose secret differs from its peers'
+ * ({@link SecretMismatch}). A DataNode without a running worker, or with a secret its peers refuse (its repairs
+ * fall back to HDFS's reconstructor), is named a repair hazard for every enabled LRC policy (HDFS's own
  * reconstructor cannot rebuild some of its losses: {@link StockRepairHazard}). Exit code 1 when some DataNode runs
- * no worker, or runs it off.
+ * no worker, runs it off, or has a secret its peers refuse.
  */
 final class NodesCommand {
   private final Configuration conf;
@@ -39,23 +42,35 @@ final class NodesCommand {
     }
     DistributedFileSystem dfs = ClusterAccess.hdfs(conf, "nodes");
     List<Map<String, Object>> rows = new ArrayList<>();
+    Map<String, JsonNode> beans = new LinkedHashMap<>();
     int missing;
     JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
     String hazard = StockRepairHazard.of(dfs).describe();
     try {
-      missing = describe(dfs, jmx, hazard, rows);
+      missing = describe(dfs, jmx, rows, beans);
     } finally {
       jmx.close();
     }
+    SecretMismatch secrets = SecretMismatch.of(beans);
+    int mismatched = 0;
+    for (Map<String, Object> r : rows) {
+      boolean odd = secrets.named((String) r.get("datanode"));
+      r.put("secretMismatch", odd);
+      mismatched += odd ? 1 : 0;
+      if (hazard != null && (odd || !"running".equals(r.get("worker")))) {
+        r.put("repairHazard", hazard);
+      }
+    }
     if (o.has("json")) {
-      out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing)));
+      out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing, "secretMismatches", mismatched)));
     } else {
       Table t = new Table().row("DATANODE", "RACK", "WORKER", "VERSION", "CODER", "SLICE ENDPOINT", "AUTH", "TLS",
           "TOKENS", "PINNING", "TASKS OK/STOCK/ABANDONED", "LAST ERROR");
       for (Map<String, Object> r : rows) {
         String host = ((String) r.get("datanode")).split(":")[0];
         boolean running = "running".equals(r.get("worker"));
-        t.row((String) r.get("datanode"), (String) r.get("rack"), r.get("worker"), r.getOrDefault("version", ""),
+        t.row((String) r.get("datanode"), (String) r.get("rack"),
+            (Boolean) r.get("secretMismatch") ? r.get("worker") + ", SECRET MISMATCH" : r.get("worker"), r.getOrDefault("version", ""),
             r.getOrDefault("coder", ""), running ? host + ":" + r.get("slicePort") : "",
             r.getOrDefault("authentication", ""), r.getOrDefault("tls", ""), r.getOrDefault("blockTokens", ""),
             r.containsKey("blockPinning") ? (Boolean) r.get("blockPinning") ? "on" : "OFF" : "",
@@ -64,17 +79,23 @@ final class NodesCommand {
       }
       t.print(out);
       for (Map<String, Object> r : rows) {
+        secrets.lines((String) r.get("datanode")).forEach(out::println);
+      }
+      for (Map<String, Object> r : rows) {
         if (r.containsKey("repairHazard")) {
           out.println(r.get("datanode") + ": " + r.get("repairHazard"));
         }
       }
     }
-    return missing == 0 ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+    return missing + mismatched == 0 ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
   }
 
-  /** One row per live DataNode into rows; returns how many run no worker, run it off, or could not be asked. */
-  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, String hazard,
-      List<Map<String, Object>> rows) throws IOException {
+  /**
+   * One row per live DataNode into rows, and each worker bean read into beans; returns how many run no worker, run it
+   * off, or could not be asked.
+   */
+  private static int describe(DistributedFileSystem dfs, JmxEndpointResolver jmx, List<Map<String, Object>> rows,
+      Map<String, JsonNode> beans) throws IOException {
     int missing = 0;
     for (DatanodeInfo dn : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
       Map<String, Object> r = new LinkedHashMap<>();
@@ -82,6 +103,7 @@ final class NodesCommand {
       r.put("rack", dn.getNetworkLocation());
       try {
         JsonNode bean = jmx.bean(dn);
+        beans.put(dn.getXferAddr(), bean);
         String state = ClusterAccess.workerState(bean);
         r.put("worker", state);
         r.put("version", bean.path("Version").asText());
@@ -97,15 +119,14 @@ final class NodesCommand {
         r.put("tasksAbandoned", bean.path("TasksAbandoned").asLong());
         r.put("unexpectedErrors", bean.path("UnexpectedErrors").asLong());
         r.put("lastError", bean.path("LastError").asText(""));
+        r.put("refusedHandshakes", bean.path("RefusedHandshakes"));
+        r.put("handshakesRefusedByPeers", bean.path("HandshakesRefusedByPeers"));
         if (!state.equals("running")) {
           missing++;
         }
       } catch (IOException e) {
         r.put("worker", "none: " + e.getMessage());
         missing++;
-      }
-      if (hazard != null && !"running".equals(r.get("worker"))) {
-        r.put("repairHazard", hazard);
       }
       rows.add(r);
     }

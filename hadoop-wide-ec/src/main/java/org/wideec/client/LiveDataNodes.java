@@ -30,7 +30,7 @@ import org.apache.hadoop.security.authentication.client.AuthenticationException;
  * has no other block, and so no location, of its own. HDFS's datanode report would say the same but is for
  * superusers only. Answers are kept for a minute.
  */
-final class LiveDataNodes {
+public final class LiveDataNodes {
   static final long TTL_MS = 60_000;
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Configuration conf;
@@ -39,14 +39,14 @@ final class LiveDataNodes {
   private List<DatanodeInfo> nodes = List.of();
   private long expires;
 
-  LiveDataNodes(Configuration conf, URI fsUri, int timeoutMs) {
+  public LiveDataNodes(Configuration conf, URI fsUri, int timeoutMs) {
     this.conf = conf;
     this.fsUri = fsUri;
     this.connections = URLConnectionFactory.newDefaultURLConnectionFactory(timeoutMs, timeoutMs, conf);
   }
 
   /** Live, in-service DataNodes; the NameNodes are asked in turn (HA: any of them knows every DataNode). */
-  synchronized List<DatanodeInfo> get() throws IOException {
+  public synchronized List<DatanodeInfo> get() throws IOException {
     if (System.currentTimeMillis() < expires) {
       return nodes;
     }
@@ -109,7 +109,7 @@ final class LiveDataNodes {
     }
   }
 
-  void close() {
+  public void close() {
     connections.destroy();
   }
 }

@@ -57,9 +57,12 @@ final class EncodeTreeService {
   private final SliceTransport transport;
   private final ReplicaAccess access;
   private final RepairMetrics metrics;
+  private final ClusterDataNodes members;
 
-  EncodeTreeService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics) {
+  EncodeTreeService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics,
+      ClusterDataNodes members) {
     this.dn = dn;
+    this.members = members;
     this.transport = transport;
     this.access = access;
     this.metrics = metrics;
@@ -71,6 +74,8 @@ final class EncodeTreeService {
     try {
       req = EncodeTreeRequest.parse(body);
       authorize(req);
+      // Asks the NameNode and the DataNodes' pages (cached), so on this thread, never on the event loop: before any dial.
+      members.check(req.endpoints());
       EncodePlan plan = plan(req, me);
       int[] frame = {0}; // the reply's next frame: empty ones while the tree runs, the result last
       List<EncodeTreeRequest.Stored> stored = run(repairId, req, plan, downstream, frame);

@@ -53,7 +53,8 @@ final class ReconstructionTakeover {
       RoutingPool routing = new RoutingPool(stock.getMaximumPoolSize(), access, ours, worker, metrics);
       poolField.set(ecw, routing);
       stock.shutdown();
-      LOG.info("wide-ec repair worker takes over reconstruction of wide-ec block groups on {}", dn.getDisplayName());
+      LOG.info("wide-ec repair worker takes over reconstruction of wide-ec block groups on {}",
+          WideEcDataNodePlugin.nameOf(dn));
       return routing;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       LOG.warn("wide-ec repair worker cannot take over striped reconstruction on this Hadoop version ({}); "

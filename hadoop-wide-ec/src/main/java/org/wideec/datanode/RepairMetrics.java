@@ -42,6 +42,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesSentCrossRack;
   final MutableCounterLong slicesSent;
   final MutableRate repairTime;
+  private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
+      new EnumMap<>(org.wideec.transport.RefusalReason.class);
+  final MutableCounterLong ownHandshakesRefused;
   final MutableCounterLong encodeTrees;
   final MutableCounterLong encodeTreesFailed;
   final MutableCounterLong encodeParityBytes;
@@ -51,9 +54,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     this.name = name;
     this.registry = new MetricsRegistry(name).setContext("dfs");
     for (RepairScheme s : RepairScheme.values()) {
-      String camel = java.util.Arrays.stream(s.name().toLowerCase().split("_"))
-          .map(w -> Character.toUpperCase(w.charAt(0)) + w.substring(1)).reduce("", String::concat);
-      byScheme.put(s, registry.newCounter("Repairs" + camel, "repairs started with the " + s + " scheme", 0L));
+      byScheme.put(s, registry.newCounter("Repairs" + camel(s.name()), "repairs started with the " + s + " scheme", 0L));
     }
     tasksTakenOver = registry.newCounter("TasksTakenOver", "NameNode reconstruction tasks run by wide-ec", 0L);
     tasksCompleted = registry.newCounter("TasksCompleted",
@@ -76,6 +77,12 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     bytesSentInRack = registry.newCounter("BytesSentInRack", "slice bytes sent to nodes in the same rack", 0L);
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
     slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
+    for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
+      handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
+          "handshakes this DataNode's slice port refused: " + r, 0L));
+    }
+    ownHandshakesRefused = registry.newCounter("OwnHandshakesRefused",
+        "handshakes of this DataNode that a peer's slice port refused (a wrong secret here shows on both sides)", 0L);
     repairTime = registry.newRate("RepairTime", "time of successful repairs (ms)", false);
     encodeTrees = registry.newCounter("EncodeTreesCollected",
         "trees of archival chain encodes this DataNode collected, their parity blocks written", 0L);
@@ -85,6 +92,12 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "parity bytes this DataNode wrote to their targets as collector of chain encodes", 0L);
     encodeParityBytesCrossRack = registry.newCounter("EncodeParityBytesCrossRack",
         "of those, parity bytes written to targets in another rack (the chain's deliveries across racks)", 0L);
+  }
+
+  /** RACK_AGGREGATED as RackAggregated: an enum constant in a metric's name. */
+  private static String camel(String constant) {
+    return java.util.Arrays.stream(constant.toLowerCase(java.util.Locale.ROOT).split("_"))
+        .map(w -> Character.toUpperCase(w.charAt(0)) + w.substring(1)).reduce("", String::concat);
   }
 
   static RepairMetrics register(String name) {
@@ -160,6 +173,26 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   public void sliceSent(int bytes, boolean crossRack) {
     (crossRack ? bytesSentCrossRack : bytesSentInRack).incr(bytes);
     slicesSent.incr();
+  }
+
+  @Override
+  public void handshakeRefused(org.wideec.transport.RefusalReason why) {
+    handshakesRefused.get(why).incr();
+  }
+
+  @Override
+  public void ownHandshakeRefused(org.wideec.transport.RefusalReason why) {
+    ownHandshakesRefused.incr();
+  }
+
+  /** Handshakes this DataNode's slice port refused for that reason since start. */
+  public long handshakesRefused(org.wideec.transport.RefusalReason why) {
+    return handshakesRefused.get(why).value();
+  }
+
+  /** Handshakes of this DataNode that peers refused since start. */
+  public long ownHandshakesRefused() {
+    return ownHandshakesRefused.value();
   }
 
   public long repairs(RepairScheme s) {

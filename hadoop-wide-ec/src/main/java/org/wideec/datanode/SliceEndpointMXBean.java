@@ -38,6 +38,17 @@ public interface SliceEndpointMXBean {
   /** The last reconstruction task our worker did not finish itself (route, block group, why); empty if none. */
   String getLastError();
 
+  /**
+   * The peers whose handshakes this slice port refused in the last ten minutes
+   * ({@link org.wideec.transport.RefusedHandshakes#RECENT_MS}), each with its reason ("wrong secret", "no credential",
+   * "expired or invalid block token", "other"), count and last time (epoch ms). A DataNode is named by the transfer
+   * address its handshake claimed, when that is on the address it came from; anything else by its address.
+   */
+  java.util.List<org.wideec.transport.RefusedHandshakes.Refusal> getRefusedHandshakes();
+
+  /** The peers (by transfer address) that refused this DataNode's own handshakes in the last ten minutes. */
+  java.util.List<org.wideec.transport.RefusedHandshakes.Refusal> getHandshakesRefusedByPeers();
+
   long getTasksCompleted();
 
   long getTasksHandedToStock();

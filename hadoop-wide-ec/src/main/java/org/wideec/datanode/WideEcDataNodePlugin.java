@@ -46,6 +46,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private ReconstructionTakeover.Installed takeover;
   private JmxEndpointResolver endpoints;
   private ArchivedReadService archivedReads;
+  private ClusterDataNodes members;
   private volatile String disabledReason;
 
   @Override
@@ -77,7 +78,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       return t;
     });
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
-    transport = new SliceTransport(conf.transport(), dn.getDisplayName(), metrics, helpers, tokens);
+    transport = new SliceTransport(conf.transport(), () -> nameOf(dn), metrics, helpers, tokens);
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
     ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
         resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation()), conf.scheme(),
@@ -87,7 +88,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // One port, six kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, and the
     // NameNode's orders to rebuild an archived block and to pin archived replicas.
-    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics);
+    members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
+        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
+    EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
     PinService pins = new PinService(dn, transport);
     RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
@@ -110,7 +113,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private void disable(String why) {
     disabledReason = why;
     LOG.error("wide-ec repair worker disabled on {}: {}. This DataNode serves no repair slices and keeps HDFS's "
-        + "stock reconstruction for every block group.", dn.getDisplayName(), why);
+        + "stock reconstruction for every block group.", nameOf(dn), why);
     release();
   }
 
@@ -144,6 +147,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         endpoints.close();
         endpoints = null;
       }
+      if (members != null) {
+        members.close();
+        members = null;
+      }
       if (archivedReads != null) {
         archivedReads.close();
         archivedReads = null;
@@ -153,7 +160,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         metrics = null;
       }
     } catch (java.io.IOException | RuntimeException e) {
-      LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", dn.getDisplayName(), e.toString());
+      LOG.warn("wide-ec repair worker on {} did not stop cleanly: {}", nameOf(dn), e.toString());
     }
   }
 
@@ -188,6 +195,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   /** Whether HDFS honours block pins here (dfs.datanode.block-pinning.enabled); archived replicas need it. */
   boolean blockPinning() {
     return dn != null && PinService.enabled(dn);
+  }
+
+  /**
+   * A DataNode's name in everything of ours: its transfer address as the NameNode knows it (DatanodeID#getXferAddr,
+   * ip:port), which is how block locations, repair plans and culprits name it. Until the DataNode has registered,
+   * HDFS's display name (host name:port), which on many hosts says localhost for every DataNode.
+   */
+  static String nameOf(DataNode dn) {
+    org.apache.hadoop.hdfs.protocol.DatanodeID id = dn.getDatanodeId();
+    return id != null ? id.getXferAddr() : dn.getDisplayName();
   }
 
   /** Why the worker is off on this DataNode (the error it logged at start), or null when it runs. */

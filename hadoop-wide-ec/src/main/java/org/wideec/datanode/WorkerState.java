@@ -3,6 +3,8 @@ package org.wideec.datanode;
 import java.util.List;
 import org.wideec.Version;
 import org.wideec.coder.Kernels;
+import org.wideec.transport.RefusedHandshakes;
+import org.wideec.transport.SliceTransport;
 
 /**
  * The {@link SliceEndpointMXBean} of one DataNode's plugin: reads the plugin's current state on every call, so one
@@ -75,6 +77,18 @@ final class WorkerState implements SliceEndpointMXBean {
       }
     }
     return "";
+  }
+
+  @Override
+  public List<RefusedHandshakes.Refusal> getRefusedHandshakes() {
+    SliceTransport t = plugin.transport();
+    return t == null ? List.of() : t.refusals().refused(System.currentTimeMillis() - RefusedHandshakes.RECENT_MS);
+  }
+
+  @Override
+  public List<RefusedHandshakes.Refusal> getHandshakesRefusedByPeers() {
+    SliceTransport t = plugin.transport();
+    return t == null ? List.of() : t.refusals().refusedBy(System.currentTimeMillis() - RefusedHandshakes.RECENT_MS);
   }
 
   @Override

@@ -116,7 +116,7 @@ public final class Handshake {
     byte[] key = switch (mode) {
       case ANONYMOUS -> {
         if (secret != null) {
-          throw new AuthenticationException("peer presented no credential; this node authenticates its peers "
+          throw new AuthenticationException(RefusalReason.NO_CREDENTIAL, null, "peer presented no credential; this node authenticates its peers "
               + "(wide-ec.transport.auth=hmac: DataNodes need the same wide-ec.transport.secret, clients a block token)");
         }
         yield null;
@@ -133,19 +133,25 @@ public final class Handshake {
           throw new AuthenticationException("peer presented a block token but this node does not check block tokens "
               + "(dfs.block.access.token.enable is false here)");
         }
-        yield tokens.passwordOf(Arrays.copyOfRange(head, 1 + NONCE + 2, headLength));
+        try {
+          yield tokens.passwordOf(Arrays.copyOfRange(head, 1 + NONCE + 2, headLength));
+        } catch (AuthenticationException e) {
+          throw new AuthenticationException(RefusalReason.BAD_TOKEN, null, e.getMessage());
+        }
       }
     };
     if (key == null) {
       return new Accepted(new byte[0], mode, null, null, null, null);
     }
+    byte[] identifier = Arrays.copyOfRange(head, 1 + NONCE + 2, headLength);
     if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
-      throw new AuthenticationException(mode == Credential.Mode.CLUSTER
-          ? "peer failed authentication: wrong wide-ec.transport.secret"
-          : "peer failed authentication: its block token's password does not match the token");
+      throw mode == Credential.Mode.CLUSTER
+          ? new AuthenticationException(RefusalReason.WRONG_SECRET, new String(identifier, StandardCharsets.UTF_8),
+              "peer failed authentication: wrong wide-ec.transport.secret")
+          : new AuthenticationException(RefusalReason.BAD_TOKEN, null,
+              "peer failed authentication: its block token's password does not match the token");
     }
     byte[] session = mac(key, "wide-ec session", serverNonce, head);
-    byte[] identifier = Arrays.copyOfRange(head, 1 + NONCE + 2, headLength);
     return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode, chosen,
         mac(session, chosen.keyLabel("server to client"), new byte[0], new byte[0]),
         mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]), principal(mode, identifier));
@@ -213,8 +219,27 @@ public final class Handshake {
 
   /** A peer that could not prove its credential. */
   public static final class AuthenticationException extends java.io.IOException {
+    private final RefusalReason reason;
+    private final String claimed;
+
     public AuthenticationException(String message) {
+      this(RefusalReason.OTHER, null, message);
+    }
+
+    /** @param claimed the DataNode name the peer's AUTH carried, unproven (null if none) */
+    AuthenticationException(RefusalReason reason, String claimed, String message) {
       super(message);
+      this.reason = reason;
+      this.claimed = claimed;
+    }
+
+    public RefusalReason reason() {
+      return reason;
+    }
+
+    /** The name the refused peer claimed in its AUTH: not proven, so reports check it against its address. */
+    String claimed() {
+      return claimed;
     }
   }
 }

@@ -20,6 +20,8 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   private final FrameAuth auth;
   private final ConnectionPool pool;
   private final FrameMac preferred;
+  /** Told when the peer refuses this node's handshake, and why. */
+  private final java.util.function.Consumer<RefusalReason> handshakeRefused;
   private final byte[] clientNonce = Handshake.nonce();
   private volatile Channel channel;
   private volatile PeerFailure failure;
@@ -31,8 +33,10 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   private boolean authenticated;
   private PeerStream current;
 
-  PeerConnection(Endpoint peer, Credential credential, FrameAuth auth, ConnectionPool pool, FrameMac preferred) {
+  PeerConnection(Endpoint peer, Credential credential, FrameAuth auth, ConnectionPool pool, FrameMac preferred,
+      java.util.function.Consumer<RefusalReason> handshakeRefused) {
     this.peer = peer;
+    this.handshakeRefused = handshakeRefused;
     this.preferred = preferred;
     this.credential = credential;
     this.auth = auth;
@@ -129,6 +133,9 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
         String text = f.payloadText();
         int tab = text.indexOf('\t');
         String message = tab >= 0 ? text.substring(tab + 1) : text;
+        if (!authenticated && serverNonce != null) { // it answered our AUTH with a refusal
+          handshakeRefused.accept(RefusalReason.ofWire(f.index()));
+        }
         // Refused before a stream began: the peer itself is to blame, under the name we know it by.
         String culprit = !authenticated || current == null ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
         fail(new PeerFailure(culprit, message), false);

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class SliceTransport implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SliceTransport.class);
   private final TransportConf conf;
-  private final String node;
+  /** This node's name as its peers know it: looked up on each use, as a DataNode learns its own once registered. */
+  private final java.util.function.Supplier<String> self;
   private final TrafficCounters counters;
   private final ExecutorService workers;
   private final Handshake handshake;
@@ -48,7 +49,7 @@ public final class SliceTransport implements Closeable {
   private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong screenedOut = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong refusedBusy = new java.util.concurrent.atomic.AtomicLong();
-  private final Credential own;
+  private final RefusedHandshakes refusals = new RefusedHandshakes();
   private Channel server;
   private int port;
 
@@ -65,15 +66,23 @@ public final class SliceTransport implements Closeable {
   /** @param tokens checks the block tokens clients authenticate with; null when block tokens are off */
   public SliceTransport(TransportConf conf, String node, TrafficCounters counters, ExecutorService workers,
       TokenKeys tokens) throws IOException {
+    this(conf, () -> node, counters, workers, tokens);
+  }
+
+  /**
+   * @param self this node's name, asked on each use: a DataNode's is its transfer address as the NameNode knows it,
+   *     known only once it registered (DataNodes compare culprits and peers by that address)
+   */
+  public SliceTransport(TransportConf conf, java.util.function.Supplier<String> self, TrafficCounters counters,
+      ExecutorService workers, TokenKeys tokens) throws IOException {
     this.conf = conf;
-    this.node = node;
+    this.self = self;
     this.counters = counters;
     this.workers = workers;
     this.handshake = conf.handshake().withTokens(tokens);
-    this.own = handshake.ownCredential().named(node);
     this.gate = conf.limits().gate();
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
-    this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + node.replace(':', '-'), true));
+    this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + self.get().replace(':', '-'), true));
     this.pool = new ConnectionPool(conf.limits());
     if (conf.limits().poolMaxIdlePerPeer() > 0) {
       long every = Math.max(1, conf.limits().poolIdleMs() / 2);
@@ -82,7 +91,12 @@ public final class SliceTransport implements Closeable {
   }
 
   public String node() {
-    return node;
+    return self.get();
+  }
+
+  /** What this node proves as a cluster member: the cluster secret (or nothing under auth=none), under its name. */
+  private Credential own() {
+    return handshake.ownCredential().named(node());
   }
 
   public TransportConf conf() {
@@ -122,7 +136,7 @@ public final class SliceTransport implements Closeable {
     }
     port = ((InetSocketAddress) server.localAddress()).getPort();
     LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, frame tags {}, TLS {}, shaping {})",
-        node, conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF",
+        node(), conf.bindHost(), port, handshake.authenticates() ? "HMAC" : "OFF",
         handshake.authenticates() ? conf.frameMac() + " preferred" : "none", tls != null ? "on" : "off",
         conf.shaper().enabled() ? "on" : "off");
     return port;
@@ -135,6 +149,11 @@ public final class SliceTransport implements Closeable {
   /** Connections peers opened to this node's slice port since it started (each one handshake). */
   public long acceptedConnections() {
     return accepted.get();
+  }
+
+  /** The handshakes this node refused, and those of its own that peers refused, per peer and reason. */
+  public RefusedHandshakes refusals() {
+    return refusals;
   }
 
   /** Connections peers hold to this node's slice port now. */
@@ -166,7 +185,7 @@ public final class SliceTransport implements Closeable {
    * {@code myNode}/{@code myRack} say who asks, as the requestor named this node.
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body) throws PeerFailure {
-    return open(peer, myNode, myRack, repairId, body, own);
+    return open(peer, myNode, myRack, repairId, body, own());
   }
 
   /**
@@ -175,12 +194,12 @@ public final class SliceTransport implements Closeable {
    */
   public Credential credentialFor(byte[] token) throws PeerFailure {
     if (handshake.authenticates()) {
-      return own;
+      return own();
     }
     try {
       return Credential.ofToken(token);
     } catch (IOException | RuntimeException e) {
-      throw new PeerFailure(null, node + " holds a malformed block token: " + e.getMessage(), e);
+      throw new PeerFailure(null, node() + " holds a malformed block token: " + e.getMessage(), e);
     }
   }
 
@@ -211,7 +230,10 @@ public final class SliceTransport implements Closeable {
   /** A new connection to a peer; its handshake runs as soon as the peer challenges. */
   private PeerConnection connect(Endpoint peer, Credential credential) throws PeerFailure {
     FrameAuth auth = new FrameAuth();
-    PeerConnection connection = new PeerConnection(peer, credential, auth, pool, conf.frameMac());
+    PeerConnection connection = new PeerConnection(peer, credential, auth, pool, conf.frameMac(), why -> {
+      refusals.refusedBy(peer.node(), why, System.currentTimeMillis());
+      counters.ownHandshakeRefused(why);
+    });
     Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
@@ -226,11 +248,11 @@ public final class SliceTransport implements Closeable {
           }
         });
     if (loops.isShuttingDown()) {
-      throw new PeerFailure(null, node + " is shutting down: its slice transport is closed");
+      throw new PeerFailure(null, node() + " is shutting down: its slice transport is closed");
     }
     ChannelFuture f = b.connect(peer.host(), peer.port()).awaitUninterruptibly();
     if (!f.isSuccess() && loops.isShuttingDown()) {
-      throw new PeerFailure(null, node + " is shutting down: its slice transport is closed");
+      throw new PeerFailure(null, node() + " is shutting down: its slice transport is closed");
     }
     if (!f.isSuccess()) {
       throw new PeerFailure(peer.node(), "cannot connect to " + peer + ": " + f.cause().getMessage(), f.cause());
@@ -289,7 +311,7 @@ public final class SliceTransport implements Closeable {
       String host = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress().getHostAddress();
       String full = gate.admitConnection(host);
       if (full != null) {
-        LOG.warn("wide-ec slice transport of {} refused {}: {}", node, host, full);
+        LOG.warn("wide-ec slice transport of {} refused {}: {}", node(), host, full);
         refuse(ctx, 0, full);
         return;
       }
@@ -307,7 +329,7 @@ public final class SliceTransport implements Closeable {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
       if (evt instanceof IdleStateEvent) {
-        LOG.warn("wide-ec slice transport of {}: closing {}, silent for {} ms ({})", node, ctx.channel().remoteAddress(),
+        LOG.warn("wide-ec slice transport of {}: closing {}, silent for {} ms ({})", node(), ctx.channel().remoteAddress(),
             conf.limits().idleTimeoutMs(), PeerLimits.IDLE_TIMEOUT);
         ctx.close();
         return;
@@ -330,7 +352,7 @@ public final class SliceTransport implements Closeable {
           mode = session.mode();
           String full = admitProved(session);
           if (full != null) {
-            LOG.warn("wide-ec slice transport of {} refused {}: {}", node, admittedHost, full);
+            LOG.warn("wide-ec slice transport of {} refused {}: {}", node(), admittedHost, full);
             refuse(ctx, f.repairId(), full);
             return;
           }
@@ -342,8 +364,16 @@ public final class SliceTransport implements Closeable {
           auth.handshakeDone();
           authenticated = true;
         } catch (Handshake.AuthenticationException e) {
-          LOG.warn("wide-ec slice transport of {} refused {}: {}", node, ctx.channel().remoteAddress(), e.getMessage());
-          refuse(ctx, f.repairId(), e.getMessage());
+          String peer = RefusedHandshakes.peerName(e.claimed(), admittedHost);
+          LOG.warn("wide-ec slice transport of {} refused the handshake of {}{} ({}): {}", node(), peer,
+              peer.equals(admittedHost) && e.claimed() != null ? " (claiming to be DataNode " + e.claimed() + ")" : "",
+              e.reason(), e.getMessage());
+          refusals.refused(peer, e.reason(), System.currentTimeMillis());
+          counters.handshakeRefused(e.reason());
+          refused = true;
+          // The reason rides in the index, so the refused side counts why it was refused.
+          endWithError(ctx.channel(), new Frame(FrameType.ERROR, f.repairId(), e.reason().wire(),
+              io.netty.buffer.Unpooled.wrappedBuffer(refusal(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8))));
         }
         return;
       }
@@ -414,7 +444,7 @@ public final class SliceTransport implements Closeable {
         handler.screen(body);
       } catch (IOException | RuntimeException e) {
         screenedOut.incrementAndGet();
-        LOG.warn("wide-ec slice transport of {} refused a request of {}: {}", node, principal, e.getMessage());
+        LOG.warn("wide-ec slice transport of {} refused a request of {}: {}", node(), principal, e.getMessage());
         d.fail(null, d.selfNode() + " refused the request: " + e.getMessage());
         return;
       }
@@ -423,7 +453,7 @@ public final class SliceTransport implements Closeable {
       String busy = gate.admitRequest(peer);
       if (busy != null) {
         refusedBusy.incrementAndGet();
-        LOG.warn("wide-ec slice transport of {} refused a request: {}", node, busy);
+        LOG.warn("wide-ec slice transport of {} refused a request: {}", node(), busy);
         d.fail(d.selfNode(), d.selfNode() + " refused: " + busy);
         return;
       }
@@ -447,7 +477,12 @@ public final class SliceTransport implements Closeable {
 
     private void refuse(ChannelHandlerContext ctx, long repairId, String why) {
       refused = true;
-      endWithError(ctx.channel(), Frame.text(FrameType.ERROR, repairId, node + "\t" + node + " refused the connection: " + why));
+      endWithError(ctx.channel(), Frame.text(FrameType.ERROR, repairId, refusal(why)));
+    }
+
+    /** An ERROR's text for a refused connection: this node is the culprit, by the name its peers know it by. */
+    private String refusal(String why) {
+      return node() + "\t" + node() + " refused the connection: " + why;
     }
 
     @Override
@@ -465,7 +500,7 @@ public final class SliceTransport implements Closeable {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      LOG.warn("wide-ec slice transport of {}: connection from {} failed: {}", node, ctx.channel().remoteAddress(),
+      LOG.warn("wide-ec slice transport of {}: connection from {} failed: {}", node(), ctx.channel().remoteAddress(),
           cause.toString());
       ctx.close();
     }

@@ -1,8 +1,14 @@
 package org.wideec.transport;
 
-/** What a node's transport reports as it sends slices (implemented by the DataNode's metrics). */
+/** What a node's transport reports as it sends slices and refuses handshakes (implemented by the DataNode's metrics). */
 public interface TrafficCounters {
   void sliceSent(int bytes, boolean crossRack);
+
+  /** This node's slice port refused a peer's handshake. */
+  default void handshakeRefused(RefusalReason why) {}
+
+  /** A peer's slice port refused this node's handshake. */
+  default void ownHandshakeRefused(RefusalReason why) {}
 
   TrafficCounters NONE = (bytes, crossRack) -> {};
 }

@@ -285,6 +285,51 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     assertEquals(failedBefore, metrics.encodeTreesFailed());
   }
 
+  @Test
+  @Order(5)
+  void anEncodeRequestNamingASlicePortOutsideTheClusterIsRefusedAndNothingIsDialled() throws Exception {
+    checks.write("/outside/a", 2 * BLOCK);
+    List<LocatedBlock> lbs = fs.getClient().getLocatedBlocks("/outside/a", 0, 2 * BLOCK).getLocatedBlocks();
+    LocatedBlock b0 = lbs.get(0);
+    LocatedBlock b1 = lbs.get(1);
+    DatanodeInfo dn = b0.getLocations()[0];
+    DatanodeInfo other = b1.getLocations()[0];
+    byte[] token0 = TokenBytes.of(b0.getBlockToken());
+    Map<Integer, BlockRef> blocks = Map.of(0, ref(b0, token0), 1, ref(b1, TokenBytes.of(b1.getBlockToken())));
+    Site self = new Site(dn.getXferAddr(), dn.getNetworkLocation());
+    Map<Integer, Site> targets = Map.of(6, self, 7, self, 8, self, 9, self);
+    ExecutorService idle = Executors.newSingleThreadExecutor();
+    JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
+    SliceTransport client = new SliceTransport(TransportConf.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
+    try (java.net.ServerSocket outside = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+      int port = outside.getLocalPort();
+      // A node of no DataNode's, and a real DataNode's name on a port that is not its slice port (same host).
+      String stranger = "127.0.0.1:" + port;
+      for (Endpoint named : List.of(new Endpoint("127.0.0.1", port, stranger, "/rack1"),
+          new Endpoint("127.0.0.1", port, other.getXferAddr(), other.getNetworkLocation()))) {
+        Map<Integer, Site> holders = Map.of(0, self, 1, new Site(named.node(), named.rack()));
+        EncodeTreeRequest req = new EncodeTreeRequest("outside", CODE, EncodePlan.Shape.CHAIN, 64 * 1024, 0,
+            new long[] {BLOCK, BLOCK, 0, 0, 0, 0}, holders, targets, List.of(named), blocks, List.of(), 2, 512);
+        PeerFailure refused = assertThrows(PeerFailure.class, () -> ask(client, e, req, token0));
+        String expected = named.node().equals(stranger)
+            ? "refused the encode: the request names slice port 127.0.0.1:" + port + " of " + stranger
+                + ", which is not a live DataNode of this cluster"
+            : "refused the encode: the request names slice port 127.0.0.1:" + port + " for DataNode "
+                + other.getXferAddr() + ", whose slice port is ";
+        assertTrue(refused.getMessage().contains(expected), refused.getMessage());
+        assertEquals(null, refused.culprit(), "the asker is refused: no node is to blame");
+      }
+      // Refused before anything was dialled: nothing ever connected to the outside address.
+      outside.setSoTimeout(1);
+      assertThrows(java.net.SocketTimeoutException.class, outside::accept);
+    } finally {
+      client.close();
+      resolver.close();
+      idle.shutdownNow();
+    }
+  }
+
   private static BlockRef ref(LocatedBlock lb, byte[] token) {
     return new BlockRef(lb.getBlock().getBlockPoolId(), lb.getBlock().getBlockId(), lb.getBlock().getGenerationStamp(),
         lb.getBlock().getNumBytes(), token);
@@ -297,7 +342,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aCorruptSliceFailsTheStripeAndTheRerunCompletesIt() throws Exception {
     try (FileSystem client = crc32Client()) {
       checks.writeWith(client, "/corrupt/file", 9 * BLOCK + 1000, "corrupt");
@@ -348,7 +393,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aHelperKilledMidEncodeFailsTheRunAndTheRerunRollsBackAndCompletes() throws Exception {
     try (FileSystem client = crc32Client()) {
       checks.writeWith(client, "/kill/file", 9 * BLOCK + 1000, "kill");
