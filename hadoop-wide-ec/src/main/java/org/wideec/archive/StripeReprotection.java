@@ -149,9 +149,9 @@ public record StripeReprotection(StripeProtection need, SortedSet<Integer> share
     if (holds()) {
       return "";
     }
-    String taken = need.tolerance() + " losses" + (worst.nodes().isEmpty() ? "" : " (" + String.join(", ",
-        worst.nodes()) + ")") + " take units " + worst.units();
-    return worst.exact() ? taken + ", more than the " + need.unitsItMayLose() + " it can lose"
+    String taken = (worst.nodes().isEmpty() ? "units " + worst.units() + " have no live replica"
+        : "losing " + String.join(", ", worst.nodes()) + " would take units " + worst.units());
+    return worst.exact() ? taken + ", more than the " + need.unitsItMayLose() + " it can spare"
         : "the worst " + need.tolerance() + " losses were not found within " + NodeLosses.STEP_BUDGET + " search steps ("
             + taken + " at least), so it is not shown to survive them";
   }

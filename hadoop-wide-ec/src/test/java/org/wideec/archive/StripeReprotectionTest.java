@@ -87,7 +87,7 @@ class StripeReprotectionTest {
     p.put(11, Set.of("pD", "qD"));
     StripeReprotection choice = StripeReprotection.of(need, p);
     assertFalse(choice.holds());
-    assertEquals("3 losses (pA, pB) take units [4, 9], more than the 1 it can lose", choice.shortfall());
+    assertEquals("losing pA, pB would take units [4, 9], more than the 1 it can spare", choice.shortfall());
     assertEquals(Set.of(4), choice.sharedNodeUnits()); // A alone at f + 1 leaves B to two losses: one unit
     assertEquals(4, choice.replicationOf(4));
     assertEquals(2, choice.replicationOf(9));
