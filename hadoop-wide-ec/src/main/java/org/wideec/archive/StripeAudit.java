@@ -24,7 +24,9 @@ import org.wideec.code.RemainingTolerance;
  * it can lose come from the code itself ({@link RemainingTolerance}; virtual padding is never lost). A stripe before
  * COMMITTED stopped mid-archive, and a stripe recorded STALE no longer protects its data; both are findings too.
  * A stripe with members changed for good is one more finding naming them and the replication its other units hold
- * against what restores its code's tolerance ({@link StripeProtection}): below tolerance, or re-protected.
+ * against what restores its code's tolerance ({@link StripeProtection}, {@code f + 1} for units whose replicas share
+ * DataNodes: {@link StripeReprotection}): below tolerance while the worst {@code f} losses of the DataNodes listed now
+ * would take more than the code decodes, or re-protected.
  */
 public final class StripeAudit {
   private StripeAudit() {}
@@ -75,11 +77,14 @@ public final class StripeAudit {
     /** A sealed placeholder whose manifest, pointer or reader's index is missing: its bytes cannot be read. */
     ORPHAN_PLACEHOLDER,
     /**
-     * A stripe with members changed for good whose other units do not hold the replication that restores its code's
-     * tolerance ({@link StripeProtection}).
+     * A stripe with members changed for good that some {@code f} losses of the DataNodes listed now would leave
+     * undecodable ({@link StripeReprotection}), or whose changed files hold fewer than {@code f + 1} replicas.
      */
     BELOW_TOLERANCE,
-    /** A stripe with members changed for good whose tolerance raised replication holds until it is archived again. */
+    /**
+     * A stripe with members changed for good that survives {@code f} losses of the DataNodes listed now at its raised
+     * replication, until it is archived again.
+     */
     REPROTECTED;
 
     /** The label in fsck's output. */
@@ -234,29 +239,35 @@ public final class StripeAudit {
     StripeProtection need = StripeProtection.of(s.code(), changes.size());
     int held = Integer.MAX_VALUE;
     int changedHeld = Integer.MAX_VALUE;
+    Map<Integer, List<String>> remaining = new java.util.TreeMap<>();
     for (Map.Entry<Integer, Observed> e : seen.entrySet()) {
-      int live = e.getValue().corrupt() ? 0 : e.getValue().replicas().size();
+      List<Replica> live = e.getValue().corrupt() ? List.of() : e.getValue().replicas();
       if (!changes.containsKey(e.getKey())) {
-        held = Math.min(held, live);
+        held = Math.min(held, live.size());
+        remaining.put(e.getKey(), live.stream().map(Replica::node).toList());
       } else if (e.getValue().presence() != Presence.FILE_GONE) {
-        changedHeld = Math.min(changedHeld, live);
+        changedHeld = Math.min(changedHeld, live.size());
       }
     }
+    StripeReprotection now = StripeReprotection.of(need, remaining);
     List<String> named = new ArrayList<>();
     changes.forEach((u, what) -> named.add("unit " + u + " (" + what + ")"));
-    boolean restored = held >= need.replication() && (changedHeld == Integer.MAX_VALUE
+    boolean restored = now.holds() && (changedHeld == Integer.MAX_VALUE
         || changedHeld >= need.changedMemberReplication());
+    String shared = now.sharedNodeUnits().isEmpty() ? "" : " (units " + now.sharedNodeUnits() + " " + (need.tolerance()
+        + 1) + ", as their replicas share DataNodes with other units')";
     String holds = "the other units hold " + (held == Integer.MAX_VALUE ? "none" : "at least " + held)
         + (changedHeld == Integer.MAX_VALUE ? "" : ", the changed files at least " + changedHeld);
     String remedy = "unarchive " + archivedPath + " and archive it again to re-encode it without those members and"
         + " free the space";
     return new Finding(restored ? Problem.REPROTECTED : Problem.BELOW_TOLERANCE, archivedPath, s.stripeId(), -1, 0,
         where + ": members changed since archival: " + String.join(", ", named) + "; its code claims "
-            + need.tolerance() + " losses, so each other unit needs " + need.replication() + " replicas and each"
-            + " changed file " + need.changedMemberReplication() + ": " + holds + (restored
+            + need.tolerance() + " losses, so each other unit needs " + need.replication() + " replicas" + shared
+            + " and each changed file " + need.changedMemberReplication() + ": " + holds + (restored
                 ? ", so it survives " + need.tolerance() + " losses again at that cost; " + remedy
-                : ", so it survives fewer losses than its code claims until the NameNode's archive repair monitor"
-                    + " raises them (wide-ec.archive.repair.enabled); then " + remedy));
+                : ", so it survives fewer losses than its code claims" + (now.holds() ? "" : " (" + now.shortfall()
+                    + ")") + " until the NameNode's archive repair monitor raises them (wide-ec.archive.repair.enabled);"
+                    + " then " + remedy));
   }
 
   /**

@@ -19,7 +19,8 @@ import org.wideec.code.LinearCode;
  * smallest such {@code r} is chosen: {@code r = 1} when {@code d = 0} (nothing changed, the trim stands); when
  * {@code d > f} no {@code r} makes the stripe decode, so each remaining block must survive {@code f} losses alone:
  * {@code r = f + 1}. The count assumes the replicas of different units sit on different nodes; HDFS places the added
- * replicas by its own policy, which in a cluster of few nodes may put two units' replicas on one node.
+ * replicas by its own policy, independently per block, so an added replica of one unit may land on a node holding
+ * another unit's: {@link StripeReprotection} checks the replicas as listed and raises the units that share nodes.
  *
  * @param tolerance {@code f}, the node losses the stripe's code claims to survive
  * @param unitsGone {@code d}, units the stripe lost for good (deleted or changed members)
@@ -85,6 +86,14 @@ public record StripeProtection(int tolerance, int unitsGone, int replication) {
   /** Units were lost for good: the remaining ones need more than the trim's one replica. */
   public boolean belowCode() {
     return unitsGone > 0;
+  }
+
+  /**
+   * The remaining units {@code f} node losses may take with the stripe still decodable: {@code f - d} (the code
+   * decodes any {@code f} erasures, {@code d} of them spent), none once {@code d >= f}.
+   */
+  public int unitsItMayLose() {
+    return Math.max(0, tolerance - unitsGone);
   }
 
   /**

@@ -246,7 +246,8 @@ class StripeAuditTest {
     assertEquals("stripe 3 of /a: members changed since archival: unit 0 (/.reserved/.inodes/500, deleted), unit 1"
         + " (/a/f1, truncated), unit 2 (/a/f2, appended); its code claims 3 losses, so each other unit needs 4"
         + " replicas and each changed file 4: the other units hold at least 1, the changed files at least 1, so it"
-        + " survives fewer losses than its code claims until the NameNode's archive repair monitor raises them"
+        + " survives fewer losses than its code claims (losing dn-3, dn-4, dn-5 would take units [3, 4, 5], more than"
+        + " the 0 it can spare) until the NameNode's archive repair monitor raises them"
         + " (wide-ec.archive.repair.enabled); then unarchive /a and archive it again to re-encode it without those"
         + " members and free the space", f.message());
 
@@ -266,6 +267,43 @@ class StripeAuditTest {
         + " 3 losses again at that cost; unarchive /a and archive it again to re-encode it without those members and"
         + " free the space"), r.message());
     assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.REPROTECTED), problems(raised));
+  }
+
+  @Test
+  void unitsWhoseReplicasShareDataNodesAreNamedAndTheStripeIsBelowToleranceUntilOneHoldsFPlusOne() {
+    ArchivedStripe s = stripe(StripeState.TRIMMED, 6);
+    Map<Integer, Observed> seen = healthy(s);
+    seen.put(0, Observed.gone("/.reserved/.inodes/500", Presence.FILE_GONE));
+    seen.put(1, Observed.gone("/.reserved/.inodes/501", Presence.FILE_GONE));
+    for (int u : s.storedUnits()) { // two units gone: every other one at 2 replicas, on a node of its own
+      if (u > 1) {
+        seen.put(u, on(s, u, List.of(new Replica("dn-" + u, "/r1"),
+            new Replica("q" + u, "/r2"))));
+      }
+    }
+    assertEquals(Problem.REPROTECTED, problems(audit(s, seen)).get(2));
+    // Unit 2's added replica on unit 8's node and unit 8's on unit 2's: losing the two nodes takes both.
+    seen.put(2, on(s, 2, List.of(new Replica("dn-2", "/r2"), new Replica("dn-8", "/r3"))));
+    seen.put(8, on(s, 8, List.of(new Replica("dn-8", "/r3"), new Replica("dn-2", "/r2"))));
+    Finding below = audit(s, seen).findings().get(2);
+    assertEquals(Problem.BELOW_TOLERANCE, below.problem());
+    assertTrue(below.message().contains("; its code claims 3 losses, so each other unit needs 2 replicas (units [2] 4,"
+        + " as their replicas share DataNodes with other units') and each changed file 4: the other units hold at least"
+        + " 2, so it survives fewer losses than its code claims (losing dn-2, dn-8 would take units [2, 8], more than"
+        + " the 1 it can spare) until"), below.message());
+    seen.put(2, on(s, 2, List.of(new Replica("dn-2", "/r2"), new Replica("dn-8", "/r3"),
+        new Replica("x", "/r4"), new Replica("y", "/r0"))));
+    Finding raised = audit(s, seen).findings().get(2);
+    assertEquals(Problem.REPROTECTED, raised.problem());
+    assertTrue(raised.message().contains("needs 2 replicas (units [2] 4, as their replicas share DataNodes with other"
+        + " units') and each changed file 4: the other units hold at least 2, so it survives 3 losses again"),
+        raised.message());
+  }
+
+  /** The member as archived, on these replicas. */
+  private static Observed on(ArchivedStripe s, int unit, List<Replica> replicas) {
+    StripeMember m = s.member(unit);
+    return Observed.present("/a/f" + unit, m.generationStamp(), m.length(), replicas);
   }
 
   @Test

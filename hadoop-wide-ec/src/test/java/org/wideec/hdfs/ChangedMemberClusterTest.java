@@ -4,26 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
-import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.NameNodePoll;
-import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -35,82 +24,19 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
  * 4; then the three DataNodes holding the other data members' trimmed replicas stop, and every file still reads
  * back byte for byte with a stock client.
  */
-class ChangedMemberClusterTest extends ArchiveTestBed {
+class ChangedMemberClusterTest extends ChangedMemberTestBed {
   private static final String DIR = "/cm";
-
-  @Override
-  Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
-    base.set(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
-    return base;
-  }
-
-  @BeforeAll
-  void awaitLease() throws Exception {
-    awaitTrimmerLease();
-  }
 
   private static WideEcNameNodeMetrics metrics() {
     return WideEcNameNodePlugin.metrics();
   }
 
-  /** Waits (the NameNode's poll: short pauses doubling to a second) until the condition holds, at most a minute. */
-  private static void await(String what, BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    NameNodePoll poll = new NameNodePoll(100);
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "still waiting: " + what);
-      poll.pause("interrupted while waiting: " + what);
-    }
-  }
-
-  /** Live replicas of every block of the file (reached by inode, so a deleted one has none to ask for). */
-  private int fewestReplicas(long inode) {
-    try {
-      String p = ArchiveLayout.inodePath(inode).toString();
-      long len = fs.getClient().getFileInfo(p).getLen();
-      int fewest = Integer.MAX_VALUE;
-      for (LocatedBlock lb : fs.getClient().getLocatedBlocks(p, 0, len).getLocatedBlocks()) {
-        fewest = Math.min(fewest, lb.getLocations().length);
-      }
-      return fewest;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private byte[] read(String path) throws Exception {
-    byte[] b = new byte[(int) fs.getFileStatus(new Path(path)).getLen()];
-    try (FSDataInputStream in = fs.open(new Path(path))) {
-      in.readFully(0, b);
-    }
-    return b;
-  }
-
   @Test
   void deletingTruncatingAndAppendingMembersLeavesEveryOtherMemberReadableAfterTheCodesLosses() throws Exception {
-    String[] names = {"a", "b", "c", "d", "e", "f"};
-    for (int i = 0; i < names.length; i++) {
-      checks.write(DIR + "/" + names[i], BLOCK / 4 + 1000 * i); // six small files: the data units of one stripe
-    }
-    ToolRun archived = tool("archive", DIR, "--code", CODE);
-    assertEquals(0, archived.exit(), archived.out() + archived.err());
-    List<ArchivedStripe> stripes = manifestOf(DIR).stripes();
-    assertEquals(1, stripes.size());
-    ArchivedStripe s = stripes.get(0);
+    String[] names = {"a", "b", "c", "d", "e", "f"}; // six small files: the data units of one stripe
+    ArchivedStripe s = archiveSmallFiles(DIR, names);
     assertEquals(StripeState.TRIMMED, s.state());
-    Map<String, Integer> unitOf = new LinkedHashMap<>();
-    for (String n : names) {
-      long inode = store.inodeOf(new Path(DIR + "/" + n));
-      for (int u = 0; u < s.code().k(); u++) {
-        if (s.member(u).inodeId() == inode) {
-          unitOf.put(n, u);
-        }
-      }
-    }
-    assertEquals(6, unitOf.size(), unitOf.toString());
+    Map<String, Integer> unitOf = unitsOf(s, DIR, names);
     Map<String, byte[]> expected = new LinkedHashMap<>();
     for (String n : List.of("a", "e", "f", "c", "d")) {
       expected.put(n, read(DIR + "/" + n));
@@ -149,13 +75,7 @@ class ChangedMemberClusterTest extends ArchiveTestBed {
     await("the repair monitor's gauges", () -> metrics().archivedStripesReprotected() >= 1
         && metrics().archivedMembersChanged() >= 3);
 
-    JsonNode a = tool("fsck", DIR, "--json").json().get("archived");
-    List<String> protection = new ArrayList<>();
-    a.get("stripes").forEach(st -> st.get("findings").forEach(f -> {
-      if (f.get("stripe").asLong() == s.stripeId() && f.get("unit").asInt() == -1) {
-        protection.add(f.get("problem").asText() + ": " + f.get("message").asText());
-      }
-    }));
+    List<String> protection = stripeFindings(DIR, s.stripeId());
     assertEquals(1, protection.size(), protection.toString());
     String finding = protection.get(0);
     assertTrue(finding.startsWith("reprotected: stripe " + s.stripeId() + " of " + DIR + ": members changed since"
@@ -170,11 +90,7 @@ class ChangedMemberClusterTest extends ArchiveTestBed {
 
     // As many DataNodes as the code tolerates, those holding the other data members' trimmed replicas.
     for (String n : List.of("a", "e", "f")) {
-      String node = s.member(unitOf.get(n)).plannedNode();
-      DataNode dn = cluster.getDataNodes().stream().filter(x -> x.getDatanodeId().getXferAddr().equals(node))
-          .findFirst().orElseThrow(() -> new AssertionError("no DataNode at " + node));
-      cluster.stopDataNode(node);
-      cluster.setDataNodeDead(dn.getDatanodeId());
+      lose(s.member(unitOf.get(n)).plannedNode());
     }
     for (Map.Entry<String, byte[]> e : expected.entrySet()) {
       assertArrayEquals(e.getValue(), read(DIR + "/" + e.getKey()), DIR + "/" + e.getKey());

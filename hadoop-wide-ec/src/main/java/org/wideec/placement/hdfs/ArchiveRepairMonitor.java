@@ -26,6 +26,7 @@ import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.RebuildTargets;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeProtection;
+import org.wideec.archive.StripeReprotection;
 import org.wideec.code.UnitRole;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.archive.RebuildJobs;
@@ -69,7 +70,8 @@ import org.wideec.transport.TokenBytes;
  *
  * <p>A member deleted, truncated or appended after archival is lost to its stripe for good, and at one replica per
  * unit the others would then survive fewer losses than the code claims. Each pass restores that: the files of the
- * stripe's remaining units go up to the replication {@link StripeProtection} computes, each changed member's file
+ * stripe's remaining units go up to the replication {@link StripeProtection} computes, those of units whose replicas
+ * share DataNodes with another unit's to {@code f + 1} ({@link StripeReprotection}), each changed member's file
  * (its new bytes at the trim's one replica, covered by no parity) to {@code f + 1} and at least {@code
  * dfs.replication}; never lowered, one WARN line per stripe, and the gauges {@code ArchivedStripesBelowTolerance},
  * {@code ArchivedStripesReprotected} and {@code ArchivedMembersChanged}.
@@ -249,10 +251,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /**
    * Restores the tolerance of a stripe whose members changed for good (deleted, truncated, appended): every file
    * holding a remaining unit (other members, parity) is raised to the replication {@link StripeProtection} computes,
-   * and each changed member's file still there to {@code f + 1} (at least {@code dfs.replication}), as the parity no
-   * longer covers its bytes. Derived afresh each pass from the manifest and the namespace, so it survives a restart
-   * and never lowers a replication (a user's higher one stays). The stripe counts below tolerance until every unit
-   * holds that many live replicas.
+   * a unit whose replicas share DataNodes with another unit's to {@code f + 1} ({@link StripeReprotection}: HDFS
+   * places the added replicas per block, blind to the stripe), and each changed member's file still there to {@code
+   * f + 1} (at least {@code dfs.replication}), as the parity no longer covers its bytes. Derived afresh each pass from
+   * the manifest and the namespace, so it survives a restart and never lowers a replication (a user's higher one
+   * stays). The stripe counts below tolerance until the worst {@code f} losses of the DataNodes listed now leave it
+   * decodable and every changed file holds its replicas.
    */
   private void reprotect(ArchivedStripeRepair p, Map<Long, WideEcArchivedBlocks.BlockView> views, String where,
       Tally tally) {
@@ -266,16 +270,17 @@ final class ArchiveRepairMonitor extends ArchivePass {
     Set<Integer> changedUnits = new HashSet<>();
     java.util.Arrays.stream(p.stale()).forEach(changedUnits::add);
     java.util.Arrays.stream(p.gone()).forEach(changedUnits::add);
+    StripeReprotection shared = StripeReprotection.of(need, remainingReplicas(s, changedUnits, views));
     Map<Long, Short> wanted = new java.util.LinkedHashMap<>();
-    boolean held = true;
+    boolean held = shared.holds(); // on the replicas listed now: pending replication counts for nothing
     List<String> changes = new java.util.ArrayList<>();
     for (int u : s.storedUnits()) {
       StripeMember m = s.member(u);
       boolean isChanged = changedUnits.contains(u);
-      short r = isChanged ? changedReplication : (short) need.replication();
+      short r = isChanged ? changedReplication : (short) shared.replicationOf(u);
       wanted.merge(m.inodeId(), r, (a, b) -> (short) Math.max(a, b));
       WideEcArchivedBlocks.BlockView v = views.get(m.blockId());
-      if (v != null && v.live().size() < r) {
+      if (isChanged && v != null && v.live().size() < r) {
         held = false;
       }
       if (isChanged) {
@@ -299,6 +304,24 @@ final class ArchiveRepairMonitor extends ArchivePass {
           + " until the stripe is archived again", where, String.join(", ", changes), need.tolerance(), changed,
           need.replication(), changedReplication);
     }
+    if (!shared.sharedNodeUnits().isEmpty() && reported.first("shared " + where + " " + shared.sharedNodeUnits())) {
+      LOG.warn("archived {}: units {} hold replicas on DataNodes that hold other units' replicas, so each is kept at"
+          + " replication {} (no {} losses take it){}", where, shared.sharedNodeUnits(), need.tolerance() + 1,
+          need.tolerance(), shared.holds() ? "" : "; until then " + shared.shortfall());
+    }
+  }
+
+  /** Each remaining unit (stored, unchanged) with the DataNodes the NameNode lists holding a live replica of it. */
+  private static Map<Integer, List<String>> remainingReplicas(ArchivedStripe s, Set<Integer> changedUnits,
+      Map<Long, WideEcArchivedBlocks.BlockView> views) {
+    Map<Integer, List<String>> out = new java.util.TreeMap<>();
+    for (int u : s.storedUnits()) {
+      WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
+      if (!changedUnits.contains(u)) {
+        out.put(u, v == null ? List.of() : v.live().stream().map(WideEcArchivedBlocks.Holder::node).toList());
+      }
+    }
+    return out;
   }
 
   /**

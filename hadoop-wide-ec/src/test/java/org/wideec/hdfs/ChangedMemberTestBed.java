@@ -1,0 +1,139 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.NameNodePoll;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.MiniClusters;
+
+/**
+ * The racked test bed (6 racks x 3 DataNodes, azure-lrc:k=6,l=2,g=2, which claims 3 losses) with the NameNode
+ * plugin's trimmer and repair monitor passing every 300 ms, for stripes whose members change after archival.
+ */
+abstract class ChangedMemberTestBed extends ArchiveTestBed {
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.set(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
+    return base;
+  }
+
+  @BeforeAll
+  void awaitLease() throws Exception {
+    awaitTrimmerLease();
+  }
+
+  /** Waits (the NameNode's poll: short pauses doubling to a second) until the condition holds, at most a minute. */
+  static void await(String what, BooleanSupplier done) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    NameNodePoll poll = new NameNodePoll(100);
+    while (!done.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, "still waiting: " + what);
+      poll.pause("interrupted while waiting: " + what);
+    }
+  }
+
+  /** Writes the small files of one stripe's data units, archives them and returns the stripe (TRIMMED). */
+  ArchivedStripe archiveSmallFiles(String dir, String... names) throws Exception {
+    for (int i = 0; i < names.length; i++) {
+      checks.write(dir + "/" + names[i], BLOCK / 4 + 1000 * i);
+    }
+    ToolRun archived = tool("archive", dir, "--code", CODE);
+    assertEquals(0, archived.exit(), archived.out() + archived.err());
+    List<ArchivedStripe> stripes = manifestOf(dir).stripes();
+    assertEquals(1, stripes.size());
+    return stripes.get(0);
+  }
+
+  /** The data unit each named file of the directory holds in the stripe. */
+  Map<String, Integer> unitsOf(ArchivedStripe s, String dir, String... names) throws Exception {
+    Map<String, Integer> unitOf = new LinkedHashMap<>();
+    for (String n : names) {
+      long inode = store.inodeOf(new Path(dir + "/" + n));
+      for (int u = 0; u < s.code().k(); u++) {
+        if (s.member(u).inodeId() == inode) {
+          unitOf.put(n, u);
+        }
+      }
+    }
+    assertEquals(names.length, unitOf.size(), unitOf.toString());
+    return unitOf;
+  }
+
+  /** The member's block as the NameNode locates it now (reached by inode, so a renamed file is found too). */
+  LocatedBlock located(StripeMember m) {
+    try {
+      String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+      long len = fs.getClient().getFileInfo(file).getLen();
+      for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, len).getLocatedBlocks()) {
+        if (lb.getBlock().getBlockId() == m.blockId()) {
+          return lb;
+        }
+      }
+      throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Live replicas of every block of the file (reached by inode, so a deleted one has none to ask for). */
+  int fewestReplicas(long inode) {
+    try {
+      String p = ArchiveLayout.inodePath(inode).toString();
+      long len = fs.getClient().getFileInfo(p).getLen();
+      int fewest = Integer.MAX_VALUE;
+      for (LocatedBlock lb : fs.getClient().getLocatedBlocks(p, 0, len).getLocatedBlocks()) {
+        fewest = Math.min(fewest, lb.getLocations().length);
+      }
+      return fewest;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  byte[] read(String path) throws Exception {
+    byte[] b = new byte[(int) fs.getFileStatus(new Path(path)).getLen()];
+    try (FSDataInputStream in = fs.open(new Path(path))) {
+      in.readFully(0, b);
+    }
+    return b;
+  }
+
+  /** fsck's findings about the stripe as a whole ("problem: message"). */
+  List<String> stripeFindings(String dir, long stripeId) throws Exception {
+    JsonNode a = tool("fsck", dir, "--json").json().get("archived");
+    List<String> out = new ArrayList<>();
+    a.get("stripes").forEach(st -> st.get("findings").forEach(f -> {
+      if (f.get("stripe").asLong() == stripeId && f.get("unit").asInt() == -1) {
+        out.add(f.get("problem").asText() + ": " + f.get("message").asText());
+      }
+    }));
+    return out;
+  }
+
+  /** Stops the DataNode and has the NameNode count it dead at once. */
+  void lose(String node) throws Exception {
+    DataNode dn = cluster.getDataNodes().stream().filter(x -> x.getDatanodeId().getXferAddr().equals(node))
+        .findFirst().orElseThrow(() -> new AssertionError("no DataNode at " + node));
+    cluster.stopDataNode(node);
+    cluster.setDataNodeDead(dn.getDatanodeId());
+  }
+}
