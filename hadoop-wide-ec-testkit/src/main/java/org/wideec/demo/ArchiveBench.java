@@ -29,7 +29,7 @@ import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
 
 /**
- * Issue 14's archival benchmark, on the encode benchmark's in-process nodes (real authenticated slice transports,
+ * The archival benchmark, on the encode benchmark's in-process nodes (real authenticated slice transports,
  * links shaped per node at --node-rate and per rack uplink at node-rate / --oversubscription when given):
  * <ul>
  *   <li>single: one object of RapidRAID (16,11) held as two replicas along a chain of 16 nodes in 4 racks, archived

@@ -44,12 +44,12 @@ import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 
 /**
- * {@code wide-ec demo archive}: the archival layout end to end on an embedded cluster (issue 13). Writes a
+ * {@code wide-ec demo archive}: the archival layout end to end on an embedded cluster. Writes a
  * directory of mixed file sizes and one large file at replication 3, plans and archives both into wide Azure-LRC
  * stripes (k = 64) under combined locality, trims to one planned replica per data block, loses the rack that holds
  * the most units of a stripe, reads every byte back through the code-aware FileSystem while the rack is down, waits
  * for the archived blocks to be rebuilt under their own ids, checks placement and fsck, and unarchives the large
- * file. Then (issue 14) it archives one more directory with {@code archive --mr} on a MiniMRYarnCluster and seals one
+ * file. Then it archives one more directory with {@code archive --mr} on a MiniMRYarnCluster and seals one
  * object with RapidRAID's pipeline, reading both back. Its last line is one JSON object.
  */
 final class DemoArchive {

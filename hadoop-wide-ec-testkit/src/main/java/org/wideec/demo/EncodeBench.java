@@ -27,7 +27,7 @@ import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
 
 /**
- * Issue 13's first encoding measurement: one wide stripe archived by the classic encoder (one node pulls k units and
+ * The first encoding measurement: one wide stripe archived by the classic encoder (one node pulls k units and
  * encodes) and by the chain (ECWide §4.2 multi-node encoding), on in-process nodes whose slice transports are real
  * (loopback, authenticated and tagged frames) and whose links are shaped as in the repair benchmark: every node's NIC
  * at --node-rate each way, rack uplinks at node-rate / --oversubscription when given (racks unshaped otherwise, like

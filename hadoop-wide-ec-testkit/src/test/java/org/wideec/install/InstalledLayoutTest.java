@@ -34,7 +34,7 @@ import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 
 /**
- * Issue 12's target: from the unpacked distribution, with a {@code hadoop} made of Hadoop's own jars on PATH, the
+ * The installed layout: from the unpacked distribution, with a {@code hadoop} made of Hadoop's own jars on PATH, the
  * operator's commands work against a live cluster (a MiniDFSCluster with racks, our placement policy and repair
  * worker, started by the test kit) found through HADOOP_CONF_DIR.
  */

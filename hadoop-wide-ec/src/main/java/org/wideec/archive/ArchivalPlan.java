@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.LongFunction;
 
 /**
- * The archival planner's answer (issue 13): for every stripe, which blocks it holds, which replica each keeps or
+ * The archival planner's answer: for every stripe, which blocks it holds, which replica each keeps or
  * where it is copied first, where each parity goes, and what encoding costs with either encoder. A plan is data
  * (STYLE.md): {@code wide-ec archive --dry-run} prints it ({@link #describe}, {@link #toJson}), the state machine
  * records it as the manifest's PLANNED stripes ({@link #toManifest}), the encoders carry it out.

@@ -17,7 +17,7 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Topology;
 
 /**
- * Plans the archival of replicated files into wide stripes (DESIGN.md §3.2, issue 13), without touching HDFS:
+ * Plans the archival of replicated files into wide stripes (DESIGN.md §3.2), without touching HDFS:
  * <ol>
  *   <li>the blocks form stripes ({@link StripeGrouping}); the short last stripe is padded virtually, and a parity
  *       that covers only padding is zero and virtual too;</li>

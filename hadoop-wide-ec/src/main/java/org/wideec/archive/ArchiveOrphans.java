@@ -9,7 +9,7 @@ import org.wideec.archive.StripeAudit.Finding;
 import org.wideec.archive.StripeAudit.Problem;
 
 /**
- * The archival layout's leftovers that nothing owns any more (issue 13: "nothing is orphaned silently"). Pure: the
+ * The archival layout's leftovers that nothing owns any more (nothing is orphaned silently). Pure: the
  * HDFS side lists the system directory and the pointers it met, and says which archived inodes still exist.
  * <ul>
  *   <li>a manifest whose archived file or directory is gone (its inode no longer exists);</li>
@@ -105,7 +105,7 @@ public final class ArchiveOrphans {
   public record SealedIndex(long placeholderInode, String index, String placeholder, String pointer) {}
 
   /**
-   * What the sealed part of the system directory holds (issue 14 item 2).
+   * What the sealed part of the system directory holds.
    *
    * @param manifests archived inode → its manifest's path, for every manifest file present
    * @param manifestStripes archived inode → stripe ids its manifest lists (manifests that parse)

@@ -1,7 +1,7 @@
 package org.wideec.archive;
 
 /**
- * What one manifest archives (issue 13): a large file's own blocks (file-level stripes), or the blocks of many
+ * What one manifest archives: a large file's own blocks (file-level stripes), or the blocks of many
  * smaller files of a directory packed together (directory-level stripes). Either way the short last stripe is
  * padded virtually. Fixed codes in the manifest bytes.
  */

@@ -13,7 +13,7 @@ import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
 
 /**
- * The repair of one lost data block of an archived stripe for a reader (issue 13 item 6): the block the reader holds a
+ * The repair of one lost data block of an archived stripe for a reader: the block the reader holds a
  * token for, checked against the manifest, then the stripe sorted as for any repair ({@link ArchivedStripeRepair}:
  * a member is a helper only while HDFS still lists the very block the parity covers with a live replica; appended,
  * truncated, rewritten or deleted members never help). The manifest, not the asker, says which blocks are members.

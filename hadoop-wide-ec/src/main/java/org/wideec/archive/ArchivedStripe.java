@@ -44,7 +44,7 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   }
 
   /**
-   * A sealed stripe (issue 14 item 2): a non-systematic code whose n members are all codewords, each a single-block
+   * A sealed stripe: a non-systematic code whose n members are all codewords, each a single-block
    * file of the stripe's codeword directory (the "parity path"), and whose source pieces say what they encode.
    */
   public boolean sealed() {
@@ -90,7 +90,7 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
   }
 
   /**
-   * The stripe rolled back to PLANNED (a crashed or failed encoding, issue 13): parity members lose their blocks, data
+   * The stripe rolled back to PLANNED (a crashed or failed encoding): parity members lose their blocks, data
    * members their CRCs, and the parity directory its inode; the path stays, as the encoding redone writes there.
    */
   public ArchivedStripe rolledBack() {

@@ -10,7 +10,7 @@ import org.wideec.archive.encode.Site;
 import org.wideec.code.LinearCode;
 
 /**
- * Systematic multi-node encoding (ECWide §4.2, issue 13's {@code chain}) costed on the plan: the very
+ * Systematic multi-node encoding (ECWide §4.2, {@code chain}) costed on the plan: the very
  * {@link EncodePlanner#chain} plan the chain encoder executes, laid over the planned nodes (each data unit read from
  * its kept replica, each parity written to its planned node). The archiver moves every data block onto its planned
  * node before the chain encodes it, so this is the plan that runs, and its cross-rack bytes are the ones the

@@ -6,7 +6,7 @@ import java.util.Set;
 import org.wideec.topology.Topology;
 
 /**
- * The baseline encoder (issue 13, {@code classic}): one node pulls the k data blocks and writes every parity.
+ * The baseline encoder ({@code classic}): one node pulls the k data blocks and writes every parity.
  * Encoding runs before any replica is dropped, after the plan's moves (copies) are done, so each block is read
  * from its nearest replica: a block with a replica in the encoder's rack crosses no rack. The encoder's rack is
  * the one that minimises cross-rack bytes (blocks read from other racks plus parities written to other racks),

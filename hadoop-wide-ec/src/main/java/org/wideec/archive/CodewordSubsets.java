@@ -8,7 +8,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.NotDecodableException;
 
 /**
- * Which k codewords of a sealed stripe to decode from (issue 14 item 2). A RapidRAID code is not MDS in general:
+ * Which k codewords of a sealed stripe to decode from. A RapidRAID code is not MDS in general:
  * some k-subsets are dependent, so "any k" is wrong and every choice is checked against the exact generator. The
  * reader's choice is {@link #basis}: the first independent codewords in unit order among the live ones, the rule
  * {@code ErasureCoder.reconstructData} applies, so verifying that subset verifies what reads will use.

@@ -14,7 +14,7 @@ import org.wideec.topology.Topology;
 
 /**
  * Which real rack realises each rack of a stripe's placement plan, and which replica each data block keeps, with
- * the fewest bytes moved (issue 13). Two exact steps, alternated while they improve:
+ * the fewest bytes moved. Two exact steps, alternated while they improve:
  * <ol>
  *   <li><b>Relabel</b>: with each unit's plan rack fixed, choose an injective map of plan racks to real racks.
  *       The cost of putting plan rack P in real rack R is the fewest bytes P's data units move to land on distinct

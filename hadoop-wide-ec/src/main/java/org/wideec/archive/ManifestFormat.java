@@ -42,7 +42,7 @@ import org.wideec.code.UnitRole;
  * All integers big-endian. Magic and version stay where they are in every future version, so a reader recognises
  * a newer manifest as such before anything else.
  *
- * <p>Format 2 (issue 14 item 2) is written only when some stripe is sealed (a non-systematic code whose members are
+ * <p>Format 2 is written only when some stripe is sealed (a non-systematic code whose members are
  * codewords, role 4); a manifest without one is still written in format 1, byte for byte. Format 2 is format 1 with
  * each stripe followed by the pieces of the file it encodes:
  * <pre>

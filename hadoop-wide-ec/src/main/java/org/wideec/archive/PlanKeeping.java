@@ -9,7 +9,7 @@ import java.util.Set;
 import org.wideec.archive.ArchivedStripeRepair.Replica;
 
 /**
- * What keeping one archived stripe on its plan takes now (DESIGN.md §3.2, issue 13 item 4): which replicas to pin and
+ * What keeping one archived stripe on its plan takes now (DESIGN.md §3.2): which replicas to pin and
  * which block to move back. Pure: the NameNode side gathers a {@link Observed} per stored member and carries out the
  * answer.
  *

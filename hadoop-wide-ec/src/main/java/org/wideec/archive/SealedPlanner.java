@@ -9,7 +9,7 @@ import org.wideec.code.UnitRole;
 import org.wideec.topology.Topology;
 
 /**
- * Plans the sealed (non-systematic) archival of one file (issue 14 item 2): the file's blocks in order, k pieces per
+ * Plans the sealed (non-systematic) archival of one file: the file's blocks in order, k pieces per
  * stripe (a short last stripe has virtual zero pieces, never stored), and each stripe's n codewords on n distinct
  * DataNodes dealt across the racks in turn, so a rack loss erases as few codewords of a stripe as the topology allows.
  * File-level stripes only: a codeword file carries the archived file's own permissions, which is sound only when it

@@ -1,7 +1,7 @@
 package org.wideec.archive;
 
 /**
- * One piece of the file a non-systematic stripe encodes (issue 14 item 2): after a RapidRAID archival the stored
+ * One piece of the file a non-systematic stripe encodes: after a RapidRAID archival the stored
  * blocks are codewords, not the file's bytes, and the file's own blocks are gone, so the manifest keeps what is
  * needed to give the file back exactly: which block each piece was, how long it was, its CRC32C and where it sat in
  * the file. Piece t of a stripe is the code's data symbol t; a short last stripe has fewer than k pieces and the

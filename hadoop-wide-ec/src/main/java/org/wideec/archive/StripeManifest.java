@@ -6,7 +6,7 @@ import java.util.Map;
 import org.wideec.code.UnitRole;
 
 /**
- * The authoritative record of an archived file or directory (DESIGN.md §3.2, issue 13): the archived path, whether
+ * The authoritative record of an archived file or directory (DESIGN.md §3.2): the archived path, whether
  * its stripes hold one file's blocks or many files' blocks, and every stripe. Stored in HDFS under the system
  * directory (replicated, written temp-then-rename) in the bytes {@link ManifestFormat} defines. Like a stripe, a
  * manifest checks its own rules when built: stripe ids strictly ascending, no block in two places, and in a

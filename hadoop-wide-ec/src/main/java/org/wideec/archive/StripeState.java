@@ -1,7 +1,7 @@
 package org.wideec.archive;
 
 /**
- * Where one archived stripe is in its life (issue 13, DESIGN.md §3.2): planned, encoding, parity written,
+ * Where one archived stripe is in its life (DESIGN.md §3.2): planned, encoding, parity written,
  * verified, committed (the manifest names the stripe authoritative), trimmed (data blocks down to the planned
  * replica). Every transition is recorded in the manifest before it takes effect, so a crashed run resumes from the
  * recorded state. Nothing may drop a data replica before {@link #parityVerified()}.

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * How the archival job's map tasks share the work (issue 14): items (archive units, one manifest each, never split)
+ * How the archival job's map tasks share the work: items (archive units, one manifest each, never split)
  * grouped by the host where their encoding starts, so the scheduler can run each task there; then the heaviest
  * groups halved, or the lightest merged, until there are as many groups as map tasks were asked for (fewer when
  * there are fewer items). A merged group keeps the host of its heavier part. Pure and deterministic: the same items

@@ -23,7 +23,7 @@ import org.wideec.archive.hdfs.SealedArchiver;
 import org.wideec.archive.hdfs.SealedFiles;
 
 /**
- * {@code wide-ec archive FILE --code rapidraid:n=N,k=K}: a non-systematic code seals the file (issue 14 item 2) with
+ * {@code wide-ec archive FILE --code rapidraid:n=N,k=K}: a non-systematic code seals the file with
  * the {@link SealedArchiver}, encoded by this process ({@code --encoder classic}) or by RapidRAID's pipeline on the
  * DataNodes ({@code --encoder rapidraid}, {@link PipelineCodewordEncoder}).
  */

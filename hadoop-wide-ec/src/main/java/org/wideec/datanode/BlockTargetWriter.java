@@ -34,7 +34,7 @@ import org.wideec.repair.SliceSink;
  * dropped if the stream breaks), with checksums computed from the verified bytes. Then it confirms: the
  * target reads the finalized replica back through its checksum-verified path and its CRC32C must equal the
  * CRC32C of what was sent, so a unit is only reported repaired once it is stored as rebuilt. An archived unit
- * (issue 13 item 5) is also held to the CRC32C its manifest records: the check runs before the last packet goes
+ * is also held to the CRC32C its manifest records: the check runs before the last packet goes
  * out, and a mismatch drops the temporary replica, so bytes that differ from what was archived are never stored.
  */
 final class BlockTargetWriter implements SliceSink {

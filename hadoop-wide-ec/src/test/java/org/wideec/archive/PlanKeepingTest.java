@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripeRepair.Replica;
 
 /**
- * Keeping archived stripes on plan (issue 13 item 4), on the golden stripe: azure-lrc:k=4,l=2,g=1, data planned on
+ * Keeping archived stripes on plan, on the golden stripe: azure-lrc:k=4,l=2,g=1, data planned on
  * dn0, dn1 (/rack0), dn2, dn3 (/rack1), parity on dn4 (/rack2), dn5 (/rack0), dn6 (/rack1).
  */
 class PlanKeepingTest {

@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.wideec.code.UnitRole;
 
-/** Manifest format 2: sealed (non-systematic, RapidRAID) stripes with their source pieces (issue 14 item 2). */
+/** Manifest format 2: sealed (non-systematic, RapidRAID) stripes with their source pieces. */
 class SealedManifestTest {
   static final String RR = "rapidraid:n=8,k=4";
   static final String SOURCE = "/.wideec/manifests/16500.wecm";

@@ -32,7 +32,7 @@ import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
- * Archived replicas stay on plan (issue 13 item 4) on the racked test bed (6 racks x 3 DataNodes, 64 KiB blocks,
+ * Archived replicas stay on plan on the racked test bed (6 racks x 3 DataNodes, 64 KiB blocks,
  * azure-lrc:k=6,l=2,g=2) with {@code dfs.datanode.block-pinning.enabled} and block tokens on. The NameNode starts
  * with its placement keeper off; a file is archived and trimmed, and one data block is moved to another rack the
  * Balancer's way (off plan, as after a NameNode restart mid-trim). The NameNode restarts with the keeper on: the block

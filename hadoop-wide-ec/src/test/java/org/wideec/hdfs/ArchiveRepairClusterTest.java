@@ -35,7 +35,7 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
- * Archived stripes repair themselves (issue 13 item 5) on the racked test bed (6 racks x 3 DataNodes, 64 KiB blocks,
+ * Archived stripes repair themselves on the racked test bed (6 racks x 3 DataNodes, 64 KiB blocks,
  * azure-lrc:k=6,l=2,g=2) with the trimmer, the NameNode's archive repair monitor and the DataNodes' wide-ec workers:
  * a DataNode holding trimmed data blocks (or a parity block) dies, and every block of every stripe is live again
  * under its own id, in its planned rack, with the manifest's CRC; fsck is healthy and every byte reads back with a

@@ -56,7 +56,7 @@ import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
- * Issue 13, "nothing lost in any crash", for the DataNodes that do the encoding (the archiver's own crashes are
+ * "Nothing lost in any crash" for the DataNodes that do the encoding (the archiver's own crashes are
  * {@link ArchiveCrashResumeClusterTest}'s). On a racked cluster (6 racks x 3 DataNodes, 64 KiB blocks, block tokens,
  * our NameNode trimmer and DataNode plugin), one stripe of azure-lrc:k=6,l=2,g=2 per case is archived while a DataNode
  * is stopped at a transition of its stripe:

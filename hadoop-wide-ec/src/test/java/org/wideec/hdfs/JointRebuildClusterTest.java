@@ -33,7 +33,7 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RepairScheme;
 
 /**
- * A whole rack that held several units of one local group is lost (issue 13, rack-loss repair traffic): the NameNode
+ * A whole rack that held several units of one local group is lost (rack-loss repair traffic): the NameNode
  * orders one joint rebuild of them, whose helpers are read once, instead of one global decode per unit. On the racked
  * test bed (6 racks x 3 DataNodes, 64 KiB blocks) with azure-lrc:k=8,l=2,g=2 under combined locality (data 0-7,
  * global parities 8-9, local parities 10-11; group 0 in a rack of three and a rack of two, group 1 likewise, the

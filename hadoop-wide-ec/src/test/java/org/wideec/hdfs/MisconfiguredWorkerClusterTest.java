@@ -27,7 +27,7 @@ import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.hdfs.RepairClusterFixture.Before;
 
 /**
- * Issue 10 part 2: a failure in the DataNode plugin leaves stock reconstruction working. Every DataNode starts
+ * A failure in the DataNode plugin leaves stock reconstruction working. Every DataNode starts
  * with a misspelt repair scheme: each keeps running with our worker off (one error naming the key and its
  * allowed values), and when an LRC group loses units, HDFS's own reconstructor rebuilds every one of them,
  * byte for byte.

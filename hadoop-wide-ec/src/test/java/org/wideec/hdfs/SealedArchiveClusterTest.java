@@ -39,7 +39,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 
 /**
- * Issue 14 item 2 on a racked MiniDFSCluster (6 racks x 3 DataNodes, 64 KiB blocks): a file archived with a
+ * Sealed archives on a racked MiniDFSCluster (6 racks x 3 DataNodes, 64 KiB blocks): a file archived with a
  * RapidRAID code is sealed; every byte reads back through WideEcFileSystem (with the reader's own permissions, and
  * through codeword losses the exact code tolerates); a stock client's open fails with a clear error and reads
  * nothing, with or without our coder factory; a crash at every recorded transition resumes to the same result.

@@ -35,7 +35,7 @@ import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
- * The life of a sealed (RapidRAID) file after archival (issue 14 item 2) on the racked test bed (6 racks x 3
+ * The life of a sealed (RapidRAID) file after archival on the racked test bed (6 racks x 3
  * DataNodes, 64 KiB blocks) with the NameNode's repair monitor and the DataNodes' workers: a lost codeword is rebuilt
  * under its own block id from k others by the exact code, checked against the manifest's CRC.
  */

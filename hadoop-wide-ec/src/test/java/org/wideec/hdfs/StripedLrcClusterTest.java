@@ -47,7 +47,7 @@ class StripedLrcClusterTest {
   static void start() throws IOException {
     // One DataNode per rack: with HDFS's stock rack-fault-tolerant placement a small group (fewer units than
     // racks) placed two-to-a-rack gets "fixed" by copying a unit, a race that can leave a group short when a
-    // node dies meanwhile (see MiniClusters.awaitQuiet). Our own placement policy comes with issue 4.
+    // node dies meanwhile (see MiniClusters.awaitQuiet).
     cluster = MiniClusters.start(new Configuration(), new File(base.toFile(), "dfs"), 18, 1, BLOCK);
     fs = cluster.getFileSystem();
     code = StripedCodec.AZURE_LRC_L2.codeFor(12, 4);

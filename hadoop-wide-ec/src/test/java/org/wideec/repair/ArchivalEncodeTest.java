@@ -30,7 +30,7 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
- * Archival encoders (issue 13 item 3) run over real slice transports on loopback: classic (one collector pulls every
+ * Archival encoders run over real slice transports on loopback: classic (one collector pulls every
  * data unit and encodes) and chain (ECWide §4.2: holders forward partial sums of every parity row), in both shapes.
  * Every parity must equal the Java coder's byte for byte, and the bytes the transports count across racks must equal
  * what the plan predicts, exactly.
@@ -167,7 +167,7 @@ class ArchivalEncodeTest {
   }
 
   /**
-   * Issue 13: "each rack sends one partial stream across". RS(12,4) read from two racks of six holders, parities
+   * Each rack sends one partial stream across (ECWide §4.2). RS(12,4) read from two racks of six holders, parities
    * written in a third rack: the classic collector receives all 12 units across racks; the chain crosses twice (rA to
    * rB, rB to rC) with the 4 parity rows: 8 units, measured.
    */

@@ -268,7 +268,7 @@ public final class EncodePlan {
   }
 
   /**
-   * The most row-streams any node sends or receives: the "streams the chain carries" of issue 13. A node link carries
+   * The most row-streams any node sends or receives: the "streams the chain carries" (ECWide §4.2). A node link carries
    * that many units' worth, so with equal links the encode takes about that many unit transmission times (k for a
    * classic encoder, the rows of a tree for a chain).
    */

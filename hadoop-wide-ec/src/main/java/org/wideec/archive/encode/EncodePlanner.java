@@ -30,7 +30,7 @@ import org.wideec.code.LocalGroup;
  * </pre>
  * The busiest node link carries, in a chain, the rows of the trees its node serves (p for RS, g + 1 for Azure-LRC;
  * twice a tree's rows into a RACK_TREE's rack heads, which receive two streams), against k units into the classic
- * collector: the gain in time is k over that (issue 13).
+ * collector: the gain in time is k over that.
  */
 public final class EncodePlanner {
   /** HDFS checksum chunk: slices are whole chunks, so a helper's verified reads stay aligned. */

@@ -19,7 +19,7 @@ import org.wideec.repair.BlockRef;
 import org.wideec.transport.Endpoint;
 
 /**
- * The archiver's request to one collector of a chain encode (issue 13, {@code chain}): run tree {@link #tree} of the
+ * The archiver's request to one collector of a chain encode ({@code chain}): run tree {@link #tree} of the
  * chain plan of this stripe and write each of its parity rows into the block the NameNode allocated for it. It
  * carries what the collector cannot know: the stripe as the archiver planned it (code, holders, data lengths,
  * targets), the slice port of every node of the tree, the READ token of every data block the tree reads and the

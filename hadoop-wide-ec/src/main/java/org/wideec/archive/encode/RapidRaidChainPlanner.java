@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import org.wideec.code.LinearCode;
 
 /**
- * Chooses RapidRAID's chain from where an object's replicas already are (issue 14): n distinct live nodes, one per
+ * Chooses RapidRAID's chain from where an object's replicas already are: n distinct live nodes, one per
  * position, such that position i's node holds the pieces position i reads (RapidRaidPipeline#piecesAt).
  *
  * <p>Objectives, in order: (1) the fewest moves (a move copies one piece's replica onto a chain node), exact: an

@@ -35,7 +35,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
 
 /**
- * Runs the archival state machine of DESIGN.md §3.2 and issue 13 over one archived file or directory:
+ * Runs the archival state machine of DESIGN.md §3.2 over one archived file or directory:
  * {@link #archive} up to COMMITTED (every data block keeps its full replication), then {@link #trim} to TRIMMED
  * (each data block down to its planned replica, kept by the NameNode plugin's trimmer).
  *

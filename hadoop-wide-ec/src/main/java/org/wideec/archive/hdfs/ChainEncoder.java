@@ -42,7 +42,7 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.TokenBytes;
 
 /**
- * The {@code chain} encoder (issue 13; ECWide §4.2), executed by the DataNodes: the nodes that keep the stripe's data
+ * The {@code chain} encoder (ECWide §4.2), executed by the DataNodes: the nodes that keep the stripe's data
  * blocks forward partial sums of the parity rows along a chain, rack by rack (in-rack first, so each rack sends one
  * partial stream across), and each tree's collector writes its finished rows into their parity blocks. No data byte
  * passes through the archiver.

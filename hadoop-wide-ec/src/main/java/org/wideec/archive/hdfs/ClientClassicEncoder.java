@@ -28,7 +28,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 
 /**
- * The baseline encoder (issue 13, {@code classic}), run by the archiver process itself: it pulls the k data blocks
+ * The baseline encoder ({@code classic}), run by the archiver process itself: it pulls the k data blocks
  * of a stripe through the stock HDFS client (positional reads, block by block), encodes them with our coder and
  * writes every parity unit. Every byte of data crosses to this one process, which is what the chain encoder
  * (ECWide §4.2) avoids; this is the honest "pull k blocks and encode at one node" that it is measured against.

@@ -7,7 +7,7 @@ import org.wideec.archive.SourcePiece;
 import org.wideec.archive.StripeMember;
 
 /**
- * Computes and stores the n codewords of one sealed stripe (issue 14 item 2): given a stripe in ENCODING whose
+ * Computes and stores the n codewords of one sealed stripe: given a stripe in ENCODING whose
  * codeword directory is recorded and empty, it reads the source pieces, writes every codeword through
  * {@link CodewordFiles} and returns what the manifest records next. It changes no manifest and no source block: the
  * {@link SealedArchiver} owns the state machine. The client-side classic encoder is one; the RapidRAID pipeline run

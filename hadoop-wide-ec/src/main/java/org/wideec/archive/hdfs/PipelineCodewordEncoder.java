@@ -42,7 +42,7 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.TokenBytes;
 
 /**
- * The RapidRAID encoder of sealed archives ({@code --encoder rapidraid}; RapidRAID §IV, issue 14 item 1), run by the
+ * The RapidRAID encoder of sealed archives ({@code --encoder rapidraid}; RapidRAID §IV), run by the
  * DataNodes: no byte of the file passes through the archiver. Per stripe it finds every piece's live replicas, plans
  * the chain where they already are ({@link RapidRaidChainPlanner}: fewest copies, then a rack loss left decodable,
  * then fewest cross-rack hops), makes the planned copies first ({@link BlockMover}, the Balancer's way, so each block

@@ -15,7 +15,7 @@ import org.wideec.archive.SourcePiece;
 import org.wideec.archive.SymbolDecoder;
 
 /**
- * Reads one sealed stripe back (issue 14 item 2) through stock reads of its codeword files, with the identity of the
+ * Reads one sealed stripe back through stock reads of its codeword files, with the identity of the
  * FileSystem given (a reader's own permissions; the archiver's when verifying): codewords' CRC32Cs, and ranges of
  * source pieces decoded from a chosen k-subset of codewords. Streams are opened once per codeword and kept.
  */

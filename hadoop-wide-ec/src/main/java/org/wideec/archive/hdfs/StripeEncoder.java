@@ -6,7 +6,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 
 /**
- * Computes and stores the parity of one stripe (issue 13, "Encoders"): given a stripe in ENCODING, whose parity
+ * Computes and stores the parity of one stripe : given a stripe in ENCODING, whose parity
  * directory is recorded and empty, it reads the stripe's data blocks, writes one single-block file per stored
  * parity unit there ({@link ArchiveLayout#parityUnit}), aimed at the unit's planned node, and returns what the
  * manifest must record next. It changes no data block and no manifest: the {@link Archiver} owns the state machine.

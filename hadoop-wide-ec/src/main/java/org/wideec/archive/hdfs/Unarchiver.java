@@ -21,7 +21,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
 
 /**
- * Takes an archived file or directory back to plain replication (issue 13, {@code wide-ec unarchive}), in the one
+ * Takes an archived file or directory back to plain replication ({@code wide-ec unarchive}), in the one
  * safe order: raise each data file's replication, wait until the NameNode lists the wanted number of live replicas
  * for every block, and only then free the stripes: pointers removed, parity deleted, manifest deleted last, all
  * under the archive's lock. Until the manifest is gone a rerun redoes every step (each is idempotent), so a crash

@@ -24,7 +24,7 @@ import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 
 /**
- * The archival MapReduce job (issue 14; DistCp's and HDFS-RAID DistRaid's shape): the listing is written to a job
+ * The archival MapReduce job (DistCp's and HDFS-RAID DistRaid's shape): the listing is written to a job
  * directory {@code <wide-ec.archive.dir>/jobs/<id>}, the map-only job runs {@link ArchiveMapper} over splits of it
  * made by {@link ArchiveInputFormat}, with speculative execution off (two attempts of one task must never work on one
  * archive), and each unit's result lands in {@code out/} of the job directory.

@@ -27,7 +27,7 @@ import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.code.UnitRole;
 
 /**
- * The archival job's listing (issue 14, DistCp's shape): one {@link ArchiveItem} per PATH argument, written as a
+ * The archival job's listing (DistCp's shape): one {@link ArchiveItem} per PATH argument, written as a
  * SequenceFile (key: the path) before the job is submitted, so the split planner and every mapper see the same work.
  * A path not yet being archived is planned on the live cluster, as {@code archive --dry-run} does, for its locality
  * host and costs; a path with a manifest is listed from the manifest (that, not a new plan, is what a rerun resumes).

@@ -6,7 +6,7 @@ import org.apache.hadoop.io.erasurecode.rawcoder.RawErasureDecoder;
 import org.apache.hadoop.io.erasurecode.rawcoder.RawErasureEncoder;
 
 /**
- * The codec of sealed placeholders (issue 14 item 2). A file archived with a non-systematic code (RapidRAID) is
+ * The codec of sealed placeholders. A file archived with a non-systematic code (RapidRAID) is
  * replaced by a zero-length striped file of the {@link #CODEC} policy; its bytes live as codewords that only
  * WideEcFileSystem and the {@code wide-ec} command decode. HDFS's striped reader builds its decoder when a stream is
  * opened (and its writer its encoder), so refusing both here makes a stock {@code open}, {@code cat} or {@code create}

@@ -40,7 +40,7 @@ import org.wideec.transport.PeerStream;
 import org.wideec.transport.TokenBytes;
 
 /**
- * Keeps archived replicas where their stripes' plans put them (DESIGN.md §3.2, issue 13 item 4), in a thread of its
+ * Keeps archived replicas where their stripes' plans put them (DESIGN.md §3.2), in a thread of its
  * own on the active NameNode (never a NameNode handler; nothing escapes it). Every {@link #INTERVAL_KEY} ms it reads
  * the manifests ({@link ManifestReader}), looks each placed member up in the blocks map ({@link WideEcArchivedBlocks})
  * and does what {@link PlanKeeping} says:

@@ -7,7 +7,7 @@ import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 
 /**
- * Trims one archived data block to its planned replica on the NameNode (DESIGN.md §3.2, issue 13): the NameNode
+ * Trims one archived data block to its planned replica on the NameNode (DESIGN.md §3.2): the NameNode
  * plugin's trimmer calls {@link #trim} from its own thread, never from a NameNode handler. The block is
  * re-examined by HDFS's own {@code processMisReplicatedBlocks} while {@link WideEcReplicaPlacementPolicy} knows
  * the survivor for this thread, so the other replicas are marked excess and invalidated by HDFS's bookkeeping.
