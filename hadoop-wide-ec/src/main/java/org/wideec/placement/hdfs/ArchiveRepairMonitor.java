@@ -86,6 +86,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   static final long CONFIRM_DEFAULT = 30_000;
   static final String MAX_BACKOFF_KEY = "wide-ec.archive.repair.backoff.max.ms";
   static final long MAX_BACKOFF_DEFAULT = 3_600_000;
+  static final String SAFEMODE_WAIT_KEY = "wide-ec.archive.repair.safemode.wait.ms";
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
   private final NameNode nn;
@@ -108,6 +109,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   private final short staleReplication;
+  /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
+  private final long startedNanos = System.nanoTime();
+  private final long safeModeWait;
+  /** Whether this pass runs in startup safe mode (then it writes no namespace: rebuilds only). */
+  private boolean safeMode;
+  private boolean safeModeAnnounced;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
@@ -124,6 +131,39 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
     this.dataNodeScheme = dataNodeScheme(conf);
     this.interval = interval;
+    this.safeModeWait = safeModeWait(conf);
+  }
+
+  /**
+   * How long after the NameNode started the monitor waits before it rebuilds in startup safe mode: a block the
+   * registered DataNodes do not list may still be on a node that has not registered yet. The key, or unset, the
+   * time HDFS takes to declare a silent DataNode dead (2 x dfs.namenode.heartbeat.recheck-interval + 10 x
+   * dfs.heartbeat.interval, 10.5 minutes by default): a node not heard from for that long is dead by HDFS's own rule.
+   */
+  static long safeModeWait(Configuration conf) {
+    long set = conf.getLong(SAFEMODE_WAIT_KEY, -1);
+    if (set >= 0) {
+      return set;
+    }
+    long recheck = conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_DEFAULT);
+    long heartbeat = conf.getTimeDuration(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT, TimeUnit.SECONDS);
+    return 2 * recheck + 10_000 * heartbeat;
+  }
+
+  /**
+   * Archived blocks hold one replica each, so a NameNode restarted while some are lost stays below
+   * dfs.namenode.safemode.threshold-pct for good. Rebuilding them needs no namespace write (a DataNode writes a
+   * FINALIZED replica under the block's id, and its incremental report counts toward the threshold), so the monitor
+   * rebuilds in startup safe mode too, once {@link #SAFEMODE_WAIT_KEY} has passed; the NameNode then leaves safe mode
+   * by itself. Raising replications waits for safe mode to end.
+   */
+  @Override
+  boolean readyInSafeMode() {
+    long left = safeModeWait - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    metrics.archiveRepairSafeModeWaitMs.set(Math.max(0, left));
+    return left <= 0;
   }
 
   /**
@@ -169,8 +209,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   void start() {
+    metrics.archiveRepairRunning.set(1);
     start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
         + maxConcurrent + " at once)");
+  }
+
+  @Override
+  void stop() {
+    metrics.archiveRepairRunning.set(0);
+    super.stop();
   }
 
   private Tally tally;
@@ -179,6 +226,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
 
   @Override
   void beginPass(Map<String, WideEcArchivedBlocks.Target> live) {
+    safeMode = fsn.isInSafeMode();
+    if (!safeMode) {
+      metrics.archiveRepairSafeModeWaitMs.set(0);
+      safeModeAnnounced = false;
+    }
     tally = new Tally();
     liveAfterLoss = null;
     reported.beginPass();
@@ -200,7 +252,14 @@ final class ArchiveRepairMonitor extends ArchivePass {
     metrics.archivedStripesBelowTolerance.set(tally.belowTolerance);
     metrics.archivedStripesReprotected.set(tally.reprotected);
     metrics.archivedMembersChanged.set(tally.membersChanged);
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
     metrics.archiveRepairPasses.incr();
+    if (safeMode && tally.missing > 0 && !safeModeAnnounced) {
+      safeModeAnnounced = true;
+      LOG.warn("the NameNode is in startup safe mode with {} archived blocks missing ({} unrecoverable): wide-ec"
+          + " rebuilds them now, writing no namespace, and the NameNode leaves safe mode by itself once enough blocks"
+          + " are back; replications are raised after safe mode", tally.missing, tally.unrecoverable);
+    }
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
   }
 
@@ -310,6 +369,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
     if (now < 0 || now >= r) {
       return true;
     }
+    if (safeMode) {
+      return false; // a namespace write: HDFS refuses it in safe mode; the first pass after raises it
+    }
     String path = WideEcArchivedBlocks.pathOf(fsn, inode);
     if (path == null) {
       return true;
@@ -418,6 +480,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     for (int u : units) {
       inFlight.add(s.member(u).blockId());
     }
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
     ordersInFlight.incrementAndGet();
     metrics.archiveRebuildOrders.incr();
     if (job.joint()) {
@@ -538,6 +601,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
         inFlight.remove(s.member(u).blockId());
       }
       ordersInFlight.decrementAndGet();
+      metrics.archivedBlocksRebuilding.set(inFlight.size());
     }
   }
 
