@@ -22,7 +22,8 @@ import org.wideec.transport.TransportFaultInjector;
  * they arrive and writes each lost unit to its sink in order. A helper that dies, stalls, fails to read its
  * unit, sends a corrupt slice or cannot be found is excluded and the repair restarts with a new plan (ECPipe
  * §3.2); partial output is aborted, so only slices that passed every check are ever stored, and a unit counts
- * as repaired only once its sink confirms it.
+ * as repaired only once its sink confirms it. A helper that cannot be reached, runs no worker or refuses this node is
+ * also left out of the next repairs for a while ({@link UnusableHelpers}, when the engine is given one).
  */
 public final class RepairEngine {
   private static final Logger LOG = LoggerFactory.getLogger(RepairEngine.class);
@@ -31,6 +32,7 @@ public final class RepairEngine {
   private final RepairCounters counters;
   private final int maxAttempts;
   private final RebuildValidation validation;
+  private final UnusableHelpers unusable;
 
   /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
@@ -39,6 +41,12 @@ public final class RepairEngine {
 
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation) {
+    this(transport, resolver, counters, maxAttempts, validation, new UnusableHelpers(0));
+  }
+
+  /** @param unusable helpers this daemon's repairs plan without for a while, shared by its engines */
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation, UnusableHelpers unusable) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -47,6 +55,7 @@ public final class RepairEngine {
     this.counters = counters;
     this.maxAttempts = maxAttempts;
     this.validation = validation;
+    this.unusable = unusable;
   }
 
   /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */
@@ -103,13 +112,23 @@ public final class RepairEngine {
     }
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
-    Set<String> excluded = new HashSet<>();
+    Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
+    // Helpers earlier repairs found unusable are left out from the start; asked only if the others cannot decode.
+    Set<String> avoided = new HashSet<>(unusable.among(helperNodes));
+    Set<String> excluded = new HashSet<>(avoided);
     IOException last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
       try {
         plan = StreamPlan.of(r, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes);
       } catch (NotDecodableException e) {
+        if (!avoided.isEmpty()) {
+          LOG.info("{}: the helpers left out as unusable ({}) are needed; asking them after all", r.name(), avoided);
+          excluded.removeAll(avoided);
+          avoided.clear();
+          attempt--; // no helper was asked: the same attempt, planned again
+          continue;
+        }
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
             + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last, tried(attempt - 1, excluded));
@@ -120,6 +139,7 @@ public final class RepairEngine {
         if (culprit != null) {
           excluded.add(culprit);
           resolver.forget(culprit);
+          unusable(r, culprit, e);
         }
         LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
             culprit != null ? "; restarting without " + culprit : "");
@@ -143,11 +163,13 @@ public final class RepairEngine {
       } catch (PeerFailure f) {
         last = f;
         // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
-        Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
         boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
         if (blame) {
           excluded.add(f.culprit());
           resolver.forget(f.culprit());
+          if (f instanceof Unreachable) {
+            unusable(r, f.culprit(), f);
+          }
         }
         if (attempt < maxAttempts) {
           counters.retried();
@@ -175,6 +197,21 @@ public final class RepairEngine {
     counters.repairFailed();
     throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
         + (last == null ? "" : last.getMessage()), last, tried(maxAttempts, excluded));
+  }
+
+  /** A helper that could not be reached or refused this node before any slice flowed: unusable for a while. */
+  private void unusable(StripeRepair r, String node, IOException why) {
+    if (unusable.avoid(node, why.getMessage()) && unusable.avoidMs() > 0) {
+      LOG.warn("{}: helper {} is unusable ({}); repairs plan without it for {} ms", r.name(), node, why.getMessage(),
+          unusable.avoidMs());
+    }
+  }
+
+  /** A helper's stream failed while opening: it could not be reached, or refused this node (a wrong secret). */
+  private static final class Unreachable extends PeerFailure {
+    Unreachable(PeerFailure f) {
+      super(f.culprit(), f.getMessage(), f);
+    }
   }
 
   private static Result tried(int attempts, Set<String> excluded) {
@@ -253,8 +290,12 @@ public final class RepairEngine {
       for (StreamPlan.Stream s : plan.streams) {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
-        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-            transport.credentialFor(req.unit().token())));
+        try {
+          streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
+              transport.credentialFor(req.unit().token())));
+        } catch (PeerFailure f) {
+          throw f.culprit() == null ? f : new Unreachable(f);
+        }
       }
       opened.run();
       int slices = StepRequest.slices(length, sliceBytes);

@@ -38,6 +38,7 @@ import org.wideec.repair.RepairStep;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
+import org.wideec.repair.UnusableHelpers;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -115,6 +116,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** Whether this pass runs in startup safe mode (then it writes no namespace: rebuilds only). */
   private boolean safeMode;
   private boolean safeModeAnnounced;
+  /** DataNodes found unusable as helpers or requestors (unreachable, worker off, refusing): planned without a while. */
+  private final UnusableHelpers unusable;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
@@ -132,6 +135,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.dataNodeScheme = dataNodeScheme(conf);
     this.interval = interval;
     this.safeModeWait = safeModeWait(conf);
+    this.unusable = new UnusableHelpers(conf.getLong(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS));
   }
 
   /**
@@ -420,10 +424,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
       }
       Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
           .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
-      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, holdersOfThis, unitsPerRack, cap);
+      // A node found unusable lately (its worker off, say) cannot rebuild: never a target while it is avoided.
+      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, withUnusable(holdersOfThis),
+          unitsPerRack, cap);
       if (target == null) {
         failure(block, what(s, unit, manifest), "no live DataNode can receive it (every one holds a replica of it or"
-            + " a unit of its stripe, or its rack holds " + cap + " units of the stripe already)");
+            + " a unit of its stripe, or its rack holds " + cap + " units of the stripe already, or it was found"
+            + " unusable lately)");
         continue;
       }
       avoid.add(target.node()); // two units of one stripe never share a node
@@ -447,6 +454,21 @@ final class ArchiveRepairMonitor extends ArchivePass {
         return;
       }
       order(p, job, manifest, chosen, preference);
+    }
+  }
+
+  private Set<String> withUnusable(Set<String> nodes) {
+    Set<String> all = new HashSet<>(nodes);
+    all.addAll(unusable.now());
+    return all;
+  }
+
+  /** Leaves a DataNode out of rebuilds for a while; one WARN line when it was not left out already. */
+  private void unusable(String node, String why) {
+    if (unusable.avoid(node, why)) {
+      metrics.archiveNodesFoundUnusable.incr();
+      LOG.warn("wide-ec archive repair leaves DataNode {} out of rebuild orders for {} ms: {}", node,
+          unusable.avoidMs(), why);
     }
   }
 
@@ -512,21 +534,48 @@ final class ArchiveRepairMonitor extends ArchivePass {
       return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), token(secrets, b,
           BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
     }, scheme, preference);
-    // The helpers the DataNode will take (it plans the same from the same order): selected now.
+    // Helpers found unusable lately are left out, unless the others cannot rebuild the units.
+    Set<String> avoided = unusable.among(helperNodes(r));
+    if (!avoided.isEmpty()) {
+      StripeRepair without = r.without(avoided);
+      try {
+        select(without, units, requestorRack);
+        return without;
+      } catch (RuntimeException e) {
+        LOG.info("wide-ec: {} needs helpers left out as unusable ({}): they are asked after all", name, avoided);
+      }
+    }
+    select(r, units, requestorRack);
+    return r;
+  }
+
+  private static Set<String> helperNodes(StripeRepair r) {
+    Set<String> nodes = new HashSet<>();
+    r.survivors().values().forEach(h -> nodes.add(h.node()));
+    return nodes;
+  }
+
+  /**
+   * Counts the helpers the DataNode will take (it plans the same from the same order) as selected now.
+   *
+   * @throws RuntimeException when the helpers cannot rebuild the units
+   */
+  private void select(StripeRepair r, int[] units, String requestorRack) {
+    List<String> taken = new java.util.ArrayList<>();
     if (units.length == 1) {
       RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), units[0], withZeros(r), "", "",
           r.weights(), r.preference());
       for (RepairStep step : g.steps()) {
         if (!r.zeroUnits().contains(step.helper().unit())) {
-          targets.selected(step.helper().node());
+          taken.add(step.helper().node());
         }
       }
     } else {
       for (int u : MultiUnitStreams.plan(r.code(), units, r.survivors(), r.zeroUnits(), requestorRack, false).inputs()) {
-        targets.selected(r.survivors().get(u).node());
+        taken.add(r.survivors().get(u).node());
       }
     }
-    return r;
+    taken.forEach(targets::selected);
   }
 
   private static Map<Integer, UnitLocation> withZeros(StripeRepair r) {
@@ -553,9 +602,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
     int[] units = job.units();
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
     String refused = null;
+    StripeRepair sent = repair;
     try {
       try {
-        order(repair, s, job, chosen);
+        sent = order(repair, s, job, chosen);
+      } catch (TargetUnusable e) {
+        // Nothing was asked of anyone: the next pass orders these units again, from targets other than this one.
+        LOG.info("wide-ec: {} of manifest {} goes to other targets at the next pass: {}", repair.name(), manifest,
+            e.getMessage());
+        return;
       } catch (IOException | RuntimeException | LinkageError e) {
         // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
         endpoints.forget(requestor.getXferAddr());
@@ -589,10 +644,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
         }
         backingOff.remove(m.blockId());
         metrics.archivedBlocksRepaired.incr();
-        LOG.info("{} rebuilt under its original id on {} ({}{}){}, confirmed live at the NameNode", what,
+        LOG.info("{} rebuilt under its original id on {} ({}{}){} from helpers {}, confirmed live at the NameNode", what,
             target.getXferAddr(), target.getNetworkLocation(), target.getNetworkLocation().equals(m.plannedRack()) ? ""
                 : ", outside its planned rack " + m.plannedRack(), units.length == 1 ? ""
-                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr());
+                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr(),
+            new java.util.TreeSet<>(helperNodes(sent)));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -605,17 +661,32 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
   }
 
-  /** Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason). */
-  private void order(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
+  /**
+   * Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason); the
+   * repair as sent, without the helpers found unusable on the way.
+   */
+  private StripeRepair order(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
       Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
     Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
     Map<String, Endpoint> eps = new HashMap<>();
+    Set<String> dropped = new HashSet<>();
     for (UnitLocation h : repair.survivors().values()) {
-      eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      if (eps.containsKey(h.node()) || dropped.contains(h.node())) {
+        continue;
+      }
+      try {
+        eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
+        dropped.add(h.node());
+        unusable(h.node(), e.getMessage());
+      }
+    }
+    if (!dropped.isEmpty()) {
+      repair = repair.without(dropped);
+      eps.keySet().retainAll(helperNodes(repair));
     }
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
-    Endpoint at = endpoints.resolve(new UnitLocation(-1, requestor.getXferAddr(), requestor.getNetworkLocation()),
-        requestor);
+    Endpoint at = slicePort(requestor);
     List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
     for (int u : job.units()) {
       StripeMember m = s.member(u);
@@ -626,7 +697,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
       RebuildRequest.RemoteNode remote = null;
       if (u != job.requestorUnit()) {
         DatanodeInfo d = to.node();
-        Endpoint slice = endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+        Endpoint slice = slicePort(d);
         remote = new RebuildRequest.RemoteNode(d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(),
             d.getInfoPort(), d.getInfoSecurePort(), d.getIpcPort(), slice);
       }
@@ -635,7 +706,16 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
     RebuildRequest req = new RebuildRequest(repair, eps, targetList);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
+    PeerStream opened;
+    try {
+      opened = transport.open(at, "namenode", "", id, req.toBytes());
+    } catch (org.wideec.transport.PeerFailure e) {
+      if (at.node().equals(e.culprit())) {
+        unusable(at.node(), e.getMessage()); // unreachable, or refused this NameNode (a wrong secret)
+      }
+      throw e;
+    }
+    try (PeerStream stream = opened) {
       for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back every unit
         Frame f = stream.nextOrEnd(i);
         if (f == null) {
@@ -644,6 +724,24 @@ final class ArchiveRepairMonitor extends ArchivePass {
         f.release();
         stream.credit();
       }
+    }
+    return repair;
+  }
+
+  /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */
+  private Endpoint slicePort(DatanodeInfo d) throws TargetUnusable {
+    try {
+      return endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+    } catch (IOException e) {
+      unusable(d.getXferAddr(), e.getMessage());
+      throw new TargetUnusable(e);
+    }
+  }
+
+  /** A target of an order cannot take part (its slice port not found, its worker off); nothing was sent yet. */
+  private static final class TargetUnusable extends IOException {
+    TargetUnusable(IOException cause) {
+      super(cause.getMessage(), cause);
     }
   }
 

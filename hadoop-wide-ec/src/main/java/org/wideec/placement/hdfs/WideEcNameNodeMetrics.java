@@ -75,6 +75,9 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       0L);
   final MutableGaugeLong archivedBlocksRebuilding = registry.newGauge("ArchivedBlocksRebuilding",
       "archived blocks whose rebuild order is running now", 0L);
+  final MutableCounterLong archiveNodesFoundUnusable = registry.newCounter("ArchiveNodesFoundUnusable",
+      "DataNodes the archive repair monitor left out of rebuild orders for wide-ec.repair.unusable-helper.avoid.ms"
+          + " (their slice port not found, their worker off, or they refused this NameNode)", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
   final MutableCounterLong archiveRebuildOrders = registry.newCounter("ArchiveRebuildOrders",
@@ -195,6 +198,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archiveRepairPasses() {
     return archiveRepairPasses.value();
+  }
+
+  public long archiveNodesFoundUnusable() {
+    return archiveNodesFoundUnusable.value();
   }
 
   public long archiveRebuildOrders() {
