@@ -53,6 +53,10 @@ final class SafeModeNotice {
         return "no archive repair monitor runs on the NameNode, so nothing rebuilds them (README \"Safe mode\")";
       }
       long waitMs = bean.path("ArchiveRepairSafeModeWaitMs").asLong(0);
+      if (waitMs < 0) {
+        return "the NameNode was put in safe mode by hand or for low resources, where the archive repair monitor"
+            + " rebuilds nothing until it leaves";
+      }
       if (waitMs > 0) {
         return "the archive repair monitor starts rebuilding them in " + (waitMs + 999) / 1000 + " s (once DataNodes"
             + " silent since the NameNode started count as dead, wide-ec.archive.repair.safemode.wait.ms), and the"

@@ -74,6 +74,10 @@ import org.wideec.transport.TokenBytes;
  * (its new bytes at the trim's one replica, covered by no parity) to {@code f + 1} and at least {@code
  * dfs.replication}; never lowered, one WARN line per stripe, and the gauges {@code ArchivedStripesBelowTolerance},
  * {@code ArchivedStripesReprotected} and {@code ArchivedMembersChanged}.
+ *
+ * <p>It also rebuilds in startup safe mode (never writing the namespace there), so that lost single replicas do not
+ * keep a restarted NameNode below its safe-mode threshold, and it plans without DataNodes found unusable lately
+ * ({@link UnusableHelpers}: slice port not found, worker off, refusing).
  */
 final class ArchiveRepairMonitor extends ArchivePass {
   static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
@@ -165,6 +169,10 @@ final class ArchiveRepairMonitor extends ArchivePass {
    */
   @Override
   boolean readyInSafeMode() {
+    if (!fsn.isInStartupSafeMode()) {
+      metrics.archiveRepairSafeModeWaitMs.set(-1); // an operator's (or low resources') safe mode: nothing runs
+      return false;
+    }
     long left = safeModeWait - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     metrics.archiveRepairSafeModeWaitMs.set(Math.max(0, left));
     return left <= 0;

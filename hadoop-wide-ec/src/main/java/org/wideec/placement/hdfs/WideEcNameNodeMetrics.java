@@ -71,7 +71,8 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "1 while the archive repair monitor runs on this NameNode, 0 when it is off", 0L);
   final MutableGaugeLong archiveRepairSafeModeWaitMs = registry.newGauge("ArchiveRepairSafeModeWaitMs",
       "in startup safe mode, the milliseconds left before the archive repair monitor rebuilds missing archived blocks"
-          + " (wide-ec.archive.repair.safemode.wait.ms after the NameNode started); 0 once it does, or out of safe mode",
+          + " (wide-ec.archive.repair.safemode.wait.ms after the NameNode started); 0 once it does, or out of safe mode; -1 in"
+          + " a safe mode an operator or low resources entered, where it rebuilds nothing",
       0L);
   final MutableGaugeLong archivedBlocksRebuilding = registry.newGauge("ArchivedBlocksRebuilding",
       "archived blocks whose rebuild order is running now", 0L);
