@@ -38,6 +38,11 @@ final class ArchiveFsck {
     return report.problems() > 0;
   }
 
+  /** Archived blocks (data or parity) with no live replica. */
+  long missing() {
+    return all().stream().filter(f -> f.problem() == Problem.MISSING).count();
+  }
+
   private List<Finding> all() {
     List<Finding> out = new ArrayList<>();
     report.stripes().forEach(v -> out.addAll(v.findings()));

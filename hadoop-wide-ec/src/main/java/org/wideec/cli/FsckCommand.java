@@ -21,6 +21,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.analysis.PlacementCosts;
+import org.wideec.archive.hdfs.ListedBlocks;
 import org.wideec.code.LinearCode;
 import org.wideec.code.StockReconstruction;
 import org.wideec.coder.StripedCodec;
@@ -91,9 +92,11 @@ final class FsckCommand {
     long offPlan = reports.stream().filter(r -> !r.planHolds()).count();
     long stockCannotRepair = reports.stream().filter(r -> r.decodable() && !r.stockRepairable()).count();
     ArchiveFsck archived = ArchiveFsck.of(dfs, root);
+    String safeMode = SafeModeNotice.of(dfs, "fsck", root.toUri().getPath(), archived::missing);
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", root.toString());
+      j.put("safeMode", safeMode);
       j.put("groups", reports);
       j.put("groupsChecked", reports.size());
       j.put("groupsLost", lost);
@@ -105,6 +108,9 @@ final class FsckCommand {
       j.put("archived", archived.toJson());
       out.println(Json.write(j));
     } else {
+      if (safeMode != null) {
+        out.println(safeMode);
+      }
       Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "LOST", "DECODES", "STOCK READ", "AFTER RACK LOSS",
           "MORE LOSSES", "PLAN", "CROSS-RACK REPAIR PER UNIT");
       for (GroupReport r : reports) {
@@ -180,7 +186,11 @@ final class FsckCommand {
       plan = null;
     }
     int n = code.n();
-    for (LocatedBlock b : dfs.getClient().getLocatedBlocks(file.toUri().getPath(), 0, Long.MAX_VALUE).getLocatedBlocks()) {
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks listed = ListedBlocks.of(dfs, file.toUri().getPath());
+    if (listed == null) {
+      return; // deleted while listed
+    }
+    for (LocatedBlock b : listed.getLocatedBlocks()) {
       LocatedStripedBlock g = (LocatedStripedBlock) b;
       String[] rackOf = new String[n];
       Map<Integer, String> live = new TreeMap<>();

@@ -24,6 +24,7 @@ import org.wideec.code.UnitRole;
  * {@code wide-ec status PATH}: what the manifest covering an archived path says (its own, or for a file archived
  * with its directory the one its pointer names): stripes per state, the bytes HDFS stores for them now (data at
  * each file's replication plus the parity written), what they take once trimmed to one replica, and the saving.
+ * While the NameNode is in safe mode it first says so ({@link SafeModeNotice}).
  */
 final class StatusCommand {
   private final Configuration conf;
@@ -63,9 +64,11 @@ final class StatusCommand {
       }
     }
     long afterTrim = sum.logicalBytes() + sum.parityBytes();
+    String safeMode = SafeModeNotice.of(dfs, "status", path.toUri().getPath(), () -> ArchiveFsck.of(dfs, path).missing());
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", m.archivedPath());
+      j.put("safeMode", safeMode);
       j.put("scope", m.scope().label());
       j.put("code", m.stripes().get(0).codeSpec());
       j.put("stripes", sum.stripes());
@@ -79,6 +82,9 @@ final class StatusCommand {
       j.put("bytesSavedOnceTrimmed", storedNow - afterTrim);
       out.println(Json.write(j));
       return 0;
+    }
+    if (safeMode != null) {
+      out.println(safeMode);
     }
     out.printf("%s (%s, %s): %d stripes%n", m.archivedPath(), m.scope().label(), m.stripes().get(0).codeSpec(),
         sum.stripes());

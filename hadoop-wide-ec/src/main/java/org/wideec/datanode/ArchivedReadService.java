@@ -45,10 +45,12 @@ final class ArchivedReadService implements Closeable {
   private final RepairMetrics metrics;
   private final ArchivedStripeLookup lookup;
   private final int chunk;
+  private final org.wideec.repair.UnusableHelpers unusable;
 
   ArchivedReadService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairWorkerConf conf,
-      JmxEndpointResolver endpoints, RepairMetrics metrics) {
+      JmxEndpointResolver endpoints, RepairMetrics metrics, org.wideec.repair.UnusableHelpers unusable) {
     this.dn = dn;
+    this.unusable = unusable;
     this.transport = transport;
     this.access = access;
     this.conf = conf;
@@ -121,7 +123,7 @@ final class ArchivedReadService implements Closeable {
     UnitLocation requestor = new UnitLocation(-1, downstream.selfNode(), downstream.selfRack());
     Forwarder out = new Forwarder(downstream, req, req.offset() - from, plan.lost());
     RepairEngine engine = new RepairEngine(transport, endpoints.over(found.nodes()::get), metrics, conf.maxAttempts(),
-        conf.validation());
+        conf.validation(), unusable);
     try {
       engine.repair(plan.repair(), requestor, (unit, len) -> out.open(), slice, from, to - from);
     } catch (RepairEngine.RepairFailedException e) {

@@ -92,19 +92,36 @@ public final class JmxEndpointResolver {
   public JsonNode bean(DatanodeInfo dn) throws IOException {
     String url = (https ? "https://" : "http://") + dn.getIpAddr() + ":" + (https ? dn.getInfoSecurePort() : dn.getInfoPort())
         + "/jmx?qry=Hadoop:service=DataNode,name=" + beanName(dn.getXferPort());
+    JsonNode b;
+    try {
+      b = firstBean(url);
+    } catch (IOException e) {
+      throw new IOException("cannot discover the slice port of DataNode " + dn.getXferAddr() + ": " + e.getMessage(), e);
+    }
+    if (b == null || !b.has("SlicePort")) {
+      throw new IOException("cannot discover the slice port of DataNode " + dn.getXferAddr() + ": DataNode "
+          + dn.getXferAddr() + " runs no wide-ec repair worker (nothing at " + url + "); add"
+          + " org.wideec.datanode.WideEcDataNodePlugin to its dfs.datanode.plugins");
+    }
+    return b;
+  }
+
+  /**
+   * The first bean a /jmx query URL answers (a daemon's web UI, read as HDFS's tools read it), or null when none
+   * matches.
+   *
+   * @throws IOException when the page cannot be read
+   */
+  public JsonNode firstBean(String url) throws IOException {
     URLConnection c = null;
     try {
       c = connections.openConnection(new URL(url), UserGroupInformation.isSecurityEnabled());
       try (InputStream in = c.getInputStream()) {
         JsonNode beans = JSON.readTree(in).path("beans");
-        if (beans.size() == 0 || !beans.get(0).has("SlicePort")) {
-          throw new IOException("DataNode " + dn.getXferAddr() + " runs no wide-ec repair worker (nothing at " + url
-              + "); add org.wideec.datanode.WideEcDataNodePlugin to its dfs.datanode.plugins");
-        }
-        return beans.get(0);
+        return beans.size() == 0 ? null : beans.get(0);
       }
-    } catch (IOException | AuthenticationException e) {
-      throw new IOException("cannot discover the slice port of DataNode " + dn.getXferAddr() + ": " + e.getMessage(), e);
+    } catch (AuthenticationException e) {
+      throw new IOException(url + ": " + e.getMessage(), e);
     } finally {
       if (c instanceof HttpURLConnection h) {
         h.disconnect();

@@ -80,11 +80,14 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     BlockTokenAccess tokens = BlockTokenAccess.of(dn);
     transport = new SliceTransport(conf.transport(), () -> nameOf(dn), metrics, helpers, tokens);
     org.wideec.repair.ReplicaAccess access = tokens == null ? org.wideec.repair.ReplicaAccess.OPEN : tokens;
+    // Archive rebuilds and degraded reads served here plan without a helper found unusable, for a while.
+    org.wideec.repair.UnusableHelpers unusable = new org.wideec.repair.UnusableHelpers(dn.getConf().getLong(
+        org.wideec.repair.UnusableHelpers.AVOID_KEY, org.wideec.repair.UnusableHelpers.AVOID_DEFAULT_MS));
     ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
-        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation()), conf.scheme(),
-        RepairWorker.checksumOf(dn.getConf()));
+        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation(), unusable),
+        conf.scheme(), RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
-    archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics);
+    archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
     // One port, six kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, and the
     // NameNode's orders to rebuild an archived block and to pin archived replicas.

@@ -22,7 +22,8 @@ import org.wideec.transport.TransportFaultInjector;
  * they arrive and writes each lost unit to its sink in order. A helper that dies, stalls, fails to read its
  * unit, sends a corrupt slice or cannot be found is excluded and the repair restarts with a new plan (ECPipe
  * §3.2); partial output is aborted, so only slices that passed every check are ever stored, and a unit counts
- * as repaired only once its sink confirms it.
+ * as repaired only once its sink confirms it. A helper that cannot be reached, runs no worker or refuses this node is
+ * also left out of the next repairs for a while ({@link UnusableHelpers}, when the engine is given one).
  */
 public final class RepairEngine {
   private static final Logger LOG = LoggerFactory.getLogger(RepairEngine.class);
@@ -32,6 +33,7 @@ public final class RepairEngine {
   private final int maxAttempts;
   private final RebuildValidation validation;
   private final CorruptSources corrupt;
+  private final UnusableHelpers unusable;
 
   /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
@@ -40,12 +42,27 @@ public final class RepairEngine {
 
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation) {
-    this(transport, resolver, counters, maxAttempts, validation, CorruptSources.IGNORE);
+    this(transport, resolver, counters, maxAttempts, validation, CorruptSources.IGNORE, new UnusableHelpers(0));
   }
 
   /** An engine that tells {@code corrupt} of every source replica a helper finds corrupt, before it retries. */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation, CorruptSources corrupt) {
+    this(transport, resolver, counters, maxAttempts, validation, corrupt, new UnusableHelpers(0));
+  }
+
+  /** @param unusable helpers this daemon's repairs plan without for a while, shared by its engines */
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation, UnusableHelpers unusable) {
+    this(transport, resolver, counters, maxAttempts, validation, CorruptSources.IGNORE, unusable);
+  }
+
+  /**
+   * @param corrupt told of every source replica a helper finds corrupt, before the next attempt
+   * @param unusable helpers this daemon's repairs plan without for a while, shared by its engines
+   */
+  public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation, CorruptSources corrupt, UnusableHelpers unusable) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -55,6 +72,7 @@ public final class RepairEngine {
     this.maxAttempts = maxAttempts;
     this.validation = validation;
     this.corrupt = corrupt;
+    this.unusable = unusable;
   }
 
   /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */
@@ -111,13 +129,23 @@ public final class RepairEngine {
     }
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
-    Set<String> excluded = new HashSet<>();
+    Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
+    // Helpers earlier repairs found unusable are left out from the start; asked only if the others cannot decode.
+    Set<String> avoided = new HashSet<>(unusable.among(helperNodes));
+    Set<String> excluded = new HashSet<>(avoided);
     IOException last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
       try {
         plan = StreamPlan.of(r, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes);
       } catch (NotDecodableException e) {
+        if (!avoided.isEmpty()) {
+          LOG.info("{}: the helpers left out as unusable ({}) are needed; asking them after all", r.name(), avoided);
+          excluded.removeAll(avoided);
+          avoided.clear();
+          attempt--; // no helper was asked: the same attempt, planned again
+          continue;
+        }
         counters.repairFailed();
         throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
             + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last, tried(attempt - 1, excluded));
@@ -128,6 +156,7 @@ public final class RepairEngine {
         if (culprit != null) {
           excluded.add(culprit);
           resolver.forget(culprit);
+          unusable(r, culprit, e);
         }
         LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
             culprit != null ? "; restarting without " + culprit : "");
@@ -151,12 +180,14 @@ public final class RepairEngine {
       } catch (PeerFailure f) {
         last = f;
         // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
-        Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
         boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
         if (blame) {
           excluded.add(f.culprit());
           resolver.forget(f.culprit());
           reportCorrupt(r, f);
+          if (f instanceof Unreachable) {
+            unusable(r, f.culprit(), f);
+          }
         }
         if (attempt < maxAttempts) {
           counters.retried();
@@ -201,6 +232,21 @@ public final class RepairEngine {
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: could not report the corrupt replica of unit {} on {}: {}", r.name(), unit, where.node(),
           e.toString());
+    }
+  }
+
+  /** A helper that could not be reached or refused this node before any slice flowed: unusable for a while. */
+  private void unusable(StripeRepair r, String node, IOException why) {
+    if (unusable.avoid(node, why.getMessage()) && unusable.avoidMs() > 0) {
+      LOG.warn("{}: helper {} is unusable ({}); repairs plan without it for {} ms", r.name(), node, why.getMessage(),
+          unusable.avoidMs());
+    }
+  }
+
+  /** A helper's stream failed while opening: it could not be reached, or refused this node (a wrong secret). */
+  private static final class Unreachable extends PeerFailure {
+    Unreachable(PeerFailure f) {
+      super(f.culprit(), f.getMessage(), f);
     }
   }
 
@@ -280,8 +326,12 @@ public final class RepairEngine {
       for (StreamPlan.Stream s : plan.streams) {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
-        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-            transport.credentialFor(req.unit().token())));
+        try {
+          streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
+              transport.credentialFor(req.unit().token())));
+        } catch (PeerFailure f) {
+          throw f.culprit() == null ? f : new Unreachable(f);
+        }
       }
       opened.run();
       int slices = StepRequest.slices(length, sliceBytes);

@@ -51,6 +51,21 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference);
   }
 
+  /** The same repair without the surviving units on these nodes (helpers found unusable): planned from the others. */
+  public StripeRepair without(Set<String> nodes) {
+    Map<Integer, UnitLocation> kept = new java.util.HashMap<>();
+    Map<Integer, BlockRef> keptBlocks = new java.util.HashMap<>();
+    survivors.forEach((u, at) -> {
+      if (!nodes.contains(at.node())) {
+        kept.put(u, at);
+        if (blocks.containsKey(u)) {
+          keptBlocks.put(u, blocks.get(u));
+        }
+      }
+    });
+    return new StripeRepair(name, code, lost, lostLengths, kept, keptBlocks, zeroUnits, scheme, weights, preference);
+  }
+
   /** The same repair with another scheme. */
   public StripeRepair withScheme(RepairScheme other) {
     return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference);

@@ -296,14 +296,13 @@ public final class ArchiveInspector {
    */
   private List<Finding> placeholderChanged(String file, long inode, String manifest) throws IOException {
     FileNow f = now(inode);
-    org.apache.hadoop.hdfs.protocol.LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(
-        ArchiveLayout.inodePath(inode).toString(), 0, 1);
-    if (f.status().getLen() == 0 && f.blocks().isEmpty() && !lbs.isUnderConstruction()) {
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks lbs = ListedBlocks.of(dfs, ArchiveLayout.inodePath(inode).toString());
+    if (f.status().getLen() == 0 && f.blocks().isEmpty() && (lbs == null || !lbs.isUnderConstruction())) {
       return List.of();
     }
     return List.of(new Finding(Problem.STALE, file, -1, -1, 0, "sealed file " + file + " (manifest " + manifest
         + ") is no longer its empty placeholder: " + f.status().getLen() + " bytes, " + f.blocks().size()
-        + " block(s)" + (lbs.isUnderConstruction() ? ", open for writing" : "") + "; its codewords still hold the"
+        + " block(s)" + (lbs != null && lbs.isUnderConstruction() ? ", open for writing" : "") + "; its codewords still hold the"
         + " archived bytes (read them with wide-ec's file system, or unarchive after removing what was added)"));
   }
 
@@ -361,19 +360,11 @@ public final class ArchiveInspector {
     if (files.containsKey(inode)) {
       return files.get(inode);
     }
-    String p = ArchiveLayout.inodePath(inode).toString();
-    HdfsFileStatus st;
-    try {
-      st = dfs.getClient().getFileInfo(p);
-    } catch (FileNotFoundException e) {
-      st = null;
-    }
-    FileNow f = null;
-    if (st != null && !st.isDirectory()) {
-      f = new FileNow(st, dfs.getClient().getLocatedBlocks(p, 0, st.getLen()).getLocatedBlocks());
-    } else if (st != null) {
-      f = new FileNow(st, List.of());
-    }
+    org.apache.hadoop.hdfs.protocol.HdfsLocatedFileStatus st = ListedBlocks.status(dfs,
+        ArchiveLayout.inodePath(inode).toString());
+    FileNow f = st == null ? null
+        : new FileNow(st, st.isDirectory() || st.getLocatedBlocks() == null ? List.of()
+            : st.getLocatedBlocks().getLocatedBlocks());
     files.put(inode, f);
     return f;
   }

@@ -24,9 +24,10 @@ import org.wideec.transport.TransportConf;
  * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor} and the
  * {@link ArchivePlacementKeeper}. It runs in a thread of its own (never a NameNode handler; nothing escapes it), only
  * on the active NameNode and only once every DataNode has reported (before that a replica may look absent that is
- * there). It owns what both need: the manifests ({@link ManifestReader}, parsed again only when changed), a pool of
- * workers for what a pass starts, and a client end of the DataNodes' slice ports (nothing listens here) that proves
- * the cluster secret. A pass that fails is one rate-limited warning; the next one starts afresh.
+ * there); only the repair monitor also runs in startup safe mode. It owns what both need: the manifests
+ * ({@link ManifestReader}, parsed again only when changed), a pool of workers for what a pass starts, and a client
+ * end of the DataNodes' slice ports (nothing listens here) that proves the cluster secret. A pass that fails is one
+ * rate-limited warning; the next one starts afresh.
  */
 abstract class ArchivePass {
   final FSNamesystem fsn;
@@ -108,8 +109,15 @@ abstract class ArchivePass {
 
   /** One look at every manifest's stripes. */
   final void pass() throws IOException {
-    if (!fsn.isRunning() || fsn.isInStandbyState() || !WideEcArchivedBlocks.reportsComplete(fsn)) {
-      return; // before every DataNode reported, a replica may look absent that is there
+    if (!fsn.isRunning() || fsn.isInStandbyState()) {
+      return;
+    }
+    // Before every DataNode reported, a replica may look absent that is there. In startup safe mode the namespace is
+    // frozen, but blocks can still be written back: a pass that writes no namespace runs there once it is ready.
+    boolean safeMode = fsn.isInSafeMode();
+    if (safeMode ? !(readyInSafeMode() && WideEcArchivedBlocks.reportedInStartupSafeMode(fsn))
+        : !WideEcArchivedBlocks.reportsComplete(fsn)) {
+      return;
     }
     Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
     beginPass(live);
@@ -132,6 +140,14 @@ abstract class ArchivePass {
       }
     }
     endPass(live);
+  }
+
+  /**
+   * Whether a pass may run now that the NameNode is in safe mode; it then must not write the namespace (HDFS refuses
+   * it there). Passes do not run in safe mode unless a subclass says so.
+   */
+  boolean readyInSafeMode() {
+    return false;
   }
 
   /** Before the pass looks at any stripe; {@code live} maps each live DataNode's transfer address to it. */

@@ -39,6 +39,7 @@ import org.wideec.repair.RepairStep;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
+import org.wideec.repair.UnusableHelpers;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -75,6 +76,10 @@ import org.wideec.transport.TokenBytes;
  * (its new bytes at the trim's one replica, covered by no parity) to {@code f + 1} and at least {@code
  * dfs.replication}; never lowered, one WARN line per stripe, and the gauges {@code ArchivedStripesBelowTolerance},
  * {@code ArchivedStripesReprotected} and {@code ArchivedMembersChanged}.
+ *
+ * <p>It also rebuilds in startup safe mode (never writing the namespace there), so that lost single replicas do not
+ * keep a restarted NameNode below its safe-mode threshold, and it plans without DataNodes found unusable lately
+ * ({@link UnusableHelpers}: slice port not found, worker off, refusing).
  */
 final class ArchiveRepairMonitor extends ArchivePass {
   static final String ENABLED_KEY = "wide-ec.archive.repair.enabled";
@@ -88,6 +93,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   static final long CONFIRM_DEFAULT = 30_000;
   static final String MAX_BACKOFF_KEY = "wide-ec.archive.repair.backoff.max.ms";
   static final long MAX_BACKOFF_DEFAULT = 3_600_000;
+  static final String SAFEMODE_WAIT_KEY = "wide-ec.archive.repair.safemode.wait.ms";
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
   private final NameNode nn;
@@ -110,6 +116,14 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   private final short staleReplication;
+  /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
+  private final long startedNanos = System.nanoTime();
+  private final long safeModeWait;
+  /** Whether this pass runs in startup safe mode (then it writes no namespace: rebuilds only). */
+  private boolean safeMode;
+  private boolean safeModeAnnounced;
+  /** DataNodes found unusable as helpers or requestors (unreachable, worker off, refusing): planned without a while. */
+  private final UnusableHelpers unusable;
 
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
@@ -126,6 +140,44 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
     this.dataNodeScheme = dataNodeScheme(conf);
     this.interval = interval;
+    this.safeModeWait = safeModeWait(conf);
+    this.unusable = new UnusableHelpers(conf.getLong(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS));
+  }
+
+  /**
+   * How long after the NameNode started the monitor waits before it rebuilds in startup safe mode: a block the
+   * registered DataNodes do not list may still be on a node that has not registered yet. The key, or unset, the
+   * time HDFS takes to declare a silent DataNode dead (2 x dfs.namenode.heartbeat.recheck-interval + 10 x
+   * dfs.heartbeat.interval, 10.5 minutes by default): a node not heard from for that long is dead by HDFS's own rule.
+   */
+  static long safeModeWait(Configuration conf) {
+    long set = conf.getLong(SAFEMODE_WAIT_KEY, -1);
+    if (set >= 0) {
+      return set;
+    }
+    long recheck = conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_DEFAULT);
+    long heartbeat = conf.getTimeDuration(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT, TimeUnit.SECONDS);
+    return 2 * recheck + 10_000 * heartbeat;
+  }
+
+  /**
+   * Archived blocks hold one replica each, so a NameNode restarted while some are lost stays below
+   * dfs.namenode.safemode.threshold-pct for good. Rebuilding them needs no namespace write (a DataNode writes a
+   * FINALIZED replica under the block's id, and its incremental report counts toward the threshold), so the monitor
+   * rebuilds in startup safe mode too, once {@link #SAFEMODE_WAIT_KEY} has passed; the NameNode then leaves safe mode
+   * by itself. Raising replications waits for safe mode to end.
+   */
+  @Override
+  boolean readyInSafeMode() {
+    if (!fsn.isInStartupSafeMode()) {
+      metrics.archiveRepairSafeModeWaitMs.set(-1); // an operator's (or low resources') safe mode: nothing runs
+      return false;
+    }
+    long left = safeModeWait - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    metrics.archiveRepairSafeModeWaitMs.set(Math.max(0, left));
+    return left <= 0;
   }
 
   /**
@@ -171,8 +223,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   void start() {
+    metrics.archiveRepairRunning.set(1);
     start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
         + maxConcurrent + " at once)");
+  }
+
+  @Override
+  void stop() {
+    metrics.archiveRepairRunning.set(0);
+    super.stop();
   }
 
   private Tally tally;
@@ -181,6 +240,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
 
   @Override
   void beginPass(Map<String, WideEcArchivedBlocks.Target> live) {
+    safeMode = fsn.isInSafeMode();
+    if (!safeMode) {
+      metrics.archiveRepairSafeModeWaitMs.set(0);
+      safeModeAnnounced = false;
+    }
     tally = new Tally();
     liveAfterLoss = null;
     reported.beginPass();
@@ -202,7 +266,14 @@ final class ArchiveRepairMonitor extends ArchivePass {
     metrics.archivedStripesBelowTolerance.set(tally.belowTolerance);
     metrics.archivedStripesReprotected.set(tally.reprotected);
     metrics.archivedMembersChanged.set(tally.membersChanged);
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
     metrics.archiveRepairPasses.incr();
+    if (safeMode && tally.missing > 0 && !safeModeAnnounced) {
+      safeModeAnnounced = true;
+      LOG.warn("the NameNode is in startup safe mode with {} archived blocks missing ({} unrecoverable): wide-ec"
+          + " rebuilds them now, writing no namespace, and the NameNode leaves safe mode by itself once enough blocks"
+          + " are back; replications are raised after safe mode", tally.missing, tally.unrecoverable);
+    }
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
   }
 
@@ -333,6 +404,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
     if (now < 0 || now >= r) {
       return true;
     }
+    if (safeMode) {
+      return false; // a namespace write: HDFS refuses it in safe mode; the first pass after raises it
+    }
     String path = WideEcArchivedBlocks.pathOf(fsn, inode);
     if (path == null) {
       return true;
@@ -381,10 +455,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
       }
       Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
           .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
-      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, holdersOfThis, unitsPerRack, cap);
+      // A node found unusable lately (its worker off, say) cannot rebuild: never a target while it is avoided.
+      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, withUnusable(holdersOfThis),
+          unitsPerRack, cap);
       if (target == null) {
         failure(block, what(s, unit, manifest), "no live DataNode can receive it (every one holds a replica of it or"
-            + " a unit of its stripe, or its rack holds " + cap + " units of the stripe already)");
+            + " a unit of its stripe, or its rack holds " + cap + " units of the stripe already, or it was found"
+            + " unusable lately)");
         continue;
       }
       avoid.add(target.node()); // two units of one stripe never share a node
@@ -408,6 +485,21 @@ final class ArchiveRepairMonitor extends ArchivePass {
         return;
       }
       order(p, job, manifest, chosen, preference);
+    }
+  }
+
+  private Set<String> withUnusable(Set<String> nodes) {
+    Set<String> all = new HashSet<>(nodes);
+    all.addAll(unusable.now());
+    return all;
+  }
+
+  /** Leaves a DataNode out of rebuilds for a while; one WARN line when it was not left out already. */
+  private void unusable(String node, String why) {
+    if (unusable.avoid(node, why)) {
+      metrics.archiveNodesFoundUnusable.incr();
+      LOG.warn("wide-ec archive repair leaves DataNode {} out of rebuild orders for {} ms: {}", node,
+          unusable.avoidMs(), why);
     }
   }
 
@@ -441,6 +533,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     for (int u : units) {
       inFlight.add(s.member(u).blockId());
     }
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
     ordersInFlight.incrementAndGet();
     metrics.archiveRebuildOrders.incr();
     if (job.joint()) {
@@ -472,21 +565,48 @@ final class ArchiveRepairMonitor extends ArchivePass {
       return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), token(secrets, b,
           BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
     }, scheme, preference);
-    // The helpers the DataNode will take (it plans the same from the same order): selected now.
+    // Helpers found unusable lately are left out, unless the others cannot rebuild the units.
+    Set<String> avoided = unusable.among(helperNodes(r));
+    if (!avoided.isEmpty()) {
+      StripeRepair without = r.without(avoided);
+      try {
+        select(without, units, requestorRack);
+        return without;
+      } catch (RuntimeException e) {
+        LOG.info("wide-ec: {} needs helpers left out as unusable ({}): they are asked after all", name, avoided);
+      }
+    }
+    select(r, units, requestorRack);
+    return r;
+  }
+
+  private static Set<String> helperNodes(StripeRepair r) {
+    Set<String> nodes = new HashSet<>();
+    r.survivors().values().forEach(h -> nodes.add(h.node()));
+    return nodes;
+  }
+
+  /**
+   * Counts the helpers the DataNode will take (it plans the same from the same order) as selected now.
+   *
+   * @throws RuntimeException when the helpers cannot rebuild the units
+   */
+  private void select(StripeRepair r, int[] units, String requestorRack) {
+    List<String> taken = new java.util.ArrayList<>();
     if (units.length == 1) {
       RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), units[0], withZeros(r), "", "",
           r.weights(), r.preference());
       for (RepairStep step : g.steps()) {
         if (!r.zeroUnits().contains(step.helper().unit())) {
-          targets.selected(step.helper().node());
+          taken.add(step.helper().node());
         }
       }
     } else {
       for (int u : MultiUnitStreams.plan(r.code(), units, r.survivors(), r.zeroUnits(), requestorRack, false).inputs()) {
-        targets.selected(r.survivors().get(u).node());
+        taken.add(r.survivors().get(u).node());
       }
     }
-    return r;
+    taken.forEach(targets::selected);
   }
 
   private static Map<Integer, UnitLocation> withZeros(StripeRepair r) {
@@ -513,9 +633,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
     int[] units = job.units();
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
     String refused = null;
+    StripeRepair sent = repair;
     try {
       try {
-        order(repair, s, job, chosen);
+        sent = order(repair, s, job, chosen);
+      } catch (TargetUnusable e) {
+        // Nothing was asked of anyone: the next pass orders these units again, from targets other than this one.
+        LOG.info("wide-ec: {} of manifest {} goes to other targets at the next pass: {}", repair.name(), manifest,
+            e.getMessage());
+        return;
       } catch (IOException | RuntimeException | LinkageError e) {
         // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
         endpoints.forget(requestor.getXferAddr());
@@ -549,10 +675,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
         }
         backingOff.remove(m.blockId());
         metrics.archivedBlocksRepaired.incr();
-        LOG.info("{} rebuilt under its original id on {} ({}{}){}, confirmed live at the NameNode", what,
+        LOG.info("{} rebuilt under its original id on {} ({}{}){} from helpers {}, confirmed live at the NameNode", what,
             target.getXferAddr(), target.getNetworkLocation(), target.getNetworkLocation().equals(m.plannedRack()) ? ""
                 : ", outside its planned rack " + m.plannedRack(), units.length == 1 ? ""
-                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr());
+                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr(),
+            new java.util.TreeSet<>(helperNodes(sent)));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -561,20 +688,36 @@ final class ArchiveRepairMonitor extends ArchivePass {
         inFlight.remove(s.member(u).blockId());
       }
       ordersInFlight.decrementAndGet();
+      metrics.archivedBlocksRebuilding.set(inFlight.size());
     }
   }
 
-  /** Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason). */
-  private void order(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
+  /**
+   * Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason); the
+   * repair as sent, without the helpers found unusable on the way.
+   */
+  private StripeRepair order(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
       Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
     Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
     Map<String, Endpoint> eps = new HashMap<>();
+    Set<String> dropped = new HashSet<>();
     for (UnitLocation h : repair.survivors().values()) {
-      eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      if (eps.containsKey(h.node()) || dropped.contains(h.node())) {
+        continue;
+      }
+      try {
+        eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
+        dropped.add(h.node());
+        unusable(h.node(), e.getMessage());
+      }
+    }
+    if (!dropped.isEmpty()) {
+      repair = repair.without(dropped);
+      eps.keySet().retainAll(helperNodes(repair));
     }
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
-    Endpoint at = endpoints.resolve(new UnitLocation(-1, requestor.getXferAddr(), requestor.getNetworkLocation()),
-        requestor);
+    Endpoint at = slicePort(requestor);
     List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
     for (int u : job.units()) {
       StripeMember m = s.member(u);
@@ -585,7 +728,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
       RebuildRequest.RemoteNode remote = null;
       if (u != job.requestorUnit()) {
         DatanodeInfo d = to.node();
-        Endpoint slice = endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+        Endpoint slice = slicePort(d);
         remote = new RebuildRequest.RemoteNode(d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(),
             d.getInfoPort(), d.getInfoSecurePort(), d.getIpcPort(), slice);
       }
@@ -594,7 +737,16 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
     RebuildRequest req = new RebuildRequest(repair, eps, targetList);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
+    PeerStream opened;
+    try {
+      opened = transport.open(at, "namenode", "", id, req.toBytes());
+    } catch (org.wideec.transport.PeerFailure e) {
+      if (at.node().equals(e.culprit())) {
+        unusable(at.node(), e.getMessage()); // unreachable, or refused this NameNode (a wrong secret)
+      }
+      throw e;
+    }
+    try (PeerStream stream = opened) {
       for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back every unit
         Frame f = stream.nextOrEnd(i);
         if (f == null) {
@@ -603,6 +755,24 @@ final class ArchiveRepairMonitor extends ArchivePass {
         f.release();
         stream.credit();
       }
+    }
+    return repair;
+  }
+
+  /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */
+  private Endpoint slicePort(DatanodeInfo d) throws TargetUnusable {
+    try {
+      return endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+    } catch (IOException e) {
+      unusable(d.getXferAddr(), e.getMessage());
+      throw new TargetUnusable(e);
+    }
+  }
+
+  /** A target of an order cannot take part (its slice port not found, its worker off); nothing was sent yet. */
+  private static final class TargetUnusable extends IOException {
+    TargetUnusable(IOException cause) {
+      super(cause.getMessage(), cause);
     }
   }
 

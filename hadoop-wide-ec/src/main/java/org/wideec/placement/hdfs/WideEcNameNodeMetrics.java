@@ -72,6 +72,18 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
           + " last repair pass (archive them again to free the space)", 0L);
   final MutableGaugeLong archivedMembersChanged = registry.newGauge("ArchivedMembersChanged",
       "members of protected stripes deleted, truncated or appended since archival, at the last repair pass", 0L);
+  final MutableGaugeLong archiveRepairRunning = registry.newGauge("ArchiveRepairRunning",
+      "1 while the archive repair monitor runs on this NameNode, 0 when it is off", 0L);
+  final MutableGaugeLong archiveRepairSafeModeWaitMs = registry.newGauge("ArchiveRepairSafeModeWaitMs",
+      "in startup safe mode, the milliseconds left before the archive repair monitor rebuilds missing archived blocks"
+          + " (wide-ec.archive.repair.safemode.wait.ms after the NameNode started); 0 once it does, or out of safe mode; -1 in"
+          + " a safe mode an operator or low resources entered, where it rebuilds nothing",
+      0L);
+  final MutableGaugeLong archivedBlocksRebuilding = registry.newGauge("ArchivedBlocksRebuilding",
+      "archived blocks whose rebuild order is running now", 0L);
+  final MutableCounterLong archiveNodesFoundUnusable = registry.newCounter("ArchiveNodesFoundUnusable",
+      "DataNodes the archive repair monitor left out of rebuild orders for wide-ec.repair.unusable-helper.avoid.ms"
+          + " (their slice port not found, their worker off, or they refused this NameNode)", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
   final MutableCounterLong archiveRebuildOrders = registry.newCounter("ArchiveRebuildOrders",
@@ -200,6 +212,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archiveRepairPasses() {
     return archiveRepairPasses.value();
+  }
+
+  public long archiveNodesFoundUnusable() {
+    return archiveNodesFoundUnusable.value();
   }
 
   public long archiveRebuildOrders() {

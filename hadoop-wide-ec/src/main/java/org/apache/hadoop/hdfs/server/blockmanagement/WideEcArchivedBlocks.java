@@ -50,6 +50,20 @@ public final class WideEcArchivedBlocks {
     }
   }
 
+  /**
+   * In startup safe mode (not one an operator or low resources entered), every DataNode that registered has reported
+   * its blocks: the blocks map then lists every replica of the nodes that came back, and a block it lists nowhere
+   * lives only on nodes that have not. Block reports and locations work in safe mode; only the namespace is frozen.
+   */
+  public static boolean reportedInStartupSafeMode(FSNamesystem fsn) {
+    fsn.readLock();
+    try {
+      return fsn.isInStartupSafeMode() && WideEcGroupRiskScanner.everyLiveNodeReported(fsn.getBlockManager());
+    } finally {
+      fsn.readUnlock();
+    }
+  }
+
   /** The blocks with these ids that the namesystem still has (a deleted file's blocks are absent). */
   public static Map<Long, BlockView> view(FSNamesystem fsn, long[] blockIds) {
     BlockManager bm = fsn.getBlockManager();

@@ -110,9 +110,11 @@ public final class WideEcGroupRiskScanner {
    */
   static boolean reportsComplete(FSNamesystem fsn) {
     BlockManager bm = fsn.getBlockManager();
-    if (fsn.isInSafeMode() || !bm.isPopulatingReplQueues()) {
-      return false;
-    }
+    return !fsn.isInSafeMode() && bm.isPopulatingReplQueues() && everyLiveNodeReported(bm);
+  }
+
+  /** Every live DataNode has sent its first block report and has no stale storage (the blocks map is whole). */
+  static boolean everyLiveNodeReported(BlockManager bm) {
     for (DatanodeDescriptor dn : bm.getDatanodeManager().getDatanodeListForReport(
         org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
       if (!dn.checkBlockReportReceived() || dn.hasStaleStorages()) {

@@ -1,0 +1,131 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+
+/**
+ * The archive repair monitor re-plans around a helper it cannot use, on the racked test bed (6 racks x 3 DataNodes,
+ * azure-lrc:k=6,l=2,g=2): a DataNode holding a unit of a stripe runs no wide-ec worker (no cluster secret), two other
+ * units of the stripe are lost one after the other, and each is rebuilt without a failed order from the other helpers;
+ * the bad node is left out once and for the next order too, and no rebuild fails.
+ */
+class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setLong("wide-ec.archive.repair.backoff.ms", 500);
+    return base;
+  }
+
+  @BeforeAll
+  void awaitLease() throws Exception {
+    awaitTrimmerLease();
+  }
+
+  private DataNode datanode(String xferAddr) {
+    return cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr)).findFirst()
+        .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
+  }
+
+  private LocatedBlock located(StripeMember m) throws Exception {
+    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, Long.MAX_VALUE).getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() == m.blockId()) {
+        return lb;
+      }
+    }
+    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
+  }
+
+  /** Restarts the DataNode without the cluster secret: its wide-ec worker stays off; its blocks are reported again. */
+  private void workerOff(StripeMember held) throws Exception {
+    MiniDFSCluster.DataNodeProperties p = cluster.stopDataNode(held.plannedNode());
+    java.lang.reflect.Field f = MiniDFSCluster.DataNodeProperties.class.getDeclaredField("conf");
+    f.setAccessible(true);
+    ((Configuration) f.get(p)).unset("wide-ec.transport.secret");
+    cluster.restartDataNode(p, true);
+    cluster.waitActive();
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (located(held).getLocations().length == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "blk_" + held.blockId() + " not reported again");
+      Thread.sleep(100);
+    }
+  }
+
+  /** Stops the DataNode holding the member and has the NameNode declare it dead at once. */
+  private void lose(StripeMember m) throws Exception {
+    String holder = located(m).getLocations()[0].getXferAddr();
+    DataNode dn = datanode(holder);
+    cluster.stopDataNode(holder);
+    cluster.setDataNodeDead(dn.getDatanodeId());
+  }
+
+  /** Waits until the member is live again, with the manifest's CRC. */
+  private void awaitRebuilt(StripeMember m) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (located(m).getLocations().length == 0) {
+      assertTrue(System.currentTimeMillis() < deadline, "blk_" + m.blockId() + " still missing");
+      Thread.sleep(100);
+    }
+    LocatedBlock lb = located(m);
+    byte[] b = new byte[(int) lb.getBlockSize()];
+    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(ArchiveLayout.inodePath(m.inodeId()))) {
+      in.readFully(lb.getStartOffset(), b);
+    }
+    assertEquals(m.crc32c(), ArchiveChecks.crc(b), "blk_" + m.blockId());
+  }
+
+  @Test
+  void aHelperWhoseWorkerIsOffIsLeftOutAndEveryLostBlockIsRebuiltWithoutAFailedOrder() throws Exception {
+    checks.write("/ru/f", 6 * BLOCK);
+    ToolRun archived = tool("archive", "/ru/f", "--code", CODE);
+    assertEquals(0, archived.exit(), archived.out() + archived.err());
+    StripeManifest m = manifestOf("/ru/f");
+    ArchivedStripe s = m.stripes().get(0);
+    StripeMember bad = s.member(1); // in the local group {0, 1, 2, L1}: a helper of both local repairs
+    String badNode = bad.plannedNode();
+    workerOff(bad);
+    org.apache.log4j.Logger monitor = org.apache.log4j.Logger.getLogger("org.wideec.placement.hdfs.ArchiveRepairMonitor");
+    monitor.setLevel(org.apache.log4j.Level.INFO); // each rebuild's line names the helpers its order offered
+    LogCapturer log = LogCapturer.captureLogs(monitor);
+    long failures = WideEcNameNodePlugin.metrics().archivedRepairFailures();
+    lose(s.member(0));
+    awaitRebuilt(s.member(0));
+    lose(s.member(2)); // its node may also hold unit 0 now (a rebuild prefers the planned rack): both come back
+    awaitRebuilt(s.member(2));
+    awaitRebuilt(s.member(0));
+    log.stopCapturing();
+    String out = log.getOutput();
+    assertEquals(0, WideEcNameNodePlugin.metrics().archivedRepairFailures() - failures, out);
+    assertEquals(1, out.lines().filter(l -> l.contains("leaves DataNode " + badNode + " out of rebuild orders")
+        && l.contains("worker of DataNode " + badNode + " is off")).count(), out);
+    assertEquals(1, WideEcNameNodePlugin.metrics().archiveNodesFoundUnusable(), out);
+    for (StripeMember lost : List.of(s.member(0), s.member(2))) {
+      List<String> rebuilt = out.lines().filter(l -> l.contains("archived block blk_" + lost.blockId() + " of")
+          && l.contains("rebuilt under its original id")).toList();
+      assertTrue(!rebuilt.isEmpty(), out);
+      for (String line : rebuilt) {
+        assertTrue(line.contains(" from helpers [") && !line.contains(badNode), line);
+      }
+    }
+    checks.everyByteReadsBack();
+  }
+}

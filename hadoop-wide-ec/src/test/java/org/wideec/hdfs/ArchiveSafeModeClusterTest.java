@@ -1,0 +1,159 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeState;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+import org.wideec.transport.TransportFaultInjector;
+
+/**
+ * Archived blocks hold one replica each, so a NameNode restarted while some are lost stays below
+ * dfs.namenode.safemode.threshold-pct (its default here) for good unless they are rebuilt. On the racked test bed
+ * (6 racks x 3 DataNodes, azure-lrc:k=6,l=2,g=2): two DataNodes holding trimmed blocks stop, the NameNode restarts
+ * without them, and the archive repair monitor rebuilds the lost blocks in startup safe mode (after HDFS's heartbeat
+ * expiry, seconds here); the NameNode leaves safe mode by itself, and every file reads back. While it is still in
+ * safe mode, {@code wide-ec fsck} and {@code wide-ec status} run and say so.
+ */
+class ArchiveSafeModeClusterTest extends ArchiveTestBed {
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setLong("wide-ec.archive.repair.backoff.ms", 500);
+    base.setLong("wide-ec.archive.repair.backoff.max.ms", 1_000);
+    base.setBoolean("dfs.datanode.ec.reconstruction.validation", false);
+    // The threshold stays HDFS's default (0.999): one missing block keeps the NameNode in safe mode. Once the rebuilt
+    // blocks are reported, it leaves after this extension.
+    base.setLong(DFSConfigKeys.DFS_NAMENODE_SAFEMODE_EXTENSION_KEY, 1_000);
+    return base;
+  }
+
+  @BeforeAll
+  void awaitLease() throws Exception {
+    awaitTrimmerLease();
+  }
+
+  @AfterAll
+  void noFaults() {
+    TransportFaultInjector.set(null);
+  }
+
+  /** The block of a member as the NameNode lists it, in safe mode too. */
+  private LocatedBlock located(StripeMember m) throws Exception {
+    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+    // getBlockLocations refuses a file with a block listed nowhere in safe mode; the file info with locations does not.
+    for (LocatedBlock lb : cluster.getFileSystem().getClient().getLocatedFileInfo(file, false).getLocatedBlocks()
+        .getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() == m.blockId()) {
+        return lb;
+      }
+    }
+    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
+  }
+
+  @Test
+  void aNameNodeRestartedWithArchivedBlocksMissingRebuildsThemInSafeModeAndLeavesItByItself() throws Exception {
+    checks.write("/sm/a", 3 * BLOCK + 17);
+    checks.write("/sm/b", 6 * BLOCK);
+    checks.write("/sm/sub/c", 2 * BLOCK + 5);
+    ToolRun archived = tool("archive", "/sm", "--code", CODE);
+    assertEquals(0, archived.exit(), archived.out() + archived.err());
+    StripeManifest m = manifestOf("/sm");
+    for (ArchivedStripe s : m.stripes()) {
+      assertEquals(StripeState.TRIMMED, s.state(), "stripe " + s.stripeId());
+    }
+    // Two nodes, each holding one unit of a stripe at most: every stripe still decodes. HDFS rounds the safe block
+    // threshold down (a few dozen blocks here), so two missing blocks at least keep it in safe mode.
+    List<String> victims = List.of(m.stripes().get(0).member(0).plannedNode(), m.stripes().get(0).member(3).plannedNode());
+    List<StripeMember> lost = new ArrayList<>();
+    for (ArchivedStripe s : m.stripes()) {
+      for (int u : s.storedUnits()) {
+        if (victims.contains(s.member(u).plannedNode())) {
+          lost.add(s.member(u));
+        }
+      }
+    }
+    // Every rebuild fails (no helper can send a slice) until fsck has run, so the NameNode is still in safe mode with
+    // the blocks missing when it does.
+    AtomicBoolean held = new AtomicBoolean(true);
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) throws IOException {
+        if (held.get()) {
+          throw new IOException("held by the test");
+        }
+      }
+    });
+    victims.forEach(cluster::stopDataNode);
+    cluster.restartNameNode(false);
+    assertTrue(cluster.getNamesystem().isInSafeMode(), "the restarted NameNode starts in safe mode");
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (WideEcNameNodePlugin.metrics().archivedRepairFailures() < lost.size()) {
+      assertTrue(System.currentTimeMillis() < deadline, "no rebuild was attempted in safe mode");
+      Thread.sleep(100);
+    }
+    assertTrue(cluster.getNamesystem().isInSafeMode(), "still in safe mode: nothing was rebuilt yet");
+    for (StripeMember x : lost) {
+      assertEquals(0, located(x).getLocations().length, "blk_" + x.blockId() + " is missing");
+    }
+
+    String line = "NameNode in safe mode (wide-ec %s only reads): " + lost.size() + " archived block"
+        + (lost.size() == 1 ? "" : "s") + " under /sm missing; the archive repair monitor is rebuilding them, and the"
+        + " NameNode leaves safe mode by itself once enough blocks are back";
+    ToolRun fsck = tool("fsck", "/sm");
+    assertEquals(1, fsck.exit(), fsck.out() + fsck.err()); // it ran, and found the missing blocks
+    assertEquals(String.format(line, "fsck"), fsck.out().lines().findFirst().orElse(""), fsck.out() + fsck.err());
+    ToolRun status = tool("status", "/sm");
+    assertEquals(0, status.exit(), status.out() + status.err());
+    assertEquals(String.format(line, "status"), status.out().lines().findFirst().orElse(""), status.out());
+
+    long repairedBefore = WideEcNameNodePlugin.metrics().archivedBlocksRepaired();
+    held.set(false);
+    deadline = System.currentTimeMillis() + 120_000;
+    while (cluster.getNamesystem().isInSafeMode()) {
+      assertTrue(System.currentTimeMillis() < deadline, "still in safe mode: "
+          + cluster.getNamesystem().getSafemode() + "; repaired " + WideEcNameNodePlugin.metrics().archivedBlocksRepaired());
+      Thread.sleep(200);
+    }
+    // HDFS rounds the safe block threshold down: the NameNode may leave before the last rebuilt block is reported.
+    deadline = System.currentTimeMillis() + 60_000;
+    for (StripeMember x : lost) {
+      while (located(x).getLocations().length == 0) {
+        assertTrue(System.currentTimeMillis() < deadline, "blk_" + x.blockId() + " still missing");
+        Thread.sleep(100);
+      }
+      LocatedBlock lb = located(x);
+      assertEquals(1, lb.getLocations().length, "blk_" + x.blockId() + " rebuilt");
+      assertEquals(x.plannedRack(), lb.getLocations()[0].getNetworkLocation(), "blk_" + x.blockId());
+      byte[] b = new byte[(int) lb.getBlockSize()];
+      try (FSDataInputStream in = cluster.getFileSystem().open(ArchiveLayout.inodePath(x.inodeId()))) {
+        in.readFully(lb.getStartOffset(), b);
+      }
+      assertEquals(x.crc32c(), ArchiveChecks.crc(b), "blk_" + x.blockId());
+    }
+    assertTrue(WideEcNameNodePlugin.metrics().archivedBlocksRepaired() >= repairedBefore + lost.size());
+    checks.everyByteReadsBack();
+    ToolRun after = tool("fsck", "/sm");
+    assertTrue(after.out().lines().noneMatch(l -> l.startsWith("NameNode in safe mode")), after.out());
+  }
+}
