@@ -181,9 +181,11 @@ public final class SliceTransport implements Closeable {
   }
 
   /**
-   * Requests running now under one principal: {@code "DataNode <name>"} (a cluster peer, by the name it proved in the
-   * handshake), {@code "token owner <user>"} (a client, by its block token's user), or {@code "DataNode at <address>"},
-   * {@code "client at <address>"} and {@code "peer at <address>"} for peers that named nobody.
+   * Requests running now under one principal: {@code "token owner <user>"} (a client, by the user of the block token
+   * its request carries, whether it asked itself or a DataNode relays it; {@link RequestHandler#screen(byte[],
+   * boolean)}), {@code "DataNode <name>"} (a cluster peer's own requests, by the name it proved in the handshake), or
+   * {@code "DataNode at <address>"}, {@code "client at <address>"} and {@code "peer at <address>"} for peers that
+   * named nobody.
    */
   public int requestsOf(String principal) {
     return gate.requestsOf(principal);

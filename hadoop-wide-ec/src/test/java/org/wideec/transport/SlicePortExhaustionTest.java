@@ -39,6 +39,8 @@ class SlicePortExhaustionTest {
   static final byte[] SECRET = "the cluster secret of this test".getBytes(StandardCharsets.UTF_8);
   static final int SLICE = 4096;
   static final BlockRef UNIT = new BlockRef("bp", 1, 1, SLICE);
+  /** A small slice port: 12 connections, 4 reserved for DataNodes, 3 per address that has not proved the secret. */
+  static final PeerLimits SMALL_PORT = new PeerLimits(64, 12, 12, 60_000, 120_000, 8, 8, 10_000, 4, 3);
   /** A unit long enough that a stream nobody reads keeps its producers blocked on credits. */
   static final BlockRef LONG_UNIT = new BlockRef("bp", 2, 1, 4096L * SLICE);
   /**
@@ -369,12 +371,9 @@ class SlicePortExhaustionTest {
 
   @Test
   void connectionsThatNeverProveTheClusterSecretCannotLockDataNodesOut() throws Exception {
-    // 12 connections; 4 reserved for DataNodes; at most 3 per address that has not proved the secret.
-    PeerLimits limits = new PeerLimits(64, 12, 12, 60_000, 120_000, 8, 8, 10_000, 4, 3);
+    PeerLimits limits = SMALL_PORT;
     SliceTransport server = transport("S", SECRET, limits, threads(4));
-    byte[] payload = new byte[SLICE];
-    Arrays.fill(payload, (byte) 7);
-    int port = server.start((id, body, d) -> Producers.sendAll(d, 3, s -> Unpooled.wrappedBuffer(payload.clone())));
+    int port = server.start(sevens(3));
 
     // From one host: three connections that never finish the handshake; the fourth is refused.
     InetAddress stalling = InetAddress.getByName("127.0.0.2");
@@ -419,12 +418,9 @@ class SlicePortExhaustionTest {
 
   @Test
   void connectionsThatNeverAuthenticateFromManyAddressesGiveWayToADataNodeAndAClient() throws Exception {
-    // 12 connections, 4 reserved for DataNodes, 3 per address that has not proved the secret.
-    PeerLimits limits = new PeerLimits(64, 12, 12, 60_000, 120_000, 8, 8, 10_000, 4, 3);
+    PeerLimits limits = SMALL_PORT;
     SliceTransport server = transport("S", SECRET, limits, threads(4));
-    byte[] payload = new byte[SLICE];
-    Arrays.fill(payload, (byte) 7);
-    int port = server.start((id, body, d) -> Producers.sendAll(d, 3, s -> Unpooled.wrappedBuffer(payload.clone())));
+    int port = server.start(sevens(3));
     // Four addresses, each within its cap, open three connections each and never answer the challenge.
     for (int host = 2; host <= 5; host++) {
       for (int i = 0; i < 3; i++) {
@@ -454,10 +450,7 @@ class SlicePortExhaustionTest {
   void theNameNodesOrdersAreRefusedToAClientBeforeTheyTakeAHelperThread() throws Exception {
     ThreadPoolExecutor workers = threads(2);
     SliceTransport server = transport("S", SECRET, PeerLimits.DEFAULTS, workers);
-    byte[] payload = new byte[SLICE];
-    Arrays.fill(payload, (byte) 7);
-    int port = server.start(RequestHandler.clusterOnly("order pins",
-        (id, body, d) -> Producers.sendAll(d, 1, s -> Unpooled.wrappedBuffer(payload.clone()))));
+    int port = server.start(RequestHandler.clusterOnly("order pins", sevens(1)));
     SliceTransport client = transport("client", null, PeerLimits.DEFAULTS, threads(1));
     PeerFailure refused = assertThrows(PeerFailure.class, () -> readAll(client.open(
         new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 1, new byte[0], token("mallory")), 0));
@@ -470,6 +463,15 @@ class SlicePortExhaustionTest {
     try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, "S", "/r"), "D", "/r", 2, new byte[0])) {
       assertSevens(readAll(s, SLICE));
     }
+  }
+
+  /** Answers every request with {@code slices} slices of sevens. */
+  private static RequestHandler sevens(int slices) {
+    return (id, body, d) -> Producers.sendAll(d, slices, s -> {
+      byte[] b = new byte[SLICE];
+      Arrays.fill(b, (byte) 7);
+      return Unpooled.wrappedBuffer(b);
+    });
   }
 
   private static void assertSevens(byte[] all) {
