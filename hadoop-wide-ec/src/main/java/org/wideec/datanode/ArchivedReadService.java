@@ -117,7 +117,8 @@ final class ArchivedReadService implements Closeable {
           + req.fileInode() + " as the NameNode lists it now");
     }
     ArchivedReadRepair.Plan plan = ArchivedReadRepair.plan("inode " + req.fileInode() + " block "
-        + asked.blockId(), found.stripe(), asked, found.current(), id -> helperRef(asked.pool(), id, client), conf.scheme());
+        + asked.blockId(), found.stripe(), asked, found.current(), id -> helperRef(asked.pool(), id, client),
+        conf.scheme());
     // Helpers read whole checksum chunks: rebuild the range widened to chunks, forward only what was asked.
     long from = req.offset() / chunk * chunk;
     long to = Math.min(asked.numBytes(), (req.offset() + req.length() + chunk - 1) / chunk * chunk);

@@ -18,8 +18,8 @@ import org.apache.hadoop.conf.Configuration;
  * Peers that have not proved the cluster secret (connections still in their handshake, and clients) get a low cap
  * per address and together at most the connections not reserved for the cluster's DataNodes, and one still in its
  * handshake gives its place to a newcomer when there is no other ({@link Gate}), so no outside party can lock
- * DataNodes out of each other. And on the asking side: how many authenticated connections to one peer this node keeps for
- * reuse, and for how long (below the peers' idle timeout, so a peer does not close one as it is reused).
+ * DataNodes out of each other. And on the asking side: how many authenticated connections to one peer this node
+ * keeps for reuse, and for how long (below the peers' idle timeout, so a peer does not close one as it is reused).
  */
 public record PeerLimits(int maxCredits, int maxConnections, int maxConnectionsPerHost, long handshakeTimeoutMs,
     long idleTimeoutMs, int maxRequestsPerPeer, int poolMaxIdlePerPeer, long poolIdleMs, int reservedPeerConnections,
@@ -96,9 +96,9 @@ public record PeerLimits(int maxCredits, int maxConnections, int maxConnectionsP
    * since this one started); a client must then fit the outsiders' share. When a newcomer finds no free connection,
    * the oldest connection still in its handshake makes room (as a SYN cache drops its oldest entry), so connections
    * that never authenticate cannot keep anyone out: to evict an honest peer's handshake an attacker must open a whole
-   * share of connections within that handshake's round trip. Connection bookkeeping is rare (once per connection) and runs under the gate's lock;
-   * request counts are lock-free. Every structure is bounded by the connections admitted, or by
-   * {@link #KNOWN_PEER_ADDRESSES}.
+   * share of connections within that handshake's round trip. Connection bookkeeping is rare (once per connection)
+   * and runs under the gate's lock; request counts are lock-free. Every structure is bounded by the connections
+   * admitted, or by {@link #KNOWN_PEER_ADDRESSES}.
    */
   final class Gate {
     private int connections;
