@@ -83,9 +83,12 @@ final class ArchivedReadService implements Closeable {
     }
   }
 
-  /** The screen before a helper thread is taken (on the transport's event loop). */
-  void screen(byte[] body) throws IOException {
-    admit(body);
+  /**
+   * The screen before a helper thread is taken (on the transport's event loop): returns the client whose READ token
+   * the read carries, whom its helpers' steps are minted for ({@link #helperRef}).
+   */
+  String screen(byte[] body, boolean clusterPeer) throws IOException {
+    return access.clientOf(admit(body).block());
   }
 
   /** The request, once its slices fit a frame and its asker holds a READ token for this very block. */
@@ -103,6 +106,7 @@ final class ArchivedReadService implements Closeable {
   private void serve(long repairId, ArchivedReadRequest req, Downstream downstream)
       throws IOException, InterruptedException {
     BlockRef asked = req.block();
+    String client = access.clientOf(asked);
     ArchivedStripeLookup.Found found = lookup.find(req.fileInode(), asked.blockId());
     if (found.pool() != null && !found.pool().equals(asked.pool())) {
       throw new ReplicaAccess.DeniedException(asked + " is not in block pool " + found.pool() + " of this DataNode's"
@@ -115,7 +119,8 @@ final class ArchivedReadService implements Closeable {
           + req.fileInode() + " as the NameNode lists it now");
     }
     ArchivedReadRepair.Plan plan = ArchivedReadRepair.plan("inode " + req.fileInode() + " block "
-        + asked.blockId(), found.stripe(), asked, found.current(), id -> helperRef(asked.pool(), id), conf.scheme());
+        + asked.blockId(), found.stripe(), asked, found.current(), id -> helperRef(asked.pool(), id, client),
+        conf.scheme());
     // Helpers read whole checksum chunks: rebuild the range widened to chunks, forward only what was asked.
     long from = req.offset() / chunk * chunk;
     long to = Math.min(asked.numBytes(), (req.offset() + req.length() + chunk - 1) / chunk * chunk);
@@ -137,13 +142,17 @@ final class ArchivedReadService implements Closeable {
         req.length(), asked, downstream.node());
   }
 
-  private BlockRef helperRef(String pool, long blockId) {
+  /**
+   * A member's reference for a helper: its READ token minted for the client that asked (the read runs on its
+   * authority, so each helper counts its step under that client, not under this DataNode's share).
+   */
+  private BlockRef helperRef(String pool, long blockId, String client) {
     BlockRef ref = new BlockRef(pool, blockId, 0, 0);
     if (!BlockTokenAccess.enabled(dn)) {
       return ref;
     }
     // A READ token names the block, not its stamp or length, so one minted per block id serves the member.
-    return ref.withToken(BlockTokenAccess.readToken(dn, new ExtendedBlock(pool, blockId)));
+    return ref.withToken(BlockTokenAccess.readToken(dn, new ExtendedBlock(pool, blockId), client));
   }
 
   /** Stripe lookups this service asked the NameNode for since start. */

@@ -10,6 +10,7 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.SecretManager;
 import org.apache.hadoop.security.token.Token;
 import org.wideec.repair.BlockRef;
@@ -26,9 +27,20 @@ import org.wideec.transport.TokenKeys;
  */
 final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
   private final DataNode dn;
+  /** The user this DataNode mints its own tokens under (BlockTokenSecretManager#generateToken: the current user). */
+  private final String ownUser;
 
   private BlockTokenAccess(DataNode dn) {
     this.dn = dn;
+    this.ownUser = currentUser();
+  }
+
+  private static String currentUser() {
+    try {
+      return UserGroupInformation.getCurrentUser().getShortUserName();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot tell which user this DataNode runs as: " + e.getMessage(), e);
+    }
   }
 
   /** The checker of a DataNode, or null when its block tokens are off. */
@@ -109,6 +121,41 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     } catch (IOException | RuntimeException e) {
       return null; // passwordOf refused it already; counted under its address
     }
+  }
+
+  /**
+   * The user a reference's token was issued to, unless it is the user this DataNode runs as: DataNodes mint their own
+   * repairs' tokens under it (all of a cluster's DataNodes run as HDFS's service user), and the HDFS superuser is
+   * trusted as they are. The token was verified by {@link #checkRead} first.
+   */
+  @Override
+  public String clientOf(BlockRef unit) {
+    if (unit.token().length == 0) {
+      return null;
+    }
+    Token<BlockTokenIdentifier> token = new Token<>();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(unit.token()))) {
+      token.readFields(in);
+    } catch (IOException | RuntimeException e) {
+      return null; // checkRead refused it already
+    }
+    String user = ownerOf(token.getIdentifier());
+    return user == null || user.isEmpty() || user.equals(ownUser) ? null : user;
+  }
+
+  /**
+   * A READ token for a replica, minted for {@code client} (a relayed read then counts under that client at the
+   * helper, as the client's own would), or under this DataNode's user when null; empty when block tokens are off.
+   */
+  static byte[] readToken(DataNode dn, ExtendedBlock block, String client) {
+    if (client == null) {
+      return readToken(dn, block);
+    }
+    if (!enabled(dn)) {
+      return new byte[0];
+    }
+    return TokenBytes.of(dn.getBlockPoolTokenSecretManager().get(block.getBlockPoolId()).generateToken(client, block,
+        EnumSet.of(BlockTokenIdentifier.AccessMode.READ), new StorageType[0], new String[0]));
   }
 
   /** A READ token for a replica, serialized for a {@link BlockRef}; empty when block tokens are off. */

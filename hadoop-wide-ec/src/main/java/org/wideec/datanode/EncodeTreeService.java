@@ -108,9 +108,13 @@ final class EncodeTreeService {
     metrics.encodeTreeFailed();
   }
 
-  /** The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. */
-  void screen(byte[] body) throws IOException {
+  /**
+   * The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. The tree runs on
+   * its asker's authority (null); the steps it dials carry the asker's READ tokens, so they count under the asker.
+   */
+  String screen(byte[] body, boolean clusterPeer) throws IOException {
     authorize(EncodeTreeRequest.parse(body));
+    return null;
   }
 
   /**

@@ -41,6 +41,7 @@ final class RapidRaidPositionService {
   static final String MAX_KEY = "wide-ec.archive.rapidraid.max-positions";
   private static final Logger LOG = LoggerFactory.getLogger(RapidRaidPositionService.class);
   private final DataNode dn;
+  private final ReplicaAccess access;
   private final RapidRaidStepService steps;
   private final Semaphore slots;
   private final int max;
@@ -48,6 +49,7 @@ final class RapidRaidPositionService {
   RapidRaidPositionService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics,
       int helperThreads) {
     this.dn = dn;
+    this.access = access;
     this.max = maxPositions(dn.getConf(), helperThreads);
     this.slots = new Semaphore(max);
     this.steps = new RapidRaidStepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics);
@@ -88,9 +90,14 @@ final class RapidRaidPositionService {
     }
   }
 
-  /** The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. */
-  void screen(byte[] body) throws IOException {
-    authorize(RapidRaidStepRequest.parse(body));
+  /**
+   * The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. Returns the
+   * client whose WRITE token the position carries: the position it relays to counts under that client too.
+   */
+  String screen(byte[] body, boolean clusterPeer) throws IOException {
+    RapidRaidStepRequest req = RapidRaidStepRequest.parse(body);
+    authorize(req);
+    return access.clientOf(req.output().block());
   }
 
   private void authorize(RapidRaidStepRequest req) throws IOException {

@@ -98,16 +98,20 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     PinService pins = new PinService(dn, transport);
     RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
         conf.helperThreads());
-    // Each kind that carries block tokens is screened before it takes a helper thread.
+    // Each kind that carries block tokens is screened before it takes a helper thread (and says which client it runs
+    // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
+    // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
-    transport.start(RequestHandler.route(RebuildRequest::is, rebuilds::onRequest,
+    transport.start(RequestHandler.route(RebuildRequest::is,
+        RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
         RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne,
             RequestHandler.screened(encodes::onRequest, encodes::screen),
             RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
                 RequestHandler.screened(pipelines::onRequest, pipelines::screen),
                 RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne,
                     RequestHandler.screened(reads::onRequest, reads::screen),
-                    RequestHandler.route(org.wideec.repair.PinRequest::isOne, pins::onRequest, steps))))));
+                    RequestHandler.route(org.wideec.repair.PinRequest::isOne,
+                        RequestHandler.clusterOnly("order pins", pins::onRequest), steps))))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -117,6 +117,12 @@ public final class HelperService implements RequestHandler {
     admit(body);
   }
 
+  /** The client whose token the step carries: what it holds here, and what it relays, count under that client. */
+  @Override
+  public String screen(byte[] body, boolean clusterPeer) throws IOException {
+    return access.clientOf(admit(body).unit());
+  }
+
   /** The request, once it is within every bound and its asker may read its unit; each upstream checks its own. */
   private StepRequest admit(byte[] body) throws IOException {
     StepRequest req = StepRequest.parse(body);

@@ -1,5 +1,7 @@
 package org.wideec.transport;
 
+import java.io.IOException;
+
 /** Serves a stream a peer asked for: runs on the transport's worker threads, never on an event loop. */
 @FunctionalInterface
 public interface RequestHandler {
@@ -11,7 +13,19 @@ public interface RequestHandler {
    * verify block tokens): throws a refusal naming what is wrong, and the transport refuses the request without
    * running it. {@link #onRequest} must not rely on it (it may be called directly).
    */
-  default void screen(byte[] body) throws java.io.IOException {}
+  default void screen(byte[] body) throws IOException {}
+
+  /**
+   * The screen the transport runs: {@link #screen(byte[])}, for a connection that proved the cluster secret or not
+   * ({@code clusterPeer}: orders only the cluster may give are refused here to anyone else). Returns the client on
+   * whose behalf the request runs, when it carries a client's authority (the user its block token was issued to): the
+   * transport counts its helper thread under that client whoever relays it, since a DataNode dials a relayed step
+   * with its own credential. Null when it runs on the connection's own authority (a DataNode's own repair).
+   */
+  default String screen(byte[] body, boolean clusterPeer) throws IOException {
+    screen(body);
+    return null;
+  }
 
   /**
    * One port, several kinds of request: those {@code mine} recognizes (by their opening bytes) go to {@code handler},
@@ -26,8 +40,13 @@ public interface RequestHandler {
       }
 
       @Override
-      public void screen(byte[] body) throws java.io.IOException {
+      public void screen(byte[] body) throws IOException {
         (mine.test(body) ? handler : others).screen(body);
+      }
+
+      @Override
+      public String screen(byte[] body, boolean clusterPeer) throws IOException {
+        return (mine.test(body) ? handler : others).screen(body, clusterPeer);
       }
     };
   }
@@ -41,15 +60,29 @@ public interface RequestHandler {
       }
 
       @Override
-      public void screen(byte[] body) throws java.io.IOException {
-        screen.check(body);
+      public String screen(byte[] body, boolean clusterPeer) throws IOException {
+        return screen.check(body, clusterPeer);
       }
     };
   }
 
-  /** A request's check before it takes a helper thread. */
+  /**
+   * A handler for orders only this cluster gives (the NameNode's, relayed by DataNodes): a connection that did not
+   * prove the cluster secret is refused before it takes a helper thread: "only a peer that proved the cluster secret
+   * may {@code order}".
+   */
+  static RequestHandler clusterOnly(String order, RequestHandler handler) {
+    return screened(handler, (body, clusterPeer) -> {
+      if (!clusterPeer) {
+        throw new IOException("only a peer that proved the cluster secret (" + TransportConf.SECRET + ") may " + order);
+      }
+      return null;
+    });
+  }
+
+  /** A request's check before it takes a helper thread; returns the client it runs for, as {@link #screen} does. */
   @FunctionalInterface
   interface Screen {
-    void check(byte[] body) throws java.io.IOException;
+    String check(byte[] body, boolean clusterPeer) throws IOException;
   }
 }

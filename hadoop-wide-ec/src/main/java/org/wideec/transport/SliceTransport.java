@@ -123,8 +123,12 @@ public final class SliceTransport implements Closeable {
               ch.pipeline().addLast(tls.serverHandler());
             }
             FrameAuth auth = new FrameAuth();
+            PortAdmission admission = new PortAdmission(gate, (channel, why) -> {
+              LOG.warn("wide-ec slice transport of {} refused {}: {}", node(), channel.remoteAddress(), why);
+              endWithError(channel, Frame.text(FrameType.ERROR, 0, refusal(why)));
+            });
             ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth),
-                new ServerHandler(handler, auth));
+                admission, new ServerHandler(handler, auth, admission));
           }
         });
     try {
@@ -161,6 +165,11 @@ public final class SliceTransport implements Closeable {
     return gate.connections();
   }
 
+  /** Connections closed in their handshake to make room for a newcomer, since start ({@link PeerLimits.Gate}). */
+  public long evictedConnections() {
+    return gate.evicted();
+  }
+
   /** Requests refused before they took a helper thread (a bad token, a request beyond a bound) since start. */
   public long screenedOut() {
     return screenedOut.get();
@@ -172,9 +181,11 @@ public final class SliceTransport implements Closeable {
   }
 
   /**
-   * Requests running now under one principal: {@code "DataNode <name>"} (a cluster peer, by the name it proved in the
-   * handshake), {@code "token owner <user>"} (a client, by its block token's user), or {@code "DataNode at <address>"},
-   * {@code "client at <address>"} and {@code "peer at <address>"} for peers that named nobody.
+   * Requests running now under one principal: {@code "token owner <user>"} (a client, by the user of the block token
+   * its request carries, whether it asked itself or a DataNode relays it; {@link RequestHandler#screen(byte[],
+   * boolean)}), {@code "DataNode <name>"} (a cluster peer's own requests, by the name it proved in the handshake), or
+   * {@code "DataNode at <address>"}, {@code "client at <address>"} and {@code "peer at <address>"} for peers that
+   * named nobody.
    */
   public int requestsOf(String principal) {
     return gate.requestsOf(principal);
@@ -289,33 +300,27 @@ public final class SliceTransport implements Closeable {
   private final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
     private final RequestHandler handler;
     private final FrameAuth auth;
+    private final PortAdmission admission;
     private final byte[] nonce = Handshake.nonce();
     private boolean authenticated;
     private boolean requested;
     private boolean refused;
     private String admittedHost;
-    private boolean provedPeer;
-    private boolean admittedClient;
     /** Whose requests these are, as the handshake proved it: what the helper threads are counted under. */
     private String principal;
     private Credential.Mode mode;
     private ChannelDownstream downstream;
 
-    ServerHandler(RequestHandler handler, FrameAuth auth) {
+    ServerHandler(RequestHandler handler, FrameAuth auth, PortAdmission admission) {
       this.handler = handler;
       this.auth = auth;
+      this.admission = admission;
     }
 
+    /** The connection was admitted ({@link PortAdmission}): challenge it, and give it until the deadline to ask. */
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      String host = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress().getHostAddress();
-      String full = gate.admitConnection(host);
-      if (full != null) {
-        LOG.warn("wide-ec slice transport of {} refused {}: {}", node(), host, full);
-        refuse(ctx, 0, full);
-        return;
-      }
-      admittedHost = host;
+      admittedHost = admission.host();
       accepted.incrementAndGet();
       long timeout = conf.limits().handshakeTimeoutMs();
       ctx.executor().schedule(() -> {
@@ -395,22 +400,22 @@ public final class SliceTransport implements Closeable {
     }
 
     /**
-     * Moves a connection that authenticated to its kind's share: a cluster peer (or any peer under auth=none) out of
-     * its address's cap for unproven connections, a client into the clients' share. Names whom its requests count
-     * under: the proved name or token owner, else the kind and address (never a name a request carries).
+     * Moves a connection that authenticated to its kind's pool: a cluster peer (or any peer under auth=none) out of
+     * the outsiders', a client into the clients' share of it. Names whom its requests count under: the proved name or
+     * token owner, else the kind and address (never a name a request carries).
      */
     private String admitProved(Handshake.Accepted session) {
       boolean peer = session.mode() == Credential.Mode.CLUSTER || !handshake.authenticates();
       String host = admittedHost;
       if (peer) {
-        gate.provedPeer(host);
-        provedPeer = true;
+        if (!admission.provedPeer()) {
+          return "its place was given to a newer connection while it was handshaking";
+        }
       } else {
-        String full = gate.admitClient();
+        String full = admission.admitClient();
         if (full != null) {
           return full;
         }
-        admittedClient = true;
       }
       principal = session.principal() != null ? session.principal()
           : (session.mode() == Credential.Mode.CLUSTER ? "DataNode at " : peer ? "peer at " : "client at ") + host;
@@ -439,17 +444,19 @@ public final class SliceTransport implements Closeable {
         return;
       }
       ChannelDownstream d = downstream;
+      String client;
       try {
         // Before a helper thread is taken: a request without authority, or beyond a bound, costs none.
-        handler.screen(body);
+        client = handler.screen(body, d.clusterPeer());
       } catch (IOException | RuntimeException e) {
         screenedOut.incrementAndGet();
         LOG.warn("wide-ec slice transport of {} refused a request of {}: {}", node(), principal, e.getMessage());
         d.fail(null, d.selfNode() + " refused the request: " + e.getMessage());
         return;
       }
-      // Counted under whom the handshake proved, never under the node name the request carries.
-      String peer = principal;
+      // Counted under the client whose authority the request carries, whoever relays it (a DataNode dials a relayed
+      // step with its own credential); else under whom the handshake proved. Never under a name the request carries.
+      String peer = client != null ? "token owner " + client : principal;
       String busy = gate.admitRequest(peer);
       if (busy != null) {
         refusedBusy.incrementAndGet();
@@ -480,17 +487,8 @@ public final class SliceTransport implements Closeable {
       endWithError(ctx.channel(), Frame.text(FrameType.ERROR, repairId, refusal(why)));
     }
 
-    /** An ERROR's text for a refused connection: this node is the culprit, by the name its peers know it by. */
-    private String refusal(String why) {
-      return node() + "\t" + node() + " refused the connection: " + why;
-    }
-
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      if (admittedHost != null) {
-        gate.releaseConnection(admittedHost, provedPeer, admittedClient);
-        admittedHost = null;
-      }
       if (downstream != null) {
         downstream.gone = true;
         downstream.credits.release(Integer.MAX_VALUE / 2);
@@ -504,6 +502,11 @@ public final class SliceTransport implements Closeable {
           cause.toString());
       ctx.close();
     }
+  }
+
+  /** An ERROR's text for a refused connection: this node is the culprit, by the name its peers know it by. */
+  private String refusal(String why) {
+    return node() + "\t" + node() + " refused the connection: " + why;
   }
 
   /**

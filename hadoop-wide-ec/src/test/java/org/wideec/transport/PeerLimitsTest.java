@@ -1,10 +1,13 @@
 package org.wideec.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -147,5 +150,31 @@ class PeerLimitsTest {
       p.send(FrameType.AUTH, 0, new byte[FrameAuth.HANDSHAKE_FRAME + 1]);
       assertNull(p.receive(), "a connection announcing a large frame before authenticating is dropped unbuffered");
     }
+  }
+
+  @Test
+  void anAddressThatProvedTheSecretHandshakesInAReservedConnectionAndTheOldestStrangerGivesWay() throws Exception {
+    // 4 connections, 2 reserved for DataNodes.
+    PeerLimits.Gate gate = new PeerLimits(64, 4, 4, 10_000, 60_000, 8, 8, 10_000, 2, 4).gate();
+    List<String> evicted = new ArrayList<>();
+    PeerLimits.Gate.Place dataNode = gate.admitConnection("10.0.0.1", () -> evicted.add("dataNode"));
+    assertTrue(gate.provedPeer(dataNode));
+    PeerLimits.Gate.Place first = gate.admitConnection("10.0.0.9", () -> evicted.add("first"));
+    gate.admitConnection("10.0.0.9", () -> evicted.add("second"));
+    // The DataNode's address reconnects into the last reserved connection; nobody gives way.
+    PeerLimits.Gate.Place again = gate.admitConnection("10.0.0.1", () -> evicted.add("again"));
+    assertEquals(List.of(), evicted);
+    assertEquals(4, gate.connections());
+    // A newcomer from elsewhere: the oldest stranger's handshake gives way, and its late proof counts for nothing.
+    gate.admitConnection("10.0.0.8", () -> evicted.add("third"));
+    assertEquals(List.of("first"), evicted);
+    assertEquals(4, gate.connections());
+    assertFalse(gate.provedPeer(first));
+    // Authenticating as a client, the reconnection must fit the 4 - 2 unreserved connections: they are full.
+    assertTrue(gate.admitClient(again).contains("already hold 2 slice connections here; the other 2 are reserved for "
+        + "this cluster's DataNodes (wide-ec.transport.reserved-peer-connections)"));
+    gate.releaseConnection(again);
+    gate.releaseConnection(first); // released once, by its eviction
+    assertEquals(3, gate.connections());
   }
 }
