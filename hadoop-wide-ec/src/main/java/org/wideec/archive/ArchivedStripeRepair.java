@@ -19,7 +19,7 @@ import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 
 /**
- * What an archived stripe needs after losses (issue 13 item 5), from its manifest and what the NameNode sees now.
+ * What an archived stripe needs after losses, from its manifest and what the NameNode sees now.
  * Every stored member falls in one class:
  * <ul>
  *   <li><b>helper</b>: its block still has the manifest's generation stamp and length and a live replica;</li>

@@ -16,8 +16,8 @@ import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.UnitLocation;
 
 /**
- * Groups the lost units of one archived stripe into rebuild jobs and costs them in cross-rack bytes (issue 13,
- * rack-loss repair traffic). A unit its own local group rebuilds alone stays a job of its own: that repair reads a
+ * Groups the lost units of one archived stripe into rebuild jobs and costs them in cross-rack bytes (the repair
+ * traffic of a rack loss). A unit its own local group rebuilds alone stays a job of its own: that repair reads a
  * few units, mostly in-rack. The others (a global decode each, say because a rack took several units of one group)
  * are one joint job (all of them, or the longest of them) when that moves fewer bytes across racks than rebuilding
  * them one by one: one decode reads one input set once ({@link MultiUnitStreams}) and outputs every unit, which the

@@ -33,7 +33,7 @@ import org.wideec.transport.Endpoint;
 import org.wideec.transport.SliceTransport;
 
 /**
- * Serves the NameNode's {@link RebuildRequest}s (issue 13 item 5): this DataNode rebuilds lost units of an archived
+ * Serves the NameNode's {@link RebuildRequest}s: this DataNode rebuilds lost units of an archived
  * stripe with the repair engine, as requestor (several units of one stripe by one decode), and stores each through
  * DataTransferProtocol under its block's original id, generation stamp and length ({@link BlockTargetWriter}), on
  * itself or on the target the order names, with the NameNode's WRITE token. Each unit's rebuilt bytes must have the

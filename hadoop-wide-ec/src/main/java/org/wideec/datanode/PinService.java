@@ -17,7 +17,7 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 
 /**
- * Serves the NameNode's {@link PinRequest}s (issue 13 item 4): pins the replicas of archived blocks that sit where
+ * Serves the NameNode's {@link PinRequest}s: pins the replicas of archived blocks that sit where
  * their stripe's plan put them, through {@code FsDatasetSpi#setPinning}, which is what DataXceiver#copyBlock checks
  * before it lets the Balancer or the Mover take a replica away. A block is pinned only if this DataNode holds a
  * finalized replica of it with the order's generation stamp; pinning twice is harmless. With

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The NameNode's order to a DataNode (issue 13 item 4): pin these replicas of archived blocks, which sit where their
+ * The NameNode's order to a DataNode: pin these replicas of archived blocks, which sit where their
  * stripe's plan put them, so that the Balancer and the Mover leave them there ({@code FsDatasetSpi#setPinning}). Each
  * block carries its generation stamp (a replica with another one is not the archived block and is left alone) and
  * the NameNode's REPLACE token for it: pinning decides whether a replica may be moved, so it needs the authority a

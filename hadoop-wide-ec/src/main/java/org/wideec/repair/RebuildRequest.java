@@ -18,7 +18,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.transport.Endpoint;
 
 /**
- * The NameNode's order to a DataNode (issue 13 item 5): rebuild lost units of an archived stripe and store each under
+ * The NameNode's order to a DataNode: rebuild lost units of an archived stripe and store each under
  * its block's original id, generation stamp and length, provided its rebuilt bytes' CRC32C equals the manifest's. It
  * carries what the repair needs (code, helpers in order of preference with their slice endpoints and READ tokens,
  * virtual zero units) and the authority to store (the WRITE token of each target block), all minted by the NameNode.
