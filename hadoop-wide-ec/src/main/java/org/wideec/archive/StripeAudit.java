@@ -143,6 +143,31 @@ public final class StripeAudit {
    */
   public static Verdict audit(String manifest, String archivedPath, ArchivedStripe s, IntFunction<Observed> observe,
       String resume) {
+    return audit(manifest, archivedPath, s, observe, resume, RaiseRefusal.NONE);
+  }
+
+  /**
+   * Why HDFS would refuse to raise files to the replication a stripe below its tolerance needs: the added replicas are
+   * charged to the space quota of every directory above each file.
+   */
+  @FunctionalInterface
+  public interface RaiseRefusal {
+    RaiseRefusal NONE = needed -> null;
+
+    /**
+     * @param needed each file of the stripe still there (its path) and the replication it needs
+     * @return the directory whose quota leaves no room for the added replicas, with its numbers, or null
+     */
+    String refusal(Map<String, Integer> needed);
+  }
+
+  /**
+   * Audits one stripe, asking {@code refusal} why the raise of a stripe below its tolerance would be refused.
+   *
+   * @see #audit(String, String, ArchivedStripe, IntFunction, String)
+   */
+  public static Verdict audit(String manifest, String archivedPath, ArchivedStripe s, IntFunction<Observed> observe,
+      String resume, RaiseRefusal refusal) {
     LinearCode code = s.code();
     List<Finding> findings = new ArrayList<>();
     String where = "stripe " + s.stripeId() + " of " + archivedPath;
@@ -207,7 +232,7 @@ public final class StripeAudit {
       }
     }
     if (!changes.isEmpty() && !parityDiscarded) {
-      findings.add(protection(s, where, archivedPath, changes, seen));
+      findings.add(protection(s, where, archivedPath, changes, seen, refusal));
     }
     switch (s.state()) {
       case STALE -> findings.add(new Finding(Problem.STALE, "", s.stripeId(), -1, 0, where + " is recorded STALE: a"
@@ -235,7 +260,7 @@ public final class StripeAudit {
    * files need ({@link StripeProtection}) against the live replicas they hold, and the operator's remedy.
    */
   private static Finding protection(ArchivedStripe s, String where, String archivedPath, Map<Integer, String> changes,
-      Map<Integer, Observed> seen) {
+      Map<Integer, Observed> seen, RaiseRefusal refusal) {
     StripeProtection need = StripeProtection.of(s.code(), changes.size());
     int held = Integer.MAX_VALUE;
     int changedHeld = Integer.MAX_VALUE;
@@ -260,14 +285,28 @@ public final class StripeAudit {
         + (changedHeld == Integer.MAX_VALUE ? "" : ", the changed files at least " + changedHeld);
     String remedy = "unarchive " + archivedPath + " and archive it again to re-encode it without those members and"
         + " free the space";
+    String blocked = restored ? null : refusal.refusal(needed(seen, changes.keySet(), now, need));
     return new Finding(restored ? Problem.REPROTECTED : Problem.BELOW_TOLERANCE, archivedPath, s.stripeId(), -1, 0,
         where + ": members changed since archival: " + String.join(", ", named) + "; its code claims "
             + need.tolerance() + " losses, so each other unit needs " + need.replication() + " replicas" + shared
             + " and each changed file " + need.changedMemberReplication() + ": " + holds + (restored
                 ? ", so it survives " + need.tolerance() + " losses again at that cost; " + remedy
                 : ", so it survives fewer losses than its code claims" + (now.holds() ? "" : " (" + now.shortfall()
-                    + ")") + " until the NameNode's archive repair monitor raises them (wide-ec.archive.repair.enabled);"
-                    + " then " + remedy));
+                    + ")") + (blocked != null
+                        ? "; HDFS refuses to raise them for a quota: " + blocked + "; raise that quota or " + remedy
+                        : " until the NameNode's wide-ec plugin raises them; then " + remedy)));
+  }
+
+  /** Each file of the stripe still there and the replication it needs (the most any of its units needs). */
+  private static Map<String, Integer> needed(Map<Integer, Observed> seen, java.util.Set<Integer> changed,
+      StripeReprotection now, StripeProtection need) {
+    Map<String, Integer> out = new java.util.TreeMap<>();
+    seen.forEach((u, o) -> {
+      if (o.presence() != Presence.FILE_GONE) {
+        out.merge(o.file(), changed.contains(u) ? need.changedMemberReplication() : now.replicationOf(u), Math::max);
+      }
+    });
+    return out;
   }
 
   /**

@@ -42,6 +42,7 @@ public final class ConfigKeys {
       "wide-ec.archive.repair.interval.ms",
       "wide-ec.archive.repair.max-concurrent",
       "wide-ec.archive.repair.safemode.wait.ms",
+      "wide-ec.archive.reprotect.interval.ms",
       "wide-ec.archive.trim.enabled",
       "wide-ec.archive.trim.interval.ms",
       "wide-ec.archive.trim.wait.ms",

@@ -247,8 +247,8 @@ class StripeAuditTest {
         + " (/a/f1, truncated), unit 2 (/a/f2, appended); its code claims 3 losses, so each other unit needs 4"
         + " replicas and each changed file 4: the other units hold at least 1, the changed files at least 1, so it"
         + " survives fewer losses than its code claims (losing dn-3, dn-4, dn-5 would take units [3, 4, 5], more than"
-        + " the 0 it can spare) until the NameNode's archive repair monitor raises them"
-        + " (wide-ec.archive.repair.enabled); then unarchive /a and archive it again to re-encode it without those"
+        + " the 0 it can spare) until the NameNode's wide-ec plugin raises them"
+        + "; then unarchive /a and archive it again to re-encode it without those"
         + " members and free the space", f.message());
 
     // The repair monitor raised them: every other unit at 4 replicas, the changed files too.

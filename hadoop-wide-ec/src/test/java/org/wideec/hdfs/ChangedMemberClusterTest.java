@@ -19,8 +19,8 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 /**
  * One member of a multi-file stripe deleted, another truncated, a third appended never lowers the protection of the
  * others (racked test bed: 6 racks x 3 DataNodes, azure-lrc:k=6,l=2,g=2, which claims 3 losses; the NameNode plugin
- * with its trimmer and repair monitor). Three units lost for good leave no replication short of {@code f + 1 = 4}
- * that survives 3 more losses, so the repair monitor raises every remaining unit's file (and the changed files) to
+ * with its trimmer, reprotection and repair monitor). Three units lost for good leave no replication short of {@code f + 1 = 4}
+ * that survives 3 more losses, so the NameNode plugin raises every remaining unit's file (and the changed files) to
  * 4; then the three DataNodes holding the other data members' trimmed replicas stop, and every file still reads
  * back byte for byte with a stock client.
  */
@@ -72,7 +72,7 @@ class ChangedMemberClusterTest extends ChangedMemberTestBed {
     }
     await("every remaining unit and changed file at 4 live replicas",
         () -> inodes.stream().allMatch(i -> fewestReplicas(i) >= 4));
-    await("the repair monitor's gauges", () -> metrics().archivedStripesReprotected() >= 1
+    await("the reprotection gauges", () -> metrics().archivedStripesReprotected() >= 1
         && metrics().archivedMembersChanged() >= 3);
 
     List<String> protection = stripeFindings(DIR, s.stripeId());

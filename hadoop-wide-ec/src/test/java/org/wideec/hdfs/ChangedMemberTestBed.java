@@ -24,14 +24,21 @@ import org.wideec.minicluster.MiniClusters;
 
 /**
  * The racked test bed (6 racks x 3 DataNodes, azure-lrc:k=6,l=2,g=2, which claims 3 losses) with the NameNode
- * plugin's trimmer and repair monitor passing every 300 ms, for stripes whose members change after archival.
+ * plugin's trimmer, reprotection and repair monitor passing every 300 ms, for stripes whose members change after
+ * archival.
  */
 abstract class ChangedMemberTestBed extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    return passingEvery300Ms(MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(),
+        300)));
+  }
+
+  /** The bed's timings on top of {@code base}: the plugin's passes every 300 ms, HDFS's redundancy work every 250. */
+  static Configuration passingEvery300Ms(Configuration base) {
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setLong("wide-ec.archive.reprotect.interval.ms", 300);
     base.set(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
     return base;
   }

@@ -25,7 +25,7 @@ import org.wideec.code.UnitSpan;
 
 /**
  * Replicas of two units of a stripe on one another's DataNodes never lower the stripe's protection. Two members of an
- * azure-lrc:k=6,l=2,g=2 stripe (3 losses claimed) are deleted, so the repair monitor gives every remaining unit 2
+ * azure-lrc:k=6,l=2,g=2 stripe (3 losses claimed) are deleted, so the NameNode plugin gives every remaining unit 2
  * replicas, and 3 losses may then take one of them. HDFS places each added replica by its own policy, per block: here
  * the test puts the added replica of a data unit A on the planned node of a parity unit B and B's on A's (moved as the
  * Balancer moves a replica), a pair whose loss with the two deleted members leaves A undecodable. The monitor raises

@@ -106,6 +106,7 @@ public final class ArchiveInspector {
     Map<Long, Set<Long>> manifestStripes = new HashMap<>();
     Set<Long> live = new HashSet<>();
     List<StripeAudit.Verdict> verdicts = new ArrayList<>();
+    QuotaRoom quotas = new QuotaRoom(dfs);
     int checked = 0;
     for (Map.Entry<Long, String> e : manifests.entrySet()) {
       long inode = e.getKey();
@@ -159,7 +160,7 @@ public final class ArchiveInspector {
               + " let it finish)" : "");
       for (ArchivedStripe s : m.stripes()) {
         try {
-          verdicts.add(StripeAudit.audit(e.getValue(), current, s, u -> observe(s, u, names), resume));
+          verdicts.add(StripeAudit.audit(e.getValue(), current, s, u -> observe(s, u, names), resume, quotas));
         } catch (java.io.UncheckedIOException ex) {
           throw ex.getCause();
         }

@@ -21,13 +21,15 @@ import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
 
 /**
- * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor} and the
- * {@link ArchivePlacementKeeper}. It runs in a thread of its own (never a NameNode handler; nothing escapes it), only
- * on the active NameNode and only once every DataNode has reported (before that a replica may look absent that is
- * there); only the repair monitor also runs in startup safe mode. It owns what both need: the manifests
- * ({@link ManifestReader}, parsed again only when changed), a pool of workers for what a pass starts, and a client
- * end of the DataNodes' slice ports (nothing listens here) that proves the cluster secret. A pass that fails is one
- * rate-limited warning; the next one starts afresh.
+ * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor}, the
+ * {@link ArchivePlacementKeeper} and the {@link ArchiveReprotector}. It runs in a thread of its own (never a NameNode
+ * handler; nothing escapes it), only on the active NameNode and only once every DataNode has reported (before that a
+ * replica may look absent that is there); the repair monitor and the reprotector also run in startup safe mode,
+ * writing no namespace there. It owns what they need: the manifests ({@link ManifestReader}, parsed again only when
+ * changed), a pool of workers for what a pass starts, and, for the passes that order DataNodes, a client end of
+ * their slice ports (nothing listens here) that proves the cluster secret; a pass that only reads the blocks map and
+ * writes the namespace has none, so it runs without that secret. A pass that fails is one rate-limited warning; the
+ * next one starts afresh.
  */
 abstract class ArchivePass {
   final FSNamesystem fsn;
@@ -44,24 +46,26 @@ abstract class ArchivePass {
   /**
    * @param name what the log lines call it ("archive repair", say); its threads are named after it
    * @param threads the workers a pass may keep busy at once
+   * @param slicePorts whether the pass orders DataNodes over their slice ports (then {@link #transport} and {@link
+   *     #endpoints} are set; otherwise both are null and no transport setting is read)
    * @throws IOException when the slice transport's settings are wrong (no cluster secret, say)
    */
-  ArchivePass(NameNode nn, FSNamesystem fsn, Configuration conf, long interval, int threads, String name, Logger log)
-      throws IOException {
+  ArchivePass(NameNode nn, FSNamesystem fsn, Configuration conf, long interval, int threads, String name, Logger log,
+      boolean slicePorts) throws IOException {
     this.fsn = fsn;
     this.interval = interval;
     this.name = name;
     this.log = log;
     this.failed = new RateLimitedWarning(log, 10 * 60_000L);
-    TransportConf tc = TransportConf.from(conf);
+    TransportConf tc = slicePorts ? TransportConf.from(conf) : null;
     String prefix = "wide-ec-" + name.replace(' ', '-') + "-";
     this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
       Thread t = new Daemon(r);
       t.setName(prefix + t.getId());
       return t;
     });
-    this.transport = new SliceTransport(tc, "namenode", TrafficCounters.NONE, workers);
-    this.endpoints = new JmxEndpointResolver(conf, tc.connectTimeoutMs());
+    this.transport = slicePorts ? new SliceTransport(tc, "namenode", TrafficCounters.NONE, workers) : null;
+    this.endpoints = slicePorts ? new JmxEndpointResolver(conf, tc.connectTimeoutMs()) : null;
     this.manifests = new ManifestReader(nn, conf);
   }
 
@@ -84,8 +88,10 @@ abstract class ArchivePass {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    transport.close();
-    endpoints.close();
+    if (transport != null) {
+      transport.close();
+      endpoints.close();
+    }
   }
 
   private void loop() {

@@ -97,7 +97,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchivePlacementKeeper(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics,
       long interval) throws IOException {
-    super(nn, fsn, conf, interval, checkedMoves(conf), "archive placement keeper", LOG);
+    super(nn, fsn, conf, interval, checkedMoves(conf), "archive placement keeper", LOG, true);
     this.metrics = metrics;
     this.interval = interval;
     this.maxMoves = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);

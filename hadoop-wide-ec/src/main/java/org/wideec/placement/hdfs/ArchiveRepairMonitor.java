@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
@@ -25,8 +24,6 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.RebuildTargets;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.StripeProtection;
-import org.wideec.archive.StripeReprotection;
 import org.wideec.code.UnitRole;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.archive.RebuildJobs;
@@ -69,13 +66,8 @@ import org.wideec.transport.TokenBytes;
  * archival (stale) is reported once and never repaired from that member; a lost unit the survivors cannot decode is
  * reported once as unrecoverable.
  *
- * <p>A member deleted, truncated or appended after archival is lost to its stripe for good, and at one replica per
- * unit the others would then survive fewer losses than the code claims. Each pass restores that: the files of the
- * stripe's remaining units go up to the replication {@link StripeProtection} computes, those of units whose replicas
- * share DataNodes with another unit's to {@code f + 1} ({@link StripeReprotection}), each changed member's file
- * (its new bytes at the trim's one replica, covered by no parity) to {@code f + 1} and at least {@code
- * dfs.replication}; never lowered, one WARN line per stripe, and the gauges {@code ArchivedStripesBelowTolerance},
- * {@code ArchivedStripesReprotected} and {@code ArchivedMembersChanged}.
+ * <p>Members changed since archival are not rebuilt here: the {@link ArchiveReprotector} keeps those stripes'
+ * protection, with or without this monitor.
  *
  * <p>It also rebuilds in startup safe mode (never writing the namespace there), so that lost single replicas do not
  * keep a restarted NameNode below its safe-mode threshold, and it plans without DataNodes found unusable lately
@@ -96,7 +88,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
   static final String SAFEMODE_WAIT_KEY = "wide-ec.archive.repair.safemode.wait.ms";
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
-  private final NameNode nn;
   private final WideEcNameNodeMetrics metrics;
   private final int maxConcurrent;
   private final long interval;
@@ -115,7 +106,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
-  private final short staleReplication;
   /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
   private final long startedNanos = System.nanoTime();
   private final long safeModeWait;
@@ -128,15 +118,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** @throws IOException when the slice transport's settings are wrong (no cluster secret, say) */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
       throws IOException {
-    super(nn, fsn, conf, interval, checkedConcurrency(conf), "archive repair", LOG);
-    this.nn = nn;
+    super(nn, fsn, conf, interval, checkedConcurrency(conf), "archive repair", LOG, true);
     this.metrics = metrics;
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
     this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
     this.maxBackoff = maxBackoff(conf);
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
-    this.staleReplication = (short) conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_KEY,
-        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_REPLICATION_DEFAULT);
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
     this.dataNodeScheme = dataNodeScheme(conf);
     this.interval = interval;
@@ -263,9 +250,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
     metrics.archivedBlocksMissing.set(tally.missing);
     metrics.archivedStripesStale.set(tally.stale);
     metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
-    metrics.archivedStripesBelowTolerance.set(tally.belowTolerance);
-    metrics.archivedStripesReprotected.set(tally.reprotected);
-    metrics.archivedMembersChanged.set(tally.membersChanged);
     metrics.archivedBlocksRebuilding.set(inFlight.size());
     metrics.archiveRepairPasses.incr();
     if (safeMode && tally.missing > 0 && !safeModeAnnounced) {
@@ -281,15 +265,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
     long missing;
     long stale;
     long unrecoverable;
-    long belowTolerance;
-    long reprotected;
-    long membersChanged;
   }
 
   private void examine(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live, Tally tally) {
     ArchivedStripeNow seen = ArchivedStripeNow.of(fsn, s);
     ArchivedStripeRepair p = seen.repair();
-    Map<Long, WideEcArchivedBlocks.BlockView> views = seen.views();
     Set<String> stripeNodes = seen.nodes();
     String where = "stripe " + s.stripeId() + " of manifest " + manifest;
     if (p.stale().length > 0) {
@@ -299,7 +279,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
             + " others", where, p.describe());
       }
     }
-    reprotect(p, views, where, tally);
     tally.missing += p.lost().length + p.unrecoverable().length;
     tally.unrecoverable += p.unrecoverable().length;
     for (int u : p.unrecoverable()) {
@@ -317,109 +296,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
       liveAfterLoss = WideEcArchivedBlocks.targets(fsn);
     }
     dispatch(p, manifest, liveAfterLoss != null ? liveAfterLoss : live, stripeNodes, unitsPerRack);
-  }
-
-  /**
-   * Restores the tolerance of a stripe whose members changed for good (deleted, truncated, appended): every file
-   * holding a remaining unit (other members, parity) is raised to the replication {@link StripeProtection} computes,
-   * a unit whose replicas share DataNodes with another unit's to {@code f + 1} ({@link StripeReprotection}: HDFS
-   * places the added replicas per block, blind to the stripe), and each changed member's file still there to {@code
-   * f + 1} (at least {@code dfs.replication}), as the parity no longer covers its bytes. Derived afresh each pass from
-   * the manifest and the namespace, so it survives a restart and never lowers a replication (a user's higher one
-   * stays). The stripe counts below tolerance until the worst {@code f} losses of the DataNodes listed now leave it
-   * decodable and every changed file holds its replicas.
-   */
-  private void reprotect(ArchivedStripeRepair p, Map<Long, WideEcArchivedBlocks.BlockView> views, String where,
-      Tally tally) {
-    int changed = p.stale().length + p.gone().length;
-    if (changed == 0) {
-      return;
-    }
-    ArchivedStripe s = p.stripe();
-    StripeProtection need = StripeProtection.of(s.code(), changed);
-    short changedReplication = (short) Math.max(need.changedMemberReplication(), staleReplication);
-    Set<Integer> changedUnits = new HashSet<>();
-    java.util.Arrays.stream(p.stale()).forEach(changedUnits::add);
-    java.util.Arrays.stream(p.gone()).forEach(changedUnits::add);
-    StripeReprotection shared = StripeReprotection.of(need, remainingReplicas(s, changedUnits, views));
-    Map<Long, Short> wanted = new java.util.LinkedHashMap<>();
-    boolean held = shared.holds(); // on the replicas listed now: pending replication counts for nothing
-    List<String> changes = new java.util.ArrayList<>();
-    for (int u : s.storedUnits()) {
-      StripeMember m = s.member(u);
-      boolean isChanged = changedUnits.contains(u);
-      short r = isChanged ? changedReplication : (short) shared.replicationOf(u);
-      wanted.merge(m.inodeId(), r, (a, b) -> (short) Math.max(a, b));
-      WideEcArchivedBlocks.BlockView v = views.get(m.blockId());
-      if (isChanged && v != null && v.live().size() < r) {
-        held = false;
-      }
-      if (isChanged) {
-        String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
-        changes.add("unit " + u + " (" + (path == null ? "inode " + m.inodeId() : path) + ", " + StripeProtection.change(
-            m, path != null, v != null, v == null ? 0 : v.length()) + ")");
-      }
-    }
-    tally.membersChanged += changed;
-    for (Map.Entry<Long, Short> e : wanted.entrySet()) {
-      held &= raise(e.getKey(), e.getValue(), where);
-    }
-    if (held) {
-      tally.reprotected++;
-    } else {
-      tally.belowTolerance++;
-    }
-    if (reported.first("changed " + where + " " + changes)) {
-      LOG.warn("archived {} has members changed since archival: {}. Its code claims {} losses, {} units of it are"
-          + " lost for good, so each remaining unit is kept at replication {} and each changed member's file at {}"
-          + " until the stripe is archived again", where, String.join(", ", changes), need.tolerance(), changed,
-          need.replication(), changedReplication);
-    }
-    if (!shared.sharedNodeUnits().isEmpty() && reported.first("shared " + where + " " + shared.sharedNodeUnits())) {
-      LOG.warn("archived {}: units {} hold replicas on DataNodes that hold other units' replicas, so each is kept at"
-          + " replication {} (no {} losses take it){}", where, shared.sharedNodeUnits(), need.tolerance() + 1,
-          need.tolerance(), shared.holds() ? "" : "; until then " + shared.shortfall());
-    }
-  }
-
-  /** Each remaining unit (stored, unchanged) with the DataNodes the NameNode lists holding a live replica of it. */
-  private static Map<Integer, List<String>> remainingReplicas(ArchivedStripe s, Set<Integer> changedUnits,
-      Map<Long, WideEcArchivedBlocks.BlockView> views) {
-    Map<Integer, List<String>> out = new java.util.TreeMap<>();
-    for (int u : s.storedUnits()) {
-      WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
-      if (!changedUnits.contains(u)) {
-        out.put(u, v == null ? List.of() : v.live().stream().map(WideEcArchivedBlocks.Holder::node).toList());
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Raises a file to at least {@code r} replicas (never lowers it); false when it was below (raised now, or the raise
-   * failed and the next pass tries again). A file gone is nothing to protect.
-   */
-  private boolean raise(long inode, short r, String where) {
-    short now = WideEcArchivedBlocks.replicationOf(fsn, inode);
-    if (now < 0 || now >= r) {
-      return true;
-    }
-    if (safeMode) {
-      return false; // a namespace write: HDFS refuses it in safe mode; the first pass after raises it
-    }
-    String path = WideEcArchivedBlocks.pathOf(fsn, inode);
-    if (path == null) {
-      return true;
-    }
-    try {
-      manifests.fs().setReplication(new Path(path), r);
-      LOG.info("archived file {} ({}) raised from replication {} to {}, as members of its stripe changed for good",
-          path, where, now, r);
-      metrics.archivedFilesReReplicated.incr();
-    } catch (IOException | RuntimeException e) {
-      failed.warn("wide-ec cannot raise the replication of {} ({}) to {}: {}", path, where, r, e.toString());
-    }
-    return false;
   }
 
   private String fileOf(ArchivedStripe s, StripeMember m) {

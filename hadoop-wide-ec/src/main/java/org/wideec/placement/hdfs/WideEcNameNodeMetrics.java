@@ -62,16 +62,21 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableGaugeLong archivedBlocksUnrecoverable = registry.newGauge("ArchivedBlocksUnrecoverable",
       "missing archived blocks the surviving units cannot decode at the last repair pass", 0L);
   final MutableCounterLong archivedFilesReReplicated = registry.newCounter("ArchivedFilesReReplicated",
-      "raises of an archived file's replication by the repair monitor, because members of its stripe were deleted,"
+      "raises of an archived file's replication by the reprotection pass, because members of its stripe were deleted,"
           + " truncated or appended since archival", 0L);
   final MutableGaugeLong archivedStripesBelowTolerance = registry.newGauge("ArchivedStripesBelowTolerance",
       "protected stripes with members changed since archival whose units do not yet hold the replication that"
-          + " restores the code's tolerance, at the last repair pass", 0L);
+          + " restores the code's tolerance, at the last reprotection pass", 0L);
   final MutableGaugeLong archivedStripesReprotected = registry.newGauge("ArchivedStripesReprotected",
       "protected stripes with members changed since archival whose tolerance their raised replication holds, at the"
-          + " last repair pass (archive them again to free the space)", 0L);
+          + " last reprotection pass (archive them again to free the space)", 0L);
+  final MutableGaugeLong archivedStripesReprotectionBlocked = registry.newGauge("ArchivedStripesReprotectionBlocked",
+      "protected stripes with members changed since archival whose raise HDFS refused for a quota (the owners' space"
+          + " quota is charged for the added replicas), at the last reprotection pass: raise the quota or archive the"
+          + " directory again", 0L);
   final MutableGaugeLong archivedMembersChanged = registry.newGauge("ArchivedMembersChanged",
-      "members of protected stripes deleted, truncated or appended since archival, at the last repair pass", 0L);
+      "members of protected stripes deleted, truncated or appended since archival, at the last reprotection pass",
+      0L);
   final MutableGaugeLong archiveRepairRunning = registry.newGauge("ArchiveRepairRunning",
       "1 while the archive repair monitor runs on this NameNode, 0 when it is off", 0L);
   final MutableGaugeLong archiveRepairSafeModeWaitMs = registry.newGauge("ArchiveRepairSafeModeWaitMs",
@@ -84,6 +89,8 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong archiveNodesFoundUnusable = registry.newCounter("ArchiveNodesFoundUnusable",
       "DataNodes the archive repair monitor left out of rebuild orders for wide-ec.repair.unusable-helper.avoid.ms"
           + " (their slice port not found, their worker off, or they refused this NameNode)", 0L);
+  final MutableCounterLong archiveReprotectionPasses = registry.newCounter("ArchiveReprotectionPasses",
+      "passes of the archive reprotection over every manifest's stripes", 0L);
   final MutableCounterLong archiveRepairPasses = registry.newCounter("ArchiveRepairPasses",
       "completed passes of the archive repair monitor over the manifests", 0L);
   final MutableCounterLong archiveRebuildOrders = registry.newCounter("ArchiveRebuildOrders",
@@ -202,12 +209,24 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return archivedStripesReprotected.value();
   }
 
+  public long archivedStripesReprotectionBlocked() {
+    return archivedStripesReprotectionBlocked.value();
+  }
+
   public long archivedMembersChanged() {
     return archivedMembersChanged.value();
   }
 
   public long archivedFilesReReplicated() {
     return archivedFilesReReplicated.value();
+  }
+
+  public long archiveReprotectionPasses() {
+    return archiveReprotectionPasses.value();
+  }
+
+  public long archiveRepairRunning() {
+    return archiveRepairRunning.value();
   }
 
   public long archiveRepairPasses() {

@@ -41,7 +41,9 @@ import org.wideec.placement.StripedPlacement;
  * {@code wide-ec.archive.repair.enabled} is false it runs the {@link ArchiveRepairMonitor} (own thread), which rebuilds
  * lost blocks of archived stripes under their original ids through the DataNodes' wide-ec workers, and unless
  * {@code wide-ec.archive.keeper.enabled} is false the {@link ArchivePlacementKeeper} (own thread), which pins archived
- * replicas on plan and moves blocks off plan back.
+ * replicas on plan and moves blocks off plan back. Always (no slice transport, no secret needed) it runs the {@link
+ * ArchiveReprotector} (own thread), which raises the other files of a stripe whose members changed since archival
+ * until the stripe survives the losses its code claims: protection never waits on the repair monitor's settings.
  *
  * <p>It also puts {@link SealedPartsProvider} in force, wrapping the configured attribute provider: a sealed file's
  * codewords and reader's index are readable to whoever may read the sealed file at its current path, decided by the
@@ -63,6 +65,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private volatile ArchiveTrimmer trimmer;
   private volatile ArchiveRepairMonitor repairs;
   private volatile ArchivePlacementKeeper keeper;
+  private volatile ArchiveReprotector reprotector;
   private volatile SealedPartsProvider sealedParts;
   /** Parts of every sealed file made the superuser's and linked, once per start ({@link #privatizeSealedParts}). */
   private boolean partsPrivate;
@@ -104,6 +107,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       startTrimmer(nn, fsn, conf);
       startRepairMonitor(nn, fsn, conf);
       startKeeper(nn, fsn, conf);
+      startReprotector(nn, fsn, conf);
       LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
           + " every {} ms", interval);
     } catch (RuntimeException | LinkageError e) {
@@ -151,18 +155,34 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     }
   }
 
+  /**
+   * The archive reprotection pass, whatever the other passes' settings: it orders no DataNode, so neither the cluster
+   * secret nor the repair monitor is needed for a changed member never to lower the others' protection.
+   */
+  private void startReprotector(NameNode nn, FSNamesystem fsn, Configuration conf) {
+    ArchiveReprotector r = (ArchiveReprotector) startPass(conf, null, "archive reprotection",
+        "stripes whose members changed since archival keep one replica per unit and survive fewer losses than their"
+            + " code claims",
+        () -> new ArchiveReprotector(nn, fsn, conf, metrics,
+            positiveMillis(conf, ArchiveReprotector.INTERVAL_KEY, ArchiveReprotector.INTERVAL_DEFAULT)));
+    if (r != null) {
+      r.start();
+      reprotector = r;
+    }
+  }
+
   /** Builds an archive pass; its constructor checks the settings. */
   private interface PassFactory {
     ArchivePass create() throws java.io.IOException;
   }
 
   /**
-   * One {@link ArchivePass}, unless its enabled key is false or a setting is wrong: then one line says so and what
-   * follows ({@code whenOff}), and the NameNode runs on without it.
+   * One {@link ArchivePass}, unless its enabled key (null: none) is false or a setting is wrong: then one line says
+   * so and what follows ({@code whenOff}), and the NameNode runs on without it.
    */
   private static ArchivePass startPass(Configuration conf, String enabledKey, String what, String whenOff,
       PassFactory factory) {
-    if (!conf.getBoolean(enabledKey, true)) {
+    if (enabledKey != null && !conf.getBoolean(enabledKey, true)) {
       LOG.info("{} = false: the wide-ec {} does not run here; {}", enabledKey, what, whenOff);
       return null;
     }
@@ -311,6 +331,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void stop() {
+    ArchiveReprotector rp = reprotector;
+    reprotector = null;
+    if (rp != null) {
+      rp.stop();
+    }
     ArchivePlacementKeeper k = keeper;
     keeper = null;
     if (k != null) {
