@@ -34,7 +34,8 @@ class WideTuningTest {
   void theTableChoosesByProcessorAndFallsBackToTheDefaults() {
     assertEquals(new WideTuning(8, 16 << 10, 0), WideTuning.choose("auto", "AuthenticAMD 25", true));
     assertEquals(new WideTuning(4, 64 << 10, 3 << 10, true), WideTuning.choose("auto", "AuthenticAMD 26", true));
-    assertEquals(WideTuning.DEFAULT, WideTuning.choose(null, "GenuineIntel 6", true));
+    assertEquals(new WideTuning(10, 64 << 10, 3 << 10, true), WideTuning.choose(null, "GenuineIntel 6", true));
+    assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "GenuineIntel 6", false), "an Intel core without GFNI");
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "AuthenticAMD 27", true));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("auto", "unknown", false));
     assertEquals(WideTuning.DEFAULT, WideTuning.choose("default", "AuthenticAMD 25", true));
