@@ -73,17 +73,6 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     throw new AssertionError("no DataNode at " + xferAddr);
   }
 
-  private LocatedBlock located(StripeMember m) throws Exception {
-    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-    long len = fs.getClient().getFileInfo(file).getLen();
-    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, len).getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        return lb;
-      }
-    }
-    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-  }
-
   private List<String> holders(StripeMember m) throws Exception {
     List<String> out = new ArrayList<>();
     for (DatanodeInfo d : located(m).getLocations()) {

@@ -105,17 +105,6 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     throw new AssertionError("no DataNode at " + xferAddr);
   }
 
-  /** The block of a member as the NameNode lists it (found by id in its file, reached by inode). */
-  private LocatedBlock located(StripeMember m) throws Exception {
-    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-    long len = fs.getClient().getFileInfo(file).getLen();
-    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, len).getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        return lb;
-      }
-    }
-    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-  }
 
   /** Waits until every stored member of the manifest has a live replica again. */
   private void awaitEveryMemberLive(StripeManifest m, long timeoutMs) throws Exception {

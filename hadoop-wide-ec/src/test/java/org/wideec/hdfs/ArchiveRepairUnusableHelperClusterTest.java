@@ -45,15 +45,6 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
         .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
   }
 
-  private LocatedBlock located(StripeMember m) throws Exception {
-    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, Long.MAX_VALUE).getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        return lb;
-      }
-    }
-    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-  }
 
   /** Restarts the DataNode without the cluster secret: its wide-ec worker stays off; its blocks are reported again. */
   private void workerOff(StripeMember held) throws Exception {

@@ -58,18 +58,6 @@ class ArchiveSafeModeClusterTest extends ArchiveTestBed {
     TransportFaultInjector.set(null);
   }
 
-  /** The block of a member as the NameNode lists it, in safe mode too. */
-  private LocatedBlock located(StripeMember m) throws Exception {
-    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-    // getBlockLocations refuses a file with a block listed nowhere in safe mode; the file info with locations does not.
-    for (LocatedBlock lb : cluster.getFileSystem().getClient().getLocatedFileInfo(file, false).getLocatedBlocks()
-        .getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        return lb;
-      }
-    }
-    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-  }
 
   @Test
   void aNameNodeRestartedWithArchivedBlocksMissingRebuildsThemInSafeModeAndLeavesItByItself() throws Exception {

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -66,6 +68,26 @@ abstract class ArchiveTestBed {
     while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
       assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
       Thread.sleep(50);
+    }
+  }
+
+  /**
+   * The member's block as the NameNode locates it now (reached by inode, so a renamed file is found too; through the
+   * file info with locations, which HDFS answers in safe mode too, where getBlockLocations refuses a file with a block
+   * listed nowhere).
+   */
+  LocatedBlock located(StripeMember m) {
+    try {
+      String file = ArchiveLayout.inodePath(m.inodeId()).toString();
+      for (LocatedBlock lb : cluster.getFileSystem().getClient().getLocatedFileInfo(file, false).getLocatedBlocks()
+          .getLocatedBlocks()) {
+        if (lb.getBlock().getBlockId() == m.blockId()) {
+          return lb;
+        }
+      }
+      throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 }

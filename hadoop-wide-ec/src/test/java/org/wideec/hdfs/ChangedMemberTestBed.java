@@ -85,21 +85,6 @@ abstract class ChangedMemberTestBed extends ArchiveTestBed {
     return unitOf;
   }
 
-  /** The member's block as the NameNode locates it now (reached by inode, so a renamed file is found too). */
-  LocatedBlock located(StripeMember m) {
-    try {
-      String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-      long len = fs.getClient().getFileInfo(file).getLen();
-      for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, len).getLocatedBlocks()) {
-        if (lb.getBlock().getBlockId() == m.blockId()) {
-          return lb;
-        }
-      }
-      throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
 
   /** Live replicas of every block of the file (reached by inode, so a deleted one has none to ask for). */
   int fewestReplicas(long inode) {

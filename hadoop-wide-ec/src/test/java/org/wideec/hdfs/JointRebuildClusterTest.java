@@ -75,17 +75,6 @@ class JointRebuildClusterTest extends ArchiveTestBed {
     return sum;
   }
 
-  private LocatedBlock located(StripeMember m) throws Exception {
-    String file = ArchiveLayout.inodePath(m.inodeId()).toString();
-    long len = fs.getClient().getFileInfo(file).getLen();
-    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file, 0, len).getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        return lb;
-      }
-    }
-    throw new AssertionError("block " + m.blockId() + " is not in inode " + m.inodeId());
-  }
-
   @Test
   void aLostRackOfOneGroupsUnitsIsOneJointRebuildThatCrossesRacksAsPlanned() throws Exception {
     checks.write("/jr/f", 8 * BLOCK);
