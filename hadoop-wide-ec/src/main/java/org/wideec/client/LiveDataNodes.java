@@ -45,6 +45,11 @@ public final class LiveDataNodes {
     this.connections = URLConnectionFactory.newDefaultURLConnectionFactory(timeoutMs, timeoutMs, conf);
   }
 
+  /** Forgets the list: the next {@link #get} asks the NameNode again (a DataNode joined or restarted). */
+  public synchronized void invalidate() {
+    expires = 0;
+  }
+
   /** Live, in-service DataNodes; the NameNodes are asked in turn (HA: any of them knows every DataNode). */
   public synchronized List<DatanodeInfo> get() throws IOException {
     if (System.currentTimeMillis() < expires) {
