@@ -29,7 +29,7 @@ import org.wideec.config.ConfigKey.Role;
 public final class ConfigCatalogue {
   private static final Set<Role> ARCHIVER = EnumSet.of(CLI, MAPREDUCE);
   private static final Set<Role> DIALERS = EnumSet.of(NAMENODE, DATANODE, Role.CLIENT, CLI, MAPREDUCE);
-  private static final Set<Role> CODERS = EnumSet.of(NAMENODE, DATANODE, Role.CLIENT, CLI, MAPREDUCE);
+  private static final Set<Role> CODERS = EnumSet.of(DATANODE, Role.CLIENT, CLI, MAPREDUCE);
 
   /** Every key, in the order the docs list them (by area, then as an operator meets them). */
   public static final List<ConfigKey> KEYS = List.of(
