@@ -1,88 +1,25 @@
 package org.wideec.config;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
-import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
- * Every configuration key this project reads, under {@code wide-ec.}: the catalogue a misspelt key is checked
- * against. Hadoop's {@code Configuration} silently ignores a key nobody reads, so {@code wide-ec.placment.scheme}
- * would leave placement at its default with no word; {@link #unknown} names such keys and the nearest known one.
- * ConfigKeysTest keeps this list equal to the keys the sources read and conf/hdfs-site-wide-ec.xml documents.
+ * The names of every configuration key this project reads, under {@code wide-ec.} (from {@link ConfigCatalogue}):
+ * what a misspelt key is checked against. Hadoop's {@code Configuration} silently ignores a key nobody reads, so
+ * {@code wide-ec.placment.scheme} would leave placement at its default with no word; {@link #unknown} names such
+ * keys and the nearest known one. ConfigKeysTest keeps the names equal to the keys the sources read and
+ * conf/hdfs-site-wide-ec.xml documents.
  */
 public final class ConfigKeys {
   public static final String PREFIX = "wide-ec.";
 
-  /** Every key, sorted. */
-  public static final Set<String> ALL = new TreeSet<>(List.of(
-      "wide-ec.archive.chain.shape",
-      "wide-ec.archive.classic.chunk.bytes",
-      "wide-ec.archive.dir",
-      "wide-ec.archive.keeper.backoff.ms",
-      "wide-ec.archive.keeper.enabled",
-      "wide-ec.archive.keeper.interval.ms",
-      "wide-ec.archive.keeper.max-concurrent-moves",
-      "wide-ec.archive.keeper.max-pins-per-pass",
-      "wide-ec.archive.manifest.replication",
-      "wide-ec.archive.move.parallel",
-      "wide-ec.archive.move.wait.ms",
-      "wide-ec.archive.mr.code",
-      "wide-ec.archive.mr.encoder",
-      "wide-ec.archive.mr.hook.class",
-      "wide-ec.archive.mr.listing",
-      "wide-ec.archive.mr.maps",
-      "wide-ec.archive.mr.placement",
-      "wide-ec.archive.mr.trim",
-      "wide-ec.archive.rapidraid.max-positions",
-      "wide-ec.archive.repair.backoff.max.ms",
-      "wide-ec.archive.repair.backoff.ms",
-      "wide-ec.archive.repair.confirm.timeout.ms",
-      "wide-ec.archive.repair.enabled",
-      "wide-ec.archive.repair.interval.ms",
-      "wide-ec.archive.repair.max-concurrent",
-      "wide-ec.archive.repair.safemode.wait.ms",
-      "wide-ec.archive.reprotect.interval.ms",
-      "wide-ec.archive.trim.enabled",
-      "wide-ec.archive.trim.interval.ms",
-      "wide-ec.archive.trim.wait.ms",
-      "wide-ec.client.archived-reads",
-      "wide-ec.client.degraded-read",
-      "wide-ec.coder.native",
-      "wide-ec.coder.vector",
-      "wide-ec.coder.wide.tuning",
-      "wide-ec.namenode.scan.interval.ms",
-      "wide-ec.placement.scheme",
-      "wide-ec.repair.fallback-to-stock",
-      "wide-ec.repair.helper.threads",
-      "wide-ec.repair.max-attempts",
-      "wide-ec.repair.scheme",
-      "wide-ec.repair.unusable-helper.avoid.ms",
-      "wide-ec.repair.validation.slices",
-      "wide-ec.transport.auth",
-      "wide-ec.transport.bind-host",
-      "wide-ec.transport.connect.timeout.ms",
-      "wide-ec.transport.frame.mac",
-      "wide-ec.transport.handshake.timeout.ms",
-      "wide-ec.transport.idle.timeout.ms",
-      "wide-ec.transport.max-client-connections-per-host",
-      "wide-ec.transport.max-connections",
-      "wide-ec.transport.max-connections-per-host",
-      "wide-ec.transport.max-credits",
-      "wide-ec.transport.max-frame.bytes",
-      "wide-ec.transport.max-requests-per-peer",
-      "wide-ec.transport.pool.idle.ms",
-      "wide-ec.transport.pool.max-idle-per-peer",
-      "wide-ec.transport.port",
-      "wide-ec.transport.reserved-peer-connections",
-      "wide-ec.transport.secret",
-      "wide-ec.transport.shaping.node.bytes-per-second",
-      "wide-ec.transport.shaping.rack.bytes-per-second",
-      "wide-ec.transport.slice.bytes",
-      "wide-ec.transport.stall.timeout.ms",
-      "wide-ec.transport.tls.enabled",
-      "wide-ec.transport.window.slices",
-      "wide-ec.unarchive.wait.ms"));
+  /** Every key's name ({@link ConfigCatalogue#KEYS}), sorted. */
+  public static final SortedSet<String> ALL = Collections.unmodifiableSortedSet(
+      ConfigCatalogue.KEYS.stream().map(ConfigKey::name).collect(Collectors.toCollection(TreeSet::new)));
 
   private ConfigKeys() {}
 

@@ -1,0 +1,217 @@
+package org.wideec.config;
+
+import static org.wideec.config.ConfigKey.Area.ARCHIVAL;
+import static org.wideec.config.ConfigKey.Area.CLIENT;
+import static org.wideec.config.ConfigKey.Area.CODER;
+import static org.wideec.config.ConfigKey.Area.PLACEMENT;
+import static org.wideec.config.ConfigKey.Area.REPAIR;
+import static org.wideec.config.ConfigKey.Area.TRANSPORT;
+import static org.wideec.config.ConfigKey.Role.CLI;
+import static org.wideec.config.ConfigKey.Role.DATANODE;
+import static org.wideec.config.ConfigKey.Role.MAPREDUCE;
+import static org.wideec.config.ConfigKey.Role.NAMENODE;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.wideec.config.ConfigKey.Area;
+import org.wideec.config.ConfigKey.Role;
+
+/**
+ * Every configuration key the project reads, with its default as the code applies it, the processes that read it and
+ * one line of doc: data only, so the docs, the shipped settings file and the unknown-key check share one list.
+ * ConfigCatalogueTest checks each default against the code that applies it and regenerates docs/configuration.md
+ * from this list ({@code dev-support/generate-config-doc.sh}).
+ */
+public final class ConfigCatalogue {
+  private static final Set<Role> ARCHIVER = EnumSet.of(CLI, MAPREDUCE);
+  private static final Set<Role> DIALERS = EnumSet.of(NAMENODE, DATANODE, Role.CLIENT, CLI, MAPREDUCE);
+  private static final Set<Role> CODERS = EnumSet.of(DATANODE, Role.CLIENT, CLI, MAPREDUCE);
+
+  /** Every key, in the order the docs list them (by area, then as an operator meets them). */
+  public static final List<ConfigKey> KEYS = List.of(
+      fixed("wide-ec.placement.scheme", PLACEMENT, "auto", EnumSet.of(NAMENODE, CLI),
+          "auto (UniLRC one local group per rack, other LRCs combined locality, wide-rs topology locality) or force"
+              + " flat, tl, cl, unilrc; any other value: one error naming the key and stock placement"),
+      fixed("wide-ec.namenode.scan.interval.ms", PLACEMENT, "10000", EnumSet.of(NAMENODE),
+          "how often the NameNode plugin checks policies and low-redundancy groups of our codecs, in ms"),
+
+      fixed("wide-ec.repair.scheme", REPAIR, "rack_aggregated", EnumSet.of(DATANODE, NAMENODE),
+          "conventional, pipelined, cyclic, weighted or rack_aggregated; any other value turns the worker off with"
+              + " one error and the DataNode keeps HDFS's stock reconstruction"),
+      fixed("wide-ec.repair.max-attempts", REPAIR, "3", EnumSet.of(DATANODE),
+          "attempts of one repair (1..255), each without the helpers blamed before"),
+      fixed("wide-ec.repair.fallback-to-stock", REPAIR, "true", EnumSet.of(DATANODE),
+          "hand a task the worker gave up on to HDFS's reconstructor; false leaves it to the NameNode's retargeting"),
+      fixed("wide-ec.repair.helper.threads", REPAIR, "64", EnumSet.of(DATANODE),
+          "concurrent helper streams one DataNode serves (at least 1)"),
+      fixed("wide-ec.repair.validation.slices", REPAIR, "2", EnumSet.of(DATANODE),
+          "slices per rebuilt unit decoded a second time from another input set before it is stored; 0 checks every"
+              + " slice (off only with dfs.datanode.ec.reconstruction.validation=false)"),
+      fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
+          "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
+              + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),
+
+      none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
+          "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"
+              + " Hadoop credential providers; clients never hold it"),
+      fixed("wide-ec.transport.auth", TRANSPORT, "hmac", DIALERS,
+          "hmac, or none: the slice port unauthenticated and without frame MACs (chosen explicitly, on every node)"),
+      fixed("wide-ec.transport.frame.mac", TRANSPORT, "gmac", DIALERS,
+          "tag on every frame: gmac (AES-256-GMAC; HMAC-SHA256 with peers that do not offer it) or hmac (HMAC-SHA256"
+              + " only); negotiated per connection"),
+      fixed("wide-ec.transport.port", TRANSPORT, "9873", EnumSet.of(DATANODE),
+          "the DataNode's slice port, 0..65535 (0: any free port); every DataNode and code-aware client must reach it"),
+      fixed("wide-ec.transport.bind-host", TRANSPORT, "0.0.0.0", EnumSet.of(DATANODE),
+          "interface the slice port listens on; must include the DataNode's address as the NameNode knows it"),
+      derived("wide-ec.transport.tls.enabled", TRANSPORT, "false", "the value of dfs.encrypt.data.transfer", DIALERS,
+          "TLS on the slice port with Hadoop's ssl-server.xml / ssl-client.xml; false while HDFS encrypts data"
+              + " transfer is refused"),
+      fixed("wide-ec.transport.slice.bytes", TRANSPORT, "256k", DIALERS,
+          "slice size: a multiple of 512, at most max-frame.bytes"),
+      fixed("wide-ec.transport.window.slices", TRANSPORT, "4", DIALERS,
+          "credits per stream (1..max-credits): memory per repair is (window + 1) x slice per hop"),
+      fixed("wide-ec.transport.max-frame.bytes", TRANSPORT, "4m", DIALERS,
+          "frames (and requests for slices) above this are refused before they are buffered; at least 1024"),
+      fixed("wide-ec.transport.max-credits", TRANSPORT, "64", DIALERS,
+          "unacknowledged slices a consumer may grant a producer; a peer granting more is refused"),
+      fixed("wide-ec.transport.max-connections", TRANSPORT, "2048", EnumSet.of(DATANODE),
+          "inbound slice connections in total; one more is refused naming the key"),
+      fixed("wide-ec.transport.max-connections-per-host", TRANSPORT, "512", EnumSet.of(DATANODE),
+          "inbound slice connections from one address"),
+      derived("wide-ec.transport.reserved-peer-connections", TRANSPORT, "1024",
+          "half of wide-ec.transport.max-connections", EnumSet.of(DATANODE),
+          "connections only peers that proved the cluster secret may hold (0..max-connections - 1); connections in"
+              + " their handshake and clients share the rest"),
+      derived("wide-ec.transport.max-client-connections-per-host", TRANSPORT, "64",
+          "the smaller of 64 and wide-ec.transport.max-connections-per-host", EnumSet.of(DATANODE),
+          "connections from one address that have not proved the cluster secret (in their handshake, or clients)"),
+      fixed("wide-ec.transport.handshake.timeout.ms", TRANSPORT, "5000", EnumSet.of(DATANODE),
+          "a connection must authenticate and send its request within this, in ms"),
+      fixed("wide-ec.transport.idle.timeout.ms", TRANSPORT, "120000", EnumSet.of(DATANODE),
+          "a connection silent this long is closed, in ms"),
+      fixed("wide-ec.transport.max-requests-per-peer", TRANSPORT, "32", EnumSet.of(DATANODE),
+          "helper threads one principal's requests may hold at once; one more is refused at once, not queued"),
+      fixed("wide-ec.transport.pool.max-idle-per-peer", TRANSPORT, "8", DIALERS,
+          "authenticated connections to one peer kept for reuse after a clean stream; 0 turns reuse off"),
+      derived("wide-ec.transport.pool.idle.ms", TRANSPORT, "10000",
+          "the smaller of 10000 and half of wide-ec.transport.idle.timeout.ms", DIALERS,
+          "how long a kept connection waits for reuse, in ms; must stay below the peers' idle timeout"),
+      fixed("wide-ec.transport.stall.timeout.ms", TRANSPORT, "30000", DIALERS,
+          "a helper silent this long in a live stream is replaced, in ms"),
+      fixed("wide-ec.transport.connect.timeout.ms", TRANSPORT, "10000", DIALERS,
+          "how long dialling a slice port may take, in ms"),
+      fixed("wide-ec.transport.shaping.node.bytes-per-second", TRANSPORT, "0", DIALERS,
+          "link emulation for test beds: every node's NIC, in and out; 0 is off"),
+      fixed("wide-ec.transport.shaping.rack.bytes-per-second", TRANSPORT, "0", DIALERS,
+          "link emulation for test beds: every rack's uplink, shared by traffic in and out; 0 is off"),
+
+      fixed("wide-ec.client.degraded-read", CLIENT, "pipelined", EnumSet.of(Role.CLIENT),
+          "pipelined (a chain of DataNodes rebuilds a lost range and sends it once; direct on any failure) or direct"
+              + " (the client fetches the helpers' ranges and decodes); any other value: the file system refuses to"
+              + " start"),
+      fixed("wide-ec.client.archived-reads", CLIENT, "true", EnumSet.of(Role.CLIENT),
+          "read a block of an archived file with no live replica through a DataNode that rebuilds the range; false"
+              + " reads it as stock HDFS (a missing block)"),
+
+      fixed("wide-ec.archive.dir", ARCHIVAL, "/.wideec", EnumSet.of(NAMENODE, DATANODE, Role.CLIENT, CLI, MAPREDUCE),
+          "the archival system directory (manifests and parity files), an absolute HDFS path"),
+      fixed("wide-ec.archive.manifest.replication", ARCHIVAL, "3", ARCHIVER,
+          "replication of manifest files"),
+      fixed("wide-ec.archive.classic.chunk.bytes", ARCHIVAL, "1m", ARCHIVER,
+          "bytes per unit the classic encoder codes at a time (a multiple of 512, below 1 GiB): memory is (k +"
+              + " parities) x this"),
+      fixed("wide-ec.archive.chain.shape", ARCHIVAL, "chain", ARCHIVER,
+          "the chain encoder's trees: chain (one chain through every holder) or rack-tree (a chain per rack)"),
+      fixed("wide-ec.archive.move.parallel", ARCHIVAL, "8", ARCHIVER,
+          "blocks the archiver moves onto their planned nodes at once"),
+      fixed("wide-ec.archive.move.wait.ms", ARCHIVAL, "120000", ARCHIVER,
+          "how long one move may take, the copy and the NameNode dropping the source's replica, in ms"),
+      fixed("wide-ec.archive.trim.wait.ms", ARCHIVAL, "600000", ARCHIVER,
+          "how long the archiver waits for the NameNode to trim the files it lowered to replication 1, in ms"),
+      fixed("wide-ec.unarchive.wait.ms", ARCHIVAL, "600000", EnumSet.of(CLI),
+          "how long unarchive waits for HDFS to re-replicate the data blocks before it gives up, freeing nothing"),
+      fixed("wide-ec.archive.mr.maps", ARCHIVAL, "20", EnumSet.of(CLI),
+          "archive --mr: map tasks at most when --maps is not given"),
+      none("wide-ec.archive.mr.code", ARCHIVAL, "none (set by archive --mr)", EnumSet.of(MAPREDUCE),
+          "the code spec the job's map tasks archive with; written by the job, not by operators"),
+      none("wide-ec.archive.mr.placement", ARCHIVAL, "none (set by archive --mr)", EnumSet.of(MAPREDUCE),
+          "the placement the job's map tasks plan with; written by the job, not by operators"),
+      fixed("wide-ec.archive.mr.encoder", ARCHIVAL, "classic", EnumSet.of(MAPREDUCE),
+          "the encoder the job's map tasks run; written by the job, not by operators"),
+      fixed("wide-ec.archive.mr.trim", ARCHIVAL, "true", EnumSet.of(MAPREDUCE),
+          "whether the job's map tasks lower replication for the trimmer; written by the job, not by operators"),
+      none("wide-ec.archive.mr.listing", ARCHIVAL, "none (set by archive --mr)", EnumSet.of(MAPREDUCE),
+          "the listing file the job splits into map tasks; written by the job, not by operators"),
+      none("wide-ec.archive.mr.hook.class", ARCHIVAL, "none", EnumSet.of(MAPREDUCE),
+          "fault-injection tests only: an Archiver.Hook class each map task calls after every manifest write"),
+      derived("wide-ec.archive.rapidraid.max-positions", ARCHIVAL, "32", "half of wide-ec.repair.helper.threads",
+          EnumSet.of(DATANODE), "RapidRAID pipeline positions one DataNode runs at once; one more is refused"),
+      fixed("wide-ec.archive.trim.enabled", ARCHIVAL, "true", EnumSet.of(NAMENODE),
+          "false: the NameNode trims nothing and grants no lease, so archivers keep every replica"),
+      fixed("wide-ec.archive.trim.interval.ms", ARCHIVAL, "10000", EnumSet.of(NAMENODE),
+          "how often the NameNode's trimmer looks for committed stripes whose files were lowered to replication 1"),
+      fixed("wide-ec.archive.repair.enabled", ARCHIVAL, "true", EnumSet.of(NAMENODE),
+          "false: the NameNode rebuilds no lost archived block"),
+      fixed("wide-ec.archive.repair.interval.ms", ARCHIVAL, "10000", EnumSet.of(NAMENODE),
+          "how often the NameNode's archive repair monitor looks for archived blocks with no live replica, in ms"),
+      fixed("wide-ec.archive.repair.max-concurrent", ARCHIVAL, "4", EnumSet.of(NAMENODE),
+          "rebuild orders for archived blocks the NameNode has running at once"),
+      fixed("wide-ec.archive.repair.backoff.ms", ARCHIVAL, "30000", EnumSet.of(NAMENODE),
+          "how long a block whose rebuild failed waits before the next attempt, doubled per further failure, in ms"),
+      derived("wide-ec.archive.repair.backoff.max.ms", ARCHIVAL, "3600000",
+          "the larger of 3600000 and wide-ec.archive.repair.backoff.ms", EnumSet.of(NAMENODE),
+          "the longest a block whose rebuilds keep failing waits between attempts, in ms"),
+      fixed("wide-ec.archive.repair.confirm.timeout.ms", ARCHIVAL, "30000", EnumSet.of(NAMENODE),
+          "how long the NameNode waits to see the rebuilt replica on its target before counting the rebuild failed"),
+      derived("wide-ec.archive.repair.safemode.wait.ms", ARCHIVAL, "630000",
+          "HDFS's dead-node time, 2 x dfs.namenode.heartbeat.recheck-interval + 10 x dfs.heartbeat.interval",
+          EnumSet.of(NAMENODE), "how long after the NameNode started the repair monitor waits before rebuilding in"
+              + " startup safe mode, in ms"),
+      fixed("wide-ec.archive.reprotect.interval.ms", ARCHIVAL, "10000", EnumSet.of(NAMENODE),
+          "how often the NameNode raises the other files of archived stripes whose members were deleted, truncated"
+              + " or appended, in ms"),
+      fixed("wide-ec.archive.keeper.enabled", ARCHIVAL, "true", EnumSet.of(NAMENODE),
+          "false: the NameNode neither pins archived replicas nor moves blocks off plan back"),
+      fixed("wide-ec.archive.keeper.interval.ms", ARCHIVAL, "60000", EnumSet.of(NAMENODE),
+          "how often the NameNode's placement keeper pins replicas on plan and looks for blocks off plan, in ms"),
+      fixed("wide-ec.archive.keeper.max-concurrent-moves", ARCHIVAL, "2", EnumSet.of(NAMENODE),
+          "moves of archived blocks back onto plan the NameNode has running at once"),
+      fixed("wide-ec.archive.keeper.max-pins-per-pass", ARCHIVAL, "10000", EnumSet.of(NAMENODE),
+          "archived replicas the keeper asks DataNodes to pin in one pass; the rest on later passes"),
+      fixed("wide-ec.archive.keeper.backoff.ms", ARCHIVAL, "60000", EnumSet.of(NAMENODE),
+          "how long a block whose move back failed waits before the next attempt, doubled per further failure, in ms"),
+
+      fixed("wide-ec.coder.native", CODER, "true", CODERS,
+          "false: the Java kernel codes direct buffers too"),
+      fixed("wide-ec.coder.vector", CODER, "true", CODERS,
+          "false: the table-driven Java kernel instead of the Vector API one"),
+      fixed("wide-ec.coder.wide.tuning", CODER, "auto", CODERS,
+          "how the native coder cuts a multiply into passes: auto (by processor), calibrate, default, or a pinned"
+              + " group=...,slice=...,prefetch=...,kernel=isal|gfni; every choice gives the same bytes"));
+
+  private static final Map<String, ConfigKey> BY_NAME =
+      KEYS.stream().collect(Collectors.toUnmodifiableMap(ConfigKey::name, Function.identity()));
+
+  private ConfigCatalogue() {}
+
+  /** The key named {@code name}, or null. */
+  public static ConfigKey get(String name) {
+    return BY_NAME.get(name);
+  }
+
+  private static ConfigKey fixed(String name, Area area, String value, Set<Role> readBy, String doc) {
+    return new ConfigKey(name, area, readBy, value, null, doc);
+  }
+
+  private static ConfigKey derived(String name, Area area, String value, String how, Set<Role> readBy, String doc) {
+    return new ConfigKey(name, area, readBy, value, how, doc);
+  }
+
+  private static ConfigKey none(String name, Area area, String why, Set<Role> readBy, String doc) {
+    return new ConfigKey(name, area, readBy, null, why, doc);
+  }
+}
