@@ -140,12 +140,8 @@ class ArchiveSafeModeClusterTest extends ArchiveTestBed {
       assertEquals(x.crc32c(), ArchiveChecks.crc(b), "blk_" + x.blockId());
     }
     // The monitor counts a rebuild once the NameNode confirms it, which may come after a reader sees the block.
-    deadline = System.currentTimeMillis() + 30_000;
-    while (WideEcNameNodePlugin.metrics().archivedBlocksRepaired() < repairedBefore + lost.size()) {
-      assertTrue(System.currentTimeMillis() < deadline, "repaired " + WideEcNameNodePlugin.metrics()
-          .archivedBlocksRepaired() + ", expected at least " + (repairedBefore + lost.size()));
-      Thread.sleep(100);
-    }
+    await("at least " + (repairedBefore + lost.size()) + " archived blocks counted repaired",
+        () -> WideEcNameNodePlugin.metrics().archivedBlocksRepaired() >= repairedBefore + lost.size());
     checks.everyByteReadsBack();
     ToolRun after = tool("fsck", "/sm");
     assertTrue(after.out().lines().noneMatch(l -> l.startsWith("NameNode in safe mode")), after.out());

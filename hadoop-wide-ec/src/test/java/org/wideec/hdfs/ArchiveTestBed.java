@@ -90,4 +90,14 @@ abstract class ArchiveTestBed {
       throw new java.io.UncheckedIOException(e);
     }
   }
+
+  /** Waits (the NameNode's poll: short pauses doubling to a second) until the condition holds, at most a minute. */
+  static void await(String what, java.util.function.BooleanSupplier done) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    org.wideec.archive.hdfs.NameNodePoll poll = new org.wideec.archive.hdfs.NameNodePoll(100);
+    while (!done.getAsBoolean()) {
+      org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() < deadline, "still waiting: " + what);
+      poll.pause("interrupted while waiting: " + what);
+    }
+  }
 }

@@ -1,14 +1,12 @@
 package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.NameNodePoll;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.minicluster.MiniClusters;
 
@@ -46,16 +43,6 @@ abstract class ChangedMemberTestBed extends ArchiveTestBed {
   @BeforeAll
   void awaitLease() throws Exception {
     awaitTrimmerLease();
-  }
-
-  /** Waits (the NameNode's poll: short pauses doubling to a second) until the condition holds, at most a minute. */
-  static void await(String what, BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    NameNodePoll poll = new NameNodePoll(100);
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "still waiting: " + what);
-      poll.pause("interrupted while waiting: " + what);
-    }
   }
 
   /** Writes the small files of one stripe's data units, archives them and returns the stripe (TRIMMED). */
