@@ -4,7 +4,7 @@
 #   lib/native/         libwideec.so (the ISA-L coder; needs libisal2 on every node)
 #   conf/               the policies file and the hdfs-site snippet, every key documented
 #   bin/wide-ec         the command (runs through `hadoop jar`, with the cluster's configuration)
-#   INSTALL.md          where each file goes, prerequisites, restart order, rollback
+#   INSTALL.md          docs/install.md: where each file goes, prerequisites, restart order, rollback
 # The test kit (demo, bench, embedded clusters) is never shipped.
 # Usage: dev-support/dist.sh [extra Maven arguments, e.g. -Dhadoop.version=3.4.3]
 #        dev-support/dist.sh --stage DIR   lays the same files out, unpacked, in DIR from what the last Maven build
@@ -36,7 +36,7 @@ stage_layout() {
   cp native/build/libwideec.so "$root/lib/native/"
   cp conf/wide-ec-policies.xml conf/hdfs-site-wide-ec.xml "$root/conf/"
   cp bin/wide-ec "$root/bin/"
-  cp INSTALL.md "$root/"
+  cp docs/install.md "$root/INSTALL.md"
   echo "$version"
 }
 
