@@ -23,8 +23,9 @@ static double now(void) {
  * Every cell at the same offset in its 4 KiB page, as the JVM lays out the direct buffers the coder benchmark
  * (and HDFS) hands over: each its own malloc, page-aligned plus a header, sliced to 64 bytes. The layout matters:
  * streams at one page offset share L1 sets and alias in the store buffer, and RS(10,4) from memory runs about 30%
- * faster with its 14 cells staggered by 256 bytes (issue 15, benchmarks/RESULTS.md), as glibc staggers them once
- * its mmap threshold has grown. Both sides of nativeVsIsal must see the same layout.
+ * faster with its 14 cells staggered by 256 bytes (benchmarks/HISTORY.md, "Coder benchmarks, inputs streamed from
+ * memory"), as glibc staggers them once its mmap threshold has grown. Both sides of nativeVsIsal must see the same
+ * layout.
  */
 #define LAYOUT_OFFSET 64
 

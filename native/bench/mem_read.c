@@ -1,8 +1,8 @@
 /*
  * Single-core (and n-thread) memory-read bandwidth: a STREAM-like read probe, the physical limit the coder
- * benchmark compares every coder against (issue 15). Each thread XOR-reduces its own buffer, several
- * times larger than the last-level cache, with the widest vector loads the CPU has (AVX-512, else AVX2),
- * and the best of several passes is reported, as STREAM does.
+ * benchmark compares every coder against (a streamed encode cannot read its sources faster than memory delivers
+ * them). Each thread XOR-reduces its own buffer, several times larger than the last-level cache, with the widest
+ * vector loads the CPU has (AVX-512, else AVX2), and the best of several passes is reported, as STREAM does.
  * Usage: mem_read THREADS BYTES_PER_THREAD [SECONDS]   Output: "threads gbps" (10^9 bytes read per second).
  */
 #include <pthread.h>

@@ -1,8 +1,9 @@
 /*
- * Sweep of the sliced multiply's knobs on inputs streamed from memory (issue 15): which sources-per-pass,
- * slice, software prefetch distance and hint, compute step, and non-temporal parity stores make a streamed
- * encode fastest on this processor, next to plain ec_encode_data and to memory-read probes (one stream, and
- * g streams read interleaved one line at a time, the way ISA-L reads its sources).
+ * Sweep of the sliced multiply's knobs on inputs streamed from memory (as data reaches a coder from disks and
+ * networks, never from cache): which sources-per-pass, slice, software prefetch distance and hint, compute step,
+ * and non-temporal parity stores make a streamed encode fastest on this processor, next to plain ec_encode_data and
+ * to memory-read probes (one stream, and g streams read interleaved one line at a time, the way ISA-L reads its
+ * sources).
  *
  * The kernel here is the one of src/wideec_isal.c (compiled in from it, so the sweep measures the shipped code),
  * called with every combination; each combination is checked once against plain ec_encode_data.

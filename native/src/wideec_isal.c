@@ -38,8 +38,9 @@ static void xor_into(unsigned char *restrict dst, const unsigned char *restrict 
 
 /* One software prefetch of the line at p (hint 0: prefetcht0, 1: t1, 2: t2, 3: nta). Inline assembly, not
  * _mm_prefetch: GCC's pure-const analysis takes a function that only prefetches (prefetch_part, prefetch_ahead) for
- * a pure one and deletes every call to it, without a word; so the library issued no prefetch at all until issue 15's
- * third sweep, and the earlier sweeps had measured no-ops. An asm volatile is never deleted. */
+ * a pure one and deletes every call to it, without a word; built with _mm_prefetch, the library issued no prefetch
+ * at all, and sweeps of prefetch distances measured no-ops (benchmarks/HISTORY.md, "A correction first"). An asm
+ * volatile is never deleted. */
 static inline void prefetch_line(const void *p, int hint) {
   switch (hint) {
     case 1: __asm__ volatile("prefetcht1 %0" : : "m"(*(const char *) p)); break;
@@ -146,9 +147,9 @@ struct wide_opts {
  * core multiplies. nt: the first pass writes into scratch too, and the last one's sum goes to the outputs with
  * non-temporal stores. Every choice computes the same sums in GF(2^8), so the bytes are identical whatever the
  * tuning. On the AMD EPYCs measured (Zen 4, Zen 5) nt did not speed coding up, nor did prefetch on a Zen 5 once it
- * issued prefetch instructions (16 x 16 KiB, 2 KiB ahead: 14.8 GB/s against 16.8 without; before issue 15's third
- * sweep it issued none, see prefetch_line), so the JNI entry passes prefetch alone; the rest is there for the sweep,
- * to try them on other processors. The GFNI kernel below is where prefetch pays.
+ * issued prefetch instructions (16 x 16 KiB, 2 KiB ahead: 14.8 GB/s against 16.8 without; measured once the
+ * prefetches were inline assembly, see prefetch_line), so the JNI entry passes prefetch alone; the rest is there
+ * for the sweep, to try them on other processors. The GFNI kernel below is where prefetch pays.
  */
 static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsigned char **in, unsigned char **out,
                           unsigned char *scratch, const struct wide_opts *o) {
@@ -252,7 +253,8 @@ static void multiply_opts(int len, int k, int rows, unsigned char *tables, unsig
  * GF2P8AFFINEQB applies to 64 bytes in one instruction, whatever the field polynomial (ISA-L's 0x11d here; the
  * instruction's own GF2P8MULB is fixed to AES's 0x11b). ISA-L 2.30's AVX-512 kernels spend two table lookups, two
  * shifts or masks and an XOR per 64 bytes and coefficient instead; in cache this multiplies twice as fast, and
- * streamed from memory RS(10,4) encodes about 1.5x as fast on a Zen 5 (benchmarks/RESULTS.md, issue 15).
+ * streamed from memory RS(10,4) encodes about 1.5x as fast on a Zen 5 (benchmarks/HISTORY.md, "A GFNI kernel for
+ * unsliced multiplies").
  */
 static int gfni_probe(void) {
   __builtin_cpu_init();
@@ -464,8 +466,8 @@ static void gfni_pass(const uint64_t *mat, int k, int r0, int nr, const struct p
  * one, on the Zen 5 measured), and the hardware prefetchers start over at every pass. Few sources per pass keep the
  * streams few, and the prefetch across passes makes the reads one continuous stream: RS(128,4) streamed from memory
  * encodes at about 33 GB/s with 4 sources x 64 KiB and 3 KiB ahead, against 17 for the best ISA-L slicing
- * (native/bench/wide_sweep, benchmarks/RESULTS.md, issue 15). Multiplies of more than four rows run their passes
- * with gfni_rows_held. Every group, slice and prefetch computes the same sums in GF(2^8).
+ * (native/bench/wide_sweep; benchmarks/HISTORY.md, "Wide coding at the memory limit"). Multiplies of more than four
+ * rows run their passes with gfni_rows_held. Every group, slice and prefetch computes the same sums in GF(2^8).
  */
 static void gfni_multiply(int len, int k, int rows, unsigned char *tables, unsigned char **in,
                           unsigned char **out, int group, int slice, int prefetch) {

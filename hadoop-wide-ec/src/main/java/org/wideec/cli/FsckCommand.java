@@ -48,7 +48,7 @@ final class FsckCommand {
     this.out = out;
   }
 
-  /** One block group's report (the JSON fields of {@code fsck --json}, README "fsck"). */
+  /** One block group's report (the JSON fields of {@code fsck --json}, docs/striped.md). */
   record GroupReport(String file, String block, String code, Map<String, List<Integer>> unitsByRack, int[] lostUnits,
       boolean decodable, boolean stockReadable, boolean stockReadableAfterRackLoss, String worstRack,
       boolean repairable, boolean stockRepairable, int remainingTolerance, boolean remainingToleranceExact, boolean planHolds,

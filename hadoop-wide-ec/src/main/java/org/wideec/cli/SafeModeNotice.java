@@ -13,7 +13,7 @@ import org.wideec.datanode.JmxEndpointResolver;
  * which HDFS allows there), how many archived blocks under the path are missing, and whether the NameNode's archive
  * repair monitor is rebuilding them, as its WideEc bean on the active NameNode's /jmx page says. Archived blocks hold
  * one replica each, so missing ones keep a restarted NameNode below dfs.namenode.safemode.threshold-pct until they
- * are rebuilt (README "Safe mode").
+ * are rebuilt (docs/install.md, shipped as INSTALL.md, "A NameNode stuck in safe mode"; docs/archival.md, "Safe mode").
  */
 final class SafeModeNotice {
   static final String BEAN = "Hadoop:service=NameNode,name=WideEc";
@@ -50,7 +50,8 @@ final class SafeModeNotice {
           .toString();
       JsonNode bean = jmx.firstBean(web + "/jmx?qry=" + BEAN);
       if (bean == null || bean.path("ArchiveRepairRunning").asLong(0) == 0) {
-        return "no archive repair monitor runs on the NameNode, so nothing rebuilds them (README \"Safe mode\")";
+        return "no archive repair monitor runs on the NameNode, so nothing rebuilds them"
+            + " (INSTALL.md, \"A NameNode stuck in safe mode\")";
       }
       long waitMs = bean.path("ArchiveRepairSafeModeWaitMs").asLong(0);
       if (waitMs < 0) {

@@ -11,7 +11,7 @@ import org.wideec.transport.TransportConf;
  * The repair worker's settings: keys, defaults and allowed values, read and checked once when the DataNode
  * plugin starts (DESIGN.md §2: validate when a plugin starts, never fail later in a DataNode thread). A bad
  * value is one error naming its key and what it allows; the DataNode then keeps HDFS's stock reconstruction.
- * Keys are documented in the README's repair worker section.
+ * Keys are documented in docs/repair.md and docs/configuration.md.
  */
 public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fallbackToStock, int helperThreads,
     RebuildValidation validation, TransportConf transport) {

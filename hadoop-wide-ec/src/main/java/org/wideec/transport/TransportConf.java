@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The slice transport's settings, read from Hadoop configuration (keys and defaults documented in
- * conf/hdfs-site-wide-ec.xml and the README).
+ * conf/hdfs-site-wide-ec.xml and docs/configuration.md).
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
     long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, Configuration tls, PeerLimits limits,

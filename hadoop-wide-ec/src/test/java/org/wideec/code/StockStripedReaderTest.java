@@ -51,7 +51,7 @@ class StockStripedReaderTest {
 
   @Test
   void countsTheFourLossPatternsHdfsWronglyBelievesReadable() {
-    // HDFS is told m = 4; the code decodes 1568 of the 1820 four-loss patterns (README, codes describe).
+    // HDFS is told m = 4; the code decodes 1568 of the 1820 four-loss patterns (docs/codes.md, codes describe).
     long undecodable = 0;
     int[] idx = RecoverabilityCheck.firstCombination(4);
     do {

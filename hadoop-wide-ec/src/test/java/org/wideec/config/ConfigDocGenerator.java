@@ -30,7 +30,7 @@ public final class ConfigDocGenerator {
             + " disagree. Every key lives under `wide-ec.`; a key under `wide-ec.` that nothing reads is logged once"
             + " per process with the nearest known key. A default is the value the code applies when the key is"
             + " unset; a derived default names what it follows and what that gives when everything is unset."
-            + " The README's sections tell the longer story of each area.\n");
+            + " The pages of docs/ (docs/README.md lists them) tell the longer story of each area.\n");
     for (Area area : Area.values()) {
       out.append("\n## ").append(area.title).append("\n\n").append(area.intro).append("\n\n")
           .append("| key | default | read by | meaning |\n|---|---|---|---|\n");

@@ -36,7 +36,7 @@ class TransportConfTest {
     assertEquals(9873, t.port(), "a fixed port a firewall rule can name");
     assertEquals(4 << 20, t.maxFrameBytes());
     assertEquals(8 << 20, TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.MAX_FRAME, "8m")).maxFrameBytes(),
-        "byte counts take the suffixes the README shows");
+        "byte counts take the suffixes docs/configuration.md shows");
     TransportConf open = TransportConf.from(conf(TransportConf.AUTH, "none", TransportConf.SLICE_BYTES, "64k",
         TransportConf.SHAPE_RACK, "10m"));
     assertFalse(open.handshake().authenticates());
