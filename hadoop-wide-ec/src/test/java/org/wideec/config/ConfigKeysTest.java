@@ -18,24 +18,27 @@ import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.junit.jupiter.api.Test;
 
 class ConfigKeysTest {
-  private static final Path MAIN = Path.of("src/main/java");
+  /** The product's sources: this module and the model it folds in. */
+  private static final List<Path> MAIN = List.of(Path.of("src/main/java"), Path.of("../wide-ec-model/src/main/java"));
   private static final Pattern LITERAL = Pattern.compile("\"(wide-ec\\.[a-z0-9.-]*[a-z0-9])\"");
   private static final Pattern TRANSPORT = Pattern.compile("(?:TransportConf\\.)?PREFIX \\+ \"([a-z0-9.-]+)\"");
 
   /** Every key the product's sources name, as a literal or as the slice port's prefix plus a literal. */
   private static Set<String> keysInSources() throws IOException {
     Set<String> keys = new TreeSet<>();
-    try (Stream<Path> files = Files.walk(MAIN)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-        String src = Files.readString(f);
-        Matcher m = LITERAL.matcher(src);
-        while (m.find()) {
-          keys.add(m.group(1));
-        }
-        if (f.toString().contains("/transport/")) {
-          Matcher t = TRANSPORT.matcher(src);
-          while (t.find()) {
-            keys.add("wide-ec.transport." + t.group(1));
+    for (Path root : MAIN) {
+      try (Stream<Path> files = Files.walk(root)) {
+        for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+          String src = Files.readString(f);
+          Matcher m = LITERAL.matcher(src);
+          while (m.find()) {
+            keys.add(m.group(1));
+          }
+          if (f.toString().contains("/transport/")) {
+            Matcher t = TRANSPORT.matcher(src);
+            while (t.find()) {
+              keys.add("wide-ec.transport." + t.group(1));
+            }
           }
         }
       }

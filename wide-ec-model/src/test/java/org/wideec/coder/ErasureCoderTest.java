@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
-import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
-import org.apache.hadoop.io.erasurecode.rawcoder.RSRawEncoder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -109,32 +107,6 @@ class ErasureCoderTest {
             assertArrayEquals(bytes(data[i]), bytes(dataOut[i]), spec + " data " + i);
           }
         }
-      }
-    }
-  }
-
-  @Test
-  void reedSolomonParityEqualsHadoopRsRawEncoderByteForByte() throws Exception {
-    Random r = new Random(9);
-    for (int[] km : new int[][] {{6, 3}, {10, 4}, {3, 2}, {12, 4}}) {
-      int k = km[0];
-      int m = km[1];
-      ErasureCoder coder = ErasureCoder.java(Codes.fromSpec("rs:k=" + k + ",m=" + m));
-      RSRawEncoder hadoop = new RSRawEncoder(new ErasureCoderOptions(k, m));
-      byte[][] data = new byte[k][4097];
-      for (byte[] d : data) {
-        r.nextBytes(d);
-      }
-      byte[][] theirs = new byte[m][4097];
-      hadoop.encode(data, theirs);
-      ByteBuffer[] in = new ByteBuffer[k];
-      for (int i = 0; i < k; i++) {
-        in[i] = ByteBuffer.wrap(data[i]);
-      }
-      ByteBuffer[] ours = buffers(m, 4097, false);
-      coder.encode(in, ours);
-      for (int i = 0; i < m; i++) {
-        assertArrayEquals(theirs[i], bytes(ours[i]), "RS(" + k + "," + m + ") parity " + i);
       }
     }
   }
