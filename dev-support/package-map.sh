@@ -3,10 +3,10 @@
 # fully-qualified names (comments skipped): per package its files, lines, layer (DESIGN.md §4: model <- wire <- hdfs
 # <- cli), whether it names Hadoop or Netty, the packages of ours it uses, and every arrow that points up a layer or
 # out of the model. Paste its output over the table in docs/architecture.md after code moves.
-# Usage: dev-support/package-map.sh [SOURCE_ROOT]   (default hadoop-wide-ec/src/main/java)
+# Usage: dev-support/package-map.sh [SOURCE_ROOT...]   (default: every product module's src/main/java)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-root="${1:-$here/hadoop-wide-ec/src/main/java}"
+if [ $# -gt 0 ]; then roots=("$@"); else roots=("$here/wide-ec-model/src/main/java" "$here/hadoop-wide-ec/src/main/java"); fi
 
 # The layer each package belongs to once the code is where DESIGN.md §4 puts it. Edit here when a package moves.
 layer_of() {
@@ -22,7 +22,7 @@ rank() { case "$1" in model) echo 0 ;; wire) echo 1 ;; hdfs) echo 2 ;; cli) echo
 
 echo "| package | files | lines | layer | Hadoop | Netty | uses (ours) | arrows against the rule |"
 echo "|---|---|---|---|---|---|---|---|"
-find "$root" -name '*.java' -printf '%h\n' | sort -u | while read -r dir; do
+for root in "${roots[@]}"; do find "$root" -name '*.java' -printf "%h\t$root\n"; done | sort -u | while IFS=$'\t' read -r dir root; do
   pkg="$(realpath --relative-to="$root" "$dir" | tr / .)"
   files=("$dir"/*.java)
   lines="$(cat "${files[@]}" | wc -l)"
