@@ -50,6 +50,7 @@ import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * {@code wide-ec bench repair}: repairs measured on embedded clusters whose links are shaped like the papers'
@@ -405,7 +406,7 @@ public final class RepairBench {
     Configuration clientConf = new Configuration(cluster.getConfiguration(0));
     clientConf.unset("wide-ec.transport.secret"); // a client holds only what the NameNode gives it: block tokens
     clientConf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
-    TransportConf tc = TransportConf.forClient(clientConf);
+    TransportConf tc = TransportConfReader.forClient(clientConf);
     int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
     int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
     UnitLocation me = new UnitLocation(-1, "client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),

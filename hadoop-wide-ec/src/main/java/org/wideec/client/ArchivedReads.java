@@ -19,13 +19,13 @@ import org.slf4j.LoggerFactory;
 import org.wideec.repair.ArchivedReadRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.ConfigValues;
+import org.wideec.config.ConfigValues;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.wideec.transport.TransportConf;
 
 /**

@@ -11,6 +11,7 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * A FileSystem's own end of the DataNodes' slice ports, for the read paths that ask DataNodes to rebuild (pipelined
@@ -39,7 +40,7 @@ final class ClientSlicePort implements Closeable {
     }
     if (transport == null) {
       try {
-        TransportConf tc = TransportConf.forClient(conf);
+        TransportConf tc = TransportConfReader.forClient(conf);
         String host = NetUtils.getLocalHostname();
         self = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
         // A client serves nothing: the executor only satisfies the constructor and never starts a thread.

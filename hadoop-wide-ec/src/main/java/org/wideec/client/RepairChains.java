@@ -23,7 +23,7 @@ import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.ConfigValues;
+import org.wideec.config.ConfigValues;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;

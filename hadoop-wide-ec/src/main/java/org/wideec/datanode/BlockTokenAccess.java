@@ -16,7 +16,7 @@ import org.apache.hadoop.security.token.Token;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.transport.Handshake;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.wideec.transport.TokenKeys;
 
 /**

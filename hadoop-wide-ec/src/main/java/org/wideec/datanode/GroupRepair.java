@@ -13,7 +13,7 @@ import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.security.token.Token;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;

@@ -20,7 +20,7 @@ import org.wideec.archive.encode.RapidRaidStepService;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
-import org.wideec.transport.ConfigValues;
+import org.wideec.config.ConfigValues;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.SliceTransport;
 

@@ -4,8 +4,9 @@ import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.wideec.repair.RebuildValidation;
 import org.wideec.repair.RepairScheme;
-import org.wideec.transport.ConfigValues;
+import org.wideec.config.ConfigValues;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * The repair worker's settings: keys, defaults and allowed values, read and checked once when the DataNode
@@ -60,7 +61,7 @@ public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fal
     RebuildValidation validation = validation(conf);
     TransportConf transport;
     try {
-      transport = TransportConf.from(conf);
+      transport = TransportConfReader.from(conf);
     } catch (IOException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }

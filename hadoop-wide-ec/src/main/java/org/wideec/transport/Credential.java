@@ -1,9 +1,6 @@
 package org.wideec.transport;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
-import org.apache.hadoop.security.token.Token;
 
 /**
  * What the connecting side of a slice connection proves in the handshake: that it holds the cluster secret (a
@@ -56,11 +53,8 @@ public final class Credential {
     if (serialized == null || serialized.length == 0) {
       return ANONYMOUS;
     }
-    Token<?> t = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-      t.readFields(in);
-    }
-    return t.getIdentifier().length == 0 ? ANONYMOUS : token(t.getIdentifier(), t.getPassword());
+    SerializedToken t = SerializedToken.parse(serialized);
+    return t.identifier().length == 0 ? ANONYMOUS : token(t.identifier(), t.password());
   }
 
   /**

@@ -82,7 +82,7 @@ public enum FrameMac {
         return m;
       }
     }
-    throw ConfigValues.invalid(KEY, value, "gmac, hmac");
+    throw new IllegalArgumentException(KEY + "='" + value + "' is not valid; allowed: gmac, hmac");
   }
 
   @Override

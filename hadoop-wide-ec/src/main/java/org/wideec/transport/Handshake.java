@@ -113,7 +113,27 @@ public final class Handshake {
     }
     byte[] head = Arrays.copyOf(auth, headLength);
     byte[] clientNonce = Arrays.copyOfRange(auth, 1, 1 + NONCE);
-    byte[] key = switch (mode) {
+    byte[] identifier = Arrays.copyOfRange(head, 1 + NONCE + 2, headLength);
+    byte[] key = keyOf(mode, identifier);
+    if (key == null) {
+      return new Accepted(new byte[0], mode, null, null, null, null);
+    }
+    if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
+      throw mode == Credential.Mode.CLUSTER
+          ? new AuthenticationException(RefusalReason.WRONG_SECRET, new String(identifier, StandardCharsets.UTF_8),
+              "peer failed authentication: wrong wide-ec.transport.secret")
+          : new AuthenticationException(RefusalReason.BAD_TOKEN, null,
+              "peer failed authentication: its block token's password does not match the token");
+    }
+    byte[] session = mac(key, "wide-ec session", serverNonce, head);
+    return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode, chosen,
+        mac(session, chosen.keyLabel("server to client"), new byte[0], new byte[0]),
+        mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]), principal(mode, identifier));
+  }
+
+  /** The MAC key a peer proving {@code mode} must hold here, or null for an anonymous session this node allows. */
+  private byte[] keyOf(Credential.Mode mode, byte[] identifier) throws AuthenticationException {
+    return switch (mode) {
       case ANONYMOUS -> {
         if (secret != null) {
           throw new AuthenticationException(RefusalReason.NO_CREDENTIAL, null, "peer presented no credential; this node authenticates its peers "
@@ -134,27 +154,12 @@ public final class Handshake {
               + "(dfs.block.access.token.enable is false here)");
         }
         try {
-          yield tokens.passwordOf(Arrays.copyOfRange(head, 1 + NONCE + 2, headLength));
+          yield tokens.passwordOf(identifier);
         } catch (AuthenticationException e) {
           throw new AuthenticationException(RefusalReason.BAD_TOKEN, null, e.getMessage());
         }
       }
     };
-    if (key == null) {
-      return new Accepted(new byte[0], mode, null, null, null, null);
-    }
-    byte[] identifier = Arrays.copyOfRange(head, 1 + NONCE + 2, headLength);
-    if (!MessageDigest.isEqual(mac(key, "wide-ec client", serverNonce, head), Arrays.copyOfRange(auth, headLength, auth.length))) {
-      throw mode == Credential.Mode.CLUSTER
-          ? new AuthenticationException(RefusalReason.WRONG_SECRET, new String(identifier, StandardCharsets.UTF_8),
-              "peer failed authentication: wrong wide-ec.transport.secret")
-          : new AuthenticationException(RefusalReason.BAD_TOKEN, null,
-              "peer failed authentication: its block token's password does not match the token");
-    }
-    byte[] session = mac(key, "wide-ec session", serverNonce, head);
-    return new Accepted(mac(key, "wide-ec server", clientNonce, serverNonce), mode, chosen,
-        mac(session, chosen.keyLabel("server to client"), new byte[0], new byte[0]),
-        mac(session, chosen.keyLabel("client to server"), new byte[0], new byte[0]), principal(mode, identifier));
   }
 
   /**

@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.hadoop.conf.Configuration;
 
 /**
  * What a peer may hold of a slice port, each a {@code wide-ec.transport.} key with a safe default: unacknowledged
@@ -68,23 +67,6 @@ public record PeerLimits(int maxCredits, int maxConnections, int maxConnectionsP
       throw new IllegalArgumentException(POOL_IDLE + "=" + poolIdleMs + " must be below " + IDLE_TIMEOUT + "="
           + idleTimeoutMs + ": peers close connections idle that long, and a kept connection would be closed as it is reused");
     }
-  }
-
-  static PeerLimits from(Configuration conf) {
-    PeerLimits d = DEFAULTS;
-    long idle = ConfigValues.longAtLeast(conf, IDLE_TIMEOUT, d.idleTimeoutMs, 1);
-    int max = ConfigValues.intIn(conf, MAX_CONNECTIONS, d.maxConnections, 1, 1 << 20);
-    int perHost = ConfigValues.intIn(conf, MAX_CONNECTIONS_PER_HOST, d.maxConnectionsPerHost, 1, 1 << 20);
-    return new PeerLimits(ConfigValues.intIn(conf, MAX_CREDITS, d.maxCredits, 1, 1 << 16), max, perHost,
-        ConfigValues.longAtLeast(conf, HANDSHAKE_TIMEOUT, d.handshakeTimeoutMs, 1), idle,
-        ConfigValues.intIn(conf, MAX_REQUESTS_PER_PEER, d.maxRequestsPerPeer, 1, 1 << 16),
-        ConfigValues.intIn(conf, POOL_MAX_IDLE_PER_PEER, d.poolMaxIdlePerPeer, 0, 1 << 16),
-        // Kept below the idle timeout by default, whatever the operator set that to.
-        ConfigValues.longAtLeast(conf, POOL_IDLE, Math.min(d.poolIdleMs, idle / 2), 0),
-        // Half of whatever the operator allows in total, by default (the shipped 1024 of 2048).
-        ConfigValues.intIn(conf, RESERVED_PEER_CONNECTIONS, max / 2, 0, max - 1),
-        ConfigValues.intIn(conf, MAX_CLIENT_CONNECTIONS_PER_HOST, Math.min(perHost, d.maxClientConnectionsPerHost), 1,
-            perHost));
   }
 
   /**

@@ -33,6 +33,7 @@ import org.wideec.repair.UnusableHelpers;
 import org.wideec.transport.FrameMac;
 import org.wideec.transport.PeerLimits;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * The catalogue, docs/configuration.md and conf/hdfs-site-wide-ec.xml agree: each default is what the code applies,
@@ -179,7 +180,7 @@ class ConfigCatalogueTest {
   /** Whether a DataNode's transport with no {@code auth} set demands the secret, as {@code hmac} does. */
   private static boolean refusesWithoutSecret(Configuration conf) {
     try {
-      TransportConf.from(conf);
+      TransportConfReader.from(conf);
       return false;
     } catch (IOException e) {
       assertTrue(e.getMessage().contains(TransportConf.SECRET), e.getMessage());

@@ -43,9 +43,10 @@ import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * Degraded reads of an archived directory (6 racks x 3 DataNodes, block tokens on, permissions on): files of three
@@ -214,7 +215,7 @@ class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
         .getDatanode(dn.getDatanodeId());
     Endpoint e = plugin.endpoints().resolve(new UnitLocation(-1, info.getXferAddr(), info.getNetworkLocation()), info);
     ExecutorService exec = Executors.newSingleThreadExecutor();
-    try (SliceTransport t = new SliceTransport(TransportConf.forClient(clientConf(false)).withTimeouts(20_000), "hostile",
+    try (SliceTransport t = new SliceTransport(TransportConfReader.forClient(clientConf(false)).withTimeouts(20_000), "hostile",
         TrafficCounters.NONE, exec)) {
       byte[] out = new byte[(int) req.length()];
       try (PeerStream s = t.open(e, "hostile", "/elsewhere", 9, req.toBytes(), Credential.ofToken(credentialToken))) {

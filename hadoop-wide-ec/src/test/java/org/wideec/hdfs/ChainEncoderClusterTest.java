@@ -54,9 +54,10 @@ import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
@@ -265,7 +266,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     long screenedBefore = server.screenedOut();
     ExecutorService idle = Executors.newSingleThreadExecutor();
     JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
-    SliceTransport client = new SliceTransport(TransportConf.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
+    SliceTransport client = new SliceTransport(TransportConfReader.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
     try {
       Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
       PeerFailure refused = assertThrows(PeerFailure.class, () -> ask(client, e, wrongToken, token1));
@@ -300,7 +301,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     Map<Integer, Site> targets = Map.of(6, self, 7, self, 8, self, 9, self);
     ExecutorService idle = Executors.newSingleThreadExecutor();
     JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
-    SliceTransport client = new SliceTransport(TransportConf.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
+    SliceTransport client = new SliceTransport(TransportConfReader.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
     try (java.net.ServerSocket outside = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
       Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
       int port = outside.getLocalPort();

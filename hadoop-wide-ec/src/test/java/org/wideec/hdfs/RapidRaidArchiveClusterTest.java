@@ -48,6 +48,7 @@ import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
@@ -361,7 +362,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
       LocatedBlock b = fs.getClient().getLocatedBlocks("/rr/refused", 0, BLOCK).get(0);
       DatanodeInfo dn = java.util.Arrays.stream(fs.getClient().datanodeReport(HdfsConstants.DatanodeReportType.LIVE))
           .filter(d -> d.getXferAddr().equals(busy.get())).findFirst().orElseThrow();
-      byte[] token = org.wideec.transport.TokenBytes.of(b.getBlockToken());
+      byte[] token = org.wideec.transport.hdfs.TokenBytes.of(b.getBlockToken());
       org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
           b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), b.getBlock().getNumBytes(), token);
       org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest("busy",
@@ -464,7 +465,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     ExecutorService idle = Executors.newSingleThreadExecutor();
     org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
     org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
-        TransportConf.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
+        TransportConfReader.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
     try {
       org.wideec.transport.Endpoint e = resolver.resolve(
           new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
@@ -488,7 +489,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     byte[] data = write(path, BLOCK, (short) 3, null);
     LocatedBlock b = fs.getClient().getLocatedBlocks(path, 0, BLOCK).get(0);
     DatanodeInfo dn = b.getLocations()[0]; // holds the piece, so only the codeword's token can stop it
-    byte[] read = org.wideec.transport.TokenBytes.of(b.getBlockToken());
+    byte[] read = org.wideec.transport.hdfs.TokenBytes.of(b.getBlockToken());
     org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
         b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), BLOCK, read);
     String pool = piece.pool();
@@ -545,7 +546,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     }
     byte[] password = t.getPassword().clone();
     password[0] ^= 1;
-    return org.wideec.transport.TokenBytes.of(new org.apache.hadoop.security.token.Token<>(t.getIdentifier(),
+    return org.wideec.transport.hdfs.TokenBytes.of(new org.apache.hadoop.security.token.Token<>(t.getIdentifier(),
         password, t.getKind(), t.getService()));
   }
 
@@ -553,7 +554,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
   private byte[] writeToken(String pool, long blockId) throws java.io.IOException {
     org.apache.hadoop.hdfs.protocol.ExtendedBlock b = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(pool, blockId,
         BLOCK, 1);
-    return org.wideec.transport.TokenBytes.of(cluster.getNamesystem().getBlockManager().getBlockTokenSecretManager()
+    return org.wideec.transport.hdfs.TokenBytes.of(cluster.getNamesystem().getBlockManager().getBlockTokenSecretManager()
         .generateToken(b, java.util.EnumSet.of(
             org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier.AccessMode.WRITE),
             new org.apache.hadoop.fs.StorageType[] {org.apache.hadoop.fs.StorageType.DISK}, new String[] {"DS-x"}));

@@ -36,6 +36,7 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * Block access tokens and encrypted data transfer on: the slice port serves a replica only to a request that
@@ -150,7 +151,7 @@ class SecureRepairClusterTest {
     Configuration client = new Configuration(conf);
     client.unset(TransportConf.SECRET);
     ExecutorService exec = Executors.newSingleThreadExecutor();
-    try (SliceTransport tr = new SliceTransport(TransportConf.forClient(client).withTimeouts(5000), "client",
+    try (SliceTransport tr = new SliceTransport(TransportConfReader.forClient(client).withTimeouts(5000), "client",
         TrafficCounters.NONE, exec)) {
       byte[] token = t.tokenOf(0);
       assertArrayEquals(t.data(), read(tr, e, t.firstSlice(token), Credential.ofToken(token)));

@@ -23,6 +23,7 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /** The slice transport with TLS on (Hadoop's ssl-server.xml / ssl-client.xml): repairs work, plaintext peers do not. */
 @org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
@@ -50,7 +51,7 @@ class RepairOverTlsTest {
     LinearCode code = Codes.fromSpec("rs:k=6,m=3");
     PlacementPlan plan = new FlatPlanner().plan(code);
     byte[][] units = RepairPlanningTest.codeword(code, 30_000, new Random(21));
-    try (MemoryCluster cluster = new MemoryCluster(TransportConf.from(conf))) {
+    try (MemoryCluster cluster = new MemoryCluster(TransportConfReader.from(conf))) {
       for (int u = 1; u < code.n(); u++) {
         cluster.node("n" + u, "r" + plan.rackOf(u), Map.of(u, units[u]));
       }
@@ -66,7 +67,7 @@ class RepairOverTlsTest {
       Configuration plain = new Configuration(conf);
       plain.setBoolean(TransportConf.TLS, false);
       StepRequest req = new StepRequest(new BlockRef(MemoryCluster.POOL, 1, 1, 30_000), 1, 30_000, 4096, 0, 1, List.of());
-      try (SliceTransport outsider = new SliceTransport(TransportConf.from(plain).withTimeouts(1000), "x",
+      try (SliceTransport outsider = new SliceTransport(TransportConfReader.from(plain).withTimeouts(1000), "x",
           TrafficCounters.NONE, Executors.newSingleThreadExecutor())) {
         assertThrows(PeerFailure.class, () -> outsider.open(new Endpoint("127.0.0.1", cluster.transports.get("n1").port(),
             "n1", "r1"), "x", "r9", 1, req.toBytes()));

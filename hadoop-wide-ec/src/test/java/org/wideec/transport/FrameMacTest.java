@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.coder.NativeRequirement;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * Frame MACs: AES-256-GMAC through OpenSSL computes the same tags as the JDK's AES-GCM (and the GCM known answer), over
@@ -227,7 +228,7 @@ class FrameMacTest {
     conf.setInt(TransportConf.SLICE_BYTES, SLICE);
     conf.set(FrameMac.KEY, mac == FrameMac.AES_GMAC ? "gmac" : "hmac");
     conf.setInt(TransportConf.STALL_TIMEOUT, 5000);
-    SliceTransport t = new SliceTransport(TransportConf.from(conf), node, TrafficCounters.NONE, workers);
+    SliceTransport t = new SliceTransport(TransportConfReader.from(conf), node, TrafficCounters.NONE, workers);
     transports.add(t);
     return t;
   }

@@ -39,7 +39,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 
 /**
  * The {@code chain} encoder (ECWide §4.2), executed by the DataNodes: the nodes that keep the stripe's data

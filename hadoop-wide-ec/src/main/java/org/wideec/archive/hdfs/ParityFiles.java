@@ -14,7 +14,7 @@ import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.io.EnumSetWritable;
 import org.wideec.archive.ArchivedStripe;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 
 /**
  * Parity files whose one block someone else writes (the chain encoder's collectors): the archiver creates each file

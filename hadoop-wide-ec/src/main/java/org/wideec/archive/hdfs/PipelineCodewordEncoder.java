@@ -39,7 +39,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.PeerFailure;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 
 /**
  * The RapidRAID encoder of sealed archives ({@code --encoder rapidraid}; RapidRAID §IV), run by the

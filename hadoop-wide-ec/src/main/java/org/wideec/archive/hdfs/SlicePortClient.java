@@ -25,9 +25,10 @@ import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * The archiver's side of the DataNodes' slice ports: it asks a collector to run a tree of a chain encode and asks a
@@ -45,7 +46,7 @@ final class SlicePortClient implements Closeable {
 
   SlicePortClient(Configuration conf) throws IOException {
     this.conf = conf;
-    this.tc = TransportConf.forClient(conf);
+    this.tc = TransportConfReader.forClient(conf);
     String host = NetUtils.getLocalHostname();
     this.self = new UnitLocation(-1, "archiver " + host, org.wideec.client.ClientRack.of(conf, host));
     // A client serves nothing: the executor only satisfies the transport's constructor.

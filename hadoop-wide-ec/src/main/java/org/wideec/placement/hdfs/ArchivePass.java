@@ -19,6 +19,7 @@ import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor}, the
@@ -57,7 +58,7 @@ abstract class ArchivePass {
     this.name = name;
     this.log = log;
     this.failed = new RateLimitedWarning(log, 10 * 60_000L);
-    TransportConf tc = slicePorts ? TransportConf.from(conf) : null;
+    TransportConf tc = slicePorts ? TransportConfReader.from(conf) : null;
     String prefix = "wide-ec-" + name.replace(' ', '-') + "-";
     this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
       Thread t = new Daemon(r);

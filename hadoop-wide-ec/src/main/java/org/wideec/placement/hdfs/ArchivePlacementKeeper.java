@@ -37,7 +37,7 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 
 /**
  * Keeps archived replicas where their stripes' plans put them (DESIGN.md §3.2), in a thread of its

@@ -40,7 +40,7 @@ import org.wideec.repair.UnusableHelpers;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
-import org.wideec.transport.TokenBytes;
+import org.wideec.transport.hdfs.TokenBytes;
 
 /**
  * Archived stripes repair themselves (DESIGN.md §3.2). In a thread of its own on the active
@@ -173,7 +173,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
    */
   private static RepairScheme dataNodeScheme(Configuration conf) {
     try {
-      return org.wideec.transport.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME, RepairWorkerConf.DEFAULT_SCHEME);
+      return org.wideec.config.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME, RepairWorkerConf.DEFAULT_SCHEME);
     } catch (IllegalArgumentException e) {
       LOG.warn("wide-ec archive repair costs rebuild orders by the default {} repair scheme: {}",
           RepairWorkerConf.DEFAULT_SCHEME, e.getMessage());

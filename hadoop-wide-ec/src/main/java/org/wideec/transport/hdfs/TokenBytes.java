@@ -1,4 +1,4 @@
-package org.wideec.transport;
+package org.wideec.transport.hdfs;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -6,7 +6,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.security.token.Token;
 
-/** A Hadoop token as slice requests carry it ({@code Token.write}); empty for none or a dummy (tokens off). */
+/**
+ * A Hadoop token as slice requests carry it ({@code Token.write}); empty for none or a dummy (tokens off). The
+ * transport reads these bytes back without Hadoop ({@link org.wideec.transport.Credential#ofToken}).
+ */
 public final class TokenBytes {
   private TokenBytes() {}
 

@@ -1,4 +1,4 @@
-package org.wideec.transport;
+package org.wideec.config;
 
 import java.util.Arrays;
 import java.util.Locale;
