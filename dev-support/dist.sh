@@ -9,6 +9,8 @@
 # Usage: dev-support/dist.sh [extra Maven arguments, e.g. -Dhadoop.version=3.4.3]
 #        dev-support/dist.sh --stage DIR   lays the same files out, unpacked, in DIR from what the last Maven build
 #                                          made (no build; the installed-layout test in the test kit uses it)
+#        dev-support/dist.sh --pack DIR    the tarball, into DIR, from what the last Maven build made (no build; the
+#                                          real-process cluster test installs from it, as an operator would)
 set -euo pipefail
 shopt -s inherit_errexit # stage_layout runs in $(...): a failed copy there must still stop the build
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,13 +49,25 @@ if [ "${1:-}" = "--stage" ]; then
   exit 0
 fi
 
+# The tarball of the layout in $1 (stage_layout's), named after $2 (its version), into directory $3.
+pack() {
+  local layout="$1" version="$2" out="$3" name="hadoop-wide-ec-$2"
+  mv "$layout" "$(dirname "$layout")/$name"
+  mkdir -p "$out"
+  tar -C "$(dirname "$layout")" -czf "$out/$name-bin.tar.gz" "$name"
+  echo "dist: built $out/$name-bin.tar.gz"
+}
+
+if [ "${1:-}" = "--pack" ]; then
+  [ $# -eq 2 ] || { echo "usage: dev-support/dist.sh --pack DIR" >&2; exit 2; }
+  stage="$(mktemp -d)"
+  trap 'rm -rf "$stage"' EXIT
+  pack "$stage/layout" "$(stage_layout "$stage/layout")" "$2"
+  exit 0
+fi
+
 command -v mvn >/dev/null || { echo "dist: Maven (mvn) is needed (apt-get install maven)" >&2; exit 1; }
 mvn -B -q -Dstyle.color=never -DskipTests package -pl hadoop-wide-ec -am "$@"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
-version="$(stage_layout "$stage/layout")"
-name="hadoop-wide-ec-$version"
-mv "$stage/layout" "$stage/$name"
-mkdir -p target
-tar -C "$stage" -czf "target/$name-bin.tar.gz" "$name"
-echo "dist: built target/$name-bin.tar.gz"
+pack "$stage/layout" "$(stage_layout "$stage/layout")" target
