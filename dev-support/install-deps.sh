@@ -1,32 +1,46 @@
 #!/usr/bin/env bash
-# Installs the OS packages the build uses: Intel ISA-L (Debian libisal-dev) for the native coder.
-# As root (CI, containers) it must succeed: when it cannot install ISA-L it says why and exits 1, because the
-# native tests would otherwise run without the coder they check. Without root it says what to run and exits 0;
-# the build then falls back to the pure-Java coder and the native tests are skipped (wide-ec.test.native=auto).
+# Installs the OS packages the build and the suite use:
+#   libisal-dev          Intel ISA-L, for the native coder (its headers: /usr/include/isa-l/erasure_code.h)
+#   iproute2, ethtool    the real-cluster smoke test's network namespaces, links and shaping (dev-support/cluster.sh)
+#   curl, util-linux     the same script's NameNode JMX queries and per-node host names (unshare)
+# As root (CI, containers) it must succeed: when it cannot install a package it says which and why and exits 1, so
+# no test runs without what it checks. Without root it says what to run and exits 0: the build then falls back to the
+# pure-Java coder (the native tests are skipped, wide-ec.test.native=auto), and the real-cluster smoke test fails,
+# saying it needs root.
 set -uo pipefail
 header=/usr/include/isa-l/erasure_code.h
-if [ -f "$header" ]; then
+# The Debian packages whose files are not there yet, one per line.
+missing_packages() {
+  [ -f "$header" ] || echo libisal-dev
+  command -v ip >/dev/null && command -v tc >/dev/null || echo iproute2
+  command -v ethtool >/dev/null || echo ethtool
+  command -v curl >/dev/null || echo curl
+  command -v unshare >/dev/null || echo util-linux
+}
+mapfile -t missing < <(missing_packages)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  echo "install-deps: ISA-L headers not found; run 'sudo apt-get install libisal-dev' for the native coder" \
-       "(the Java coder is used meanwhile)" >&2
+  echo "install-deps: missing ${missing[*]}; run 'sudo apt-get install ${missing[*]}' (without ISA-L the Java coder" \
+       "is used; the real-cluster smoke test needs root and these tools)" >&2
   exit 0
 fi
 if ! command -v apt-get >/dev/null; then
-  echo "install-deps: FAILED: running as root but apt-get is missing, so libisal-dev (ISA-L) cannot be" \
-       "installed; install ISA-L's headers ($header) by other means" >&2
+  echo "install-deps: FAILED: running as root but apt-get is missing, so ${missing[*]} cannot be installed;" \
+       "install them by other means" >&2
   exit 1
 fi
-echo "install-deps: installing libisal-dev (ISA-L) for the native coder" >&2
+echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-if ! apt-get install -y -q libisal-dev >"$log" 2>&1; then
-  apt-get update -q >>"$log" 2>&1 && apt-get install -y -q libisal-dev >>"$log" 2>&1
+if ! apt-get install -y -q "${missing[@]}" >"$log" 2>&1; then
+  apt-get update -q >>"$log" 2>&1 && apt-get install -y -q "${missing[@]}" >>"$log" 2>&1
 fi
-if [ ! -f "$header" ]; then
-  echo "install-deps: FAILED: could not install libisal-dev (ISA-L) as root; apt-get said:" >&2
+mapfile -t still < <(missing_packages)
+if [ ${#still[@]} -gt 0 ]; then
+  echo "install-deps: FAILED: could not install ${still[*]} as root; apt-get said:" >&2
   tail -n 15 "$log" >&2
   exit 1
 fi
