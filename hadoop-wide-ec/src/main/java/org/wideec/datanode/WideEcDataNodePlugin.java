@@ -12,9 +12,9 @@ import org.apache.hadoop.util.Daemon;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.repair.HelperService;
-import org.wideec.repair.RebuildRequest;
-import org.wideec.repair.RepairEngine;
+import org.wideec.engine.HelperService;
+import org.wideec.protocol.RebuildRequest;
+import org.wideec.engine.RepairEngine;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
@@ -104,13 +104,13 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     ArchivedReadService reads = archivedReads;
     transport.start(RequestHandler.route(RebuildRequest::is,
         RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
-        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne,
+        RequestHandler.route(org.wideec.protocol.EncodeTreeRequest::isOne,
             RequestHandler.screened(encodes::onRequest, encodes::screen),
-            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
+            RequestHandler.route(org.wideec.protocol.RapidRaidStepRequest::isOne,
                 RequestHandler.screened(pipelines::onRequest, pipelines::screen),
-                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne,
+                RequestHandler.route(org.wideec.protocol.ArchivedReadRequest::isOne,
                     RequestHandler.screened(reads::onRequest, reads::screen),
-                    RequestHandler.route(org.wideec.repair.PinRequest::isOne,
+                    RequestHandler.route(org.wideec.protocol.PinRequest::isOne,
                         RequestHandler.clusterOnly("order pins", pins::onRequest), steps))))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);

@@ -10,21 +10,15 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.encode.EncodePlan;
-import org.wideec.archive.encode.EncodeTreeRequest;
-import org.wideec.archive.encode.RapidRaidStepRequest;
 import org.wideec.archive.encode.Site;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
-import org.wideec.repair.ArchivedReadRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.LinkWeights;
-import org.wideec.repair.PinRequest;
-import org.wideec.repair.RebuildRequest;
 import org.wideec.repair.RepairScheme;
-import org.wideec.repair.StepRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 
 /**
  * The bytes between DataNodes (and from clients and the NameNode) are a format: a DataNode of the previous release

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.coder.NativeRequirement;
+import org.wideec.topology.Endpoint;
 
 /**
  * Frame MACs: AES-256-GMAC through OpenSSL computes the same tags as the JDK's AES-GCM (and the GCM known answer), over

@@ -24,10 +24,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.HelperService;
+import org.wideec.engine.HelperService;
 import org.wideec.repair.ReplicaAccess;
-import org.wideec.repair.StepRequest;
+import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitStore;
+import org.wideec.topology.Endpoint;
 
 /**
  * Hostile clients against real slice transports: nobody can hold more of a node's helper threads or connections than
@@ -137,7 +138,7 @@ class SlicePortExhaustionTest {
       @Override
       public void close() {}
     };
-    return new HelperService(t, store, access, new org.wideec.repair.RepairCounters() {
+    return new HelperService(t, store, access, new org.wideec.engine.RepairCounters() {
       @Override
       public void sliceSent(int bytes, boolean crossRack) {}
 

@@ -1,4 +1,4 @@
-package org.wideec.archive.encode;
+package org.wideec.engine;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -13,7 +13,6 @@ import org.wideec.coder.CodingMatrix;
 import org.wideec.coder.Kernels;
 import org.wideec.gf.Gf256;
 import org.wideec.gf.Matrix;
-import org.wideec.repair.RepairCounters;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
@@ -23,6 +22,8 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RapidRaidStepRequest;
 
 /**
  * Serves one position of RapidRAID's pipeline ({@link RapidRaidStepRequest}) on a node's slice port: checks the
@@ -69,7 +70,7 @@ public final class RapidRaidStepService implements RequestHandler {
       }
       if (req.upstream() != null) {
         try {
-          org.wideec.repair.RequestLimits.checkAddress(req.upstream().endpoint());
+          org.wideec.protocol.RequestLimits.checkAddress(req.upstream().endpoint());
         } catch (IOException e) {
           throw new ReplicaAccess.DeniedException(e.getMessage());
         }

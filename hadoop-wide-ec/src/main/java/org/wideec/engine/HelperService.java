@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.engine;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -18,6 +18,10 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
+import org.wideec.protocol.StepRequest;
+import org.wideec.protocol.RequestLimits;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.UnitStore;
 
 /**
  * A helper's part of a repair (ECPipe §3.2, ECWide §4.1): asks its upstream helpers for their partial sums,

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -10,7 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.BlockRef;
 
 /**
  * What one helper is asked to do, with everything that feeds it: for each of its slices (first, first +
@@ -144,7 +145,7 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     return slices(length, sliceBytes);
   }
 
-  static int slices(long length, int sliceBytes) {
+  public static int slices(long length, int sliceBytes) {
     return (int) ((length + sliceBytes - 1) / sliceBytes);
   }
 

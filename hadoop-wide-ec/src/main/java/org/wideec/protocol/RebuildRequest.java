@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -15,7 +15,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.LinkWeights;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitLocation;
 
 /**
  * The NameNode's order to a DataNode: rebuild lost units of an archived stripe and store each under

@@ -1,4 +1,4 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -11,7 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.archive.encode.EncodePlanner;
 
 /**
  * One position of RapidRAID's pipeline, asked of the node that holds its pieces (RapidRAID §IV): for every slice,

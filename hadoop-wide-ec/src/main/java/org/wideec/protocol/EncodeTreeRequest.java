@@ -1,4 +1,4 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,7 +16,12 @@ import java.util.TreeMap;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.archive.encode.Site;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodeStripe;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.RapidRaidPlan;
 
 /**
  * The archiver's request to one collector of a chain encode ({@code chain}): run tree {@link #tree} of the
@@ -277,7 +282,7 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
 
   /** Bytes of a result frame of {@code parities} parities. */
   public static int resultLength(int parities) {
-    return 2 + parities * 18;
+    return RapidRaidPlan.reportBytes(parities);
   }
 
   public static List<Stored> parseResult(byte[] bytes) throws IOException {
