@@ -66,7 +66,7 @@ class ArchivedReadRequestTest {
 
   @Test
   void anOversizedTokenOrRangeIsRefused() {
-    BlockRef fat = BLOCK.withToken(new byte[StepRequest.MAX_TOKEN + 1]);
+    BlockRef fat = BLOCK.withToken(new byte[WireCodec.MAX_TOKEN + 1]);
     assertThrows(IllegalArgumentException.class, () -> new ArchivedReadRequest(1, fat, 0, 10, 4096));
     BlockRef huge = new BlockRef("BP-1", 5, 1, 1L << 40, new byte[0]);
     assertThrows(IllegalArgumentException.class,

@@ -29,7 +29,7 @@ class PinRequestTest {
     assertTrue(PinRequest.isOne(bytes));
     assertFalse(RebuildRequest.is(bytes));
     assertFalse(ArchivedReadRequest.isOne(bytes));
-    assertFalse(PinRequest.isOne(new byte[] {RebuildRequest.KIND}));
+    assertFalse(PinRequest.isOne(new byte[] {(byte) RebuildRequest.KIND}));
     assertEquals(req, PinRequest.parse(bytes));
   }
 
