@@ -37,7 +37,7 @@ import org.wideec.archive.encode.EncodePlanner;
 
 /**
  * Runs an {@link EncodePlan} over the slice transport. Every tree is collected at its collector's node, which asks
- * its heads for their streams; each head asks its own feeders (HelperService serves the steps, one row per parity
+ * its heads for their streams; each head asks its own feeders (StepService serves the steps, one row per parity
  * of the tree in every frame), so a chain is set up from the collector backwards and its partial sums flow
  * forwards, pipelined slice by slice (ECPipe §3.2, ECWide §4.2). A classic tree's collector asks every holder for its
  * raw unit at once and encodes with the {@link ErasureCoder} (ISA-L on direct buffers when loaded).

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
-import org.wideec.engine.HelperService;
+import org.wideec.engine.StepService;
 import org.wideec.engine.RepairEngine;
 import org.wideec.engine.RepairCounters;
 
@@ -60,7 +60,7 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, workers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(new HelperService(t, store, c));
+    t.start(new StepService(t, store, c));
     transports.put(node, t);
   }
 
@@ -78,9 +78,7 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, workers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(org.wideec.transport.RequestHandler.route(org.wideec.protocol.RapidRaidStepRequest::isOne,
-        new org.wideec.engine.RapidRaidStepService(t, store, ReplicaAccess.OPEN, sinks, c),
-        new HelperService(t, store, c)));
+    t.start(new StepService(t, store, ReplicaAccess.OPEN, sinks, c));
     transports.put(node, t);
   }
 
