@@ -12,8 +12,9 @@ import org.apache.hadoop.util.Daemon;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.protocol.RebuildRequest;
+import org.wideec.engine.MessageRouter;
 import org.wideec.engine.RepairEngine;
+import org.wideec.protocol.MessageKind;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
@@ -99,14 +100,13 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
     // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
-    transport.start(RequestHandler.route(RebuildRequest::is,
-        RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
-        RequestHandler.route(org.wideec.protocol.EncodeTreeRequest::isOne,
-            RequestHandler.screened(encodes::onRequest, encodes::screen),
-            RequestHandler.route(org.wideec.protocol.ArchivedReadRequest::isOne,
-                RequestHandler.screened(reads::onRequest, reads::screen),
-                RequestHandler.route(org.wideec.protocol.PinRequest::isOne,
-                    RequestHandler.clusterOnly("order pins", pins::onRequest), steps)))));
+    transport.start(MessageRouter.of(Map.of(
+        MessageKind.Family.REBUILD, RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
+        MessageKind.Family.ENCODE_TREE, RequestHandler.screened(encodes::onRequest, encodes::screen),
+        MessageKind.Family.ARCHIVED_READ, RequestHandler.screened(reads::onRequest, reads::screen),
+        MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
+        MessageKind.Family.STEP, steps,
+        MessageKind.Family.RAPIDRAID_POSITION, steps)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -121,7 +121,7 @@ record SliceStep(List<BlockRef> locals, int[][] coefficients, long offset, long 
   }
 
   int sliceLength(int slice) {
-    return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
+    return StepRequest.sliceLength(length, sliceBytes, slice);
   }
 
   Arithmetic arithmetic() {

@@ -41,7 +41,7 @@ public record ArchivedReadRequest(long fileInode, BlockRef block, long offset, l
   }
 
   public int sliceLength(int slice) {
-    return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
+    return StepRequest.sliceLength(length, sliceBytes, slice);
   }
 
   public byte[] toBytes() {

@@ -69,11 +69,11 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
   }
 
   public int slices() {
-    return (int) ((length + sliceBytes - 1) / sliceBytes);
+    return StepRequest.slices(length, sliceBytes);
   }
 
   public int sliceLength(int slice) {
-    return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
+    return StepRequest.sliceLength(length, sliceBytes, slice);
   }
 
   /** Bytes of each frame this position sends for slice s: x_i's slice, or nothing at the last position. */

@@ -145,6 +145,11 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
   }
 
   public int sliceLength(int slice) {
+    return sliceLength(length, sliceBytes, slice);
+  }
+
+  /** Bytes of slice {@code slice} of a range of {@code length} bytes cut in slices of {@code sliceBytes}. */
+  public static int sliceLength(long length, int sliceBytes, int slice) {
     return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
   }
 
