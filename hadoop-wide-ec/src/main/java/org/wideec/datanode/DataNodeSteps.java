@@ -1,16 +1,12 @@
 package org.wideec.datanode;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
-import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,19 +147,7 @@ final class DataNodeSteps implements RequestHandler {
     DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
     // No confirmation here: the archiver reads every codeword back against the CRC32C reported before VERIFIED.
     return new BlockTargetWriter(dn, new ExtendedBlock(b.pool(), b.blockId(), req.length(), b.genStamp()), target,
-        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, token(b),
+        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, BlockTokenAccess.tokenOf(b),
         BlockTargetWriter.NO_CRC);
-  }
-
-  /** The archiver's WRITE token; null when it sent none (block tokens off: the writer uses HDFS's dummy token). */
-  private static Token<BlockTokenIdentifier> token(BlockRef b) throws IOException {
-    if (b.token().length == 0) {
-      return null;
-    }
-    Token<BlockTokenIdentifier> t = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
-      t.readFields(in);
-    }
-    return t;
   }
 }
