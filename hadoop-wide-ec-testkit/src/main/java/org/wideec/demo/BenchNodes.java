@@ -6,25 +6,23 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
-import org.wideec.archive.encode.CodewordSinks;
-import org.wideec.archive.encode.RapidRaidStepRequest;
-import org.wideec.archive.encode.RapidRaidStepService;
+import org.wideec.engine.CodewordSinks;
+import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.archive.encode.Site;
 import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.HelperService;
+import org.wideec.engine.StepService;
 import org.wideec.repair.MemoryUnitStore;
-import org.wideec.repair.RepairCounters;
+import org.wideec.engine.RepairCounters;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
-import org.wideec.transport.RequestHandler;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 
 /**
  * In-process nodes of the encode and archive benchmarks: a real slice transport each, serving encode steps
- * (HelperService) and RapidRAID pipeline positions (their codewords are kept nowhere: the position reports each one's
+ * (StepService) and RapidRAID pipeline positions (their codewords are kept nowhere: the position reports each one's
  * CRC32C, which the benchmark checks), units in memory, bytes counted in and across racks.
  */
 final class BenchNodes implements AutoCloseable {
@@ -60,9 +58,7 @@ final class BenchNodes implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, site.node(), counters, workers);
     transports.put(site.node(), t);
     UnitStore store = new MemoryUnitStore(site.node(), units);
-    t.start(RequestHandler.route(RapidRaidStepRequest::isOne,
-        new RapidRaidStepService(t, store, ReplicaAccess.OPEN, DISCARD, counters),
-        new HelperService(t, store, counters)));
+    t.start(new StepService(t, store, ReplicaAccess.OPEN, DISCARD, counters));
   }
 
   SliceTransport transport(String node) throws IOException {

@@ -12,7 +12,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.util.StringUtils.TraditionalBinaryPrefix;
-import org.wideec.archive.encode.EncodeExecutor;
+import org.wideec.engine.EncodeExecutor;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;

@@ -35,16 +35,16 @@ import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.DigestRequest;
+import org.wideec.engine.DigestRequest;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.FullNodeScheduler;
-import org.wideec.repair.RepairEngine;
+import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
-import org.wideec.repair.StepRequest;
+import org.wideec.protocol.StepRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
@@ -576,7 +576,7 @@ public final class RepairBench {
       public void abort() {}
     };
     long t0 = System.nanoTime();
-    new RepairEngine(client, endpoints, org.wideec.repair.RepairCounters.NONE, 1).repair(r, me, (u, len) -> sink, slice,
+    new RepairEngine(client, endpoints, org.wideec.engine.RepairCounters.NONE, 1).repair(r, me, (u, len) -> sink, slice,
         row, expected.length);
     double secs = (System.nanoTime() - t0) / 1e9;
     check(expected, got, scheme.name().toLowerCase() + " rebuild of unit " + st.lost);

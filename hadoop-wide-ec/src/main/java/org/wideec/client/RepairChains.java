@@ -17,14 +17,14 @@ import org.slf4j.LoggerFactory;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.RepairCounters;
-import org.wideec.repair.RepairEngine;
+import org.wideec.engine.RepairCounters;
+import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.config.ConfigValues;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 

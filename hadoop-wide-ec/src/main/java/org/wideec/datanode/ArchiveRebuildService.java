@@ -21,15 +21,15 @@ import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.DigestRequest;
+import org.wideec.engine.DigestRequest;
 import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.RebuildRequest;
-import org.wideec.repair.RepairEngine;
+import org.wideec.protocol.RebuildRequest;
+import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitLocation;
 import org.wideec.transport.Downstream;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
 
 /**

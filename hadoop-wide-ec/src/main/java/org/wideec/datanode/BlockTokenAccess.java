@@ -88,11 +88,20 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
             + " (dfs.block.access.token.enable is on)");
       }
       check(dn, target, BlockTokenIdentifier.AccessMode.WRITE);
-    } else if (target.token().length == 0) {
+    }
+    return tokenOf(target);
+  }
+
+  /**
+   * The Hadoop token a reference carries ({@code Token.readFields} of its bytes); null when it carries none (block
+   * tokens off: a writer then uses HDFS's dummy token).
+   */
+  static Token<BlockTokenIdentifier> tokenOf(BlockRef b) throws IOException {
+    if (b.token().length == 0) {
       return null;
     }
     Token<BlockTokenIdentifier> token = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(target.token()))) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
       token.readFields(in);
     }
     return token;
@@ -133,9 +142,9 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     if (unit.token().length == 0) {
       return null;
     }
-    Token<BlockTokenIdentifier> token = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(unit.token()))) {
-      token.readFields(in);
+    Token<BlockTokenIdentifier> token;
+    try {
+      token = tokenOf(unit);
     } catch (IOException | RuntimeException e) {
       return null; // checkRead refused it already
     }

@@ -6,7 +6,7 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.wideec.client.LiveDataNodes;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 
 /**
  * Whether a slice port a request asks this DataNode to dial is one of this cluster's: the node it names is a live

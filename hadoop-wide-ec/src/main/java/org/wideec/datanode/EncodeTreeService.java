@@ -1,8 +1,6 @@
 package org.wideec.datanode;
 
 import io.netty.buffer.ByteBuf;
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,23 +15,21 @@ import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
-import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.archive.encode.EncodeExecutor;
+import org.wideec.engine.EncodeExecutor;
 import org.wideec.archive.encode.EncodePlan;
-import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.ParitySinks;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.ReplicaAccess;
-import org.wideec.repair.RequestLimits;
+import org.wideec.protocol.RequestLimits;
 import org.wideec.repair.SliceSink;
 import org.wideec.transport.Downstream;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 
@@ -238,24 +234,13 @@ final class EncodeTreeService {
     BlockRef b = o.block();
     ExtendedBlock block = new ExtendedBlock(b.pool(), b.blockId(), length, b.genStamp());
     BlockTargetWriter w = new BlockTargetWriter(dn, block, target, StorageType.parseStorageType(tn.storageType()),
-        tn.storageId(), checksum, null, token(b), BlockTargetWriter.NO_CRC);
+        tn.storageId(), checksum, null, BlockTokenAccess.tokenOf(b), BlockTargetWriter.NO_CRC);
     synchronized (writers) {
       writers.put(parity, w);
     }
     return w;
   }
 
-  /** The asker's WRITE token; null when it sent none (block tokens off: the writer uses HDFS's dummy token). */
-  private static Token<BlockTokenIdentifier> token(BlockRef b) throws IOException {
-    if (b.token().length == 0) {
-      return null;
-    }
-    Token<BlockTokenIdentifier> t = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
-      t.readFields(in);
-    }
-    return t;
-  }
 
   /** A virtual parity's row: zeros that nothing stores. */
   private static final SliceSink VIRTUAL = new SliceSink() {

@@ -18,7 +18,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authentication.client.AuthenticationException;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 
 /**
  * Finds a DataNode's slice port on its /jmx page ({@link SliceEndpointMXBean}); remembers answers for ten

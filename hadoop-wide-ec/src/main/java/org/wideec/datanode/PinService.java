@@ -11,7 +11,7 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.PinRequest;
+import org.wideec.protocol.PinRequest;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;

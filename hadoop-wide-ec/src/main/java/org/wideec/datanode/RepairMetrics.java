@@ -12,7 +12,7 @@ import org.apache.hadoop.metrics2.lib.Interns;
 import org.apache.hadoop.metrics2.lib.MetricsRegistry;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.apache.hadoop.metrics2.lib.MutableRate;
-import org.wideec.repair.RepairCounters;
+import org.wideec.engine.RepairCounters;
 import org.wideec.repair.RepairScheme;
 
 /**

@@ -12,9 +12,9 @@ import org.apache.hadoop.util.Daemon;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.repair.HelperService;
-import org.wideec.repair.RebuildRequest;
-import org.wideec.repair.RepairEngine;
+import org.wideec.engine.MessageRouter;
+import org.wideec.engine.RepairEngine;
+import org.wideec.protocol.MessageKind;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
@@ -24,7 +24,7 @@ import org.wideec.transport.SliceTransport;
  * reconstruction tasks for block groups of our codecs, rebuilds ranges of archived files' lost blocks for
  * clients ({@link ArchivedReadService}), rebuilds lost blocks of archived stripes when the NameNode's archive
  * repair monitor asks ({@link ArchiveRebuildService}), collects trees of the archiver's chain encodes
- * ({@link EncodeTreeService}), runs positions of the archiver's RapidRAID pipelines ({@link RapidRaidPositionService}),
+ * ({@link EncodeTreeService}), runs positions of the archiver's RapidRAID pipelines ({@link DataNodeSteps}),
  * and pins archived replicas that sit on plan when the NameNode's placement keeper asks
  * ({@link PinService}).
  *
@@ -94,24 +94,19 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
         org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
-    HelperService steps = new HelperService(transport, new FsDatasetUnitStore(dn), access, metrics);
     PinService pins = new PinService(dn, transport);
-    RapidRaidPositionService pipelines = new RapidRaidPositionService(dn, transport, access, metrics,
-        conf.helperThreads());
+    DataNodeSteps steps = new DataNodeSteps(dn, transport, access, metrics, conf.helperThreads());
     // Each kind that carries block tokens is screened before it takes a helper thread (and says which client it runs
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
     // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
-    transport.start(RequestHandler.route(RebuildRequest::is,
-        RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
-        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne,
-            RequestHandler.screened(encodes::onRequest, encodes::screen),
-            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
-                RequestHandler.screened(pipelines::onRequest, pipelines::screen),
-                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne,
-                    RequestHandler.screened(reads::onRequest, reads::screen),
-                    RequestHandler.route(org.wideec.repair.PinRequest::isOne,
-                        RequestHandler.clusterOnly("order pins", pins::onRequest), steps))))));
+    transport.start(MessageRouter.of(Map.of(
+        MessageKind.Family.REBUILD, RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
+        MessageKind.Family.ENCODE_TREE, RequestHandler.screened(encodes::onRequest, encodes::screen),
+        MessageKind.Family.ARCHIVED_READ, RequestHandler.screened(reads::onRequest, reads::screen),
+        MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
+        MessageKind.Family.STEP, steps,
+        MessageKind.Family.RAPIDRAID_POSITION, steps)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -1,7 +1,7 @@
 package org.wideec.repair;
 
 import java.io.IOException;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 
 /** Finds a node's slice service (DataNodes publish theirs over JMX; tests keep a map). */
 @FunctionalInterface

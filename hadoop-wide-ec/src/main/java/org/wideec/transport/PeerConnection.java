@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.util.concurrent.RejectedExecutionException;
+import org.wideec.topology.Endpoint;
 
 /**
  * The asking end of one connection to a peer's slice port. It authenticates once (the challenge-response of

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.wideec.topology.Endpoint;
 
 /**
  * The consumer's end of one stream, carried by a {@link PeerConnection}: sends the request and the initial window

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.topology.Endpoint;
 
 /**
  * One node's end of the slice protocol (Netty): a server whose authenticated peers ask it for streams, and

@@ -18,14 +18,14 @@ import org.wideec.archive.ArchivedStripeRepair.BlockNow;
 import org.wideec.archive.ArchivedStripeRepair.Replica;
 import org.wideec.code.UnitRole;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.RebuildRequest;
+import org.wideec.protocol.RebuildRequest;
 import org.wideec.repair.RepairGraph;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.RepairStep;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 
 /**
  * The repair of an archived stripe from its manifest and the NameNode's view (azure-lrc:k=4,l=2,g=1: data 0-3, global

@@ -161,7 +161,7 @@ class ConfigCatalogueTest {
     d.put(TrimProtocol.INTERVAL_KEY, TrimProtocol.INTERVAL_DEFAULT);
     d.put(Unarchiver.WAIT_KEY, Unarchiver.WAIT_DEFAULT);
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);
-    d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.RapidRaidPositionService",
+    d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
     d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairMonitor", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairMonitor", "MAX_CONCURRENT_DEFAULT"));

@@ -41,7 +41,7 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.Site;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ChainEncoder;

@@ -34,7 +34,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.SourcePiece;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeState;
-import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.CodewordFiles;
@@ -365,8 +365,8 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
       byte[] token = org.wideec.transport.hdfs.TokenBytes.of(b.getBlockToken());
       org.wideec.repair.BlockRef piece = new org.wideec.repair.BlockRef(b.getBlock().getBlockPoolId(),
           b.getBlock().getBlockId(), b.getBlock().getGenerationStamp(), b.getBlock().getNumBytes(), token);
-      org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest("busy",
-          0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384, null, true,
+      org.wideec.protocol.RapidRaidStepRequest req = new org.wideec.protocol.RapidRaidStepRequest("busy",
+          0, List.of(new org.wideec.protocol.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384, null, true,
           new EncodeTreeRequest.ParityOutput(0, new org.wideec.repair.BlockRef(piece.pool(), 1L << 40, 1, BLOCK,
               writeToken(piece.pool(), 1L << 40)),
               new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(),
@@ -461,13 +461,13 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
 
   /** Asks DataNode {@code dn}'s slice port for a pipeline position as an archiver would; the failure it answers. */
   private org.wideec.transport.PeerFailure refusedBy(DatanodeInfo dn,
-      org.wideec.archive.encode.RapidRaidStepRequest req, byte[] credential) throws Exception {
+      org.wideec.protocol.RapidRaidStepRequest req, byte[] credential) throws Exception {
     ExecutorService idle = Executors.newSingleThreadExecutor();
     org.wideec.datanode.JmxEndpointResolver resolver = new org.wideec.datanode.JmxEndpointResolver(conf, 5000);
     org.wideec.transport.SliceTransport client = new org.wideec.transport.SliceTransport(
         TransportConfReader.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
     try {
-      org.wideec.transport.Endpoint e = resolver.resolve(
+      org.wideec.topology.Endpoint e = resolver.resolve(
           new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
       return org.junit.jupiter.api.Assertions.assertThrows(org.wideec.transport.PeerFailure.class, () -> {
         try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7, req.toBytes(),
@@ -504,16 +504,16 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     WideEcDataNodePlugin plugin = WideEcDataNodePlugin.running(dn.getXferPort());
     try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
       upstream.setSoTimeout(300);
-      org.wideec.transport.Endpoint up = new org.wideec.transport.Endpoint("127.0.0.1", upstream.getLocalPort(),
+      org.wideec.topology.Endpoint up = new org.wideec.topology.Endpoint("127.0.0.1", upstream.getLocalPort(),
           "127.0.0.1:" + upstream.getLocalPort(), dn.getNetworkLocation());
-      org.wideec.archive.encode.RapidRaidStepRequest first = new org.wideec.archive.encode.RapidRaidStepRequest(
-          "tokens", 0, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
+      org.wideec.protocol.RapidRaidStepRequest first = new org.wideec.protocol.RapidRaidStepRequest(
+          "tokens", 0, List.of(new org.wideec.protocol.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
           null, true, null, 2, 512);
       for (org.wideec.repair.BlockRef output : List.of(forged, another, overPiece)) {
         long readBefore = plugin.metrics().bytesReadLocally();
-        org.wideec.archive.encode.RapidRaidStepRequest req = new org.wideec.archive.encode.RapidRaidStepRequest(
-            "tokens", 1, List.of(new org.wideec.archive.encode.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
-            new org.wideec.archive.encode.RapidRaidStepRequest.Upstream(up, first), true,
+        org.wideec.protocol.RapidRaidStepRequest req = new org.wideec.protocol.RapidRaidStepRequest(
+            "tokens", 1, List.of(new org.wideec.protocol.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
+            new org.wideec.protocol.RapidRaidStepRequest.Upstream(up, first), true,
             new EncodeTreeRequest.ParityOutput(1, output, new EncodeTreeRequest.TargetNode(dn.getIpAddr(),
                 dn.getHostName(), dn.getDatanodeUuid(), dn.getXferPort(), dn.getInfoPort(), dn.getInfoSecurePort(),
                 dn.getIpcPort(), "DISK", "DS-x")), 2, 512);

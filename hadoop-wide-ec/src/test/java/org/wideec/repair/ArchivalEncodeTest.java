@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.wideec.archive.encode.EncodeExecutor;
+import org.wideec.engine.EncodeExecutor;
 import org.wideec.archive.encode.EncodeLayouts;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;

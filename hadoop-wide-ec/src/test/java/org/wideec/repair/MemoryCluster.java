@@ -9,9 +9,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
+import org.wideec.engine.StepService;
+import org.wideec.engine.RepairEngine;
+import org.wideec.engine.RepairCounters;
 
 /** Real slice transports on loopback, one per node, each serving units held in memory (block id = unit). */
 final class MemoryCluster implements AutoCloseable {
@@ -57,7 +60,7 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, workers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(new HelperService(t, store, c));
+    t.start(new StepService(t, store, c));
     transports.put(node, t);
   }
 
@@ -66,7 +69,7 @@ final class MemoryCluster implements AutoCloseable {
    * {@code sinks}.
    */
   void rapidRaidNode(String node, String rack, Map<Integer, byte[]> pieces,
-      org.wideec.archive.encode.CodewordSinks sinks) throws IOException {
+      org.wideec.engine.CodewordSinks sinks) throws IOException {
     Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
     pieces.forEach((u, b) -> blocks.put((long) u, b));
     stored.put(node, blocks);
@@ -75,9 +78,7 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, workers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(org.wideec.transport.RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
-        new org.wideec.archive.encode.RapidRaidStepService(t, store, ReplicaAccess.OPEN, sinks, c),
-        new HelperService(t, store, c)));
+    t.start(new StepService(t, store, ReplicaAccess.OPEN, sinks, c));
     transports.put(node, t);
   }
 

@@ -31,6 +31,8 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
+import org.wideec.protocol.StepRequest;
+import org.wideec.engine.RepairEngine;
 
 /** Repairs executed over real slice transports on loopback, checked byte for byte and byte-counted. */
 @org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
@@ -337,7 +339,7 @@ class RepairExecutionTest {
     List<String> forgotten = new ArrayList<>();
     EndpointResolver withoutN4 = new EndpointResolver() {
       @Override
-      public org.wideec.transport.Endpoint resolve(UnitLocation loc) throws IOException {
+      public org.wideec.topology.Endpoint resolve(UnitLocation loc) throws IOException {
         if (loc.node().equals("n4")) {
           throw new IOException("n4's web UI does not answer");
         }
@@ -422,7 +424,7 @@ class RepairExecutionTest {
       try (SliceTransport intruder = new SliceTransport(conf(wrong, 2000), "x",
           org.wideec.transport.TrafficCounters.NONE, java.util.concurrent.Executors.newSingleThreadExecutor())) {
         PeerFailure e = assertThrows(PeerFailure.class,
-            () -> intruder.open(new org.wideec.transport.Endpoint("127.0.0.1", cluster.transports.get("n0").port(), "n0", "r0"),
+            () -> intruder.open(new org.wideec.topology.Endpoint("127.0.0.1", cluster.transports.get("n0").port(), "n0", "r0"),
                 "x", "r9", 1, req.toBytes()));
         assertTrue(e.getMessage().contains("refused the connection"), e.getMessage());
       }

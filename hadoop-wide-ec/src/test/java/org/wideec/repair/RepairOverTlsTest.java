@@ -17,12 +17,13 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
+import org.wideec.protocol.StepRequest;
 import org.wideec.transport.hdfs.TransportConfReader;
 
 /** The slice transport with TLS on (Hadoop's ssl-server.xml / ssl-client.xml): repairs work, plaintext peers do not. */

@@ -16,8 +16,10 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.ProtocolFuzzAccess;
+import org.wideec.protocol.StepRequest;
+import org.wideec.protocol.RequestLimits;
 
 /**
  * The step-request parser and its bounds under a seeded fuzzer (random bytes, mutations of valid request trees of one

@@ -18,8 +18,9 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.TamperingRelay;
+import org.wideec.engine.RepairEngine;
 
 /**
  * A relay on the wire between two helpers rewrites one bit of every slice and fixes its CRC32C. The frame MAC catches

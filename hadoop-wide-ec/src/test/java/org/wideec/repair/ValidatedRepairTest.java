@@ -22,6 +22,8 @@ import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.transport.TransportFaultInjector;
+import org.wideec.engine.RepairEngine;
+import org.wideec.engine.RepairCounters;
 
 /**
  * Repair stores only validated bytes: a sample of every rebuilt unit is decoded again from another input set before

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.topology.Endpoint;
 
 /**
  * Authenticated connections are kept and reused: a stream read to its END leaves its connection for the next

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.coder.NativeRequirement;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.hdfs.TransportConfReader;
 
 /**

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
+import org.wideec.topology.Endpoint;
 
 /**
  * A peer that speaks the slice protocol by hand over a plain socket, without authentication tags (an anonymous

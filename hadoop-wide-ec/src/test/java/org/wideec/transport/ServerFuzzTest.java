@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.wideec.topology.Endpoint;
 
 /**
  * Hostile peers on a live slice port, at the socket level: random bytes and mutated frames before the handshake, a

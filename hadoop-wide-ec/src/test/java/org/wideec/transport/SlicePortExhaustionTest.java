@@ -24,10 +24,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.repair.BlockRef;
-import org.wideec.repair.HelperService;
+import org.wideec.engine.StepService;
 import org.wideec.repair.ReplicaAccess;
-import org.wideec.repair.StepRequest;
+import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitStore;
+import org.wideec.topology.Endpoint;
 
 /**
  * Hostile clients against real slice transports: nobody can hold more of a node's helper threads or connections than
@@ -119,12 +120,12 @@ class SlicePortExhaustionTest {
   }
 
   /** A helper whose store holds every unit as bytes 0, 1, 2, ... and reads it for any asker {@code access} admits. */
-  private static HelperService helper(SliceTransport t, ReplicaAccess access) {
+  private static StepService helper(SliceTransport t, ReplicaAccess access) {
     return helper(t, access, () -> {});
   }
 
   /** The same, running {@code beforeRead} before each read (a helper that blocks there holds its thread). */
-  private static HelperService helper(SliceTransport t, ReplicaAccess access, Runnable beforeRead) {
+  private static StepService helper(SliceTransport t, ReplicaAccess access, Runnable beforeRead) {
     UnitStore store = unit -> new UnitStore.Reader() {
       @Override
       public void read(long offset, byte[] dst, int off, int len) {
@@ -137,7 +138,7 @@ class SlicePortExhaustionTest {
       @Override
       public void close() {}
     };
-    return new HelperService(t, store, access, new org.wideec.repair.RepairCounters() {
+    return new StepService(t, store, access, null, new org.wideec.engine.RepairCounters() {
       @Override
       public void sliceSent(int bytes, boolean crossRack) {}
 

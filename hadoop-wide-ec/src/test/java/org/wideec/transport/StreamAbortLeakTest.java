@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.topology.Endpoint;
 
 /**
  * Streams cut short at random points, the way aborted repairs cut them: the consumer closes mid-stream, the producer's

@@ -9,11 +9,11 @@ import org.wideec.code.LinearCode;
 
 /**
  * How one object held as two replicas becomes RapidRAID's n codewords, and what that costs (pure data: printed,
- * costed and executed by {@link EncodeExecutor}). Codeword c_i is stored on the node of chain position i.
+ * costed and executed by the encode engine). Codeword c_i is stored on the node of chain position i.
  *
  * <p>PIPELINE (RapidRAID §IV): position i reads its local pieces, adds the x stream from position i-1, forwards x_i
  * to position i+1 and stores c_i; each hop carries one piece's length, plus the CRC32C report of the codewords
- * stored so far ({@link EncodeTreeRequest#resultLength}), which rides in the same stream; the last position reports
+ * stored so far ({@link #reportBytes}), which rides in the same stream; the last position reports
  * all n to the encode's orchestrator, on its own node. CLASSIC (the baseline): the collector position pulls one
  * replica of every piece, encodes all n codewords and sends n-1 of them to the other positions, keeping its own.
  * Either way the bytes are exact: every stream and delivery carries {@link #unitBytes()} bytes (shorter pieces read
@@ -188,10 +188,10 @@ public final class RapidRaidPlan {
     long unit = unitBytes();
     if (encoder == Encoder.PIPELINE) {
       for (int i = 0; i + 1 < n; i++) {
-        out.add(new EncodePlan.Transfer(site(i), site(i + 1), unit + EncodeTreeRequest.resultLength(i + 1), 1, false,
+        out.add(new EncodePlan.Transfer(site(i), site(i + 1), unit + reportBytes(i + 1), 1, false,
             "x_" + i + " and the reports of c_0..c_" + i));
       }
-      out.add(new EncodePlan.Transfer(site(n - 1), site(n - 1), EncodeTreeRequest.resultLength(n), 0, false,
+      out.add(new EncodePlan.Transfer(site(n - 1), site(n - 1), reportBytes(n), 0, false,
           "the reports of every codeword, to the orchestrator"));
     } else {
       Site at = site(collector);
@@ -262,5 +262,10 @@ public final class RapidRaidPlan {
   public String toString() {
     return encoder.name().toLowerCase() + " rapidraid plan of " + name + " (" + crossRackBytes()
         + " bytes across racks)";
+  }
+
+  /** Bytes of a report of {@code codewords} stored codewords: a count, then per codeword its unit, length and CRC32C. */
+  public static int reportBytes(int codewords) {
+    return 2 + codewords * 18;
   }
 }

@@ -33,11 +33,11 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.EncodeTreeRequest;
+import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.Site;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.hdfs.TokenBytes;
 

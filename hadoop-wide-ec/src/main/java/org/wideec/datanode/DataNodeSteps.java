@@ -1,34 +1,32 @@
 package org.wideec.datanode;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
-import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.archive.encode.EncodeTreeRequest;
-import org.wideec.archive.encode.RapidRaidStepRequest;
-import org.wideec.archive.encode.RapidRaidStepService;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RapidRaidStepRequest;
+import org.wideec.engine.StepService;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.config.ConfigValues;
 import org.wideec.transport.Downstream;
+import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
 
 /**
- * One position of a RapidRAID pipeline on this DataNode ({@code --encoder rapidraid}): the pieces
- * are read through {@link FsDatasetUnitStore} (checksum-verified) against their READ tokens, and codeword c_i goes
- * into the block the archiver allocated for it (the request's output, on this node as the favored one), written by
- * DataTransferProtocol with the archiver's WRITE token and the request's checksum type, as a client's write would be.
+ * The step service ({@link StepService}) as this DataNode runs it: every step of a repair or encode, and every
+ * position of a RapidRAID pipeline ({@code --encoder rapidraid}). A position's pieces are read through
+ * {@link FsDatasetUnitStore} (checksum-verified) against their READ tokens, and its codeword c_i, the step's sink row,
+ * goes into the block the archiver allocated for it (the request's output, on this node as the favored one), written
+ * by DataTransferProtocol with the archiver's WRITE token and the request's checksum type, as a client's write is.
  *
  * <p>Before anything is read or dialled the request must name that block with a WRITE token (block tokens on: this
  * node never mints one for an asker) and a checksum HDFS writes. A position holds a helper thread for the whole
@@ -36,23 +34,23 @@ import org.wideec.transport.SliceTransport;
  * at once, with an error that says so, leaving the rest of the pool to repairs and reads (the pool has no queue, so
  * nothing ever waits for a thread).
  */
-final class RapidRaidPositionService {
+final class DataNodeSteps implements RequestHandler {
   /** Pipeline positions one DataNode runs at once. */
   static final String MAX_KEY = "wide-ec.archive.rapidraid.max-positions";
-  private static final Logger LOG = LoggerFactory.getLogger(RapidRaidPositionService.class);
+  private static final Logger LOG = LoggerFactory.getLogger(DataNodeSteps.class);
   private final DataNode dn;
   private final ReplicaAccess access;
-  private final RapidRaidStepService steps;
+  private final StepService steps;
   private final Semaphore slots;
   private final int max;
 
-  RapidRaidPositionService(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics,
+  DataNodeSteps(DataNode dn, SliceTransport transport, ReplicaAccess access, RepairMetrics metrics,
       int helperThreads) {
     this.dn = dn;
     this.access = access;
     this.max = maxPositions(dn.getConf(), helperThreads);
     this.slots = new Semaphore(max);
-    this.steps = new RapidRaidStepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics);
+    this.steps = new StepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics);
   }
 
   /**
@@ -64,7 +62,12 @@ final class RapidRaidPositionService {
     return ConfigValues.intIn(conf, MAX_KEY, Math.max(1, helperThreads / 2), 1, helperThreads);
   }
 
-  void onRequest(long id, byte[] body, Downstream downstream) {
+  @Override
+  public void onRequest(long id, byte[] body, Downstream downstream) {
+    if (!RapidRaidStepRequest.isOne(body)) {
+      steps.onRequest(id, body, downstream);
+      return;
+    }
     String me = downstream.selfNode();
     try {
       authorize(RapidRaidStepRequest.parse(body));
@@ -91,10 +94,15 @@ final class RapidRaidPositionService {
   }
 
   /**
-   * The screen before a helper thread is taken (on the transport's event loop): {@link #authorize}. Returns the
-   * client whose WRITE token the position carries: the position it relays to counts under that client too.
+   * The screen before a helper thread is taken (on the transport's event loop): a step's bounds and READ token, or a
+   * position's {@link #authorize}. Returns the client whose token the request carries (a position's WRITE token):
+   * what it relays counts under that client too.
    */
-  String screen(byte[] body, boolean clusterPeer) throws IOException {
+  @Override
+  public String screen(byte[] body, boolean clusterPeer) throws IOException {
+    if (!RapidRaidStepRequest.isOne(body)) {
+      return steps.screen(body, clusterPeer);
+    }
     RapidRaidStepRequest req = RapidRaidStepRequest.parse(body);
     authorize(req);
     return access.clientOf(req.output().block());
@@ -139,19 +147,7 @@ final class RapidRaidPositionService {
     DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
     // No confirmation here: the archiver reads every codeword back against the CRC32C reported before VERIFIED.
     return new BlockTargetWriter(dn, new ExtendedBlock(b.pool(), b.blockId(), req.length(), b.genStamp()), target,
-        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, token(b),
+        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, BlockTokenAccess.tokenOf(b),
         BlockTargetWriter.NO_CRC);
-  }
-
-  /** The archiver's WRITE token; null when it sent none (block tokens off: the writer uses HDFS's dummy token). */
-  private static Token<BlockTokenIdentifier> token(BlockRef b) throws IOException {
-    if (b.token().length == 0) {
-      return null;
-    }
-    Token<BlockTokenIdentifier> t = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b.token()))) {
-      t.readFields(in);
-    }
-    return t;
   }
 }

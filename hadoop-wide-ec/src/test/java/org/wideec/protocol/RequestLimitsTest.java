@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.BlockRef;
 
 class RequestLimitsTest {
   private static final BlockRef UNIT = new BlockRef("bp", 1, 1, 1 << 20);

@@ -1,11 +1,8 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,7 +12,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.LinkWeights;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitLocation;
 
 /**
  * The NameNode's order to a DataNode: rebuild lost units of an archived stripe and store each under
@@ -39,9 +41,9 @@ import org.wideec.transport.Endpoint;
  */
 public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoints, List<Target> targets) {
   /** The kind byte of a one-unit order (step requests use 0..2). */
-  public static final int KIND = 3;
+  public static final int KIND = MessageKind.REBUILD.code();
   /** The kind byte of a several-unit order. */
-  public static final int KIND_JOINT = 4;
+  public static final int KIND_JOINT = MessageKind.JOINT_REBUILD.code();
 
   /**
    * A DataNode that stores a unit it does not rebuild itself: what a DataTransferProtocol write to it needs (its
@@ -121,13 +123,12 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
 
   /** Whether a request body is a rebuild request (else a step request). */
   public static boolean is(byte[] body) {
-    return body.length > 0 && (body[0] == KIND || body[0] == KIND_JOINT);
+    return MessageKind.isOf(body, MessageKind.Family.REBUILD);
   }
 
   public byte[] toBytes() {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
     boolean one = targets.size() == 1 && targets.get(0).at() == null;
-    try (DataOutputStream out = new DataOutputStream(b)) {
+    return WireCodec.encode(out -> {
       out.writeByte(one ? KIND : KIND_JOINT);
       out.writeUTF(repair.name());
       out.writeUTF(repair.code().spec());
@@ -147,7 +148,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
             out.writeInt(r.infoPort());
             out.writeInt(r.infoSecurePort());
             out.writeInt(r.ipcPort());
-            writeEndpoint(out, r.slice());
+            WireCodec.writeEndpoint(out, r.slice());
           }
         }
       }
@@ -161,28 +162,18 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       for (int u : order) {
         UnitLocation loc = repair.survivors().get(u);
         out.writeShort(u);
-        writeEndpoint(out, endpoints.get(loc.node()));
-        writeRef(out, repair.blocks().get(u));
+        WireCodec.writeEndpoint(out, endpoints.get(loc.node()));
+        WireCodec.writeBlock(out, repair.blocks().get(u));
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    });
   }
 
   private static void writeTarget(DataOutputStream out, Target t) throws IOException {
     out.writeShort(t.unit());
-    writeRef(out, t.block());
+    WireCodec.writeBlock(out, t.block());
     out.writeUTF(t.storageType());
     out.writeUTF(t.storageId());
     out.writeInt((int) t.expectedCrc());
-  }
-
-  private static void writeEndpoint(DataOutputStream out, Endpoint e) throws IOException {
-    out.writeUTF(e.host());
-    out.writeInt(e.port());
-    out.writeUTF(e.node());
-    out.writeUTF(e.rack());
   }
 
   /**
@@ -192,7 +183,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
    * @throws IOException naming what is malformed (an unknown code, a unit out of range, a bad length)
    */
   public static RebuildRequest parse(byte[] bytes, RepairScheme scheme) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    return WireCodec.decode(bytes, "rebuild request", in -> {
       int kind = in.readUnsignedByte();
       if (kind != KIND && kind != KIND_JOINT) {
         throw new IOException("not a rebuild request");
@@ -201,7 +192,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       LinearCode code = Codes.pinnedFromSpec(in.readUTF());
       List<Target> targets = new ArrayList<>();
       if (kind == KIND) {
-        targets.add(readTarget(in, code, null));
+        targets.add(readTarget(in, name, code));
       } else {
         int nt = in.readUnsignedShort();
         if (nt < 1 || nt > code.n()) {
@@ -209,7 +200,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         }
         Set<Integer> seen = new TreeSet<>();
         for (int i = 0; i < nt; i++) {
-          Target t = readTarget(in, code, null);
+          Target t = readTarget(in, name, code);
           if (!seen.add(t.unit())) {
             throw new IOException(name + ": unit " + t.unit() + " has two targets");
           }
@@ -238,34 +229,30 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         int u = unitIn(code, in.readUnsignedShort());
         Endpoint e = readEndpoint(in, name);
         survivors.put(u, new UnitLocation(u, e.node(), e.rack()));
-        blocks.put(u, readRef(in));
+        blocks.put(u, WireCodec.readBlock(in, name));
         endpoints.put(e.node(), e);
         rank.put(u, i);
       }
-      if (in.available() > 0) {
-        throw new IOException(name + ": rebuild request has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, name + ": rebuild request");
       int[] lost = targets.stream().mapToInt(Target::unit).toArray();
       long[] lengths = targets.stream().mapToLong(t -> t.block().numBytes()).toArray();
       StripeRepair repair = new StripeRepair(name, code, lost, lengths, survivors, blocks, zeros, scheme,
           LinkWeights.UNIFORM, java.util.Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)));
       return new RebuildRequest(repair, endpoints, targets);
-    } catch (IllegalArgumentException e) {
-      throw new IOException("malformed rebuild request: " + e.getMessage(), e);
-    }
+    });
   }
 
-  private static Target readTarget(DataInputStream in, LinearCode code, RemoteNode at) throws IOException {
+  private static Target readTarget(DataInputStream in, String name, LinearCode code) throws IOException {
     int unit = unitIn(code, in.readUnsignedShort());
-    BlockRef block = readRef(in);
+    BlockRef block = WireCodec.readBlock(in, name);
     String type = in.readUTF();
     String storage = in.readUTF();
     long crc = in.readInt() & 0xFFFF_FFFFL;
-    return new Target(unit, block, type, storage, crc, at);
+    return new Target(unit, block, type, storage, crc, null);
   }
 
   private static Endpoint readEndpoint(DataInputStream in, String name) throws IOException {
-    Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
+    Endpoint e = WireCodec.readEndpoint(in);
     port(name + ": " + e.node(), e.port());
     return e;
   }
@@ -282,31 +269,5 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       throw new IOException("unit " + u + " of a code of " + code.n() + " units (" + code.spec() + ")");
     }
     return u;
-  }
-
-  private static void writeRef(DataOutputStream out, BlockRef r) throws IOException {
-    out.writeUTF(r.pool());
-    out.writeLong(r.blockId());
-    out.writeLong(r.genStamp());
-    out.writeLong(r.numBytes());
-    out.writeShort(r.token().length);
-    out.write(r.token());
-  }
-
-  private static BlockRef readRef(DataInputStream in) throws IOException {
-    String pool = in.readUTF();
-    long id = in.readLong();
-    long gs = in.readLong();
-    long len = in.readLong();
-    int t = in.readUnsignedShort();
-    if (t > StepRequest.MAX_TOKEN) {
-      throw new IOException("block token of " + t + " bytes; at most " + StepRequest.MAX_TOKEN);
-    }
-    if (len < 0 || gs < 0) {
-      throw new IOException("block " + id + ": negative length or generation stamp");
-    }
-    byte[] token = new byte[t];
-    in.readFully(token);
-    return new BlockRef(pool, id, gs, len, token);
   }
 }

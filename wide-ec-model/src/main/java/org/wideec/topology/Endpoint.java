@@ -1,4 +1,4 @@
-package org.wideec.transport;
+package org.wideec.topology;
 
 /** Where a node's slice service listens, and which node and rack it is (node = the DataNode's transfer address). */
 public record Endpoint(String host, int port, String node, String rack) {

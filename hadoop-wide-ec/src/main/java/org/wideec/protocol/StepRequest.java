@@ -1,16 +1,14 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.BlockRef;
 
 /**
  * What one helper is asked to do, with everything that feeds it: for each of its slices (first, first +
@@ -33,13 +31,11 @@ import org.wideec.transport.Endpoint;
  */
 public record StepRequest(BlockRef unit, int[] coefficients, long offset, long length, int sliceBytes, int firstSlice,
     int stride, List<Upstream> upstreams, boolean digest) {
-  /** Longest serialized block token accepted (HDFS's are a few hundred bytes). */
-  static final int MAX_TOKEN = 16 * 1024;
   /** Most rows one step carries: every parity unit of the widest stripe (a code has k >= 1). */
   public static final int MAX_ROWS = org.wideec.code.LinearCode.MAX_UNITS - 1;
-  private static final int KIND_STEP = 0;
-  private static final int KIND_DIGEST = 1;
-  private static final int KIND_ROWS = 2;
+  private static final int KIND_STEP = MessageKind.STEP.code();
+  private static final int KIND_DIGEST = MessageKind.DIGEST.code();
+  private static final int KIND_ROWS = MessageKind.ROWS_STEP.code();
 
   /** An upstream helper and what it is asked. */
   public record Upstream(Endpoint endpoint, StepRequest request) {}
@@ -81,7 +77,7 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
         throw new IllegalArgumentException("bad step request: coefficient " + c);
       }
     }
-    if (offset < 0 || length < 0 || sliceBytes <= 0 || stride < 1 || firstSlice < 0 || unit.token().length > MAX_TOKEN) {
+    if (offset < 0 || length < 0 || sliceBytes <= 0 || stride < 1 || firstSlice < 0 || unit.token().length > WireCodec.MAX_TOKEN) {
       throw new IllegalArgumentException("bad step request: offset " + offset + ", length " + length + ", slice "
           + sliceBytes + ", first " + firstSlice + ", stride " + stride + ", token " + unit.token().length + " bytes");
     }
@@ -144,11 +140,16 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     return slices(length, sliceBytes);
   }
 
-  static int slices(long length, int sliceBytes) {
+  public static int slices(long length, int sliceBytes) {
     return (int) ((length + sliceBytes - 1) / sliceBytes);
   }
 
   public int sliceLength(int slice) {
+    return sliceLength(length, sliceBytes, slice);
+  }
+
+  /** Bytes of slice {@code slice} of a range of {@code length} bytes cut in slices of {@code sliceBytes}. */
+  public static int sliceLength(long length, int sliceBytes, int slice) {
     return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
   }
 
@@ -157,24 +158,13 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
   }
 
   public byte[] toBytes() {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(b)) {
-      write(out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    return WireCodec.encode(this::write);
   }
 
   private void write(DataOutputStream out) throws IOException {
     int rows = coefficients.length;
     out.writeByte(digest ? KIND_DIGEST : rows == 1 ? KIND_STEP : KIND_ROWS);
-    out.writeUTF(unit.pool());
-    out.writeLong(unit.blockId());
-    out.writeLong(unit.genStamp());
-    out.writeLong(unit.numBytes());
-    out.writeShort(unit.token().length);
-    out.write(unit.token());
+    WireCodec.writeBlock(out, unit);
     if (rows > 1) {
       out.writeByte(rows);
     }
@@ -188,25 +178,17 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     out.writeInt(stride);
     out.writeShort(upstreams.size());
     for (Upstream u : upstreams) {
-      Endpoint e = u.endpoint();
-      out.writeUTF(e.host());
-      out.writeInt(e.port());
-      out.writeUTF(e.node());
-      out.writeUTF(e.rack());
+      WireCodec.writeEndpoint(out, u.endpoint());
       u.request().write(out);
     }
   }
 
   public static StepRequest parse(byte[] bytes) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    return WireCodec.decode(bytes, "step request", in -> {
       StepRequest r = read(in, 0);
-      if (in.available() > 0) {
-        throw new IOException("step request has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, "step request");
       return r;
-    } catch (IllegalArgumentException e) {
-      throw new IOException("malformed step request: " + e.getMessage(), e);
-    }
+    });
   }
 
   private static StepRequest read(DataInputStream in, int depth) throws IOException {
@@ -219,17 +201,7 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
           + "of version 1, and 2, a multi-row step of version 2)");
     }
     boolean digest = kind == KIND_DIGEST;
-    String pool = in.readUTF();
-    long blockId = in.readLong();
-    long genStamp = in.readLong();
-    long numBytes = in.readLong();
-    int tokenLength = in.readUnsignedShort();
-    if (tokenLength > MAX_TOKEN) {
-      throw new IOException("step request carries a block token of " + tokenLength + " bytes; at most " + MAX_TOKEN);
-    }
-    byte[] token = new byte[tokenLength];
-    in.readFully(token);
-    BlockRef unit = new BlockRef(pool, blockId, genStamp, numBytes, token);
+    BlockRef unit = WireCodec.readBlock(in, "step request");
     int[] coefficients;
     if (kind == KIND_ROWS) {
       int rows = in.readUnsignedByte();
@@ -251,7 +223,7 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     int n = in.readUnsignedShort();
     List<Upstream> ups = new ArrayList<>(Math.min(n, 16)); // a claimed count buys no memory before its upstreams arrive
     for (int i = 0; i < n; i++) {
-      Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
+      Endpoint e = WireCodec.readEndpoint(in);
       ups.add(new Upstream(e, read(in, depth + 1)));
     }
     return new StepRequest(unit, coefficients, offset, length, slice, first, stride, ups, digest);

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.engine;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -7,8 +7,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
+import org.wideec.protocol.StepRequest;
+import org.wideec.repair.MultiUnitStreams;
+import org.wideec.repair.RepairGraph;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SingleUnitRepairPlanner;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.RepairStep;
+import org.wideec.repair.UnitLocation;
 
 /**
  * One attempt of a repair as the requestor runs it: the streams it asks for (each the head of a tree of

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.engine;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,6 +16,15 @@ import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportFaultInjector;
+import org.wideec.protocol.StepRequest;
+import org.wideec.repair.UnusableHelpers;
+import org.wideec.repair.CorruptSources;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.repair.RebuildValidation;
+import org.wideec.repair.UnitLocation;
 
 /**
  * The requestor's side of a repair: plans the streams, asks the helpers for them, combines the slices as

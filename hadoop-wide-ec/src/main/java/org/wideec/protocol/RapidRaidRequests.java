@@ -1,10 +1,12 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.archive.encode.RapidRaidPlan;
+import org.wideec.archive.encode.RapidRaidPipeline;
 
 /**
  * The requests that run a {@link RapidRaidPlan}'s pipeline on DataNodes (pure data): position i's request names its

@@ -1,13 +1,9 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.wideec.repair.BlockRef;
 
 /**
  * The NameNode's order to a DataNode: pin these replicas of archived blocks, which sit where their
@@ -21,7 +17,7 @@ import java.util.List;
  */
 public record PinRequest(List<BlockRef> blocks) {
   /** The kind byte that opens the request ('P'). */
-  public static final int KIND = 0x50;
+  public static final int KIND = MessageKind.PIN.code();
   /** Blocks per order: the body stays far below the transport's smallest frame limit times a few. */
   public static final int MAX_BLOCKS = 256;
 
@@ -53,31 +49,22 @@ public record PinRequest(List<BlockRef> blocks) {
 
   /** Whether a request body is a pin order. */
   public static boolean isOne(byte[] body) {
-    return body.length > 0 && (body[0] & 0xff) == KIND;
+    return MessageKind.isOf(body, MessageKind.Family.PIN);
   }
 
   public byte[] toBytes() {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(b)) {
+    return WireCodec.encode(out -> {
       out.writeByte(KIND);
       out.writeShort(blocks.size());
       for (BlockRef r : blocks) {
-        out.writeUTF(r.pool());
-        out.writeLong(r.blockId());
-        out.writeLong(r.genStamp());
-        out.writeLong(r.numBytes());
-        out.writeShort(r.token().length);
-        out.write(r.token());
+        WireCodec.writeBlock(out, r);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    });
   }
 
   /** @throws IOException naming what is malformed */
   public static PinRequest parse(byte[] bytes) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    return WireCodec.decode(bytes, "pin order", in -> {
       if (in.readUnsignedByte() != KIND) {
         throw new IOException("not a pin order");
       }
@@ -87,28 +74,11 @@ public record PinRequest(List<BlockRef> blocks) {
       }
       List<BlockRef> blocks = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
-        String pool = in.readUTF();
-        long id = in.readLong();
-        long gs = in.readLong();
-        long len = in.readLong();
-        int t = in.readUnsignedShort();
-        if (t > StepRequest.MAX_TOKEN) {
-          throw new IOException("pin order: token of blk_" + id + " is " + t + " bytes; at most " + StepRequest.MAX_TOKEN);
-        }
-        if (len < 0 || gs < 0) {
-          throw new IOException("pin order: blk_" + id + " has a negative length or generation stamp");
-        }
-        byte[] token = new byte[t];
-        in.readFully(token);
-        blocks.add(new BlockRef(pool, id, gs, len, token));
+        blocks.add(WireCodec.readBlock(in, "pin order"));
       }
-      if (in.available() > 0) {
-        throw new IOException("pin order has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, "pin order");
       return new PinRequest(blocks);
-    } catch (java.io.EOFException e) {
-      throw new IOException("pin order is truncated", e);
-    }
+    });
   }
 
   /** The DataNode's answer: one outcome byte per block. */

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import org.wideec.repair.BlockRef;
 
 class ArchivedReadRequestTest {
   private static final BlockRef BLOCK = new BlockRef("BP-1", 1073741825L, 1001, 65536, new byte[] {1, 2, 3});
@@ -65,7 +66,7 @@ class ArchivedReadRequestTest {
 
   @Test
   void anOversizedTokenOrRangeIsRefused() {
-    BlockRef fat = BLOCK.withToken(new byte[StepRequest.MAX_TOKEN + 1]);
+    BlockRef fat = BLOCK.withToken(new byte[WireCodec.MAX_TOKEN + 1]);
     assertThrows(IllegalArgumentException.class, () -> new ArchivedReadRequest(1, fat, 0, 10, 4096));
     BlockRef huge = new BlockRef("BP-1", 5, 1, 1L << 40, new byte[0]);
     assertThrows(IllegalArgumentException.class,

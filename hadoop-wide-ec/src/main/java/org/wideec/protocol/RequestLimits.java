@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import java.io.IOException;
 
@@ -46,7 +46,7 @@ public record RequestLimits(int maxSliceBytes, int maxDepth, int maxFanOut) {
    * An upstream a request names: a valid port on the very host of the DataNode it names. Shared by every request
    * that has a node dial a peer (a repair step, a RapidRAID position, a chain encode's tree).
    */
-  public static void checkAddress(org.wideec.transport.Endpoint e) throws IOException {
+  public static void checkAddress(org.wideec.topology.Endpoint e) throws IOException {
     if (e.host().isEmpty() || e.port() < 1 || e.port() > 65535) {
       throw new IOException("request names upstream " + e + ": not a host and port");
     }

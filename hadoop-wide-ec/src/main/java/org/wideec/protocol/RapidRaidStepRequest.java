@@ -1,17 +1,14 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.archive.encode.EncodePlanner;
 
 /**
  * One position of RapidRAID's pipeline, asked of the node that holds its pieces (RapidRAID §IV): for every slice,
@@ -29,7 +26,7 @@ import org.wideec.transport.Endpoint;
  */
 public record RapidRaidStepRequest(String object, int position, List<Piece> pieces, long length, int sliceBytes,
     Upstream upstream, boolean forward, EncodeTreeRequest.ParityOutput output, int checksumType, int bytesPerChecksum) {
-  public static final int KIND = 0x52;
+  public static final int KIND = MessageKind.RAPIDRAID_POSITION.code();
   public static final int VERSION = 1;
 
   /** A local piece and its two coefficients: psi into x_i, xi into c_i. */
@@ -48,7 +45,7 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
     }
     for (Piece p : pieces) {
       if (p.psi() < 0 || p.psi() > 255 || p.xi() < 0 || p.xi() > 255 || p.block().token().length
-          > EncodeTreeRequest.MAX_TOKEN) {
+          > WireCodec.MAX_TOKEN) {
         throw new IllegalArgumentException("bad rapidraid step for " + object + " at position " + position + ": piece "
             + p.block() + " with psi " + p.psi() + ", xi " + p.xi() + ", a token of " + p.block().token().length
             + " bytes");
@@ -68,15 +65,15 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
   }
 
   public static boolean isOne(byte[] body) {
-    return body.length > 0 && (body[0] & 0xff) == KIND;
+    return MessageKind.isOf(body, MessageKind.Family.RAPIDRAID_POSITION);
   }
 
   public int slices() {
-    return (int) ((length + sliceBytes - 1) / sliceBytes);
+    return StepRequest.slices(length, sliceBytes);
   }
 
   public int sliceLength(int slice) {
-    return (int) Math.min(sliceBytes, length - (long) slice * sliceBytes);
+    return StepRequest.sliceLength(length, sliceBytes, slice);
   }
 
   /** Bytes of each frame this position sends for slice s: x_i's slice, or nothing at the last position. */
@@ -85,13 +82,7 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
   }
 
   public byte[] toBytes() {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(b)) {
-      write(out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    return WireCodec.encode(this::write);
   }
 
   private void write(DataOutputStream out) throws IOException {
@@ -101,7 +92,7 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
     out.writeShort(position);
     out.writeByte(pieces.size());
     for (Piece p : pieces) {
-      writeBlock(out, p.block());
+      WireCodec.writeBlock(out, p.block());
       out.writeByte(p.psi());
       out.writeByte(p.xi());
     }
@@ -111,65 +102,32 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
     out.writeBoolean(output != null);
     if (output != null) {
       out.writeShort(output.unit());
-      writeBlock(out, output.block());
-      EncodeTreeRequest.TargetNode t = output.target();
-      for (String s : List.of(t.ipAddr(), t.hostName(), t.uuid())) {
-        out.writeUTF(s);
-      }
-      out.writeInt(t.xferPort());
-      out.writeInt(t.infoPort());
-      out.writeInt(t.infoSecurePort());
-      out.writeInt(t.ipcPort());
-      out.writeUTF(t.storageType());
-      out.writeUTF(t.storageId());
+      WireCodec.writeBlock(out, output.block());
+      EncodeTreeRequest.writeTargetNode(out, output.target());
     }
     out.writeInt(checksumType);
     out.writeInt(bytesPerChecksum);
     out.writeBoolean(upstream != null);
     if (upstream != null) {
-      Endpoint e = upstream.endpoint();
-      out.writeUTF(e.host());
-      out.writeInt(e.port());
-      out.writeUTF(e.node());
-      out.writeUTF(e.rack());
+      WireCodec.writeEndpoint(out, upstream.endpoint());
       upstream.request().write(out);
     }
   }
 
-  private static void writeBlock(DataOutputStream out, BlockRef b) throws IOException {
-    out.writeUTF(b.pool());
-    out.writeLong(b.blockId());
-    out.writeLong(b.genStamp());
-    out.writeLong(b.numBytes());
-    out.writeShort(b.token().length);
-    out.write(b.token());
-  }
-
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static RapidRaidStepRequest parse(byte[] bytes) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    return WireCodec.decode(bytes, "rapidraid step request", in -> {
       RapidRaidStepRequest r = read(in, 0);
-      if (in.available() > 0) {
-        throw new IOException("rapidraid step for " + r.object() + " has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, "rapidraid step for " + r.object());
       return r;
-    } catch (EOFException e) {
-      throw new IOException("rapidraid step request is truncated", e);
-    } catch (IllegalArgumentException e) {
-      throw new IOException("malformed rapidraid step request: " + e.getMessage(), e);
-    }
+    });
   }
 
   private static RapidRaidStepRequest read(DataInputStream in, int depth) throws IOException {
     if (depth >= LinearCode.MAX_UNITS) {
       throw new IOException("rapidraid step request nested deeper than any chain (" + LinearCode.MAX_UNITS + ")");
     }
-    int kind = in.readUnsignedByte();
-    int version = in.readUnsignedByte();
-    if (kind != KIND || version != VERSION) {
-      throw new IOException("not a rapidraid step request of version " + VERSION + " (kind " + kind + ", version "
-          + version + ")");
-    }
+    WireCodec.requireKind(in, MessageKind.RAPIDRAID_POSITION, VERSION, "a rapidraid step request");
     String object = in.readUTF();
     int position = in.readUnsignedShort();
     int count = in.readUnsignedByte();
@@ -179,7 +137,8 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
     }
     List<Piece> pieces = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      pieces.add(new Piece(readBlock(in, object), in.readUnsignedByte(), in.readUnsignedByte()));
+      pieces.add(new Piece(WireCodec.readBlock(in, "rapidraid step for " + object), in.readUnsignedByte(),
+          in.readUnsignedByte()));
     }
     long length = in.readLong();
     int slice = in.readInt();
@@ -187,35 +146,17 @@ public record RapidRaidStepRequest(String object, int position, List<Piece> piec
     EncodeTreeRequest.ParityOutput output = null;
     if (in.readBoolean()) {
       int unit = in.readUnsignedShort();
-      BlockRef block = readBlock(in, object);
-      output = new EncodeTreeRequest.ParityOutput(unit, block, new EncodeTreeRequest.TargetNode(in.readUTF(),
-          in.readUTF(), in.readUTF(), in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readUTF(),
-          in.readUTF()));
+      BlockRef block = WireCodec.readBlock(in, "rapidraid step for " + object);
+      output = new EncodeTreeRequest.ParityOutput(unit, block, EncodeTreeRequest.readTargetNode(in));
     }
     int checksumType = in.readInt();
     int bytesPerChecksum = in.readInt();
     Upstream up = null;
     if (in.readBoolean()) {
-      Endpoint e = new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
-      up = new Upstream(e, read(in, depth + 1));
+      up = new Upstream(WireCodec.readEndpoint(in), read(in, depth + 1));
     }
     return new RapidRaidStepRequest(object, position, pieces, length, slice, up, forward, output, checksumType,
         bytesPerChecksum);
-  }
-
-  private static BlockRef readBlock(DataInputStream in, String object) throws IOException {
-    String pool = in.readUTF();
-    long id = in.readLong();
-    long gs = in.readLong();
-    long numBytes = in.readLong();
-    int tokenLength = in.readUnsignedShort();
-    if (tokenLength > EncodeTreeRequest.MAX_TOKEN) {
-      throw new IOException("rapidraid step for " + object + " carries a block token of " + tokenLength
-          + " bytes; at most " + EncodeTreeRequest.MAX_TOKEN);
-    }
-    byte[] token = new byte[tokenLength];
-    in.readFully(token);
-    return new BlockRef(pool, id, gs, numBytes, token);
   }
 
   @Override

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +9,8 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.repair.BlockRef;
 
 class StepRequestTest {
   static final BlockRef UNIT = new BlockRef("BP-1", 42, 1001, 300_000);

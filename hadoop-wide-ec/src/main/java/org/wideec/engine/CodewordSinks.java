@@ -1,7 +1,8 @@
-package org.wideec.archive.encode;
+package org.wideec.engine;
 
 import java.io.IOException;
 import org.wideec.repair.SliceSink;
+import org.wideec.protocol.RapidRaidStepRequest;
 
 /**
  * Where a node of RapidRAID's pipeline stores its codeword c_i: on a DataNode, a block written as the request's

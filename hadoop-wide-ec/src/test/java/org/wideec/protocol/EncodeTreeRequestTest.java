@@ -1,4 +1,4 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,7 +13,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.archive.encode.EncodeLayouts;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.EncodeStripe;
 
 /**
  * The archiver's request to a chain encode's collector (pure): it survives the wire exactly, the collector replans

@@ -1,9 +1,12 @@
-package org.wideec.repair;
+package org.wideec.engine;
 
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
+import org.wideec.protocol.StepRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.UnitLocation;
 
 /** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
 public final class DigestRequest {

@@ -1,4 +1,4 @@
-package org.wideec.repair;
+package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.wideec.repair.BlockRef;
 
 /** The NameNode's pin order and the DataNode's answer on the wire. */
 class PinRequestTest {
@@ -28,7 +29,7 @@ class PinRequestTest {
     assertTrue(PinRequest.isOne(bytes));
     assertFalse(RebuildRequest.is(bytes));
     assertFalse(ArchivedReadRequest.isOne(bytes));
-    assertFalse(PinRequest.isOne(new byte[] {RebuildRequest.KIND}));
+    assertFalse(PinRequest.isOne(new byte[] {(byte) RebuildRequest.KIND}));
     assertEquals(req, PinRequest.parse(bytes));
   }
 

@@ -1,12 +1,8 @@
-package org.wideec.archive.encode;
+package org.wideec.protocol;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -16,7 +12,12 @@ import java.util.TreeMap;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
+import org.wideec.archive.encode.Site;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.EncodeStripe;
+import org.wideec.archive.encode.EncodePlanner;
+import org.wideec.archive.encode.RapidRaidPlan;
 
 /**
  * The archiver's request to one collector of a chain encode ({@code chain}): run tree {@link #tree} of the
@@ -35,9 +36,8 @@ import org.wideec.transport.Endpoint;
 public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape shape, int sliceBytes, int tree,
     long[] dataLengths, Map<Integer, Site> holders, Map<Integer, Site> targets, List<Endpoint> endpoints,
     Map<Integer, BlockRef> blocks, List<ParityOutput> outputs, int checksumType, int bytesPerChecksum) {
-  public static final int KIND = 0x45;
+  public static final int KIND = MessageKind.ENCODE_TREE.code();
   public static final int VERSION = 1;
-  static final int MAX_TOKEN = 16 * 1024;
 
   /**
    * A parity block to write: the block as the NameNode allocated it ({@code numBytes} = the unit length, the token
@@ -76,9 +76,9 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
   }
 
   private static void checkToken(String stripe, BlockRef b) {
-    if (b.token().length > MAX_TOKEN) {
+    if (b.token().length > WireCodec.MAX_TOKEN) {
       throw new IllegalArgumentException("bad encode tree request for stripe " + stripe + ": a block token of "
-          + b.token().length + " bytes for " + b + "; at most " + MAX_TOKEN);
+          + b.token().length + " bytes for " + b + "; at most " + WireCodec.MAX_TOKEN);
     }
   }
 
@@ -89,7 +89,7 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
 
   /** Whether a request body is one of these (the first byte names the kind). */
   public static boolean isOne(byte[] body) {
-    return body.length > 0 && (body[0] & 0xff) == KIND;
+    return MessageKind.isOf(body, MessageKind.Family.ENCODE_TREE);
   }
 
   /** The stripe as the archiver planned it. */
@@ -108,8 +108,7 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
   }
 
   public byte[] toBytes() {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(b)) {
+    return WireCodec.encode(out -> {
       out.writeByte(KIND);
       out.writeByte(VERSION);
       out.writeUTF(stripe);
@@ -125,37 +124,40 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
       writeSites(out, targets);
       out.writeShort(endpoints.size());
       for (Endpoint e : endpoints) {
-        out.writeUTF(e.host());
-        out.writeInt(e.port());
-        out.writeUTF(e.node());
-        out.writeUTF(e.rack());
+        WireCodec.writeEndpoint(out, e);
       }
       out.writeShort(blocks.size());
       for (Map.Entry<Integer, BlockRef> e : new TreeMap<>(blocks).entrySet()) {
         out.writeShort(e.getKey());
-        writeBlock(out, e.getValue());
+        WireCodec.writeBlock(out, e.getValue());
       }
       out.writeShort(outputs.size());
       for (ParityOutput o : outputs) {
         out.writeShort(o.unit());
-        writeBlock(out, o.block());
-        TargetNode t = o.target();
-        out.writeUTF(t.ipAddr());
-        out.writeUTF(t.hostName());
-        out.writeUTF(t.uuid());
-        out.writeInt(t.xferPort());
-        out.writeInt(t.infoPort());
-        out.writeInt(t.infoSecurePort());
-        out.writeInt(t.ipcPort());
-        out.writeUTF(t.storageType());
-        out.writeUTF(t.storageId());
+        WireCodec.writeBlock(out, o.block());
+        writeTargetNode(out, o.target());
       }
       out.writeInt(checksumType);
       out.writeInt(bytesPerChecksum);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    });
+  }
+
+  /** A parity's target node: the DatanodeID fields a DataTransferProtocol write needs, and its storage. */
+  static void writeTargetNode(DataOutputStream out, TargetNode t) throws IOException {
+    out.writeUTF(t.ipAddr());
+    out.writeUTF(t.hostName());
+    out.writeUTF(t.uuid());
+    out.writeInt(t.xferPort());
+    out.writeInt(t.infoPort());
+    out.writeInt(t.infoSecurePort());
+    out.writeInt(t.ipcPort());
+    out.writeUTF(t.storageType());
+    out.writeUTF(t.storageId());
+  }
+
+  static TargetNode readTargetNode(DataInputStream in) throws IOException {
+    return new TargetNode(in.readUTF(), in.readUTF(), in.readUTF(), in.readInt(), in.readInt(), in.readInt(),
+        in.readInt(), in.readUTF(), in.readUTF());
   }
 
   private static void writeSites(DataOutputStream out, Map<Integer, Site> sites) throws IOException {
@@ -167,24 +169,10 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
     }
   }
 
-  private static void writeBlock(DataOutputStream out, BlockRef b) throws IOException {
-    out.writeUTF(b.pool());
-    out.writeLong(b.blockId());
-    out.writeLong(b.genStamp());
-    out.writeLong(b.numBytes());
-    out.writeShort(b.token().length);
-    out.write(b.token());
-  }
-
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static EncodeTreeRequest parse(byte[] bytes) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      int kind = in.readUnsignedByte();
-      int version = in.readUnsignedByte();
-      if (kind != KIND || version != VERSION) {
-        throw new IOException("not an encode tree request of version " + VERSION + " (kind " + kind + ", version "
-            + version + ")");
-      }
+    return WireCodec.decode(bytes, "encode tree request", in -> {
+      WireCodec.requireKind(in, MessageKind.ENCODE_TREE, VERSION, "an encode tree request");
       String stripe = in.readUTF();
       String spec = in.readUTF();
       int shape = in.readUnsignedByte();
@@ -201,30 +189,23 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
       Map<Integer, Site> targets = readSites(in, stripe);
       List<Endpoint> endpoints = new ArrayList<>();
       for (int i = count(in, stripe); i > 0; i--) {
-        endpoints.add(new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF()));
+        endpoints.add(WireCodec.readEndpoint(in));
       }
       Map<Integer, BlockRef> blocks = new LinkedHashMap<>();
       for (int i = count(in, stripe); i > 0; i--) {
-        blocks.put(in.readUnsignedShort(), readBlock(in, stripe));
+        blocks.put(in.readUnsignedShort(), WireCodec.readBlock(in, "encode tree request for stripe " + stripe));
       }
       List<ParityOutput> outputs = new ArrayList<>();
       for (int i = count(in, stripe); i > 0; i--) {
         int unit = in.readUnsignedShort();
-        BlockRef block = readBlock(in, stripe);
-        outputs.add(new ParityOutput(unit, block, new TargetNode(in.readUTF(), in.readUTF(), in.readUTF(),
-            in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF())));
+        BlockRef block = WireCodec.readBlock(in, "encode tree request for stripe " + stripe);
+        outputs.add(new ParityOutput(unit, block, readTargetNode(in)));
       }
       EncodeTreeRequest r = new EncodeTreeRequest(stripe, spec, EncodePlan.Shape.values()[shape], slice, tree, lengths,
           holders, targets, endpoints, blocks, outputs, in.readInt(), in.readInt());
-      if (in.available() > 0) {
-        throw new IOException("encode tree request for stripe " + stripe + " has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, "encode tree request for stripe " + stripe);
       return r;
-    } catch (EOFException e) {
-      throw new IOException("encode tree request is truncated", e);
-    } catch (IllegalArgumentException e) {
-      throw new IOException("malformed encode tree request: " + e.getMessage(), e);
-    }
+    });
   }
 
   private static int count(DataInputStream in, String stripe) throws IOException {
@@ -244,55 +225,32 @@ public record EncodeTreeRequest(String stripe, String codeSpec, EncodePlan.Shape
     return out;
   }
 
-  private static BlockRef readBlock(DataInputStream in, String stripe) throws IOException {
-    String pool = in.readUTF();
-    long id = in.readLong();
-    long gs = in.readLong();
-    long numBytes = in.readLong();
-    int tokenLength = in.readUnsignedShort();
-    if (tokenLength > MAX_TOKEN) {
-      throw new IOException("encode tree request for stripe " + stripe + " carries a block token of " + tokenLength
-          + " bytes; at most " + MAX_TOKEN);
-    }
-    byte[] token = new byte[tokenLength];
-    in.readFully(token);
-    return new BlockRef(pool, id, gs, numBytes, token);
-  }
-
   /** The reply's result frame: what was stored. */
   public static byte[] resultBytes(List<Stored> stored) {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(b)) {
+    return WireCodec.encode(out -> {
       out.writeShort(stored.size());
       for (Stored s : stored) {
         out.writeShort(s.unit());
         out.writeLong(s.length());
         out.writeLong(s.crc32c());
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return b.toByteArray();
+    });
   }
 
   /** Bytes of a result frame of {@code parities} parities. */
   public static int resultLength(int parities) {
-    return 2 + parities * 18;
+    return RapidRaidPlan.reportBytes(parities);
   }
 
   public static List<Stored> parseResult(byte[] bytes) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    return WireCodec.decode(bytes, "encode result", in -> {
       List<Stored> out = new ArrayList<>();
       for (int i = in.readUnsignedShort(); i > 0; i--) {
         out.add(new Stored(in.readUnsignedShort(), in.readLong(), in.readLong()));
       }
-      if (in.available() > 0) {
-        throw new IOException("encode result has " + in.available() + " trailing bytes");
-      }
+      WireCodec.requireEnd(in, "encode result");
       return out;
-    } catch (EOFException e) {
-      throw new IOException("encode result is truncated", e);
-    }
+    });
   }
 
   @Override

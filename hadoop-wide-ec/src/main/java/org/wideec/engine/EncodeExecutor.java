@@ -1,4 +1,4 @@
-package org.wideec.archive.encode;
+package org.wideec.engine;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,17 +19,25 @@ import org.wideec.gf.RegionKernels;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.SliceSink;
-import org.wideec.repair.StepRequest;
+import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitLocation;
-import org.wideec.transport.Endpoint;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RapidRaidStepRequest;
+import org.wideec.archive.encode.Site;
+import org.wideec.archive.encode.ParitySinks;
+import org.wideec.archive.encode.RapidRaidPlan;
+import org.wideec.archive.encode.EncodePlan;
+import org.wideec.archive.encode.RapidRaidPipeline;
+import org.wideec.archive.encode.EncodePlanner;
 
 /**
  * Runs an {@link EncodePlan} over the slice transport. Every tree is collected at its collector's node, which asks
- * its heads for their streams; each head asks its own feeders (HelperService serves the steps, one row per parity
+ * its heads for their streams; each head asks its own feeders (StepService serves the steps, one row per parity
  * of the tree in every frame), so a chain is set up from the collector backwards and its partial sums flow
  * forwards, pipelined slice by slice (ECPipe §3.2, ECWide §4.2). A classic tree's collector asks every holder for its
  * raw unit at once and encodes with the {@link ErasureCoder} (ISA-L on direct buffers when loaded).

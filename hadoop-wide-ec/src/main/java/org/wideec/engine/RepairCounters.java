@@ -1,6 +1,7 @@
-package org.wideec.repair;
+package org.wideec.engine;
 
 import org.wideec.transport.TrafficCounters;
+import org.wideec.repair.RepairScheme;
 
 /** What the repair worker counts (the DataNode publishes them through metrics2). */
 public interface RepairCounters extends TrafficCounters {
