@@ -125,7 +125,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   }
 
   @Override
-  public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+  public Encoded encode(ArchivedStripe stripe) throws IOException {
     String name = "stripe " + stripe.stripeId();
     LinearCode code = stripe.code();
     long unitLength = stripe.unitLength();
@@ -202,7 +202,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
         plan.crossRackBytes());
-    return new EncodedStripe(members, dirStatus.getFileId(), read, written, offPlan);
+    return Encoded.systematic(members, dirStatus.getFileId(), read, written, offPlan);
   }
 
   /**

@@ -57,7 +57,7 @@ import org.wideec.transport.TokenBytes;
  * failure fails the stripe naming the node and its position; no codeword file is completed, and the rerun (ENCODING
  * rolls back) plans the chain again from the replicas as they are then.
  */
-public final class PipelineCodewordEncoder implements CodewordEncoder {
+public final class PipelineCodewordEncoder implements StripeEncoder {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineCodewordEncoder.class);
   private static final long LEASE_RENEW_MS = 20_000;
 
@@ -83,7 +83,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     }
 
     @Override
-    public CodewordEncoder encoderFor(Path file) {
+    public StripeEncoder encoderFor(Path file) {
       return new PipelineCodewordEncoder(this, file);
     }
 
