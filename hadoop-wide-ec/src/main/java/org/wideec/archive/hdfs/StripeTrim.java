@@ -71,14 +71,48 @@ final class StripeTrim {
     // Data unchanged since it was encoded, or the stripe is STALE (recorded, parity deleted) and nothing is lowered.
     for (ArchivedStripe s : rec.manifest().stripes()) {
       if (s.state() == StripeState.COMMITTED) {
-        try {
-          StripeData.locate(dfs, s);
-        } catch (StaleStripeException e) {
-          stales.mark(s.stripeId(), e);
-          stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
-        }
+        staleIfChanged(s, stale);
       }
     }
+    Set<Long> trimmable = trimmableFiles(paths, notTrimmed);
+    if (trimmable.isEmpty()) {
+      return new Archiver.TrimResult(rec.manifest(), 0, offPlan, notTrimmed, stale, List.of());
+    }
+    Set<Long> toLower = new LinkedHashSet<>();
+    for (long inode : trimmable) {
+      if (dfs.getFileStatus(ArchiveLayout.inodePath(inode)).getReplication() > 1) {
+        toLower.add(inode);
+      }
+    }
+    // Every data block of a committed stripe whose files are all trimmable is trimmed onto its planned node.
+    List<ArchivedStripe> trimming = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
+        && PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
+    List<StripeMember> toMove = moves.notOnPlannedNode(trimming);
+    if (!toLower.isEmpty() || !toMove.isEmpty()) {
+      String refused = trimRefusal(path, name);
+      if (refused != null) {
+        notTrimmed.add(refused);
+        return new Archiver.TrimResult(rec.manifest(), 0, offPlan, notTrimmed, stale, List.of());
+      }
+    }
+    // The plan's moves, and any block whose planned node lost its replica since (DESIGN.md §3.2): copied there
+    // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
+    // source's copy. A rerun finds moved blocks on their planned node and skips them.
+    List<String> moved = new ArrayList<>();
+    Map<Long, String> moveFailed = moves.moveOntoPlan(toMove, paths, moved);
+    lowerToOneReplica(toLower);
+    // Wait for every data block of those stripes on its planned node only.
+    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, moveFailed, moved, offPlan, notTrimmed,
+        progress);
+    int trimmed = recordTrimmed(trimming, settled, stale);
+    return new Archiver.TrimResult(rec.manifest(), trimmed, offPlan, notTrimmed, stale, moved);
+  }
+
+  /**
+   * Files whose stripes are all committed and which may be lowered now; each other file with a committed stripe is
+   * one line in {@code notTrimmed}, naming why it keeps its replication.
+   */
+  private Set<Long> trimmableFiles(Map<Long, String> paths, List<String> notTrimmed) throws IOException {
     Map<Long, List<ArchivedStripe>> byFile = new LinkedHashMap<>();
     for (ArchivedStripe s : rec.manifest().stripes()) {
       for (StripeMember m : s.members()) {
@@ -111,48 +145,31 @@ final class StripeTrim {
         }
       }
     }
-    if (trimmable.isEmpty()) {
-      return new Archiver.TrimResult(rec.manifest(), 0, offPlan, notTrimmed, stale, List.of());
+    return trimmable;
+  }
+
+  /** Lowers the files to one replica with the trim's caller context, so our policy leaves the choice to the trimmer. */
+  private void lowerToOneReplica(Set<Long> toLower) throws IOException {
+    if (toLower.isEmpty()) {
+      return;
     }
-    Set<Long> toLower = new LinkedHashSet<>();
-    for (long inode : trimmable) {
-      if (dfs.getFileStatus(ArchiveLayout.inodePath(inode)).getReplication() > 1) {
-        toLower.add(inode);
+    CallerContext before = CallerContext.getCurrent();
+    String marker = before == null || before.getContext() == null ? TrimProtocol.CALLER_CONTEXT
+        : before.getContext() + "," + TrimProtocol.CALLER_CONTEXT;
+    CallerContext.setCurrent(new CallerContext.Builder(marker).build());
+    try {
+      for (long inode : toLower) {
+        rec.checkHeld("lowering " + ArchiveLayout.inodePath(inode) + " to one replica");
+        dfs.setReplication(ArchiveLayout.inodePath(inode), (short) 1);
       }
+    } finally {
+      CallerContext.setCurrent(before);
     }
-    // Every data block of a committed stripe whose files are all trimmable is trimmed onto its planned node.
-    List<ArchivedStripe> trimming = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
-        && PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
-    List<StripeMember> toMove = moves.notOnPlannedNode(trimming);
-    if (!toLower.isEmpty() || !toMove.isEmpty()) {
-      String refused = trimRefusal(path, name);
-      if (refused != null) {
-        notTrimmed.add(refused);
-        return new Archiver.TrimResult(rec.manifest(), 0, offPlan, notTrimmed, stale, List.of());
-      }
-    }
-    // The plan's moves, and any block whose planned node lost its replica since (DESIGN.md §3.2): copied there
-    // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
-    // source's copy. A rerun finds moved blocks on their planned node and skips them.
-    List<String> moved = new ArrayList<>();
-    Map<Long, String> moveFailed = moves.moveOntoPlan(toMove, paths, moved);
-    if (!toLower.isEmpty()) {
-      CallerContext before = CallerContext.getCurrent();
-      String marker = before == null || before.getContext() == null ? TrimProtocol.CALLER_CONTEXT
-          : before.getContext() + "," + TrimProtocol.CALLER_CONTEXT;
-      CallerContext.setCurrent(new CallerContext.Builder(marker).build());
-      try {
-        for (long inode : toLower) {
-          rec.checkHeld("lowering " + ArchiveLayout.inodePath(inode) + " to one replica");
-          dfs.setReplication(ArchiveLayout.inodePath(inode), (short) 1);
-        }
-      } finally {
-        CallerContext.setCurrent(before);
-      }
-    }
-    // Wait for every data block of those stripes on its planned node only.
-    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, moveFailed, moved, offPlan, notTrimmed,
-        progress);
+  }
+
+  /** Records TRIMMED for each stripe whose every data block settled on its planned node; how many. */
+  private int recordTrimmed(List<ArchivedStripe> trimming, Map<Long, Boolean> settled, List<String> stale)
+      throws IOException {
     int trimmed = 0;
     for (ArchivedStripe s : trimming) {
       boolean onPlan = true;
@@ -160,18 +177,26 @@ final class StripeTrim {
         onPlan &= Boolean.TRUE.equals(settled.get(m.blockId()));
       }
       if (onPlan) {
-        try {
-          StripeData.locate(dfs, s); // unchanged while the NameNode trimmed: the parity still covers every block
-        } catch (StaleStripeException e) {
-          stales.mark(s.stripeId(), e);
-          stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
-          continue;
+        if (staleIfChanged(s, stale)) {
+          continue; // changed while the NameNode trimmed: the parity no longer covers every block
         }
         rec.record(s.withState(StripeState.TRIMMED));
         trimmed++;
       }
     }
-    return new Archiver.TrimResult(rec.manifest(), trimmed, offPlan, notTrimmed, stale, moved);
+    return trimmed;
+  }
+
+  /** True, after recording the stripe STALE, when a data block changed since it was encoded. */
+  private boolean staleIfChanged(ArchivedStripe s, List<String> stale) throws IOException {
+    try {
+      StripeData.locate(dfs, s);
+      return false;
+    } catch (StaleStripeException e) {
+      stales.mark(s.stripeId(), e);
+      stale.add("stripe " + s.stripeId() + " is STALE: " + e.getMessage());
+      return true;
+    }
   }
 
   /**
