@@ -85,6 +85,12 @@ final class NonSystematicSteps implements LayoutSteps {
   @Override
   public boolean finish() throws IOException {
     if (StripeLifecycle.allCommitted(rec.manifest()) && !alreadySealed) {
+      for (ArchivedStripe s : rec.manifest().stripes()) {
+        String notLive = StoredUnits.notLive(dfs, s); // verified maybe runs ago: the original is about to go
+        if (notLive != null) {
+          throw new IOException("sealing " + name + " stopped before its swap: " + notLive + "; the file is whole");
+        }
+      }
       seal();
       alreadySealed = true;
     }

@@ -61,80 +61,12 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineCodewordEncoder.class);
   private static final long LEASE_RENEW_MS = 20_000;
 
-  /** One per archiver run: the slice-port client, the mover and what every stripe's pipeline did. */
-  public static final class Factory implements SealedArchiver.EncoderFactory, Closeable {
-    private final DistributedFileSystem dfs;
-    private final SlicePortClient ports;
-    private final BlockMover mover;
-    private final ExecutorService threads;
-    private final List<RapidRaidPlan> plans = new ArrayList<>();
-    private final List<String> moves = new ArrayList<>();
-    private final List<Copy> copies = new ArrayList<>();
-
-    public Factory(DistributedFileSystem dfs) throws IOException {
-      this.dfs = dfs;
-      this.ports = new SlicePortClient(dfs.getConf());
-      this.mover = new BlockMover(dfs);
-      this.threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "wide-ec-rapidraid-encoder");
-        t.setDaemon(true);
-        return t;
-      });
-    }
-
-    @Override
-    public StripeEncoder encoderFor(Path file) {
-      return new PipelineCodewordEncoder(this, file);
-    }
-
-    /**
-     * The plan {@link #encoderFor}'s encoder would run for stripe {@code s} of {@code file} now, from the live
-     * replicas and nodes, changing nothing ({@code --dry-run}).
-     */
-    public RapidRaidPlan plan(Path file, ArchivedStripe s) throws IOException {
-      PipelineCodewordEncoder e = new PipelineCodewordEncoder(this, file);
-      String name = e.nameOf(s);
-      Map<Integer, LocatedBlock> located = e.locate(s, name);
-      ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name); // as the run does, before anything
-      return e.plan(s, name, located, mover.liveNodes(), Set.of(), e.replication(name));
-    }
-
-    /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
-    public synchronized List<RapidRaidPlan> plans() {
-      return List.copyOf(plans);
-    }
-
-    /** One line per replica copied onto a chain node. */
-    public synchronized List<String> moves() {
-      return List.copyOf(moves);
-    }
-
-    /** The copies made, in order, as data (what a dry run's moves are held to). */
-    public synchronized List<Copy> copies() {
-      return List.copyOf(copies);
-    }
-
-    @Override
-    public void close() {
-      ports.close();
-      mover.close();
-      threads.shutdownNow();
-    }
-  }
-
-  /** A replica copy the run made: piece {@code piece} of stripe {@code stripe}, {@code bytes} long. */
-  public record Copy(long stripe, int piece, Site from, Site to, long bytes) {
-    public boolean crossRack() {
-      return !from.sameRack(to);
-    }
-  }
-
-  private final Factory f;
+  private final RapidRaidPipelines f;
   private final Path file;
   private final ParityFiles files;
   private final CodewordFiles codewords;
 
-  private PipelineCodewordEncoder(Factory f, Path file) {
+  PipelineCodewordEncoder(RapidRaidPipelines f, Path file) {
     this.f = f;
     this.file = file;
     this.files = new ParityFiles(f.dfs);
@@ -265,17 +197,13 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     for (int i = 0; i < onChain.code().n(); i++) {
       ParityFiles.Allocated a = files.allocate(onChain, i, blockSize, unit);
       blocks.add(a);
-      DatanodeInfo d = a.node();
-      outputs.add(new EncodeTreeRequest.ParityOutput(i, new BlockRef(a.block().getBlockPoolId(), a.block().getBlockId(),
-          a.block().getGenerationStamp(), a.block().getNumBytes(), a.token()), new EncodeTreeRequest.TargetNode(
-              d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(), d.getInfoPort(),
-              d.getInfoSecurePort(), d.getIpcPort(), a.storageType(), a.storageId())));
+      outputs.add(a.output(i));
       StripeMember m = onChain.member(i);
       endpoints.add(f.ports.endpoint(m.plannedNode(), m.plannedRack(), live.get(m.plannedNode())));
     }
   }
 
-  private String nameOf(ArchivedStripe s) {
+  String nameOf(ArchivedStripe s) {
     return Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
   }
 
@@ -284,7 +212,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
    * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
    * plans again (the same loop for the dry run and the run, over the same located blocks).
    */
-  private RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
+  RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
       Map<String, DatanodeInfo> live, Set<String> leftOut, short replication) throws IOException {
     long[] lengths = new long[s.code().k()];
     for (int t = 0; t < s.sources().size(); t++) {
@@ -319,7 +247,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
    * Every source piece's block as the NameNode lists it now, by piece index; a block that changed since it was
    * planned (SealedArchiver checked just before) fails the stripe.
    */
-  private Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
+  Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     Map<Long, LocatedBlock> byId = new HashMap<>();
     HdfsFileStatus st = f.dfs.getClient().getFileInfo(path);
@@ -346,7 +274,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
 
 
 
-  private short replication(String name) throws IOException {
+  short replication(String name) throws IOException {
     HdfsFileStatus st = f.dfs.getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(file).toString());
     if (st == null) {
       throw new IOException(name + ": " + file + " is gone");
@@ -363,7 +291,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
   private List<String> makeMoves(ArchivedStripe s, String name, RapidRaidChain chain, Map<String, DatanodeInfo> live)
       throws IOException {
     List<String> done = new ArrayList<>();
-    List<Copy> copies = new ArrayList<>();
+    List<RapidRaidPipelines.Copy> copies = new ArrayList<>();
     for (RapidRaidChain.Move mv : chain.moves()) {
       int piece = mv.piece();
       if (piece >= s.sources().size()) {
@@ -387,7 +315,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
               + ")";
           LOG.info("{}", line);
           done.add(line);
-          copies.add(new Copy(s.stripeId(), piece, RapidRaidChainSources.site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
+          copies.add(new RapidRaidPipelines.Copy(s.stripeId(), piece, RapidRaidChainSources.site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
           last = null;
           break;
         } catch (IOException e) {

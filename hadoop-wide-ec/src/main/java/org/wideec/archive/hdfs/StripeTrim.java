@@ -240,19 +240,9 @@ final class StripeTrim {
       return "block blk_" + recorded.keySet().iterator().next() + " is no longer in the file (truncated or rewritten)";
     }
     for (ArchivedStripe s : stripes) {
-      for (StripeMember m : s.members()) {
-        if (!m.isParity() || m.padding()) {
-          continue;
-        }
-        String parity = ArchiveLayout.inodePath(m.inodeId()).toString();
-        HdfsFileStatus ps = fileInfo(parity);
-        LocatedBlock pb = ps == null ? null : moves.locatedBlock(parity, m.blockId());
-        if (pb == null || pb.getBlock().getGenerationStamp() != m.generationStamp() || pb.getLocations().length == 0
-            || pb.isCorrupt()) {
-          return "parity unit " + s.members().indexOf(m) + " of stripe " + s.stripeId() + " (blk_" + m.blockId()
-              + ") is " + (pb == null ? "gone" : pb.getLocations().length == 0 ? "without a live replica"
-              : pb.isCorrupt() ? "corrupt" : "not the block that was verified") + "; rerun after repairing it";
-        }
+      String notLive = StoredUnits.notLive(dfs, s);
+      if (notLive != null) {
+        return notLive;
       }
     }
     return null;
