@@ -1,6 +1,5 @@
 package org.wideec.archive.hdfs;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -10,14 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
@@ -50,7 +46,7 @@ import org.wideec.transport.TokenBytes;
  * single-block file and allocates its block on chain node i (favored), and asks the last position to run the
  * pipeline over the slice ports with the READ tokens of the pieces and the WRITE tokens of the codeword blocks. Once
  * every position reports its codeword stored, it completes the files and returns each codeword's CRC32C as
- * reported, and each piece's CRC32C as the chain node holding it reads it; the {@link SealedArchiver} then reads every
+ * reported, and each piece's CRC32C as the chain node holding it reads it; the {@link Archiver} then reads every
  * codeword back and decodes sampled k-subsets before anything of the file is replaced.
  *
  * <p>The manifest plans codeword i on chain node i (where it is written), not where the sealed planner dealt it. Any
@@ -245,7 +241,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
 
   /**
    * Every source piece's block as the NameNode lists it now, by piece index; a block that changed since it was
-   * planned (SealedArchiver checked just before) fails the stripe.
+   * planned (the lifecycle checked just before) fails the stripe.
    */
   Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
