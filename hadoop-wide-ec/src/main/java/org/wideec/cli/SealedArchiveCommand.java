@@ -19,6 +19,7 @@ import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.PipelineCodewordEncoder;
+import org.wideec.archive.hdfs.RapidRaidPipelines;
 import org.wideec.archive.hdfs.SealedArchiver;
 import org.wideec.archive.hdfs.SealedFiles;
 
@@ -35,11 +36,11 @@ final class SealedArchiveCommand {
     checkEncoder(spec, encoder);
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, "archive");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
-    PipelineCodewordEncoder.Factory pipeline = encoder.equals("rapidraid") ? new PipelineCodewordEncoder.Factory(dfs)
+    RapidRaidPipelines pipeline = encoder.equals("rapidraid") ? new RapidRaidPipelines(dfs)
         : null;
     SealedArchiver.Result r;
     List<String> moves;
-    List<PipelineCodewordEncoder.Copy> copies;
+    List<RapidRaidPipelines.Copy> copies;
     try {
       r = new SealedArchiver(dfs, store, pipeline != null ? pipeline : SealedArchiver.classic(dfs), Archiver.Hook.NONE,
           System.nanoTime()).archive(path, spec);
@@ -65,7 +66,7 @@ final class SealedArchiveCommand {
       j.put("offPlan", r.offPlan());
       j.put("moves", moves);
       List<Object> made = new ArrayList<>();
-      for (PipelineCodewordEncoder.Copy c : copies) {
+      for (RapidRaidPipelines.Copy c : copies) {
         Map<String, Object> cj = new LinkedHashMap<>();
         cj.put("stripe", c.stripe());
         cj.put("piece", c.piece());
@@ -78,8 +79,8 @@ final class SealedArchiveCommand {
         made.add(cj);
       }
       j.put("copies", made); // as the dry run's moves, to compare
-      j.put("crossRackBytesMoved", copies.stream().filter(PipelineCodewordEncoder.Copy::crossRack)
-          .mapToLong(PipelineCodewordEncoder.Copy::bytes).sum());
+      j.put("crossRackBytesMoved", copies.stream().filter(RapidRaidPipelines.Copy::crossRack)
+          .mapToLong(RapidRaidPipelines.Copy::bytes).sum());
       j.put("stale", r.stale());
       out.println(Json.write(j));
     } else {
@@ -107,7 +108,7 @@ final class SealedArchiveCommand {
     String policy = new SealedFiles(dfs, store.layout()).policyCheck(); // the run's ensurePolicy, read-only
     List<RapidRaidPlan> pipelines = new ArrayList<>();
     if (encoder.equals("rapidraid")) {
-      try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(dfs)) {
+      try (RapidRaidPipelines f = new RapidRaidPipelines(dfs)) {
         for (ArchivedStripe s : m.stripes()) {
           pipelines.add(f.plan(path, s));
         }

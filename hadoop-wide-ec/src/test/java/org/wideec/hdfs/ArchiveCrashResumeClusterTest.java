@@ -56,7 +56,7 @@ class ArchiveCrashResumeClusterTest extends ArchiveTestBed {
       }
 
       @Override
-      public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+      public Encoded encode(ArchivedStripe stripe) throws IOException {
         dying.encode(stripe);
         throw new IllegalStateException("a dying encoder must throw");
       }

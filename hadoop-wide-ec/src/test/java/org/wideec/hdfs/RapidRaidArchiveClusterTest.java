@@ -38,7 +38,7 @@ import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.CodewordFiles;
-import org.wideec.archive.hdfs.PipelineCodewordEncoder;
+import org.wideec.archive.hdfs.RapidRaidPipelines;
 import org.wideec.archive.hdfs.SealedArchiver;
 import org.wideec.archive.hdfs.SealedFiles;
 import org.wideec.client.WideEcFileSystem;
@@ -100,7 +100,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     return store.read(new Path(store.pointer(new Path(path)).manifestPath()));
   }
 
-  private SealedArchiver.Result archive(String path, String code, PipelineCodewordEncoder.Factory f) throws Exception {
+  private SealedArchiver.Result archive(String path, String code, RapidRaidPipelines f) throws Exception {
     return new SealedArchiver(fs, store, f, Archiver.Hook.NONE, 3).archive(new Path(path), code);
   }
 
@@ -125,7 +125,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
       long before = crossRackSent();
       SealedArchiver.Result r;
       List<RapidRaidPlan> plans;
-      try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(fs)) {
+      try (RapidRaidPipelines f = new RapidRaidPipelines(fs)) {
         r = archive(path, code, f);
         plans = f.plans();
         System.out.println(code + ": moves " + f.moves());
@@ -212,7 +212,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     }
     List<String> moves;
     List<RapidRaidPlan> plans;
-    try (PipelineCodewordEncoder.Factory f = new PipelineCodewordEncoder.Factory(fs)) {
+    try (RapidRaidPipelines f = new RapidRaidPipelines(fs)) {
       assertTrue(archive(path, RR8, f).sealed());
       moves = f.moves();
       plans = f.plans();

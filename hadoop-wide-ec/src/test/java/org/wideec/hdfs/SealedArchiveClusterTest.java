@@ -276,6 +276,30 @@ class SealedArchiveClusterTest extends ArchiveTestBed {
    * deleted, and a run stopped between the two renames is finished by a rerun.
    */
   @Test
+  void aCodewordLostBeforeTheSwapStopsTheSealAndTheFileStaysWhole() throws Exception {
+    String path = "/cold/lost";
+    long length = 4 * BLOCK;
+    byte[] data = write(path, length);
+    long inode = fs.getClient().getFileInfo(path).getFileId();
+    // The codeword is lost once its stripe is committed, before the swap would make the codewords the only copy.
+    Archiver.Hook loseOne = (manifest, stripe) -> {
+      if (stripe != null && stripe.state() == StripeState.COMMITTED) {
+        assertTrue(fs.delete(CodewordFiles.file(stripe, 3), false));
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> new SealedArchiver(fs, store, SealedArchiver.classic(fs),
+        loseOne, 3).archive(new Path(path), RR));
+    assertTrue(e.getMessage().startsWith("sealing " + path + " stopped before its swap: codeword 3 of stripe 0 (blk_"),
+        e.getMessage());
+    assertTrue(e.getMessage().endsWith(") is gone; rerun after repairing it; the file is whole"), e.getMessage());
+    HdfsFileStatus st = fs.getClient().getFileInfo(path);
+    assertFalse(SealedFiles.isSealed(st), "the original keeps its path");
+    assertEquals(inode, st.getFileId());
+    assertArrayEquals(data, readAll(fs, path, (int) length));
+    assertEquals(List.of(StripeState.COMMITTED), ArchiveChecks.states(store.find(inode)));
+  }
+
+  @Test
   void theSwapNeverDeletesAFileItDidNotArchiveAndResumesBetweenItsRenames() throws Exception {
     fs.mkdirs(new Path("/swap"), new FsPermission((short) 0755));
     // An append opened in the gap before the swap.

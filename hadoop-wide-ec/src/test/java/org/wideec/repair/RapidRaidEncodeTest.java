@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.wideec.engine.CodewordSinks;
-import org.wideec.engine.EncodeExecutor;
+import org.wideec.engine.RapidRaidExecutor;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
@@ -111,8 +111,8 @@ class RapidRaidEncodeTest {
     return b;
   }
 
-  private EncodeExecutor executor() {
-    return new EncodeExecutor(site -> cluster.transports.get(site.node()), cluster.resolver());
+  private RapidRaidExecutor executor() {
+    return new RapidRaidExecutor(site -> cluster.transports.get(site.node()), cluster.resolver());
   }
 
   private static long crc(byte[] b) {
@@ -129,7 +129,7 @@ class RapidRaidEncodeTest {
     RapidRaidChain chain = start(code, pieces);
     RapidRaidPlan plan = RapidRaidPlan.pipeline("object " + spec, code, chain, lengths(code.k()), SLICE, FRAME);
     assertEquals(4, plan.slices());
-    EncodeExecutor.RapidRaidResult r = executor().run(plan, blocks(code.k(), LENGTH), null);
+    RapidRaidExecutor.Result r = executor().run(plan, blocks(code.k(), LENGTH), null);
     byte[][] want = expected(code, pieces);
     assertEquals(code.n(), r.codewords().size());
     for (int i = 0; i < code.n(); i++) {
@@ -164,7 +164,7 @@ class RapidRaidEncodeTest {
     RapidRaidChain chain = start(code, pieces);
     RapidRaidPlan plan = RapidRaidPlan.classic("object", code, chain, lengths(code.k()), SLICE, FRAME);
     ArchivalEncodeTest.Targets targets = new ArchivalEncodeTest.Targets();
-    EncodeExecutor.RapidRaidResult r = executor().run(plan, blocks(code.k(), LENGTH), targets);
+    RapidRaidExecutor.Result r = executor().run(plan, blocks(code.k(), LENGTH), targets);
     byte[][] want = expected(code, pieces);
     for (int i = 0; i < code.n(); i++) {
       assertArrayEquals(want[i], targets.sinks.get(i).bytes, "c_" + i);

@@ -125,7 +125,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   }
 
   @Override
-  public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+  public Encoded encode(ArchivedStripe stripe) throws IOException {
     String name = "stripe " + stripe.stripeId();
     LinearCode code = stripe.code();
     long unitLength = stripe.unitLength();
@@ -140,7 +140,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     Map<Integer, Site> holders = new HashMap<>();
     Map<Integer, BlockRef> blocks = new HashMap<>();
     long[] lengths = new long[code.k()];
-    Map<Integer, DatanodeInfo> chosen = holdersOf(stripe, data);
+    Map<Integer, DatanodeInfo> chosen = StripeData.readHolders(stripe, data);
     for (StripeData.Unit d : data) {
       DatanodeInfo holder = chosen.get(d.unit());
       nodes.put(holder.getXferAddr(), holder);
@@ -169,6 +169,32 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     List<StripeMember> members = new ArrayList<>(stripe.members());
     List<String> offPlan = new ArrayList<>();
+    long written = completeParities(stripe, name, parities, stored, members, offPlan);
+    for (Map.Entry<Integer, Long> e : dataCrcs(stripe, data, holders, nodes, blocks).entrySet()) {
+      members.set(e.getKey(), stripe.member(e.getKey()).withCrc(e.getValue()));
+    }
+    long read = 0;
+    for (EncodePlan.Tree t : plan.trees()) {
+      for (EncodePlan.Step s : t.steps()) {
+        read += lengths[s.unit()]; // a unit two trees use is read twice (Azure-LRC: local and global)
+      }
+    }
+    HdfsFileStatus dirStatus = dfs.getClient().getFileInfo(dir.toString());
+    if (dirStatus == null) {
+      throw new IOException(name + ": its parity directory " + dir + " disappeared during the encode");
+    }
+    LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
+        plan.crossRackBytes());
+    return Encoded.systematic(members, dirStatus.getFileId(), read, written, offPlan);
+  }
+
+  /**
+   * Completes each parity's file and confirms its block at the NameNode; records the member as written, and a line in
+   * {@code offPlan} where HDFS placed it elsewhere than planned. The parity bytes stored.
+   */
+  private long completeParities(ArchivedStripe stripe, String name, Map<Integer, ParityFiles.Allocated> parities,
+      Map<Integer, EncodeTreeRequest.Stored> stored, List<StripeMember> members, List<String> offPlan)
+      throws IOException {
     long written = 0;
     for (Map.Entry<Integer, ParityFiles.Allocated> e : parities.entrySet()) {
       int u = e.getKey();
@@ -187,67 +213,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       members.set(u, m.written(a.inode(), a.block().getBlockId(), a.block().getGenerationStamp(), s.crc32c()));
       written += s.length();
     }
-    for (Map.Entry<Integer, Long> e : dataCrcs(stripe, data, holders, nodes, blocks).entrySet()) {
-      members.set(e.getKey(), stripe.member(e.getKey()).withCrc(e.getValue()));
-    }
-    long read = 0;
-    for (EncodePlan.Tree t : plan.trees()) {
-      for (EncodePlan.Step s : t.steps()) {
-        read += lengths[s.unit()]; // a unit two trees use is read twice (Azure-LRC: local and global)
-      }
-    }
-    HdfsFileStatus dirStatus = dfs.getClient().getFileInfo(dir.toString());
-    if (dirStatus == null) {
-      throw new IOException(name + ": its parity directory " + dir + " disappeared during the encode");
-    }
-    LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
-        plan.crossRackBytes());
-    return new EncodedStripe(members, dirStatus.getFileId(), read, written, offPlan);
-  }
-
-  /**
-   * The replica each data unit is read from: the kept replica of the plan where it already is (the trim's moves come
-   * later), else one in the unit's planned rack; a unit with neither is read in the rack that already serves most of
-   * the stripe's other units (every rack a chain enters costs a stream across), else from its first listed replica.
-   */
-  private static Map<Integer, DatanodeInfo> holdersOf(ArchivedStripe stripe, List<StripeData.Unit> data)
-      throws IOException {
-    Map<Integer, DatanodeInfo> out = new HashMap<>();
-    Map<String, Integer> perRack = new HashMap<>();
-    List<StripeData.Unit> unplaced = new ArrayList<>();
-    for (StripeData.Unit d : data) {
-      DatanodeInfo[] locs = d.block().getLocations();
-      if (locs.length == 0) {
-        throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": block " + d.member().blockId()
-            + " of " + d.file() + " has no live replica to encode from");
-      }
-      DatanodeInfo pick = null;
-      for (DatanodeInfo dn : locs) {
-        if (dn.getXferAddr().equals(d.member().plannedNode())) {
-          pick = dn;
-        }
-      }
-      for (int i = 0; pick == null && i < locs.length; i++) {
-        pick = locs[i].getNetworkLocation().equals(d.member().plannedRack()) ? locs[i] : null;
-      }
-      if (pick == null) {
-        unplaced.add(d);
-      } else {
-        out.put(d.unit(), pick);
-        perRack.merge(pick.getNetworkLocation(), 1, Integer::sum);
-      }
-    }
-    for (StripeData.Unit d : unplaced) {
-      DatanodeInfo best = d.block().getLocations()[0];
-      for (DatanodeInfo dn : d.block().getLocations()) {
-        if (perRack.getOrDefault(dn.getNetworkLocation(), 0) > perRack.getOrDefault(best.getNetworkLocation(), 0)) {
-          best = dn;
-        }
-      }
-      out.put(d.unit(), best);
-      perRack.merge(best.getNetworkLocation(), 1, Integer::sum);
-    }
-    return out;
+    return written;
   }
 
   /**
@@ -284,6 +250,23 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return first;
   }
 
+  /** Tree {@code t}'s request to its collector; fills {@code treeEndpoints}, the collector's first. */
+  private EncodeTreeRequest treeRequest(ArchivedStripe stripe, EncodePlan plan, int t, Map<Integer, BlockRef> blocks,
+      Map<String, DatanodeInfo> nodes, ChecksumOpt checksum, List<EncodeTreeRequest.ParityOutput> outputs,
+      Map<String, Endpoint> treeEndpoints) throws IOException {
+    EncodePlan.Tree tree = plan.trees().get(t);
+    Map<Integer, BlockRef> treeBlocks = new HashMap<>();
+    treeEndpoints.put(tree.collector().node(), endpoint(tree.collector(), nodes));
+    for (EncodePlan.Step s : tree.steps()) {
+      treeBlocks.put(s.unit(), blocks.get(s.unit()));
+      treeEndpoints.put(s.site().node(), endpoint(s.site(), nodes));
+    }
+    EncodeStripe es = plan.stripe();
+    return new EncodeTreeRequest(es.name(), stripe.codeSpec(), plan.shape(), plan.sliceBytes(), t, es.dataLengths(),
+        es.holders(), es.targets(), List.copyOf(treeEndpoints.values()), treeBlocks, outputs,
+        checksum.getChecksumType().id, checksum.getBytesPerChecksum());
+  }
+
   /** Asks every tree's collector to run it, all at once; the first failure stops the others. */
   private Map<Integer, EncodeTreeRequest.Stored> runTrees(ArchivedStripe stripe, EncodePlan plan,
       Map<Integer, BlockRef> blocks, Map<Integer, ParityFiles.Allocated> parities, Map<String, DatanodeInfo> nodes,
@@ -297,27 +280,14 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       for (int row : tree.rows()) {
         ParityFiles.Allocated a = parities.get(row);
         if (a != null) {
-          DatanodeInfo n = a.node();
-          outputs.add(new EncodeTreeRequest.ParityOutput(row, new BlockRef(a.block().getBlockPoolId(),
-              a.block().getBlockId(), a.block().getGenerationStamp(), a.block().getNumBytes(), a.token()),
-              new EncodeTreeRequest.TargetNode(n.getIpAddr(), n.getHostName(), n.getDatanodeUuid(), n.getXferPort(),
-                  n.getInfoPort(), n.getInfoSecurePort(), n.getIpcPort(), a.storageType(), a.storageId())));
+          outputs.add(a.output(row));
         }
       }
       if (outputs.isEmpty()) {
         continue; // only virtual parities: zeros, never stored
       }
-      Map<Integer, BlockRef> treeBlocks = new HashMap<>();
       Map<String, Endpoint> treeEndpoints = new LinkedHashMap<>();
-      treeEndpoints.put(tree.collector().node(), endpoint(tree.collector(), nodes));
-      for (EncodePlan.Step s : tree.steps()) {
-        treeBlocks.put(s.unit(), blocks.get(s.unit()));
-        treeEndpoints.put(s.site().node(), endpoint(s.site(), nodes));
-      }
-      EncodeStripe es = plan.stripe();
-      EncodeTreeRequest req = new EncodeTreeRequest(es.name(), stripe.codeSpec(), plan.shape(), plan.sliceBytes(), t,
-          es.dataLengths(), es.holders(), es.targets(), List.copyOf(treeEndpoints.values()), treeBlocks, outputs,
-          checksum.getChecksumType().id, checksum.getBytesPerChecksum());
+      EncodeTreeRequest req = treeRequest(stripe, plan, t, blocks, nodes, checksum, outputs, treeEndpoints);
       Endpoint collector = treeEndpoints.get(tree.collector().node());
       byte[] token = outputs.get(0).block().token();
       running.add(done.submit(() -> ports.runTree(collector, req, token)));

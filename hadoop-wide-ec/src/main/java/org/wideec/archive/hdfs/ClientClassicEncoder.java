@@ -72,7 +72,7 @@ public final class ClientClassicEncoder implements StripeEncoder {
   }
 
   @Override
-  public EncodedStripe encode(ArchivedStripe stripe) throws IOException {
+  public Encoded encode(ArchivedStripe stripe) throws IOException {
     LinearCode code = stripe.code();
     long unitLength = stripe.unitLength();
     List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
@@ -176,7 +176,7 @@ public final class ClientClassicEncoder implements StripeEncoder {
       members.set(u, m.written(fileInode(file), block.getBlock().getBlockId(), block.getBlock().getGenerationStamp(),
           crcs[u].getValue()));
     }
-    return new EncodedStripe(members, fileInode(dir), read, written, offPlan);
+    return Encoded.systematic(members, fileInode(dir), read, written, offPlan);
   }
 
   /** The one block of a parity file, which must hold exactly the unit length. */

@@ -25,7 +25,7 @@ import org.wideec.coder.ErasureCoder;
  * file. Memory stays at (k + n) x chunk; a short last stripe's missing pieces and the zero tails of short pieces are
  * zeros never read. CRC32C of every piece and every codeword is computed on the way.
  */
-public final class ClientCodewordEncoder implements CodewordEncoder {
+public final class ClientCodewordEncoder implements StripeEncoder {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCodewordEncoder.class);
   private final DistributedFileSystem dfs;
   private final Path file;

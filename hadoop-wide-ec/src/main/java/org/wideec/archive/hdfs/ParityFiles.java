@@ -36,7 +36,17 @@ final class ParityFiles {
 
   /** A parity file created and its one block allocated ({@code numBytes} = the unit length), with its WRITE token. */
   record Allocated(Path file, long inode, ExtendedBlock block, DatanodeInfo node, String storageType, String storageId,
-      byte[] token) {}
+      byte[] token) {
+
+    /** What the DataNode that computes unit {@code row} is told: the block, its WRITE token, the node to store on. */
+    org.wideec.protocol.EncodeTreeRequest.ParityOutput output(int row) {
+      return new org.wideec.protocol.EncodeTreeRequest.ParityOutput(row, new org.wideec.repair.BlockRef(
+          block.getBlockPoolId(), block.getBlockId(), block.getGenerationStamp(), block.getNumBytes(), token),
+          new org.wideec.protocol.EncodeTreeRequest.TargetNode(node.getIpAddr(), node.getHostName(),
+              node.getDatanodeUuid(), node.getXferPort(), node.getInfoPort(), node.getInfoSecurePort(),
+              node.getIpcPort(), storageType, storageId));
+    }
+  }
 
   /** Creates the parity unit's file (replication 1, 0600) and allocates its block, its planned node favored. */
   Allocated allocate(ArchivedStripe stripe, int unit, long blockSize, long unitLength) throws IOException {

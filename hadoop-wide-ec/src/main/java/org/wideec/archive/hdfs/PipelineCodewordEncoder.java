@@ -1,6 +1,5 @@
 package org.wideec.archive.hdfs;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -10,14 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
@@ -50,91 +46,23 @@ import org.wideec.transport.hdfs.TokenBytes;
  * single-block file and allocates its block on chain node i (favored), and asks the last position to run the
  * pipeline over the slice ports with the READ tokens of the pieces and the WRITE tokens of the codeword blocks. Once
  * every position reports its codeword stored, it completes the files and returns each codeword's CRC32C as
- * reported, and each piece's CRC32C as the chain node holding it reads it; the {@link SealedArchiver} then reads every
+ * reported, and each piece's CRC32C as the chain node holding it reads it; the {@link Archiver} then reads every
  * codeword back and decodes sampled k-subsets before anything of the file is replaced.
  *
  * <p>The manifest plans codeword i on chain node i (where it is written), not where the sealed planner dealt it. Any
  * failure fails the stripe naming the node and its position; no codeword file is completed, and the rerun (ENCODING
  * rolls back) plans the chain again from the replicas as they are then.
  */
-public final class PipelineCodewordEncoder implements CodewordEncoder {
+public final class PipelineCodewordEncoder implements StripeEncoder {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineCodewordEncoder.class);
   private static final long LEASE_RENEW_MS = 20_000;
 
-  /** One per archiver run: the slice-port client, the mover and what every stripe's pipeline did. */
-  public static final class Factory implements SealedArchiver.EncoderFactory, Closeable {
-    private final DistributedFileSystem dfs;
-    private final SlicePortClient ports;
-    private final BlockMover mover;
-    private final ExecutorService threads;
-    private final List<RapidRaidPlan> plans = new ArrayList<>();
-    private final List<String> moves = new ArrayList<>();
-    private final List<Copy> copies = new ArrayList<>();
-
-    public Factory(DistributedFileSystem dfs) throws IOException {
-      this.dfs = dfs;
-      this.ports = new SlicePortClient(dfs.getConf());
-      this.mover = new BlockMover(dfs);
-      this.threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "wide-ec-rapidraid-encoder");
-        t.setDaemon(true);
-        return t;
-      });
-    }
-
-    @Override
-    public CodewordEncoder encoderFor(Path file) {
-      return new PipelineCodewordEncoder(this, file);
-    }
-
-    /**
-     * The plan {@link #encoderFor}'s encoder would run for stripe {@code s} of {@code file} now, from the live
-     * replicas and nodes, changing nothing ({@code --dry-run}).
-     */
-    public RapidRaidPlan plan(Path file, ArchivedStripe s) throws IOException {
-      PipelineCodewordEncoder e = new PipelineCodewordEncoder(this, file);
-      String name = e.nameOf(s);
-      Map<Integer, LocatedBlock> located = e.locate(s, name);
-      ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name); // as the run does, before anything
-      return e.plan(s, name, located, mover.liveNodes(), Set.of(), e.replication(name));
-    }
-
-    /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
-    public synchronized List<RapidRaidPlan> plans() {
-      return List.copyOf(plans);
-    }
-
-    /** One line per replica copied onto a chain node. */
-    public synchronized List<String> moves() {
-      return List.copyOf(moves);
-    }
-
-    /** The copies made, in order, as data (what a dry run's moves are held to). */
-    public synchronized List<Copy> copies() {
-      return List.copyOf(copies);
-    }
-
-    @Override
-    public void close() {
-      ports.close();
-      mover.close();
-      threads.shutdownNow();
-    }
-  }
-
-  /** A replica copy the run made: piece {@code piece} of stripe {@code stripe}, {@code bytes} long. */
-  public record Copy(long stripe, int piece, Site from, Site to, long bytes) {
-    public boolean crossRack() {
-      return !from.sameRack(to);
-    }
-  }
-
-  private final Factory f;
+  private final RapidRaidPipelines f;
   private final Path file;
   private final ParityFiles files;
   private final CodewordFiles codewords;
 
-  private PipelineCodewordEncoder(Factory f, Path file) {
+  PipelineCodewordEncoder(RapidRaidPipelines f, Path file) {
     this.f = f;
     this.file = file;
     this.files = new ParityFiles(f.dfs);
@@ -157,33 +85,12 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     f.ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name);
     Map<String, DatanodeInfo> live = f.mover.liveNodes();
     short replication = replication(name);
-    // The plan already chose every copy's source as the NameNode will see it (what the dry run prints). A copy can
-    // still be refused at run time (a pinned or failing source, the replicas changed meanwhile): then that target is
-    // left out and the chain planned again from where the replicas are now (copies already made stay: each kept the
-    // block's replication), a few times at most.
-    Set<String> leftOut = new HashSet<>();
-    RapidRaidPlan plan;
-    RapidRaidChain chain;
     List<String> moved = new ArrayList<>();
-    while (true) {
-      plan = plan(s, name, located, live, leftOut, replication);
-      chain = plan.chain();
-      try {
-        moved.addAll(makeMoves(s, name, chain, live));
-        break;
-      } catch (CannotCopy e) {
-        moved.addAll(e.done);
-        if (leftOut.size() >= MAX_REPLANS || !leftOut.add(e.target)) {
-          throw e;
-        }
-        LOG.info("{}; planning the chain again without {}", e.getMessage(), e.target);
-        located = locate(s, name);
-      }
-    }
+    RapidRaidPlan plan = planAndCopy(s, name, located, live, replication, moved);
+    RapidRaidChain chain = plan.chain();
     if (!moved.isEmpty()) {
       located = locate(s, name);
     }
-    long[] lengths = plan.pieceLengths();
     ArchivedStripe onChain = plannedOnChain(s, chain);
     Path dir = new Path(s.parityFilePath());
     f.dfs.mkdirs(dir);
@@ -191,29 +98,8 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     List<ParityFiles.Allocated> blocks = new ArrayList<>();
     List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
     List<Endpoint> endpoints = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      ParityFiles.Allocated a = files.allocate(onChain, i, blockSize, unit);
-      blocks.add(a);
-      DatanodeInfo d = a.node();
-      outputs.add(new EncodeTreeRequest.ParityOutput(i, new BlockRef(a.block().getBlockPoolId(), a.block().getBlockId(),
-          a.block().getGenerationStamp(), a.block().getNumBytes(), a.token()), new EncodeTreeRequest.TargetNode(
-              d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(), d.getInfoPort(),
-              d.getInfoSecurePort(), d.getIpcPort(), a.storageType(), a.storageId())));
-      Site site = chain.site(i);
-      endpoints.add(f.ports.endpoint(site.node(), site.rack(), live.get(site.node())));
-    }
-    Map<Integer, BlockRef> pieces = new HashMap<>();
-    String pool = located.get(0).getBlock().getBlockPoolId();
-    for (int t = 0; t < k; t++) {
-      LocatedBlock lb = located.get(t);
-      if (lb == null) {
-        pieces.put(t, new BlockRef(pool, 0, 0, 0)); // a short stripe's virtual zero piece: nothing stored
-      } else {
-        ExtendedBlock b = lb.getBlock();
-        pieces.put(t, new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
-            TokenBytes.of(lb.getBlockToken())));
-      }
-    }
+    allocate(onChain, blockSize, live, blocks, outputs, endpoints);
+    Map<Integer, BlockRef> pieces = pieceRefs(located, k);
     ChecksumOpt sum = f.dfs.getClient().getConf().getDefaultChecksumOpt();
     RapidRaidStepRequest req = RapidRaidRequests.last(plan, pieces, endpoints, outputs, sum.getChecksumType().id,
         sum.getBytesPerChecksum());
@@ -227,13 +113,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       files.complete(onChain, i, blocks.get(i));
       members.add(codewords.written(onChain, i, stored.get(i).crc32c(), offPlan));
     }
-    List<SourcePiece> sources = new ArrayList<>();
-    for (int t = 0; t < s.sources().size(); t++) {
-      // Position t holds piece t (RapidRAID §IV): its node reads the CRC32C, so no piece byte leaves it.
-      DatanodeInfo holder = live.get(chain.site(t).node());
-      String where = name + " piece " + t + " (block " + s.sources().get(t).blockId() + ")";
-      sources.add(s.sources().get(t).withCrc(f.ports.crcOf(located.get(t), holder, where)));
-    }
+    List<SourcePiece> sources = sourceCrcs(s, name, chain, located, live);
     HdfsFileStatus dirStatus = f.dfs.getClient().getFileInfo(dir.toString());
     if (dirStatus == null) {
       throw new IOException(name + ": its codeword directory " + dir + " disappeared during the encode");
@@ -241,7 +121,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     long read = 0;
     for (RapidRaidPipeline.Position p : plan.pipeline().positions()) {
       for (int j : p.pieces()) {
-        read += lengths[j]; // every piece is read by its two positions
+        read += plan.pieceLengths()[j]; // every piece is read by its two positions
       }
     }
     LOG.info("{}: rapidraid pipeline done over {}; {} bytes across racks planned, {} moves", name, chain.sites(),
@@ -249,16 +129,86 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return new Encoded(members, sources, dirStatus.getFileId(), read, (long) n * unit, offPlan);
   }
 
-  private String nameOf(ArchivedStripe s) {
+  /**
+   * Plans the chain and makes its copies. The plan already chose every copy's source as the NameNode will see it
+   * (what the dry run prints). A copy can still be refused at run time (a pinned or failing source, the replicas
+   * changed meanwhile): then that target is left out and the chain planned again from where the replicas are now
+   * (copies already made stay: each kept the block's replication), a few times at most.
+   */
+  private RapidRaidPlan planAndCopy(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
+      Map<String, DatanodeInfo> live, short replication, List<String> moved) throws IOException {
+    Set<String> leftOut = new HashSet<>();
+    Map<Integer, LocatedBlock> now = located;
+    while (true) {
+      RapidRaidPlan plan = plan(s, name, now, live, leftOut, replication);
+      try {
+        moved.addAll(makeMoves(s, name, plan.chain(), live));
+        return plan;
+      } catch (RapidRaidChainSources.CannotCopy e) {
+        moved.addAll(e.done);
+        if (leftOut.size() >= RapidRaidChainSources.MAX_REPLANS || !leftOut.add(e.target)) {
+          throw e;
+        }
+        LOG.info("{}; planning the chain again without {}", e.getMessage(), e.target);
+        now = locate(s, name);
+      }
+    }
+  }
+
+  /** Each piece's replica with its READ token, a short stripe's virtual pieces as empty blocks. */
+  private static Map<Integer, BlockRef> pieceRefs(Map<Integer, LocatedBlock> located, int k) {
+    Map<Integer, BlockRef> pieces = new HashMap<>();
+    String pool = located.get(0).getBlock().getBlockPoolId();
+    for (int t = 0; t < k; t++) {
+      LocatedBlock lb = located.get(t);
+      if (lb == null) {
+        pieces.put(t, new BlockRef(pool, 0, 0, 0)); // a short stripe's virtual zero piece: nothing stored
+      } else {
+        ExtendedBlock b = lb.getBlock();
+        pieces.put(t, new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
+            TokenBytes.of(lb.getBlockToken())));
+      }
+    }
+    return pieces;
+  }
+
+  /** Each source piece with its CRC32C as read on the chain node holding it. */
+  private List<SourcePiece> sourceCrcs(ArchivedStripe s, String name, RapidRaidChain chain,
+      Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live) throws IOException {
+    List<SourcePiece> sources = new ArrayList<>();
+    for (int t = 0; t < s.sources().size(); t++) {
+      // Position t holds piece t (RapidRAID §IV): its node reads the CRC32C, so no piece byte leaves it.
+      DatanodeInfo holder = live.get(chain.site(t).node());
+      String where = name + " piece " + t + " (block " + s.sources().get(t).blockId() + ")";
+      sources.add(s.sources().get(t).withCrc(f.ports.crcOf(located.get(t), holder, where)));
+    }
+    return sources;
+  }
+
+  /** Codeword i's single-block file and its block on chain node i, with the WRITE token position i stores with. */
+  private void allocate(ArchivedStripe onChain, long blockSize, Map<String, DatanodeInfo> live,
+      List<ParityFiles.Allocated> blocks, List<EncodeTreeRequest.ParityOutput> outputs, List<Endpoint> endpoints)
+      throws IOException {
+    long unit = onChain.unitLength();
+    for (int i = 0; i < onChain.code().n(); i++) {
+      ParityFiles.Allocated a = files.allocate(onChain, i, blockSize, unit);
+      blocks.add(a);
+      outputs.add(a.output(i));
+      StripeMember m = onChain.member(i);
+      endpoints.add(f.ports.endpoint(m.plannedNode(), m.plannedRack(), live.get(m.plannedNode())));
+    }
+  }
+
+  String nameOf(ArchivedStripe s) {
     return Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
   }
 
   /**
-   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link #withSources}, and
+   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link RapidRaidChainSources#withSources}, and
    * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
    * plans again (the same loop for the dry run and the run, over the same located blocks).
    */
-  private RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
+  RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
       Map<String, DatanodeInfo> live, Set<String> leftOut, short replication) throws IOException {
     long[] lengths = new long[s.code().k()];
     for (int t = 0; t < s.sources().size(); t++) {
@@ -271,10 +221,10 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
       Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
       candidates.keySet().removeAll(out);
       try {
-        chain = withSources(s, name, path, chainFor(s, name, located, candidates), located, live, replication);
+        chain = RapidRaidChainSources.withSources(s, name, path, RapidRaidChainSources.chainFor(s, name, located, candidates), located, live, replication);
         break;
-      } catch (CannotCopy e) {
-        if (out.size() >= MAX_REPLANS || !out.add(e.target)) {
+      } catch (RapidRaidChainSources.CannotCopy e) {
+        if (out.size() >= RapidRaidChainSources.MAX_REPLANS || !out.add(e.target)) {
           throw e;
         }
         LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
@@ -291,9 +241,9 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
 
   /**
    * Every source piece's block as the NameNode lists it now, by piece index; a block that changed since it was
-   * planned (SealedArchiver checked just before) fails the stripe.
+   * planned (the lifecycle checked just before) fails the stripe.
    */
-  private Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
+  Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     Map<Long, LocatedBlock> byId = new HashMap<>();
     HdfsFileStatus st = f.dfs.getClient().getFileInfo(path);
@@ -318,28 +268,9 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return out;
   }
 
-  /** The chain over the live nodes; a short stripe's virtual pieces are "held" everywhere (zeros need no copy). */
-  private static RapidRaidChain chainFor(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
-      Map<String, DatanodeInfo> live) throws IOException {
-    List<Site> liveSites = live.values().stream().map(PipelineCodewordEncoder::site).toList();
-    Map<Integer, List<Site>> replicas = new HashMap<>();
-    for (int t = 0; t < s.code().k(); t++) {
-      LocatedBlock lb = located.get(t);
-      replicas.put(t, lb == null ? liveSites
-          : java.util.Arrays.stream(lb.getLocations()).map(PipelineCodewordEncoder::site).toList());
-    }
-    try {
-      return RapidRaidChainPlanner.plan(name, s.code(), replicas, liveSites);
-    } catch (IllegalArgumentException e) {
-      throw new IOException(e.getMessage(), e);
-    }
-  }
 
-  private static Site site(DatanodeInfo d) {
-    return new Site(d.getXferAddr(), d.getNetworkLocation());
-  }
 
-  private short replication(String name) throws IOException {
+  short replication(String name) throws IOException {
     HdfsFileStatus st = f.dfs.getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(file).toString());
     if (st == null) {
       throw new IOException(name + ": " + file + " is gone");
@@ -347,82 +278,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return st.getReplication();
   }
 
-  /** Chain nodes whose position reads {@code piece}: the copy's source must keep its replica, so never one of them. */
-  private static Set<String> needing(ArchivedStripe s, RapidRaidChain chain, int piece) {
-    Set<String> needing = new HashSet<>();
-    int n = s.code().n();
-    for (int i = 0; i < n; i++) {
-      for (int j : RapidRaidPipeline.piecesAt(n, s.code().k(), i)) {
-        if (j == piece) {
-          needing.add(chain.site(i).node());
-        }
-      }
-    }
-    return needing;
-  }
 
-  /**
-   * {@code chain} with every copy's source as the run picks it, in the run's order, over the NameNode's view as each
-   * copy leaves it: {@link BlockMover#candidates} (a holder in the target's rack when it has one), never a chain node
-   * needing the piece, the planner's choice first, else the lowest (rack, node); after each copy the target holds the
-   * piece and the source's replica is gone when it was excess (more live replicas than the file's replication), as
-   * {@link BlockMover#move} waits for. Pure: the dry run and the run call it on the same blocks.
-   *
-   * @throws CannotCopy naming the target when no holder qualifies
-   */
-  static RapidRaidChain withSources(ArchivedStripe s, String name, String path, RapidRaidChain chain,
-      Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live, short replication) throws CannotCopy {
-    Map<Integer, List<DatanodeInfo>> holders = new HashMap<>();
-    Map<Integer, List<org.apache.hadoop.fs.StorageType>> types = new HashMap<>();
-    List<RapidRaidChain.Move> out = new ArrayList<>();
-    for (RapidRaidChain.Move mv : chain.moves()) {
-      int piece = mv.piece();
-      LocatedBlock lb = located.get(piece);
-      if (lb == null) {
-        continue; // a virtual piece is never copied (the planner sees it everywhere)
-      }
-      List<DatanodeInfo> at = holders.computeIfAbsent(piece, j -> {
-        List<DatanodeInfo> l = new ArrayList<>(java.util.Arrays.asList(lb.getLocations()));
-        l.sort(java.util.Comparator.comparing(DatanodeInfo::getNetworkLocation)
-            .thenComparing((DatanodeInfo d) -> d.getXferAddr()));
-        return l;
-      });
-      List<org.apache.hadoop.fs.StorageType> ty = types.computeIfAbsent(piece, j -> {
-        List<org.apache.hadoop.fs.StorageType> l = new ArrayList<>();
-        for (DatanodeInfo d : at) {
-          int i = java.util.Arrays.asList(lb.getLocations()).indexOf(d);
-          org.apache.hadoop.fs.StorageType[] st = lb.getStorageTypes();
-          l.add(st != null && i >= 0 && i < st.length && st[i] != null ? st[i] : org.apache.hadoop.fs.StorageType.DEFAULT);
-        }
-        return l;
-      });
-      DatanodeInfo target = live.get(mv.to().node());
-      if (at.stream().anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
-        continue;
-      }
-      Set<String> needing = needing(s, chain, piece);
-      List<BlockMover.Move> candidates = BlockMover.candidates(path, lb.getBlock(), at.toArray(new DatanodeInfo[0]),
-          ty.toArray(new org.apache.hadoop.fs.StorageType[0]), target, mv.from().node()).stream()
-          .filter(c -> !needing.contains(c.source().getXferAddr())).toList();
-      if (candidates.isEmpty()) {
-        throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
-            + " onto chain node " + mv.to() + ": every holder HDFS would let drop its replica (" + at.stream()
-                .map(DatanodeInfo::getXferAddr).toList() + ") is a chain node that needs the piece itself", null,
-            mv.to().node(), List.of());
-      }
-      DatanodeInfo source = candidates.get(0).source();
-      out.add(new RapidRaidChain.Move(piece, site(source), mv.to()));
-      boolean excess = BlockMover.liveReplicas(at) + 1 > replication;
-      at.add(target);
-      ty.add(candidates.get(0).storageType());
-      if (excess) {
-        int i = at.indexOf(source);
-        at.remove(i);
-        ty.remove(i);
-      }
-    }
-    return new RapidRaidChain(chain.sites(), out, chain.rackLossTolerant(), chain.crossRackHops());
-  }
 
   /**
    * The chain's copies, one at a time, each from the NameNode's view just before it. A holder whose replica a chain
@@ -431,13 +287,13 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
   private List<String> makeMoves(ArchivedStripe s, String name, RapidRaidChain chain, Map<String, DatanodeInfo> live)
       throws IOException {
     List<String> done = new ArrayList<>();
-    List<Copy> copies = new ArrayList<>();
+    List<RapidRaidPipelines.Copy> copies = new ArrayList<>();
     for (RapidRaidChain.Move mv : chain.moves()) {
       int piece = mv.piece();
       if (piece >= s.sources().size()) {
         continue; // a virtual piece is never copied (the planner sees it everywhere)
       }
-      Set<String> needing = needing(s, chain, piece);
+      Set<String> needing = RapidRaidChainSources.needing(s, chain, piece);
       LocatedBlock lb = locate(s, name).get(piece);
       DatanodeInfo target = live.get(mv.to().node());
       if (java.util.Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
@@ -455,7 +311,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
               + ")";
           LOG.info("{}", line);
           done.add(line);
-          copies.add(new Copy(s.stripeId(), piece, site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
+          copies.add(new RapidRaidPipelines.Copy(s.stripeId(), piece, RapidRaidChainSources.site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
           last = null;
           break;
         } catch (IOException e) {
@@ -467,7 +323,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
           f.moves.addAll(done);
           f.copies.addAll(copies);
         }
-        throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
+        throw new RapidRaidChainSources.CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
             + " onto chain node " + mv.to() + (last != null ? ": " + last.getMessage() : ": every holder HDFS would let"
             + " drop its replica (" + java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).toList()
             + ") is a chain node that needs the piece itself"), last, mv.to().node(), done);
@@ -480,20 +336,7 @@ public final class PipelineCodewordEncoder implements CodewordEncoder {
     return done;
   }
 
-  /** Chains planned again at most this many times, each without one more node a piece could not be copied onto. */
-  private static final int MAX_REPLANS = 8;
 
-  /** A copy onto a chain node that HDFS cannot make keeping the pieces other positions need. */
-  private static final class CannotCopy extends IOException {
-    final String target;
-    final List<String> done;
-
-    CannotCopy(String message, IOException cause, String target, List<String> done) {
-      super(message, cause);
-      this.target = target;
-      this.done = List.copyOf(done);
-    }
-  }
 
   /** The stripe with codeword i planned on chain node i, where position i writes it. */
   private static ArchivedStripe plannedOnChain(ArchivedStripe s, RapidRaidChain chain) {

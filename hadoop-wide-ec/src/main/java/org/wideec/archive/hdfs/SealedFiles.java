@@ -140,7 +140,7 @@ public final class SealedFiles {
           + dfs.getEZForPath(dir).getPath() + ", and its codewords, outside the zone, would hold its bytes"
           + " unencrypted");
     }
-    var d = Archiver.snapshotted(dfs, name);
+    var d = StripeTrim.snapshotted(dfs, name);
     if (d != null) {
       throw new IOException("sealing " + name + " refused: " + d.getFullPath().toUri().getPath() + " has "
           + d.getSnapshotNumber() + " snapshot(s), which keep the original's blocks (sealing would free nothing, and"

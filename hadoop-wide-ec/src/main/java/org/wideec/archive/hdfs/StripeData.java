@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
@@ -73,5 +74,50 @@ final class StripeData {
       units.add(new Unit(u, m, file, found.getStartOffset(), blockSizes.get(m.inodeId()), found));
     }
     return units;
+  }
+
+  /**
+   * The replica each data unit is read from by an encoder that reads on the DataNodes (the chain, ECWide §4.2): the kept replica of the plan where it already is (the trim's moves come
+   * later), else one in the unit's planned rack; a unit with neither is read in the rack that already serves most of
+   * the stripe's other units (every rack a chain enters costs a stream across), else from its first listed replica.
+   */
+  static Map<Integer, DatanodeInfo> readHolders(ArchivedStripe stripe, List<StripeData.Unit> data)
+      throws IOException {
+    Map<Integer, DatanodeInfo> out = new HashMap<>();
+    Map<String, Integer> perRack = new HashMap<>();
+    List<StripeData.Unit> unplaced = new ArrayList<>();
+    for (StripeData.Unit d : data) {
+      DatanodeInfo[] locs = d.block().getLocations();
+      if (locs.length == 0) {
+        throw new IOException("stripe " + stripe.stripeId() + " unit " + d.unit() + ": block " + d.member().blockId()
+            + " of " + d.file() + " has no live replica to encode from");
+      }
+      DatanodeInfo pick = null;
+      for (DatanodeInfo dn : locs) {
+        if (dn.getXferAddr().equals(d.member().plannedNode())) {
+          pick = dn;
+        }
+      }
+      for (int i = 0; pick == null && i < locs.length; i++) {
+        pick = locs[i].getNetworkLocation().equals(d.member().plannedRack()) ? locs[i] : null;
+      }
+      if (pick == null) {
+        unplaced.add(d);
+      } else {
+        out.put(d.unit(), pick);
+        perRack.merge(pick.getNetworkLocation(), 1, Integer::sum);
+      }
+    }
+    for (StripeData.Unit d : unplaced) {
+      DatanodeInfo best = d.block().getLocations()[0];
+      for (DatanodeInfo dn : d.block().getLocations()) {
+        if (perRack.getOrDefault(dn.getNetworkLocation(), 0) > perRack.getOrDefault(best.getNetworkLocation(), 0)) {
+          best = dn;
+        }
+      }
+      out.put(d.unit(), best);
+      perRack.merge(best.getNetworkLocation(), 1, Integer::sum);
+    }
+    return out;
   }
 }
