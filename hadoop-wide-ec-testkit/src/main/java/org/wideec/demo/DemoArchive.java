@@ -42,6 +42,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.time.Backoff;
 
 /**
  * {@code wide-ec demo archive}: the archival layout end to end on an embedded cluster. Writes a
@@ -443,10 +444,9 @@ final class DemoArchive {
       }
     }
     // A block's second replica may be reported after its writer closed (HDFS needs one to close the file): poll.
-    long deadline = System.currentTimeMillis() + 30_000;
-    org.wideec.archive.hdfs.NameNodePoll poll = new org.wideec.archive.hdfs.NameNodePoll(200);
+    Backoff poll = Backoff.pollingNameNode(200, 30_000);
     for (String off = offChain(fs, p, chain, n, k); off != null; off = offChain(fs, p, chain, n, k)) {
-      require(System.currentTimeMillis() < deadline, off + " after 30 s");
+      require(!poll.expired(), off + " after 30 s");
       poll.pause("interrupted while waiting for the replicas of " + p);
     }
     return bytes;
@@ -571,18 +571,18 @@ final class DemoArchive {
   /** Waits until every listed block has a live replica again, under its own id. */
   private static void awaitLive(DistributedFileSystem fs, List<StripeManifest> manifests, List<Long> blocks,
       long timeoutMs) throws IOException, InterruptedException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    Backoff poll = Backoff.doubling(500, 500, timeoutMs);
     while (true) {
       Map<Long, String> now = locations(fs, manifests);
       List<Long> missing = blocks.stream().filter(b -> now.getOrDefault(b, "").isEmpty()).toList();
       if (missing.isEmpty()) {
         return;
       }
-      if (System.currentTimeMillis() > deadline) {
+      if (poll.expired()) {
         throw new IOException(missing.size() + " archived blocks still missing after " + timeoutMs / 1000 + " s: "
             + missing.subList(0, Math.min(10, missing.size())));
       }
-      Thread.sleep(500);
+      poll.pause();
     }
   }
 

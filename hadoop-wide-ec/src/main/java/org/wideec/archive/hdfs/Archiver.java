@@ -33,6 +33,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
+import org.wideec.time.Backoff;
 
 /**
  * Runs the archival state machine of DESIGN.md §3.2 over one archived file or directory:
@@ -632,7 +633,7 @@ public final class Archiver {
       Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
       List<String> notTrimmed, TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
+    Backoff poll = Backoff.pollingNameNode(50, waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
     Map<Long, Long> offPlanSince = new HashMap<>();
@@ -645,7 +646,6 @@ public final class Archiver {
         stripeOf.put(m.blockId(), s.stripeId());
       }
     }
-    NameNodePoll poll = new NameNodePoll(50);
     while (true) {
       Map<Long, List<String>> now = locations(members.values());
       for (StripeMember m : members.values()) {
@@ -681,7 +681,7 @@ public final class Archiver {
       if (settled.size() == members.size()) {
         return settled;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (poll.expired()) {
         for (StripeMember m : members.values()) {
           if (!settled.containsKey(m.blockId())) {
             notTrimmed.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()

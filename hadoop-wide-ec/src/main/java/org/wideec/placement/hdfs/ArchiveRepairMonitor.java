@@ -37,6 +37,8 @@ import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.repair.UnusableHelpers;
+import org.wideec.time.Backoff;
+import org.wideec.time.FailureBackoff;
 import org.wideec.transport.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -91,8 +93,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final WideEcNameNodeMetrics metrics;
   private final int maxConcurrent;
   private final long interval;
-  private final long backoff;
-  private final long maxBackoff;
   private final long confirmTimeout;
   private final RepairScheme scheme;
   private final RebuildTargets targets = new RebuildTargets();
@@ -102,8 +102,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final java.util.concurrent.atomic.AtomicInteger ordersInFlight = new java.util.concurrent.atomic.AtomicInteger();
   /** How the DataNodes repair (their wide-ec.repair.scheme, assumed the same cluster-wide): what orders are costed by. */
   private final RepairScheme dataNodeScheme;
-  /** Blocks whose last rebuild failed: {next attempt (nanoTime), current back-off ms}. */
-  private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
+  /** Blocks whose last rebuild failed, and when to try each again. */
+  private final FailureBackoff<Long> backingOff;
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
@@ -121,8 +121,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     super(nn, fsn, conf, interval, checkedConcurrency(conf), "archive repair", LOG, true);
     this.metrics = metrics;
     this.maxConcurrent = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
-    this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    this.maxBackoff = maxBackoff(conf);
+    this.backingOff = new FailureBackoff<>(conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT), maxBackoff(conf));
     this.confirmTimeout = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
     this.dataNodeScheme = dataNodeScheme(conf);
@@ -325,8 +324,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     for (int unit : p.lost()) {
       StripeMember m = s.member(unit);
       long block = m.blockId();
-      long[] wait = backingOff.get(block);
-      if (inFlight.contains(block) || (wait != null && System.nanoTime() < wait[0])) {
+      if (inFlight.contains(block) || backingOff.waiting(block)) {
         continue;
       }
       Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
@@ -549,7 +547,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
               + " after " + confirmTimeout + " ms (" + CONFIRM_KEY + ")" + (refused == null ? "" : "; " + refused));
           continue;
         }
-        backingOff.remove(m.blockId());
+        backingOff.succeeded(m.blockId());
         metrics.archivedBlocksRepaired.incr();
         LOG.info("{} rebuilt under its original id on {} ({}{}){} from helpers {}, confirmed live at the NameNode", what,
             target.getXferAddr(), target.getNetworkLocation(), target.getNetworkLocation().equals(m.plannedRack()) ? ""
@@ -654,21 +652,19 @@ final class ArchiveRepairMonitor extends ArchivePass {
 
   /** Waits until the NameNode lists a live replica of the member on the target. */
   private boolean confirmed(StripeMember m, DatanodeInfo target) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(confirmTimeout);
+    Backoff wait = Backoff.doubling(100, 100, confirmTimeout);
     while (!WideEcArchivedBlocks.liveOn(fsn, m.blockId(), m.generationStamp(), m.length(), target.getXferAddr())) {
-      if (System.nanoTime() > deadline) {
+      if (wait.expired()) {
         return false;
       }
-      Thread.sleep(100);
+      wait.pause();
     }
     return true;
   }
 
   private void failure(long block, String what, String why) {
     metrics.archivedRepairFailures.incr();
-    long[] prev = backingOff.get(block);
-    long next = prev == null ? backoff : Math.min(maxBackoff, prev[1] * 2);
-    backingOff.put(block, new long[] {System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), next});
+    long next = backingOff.failed(block);
     LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
   }
 }
