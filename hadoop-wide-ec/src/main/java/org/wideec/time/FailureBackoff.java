@@ -19,8 +19,9 @@ public final class FailureBackoff<K> {
   private final Map<K, Wait> waits = new ConcurrentHashMap<>();
 
   public FailureBackoff(long firstMs, long maxMs) {
-    if (firstMs <= 0 || maxMs < firstMs) {
-      throw new IllegalArgumentException("a failure backoff needs 0 < first <= max, not " + firstMs + ", " + maxMs);
+    // A cap below the first wait caps the waits after it (the first stays as configured).
+    if (firstMs <= 0 || maxMs <= 0) {
+      throw new IllegalArgumentException("a failure backoff needs positive waits, not " + firstMs + ", " + maxMs);
     }
     this.firstMs = firstMs;
     this.maxMs = maxMs;

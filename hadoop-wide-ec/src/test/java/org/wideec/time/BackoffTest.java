@@ -68,4 +68,10 @@ class BackoffTest {
     assertFalse(b.waiting(7L));
     assertEquals(30_000L, b.failed(7L), "after a success the next failure starts from the first wait again");
   }
+
+  @Test
+  void aCapBelowTheFirstWaitCapsOnlyTheWaitsAfterIt() {
+    FailureBackoff<String> b = new FailureBackoff<>(7_200_000, 3_600_000);
+    assertEquals(List.of(7_200_000L, 3_600_000L, 3_600_000L), List.of(b.failed("x"), b.failed("x"), b.failed("x")));
+  }
 }
