@@ -115,10 +115,10 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   /** The archive repair monitor, unless turned off or misconfigured (then lost archived blocks stay missing). */
   private void startRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf) {
-    ArchiveRepairMonitor r = (ArchiveRepairMonitor) startPass(conf, ArchiveRepairMonitor.ENABLED_KEY,
+    ArchiveRepairMonitor r = (ArchiveRepairMonitor) startPass(conf, ArchiveRepairSettings.ENABLED_KEY,
         "archive repair monitor", "missing blocks of archived stripes stay missing",
         () -> new ArchiveRepairMonitor(nn, fsn, conf, metrics,
-            positiveMillis(conf, ArchiveRepairMonitor.INTERVAL_KEY, ArchiveRepairMonitor.INTERVAL_DEFAULT)));
+            positiveMillis(conf, ArchiveRepairSettings.INTERVAL_KEY, ArchiveRepairSettings.INTERVAL_DEFAULT)));
     if (r != null) {
       r.start();
       repairs = r;
