@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import javax.management.ObjectName;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.metrics2.util.MBeans;
@@ -102,18 +103,29 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
     // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
-    transport.start(RequestHandler.route(RebuildRequest::is,
-        RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
-        RequestHandler.route(org.wideec.archive.encode.EncodeTreeRequest::isOne,
-            RequestHandler.screened(encodes::onRequest, encodes::screen),
-            RequestHandler.route(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
-                RequestHandler.screened(pipelines::onRequest, pipelines::screen),
-                RequestHandler.route(org.wideec.repair.ArchivedReadRequest::isOne,
-                    RequestHandler.screened(reads::onRequest, reads::screen),
-                    RequestHandler.route(org.wideec.repair.PinRequest::isOne,
-                        RequestHandler.clusterOnly("order pins", pins::onRequest), steps))))));
+    transport.start(firstClaiming(steps,
+        new Kind(RebuildRequest::is, RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest)),
+        new Kind(org.wideec.archive.encode.EncodeTreeRequest::isOne,
+            RequestHandler.screened(encodes::onRequest, encodes::screen)),
+        new Kind(org.wideec.archive.encode.RapidRaidStepRequest::isOne,
+            RequestHandler.screened(pipelines::onRequest, pipelines::screen)),
+        new Kind(org.wideec.repair.ArchivedReadRequest::isOne,
+            RequestHandler.screened(reads::onRequest, reads::screen)),
+        new Kind(org.wideec.repair.PinRequest::isOne, RequestHandler.clusterOnly("order pins", pins::onRequest))));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
+  }
+
+  /** A kind of request the slice port serves: the requests {@code mine} recognizes by their opening bytes. */
+  private record Kind(Predicate<byte[]> mine, RequestHandler handler) {}
+
+  /** The handler of the first kind that claims a request; a request no kind claims is a repair step. */
+  private static RequestHandler firstClaiming(RequestHandler steps, Kind... kinds) {
+    RequestHandler h = steps;
+    for (int i = kinds.length - 1; i >= 0; i--) {
+      h = RequestHandler.route(kinds[i].mine(), kinds[i].handler(), h);
+    }
+    return h;
   }
 
   /** One error, then everything that had started is released; HDFS runs on as stock. */
