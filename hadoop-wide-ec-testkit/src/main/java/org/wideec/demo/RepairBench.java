@@ -4,16 +4,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -36,7 +31,6 @@ import org.wideec.placement.StripedPlacement;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DigestRequest;
 import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.FullNodeScheduler;
 import org.wideec.repair.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
@@ -137,7 +131,7 @@ public final class RepairBench {
       DistributedFileSystem fs = cluster.getFileSystem();
       if (!s.singleUnit()) {
         TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
-        json.put("fullNode", fullNode(cluster, fs, smallestSlice()));
+        json.put("fullNode", new FullNodeBench(out, progress, s).run(cluster, fs, smallestSlice()));
         return;
       }
       Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes());
@@ -175,7 +169,7 @@ public final class RepairBench {
       json.put("rackGatewaysFlatLrc", gw);
 
       TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
-      json.put("fullNode", fullNode(cluster, fs, smallestSlice()));
+      json.put("fullNode", new FullNodeBench(out, progress, s).run(cluster, fs, smallestSlice()));
       if (s.stockBaseline()) {
         TrafficShaper.emulate(null);
         json.put("stockHdfs", stock(cluster, fs));
@@ -247,7 +241,7 @@ public final class RepairBench {
     return new Stripe(label, file, policy, g, lost, requestor, crc);
   }
 
-  private static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
+  static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
     byte[] buf = new byte[1 << 20];
     Random r = new Random(p.hashCode());
     try (FSDataOutputStream o = fs.create(p, true, 1 << 16, (short) 1, blockBytes)) {
@@ -272,7 +266,7 @@ public final class RepairBench {
     throw new IOException("no spare DataNode in " + rack);
   }
 
-  private static String rackOf(MiniDFSCluster cluster, DataNode dn) {
+  static String rackOf(MiniDFSCluster cluster, DataNode dn) {
     return descriptor(cluster, dn).getNetworkLocation();
   }
 
@@ -281,7 +275,7 @@ public final class RepairBench {
         .getDatanodeByXferAddr(dn.getDatanodeId().getIpAddr(), dn.getXferPort());
   }
 
-  private static WideEcDataNodePlugin plugin(DataNode dn) {
+  static WideEcDataNodePlugin plugin(DataNode dn) {
     WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
     if (p == null || p.transport() == null) {
       throw new IllegalStateException(dn.getDisplayName() + " runs no wide-ec repair worker");
@@ -289,7 +283,7 @@ public final class RepairBench {
     return p;
   }
 
-  private static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
+  static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
     return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
   }
 
@@ -306,7 +300,7 @@ public final class RepairBench {
     return r;
   }
 
-  private static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
+  static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
       DataNode asker) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     SliceTransport t = plugin(asker).transport();
@@ -414,139 +408,6 @@ public final class RepairBench {
     return best;
   }
 
-  /**
-   * Full-node recovery (ECPipe §3.3): the DataNode holding most units of many RS(10,4) groups is taken as
-   * lost; its units are rebuilt all at once by 1, 2 and 4 requestors, helpers chosen by node order (ECPipe's
-   * baseline: the smallest node indexes) or least recently selected. Rate = lost bytes / wall time.
-   */
-  private Map<String, Object> fullNode(MiniDFSCluster cluster, DistributedFileSystem fs, int slice) throws Exception {
-    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(RS, 10, 4, CELL));
-    Path dir = new Path("/bench/fullnode");
-    fs.mkdirs(dir);
-    fs.setErasureCodingPolicy(dir, policy.getName());
-    List<Path> files = new ArrayList<>();
-    for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
-      Path f = new Path(dir, "s" + i);
-      writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
-      files.add(f);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
-    List<LocatedStripedBlock> groups = new ArrayList<>();
-    for (Path f : files) {
-      groups.addAll(StripedGroups.groups(fs, f));
-    }
-    Map<String, Integer> load = new HashMap<>();
-    for (LocatedStripedBlock g : groups) {
-      for (DatanodeInfo d : g.getLocations()) {
-        load.merge(d.getXferAddr(), 1, Integer::sum);
-      }
-    }
-    String victim = load.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-    List<FullNodeScheduler.StripeLoss> losses = new ArrayList<>();
-    Map<String, LocatedStripedBlock> byId = new HashMap<>();
-    for (LocatedStripedBlock g : groups) {
-      for (int i = 0; i < g.getLocations().length && losses.size() < s.fullNodeStripes(); i++) {
-        if (g.getLocations()[i].getXferAddr().equals(victim)) {
-          StripeRepair r = repairOf(policy, g, g.getBlockIndices()[i], RepairScheme.PIPELINED);
-          losses.add(new FullNodeScheduler.StripeLoss(g.getBlock().getBlockName(), r.code(), r.lost()[0], r.survivors()));
-          byId.put(g.getBlock().getBlockName(), g);
-        }
-      }
-    }
-    List<DataNode> candidates = new ArrayList<>(cluster.getDataNodes());
-    candidates.removeIf(dn -> dn.getDatanodeId().getXferAddr().equals(victim));
-    candidates.sort(Comparator.comparingInt((DataNode dn) -> load.getOrDefault(dn.getDatanodeId().getXferAddr(), 0)));
-    long lostBytes = 0;
-    for (FullNodeScheduler.StripeLoss l : losses) {
-      lostBytes += unitLength(policy, byId.get(l.id()), l.lostUnit());
-    }
-    out.printf("full-node recovery: %d lost units (%,d bytes) of %s%n", losses.size(), lostBytes, victim);
-    Map<String, Object> result = new LinkedHashMap<>();
-    for (int q : new int[] {1, 2, 4}) {
-      List<DataNode> requestors = new ArrayList<>();
-      List<UnitLocation> reqLocs = new ArrayList<>();
-      // Spread requestors over racks, as a NameNode spreads targets.
-      java.util.Set<String> racks = new java.util.HashSet<>();
-      for (DataNode dn : candidates) {
-        if (requestors.size() < q && racks.add(rackOf(cluster, dn))) {
-          requestors.add(dn);
-          reqLocs.add(where(cluster, dn));
-        }
-      }
-      Map<String, Object> row = new LinkedHashMap<>();
-      for (boolean lrs : new boolean[] {false, true}) {
-        List<FullNodeScheduler.Assignment> plan = new FullNodeScheduler(reqLocs, lrs, RepairScheme.PIPELINED).schedule(losses);
-        double secs = runAll(cluster, policy, byId, plan, requestors, slice);
-        progress.step("full-node recovery, " + q + " requestor(s)" + (lrs ? ", least recently selected" : ""));
-        double mbps = lostBytes / secs / 1e6;
-        row.put(lrs ? "recoveryMBpsWithScheduling" : "recoveryMBpsWithoutScheduling", mbps);
-        int busiest = busiestLink(plan);
-        row.put(lrs ? "busiestLinkUnitsWithScheduling" : "busiestLinkUnitsWithoutScheduling", busiest);
-        out.printf("  %d requestor(s), %-26s %7.2f s  %7.2f MB/s  (busiest node link carries %d units)%n", q,
-            lrs ? "least recently selected" : "node order", secs, mbps, busiest);
-      }
-      row.put("gain", (Double) row.get("recoveryMBpsWithScheduling") / (Double) row.get("recoveryMBpsWithoutScheduling"));
-      result.put(String.valueOf(q), row);
-    }
-    return result;
-  }
-
-  /** Units the busiest node link (in or out) carries under a schedule: what bounds its time. */
-  private static int busiestLink(List<FullNodeScheduler.Assignment> plan) {
-    Map<String, Integer> load = new HashMap<>();
-    for (FullNodeScheduler.Assignment a : plan) {
-      List<org.wideec.repair.RepairStep> steps = a.graph().steps();
-      for (org.wideec.repair.RepairStep st : steps) {
-        String to = st.next() == org.wideec.repair.RepairStep.REQUESTOR ? a.requestor().node() : steps.get(st.next()).helper().node();
-        if (!to.equals(st.helper().node())) {
-          load.merge("out:" + st.helper().node(), 1, Integer::sum);
-          load.merge("in:" + to, 1, Integer::sum);
-        }
-      }
-    }
-    return load.values().stream().max(Integer::compare).orElse(0);
-  }
-
-  private double runAll(MiniDFSCluster cluster, ErasureCodingPolicy policy, Map<String, LocatedStripedBlock> byId,
-      List<FullNodeScheduler.Assignment> plan, List<DataNode> requestors, int slice) throws Exception {
-    // Plan every repair (and learn the CRC32C its result must have) first; then run them all at once, as
-    // ECPipe's full-node experiment does (§6).
-    List<java.util.concurrent.Callable<Void>> repairs = new ArrayList<>();
-    for (FullNodeScheduler.Assignment a : plan) {
-      LocatedStripedBlock g = byId.get(a.stripe().id());
-      DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
-          .findFirst().orElseThrow();
-      StripeRepair full = repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
-      // Exactly the scheduled helpers, in the scheduled order.
-      Map<Integer, UnitLocation> chosen = new HashMap<>();
-      List<Integer> order = new ArrayList<>();
-      a.graph().steps().forEach(st -> {
-        chosen.put(st.helper().unit(), st.helper());
-        order.add(st.helper().unit());
-      });
-      StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
-          full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
-          Comparator.comparingInt(order::indexOf));
-      long crc = crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
-      RepairEngine e = new RepairEngine(plugin(req).transport(), resolver(cluster, req), plugin(req).metrics(), 1);
-      UnitLocation at = where(cluster, req);
-      repairs.add(() -> {
-        e.repair(r, at, (u, len) -> new CrcSink(crc), slice);
-        return null;
-      });
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(repairs.size());
-    try {
-      long t0 = System.nanoTime();
-      for (Future<Void> f : pool.invokeAll(repairs)) {
-        f.get();
-      }
-      return (System.nanoTime() - t0) / 1e9;
-    } finally {
-      pool.shutdownNow();
-    }
-  }
-
   /** HDFS's own reconstructor, unshaped, for RS-10-4-1024k: stop the DataNode with unit 0, time the rebuild. */
   private Map<String, Object> stock(MiniDFSCluster cluster, DistributedFileSystem fs) throws Exception {
     ErasureCodingPolicy policy = SystemErasureCodingPolicies.getByID(SystemErasureCodingPolicies.RS_10_4_POLICY_ID);
@@ -571,7 +432,7 @@ public final class RepairBench {
   }
 
   /** Checks a rebuilt unit against the CRC32C of the real replica; keeps nothing. */
-  private static final class CrcSink implements SliceSink {
+  static final class CrcSink implements SliceSink {
     private final long expected;
     private final CRC32C crc = new CRC32C();
 
