@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 import org.wideec.engine.EncodeExecutor;
+import org.wideec.engine.RapidRaidExecutor;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
@@ -237,7 +238,7 @@ public final class ArchiveBench {
     ExecutorService pool = Executors.newFixedThreadPool(plans.size());
     try {
       long start = System.nanoTime();
-      List<Future<EncodeExecutor.RapidRaidResult>> running = new ArrayList<>();
+      List<Future<RapidRaidExecutor.Result>> running = new ArrayList<>();
       for (int o = 0; o < plans.size(); o++) {
         RapidRaidPlan plan = plans.get(o);
         Map<Integer, BlockRef> blocks = new HashMap<>();
@@ -246,11 +247,11 @@ public final class ArchiveBench {
         }
         // Each object's classic codewords go through sinks keyed apart from the other objects'.
         int base = o * 1000;
-        running.add(pool.submit(() -> new EncodeExecutor(site -> nodes.transport(site.node()), nodes.resolver())
+        running.add(pool.submit(() -> new RapidRaidExecutor(site -> nodes.transport(site.node()), nodes.resolver())
             .run(plan, blocks, (unit, length, from, to) -> sinks.open(base + unit, length, from, to))));
       }
-      List<EncodeExecutor.RapidRaidResult> results = new ArrayList<>();
-      for (Future<EncodeExecutor.RapidRaidResult> f : running) {
+      List<RapidRaidExecutor.Result> results = new ArrayList<>();
+      for (Future<RapidRaidExecutor.Result> f : running) {
         results.add(f.get());
       }
       double seconds = (System.nanoTime() - start) / 1e9;

@@ -42,6 +42,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.time.Backoff;
 
 /**
  * {@code wide-ec demo archive}: the archival layout end to end on an embedded cluster. Writes a
@@ -105,9 +106,67 @@ final class DemoArchive {
 
   private int demo(MiniDFSCluster cluster, File dir, long t0) throws Exception {
     DistributedFileSystem fs = cluster.getFileSystem();
-    Map<Path, byte[]> written = new LinkedHashMap<>();
     Random rnd = new Random(2026);
     Path data = new Path("/data");
+    Path big = new Path("/big.bin");
+    Map<Path, byte[]> written = writeData(fs, data, big, rnd);
+    long bytesWritten = written.values().stream().mapToLong(b -> b.length).sum();
+    Archived archived = archive(cluster, data, big);
+
+    ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
+    List<StripeManifest> manifests = List.of(store.covering(data), store.covering(big));
+    Map<Long, String> rackOfBlock = locations(fs, manifests);
+    int members = checkPlacement(manifests, rackOfBlock);
+    console.step("placement: all " + members + " stored units of every stripe on their planned racks, one replica each,"
+        + " no rack holding more units of a stripe than the code tolerates");
+    readAll(fs, written, "stock HDFS client, healthy cluster");
+
+    LostRack lost = loseRack(cluster, manifests.get(0).stripes().get(0), rackOfBlock);
+    long bytesReadBack;
+    try (FileSystem reader = wideEcReader(cluster)) {
+      bytesReadBack = readAll(reader, written, "WideEcFileSystem (fs.hdfs.impl), rack down, nothing repaired yet");
+    }
+    long crossRackRepair = repair(cluster, manifests, lost.blocks());
+    fsckAfterRepair(cluster, data, lost.rack());
+    readAll(fs, written, "stock HDFS client, after the repair");
+
+    DemoConsole.Run un = console.tool(cluster, "unarchive", big.toString());
+    console.show(un, 10);
+    require(un.rc() == 0, "unarchive " + big + " failed");
+    require(fs.getFileStatus(big).getReplication() == 3, big + " is not back at replication 3");
+    readAll(fs, Map.of(big, written.get(big)), "stock HDFS client, " + big + " unarchived");
+
+    JobRun job = archiveWithMapReduce(cluster, new File(dir, "yarn"), store, rnd, lost.rack());
+    SealRun seal = seal(cluster, rnd);
+
+    LinearCode code = manifests.get(0).stripes().get(0).code();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("code", CODE);
+    j.put("stripes", manifests.get(0).stripes().size() + manifests.get(1).stripes().size());
+    j.put("k", code.k());
+    j.put("n", code.n());
+    j.put("redundancyAfter", archived.redundancyAfter());
+    j.put("bytesWritten", bytesWritten);
+    j.put("bytesReadBack", bytesReadBack);
+    j.put("bytesLost", 0);
+    j.put("blocksRepaired", lost.blocks().size());
+    j.put("crossRackBytesArchive", archived.crossRackBytes());
+    j.put("crossRackBytesRepair", crossRackRepair);
+    j.put("racksLost", 1);
+    j.put("mrPaths", job.paths());
+    j.put("mrStripes", job.stripes());
+    j.put("sealedBytes", seal.bytes());
+    j.put("sealedReadBack", seal.readBack());
+    j.put("stockOpenRefused", seal.stockOpenRefused());
+    j.put("seconds", Math.round((System.nanoTime() - t0) / 1e9));
+    console.out().println();
+    console.out().println(Json.write(j));
+    return 0;
+  }
+
+  /** A directory of files of mixed sizes and one large file, three replicas each; what was written. */
+  private Map<Path, byte[]> writeData(DistributedFileSystem fs, Path data, Path big, Random rnd) throws IOException {
+    Map<Path, byte[]> written = new LinkedHashMap<>();
     for (int i = 0; i < DIRECTORY_FILES; i++) {
       // Mostly files of a few blocks, some under one block, a few large: what a directory of logs looks like.
       long size = switch (i % 6) {
@@ -118,7 +177,6 @@ final class DemoArchive {
       written.put(new Path(data, String.format("part-%05d", i)), write(fs, new Path(data, String.format("part-%05d", i)),
           size, rnd));
     }
-    Path big = new Path("/big.bin");
     written.put(big, write(fs, big, 20 * BLOCK + 12345, rnd));
     long bytesWritten = written.values().stream().mapToLong(b -> b.length).sum();
     console.step(String.format("wrote %d files under %s (%s .. %s) and %s (%s), %.1f MiB in all, 3 replicas of every block",
@@ -126,7 +184,14 @@ final class DemoArchive {
             .mapToLong(e -> e.getValue().length).min().orElse(0)),
         human(written.entrySet().stream().filter(e -> !e.getKey().equals(big)).mapToLong(e -> e.getValue().length)
             .max().orElse(0)), big, human(written.get(big).length), bytesWritten / 1048576.0));
+    return written;
+  }
 
+  /** What archiving the directory and the large file gave: the directory's redundancy, the planned rack crossings. */
+  private record Archived(double redundancyAfter, long crossRackBytes) {}
+
+  /** The plan, then archiving the directory and the large file, each said in a few lines. */
+  private Archived archive(MiniDFSCluster cluster, Path data, Path big) throws Exception {
     console.step("the plan: which replica of each block to keep so every stripe meets combined locality, and its cost");
     DemoConsole.Run plan = console.tool(cluster, "archive", data.toString(), "--code", CODE, "--dry-run", "--json");
     JsonNode p = json.readTree(plan.out());
@@ -155,17 +220,15 @@ final class DemoArchive {
     console.step(String.format("  %s: %d stripe(s) of its own blocks, redundancy %.4f (a short stripe: its padding is"
         + " virtual, the parity is what costs)", big, b.get("stripes").asInt(), b.get("redundancyAfter").asDouble()));
     console.show(console.tool(cluster, "status", data.toString()), 20);
+    return new Archived(a.get("redundancyAfter").asDouble(), crossRackArchive);
+  }
 
-    ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(cluster.getConfiguration(0)));
-    List<StripeManifest> manifests = List.of(store.covering(data), store.covering(big));
-    Map<Long, String> rackOfBlock = locations(fs, manifests);
-    int members = checkPlacement(manifests, rackOfBlock);
-    console.step("placement: all " + members + " stored units of every stripe on their planned racks, one replica each,"
-        + " no rack holding more units of a stripe than the code tolerates");
-    readAll(fs, written, "stock HDFS client, healthy cluster");
+  /** The rack lost, and the archived blocks whose only replica was there. */
+  private record LostRack(String rack, List<Long> blocks) {}
 
-    // The rack holding the most units of the first stripe: the worst single-rack loss for it.
-    ArchivedStripe first = manifests.get(0).stripes().get(0);
+  /** Stops every DataNode of the rack holding the most units of {@code first}: the worst single-rack loss for it. */
+  private LostRack loseRack(MiniDFSCluster cluster, ArchivedStripe first, Map<Long, String> rackOfBlock)
+      throws IOException {
     Map<String, Integer> perRack = new TreeMap<>();
     for (StripeMember m : first.members()) {
       if (!m.padding()) {
@@ -194,12 +257,12 @@ final class DemoArchive {
     }
     console.step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes; " + perRack.get(rack)
         + " units of stripe 0 and " + lostBlocks.size() + " archived blocks in all had their only replica there");
+    return new LostRack(rack, lostBlocks);
+  }
 
-    long bytesReadBack;
-    try (FileSystem reader = wideEcReader(cluster)) {
-      bytesReadBack = readAll(reader, written, "WideEcFileSystem (fs.hdfs.impl), rack down, nothing repaired yet");
-    }
-
+  /** Waits until the plugins have rebuilt every lost block; the bytes that crossed racks for it. */
+  private long repair(MiniDFSCluster cluster, List<StripeManifest> manifests, List<Long> lostBlocks) throws Exception {
+    DistributedFileSystem fs = cluster.getFileSystem();
     console.step("repair: the NameNode plugin finds the missing archived blocks and DataNodes rebuild them under their"
         + " own block ids (local group first, partial sums within a rack)");
     long tr = System.nanoTime();
@@ -216,6 +279,11 @@ final class DemoArchive {
     Map<Long, String> after = locations(fs, manifests);
     checkTolerance(manifests, after);
     console.step("placement after repair: every stripe still within what the code tolerates in any one rack");
+    return crossRackRepair;
+  }
+
+  /** fsck after the repair: nothing missing or stale, only the rebuilt units off plan while their rack is down. */
+  private void fsckAfterRepair(MiniDFSCluster cluster, Path data, String rack) throws Exception {
     DemoConsole.Run fsck = console.tool(cluster, "fsck", data.toString());
     console.show(fsck, 8);
     JsonNode archivedFsck = json.readTree(console.tool(cluster, "fsck", data.toString(), "--json").out()).get("archived");
@@ -229,40 +297,6 @@ final class DemoArchive {
         "wide-ec fsck " + data + " after the repair finds " + problems + ", more than the off-plan units of the lost rack");
     console.step("fsck: nothing missing, nothing stale, every stripe whole; the units rebuilt while " + rack + " is down are"
         + " off plan (their planned rack is gone), each on the rack of its stripe with the most room");
-    readAll(fs, written, "stock HDFS client, after the repair");
-
-    DemoConsole.Run un = console.tool(cluster, "unarchive", big.toString());
-    console.show(un, 10);
-    require(un.rc() == 0, "unarchive " + big + " failed");
-    require(fs.getFileStatus(big).getReplication() == 3, big + " is not back at replication 3");
-    readAll(fs, Map.of(big, written.get(big)), "stock HDFS client, " + big + " unarchived");
-
-    JobRun job = archiveWithMapReduce(cluster, new File(dir, "yarn"), store, rnd, rack);
-    SealRun seal = seal(cluster, rnd);
-
-    LinearCode code = first.code();
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("code", CODE);
-    j.put("stripes", manifests.get(0).stripes().size() + manifests.get(1).stripes().size());
-    j.put("k", code.k());
-    j.put("n", code.n());
-    j.put("redundancyAfter", a.get("redundancyAfter").asDouble());
-    j.put("bytesWritten", bytesWritten);
-    j.put("bytesReadBack", bytesReadBack);
-    j.put("bytesLost", 0);
-    j.put("blocksRepaired", lostBlocks.size());
-    j.put("crossRackBytesArchive", crossRackArchive);
-    j.put("crossRackBytesRepair", crossRackRepair);
-    j.put("racksLost", 1);
-    j.put("mrPaths", job.paths());
-    j.put("mrStripes", job.stripes());
-    j.put("sealedBytes", seal.bytes());
-    j.put("sealedReadBack", seal.readBack());
-    j.put("stockOpenRefused", seal.stockOpenRefused());
-    j.put("seconds", Math.round((System.nanoTime() - t0) / 1e9));
-    console.out().println();
-    console.out().println(Json.write(j));
-    return 0;
   }
 
   /** What the archival MapReduce job did: the archive units it was given and the stripes their manifests hold. */
@@ -443,10 +477,9 @@ final class DemoArchive {
       }
     }
     // A block's second replica may be reported after its writer closed (HDFS needs one to close the file): poll.
-    long deadline = System.currentTimeMillis() + 30_000;
-    org.wideec.archive.hdfs.NameNodePoll poll = new org.wideec.archive.hdfs.NameNodePoll(200);
+    Backoff poll = Backoff.pollingNameNode(200, 30_000);
     for (String off = offChain(fs, p, chain, n, k); off != null; off = offChain(fs, p, chain, n, k)) {
-      require(System.currentTimeMillis() < deadline, off + " after 30 s");
+      require(!poll.expired(), off + " after 30 s");
       poll.pause("interrupted while waiting for the replicas of " + p);
     }
     return bytes;
@@ -571,18 +604,18 @@ final class DemoArchive {
   /** Waits until every listed block has a live replica again, under its own id. */
   private static void awaitLive(DistributedFileSystem fs, List<StripeManifest> manifests, List<Long> blocks,
       long timeoutMs) throws IOException, InterruptedException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    Backoff poll = Backoff.doubling(500, 500, timeoutMs);
     while (true) {
       Map<Long, String> now = locations(fs, manifests);
       List<Long> missing = blocks.stream().filter(b -> now.getOrDefault(b, "").isEmpty()).toList();
       if (missing.isEmpty()) {
         return;
       }
-      if (System.currentTimeMillis() > deadline) {
+      if (poll.expired()) {
         throw new IOException(missing.size() + " archived blocks still missing after " + timeoutMs / 1000 + " s: "
             + missing.subList(0, Math.min(10, missing.size())));
       }
-      Thread.sleep(500);
+      poll.pause();
     }
   }
 

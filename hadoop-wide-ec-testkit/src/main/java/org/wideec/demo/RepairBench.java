@@ -4,16 +4,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -27,7 +22,6 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.protocol.SystemErasureCodingPolicies;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.wideec.client.WideEcFileSystem;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.WideEcDataNodePlugin;
@@ -37,7 +31,6 @@ import org.wideec.placement.StripedPlacement;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
 import org.wideec.repair.EndpointResolver;
-import org.wideec.repair.FullNodeScheduler;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
@@ -49,8 +42,6 @@ import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
-import org.wideec.transport.TransportConf;
-import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * {@code wide-ec bench repair}: repairs measured on embedded clusters whose links are shaped like the papers'
@@ -140,7 +131,7 @@ public final class RepairBench {
       DistributedFileSystem fs = cluster.getFileSystem();
       if (!s.singleUnit()) {
         TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
-        json.put("fullNode", fullNode(cluster, fs, smallestSlice()));
+        json.put("fullNode", new FullNodeBench(out, progress, s).run(cluster, fs, smallestSlice()));
         return;
       }
       Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes());
@@ -178,7 +169,7 @@ public final class RepairBench {
       json.put("rackGatewaysFlatLrc", gw);
 
       TrafficShaper.emulate(new long[] {s.fullNodeRate(), 0});
-      json.put("fullNode", fullNode(cluster, fs, smallestSlice()));
+      json.put("fullNode", new FullNodeBench(out, progress, s).run(cluster, fs, smallestSlice()));
       if (s.stockBaseline()) {
         TrafficShaper.emulate(null);
         json.put("stockHdfs", stock(cluster, fs));
@@ -209,7 +200,7 @@ public final class RepairBench {
       json.put("flatConventionalOverCombinedLocality", seconds(flatConv) / seconds(ra));
       out.printf("Azure-LRC(10,2,2) flat / CL, both rack-aggregated = %.2f; flat conventional / CL = %.2f (target >= 2)%n",
           seconds(flat) / seconds(ra), seconds(flatConv) / seconds(ra));
-      json.put("degradedRead", degradedReads(cluster, fs, lrc));
+      json.put("degradedRead", new DegradedReadBench(out, json, progress, s).run(cluster, fs, lrc));
     } finally {
       TrafficShaper.emulate(null);
       cluster.shutdown();
@@ -228,7 +219,7 @@ public final class RepairBench {
   }
 
   /** One block group written under a policy: its layout, the unit we repair and where the requestor is. */
-  private record Stripe(String label, Path file, ErasureCodingPolicy policy, LocatedStripedBlock group, int lost,
+  record Stripe(String label, Path file, ErasureCodingPolicy policy, LocatedStripedBlock group, int lost,
       DataNode requestor, long lostCrc) {}
 
   private Stripe write(MiniDFSCluster cluster, DistributedFileSystem fs, String codec, int k, int m, String path,
@@ -250,7 +241,7 @@ public final class RepairBench {
     return new Stripe(label, file, policy, g, lost, requestor, crc);
   }
 
-  private static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
+  static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
     byte[] buf = new byte[1 << 20];
     Random r = new Random(p.hashCode());
     try (FSDataOutputStream o = fs.create(p, true, 1 << 16, (short) 1, blockBytes)) {
@@ -275,7 +266,7 @@ public final class RepairBench {
     throw new IOException("no spare DataNode in " + rack);
   }
 
-  private static String rackOf(MiniDFSCluster cluster, DataNode dn) {
+  static String rackOf(MiniDFSCluster cluster, DataNode dn) {
     return descriptor(cluster, dn).getNetworkLocation();
   }
 
@@ -284,7 +275,7 @@ public final class RepairBench {
         .getDatanodeByXferAddr(dn.getDatanodeId().getIpAddr(), dn.getXferPort());
   }
 
-  private static WideEcDataNodePlugin plugin(DataNode dn) {
+  static WideEcDataNodePlugin plugin(DataNode dn) {
     WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
     if (p == null || p.transport() == null) {
       throw new IllegalStateException(dn.getDisplayName() + " runs no wide-ec repair worker");
@@ -292,12 +283,12 @@ public final class RepairBench {
     return p;
   }
 
-  private static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
+  static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
     return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
   }
 
   /** The asker's resolver, with every DataNode's endpoint already looked up (discovery is not what we time). */
-  private static EndpointResolver resolver(MiniDFSCluster cluster, DataNode asker) throws IOException {
+  static EndpointResolver resolver(MiniDFSCluster cluster, DataNode asker) throws IOException {
     Map<String, DatanodeInfo> all = new HashMap<>();
     for (DataNode dn : cluster.getDataNodes()) {
       all.put(dn.getDatanodeId().getXferAddr(), descriptor(cluster, dn));
@@ -309,7 +300,7 @@ public final class RepairBench {
     return r;
   }
 
-  private static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
+  static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
       DataNode asker) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     SliceTransport t = plugin(asker).transport();
@@ -317,18 +308,18 @@ public final class RepairBench {
     return DigestRequest.crcOf(t, e, where(cluster, asker), ref(g, unit, unitLength(policy, g, unit)), t.conf().sliceBytes());
   }
 
-  private static long unitLength(ErasureCodingPolicy policy, LocatedStripedBlock g, int unit) {
+  static long unitLength(ErasureCodingPolicy policy, LocatedStripedBlock g, int unit) {
     return org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getBlockSize(), policy.getCellSize(),
         policy.getNumDataUnits(), unit);
   }
 
-  private static BlockRef ref(LocatedStripedBlock g, int unit, long len) {
+  static BlockRef ref(LocatedStripedBlock g, int unit, long len) {
     org.apache.hadoop.hdfs.protocol.ExtendedBlock b = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(
         g.getBlock().getBlockPoolId(), g.getBlock().getBlockId() + unit, len, g.getBlock().getGenerationStamp());
     return new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), len, GroupRepair.tokensOf(g).apply(b));
   }
 
-  private static StripeRepair repairOf(ErasureCodingPolicy policy, LocatedStripedBlock g, int lost, RepairScheme scheme) {
+  static StripeRepair repairOf(ErasureCodingPolicy policy, LocatedStripedBlock g, int lost, RepairScheme scheme) {
     int[] live = new int[g.getBlockIndices().length];
     for (int i = 0; i < live.length; i++) {
       live[i] = g.getBlockIndices()[i];
@@ -368,222 +359,6 @@ public final class RepairBench {
     return m;
   }
 
-  /**
-   * Degraded reads (ECPipe §3.2): one cell of a lost data unit read through WideEcFileSystem, the client being the
-   * requestor of a chain of the unit's helpers (its local group, grouped by rack), against a normal read of a healthy
-   * unit's cell of the same stripe and a direct decode of the lost one, node links shaped as in the node-links runs.
-   * HDFS's own data transfer is not shaped by our shaper, so both baselines are timed as slice streams over the same
-   * shaped links and in the same slices as the chain: the normal read as the healthy unit's DataNode sending its cell
-   * unchanged (a step of coefficient 1), the direct decode as the conventional star (the same helpers each send their
-   * range to the client, which combines them) and, to see whether it pays, the cyclic variant (ECPipe §4.1). Each is
-   * warmed up once, then the median of five runs; every read is checked against the bytes read before the loss. The
-   * unit's DataNode is stopped with the NameNode's RedundancyMonitor, so the unit stays lost: this runs last on its
-   * cluster. For orientation the same reads are also timed unshaped through HDFS.
-   */
-  private Map<String, Object> degradedReads(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st) throws Exception {
-    int k = st.policy.getNumDataUnits();
-    int stripe = 1; // a full stripe inside the group
-    int healthy = st.lost + 1;
-    long lostAt = (long) stripe * k * CELL + (long) st.lost * CELL;
-    long healthyAt = (long) stripe * k * CELL + (long) healthy * CELL;
-    long row = (long) stripe * CELL; // where both cells start in their internal blocks
-    TrafficShaper.emulate(null);
-    byte[] lostCell = readRange(fs, st.file, lostAt);
-    byte[] healthyCell = readRange(fs, st.file, healthyAt);
-
-    org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.stopRedundancyThread(
-        cluster.getNamesystem().getBlockManager());
-    DatanodeInfo lostOn = StripedGroups.location(st.group, st.lost);
-    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == lostOn.getXferPort()).findFirst()
-        .orElseThrow();
-    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
-    cluster.setDataNodeDead(dn.getDatanodeId());
-    LocatedStripedBlock g = StripedGroups.groups(fs, st.file).get(0);
-    if (!StripedGroups.missingUnits(g, st.policy).contains(st.lost)) {
-      throw new IOException("the NameNode still lists unit " + st.lost + " of " + st.label + " after its DataNode stopped");
-    }
-
-    Configuration clientConf = new Configuration(cluster.getConfiguration(0));
-    clientConf.unset("wide-ec.transport.secret"); // a client holds only what the NameNode gives it: block tokens
-    clientConf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
-    TransportConf tc = TransportConfReader.forClient(clientConf);
-    int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
-    int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
-    UnitLocation me = new UnitLocation(-1, "client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
-        org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK);
-    EndpointResolver endpoints = resolver(cluster, st.requestor);
-    out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
-        + "links shaped:%n", CELL / 1024, st.label, st.lost, slice / 1024);
-
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("rangeBytes", CELL);
-    m.put("sliceBytes", slice);
-    ExecutorService idle = Executors.newSingleThreadExecutor();
-    Configuration directConf = new Configuration(clientConf);
-    directConf.set("wide-ec.client.degraded-read", "direct");
-    try (SliceTransport client = new SliceTransport(tc, "bench client", org.wideec.transport.TrafficCounters.NONE, idle);
-        WideEcFileSystem wide = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), clientConf);
-        WideEcFileSystem direct = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), directConf);
-        org.apache.hadoop.fs.FSDataInputStream pipelinedIn = wide.open(st.file);
-        org.apache.hadoop.fs.FSDataInputStream directIn = direct.open(st.file);
-        org.apache.hadoop.fs.FSDataInputStream stockIn = fs.open(st.file)) {
-      TrafficShaper.emulate(new long[] {s.nodeRate(), 0});
-      double normal = median(() -> normalRead(client, endpoints, me, st, g, healthy, row, slice, healthyCell));
-      // Fixed costs, with almost no bytes to move: connecting and authenticating one stream, or a chain hop by hop.
-      byte[] healthyProbe = java.util.Arrays.copyOf(healthyCell, PROBE);
-      byte[] lostProbe = java.util.Arrays.copyOf(lostCell, PROBE);
-      double streamSetup = median(() -> normalRead(client, endpoints, me, st, g, healthy, row, slice, healthyProbe));
-      double chainSetup = median(() -> rebuildAtClient(client, endpoints, me, st, g, WideEcFileSystem.CHAIN_SCHEME, row, slice,
-          lostProbe));
-      double pipelined = median(() -> pread(pipelinedIn, lostAt, lostCell));
-      long chains = wide.readPathCounters().pipelinedReads();
-      if (chains != RUNS + WARM_UP || wide.readPathCounters().pipelinedFallbacks() != 0) {
-        throw new IOException("the degraded reads did not all go through a chain: " + wide.readPathCounters());
-      }
-      double star = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CONVENTIONAL, row, slice,
-          lostCell));
-      double cyclic = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CYCLIC, row, slice,
-          lostCell));
-      m.put("normalReadSeconds", normal);
-      m.put("pipelinedSeconds", pipelined);
-      m.put("directStarSeconds", star);
-      m.put("cyclicSeconds", cyclic);
-      m.put("probeBytes", PROBE);
-      m.put("streamSetupSeconds", streamSetup);
-      m.put("chainSetupSeconds", chainSetup);
-      out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "pipelined, WideEcFileSystem", pipelined, pipelined / normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "cyclic (rotations of the chain)", cyclic, cyclic / normal);
-      out.printf("  fixed costs (%d KiB): one stream %.3f s, the chain %.3f s%n", PROBE / 1024, streamSetup, chainSetup);
-
-      TrafficShaper.emulate(null);
-      Map<String, Object> hdfs = new LinkedHashMap<>();
-      hdfs.put("normalReadSeconds", median(() -> pread(stockIn, healthyAt, healthyCell)));
-      hdfs.put("pipelinedSeconds", median(() -> pread(pipelinedIn, lostAt, lostCell)));
-      hdfs.put("directDecodeSeconds", median(() -> pread(directIn, lostAt, lostCell)));
-      if (direct.readPathCounters().pipelinedReads() != 0 || direct.readPathCounters().degradedReads() != RUNS + WARM_UP) {
-        throw new IOException("the direct reads did not all decode at the client: " + direct.readPathCounters());
-      }
-      out.printf("  unshaped, through HDFS: normal %.3f s, pipelined %.3f s, direct decode %.3f s%n",
-          hdfs.get("normalReadSeconds"), hdfs.get("pipelinedSeconds"), hdfs.get("directDecodeSeconds"));
-      m.put("unshapedHdfs", hdfs);
-      json.put("degradedReadOverNormal", pipelined / normal);
-      json.put("degradedReadDirectOverPipelined", star / pipelined);
-      out.printf("degraded read / normal read = %.2f (target <= 1.3); direct decode / pipelined = %.2f%n",
-          pipelined / normal, star / pipelined);
-    } finally {
-      TrafficShaper.emulate(null);
-      idle.shutdownNow();
-    }
-    progress.step("degraded reads");
-    return m;
-  }
-
-  static final int RUNS = 5;
-  /**
-   * Untimed runs before each timed path. A DataNode that has served for a while runs the transport and helper code
-   * compiled; one warm-up left most of it interpreted, and a five-hop chain then paid that cost five times (about
-   * 11 ms of a 4 KiB chain's fixed costs, against under 1 ms once compiled).
-   */
-  static final int WARM_UP = 20;
-  /** Bytes read to time a path's fixed costs (eight checksum chunks). */
-  static final int PROBE = 4096;
-
-  /** One timed action. */
-  @FunctionalInterface
-  private interface Timed {
-    double run() throws Exception;
-  }
-
-  /** The median of {@link #RUNS} runs after {@link #WARM_UP} untimed ones (connections, slice port discovery, JIT). */
-  private static double median(Timed t) throws Exception {
-    for (int i = 0; i < WARM_UP; i++) {
-      t.run();
-    }
-    double[] times = new double[RUNS];
-    for (int i = 0; i < RUNS; i++) {
-      times[i] = t.run();
-    }
-    java.util.Arrays.sort(times);
-    return times[RUNS / 2];
-  }
-
-  private static byte[] readRange(DistributedFileSystem fs, Path file, long at) throws IOException {
-    byte[] b = new byte[CELL];
-    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(file)) {
-      in.readFully(at, b);
-    }
-    return b;
-  }
-
-  private static double pread(org.apache.hadoop.fs.FSDataInputStream in, long at, byte[] expected) throws IOException {
-    byte[] b = new byte[expected.length];
-    long t0 = System.nanoTime();
-    in.readFully(at, b);
-    double secs = (System.nanoTime() - t0) / 1e9;
-    check(expected, b, "read at " + at);
-    return secs;
-  }
-
-  private static void check(byte[] expected, byte[] got, String what) throws IOException {
-    if (!java.util.Arrays.equals(expected, got)) {
-      throw new IOException(what + " returned other bytes than were written");
-    }
-  }
-
-  /** A normal read over the shaped links: the unit's DataNode streams its cell to the client, unchanged. */
-  private static double normalRead(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
-      LocatedStripedBlock g, int unit, long row, int slice, byte[] expected) throws Exception {
-    DatanodeInfo at = StripedGroups.location(g, unit);
-    Endpoint e = endpoints.resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
-    BlockRef b = ref(g, unit, unitLength(st.policy, g, unit));
-    StepRequest req = new StepRequest(b, 1, row, expected.length, slice, 0, 1, List.of(), false);
-    byte[] got = new byte[expected.length];
-    long t0 = System.nanoTime();
-    try (PeerStream in = client.open(e, me.node(), me.rack(), 1, req.toBytes(), client.credentialFor(b.token()))) {
-      for (int sl = 0; sl < req.slices(); sl++) {
-        Frame f = in.next(sl);
-        try {
-          f.payload().getBytes(f.payload().readerIndex(), got, sl * slice, req.sliceLength(sl));
-        } finally {
-          f.release();
-        }
-        in.credit();
-      }
-      in.awaitEnd();
-    }
-    double secs = (System.nanoTime() - t0) / 1e9;
-    check(expected, got, "normal read of unit " + unit);
-    return secs;
-  }
-
-  /** The lost cell rebuilt at the client with a scheme: the client is the requestor (proving each helper's token). */
-  private static double rebuildAtClient(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
-      LocatedStripedBlock g, RepairScheme scheme, long row, int slice, byte[] expected) throws Exception {
-    StripeRepair r = repairOf(st.policy, g, st.lost, scheme);
-    byte[] got = new byte[expected.length];
-    SliceSink sink = new SliceSink() {
-      @Override
-      public void write(long offset, byte[] data, int off, int len) {
-        System.arraycopy(data, off, got, (int) offset, len);
-      }
-
-      @Override
-      public void finish() {}
-
-      @Override
-      public void abort() {}
-    };
-    long t0 = System.nanoTime();
-    new RepairEngine(client, endpoints, org.wideec.engine.RepairCounters.NONE, 1).repair(r, me, (u, len) -> sink, slice,
-        row, expected.length);
-    double secs = (System.nanoTime() - t0) / 1e9;
-    check(expected, got, scheme.name().toLowerCase() + " rebuild of unit " + st.lost);
-    return secs;
-  }
-
-  /** Time to send the lost unit's worth of bytes from one helper to the requestor (cross-rack if asked). */
   private double directSend(MiniDFSCluster cluster, Stripe st, boolean crossRack, int slice) throws Exception {
     String rack = rackOf(cluster, st.requestor);
     for (int i = 0; i < st.group.getBlockIndices().length; i++) {
@@ -633,139 +408,6 @@ public final class RepairBench {
     return best;
   }
 
-  /**
-   * Full-node recovery (ECPipe §3.3): the DataNode holding most units of many RS(10,4) groups is taken as
-   * lost; its units are rebuilt all at once by 1, 2 and 4 requestors, helpers chosen by node order (ECPipe's
-   * baseline: the smallest node indexes) or least recently selected. Rate = lost bytes / wall time.
-   */
-  private Map<String, Object> fullNode(MiniDFSCluster cluster, DistributedFileSystem fs, int slice) throws Exception {
-    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(RS, 10, 4, CELL));
-    Path dir = new Path("/bench/fullnode");
-    fs.mkdirs(dir);
-    fs.setErasureCodingPolicy(dir, policy.getName());
-    List<Path> files = new ArrayList<>();
-    for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
-      Path f = new Path(dir, "s" + i);
-      writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
-      files.add(f);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
-    List<LocatedStripedBlock> groups = new ArrayList<>();
-    for (Path f : files) {
-      groups.addAll(StripedGroups.groups(fs, f));
-    }
-    Map<String, Integer> load = new HashMap<>();
-    for (LocatedStripedBlock g : groups) {
-      for (DatanodeInfo d : g.getLocations()) {
-        load.merge(d.getXferAddr(), 1, Integer::sum);
-      }
-    }
-    String victim = load.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-    List<FullNodeScheduler.StripeLoss> losses = new ArrayList<>();
-    Map<String, LocatedStripedBlock> byId = new HashMap<>();
-    for (LocatedStripedBlock g : groups) {
-      for (int i = 0; i < g.getLocations().length && losses.size() < s.fullNodeStripes(); i++) {
-        if (g.getLocations()[i].getXferAddr().equals(victim)) {
-          StripeRepair r = repairOf(policy, g, g.getBlockIndices()[i], RepairScheme.PIPELINED);
-          losses.add(new FullNodeScheduler.StripeLoss(g.getBlock().getBlockName(), r.code(), r.lost()[0], r.survivors()));
-          byId.put(g.getBlock().getBlockName(), g);
-        }
-      }
-    }
-    List<DataNode> candidates = new ArrayList<>(cluster.getDataNodes());
-    candidates.removeIf(dn -> dn.getDatanodeId().getXferAddr().equals(victim));
-    candidates.sort(Comparator.comparingInt((DataNode dn) -> load.getOrDefault(dn.getDatanodeId().getXferAddr(), 0)));
-    long lostBytes = 0;
-    for (FullNodeScheduler.StripeLoss l : losses) {
-      lostBytes += unitLength(policy, byId.get(l.id()), l.lostUnit());
-    }
-    out.printf("full-node recovery: %d lost units (%,d bytes) of %s%n", losses.size(), lostBytes, victim);
-    Map<String, Object> result = new LinkedHashMap<>();
-    for (int q : new int[] {1, 2, 4}) {
-      List<DataNode> requestors = new ArrayList<>();
-      List<UnitLocation> reqLocs = new ArrayList<>();
-      // Spread requestors over racks, as a NameNode spreads targets.
-      java.util.Set<String> racks = new java.util.HashSet<>();
-      for (DataNode dn : candidates) {
-        if (requestors.size() < q && racks.add(rackOf(cluster, dn))) {
-          requestors.add(dn);
-          reqLocs.add(where(cluster, dn));
-        }
-      }
-      Map<String, Object> row = new LinkedHashMap<>();
-      for (boolean lrs : new boolean[] {false, true}) {
-        List<FullNodeScheduler.Assignment> plan = new FullNodeScheduler(reqLocs, lrs, RepairScheme.PIPELINED).schedule(losses);
-        double secs = runAll(cluster, policy, byId, plan, requestors, slice);
-        progress.step("full-node recovery, " + q + " requestor(s)" + (lrs ? ", least recently selected" : ""));
-        double mbps = lostBytes / secs / 1e6;
-        row.put(lrs ? "recoveryMBpsWithScheduling" : "recoveryMBpsWithoutScheduling", mbps);
-        int busiest = busiestLink(plan);
-        row.put(lrs ? "busiestLinkUnitsWithScheduling" : "busiestLinkUnitsWithoutScheduling", busiest);
-        out.printf("  %d requestor(s), %-26s %7.2f s  %7.2f MB/s  (busiest node link carries %d units)%n", q,
-            lrs ? "least recently selected" : "node order", secs, mbps, busiest);
-      }
-      row.put("gain", (Double) row.get("recoveryMBpsWithScheduling") / (Double) row.get("recoveryMBpsWithoutScheduling"));
-      result.put(String.valueOf(q), row);
-    }
-    return result;
-  }
-
-  /** Units the busiest node link (in or out) carries under a schedule: what bounds its time. */
-  private static int busiestLink(List<FullNodeScheduler.Assignment> plan) {
-    Map<String, Integer> load = new HashMap<>();
-    for (FullNodeScheduler.Assignment a : plan) {
-      List<org.wideec.repair.RepairStep> steps = a.graph().steps();
-      for (org.wideec.repair.RepairStep st : steps) {
-        String to = st.next() == org.wideec.repair.RepairStep.REQUESTOR ? a.requestor().node() : steps.get(st.next()).helper().node();
-        if (!to.equals(st.helper().node())) {
-          load.merge("out:" + st.helper().node(), 1, Integer::sum);
-          load.merge("in:" + to, 1, Integer::sum);
-        }
-      }
-    }
-    return load.values().stream().max(Integer::compare).orElse(0);
-  }
-
-  private double runAll(MiniDFSCluster cluster, ErasureCodingPolicy policy, Map<String, LocatedStripedBlock> byId,
-      List<FullNodeScheduler.Assignment> plan, List<DataNode> requestors, int slice) throws Exception {
-    // Plan every repair (and learn the CRC32C its result must have) first; then run them all at once, as
-    // ECPipe's full-node experiment does (§6).
-    List<java.util.concurrent.Callable<Void>> repairs = new ArrayList<>();
-    for (FullNodeScheduler.Assignment a : plan) {
-      LocatedStripedBlock g = byId.get(a.stripe().id());
-      DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
-          .findFirst().orElseThrow();
-      StripeRepair full = repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
-      // Exactly the scheduled helpers, in the scheduled order.
-      Map<Integer, UnitLocation> chosen = new HashMap<>();
-      List<Integer> order = new ArrayList<>();
-      a.graph().steps().forEach(st -> {
-        chosen.put(st.helper().unit(), st.helper());
-        order.add(st.helper().unit());
-      });
-      StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
-          full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
-          Comparator.comparingInt(order::indexOf));
-      long crc = crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
-      RepairEngine e = new RepairEngine(plugin(req).transport(), resolver(cluster, req), plugin(req).metrics(), 1);
-      UnitLocation at = where(cluster, req);
-      repairs.add(() -> {
-        e.repair(r, at, (u, len) -> new CrcSink(crc), slice);
-        return null;
-      });
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(repairs.size());
-    try {
-      long t0 = System.nanoTime();
-      for (Future<Void> f : pool.invokeAll(repairs)) {
-        f.get();
-      }
-      return (System.nanoTime() - t0) / 1e9;
-    } finally {
-      pool.shutdownNow();
-    }
-  }
-
   /** HDFS's own reconstructor, unshaped, for RS-10-4-1024k: stop the DataNode with unit 0, time the rebuild. */
   private Map<String, Object> stock(MiniDFSCluster cluster, DistributedFileSystem fs) throws Exception {
     ErasureCodingPolicy policy = SystemErasureCodingPolicies.getByID(SystemErasureCodingPolicies.RS_10_4_POLICY_ID);
@@ -790,7 +432,7 @@ public final class RepairBench {
   }
 
   /** Checks a rebuilt unit against the CRC32C of the real replica; keeps nothing. */
-  private static final class CrcSink implements SliceSink {
+  static final class CrcSink implements SliceSink {
     private final long expected;
     private final CRC32C crc = new CRC32C();
 

@@ -24,6 +24,7 @@ import org.wideec.archive.mr.ArchiveCounter;
 import org.wideec.archive.mr.ArchiveItem;
 import org.wideec.archive.mr.ArchiveJob;
 import org.wideec.archive.mr.ArchiveListing;
+import org.wideec.time.Backoff;
 
 /**
  * {@code wide-ec archive PATH... --code SPEC --mr [--maps N]}: the archival MapReduce job. Lists the paths (one archive
@@ -73,8 +74,9 @@ final class ArchiveJobCommand {
     long total = items.stream().mapToLong(ArchiveItem::bytes).sum();
     ProgressReport progress = new ProgressReport(err, "archive job " + job.getJobID() + " (data bytes)");
     try {
+      Backoff poll = Backoff.doubling(1000, 1000, Long.MAX_VALUE); // a look a second while the job runs
       while (!job.isComplete()) {
-        Thread.sleep(1000);
+        poll.pause();
         Counters c = job.getCounters();
         progress.at(c == null ? 0 : c.findCounter(ArchiveCounter.DATA_BYTES_DONE).getValue(), total);
       }

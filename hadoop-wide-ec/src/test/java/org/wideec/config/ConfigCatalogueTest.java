@@ -163,12 +163,12 @@ class ConfigCatalogueTest {
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
-    d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairMonitor", "INTERVAL_DEFAULT"));
-    d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairMonitor", "MAX_CONCURRENT_DEFAULT"));
-    d.put("wide-ec.archive.repair.backoff.ms", constant(nr + "ArchiveRepairMonitor", "BACKOFF_DEFAULT"));
-    d.put("wide-ec.archive.repair.backoff.max.ms", call(nr + "ArchiveRepairMonitor", "maxBackoff", none));
-    d.put("wide-ec.archive.repair.confirm.timeout.ms", constant(nr + "ArchiveRepairMonitor", "CONFIRM_DEFAULT"));
-    d.put("wide-ec.archive.repair.safemode.wait.ms", call(nr + "ArchiveRepairMonitor", "safeModeWait", none));
+    d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairSettings", "INTERVAL_DEFAULT"));
+    d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairSettings", "MAX_CONCURRENT_DEFAULT"));
+    d.put("wide-ec.archive.repair.backoff.ms", constant(nr + "ArchiveRepairSettings", "BACKOFF_DEFAULT"));
+    d.put("wide-ec.archive.repair.backoff.max.ms", call(nr + "ArchiveRepairSettings", "maxBackoff", none));
+    d.put("wide-ec.archive.repair.confirm.timeout.ms", constant(nr + "ArchiveRepairSettings", "CONFIRM_DEFAULT"));
+    d.put("wide-ec.archive.repair.safemode.wait.ms", call(nr + "ArchiveRepairSettings", "safeModeWait", none));
     d.put("wide-ec.archive.reprotect.interval.ms", constant(nr + "ArchiveReprotector", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.keeper.interval.ms", constant(nr + "ArchivePlacementKeeper", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.keeper.max-concurrent-moves", constant(nr + "ArchivePlacementKeeper", "MAX_MOVES_DEFAULT"));

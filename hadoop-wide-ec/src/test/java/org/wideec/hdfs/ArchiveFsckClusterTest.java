@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -31,6 +32,7 @@ import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.archive.hdfs.Unarchiver;
 import org.wideec.code.RemainingTolerance;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 
 /**
@@ -399,15 +401,9 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     assertNotNull(id, node);
     assertNotNull(cluster.stopDataNode(node));
     cluster.setDataNodeDead(id);
-    JsonNode a = null;
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (System.currentTimeMillis() < deadline) {
-      a = fsck("/lost", 1 /* the data is at one replica: its node's members go at once */);
-      if (new TreeSet<>(findings(a)).equals(expected)) {
-        break;
-      }
-      Thread.sleep(200);
-    }
+    // The data is at one replica: its node's members go at once.
+    JsonNode a = Eventually.await("fsck finds " + expected, Duration.ofSeconds(30), () -> fsck("/lost", 1),
+        j -> new TreeSet<>(findings(j)).equals(expected));
     assertEquals(expected, new TreeSet<>(findings(a)));
     for (ArchivedStripe s : m.stripes()) {
       JsonNode j = stripe(a, "/lost/f", s.stripeId());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +35,9 @@ import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.archive.mr.ArchiveItem;
 import org.wideec.archive.mr.ArchiveJob;
 import org.wideec.archive.mr.ArchiveListing;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.time.Backoff;
 
 /**
  * {@code archive PATH... --mr} on a racked MiniDFSCluster (6 racks x 3, our trimmer) and a real MiniMRYarnCluster:
@@ -316,19 +319,18 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     Path jobDir = ArchiveJob.newJobDir(store.layout());
     Job job = ArchiveJob.create(slow, fs, jobDir, items, CODE, PlacementKind.CL, "classic", true, 2);
     job.submit();
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (!anyStripeIn(paths, StripeState.COMMITTED)) {
-      assertTrue(System.currentTimeMillis() < deadline, "no stripe got committed");
+    Eventually.await("a stripe committed", Duration.ofSeconds(90), () -> {
       assertFalse(job.isComplete(), "the job ended before it could be killed");
-      Thread.sleep(100);
-    }
+      return anyStripeIn(paths, StripeState.COMMITTED);
+    });
     job.killJob();
     job.waitForCompletion(false);
     assertEquals("KILLED", job.getJobState().toString());
     // Its task processes end with the job (their archive locks closed by a shutdown hook, or left open if killed).
-    long settle = System.currentTimeMillis() + 5_000;
-    while (System.currentTimeMillis() < settle && anyLockOpen(paths)) {
-      Thread.sleep(100);
+    // A grace, not a condition: a killed task's lock may stay open, which the assertions below allow for.
+    Backoff settle = Backoff.doubling(100, 100, 5_000);
+    while (!settle.expired() && anyLockOpen(paths)) {
+      settle.pause();
     }
     Map<String, StripeManifest> before = new HashMap<>();
     int unverified = 0;

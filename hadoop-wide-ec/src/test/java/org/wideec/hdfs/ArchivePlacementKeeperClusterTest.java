@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.BlockMover;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -138,12 +140,8 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     // The NameNode restarts with its keeper on.
     cluster.getConfiguration(0).setBoolean(KEEPER, true);
     cluster.restartNameNode(true);
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (!holders(moved).equals(List.of(moved.plannedNode()))) {
-      assertTrue(System.currentTimeMillis() < deadline, "blk_" + moved.blockId() + " still on " + holders(moved)
-          + "; moved back " + metrics().archivedBlocksMovedBack() + ", failures " + metrics().archivedMoveBackFailures());
-      Thread.sleep(200);
-    }
+    Eventually.await("blk_" + moved.blockId() + " only on its planned node " + moved.plannedNode(),
+        Duration.ofSeconds(90), () -> holders(moved), List.of(moved.plannedNode())::equals);
     LocatedBlock back = located(moved);
     assertEquals(moved.blockId(), back.getBlock().getBlockId());
     assertEquals(moved.generationStamp(), back.getBlock().getGenerationStamp());
@@ -151,19 +149,15 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     assertArrayEquals(before, checks.readBlock(moved));
     assertEquals(moved.crc32c(), ArchiveChecks.crc(checks.readBlock(moved)));
     // The keeper counts the move once the NameNode lists the block on the target only, a moment after a test may.
-    while (metrics().archivedBlocksMovedBack() == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "no move back counted");
-      Thread.sleep(50);
-    }
+    Eventually.await("a move back counted", Duration.ofSeconds(90), () -> metrics().archivedBlocksMovedBack(),
+        n -> n > 0);
     assertEquals(1, metrics().archivedBlocksMovedBack());
     assertEquals(0, metrics().archivedMoveBackFailures());
 
     // Every stored member, data and parity, is pinned on its planned node, and only there.
     int stored = s.storedUnits().length;
-    while (metrics().archivedBlocksPinned() < stored) {
-      assertTrue(System.currentTimeMillis() < deadline, "pinned " + metrics().archivedBlocksPinned() + " of " + stored);
-      Thread.sleep(200);
-    }
+    Eventually.await("all " + stored + " stored members pinned", Duration.ofSeconds(90),
+        () -> metrics().archivedBlocksPinned(), n -> n >= stored);
     for (int u : s.storedUnits()) {
       StripeMember mem = s.member(u);
       assertEquals(List.of(mem.plannedNode()), holders(mem), "unit " + u);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,6 +30,7 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -108,17 +110,19 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
 
   /** Waits until every stored member of the manifest has a live replica again. */
   private void awaitEveryMemberLive(StripeManifest m, long timeoutMs) throws Exception {
-    long deadline = System.currentTimeMillis() + timeoutMs;
-    for (ArchivedStripe s : m.stripes()) {
-      for (int u : s.storedUnits()) {
-        while (located(s.member(u)).getLocations().length == 0) {
-          assertTrue(System.currentTimeMillis() < deadline, "stripe " + s.stripeId() + " unit " + u + " (blk_"
-              + s.member(u).blockId() + ") still missing; repaired " + metrics().archivedBlocksRepaired()
-              + ", failures " + metrics().archivedRepairFailures());
-          Thread.sleep(100);
-        }
-      }
-    }
+    Eventually.await("every stored member of " + m.stripes().size() + " stripes live again", Duration.ofMillis(timeoutMs),
+        () -> {
+          for (ArchivedStripe s : m.stripes()) {
+            for (int u : s.storedUnits()) {
+              if (located(s.member(u)).getLocations().length == 0) {
+                return "stripe " + s.stripeId() + " unit " + u + " (blk_" + s.member(u).blockId() + ") still missing;"
+                    + " repaired " + metrics().archivedBlocksRepaired() + ", failures "
+                    + metrics().archivedRepairFailures();
+              }
+            }
+          }
+          return null;
+        }, java.util.Objects::isNull);
   }
 
   /** The block's bytes read with a stock client. */
@@ -155,22 +159,15 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
 
   /** The monitor counts a rebuild once it sees the block live, which may be a moment after a test does. */
   private static void awaitRepairedBeyond(long count) throws Exception {
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (metrics().archivedBlocksRepaired() <= count) {
-      assertTrue(System.currentTimeMillis() < deadline, "rebuilds counted: " + metrics().archivedBlocksRepaired()
-          + ", expected more than " + count);
-      Thread.sleep(50);
-    }
+    Eventually.await("more than " + count + " rebuilds counted", Duration.ofSeconds(10),
+        () -> metrics().archivedBlocksRepaired(), n -> n > count);
   }
 
   private void fsckHealthy() throws Exception {
     // The node killed may also hold units of earlier tests' stripes, whose repairs can be backing off after the
     // corrupt-helper test's refusals: they come back too, on their own schedule.
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (fs.getClient().getMissingBlocksCount() > 0) {
-      assertTrue(System.currentTimeMillis() < deadline, fs.getClient().getMissingBlocksCount() + " missing blocks");
-      Thread.sleep(200);
-    }
+    Eventually.await("no missing blocks", Duration.ofSeconds(60), () -> fs.getClient().getMissingBlocksCount(),
+        n -> n == 0);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int rc = ToolRunner.run(new DFSck(conf, new PrintStream(out, true, "UTF-8")), new String[] {"/"});
     String report = out.toString("UTF-8");
@@ -242,24 +239,18 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     checks.append("/rs/f", new byte[] {1, 2, 3}); // unit 5 changes: new generation stamp and length
     StripeMember lost = s.member(3); // its local group would use unit 5: the repair must decode without it
     kill(lost.plannedNode());
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (located(lost).getLocations().length == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "unit 3 still missing");
-      Thread.sleep(100);
-    }
+    Eventually.await("unit 3 live again", Duration.ofSeconds(60), () -> located(lost).getLocations().length > 0);
     assertTrue(metrics().archivedStripesStale() > staleBefore, "the stripe is reported stale");
     LocatedBlock lb = located(lost);
     assertEquals(lost.blockId(), lb.getBlock().getBlockId());
     assertEquals(lost.crc32c(), ArchiveChecks.crc(bytesOf(lost, lb)), "rebuilt without the appended member");
     // The appended block is no longer protected by the parity: its file goes to f + 1 = 4 replicas (the code claims
     // three losses), which also covers the stripe's other units in that file.
-    deadline = System.currentTimeMillis() + 30_000;
-    while (fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication() != 4) {
-      assertTrue(System.currentTimeMillis() < deadline, "/rs/f is still at replication "
-          + fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication());
-      Thread.sleep(100);
-    }
-    assertTrue(metrics().archivedFilesReReplicated() >= 1);
+    Eventually.await("/rs/f at replication 4", Duration.ofSeconds(30),
+        () -> fs.getFileStatus(new org.apache.hadoop.fs.Path("/rs/f")).getReplication(), r -> r == 4);
+    // The reprotector counts a raise once HDFS has taken it, a moment after a reader may see the new replication.
+    Eventually.await("the raise counted", Duration.ofSeconds(30), () -> metrics().archivedFilesReReplicated(),
+        n -> n >= 1);
     checks.everyByteReadsBack();
   }
 
@@ -288,12 +279,10 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
         "org.wideec.placement.hdfs.ArchiveRepairMonitor"));
     kill(lost.plannedNode());
     String refused = "archived block blk_" + lost.blockId() + " of /rc/f (stripe 0, unit 1, manifest ";
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (log.getOutput().lines().filter(l -> l.contains(refused) && l.contains("the manifest records")
-        && l.contains("nothing stored")).count() < 2) { // refused, and refused again after the back-off
-      assertTrue(System.currentTimeMillis() < deadline, "no rebuild was refused: " + log.getOutput());
-      Thread.sleep(50);
-    }
+    // Refused, and refused again after the back-off.
+    Eventually.await("the rebuild refused twice", Duration.ofSeconds(60), log::getOutput,
+        out -> out.lines().filter(l -> l.contains(refused) && l.contains("the manifest records")
+            && l.contains("nothing stored")).count() >= 2);
     log.stopCapturing();
     assertTrue(flipped.get() > 0);
     // Refused before the last packet: the NameNode lists no replica and no DataNode holds a finalized one.

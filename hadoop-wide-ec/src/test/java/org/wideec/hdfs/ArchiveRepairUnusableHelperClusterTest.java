@@ -3,6 +3,7 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -16,6 +17,7 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -54,11 +56,8 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
     ((Configuration) f.get(p)).unset("wide-ec.transport.secret");
     cluster.restartDataNode(p, true);
     cluster.waitActive();
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (located(held).getLocations().length == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "blk_" + held.blockId() + " not reported again");
-      Thread.sleep(100);
-    }
+    Eventually.await("blk_" + held.blockId() + " reported again", Duration.ofSeconds(60),
+        () -> located(held).getLocations().length > 0);
   }
 
   /** Stops the DataNode holding the member and has the NameNode declare it dead at once. */
@@ -71,11 +70,8 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
 
   /** Waits until the member is live again, with the manifest's CRC. */
   private void awaitRebuilt(StripeMember m) throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (located(m).getLocations().length == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "blk_" + m.blockId() + " still missing");
-      Thread.sleep(100);
-    }
+    Eventually.await("blk_" + m.blockId() + " live again", Duration.ofSeconds(60),
+        () -> located(m).getLocations().length > 0);
     LocatedBlock lb = located(m);
     byte[] b = new byte[(int) lb.getBlockSize()];
     try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(ArchiveLayout.inodePath(m.inodeId()))) {

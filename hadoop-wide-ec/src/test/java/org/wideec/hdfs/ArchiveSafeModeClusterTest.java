@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,6 +22,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.transport.TransportFaultInjector;
@@ -95,11 +97,8 @@ class ArchiveSafeModeClusterTest extends ArchiveTestBed {
     victims.forEach(cluster::stopDataNode);
     cluster.restartNameNode(false);
     assertTrue(cluster.getNamesystem().isInSafeMode(), "the restarted NameNode starts in safe mode");
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (WideEcNameNodePlugin.metrics().archivedRepairFailures() < lost.size()) {
-      assertTrue(System.currentTimeMillis() < deadline, "no rebuild was attempted in safe mode");
-      Thread.sleep(100);
-    }
+    Eventually.await("a rebuild attempted in safe mode for each lost block", Duration.ofSeconds(120),
+        () -> WideEcNameNodePlugin.metrics().archivedRepairFailures(), n -> n >= lost.size());
     assertTrue(cluster.getNamesystem().isInSafeMode(), "still in safe mode: nothing was rebuilt yet");
     for (StripeMember x : lost) {
       assertEquals(0, located(x).getLocations().length, "blk_" + x.blockId() + " is missing");
@@ -117,19 +116,13 @@ class ArchiveSafeModeClusterTest extends ArchiveTestBed {
 
     long repairedBefore = WideEcNameNodePlugin.metrics().archivedBlocksRepaired();
     held.set(false);
-    deadline = System.currentTimeMillis() + 120_000;
-    while (cluster.getNamesystem().isInSafeMode()) {
-      assertTrue(System.currentTimeMillis() < deadline, "still in safe mode: "
-          + cluster.getNamesystem().getSafemode() + "; repaired " + WideEcNameNodePlugin.metrics().archivedBlocksRepaired());
-      Thread.sleep(200);
-    }
+    Eventually.await("the NameNode out of safe mode", Duration.ofSeconds(120),
+        () -> cluster.getNamesystem().isInSafeMode() ? cluster.getNamesystem().getSafemode() + "; repaired "
+            + WideEcNameNodePlugin.metrics().archivedBlocksRepaired() : "", String::isEmpty);
     // HDFS rounds the safe block threshold down: the NameNode may leave before the last rebuilt block is reported.
-    deadline = System.currentTimeMillis() + 60_000;
     for (StripeMember x : lost) {
-      while (located(x).getLocations().length == 0) {
-        assertTrue(System.currentTimeMillis() < deadline, "blk_" + x.blockId() + " still missing");
-        Thread.sleep(100);
-      }
+      Eventually.await("blk_" + x.blockId() + " live again", Duration.ofSeconds(60),
+          () -> located(x).getLocations().length > 0);
       LocatedBlock lb = located(x);
       assertEquals(1, lb.getLocations().length, "blk_" + x.blockId() + " rebuilt");
       assertEquals(x.plannedRack(), lb.getLocations()[0].getNetworkLocation(), "blk_" + x.blockId());

@@ -1,7 +1,7 @@
 package org.wideec.hdfs;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -15,6 +15,7 @@ import org.wideec.archive.StripeMember;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.minicluster.Eventually;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
@@ -63,12 +64,9 @@ abstract class ArchiveTestBed {
   }
 
   /** The trimmer's first pass writes its lease; archivers lower replication only under it. */
-  static void awaitTrimmerLease() throws Exception {
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "the trimmer made no pass");
-      Thread.sleep(50);
-    }
+  static void awaitTrimmerLease() {
+    Eventually.await("a trimmer pass", Duration.ofSeconds(20),
+        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trimPasses() > 0);
   }
 
   /**
@@ -91,13 +89,8 @@ abstract class ArchiveTestBed {
     }
   }
 
-  /** Waits (the NameNode's poll: short pauses doubling to a second) until the condition holds, at most a minute. */
-  static void await(String what, java.util.function.BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    org.wideec.archive.hdfs.NameNodePoll poll = new org.wideec.archive.hdfs.NameNodePoll(100);
-    while (!done.getAsBoolean()) {
-      org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() < deadline, "still waiting: " + what);
-      poll.pause("interrupted while waiting: " + what);
-    }
+  /** {@link Eventually#await} with the minute an archive test bed's waits get. */
+  static void await(String what, Eventually.Look<Boolean> done) {
+    Eventually.await(what, Duration.ofSeconds(60), done);
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -31,6 +32,7 @@ import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.ReconstructionOutcome;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 
@@ -120,22 +122,23 @@ class CorruptSourceClusterTest {
   /** The first task of the group any worker finished, waiting for it. */
   private static ReconstructionOutcome awaitOutcome(MiniDFSCluster cluster, long groupId, long timeoutMs)
       throws InterruptedException, IOException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
-    while (System.currentTimeMillis() < deadline) {
-      for (DataNode dn : cluster.getDataNodes()) {
-        WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
-        RepairMetrics m = p == null ? null : p.metrics();
-        if (m != null) {
-          for (ReconstructionOutcome o : m.recentOutcomes()) {
-            if (o.blockGroupId() == groupId) {
-              return o;
-            }
+    return Eventually.await("a worker finished a task of block group " + groupId, Duration.ofMillis(timeoutMs),
+        () -> outcome(cluster, groupId), java.util.Objects::nonNull);
+  }
+
+  private static ReconstructionOutcome outcome(MiniDFSCluster cluster, long groupId) {
+    for (DataNode dn : cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
+      RepairMetrics m = p == null ? null : p.metrics();
+      if (m != null) {
+        for (ReconstructionOutcome o : m.recentOutcomes()) {
+          if (o.blockGroupId() == groupId) {
+            return o;
           }
         }
       }
-      Thread.sleep(20);
     }
-    throw new IOException("no worker finished a task of block group " + groupId + " within " + timeoutMs + " ms");
+    return null;
   }
 
   private static long reported(MiniDFSCluster cluster) {

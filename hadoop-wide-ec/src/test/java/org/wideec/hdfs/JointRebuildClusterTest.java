@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -27,6 +28,7 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -124,18 +126,13 @@ class JointRebuildClusterTest extends ArchiveTestBed {
       cluster.getNamesystem().writeUnlock();
     }
 
-    long deadline = System.currentTimeMillis() + 60_000;
     for (int u : lost) {
-      while (located(s.member(u)).getLocations().length == 0) {
-        assertTrue(System.currentTimeMillis() < deadline, "unit " + u + " still missing; orders "
-            + (metrics().archiveRebuildOrders() - orders) + ", failures " + metrics().archivedRepairFailures());
-        Thread.sleep(100);
-      }
+      Eventually.await("unit " + u + " live again", Duration.ofSeconds(60),
+          () -> located(s.member(u)).getLocations().length > 0);
     }
-    while (metrics().archivedBlocksRepaired() < repaired + 3) { // counted once the monitor sees each live
-      assertTrue(System.currentTimeMillis() < deadline, "repaired " + (metrics().archivedBlocksRepaired() - repaired));
-      Thread.sleep(50);
-    }
+    // Counted once the monitor sees each live.
+    Eventually.await("three rebuilds counted", Duration.ofSeconds(60),
+        () -> metrics().archivedBlocksRepaired() - repaired, n -> n >= 3);
     assertEquals(1, metrics().archiveRebuildOrders() - orders, "one order for the three units");
     assertEquals(1, metrics().archiveJointRebuilds() - joint);
     assertEquals(repaired + 3, metrics().archivedBlocksRepaired());

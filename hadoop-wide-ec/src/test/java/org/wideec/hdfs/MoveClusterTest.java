@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,6 +42,7 @@ import org.wideec.archive.hdfs.ClientClassicEncoder;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -262,11 +264,8 @@ class MoveClusterTest extends ArchiveTestBed {
     } finally {
       CallerContext.setCurrent(was);
     }
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (WideEcNameNodePlugin.metrics().blocksOffPlan() < offPlanBefore + moves.size()) {
-      assertTrue(System.currentTimeMillis() < deadline, "the trimmer sees the blocks whose planned node holds none");
-      Thread.sleep(50);
-    }
+    Eventually.await("the trimmer sees the blocks whose planned node holds none", Duration.ofSeconds(20),
+        () -> WideEcNameNodePlugin.metrics().blocksOffPlan(), n -> n >= offPlanBefore + moves.size());
     Map<Long, List<String>> lowered = replicas(dir);
     for (long b : moves) {
       assertEquals(3, lowered.get(b).size(), "block " + b + ": off plan, nothing deleted");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
@@ -173,7 +175,8 @@ class NameNodeSafetyClusterTest {
     assertTrue(refused.toString().contains("unilrc"), refused.toString());
     fs.delete(badFile, false); // its empty block group would otherwise stay in HDFS's queue of missing blocks
     WideEcNameNodeMetrics m = WideEcNameNodePlugin.metrics();
-    awaitTrue(() -> m.unbuildablePolicies() == 1, "the plugin reports the unbuildable policy");
+    Eventually.await("the plugin reports the unbuildable policy", Duration.ofSeconds(60),
+        () -> m.unbuildablePolicies() == 1);
 
     ErasureCodingPolicy good = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 12, 4, CELL));
     org.apache.hadoop.fs.Path f = new org.apache.hadoop.fs.Path(dirFor(fs, good), "file");
@@ -247,12 +250,12 @@ class NameNodeSafetyClusterTest {
       lose(fs, f, u);
     }
     BlockManager bm = cluster.getNamesystem().getBlockManager();
-    awaitTrue(() -> m.groupsAtRisk() == 1, "the plugin reports the group at risk");
+    Eventually.await("the plugin reports the group at risk", Duration.ofSeconds(60), () -> m.groupsAtRisk() == 1);
     assertEquals(0, m.groupsLost());
     assertEquals(1, m.groupsAtRiskReported());
     // HDFS ranks a group with 13 of 16 units low; the plugin moves it to the highest priority.
-    awaitTrue(() -> m.groupsPrioritised() == 1 && bm.getHighestPriorityECBlockCount() == 1,
-        "the group's reconstruction is at HDFS's highest priority");
+    Eventually.await("the group's reconstruction is at HDFS's highest priority", Duration.ofSeconds(60),
+        () -> m.groupsPrioritised() == 1 && bm.getHighestPriorityECBlockCount() == 1);
     // Three units of the second local group: HDFS's reader takes G1, G2, L1 and cannot decode (our FileSystem can).
     IOException unreadable = assertThrows(IOException.class, () -> read(fs, f, data.length));
     assertTrue(unreadable.getMessage().contains("cannot rebuild erased units [6, 7, 8]"), unreadable.getMessage());
@@ -294,15 +297,5 @@ class NameNodeSafetyClusterTest {
       }
     }
     assertTrue(checked > 50, "checked " + checked + " unit locations");
-  }
-
-  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 60 s: " + what);
-      }
-      Thread.sleep(100);
-    }
   }
 }

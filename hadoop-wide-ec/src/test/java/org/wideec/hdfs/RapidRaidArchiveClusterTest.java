@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -46,6 +47,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.hdfs.TransportConfReader;
@@ -451,12 +453,9 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
 
   /** Until the NameNode lists every block of the file with {@code replicas} locations (reports follow the close). */
   private void awaitReplicas(String path, long length, int replicas) throws Exception {
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks().stream()
-        .anyMatch(lb -> lb.getLocations().length < replicas)) {
-      assertTrue(System.currentTimeMillis() < deadline, path + ": blocks short of " + replicas + " replicas");
-      Thread.sleep(50);
-    }
+    Eventually.await(path + ": every block at " + replicas + " replicas", Duration.ofSeconds(20),
+        () -> fs.getClient().getLocatedBlocks(path, 0, length).getLocatedBlocks().stream()
+            .noneMatch(lb -> lb.getLocations().length < replicas));
   }
 
   /** Asks DataNode {@code dn}'s slice port for a pipeline position as an archiver would; the failure it answers. */

@@ -9,6 +9,7 @@ import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,6 +38,7 @@ import org.wideec.datanode.ReconstructionOutcome;
 import org.wideec.datanode.ReconstructionOutcome.Route;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.transport.TransportFaultInjector;
@@ -252,14 +254,9 @@ final class RepairClusterFixture {
     return since;
   }
 
-  private static void awaitWorkersIdle(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-    while (sum(RepairMetrics::tasksInProgress) > 0) {
-      if (System.nanoTime() > deadline) {
-        fail(sum(RepairMetrics::tasksInProgress) + " tasks of our workers still without an outcome after " + timeoutMs + " ms");
-      }
-      Thread.sleep(100);
-    }
+  private static void awaitWorkersIdle(long timeoutMs) {
+    Eventually.await("every task of our workers with an outcome (tasks in progress)", Duration.ofMillis(timeoutMs),
+        () -> sum(RepairMetrics::tasksInProgress), n -> n == 0);
   }
 
   /** Whether the task stored {@code unit} on a DataNode the test did not stop. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -31,6 +32,7 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.CodewordFiles;
 import org.wideec.client.WideEcFileSystem;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -129,16 +131,11 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     }
     long repairedBefore = WideEcNameNodePlugin.metrics().archivedBlocksRepaired();
     kill(dead);
-    long deadline = System.currentTimeMillis() + 60_000;
     for (long[] x : onDead) {
       ArchivedStripe s = m.stripes().get((int) x[0]);
       int u = (int) x[1];
-      while (located(s, u).getLocations().length == 0) {
-        assertTrue(System.currentTimeMillis() < deadline, "stripe " + s.stripeId() + " codeword " + u
-            + " still missing; repaired " + WideEcNameNodePlugin.metrics().archivedBlocksRepaired() + ", failures "
-            + WideEcNameNodePlugin.metrics().archivedRepairFailures());
-        Thread.sleep(100);
-      }
+      Eventually.await("stripe " + s.stripeId() + " codeword " + u + " live again", Duration.ofSeconds(60),
+          () -> located(s, u).getLocations().length > 0);
       LocatedBlock lb = located(s, u);
       StripeMember mem = s.member(u);
       assertEquals(mem.blockId(), lb.getBlock().getBlockId());
@@ -150,11 +147,8 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
       assertEquals(mem.crc32c(), ArchiveChecks.crc(bytes), "stripe " + s.stripeId() + " codeword " + u);
     }
     // The monitor counts a rebuild once it sees the replica live on its next pass, which may come after we did.
-    while (WideEcNameNodePlugin.metrics().archivedBlocksRepaired() < repairedBefore + onDead.size()) {
-      assertTrue(System.currentTimeMillis() < deadline, "repaired "
-          + (WideEcNameNodePlugin.metrics().archivedBlocksRepaired() - repairedBefore) + " of " + onDead.size());
-      Thread.sleep(100);
-    }
+    Eventually.await(onDead.size() + " rebuilds counted", Duration.ofSeconds(60),
+        () -> WideEcNameNodePlugin.metrics().archivedBlocksRepaired() - repairedBefore, n -> n >= onDead.size());
     try (FileSystem ours = wideEc()) {
       assertArrayEquals(data, readAll(ours, path, (int) length));
     }
@@ -436,11 +430,8 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     ArchivedStripe s0 = m.stripes().get(0);
     String dead = located(s0, 10).getLocations()[0].getXferAddr();
     kill(dead);
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (located(s0, 10).getLocations().length == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "codeword 10 of (16, 11) not rebuilt");
-      Thread.sleep(100);
-    }
+    Eventually.await("codeword 10 of (16, 11) rebuilt", Duration.ofSeconds(60),
+        () -> located(s0, 10).getLocations().length > 0);
     assertEquals(s0.member(10).blockId(), located(s0, 10).getBlock().getBlockId());
     assertEquals(s0.member(10).crc32c(), ArchiveChecks.crc(readAll(fs, CodewordFiles.file(s0, 10).toString(),
         (int) s0.unitLength())));

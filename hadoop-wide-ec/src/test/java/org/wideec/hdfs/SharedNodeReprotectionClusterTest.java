@@ -76,8 +76,10 @@ class SharedNodeReprotectionClusterTest extends ChangedMemberTestBed {
       addedReplicaOnto(mover, s.member(a), nodeB);
       addedReplicaOnto(mover, s.member(b), nodeA);
     }
-    assertTrue(holders(s.member(a)).containsAll(Set.of(nodeA, nodeB)), holders(s.member(a)).toString());
-    assertTrue(holders(s.member(b)).containsAll(Set.of(nodeA, nodeB)), holders(s.member(b)).toString());
+    // The NameNode learns a moved replica from the target's next incremental block report.
+    await("units " + a + " and " + b + " each held on both " + nodeA + " and " + nodeB,
+        () -> holders(s.member(a)).containsAll(Set.of(nodeA, nodeB))
+            && holders(s.member(b)).containsAll(Set.of(nodeA, nodeB)));
 
     // The monitor raises A or B to 4; fsck names it and, once its replicas are placed, reports the stripe re-protected.
     String[] finding = new String[1];

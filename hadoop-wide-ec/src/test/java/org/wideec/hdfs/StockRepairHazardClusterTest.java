@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -23,6 +24,7 @@ import org.apache.hadoop.io.IOUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
@@ -67,18 +69,14 @@ class StockRepairHazardClusterTest {
       MiniClusters.awaitQuiet(cluster, 60_000);
       assertArrayEquals(data, read(fs, file, data.length), "rebuilt by HDFS's reconstructor");
       long scansAfterRebuild = metrics.scans();
-      while (metrics.scans() < scansAfterRebuild + 2) {
-        Thread.sleep(100);
-      }
+      Eventually.await("two more scans", Duration.ofSeconds(60), metrics::scans, n -> n >= scansAfterRebuild + 2);
       assertEquals(0, metrics.groupsStockRepairStuckReported(), "a loss HDFS rebuilds is no hazard");
       assertEquals(0, metrics.groupsStockRepairStuck());
 
       // Units 3, 5 and 6: the code decodes them, HDFS's reconstructor never does.
       stopHolders(cluster, fs, file, 3, 5, 6);
-      long deadline = System.currentTimeMillis() + 180_000;
-      while (metrics.groupsStockRepairStuckReported() == 0 && System.currentTimeMillis() < deadline) {
-        Thread.sleep(200);
-      }
+      Eventually.await("the stuck group reported", Duration.ofSeconds(180), metrics::groupsStockRepairStuckReported,
+          n -> n > 0);
       assertEquals(1, metrics.groupsStockRepairStuckReported(), "the stuck group is reported once");
       assertEquals(1, metrics.groupsStockRepairStuck());
       assertEquals(List.of(3, 5, 6), StripedGroups.missingUnits(StripedGroups.groups(fs, file).get(0), policy),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -30,6 +31,7 @@ import org.wideec.archive.hdfs.ClientClassicEncoder;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.cli.WideEcTool;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
@@ -292,17 +294,13 @@ class TrimClusterTest extends ArchiveTestBed {
     checks.write(deferred.toString(), 2 * BLOCK);
     // Every replica reported first: an excess the NameNode finds later (a replica reported after the call) is chosen
     // then, without the caller's marker, the stock way.
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (!liveReplicas(deferred).equals(List.of(3, 3))) {
-      assertTrue(System.currentTimeMillis() < deadline, "replicas of " + deferred + ": " + liveReplicas(deferred));
-      Thread.sleep(50);
-    }
+    Eventually.await("every replica of " + deferred + " reported", Duration.ofSeconds(30),
+        () -> liveReplicas(deferred), List.of(3, 3)::equals);
     withMarker(() -> fs.setReplication(deferred, (short) 1));
     assertEquals(List.of(3, 3), liveReplicas(deferred));
     long passes = metrics().trimPasses();
-    while (metrics().trimPasses() < passes + 2) {
-      Thread.sleep(50);
-    }
+    Eventually.await("two more trim passes", Duration.ofSeconds(60), () -> metrics().trimPasses(),
+        n -> n >= passes + 2);
     assertEquals(List.of(3, 3), liveReplicas(deferred), "not archived: the trimmer leaves it alone");
     checks.everyByteReadsBack();
   }

@@ -3,6 +3,7 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -24,6 +25,7 @@ import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -85,27 +87,23 @@ class TrimRestartClusterTest {
     conf.setBoolean(TrimProtocol.ENABLED_KEY, true);
     cluster.restartNameNode(true);
     fs = cluster.getFileSystem();
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (WideEcNameNodePlugin.metrics() == null || WideEcNameNodePlugin.metrics().trimPasses() == 0) {
-      assertTrue(System.currentTimeMillis() < deadline, "the restarted NameNode's trimmer made no pass");
-      Thread.sleep(50);
-    }
+    Eventually.await("a pass of the restarted NameNode's trimmer", Duration.ofSeconds(30),
+        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trimPasses() > 0);
 
     // What the restart left: once the stock choice's excess replicas are gone, one replica per block.
     ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(conf));
     StripeManifest atRestart = store.find(store.inodeOf(new Path("/r/a")));
     java.util.Map<Long, String> keptByRestart = new java.util.HashMap<>();
-    deadline = System.currentTimeMillis() + 30_000;
-    while (keptByRestart.size() < 10) {
-      assertTrue(System.currentTimeMillis() < deadline, "the restarted NameNode trims every block to one replica");
+    Eventually.await("the restarted NameNode trims every block to one replica", Duration.ofSeconds(30), () -> {
       keptByRestart.clear();
-      for (LocatedBlock lb : fs.getClient().getLocatedBlocks("/r/a", 0, 10 * BLOCK).getLocatedBlocks()) {
+      DistributedFileSystem now = cluster.getFileSystem();
+      for (LocatedBlock lb : now.getClient().getLocatedBlocks("/r/a", 0, 10 * BLOCK).getLocatedBlocks()) {
         if (lb.getLocations().length == 1) {
           keptByRestart.put(lb.getBlock().getBlockId(), lb.getLocations()[0].getXferAddr());
         }
       }
-      Thread.sleep(100);
-    }
+      return keptByRestart.size() >= 10;
+    });
     Set<Long> offPlan = new HashSet<>();
     for (ArchivedStripe s : atRestart.stripes()) {
       for (StripeMember d : s.members()) {

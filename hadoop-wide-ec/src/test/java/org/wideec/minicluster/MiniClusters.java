@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.wideec.time.Backoff;
 
 /** An embedded HDFS cluster with racks, tuned so failures are noticed and repaired in seconds. */
 public final class MiniClusters {
@@ -112,7 +113,7 @@ public final class MiniClusters {
    */
   public static void awaitQuiet(MiniDFSCluster cluster, long timeoutMs) throws IOException, InterruptedException {
     org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm = cluster.getNamesystem().getBlockManager();
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    Backoff poll = Backoff.doubling(100, 100, timeoutMs);
     while (true) {
       if (quiet(bm)) {
         awaitRedundancyCycles(cluster, 1, 5_000);
@@ -120,12 +121,12 @@ public final class MiniClusters {
           return;
         }
       }
-      if (System.currentTimeMillis() > deadline) {
+      if (poll.expired()) {
         throw new IOException("NameNode still busy after " + timeoutMs + " ms: lowRedundancy="
             + bm.getLowRedundancyBlocks() + " (reported " + bm.getLowRedundancyBlocksCount() + ") excess="
             + bm.getExcessBlocksCount() + " pendingDeletion=" + bm.getPendingDeletionBlocksCount());
       }
-      Thread.sleep(100);
+      poll.pause();
     }
   }
 
@@ -136,14 +137,14 @@ public final class MiniClusters {
   public static boolean awaitRedundancyCycles(MiniDFSCluster cluster, int cycles, long timeoutMs)
       throws InterruptedException {
     org.apache.hadoop.hdfs.server.blockmanagement.BlockManager bm = cluster.getNamesystem().getBlockManager();
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    Backoff poll = Backoff.doubling(50, 50, timeoutMs);
     for (int i = 0; i < cycles; i++) {
       long last = bm.getLastRedundancyMonitorTS();
       while (bm.getLastRedundancyMonitorTS() == last) {
-        if (System.currentTimeMillis() > deadline) {
+        if (poll.expired()) {
           return false;
         }
-        Thread.sleep(50);
+        poll.pause();
       }
     }
     return true;

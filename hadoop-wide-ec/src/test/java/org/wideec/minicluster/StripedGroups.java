@@ -24,6 +24,7 @@ import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.io.IOUtils;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.CellLayout;
+import org.wideec.time.Backoff;
 
 /** Inspects the block groups of a striped file in a mini cluster: where units are, and what they hold. */
 public final class StripedGroups {
@@ -107,6 +108,7 @@ public final class StripedGroups {
   public static double awaitComplete(DistributedFileSystem fs, Path file, ErasureCodingPolicy policy, long timeoutMs)
       throws IOException, InterruptedException {
     long start = System.nanoTime();
+    Backoff poll = Backoff.doubling(200, 200, timeoutMs);
     while (true) {
       StringBuilder unsettled = new StringBuilder();
       for (LocatedStripedBlock g : groups(fs, file)) {
@@ -118,10 +120,10 @@ public final class StripedGroups {
       if (unsettled.length() == 0) {
         return (System.nanoTime() - start) / 1e9;
       }
-      if ((System.nanoTime() - start) / 1_000_000 > timeoutMs) {
+      if (poll.expired()) {
         throw new IOException("block groups of " + file + " still incomplete after " + timeoutMs + " ms:" + unsettled);
       }
-      Thread.sleep(200);
+      poll.pause();
     }
   }
 

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.minicluster.Eventually;
 import org.wideec.topology.Endpoint;
 
 /**
@@ -157,12 +159,8 @@ class ConnectionReuseTest {
     SliceTransport client = transport("client", shortPool);
     readWhole(client, at, 1);
     assertEquals(1, client.keptConnections());
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    while (client.keptConnections() > 0 || server.openConnections() > 0) {
-      assertTrue(System.nanoTime() < deadline, "kept " + client.keptConnections() + ", open at the server "
-          + server.openConnections());
-      Thread.sleep(20);
-    }
+    Eventually.await("no connection kept or open (kept, open at the server)", Duration.ofSeconds(5),
+        () -> List.of(client.keptConnections(), server.openConnections()), List.of(0, 0)::equals);
     readWhole(client, at, 2);
     assertEquals(2, server.acceptedConnections());
   }

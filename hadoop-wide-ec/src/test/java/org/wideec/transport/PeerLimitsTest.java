@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -14,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wideec.minicluster.Eventually;
 
 /** Every bound a peer meets on a slice port: connections, handshake and idle time, credits, requests, threads. */
 @org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
@@ -73,11 +75,8 @@ class PeerLimitsTest {
   }
 
   private void awaitConnections(int n) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (server.openConnections() > n) {
-      assertTrue(System.nanoTime() < deadline, "connections closed: " + server.openConnections() + " still open");
-      Thread.onSpinWait();
-    }
+    Eventually.await("connections closed down to " + n, Duration.ofSeconds(5), server::openConnections,
+        open -> open <= n);
   }
 
   @Test
@@ -135,11 +134,8 @@ class PeerLimitsTest {
   }
 
   private void awaitActive(int n) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (workers.getActiveCount() < n) {
-      assertTrue(System.nanoTime() < deadline, "requests reached the helper threads");
-      Thread.onSpinWait();
-    }
+    Eventually.await(n + " requests reached the helper threads", Duration.ofSeconds(5), workers::getActiveCount,
+        active -> active >= n);
   }
 
   @Test

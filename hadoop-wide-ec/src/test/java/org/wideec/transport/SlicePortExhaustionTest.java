@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.minicluster.Eventually;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.StepService;
 import org.wideec.repair.ReplicaAccess;
@@ -147,14 +149,6 @@ class SlicePortExhaustionTest {
     });
   }
 
-  private static void await(java.util.function.BooleanSupplier done, String what) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, what);
-      Thread.onSpinWait();
-    }
-  }
-
   private static byte[] readAll(PeerStream s, int bytes) throws Exception {
     byte[] out = new byte[bytes];
     int at = 0;
@@ -227,7 +221,8 @@ class SlicePortExhaustionTest {
     PeerStream mallory = client.open(new Endpoint("127.0.0.1", aPort, "A", "/r"), "mallory", "/r", 1,
         step(UNIT, "mallory", ups).toBytes(), token("mallory"));
     open.add(mallory::close);
-    await(() -> entered.get() + b.refusedBusy() == 6, "B decided every relayed request");
+    Eventually.await("B decided every relayed request", Duration.ofSeconds(20),
+        () -> entered.get() + b.refusedBusy() == 6);
     assertEquals(2, entered.get(), "B runs only Mallory's share of the relayed requests, whatever nodes they name");
     assertEquals(4, b.refusedBusy());
     assertEquals(2, b.requestsOf("token owner mallory"));
@@ -238,7 +233,7 @@ class SlicePortExhaustionTest {
     PeerStream fromC = c.open(new Endpoint("127.0.0.1", bPort, "B", "/r"), "C", "/r", 2,
         step(UNIT, "dn", List.of()).toBytes());
     open.add(fromC::close);
-    await(() -> entered.get() == 3, "B serves DataNode C");
+    Eventually.await("B serves DataNode C", Duration.ofSeconds(20), () -> entered.get() == 3);
     assertEquals(1, b.requestsOf("DataNode C"));
 
     // An honest client reads the unit from A, byte for byte.
@@ -275,7 +270,8 @@ class SlicePortExhaustionTest {
           step(LONG_UNIT, "mallory", ups).toBytes(), token("mallory"));
       open.add(trees[t]::close);
       if (t == 0) {
-        await(() -> b.requestsOf("token owner mallory") == 2, "B runs Mallory's first tree under her name");
+        Eventually.await("B runs Mallory's first tree under her name", Duration.ofSeconds(20),
+            () -> b.requestsOf("token owner mallory") == 2);
       }
     }
     // Her second tree finds her share at B taken, whichever DataNode relays it.
@@ -315,13 +311,13 @@ class SlicePortExhaustionTest {
           new byte[0], token("mallory"));
       open.add(s::close);
     }
-    await(() -> entered.get() + server.refusedBusy() == 5, "every request decided");
+    Eventually.await("every request decided", Duration.ofSeconds(20), () -> entered.get() + server.refusedBusy() == 5);
     assertEquals(2, entered.get());
     assertEquals(2, server.requestsOf("token owner mallory"));
     PeerStream alice = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "x", "/r", 9, new byte[0],
         token("alice"));
     open.add(alice::close);
-    await(() -> entered.get() == 3, "alice is served");
+    Eventually.await("alice is served", Duration.ofSeconds(20), () -> entered.get() == 3);
   }
 
   @Test
@@ -407,7 +403,8 @@ class SlicePortExhaustionTest {
         }
       }
     }
-    await(() -> server.openConnections() == 8, "the refused client's connection closed");
+    Eventually.await("the refused client's connection closed", Duration.ofSeconds(20),
+        () -> server.openConnections() == 8);
     assertEquals(3, server.evictedConnections(), "the stalled handshakes gave way to the clients");
 
     // A DataNode still connects and its stream completes, byte for byte.

@@ -1,21 +1,21 @@
 package org.wideec.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.wideec.minicluster.Eventually;
 import org.wideec.topology.Endpoint;
 
 /**
@@ -146,15 +146,11 @@ class StreamAbortLeakTest {
    * Waits until every request that reached a producer has run to its end and every slice producers allocated went
    * back to the allocator; returns how many requests there were.
    */
-  private int awaitProducersReleasedEverything() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (finished.get() < served.get() || slices.metric().usedDirectMemory() != 0) {
-      if (System.nanoTime() > deadline) {
-        fail("seed " + SEED + ": " + finished.get() + " of " + served.get() + " producers finished; producers still "
-            + "hold " + slices.metric().usedDirectMemory() + " bytes of slices");
-      }
-      Thread.sleep(10);
-    }
+  private int awaitProducersReleasedEverything() {
+    Eventually.await("seed " + SEED + ": every producer finished and every slice released", Duration.ofSeconds(10),
+        () -> finished.get() + " of " + served.get() + " producers finished; producers still hold "
+            + slices.metric().usedDirectMemory() + " bytes of slices",
+        seen -> finished.get() >= served.get() && slices.metric().usedDirectMemory() == 0);
     return served.get();
   }
 }

@@ -71,68 +71,94 @@ public final class ArchiveInspector {
   }
 
   private Report inspectAll(Path path) throws IOException {
-    String root = Path.getPathWithoutSchemeAndAuthority(dfs.getFileStatus(path).getPath()).toString();
-    String system = Path.getPathWithoutSchemeAndAuthority(store.layout().manifestDir().getParent()).toString();
-    boolean everything = root.equals("/");
-    List<Finding> findings = new ArrayList<>();
-    // The namespace under the path: inode → current path, and each archived file's pointer.
-    Map<Long, String> names = new HashMap<>();
-    Map<String, String> pointers = new TreeMap<>();
-    Map<String, Long> placeholders = new TreeMap<>();
-    walk(path, system, names, pointers, placeholders, findings);
+    Inspection in = new Inspection(path);
+    in.listManifests();
+    for (Map.Entry<Long, String> e : in.manifests.entrySet()) {
+      in.audit(e.getKey(), e.getValue());
+    }
+    in.orphans();
+    return new Report(in.verdicts, in.findings, in.checked, null);
+  }
 
-    Map<Long, String> manifests = new TreeMap<>();
-    Set<Long> locked = new HashSet<>();
-    Path manifestDir = store.layout().manifestDir();
-    if (dfs.exists(manifestDir)) {
-      for (FileStatus st : dfs.listStatus(manifestDir)) {
-        String name = st.getPath().getName();
-        Long inode = numericPrefix(name, ".wecm");
-        if (inode != null) {
-          manifests.put(inode, Path.getPathWithoutSchemeAndAuthority(st.getPath()).toString());
-        } else if ((inode = numericPrefix(name, ".lock")) != null) {
-          locked.add(inode);
+  /** One inspection's view of the namespace and the system directory, and what it found so far. */
+  private final class Inspection {
+    final String root;
+    final boolean everything;
+    final List<Finding> findings = new ArrayList<>();
+    /** The namespace under the path: inode → current path, and each archived file's pointer. */
+    final Map<Long, String> names = new HashMap<>();
+    final Map<String, String> pointers = new TreeMap<>();
+    final Map<String, Long> placeholders = new TreeMap<>();
+    /** Archived inode → its manifest's path; the inodes whose archive lock exists. */
+    final Map<Long, String> manifests = new TreeMap<>();
+    final Set<Long> locked = new HashSet<>();
+    /** Inode → the entries of its parity and codeword directories. */
+    Map<Long, Set<String>> parityDirs = Map.of();
+    Map<Long, Set<String>> codewordDirs = Map.of();
+    final Map<Long, ArchiveOrphans.SealedIndex> indexes = new TreeMap<>();
+    /** A sealed manifest's path → its placeholder's inode. */
+    final Map<String, Long> placeholderOf;
+    final Set<String> named;
+    final Map<Long, String> inScope = new TreeMap<>();
+    final Map<Long, String> archivedPaths = new HashMap<>();
+    final Map<Long, Set<Long>> manifestStripes = new HashMap<>();
+    final Set<Long> live = new HashSet<>();
+    final List<StripeAudit.Verdict> verdicts = new ArrayList<>();
+    final QuotaRoom quotas = new QuotaRoom(dfs);
+    int checked;
+
+    Inspection(Path path) throws IOException {
+      root = Path.getPathWithoutSchemeAndAuthority(dfs.getFileStatus(path).getPath()).toString();
+      String system = Path.getPathWithoutSchemeAndAuthority(store.layout().manifestDir().getParent()).toString();
+      everything = root.equals("/");
+      walk(path, system, names, pointers, placeholders, findings);
+      placeholderOf = sealedIndexes(names, indexes, findings);
+      named = new HashSet<>(pointers.values());
+    }
+
+    /** The manifests, archive locks, parity and codeword directories in the system directory. */
+    void listManifests() throws IOException {
+      Path manifestDir = store.layout().manifestDir();
+      if (dfs.exists(manifestDir)) {
+        for (FileStatus st : dfs.listStatus(manifestDir)) {
+          String name = st.getPath().getName();
+          Long inode = numericPrefix(name, ".wecm");
+          if (inode != null) {
+            manifests.put(inode, Path.getPathWithoutSchemeAndAuthority(st.getPath()).toString());
+          } else if ((inode = numericPrefix(name, ".lock")) != null) {
+            locked.add(inode);
+          }
         }
       }
+      parityDirs = entries(store.layout().parityRoot(0).getParent());
+      codewordDirs = entries(store.layout().codewordRoot(0).getParent());
     }
-    Path parityRoot = store.layout().parityRoot(0).getParent();
-    Map<Long, Set<String>> parityDirs = entries(parityRoot);
-    Map<Long, Set<String>> codewordDirs = entries(store.layout().codewordRoot(0).getParent());
-    Map<Long, ArchiveOrphans.SealedIndex> indexes = new TreeMap<>();
-    Map<String, Long> placeholderOf = sealedIndexes(names, indexes, findings);
-    Set<String> named = new HashSet<>(pointers.values());
-    Map<Long, String> inScope = new TreeMap<>();
-    Map<Long, String> archivedPaths = new HashMap<>();
-    Map<Long, Set<Long>> manifestStripes = new HashMap<>();
-    Set<Long> live = new HashSet<>();
-    List<StripeAudit.Verdict> verdicts = new ArrayList<>();
-    QuotaRoom quotas = new QuotaRoom(dfs);
-    int checked = 0;
-    for (Map.Entry<Long, String> e : manifests.entrySet()) {
-      long inode = e.getKey();
+
+    /** One manifest: in scope or not, then each of its stripes judged, unless its archive is gone. */
+    void audit(long inode, String manifest) throws IOException {
       // A sealed file lives on as its placeholder (a new inode, found through its reader's index and pointer).
-      Long placeholder = placeholderOf.get(e.getValue());
+      Long placeholder = placeholderOf.get(manifest);
       boolean exists = now(inode) != null || placeholder != null;
       if (exists) {
         live.add(inode);
       }
-      boolean ours = everything || names.containsKey(inode) || named.contains(e.getValue());
+      boolean ours = everything || names.containsKey(inode) || named.contains(manifest);
       StripeManifest m;
       try {
-        m = store.read(new Path(e.getValue()));
+        m = store.read(new Path(manifest));
       } catch (CorruptManifestException ex) {
         if (ours) {
-          inScope.put(inode, e.getValue());
-          findings.add(new Finding(Problem.CORRUPT_MANIFEST, e.getValue(), -1, -1, 0, ex.getMessage()));
+          inScope.put(inode, manifest);
+          findings.add(new Finding(Problem.CORRUPT_MANIFEST, manifest, -1, -1, 0, ex.getMessage()));
         }
-        continue;
+        return;
       } catch (FileNotFoundException ex) {
-        continue; // removed while listed (an unarchive finished)
+        return; // removed while listed (an unarchive finished)
       }
       if (!ours && !(!exists && under(m.archivedPath(), root))) {
-        continue;
+        return;
       }
-      inScope.put(inode, e.getValue());
+      inScope.put(inode, manifest);
       archivedPaths.put(inode, m.archivedPath());
       Set<Long> ids = new HashSet<>();
       m.stripes().forEach(s -> ids.add(s.stripeId()));
@@ -140,63 +166,68 @@ public final class ArchiveInspector {
       checked++;
       if (!exists && m.sealed()) {
         live.add(inode); // reported here, not as an archive's orphan: its codewords are the file's only copy
-        findings.add(new Finding(Problem.ORPHAN_MANIFEST, e.getValue(), -1, -1, 0, "manifest " + e.getValue()
-            + " seals " + m.archivedPath() + ", but no sealed placeholder names it any more (deleted, or replaced by"
-            + " another file): its codewords in " + store.layout().codewordRoot(inode) + " are the only copy of those "
-            + SealedFiles.length(m) + " bytes; if the deletion was meant, delete the manifest and that directory as an"
-            + " HDFS superuser"));
-        continue;
+        findings.add(sealedOrphan(inode, manifest, m));
+        return;
       }
-      if (!exists) {
-        continue; // an orphan: reported below, its stripes protect nothing
+      if (exists) { // otherwise an orphan: reported with the others, its stripes protect nothing
+        auditStripes(inode, manifest, m, placeholder);
       }
+    }
+
+    private Finding sealedOrphan(long inode, String manifest, StripeManifest m) {
+      return new Finding(Problem.ORPHAN_MANIFEST, manifest, -1, -1, 0, "manifest " + manifest
+          + " seals " + m.archivedPath() + ", but no sealed placeholder names it any more (deleted, or replaced by"
+          + " another file): its codewords in " + store.layout().codewordRoot(inode) + " are the only copy of those "
+          + SealedFiles.length(m) + " bytes; if the deletion was meant, delete the manifest and that directory as an"
+          + " HDFS superuser");
+    }
+
+    private void auditStripes(long inode, String manifest, StripeManifest m, Long placeholder) throws IOException {
       String current = placeholder != null ? names.getOrDefault(placeholder, m.archivedPath())
           : names.getOrDefault(inode, m.archivedPath());
       if (placeholder != null) {
-        findings.addAll(placeholderChanged(current, placeholder, e.getValue()));
+        findings.addAll(placeholderChanged(current, placeholder, manifest));
       }
       String resume = "rerun 'wide-ec archive " + current + " --code " + m.stripes().get(0).codeSpec() + "' to resume"
-          + (locked.contains(inode) ? " (a run holds " + manifestDir + "/" + inode + ".lock: if it is still running,"
-              + " let it finish)" : "");
+          + (locked.contains(inode) ? " (a run holds " + store.layout().manifestDir() + "/" + inode + ".lock: if it is"
+              + " still running, let it finish)" : "");
       for (ArchivedStripe s : m.stripes()) {
         try {
-          verdicts.add(StripeAudit.audit(e.getValue(), current, s, u -> observe(s, u, names), resume, quotas));
+          verdicts.add(StripeAudit.audit(manifest, current, s, u -> observe(s, u, names), resume, quotas));
         } catch (java.io.UncheckedIOException ex) {
           throw ex.getCause();
         }
       }
       findings.addAll(unprotected(m, names));
     }
-    Map<Long, Set<String>> parityInScope = new TreeMap<>();
-    for (Map.Entry<Long, Set<String>> e : parityDirs.entrySet()) {
-      long inode = e.getKey();
-      if (everything || inScope.containsKey(inode) || names.containsKey(inode)) {
-        parityInScope.put(inode, e.getValue());
-      }
+
+    /** What is left over in scope: parity and codeword directories, indexes and pointers nothing archived needs. */
+    void orphans() throws IOException {
+      Path parityRoot = store.layout().parityRoot(0).getParent();
+      // A sealed placeholder's dangling pointer is judged with its reader's index below, once.
+      Map<String, String> plainPointers = new TreeMap<>(pointers);
+      placeholders.keySet().forEach(plainPointers::remove);
+      findings.addAll(ArchiveOrphans.of(new ArchiveOrphans.Inventory(inScope, archivedPaths, manifestStripes,
+          inScope(parityDirs, true), live, plainPointers,
+          Path.getPathWithoutSchemeAndAuthority(parityRoot).toString())));
+      Path codewordRoot = store.layout().codewordRoot(0).getParent();
+      findings.addAll(ArchiveOrphans.sealed(new ArchiveOrphans.SealedInventory(new TreeMap<>(manifests),
+          manifestStripes, inScope(codewordDirs, true), inScope(indexes, false), placeholders, pointers,
+          Path.getPathWithoutSchemeAndAuthority(codewordRoot).toString())));
     }
-    // A sealed placeholder's dangling pointer is judged with its reader's index below, once.
-    Map<String, String> plainPointers = new TreeMap<>(pointers);
-    placeholders.keySet().forEach(plainPointers::remove);
-    findings.addAll(ArchiveOrphans.of(new ArchiveOrphans.Inventory(inScope, archivedPaths, manifestStripes,
-        parityInScope, live, plainPointers, Path.getPathWithoutSchemeAndAuthority(parityRoot).toString())));
-    Map<Long, Set<String>> codewordsInScope = new TreeMap<>();
-    codewordDirs.forEach((inode, entries) -> {
-      if (everything || inScope.containsKey(inode) || names.containsKey(inode)) {
-        codewordsInScope.put(inode, entries);
-      }
-    });
-    Map<Long, ArchiveOrphans.SealedIndex> indexesInScope = new TreeMap<>();
-    indexes.forEach((inode, x) -> {
-      if (everything || names.containsKey(inode)) {
-        indexesInScope.put(inode, x);
-      }
-    });
-    Map<Long, String> allManifests = new TreeMap<>(manifests);
-    findings.addAll(ArchiveOrphans.sealed(new ArchiveOrphans.SealedInventory(allManifests, manifestStripes,
-        codewordsInScope, indexesInScope, placeholders, pointers,
-        Path.getPathWithoutSchemeAndAuthority(store.layout().codewordRoot(0).getParent()).toString())));
-    return new Report(verdicts, findings, checked, null);
+
+    /** The entries of inodes in scope: everything, inodes under the path, and (if asked) inodes of manifests in scope. */
+    private <V> Map<Long, V> inScope(Map<Long, V> byInode, boolean withManifests) {
+      Map<Long, V> in = new TreeMap<>();
+      byInode.forEach((inode, v) -> {
+        if (everything || names.containsKey(inode) || (withManifests && inScope.containsKey(inode))) {
+          in.put(inode, v);
+        }
+      });
+      return in;
+    }
   }
+
 
   /** Files and directories under the path (the system directory excluded): current names and pointers. */
   private void walk(Path path, String system, Map<Long, String> names, Map<String, String> pointers,

@@ -18,6 +18,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.code.Codes;
 import org.wideec.code.UnitRole;
+import org.wideec.time.Backoff;
 
 /**
  * Runs the {@link StripeLifecycle} of DESIGN.md §3.2 over one archive, for either {@link StripeLayout}: the stepping

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.NameNodeProxies;
@@ -38,6 +37,7 @@ import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.token.Token;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.time.Backoff;
 
 /**
  * Copies a replica of a block onto a chosen DataNode the way the Balancer does (DESIGN.md §3.2, research §3):
@@ -166,8 +166,7 @@ public final class BlockMover implements Closeable {
     HdfsFileStatus file = dfs.getClient().getFileInfo(m.file());
     int replication = file == null ? 0 : file.getReplication();
     sendReplaceBlock(m);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-    NameNodePoll poll = new NameNodePoll(50);
+    Backoff poll = Backoff.pollingNameNode(50, waitMs);
     List<String> at = List.of();
     while (true) {
       List<DatanodeInfo> holders = holders(m.file(), m.block().getBlockId());
@@ -179,7 +178,7 @@ public final class BlockMover implements Closeable {
             m.describe());
         return;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (poll.expired()) {
         if (targetThere) {
           LOG.warn("moved {}, but after {} ms the NameNode still lists the source's replica too (now on {})",
               m.describe(), waitMs, at);

@@ -14,6 +14,7 @@ import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.CorruptManifestException;
 import org.wideec.archive.StripeManifest;
+import org.wideec.time.Backoff;
 
 /**
  * Manifests in HDFS (DESIGN.md §3.2): one per archived file or directory at {@link ArchiveLayout#manifest}, keyed by
@@ -252,8 +253,7 @@ public final class ManifestStore {
    */
   public boolean releaseDeadHolder(long archivedInode, long waitMs) throws IOException {
     Path lock = lockPath(archivedInode);
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
-    NameNodePoll poll = new NameNodePoll(200);
+    Backoff poll = Backoff.pollingNameNode(200, waitMs);
     boolean asked = false;
     while (true) {
       try {
@@ -266,7 +266,7 @@ public final class ManifestStore {
         return true;
       }
       asked = true;
-      if (System.nanoTime() - deadline > 0) {
+      if (poll.expired()) {
         return false;
       }
       poll.pause("interrupted while HDFS recovered the lease of " + lock);

@@ -14,6 +14,7 @@ import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.io.EnumSetWritable;
 import org.wideec.archive.ArchivedStripe;
+import org.wideec.time.Backoff;
 import org.wideec.transport.hdfs.TokenBytes;
 
 /**
@@ -75,7 +76,7 @@ final class ParityFiles {
 
   /** Closes the parity file on its one block; the NameNode may wait for the DataNode's report of it. */
   void complete(ArchivedStripe stripe, int unit, Allocated a) throws IOException {
-    NameNodePoll poll = new NameNodePoll(20);
+    Backoff poll = Backoff.pollingNameNode(20);
     for (int i = 0; i < COMPLETE_TRIES; i++) {
       if (namenode.complete(a.file().toString(), clientName, a.block(), a.inode())) {
         return;

@@ -20,6 +20,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.code.UnitRole;
+import org.wideec.time.Backoff;
 
 /**
  * The systematic layout's last step, COMMITTED → TRIMMED: each data block down to the one replica the plan keeps.
@@ -306,7 +307,7 @@ final class StripeTrim {
       Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
       List<String> notTrimmed, Archiver.TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(waitMs);
+    Backoff poll = Backoff.pollingNameNode(50, waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
     Map<Long, Long> offPlanSince = new HashMap<>();
@@ -319,7 +320,6 @@ final class StripeTrim {
         stripeOf.put(m.blockId(), s.stripeId());
       }
     }
-    NameNodePoll poll = new NameNodePoll(50);
     while (true) {
       Map<Long, List<String>> now = moves.locations(members.values());
       for (StripeMember m : members.values()) {
@@ -355,7 +355,7 @@ final class StripeTrim {
       if (settled.size() == members.size()) {
         return settled;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (poll.expired()) {
         for (StripeMember m : members.values()) {
           if (!settled.containsKey(m.blockId())) {
             notTrimmed.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
@@ -19,6 +18,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
+import org.wideec.time.Backoff;
 
 /**
  * Takes an archived file or directory back to plain replication ({@code wide-ec unarchive}), in the one
@@ -196,8 +196,7 @@ public final class Unarchiver {
       }
     }
     long waitMs = dfs.getConf().getLong(WAIT_KEY, WAIT_DEFAULT);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-    NameNodePoll poll = new NameNodePoll(50);
+    Backoff poll = Backoff.pollingNameNode(50, waitMs);
     while (true) {
       long total = 0;
       long ready = 0;
@@ -221,7 +220,7 @@ public final class Unarchiver {
       if (ready == total) {
         return total;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (poll.expired()) {
         throw new IOException("unarchive: " + (total - ready) + " of " + total + " blocks are still below replication "
             + replication + " after " + waitMs + " ms (" + WAIT_KEY + "; e.g. " + short1 + "); nothing was freed,"
             + " the files keep the raised replication: rerun once HDFS has re-replicated them");

@@ -22,27 +22,21 @@ import org.wideec.transport.TransportConf;
 import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
- * A NameNode daemon that looks at every archived stripe once per interval: the {@link ArchiveRepairMonitor}, the
- * {@link ArchivePlacementKeeper} and the {@link ArchiveReprotector}. It runs in a thread of its own (never a NameNode
- * handler; nothing escapes it), only on the active NameNode and only once every DataNode has reported (before that a
- * replica may look absent that is there); the repair monitor and the reprotector also run in startup safe mode,
- * writing no namespace there. It owns what they need: the manifests ({@link ManifestReader}, parsed again only when
+ * A NameNode loop ({@link PeriodicPass}) that looks at every archived stripe once per interval: the {@link
+ * ArchiveRepairMonitor}, the {@link ArchivePlacementKeeper} and the {@link ArchiveReprotector}. It runs only on the
+ * active NameNode and only once every DataNode has reported (before that a replica may look absent that is there);
+ * the repair monitor and the reprotector also run in startup safe mode, writing no namespace there. It owns what they
+ * need: the manifests ({@link ManifestReader}, parsed again only when
  * changed), a pool of workers for what a pass starts, and, for the passes that order DataNodes, a client end of
  * their slice ports (nothing listens here) that proves the cluster secret; a pass that only reads the blocks map and
- * writes the namespace has none, so it runs without that secret. A pass that fails is one rate-limited warning; the
- * next one starts afresh.
+ * writes the namespace has none, so it runs without that secret.
  */
-abstract class ArchivePass {
-  final FSNamesystem fsn;
+abstract class ArchivePass extends PeriodicPass {
   final ManifestReader manifests;
   final SliceTransport transport;
   final JmxEndpointResolver endpoints;
   final ExecutorService workers;
-  final RateLimitedWarning failed;
-  private final Logger log;
   private final String name;
-  private final long interval;
-  private volatile Thread thread;
 
   /**
    * @param name what the log lines call it ("archive repair", say); its threads are named after it
@@ -53,11 +47,8 @@ abstract class ArchivePass {
    */
   ArchivePass(NameNode nn, FSNamesystem fsn, Configuration conf, long interval, int threads, String name, Logger log,
       boolean slicePorts) throws IOException {
-    this.fsn = fsn;
-    this.interval = interval;
+    super(fsn, "wide-ec-" + name.replace(' ', '-'), interval, false, log);
     this.name = name;
-    this.log = log;
-    this.failed = new RateLimitedWarning(log, 10 * 60_000L);
     TransportConf tc = slicePorts ? TransportConfReader.from(conf) : null;
     String prefix = "wide-ec-" + name.replace(' ', '-') + "-";
     this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -70,19 +61,9 @@ abstract class ArchivePass {
     this.manifests = new ManifestReader(nn, conf);
   }
 
-  /** Starts the thread; {@code what} is the log line saying what it does and how often. */
-  final void start(String what) {
-    Thread t = new Thread(this::loop, "wide-ec-" + name.replace(' ', '-'));
-    t.setDaemon(true);
-    thread = t;
-    t.start();
-    log.info(what);
-  }
-
+  @Override
   void stop() {
-    Thread t = thread;
-    thread = null;
-    WideEcNameNodePlugin.stopDaemon(t);
+    super.stop();
     workers.shutdownNow();
     try {
       workers.awaitTermination(10, TimeUnit.SECONDS);
@@ -95,37 +76,32 @@ abstract class ArchivePass {
     }
   }
 
-  private void loop() {
-    try {
-      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException e) {
-          return;
-        }
-        try {
-          pass();
-        } catch (IOException | RuntimeException | LinkageError e) {
-          failed.warn("wide-ec " + name + " pass failed: {}", e.toString(), e);
-        }
-      }
-    } finally {
-      manifests.close();
+  @Override
+  final void afterLastPass() {
+    manifests.close();
+  }
+
+  @Override
+  final void passFailed(Throwable e) {
+    failed.warn("wide-ec " + name + " pass failed: {}", e.toString(), e);
+  }
+
+  /**
+   * Before every DataNode reported, a replica may look absent that is there. In startup safe mode the namespace is
+   * frozen, but blocks can still be written back: a pass that writes no namespace runs there once it is ready.
+   */
+  @Override
+  final boolean mayRun() {
+    if (!super.mayRun()) {
+      return false;
     }
+    return fsn.isInSafeMode() ? readyInSafeMode() && WideEcArchivedBlocks.reportedInStartupSafeMode(fsn)
+        : WideEcArchivedBlocks.reportsComplete(fsn);
   }
 
   /** One look at every manifest's stripes. */
-  final void pass() throws IOException {
-    if (!fsn.isRunning() || fsn.isInStandbyState()) {
-      return;
-    }
-    // Before every DataNode reported, a replica may look absent that is there. In startup safe mode the namespace is
-    // frozen, but blocks can still be written back: a pass that writes no namespace runs there once it is ready.
-    boolean safeMode = fsn.isInSafeMode();
-    if (safeMode ? !(readyInSafeMode() && WideEcArchivedBlocks.reportedInStartupSafeMode(fsn))
-        : !WideEcArchivedBlocks.reportsComplete(fsn)) {
-      return;
-    }
+  @Override
+  final void runPass() throws IOException {
     Map<String, WideEcArchivedBlocks.Target> live = WideEcArchivedBlocks.targets(fsn);
     beginPass(live);
     for (FileStatus st : manifests.manifests()) {

@@ -34,6 +34,7 @@ import org.wideec.archive.hdfs.BlockMover;
 import org.wideec.repair.BlockRef;
 import org.wideec.protocol.PinRequest;
 import org.wideec.repair.UnitLocation;
+import org.wideec.time.FailureBackoff;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -79,7 +80,6 @@ final class ArchivePlacementKeeper extends ArchivePass {
   private final int maxMoves;
   private final int maxPins;
   private final long interval;
-  private final long backoff;
   /** Replicas confirmed pinned that the last pass still found on plan; at most {@link #MAX_PINS_KEY} new a pass. */
   private final PinLedger pinned;
   /** DataNodes that said pins are off there: when to ask again (nanoTime). */
@@ -87,8 +87,8 @@ final class ArchivePlacementKeeper extends ArchivePass {
   /** Blocks that cannot be moved back, reported once each while it stays so. */
   private final Set<Long> stuckReported = new HashSet<>();
   private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
-  /** Blocks whose last move failed: {next attempt (nanoTime), current back-off ms}. */
-  private final Map<Long, long[]> backingOff = new ConcurrentHashMap<>();
+  /** Blocks whose last move failed, and when to try each again. */
+  private final FailureBackoff<Long> backingOff;
   private volatile BlockMover mover;
 
   /** One replica to pin, and what to name in a log line. */
@@ -101,7 +101,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
     this.metrics = metrics;
     this.interval = interval;
     this.maxMoves = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
-    this.backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
+    this.backingOff = new FailureBackoff<>(conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT), MAX_BACKOFF_MS);
     this.maxPins = conf.getInt(MAX_PINS_KEY, MAX_PINS_DEFAULT);
     this.pinned = new PinLedger(maxPins);
   }
@@ -220,8 +220,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
   private void dispatch(PlanKeeping.MoveBack mv, String where, Map<String, WideEcArchivedBlocks.Target> live) {
     StripeMember m = mv.member();
     long block = m.blockId();
-    long[] wait = backingOff.get(block);
-    if (inFlight.contains(block) || (wait != null && System.nanoTime() < wait[0]) || inFlight.size() >= maxMoves) {
+    if (inFlight.contains(block) || backingOff.waiting(block) || inFlight.size() >= maxMoves) {
       return;
     }
     DatanodeInfo source = WideEcArchivedBlocks.liveNodes(fsn).get(mv.from().node());
@@ -249,15 +248,13 @@ final class ArchivePlacementKeeper extends ArchivePass {
     long block = mv.member().blockId();
     try {
       mover.move(move);
-      backingOff.remove(block);
+      backingOff.succeeded(block);
       metrics.archivedBlocksMovedBack.incr();
       LOG.info("{} moved back onto plan: from {} ({}) to {} ({}), planned on {} in {}", what, mv.from().node(),
           mv.from().rack(), mv.to().node(), mv.to().rack(), mv.member().plannedNode(), mv.member().plannedRack());
     } catch (IOException | RuntimeException | LinkageError e) {
       metrics.archivedMoveBackFailures.incr();
-      long[] prev = backingOff.get(block);
-      long next = prev == null ? backoff : Math.min(MAX_BACKOFF_MS, prev[1] * 2);
-      backingOff.put(block, new long[] {System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), next});
+      long next = backingOff.failed(block);
       LOG.warn("{} was not moved back onto plan (from {} to {}): {}; next attempt in {} ms", what, mv.from().node(),
           mv.to().node(), e.getMessage(), next);
     } finally {

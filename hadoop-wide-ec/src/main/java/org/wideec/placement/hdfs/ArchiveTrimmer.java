@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -29,8 +27,8 @@ import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
 
 /**
- * The NameNode side of trimming archived data to its planned replica (DESIGN.md §3.2), in a thread of
- * its own (never a NameNode handler). Every {@link TrimProtocol#INTERVAL_KEY} ms, and at once when the placement
+ * The NameNode side of trimming archived data to its planned replica (DESIGN.md §3.2), a NameNode loop
+ * ({@link PeriodicPass}). Every {@link TrimProtocol#INTERVAL_KEY} ms, and at once when the placement
  * policy deferred an archiver's {@code setReplication}, it reads the manifests under the archive directory and,
  * for each data block of a COMMITTED stripe whose file is at replication 1, trims the block to the replica on the
  * planned node ({@link WideEcBlockTrim}). A stripe with a member missing or changed since archival survives fewer
@@ -46,96 +44,68 @@ import org.wideec.code.UnitRole;
  * removed at shutdown (the NameNode's RPC server may already be going); it lapses after
  * {@link TrimProtocol#leaseMs}.
  */
-final class ArchiveTrimmer {
+final class ArchiveTrimmer extends PeriodicPass {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveTrimmer.class);
 
-  private final NameNode nn;
-  private final FSNamesystem fsn;
-  private final Configuration conf;
   private final WideEcNameNodeMetrics metrics;
-  private final long interval;
   private final long lease;
   private final ArchiveLayout layout;
-  private final RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
   /** Off-plan blocks already reported (once per block while this NameNode runs). */
   private final Set<Long> offPlanReported = new HashSet<>();
   /** Stripes left untrimmed below their tolerance, as found (once each while this NameNode runs). */
   private final Set<String> belowReported = new HashSet<>();
   /** Manifests (path, modification time) with nothing left to trim; forgotten when a trim is deferred. */
   private final Map<String, Long> settled = new HashMap<>();
-  private volatile boolean woken;
-  private volatile Thread thread;
   private final ManifestReader manifests;
   private long leaseWritten; // 0: never (wall-clock ms, so any real time is long after it)
   private boolean policyReported;
 
   ArchiveTrimmer(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval) {
-    this.nn = nn;
-    this.fsn = fsn;
-    this.conf = conf;
+    super(fsn, "wide-ec-archive-trimmer", interval, false, LOG);
     this.metrics = metrics;
-    this.interval = interval;
     this.lease = TrimProtocol.leaseMs(interval);
     this.manifests = new ManifestReader(nn, conf);
     this.layout = manifests.layout();
   }
 
+  /** Starts the loop; the placement policy wakes it when it defers an archiver's {@code setReplication}. */
   void start() {
-    Thread t = new Thread(this::loop, "wide-ec-archive-trimmer");
-    t.setDaemon(true);
-    thread = t;
+    // Called under the namesystem lock by the policy: wake only sets a flag and unparks.
     WideEcReplicaPlacementPolicy.onDeferred(this::wake);
-    t.start();
+    start(null);
   }
 
-  /** Runs a pass soon. Called under the namesystem lock by the policy: it only sets a flag and unparks. */
-  void wake() {
-    woken = true;
-    Thread t = thread;
-    if (t != null) {
-      LockSupport.unpark(t);
-    }
-  }
-
+  @Override
   void stop() {
     WideEcReplicaPlacementPolicy.onDeferred(null);
-    Thread t = thread;
-    thread = null;
-    WideEcNameNodePlugin.stopDaemon(t);
+    super.stop();
   }
 
-  private void loop() {
-    // The first pass waits one interval: DataNodes' first block reports after a start make storages fresh.
-    long next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(interval);
-    try {
-      while (thread == Thread.currentThread() && !Thread.currentThread().isInterrupted()) {
-        long wait = next - System.nanoTime();
-        if (wait > 0 && !woken) {
-          LockSupport.parkNanos(this, wait);
-          continue;
-        }
-        boolean wasWoken = woken;
-        woken = false;
-        if (wasWoken) {
-          settled.clear(); // a file was just lowered: every manifest may have work again
-        }
-        try {
-          pass();
-        } catch (IOException | RuntimeException | LinkageError e) {
-          metrics.trimFailures.incr();
-          failed.warn("wide-ec archive trim pass failed: {}", e.toString(), e);
-        }
-        next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(interval);
-      }
-    } finally {
-      manifests.close();
-    }
+  @Override
+  void afterLastPass() {
+    manifests.close();
   }
 
-  private void pass() throws IOException {
-    if (!fsn.isRunning() || fsn.isInStandbyState() || !fsn.getBlockManager().isPopulatingReplQueues()) {
-      return;
-    }
+  @Override
+  void passFailed(Throwable e) {
+    metrics.trimFailures.incr();
+    failed.warn("wide-ec archive trim pass failed: {}", e.toString(), e);
+  }
+
+  /** Trims only where HDFS works its replication queues (not in safe mode, not before they are populated). */
+  @Override
+  boolean mayRun() {
+    return super.mayRun() && fsn.getBlockManager().isPopulatingReplQueues();
+  }
+
+  /** A file was just lowered: every manifest may have work again. */
+  @Override
+  void woken() {
+    settled.clear();
+  }
+
+  @Override
+  void runPass() throws IOException {
     if (!(fsn.getBlockManager().getBlockPlacementPolicy() instanceof WideEcReplicaPlacementPolicy)) {
       // Said only where there is archived data: a cluster that never archived has nothing left untrimmed.
       if (!policyReported && manifests.manifests().length > 0) {

@@ -1,21 +1,13 @@
 package org.wideec.placement.hdfs;
 
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
-import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicyInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.archive.hdfs.SealedFiles;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.coder.StripedCodec;
 import org.wideec.placement.PlacementConf;
 import org.wideec.placement.StripedPlacement;
 
@@ -23,7 +15,7 @@ import org.wideec.placement.StripedPlacement;
  * NameNode plugin ({@code dfs.namenode.plugins}). It gives {@link
  * org.apache.hadoop.hdfs.server.blockmanagement.WideEcBlockPlacementPolicy} access to the namesystem (from which it
  * learns each file's erasure-coding policy), and every {@code wide-ec.namenode.scan.interval.ms} (default 10000)
- * it checks, off any NameNode thread:
+ * its {@link NameNodeScanner} checks, off any NameNode thread:
  * <ul>
  *   <li>the policies of our codecs: one clear error per policy whose (k, m) defines no code (HDFS accepts any
  *       registered codec in {@code -addPolicies}; such a group is placed by the stock policy and cannot be
@@ -55,20 +47,14 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcNameNodePlugin.class);
   private static volatile WideEcNameNodeMetrics current;
 
-  private final Set<String> reportedPolicies = new HashSet<>();
-  private final Map<Long, String> prioritised = new HashMap<>();
-  private final WideEcGroupRiskScanner scanner = new WideEcGroupRiskScanner();
-  private volatile StockRepairWatch stockRepairs;
   private volatile WideEcNameNodeMetrics metrics;
   private volatile NameNode nn;
-  private volatile Thread thread;
+  private volatile NameNodeScanner scanner;
   private volatile ArchiveTrimmer trimmer;
   private volatile ArchiveRepairMonitor repairs;
   private volatile ArchivePlacementKeeper keeper;
   private volatile ArchiveReprotector reprotector;
   private volatile SealedPartsProvider sealedParts;
-  /** Parts of every sealed file made the superuser's and linked, once per start ({@link #privatizeSealedParts}). */
-  private boolean partsPrivate;
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -95,15 +81,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
         LOG.error("{}; block groups of our codecs are placed by the stock policy", e.getMessage());
       }
       AtRiskLog.reset();
-      stockRepairs = new StockRepairWatch(conf.getTimeDuration(
-          org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_RECONSTRUCTION_PENDING_TIMEOUT_SEC_KEY,
-          org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_RECONSTRUCTION_PENDING_TIMEOUT_SEC_DEFAULT,
-          java.util.concurrent.TimeUnit.SECONDS, java.util.concurrent.TimeUnit.MILLISECONDS));
       metrics = WideEcNameNodeMetrics.registerReplacing();
       current = metrics;
-      thread = new Thread(() -> loop(fsn, conf, interval), "wide-ec-namenode-scanner");
-      thread.setDaemon(true);
-      thread.start();
+      NameNodeScanner sc = new NameNodeScanner(nn, fsn, conf, metrics, interval);
+      sc.start(null);
+      scanner = sc;
       startTrimmer(nn, fsn, conf);
       startRepairMonitor(nn, fsn, conf);
       startKeeper(nn, fsn, conf);
@@ -133,10 +115,10 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   /** The archive repair monitor, unless turned off or misconfigured (then lost archived blocks stay missing). */
   private void startRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf) {
-    ArchiveRepairMonitor r = (ArchiveRepairMonitor) startPass(conf, ArchiveRepairMonitor.ENABLED_KEY,
+    ArchiveRepairMonitor r = (ArchiveRepairMonitor) startPass(conf, ArchiveRepairSettings.ENABLED_KEY,
         "archive repair monitor", "missing blocks of archived stripes stay missing",
         () -> new ArchiveRepairMonitor(nn, fsn, conf, metrics,
-            positiveMillis(conf, ArchiveRepairMonitor.INTERVAL_KEY, ArchiveRepairMonitor.INTERVAL_DEFAULT)));
+            positiveMillis(conf, ArchiveRepairSettings.INTERVAL_KEY, ArchiveRepairSettings.INTERVAL_DEFAULT)));
     if (r != null) {
       r.start();
       repairs = r;
@@ -217,118 +199,6 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     return dflt;
   }
 
-  private void loop(FSNamesystem fsn, Configuration conf, long interval) {
-    WideEcNameNodeMetrics m = metrics;
-    RateLimitedWarning failed = new RateLimitedWarning(LOG, 10 * 60_000L);
-    RateLimitedWarning unprivate = new RateLimitedWarning(LOG, 10 * 60_000L);
-    ManifestReader[] client = new ManifestReader[1]; // opened on first use: a wrong layout key fails that step only
-    while (!Thread.currentThread().isInterrupted()) {
-      if (fsn.isRunning()) {
-        try {
-          if (client[0] == null) {
-            client[0] = new ManifestReader(nn, conf);
-          }
-          privatizeSealedParts(fsn, client[0]);
-        } catch (java.io.IOException | RuntimeException | LinkageError e) {
-          unprivate.warn("wide-ec could not make sealed files' parts private yet: {}", e.toString(), e);
-        }
-        // The two checks fail independently: a bug in one must not silence the other.
-        try {
-          checkPolicies(fsn, conf, m);
-        } catch (RuntimeException | LinkageError e) {
-          m.scanFailures.incr();
-          failed.warn("wide-ec policy check failed: {}", e.toString(), e);
-        }
-        try {
-          checkGroups(fsn, m);
-          m.scans.incr();
-        } catch (RuntimeException | LinkageError e) {
-          m.scanFailures.incr();
-          failed.warn("wide-ec scan of low-redundancy groups failed: {}", e.toString(), e);
-        }
-      }
-      try {
-        Thread.sleep(interval);
-      } catch (InterruptedException e) {
-        break;
-      }
-    }
-    if (client[0] != null) {
-      client[0].close();
-    }
-  }
-
-  /**
-   * Once per start, on the active NameNode out of safe mode: every sealed file's parts made the archiving superuser's
-   * alone and linked to their sealed file ({@link SealedFiles#privatizeAll}). Parts sealed by earlier builds carried
-   * copies of the file's ACL (which a later chmod or rename never reached) and no link, so without this their readers
-   * would be refused and, with this plugin removed, the old copies would decide again.
-   */
-  private void privatizeSealedParts(FSNamesystem fsn, ManifestReader client) throws java.io.IOException {
-    if (partsPrivate || fsn.isInSafeMode() || fsn.isInStandbyState()) {
-      return;
-    }
-    int n = new SealedFiles(client.fs(), client.layout()).privatizeAll();
-    partsPrivate = true;
-    if (n > 0) {
-      LOG.info("the parts of {} sealed file(s) are the superuser's alone, read through their files' paths", n);
-    }
-  }
-
-  /** One error per policy of our codecs that defines no code or no plan. */
-  private void checkPolicies(FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics m) {
-    String scheme;
-    try {
-      scheme = PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
-    } catch (RuntimeException e) {
-      scheme = StripedPlacement.AUTO;
-    }
-    long bad = 0;
-    for (ErasureCodingPolicyInfo info : fsn.getErasureCodingPolicyManager().getPolicies()) {
-      ErasureCodingPolicy p = info.getPolicy();
-      if (!StripedCodec.names().contains(p.getCodecName())) {
-        continue;
-      }
-      String problem = PolicyCheck.problem(p.getCodecName(), p.getNumDataUnits(), p.getNumParityUnits(), scheme);
-      if (problem != null && problem.startsWith(PolicyCheck.UNBUILDABLE)) {
-        bad++;
-      }
-      if (problem != null && reportedPolicies.add(p.getName())) {
-        LOG.error("erasure-coding policy {} ({}): {}", p.getName(), info.getState(), problem);
-      }
-    }
-    m.unbuildablePolicies.set(bad);
-  }
-
-  private void checkGroups(FSNamesystem fsn, WideEcNameNodeMetrics m) {
-    StockRepairWatch watch = stockRepairs;
-    WideEcGroupRiskScanner.Scan scan = scanner.scan(fsn, watch.watched());
-    for (StockRepairWatch.Stuck s : watch.observe(scan.losses(), System.currentTimeMillis())) {
-      m.groupsStockRepairStuckReported.incr();
-      LOG.error("block group blk_{} of {} ({}) has lost units {} and HDFS's own reconstruction cannot rebuild them: {}",
-          s.loss().blockId(), WideEcGroupRiskScanner.fileOf(fsn, s.loss().fileId()), s.loss().policy(),
-          java.util.Arrays.toString(s.loss().lost()), s.reason());
-    }
-    m.groupsStockRepairStuck.set(watch.stuck());
-    Map<Long, String> now = new HashMap<>();
-    for (WideEcGroupRiskScanner.AtRisk r : scan.atRisk()) {
-      AtRiskLog.report(r.blockId(), r.file(), r.policy(), r.lost(), r.remaining());
-      String pattern = java.util.Arrays.toString(r.lost());
-      now.put(r.blockId(), pattern);
-      // Once per loss pattern: HDFS re-ranks the group by its own count whenever it changes.
-      if (!r.remaining().dataLost() && !pattern.equals(prioritised.get(r.blockId()))
-          && WideEcGroupRiskScanner.prioritise(fsn, r.blockId())) {
-        m.groupsPrioritised.incr();
-        LOG.info("block group blk_{} of {}: reconstruction moved to HDFS's highest priority", r.blockId(), r.file());
-      }
-    }
-    prioritised.clear();
-    prioritised.putAll(now);
-    m.groupsExamined.set(scan.examined());
-    m.groupsAtRisk.set(scan.atRisk().size() - scan.lost());
-    m.groupsLost.set(scan.lost());
-  }
-
   @Override
   public void stop() {
     ArchiveReprotector rp = reprotector;
@@ -351,9 +221,11 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     if (tr != null) {
       tr.stop();
     }
-    Thread t = thread;
-    thread = null;
-    stopDaemon(t);
+    NameNodeScanner sc = scanner;
+    scanner = null;
+    if (sc != null) {
+      sc.stop();
+    }
     SealedPartsProvider sp = sealedParts;
     sealedParts = null;
     if (sp != null) {
@@ -372,17 +244,5 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   @Override
   public void close() {
     stop();
-  }
-
-  /** Interrupts one of the plugin's threads and waits (bounded) for it, so a NameNode stops promptly. */
-  static void stopDaemon(Thread t) {
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
   }
 }

@@ -18,12 +18,12 @@ class ArchiveRepairBackoffTest {
 
   @Test
   void anHourUnlessSetOrTheFirstBackOffIsLonger() {
-    assertEquals(3_600_000, ArchiveRepairMonitor.maxBackoff(conf()));
-    assertEquals(2_000, ArchiveRepairMonitor.maxBackoff(conf(ArchiveRepairMonitor.MAX_BACKOFF_KEY, "2000")));
-    assertEquals(7_200_000, ArchiveRepairMonitor.maxBackoff(conf(ArchiveRepairMonitor.BACKOFF_KEY, "7200000")),
+    assertEquals(3_600_000, ArchiveRepairSettings.maxBackoff(conf()));
+    assertEquals(2_000, ArchiveRepairSettings.maxBackoff(conf(ArchiveRepairSettings.MAX_BACKOFF_KEY, "2000")));
+    assertEquals(7_200_000, ArchiveRepairSettings.maxBackoff(conf(ArchiveRepairSettings.BACKOFF_KEY, "7200000")),
         "a site with a two-hour first back-off keeps it");
     assertEquals(TimeUnit.DAYS.toMillis(365),
-        ArchiveRepairMonitor.maxBackoff(conf(ArchiveRepairMonitor.MAX_BACKOFF_KEY, String.valueOf(Long.MAX_VALUE))),
+        ArchiveRepairSettings.maxBackoff(conf(ArchiveRepairSettings.MAX_BACKOFF_KEY, String.valueOf(Long.MAX_VALUE))),
         "at most a year: doubling and adding to nanoTime never wrap");
   }
 }

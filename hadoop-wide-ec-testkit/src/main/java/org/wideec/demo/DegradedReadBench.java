@@ -1,0 +1,275 @@
+package org.wideec.demo;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.minicluster.StripedGroups;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.EndpointResolver;
+import org.wideec.engine.RepairEngine;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.protocol.StepRequest;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficShaper;
+import org.wideec.transport.TransportConf;
+import org.wideec.transport.hdfs.TransportConfReader;
+import org.wideec.demo.RepairBench.Settings;
+import org.wideec.demo.RepairBench.Stripe;
+
+/**
+ * The repair benchmark's degraded reads (ECPipe applied to reads): one cell of a lost unit read through our
+ * FileSystem's chain, against a normal read of a healthy cell, a direct decode at the client (a star of the same
+ * helpers) and the cyclic variant, over node links shaped to the benchmark's rate; each the median of {@link #RUNS}
+ * runs after {@link #WARM_UP} untimed ones. Prints its lines and puts its figures where {@link RepairBench} reports.
+ */
+final class DegradedReadBench {
+  private static final int CELL = RepairBench.CELL;
+  private final PrintStream out;
+  private final Map<String, Object> json;
+  private final BenchProgress progress;
+  private final Settings s;
+
+  DegradedReadBench(PrintStream out, Map<String, Object> json, BenchProgress progress, Settings s) {
+    this.out = out;
+    this.json = json;
+    this.progress = progress;
+    this.s = s;
+  }
+
+  /**
+   * Degraded reads (ECPipe §3.2): one cell of a lost data unit read through WideEcFileSystem, the client being the
+   * requestor of a chain of the unit's helpers (its local group, grouped by rack), against a normal read of a healthy
+   * unit's cell of the same stripe and a direct decode of the lost one, node links shaped as in the node-links runs.
+   * HDFS's own data transfer is not shaped by our shaper, so both baselines are timed as slice streams over the same
+   * shaped links and in the same slices as the chain: the normal read as the healthy unit's DataNode sending its cell
+   * unchanged (a step of coefficient 1), the direct decode as the conventional star (the same helpers each send their
+   * range to the client, which combines them) and, to see whether it pays, the cyclic variant (ECPipe §4.1). Each is
+   * warmed up once, then the median of five runs; every read is checked against the bytes read before the loss. The
+   * unit's DataNode is stopped with the NameNode's RedundancyMonitor, so the unit stays lost: this runs last on its
+   * cluster. For orientation the same reads are also timed unshaped through HDFS.
+   */
+  Map<String, Object> run(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st) throws Exception {
+    int k = st.policy().getNumDataUnits();
+    int stripe = 1; // a full stripe inside the group
+    int healthy = st.lost() + 1;
+    long lostAt = (long) stripe * k * CELL + (long) st.lost() * CELL;
+    long healthyAt = (long) stripe * k * CELL + (long) healthy * CELL;
+    long row = (long) stripe * CELL; // where both cells start in their internal blocks
+    TrafficShaper.emulate(null);
+    byte[] lostCell = readRange(fs, st.file(), lostAt);
+    byte[] healthyCell = readRange(fs, st.file(), healthyAt);
+
+    org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.stopRedundancyThread(
+        cluster.getNamesystem().getBlockManager());
+    DatanodeInfo lostOn = StripedGroups.location(st.group(), st.lost());
+    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == lostOn.getXferPort()).findFirst()
+        .orElseThrow();
+    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
+    cluster.setDataNodeDead(dn.getDatanodeId());
+    LocatedStripedBlock g = StripedGroups.groups(fs, st.file()).get(0);
+    if (!StripedGroups.missingUnits(g, st.policy()).contains(st.lost())) {
+      throw new IOException("the NameNode still lists unit " + st.lost() + " of " + st.label()
+          + " after its DataNode stopped");
+    }
+
+    Configuration clientConf = new Configuration(cluster.getConfiguration(0));
+    clientConf.unset("wide-ec.transport.secret"); // a client holds only what the NameNode gives it: block tokens
+    clientConf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    TransportConf tc = TransportConfReader.forClient(clientConf);
+    int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
+    int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
+    UnitLocation me = new UnitLocation(-1, "client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
+        org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK);
+    EndpointResolver endpoints = RepairBench.resolver(cluster, st.requestor());
+    out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
+        + "links shaped:%n", CELL / 1024, st.label(), st.lost(), slice / 1024);
+
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("rangeBytes", CELL);
+    m.put("sliceBytes", slice);
+    ExecutorService idle = Executors.newSingleThreadExecutor();
+    Configuration directConf = new Configuration(clientConf);
+    directConf.set("wide-ec.client.degraded-read", "direct");
+    try (SliceTransport client = new SliceTransport(tc, "bench client", org.wideec.transport.TrafficCounters.NONE, idle);
+        WideEcFileSystem wide = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), clientConf);
+        WideEcFileSystem direct = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), directConf);
+        org.apache.hadoop.fs.FSDataInputStream pipelinedIn = wide.open(st.file());
+        org.apache.hadoop.fs.FSDataInputStream directIn = direct.open(st.file());
+        org.apache.hadoop.fs.FSDataInputStream stockIn = fs.open(st.file())) {
+      TrafficShaper.emulate(new long[] {s.nodeRate(), 0});
+      double normal = median(() -> normalRead(client, endpoints, me, st, g, healthy, row, slice, healthyCell));
+      // Fixed costs, with almost no bytes to move: connecting and authenticating one stream, or a chain hop by hop.
+      byte[] healthyProbe = java.util.Arrays.copyOf(healthyCell, PROBE);
+      byte[] lostProbe = java.util.Arrays.copyOf(lostCell, PROBE);
+      double streamSetup = median(() -> normalRead(client, endpoints, me, st, g, healthy, row, slice, healthyProbe));
+      double chainSetup = median(() -> rebuildAtClient(client, endpoints, me, st, g, WideEcFileSystem.CHAIN_SCHEME, row, slice,
+          lostProbe));
+      double pipelined = median(() -> pread(pipelinedIn, lostAt, lostCell));
+      long chains = wide.readPathCounters().pipelinedReads();
+      if (chains != RUNS + WARM_UP || wide.readPathCounters().pipelinedFallbacks() != 0) {
+        throw new IOException("the degraded reads did not all go through a chain: " + wide.readPathCounters());
+      }
+      double star = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CONVENTIONAL, row, slice,
+          lostCell));
+      double cyclic = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CYCLIC, row, slice,
+          lostCell));
+      m.put("normalReadSeconds", normal);
+      m.put("pipelinedSeconds", pipelined);
+      m.put("directStarSeconds", star);
+      m.put("cyclicSeconds", cyclic);
+      m.put("probeBytes", PROBE);
+      m.put("streamSetupSeconds", streamSetup);
+      m.put("chainSetupSeconds", chainSetup);
+      out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
+      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "pipelined, WideEcFileSystem", pipelined, pipelined / normal);
+      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
+      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "cyclic (rotations of the chain)", cyclic, cyclic / normal);
+      out.printf("  fixed costs (%d KiB): one stream %.3f s, the chain %.3f s%n", PROBE / 1024, streamSetup, chainSetup);
+
+      TrafficShaper.emulate(null);
+      Map<String, Object> hdfs = new LinkedHashMap<>();
+      hdfs.put("normalReadSeconds", median(() -> pread(stockIn, healthyAt, healthyCell)));
+      hdfs.put("pipelinedSeconds", median(() -> pread(pipelinedIn, lostAt, lostCell)));
+      hdfs.put("directDecodeSeconds", median(() -> pread(directIn, lostAt, lostCell)));
+      if (direct.readPathCounters().pipelinedReads() != 0 || direct.readPathCounters().degradedReads() != RUNS + WARM_UP) {
+        throw new IOException("the direct reads did not all decode at the client: " + direct.readPathCounters());
+      }
+      out.printf("  unshaped, through HDFS: normal %.3f s, pipelined %.3f s, direct decode %.3f s%n",
+          hdfs.get("normalReadSeconds"), hdfs.get("pipelinedSeconds"), hdfs.get("directDecodeSeconds"));
+      m.put("unshapedHdfs", hdfs);
+      json.put("degradedReadOverNormal", pipelined / normal);
+      json.put("degradedReadDirectOverPipelined", star / pipelined);
+      out.printf("degraded read / normal read = %.2f (target <= 1.3); direct decode / pipelined = %.2f%n",
+          pipelined / normal, star / pipelined);
+    } finally {
+      TrafficShaper.emulate(null);
+      idle.shutdownNow();
+    }
+    progress.step("degraded reads");
+    return m;
+  }
+
+  static final int RUNS = 5;
+  /**
+   * Untimed runs before each timed path. A DataNode that has served for a while runs the transport and helper code
+   * compiled; one warm-up left most of it interpreted, and a five-hop chain then paid that cost five times (about
+   * 11 ms of a 4 KiB chain's fixed costs, against under 1 ms once compiled).
+   */
+  static final int WARM_UP = 20;
+  /** Bytes read to time a path's fixed costs (eight checksum chunks). */
+  static final int PROBE = 4096;
+
+  /** One timed action. */
+  @FunctionalInterface
+  private interface Timed {
+    double run() throws Exception;
+  }
+
+  /** The median of {@link #RUNS} runs after {@link #WARM_UP} untimed ones (connections, slice port discovery, JIT). */
+  private static double median(Timed t) throws Exception {
+    for (int i = 0; i < WARM_UP; i++) {
+      t.run();
+    }
+    double[] times = new double[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+      times[i] = t.run();
+    }
+    java.util.Arrays.sort(times);
+    return times[RUNS / 2];
+  }
+
+  private static byte[] readRange(DistributedFileSystem fs, Path file, long at) throws IOException {
+    byte[] b = new byte[CELL];
+    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(file)) {
+      in.readFully(at, b);
+    }
+    return b;
+  }
+
+  private static double pread(org.apache.hadoop.fs.FSDataInputStream in, long at, byte[] expected) throws IOException {
+    byte[] b = new byte[expected.length];
+    long t0 = System.nanoTime();
+    in.readFully(at, b);
+    double secs = (System.nanoTime() - t0) / 1e9;
+    check(expected, b, "read at " + at);
+    return secs;
+  }
+
+  private static void check(byte[] expected, byte[] got, String what) throws IOException {
+    if (!java.util.Arrays.equals(expected, got)) {
+      throw new IOException(what + " returned other bytes than were written");
+    }
+  }
+
+  /** A normal read over the shaped links: the unit's DataNode streams its cell to the client, unchanged. */
+  private static double normalRead(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
+      LocatedStripedBlock g, int unit, long row, int slice, byte[] expected) throws Exception {
+    DatanodeInfo at = StripedGroups.location(g, unit);
+    Endpoint e = endpoints.resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+    BlockRef b = RepairBench.ref(g, unit, RepairBench.unitLength(st.policy(), g, unit));
+    StepRequest req = new StepRequest(b, 1, row, expected.length, slice, 0, 1, List.of(), false);
+    byte[] got = new byte[expected.length];
+    long t0 = System.nanoTime();
+    try (PeerStream in = client.open(e, me.node(), me.rack(), 1, req.toBytes(), client.credentialFor(b.token()))) {
+      for (int sl = 0; sl < req.slices(); sl++) {
+        Frame f = in.next(sl);
+        try {
+          f.payload().getBytes(f.payload().readerIndex(), got, sl * slice, req.sliceLength(sl));
+        } finally {
+          f.release();
+        }
+        in.credit();
+      }
+      in.awaitEnd();
+    }
+    double secs = (System.nanoTime() - t0) / 1e9;
+    check(expected, got, "normal read of unit " + unit);
+    return secs;
+  }
+
+  /** The lost cell rebuilt at the client with a scheme: the client is the requestor (proving each helper's token). */
+  private static double rebuildAtClient(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
+      LocatedStripedBlock g, RepairScheme scheme, long row, int slice, byte[] expected) throws Exception {
+    StripeRepair r = RepairBench.repairOf(st.policy(), g, st.lost(), scheme);
+    byte[] got = new byte[expected.length];
+    SliceSink sink = new SliceSink() {
+      @Override
+      public void write(long offset, byte[] data, int off, int len) {
+        System.arraycopy(data, off, got, (int) offset, len);
+      }
+
+      @Override
+      public void finish() {}
+
+      @Override
+      public void abort() {}
+    };
+    long t0 = System.nanoTime();
+    new RepairEngine(client, endpoints, org.wideec.engine.RepairCounters.NONE, 1).repair(r, me, (u, len) -> sink, slice,
+        row, expected.length);
+    double secs = (System.nanoTime() - t0) / 1e9;
+    check(expected, got, scheme.name().toLowerCase() + " rebuild of unit " + st.lost());
+    return secs;
+  }
+
+  /** Time to send the lost unit's worth of bytes from one helper to the requestor (cross-rack if asked). */
+}

@@ -1,0 +1,257 @@
+package org.wideec.placement.hdfs;
+
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenSecretManager;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.RebuildJobs;
+import org.wideec.archive.StripeMember;
+import org.wideec.code.UnitRole;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.BlockRef;
+import org.wideec.protocol.RebuildRequest;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.time.Backoff;
+import org.wideec.topology.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.hdfs.TokenBytes;
+
+/**
+ * Carries out the archive repair monitor's rebuild orders, on its rebuild threads: a {@link RebuildRequest} to the
+ * requestor's slice port with a WRITE token per target (minted by this NameNode's block token secret manager when
+ * block tokens are on), its progress followed to the end, then each unit confirmed live at this NameNode on its own
+ * target, or failed on its own. The monitor decides what to order ({@link ArchiveRepairMonitor}); this class only
+ * executes. Its lines keep the repair monitor's logger.
+ */
+final class RebuildOrders {
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
+
+  private final FSNamesystem fsn;
+  private final SliceTransport transport;
+  private final JmxEndpointResolver endpoints;
+  private final RebuildState state;
+  private final long confirmTimeout;
+
+  RebuildOrders(FSNamesystem fsn, SliceTransport transport, JmxEndpointResolver endpoints, RebuildState state,
+      long confirmTimeout) {
+    this.fsn = fsn;
+    this.transport = transport;
+    this.endpoints = endpoints;
+    this.state = state;
+    this.confirmTimeout = confirmTimeout;
+  }
+
+  /** On a rebuild thread: order the rebuild, wait for its end, confirm each unit at the NameNode. */
+  void run(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job, Map<Integer, WideEcArchivedBlocks.Target> chosen,
+      String manifest) {
+    int[] units = job.units();
+    DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
+    String refused = null;
+    StripeRepair sent = repair;
+    try {
+      try {
+        sent = send(repair, s, job, chosen);
+      } catch (TargetUnusable e) {
+        // Nothing was asked of anyone: the next pass orders these units again, from targets other than this one.
+        LOG.info("wide-ec: {} of manifest {} goes to other targets at the next pass: {}", repair.name(), manifest,
+            e.getMessage());
+        return;
+      } catch (IOException | RuntimeException | LinkageError e) {
+        // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
+        endpoints.forget(requestor.getXferAddr());
+        repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
+        for (int u : units) {
+          endpoints.forget(chosen.get(u).node().getXferAddr());
+        }
+        refused = e.getMessage() == null ? e.toString() : e.getMessage();
+      }
+      // Each unit on its own: a joint order may store some units and refuse others (each refused one is named by its
+      // block); a unit the DataNode did not name is confirmed live or failed after the timeout.
+      Set<Long> named = new HashSet<>();
+      if (refused != null) {
+        java.util.regex.Matcher x = java.util.regex.Pattern.compile("blk_(\\d+)").matcher(refused);
+        while (x.find()) {
+          named.add(Long.parseLong(x.group(1)));
+        }
+      }
+      for (int u : units) {
+        StripeMember m = s.member(u);
+        DatanodeInfo target = chosen.get(u).node();
+        String what = what(fsn, s, u, manifest);
+        if (refused != null && (named.contains(m.blockId()) || named.isEmpty())) {
+          state.failure(m.blockId(), what, "rebuild on " + requestor.getXferAddr() + " failed: " + refused);
+          continue;
+        }
+        if (!confirmed(m, target)) {
+          state.failure(m.blockId(), what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
+              + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")"
+              + (refused == null ? "" : "; " + refused));
+          continue;
+        }
+        state.repaired(m.blockId());
+        LOG.info("{} rebuilt under its original id on {} ({}{}){} from helpers {}, confirmed live at the NameNode", what,
+            target.getXferAddr(), target.getNetworkLocation(), target.getNetworkLocation().equals(m.plannedRack()) ? ""
+                : ", outside its planned rack " + m.plannedRack(), units.length == 1 ? ""
+                : " by one decode of units " + java.util.Arrays.toString(units) + " on " + requestor.getXferAddr(),
+            new java.util.TreeSet<>(helperNodes(sent)));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      state.ended(blocks(s, units));
+    }
+  }
+
+  /**
+   * Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason); the
+   * repair as sent, without the helpers found unusable on the way.
+   */
+  private StripeRepair send(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
+    Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
+    Map<String, Endpoint> eps = new HashMap<>();
+    Set<String> dropped = new HashSet<>();
+    for (UnitLocation h : repair.survivors().values()) {
+      if (eps.containsKey(h.node()) || dropped.contains(h.node())) {
+        continue;
+      }
+      try {
+        eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
+        dropped.add(h.node());
+        state.unusable(h.node(), e.getMessage());
+      }
+    }
+    if (!dropped.isEmpty()) {
+      repair = repair.without(dropped);
+      eps.keySet().retainAll(helperNodes(repair));
+    }
+    DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
+    Endpoint at = slicePort(requestor);
+    List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
+    for (int u : job.units()) {
+      StripeMember m = s.member(u);
+      WideEcArchivedBlocks.Target to = chosen.get(u);
+      ExtendedBlock b = new ExtendedBlock(fsn.getBlockPoolId(), m.blockId(), m.length(), m.generationStamp());
+      byte[] write = token(fsn.getBlockManager().getBlockTokenSecretManager(), b, BlockTokenIdentifier.AccessMode.WRITE,
+          new StorageType[] {to.storageType()}, new String[] {to.storageId()});
+      RebuildRequest.RemoteNode remote = null;
+      if (u != job.requestorUnit()) {
+        DatanodeInfo d = to.node();
+        Endpoint slice = slicePort(d);
+        remote = new RebuildRequest.RemoteNode(d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(),
+            d.getInfoPort(), d.getInfoSecurePort(), d.getIpcPort(), slice);
+      }
+      targetList.add(new RebuildRequest.Target(u, new BlockRef(b.getBlockPoolId(), m.blockId(), m.generationStamp(),
+          m.length(), write), to.storageType().name(), to.storageId(), m.crc32c(), remote));
+    }
+    RebuildRequest req = new RebuildRequest(repair, eps, targetList);
+    long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    PeerStream opened;
+    try {
+      opened = transport.open(at, "namenode", "", id, req.toBytes());
+    } catch (org.wideec.transport.PeerFailure e) {
+      if (at.node().equals(e.culprit())) {
+        state.unusable(at.node(), e.getMessage()); // unreachable, or refused this NameNode (a wrong secret)
+      }
+      throw e;
+    }
+    try (PeerStream stream = opened) {
+      for (int i = 0; ; i++) { // progress reports until the DataNode stored and read back every unit
+        Frame f = stream.nextOrEnd(i);
+        if (f == null) {
+          break;
+        }
+        f.release();
+        stream.credit();
+      }
+    }
+    return repair;
+  }
+
+  /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */
+  private Endpoint slicePort(DatanodeInfo d) throws TargetUnusable {
+    try {
+      return endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+    } catch (IOException e) {
+      state.unusable(d.getXferAddr(), e.getMessage());
+      throw new TargetUnusable(e);
+    }
+  }
+
+  /** A target of an order cannot take part (its slice port not found, its worker off); nothing was sent yet. */
+  private static final class TargetUnusable extends IOException {
+    TargetUnusable(IOException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  /** Waits until the NameNode lists a live replica of the member on the target. */
+  private boolean confirmed(StripeMember m, DatanodeInfo target) throws InterruptedException {
+    Backoff wait = Backoff.doubling(100, 100, confirmTimeout);
+    while (!WideEcArchivedBlocks.liveOn(fsn, m.blockId(), m.generationStamp(), m.length(), target.getXferAddr())) {
+      if (wait.expired()) {
+        return false;
+      }
+      wait.pause();
+    }
+    return true;
+  }
+
+  /** The blocks of the stripe's units. */
+  static long[] blocks(ArchivedStripe s, int[] units) {
+    long[] b = new long[units.length];
+    for (int i = 0; i < units.length; i++) {
+      b[i] = s.member(units[i]).blockId();
+    }
+    return b;
+  }
+
+  static Set<String> helperNodes(StripeRepair r) {
+    Set<String> nodes = new HashSet<>();
+    r.survivors().values().forEach(h -> nodes.add(h.node()));
+    return nodes;
+  }
+
+  static byte[] token(BlockTokenSecretManager secrets, ExtendedBlock b, BlockTokenIdentifier.AccessMode mode,
+      StorageType[] types, String[] storages) {
+    if (secrets == null) {
+      return new byte[0]; // block tokens are off
+    }
+    try {
+      return TokenBytes.of(secrets.generateToken(b, EnumSet.of(mode), types, storages));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot mint a " + mode + " token for " + b + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** How a log line names a member: its file, or its parity or codeword file. */
+  static String fileOf(FSNamesystem fsn, ArchivedStripe s, StripeMember m) {
+    String path = WideEcArchivedBlocks.pathOf(fsn, m.inodeId());
+    String file = path == null ? "inode " + m.inodeId() + " (deleted)" : path;
+    return m.role() == UnitRole.DATA ? file : (s.sealed() ? "codeword file " : "parity file ") + file;
+  }
+
+  /** How a log line names a unit of a stripe: block, file, stripe, unit and manifest. */
+  static String what(FSNamesystem fsn, ArchivedStripe s, int unit, String manifest) {
+    StripeMember m = s.member(unit);
+    return "archived block blk_" + m.blockId() + " of " + fileOf(fsn, s, m) + " (stripe " + s.stripeId() + ", unit "
+        + unit + ", manifest " + manifest + ")";
+  }
+}

@@ -1,0 +1,97 @@
+package org.wideec.placement.hdfs;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.repair.UnusableHelpers;
+import org.wideec.time.FailureBackoff;
+
+/**
+ * What the archive repair monitor remembers between passes and orders: the blocks being rebuilt (never ordered
+ * twice), the orders running (an order may rebuild several blocks), the blocks whose last rebuild failed (each waits
+ * its back-off) and the DataNodes found unusable lately as helpers or targets (unreachable, worker off, refusing).
+ * Shared by the pass thread and the rebuild threads. Its lines keep the repair monitor's logger.
+ */
+final class RebuildState {
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
+
+  private final WideEcNameNodeMetrics metrics;
+  private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger orders = new AtomicInteger();
+  private final FailureBackoff<Long> backingOff;
+  private final UnusableHelpers unusable;
+
+  RebuildState(WideEcNameNodeMetrics metrics, long backoff, long maxBackoff, long avoidMs) {
+    this.metrics = metrics;
+    this.backingOff = new FailureBackoff<>(backoff, maxBackoff);
+    this.unusable = new UnusableHelpers(avoidMs);
+  }
+
+  /** Whether the block is being rebuilt or waits out the back-off of its last failure. */
+  boolean busy(long block) {
+    return inFlight.contains(block) || backingOff.waiting(block);
+  }
+
+  int ordersRunning() {
+    return orders.get();
+  }
+
+  int blocksInFlight() {
+    return inFlight.size();
+  }
+
+  /** An order for these blocks is about to be sent. */
+  void started(long[] blocks) {
+    for (long b : blocks) {
+      inFlight.add(b);
+    }
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
+    orders.incrementAndGet();
+  }
+
+  /** The order for these blocks has ended, or was never sent (the monitor stopping). */
+  void ended(long[] blocks) {
+    for (long b : blocks) {
+      inFlight.remove(b);
+    }
+    orders.decrementAndGet();
+    metrics.archivedBlocksRebuilding.set(inFlight.size());
+  }
+
+  /** The block is live again: its next loss is ordered at once. */
+  void repaired(long block) {
+    backingOff.succeeded(block);
+    metrics.archivedBlocksRepaired.incr();
+  }
+
+  /** One WARN line naming the block; its next attempt waits the back-off, doubled on every further failure. */
+  void failure(long block, String what, String why) {
+    metrics.archivedRepairFailures.incr();
+    long next = backingOff.failed(block);
+    LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
+  }
+
+  /** Leaves a DataNode out of rebuilds for a while; one WARN line when it was not left out already. */
+  void unusable(String node, String why) {
+    if (unusable.avoid(node, why)) {
+      metrics.archiveNodesFoundUnusable.incr();
+      LOG.warn("wide-ec archive repair leaves DataNode {} out of rebuild orders for {} ms: {}", node,
+          unusable.avoidMs(), why);
+    }
+  }
+
+  /** {@code nodes} and the nodes left out now. */
+  Set<String> withUnusable(Set<String> nodes) {
+    Set<String> all = new HashSet<>(nodes);
+    all.addAll(unusable.now());
+    return all;
+  }
+
+  /** Those of {@code nodes} left out now. */
+  Set<String> unusableAmong(Set<String> nodes) {
+    return unusable.among(nodes);
+  }
+}
