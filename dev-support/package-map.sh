@@ -12,8 +12,8 @@ if [ $# -gt 0 ]; then roots=("$@"); else roots=("$here/wide-ec-model/src/main/ja
 layer_of() {
   case "$1" in
     org.wideec.gf|org.wideec.code|org.wideec.coder|org.wideec.topology|org.wideec.analysis|org.wideec.placement|\
-    org.wideec.archive|org.wideec.config) echo model ;;
-    org.wideec.transport|org.wideec.repair|org.wideec.archive.encode) echo wire ;;
+    org.wideec.archive|org.wideec.archive.encode|org.wideec.repair|org.wideec.time) echo model ;;
+    org.wideec.transport|org.wideec.protocol|org.wideec.engine) echo wire ;;
     org.wideec.cli) echo cli ;;
     *) echo hdfs ;;
   esac
