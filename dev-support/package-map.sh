@@ -6,7 +6,7 @@
 # Usage: dev-support/package-map.sh [SOURCE_ROOT...]   (default: every product module's src/main/java)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ $# -gt 0 ]; then roots=("$@"); else roots=("$here/wide-ec-model/src/main/java" "$here/hadoop-wide-ec/src/main/java"); fi
+if [ $# -gt 0 ]; then roots=("$@"); else roots=("$here/wide-ec-model/src/main/java" "$here/wide-ec-wire/src/main/java" "$here/hadoop-wide-ec/src/main/java"); fi
 
 # The layer each package belongs to once the code is where DESIGN.md §4 puts it. Edit here when a package moves.
 layer_of() {

@@ -18,8 +18,9 @@ import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.junit.jupiter.api.Test;
 
 class ConfigKeysTest {
-  /** The product's sources: this module and the model it folds in. */
-  private static final List<Path> MAIN = List.of(Path.of("src/main/java"), Path.of("../wide-ec-model/src/main/java"));
+  /** The product's sources: this module and the model and wire it folds in. */
+  private static final List<Path> MAIN =
+      List.of(Path.of("src/main/java"), Path.of("../wide-ec-model/src/main/java"), Path.of("../wide-ec-wire/src/main/java"));
   private static final Pattern LITERAL = Pattern.compile("\"(wide-ec\\.[a-z0-9.-]*[a-z0-9])\"");
   private static final Pattern TRANSPORT = Pattern.compile("(?:TransportConf\\.)?PREFIX \\+ \"([a-z0-9.-]+)\"");
 
