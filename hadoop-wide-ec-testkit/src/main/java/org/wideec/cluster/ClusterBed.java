@@ -62,7 +62,7 @@ final class ClusterBed implements AutoCloseable {
   /** A phase that prepares a measurement (its CPU is reported, never counted as invalid). */
   Phase setup(String name) throws IOException {
     log.println("cluster bench: " + name);
-    return Phase.begin(name, cluster, new ArrayList<>());
+    return Phase.setup(name, cluster);
   }
 
   int liveDataNodes() throws IOException {

@@ -60,8 +60,9 @@ public final class ClusterBench {
     for (String name : o.get("workloads", DEFAULT_WORKLOADS).split(",")) {
       var policy = bed.policy(name.trim());
       int width = policy.getNumDataUnits() + policy.getNumParityUnits();
-      if (width > nodes) {
-        workloads.put(policy.getName(), Map.of("skipped", width + " units per group, " + nodes + " DataNodes"));
+      if (width > nodes - 1) { // a lost DataNode's units are rebuilt on distinct survivors
+        workloads.put(policy.getName(), Map.of("skipped", width + " units per group need " + (width + 1)
+            + " DataNodes to rebuild a lost one, the cluster has " + nodes));
         continue;
       }
       Map<String, Object> w = new StripedWorkload(bed, policy, ws).run();

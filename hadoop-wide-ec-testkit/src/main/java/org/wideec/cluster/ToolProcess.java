@@ -47,7 +47,9 @@ final class ToolProcess {
     ToolProcess t = start(args);
     int exit = t.waitFor(timeoutMs);
     if (exit != 0) {
-      throw new IOException(t.command + " failed (exit " + exit + "): " + t.output());
+      // One line: callers print only an exception's first line, and the JVM's own warnings come first.
+      String said = String.join(" | ", t.output().lines().filter(l -> !l.startsWith("WARNING:")).toList());
+      throw new IOException(t.command + " failed (exit " + exit + "): " + said);
     }
     return t.output();
   }
