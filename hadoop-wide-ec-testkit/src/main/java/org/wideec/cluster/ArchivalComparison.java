@@ -22,7 +22,18 @@ import org.apache.hadoop.util.ToolRunner;
  */
 final class ArchivalComparison {
   /** What to archive and how. */
-  record Settings(long dataBytes, long fileBytes, String wideCode, String rapidRaidCode, String distcpPolicy, int maps) {}
+  record Settings(long dataBytes, long fileBytes, String wideCode, String rapidRaidCode, String distcpPolicy, int maps,
+      String placement) {
+    /** {@code wide-ec archive}'s arguments after PATH: the code, the encoder, and the placement when one is forced. */
+    String[] archiveArgs(String code, String encoder) {
+      java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("--code", code, "--encoder", encoder));
+      if (placement != null) {
+        a.add("--placement");
+        a.add(placement);
+      }
+      return a.toArray(new String[0]);
+    }
+  }
 
   private final ClusterBed bed;
   private final Settings s;
@@ -45,7 +56,7 @@ final class ArchivalComparison {
     Path source = writeReplicated(new Path(root, "src"));
 
     Phase p = bed.phase("archive " + s.wideCode() + " chain");
-    ToolProcess.run(bed.timeoutMs, "archive", chain.toString(), "--code", s.wideCode(), "--encoder", "chain", "--json");
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
     r.put("chain", p.end());
 
     java.nio.file.Path list = Files.createTempFile("rapidraid-paths", ".txt");
@@ -55,8 +66,8 @@ final class ArchivalComparison {
     }
     Files.write(list, paths);
     p = bed.phase("archive " + s.rapidRaidCode() + " rapidraid");
-    ToolProcess.run(bed.timeoutMs, "archive", "--paths-from", "file://" + list, "--code", s.rapidRaidCode(), "--encoder",
-        "rapidraid", "--json");
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
+        s.archiveArgs(s.rapidRaidCode(), "rapidraid")));
     r.put("rapidRaid", p.end());
     Files.delete(list);
 
@@ -95,6 +106,12 @@ final class ArchivalComparison {
     // Deleted as a whole: the bench cluster is thrown away after the run, so the archives' manifests may be orphaned.
     bed.stock.delete(root, true);
     return r;
+  }
+
+  static String[] concat(String[] a, String[] b) {
+    String[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, c, a.length, b.length);
+    return c;
   }
 
   private int files() {

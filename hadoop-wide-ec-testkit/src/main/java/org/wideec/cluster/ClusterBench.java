@@ -22,7 +22,7 @@ import org.wideec.cli.Options;
  */
 public final class ClusterBench {
   static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
-      "archive-data", "archive-code", "rapidraid-code", "distcp-policy", "maps", "timeout", "cluster-script",
+      "archive-data", "archive-code", "archive-placement", "rapidraid-code", "distcp-policy", "maps", "timeout", "cluster-script",
       // cluster.sh up's options, for the launcher
       "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
@@ -92,14 +92,15 @@ public final class ClusterBench {
     return new ArchivalComparison.Settings(bytes(o, "archive-data", "512m"), bytes(o, "file-size", "64m"),
         o.get("archive-code", wide ? "azure-lrc:k=20,l=2,g=2" : "azure-lrc:k=6,l=2,g=2"),
         o.get("rapidraid-code", wide ? "rapidraid:n=24,k=20" : "rapidraid:n=10,k=8"),
-        o.get("distcp-policy", nodes >= 14 ? "RS-10-4-1024k" : "RS-6-3-1024k"), (int) o.getLong("maps", 4));
+        o.get("distcp-policy", nodes >= 14 ? "RS-10-4-1024k" : "RS-6-3-1024k"), (int) o.getLong("maps", 4),
+        o.has("archive-placement") ? o.get("archive-placement", "") : null);
   }
 
   static FaultDrills.Settings faultSettings(Options o, ClusterBed bed) throws IOException {
     int nodes = bed.liveDataNodes();
     return new FaultDrills.Settings(bytes(o, "data", "64m"), bytes(o, "file-size", "16m"),
         o.get("workloads", nodes >= 16 ? "AZURE-LRC-L2-12-4-1024k" : "AZURE-LRC-L2-6-4-1024k").split(",")[0],
-        archiveSettings(o, nodes).wideCode());
+        archiveSettings(o, nodes));
   }
 
   /**

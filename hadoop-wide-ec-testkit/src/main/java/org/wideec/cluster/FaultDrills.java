@@ -27,7 +27,7 @@ import org.wideec.minicluster.StripedGroups;
  */
 final class FaultDrills {
   /** Sizes, the striped policy of the repair drills and the wide code of the archive drills. */
-  record Settings(long dataBytes, long fileBytes, String policy, String wideCode) {}
+  record Settings(long dataBytes, long fileBytes, String policy, ArchivalComparison.Settings archive) {}
 
   private static final Path STRIPED = new Path("/bench-faults/striped");
   private final ClusterBed bed;
@@ -65,7 +65,7 @@ final class FaultDrills {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("dataNodes", nodes);
     r.put("policy", policy.getName());
-    r.put("wideCode", s.wideCode());
+    r.put("wideCode", s.archive().wideCode());
     r.put("drills", drills);
     long lost = 0;
     for (Object d : drills.values()) {
@@ -270,7 +270,8 @@ final class FaultDrills {
       files.add(new Path(dir, "f" + f));
       FileContent.write(bed.stock, files.get(f), seed + f, s.fileBytes());
     }
-    String[] archive = {"archive", dir.toString(), "--code", s.wideCode(), "--encoder", "chain"};
+    String[] archive = ArchivalComparison.concat(new String[] {"archive", dir.toString()}, s.archive().archiveArgs(
+        s.archive().wideCode(), "chain"));
     long manifests = manifests();
     ToolProcess first = ToolProcess.start(archive);
     Await.until("the archiver writing its manifest", bed.timeoutMs, () -> !first.isAlive() || manifests() > manifests);
