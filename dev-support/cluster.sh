@@ -9,7 +9,8 @@
 #   cluster.sh status [--dir DIR]  processes, links, uplink byte counters
 #   cluster.sh client [--dir DIR] CMD...   run CMD in the client's namespace with HADOOP_CONF_DIR and a PATH holding
 #                                  hadoop, hdfs and the installed bin/wide-ec
-#   cluster.sh kill NODE | start NODE      kill -9 / start one daemon (nn, dn1 .. dnN)
+#   cluster.sh kill NODE | start NODE      kill -9 / start one daemon (nn, dn1 .. dnN); a node starts with
+#                                  $dir/conf-NODE instead of $dir/conf when that directory exists
 #   cluster.sh rack R down|up      cut off / heal rack R (its uplink)
 #   cluster.sh counters            bytes each rack uplink carried, both directions (kernel counters)
 # Options of up (defaults in brackets):
@@ -129,12 +130,17 @@ start_daemon() {
   ip netns exec "$(ns "$node")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$node" \
     java "-Xmx$heap" "${java_flags[@]}" "-Dhadoop.tmp.dir=$dir/data/$node" "-Dhadoop.log.dir=$dir/logs" \
     "-Dhadoop.log.file=$node.log" -Dhadoop.root.logger=INFO,RFA "-Djava.library.path=$dir/dist/lib/native" \
-    -cp "$(daemon_classpath)" "$class" </dev/null >"$dir/logs/$node.out" 2>&1 &
+    -cp "$(daemon_classpath "$node")" "$class" </dev/null >"$dir/logs/$node.out" 2>&1 &
   echo "pid $! $node" >> "$ledger"
   echo "$!" > "$dir/pids/$node"
 }
 
-daemon_classpath() { echo "$dir/conf:$dir/hadoop/lib/*:$dir/hadoop/webapps-root:$(ls "$dir"/dist/share/wide-ec/hadoop-wide-ec-*.jar)"; }
+# A node's configuration: $dir/conf, or $dir/conf-NODE when a drill wrote one for it (a small data disk, another secret).
+daemon_classpath() {
+  local conf="$dir/conf"
+  [ -n "${1:-}" ] && [ -d "$dir/conf-$1" ] && conf="$dir/conf-$1"
+  echo "$conf:$dir/hadoop/lib/*:$dir/hadoop/webapps-root:$(ls "$dir"/dist/share/wide-ec/hadoop-wide-ec-*.jar)"
+}
 
 node_pid() { [ -f "$dir/pids/$1" ] && cat "$dir/pids/$1"; }
 
@@ -209,7 +215,9 @@ done
 : > "$ledger"
 trap 'status=$?; if [ $status -ne 0 ]; then log "up failed (exit $status); removing everything it made"; teardown; fi' EXIT
 mkdir -p "$dir/logs" "$dir/pids" "$dir/bin" "$dir/conf"
-rm -rf "$dir/data" "$dir/dist"
+# A fresh cluster: nothing of an earlier one in this directory (the secret's keystore refuses to be overwritten,
+# a drill's per-node configuration would outlive it).
+rm -rf "$dir/data" "$dir/dist" "$dir"/conf-* "$dir/conf/wide-ec.jceks"
 
 # Rates in bit/s: the uplink of a rack carries what its nodes could send, divided by the oversubscription.
 bits() { # tc rate (200mbit, 1gbit, 80kbit) in bit/s

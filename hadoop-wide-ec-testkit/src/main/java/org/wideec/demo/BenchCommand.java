@@ -32,13 +32,16 @@ public final class BenchCommand {
     if (args.length > 0 && args[0].equals("encode")) {
       return EncodeBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
     }
+    if (args.length > 0 && args[0].equals("cluster")) {
+      return org.wideec.cluster.ClusterBench.run(conf, java.util.Arrays.copyOfRange(args, 1, args.length), out);
+    }
     if (args.length > 0 && args[0].equals("archive")) {
       return ArchiveBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
     }
     Options o = new Options(args, Set.of("block-size", "node-rate", "oversubscription", "slices", "full-node-stripes",
         "full-node-block-size", "full-node-rate", "results"), Set.of("json", "quick", "no-stock", "full-node-only"));
     if (o.positional().size() != 1 || !o.positional().get(0).equals("repair")) {
-      throw new Options.UsageException("bench takes one benchmark: repair, encode or archive");
+      throw new Options.UsageException("bench takes one benchmark: repair, encode, archive or cluster");
     }
     boolean quick = o.has("quick");
     List<Integer> slices = new ArrayList<>();

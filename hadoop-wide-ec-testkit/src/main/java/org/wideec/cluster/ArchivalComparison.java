@@ -1,0 +1,141 @@
+package org.wideec.cluster;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.tools.DistCp;
+import org.apache.hadoop.util.ToolRunner;
+
+/**
+ * Archival of a replicated directory on the real cluster, three ways over the same bytes: in place to a wide code
+ * with our chain encoder ({@code wide-ec archive DIR --encoder chain}), sealed with RapidRAID ({@code --encoder
+ * rapidraid}, file by file), and the way users convert today: DistCp into a directory of a stock RS policy, then the
+ * source deleted. DistCp runs as a real MapReduce job in local mode (LocalJobRunner, maps in parallel threads) inside
+ * the client's namespace: the cluster has no YARN, and local mode moves the same bytes a YARN job would, through the
+ * client's link instead of the DataNodes' (every byte read out of the racks and written back into them).
+ */
+final class ArchivalComparison {
+  /** What to archive and how. */
+  record Settings(long dataBytes, long fileBytes, String wideCode, String rapidRaidCode, String distcpPolicy, int maps,
+      String placement) {
+    /** {@code wide-ec archive}'s arguments after PATH: the code, the encoder, and the placement when one is forced. */
+    String[] archiveArgs(String code, String encoder) {
+      java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("--code", code, "--encoder", encoder));
+      if (placement != null) {
+        a.add("--placement");
+        a.add(placement);
+      }
+      return a.toArray(new String[0]);
+    }
+  }
+
+  private final ClusterBed bed;
+  private final Settings s;
+
+  ArchivalComparison(ClusterBed bed, Settings s) {
+    this.bed = bed;
+    this.s = s;
+  }
+
+  Map<String, Object> run() throws Exception {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("dataBytes", files() * s.fileBytes());
+    r.put("wideCode", s.wideCode());
+    r.put("rapidRaidCode", s.rapidRaidCode());
+    r.put("distcpPolicy", s.distcpPolicy());
+    Path root = new Path("/bench-archive");
+    bed.stock.delete(root, true);
+    Path chain = writeReplicated(new Path(root, "chain"));
+    Path rapid = writeReplicated(new Path(root, "rapidraid"));
+    Path source = writeReplicated(new Path(root, "src"));
+
+    Phase p = bed.phase("archive " + s.wideCode() + " chain");
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
+    r.put("chain", p.end());
+
+    java.nio.file.Path list = Files.createTempFile("rapidraid-paths", ".txt");
+    List<String> paths = new ArrayList<>();
+    for (int f = 0; f < files(); f++) {
+      paths.add(new Path(rapid, "f" + f).toString());
+    }
+    Files.write(list, paths);
+    p = bed.phase("archive " + s.rapidRaidCode() + " rapidraid");
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
+        s.archiveArgs(s.rapidRaidCode(), "rapidraid")));
+    r.put("rapidRaid", p.end());
+    Files.delete(list);
+
+    Path target = new Path(root, "stock");
+    bed.stock.mkdirs(target);
+    bed.stock.setErasureCodingPolicy(target, s.distcpPolicy());
+    p = bed.phase("distcp into " + s.distcpPolicy());
+    Configuration job = new Configuration(bed.conf);
+    job.set("mapreduce.framework.name", "local");
+    job.setInt("mapreduce.local.map.tasks.maximum", s.maps());
+    // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
+    job.set("dfs.checksum.combine.mode", "COMPOSITE_CRC");
+    int exit = ToolRunner.run(job, new DistCp(job, null), new String[] {"-m", Integer.toString(s.maps()), source.toString(),
+        target.toString()});
+    if (exit != 0) {
+      throw new IOException("distcp " + source + " " + target + " failed (exit " + exit + ")");
+    }
+    bed.stock.delete(source, true);
+    r.put("distcp", p.end());
+    Path copied = new Path(target, "src");
+    for (int f = 0; f < files(); f++) {
+      var ec = bed.stock.getErasureCodingPolicy(new Path(copied, "f" + f));
+      if (ec == null || !ec.getName().equals(s.distcpPolicy())) {
+        throw new IOException(new Path(copied, "f" + f) + " is not striped with " + s.distcpPolicy() + " after distcp");
+      }
+    }
+
+    long lost = 0;
+    List<String> mismatches = new ArrayList<>();
+    lost += compare(bed.ours, chain, mismatches);
+    lost += compare(bed.ours, rapid, mismatches);
+    lost += compare(bed.stock, copied, mismatches);
+    r.put("bytesCompared", 3 * files() * s.fileBytes());
+    r.put("bytesLost", lost);
+    r.put("mismatches", mismatches);
+    // Deleted as a whole: the bench cluster is thrown away after the run, so the archives' manifests may be orphaned.
+    bed.stock.delete(root, true);
+    return r;
+  }
+
+  static String[] concat(String[] a, String[] b) {
+    String[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, c, a.length, b.length);
+    return c;
+  }
+
+  private int files() {
+    return (int) Math.max(1, (s.dataBytes() + s.fileBytes() - 1) / s.fileBytes());
+  }
+
+  private Path writeReplicated(Path dir) throws IOException {
+    bed.stock.mkdirs(dir);
+    bed.log.println("cluster bench: writing " + dir + " (replicated)");
+    for (int f = 0; f < files(); f++) {
+      FileContent.write(bed.stock, new Path(dir, "f" + f), 7000 + f, s.fileBytes());
+    }
+    return dir;
+  }
+
+  private long compare(FileSystem fs, Path dir, List<String> mismatches) throws IOException {
+    long lost = 0;
+    for (int f = 0; f < files(); f++) {
+      String m = FileContent.mismatch(fs, new Path(dir, "f" + f), 7000 + f, s.fileBytes());
+      if (m != null) {
+        mismatches.add(m);
+        lost += s.fileBytes();
+      }
+    }
+    return lost;
+  }
+}

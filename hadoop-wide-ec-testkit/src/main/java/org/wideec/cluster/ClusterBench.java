@@ -1,0 +1,186 @@
+package org.wideec.cluster;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.StringUtils.TraditionalBinaryPrefix;
+import org.wideec.cli.Json;
+import org.wideec.cli.Options;
+
+/**
+ * {@code wide-ec bench cluster [--json]}: stock RS policies (HDFS's placement and reconstructor) against our LRC
+ * policies (our placement and worker) on the real-process cluster of dev-support/cluster.sh, under the kernel's
+ * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory. Run in
+ * the cluster's client namespace ({@code cluster.sh client}); from outside it, {@link ClusterBenchLauncher} brings a
+ * cluster up, runs this inside, and takes it down. {@code --faults} runs {@link FaultDrills} instead.
+ * The last line is one JSON object with the measurements and the ratios.
+ */
+public final class ClusterBench {
+  static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
+      "archive-data", "archive-code", "archive-placement", "rapidraid-code", "distcp-policy", "maps", "timeout", "cluster-script",
+      // cluster.sh up's options, for the launcher
+      "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
+      "dn-heap", "dir", "tarball");
+  static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive");
+  static final String DEFAULT_WORKLOADS = "RS-6-3-1024k,RS-10-4-1024k,AZURE-LRC-L2-12-4-1024k,UNILRC-6-6-1024k";
+
+  private ClusterBench() {}
+
+  public static int run(Configuration conf, String[] args, PrintStream out) throws Exception {
+    Options o = new Options(args, VALUED, SWITCHES);
+    if (System.getenv("WIDE_EC_CLUSTER_DIR") == null) {
+      return ClusterBenchLauncher.run(o, args);
+    }
+    ClusterScript cluster = ClusterScript.fromEnvironment(o.has("cluster-script") ? o.get("cluster-script", "") : null);
+    long timeoutMs = o.getLong("timeout", 600) * 1000;
+    try (ClusterBed bed = new ClusterBed(conf, cluster, System.err, timeoutMs)) {
+      Map<String, Object> result = o.has("faults") ? new FaultDrills(bed, faultSettings(o, bed)).run() : bench(o, bed);
+      if (!o.has("json")) {
+        out.println(summary(result));
+      }
+      out.println(Json.write(result));
+      return ((Number) result.get("bytesLost")).longValue() == 0 ? 0 : 1;
+    }
+  }
+
+  private static Map<String, Object> bench(Options o, ClusterBed bed) throws Exception {
+    int nodes = bed.liveDataNodes();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("dataNodes", nodes);
+    r.put("cluster", bed.cluster.run("status").lines().findFirst().orElse(""));
+    StripedWorkload.Settings ws = new StripedWorkload.Settings(bytes(o, "data", "512m"), bytes(o, "file-size", "64m"),
+        (int) o.getLong("read-samples", 5), Double.parseDouble(o.get("foreground-seconds", "10")));
+    Map<String, Object> workloads = new LinkedHashMap<>();
+    long lost = 0;
+    for (String name : o.get("workloads", DEFAULT_WORKLOADS).split(",")) {
+      var policy = bed.policy(name.trim());
+      int width = policy.getNumDataUnits() + policy.getNumParityUnits();
+      if (width > nodes - 1) { // a lost DataNode's units are rebuilt on distinct survivors
+        workloads.put(policy.getName(), Map.of("skipped", width + " units per group need " + (width + 1)
+            + " DataNodes to rebuild a lost one, the cluster has " + nodes));
+        continue;
+      }
+      Map<String, Object> w = new StripedWorkload(bed, policy, ws).run();
+      lost += ((Number) w.get("bytesLost")).longValue();
+      workloads.put(policy.getName(), w);
+    }
+    r.put("workloads", workloads);
+    Map<String, Object> archive = null;
+    if (!o.has("no-archive")) {
+      archive = new ArchivalComparison(bed, archiveSettings(o, nodes)).run();
+      lost += ((Number) archive.get("bytesLost")).longValue();
+      r.put("archive", archive);
+    }
+    ratios(r, workloads, archive);
+    r.put("bytesLost", lost);
+    r.put("invalidPhases", new ArrayList<>(bed.invalid));
+    if (!bed.invalid.isEmpty()) {
+      bed.log.println("cluster bench: INVALID phases (host CPU above " + (int) (HostCpu.LIMIT * 100) + "%: they measured"
+          + " the CPU, not the network): " + bed.invalid);
+    }
+    return r;
+  }
+
+  /** The archival codes that fit the cluster: 20+2+2 and RapidRAID(24,20) from 24 DataNodes, else 6+2+2 and (10,8). */
+  static ArchivalComparison.Settings archiveSettings(Options o, int nodes) {
+    boolean wide = nodes >= 24;
+    return new ArchivalComparison.Settings(bytes(o, "archive-data", "512m"), bytes(o, "file-size", "64m"),
+        o.get("archive-code", wide ? "azure-lrc:k=20,l=2,g=2" : "azure-lrc:k=6,l=2,g=2"),
+        o.get("rapidraid-code", wide ? "rapidraid:n=24,k=20" : "rapidraid:n=10,k=8"),
+        o.get("distcp-policy", nodes >= 14 ? "RS-10-4-1024k" : "RS-6-3-1024k"), (int) o.getLong("maps", 4),
+        o.has("archive-placement") ? o.get("archive-placement", "") : null);
+  }
+
+  static FaultDrills.Settings faultSettings(Options o, ClusterBed bed) throws IOException {
+    int nodes = bed.liveDataNodes();
+    return new FaultDrills.Settings(bytes(o, "data", "64m"), bytes(o, "file-size", "16m"),
+        o.get("workloads", nodes >= 16 ? "AZURE-LRC-L2-12-4-1024k" : "AZURE-LRC-L2-6-4-1024k").split(",")[0],
+        archiveSettings(o, nodes));
+  }
+
+  /**
+   * The target ratios. Recovery compares stock RS-10-4 with Azure-LRC 12+2+2 when both ran (else the widest stock
+   * policy with the widest Azure-LRC that ran: ratioBasis says which), by the time from the NameNode dropping the
+   * lost replicas to every group whole (the 20 s of failure detection are the same for both and left out), and by the
+   * bytes the rack uplinks carried meanwhile.
+   */
+  @SuppressWarnings("unchecked")
+  private static void ratios(Map<String, Object> r, Map<String, Object> workloads, Map<String, Object> archive) {
+    Map<String, Object> stock = widest(workloads, true);
+    Map<String, Object> lrc = widest(workloads, false);
+    if (stock != null && lrc != null) {
+      Map<String, Object> s = (Map<String, Object>) stock.get("nodeLoss");
+      Map<String, Object> l = (Map<String, Object>) lrc.get("nodeLoss");
+      r.put("ratioBasis", stock.get("policy") + " over " + lrc.get("policy"));
+      r.put("recoveryStockRs104OverLrc", ratio(s.get("repairSeconds"), l.get("repairSeconds")));
+      r.put("crossRackStockRs104OverLrc", ratio(s.get("crossRackBytes"), l.get("crossRackBytes")));
+    }
+    if (lrc != null) {
+      Map<String, Object> reads = (Map<String, Object>) lrc.getOrDefault("rackLoss", lrc.get("readsDuringNodeRecovery"));
+      r.put("degradedReadOverNormal", reads == null ? null
+          : ratio(reads.get("degradedReadOursSeconds"), reads.get("normalReadSeconds")));
+    }
+    if (archive != null) {
+      Map<String, Object> d = (Map<String, Object>) archive.get("distcp");
+      Map<String, Object> c = (Map<String, Object>) archive.get("chain");
+      Map<String, Object> rr = (Map<String, Object>) archive.get("rapidRaid");
+      r.put("distcpOverWideArchiveTime", ratio(d.get("seconds"), c.get("seconds")));
+      r.put("distcpOverWideArchiveCrossRack", ratio(d.get("crossRackBytes"), c.get("crossRackBytes")));
+      r.put("distcpOverRapidRaidTime", ratio(d.get("seconds"), rr.get("seconds")));
+      r.put("distcpOverRapidRaidCrossRack", ratio(d.get("crossRackBytes"), rr.get("crossRackBytes")));
+    }
+  }
+
+  /** The run of the preferred policy of its kind (RS-10-4, Azure-LRC 12+2+2), else the widest that ran. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> widest(Map<String, Object> workloads, boolean stock) {
+    Map<String, Object> best = null;
+    String preferred = stock ? "RS-10-4-1024k" : "AZURE-LRC-L2-12-4-1024k";
+    for (Object v : workloads.values()) {
+      Map<String, Object> w = (Map<String, Object>) v;
+      if (!w.containsKey("policy") || (Boolean) w.get("stock") != stock
+          || !stock && !w.get("policy").toString().startsWith("AZURE-LRC")) {
+        continue;
+      }
+      if (w.get("policy").equals(preferred)) {
+        return w;
+      }
+      best = w; // listed narrow to wide
+    }
+    return best;
+  }
+
+  private static Double ratio(Object a, Object b) {
+    if (!(a instanceof Number x) || !(b instanceof Number y) || y.doubleValue() == 0) {
+      return null;
+    }
+    return Phase.round(x.doubleValue() / y.doubleValue());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String summary(Map<String, Object> r) {
+    StringBuilder sb = new StringBuilder();
+    for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
+        "degradedReadOverNormal", "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack", "drills", "bytesLost",
+        "invalidPhases")) {
+      if (r.containsKey(k)) {
+        sb.append(k).append(": ").append(r.get(k)).append('\n');
+      }
+    }
+    return sb.toString().trim();
+  }
+
+  static long bytes(Options o, String name, String dflt) {
+    String v = o.get(name, dflt);
+    try {
+      return TraditionalBinaryPrefix.string2long(v);
+    } catch (IllegalArgumentException e) {
+      throw new Options.UsageException("--" + name + " needs a size like 64m, got '" + v + "'");
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package org.wideec.cluster;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code wide-ec} command run as its own JVM in the client's namespace, with this process's classpath (the cluster's
+ * configuration first) and flags: the archiver as an operator runs it, a process the fault drills can kill -9.
+ */
+final class ToolProcess {
+  private final Process process;
+  private final Path output;
+  private final String command;
+
+  private ToolProcess(Process process, Path output, String command) {
+    this.process = process;
+    this.output = output;
+    this.command = command;
+  }
+
+  static ToolProcess start(String... args) throws IOException {
+    List<String> c = new ArrayList<>();
+    c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent")) {
+        c.add(a);
+      }
+    }
+    c.add("-Xmx1g");
+    c.add("-cp");
+    c.add(System.getProperty("java.class.path"));
+    c.add("org.wideec.cli.WideEcTool");
+    c.addAll(List.of(args));
+    Path out = Files.createTempFile("wide-ec-tool", ".txt");
+    Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    return new ToolProcess(p, out, "wide-ec " + String.join(" ", args));
+  }
+
+  /** Runs to the end; throws with its output when it fails. */
+  static String run(long timeoutMs, String... args) throws IOException {
+    ToolProcess t = start(args);
+    int exit = t.waitFor(timeoutMs);
+    if (exit != 0) {
+      // One line: callers print only an exception's first line, and the JVM's own warnings come first.
+      String said = String.join(" | ", t.output().lines().filter(l -> !l.startsWith("WARNING:")).toList());
+      throw new IOException(t.command + " failed (exit " + exit + "): " + said);
+    }
+    return t.output();
+  }
+
+  /** The exit status, or -1 (the process killed) when it runs past the timeout. */
+  int waitFor(long timeoutMs) throws IOException {
+    try {
+      if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly().waitFor();
+        return -1;
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted waiting for " + command, e);
+    }
+  }
+
+  /** kill -9, as a crash would. */
+  void killHard() throws IOException {
+    try {
+      process.destroyForcibly().waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted killing " + command, e);
+    }
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  String output() throws IOException {
+    return Files.readString(output, StandardCharsets.UTF_8);
+  }
+
+  String command() {
+    return command;
+  }
+}
