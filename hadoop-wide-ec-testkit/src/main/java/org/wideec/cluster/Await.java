@@ -1,6 +1,7 @@
 package org.wideec.cluster;
 
 import java.io.IOException;
+import org.wideec.time.Backoff;
 
 /** Polls a condition of the real cluster (the NameNode's view, a file's groups) until it holds or time runs out. */
 final class Await {
@@ -14,17 +15,12 @@ final class Await {
 
   /** Polls every 250 ms; throws an IOException saying {@code what} did not happen in {@code timeoutMs}. */
   static void until(String what, long timeoutMs, Condition c) throws IOException {
-    long start = System.nanoTime();
+    Backoff poll = Backoff.doubling(250, 250, timeoutMs);
     while (!c.holds()) {
-      if ((System.nanoTime() - start) / 1_000_000 > timeoutMs) {
+      if (poll.expired()) {
         throw new IOException(what + " did not happen in " + timeoutMs / 1000 + " s");
       }
-      try {
-        Thread.sleep(250);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted waiting until " + what, e);
-      }
+      poll.pause("interrupted waiting until " + what);
     }
   }
 }
