@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coder benchmarks: JMH (ours on ISA-L, ours in Java, Hadoop's Java RS) plus raw ISA-L in C on the same
-# matrices. Writes benchmarks/RESULTS.md and prints, last, one JSON line with the target ratios.
+# matrices. Writes its full section into benchmarks/HISTORY.md and prints, last, one JSON line with the target ratios.
 # --quick: the same summary from a shorter run (about 3 minutes on 2 cores).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

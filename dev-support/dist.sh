@@ -31,6 +31,12 @@ stage_layout() {
     echo "dist: $jar holds test-kit classes (org/wideec/demo or org/wideec/minicluster); they belong in hadoop-wide-ec-testkit" >&2
     return 1
   fi
+  # The product jar folds in the model (with the native library and the code format) and the wire (shade).
+  local needed
+  for needed in org/wideec/gf/Gf256.class org/wideec/code/format-1.coefficients native/linux-x86_64/libwideec.so \
+      org/wideec/transport/SliceTransport.class org/wideec/engine/StepService.class; do
+    grep -qx "$needed" <<<"$entries" || { echo "dist: $jar lacks $needed (the model and the wire are folded in by the shade plugin)" >&2; return 1; }
+  done
   mkdir -p "$root/share/wide-ec" "$root/lib/native" "$root/conf" "$root/bin"
   cp "$jar" "$root/share/wide-ec/"
   # Run-time dependencies Hadoop does not provide: only the charting libraries (everything else is Hadoop's own).

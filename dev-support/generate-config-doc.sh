@@ -5,6 +5,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
-mvn -B -q -Dstyle.color=never -pl hadoop-wide-ec -DskipTests test-compile
+mvn -B -q -Dstyle.color=never -pl hadoop-wide-ec -am -DskipTests test-compile
 module="$here/hadoop-wide-ec"
 exec java -cp "$module/target/classes:$module/target/test-classes" org.wideec.config.ConfigDocGenerator "$here" "$@"

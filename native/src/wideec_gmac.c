@@ -2,7 +2,7 @@
  * AES-256-GMAC frame tags for the slice transport (org.wideec.transport.NativeGmac), through the system's OpenSSL.
  *
  * The slice port tags every frame after its handshake. HMAC-SHA256 costs about 0.5 ns per byte on a core, which a
- * chain encode pays twice per hop (sign, verify): it was a third of the CPU of a k = 64 chain (benchmarks/RESULTS.md).
+ * chain encode pays twice per hop (sign, verify): it was a third of the CPU of a k = 64 chain (benchmarks/HISTORY.md).
  * GMAC is AES-GCM with the frame as additional data and no plaintext: OpenSSL's carry-less-multiply GHASH runs
  * 5x faster than HMAC-SHA256 and twice as fast as the JDK's GCM. The tag is the standard AES-GCM tag, so the JDK's
  * Cipher("AES/GCM/NoPadding") computes the same bytes and either side may use either implementation.

@@ -372,7 +372,7 @@ static inline void gfni_rows(const uint64_t *mat, int k, int r0, int nr, const s
  * GB/s), yet streamed from memory with four rows it ran 9% slower (30.6 against 33.7 GB/s for RS(128,4)); so it
  * runs multiplies of more than four rows, which read each pass again from L2 for every four rows and are bound by
  * the arithmetic: streamed, 8 rows x 128 sources 19.7-20.0 GB/s against 17.8-18.5, UniLRC's 30 x 180 6.2-6.3
- * against 5.3-5.7, RapidRAID's 16 x 11 7.9-8.0 against 7.3-7.6 (native/bench/wide_sweep, benchmarks/RESULTS.md).
+ * against 5.3-5.7, RapidRAID's 16 x 11 7.9-8.0 against 7.3-7.6 (native/bench/wide_sweep, benchmarks/HISTORY.md).
  */
 __attribute__((target("avx512f,avx512bw,gfni"), always_inline))
 static inline void gfni_rows_held(const uint64_t *mat, int k, int r0, int nr, int g, const struct pass_reads *p,

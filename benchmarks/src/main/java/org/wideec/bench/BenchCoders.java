@@ -29,7 +29,7 @@ import org.wideec.coder.WideTuning;
 
 /**
  * Runs the coder benchmarks (JMH) and raw ISA-L's encode on the same matrices (native/build/isal_bench),
- * writes benchmarks/RESULTS.md and prints, last, one JSON line with the target ratios.
+ * writes its full section into benchmarks/HISTORY.md and prints, last, one JSON line with the target ratios.
  *
  * <p>Every operation reads inputs that are not cache-resident: a rotating set of stripes at least 4x the
  * last-level cache (CoderBenchmark {@code inputs=streamed}; isal_bench likewise), since data reaches a coder
@@ -62,7 +62,7 @@ public final class BenchCoders {
 
   public static void main(String[] args) throws Exception {
     boolean quick = false;
-    String out = "benchmarks/RESULTS.md";
+    String out = "benchmarks/HISTORY.md"; // the full section; RESULTS.md keeps the current figures only
     String isalBench = "native/build/isal_bench";
     String memReadProbe = "native/build/mem_read";
     String command = "dev-support/bench-coders.sh";

@@ -18,6 +18,7 @@ import org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.minicluster.StripedGroups;
+import org.wideec.time.Backoff;
 
 /**
  * {@code wide-ec bench cluster --faults}: failures with real processes, each ending in a byte-for-byte check of every
@@ -140,8 +141,8 @@ final class FaultDrills {
     bed.awaitDropped(List.of(first), striped);
     // Mid-repair: the worker has rebuilt something and some group still misses a unit; kill a node of that group.
     DatanodeInfo second = null;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bed.timeoutMs);
-    while (second == null && System.nanoTime() < deadline) {
+    Backoff poll = Backoff.doubling(100, 100, bed.timeoutMs);
+    while (second == null && !poll.expired()) {
       long done = DataNodeCounters.delta(before, bed.counters.sum(Set.of(first.getXferAddr()))).get("wideEcTasksCompleted");
       LocatedStripedBlock open = firstIncomplete();
       if (open == null) {
@@ -150,7 +151,7 @@ final class FaultDrills {
       if (done > 0 || ClusterBed.isStock(policy)) {
         second = open.getLocations()[0];
       } else {
-        Thread.sleep(100);
+        poll.pause();
       }
     }
     String did;

@@ -58,7 +58,7 @@ final class RepairChains implements Closeable {
    * chain fills in (m - 1) slice times. 64 slices (16 KiB for a 1 MiB cell) keep a five-helper local group within
    * about 1.06 of a normal read on paper, and measured they save the 2.5 ms of fill that 32 slices cost on the
    * benchmark's 25 MB/s links; 128 slices of 8 KiB were slower again, per-frame costs at every hop (thread wake-ups,
-   * a MAC, a credit) outweighing the shorter fill (benchmarks/RESULTS.md, 2026-11-27).
+   * a MAC, a credit) outweighing the shorter fill (benchmarks/HISTORY.md, 2026-11-27).
    */
   static final int TARGET_SLICES = 64;
   /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */

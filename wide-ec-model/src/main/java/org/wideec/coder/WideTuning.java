@@ -34,7 +34,7 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
   private static final Logger LOG = LoggerFactory.getLogger(WideTuning.class);
   public static final String PROPERTY = "wide-ec.coder.wide.tuning";
 
-  /** The slicing before per-processor tuning: 32 sources x 64 KiB, tuned on an Intel Xeon (benchmarks/RESULTS.md). */
+  /** The slicing before per-processor tuning: 32 sources x 64 KiB, tuned on an Intel Xeon (benchmarks/HISTORY.md). */
   public static final WideTuning DEFAULT = new WideTuning(32, 64 << 10, 0);
 
   /**
@@ -44,14 +44,14 @@ public record WideTuning(int group, int sliceBytes, int prefetchBytes, boolean g
    * 16-64 KiB slices came within about 10% of it, 4 or 16 sources about 20% slower, and the prefetch variants slower
    * (those issued no prefetch instruction, see native/src/wideec_isal.c's prefetch_line: they only cut passes into
    * 2 KiB steps). Zen 4 has AVX-512 with GFNI too, but the GFNI kernel with prefetch has not been measured on one, so
-   * this entry stays on ISA-L (benchmarks/RESULTS.md).
+   * this entry stays on ISA-L (benchmarks/HISTORY.md).
    *
    * <p>AMD family 26 (Zen 5): an EPYC Zen 5 (2 vCPUs, 1 MiB L2 per core, 32 MiB L3, AVX-512, GFNI) reads 16 streams
    * interleaved at about 26 GB/s against 35-49 for one stream, and ISA-L's best slicing (16 sources x 16 KiB) streamed
    * RS(128,4) from memory at 16.6-17.5 GB/s. The GFNI kernel in passes of 4 sources x 64 KiB, prefetching 3 KiB
    * ahead into the next pass, streamed it at 32-34 GB/s and RS(10,4) at 24-25 (unsliced GFNI 19.6, ISA-L 15.3): in C
    * (native/bench/wide_sweep), 3-8 sources x 16-128 KiB x 1-6 KiB ahead, 4 sources and 2-3 KiB ahead were best for
-   * both widths; without the prefetch 4 x 64 KiB ran at 18 (benchmarks/RESULTS.md).
+   * both widths; without the prefetch 4 x 64 KiB ran at 18 (benchmarks/HISTORY.md).
    *
    * <p>Intel family 6 with GFNI (measured on a Xeon Emerald Rapids, model 207: 2 vCPUs, 2 MiB L2 per core, 260 MiB
    * L3, AVX-512, GFNI): memory reads one stream at about 11 GB/s and 16 interleaved at 15. Streaming RS(128,4) from

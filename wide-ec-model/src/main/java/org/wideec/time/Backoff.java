@@ -20,10 +20,13 @@ public final class Backoff {
   private long pauseMs;
 
   private Backoff(long firstPauseMs, long maxPauseMs, long boundMs) {
-    if (firstPauseMs <= 0 || maxPauseMs < firstPauseMs || boundMs < 0) {
-      throw new IllegalArgumentException("a backoff needs 0 < first pause <= max pause and a bound >= 0, not "
-          + firstPauseMs + ", " + maxPauseMs + ", " + boundMs + " ms");
+    if (firstPauseMs <= 0 || maxPauseMs < firstPauseMs) {
+      throw new IllegalArgumentException("a backoff needs 0 < first pause <= max pause, not "
+          + firstPauseMs + ", " + maxPauseMs + " ms");
     }
+    // A negative bound (a wait setting of -1, say) is no bound left: look once, then report, as the waits it
+    // replaced did; it must not throw into the NameNode's passes that read those settings.
+    boundMs = Math.max(0, boundMs);
     this.pauseMs = firstPauseMs;
     this.maxPauseMs = maxPauseMs;
     this.startNanos = System.nanoTime();

@@ -19,7 +19,7 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>AES-256-GMAC (AES-GCM over the frame as additional data, the frame's sequence number as nonce) costs a fifth of
  * HMAC-SHA256's CPU through OpenSSL ({@link NativeGmac}) and half through the JDK; a k = 64 chain encode tags every
- * byte twice per hop (benchmarks/RESULTS.md).
+ * byte twice per hop (benchmarks/HISTORY.md).
  */
 public enum FrameMac {
   HMAC_SHA256(0, 32, "hmac"),

@@ -27,30 +27,6 @@ public interface RequestHandler {
     return null;
   }
 
-  /**
-   * One port, several kinds of request: those {@code mine} recognizes (by their opening bytes) go to {@code handler},
-   * every other one to {@code others}.
-   */
-  static RequestHandler route(java.util.function.Predicate<byte[]> mine, RequestHandler handler,
-      RequestHandler others) {
-    return new RequestHandler() {
-      @Override
-      public void onRequest(long repairId, byte[] body, Downstream downstream) {
-        (mine.test(body) ? handler : others).onRequest(repairId, body, downstream);
-      }
-
-      @Override
-      public void screen(byte[] body) throws IOException {
-        (mine.test(body) ? handler : others).screen(body);
-      }
-
-      @Override
-      public String screen(byte[] body, boolean clusterPeer) throws IOException {
-        return (mine.test(body) ? handler : others).screen(body, clusterPeer);
-      }
-    };
-  }
-
   /** A handler whose requests are screened by {@code screen} before they take a helper thread. */
   static RequestHandler screened(RequestHandler handler, Screen screen) {
     return new RequestHandler() {

@@ -88,7 +88,11 @@ final class NonSystematicSteps implements LayoutSteps {
       for (ArchivedStripe s : rec.manifest().stripes()) {
         String notLive = StoredUnits.notLive(dfs, s); // verified maybe runs ago: the original is about to go
         if (notLive != null) {
-          throw new IOException("sealing " + name + " stopped before its swap: " + notLive + "; the file is whole");
+          // A run that stopped between the swap's renames left the original aside: say where it is, not "whole".
+          throw new IOException(dfs.exists(swap.movedOriginal())
+              ? "sealing " + name + " stopped in its swap: " + notLive + "; the original is at " + swap.movedOriginal()
+                  + " (move it back to " + name + " to cancel, or rerun once the codeword is repaired)"
+              : "sealing " + name + " stopped before its swap: " + notLive + "; the file is whole");
         }
       }
       seal();
