@@ -72,14 +72,28 @@ class SharedNodeReprotectionClusterTest extends ChangedMemberTestBed {
     // A's added replica on B's node, B's on A's: losing those two nodes takes both.
     String nodeA = s.member(a).plannedNode();
     String nodeB = s.member(b).plannedNode();
+    // The NameNode learns a moved replica from the target's next block report, and when the move briefly leaves three
+    // replicas it may delete the new one rather than the source: the set-up moves again until both are in place. A
+    // move whose source the NameNode keeps (the reprotector raised the file meanwhile) waits out the mover's own
+    // limit before it returns, hence the longer bound.
     try (BlockMover mover = new BlockMover(fs)) {
-      addedReplicaOnto(mover, s.member(a), nodeB);
-      addedReplicaOnto(mover, s.member(b), nodeA);
+      org.wideec.minicluster.Eventually.await("units " + a + " and " + b + " each held on both " + nodeA + " and "
+          + nodeB, java.time.Duration.ofMinutes(6), () -> {
+        boolean aPlaced = holders(s.member(a)).containsAll(Set.of(nodeA, nodeB));
+        boolean bPlaced = holders(s.member(b)).containsAll(Set.of(nodeA, nodeB));
+        try {
+          if (!aPlaced) {
+            addedReplicaOnto(mover, s.member(a), nodeB);
+          }
+          if (!bPlaced) {
+            addedReplicaOnto(mover, s.member(b), nodeA);
+          }
+        } catch (java.io.IOException e) {
+          // The target may already hold the replica its block report has not named yet: look again.
+        }
+        return aPlaced && bPlaced;
+      });
     }
-    // The NameNode learns a moved replica from the target's next incremental block report.
-    await("units " + a + " and " + b + " each held on both " + nodeA + " and " + nodeB,
-        () -> holders(s.member(a)).containsAll(Set.of(nodeA, nodeB))
-            && holders(s.member(b)).containsAll(Set.of(nodeA, nodeB)));
 
     // The monitor raises A or B to 4; fsck names it and, once its replicas are placed, reports the stripe re-protected.
     String[] finding = new String[1];
