@@ -134,10 +134,7 @@ public final class RepairEngine {
    */
   public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks, int sliceBytes, long offset,
       long length) throws RepairFailedException {
-    if (offset < 0 || length < 0 || offset + length > r.length()) {
-      throw new IllegalArgumentException(r.name() + ": range [" + offset + ", " + (offset + length) + ") is outside the "
-          + r.length() + " bytes of the units");
-    }
+    requireWithinUnits(r, offset, length);
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
     Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
@@ -192,6 +189,13 @@ public final class RepairEngine {
     counters.repairFailed();
     throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
         + (last == null ? "" : last.getMessage()), last, tried(maxAttempts, excluded));
+  }
+
+  private static void requireWithinUnits(StripeRepair r, long offset, long length) {
+    if (offset < 0 || length < 0 || offset + length > r.length()) {
+      throw new IllegalArgumentException(r.name() + ": range [" + offset + ", " + (offset + length) + ") is outside the "
+          + r.length() + " bytes of the units");
+    }
   }
 
   /** A helper whose slice service cannot be found (e.g. its DataNode just died) is left out of the next plan. */
