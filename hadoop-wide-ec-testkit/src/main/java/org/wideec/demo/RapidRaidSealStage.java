@@ -8,7 +8,6 @@ import static org.wideec.demo.DemoFiles.require;
 import static org.wideec.demo.DemoFiles.wideEcReader;
 import static org.wideec.demo.DemoFiles.write;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -37,7 +36,6 @@ import org.wideec.time.Backoff;
 /** One object sealed by RapidRAID's pipeline (Pamies-Juarez et al., RapidRAID) and read back decoded. */
 final class RapidRaidSealStage {
   private final DemoConsole console;
-  private final ObjectMapper json = new ObjectMapper();
 
   RapidRaidSealStage(DemoConsole console) {
     this.console = console;
