@@ -2,29 +2,27 @@ package org.wideec.engine;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.code.NotDecodableException;
-import org.wideec.gf.RegionKernels;
-import org.wideec.transport.Frame;
-import org.wideec.transport.PeerFailure;
-import org.wideec.transport.PeerStream;
-import org.wideec.transport.SliceTransport;
-import org.wideec.transport.TransportFaultInjector;
 import org.wideec.protocol.StepRequest;
-import org.wideec.repair.UnusableHelpers;
 import org.wideec.repair.CorruptSources;
-import org.wideec.repair.RepairScheme;
-import org.wideec.repair.SliceSink;
-import org.wideec.repair.StripeRepair;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.RebuildValidation;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
+import org.wideec.repair.UnusableHelpers;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.SliceTransport;
 
 /**
  * The requestor's side of a repair: plans the streams, asks the helpers for them, combines the slices as
@@ -43,6 +41,8 @@ public final class RepairEngine {
   private final RebuildValidation validation;
   private final CorruptSources corrupt;
   private final UnusableHelpers unusable;
+  private final HelperStreams streams;
+  private final SecondDecode secondDecode;
 
   /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
@@ -82,6 +82,8 @@ public final class RepairEngine {
     this.validation = validation;
     this.corrupt = corrupt;
     this.unusable = unusable;
+    this.streams = new HelperStreams(transport);
+    this.secondDecode = new SecondDecode(resolver, counters, streams);
   }
 
   /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */
@@ -132,10 +134,7 @@ public final class RepairEngine {
    */
   public Result repair(StripeRepair r, UnitLocation requestor, SliceSink.Factory sinks, int sliceBytes, long offset,
       long length) throws RepairFailedException {
-    if (offset < 0 || length < 0 || offset + length > r.length()) {
-      throw new IllegalArgumentException(r.name() + ": range [" + offset + ", " + (offset + length) + ") is outside the "
-          + r.length() + " bytes of the units");
-    }
+    requireWithinUnits(r, offset, length);
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
     Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
@@ -156,53 +155,19 @@ public final class RepairEngine {
           continue;
         }
         counters.repairFailed();
-        throw new RepairFailedException(r.name() + ": cannot repair units " + java.util.Arrays.toString(r.lost())
+        throw new RepairFailedException(r.name() + ": cannot repair units " + Arrays.toString(r.lost())
             + " after excluding " + excluded + ": " + e.getMessage(), last == null ? e : last, tried(attempt - 1, excluded));
       } catch (IOException e) {
-        // A helper whose slice service cannot be found (e.g. its DataNode just died) is left out of the next plan.
         last = e;
-        String culprit = e instanceof PeerFailure f ? f.culprit() : null;
-        if (culprit != null) {
-          excluded.add(culprit);
-          resolver.forget(culprit);
-          unusable(r, culprit, e);
-        }
-        LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
-            culprit != null ? "; restarting without " + culprit : "");
-        if (attempt < maxAttempts) {
-          counters.retried();
-        }
+        helpersNotFound(r, attempt, e, excluded);
         continue;
       }
       try {
         run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        counters.repairSucceeded(ms);
-        if (offset == 0 && length == r.length()) {
-          LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
-              java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
-        } else { // a degraded read's range: a busy client rebuilds many a second, so not one INFO line each
-          LOG.debug("{}: rebuilt bytes [{}, {}) of units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(), offset,
-              offset + length, java.util.Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
-        }
-        return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
+        return succeeded(r, plan, attempt, excluded, start, offset, length);
       } catch (PeerFailure f) {
         last = f;
-        // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
-        boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
-        if (blame) {
-          excluded.add(f.culprit());
-          resolver.forget(f.culprit());
-          reportCorrupt(r, f);
-          if (f instanceof Unreachable) {
-            unusable(r, f.culprit(), f);
-          }
-        }
-        if (attempt < maxAttempts) {
-          counters.retried();
-        }
-        LOG.warn("{}: attempt {} of {} failed: {}{}", r.name(), attempt, maxAttempts, f.getMessage(),
-            blame ? "; restarting without " + f.culprit() : "");
+        attemptFailed(r, attempt, f, helperNodes, excluded);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         counters.repairFailed();
@@ -224,6 +189,63 @@ public final class RepairEngine {
     counters.repairFailed();
     throw new RepairFailedException(r.name() + ": gave up after " + maxAttempts + " attempts: "
         + (last == null ? "" : last.getMessage()), last, tried(maxAttempts, excluded));
+  }
+
+  private static void requireWithinUnits(StripeRepair r, long offset, long length) {
+    if (offset < 0 || length < 0 || offset + length > r.length()) {
+      throw new IllegalArgumentException(r.name() + ": range [" + offset + ", " + (offset + length) + ") is outside the "
+          + r.length() + " bytes of the units");
+    }
+  }
+
+  /** A helper whose slice service cannot be found (e.g. its DataNode just died) is left out of the next plan. */
+  private void helpersNotFound(StripeRepair r, int attempt, IOException e, Set<String> excluded) {
+    String culprit = e instanceof PeerFailure f ? f.culprit() : null;
+    if (culprit != null) {
+      excluded.add(culprit);
+      resolver.forget(culprit);
+      unusable(r, culprit, e);
+    }
+    LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
+        culprit != null ? "; restarting without " + culprit : "");
+    if (attempt < maxAttempts) {
+      counters.retried();
+    }
+  }
+
+  /** Counts and logs a repair whose sinks confirmed every unit. */
+  private Result succeeded(StripeRepair r, StreamPlan plan, int attempt, Set<String> excluded, long start,
+      long offset, long length) {
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    counters.repairSucceeded(ms);
+    if (offset == 0 && length == r.length()) {
+      LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
+          Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+    } else { // a degraded read's range: a busy client rebuilds many a second, so not one INFO line each
+      LOG.debug("{}: rebuilt bytes [{}, {}) of units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(), offset,
+          offset + length, Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+    }
+    return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
+  }
+
+  /** A helper failed mid-attempt: excluded (and its corrupt source reported) before the next attempt. */
+  private void attemptFailed(StripeRepair r, int attempt, PeerFailure f, Set<String> helperNodes,
+      Set<String> excluded) {
+    // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
+    boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
+    if (blame) {
+      excluded.add(f.culprit());
+      resolver.forget(f.culprit());
+      reportCorrupt(r, f);
+      if (f instanceof HelperStreams.Unreachable) {
+        unusable(r, f.culprit(), f);
+      }
+    }
+    if (attempt < maxAttempts) {
+      counters.retried();
+    }
+    LOG.warn("{}: attempt {} of {} failed: {}{}", r.name(), attempt, maxAttempts, f.getMessage(),
+        blame ? "; restarting without " + f.culprit() : "");
   }
 
   /**
@@ -252,21 +274,8 @@ public final class RepairEngine {
     }
   }
 
-  /** A helper's stream failed while opening: it could not be reached, or refused this node (a wrong secret). */
-  private static final class Unreachable extends PeerFailure {
-    Unreachable(PeerFailure f) {
-      super(f.culprit(), f.getMessage(), f);
-    }
-  }
-
   private static Result tried(int attempts, Set<String> excluded) {
     return new Result(attempts, 0, new ArrayList<>(excluded), 0);
-  }
-
-  /** Receives each rebuilt slice in order: out[o][0..n) is slice s, at offset within the range, of lost unit o. */
-  @FunctionalInterface
-  private interface RebuiltSlices {
-    void accept(int s, long offset, int n, byte[][] out) throws IOException;
   }
 
   /**
@@ -280,32 +289,24 @@ public final class RepairEngine {
       unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
     }
     int[] sample = validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
-    java.util.Map<Integer, byte[][]> kept = new java.util.HashMap<>();
+    Map<Integer, byte[][]> kept = new HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;
     try {
       // Targets are opened only once every helper accepted: a helper that cannot be reached fails the attempt before
       // any target holds a temporary replica the next attempt would collide with.
-      stream(r, requestor, plan, sliceBytes, rangeOffset, length, () -> {
+      streams.stream(r, requestor, plan, sliceBytes, rangeOffset, length, () -> {
         for (int o = 0; o < r.lost().length; o++) {
           sinks.add(factory.open(r.lost()[o], unitLengths[o]));
         }
       }, (s, offset, n, out) -> {
-        for (int o = 0; o < out.length; o++) {
-          if (offset < unitLengths[o]) {
-            sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLengths[o] - offset));
-          }
-        }
-        if (java.util.Arrays.binarySearch(sample, s) >= 0) {
-          byte[][] copy = new byte[out.length][];
-          for (int o = 0; o < out.length; o++) {
-            copy[o] = java.util.Arrays.copyOf(out[o], n);
-          }
-          kept.put(s, copy);
+        writeToSinks(sinks, unitLengths, offset, n, out);
+        if (Arrays.binarySearch(sample, s) >= 0) {
+          kept.put(s, copyOf(out, n));
         }
       });
       if (sample.length > 0) {
-        validate(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, unitLengths, sample, kept);
+        secondDecode.validate(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, unitLengths, sample, kept);
       }
       for (SliceSink sink : sinks) {
         sink.finish();
@@ -318,143 +319,21 @@ public final class RepairEngine {
     }
   }
 
-  /** Runs once every stream of an attempt is open. */
-  @FunctionalInterface
-  private interface StreamsOpen {
-    void run() throws IOException;
-  }
-
-  /** Streams bytes [rangeOffset, rangeOffset + length) of the lost units as the plan rebuilds them. */
-  private void stream(StripeRepair r, UnitLocation requestor, StreamPlan plan, int sliceBytes, long rangeOffset,
-      long length, StreamsOpen opened, RebuiltSlices consumer) throws IOException, InterruptedException {
-    long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
-    List<PeerStream> streams = new ArrayList<>();
-    try {
-      boolean whole = rangeOffset == 0 && length == r.length();
-      for (StreamPlan.Stream s : plan.streams) {
-        StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
-        // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
-        try {
-          streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-              transport.credentialFor(req.unit().token())));
-        } catch (PeerFailure f) {
-          throw f.culprit() == null ? f : new Unreachable(f);
-        }
-      }
-      opened.run();
-      int slices = StepRequest.slices(length, sliceBytes);
-      byte[][] out = new byte[r.lost().length][sliceBytes];
-      for (int s = 0; s < slices; s++) {
-        long offset = (long) s * sliceBytes;
-        int n = (int) Math.min(sliceBytes, length - offset);
-        for (byte[] o : out) {
-          java.util.Arrays.fill(o, 0, n, (byte) 0);
-        }
-        for (int j = 0; j < streams.size(); j++) {
-          if (plan.streams.get(j).request().carries(s)) {
-            take(streams.get(j), s, n, plan.coefficients, j, out);
-          }
-        }
-        consumer.accept(s, offset, n, out);
-      }
-      for (PeerStream s : streams) {
-        s.awaitEnd();
-      }
-    } finally {
-      streams.forEach(PeerStream::close);
-    }
-  }
-
-  /**
-   * Decodes the sampled slices again from another input set (RebuildValidation) and compares them with what the
-   * first pass rebuilt.
-   *
-   * @throws ValidationFailedException naming the unit, the slice and both input sets on the first difference
-   */
-  private void validate(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
-      long rangeOffset, long length, long[] unitLengths, int[] sample, java.util.Map<Integer, byte[][]> kept)
-      throws IOException, InterruptedException {
-    AlternativePlan alt = alternative(r, requestor, first, excluded, sliceBytes);
-    for (int s : sample) {
-      long offset = (long) s * sliceBytes;
-      int n = (int) Math.min(sliceBytes, length - offset);
-      byte[][] expected = kept.get(s);
-      stream(r, requestor, alt.plan(), sliceBytes, rangeOffset + offset, n, () -> {}, (x, o2, n2, again) -> {
-        for (int o = 0; o < again.length; o++) {
-          int bytes = (int) Math.max(0, Math.min(n2, unitLengths[o] - offset));
-          int at = java.util.Arrays.mismatch(expected[o], 0, bytes, again[o], 0, bytes);
-          if (at >= 0) {
-            throw new ValidationFailedException("unit " + r.lost()[o] + " byte " + (rangeOffset + offset + at)
-                + " (slice " + s + "): first decode from " + nodes(first) + " gave " + (expected[o][at] & 0xff)
-                + ", second decode " + alt.how() + " from " + nodes(alt.plan()) + " gave " + (again[o][at] & 0xff));
-          }
-        }
-      });
-    }
-    counters.validated();
-    LOG.debug("{}: {} slices validated by a second decode {}", r.name(), sample.length, alt.how());
-  }
-
-  private record AlternativePlan(StreamPlan plan, String how) {}
-
-  /** Another input set: one first-pass helper left out where the code allows it, else the conventional star. */
-  private AlternativePlan alternative(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded,
-      int sliceBytes) throws IOException {
-    Set<String> unreachable = new HashSet<>(excluded);
-    for (String node : new java.util.LinkedHashSet<>(nodes(first))) {
-      while (true) {
-        Set<String> without = new HashSet<>(unreachable);
-        without.add(node);
-        try {
-          return new AlternativePlan(StreamPlan.of(r, without, requestor.node(), requestor.rack(), resolver, sliceBytes),
-              "without " + node);
-        } catch (NotDecodableException e) {
-          break; // the lost units need this helper: try leaving out another
-        } catch (PeerFailure e) {
-          if (e.culprit() == null || !unreachable.add(e.culprit())) {
-            throw e;
-          }
-          resolver.forget(e.culprit()); // a helper the first pass did not need cannot be found: plan without it
-        }
+  /** Writes a rebuilt slice to each lost unit's sink, clipped to the part of the range that unit has. */
+  private static void writeToSinks(List<SliceSink> sinks, long[] unitLengths, long offset, int n, byte[][] out)
+      throws IOException {
+    for (int o = 0; o < out.length; o++) {
+      if (offset < unitLengths[o]) {
+        sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLengths[o] - offset));
       }
     }
-    StripeRepair star = r.scheme() == RepairScheme.CONVENTIONAL ? r : r.withScheme(RepairScheme.CONVENTIONAL);
-    return new AlternativePlan(StreamPlan.of(star, unreachable, requestor.node(), requestor.rack(), resolver, sliceBytes),
-        r.scheme() == RepairScheme.CONVENTIONAL ? "from the same inputs again (the code leaves no other)"
-            : "from the same inputs through the conventional star (the code leaves no other)");
   }
 
-  private static List<String> nodes(StreamPlan p) {
-    return p.helpers.stream().map(UnitLocation::node).toList();
-  }
-
-  private static void take(PeerStream stream, int s, int n, int[][] coefficients, int j, byte[][] out)
-      throws PeerFailure, InterruptedException {
-    Frame f = next(stream, s, n);
-    try {
-      java.nio.ByteBuffer in = f.payload().nioBuffer();
-      for (int o = 0; o < out.length; o++) {
-        RegionKernels.mulAdd(coefficients[o][j], in, 0, java.nio.ByteBuffer.wrap(out[o]), 0, n);
-      }
-    } finally {
-      f.release();
+  private static byte[][] copyOf(byte[][] out, int n) {
+    byte[][] copy = new byte[out.length][];
+    for (int o = 0; o < out.length; o++) {
+      copy[o] = Arrays.copyOf(out[o], n);
     }
-    stream.credit();
-  }
-
-  /** Adds slice s of a stream into dst[off..off+n) (a helper's partial sum). */
-  static void take(PeerStream stream, int s, int n, byte[] dst, int off) throws PeerFailure, InterruptedException {
-    Frame f = next(stream, s, n);
-    try {
-      RegionKernels.xor(f.payload().nioBuffer(), 0, java.nio.ByteBuffer.wrap(dst, off, n).slice(), 0, n);
-    } finally {
-      f.release();
-    }
-    stream.credit();
-  }
-
-  private static Frame next(PeerStream stream, int s, int n) throws PeerFailure, InterruptedException {
-    return stream.next(s, n);
+    return copy;
   }
 }

@@ -276,13 +276,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     List<String> runningWhat = new ArrayList<>();
     for (int t = 0; t < plan.trees().size(); t++) {
       EncodePlan.Tree tree = plan.trees().get(t);
-      List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
-      for (int row : tree.rows()) {
-        ParityFiles.Allocated a = parities.get(row);
-        if (a != null) {
-          outputs.add(a.output(row));
-        }
-      }
+      List<EncodeTreeRequest.ParityOutput> outputs = storedOutputs(tree, parities);
       if (outputs.isEmpty()) {
         continue; // only virtual parities: zeros, never stored
       }
@@ -293,10 +287,36 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       running.add(done.submit(() -> ports.runTree(collector, req, token)));
       runningWhat.add(req.toString());
     }
+    Map<Integer, EncodeTreeRequest.Stored> out;
+    try {
+      out = awaitTrees(stripe, done, running.size());
+    } finally {
+      running.forEach(f -> f.cancel(true));
+    }
+    checkStored(stripe, parities, out, runningWhat);
+    return out;
+  }
+
+  /** The parity outputs of a tree's rows that are stored (virtual parities are zeros, never stored). */
+  private static List<EncodeTreeRequest.ParityOutput> storedOutputs(EncodePlan.Tree tree,
+      Map<Integer, ParityFiles.Allocated> parities) {
+    List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
+    for (int row : tree.rows()) {
+      ParityFiles.Allocated a = parities.get(row);
+      if (a != null) {
+        outputs.add(a.output(row));
+      }
+    }
+    return outputs;
+  }
+
+  /** Waits for every tree's collector to report what it stored, renewing the parity files' lease meanwhile. */
+  private Map<Integer, EncodeTreeRequest.Stored> awaitTrees(ArchivedStripe stripe,
+      CompletionService<List<EncodeTreeRequest.Stored>> done, int trees) throws IOException {
     Map<Integer, EncodeTreeRequest.Stored> out = new HashMap<>();
     long renewAt = System.currentTimeMillis() + LEASE_RENEW_MS;
     try {
-      for (int finished = 0; finished < running.size(); ) {
+      for (int finished = 0; finished < trees; ) {
         Future<List<EncodeTreeRequest.Stored>> f = done.poll(1, TimeUnit.SECONDS);
         if (System.currentTimeMillis() >= renewAt) {
           // The parity files are this client's, created outside an output stream: keep their lease ourselves.
@@ -319,9 +339,13 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("stripe " + stripe.stripeId() + ": interrupted during the chain encode");
-    } finally {
-      running.forEach(f -> f.cancel(true));
     }
+    return out;
+  }
+
+  /** Every stored parity unit reported by its collector at the full unit length. */
+  private static void checkStored(ArchivedStripe stripe, Map<Integer, ParityFiles.Allocated> parities,
+      Map<Integer, EncodeTreeRequest.Stored> out, List<String> runningWhat) throws IOException {
     for (int u : parities.keySet()) {
       EncodeTreeRequest.Stored s = out.get(u);
       if (s == null || s.length() != stripe.unitLength()) {
@@ -330,7 +354,6 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
             + runningWhat + ")");
       }
     }
-    return out;
   }
 
   private Endpoint endpoint(Site site, Map<String, DatanodeInfo> nodes) throws IOException {

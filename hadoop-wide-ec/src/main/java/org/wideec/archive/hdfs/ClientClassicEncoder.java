@@ -74,7 +74,6 @@ public final class ClientClassicEncoder implements StripeEncoder {
   @Override
   public Encoded encode(ArchivedStripe stripe) throws IOException {
     LinearCode code = stripe.code();
-    long unitLength = stripe.unitLength();
     List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
     long blockSize = 0;
     for (StripeData.Unit d : data) {
@@ -82,19 +81,10 @@ public final class ClientClassicEncoder implements StripeEncoder {
     }
     Path dir = new Path(stripe.parityFilePath());
     dfs.mkdirs(dir);
-    int chunk = (int) Math.min(chunkBytes, Math.max(1, unitLength));
-    int parities = code.n() - code.k();
-    byte[][] dataBuf = new byte[code.k()][];
-    byte[] zeros = new byte[chunk];
-    for (int u = 0; u < code.k(); u++) {
-      dataBuf[u] = stripe.member(u).padding() ? zeros : new byte[chunk];
-    }
-    byte[][] parityBuf = new byte[parities][chunk];
     CRC32C[] crcs = new CRC32C[code.n()];
     Map<Long, FSDataInputStream> inputs = new HashMap<>();
-    FSDataOutputStream[] outputs = new FSDataOutputStream[parities];
-    long read = 0;
-    long written = 0;
+    FSDataOutputStream[] outputs = new FSDataOutputStream[code.n() - code.k()];
+    Moved moved;
     try {
       for (StripeData.Unit d : data) {
         crcs[d.unit()] = new CRC32C();
@@ -102,70 +92,115 @@ public final class ClientClassicEncoder implements StripeEncoder {
           inputs.put(d.member().inodeId(), dfs.open(d.file()));
         }
       }
-      for (int p = 0; p < parities; p++) {
-        StripeMember m = stripe.member(code.k() + p);
-        if (!m.padding()) {
-          crcs[code.k() + p] = new CRC32C();
-          outputs[p] = dfs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), code.k() + p),
-              new FsPermission((short) 0600), false, 64 * 1024, (short) 1, blockSize, null,
-              new InetSocketAddress[] {NetUtils.createSocketAddr(m.plannedNode())});
-        }
-      }
-      ErasureCoder coder = ErasureCoder.best(code);
-      ByteBuffer[] in = new ByteBuffer[code.k()];
-      ByteBuffer[] out = new ByteBuffer[parities];
-      for (long pos = 0; pos < unitLength; pos += chunk) {
-        int len = (int) Math.min(chunk, unitLength - pos);
-        for (StripeData.Unit d : data) {
-          int have = (int) Math.max(0, Math.min(len, d.member().length() - pos));
-          byte[] b = dataBuf[d.unit()];
-          inputs.get(d.member().inodeId()).readFully(d.offset() + pos, b, 0, have);
-          Arrays.fill(b, have, len, (byte) 0); // a short block counts as zero-padded to the unit length
-          crcs[d.unit()].update(b, 0, have);
-          read += have;
-        }
-        for (int u = 0; u < code.k(); u++) {
-          in[u] = ByteBuffer.wrap(dataBuf[u], 0, len);
-        }
-        for (int p = 0; p < parities; p++) {
-          out[p] = ByteBuffer.wrap(parityBuf[p], 0, len);
-        }
-        coder.encode(in, out);
-        for (int p = 0; p < parities; p++) {
-          if (outputs[p] != null) {
-            outputs[p].write(parityBuf[p], 0, len);
-            crcs[code.k() + p].update(parityBuf[p], 0, len);
-            written += len;
-          }
-        }
-      }
-      for (int p = 0; p < parities; p++) {
-        if (outputs[p] != null) {
-          OutputStream o = outputs[p];
-          outputs[p] = null;
-          if (o instanceof org.apache.hadoop.fs.Syncable sync) {
-            // On disk before the stripe can advance: once trimmed, this single replica is all that protects data.
-            sync.hsync();
-          }
-          o.close();
-        }
-      }
+      createParityFiles(stripe, blockSize, crcs, outputs);
+      moved = encodeChunks(stripe, data, inputs, outputs, crcs);
+      closeSynced(outputs);
     } finally {
       IOUtils.cleanupWithLogger(LOG, outputs);
       IOUtils.cleanupWithLogger(LOG, inputs.values().toArray(new FSDataInputStream[0]));
     }
     List<StripeMember> members = new ArrayList<>(stripe.members());
-    List<String> offPlan = new ArrayList<>();
     for (StripeData.Unit d : data) {
       members.set(d.unit(), d.member().withCrc(crcs[d.unit()].getValue()));
     }
+    List<String> offPlan = recordParityUnits(stripe, crcs, members);
+    return Encoded.systematic(members, fileInode(dir), moved.read(), moved.written(), offPlan);
+  }
+
+  /** Bytes of data read and of parity written by one stripe's encoding. */
+  private record Moved(long read, long written) {}
+
+  /** One single-block file of replication 1 per stored parity unit, its planned node the favored node. */
+  private void createParityFiles(ArchivedStripe stripe, long blockSize, CRC32C[] crcs, FSDataOutputStream[] outputs)
+      throws IOException {
+    LinearCode code = stripe.code();
+    for (int p = 0; p < outputs.length; p++) {
+      StripeMember m = stripe.member(code.k() + p);
+      if (!m.padding()) {
+        crcs[code.k() + p] = new CRC32C();
+        outputs[p] = dfs.create(ArchiveLayout.parityUnit(stripe.parityFilePath(), code.k() + p),
+            new FsPermission((short) 0600), false, 64 * 1024, (short) 1, blockSize, null,
+            new InetSocketAddress[] {NetUtils.createSocketAddr(m.plannedNode())});
+      }
+    }
+  }
+
+  /** Reads the data units chunk by chunk, encodes each chunk and writes its parity, CRCs updated on the way. */
+  private Moved encodeChunks(ArchivedStripe stripe, List<StripeData.Unit> data, Map<Long, FSDataInputStream> inputs,
+      FSDataOutputStream[] outputs, CRC32C[] crcs) throws IOException {
+    LinearCode code = stripe.code();
+    long unitLength = stripe.unitLength();
+    int chunk = (int) Math.min(chunkBytes, Math.max(1, unitLength));
+    int parities = outputs.length;
+    byte[][] dataBuf = new byte[code.k()][];
+    byte[] zeros = new byte[chunk];
+    for (int u = 0; u < code.k(); u++) {
+      dataBuf[u] = stripe.member(u).padding() ? zeros : new byte[chunk];
+    }
+    byte[][] parityBuf = new byte[parities][chunk];
+    long read = 0;
+    long written = 0;
+    ErasureCoder coder = ErasureCoder.best(code);
+    ByteBuffer[] in = new ByteBuffer[code.k()];
+    ByteBuffer[] out = new ByteBuffer[parities];
+    for (long pos = 0; pos < unitLength; pos += chunk) {
+      int len = (int) Math.min(chunk, unitLength - pos);
+      for (StripeData.Unit d : data) {
+        int have = (int) Math.max(0, Math.min(len, d.member().length() - pos));
+        byte[] b = dataBuf[d.unit()];
+        inputs.get(d.member().inodeId()).readFully(d.offset() + pos, b, 0, have);
+        Arrays.fill(b, have, len, (byte) 0); // a short block counts as zero-padded to the unit length
+        crcs[d.unit()].update(b, 0, have);
+        read += have;
+      }
+      for (int u = 0; u < code.k(); u++) {
+        in[u] = ByteBuffer.wrap(dataBuf[u], 0, len);
+      }
+      for (int p = 0; p < parities; p++) {
+        out[p] = ByteBuffer.wrap(parityBuf[p], 0, len);
+      }
+      coder.encode(in, out);
+      for (int p = 0; p < parities; p++) {
+        if (outputs[p] != null) {
+          outputs[p].write(parityBuf[p], 0, len);
+          crcs[code.k() + p].update(parityBuf[p], 0, len);
+          written += len;
+        }
+      }
+    }
+    return new Moved(read, written);
+  }
+
+  /** Syncs and closes every parity file; a closed one is cleared from {@code outputs}. */
+  private static void closeSynced(FSDataOutputStream[] outputs) throws IOException {
+    for (int p = 0; p < outputs.length; p++) {
+      if (outputs[p] != null) {
+        OutputStream o = outputs[p];
+        outputs[p] = null;
+        if (o instanceof org.apache.hadoop.fs.Syncable sync) {
+          // On disk before the stripe can advance: once trimmed, this single replica is all that protects data.
+          sync.hsync();
+        }
+        o.close();
+      }
+    }
+  }
+
+  /**
+   * Records where each parity unit was written (inode, block, CRC) in {@code members}; returns the units HDFS placed
+   * off their planned node, each said in a line, left for the placement fixer.
+   */
+  private List<String> recordParityUnits(ArchivedStripe stripe, CRC32C[] crcs, List<StripeMember> members)
+      throws IOException {
+    LinearCode code = stripe.code();
+    List<String> offPlan = new ArrayList<>();
     for (int u = code.k(); u < code.n(); u++) {
       StripeMember m = stripe.member(u);
       if (m.padding()) {
         continue;
       }
       Path file = ArchiveLayout.parityUnit(stripe.parityFilePath(), u);
-      LocatedBlock block = singleBlock(stripe, u, file, unitLength);
+      LocatedBlock block = singleBlock(stripe, u, file, stripe.unitLength());
       String actual = block.getLocations().length == 0 ? "nowhere" : block.getLocations()[0].getXferAddr();
       if (!actual.equals(m.plannedNode())) {
         String miss = "stripe " + stripe.stripeId() + " unit " + u + " (" + file + "): HDFS placed the parity block on "
@@ -176,7 +211,7 @@ public final class ClientClassicEncoder implements StripeEncoder {
       members.set(u, m.written(fileInode(file), block.getBlock().getBlockId(), block.getBlock().getGenerationStamp(),
           crcs[u].getValue()));
     }
-    return Encoded.systematic(members, fileInode(dir), read, written, offPlan);
+    return offPlan;
   }
 
   /** The one block of a parity file, which must hold exactly the unit length. */

@@ -48,20 +48,15 @@ public final class ClientCodewordEncoder implements StripeEncoder {
   @Override
   public Encoded encode(ArchivedStripe s) throws IOException {
     LinearCode code = s.code();
-    int k = code.k();
     int n = code.n();
     long unit = s.unitLength();
-    int chunk = (int) Math.min(chunkBytes, Math.max(1, unit));
     long blockSize = Math.max(dfs.getFileStatus(file).getBlockSize(), roundUp(unit));
     dfs.mkdirs(new Path(s.parityFilePath()));
-    byte[][] data = new byte[k][chunk];
-    byte[][] out = new byte[n][chunk];
     CRC32C[] pieceCrc = new CRC32C[s.sources().size()];
     CRC32C[] wordCrc = new CRC32C[n];
     FSDataOutputStream[] outs = new FSDataOutputStream[n];
-    long read = 0;
-    long written = 0;
     ErasureCoder coder = ErasureCoder.best(code);
+    Moved moved;
     try (FSDataInputStream in = dfs.open(file)) {
       for (int i = 0; i < n; i++) {
         wordCrc[i] = new CRC32C();
@@ -70,32 +65,7 @@ public final class ClientCodewordEncoder implements StripeEncoder {
       for (int t = 0; t < pieceCrc.length; t++) {
         pieceCrc[t] = new CRC32C();
       }
-      ByteBuffer[] inBufs = new ByteBuffer[k];
-      ByteBuffer[] outBufs = new ByteBuffer[n];
-      for (long pos = 0; pos < unit; pos += chunk) {
-        int len = (int) Math.min(chunk, unit - pos);
-        for (int t = 0; t < k; t++) {
-          int have = 0;
-          if (t < s.sources().size()) {
-            SourcePiece p = s.sources().get(t);
-            have = (int) Math.max(0, Math.min(len, p.length() - pos));
-            in.readFully(p.offset() + pos, data[t], 0, have);
-            pieceCrc[t].update(data[t], 0, have);
-            read += have;
-          }
-          Arrays.fill(data[t], have, len, (byte) 0); // short and missing pieces count as zeros
-          inBufs[t] = ByteBuffer.wrap(data[t], 0, len);
-        }
-        for (int i = 0; i < n; i++) {
-          outBufs[i] = ByteBuffer.wrap(out[i], 0, len);
-        }
-        coder.encode(inBufs, outBufs);
-        for (int i = 0; i < n; i++) {
-          outs[i].write(out[i], 0, len);
-          wordCrc[i].update(out[i], 0, len);
-          written += len;
-        }
-      }
+      moved = encodeChunks(s, coder, in, outs, pieceCrc, wordCrc);
       for (int i = 0; i < n; i++) {
         FSDataOutputStream o = outs[i];
         outs[i] = null;
@@ -115,7 +85,51 @@ public final class ClientCodewordEncoder implements StripeEncoder {
       pieces.add(s.sources().get(t).withCrc(pieceCrc[t].getValue()));
     }
     long dirInode = dfs.getClient().getFileInfo(s.parityFilePath()).getFileId();
-    return new Encoded(members, pieces, dirInode, read, written, offPlan);
+    return new Encoded(members, pieces, dirInode, moved.read(), moved.written(), offPlan);
+  }
+
+  /** Bytes of pieces read and of codewords written by one stripe's encoding. */
+  private record Moved(long read, long written) {}
+
+  /** Reads the pieces chunk by chunk, encodes each chunk into all n codewords and writes them, CRCs on the way. */
+  private Moved encodeChunks(ArchivedStripe s, ErasureCoder coder, FSDataInputStream in, FSDataOutputStream[] outs,
+      CRC32C[] pieceCrc, CRC32C[] wordCrc) throws IOException {
+    LinearCode code = s.code();
+    int k = code.k();
+    int n = code.n();
+    long unit = s.unitLength();
+    int chunk = (int) Math.min(chunkBytes, Math.max(1, unit));
+    byte[][] data = new byte[k][chunk];
+    byte[][] out = new byte[n][chunk];
+    long read = 0;
+    long written = 0;
+    ByteBuffer[] inBufs = new ByteBuffer[k];
+    ByteBuffer[] outBufs = new ByteBuffer[n];
+    for (long pos = 0; pos < unit; pos += chunk) {
+      int len = (int) Math.min(chunk, unit - pos);
+      for (int t = 0; t < k; t++) {
+        int have = 0;
+        if (t < s.sources().size()) {
+          SourcePiece p = s.sources().get(t);
+          have = (int) Math.max(0, Math.min(len, p.length() - pos));
+          in.readFully(p.offset() + pos, data[t], 0, have);
+          pieceCrc[t].update(data[t], 0, have);
+          read += have;
+        }
+        Arrays.fill(data[t], have, len, (byte) 0); // short and missing pieces count as zeros
+        inBufs[t] = ByteBuffer.wrap(data[t], 0, len);
+      }
+      for (int i = 0; i < n; i++) {
+        outBufs[i] = ByteBuffer.wrap(out[i], 0, len);
+      }
+      coder.encode(inBufs, outBufs);
+      for (int i = 0; i < n; i++) {
+        outs[i].write(out[i], 0, len);
+        wordCrc[i].update(out[i], 0, len);
+        written += len;
+      }
+    }
+    return new Moved(read, written);
   }
 
   /** Block sizes are multiples of the checksum chunk (512). */

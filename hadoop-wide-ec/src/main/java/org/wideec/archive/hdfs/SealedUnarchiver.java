@@ -87,20 +87,7 @@ final class SealedUnarchiver {
 
   Unarchiver.Result unarchive(String name, short replication, Unarchiver.Progress progress) throws IOException {
     Path path = new Path(name);
-    Long swapping = swappingArchive(dfs, store.layout(), name);
-    if (swapping != null) {
-      HdfsFileStatus there = dfs.getClient().getFileInfo(name);
-      if (there == null) {
-        try (java.io.Closeable held = store.lock(swapping)) {
-          placeRestored(name, swapping); // a run stopped between the renames: the restored file goes in now
-        }
-      } else if (!SealedFiles.isSealed(there) && !dfs.getXAttrs(path).containsKey(RESTORED_XATTR)) {
-        throw new IOException("restoring " + name + " is unfinished, and another file (inode " + there.getFileId()
-            + ") took its path meanwhile; it is left alone. The restored bytes stay whole at "
-            + new Path(store.layout().codewordRoot(swapping), "restored") + ", the codewords and manifest are kept."
-            + " Move that file away and rerun");
-      }
-    }
+    finishStoppedSwap(name, path);
     ArchivePointer pointer = store.pointer(path);
     if (pointer == null) {
       throw new IOException(name + " is sealed but has no " + ArchivalSource.POINTER_XATTR + " pointer to its"
@@ -113,43 +100,76 @@ final class SealedUnarchiver {
         throw new FileNotFoundException(name);
       }
       Path manifestPath = new Path(pointer.manifestPath());
-      int stripes = 0;
-      long codewords = 0;
-      long blocks = 0;
-      if (SealedFiles.isSealed(st)) {
-        if (!dfs.exists(manifestPath)) {
-          throw new IOException(name + " is sealed, but its manifest " + manifestPath + " is gone; run wide-ec fsck "
-              + name + " (its reader's index " + store.layout().sealedIndex(st.getFileId()) + " holds a copy)");
-        }
-        StripeManifest m = store.read(manifestPath);
-        stripes = m.stripes().size();
-        codewords = m.stripes().stream().mapToLong(s -> s.members().size()).sum();
-        Path tmp = new Path(store.layout().codewordRoot(archive), "restored");
-        restore(name, m, tmp, replication);
-        blocks = plain.replicate(Map.of(dfs.getClient().getFileInfo(tmp.toString()).getFileId(), name), Map.of(),
-            replication, progress);
-        hook.after("decoded");
-        FileStatus placeholder = dfs.getFileStatus(path);
-        new SealedFiles(dfs, store.layout()).copyAccess(placeholder, java.util.List.of(tmp));
-        dfs.setTimes(tmp, placeholder.getModificationTime(), placeholder.getAccessTime());
-        dfs.setXAttr(tmp, ArchivalSource.POINTER_XATTR, pointer.toBytes(), EnumSet.of(XAttrSetFlag.CREATE,
-            XAttrSetFlag.REPLACE));
-        dfs.setXAttr(tmp, RESTORED_XATTR, store.layout().sealedIndex(st.getFileId()).toUri().getPath()
-            .getBytes(StandardCharsets.UTF_8), EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
-        HdfsFileStatus still = dfs.getClient().getFileInfo(name);
-        if (still == null || still.getFileId() != st.getFileId()) {
-          throw new IOException(name + " changed while it was restored (it is no longer the sealed placeholder, inode "
-              + st.getFileId() + "); nothing was freed: rerun");
-        }
-        swap(name, archive, st.getFileId());
-        hook.after("renamed");
-        LOG.info("restored {}: {} bytes decoded from the codewords of {} stripes, at replication {}", name,
-            SealedFiles.length(m), stripes, replication);
-      }
+      Restored restored = SealedFiles.isSealed(st)
+          ? restoreSealed(name, pointer, archive, st, replication, progress) : new Restored(0, 0, 0);
       free(path, archive, manifestPath);
-      return new Unarchiver.Result(name, true, manifestPath.toUri().getPath(), 1, blocks, replication, stripes,
-          codewords, 1);
+      return new Unarchiver.Result(name, true, manifestPath.toUri().getPath(), 1, restored.blocks(), replication,
+          restored.stripes(), restored.codewords(), 1);
     }
+  }
+
+  /**
+   * A run stopped between the renames of a swap: the restored file goes in now if the path is empty; a file that took
+   * the path meanwhile is left alone and the run fails.
+   */
+  private void finishStoppedSwap(String name, Path path) throws IOException {
+    Long swapping = swappingArchive(dfs, store.layout(), name);
+    if (swapping == null) {
+      return;
+    }
+    HdfsFileStatus there = dfs.getClient().getFileInfo(name);
+    if (there == null) {
+      try (java.io.Closeable held = store.lock(swapping)) {
+        placeRestored(name, swapping); // a run stopped between the renames: the restored file goes in now
+      }
+    } else if (!SealedFiles.isSealed(there) && !dfs.getXAttrs(path).containsKey(RESTORED_XATTR)) {
+      throw new IOException("restoring " + name + " is unfinished, and another file (inode " + there.getFileId()
+          + ") took its path meanwhile; it is left alone. The restored bytes stay whole at "
+          + new Path(store.layout().codewordRoot(swapping), "restored") + ", the codewords and manifest are kept."
+          + " Move that file away and rerun");
+    }
+  }
+
+  /** What restoring a sealed file gave: the stripes and codewords it was decoded from, the blocks replicated. */
+  private record Restored(int stripes, long codewords, long blocks) {}
+
+  /**
+   * Decodes the sealed placeholder {@code st} into a replicated file beside its codewords, gives it the placeholder's
+   * access, times and pointer, and swaps it in (the archive's lock held).
+   */
+  private Restored restoreSealed(String name, ArchivePointer pointer, long archive, HdfsFileStatus st, short replication,
+      Unarchiver.Progress progress) throws IOException {
+    Path path = new Path(name);
+    Path manifestPath = new Path(pointer.manifestPath());
+    if (!dfs.exists(manifestPath)) {
+      throw new IOException(name + " is sealed, but its manifest " + manifestPath + " is gone; run wide-ec fsck "
+          + name + " (its reader's index " + store.layout().sealedIndex(st.getFileId()) + " holds a copy)");
+    }
+    StripeManifest m = store.read(manifestPath);
+    int stripes = m.stripes().size();
+    long codewords = m.stripes().stream().mapToLong(s -> s.members().size()).sum();
+    Path tmp = new Path(store.layout().codewordRoot(archive), "restored");
+    restore(name, m, tmp, replication);
+    long blocks = plain.replicate(Map.of(dfs.getClient().getFileInfo(tmp.toString()).getFileId(), name), Map.of(),
+        replication, progress);
+    hook.after("decoded");
+    FileStatus placeholder = dfs.getFileStatus(path);
+    new SealedFiles(dfs, store.layout()).copyAccess(placeholder, java.util.List.of(tmp));
+    dfs.setTimes(tmp, placeholder.getModificationTime(), placeholder.getAccessTime());
+    dfs.setXAttr(tmp, ArchivalSource.POINTER_XATTR, pointer.toBytes(), EnumSet.of(XAttrSetFlag.CREATE,
+        XAttrSetFlag.REPLACE));
+    dfs.setXAttr(tmp, RESTORED_XATTR, store.layout().sealedIndex(st.getFileId()).toUri().getPath()
+        .getBytes(StandardCharsets.UTF_8), EnumSet.of(XAttrSetFlag.CREATE, XAttrSetFlag.REPLACE));
+    HdfsFileStatus still = dfs.getClient().getFileInfo(name);
+    if (still == null || still.getFileId() != st.getFileId()) {
+      throw new IOException(name + " changed while it was restored (it is no longer the sealed placeholder, inode "
+          + st.getFileId() + "); nothing was freed: rerun");
+    }
+    swap(name, archive, st.getFileId());
+    hook.after("renamed");
+    LOG.info("restored {}: {} bytes decoded from the codewords of {} stripes, at replication {}", name,
+        SealedFiles.length(m), stripes, replication);
+    return new Restored(stripes, codewords, blocks);
   }
 
   /**

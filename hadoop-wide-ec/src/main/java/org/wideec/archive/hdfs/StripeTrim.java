@@ -343,12 +343,7 @@ final class StripeTrim {
         } else if (off) {
           // Waited a little for excess replicas to go, so the report names the node that kept it.
           settled.put(m.blockId(), false);
-          offPlan.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
-              + " (stripe " + stripeOf.get(m.blockId()) + "): " + (at.isEmpty() ? "no replica is left"
-                  : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
-              + "; its stripe stays COMMITTED and nothing was deleted" + (moveFailed.containsKey(m.blockId())
-                  ? ": " + moveFailed.get(m.blockId()) : at.isEmpty() ? "" : " (its planned node lost the replica"
-                  + " moved there in this run; rerun to move another)"));
+          offPlan.add(offPlanLine(m, at, paths, moveFailed, stripeOf.get(m.blockId())));
         }
       }
       progress.at(settled.size(), members.size());
@@ -358,15 +353,32 @@ final class StripeTrim {
       if (poll.expired()) {
         for (StripeMember m : members.values()) {
           if (!settled.containsKey(m.blockId())) {
-            notTrimmed.add(paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
-                + " (stripe " + stripeOf.get(m.blockId()) + "): still on " + String.join(", ", lastSeen.get(m.blockId()))
-                + " after " + waitMs + " ms (" + TrimProtocol.WAIT_KEY + "), planned on " + m.plannedNode()
-                + "; rerun to continue");
+            notTrimmed.add(notTrimmedLine(m, lastSeen.get(m.blockId()), paths, stripeOf.get(m.blockId()), waitMs));
           }
         }
         return settled;
       }
       poll.pause("interrupted while waiting for the NameNode to trim " + members.size() + " blocks");
     }
+  }
+
+  /** A block found off its planned node, said in a line: where it is kept, and that nothing was deleted. */
+  private static String offPlanLine(StripeMember m, List<String> at, Map<Long, String> paths,
+      Map<Long, String> moveFailed, Long stripeId) {
+    return paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
+        + " (stripe " + stripeId + "): " + (at.isEmpty() ? "no replica is left"
+            : "kept on " + String.join(", ", at)) + ", planned on " + m.plannedNode()
+        + "; its stripe stays COMMITTED and nothing was deleted" + (moveFailed.containsKey(m.blockId())
+            ? ": " + moveFailed.get(m.blockId()) : at.isEmpty() ? "" : " (its planned node lost the replica"
+            + " moved there in this run; rerun to move another)");
+  }
+
+  /** A block still above one replica when the wait ran out, said in a line. */
+  private static String notTrimmedLine(StripeMember m, List<String> lastSeen, Map<Long, String> paths, Long stripeId,
+      long waitMs) {
+    return paths.getOrDefault(m.inodeId(), "inode " + m.inodeId()) + " block blk_" + m.blockId()
+        + " (stripe " + stripeId + "): still on " + String.join(", ", lastSeen)
+        + " after " + waitMs + " ms (" + TrimProtocol.WAIT_KEY + "), planned on " + m.plannedNode()
+        + "; rerun to continue";
   }
 }

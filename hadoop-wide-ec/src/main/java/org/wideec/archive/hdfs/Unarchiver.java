@@ -91,21 +91,7 @@ public final class Unarchiver {
     long inode = store.inodeOf(path);
     Path manifestPath = store.layout().manifest(inode);
     if (!dfs.exists(manifestPath)) {
-      refuseInsideArchivedDirectory(path, name);
-      ArchivePointer p = dfs.getFileStatus(path).isFile() ? store.pointer(path) : null;
-      if (p == null) {
-        return new Result(name, false, "", 0, 0, replication, 0, 0, 0);
-      }
-      if (dfs.exists(new Path(p.manifestPath()))) {
-        StripeManifest owner = store.read(new Path(p.manifestPath()));
-        throw new IOException(name + " was archived as part of " + owner.archivedPath() + " (manifest "
-            + p.manifestPath() + "; the file has been moved out of it since): unarchive that directory");
-      }
-      // A pointer to a manifest that is gone (fsck: orphan-pointer): nothing protects the file; give its replicas back.
-      Map<Long, String> files = Map.of(inode, name);
-      long blocks = replicate(files, Map.of(), replication, progress);
-      dfs.removeXAttr(ArchiveLayout.inodePath(inode), ArchivalSource.POINTER_XATTR);
-      return new Result(name, true, p.manifestPath(), 1, blocks, replication, 0, 0, 1);
+      return unarchiveWithoutManifest(path, name, inode, replication, progress);
     }
     try (java.io.Closeable held = store.lock(inode)) {
       if (!dfs.exists(manifestPath)) {
@@ -116,45 +102,12 @@ public final class Unarchiver {
       Map<Long, String> names = currentPaths(path);
       Map<Long, String> files = new LinkedHashMap<>();
       Map<Long, String> where = new HashMap<>();
-      for (ArchivedStripe s : m.stripes()) {
-        for (int u = 0; u < s.members().size(); u++) {
-          StripeMember d = s.member(u);
-          if (d.role() == UnitRole.DATA && !d.padding()) {
-            where.put(d.blockId(), "stripe " + s.stripeId() + " unit " + u);
-            if (!files.containsKey(d.inodeId()) && status(d.inodeId()) != null) {
-              files.put(d.inodeId(), names.getOrDefault(d.inodeId(), ArchiveLayout.inodePath(d.inodeId()).toString()));
-            }
-          }
-        }
-      }
+      collectDataFiles(m, names, files, where);
       long blocks = replicate(files, where, replication, progress);
       hook.after("replicated");
-      int pointers = 0;
-      store.checkHeld(inode, "removing the pointers of " + name);
-      for (long f : files.keySet()) {
-        ArchivePointer p = store.pointer(ArchiveLayout.inodePath(f));
-        if (p != null && p.manifestPath().equals(manifest)) {
-          dfs.removeXAttr(ArchiveLayout.inodePath(f), ArchivalSource.POINTER_XATTR);
-          pointers++;
-        }
-      }
+      int pointers = removePointers(inode, name, files.keySet(), manifest);
       hook.after("pointers");
-      long parityFiles = 0;
-      List<Path> parity = new ArrayList<>(List.of(store.layout().parityRoot(inode)));
-      for (ArchivedStripe s : m.stripes()) {
-        if (!s.parityFilePath().isEmpty()) {
-          parity.add(new Path(s.parityFilePath()));
-        }
-      }
-      for (Path dir : parity) {
-        if (dfs.exists(dir)) {
-          parityFiles += dfs.getContentSummary(dir).getFileCount();
-          store.checkHeld(inode, "deleting the parity " + dir);
-          if (!dfs.delete(dir, true)) {
-            throw new IOException("unarchive " + name + ": cannot delete parity " + dir + "; rerun to finish");
-          }
-        }
-      }
+      long parityFiles = deleteParity(inode, name, m);
       hook.after("parity");
       store.checkHeld(inode, "deleting the manifest " + manifestPath);
       if (!dfs.delete(manifestPath, false) && dfs.exists(manifestPath)) {
@@ -166,6 +119,81 @@ public final class Unarchiver {
       return new Result(name, true, manifest, files.size(), blocks, replication, m.stripes().size(), parityFiles,
           pointers);
     }
+  }
+
+  /**
+   * A path with no manifest of its own: a file archived inside a directory that still has its manifest is refused; a
+   * pointer to a manifest that is gone (fsck: orphan-pointer) protects nothing, so the file gets its replicas back.
+   */
+  private Result unarchiveWithoutManifest(Path path, String name, long inode, short replication, Progress progress)
+      throws IOException {
+    refuseInsideArchivedDirectory(path, name);
+    ArchivePointer p = dfs.getFileStatus(path).isFile() ? store.pointer(path) : null;
+    if (p == null) {
+      return new Result(name, false, "", 0, 0, replication, 0, 0, 0);
+    }
+    if (dfs.exists(new Path(p.manifestPath()))) {
+      StripeManifest owner = store.read(new Path(p.manifestPath()));
+      throw new IOException(name + " was archived as part of " + owner.archivedPath() + " (manifest "
+          + p.manifestPath() + "; the file has been moved out of it since): unarchive that directory");
+    }
+    // A pointer to a manifest that is gone (fsck: orphan-pointer): nothing protects the file; give its replicas back.
+    Map<Long, String> files = Map.of(inode, name);
+    long blocks = replicate(files, Map.of(), replication, progress);
+    dfs.removeXAttr(ArchiveLayout.inodePath(inode), ArchivalSource.POINTER_XATTR);
+    return new Result(name, true, p.manifestPath(), 1, blocks, replication, 0, 0, 1);
+  }
+
+  /** The data files of a manifest that still exist ({@code files}, inode to path) and where each data block is. */
+  private void collectDataFiles(StripeManifest m, Map<Long, String> names, Map<Long, String> files,
+      Map<Long, String> where) throws IOException {
+    for (ArchivedStripe s : m.stripes()) {
+      for (int u = 0; u < s.members().size(); u++) {
+        StripeMember d = s.member(u);
+        if (d.role() == UnitRole.DATA && !d.padding()) {
+          where.put(d.blockId(), "stripe " + s.stripeId() + " unit " + u);
+          if (!files.containsKey(d.inodeId()) && status(d.inodeId()) != null) {
+            files.put(d.inodeId(), names.getOrDefault(d.inodeId(), ArchiveLayout.inodePath(d.inodeId()).toString()));
+          }
+        }
+      }
+    }
+  }
+
+  /** Removes the pointer of every file that points at {@code manifest}; how many were removed. */
+  private int removePointers(long inode, String name, java.util.Collection<Long> files, String manifest)
+      throws IOException {
+    int pointers = 0;
+    store.checkHeld(inode, "removing the pointers of " + name);
+    for (long f : files) {
+      ArchivePointer p = store.pointer(ArchiveLayout.inodePath(f));
+      if (p != null && p.manifestPath().equals(manifest)) {
+        dfs.removeXAttr(ArchiveLayout.inodePath(f), ArchivalSource.POINTER_XATTR);
+        pointers++;
+      }
+    }
+    return pointers;
+  }
+
+  /** Deletes the archive's parity root and every stripe's parity directory; how many parity files they held. */
+  private long deleteParity(long inode, String name, StripeManifest m) throws IOException {
+    long parityFiles = 0;
+    List<Path> parity = new ArrayList<>(List.of(store.layout().parityRoot(inode)));
+    for (ArchivedStripe s : m.stripes()) {
+      if (!s.parityFilePath().isEmpty()) {
+        parity.add(new Path(s.parityFilePath()));
+      }
+    }
+    for (Path dir : parity) {
+      if (dfs.exists(dir)) {
+        parityFiles += dfs.getContentSummary(dir).getFileCount();
+        store.checkHeld(inode, "deleting the parity " + dir);
+        if (!dfs.delete(dir, true)) {
+          throw new IOException("unarchive " + name + ": cannot delete parity " + dir + "; rerun to finish");
+        }
+      }
+    }
+    return parityFiles;
   }
 
   /** A path inside an archived directory is that directory's to unarchive: refused, naming it. */
