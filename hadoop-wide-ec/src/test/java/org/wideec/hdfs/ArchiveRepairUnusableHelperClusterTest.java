@@ -99,6 +99,12 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
     lose(s.member(2)); // its node may also hold unit 0 now (a rebuild prefers the planned rack): both come back
     awaitRebuilt(s.member(2));
     awaitRebuilt(s.member(0));
+    // The monitor logs a rebuild once the NameNode confirms it, which can be just after the test sees the block live.
+    for (StripeMember lost : List.of(s.member(0), s.member(2))) {
+      Eventually.await("the repair monitor's line for blk_" + lost.blockId(), Duration.ofSeconds(60),
+          () -> log.getOutput().lines().anyMatch(l -> l.contains("archived block blk_" + lost.blockId() + " of")
+              && l.contains("rebuilt under its original id")));
+    }
     log.stopCapturing();
     String out = log.getOutput();
     assertEquals(0, WideEcNameNodePlugin.metrics().archivedRepairFailures() - failures, out);
