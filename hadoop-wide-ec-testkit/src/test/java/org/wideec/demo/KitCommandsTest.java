@@ -35,7 +35,7 @@ class KitCommandsTest {
         Arguments.of("demo archive does not take --keep", new String[] {"demo", "archive", "--keep"}),
         Arguments.of("unknown option --kep", new String[] {"demo", "--kep", "X"}),
         Arguments.of("unknown option --quik", new String[] {"bench", "repair", "--quik"}),
-        Arguments.of("bench takes one benchmark: repair, encode or archive", new String[] {"bench", "encodee"}),
+        Arguments.of("bench takes one benchmark: repair, encode, archive or cluster", new String[] {"bench", "encodee"}),
         Arguments.of("bench archive takes options only", new String[] {"bench", "archive", "now"}),
         Arguments.of("unknown option --quik", new String[] {"bench", "archive", "--quik"}),
         Arguments.of("bench encode takes options only", new String[] {"bench", "encode", "now"}),
