@@ -82,7 +82,10 @@ final class BlockTargetWriter implements SliceSink {
     this.expectedCrc = expectedCrc;
     this.block = block;
     this.target = target;
-    this.checksum = checksum;
+    // Our own instance: without libhadoop, Hadoop's DataChecksum computes in a CRC object held by the instance, and
+    // the worker hands one instance (the cluster's type and chunk size) to every concurrent rebuild; shared, the
+    // writers corrupted each other's sums and the target refused their packets as checksum mismatches.
+    this.checksum = DataChecksum.newDataChecksum(checksum.getChecksumType(), checksum.getBytesPerChecksum());
     this.confirmation = confirmation;
     int bpc = checksum.getBytesPerChecksum();
     this.chunksPerPacket = Math.max(1, PACKET_BYTES / bpc);
