@@ -1,5 +1,6 @@
 package org.wideec.placement.hdfs;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -12,6 +13,9 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicyInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.hdfs.server.namenode.SafeModeException;
+import org.apache.hadoop.ipc.RemoteException;
+import org.apache.hadoop.ipc.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.hdfs.SealedFiles;
@@ -67,7 +71,15 @@ final class NameNodeScanner extends PeriodicPass {
         client = new ManifestReader(nn, conf);
       }
       privatizeSealedParts(client);
-    } catch (java.io.IOException | RuntimeException | LinkageError e) {
+    } catch (IOException e) {
+      if (startingUp(e)) {
+        // The first passes run while the NameNode still starts (RPC refused as retriable, or in safe mode): the
+        // next pass does it, so this is not worth a warning.
+        LOG.debug("sealed files' parts are made private once the NameNode serves: {}", e.toString());
+      } else {
+        unprivate.warn("wide-ec could not make sealed files' parts private yet: {}", e.toString(), e);
+      }
+    } catch (RuntimeException | LinkageError e) {
       unprivate.warn("wide-ec could not make sealed files' parts private yet: {}", e.toString(), e);
     }
     try {
@@ -83,6 +95,15 @@ final class NameNodeScanner extends PeriodicPass {
       metrics.scanFailures.incr();
       failed.warn("wide-ec scan of low-redundancy groups failed: {}", e.toString(), e);
     }
+  }
+
+  private static boolean startingUp(IOException e) {
+    IOException cause = e instanceof RemoteException r
+        ? r.unwrapRemoteException(RetriableException.class,
+            SafeModeException.class)
+        : e;
+    return cause instanceof RetriableException
+        || cause instanceof SafeModeException;
   }
 
   @Override
