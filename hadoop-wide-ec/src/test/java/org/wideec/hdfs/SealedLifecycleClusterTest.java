@@ -90,6 +90,17 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     return store.read(new Path(store.pointer(new Path(path)).manifestPath()));
   }
 
+  /** A file written and sealed with {@link #RR}: its bytes, placeholder inode, manifest and archive inode. */
+  record Sealed(byte[] data, long placeholder, String manifest, long archive, StripeManifest stripes) {}
+
+  Sealed seal(String path, long length) throws Exception {
+    byte[] data = write(path, length);
+    assertEquals(0, tool("archive", path, "--code", RR).exit());
+    String manifest = store.pointer(new Path(path)).manifestPath();
+    return new Sealed(data, fs.getClient().getFileInfo(path).getFileId(), manifest,
+        org.wideec.archive.hdfs.ArchiveLayout.archiveInodeOf(manifest), sealedManifest(path));
+  }
+
   private LocatedBlock located(ArchivedStripe s, int u) throws IOException {
     String file = CodewordFiles.file(s, u).toString();
     return fs.getClient().getLocatedBlocks(file, 0, Math.max(1, s.unitLength())).get(0);
@@ -323,7 +334,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     ToolRun fsck = tool("fsck", path, "--json");
     assertEquals(0, fsck.exit(), fsck.out());
     if (at.equals("placed")) {
-      // A marker left behind would route every later unarchive of the path to the sealed unarchiver.
+      // A marker left behind would route every later unarchive of the path to the non-systematic way back.
       ToolRun sys = tool("archive", path, "--code", CODE, "--no-trim");
       assertEquals(0, sys.exit(), sys.out() + sys.err());
       // As an older version left it: a stale marker (its restored file long renamed in) is ignored and removed.
@@ -348,12 +359,12 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
   void unarchiveIsRefusedWhenAnotherFileTakesThePathAndLosesNothing(String at) throws Exception {
     String path = "/taken/" + at;
     long length = 3 * BLOCK + 77;
-    byte[] data = write(path, length);
-    assertEquals(0, tool("archive", path, "--code", RR).exit());
-    long placeholder = fs.getClient().getFileInfo(path).getFileId();
-    String manifest = store.pointer(new Path(path)).manifestPath();
-    long archive = org.wideec.archive.hdfs.ArchiveLayout.archiveInodeOf(manifest);
-    StripeManifest sealed = sealedManifest(path);
+    Sealed f = seal(path, length);
+    byte[] data = f.data();
+    long placeholder = f.placeholder();
+    String manifest = f.manifest();
+    long archive = f.archive();
+    StripeManifest sealed = f.stripes();
     String moved = path + ".moved";
     byte[] other = "another writer's file".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     org.wideec.archive.hdfs.Unarchiver.Hook intruder = step -> {
@@ -400,6 +411,60 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     assertArrayEquals(other, readAll(fs, moved, other.length));
     assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(manifest)),
         "freed only once the file was back");
+  }
+
+  /**
+   * A sealed file's unarchive whose lock another run recovered while it decoded (a retried attempt took it for dead)
+   * stops before it swaps anything in or frees anything, as the systematic way back does: the placeholder, every
+   * codeword, the reader's index and the manifest stay, and the next run finishes.
+   */
+  @Test
+  void aSealedUnarchiveWhoseLockWasRecoveredStopsBeforeTheSwapAndFreesNothing() throws Exception {
+    String path = "/fenced/sealed";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    long archive = f.archive();
+    // The second run: its own client (its own lease holder), as a retried map attempt in another JVM would be.
+    org.apache.hadoop.hdfs.DistributedFileSystem fs2 =
+        (org.apache.hadoop.hdfs.DistributedFileSystem) FileSystem.newInstance(conf);
+    org.wideec.archive.hdfs.ManifestStore store2 =
+        new org.wideec.archive.hdfs.ManifestStore(fs2, store.layout()).holder("second run");
+    java.io.Closeable[] held2 = {null};
+    org.wideec.archive.hdfs.Unarchiver.Hook takeOver = step -> {
+      if (step.equals("decoded")) {
+        assertTrue(store2.releaseDeadHolder(archive, 60_000), "the first run's lease was recovered");
+        held2[0] = store2.lock(archive);
+      }
+    };
+    try {
+      org.wideec.archive.hdfs.LostArchiveLockException lost = assertThrows(
+          org.wideec.archive.hdfs.LostArchiveLockException.class,
+          () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, takeOver).unarchive(new Path(path), (short) 2,
+              org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+      assertTrue(lost.getMessage().contains("stopped before swapping the restored copy in for " + path),
+          lost.getMessage());
+      assertEquals(f.placeholder(), fs.getClient().getFileInfo(path).getFileId(), "the placeholder stays");
+      assertTrue(org.wideec.archive.hdfs.SealedFiles.isSealed(fs.getClient().getFileInfo(path)));
+      assertEquals(f.stripes(), store.read(new Path(f.manifest())));
+      assertTrue(fs.exists(store.layout().sealedIndex(f.placeholder())), "the reader's index is kept");
+      for (ArchivedStripe s : f.stripes().stripes()) {
+        for (int u = 0; u < s.members().size(); u++) {
+          assertEquals(s.member(u).blockId(), located(s, u).getBlock().getBlockId(), "codeword " + u);
+        }
+      }
+      assertEquals("second run", store.lockHolder(archive), "the lost lock was not deleted by its old holder");
+      held2[0].close();
+      held2[0] = null;
+    } finally {
+      if (held2[0] != null) {
+        held2[0].close();
+      }
+      fs2.close();
+    }
+    ToolRun r = tool("unarchive", path, "--replication", "2");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertArrayEquals(f.data(), readAll(fs, path, (int) length), "the restored bytes, by a stock client");
+    assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(f.manifest())));
   }
 
   /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */

@@ -12,8 +12,8 @@ class SwapMarkerNamesTest {
   @Test
   void sealAndUnsealMarkersKeepTheirNames() {
     assertEquals("trusted.wideec.sealing.", SealSwap.SWAP_XATTR_PREFIX);
-    assertEquals("trusted.wideec.unsealing.", SealedUnarchiver.SWAP_XATTR_PREFIX);
-    assertEquals("trusted.wideec.restored", SealedUnarchiver.RESTORED_XATTR);
+    assertEquals("trusted.wideec.unsealing.", RestoreSwap.SWAP_XATTR_PREFIX);
+    assertEquals("trusted.wideec.restored", NonSystematicRestore.RESTORED_XATTR);
     assertEquals("trusted.wideec.archive", ArchivalSource.POINTER_XATTR);
   }
 }
