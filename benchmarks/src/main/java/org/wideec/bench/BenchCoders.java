@@ -7,10 +7,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,9 +20,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.coder.IsalNative;
-import org.wideec.coder.Kernels;
 import org.wideec.coder.LastLevelCache;
-import org.wideec.coder.WideTuning;
 
 /**
  * Runs the coder benchmarks (JMH) and raw ISA-L's encode on the same matrices (native/build/isal_bench),
@@ -53,12 +48,12 @@ public final class BenchCoders {
   static final String UNSLICED = "native-unsliced";
   static final int MIB = 1 << 20;
 
-  /** GB/s by "code|cell|op|coder|inputs|threads". */
-  private final Map<String, Double> gbps = new LinkedHashMap<>();
-  private final Map<String, Double> isal = new LinkedHashMap<>();
-  /** Memory-read GB/s by thread count. */
-  private final Map<Integer, Double> memRead = new LinkedHashMap<>();
-  private long llc;
+  private final CoderFigures figures = new CoderFigures();
+  private final long llc;
+
+  private BenchCoders(long llc) {
+    this.llc = llc;
+  }
 
   public static void main(String[] args) throws Exception {
     boolean quick = false;
@@ -78,11 +73,10 @@ public final class BenchCoders {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    BenchCoders b = new BenchCoders();
-    b.llc = llcOverride > 0 ? llcOverride : LastLevelCache.bytes().orElseThrow(() -> new IllegalStateException(
+    long llc = llcOverride > 0 ? llcOverride : LastLevelCache.bytes().orElseThrow(() -> new IllegalStateException(
         "cannot find the last-level cache size in /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size};"
         + " the benchmark must size its buffers from it. Pass --llc-bytes N (e.g. --llc-bytes 32m)"));
-    b.run(quick, new File(out), new File(isalBench), new File(memReadProbe), command);
+    new BenchCoders(llc).run(quick, new File(out), new File(isalBench), new File(memReadProbe), command);
   }
 
   /** --llc-bytes: bytes with an optional k, m or g. */
@@ -132,8 +126,8 @@ public final class BenchCoders {
     }
     round(quick);
     rawIsal(isalBench, isalCells, quick);
-    Map<String, Double> ratios = ratios();
-    write(out, quick, command, ratios);
+    Map<String, Double> ratios = figures.ratios();
+    new CoderReport(figures, llc).write(out, quick, command, ratios);
     StringBuilder json = new StringBuilder("{");
     for (Map.Entry<String, Double> e : ratios.entrySet()) {
       json.append(json.length() > 1 ? "," : "").append('"').append(e.getKey()).append("\":")
@@ -166,7 +160,7 @@ public final class BenchCoders {
       if (p.waitFor() != 0 || line == null) {
         throw new IOException(probe + " failed with exit code " + p.exitValue());
       }
-      memRead.put(threads, Double.parseDouble(line.trim().split("\\s+")[1]));
+      figures.measuredMemoryRead(threads, Double.parseDouble(line.trim().split("\\s+")[1]));
     }
   }
 
@@ -200,8 +194,8 @@ public final class BenchCoders {
       // The best measured iteration (operations per second, summed over threads), as STREAM reports its best pass:
       // on a shared machine other jobs only ever slow an iteration down, and the limits are measured the same way.
       double opsPerSec = r.getPrimaryResult().getStatistics().getMax();
-      gbps.merge(key(code, cell, op, coder, in, threads),
-          opsPerSec * CoderBenchmark.bytesPerOp(code, effective, op, coder) / 1e9, Math::max);
+      figures.measured(code, cell, op, coder, in, threads,
+          opsPerSec * CoderBenchmark.bytesPerOp(code, effective, op, coder) / 1e9);
     }
   }
 
@@ -257,7 +251,7 @@ public final class BenchCoders {
       while ((line = rd.readLine()) != null) {
         String[] f = line.trim().split("\\s+");
         if (f.length == 3) {
-          isal.merge(f[0] + "|" + f[1], Double.parseDouble(f[2]), Math::max);
+          figures.measuredIsal(f[0], f[1], Double.parseDouble(f[2]));
         } else {
           System.err.println("isal_bench: " + line);
         }
@@ -268,159 +262,4 @@ public final class BenchCoders {
     }
   }
 
-  private Map<String, Double> ratios() {
-    Map<String, Double> r = new LinkedHashMap<>();
-    double worst = Double.MAX_VALUE;
-    for (String spec : CODES) {
-      Double ours = streamed(spec, "native", 1);
-      Double raw = isal.get(spec + "|" + MIB);
-      if (ours != null && raw != null) {
-        worst = Math.min(worst, ours / raw);
-      }
-    }
-    r.put("nativeVsIsal", worst);
-    double hadoop = streamed(NARROW, "hadoop-java", 1);
-    r.put("nativeVsHadoopJava", streamed(NARROW, "native", 1) / hadoop);
-    r.put("javaVsHadoopJava", streamed(NARROW, "java", 1) / hadoop);
-    r.put("wideVsNarrow", streamed(WIDE, "native", 1) / streamed(NARROW, "native", 1));
-    // The worse of RS-6-3 and RS-10-4: the speed-up an operator gets on every stock RS policy.
-    double rsCodec = Double.MAX_VALUE;
-    for (String spec : STOCK_RS) {
-      rsCodec = Math.min(rsCodec, streamed(spec, "rs-codec", 1) / streamed(spec, "hadoop-java", 1));
-    }
-    r.put("rsCodecVsHadoopJava", rsCodec);
-    r.put("wideFractionOfLimit", streamed(WIDE, "native", 1) / limit(WIDE, 1));
-    r.put("narrowFractionOfLimit", streamed(NARROW, "native", 1) / limit(NARROW, 1));
-    r.put("wideVsNarrow2Threads", streamed(WIDE, "native", 2) / streamed(NARROW, "native", 2));
-    r.put("wideFractionOfLimit2Threads", streamed(WIDE, "native", 2) / limit(WIDE, 2));
-    r.put("narrowFractionOfLimit2Threads", streamed(NARROW, "native", 2) / limit(NARROW, 2));
-    r.put("wideTunedVsDefault", streamed(WIDE, "native", 1) / streamed(WIDE, "native-default", 1));
-    return r;
-  }
-
-  private Double streamed(String spec, String coder, int threads) {
-    return gbps.get(key(spec, MIB, "encode", coder, STREAMED, threads));
-  }
-
-  /** The in-cache encode of a code: the faster of the tuned coder and every source in one pass. */
-  private Double cached(String spec, int threads) {
-    Double tuned = gbps.get(key(spec, MIB, "encode", "native", CACHED, threads));
-    Double unsliced = gbps.get(key(spec, MIB, "encode", UNSLICED, CACHED, threads));
-    return tuned == null || unsliced == null ? null : Math.max(tuned, unsliced);
-  }
-
-  /**
-   * Data bytes per second no encoder can beat here: an encode of k cells moves k + p cells through memory
-   * (reads k, writes p; a write counted as cheap as a read, which flatters the memory), and cannot run faster
-   * than the same coder with its inputs in cache.
-   */
-  private double memoryLimit(String spec, int threads) {
-    LinearCode c = Codes.fromSpec(spec);
-    int p = ErasureCoder.java(c).encodedUnits().length;
-    return memRead.get(threads) * c.k() / (c.k() + p);
-  }
-
-  /**
-   * In-cache compute per data byte: the faster of RS(10,4) and RS(128,4) with cache-resident inputs, each with the
-   * tuned coder and with every source in one pass (a tuning made for streamed inputs, such as small passes with
-   * prefetch, may compute slower in cache; the limit is what the core can do, not what the tuning does). Both
-   * multiply every data byte by 4 coefficients, so the core's compute limit is the same for both; a wide encode
-   * slower in cache than the narrow one is the coder's overhead, not the machine's limit.
-   */
-  private double computeLimit(int threads) {
-    return Math.max(cached(NARROW, threads), cached(WIDE, threads));
-  }
-
-  private double limit(String spec, int threads) {
-    return Math.min(memoryLimit(spec, threads), computeLimit(threads));
-  }
-
-  private void write(File out, boolean quick, String command, Map<String, Double> ratios) throws IOException {
-    StringBuilder md = new StringBuilder();
-    String machine = org.wideec.cli.ResultsFile.machine();
-    md.append("# Coder benchmarks, inputs streamed from memory (").append(machine.substring(0, machine.indexOf(',')))
-        .append(")\n\n");
-    md.append("Written by `").append(command).append("` on ").append(ZonedDateTime.now().withNano(0)).append(".\n\n");
-    md.append("- machine: ").append(machine).append(String.format(Locale.ROOT, ", last-level cache %d MiB%n", llc >> 20));
-    md.append("- JVM: ").append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.version"))
-        .append("; Java kernel: ").append(Kernels.java().name()).append("; native: ").append(Kernels.best().name())
-        .append("; wide slicing: ").append(WideTuning.current()).append(" (`native-default`: ").append(WideTuning.DEFAULT)
-        .append(")\n");
-    md.append("- run: ").append(quick ? "quick (2x0.4 s warm-up, 4x0.4 s measured, 1 fork)" : "full (3x0.5 s warm-up, 5x0.5 s measured, 1 fork)")
-        .append("; GB/s = 10^9 bytes/s of the best measured iteration; encode counts the k data cells, decode and repair the")
-        .append(" cells they read\n");
-    md.append(String.format(Locale.ROOT, "- inputs: every operation works on the next stripe of a rotating set of at"
-        + " least %d MiB per thread (4x the last-level cache), raw ISA-L likewise; `cached`: one stripe of at most a quarter"
-        + " of the last-level cache (cells shrunk to fit), the in-cache compute speed; one-thread native encode at 1 MiB"
-        + " (`native`, `native-default`, streamed and cached) and raw ISA-L run once at the start and once at the end, each"
-        + " keeping its better round; every direct cell sits 64 bytes into a page, on both sides%n", (4 * llc) >> 20));
-    md.append("- `native`: ours on ISA-L (direct buffers); `native-default`: the same with the slicing before per-processor")
-        .append(" tuning; `native-unsliced`: the same with every source in one pass, in cache only; `java`: our Java kernel (heap); `java-table`: our table-driven")
-        .append(" Java kernel; `hadoop-java`: Hadoop's RSRawEncoder/RSRawDecoder on RS(k, n-k); `raw ISA-L`: native/bench/isal_bench,")
-        .append(" `ec_encode_data` over whole cells on the same matrix; `rs-codec`: ours on ISA-L for Hadoop's own `rs` codec, from")
-        .append(" CodecUtil through Hadoop's RawErasureEncoder API (direct buffers). Hadoop's own native coder needs libhadoop built with")
-        .append(" ISA-L, which Maven Central does not ship; it is capped at k <= 10, k + m <= 14 anyway.\n\n");
-    md.append("## Target ratios\n\n| ratio | value | target |\n|---|---|---|\n");
-    md.append(String.format(Locale.ROOT, "| nativeVsIsal (worst code, encode, 1 MiB) | %.3f | >= 0.90 |%n", ratios.get("nativeVsIsal")));
-    md.append(String.format(Locale.ROOT, "| nativeVsHadoopJava (RS(10,4) encode, 1 MiB) | %.1f | >= 20 |%n", ratios.get("nativeVsHadoopJava")));
-    md.append(String.format(Locale.ROOT, "| javaVsHadoopJava (RS(10,4) encode, 1 MiB) | %.2f | >= 3 |%n", ratios.get("javaVsHadoopJava")));
-    md.append(String.format(Locale.ROOT, "| wideVsNarrow (native encode per data byte, RS(128,4) / RS(10,4), 1 MiB) | %.3f | >= 0.80 |%n",
-        ratios.get("wideVsNarrow")));
-    md.append(String.format(Locale.ROOT, "| rsCodecVsHadoopJava (rs-codec / hadoop-java encode, worse of RS(6,3) and RS(10,4), 1 MiB) | %.1f | >= 20 |%n",
-        ratios.get("rsCodecVsHadoopJava")));
-    md.append(String.format(Locale.ROOT, "| wideFractionOfLimit (RS(128,4) encode / physical limit, 1 thread) | %.3f | >= 0.70 |%n",
-        ratios.get("wideFractionOfLimit")));
-    md.append(String.format(Locale.ROOT, "| narrowFractionOfLimit (RS(10,4) encode / physical limit, 1 thread) | %.3f | none |%n",
-        ratios.get("narrowFractionOfLimit")));
-    md.append(String.format(Locale.ROOT, "| wideVsNarrow2Threads / wideFractionOfLimit2Threads / narrowFractionOfLimit2Threads | %.3f / %.3f / %.3f | none |%n",
-        ratios.get("wideVsNarrow2Threads"), ratios.get("wideFractionOfLimit2Threads"), ratios.get("narrowFractionOfLimit2Threads")));
-    md.append(String.format(Locale.ROOT, "| wideTunedVsDefault (RS(128,4) encode, tuned / 32 x 64 KiB slicing) | %.2f | none |%n%n",
-        ratios.get("wideTunedVsDefault")));
-    md.append("## Physical limit (encode, 1 MiB cells, GB/s of data)\n\n");
-    md.append("Limit = min(memory limit, compute limit). Memory limit: memory read (native/bench/mem_read over 4x the")
-        .append(" last-level cache per thread, best pass, summed over threads) x k / (k + parities), an encode moving k + parities")
-        .append(" cells per k data cells. Compute limit: the faster in-cache encode of RS(10,4) and RS(128,4), which both multiply")
-        .append(" each data byte by 4 coefficients, each the faster of the tuned coder and `native-unsliced` (every source in one")
-        .append(" pass).\n\n");
-    md.append("| code | threads | memory read | memory limit | in-cache (this code) | compute limit | limit | streamed | fraction of limit |\n");
-    md.append("|---|---|---|---|---|---|---|---|---|\n");
-    for (int threads : new int[] {1, 2}) {
-      for (String spec : new String[] {NARROW, WIDE}) {
-        md.append(String.format(Locale.ROOT, "| `%s` | %d | %.2f | %.2f | %s | %.2f | %.2f | %s | %.3f |%n", spec, threads,
-            memRead.get(threads), memoryLimit(spec, threads), f(cached(spec, threads)), computeLimit(threads), limit(spec, threads),
-            f(streamed(spec, "native", threads)), streamed(spec, "native", threads) / limit(spec, threads)));
-      }
-    }
-    md.append('\n');
-    md.append("## Throughput, streamed inputs, 1 thread (GB/s)\n\n| code | cell | operation | native | native-default | java | java-table | hadoop-java | rs-codec | raw ISA-L | native/raw ISA-L |\n");
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (String spec : CODES) {
-      for (int cell : new int[] {65536, MIB}) {
-        for (String op : OPS) {
-          Double nat = gbps.get(key(spec, cell, op, "native", STREAMED, 1));
-          if (nat == null && gbps.get(key(spec, cell, op, "java", STREAMED, 1)) == null) {
-            continue;
-          }
-          Double raw = op.equals("encode") ? isal.get(spec + "|" + cell) : null;
-          md.append("| `").append(spec).append("` | ").append(cell == MIB ? "1 MiB" : (cell / 1024) + " KiB").append(" | ")
-              .append(op).append(" | ").append(f(nat)).append(" | ")
-              .append(f(gbps.get(key(spec, cell, op, "native-default", STREAMED, 1)))).append(" | ")
-              .append(f(gbps.get(key(spec, cell, op, "java", STREAMED, 1))))
-              .append(" | ").append(f(gbps.get(key(spec, cell, op, "java-table", STREAMED, 1)))).append(" | ")
-              .append(f(gbps.get(key(spec, cell, op, "hadoop-java", STREAMED, 1)))).append(" | ")
-              .append(f(gbps.get(key(spec, cell, op, "rs-codec", STREAMED, 1)))).append(" | ").append(f(raw)).append(" | ")
-              .append(nat != null && raw != null ? String.format(Locale.ROOT, "%.2f", nat / raw) : "").append(" |\n");
-        }
-      }
-    }
-    org.wideec.cli.ResultsFile.writeSection(out.toPath(), md.toString());
-  }
-
-  private static String f(Double v) {
-    return v == null ? "" : String.format(Locale.ROOT, "%.2f", v);
-  }
-
-  private static String key(String code, int cell, String op, String coder, String inputs, int threads) {
-    return code + "|" + cell + "|" + op + "|" + coder + "|" + inputs + "|" + threads;
-  }
 }

@@ -59,34 +59,10 @@ final class ArchivalComparison {
     ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
     r.put("chain", p.end());
 
-    java.nio.file.Path list = Files.createTempFile("rapidraid-paths", ".txt");
-    List<String> paths = new ArrayList<>();
-    for (int f = 0; f < files(); f++) {
-      paths.add(new Path(rapid, "f" + f).toString());
-    }
-    Files.write(list, paths);
-    p = bed.phase("archive " + s.rapidRaidCode() + " rapidraid");
-    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
-        s.archiveArgs(s.rapidRaidCode(), "rapidraid")));
-    r.put("rapidRaid", p.end());
-    Files.delete(list);
+    r.put("rapidRaid", archiveRapidRaid(rapid));
 
     Path target = new Path(root, "stock");
-    bed.stock.mkdirs(target);
-    bed.stock.setErasureCodingPolicy(target, s.distcpPolicy());
-    p = bed.phase("distcp into " + s.distcpPolicy());
-    Configuration job = new Configuration(bed.conf);
-    job.set("mapreduce.framework.name", "local");
-    job.setInt("mapreduce.local.map.tasks.maximum", s.maps());
-    // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
-    job.set("dfs.checksum.combine.mode", "COMPOSITE_CRC");
-    int exit = ToolRunner.run(job, new DistCp(job, null), new String[] {"-m", Integer.toString(s.maps()), source.toString(),
-        target.toString()});
-    if (exit != 0) {
-      throw new IOException("distcp " + source + " " + target + " failed (exit " + exit + ")");
-    }
-    bed.stock.delete(source, true);
-    r.put("distcp", p.end());
+    r.put("distcp", distcp(source, target));
     Path copied = new Path(target, "src");
     for (int f = 0; f < files(); f++) {
       var ec = bed.stock.getErasureCodingPolicy(new Path(copied, "f" + f));
@@ -106,6 +82,41 @@ final class ArchivalComparison {
     // Deleted as a whole: the bench cluster is thrown away after the run, so the archives' manifests may be orphaned.
     bed.stock.delete(root, true);
     return r;
+  }
+
+  /** Archives the files under {@code rapid} with RapidRAID, by a list of paths as a batch job would; the phase's figures. */
+  private Map<String, Object> archiveRapidRaid(Path rapid) throws Exception {
+    java.nio.file.Path list = Files.createTempFile("rapidraid-paths", ".txt");
+    List<String> paths = new ArrayList<>();
+    for (int f = 0; f < files(); f++) {
+      paths.add(new Path(rapid, "f" + f).toString());
+    }
+    Files.write(list, paths);
+    Phase p = bed.phase("archive " + s.rapidRaidCode() + " rapidraid");
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
+        s.archiveArgs(s.rapidRaidCode(), "rapidraid")));
+    Map<String, Object> figures = p.end();
+    Files.delete(list);
+    return figures;
+  }
+
+  /** Copies {@code source} into the stock striped policy with distcp, then deletes the source; the phase's figures. */
+  private Map<String, Object> distcp(Path source, Path target) throws Exception {
+    bed.stock.mkdirs(target);
+    bed.stock.setErasureCodingPolicy(target, s.distcpPolicy());
+    Phase p = bed.phase("distcp into " + s.distcpPolicy());
+    Configuration job = new Configuration(bed.conf);
+    job.set("mapreduce.framework.name", "local");
+    job.setInt("mapreduce.local.map.tasks.maximum", s.maps());
+    // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
+    job.set("dfs.checksum.combine.mode", "COMPOSITE_CRC");
+    int exit = ToolRunner.run(job, new DistCp(job, null), new String[] {"-m", Integer.toString(s.maps()), source.toString(),
+        target.toString()});
+    if (exit != 0) {
+      throw new IOException("distcp " + source + " " + target + " failed (exit " + exit + ")");
+    }
+    bed.stock.delete(source, true);
+    return p.end();
   }
 
   static String[] concat(String[] a, String[] b) {

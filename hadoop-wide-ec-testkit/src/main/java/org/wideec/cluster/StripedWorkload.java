@@ -102,6 +102,13 @@ final class StripedWorkload {
       r.put("readsDuringNodeRecovery", nodeLoss(again, true));
     }
 
+    compareAll(r, count);
+    bed.stock.delete(dir, true);
+    return r;
+  }
+
+  /** Every file read back through our FileSystem against what was written: bytes compared, lost, and each mismatch. */
+  private void compareAll(Map<String, Object> r, int count) throws IOException {
     long lost = 0;
     List<String> mismatches = new ArrayList<>();
     for (int f = 0; f < count; f++) {
@@ -114,8 +121,6 @@ final class StripedWorkload {
     r.put("bytesCompared", count * s.fileBytes());
     r.put("bytesLost", lost);
     r.put("mismatches", mismatches);
-    bed.stock.delete(dir, true);
-    return r;
   }
 
   private long seed(int file) {

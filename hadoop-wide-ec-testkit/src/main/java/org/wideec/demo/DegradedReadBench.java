@@ -78,28 +78,15 @@ final class DegradedReadBench {
     byte[] lostCell = readRange(fs, st.file(), lostAt);
     byte[] healthyCell = readRange(fs, st.file(), healthyAt);
 
-    org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.stopRedundancyThread(
-        cluster.getNamesystem().getBlockManager());
-    DatanodeInfo lostOn = StripedGroups.location(st.group(), st.lost());
-    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == lostOn.getXferPort()).findFirst()
-        .orElseThrow();
-    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
-    cluster.setDataNodeDead(dn.getDatanodeId());
-    LocatedStripedBlock g = StripedGroups.groups(fs, st.file()).get(0);
-    if (!StripedGroups.missingUnits(g, st.policy()).contains(st.lost())) {
-      throw new IOException("the NameNode still lists unit " + st.lost() + " of " + st.label()
-          + " after its DataNode stopped");
-    }
+    LocatedStripedBlock g = loseUnit(cluster, fs, st);
 
-    Configuration clientConf = new Configuration(cluster.getConfiguration(0));
-    clientConf.unset("wide-ec.transport.secret"); // a client holds only what the NameNode gives it: block tokens
-    clientConf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    Configuration clientConf = clientConf(cluster);
     TransportConf tc = TransportConfReader.forClient(clientConf);
     int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
     int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
     UnitLocation me = new UnitLocation(-1, "client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
         org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK);
-    EndpointResolver endpoints = RepairBench.resolver(cluster, st.requestor());
+    EndpointResolver endpoints = EmbeddedGroups.resolver(cluster, st.requestor());
     out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
         + "links shaped:%n", CELL / 1024, st.label(), st.lost(), slice / 1024);
 
@@ -132,30 +119,10 @@ final class DegradedReadBench {
           lostCell));
       double cyclic = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CYCLIC, row, slice,
           lostCell));
-      m.put("normalReadSeconds", normal);
-      m.put("pipelinedSeconds", pipelined);
-      m.put("directStarSeconds", star);
-      m.put("cyclicSeconds", cyclic);
-      m.put("probeBytes", PROBE);
-      m.put("streamSetupSeconds", streamSetup);
-      m.put("chainSetupSeconds", chainSetup);
-      out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "pipelined, WideEcFileSystem", pipelined, pipelined / normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "cyclic (rotations of the chain)", cyclic, cyclic / normal);
-      out.printf("  fixed costs (%d KiB): one stream %.3f s, the chain %.3f s%n", PROBE / 1024, streamSetup, chainSetup);
+      shaped(m, normal, pipelined, star, cyclic, streamSetup, chainSetup);
 
       TrafficShaper.emulate(null);
-      Map<String, Object> hdfs = new LinkedHashMap<>();
-      hdfs.put("normalReadSeconds", median(() -> pread(stockIn, healthyAt, healthyCell)));
-      hdfs.put("pipelinedSeconds", median(() -> pread(pipelinedIn, lostAt, lostCell)));
-      hdfs.put("directDecodeSeconds", median(() -> pread(directIn, lostAt, lostCell)));
-      if (direct.readPathCounters().pipelinedReads() != 0 || direct.readPathCounters().degradedReads() != RUNS + WARM_UP) {
-        throw new IOException("the direct reads did not all decode at the client: " + direct.readPathCounters());
-      }
-      out.printf("  unshaped, through HDFS: normal %.3f s, pipelined %.3f s, direct decode %.3f s%n",
-          hdfs.get("normalReadSeconds"), hdfs.get("pipelinedSeconds"), hdfs.get("directDecodeSeconds"));
-      m.put("unshapedHdfs", hdfs);
+      m.put("unshapedHdfs", unshaped(direct, stockIn, pipelinedIn, directIn, healthyAt, healthyCell, lostAt, lostCell));
       json.put("degradedReadOverNormal", pipelined / normal);
       json.put("degradedReadDirectOverPipelined", star / pipelined);
       out.printf("degraded read / normal read = %.2f (target <= 1.3); direct decode / pipelined = %.2f%n",
@@ -166,6 +133,68 @@ final class DegradedReadBench {
     }
     progress.step("degraded reads");
     return m;
+  }
+
+  /**
+   * Stops the DataNode of the stripe's lost unit, with the NameNode's RedundancyMonitor stopped first so that the unit
+   * stays lost; the group as the NameNode lists it then.
+   */
+  private static LocatedStripedBlock loseUnit(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st)
+      throws IOException {
+    org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.stopRedundancyThread(
+        cluster.getNamesystem().getBlockManager());
+    DatanodeInfo lostOn = StripedGroups.location(st.group(), st.lost());
+    DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getXferPort() == lostOn.getXferPort()).findFirst()
+        .orElseThrow();
+    cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
+    cluster.setDataNodeDead(dn.getDatanodeId());
+    LocatedStripedBlock g = StripedGroups.groups(fs, st.file()).get(0);
+    if (!StripedGroups.missingUnits(g, st.policy()).contains(st.lost())) {
+      throw new IOException("the NameNode still lists unit " + st.lost() + " of " + st.label()
+          + " after its DataNode stopped");
+    }
+    return g;
+  }
+
+  /** A client's configuration: only what the NameNode gives it (block tokens), and our file system. */
+  private static Configuration clientConf(MiniDFSCluster cluster) {
+    Configuration clientConf = new Configuration(cluster.getConfiguration(0));
+    clientConf.unset("wide-ec.transport.secret"); // a client holds only what the NameNode gives it: block tokens
+    clientConf.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
+    return clientConf;
+  }
+
+  /** The shaped figures, into the JSON and printed. */
+  private void shaped(Map<String, Object> m, double normal, double pipelined, double star, double cyclic,
+      double streamSetup, double chainSetup) {
+    m.put("normalReadSeconds", normal);
+    m.put("pipelinedSeconds", pipelined);
+    m.put("directStarSeconds", star);
+    m.put("cyclicSeconds", cyclic);
+    m.put("probeBytes", PROBE);
+    m.put("streamSetupSeconds", streamSetup);
+    m.put("chainSetupSeconds", chainSetup);
+    out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
+    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "pipelined, WideEcFileSystem", pipelined, pipelined / normal);
+    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
+    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "cyclic (rotations of the chain)", cyclic, cyclic / normal);
+    out.printf("  fixed costs (%d KiB): one stream %.3f s, the chain %.3f s%n", PROBE / 1024, streamSetup, chainSetup);
+  }
+
+  /** The same reads unshaped through HDFS, for orientation: stock, pipelined and direct-decoding clients. */
+  private Map<String, Object> unshaped(WideEcFileSystem direct, org.apache.hadoop.fs.FSDataInputStream stockIn,
+      org.apache.hadoop.fs.FSDataInputStream pipelinedIn, org.apache.hadoop.fs.FSDataInputStream directIn,
+      long healthyAt, byte[] healthyCell, long lostAt, byte[] lostCell) throws Exception {
+    Map<String, Object> hdfs = new LinkedHashMap<>();
+    hdfs.put("normalReadSeconds", median(() -> pread(stockIn, healthyAt, healthyCell)));
+    hdfs.put("pipelinedSeconds", median(() -> pread(pipelinedIn, lostAt, lostCell)));
+    hdfs.put("directDecodeSeconds", median(() -> pread(directIn, lostAt, lostCell)));
+    if (direct.readPathCounters().pipelinedReads() != 0 || direct.readPathCounters().degradedReads() != RUNS + WARM_UP) {
+      throw new IOException("the direct reads did not all decode at the client: " + direct.readPathCounters());
+    }
+    out.printf("  unshaped, through HDFS: normal %.3f s, pipelined %.3f s, direct decode %.3f s%n",
+        hdfs.get("normalReadSeconds"), hdfs.get("pipelinedSeconds"), hdfs.get("directDecodeSeconds"));
+    return hdfs;
   }
 
   static final int RUNS = 5;
@@ -225,7 +254,7 @@ final class DegradedReadBench {
       LocatedStripedBlock g, int unit, long row, int slice, byte[] expected) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     Endpoint e = endpoints.resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
-    BlockRef b = RepairBench.ref(g, unit, RepairBench.unitLength(st.policy(), g, unit));
+    BlockRef b = EmbeddedGroups.ref(g, unit, EmbeddedGroups.unitLength(st.policy(), g, unit));
     StepRequest req = new StepRequest(b, 1, row, expected.length, slice, 0, 1, List.of(), false);
     byte[] got = new byte[expected.length];
     long t0 = System.nanoTime();
@@ -249,7 +278,7 @@ final class DegradedReadBench {
   /** The lost cell rebuilt at the client with a scheme: the client is the requestor (proving each helper's token). */
   private static double rebuildAtClient(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
       LocatedStripedBlock g, RepairScheme scheme, long row, int slice, byte[] expected) throws Exception {
-    StripeRepair r = RepairBench.repairOf(st.policy(), g, st.lost(), scheme);
+    StripeRepair r = EmbeddedGroups.repairOf(st.policy(), g, st.lost(), scheme);
     byte[] got = new byte[expected.length];
     SliceSink sink = new SliceSink() {
       @Override

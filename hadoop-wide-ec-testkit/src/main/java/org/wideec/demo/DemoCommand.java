@@ -132,6 +132,56 @@ public final class DemoCommand {
     LinearCode code = StripedCodec.byName(CODEC).codeFor(K, M);
     ErasureCodingPolicy policy = WideEcPolicies.policy(CODEC, K, M, CELL);
     Path dir = new Path("/archive");
+    enablePolicy(fs, code, policy, dir);
+
+    PlacementPlan plan = StripedPlacement.planFor(CODEC, K, M, StripedPlacement.AUTO);
+    PlacementCosts costs = PlacementCosts.of(plan);
+    step(String.format("placement plan (%s): %s; a lost data unit is rebuilt from its local group, %.2f cross-rack "
+        + "chunks on average (flat placement, one unit per rack: %.2f); any single rack may be lost",
+        plan.scheme(), layout(plan, code), costs.carc(), PlacementCosts.of(new FlatPlanner().plan(code)).carc()));
+
+    List<Path> files = new ArrayList<>();
+    List<byte[]> contents = new ArrayList<>();
+    long written = writeFiles(fs, dir, files, contents);
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
+    for (Path p : files) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + layout(g, code)
+            + (StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? " (as planned)" : " (OFF PLAN)"));
+      }
+    }
+    fsck(cluster, "fsck before the loss");
+
+    // The rack holding the most units of the largest file's first group: the worst single-rack loss for it.
+    Path big = files.get(files.size() - 1);
+    LocatedStripedBlock first = StripedGroups.groups(fs, big).get(0);
+    String rack = StripedGroups.unitsByRack(first).entrySet().stream()
+        .max(java.util.Map.Entry.comparingByValue(java.util.Comparator.comparingInt(List::size))).orElseThrow().getKey();
+    List<DataNode> lost = stopRack(cluster, rack);
+    step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes, holders of units "
+        + StripedGroups.unitsByRack(first).get(rack) + " of " + first.getBlock().getBlockName() + " and of every other "
+        + "group with units there");
+
+    long tr = System.nanoTime();
+    verifyAll(fs, files, contents);
+    step(String.format("degraded read by HDFS's own client: all %d files read back byte for byte (%.1f MiB/s)",
+        files.size(), written / 1048576.0 / ((System.nanoTime() - tr) / 1e9)));
+
+    reconstructionStep(cluster, fs, policy, code, lost, files, contents);
+    workerStep(cluster);
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
+    fsck(cluster, "fsck after the repair");
+    verifyAll(fs, files, contents);
+    step("read after reconstruction: all files intact");
+    out.println();
+    out.printf("demo OK: %d files, %.1f MiB, 1 rack (%d DataNodes) lost, 0 bytes lost, %.0f s in all%n", files.size(),
+        written / 1048576.0, lost.size(), (System.nanoTime() - t0) / 1e9);
+    return 0;
+  }
+
+  /** What an operator types to put the demo's LRC policy on a directory, done here through the same API. */
+  private void enablePolicy(DistributedFileSystem fs, LinearCode code, ErasureCodingPolicy policy, Path dir)
+      throws IOException {
     step("what an operator types, done here through the same API:");
     command("bin/wide-ec policy --code " + code.spec() + " --cell 64k > lrc.xml");
     command("hdfs ec -addPolicies -policyFile \"$PWD/lrc.xml\"");
@@ -143,16 +193,12 @@ public final class DemoCommand {
     fs.setErasureCodingPolicy(dir, policy.getName());
     step("policy " + policy.getName() + " = " + code.spec() + ": 12 data units d0-d11 in two local groups of 6, each with "
         + "an XOR local parity (l14, l15), and 2 global parities (g12, g13); 1.33x redundancy");
+  }
 
-    PlacementPlan plan = StripedPlacement.planFor(CODEC, K, M, StripedPlacement.AUTO);
-    PlacementCosts costs = PlacementCosts.of(plan);
-    step(String.format("placement plan (%s): %s; a lost data unit is rebuilt from its local group, %.2f cross-rack "
-        + "chunks on average (flat placement, one unit per rack: %.2f); any single rack may be lost",
-        plan.scheme(), layout(plan, code), costs.carc(), PlacementCosts.of(new FlatPlanner().plan(code)).carc()));
-
+  /** Writes the demo's files under {@code dir}, each of random bytes kept in {@code contents}; the bytes written. */
+  private long writeFiles(DistributedFileSystem fs, Path dir, List<Path> files, List<byte[]> contents)
+      throws IOException {
     Random rnd = new Random(2026);
-    List<Path> files = new ArrayList<>();
-    List<byte[]> contents = new ArrayList<>();
     long written = 0;
     long tw = System.nanoTime();
     for (long size : FILE_SIZES) {
@@ -168,20 +214,11 @@ public final class DemoCommand {
     }
     step(String.format("wrote %d files, %.1f MiB, encoded by the wideec coder (%.1f MiB/s); where each block group landed:",
         files.size(), written / 1048576.0, written / 1048576.0 / ((System.nanoTime() - tw) / 1e9)));
-    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
-    for (Path p : files) {
-      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        step("  " + p.getName() + " " + g.getBlock().getBlockName() + ": " + layout(g, code)
-            + (StripedPlacement.holds(plan, StripedGroups.rackOfUnit(g, code.n())) ? " (as planned)" : " (OFF PLAN)"));
-      }
-    }
-    fsck(cluster, "fsck before the loss");
+    return written;
+  }
 
-    // The rack holding the most units of the largest file's first group: the worst single-rack loss for it.
-    Path big = files.get(files.size() - 1);
-    LocatedStripedBlock first = StripedGroups.groups(fs, big).get(0);
-    String rack = StripedGroups.unitsByRack(first).entrySet().stream()
-        .max(java.util.Map.Entry.comparingByValue(java.util.Comparator.comparingInt(List::size))).orElseThrow().getKey();
+  /** Stops every DataNode of the rack; those DataNodes. */
+  private static List<DataNode> stopRack(MiniDFSCluster cluster, String rack) throws IOException {
     List<DataNode> lost = new ArrayList<>();
     for (DataNode d : cluster.getDataNodes()) {
       if (rack.equals(cluster.getNameNode().getNamesystem().getBlockManager().getDatanodeManager()
@@ -193,15 +230,12 @@ public final class DemoCommand {
       cluster.stopDataNode(dataNodeIndex(cluster, new org.apache.hadoop.hdfs.protocol.DatanodeInfo.DatanodeInfoBuilder()
           .setNodeID(d.getDatanodeId()).build()));
     }
-    step("lost rack " + rack + ": stopped all " + lost.size() + " of its DataNodes, holders of units "
-        + StripedGroups.unitsByRack(first).get(rack) + " of " + first.getBlock().getBlockName() + " and of every other "
-        + "group with units there");
+    return lost;
+  }
 
-    long tr = System.nanoTime();
-    verifyAll(fs, files, contents);
-    step(String.format("degraded read by HDFS's own client: all %d files read back byte for byte (%.1f MiB/s)",
-        files.size(), written / 1048576.0 / ((System.nanoTime() - tr) / 1e9)));
-
+  /** The lost DataNodes declared dead; every group whole again, each internal block equal to what the code computes. */
+  private void reconstructionStep(MiniDFSCluster cluster, DistributedFileSystem fs, ErasureCodingPolicy policy,
+      LinearCode code, List<DataNode> lost, List<Path> files, List<byte[]> contents) throws Exception {
     for (DataNode d : lost) {
       cluster.setDataNodeDead(d.getDatanodeId());
     }
@@ -215,6 +249,10 @@ public final class DemoCommand {
     }
     step(String.format("reconstruction: lost units rebuilt in %.1f s; all %d internal blocks equal what %s computes",
         seconds, units, code.spec()));
+  }
+
+  /** What the DataNodes' repair workers did, summed over the cluster. */
+  private void workerStep(MiniDFSCluster cluster) {
     long[] worker = new long[5];
     for (DataNode d : cluster.getDataNodes()) {
       org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(d.getXferPort());
@@ -229,14 +267,6 @@ public final class DemoCommand {
     step(String.format("repair worker: %d NameNode tasks taken over, %d repairs (a single lost unit by a rack-aggregated "
         + "chain, several at once by one decode), %d validated by a second decode of a sample before storing; %,d bytes "
         + "sent in-rack, %,d across racks", worker[0], worker[1], worker[4], worker[2], worker[3]));
-    StripedGroups.awaitSettled(cluster, fs, policy, files, 60_000);
-    fsck(cluster, "fsck after the repair");
-    verifyAll(fs, files, contents);
-    step("read after reconstruction: all files intact");
-    out.println();
-    out.printf("demo OK: %d files, %.1f MiB, 1 rack (%d DataNodes) lost, 0 bytes lost, %.0f s in all%n", files.size(),
-        written / 1048576.0, lost.size(), (System.nanoTime() - t0) / 1e9);
-    return 0;
   }
 
   /** A plan in one line: each rack's units by role (d data, g global parity, l local parity). */

@@ -54,17 +54,7 @@ final class FullNodeBench {
     Path dir = new Path("/bench/fullnode");
     fs.mkdirs(dir);
     fs.setErasureCodingPolicy(dir, policy.getName());
-    List<Path> files = new ArrayList<>();
-    for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
-      Path f = new Path(dir, "s" + i);
-      RepairBench.writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
-      files.add(f);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
-    List<LocatedStripedBlock> groups = new ArrayList<>();
-    for (Path f : files) {
-      groups.addAll(StripedGroups.groups(fs, f));
-    }
+    List<LocatedStripedBlock> groups = writeGroups(cluster, fs, policy, dir);
     Map<String, Integer> load = new HashMap<>();
     for (LocatedStripedBlock g : groups) {
       for (DatanodeInfo d : g.getLocations()) {
@@ -77,7 +67,7 @@ final class FullNodeBench {
     for (LocatedStripedBlock g : groups) {
       for (int i = 0; i < g.getLocations().length && losses.size() < s.fullNodeStripes(); i++) {
         if (g.getLocations()[i].getXferAddr().equals(victim)) {
-          StripeRepair r = RepairBench.repairOf(policy, g, g.getBlockIndices()[i], RepairScheme.PIPELINED);
+          StripeRepair r = EmbeddedGroups.repairOf(policy, g, g.getBlockIndices()[i], RepairScheme.PIPELINED);
           losses.add(new FullNodeScheduler.StripeLoss(g.getBlock().getBlockName(), r.code(), r.lost()[0], r.survivors()));
           byId.put(g.getBlock().getBlockName(), g);
         }
@@ -88,21 +78,14 @@ final class FullNodeBench {
     candidates.sort(Comparator.comparingInt((DataNode dn) -> load.getOrDefault(dn.getDatanodeId().getXferAddr(), 0)));
     long lostBytes = 0;
     for (FullNodeScheduler.StripeLoss l : losses) {
-      lostBytes += RepairBench.unitLength(policy, byId.get(l.id()), l.lostUnit());
+      lostBytes += EmbeddedGroups.unitLength(policy, byId.get(l.id()), l.lostUnit());
     }
     out.printf("full-node recovery: %d lost units (%,d bytes) of %s%n", losses.size(), lostBytes, victim);
     Map<String, Object> result = new LinkedHashMap<>();
     for (int q : new int[] {1, 2, 4}) {
-      List<DataNode> requestors = new ArrayList<>();
+      List<DataNode> requestors = requestors(cluster, candidates, q);
       List<UnitLocation> reqLocs = new ArrayList<>();
-      // Spread requestors over racks, as a NameNode spreads targets.
-      java.util.Set<String> racks = new java.util.HashSet<>();
-      for (DataNode dn : candidates) {
-        if (requestors.size() < q && racks.add(RepairBench.rackOf(cluster, dn))) {
-          requestors.add(dn);
-          reqLocs.add(RepairBench.where(cluster, dn));
-        }
-      }
+      requestors.forEach(dn -> reqLocs.add(EmbeddedGroups.where(cluster, dn)));
       Map<String, Object> row = new LinkedHashMap<>();
       for (boolean lrs : new boolean[] {false, true}) {
         List<FullNodeScheduler.Assignment> plan = new FullNodeScheduler(reqLocs, lrs, RepairScheme.PIPELINED).schedule(losses);
@@ -119,6 +102,35 @@ final class FullNodeBench {
       result.put(String.valueOf(q), row);
     }
     return result;
+  }
+
+  /** Three times the stripes a run recovers, written as one-group files of RS(10,4) under {@code dir}; their groups. */
+  private List<LocatedStripedBlock> writeGroups(MiniDFSCluster cluster, DistributedFileSystem fs,
+      ErasureCodingPolicy policy, Path dir) throws Exception {
+    List<Path> files = new ArrayList<>();
+    for (int i = 0; i < s.fullNodeStripes() * 3; i++) {
+      Path f = new Path(dir, "s" + i);
+      EmbeddedGroups.writeFile(fs, f, 10 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
+      files.add(f);
+    }
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
+    List<LocatedStripedBlock> groups = new ArrayList<>();
+    for (Path f : files) {
+      groups.addAll(StripedGroups.groups(fs, f));
+    }
+    return groups;
+  }
+
+  /** {@code q} requestors, spread over racks as a NameNode spreads targets, least loaded first. */
+  private static List<DataNode> requestors(MiniDFSCluster cluster, List<DataNode> candidates, int q) {
+    List<DataNode> requestors = new ArrayList<>();
+    java.util.Set<String> racks = new java.util.HashSet<>();
+    for (DataNode dn : candidates) {
+      if (requestors.size() < q && racks.add(EmbeddedGroups.rackOf(cluster, dn))) {
+        requestors.add(dn);
+      }
+    }
+    return requestors;
   }
 
   /** Units the busiest node link (in or out) carries under a schedule: what bounds its time. */
@@ -146,7 +158,7 @@ final class FullNodeBench {
       LocatedStripedBlock g = byId.get(a.stripe().id());
       DataNode req = requestors.stream().filter(dn -> dn.getDatanodeId().getXferAddr().equals(a.requestor().node()))
           .findFirst().orElseThrow();
-      StripeRepair full = RepairBench.repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
+      StripeRepair full = EmbeddedGroups.repairOf(policy, g, a.stripe().lostUnit(), RepairScheme.PIPELINED);
       // Exactly the scheduled helpers, in the scheduled order.
       Map<Integer, UnitLocation> chosen = new HashMap<>();
       List<Integer> order = new ArrayList<>();
@@ -157,12 +169,12 @@ final class FullNodeBench {
       StripeRepair r = new StripeRepair(full.name(), full.code(), full.lost(), full.lostLengths(), chosen, full.blocks(),
           full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
           Comparator.comparingInt(order::indexOf));
-      long crc = RepairBench.crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
-      RepairEngine e = new RepairEngine(RepairBench.plugin(req).transport(), RepairBench.resolver(cluster, req),
-          RepairBench.plugin(req).metrics(), 1);
-      UnitLocation at = RepairBench.where(cluster, req);
+      long crc = EmbeddedGroups.crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
+      RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(req).transport(), EmbeddedGroups.resolver(cluster, req),
+          EmbeddedGroups.plugin(req).metrics(), 1);
+      UnitLocation at = EmbeddedGroups.where(cluster, req);
       repairs.add(() -> {
-        e.repair(r, at, (u, len) -> new RepairBench.CrcSink(crc), slice);
+        e.repair(r, at, (u, len) -> new CrcSink(crc), slice);
         return null;
       });
     }

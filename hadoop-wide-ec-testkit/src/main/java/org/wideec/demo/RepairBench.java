@@ -1,17 +1,25 @@
 package org.wideec.demo;
 
+import static org.wideec.demo.EmbeddedGroups.crcOf;
+import static org.wideec.demo.EmbeddedGroups.crossRackBytes;
+import static org.wideec.demo.EmbeddedGroups.plugin;
+import static org.wideec.demo.EmbeddedGroups.rackOf;
+import static org.wideec.demo.EmbeddedGroups.ref;
+import static org.wideec.demo.EmbeddedGroups.repairOf;
+import static org.wideec.demo.EmbeddedGroups.resolver;
+import static org.wideec.demo.EmbeddedGroups.spareInRack;
+import static org.wideec.demo.EmbeddedGroups.unitLength;
+import static org.wideec.demo.EmbeddedGroups.where;
+import static org.wideec.demo.EmbeddedGroups.writeFile;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -23,17 +31,11 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.protocol.SystemErasureCodingPolicies;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.datanode.GroupRepair;
-import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.StripedPlacement;
-import org.wideec.repair.BlockRef;
-import org.wideec.engine.DigestRequest;
-import org.wideec.repair.EndpointResolver;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
-import org.wideec.repair.SliceSink;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
@@ -241,101 +243,6 @@ public final class RepairBench {
     return new Stripe(label, file, policy, g, lost, requestor, crc);
   }
 
-  static void writeFile(DistributedFileSystem fs, Path p, long bytes, long blockBytes) throws IOException {
-    byte[] buf = new byte[1 << 20];
-    Random r = new Random(p.hashCode());
-    try (FSDataOutputStream o = fs.create(p, true, 1 << 16, (short) 1, blockBytes)) {
-      for (long left = bytes; left > 0; left -= buf.length) {
-        r.nextBytes(buf);
-        o.write(buf, 0, (int) Math.min(buf.length, left));
-      }
-    }
-  }
-
-  /** A DataNode in the rack that holds no unit of the group (where the NameNode would put the rebuilt unit). */
-  private static DataNode spareInRack(MiniDFSCluster cluster, LocatedStripedBlock g, String rack) throws IOException {
-    java.util.Set<Integer> used = new java.util.HashSet<>();
-    for (DatanodeInfo d : g.getLocations()) {
-      used.add(d.getXferPort());
-    }
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (!used.contains(dn.getXferPort()) && rackOf(cluster, dn).equals(rack)) {
-        return dn;
-      }
-    }
-    throw new IOException("no spare DataNode in " + rack);
-  }
-
-  static String rackOf(MiniDFSCluster cluster, DataNode dn) {
-    return descriptor(cluster, dn).getNetworkLocation();
-  }
-
-  private static DatanodeInfo descriptor(MiniDFSCluster cluster, DataNode dn) {
-    return cluster.getNamesystem().getBlockManager().getDatanodeManager()
-        .getDatanodeByXferAddr(dn.getDatanodeId().getIpAddr(), dn.getXferPort());
-  }
-
-  static WideEcDataNodePlugin plugin(DataNode dn) {
-    WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
-    if (p == null || p.transport() == null) {
-      throw new IllegalStateException(dn.getDisplayName() + " runs no wide-ec repair worker");
-    }
-    return p;
-  }
-
-  static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
-    return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
-  }
-
-  /** The asker's resolver, with every DataNode's endpoint already looked up (discovery is not what we time). */
-  static EndpointResolver resolver(MiniDFSCluster cluster, DataNode asker) throws IOException {
-    Map<String, DatanodeInfo> all = new HashMap<>();
-    for (DataNode dn : cluster.getDataNodes()) {
-      all.put(dn.getDatanodeId().getXferAddr(), descriptor(cluster, dn));
-    }
-    EndpointResolver r = plugin(asker).endpoints().over(all::get);
-    for (DatanodeInfo d : all.values()) {
-      r.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()));
-    }
-    return r;
-  }
-
-  static long crcOf(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock g, int unit,
-      DataNode asker) throws Exception {
-    DatanodeInfo at = StripedGroups.location(g, unit);
-    SliceTransport t = plugin(asker).transport();
-    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
-    return DigestRequest.crcOf(t, e, where(cluster, asker), ref(g, unit, unitLength(policy, g, unit)), t.conf().sliceBytes());
-  }
-
-  static long unitLength(ErasureCodingPolicy policy, LocatedStripedBlock g, int unit) {
-    return org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getBlockSize(), policy.getCellSize(),
-        policy.getNumDataUnits(), unit);
-  }
-
-  static BlockRef ref(LocatedStripedBlock g, int unit, long len) {
-    org.apache.hadoop.hdfs.protocol.ExtendedBlock b = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(
-        g.getBlock().getBlockPoolId(), g.getBlock().getBlockId() + unit, len, g.getBlock().getGenerationStamp());
-    return new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), len, GroupRepair.tokensOf(g).apply(b));
-  }
-
-  static StripeRepair repairOf(ErasureCodingPolicy policy, LocatedStripedBlock g, int lost, RepairScheme scheme) {
-    int[] live = new int[g.getBlockIndices().length];
-    for (int i = 0; i < live.length; i++) {
-      live[i] = g.getBlockIndices()[i];
-    }
-    return GroupRepair.of(g.getBlock(), policy, live, g.getLocations(), new int[] {lost}, scheme, GroupRepair.tokensOf(g)).repair();
-  }
-
-  private static long crossRackBytes(MiniDFSCluster cluster) {
-    long sum = 0;
-    for (DataNode dn : cluster.getDataNodes()) {
-      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
-      sum += p == null || p.metrics() == null ? 0 : p.metrics().bytesSentCrossRack();
-    }
-    return sum;
-  }
-
   /** Rebuilds the stripe's unit with one scheme; checks it; returns time, cross-rack bytes and ratio. */
   private Map<String, Object> measure(MiniDFSCluster cluster, Stripe st, RepairScheme scheme, int slice, double direct)
       throws Exception {
@@ -431,29 +338,4 @@ public final class RepairBench {
     return Map.of("repairSeconds", secs);
   }
 
-  /** Checks a rebuilt unit against the CRC32C of the real replica; keeps nothing. */
-  static final class CrcSink implements SliceSink {
-    private final long expected;
-    private final CRC32C crc = new CRC32C();
-
-    CrcSink(long expected) {
-      this.expected = expected;
-    }
-
-    @Override
-    public void write(long offset, byte[] data, int off, int len) {
-      crc.update(data, off, len);
-    }
-
-    @Override
-    public void finish() throws IOException {
-      if (crc.getValue() != expected) {
-        throw new IOException("rebuilt unit differs from the stored replica (CRC32C " + Long.toHexString(crc.getValue())
-            + " != " + Long.toHexString(expected) + ")");
-      }
-    }
-
-    @Override
-    public void abort() {}
-  }
 }

@@ -3,6 +3,7 @@ package org.wideec.cluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.StripedGroups;
 
 /**
@@ -34,6 +36,11 @@ public final class SmokeClient {
   private static final long TIMEOUT_MS = TimeUnit.MINUTES.toMillis(3);
 
   private SmokeClient() {}
+
+  /** What is left of the whole wait, which starts at the kill. */
+  private static Duration left(long killedNanos) {
+    return Duration.ofMillis(TIMEOUT_MS).minusNanos(System.nanoTime() - killedNanos);
+  }
 
   public static void main(String[] args) throws Exception {
     String script = args[0];
@@ -62,21 +69,14 @@ public final class SmokeClient {
     String node = "dn" + ((InetAddress.getByName(victim.getIpAddr()).getAddress()[3] & 0xff) - 10);
     run(script, "kill", node, "--dir", clusterDir);
     long killed = System.nanoTime();
-    while (Arrays.stream(fs.getDataNodeStats(DatanodeReportType.DEAD)).noneMatch(d -> d.getXferAddr().equals(victim.getXferAddr()))) {
-      if (System.nanoTime() - killed > TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS)) {
-        throw new IOException("the NameNode did not declare " + victim.getXferAddr() + " dead");
-      }
-      Thread.sleep(500);
-    }
+    Eventually.await("the NameNode declares " + victim.getXferAddr() + " dead", left(killed),
+        () -> Arrays.stream(fs.getDataNodeStats(DatanodeReportType.DEAD))
+            .anyMatch(d -> d.getXferAddr().equals(victim.getXferAddr())));
     double deadSeconds = (System.nanoTime() - killed) / 1e9;
     // The report calls a DataNode dead as soon as its heartbeats are late; the NameNode drops its replicas at its next
     // heartbeat check (dfs.namenode.heartbeat.recheck-interval), and only then schedules the rebuild.
-    while (listsAnywhere(fs, files, victim)) {
-      if (System.nanoTime() - killed > TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS)) {
-        throw new IOException("the NameNode still lists units on dead " + victim.getXferAddr());
-      }
-      Thread.sleep(500);
-    }
+    Eventually.await("the NameNode lists no unit on dead " + victim.getXferAddr(), left(killed),
+        () -> !listsAnywhere(fs, files, victim));
     for (Path file : files) {
       StripedGroups.awaitComplete(fs, file, policy, TIMEOUT_MS);
     }

@@ -79,18 +79,7 @@ final class AnalyzeCommand {
     if (groupsPerRack < 1 || groupsPerRack > code.n()) {
       throw new Options.UsageException("--t must lie in 1.." + code.n() + ", got " + groupsPerRack);
     }
-    PlacementPlanner planner = PlacementPlanner.byName(placement, (int) groupsPerRack);
-    PlacementPlan plan;
-    if (o.has("racks")) {
-      long racks = o.getLong("racks", 0);
-      if (racks < 1 || racks > MAX_RACKS) {
-        throw new Options.UsageException("--racks must lie in 1.." + MAX_RACKS + ", got " + racks);
-      }
-      // A stripe uses at most one rack per unit: more racks than units change nothing.
-      plan = planner.plan(code, Topology.uniform((int) Math.min(racks, code.n()), code.n()));
-    } else {
-      plan = planner.plan(code);
-    }
+    PlacementPlan plan = plan(o, code, PlacementPlanner.byName(placement, (int) groupsPerRack));
     PlacementCosts costs = PlacementCosts.of(plan);
     int f = PlacementPlanner.tolerance(code);
     Mttdl m = mttdl(o);
@@ -133,6 +122,19 @@ final class AnalyzeCommand {
     }
     units.print(out);
     return 0;
+  }
+
+  /** The planner's plan of the code, over {@code --racks} uniform racks when given. */
+  private static PlacementPlan plan(Options o, LinearCode code, PlacementPlanner planner) {
+    if (!o.has("racks")) {
+      return planner.plan(code);
+    }
+    long racks = o.getLong("racks", 0);
+    if (racks < 1 || racks > MAX_RACKS) {
+      throw new Options.UsageException("--racks must lie in 1.." + MAX_RACKS + ", got " + racks);
+    }
+    // A stripe uses at most one rack per unit: more racks than units change nothing.
+    return planner.plan(code, Topology.uniform((int) Math.min(racks, code.n()), code.n()));
   }
 
   static Map<String, Object> summary(LinearCode code, PlacementPlan plan, PlacementCosts costs, int f, Double years, Mttdl m) {

@@ -65,25 +65,7 @@ final class CheckClusterCommand {
     if (policies.isEmpty()) {
       fixes.add("no policy of our codecs is enabled: add one (wide-ec policy --code SPEC) and hdfs ec -enablePolicy it");
     }
-    List<Map<String, Object>> nodes = new ArrayList<>();
-    JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
-    String hazard = StockRepairHazard.of(dfs).describe();
-    Map<String, JsonNode> beans = new LinkedHashMap<>();
-    try {
-      for (DatanodeInfo d : live) {
-        nodes.add(checkNode(d, jmx, hazard, fixes, warnings, beans));
-      }
-    } finally {
-      jmx.close();
-    }
-    SecretMismatch secrets = SecretMismatch.of(beans);
-    for (Map<String, Object> n : nodes) {
-      String addr = (String) n.get("datanode");
-      n.put("secretMismatch", secrets.named(addr));
-      if (secrets.named(addr)) {
-        fixes.add(secrets.problem(addr) + (hazard == null ? "" : "; " + hazard));
-      }
-    }
+    List<Map<String, Object>> nodes = checkNodes(dfs, live, fixes, warnings);
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("racks", racks);
@@ -109,6 +91,34 @@ final class CheckClusterCommand {
       }
     }
     return fixes.isEmpty() ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+  }
+
+  /**
+   * Every live DataNode's worker, coder and slice port as its JMX beans say, and one cluster secret across them; what
+   * is wrong goes into {@code fixes} or {@code warnings}.
+   */
+  private List<Map<String, Object>> checkNodes(DistributedFileSystem dfs, DatanodeInfo[] live, List<String> fixes,
+      List<String> warnings) throws IOException {
+    List<Map<String, Object>> nodes = new ArrayList<>();
+    JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
+    String hazard = StockRepairHazard.of(dfs).describe();
+    Map<String, JsonNode> beans = new LinkedHashMap<>();
+    try {
+      for (DatanodeInfo d : live) {
+        nodes.add(checkNode(d, jmx, hazard, fixes, warnings, beans));
+      }
+    } finally {
+      jmx.close();
+    }
+    SecretMismatch secrets = SecretMismatch.of(beans);
+    for (Map<String, Object> n : nodes) {
+      String addr = (String) n.get("datanode");
+      n.put("secretMismatch", secrets.named(addr));
+      if (secrets.named(addr)) {
+        fixes.add(secrets.problem(addr) + (hazard == null ? "" : "; " + hazard));
+      }
+    }
+    return nodes;
   }
 
   private static Map<String, Object> checkPolicy(ErasureCodingPolicy p, String scheme, Map<String, Integer> racks,

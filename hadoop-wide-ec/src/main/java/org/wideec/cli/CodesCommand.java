@@ -83,46 +83,58 @@ final class CodesCommand {
     c.minimumDistance(distance);
     distance.finish();
     CodeMetrics m = CodeMetrics.of(c);
-    MinimumDistance d = m.distance();
     if (o.has("json")) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("spec", c.spec());
-      names(named, j);
-      j.put("n", c.n());
-      j.put("k", c.k());
-      j.put("systematic", c.isSystematic());
-      j.put("redundancy", m.redundancy());
-      List<String> roles = new ArrayList<>();
-      for (int u = 0; u < c.n(); u++) {
-        roles.add(c.role(u).name().toLowerCase(java.util.Locale.ROOT));
-      }
-      j.put("roles", roles);
-      List<Map<String, Object>> groups = new ArrayList<>();
-      for (LocalGroup g : c.localGroups()) {
-        Map<String, Object> gm = new LinkedHashMap<>();
-        gm.put("index", g.index());
-        gm.put("members", g.members());
-        gm.put("localParity", g.localParity());
-        gm.put("xor", g.xor());
-        groups.add(gm);
-      }
-      j.put("localGroups", groups);
-      j.put("minimumDistance", d.value());
-      j.put("minimumDistanceExact", d.exact());
-      j.put("minimumDistanceUpperBound", d.upperBound());
-      j.put("faultsTolerated", d.faultsTolerated());
-      j.put("faultsToleratedExact", d.exact());
-      j.put("faultsToleratedAtMost", d.upperBound() - 1);
-      j.put("stockReaderTolerance", stockReaderTolerance(c));
-      j.put("arc", m.arc());
-      j.put("adrc", m.adrc());
-      j.put("repairCost", m.repairCost());
-      j.put("pinned", c.pinned());
-      j.put("formatVersion", c.pinned() ? c.formatVersion() : null);
-      j.put("notes", c.notes());
-      out.println(Json.write(j));
-      return 0;
+      describeJson(named, m);
+    } else {
+      describeTable(named, m);
     }
+    return 0;
+  }
+
+  private void describeJson(CodeNames.Named named, CodeMetrics m) {
+    LinearCode c = named.code();
+    MinimumDistance d = m.distance();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("spec", c.spec());
+    names(named, j);
+    j.put("n", c.n());
+    j.put("k", c.k());
+    j.put("systematic", c.isSystematic());
+    j.put("redundancy", m.redundancy());
+    List<String> roles = new ArrayList<>();
+    for (int u = 0; u < c.n(); u++) {
+      roles.add(c.role(u).name().toLowerCase(java.util.Locale.ROOT));
+    }
+    j.put("roles", roles);
+    List<Map<String, Object>> groups = new ArrayList<>();
+    for (LocalGroup g : c.localGroups()) {
+      Map<String, Object> gm = new LinkedHashMap<>();
+      gm.put("index", g.index());
+      gm.put("members", g.members());
+      gm.put("localParity", g.localParity());
+      gm.put("xor", g.xor());
+      groups.add(gm);
+    }
+    j.put("localGroups", groups);
+    j.put("minimumDistance", d.value());
+    j.put("minimumDistanceExact", d.exact());
+    j.put("minimumDistanceUpperBound", d.upperBound());
+    j.put("faultsTolerated", d.faultsTolerated());
+    j.put("faultsToleratedExact", d.exact());
+    j.put("faultsToleratedAtMost", d.upperBound() - 1);
+    j.put("stockReaderTolerance", stockReaderTolerance(c));
+    j.put("arc", m.arc());
+    j.put("adrc", m.adrc());
+    j.put("repairCost", m.repairCost());
+    j.put("pinned", c.pinned());
+    j.put("formatVersion", c.pinned() ? c.formatVersion() : null);
+    j.put("notes", c.notes());
+    out.println(Json.write(j));
+  }
+
+  private void describeTable(CodeNames.Named named, CodeMetrics m) {
+    LinearCode c = named.code();
+    MinimumDistance d = m.distance();
     Table t = new Table();
     t.row("code", c.spec());
     names(named).forEach(t::row);
@@ -148,7 +160,6 @@ final class CodesCommand {
         : "not pinned (coefficients computed here; analysis only, never stores data)");
     t.row("notes", c.notes());
     t.print(out);
-    return 0;
   }
 
   /** The code's other names, as rows (human output) or JSON fields. */

@@ -85,58 +85,74 @@ final class FsckCommand {
         check(dfs, it.next().getPath(), scheme, reports);
       }
     }
-    long lost = reports.stream().filter(r -> !r.decodable()).count();
-    long unreadable = reports.stream().filter(r -> r.decodable() && !r.stockReadable()).count();
-    long notRackTolerant = reports.stream().filter(r -> !r.stockReadableAfterRackLoss()).count();
-    long atRisk = reports.stream().filter(r -> r.decodable() && r.remainingTolerance() <= 0).count();
-    long offPlan = reports.stream().filter(r -> !r.planHolds()).count();
-    long stockCannotRepair = reports.stream().filter(r -> r.decodable() && !r.stockRepairable()).count();
+    Counts c = Counts.of(reports);
     ArchiveFsck archived = ArchiveFsck.of(dfs, root);
     String safeMode = SafeModeNotice.of(dfs, "fsck", root.toUri().getPath(), archived::missing);
     if (o.has("json")) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("path", root.toString());
-      j.put("safeMode", safeMode);
-      j.put("groups", reports);
-      j.put("groupsChecked", reports.size());
-      j.put("groupsLost", lost);
-      j.put("groupsUnreadableToStockClients", unreadable);
-      j.put("groupsNotRackTolerant", notRackTolerant);
-      j.put("groupsAtRisk", atRisk);
-      j.put("groupsOffPlan", offPlan);
-      j.put("groupsOnlyOurWorkerRepairs", stockCannotRepair);
-      j.put("archived", archived.toJson());
-      out.println(Json.write(j));
+      printJson(root, safeMode, reports, c, archived);
     } else {
-      if (safeMode != null) {
-        out.println(safeMode);
-      }
-      Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "LOST", "DECODES", "STOCK READ", "AFTER RACK LOSS",
-          "MORE LOSSES", "PLAN", "CROSS-RACK REPAIR PER UNIT");
-      for (GroupReport r : reports) {
-        StringBuilder racks = new StringBuilder();
-        r.unitsByRack().forEach((rack, units) -> racks.append(racks.length() == 0 ? "" : " ").append(rack).append('=')
-            .append(units.size()));
-        t.row(r.file(), r.block(), racks, java.util.Arrays.toString(r.lostUnits()), r.decodable() ? "yes" : "DATA LOST",
-            r.stockReadable() ? "yes" : "NO", r.stockReadableAfterRackLoss() ? "yes" : "NO (" + r.worstRack() + ")",
-            r.decodable() ? (r.remainingToleranceExact() ? "" : ">=") + r.remainingTolerance() : "-",
-            r.planHolds() ? "holds" : "OFF PLAN",
-            crossRackColumn(r));
-      }
-      t.print(out);
-      out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
-          + " clients after a rack loss, %d one loss from data loss, %d off plan%n", reports.size(), lost, unreadable,
-          notRackTolerant, atRisk, offPlan);
-      for (GroupReport r : reports) {
-        if (r.decodable() && !r.stockRepairable()) {
-          out.println("REPAIR NEEDS THE WIDE-EC WORKER: " + r.file() + " " + r.block() + " lost units "
-              + java.util.Arrays.toString(r.lostUnits()) + ", which HDFS's own reconstructor cannot rebuild from the"
-              + " units it reads (index order); a DataNode without the wide-ec worker retries it forever");
-        }
-      }
-      archived.print(out);
+      printText(safeMode, reports, c, archived);
     }
-    return lost > 0 || notRackTolerant > 0 || archived.problems() ? 1 : 0;
+    return c.lost() > 0 || c.notRackTolerant() > 0 || archived.problems() ? 1 : 0;
+  }
+
+  /** The groups counted by what fsck reports about them. */
+  private record Counts(long lost, long unreadable, long notRackTolerant, long atRisk, long offPlan,
+      long stockCannotRepair) {
+    static Counts of(List<GroupReport> reports) {
+      return new Counts(reports.stream().filter(r -> !r.decodable()).count(),
+          reports.stream().filter(r -> r.decodable() && !r.stockReadable()).count(),
+          reports.stream().filter(r -> !r.stockReadableAfterRackLoss()).count(),
+          reports.stream().filter(r -> r.decodable() && r.remainingTolerance() <= 0).count(),
+          reports.stream().filter(r -> !r.planHolds()).count(),
+          reports.stream().filter(r -> r.decodable() && !r.stockRepairable()).count());
+    }
+  }
+
+  private void printJson(Path root, String safeMode, List<GroupReport> reports, Counts c, ArchiveFsck archived) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("path", root.toString());
+    j.put("safeMode", safeMode);
+    j.put("groups", reports);
+    j.put("groupsChecked", reports.size());
+    j.put("groupsLost", c.lost());
+    j.put("groupsUnreadableToStockClients", c.unreadable());
+    j.put("groupsNotRackTolerant", c.notRackTolerant());
+    j.put("groupsAtRisk", c.atRisk());
+    j.put("groupsOffPlan", c.offPlan());
+    j.put("groupsOnlyOurWorkerRepairs", c.stockCannotRepair());
+    j.put("archived", archived.toJson());
+    out.println(Json.write(j));
+  }
+
+  private void printText(String safeMode, List<GroupReport> reports, Counts c, ArchiveFsck archived) {
+    if (safeMode != null) {
+      out.println(safeMode);
+    }
+    Table t = new Table().row("FILE", "GROUP", "UNITS PER RACK", "LOST", "DECODES", "STOCK READ", "AFTER RACK LOSS",
+        "MORE LOSSES", "PLAN", "CROSS-RACK REPAIR PER UNIT");
+    for (GroupReport r : reports) {
+      StringBuilder racks = new StringBuilder();
+      r.unitsByRack().forEach((rack, units) -> racks.append(racks.length() == 0 ? "" : " ").append(rack).append('=')
+          .append(units.size()));
+      t.row(r.file(), r.block(), racks, java.util.Arrays.toString(r.lostUnits()), r.decodable() ? "yes" : "DATA LOST",
+          r.stockReadable() ? "yes" : "NO", r.stockReadableAfterRackLoss() ? "yes" : "NO (" + r.worstRack() + ")",
+          r.decodable() ? (r.remainingToleranceExact() ? "" : ">=") + r.remainingTolerance() : "-",
+          r.planHolds() ? "holds" : "OFF PLAN",
+          crossRackColumn(r));
+    }
+    t.print(out);
+    out.printf("%d block groups checked: %d lost data, %d unreadable to stock clients now, %d unreadable to stock"
+        + " clients after a rack loss, %d one loss from data loss, %d off plan%n", reports.size(), c.lost(),
+        c.unreadable(), c.notRackTolerant(), c.atRisk(), c.offPlan());
+    for (GroupReport r : reports) {
+      if (r.decodable() && !r.stockRepairable()) {
+        out.println("REPAIR NEEDS THE WIDE-EC WORKER: " + r.file() + " " + r.block() + " lost units "
+            + java.util.Arrays.toString(r.lostUnits()) + ", which HDFS's own reconstructor cannot rebuild from the"
+            + " units it reads (index order); a DataNode without the wide-ec worker retries it forever");
+      }
+    }
+    archived.print(out);
   }
 
   /**
@@ -185,42 +201,47 @@ final class FsckCommand {
     } catch (RuntimeException e) {
       plan = null;
     }
-    int n = code.n();
     org.apache.hadoop.hdfs.protocol.LocatedBlocks listed = ListedBlocks.of(dfs, file.toUri().getPath());
     if (listed == null) {
       return; // deleted while listed
     }
     for (LocatedBlock b : listed.getLocatedBlocks()) {
-      LocatedStripedBlock g = (LocatedStripedBlock) b;
-      String[] rackOf = new String[n];
-      Map<Integer, String> live = new TreeMap<>();
-      Map<String, List<Integer>> byRack = new TreeMap<>();
-      byte[] idx = g.getBlockIndices();
-      DatanodeInfo[] locs = g.getLocations();
-      for (int i = 0; i < idx.length; i++) {
-        rackOf[idx[i]] = locs[i].getNetworkLocation();
-        live.put((int) idx[i], rackOf[idx[i]]);
-        byRack.computeIfAbsent(rackOf[idx[i]], r -> new ArrayList<>()).add((int) idx[i]);
-      }
-      // Data units past the end of a short group were never written: zeros to every reader, never lost.
-      long cells = (g.getBlockSize() + policy.getCellSize() - 1) / policy.getCellSize();
-      BitSet absent = new BitSet();
-      absent.set((int) Math.min(code.k(), cells), code.k());
-      GroupHealth health = GroupHealth.of(code, absent, live);
-      int[] cross = null;
-      if (health.lost().length == 0 && absent.isEmpty()) {
-        List<String> names = new ArrayList<>(byRack.keySet());
-        int[] rackIndex = new int[n];
-        for (int u = 0; u < n; u++) {
-          rackIndex[u] = names.indexOf(rackOf[u]);
-        }
-        cross = PlacementCosts.of(new PlacementPlan("as-placed", code, rackIndex)).crossRackCost();
-      }
-      reports.add(new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), code.spec(), byRack,
-          health.lost(), health.decodable(), health.stockReadable(), health.stockReadableAfterRackLoss(),
-          health.worstRack(), health.decodable(), health.decodable() && stockRepairable(code, absent, health.lost()),
-          health.remaining().value(), health.remaining().exact(),
-          plan != null && StripedPlacement.holds(plan, rackOf), cross));
+      reports.add(report(file, policy, code, plan, (LocatedStripedBlock) b));
     }
+  }
+
+  /** One block group judged by its code, the stock reader and its plan (null: the shape has none). */
+  private static GroupReport report(Path file, ErasureCodingPolicy policy, LinearCode code, PlacementPlan plan,
+      LocatedStripedBlock g) {
+    int n = code.n();
+    String[] rackOf = new String[n];
+    Map<Integer, String> live = new TreeMap<>();
+    Map<String, List<Integer>> byRack = new TreeMap<>();
+    byte[] idx = g.getBlockIndices();
+    DatanodeInfo[] locs = g.getLocations();
+    for (int i = 0; i < idx.length; i++) {
+      rackOf[idx[i]] = locs[i].getNetworkLocation();
+      live.put((int) idx[i], rackOf[idx[i]]);
+      byRack.computeIfAbsent(rackOf[idx[i]], r -> new ArrayList<>()).add((int) idx[i]);
+    }
+    // Data units past the end of a short group were never written: zeros to every reader, never lost.
+    long cells = (g.getBlockSize() + policy.getCellSize() - 1) / policy.getCellSize();
+    BitSet absent = new BitSet();
+    absent.set((int) Math.min(code.k(), cells), code.k());
+    GroupHealth health = GroupHealth.of(code, absent, live);
+    int[] cross = null;
+    if (health.lost().length == 0 && absent.isEmpty()) {
+      List<String> names = new ArrayList<>(byRack.keySet());
+      int[] rackIndex = new int[n];
+      for (int u = 0; u < n; u++) {
+        rackIndex[u] = names.indexOf(rackOf[u]);
+      }
+      cross = PlacementCosts.of(new PlacementPlan("as-placed", code, rackIndex)).crossRackCost();
+    }
+    return new GroupReport(file.toUri().getPath(), g.getBlock().getBlockName(), code.spec(), byRack,
+        health.lost(), health.decodable(), health.stockReadable(), health.stockReadableAfterRackLoss(),
+        health.worstRack(), health.decodable(), health.decodable() && stockRepairable(code, absent, health.lost()),
+        health.remaining().value(), health.remaining().exact(),
+        plan != null && StripedPlacement.holds(plan, rackOf), cross);
   }
 }

@@ -49,20 +49,7 @@ final class StatusCommand {
           + store.layout().manifest(store.inodeOf(path)) + " and no " + ArchivalSource.POINTER_XATTR + " pointer)");
     }
     ArchiveSummary sum = ArchiveSummary.of(m);
-    long storedNow = sum.parityBytesWritten();
-    Map<Long, Short> replication = new HashMap<>();
-    for (ArchivedStripe s : m.stripes()) {
-      for (StripeMember u : s.members()) {
-        if (u.role() == UnitRole.DATA && !u.padding()) {
-          Short r = replication.get(u.inodeId());
-          if (r == null) {
-            r = replicationOf(dfs, u.inodeId());
-            replication.put(u.inodeId(), r);
-          }
-          storedNow += u.length() * r;
-        }
-      }
-    }
+    long storedNow = storedNow(dfs, m, sum);
     long afterTrim = sum.logicalBytes() + sum.parityBytes();
     String safeMode = SafeModeNotice.of(dfs, "status", path.toUri().getPath(), () -> ArchiveFsck.of(dfs, path).missing());
     if (o.has("json")) {
@@ -97,6 +84,25 @@ final class StatusCommand {
             + " saving %,d bytes%n", sum.logicalBytes(), storedNow, (double) storedNow / sum.logicalBytes(), afterTrim,
         sum.redundancyAfterTrim(), storedNow - afterTrim);
     return 0;
+  }
+
+  /** The bytes the archive takes now: the parities written, and each data unit times its file's replication now. */
+  private static long storedNow(DistributedFileSystem dfs, StripeManifest m, ArchiveSummary sum) throws IOException {
+    long storedNow = sum.parityBytesWritten();
+    Map<Long, Short> replication = new HashMap<>();
+    for (ArchivedStripe s : m.stripes()) {
+      for (StripeMember u : s.members()) {
+        if (u.role() == UnitRole.DATA && !u.padding()) {
+          Short r = replication.get(u.inodeId());
+          if (r == null) {
+            r = replicationOf(dfs, u.inodeId());
+            replication.put(u.inodeId(), r);
+          }
+          storedNow += u.length() * r;
+        }
+      }
+    }
+    return storedNow;
   }
 
   /** A data file's replication now; a file gone since counts as holding nothing. */

@@ -66,20 +66,8 @@ final class TradeoffChart {
             plot.addAnnotation(a);
           });
     }
-    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-    for (int i = 0; i < data.getSeriesCount(); i++) {
-      String key = data.getSeriesKey(i).toString();
-      renderer.setSeriesPaint(i, colours.get(key));
-      if (key.startsWith("LRC")) {
-        renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
-      } else if (key.startsWith("TL")) {
-        renderer.setSeriesLinesVisible(i, false);
-      } else {
-        renderer.setSeriesStroke(i, new BasicStroke(2f));
-      }
-    }
     plot.setDataset(data);
-    plot.setRenderer(renderer);
+    plot.setRenderer(renderer(data, colours));
     NumberAxis x = new NumberAxis("Redundancy (n/k)");
     x.setAutoRangeIncludesZero(false);
     NumberAxis y = new NumberAxis("Cross-rack repair bandwidth (chunks)");
@@ -92,6 +80,28 @@ final class TradeoffChart {
         "Redundancy vs cross-rack repair bandwidth, k = %d, redundancy <= %.3f (ECWide Fig. 3)", k, gamma),
         new Font("SansSerif", Font.BOLD, 14), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
+    save(chart, file);
+  }
+
+  /** Each series in its f's colour: LRC dashed, TL as points only, CL solid. */
+  private static XYLineAndShapeRenderer renderer(XYSeriesCollection data, Map<String, Color> colours) {
+    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+    for (int i = 0; i < data.getSeriesCount(); i++) {
+      String key = data.getSeriesKey(i).toString();
+      renderer.setSeriesPaint(i, colours.get(key));
+      if (key.startsWith("LRC")) {
+        renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+      } else if (key.startsWith("TL")) {
+        renderer.setSeriesLinesVisible(i, false);
+      } else {
+        renderer.setSeriesStroke(i, new BasicStroke(2f));
+      }
+    }
+    return renderer;
+  }
+
+  /** As PNG or SVG, by the file's name. */
+  private static void save(JFreeChart chart, File file) throws IOException {
     String name = file.getName().toLowerCase(Locale.ROOT);
     if (name.endsWith(".png")) {
       ChartUtils.saveChartAsPNG(file, chart, WIDTH, HEIGHT);

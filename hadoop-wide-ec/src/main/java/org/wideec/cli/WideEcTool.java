@@ -46,6 +46,13 @@ public final class WideEcTool extends Configured implements Tool {
   public WideEcTool(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
+    codeCommands();
+    clusterCommands();
+    kitCommands();
+  }
+
+  /** The commands about codes alone: no cluster needed. */
+  private void codeCommands() {
     commands.put("codes", new Command(String.join("\n",
         "  codes list [--json]                                   code families and Hadoop codec names",
         "  codes describe --code SPEC|POLICY|CODEC [--k K --m M] [--cell 1m] [--json]",
@@ -66,6 +73,10 @@ public final class WideEcTool extends Configured implements Tool {
         "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
         "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
         SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
+  }
+
+  /** The commands an operator runs against a cluster (in the order usage lists them). */
+  private void clusterCommands() {
     commands.put("archive", new Command(ArchiveCommand.USAGE + "\n" + SPEC_EXAMPLES,
         a -> new ArchiveCommand(conf(), out, err).run(a)));
     commands.put("status", new Command(String.join("\n",
@@ -89,6 +100,10 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        rack loss stay readable, does every DataNode run the native worker"),
         a -> new CheckClusterCommand(conf(), out).run(a)));
     commands.put("endpoints", nodes);
+  }
+
+  /** The test kit's commands: embedded clusters, never a daemon's classpath. */
+  private void kitCommands() {
     commands.put("demo", new Command(String.join("\n",
         "  demo [--keep] [--dir DIR]                             embedded HDFS cluster with an LRC policy, end to end: a whole rack",
         "                                                        lost and rebuilt; --keep leaves it running to try commands on",

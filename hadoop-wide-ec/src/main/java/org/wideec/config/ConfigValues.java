@@ -29,6 +29,11 @@ public final class ConfigValues {
     return number(conf, key, dflt, min, Long.MAX_VALUE, false);
   }
 
+  /** A positive number of milliseconds (a timeout, an interval, a back-off); the default when unset. */
+  public static long positiveMillis(Configuration conf, String key, long dflt) {
+    return number(conf, key, dflt, 1, Long.MAX_VALUE, false);
+  }
+
   /** A byte count of at least min, with an optional k, m, g, t suffix (as Configuration.getLongBytes). */
   public static long bytesAtLeast(Configuration conf, String key, long dflt, long min) {
     return number(conf, key, dflt, min, Long.MAX_VALUE, true);

@@ -64,10 +64,8 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     if (unit.token().length == 0) {
       throw new ReplicaAccess.DeniedException("no block token for " + unit + " (dfs.block.access.token.enable is on)");
     }
-    Token<BlockTokenIdentifier> token = new Token<>();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(unit.token()))) {
-      token.readFields(in);
-      dn.getBlockPoolTokenSecretManager().checkAccess(token, null,
+    try {
+      dn.getBlockPoolTokenSecretManager().checkAccess(tokenOf(unit), null,
           new ExtendedBlock(unit.pool(), unit.blockId(), unit.numBytes(), unit.genStamp()), mode);
     } catch (SecretManager.InvalidToken e) {
       throw new ReplicaAccess.DeniedException("block token refused for " + unit + ": " + e.getMessage());
@@ -107,12 +105,19 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
     return token;
   }
 
-  @Override
-  public byte[] passwordOf(byte[] identifier) throws Handshake.AuthenticationException {
+  /** A token's identifier ({@code BlockTokenIdentifier.readFields} of its bytes). */
+  private static BlockTokenIdentifier identifierOf(byte[] identifier) throws IOException {
     BlockTokenIdentifier id = new BlockTokenIdentifier();
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(identifier))) {
       id.readFields(in);
-      return dn.getBlockPoolTokenSecretManager().retrievePassword(id);
+    }
+    return id;
+  }
+
+  @Override
+  public byte[] passwordOf(byte[] identifier) throws Handshake.AuthenticationException {
+    try {
+      return dn.getBlockPoolTokenSecretManager().retrievePassword(identifierOf(identifier));
     } catch (SecretManager.InvalidToken e) {
       throw new Handshake.AuthenticationException("block token refused: " + e.getMessage());
     } catch (IOException | RuntimeException e) {
@@ -123,10 +128,8 @@ final class BlockTokenAccess implements ReplicaAccess, TokenKeys {
   /** The token's user (whom the NameNode issued it to): what the slice port counts a client's requests under. */
   @Override
   public String ownerOf(byte[] identifier) {
-    BlockTokenIdentifier id = new BlockTokenIdentifier();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(identifier))) {
-      id.readFields(in);
-      return id.getUserId();
+    try {
+      return identifierOf(identifier).getUserId();
     } catch (IOException | RuntimeException e) {
       return null; // passwordOf refused it already; counted under its address
     }

@@ -3,17 +3,12 @@ package org.wideec.datanode;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.StorageType;
-import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
-import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.engine.StepService;
-import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.config.ConfigValues;
@@ -124,30 +119,12 @@ final class DataNodeSteps implements RequestHandler {
     } catch (ReplicaAccess.DeniedException e) {
       throw new ReplicaAccess.DeniedException("codeword " + o.unit() + ": " + e.getMessage());
     }
-    checksumType(req);
-  }
-
-  private static DataChecksum.Type checksumType(RapidRaidStepRequest req) throws IOException {
-    for (DataChecksum.Type type : DataChecksum.Type.values()) {
-      if (type.id == req.checksumType() && type.size > 0) {
-        return type;
-      }
-    }
-    throw new IOException(req + ": checksum type " + req.checksumType() + " is not one HDFS writes");
+    AllocatedOutputs.checksum(req, req.checksumType(), req.bytesPerChecksum());
   }
 
   /** c_i's sink: its allocated block, written on its target (this node, unless the NameNode placed it elsewhere). */
   private SliceSink open(RapidRaidStepRequest req) throws IOException {
-    EncodeTreeRequest.ParityOutput o = req.output();
-    EncodeTreeRequest.TargetNode tn = o.target();
-    DatanodeInfo target = new DatanodeInfo.DatanodeInfoBuilder().setIpAddr(tn.ipAddr()).setHostName(tn.hostName())
-        .setDatanodeUuid(tn.uuid()).setXferPort(tn.xferPort()).setInfoPort(tn.infoPort())
-        .setInfoSecurePort(tn.infoSecurePort()).setIpcPort(tn.ipcPort()).build();
-    BlockRef b = o.block();
-    DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
-    // No confirmation here: the archiver reads every codeword back against the CRC32C reported before VERIFIED.
-    return new BlockTargetWriter(dn, new ExtendedBlock(b.pool(), b.blockId(), req.length(), b.genStamp()), target,
-        StorageType.parseStorageType(tn.storageType()), tn.storageId(), checksum, null, BlockTokenAccess.tokenOf(b),
-        BlockTargetWriter.NO_CRC);
+    return AllocatedOutputs.writer(dn, req.output(), req.length(),
+        AllocatedOutputs.checksum(req, req.checksumType(), req.bytesPerChecksum()));
   }
 }

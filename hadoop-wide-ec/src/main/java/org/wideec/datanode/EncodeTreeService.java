@@ -12,9 +12,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.hadoop.fs.StorageType;
-import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
-import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
@@ -167,7 +164,7 @@ final class EncodeTreeService {
   /** Runs the tree on a thread of its own; this thread sends an empty frame whenever a quarter stall passes. */
   private List<EncodeTreeRequest.Stored> run(long repairId, EncodeTreeRequest req, EncodePlan plan,
       Downstream downstream, int[] frame) throws IOException, InterruptedException {
-    DataChecksum checksum = DataChecksum.newDataChecksum(checksumType(req), req.bytesPerChecksum());
+    DataChecksum checksum = AllocatedOutputs.checksum(req, req.checksumType(), req.bytesPerChecksum());
     Map<String, Endpoint> endpoints = new HashMap<>();
     req.endpoints().forEach(e -> endpoints.put(e.node(), e));
     EndpointResolver resolver = loc -> {
@@ -211,15 +208,6 @@ final class EncodeTreeService {
     return out;
   }
 
-  private static DataChecksum.Type checksumType(EncodeTreeRequest req) throws IOException {
-    for (DataChecksum.Type type : DataChecksum.Type.values()) {
-      if (type.id == req.checksumType() && type.size > 0) {
-        return type;
-      }
-    }
-    throw new IOException(req + ": checksum type " + req.checksumType() + " is not one HDFS writes");
-  }
-
   /** The sink of one parity row: its block on its target, or nothing for a virtual parity (zeros, never stored). */
   private SliceSink open(EncodeTreeRequest req, int parity, long length, DataChecksum checksum,
       Map<Integer, BlockTargetWriter> writers) throws IOException {
@@ -227,20 +215,12 @@ final class EncodeTreeService {
     if (o == null) {
       return VIRTUAL;
     }
-    EncodeTreeRequest.TargetNode tn = o.target();
-    DatanodeInfo target = new DatanodeInfo.DatanodeInfoBuilder().setIpAddr(tn.ipAddr()).setHostName(tn.hostName())
-        .setDatanodeUuid(tn.uuid()).setXferPort(tn.xferPort()).setInfoPort(tn.infoPort())
-        .setInfoSecurePort(tn.infoSecurePort()).setIpcPort(tn.ipcPort()).build();
-    BlockRef b = o.block();
-    ExtendedBlock block = new ExtendedBlock(b.pool(), b.blockId(), length, b.genStamp());
-    BlockTargetWriter w = new BlockTargetWriter(dn, block, target, StorageType.parseStorageType(tn.storageType()),
-        tn.storageId(), checksum, null, BlockTokenAccess.tokenOf(b), BlockTargetWriter.NO_CRC);
+    BlockTargetWriter w = AllocatedOutputs.writer(dn, o, length, checksum);
     synchronized (writers) {
       writers.put(parity, w);
     }
     return w;
   }
-
 
   /** A virtual parity's row: zeros that nothing stores. */
   private static final SliceSink VIRTUAL = new SliceSink() {

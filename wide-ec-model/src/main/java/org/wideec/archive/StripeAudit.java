@@ -173,18 +173,11 @@ public final class StripeAudit {
     String where = "stripe " + s.stripeId() + " of " + archivedPath;
     BitSet lost = new BitSet();
     BitSet padding = new BitSet();
-    Map<Integer, Observed> seen = new HashMap<>();
+    Map<Integer, Observed> seen = observeAll(s, observe);
     Map<String, Integer> unitsOnNode = new HashMap<>();
+    seen.values().forEach(o -> o.replicas().forEach(r -> unitsOnNode.merge(r.node(), 1, Integer::sum)));
     Map<Integer, String> changes = new java.util.TreeMap<>();
     boolean parityDiscarded = false;
-    for (int u = 0; u < code.n(); u++) {
-      StripeMember m = s.member(u);
-      if (!m.padding() && m.blockId() != 0) { // a parity not written yet has nothing to find
-        Observed o = observe.apply(u);
-        seen.put(u, o);
-        o.replicas().forEach(r -> unitsOnNode.merge(r.node(), 1, Integer::sum));
-      }
-    }
     for (int u = 0; u < code.n(); u++) {
       StripeMember m = s.member(u);
       if (m.padding()) {
@@ -214,34 +207,17 @@ public final class StripeAudit {
             + (o.corrupt() ? "every replica is corrupt" : "no live replica")));
         continue;
       }
-      boolean placed = m.isParity() ? s.state().parityWritten() || s.state() == StripeState.STALE
-          : s.state() == StripeState.TRIMMED;
-      // What the plan guarantees is per rack (a rack loss costs the stripe what the plan allows) and per node (a node
-      // loss costs it one unit). A unit rebuilt on another node of its planned rack, its planned node gone, keeps both:
-      // it is on plan. The placement keeper moves it onto its planned node should that come back.
-      if (placed && o.replicas().stream().noneMatch(r -> r.node().equals(m.plannedNode()))) {
-        boolean rackHolds = o.replicas().stream().anyMatch(r -> r.rack().equals(m.plannedRack()));
-        boolean alone = o.replicas().stream()
-            .anyMatch(r -> r.rack().equals(m.plannedRack()) && unitsOnNode.getOrDefault(r.node(), 0) == 1);
-        if (!alone) {
-          findings.add(new Finding(Problem.OFF_PLAN, o.file(), s.stripeId(), u, m.blockId(), unit + ": on "
-              + nodes(o.replicas()) + ", planned on " + m.plannedNode() + " in " + m.plannedRack()
-              + (rackHolds ? " (right rack, on a node holding another unit of the stripe: a node loss costs it two)"
-                  : " (another rack: a rack loss may now cost the stripe more)")));
-        }
+      Finding offPlan = offPlan(s, u, o, unit, unitsOnNode);
+      if (offPlan != null) {
+        findings.add(offPlan);
       }
     }
     if (!changes.isEmpty() && !parityDiscarded) {
       findings.add(protection(s, where, archivedPath, changes, seen, refusal));
     }
-    switch (s.state()) {
-      case STALE -> findings.add(new Finding(Problem.STALE, "", s.stripeId(), -1, 0, where + " is recorded STALE: a"
-          + " member changed after it was archived and the parity does not cover it; unarchive " + archivedPath
-          + " (and archive it again) to protect the data"));
-      case PLANNED, ENCODING, PARITY_WRITTEN, VERIFIED -> findings.add(new Finding(Problem.STUCK, "", s.stripeId(), -1,
-          0, where + " is " + s.state() + ": stopped mid-archive before COMMITTED (every data block keeps its"
-          + " replication); " + resume));
-      case COMMITTED, TRIMMED -> { }
+    Finding state = stateFinding(s, where, archivedPath, resume);
+    if (state != null) {
+      findings.add(state);
     }
     int[] erased = lost.stream().toArray();
     boolean hasParity = s.members().stream().anyMatch(m -> m.isParity() && m.blockId() != 0);
@@ -253,6 +229,54 @@ public final class StripeAudit {
     RemainingTolerance whole = RemainingTolerance.of(code, padding);
     return new Verdict(manifest, archivedPath, s.stripeId(), s.codeSpec(), s.state(), erased, !now.dataLost(),
         now.value(), now.exact(), whole.value(), findings);
+  }
+
+  /** Every stored member as it is now (padding and a parity not written yet have nothing to find). */
+  private static Map<Integer, Observed> observeAll(ArchivedStripe s, IntFunction<Observed> observe) {
+    Map<Integer, Observed> seen = new HashMap<>();
+    for (int u = 0; u < s.code().n(); u++) {
+      StripeMember m = s.member(u);
+      if (!m.padding() && m.blockId() != 0) {
+        seen.put(u, observe.apply(u));
+      }
+    }
+    return seen;
+  }
+
+  /** A placed unit with no replica on its planned node, unless it alone holds a node of its planned rack; or null. */
+  private static Finding offPlan(ArchivedStripe s, int u, Observed o, String unit, Map<String, Integer> unitsOnNode) {
+    StripeMember m = s.member(u);
+    boolean placed = m.isParity() ? s.state().parityWritten() || s.state() == StripeState.STALE
+        : s.state() == StripeState.TRIMMED;
+    // What the plan guarantees is per rack (a rack loss costs the stripe what the plan allows) and per node (a node
+    // loss costs it one unit). A unit rebuilt on another node of its planned rack, its planned node gone, keeps both:
+    // it is on plan. The placement keeper moves it onto its planned node should that come back.
+    if (!placed || o.replicas().stream().anyMatch(r -> r.node().equals(m.plannedNode()))) {
+      return null;
+    }
+    boolean rackHolds = o.replicas().stream().anyMatch(r -> r.rack().equals(m.plannedRack()));
+    boolean alone = o.replicas().stream()
+        .anyMatch(r -> r.rack().equals(m.plannedRack()) && unitsOnNode.getOrDefault(r.node(), 0) == 1);
+    if (alone) {
+      return null;
+    }
+    return new Finding(Problem.OFF_PLAN, o.file(), s.stripeId(), u, m.blockId(), unit + ": on "
+        + nodes(o.replicas()) + ", planned on " + m.plannedNode() + " in " + m.plannedRack()
+        + (rackHolds ? " (right rack, on a node holding another unit of the stripe: a node loss costs it two)"
+            : " (another rack: a rack loss may now cost the stripe more)"));
+  }
+
+  /** What the recorded state says by itself: STALE, or stopped mid-archive; null once COMMITTED or TRIMMED. */
+  private static Finding stateFinding(ArchivedStripe s, String where, String archivedPath, String resume) {
+    return switch (s.state()) {
+      case STALE -> new Finding(Problem.STALE, "", s.stripeId(), -1, 0, where + " is recorded STALE: a"
+          + " member changed after it was archived and the parity does not cover it; unarchive " + archivedPath
+          + " (and archive it again) to protect the data");
+      case PLANNED, ENCODING, PARITY_WRITTEN, VERIFIED -> new Finding(Problem.STUCK, "", s.stripeId(), -1,
+          0, where + " is " + s.state() + ": stopped mid-archive before COMMITTED (every data block keeps its"
+          + " replication); " + resume);
+      case COMMITTED, TRIMMED -> null;
+    };
   }
 
   /**

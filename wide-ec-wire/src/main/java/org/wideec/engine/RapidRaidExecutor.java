@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.ParitySinks;
-import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.archive.encode.Site;
 import org.wideec.coder.ErasureCoder;
@@ -92,18 +91,9 @@ public final class RapidRaidExecutor {
 
   /** The last position's request, with every earlier position's nested inside it. */
   private RapidRaidStepRequest step(RapidRaidPlan plan, int i, Map<Integer, BlockRef> pieces) throws PeerFailure {
-    RapidRaidPipeline.Position p = plan.pipeline().position(i);
-    List<RapidRaidStepRequest.Piece> mine = new ArrayList<>();
-    int[] js = p.pieces();
-    for (int t = 0; t < js.length; t++) {
-      BlockRef b = pieces.get(js[t]);
-      if (b == null) {
-        throw new IllegalArgumentException(plan.name() + ": no replica named for piece " + js[t]);
-      }
-      mine.add(new RapidRaidStepRequest.Piece(b, p.psi()[t], p.xi()[t]));
-    }
+    List<RapidRaidStepRequest.Piece> mine = RapidRaidRequests.piecesOf(plan, i, pieces);
     RapidRaidStepRequest.Upstream up = i == 0 ? null : new RapidRaidStepRequest.Upstream(
-        endpoint(plan.site(i - 1), js[0]), step(plan, i - 1, pieces));
+        endpoint(plan.site(i - 1), plan.pipeline().position(i).pieces()[0]), step(plan, i - 1, pieces));
     return new RapidRaidStepRequest(plan.name(), i, mine, plan.unitBytes(), plan.sliceBytes(), up,
         i < plan.code().n() - 1, null, 2, EncodePlanner.CHUNK);
   }
@@ -165,29 +155,14 @@ public final class RapidRaidExecutor {
       openPieces(plan, pieces, transport, at, encodeId, streams);
       ErasureCoder coder = ErasureCoder.best(plan.code());
       int slice = plan.sliceBytes();
-      ByteBuffer[] data = new ByteBuffer[k]; // empty pieces stay zero
-      for (int j = 0; j < k; j++) {
-        data[j] = ByteBuffer.allocateDirect(slice);
-      }
-      ByteBuffer[] words = new ByteBuffer[n];
-      for (int i = 0; i < n; i++) {
-        words[i] = ByteBuffer.allocateDirect(slice);
-      }
+      ByteBuffer[] data = directBuffers(k, slice); // empty pieces stay zero
+      ByteBuffer[] words = directBuffers(n, slice);
       java.util.zip.CRC32C[] crcs = new java.util.zip.CRC32C[n];
       byte[] row = new byte[slice];
       for (int s = 0; s < plan.slices(); s++) {
         long offset = (long) s * slice;
         int len = (int) Math.min(slice, plan.unitBytes() - offset);
-        for (int t = 0; t < read.length; t++) {
-          Frame f = streams.get(t).next(s, len);
-          try {
-            ByteBuffer dst = data[read[t]].clear().limit(len);
-            f.payload().getBytes(f.payload().readerIndex(), dst);
-          } finally {
-            f.release();
-          }
-          streams.get(t).credit();
-        }
+        readSlice(streams, read, data, s, len);
         for (ByteBuffer b : data) {
           b.position(0).limit(len);
         }
@@ -222,6 +197,29 @@ public final class RapidRaidExecutor {
         }
       }
       streams.forEach(PeerStream::close);
+    }
+  }
+
+  private static ByteBuffer[] directBuffers(int count, int bytes) {
+    ByteBuffer[] out = new ByteBuffer[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = ByteBuffer.allocateDirect(bytes);
+    }
+    return out;
+  }
+
+  /** Slice {@code s} ({@code len} bytes) of every non-empty piece {@code read[t]}, from its stream t. */
+  private static void readSlice(List<PeerStream> streams, int[] read, ByteBuffer[] data, int s, int len)
+      throws IOException, InterruptedException {
+    for (int t = 0; t < read.length; t++) {
+      Frame f = streams.get(t).next(s, len);
+      try {
+        ByteBuffer dst = data[read[t]].clear().limit(len);
+        f.payload().getBytes(f.payload().readerIndex(), dst);
+      } finally {
+        f.release();
+      }
+      streams.get(t).credit();
     }
   }
 

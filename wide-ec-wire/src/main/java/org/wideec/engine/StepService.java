@@ -161,13 +161,7 @@ public final class StepService implements RequestHandler {
         try {
           byte[] a = out.array();
           int off = out.arrayOffset() + out.writerIndex();
-          for (int t = 0; t < readers.size(); t++) {
-            read(readers.get(t), step, t, s, rows.input(t), n);
-          }
-          rows.compute(a, off, n);
-          for (int u = 0; u < ups.size(); u++) {
-            step.upstreams().get(u).addInto(ups.get(u), s, n, a, off, step.rows());
-          }
+          combine(step, rows, s, n, readers, ups, a, off);
           if (step.sinks()) {
             int row = off + (step.rows() - 1) * n;
             crc.update(a, row, n);
@@ -183,19 +177,14 @@ public final class StepService implements RequestHandler {
         }
         downstream.send(s, out);
       }
-      byte[] report = null;
-      if (step.sinks()) {
-        report = report(step, ups, crc.getValue());
-      }
+      byte[] report = step.sinks() ? report(step, ups, crc.getValue()) : null;
       for (PeerStream up : ups) {
         up.awaitEnd();
       }
       if (step.sinks()) {
         sink.finish();
         finished = true;
-        ByteBuf frame = downstream.alloc().heapBuffer(report.length, report.length);
-        frame.writeBytes(report);
-        downstream.send(step.slices(), frame);
+        downstream.send(step.slices(), downstream.alloc().heapBuffer(report.length, report.length).writeBytes(report));
         LOG.debug("rapidraid {}: {} stored c_{} of {}", repairId, me, step.position().position(),
             step.position().object());
       }
@@ -208,6 +197,21 @@ public final class StepService implements RequestHandler {
         close(r, me);
       }
       ups.forEach(PeerStream::close);
+    }
+  }
+
+  /**
+   * Slice {@code s} ({@code n} bytes a row) of the step's rows into {@code a} at {@code off}: its locals read and
+   * multiplied, then each upstream's rows added in.
+   */
+  private void combine(SliceStep step, SliceStep.Arithmetic rows, int s, int n, List<UnitStore.Reader> readers,
+      List<PeerStream> ups, byte[] a, int off) throws IOException, InterruptedException {
+    for (int t = 0; t < readers.size(); t++) {
+      read(readers.get(t), step, t, s, rows.input(t), n);
+    }
+    rows.compute(a, off, n);
+    for (int u = 0; u < ups.size(); u++) {
+      step.upstreams().get(u).addInto(ups.get(u), s, n, a, off, step.rows());
     }
   }
 

@@ -30,16 +30,7 @@ public final class RapidRaidRequests {
     }
     RapidRaidStepRequest req = null;
     for (int i = 0; i < n; i++) {
-      RapidRaidPipeline.Position p = plan.pipeline().position(i);
-      List<RapidRaidStepRequest.Piece> mine = new ArrayList<>();
-      int[] js = p.pieces();
-      for (int t = 0; t < js.length; t++) {
-        BlockRef b = pieces.get(js[t]);
-        if (b == null) {
-          throw new IllegalArgumentException(plan.name() + ": no replica named for piece " + js[t]);
-        }
-        mine.add(new RapidRaidStepRequest.Piece(b, p.psi()[t], p.xi()[t]));
-      }
+      List<RapidRaidStepRequest.Piece> mine = piecesOf(plan, i, pieces);
       if (outputs.get(i).unit() != i || outputs.get(i).block().numBytes() != plan.unitBytes()) {
         throw new IllegalArgumentException(plan.name() + ": position " + i + " is given codeword block "
             + outputs.get(i).block() + " of unit " + outputs.get(i).unit() + "; codewords are " + plan.unitBytes()
@@ -50,5 +41,24 @@ public final class RapidRaidRequests {
           outputs.get(i), checksumType, bytesPerChecksum);
     }
     return req;
+  }
+
+  /**
+   * Position {@code i}'s pieces with their psi/xi coefficients (Xu et al., §3), each on the replica named for it.
+   *
+   * @throws IllegalArgumentException naming the plan and the piece when no replica is named for one
+   */
+  public static List<RapidRaidStepRequest.Piece> piecesOf(RapidRaidPlan plan, int i, Map<Integer, BlockRef> pieces) {
+    RapidRaidPipeline.Position p = plan.pipeline().position(i);
+    List<RapidRaidStepRequest.Piece> mine = new ArrayList<>();
+    int[] js = p.pieces();
+    for (int t = 0; t < js.length; t++) {
+      BlockRef b = pieces.get(js[t]);
+      if (b == null) {
+        throw new IllegalArgumentException(plan.name() + ": no replica named for piece " + js[t]);
+      }
+      mine.add(new RapidRaidStepRequest.Piece(b, p.psi()[t], p.xi()[t]));
+    }
+    return mine;
   }
 }

@@ -52,16 +52,7 @@ final class MemoryCluster implements AutoCloseable {
 
   /** Starts a node holding the given units (unit -> bytes). */
   void node(String node, String rack, Map<Integer, byte[]> units) throws IOException {
-    Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
-    units.forEach((u, b) -> blocks.put((long) u, b));
-    stored.put(node, blocks);
-    Counters c = new Counters();
-    counters.put(node, c);
-    SliceTransport t = new SliceTransport(conf, node, c, workers);
-    racks.put(node, rack);
-    UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(new StepService(t, store, c));
-    transports.put(node, t);
+    start(node, rack, units, null);
   }
 
   /**
@@ -70,8 +61,14 @@ final class MemoryCluster implements AutoCloseable {
    */
   void rapidRaidNode(String node, String rack, Map<Integer, byte[]> pieces,
       org.wideec.engine.CodewordSinks sinks) throws IOException {
+    start(node, rack, pieces, sinks);
+  }
+
+  /** A node's transport serving its units by block id = unit; RapidRAID positions too when {@code sinks} is set. */
+  private void start(String node, String rack, Map<Integer, byte[]> units, org.wideec.engine.CodewordSinks sinks)
+      throws IOException {
     Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
-    pieces.forEach((u, b) -> blocks.put((long) u, b));
+    units.forEach((u, b) -> blocks.put((long) u, b));
     stored.put(node, blocks);
     Counters c = new Counters();
     counters.put(node, c);

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,21 +12,15 @@ import java.util.TreeMap;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
-import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.ArchiveOrphans;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.CorruptManifestException;
 import org.wideec.archive.StripeAudit;
 import org.wideec.archive.StripeAudit.Finding;
-import org.wideec.archive.StripeAudit.Observed;
-import org.wideec.archive.StripeAudit.Presence;
 import org.wideec.archive.StripeAudit.Problem;
 import org.wideec.archive.StripeManifest;
-import org.wideec.archive.StripeMember;
-import org.wideec.code.UnitRole;
 
 /**
  * Gathers what {@code wide-ec fsck} judges about archived data under a path ({@link StripeAudit},
@@ -46,14 +39,12 @@ public final class ArchiveInspector {
 
   private final DistributedFileSystem dfs;
   private final ManifestStore store;
-  /** Inode → what the NameNode lists for it now (null: gone), cached for one inspection. */
-  private final Map<Long, FileNow> files = new HashMap<>();
-
-  private record FileNow(HdfsFileStatus status, List<LocatedBlock> blocks) {}
+  private final NamespaceNow namespace;
 
   public ArchiveInspector(DistributedFileSystem dfs, ManifestStore store) {
     this.dfs = dfs;
     this.store = store;
+    this.namespace = new NamespaceNow(dfs);
   }
 
   /**
@@ -138,7 +129,7 @@ public final class ArchiveInspector {
     void audit(long inode, String manifest) throws IOException {
       // A sealed file lives on as its placeholder (a new inode, found through its reader's index and pointer).
       Long placeholder = placeholderOf.get(manifest);
-      boolean exists = now(inode) != null || placeholder != null;
+      boolean exists = namespace.now(inode) != null || placeholder != null;
       if (exists) {
         live.add(inode);
       }
@@ -186,19 +177,19 @@ public final class ArchiveInspector {
       String current = placeholder != null ? names.getOrDefault(placeholder, m.archivedPath())
           : names.getOrDefault(inode, m.archivedPath());
       if (placeholder != null) {
-        findings.addAll(placeholderChanged(current, placeholder, manifest));
+        findings.addAll(namespace.placeholderChanged(current, placeholder, manifest));
       }
       String resume = "rerun 'wide-ec archive " + current + " --code " + m.stripes().get(0).codeSpec() + "' to resume"
           + (locked.contains(inode) ? " (a run holds " + store.layout().manifestDir() + "/" + inode + ".lock: if it is"
               + " still running, let it finish)" : "");
       for (ArchivedStripe s : m.stripes()) {
         try {
-          verdicts.add(StripeAudit.audit(manifest, current, s, u -> observe(s, u, names), resume, quotas));
+          verdicts.add(StripeAudit.audit(manifest, current, s, u -> namespace.observe(s, u, names), resume, quotas));
         } catch (java.io.UncheckedIOException ex) {
           throw ex.getCause();
         }
       }
-      findings.addAll(unprotected(m, names));
+      findings.addAll(namespace.unprotected(m, names));
     }
 
     /** What is left over in scope: parity and codeword directories, indexes and pointers nothing archived needs. */
@@ -301,7 +292,7 @@ public final class ArchiveInspector {
         continue; // a temp file of a write in progress (or crashed: the next archive run replaces it)
       }
       String index = Path.getPathWithoutSchemeAndAuthority(st.getPath()).toString();
-      FileNow f = now(inode);
+      NamespaceNow.FileNow f = namespace.now(inode);
       String placeholder = null;
       String pointer = null;
       if (f != null && SealedFiles.isSealed(f.status())) {
@@ -320,85 +311,6 @@ public final class ArchiveInspector {
       indexes.put(inode, new ArchiveOrphans.SealedIndex(inode, index, placeholder, pointer));
     }
     return placeholderOf;
-  }
-
-  /**
-   * A placeholder is empty and closed for good: anything else means a stock client opened it for writing (an append
-   * or a concat), which the sealed layout does not describe.
-   */
-  private List<Finding> placeholderChanged(String file, long inode, String manifest) throws IOException {
-    FileNow f = now(inode);
-    org.apache.hadoop.hdfs.protocol.LocatedBlocks lbs = ListedBlocks.of(dfs, ArchiveLayout.inodePath(inode).toString());
-    if (f.status().getLen() == 0 && f.blocks().isEmpty() && (lbs == null || !lbs.isUnderConstruction())) {
-      return List.of();
-    }
-    return List.of(new Finding(Problem.STALE, file, -1, -1, 0, "sealed file " + file + " (manifest " + manifest
-        + ") is no longer its empty placeholder: " + f.status().getLen() + " bytes, " + f.blocks().size()
-        + " block(s)" + (lbs != null && lbs.isUnderConstruction() ? ", open for writing" : "") + "; its codewords still hold the"
-        + " archived bytes (read them with wide-ec's file system, or unarchive after removing what was added)"));
-  }
-
-  /** One stored member as the NameNode lists it now. */
-  private Observed observe(ArchivedStripe s, int unit, Map<Long, String> names) {
-    StripeMember m = s.member(unit);
-    String file = m.isParity() ? ArchiveLayout.parityUnit(s.parityFilePath(), unit).toString()
-        : names.getOrDefault(m.inodeId(), ArchiveLayout.inodePath(m.inodeId()).toString());
-    FileNow f;
-    try {
-      f = now(m.inodeId());
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    if (f == null) {
-      return Observed.gone(file, Presence.FILE_GONE);
-    }
-    for (LocatedBlock lb : f.blocks()) {
-      if (lb.getBlock().getBlockId() == m.blockId()) {
-        List<StripeAudit.Replica> replicas = new ArrayList<>();
-        for (DatanodeInfo d : lb.getLocations()) {
-          replicas.add(new StripeAudit.Replica(d.getXferAddr(), d.getNetworkLocation()));
-        }
-        return new Observed(file, Presence.PRESENT, lb.getBlock().getGenerationStamp(), lb.getBlock().getNumBytes(),
-            replicas, lb.isCorrupt());
-      }
-    }
-    return Observed.gone(file, Presence.BLOCK_GONE);
-  }
-
-  /** Blocks of the archive's data files that no stripe holds (appended since it was archived). */
-  private List<Finding> unprotected(StripeManifest m, Map<Long, String> names) throws IOException {
-    Map<Long, Set<Long>> recorded = new LinkedHashMap<>();
-    for (ArchivedStripe s : m.stripes()) {
-      for (StripeMember u : s.members()) {
-        if (u.role() == UnitRole.DATA && !u.padding()) {
-          recorded.computeIfAbsent(u.inodeId(), i -> new HashSet<>()).add(u.blockId());
-        }
-      }
-    }
-    List<Finding> out = new ArrayList<>();
-    for (Map.Entry<Long, Set<Long>> e : recorded.entrySet()) {
-      FileNow f = now(e.getKey());
-      if (f == null) {
-        continue; // reported stale, member by member
-      }
-      String file = names.getOrDefault(e.getKey(), ArchiveLayout.inodePath(e.getKey()).toString());
-      long[] ids = f.blocks().stream().mapToLong(b -> b.getBlock().getBlockId()).toArray();
-      out.addAll(StripeAudit.unprotected(file, e.getValue(), ids, f.status().getReplication()));
-    }
-    return out;
-  }
-
-  private FileNow now(long inode) throws IOException {
-    if (files.containsKey(inode)) {
-      return files.get(inode);
-    }
-    org.apache.hadoop.hdfs.protocol.HdfsLocatedFileStatus st = ListedBlocks.status(dfs,
-        ArchiveLayout.inodePath(inode).toString());
-    FileNow f = st == null ? null
-        : new FileNow(st, st.isDirectory() || st.getLocatedBlocks() == null ? List.of()
-            : st.getLocatedBlocks().getLocatedBlocks());
-    files.put(inode, f);
-    return f;
   }
 
   private static boolean under(String p, String root) {

@@ -24,6 +24,7 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.security.token.Token;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.config.ConfigValues;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair.Replica;
 import org.wideec.archive.PlanKeeping;
@@ -100,22 +101,30 @@ final class ArchivePlacementKeeper extends ArchivePass {
     super(nn, fsn, conf, interval, checkedMoves(conf), "archive placement keeper", LOG, true);
     this.metrics = metrics;
     this.interval = interval;
-    this.maxMoves = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
-    this.backingOff = new FailureBackoff<>(conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT), MAX_BACKOFF_MS);
-    this.maxPins = conf.getInt(MAX_PINS_KEY, MAX_PINS_DEFAULT);
+    this.maxMoves = maxMoves(conf);
+    this.backingOff = new FailureBackoff<>(ConfigValues.positiveMillis(conf, BACKOFF_KEY, BACKOFF_DEFAULT),
+        MAX_BACKOFF_MS);
+    this.maxPins = maxPins(conf);
     this.pinned = new PinLedger(maxPins);
   }
 
-  /** The settings checked before anything starts; the number of moves at once. */
+  /**
+   * The settings checked before anything starts; the number of moves at once.
+   *
+   * @throws IllegalArgumentException naming the key whose value is not positive
+   */
   private static int checkedMoves(Configuration conf) {
-    int max = conf.getInt(MAX_MOVES_KEY, MAX_MOVES_DEFAULT);
-    long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    int pins = conf.getInt(MAX_PINS_KEY, MAX_PINS_DEFAULT);
-    if (max < 1 || backoff < 1 || pins < 1) {
-      throw new IllegalArgumentException(MAX_MOVES_KEY + ", " + BACKOFF_KEY + " and " + MAX_PINS_KEY
-          + " must be positive; got " + max + ", " + backoff + ", " + pins);
-    }
-    return max;
+    ConfigValues.positiveMillis(conf, BACKOFF_KEY, BACKOFF_DEFAULT);
+    maxPins(conf);
+    return maxMoves(conf);
+  }
+
+  private static int maxMoves(Configuration conf) {
+    return ConfigValues.intIn(conf, MAX_MOVES_KEY, MAX_MOVES_DEFAULT, 1, Integer.MAX_VALUE);
+  }
+
+  private static int maxPins(Configuration conf) {
+    return ConfigValues.intIn(conf, MAX_PINS_KEY, MAX_PINS_DEFAULT, 1, Integer.MAX_VALUE);
   }
 
   void start() {

@@ -5,6 +5,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.config.ConfigValues;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.UnusableHelpers;
@@ -43,14 +44,10 @@ record ArchiveRepairSettings(int maxConcurrent, long backoff, long maxBackoff, l
    * @throws IllegalArgumentException naming the key whose value is wrong
    */
   static ArchiveRepairSettings from(Configuration conf) {
-    int max = conf.getInt(MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT);
-    long backoff = conf.getLong(BACKOFF_KEY, BACKOFF_DEFAULT);
-    long confirm = conf.getLong(CONFIRM_KEY, CONFIRM_DEFAULT);
+    int max = ConfigValues.intIn(conf, MAX_CONCURRENT_KEY, MAX_CONCURRENT_DEFAULT, 1, Integer.MAX_VALUE);
+    long backoff = ConfigValues.positiveMillis(conf, BACKOFF_KEY, BACKOFF_DEFAULT);
+    long confirm = ConfigValues.positiveMillis(conf, CONFIRM_KEY, CONFIRM_DEFAULT);
     long maxBackoff = maxBackoff(conf);
-    if (max < 1 || backoff < 1 || confirm < 1) {
-      throw new IllegalArgumentException(MAX_CONCURRENT_KEY + ", " + BACKOFF_KEY + " and " + CONFIRM_KEY
-          + " must be positive; got " + max + ", " + backoff + ", " + confirm);
-    }
     if (maxBackoff < backoff) {
       throw new IllegalArgumentException(MAX_BACKOFF_KEY + " (" + maxBackoff + ") must be at least " + BACKOFF_KEY
           + " (" + backoff + ")");
@@ -83,7 +80,7 @@ record ArchiveRepairSettings(int maxConcurrent, long backoff, long maxBackoff, l
    */
   static RepairScheme dataNodeScheme(Configuration conf) {
     try {
-      return org.wideec.config.ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME, RepairWorkerConf.DEFAULT_SCHEME);
+      return ConfigValues.oneOf(conf, RepairWorkerConf.SCHEME, RepairWorkerConf.DEFAULT_SCHEME);
     } catch (IllegalArgumentException e) {
       LOG.warn("wide-ec archive repair costs rebuild orders by the default {} repair scheme: {}",
           RepairWorkerConf.DEFAULT_SCHEME, e.getMessage());

@@ -124,24 +124,8 @@ final class RebuildOrders {
    */
   private StripeRepair send(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
       Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
-    Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
     Map<String, Endpoint> eps = new HashMap<>();
-    Set<String> dropped = new HashSet<>();
-    for (UnitLocation h : repair.survivors().values()) {
-      if (eps.containsKey(h.node()) || dropped.contains(h.node())) {
-        continue;
-      }
-      try {
-        eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
-      } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
-        dropped.add(h.node());
-        state.unusable(h.node(), e.getMessage());
-      }
-    }
-    if (!dropped.isEmpty()) {
-      repair = repair.without(dropped);
-      eps.keySet().retainAll(helperNodes(repair));
-    }
+    repair = reachableHelpers(repair, eps);
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
     Endpoint at = slicePort(requestor);
     List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
@@ -183,6 +167,32 @@ final class RebuildOrders {
       }
     }
     return repair;
+  }
+
+  /**
+   * The repair without the helpers whose slice port cannot be found (or whose worker is off: each is left out of the
+   * next orders for a while); fills {@code eps} with the slice port of every helper it keeps.
+   */
+  private StripeRepair reachableHelpers(StripeRepair repair, Map<String, Endpoint> eps) {
+    Map<String, DatanodeInfo> nodes = WideEcArchivedBlocks.liveNodes(fsn);
+    Set<String> dropped = new HashSet<>();
+    for (UnitLocation h : repair.survivors().values()) {
+      if (eps.containsKey(h.node()) || dropped.contains(h.node())) {
+        continue;
+      }
+      try {
+        eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
+      } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
+        dropped.add(h.node());
+        state.unusable(h.node(), e.getMessage());
+      }
+    }
+    if (dropped.isEmpty()) {
+      return repair;
+    }
+    StripeRepair kept = repair.without(dropped);
+    eps.keySet().retainAll(helperNodes(kept));
+    return kept;
   }
 
   /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */

@@ -7,6 +7,7 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.config.ConfigValues;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.placement.PlacementConf;
 import org.wideec.placement.StripedPlacement;
@@ -182,21 +183,14 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     return positiveMillis(conf, SCAN_INTERVAL_KEY, SCAN_INTERVAL_DEFAULT);
   }
 
+  /** A pass's interval: a wrong value is reported and the default used, so the pass still runs. */
   private static long positiveMillis(Configuration conf, String key, long dflt) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
+    try {
+      return ConfigValues.positiveMillis(conf, key, dflt);
+    } catch (IllegalArgumentException e) {
+      LOG.error("{}; using {}", e.getMessage(), dflt);
       return dflt;
     }
-    try {
-      long v = Long.parseLong(raw);
-      if (v > 0) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    LOG.error("{} = '{}' is not a positive number of milliseconds; using {}", key, raw, dflt);
-    return dflt;
   }
 
   @Override

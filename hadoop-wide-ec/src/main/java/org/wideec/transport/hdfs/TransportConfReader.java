@@ -61,7 +61,7 @@ public final class TransportConfReader {
         ConfigValues.intIn(conf, PORT, DEFAULT_PORT, 0, 65535), secret,
         (int) ConfigValues.bytesIn(conf, SLICE_BYTES, DEFAULT_SLICE_BYTES, 512, Integer.MAX_VALUE),
         ConfigValues.intIn(conf, WINDOW, 4, 1, 1 << 16), maxFrame,
-        ConfigValues.longAtLeast(conf, STALL_TIMEOUT, 30_000, 1),
+        ConfigValues.positiveMillis(conf, STALL_TIMEOUT, 30_000),
         ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
         new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0),
             ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
@@ -104,11 +104,11 @@ public final class TransportConfReader {
   /** What a peer may hold of a slice port ({@link PeerLimits}); defaults from {@link PeerLimits#DEFAULTS}. */
   static PeerLimits limits(Configuration conf) {
     PeerLimits d = PeerLimits.DEFAULTS;
-    long idle = ConfigValues.longAtLeast(conf, PeerLimits.IDLE_TIMEOUT, d.idleTimeoutMs(), 1);
+    long idle = ConfigValues.positiveMillis(conf, PeerLimits.IDLE_TIMEOUT, d.idleTimeoutMs());
     int max = ConfigValues.intIn(conf, PeerLimits.MAX_CONNECTIONS, d.maxConnections(), 1, 1 << 20);
     int perHost = ConfigValues.intIn(conf, PeerLimits.MAX_CONNECTIONS_PER_HOST, d.maxConnectionsPerHost(), 1, 1 << 20);
     return new PeerLimits(ConfigValues.intIn(conf, PeerLimits.MAX_CREDITS, d.maxCredits(), 1, 1 << 16), max, perHost,
-        ConfigValues.longAtLeast(conf, PeerLimits.HANDSHAKE_TIMEOUT, d.handshakeTimeoutMs(), 1), idle,
+        ConfigValues.positiveMillis(conf, PeerLimits.HANDSHAKE_TIMEOUT, d.handshakeTimeoutMs()), idle,
         ConfigValues.intIn(conf, PeerLimits.MAX_REQUESTS_PER_PEER, d.maxRequestsPerPeer(), 1, 1 << 16),
         ConfigValues.intIn(conf, PeerLimits.POOL_MAX_IDLE_PER_PEER, d.poolMaxIdlePerPeer(), 0, 1 << 16),
         // Kept below the idle timeout by default, whatever the operator set that to.

@@ -18,23 +18,19 @@ import org.wideec.coder.ErasureCoder;
  * too), never as an unchecked exception out of {@code FSDataInputStream.read}.
  */
 public class WideEcRawDecoder extends RawErasureDecoder {
-  private final ErasureCoder coder;
-  private final boolean preferDirect;
-  private final CoderRelease released;
+  private final ReleasableCoder coder;
 
   public WideEcRawDecoder(ErasureCoderOptions options, ErasureCoder coder, boolean preferDirect) {
     super(options);
-    this.coder = coder;
-    this.preferDirect = preferDirect;
-    this.released = new CoderRelease("decoder", coder, preferDirect);
+    this.coder = new ReleasableCoder("decoder", coder, preferDirect);
   }
 
   @Override
   protected void doDecode(ByteBufferDecodingState state) throws IOException {
-    released.checkOpen();
+    ErasureCoder open = coder.open();
     ByteBuffer[] inputs = WideEcBuffers.limited(state.inputs, state.decodeLength);
     try {
-      coder.reconstruct(inputs, state.erasedIndexes, WideEcBuffers.limited(state.outputs, state.decodeLength));
+      open.reconstruct(inputs, state.erasedIndexes, WideEcBuffers.limited(state.outputs, state.decodeLength));
     } catch (NotDecodableException e) {
       throw notDecodable(inputs, state.erasedIndexes, e);
     }
@@ -42,10 +38,10 @@ public class WideEcRawDecoder extends RawErasureDecoder {
 
   @Override
   protected void doDecode(ByteArrayDecodingState state) throws IOException {
-    released.checkOpen();
+    ErasureCoder open = coder.open();
     ByteBuffer[] inputs = WideEcBuffers.wrap(state.inputs, state.inputOffsets, state.decodeLength);
     try {
-      coder.reconstruct(inputs, state.erasedIndexes,
+      open.reconstruct(inputs, state.erasedIndexes,
           WideEcBuffers.wrap(state.outputs, state.outputOffsets, state.decodeLength));
     } catch (NotDecodableException e) {
       throw notDecodable(inputs, state.erasedIndexes, e);
@@ -66,11 +62,11 @@ public class WideEcRawDecoder extends RawErasureDecoder {
 
   @Override
   public void release() {
-    released.release();
+    coder.release();
   }
 
   @Override
   public boolean preferDirectBuffer() {
-    return preferDirect;
+    return coder.preferDirect();
   }
 }

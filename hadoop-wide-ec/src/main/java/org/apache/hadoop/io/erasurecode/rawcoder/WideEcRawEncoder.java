@@ -1,7 +1,6 @@
 package org.apache.hadoop.io.erasurecode.rawcoder;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
 import org.wideec.coder.ErasureCoder;
 
@@ -10,38 +9,32 @@ import org.wideec.coder.ErasureCoder;
  * package-private (DESIGN.md §2); it translates and delegates to {@link ErasureCoder}.
  */
 public class WideEcRawEncoder extends RawErasureEncoder {
-  private final ErasureCoder coder;
-  private final boolean preferDirect;
-  private final CoderRelease released;
+  private final ReleasableCoder coder;
 
   public WideEcRawEncoder(ErasureCoderOptions options, ErasureCoder coder, boolean preferDirect) {
     super(options);
-    this.coder = coder;
-    this.preferDirect = preferDirect;
-    this.released = new CoderRelease("encoder", coder, preferDirect);
+    this.coder = new ReleasableCoder("encoder", coder, preferDirect);
   }
 
   @Override
   protected void doEncode(ByteBufferEncodingState state) throws IOException {
-    released.checkOpen();
-    coder.encode(WideEcBuffers.limited(state.inputs, state.encodeLength),
+    coder.open().encode(WideEcBuffers.limited(state.inputs, state.encodeLength),
         WideEcBuffers.limited(state.outputs, state.encodeLength));
   }
 
   @Override
   protected void doEncode(ByteArrayEncodingState state) throws IOException {
-    released.checkOpen();
-    coder.encode(WideEcBuffers.wrap(state.inputs, state.inputOffsets, state.encodeLength),
+    coder.open().encode(WideEcBuffers.wrap(state.inputs, state.inputOffsets, state.encodeLength),
         WideEcBuffers.wrap(state.outputs, state.outputOffsets, state.encodeLength));
   }
 
   @Override
   public void release() {
-    released.release();
+    coder.release();
   }
 
   @Override
   public boolean preferDirectBuffer() {
-    return preferDirect;
+    return coder.preferDirect();
   }
 }
