@@ -122,6 +122,22 @@ final class ClusterBed implements AutoCloseable {
   }
 
   /** Waits until every DataNode of the cluster is live again (after a start or a healed rack). */
+  /**
+   * Starts a DataNode again and waits until the NameNode lists it live and its web UI answers: one killed and started
+   * within the NameNode's recheck interval never looked dead, so "live" alone does not say the new process serves.
+   */
+  void startDataNode(String node) throws IOException {
+    cluster.start(node);
+    Await.until(node + " live and serving its web UI", timeoutMs, () -> {
+      for (DatanodeInfo d : stock.getDataNodeStats(DatanodeReportType.LIVE)) {
+        if (ClusterScript.nodeName(d).equals(node)) {
+          return counters.serving(d);
+        }
+      }
+      return false;
+    });
+  }
+
   void awaitLive(int nodes) throws IOException {
     Await.until(nodes + " DataNodes live", timeoutMs, () -> liveDataNodes() == nodes);
   }

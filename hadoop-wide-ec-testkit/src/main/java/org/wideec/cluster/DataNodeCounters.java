@@ -49,6 +49,16 @@ final class DataNodeCounters {
     return total;
   }
 
+  /** Whether the DataNode's web UI answers (its counters can be read). */
+  boolean serving(DatanodeInfo dn) {
+    try {
+      jmx.firstBean("http://" + dn.getIpAddr() + ":" + dn.getInfoPort() + "/jmx?qry=Hadoop:service=DataNode,name=DataNodeActivity-*");
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   private static void add(Map<String, Long> total, String prefix, JsonNode bean, String[] names) {
     if (bean == null) {
       return;

@@ -162,12 +162,12 @@ final class FaultDrills {
       bed.cluster.kill(b);
       bed.awaitDropped(List.of(second), striped);
       bed.awaitWhole(striped, policy);
-      bed.cluster.start(b);
+      bed.startDataNode(b);
       did = "killed " + a + " with SIGKILL, then " + b + " (a survivor of a group still being rebuilt) mid-repair;"
           + " every group rebuilt, both restarted";
     }
     bed.awaitWhole(striped, policy);
-    bed.cluster.start(a);
+    bed.startDataNode(a);
     return new Outcome(did);
   }
 
@@ -207,7 +207,7 @@ final class FaultDrills {
     try {
       copyConf(conf, "  <property><name>dfs.datanode.data.dir</name><value>file://" + disk + "/dn</value></property>\n",
           false);
-      bed.cluster.start(node);
+      bed.startDataNode(node);
       bed.awaitLive(nodes);
       bed.awaitWhole(striped, policy); // its old units are gone with its old disk: rebuilt elsewhere or onto it
       // Fill what is left but half a MiB, as a disk filled by something else would be.
@@ -218,7 +218,7 @@ final class FaultDrills {
       bed.cluster.kill(v);
       bed.awaitDropped(List.of(victim), striped);
       bed.awaitWhole(striped, policy);
-      bed.cluster.start(v);
+      bed.startDataNode(v);
       bed.awaitLive(nodes);
       bed.awaitWhole(striped, policy);
       return new Outcome(node + " on a 48 MiB tmpfs data disk filled to half a MiB free (" + df + "); killed " + v
@@ -227,7 +227,7 @@ final class FaultDrills {
       bed.cluster.kill(node);
       deleteTree(conf);
       sh("umount", disk.toString());
-      bed.cluster.start(node);
+      bed.startDataNode(node);
     }
   }
 
@@ -240,7 +240,7 @@ final class FaultDrills {
     try {
       copyConf(conf, "  <property><name>wide-ec.transport.secret</name><value>not-the-cluster-secret-0123456789</value>"
           + "</property>\n", true);
-      bed.cluster.start(node);
+      bed.startDataNode(node);
       bed.awaitLive(nodes);
       Set<String> out = Set.of(victim.getXferAddr());
       Map<String, Long> before = bed.counters.sum(out);
@@ -249,7 +249,7 @@ final class FaultDrills {
       bed.awaitDropped(List.of(victim), striped);
       bed.awaitWhole(striped, policy);
       Map<String, Long> d = DataNodeCounters.delta(before, bed.counters.sum(out));
-      bed.cluster.start(v);
+      bed.startDataNode(v);
       bed.awaitLive(nodes);
       return new Outcome(node + " restarted with another transport secret (no credential provider); killed " + v
           + " with SIGKILL; every group rebuilt (our worker: " + d.get("wideEcTasksCompleted") + " tasks, "
@@ -257,7 +257,7 @@ final class FaultDrills {
     } finally {
       bed.cluster.kill(node);
       deleteTree(conf);
-      bed.cluster.start(node);
+      bed.startDataNode(node);
     }
   }
 
@@ -284,7 +284,7 @@ final class FaultDrills {
         struck = ClusterScript.nodeName(dn);
         bed.cluster.kill(struck);
         int exit = first.waitFor(bed.timeoutMs);
-        bed.cluster.start(struck);
+        bed.startDataNode(struck);
         bed.awaitLive(nodes);
         struck = "DataNode " + struck + " (holding a replica of the first block) killed with SIGKILL mid-archive (archiver"
             + " exit " + exit + "), restarted";

@@ -153,7 +153,7 @@ final class StripedWorkload {
     m.put("counters", counters);
     checkReconstructor(counters);
     int nodes = bed.liveDataNodes() + 1;
-    bed.cluster.start(node);
+    bed.startDataNode(node);
     bed.awaitLive(nodes);
     bed.awaitWhole(files, policy); // its old replicas come back as excess, and the NameNode deletes them
     return m;

@@ -26,7 +26,12 @@ final class CliErrors {
     if (root instanceof ConnectException) {
       // Hadoop's message names the target amid a wiki link and the exception's class: keep the target only.
       java.util.regex.Matcher m = java.util.regex.Pattern.compile(" to (\\S+) failed").matcher(firstLine(e));
-      return "cannot connect to " + (m.find() ? m.group(1) : "the NameNode") + ": " + root.getMessage()
+      boolean rpc = m.find();
+      if (!rpc && e != root) {
+        // Not Hadoop's RPC client (a web UI, a DataNode's port): its own message names what was dialled.
+        return "cannot connect: " + root.getMessage() + " (" + firstLine(e) + ")";
+      }
+      return "cannot connect to " + (rpc ? m.group(1) : "the NameNode") + ": " + root.getMessage()
           + " (is the NameNode running, and fs.defaultFS / HADOOP_CONF_DIR right?)";
     }
     if (root instanceof UnknownHostException) {
