@@ -67,11 +67,12 @@ state="$dir/state"   # settings of the running cluster, sourced by every command
 # ---------------------------------------------------------------- teardown (down, and any failure of up)
 pid_is_ours() { # a PID we recorded, still running the process we started (its command line names our directory)
   # A daemon is still passing through ip, unshare and sh to its JVM right after start, and reading its command line
-  # in the middle of an exec can fail although it lives: look again while /proc still lists it.
+  # in the middle of an exec can fail or come back empty although it lives: look again while /proc still lists it
+  # (an exited process that is not reaped yet reads empty for good, and counts as gone after the last look).
   local cmd _
   for _ in 1 2 3 4 5; do
     [ -n "$1" ] && [ -d "/proc/$1" ] || return 1
-    if cmd="$(tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null)"; then
+    if cmd="$(tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null)" && [ -n "$cmd" ]; then
       grep -qF -- "$dir/" <<<"$cmd"
       return
     fi

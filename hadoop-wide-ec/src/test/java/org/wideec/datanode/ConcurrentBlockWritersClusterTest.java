@@ -79,10 +79,14 @@ class ConcurrentBlockWritersClusterTest {
         blocks.add(block);
         done.add(threads.submit(() -> {
           BlockTargetWriter w = new BlockTargetWriter(source, block, target, StorageType.DISK, storageId, shared, null);
-          for (int off = 0; off < BLOCK; off += 64 << 10) {
-            w.write(off, data, off, 64 << 10);
+          try {
+            for (int off = 0; off < BLOCK; off += 64 << 10) {
+              w.write(off, data, off, 64 << 10);
+            }
+            w.finish();
+          } finally {
+            w.abort(); // closes the connection whether or not the block was stored
           }
-          w.finish();
           return null;
         }));
       }
