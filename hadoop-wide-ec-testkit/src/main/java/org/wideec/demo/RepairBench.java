@@ -38,6 +38,8 @@ import org.wideec.protocol.StepRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
@@ -284,7 +286,7 @@ public final class RepairBench {
   }
 
   static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
-    return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
+    return new UnitLocation(-1, new Site(dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn)));
   }
 
   /** The asker's resolver, with every DataNode's endpoint already looked up (discovery is not what we time). */
@@ -295,7 +297,7 @@ public final class RepairBench {
     }
     EndpointResolver r = plugin(asker).endpoints().over(all::get);
     for (DatanodeInfo d : all.values()) {
-      r.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()));
+      r.resolve(new UnitLocation(-1, DataNodeSites.of(d)));
     }
     return r;
   }
@@ -304,7 +306,7 @@ public final class RepairBench {
       DataNode asker) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     SliceTransport t = plugin(asker).transport();
-    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, DataNodeSites.of(at)));
     return DigestRequest.crcOf(t, e, where(cluster, asker), ref(g, unit, unitLength(policy, g, unit)), t.conf().sliceBytes());
   }
 
@@ -372,7 +374,7 @@ public final class RepairBench {
         continue;
       }
       SliceTransport t = plugin(st.requestor).transport();
-      Endpoint e = resolver(cluster, st.requestor).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+      Endpoint e = resolver(cluster, st.requestor).resolve(new UnitLocation(unit, DataNodeSites.of(at)));
       StepRequest req = new StepRequest(ref(st.group, unit, unitLength(st.policy, st.group, unit)), 1, len, slice, 0, 1,
           List.of());
       long t0 = System.nanoTime();

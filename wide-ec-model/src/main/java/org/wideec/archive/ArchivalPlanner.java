@@ -14,6 +14,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.code.UnitRole;
 import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
 
 /**
@@ -168,12 +169,12 @@ public final class ArchivalPlanner {
     /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */
     private List<String> liveReplicas(DataBlock b) {
       List<String> live = new ArrayList<>();
-      for (SourceFile.Replica r : b.block().replicas()) {
+      for (Site r : b.block().replicas()) {
         String rack = rackOfNode.get(r.node());
         if (rack == null) {
           continue; // not a live node: its replica cannot be kept or read
         }
-        if (r.rack() != null && !r.rack().equals(rack)) {
+        if (!r.rack().equals(rack)) {
           throw new ArchivalPlanException(name + ": " + b.describe() + " has a replica on " + r.node() + " in rack "
               + r.rack() + ", but the topology has that node in rack " + rack);
         }
@@ -183,7 +184,7 @@ public final class ArchivalPlanner {
       }
       if (live.isEmpty()) {
         throw new ArchivalPlanException(name + ": " + b.describe() + " has no live replica (replicas on "
-            + b.block().replicas().stream().map(SourceFile.Replica::node).toList() + "); repair or restore it first");
+            + b.block().replicas().stream().map(Site::node).toList() + "); repair or restore it first");
       }
       return live;
     }

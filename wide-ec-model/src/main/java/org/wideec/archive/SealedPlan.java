@@ -9,7 +9,7 @@ import java.util.Map;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 
 /**
  * The sealed (non-systematic) archival of one file as data, for {@code wide-ec archive --dry-run}: the stripes the

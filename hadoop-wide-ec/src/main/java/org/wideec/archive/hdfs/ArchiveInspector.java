@@ -28,6 +28,8 @@ import org.wideec.archive.StripeAudit.Problem;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Gathers what {@code wide-ec fsck} judges about archived data under a path ({@link StripeAudit},
@@ -354,9 +356,9 @@ public final class ArchiveInspector {
     }
     for (LocatedBlock lb : f.blocks()) {
       if (lb.getBlock().getBlockId() == m.blockId()) {
-        List<StripeAudit.Replica> replicas = new ArrayList<>();
+        List<Site> replicas = new ArrayList<>();
         for (DatanodeInfo d : lb.getLocations()) {
-          replicas.add(new StripeAudit.Replica(d.getXferAddr(), d.getNetworkLocation()));
+          replicas.add(DataNodeSites.of(d));
         }
         return new Observed(file, Presence.PRESENT, lb.getBlock().getGenerationStamp(), lb.getBlock().getNumBytes(),
             replicas, lb.isCorrupt());
