@@ -20,7 +20,7 @@ import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.cli.Options;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;

@@ -8,7 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.wideec.engine.CodewordSinks;
 import org.wideec.protocol.RapidRaidStepRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.engine.StepService;
 import org.wideec.repair.MemoryUnitStore;
@@ -70,7 +70,7 @@ final class BenchNodes implements AutoCloseable {
   }
 
   EndpointResolver resolver() {
-    return loc -> new Endpoint("127.0.0.1", transport(loc.node()).port(), loc.node(), loc.rack());
+    return loc -> new Endpoint("127.0.0.1", transport(loc.node()).port(), loc.site());
   }
 
   void resetCounters() {

@@ -15,6 +15,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.client.WideEcFileSystem;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.repair.BlockRef;
@@ -84,8 +86,8 @@ final class DegradedReadBench {
     TransportConf tc = TransportConfReader.forClient(clientConf);
     int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
     int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
-    UnitLocation me = new UnitLocation(-1, "client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
-        org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK);
+    UnitLocation me = new UnitLocation(-1, new Site("client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
+        org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK));
     EndpointResolver endpoints = EmbeddedGroups.resolver(cluster, st.requestor());
     out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
         + "links shaped:%n", CELL / 1024, st.label(), st.lost(), slice / 1024);
@@ -253,7 +255,7 @@ final class DegradedReadBench {
   private static double normalRead(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
       LocatedStripedBlock g, int unit, long row, int slice, byte[] expected) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
-    Endpoint e = endpoints.resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+    Endpoint e = endpoints.resolve(new UnitLocation(unit, DataNodeSites.of(at)));
     BlockRef b = EmbeddedGroups.ref(g, unit, EmbeddedGroups.unitLength(st.policy(), g, unit));
     StepRequest req = new StepRequest(b, 1, row, expected.length, slice, 0, 1, List.of(), false);
     byte[] got = new byte[expected.length];

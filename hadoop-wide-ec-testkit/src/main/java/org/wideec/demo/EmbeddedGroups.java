@@ -12,6 +12,8 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.engine.DigestRequest;
@@ -75,7 +77,7 @@ final class EmbeddedGroups {
   }
 
   static UnitLocation where(MiniDFSCluster cluster, DataNode dn) {
-    return new UnitLocation(-1, dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn));
+    return new UnitLocation(-1, new Site(dn.getDatanodeId().getXferAddr(), rackOf(cluster, dn)));
   }
 
   /** The asker's resolver, with every DataNode's endpoint already looked up (discovery is not what we time). */
@@ -86,7 +88,7 @@ final class EmbeddedGroups {
     }
     EndpointResolver r = plugin(asker).endpoints().over(all::get);
     for (DatanodeInfo d : all.values()) {
-      r.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()));
+      r.resolve(new UnitLocation(-1, DataNodeSites.of(d)));
     }
     return r;
   }
@@ -95,7 +97,7 @@ final class EmbeddedGroups {
       DataNode asker) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     SliceTransport t = plugin(asker).transport();
-    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+    Endpoint e = resolver(cluster, asker).resolve(new UnitLocation(unit, DataNodeSites.of(at)));
     return DigestRequest.crcOf(t, e, where(cluster, asker), ref(g, unit, unitLength(policy, g, unit)), t.conf().sliceBytes());
   }
 

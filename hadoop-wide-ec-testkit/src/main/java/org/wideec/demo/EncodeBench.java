@@ -16,7 +16,7 @@ import org.wideec.engine.EncodeExecutor;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.cli.Options;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;

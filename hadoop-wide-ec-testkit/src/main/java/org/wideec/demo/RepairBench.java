@@ -30,6 +30,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.protocol.SystemErasureCodingPolicies;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
@@ -279,7 +280,7 @@ public final class RepairBench {
         continue;
       }
       SliceTransport t = plugin(st.requestor).transport();
-      Endpoint e = resolver(cluster, st.requestor).resolve(new UnitLocation(unit, at.getXferAddr(), at.getNetworkLocation()));
+      Endpoint e = resolver(cluster, st.requestor).resolve(new UnitLocation(unit, DataNodeSites.of(at)));
       StepRequest req = new StepRequest(ref(st.group, unit, unitLength(st.policy, st.group, unit)), 1, len, slice, 0, 1,
           List.of());
       long t0 = System.nanoTime();

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 import org.wideec.archive.encode.ParitySinks;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.repair.SliceSink;
 import org.wideec.transport.TrafficShaper;
 

@@ -177,15 +177,10 @@ final class ArchiveCommand {
     ArchivalPlan plan = ArchivalPlanner.plan(
         new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement))
         .withChainShape(ChainEncoder.shapeOf(conf));
+    DryRunOutput.print(plan, encoder, o.has("json"), Map.of(), List.of(), out);
     if (o.has("json")) {
-      Map<String, Object> j = new LinkedHashMap<>(plan.toJson());
-      j.put("encoder", encoder);
-      j.put("crossRackBytesEncoding", encoder.equals("chain") ? plan.crossRackBytesChain() : plan.crossRackBytesClassic());
-      out.println(Json.write(j));
       return 0;
     }
-    out.print(plan.describe());
-    out.printf("encoder: %s (--encoder classic|chain); nothing was changed (--dry-run)%n", encoder);
     if (o.has("stripe")) {
       long id = o.getLong("stripe", 0);
       if (plan.stripes().stream().noneMatch(s -> s.stripeId() == id)) {

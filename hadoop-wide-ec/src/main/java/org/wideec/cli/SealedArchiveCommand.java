@@ -116,17 +116,8 @@ final class SealedArchiveCommand {
     }
     SealedPlan plan = new SealedPlan(path.toUri().getPath(), m.stripes().get(0).codeSpec(), encoder,
         SealedFiles.length(m), m, pipelines);
-    if (json) {
-      Map<String, Object> j = plan.toJson();
-      j.put("policy", policy == null ? "enabled" : policy);
-      out.println(Json.write(j));
-    } else {
-      out.print(plan.describe());
-      if (policy != null) {
-        out.println("policy: " + policy);
-      }
-      out.printf("encoder: %s (--encoder classic|rapidraid); nothing was changed (--dry-run)%n", encoder);
-    }
+    DryRunOutput.print(plan, encoder, json, Map.of("policy", policy == null ? "enabled" : policy),
+        policy == null ? List.of() : List.of("policy: " + policy), out);
     return 0;
   }
 

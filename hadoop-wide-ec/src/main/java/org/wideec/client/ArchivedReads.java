@@ -21,6 +21,7 @@ import org.wideec.repair.BlockRef;
 import org.wideec.repair.UnitLocation;
 import org.wideec.config.ConfigValues;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -111,7 +112,7 @@ final class ArchivedReads implements Closeable {
   }
 
   private ByteBuffer ask(SliceTransport t, DatanodeInfo dn, ArchivedReadRequest req) throws IOException {
-    Endpoint e = port.endpoints().resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+    Endpoint e = port.endpoints().resolve(new UnitLocation(-1, DataNodeSites.of(dn)), dn);
     UnitLocation self = port.self();
     long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] out = new byte[(int) req.length()];

@@ -8,6 +8,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.net.NetUtils;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficCounters;
 import org.wideec.transport.TransportConf;
@@ -42,7 +43,7 @@ final class ClientSlicePort implements Closeable {
       try {
         TransportConf tc = TransportConfReader.forClient(conf);
         String host = NetUtils.getLocalHostname();
-        self = new UnitLocation(-1, "client " + host, ClientRack.of(conf, host));
+        self = new UnitLocation(-1, new Site("client " + host, ClientRack.of(conf, host)));
         // A client serves nothing: the executor only satisfies the constructor and never starts a thread.
         idle = Executors.newSingleThreadExecutor(r -> {
           Thread th = new Thread(r, "wide-ec-client-idle");

@@ -25,6 +25,7 @@ import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.config.ConfigValues;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 
@@ -209,7 +210,7 @@ final class RepairChains implements Closeable {
   }
 
   private Endpoint endpoint(DatanodeInfo dn) throws IOException {
-    return endpoint(dn, new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()));
+    return endpoint(dn, new UnitLocation(-1, DataNodeSites.of(dn)));
   }
 
   private Endpoint endpoint(DatanodeInfo dn, UnitLocation loc) throws IOException {

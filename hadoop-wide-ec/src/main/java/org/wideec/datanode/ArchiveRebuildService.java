@@ -28,6 +28,7 @@ import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 import org.wideec.transport.Downstream;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.SliceTransport;
@@ -124,9 +125,9 @@ final class ArchiveRebuildService {
       AtomicLong progress) throws IOException {
     String selfNode = downstream.selfNode();
     String selfRack = downstream.selfRack();
-    UnitLocation requestor = new UnitLocation(-1, selfNode, selfRack);
+    UnitLocation requestor = new UnitLocation(-1, new Site(selfNode, selfRack));
     Map<String, Endpoint> endpoints = new HashMap<>(req.endpoints());
-    Endpoint self = new Endpoint(dn.getDatanodeId().getIpAddr(), transport.port(), selfNode, selfRack);
+    Endpoint self = new Endpoint(dn.getDatanodeId().getIpAddr(), transport.port(), new Site(selfNode, selfRack));
     endpoints.put(selfNode, self);
     EndpointResolver resolver = loc -> {
       Endpoint e = endpoints.get(loc.node());

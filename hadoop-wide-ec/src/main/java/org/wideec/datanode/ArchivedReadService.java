@@ -17,6 +17,7 @@ import org.wideec.engine.RepairEngine;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.SliceTransport;
 
@@ -125,7 +126,7 @@ final class ArchivedReadService implements Closeable {
     long from = req.offset() / chunk * chunk;
     long to = Math.min(asked.numBytes(), (req.offset() + req.length() + chunk - 1) / chunk * chunk);
     int slice = Math.max(chunk, transport.conf().sliceBytes() / chunk * chunk);
-    UnitLocation requestor = new UnitLocation(-1, downstream.selfNode(), downstream.selfRack());
+    UnitLocation requestor = new UnitLocation(-1, new Site(downstream.selfNode(), downstream.selfRack()));
     Forwarder out = new Forwarder(downstream, req, req.offset() - from, plan.lost());
     RepairEngine engine = new RepairEngine(transport, endpoints.over(found.nodes()::get), metrics, conf.maxAttempts(),
         conf.validation(), unusable);

@@ -7,6 +7,7 @@ import org.wideec.client.LiveDataNodes;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Whether a slice port a request asks this DataNode to dial is one of this cluster's: the node it names is a live
@@ -53,7 +54,7 @@ final class ClusterDataNodes {
     }
     Endpoint real;
     try {
-      real = endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+      real = endpoints.resolve(new UnitLocation(-1, DataNodeSites.of(d)), d);
     } catch (IOException lookup) {
       if (mayAskAgain && mayRecheckPort(d.getXferAddr())) {
         live.invalidate();

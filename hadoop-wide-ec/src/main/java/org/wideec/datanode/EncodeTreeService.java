@@ -25,6 +25,7 @@ import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.protocol.RequestLimits;
 import org.wideec.repair.SliceSink;
+import org.wideec.topology.Site;
 import org.wideec.transport.Downstream;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
@@ -78,7 +79,7 @@ final class EncodeTreeService {
       downstream.send(frame[0], b);
       downstream.end();
       // Deliveries go by DataTransferProtocol, outside the slice port's counters: counted here, per target's rack.
-      org.wideec.archive.encode.Site here = plan.trees().get(0).collector();
+      Site here = plan.trees().get(0).collector();
       long crossRack = stored.stream().filter(x -> !plan.stripe().targets().get(x.unit()).sameRack(here))
           .mapToLong(EncodeTreeRequest.Stored::length).sum();
       metrics.encodeTreeCollected(stored.stream().mapToLong(EncodeTreeRequest.Stored::length).sum(), crossRack);

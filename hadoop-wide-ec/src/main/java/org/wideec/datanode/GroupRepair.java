@@ -13,6 +13,7 @@ import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
 import org.apache.hadoop.security.token.Token;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.hdfs.TokenBytes;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.wideec.code.LinearCode;
@@ -58,7 +59,7 @@ public record GroupRepair(StripeRepair repair, Map<String, DatanodeInfo> nodes, 
       }
       DatanodeInfo d = liveLocations[j];
       nodes.put(d.getXferAddr(), d);
-      survivors.put(u, new UnitLocation(u, d.getXferAddr(), d.getNetworkLocation()));
+      survivors.put(u, new UnitLocation(u, DataNodeSites.of(d)));
       ExtendedBlock internal = new ExtendedBlock(group.getBlockPoolId(), group.getBlockId() + u, length[u],
           group.getGenerationStamp());
       blocks.put(u, new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), length[u],

@@ -67,7 +67,7 @@ public final class JmxEndpointResolver {
       hit = new long[] {fetchPort(dn), now + TTL_MS};
       cache.put(loc.node(), hit);
     }
-    return new Endpoint(dn.getIpAddr(), (int) hit[0], loc.node(), loc.rack());
+    return new Endpoint(dn.getIpAddr(), (int) hit[0], loc.site());
   }
 
   public void forget(String node) {

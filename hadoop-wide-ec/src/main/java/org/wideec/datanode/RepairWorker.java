@@ -21,6 +21,7 @@ import org.wideec.repair.EndpointResolver;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.SliceTransport;
 
 /**
@@ -202,7 +203,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       nodes.put(t.targets()[i].getXferAddr(), t.targets()[i]);
     }
     DatanodeInfo self = t.targets()[0];
-    UnitLocation requestor = new UnitLocation(-1, self.getXferAddr(), self.getNetworkLocation());
+    UnitLocation requestor = new UnitLocation(-1, DataNodeSites.of(self));
     EndpointResolver resolver = endpoints.over(nodes::get);
     RepairEngine engine = new RepairEngine(transport, resolver, metrics, maxAttempts, validation,
         (unit, where, block, why) -> reportCorrupt(group, nodes.get(where.node()), unit, block, why));
@@ -214,8 +215,9 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       BlockRef ref = new BlockRef(group.getBlockPoolId(), internal.getBlockId(), internal.getGenerationStamp(), len,
           BlockTokenAccess.readToken(dn, internal));
       return new StoreRecorder(new BlockTargetWriter(dn, internal, target, t.targetStorageTypes()[ti],
-          t.targetStorageIds()[ti], checksum, b -> DigestRequest.crcOf(transport, resolver.resolve(new UnitLocation(unit,
-              target.getXferAddr(), target.getNetworkLocation())), requestor, ref, transport.conf().sliceBytes())),
+          t.targetStorageIds()[ti], checksum, b -> DigestRequest.crcOf(transport,
+              resolver.resolve(new UnitLocation(unit, DataNodeSites.of(target))), requestor, ref,
+              transport.conf().sliceBytes())),
           unit, stored);
     });
   }

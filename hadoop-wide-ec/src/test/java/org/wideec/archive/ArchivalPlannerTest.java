@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.code.UnitRole;
+import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
 
 /** The archival planner: stripes, kept replicas, parity targets, costs, and the inputs it refuses. */
@@ -260,9 +261,9 @@ class ArchivalPlannerTest {
   void aBlockWithoutALiveReplicaIsRefusedNamingIt() {
     Topology t = PlanFixtures.topology(2, 2, 2);
     SourceFile f = new SourceFile("/data/lost", 16386, 200, 100, List.of(
-        new SourceFile.Block(1073741825L, 1001, 100, List.of(new SourceFile.Replica("r0n0", "/r0"))),
-        new SourceFile.Block(1073741826L, 1002, 100, List.of(new SourceFile.Replica("gone1", "/r9"),
-            new SourceFile.Replica("gone2", "/r9")))));
+        new SourceFile.Block(1073741825L, 1001, 100, List.of(new Site("r0n0", "/r0"))),
+        new SourceFile.Block(1073741826L, 1002, 100, List.of(new Site("gone1", "/r9"),
+            new Site("gone2", "/r9")))));
     ArchivalPlanException e = assertThrows(ArchivalPlanException.class,
         () -> ArchivalPlanner.plan(file("rs:k=4,m=2", PlacementKind.CL, t, f)));
     assertTrue(e.getMessage().contains("/data/lost block 1 (id 1073741826) has no live replica (replicas on [gone1,"
@@ -301,7 +302,7 @@ class ArchivalPlannerTest {
         new ArchivalRequest("/e", ArchiveScope.DIRECTORY, List.of(a), "rs:k=4,m=2", PlacementKind.CL, t)));
     assertEquals("/d/a is not under the archived directory /e", e.getMessage());
     SourceFile wrongRack = new SourceFile("/d/w", 13, 10, 10, List.of(new SourceFile.Block(500, 1001, 10,
-        List.of(new SourceFile.Replica("r0n0", "/r2")))));
+        List.of(new Site("r0n0", "/r2")))));
     e = assertThrows(ArchivalPlanException.class, () -> ArchivalPlanner.plan(file("rs:k=4,m=2", PlacementKind.CL, t,
         wrongRack)));
     assertTrue(e.getMessage().contains("/d/w block 0 (id 500) has a replica on r0n0 in rack /r2, but the topology has"
@@ -331,7 +332,7 @@ class ArchivalPlannerTest {
     List<SourceFile.Block> blocks = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
       blocks.add(new SourceFile.Block(1073741825L + i, 1001 + i, 100, nodes.get(i).stream()
-          .map(n -> new SourceFile.Replica(n, PlanFixtures.rackOf(t, n))).toList()));
+          .map(n -> new Site(n, PlanFixtures.rackOf(t, n))).toList()));
     }
     return new SourceFile(path, 16386, 100L * nodes.size(), 100, blocks);
   }

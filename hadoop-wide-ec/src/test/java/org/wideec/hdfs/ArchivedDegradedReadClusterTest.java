@@ -37,6 +37,7 @@ import org.wideec.protocol.ArchivedReadRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Credential;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
@@ -213,7 +214,7 @@ class ArchivedDegradedReadClusterTest extends ArchiveTestBed {
     WideEcDataNodePlugin plugin = WideEcDataNodePlugin.running(dn.getXferPort());
     DatanodeInfo info = cluster.getNameNode().getNamesystem().getBlockManager().getDatanodeManager()
         .getDatanode(dn.getDatanodeId());
-    Endpoint e = plugin.endpoints().resolve(new UnitLocation(-1, info.getXferAddr(), info.getNetworkLocation()), info);
+    Endpoint e = plugin.endpoints().resolve(new UnitLocation(-1, DataNodeSites.of(info)), info);
     ExecutorService exec = Executors.newSingleThreadExecutor();
     try (SliceTransport t = new SliceTransport(TransportConfReader.forClient(clientConf(false)).withTimeouts(20_000), "hostile",
         TrafficCounters.NONE, exec)) {

@@ -43,7 +43,7 @@ import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ChainEncoder;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.repair.BlockRef;
@@ -51,6 +51,7 @@ import org.wideec.repair.UnitLocation;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
@@ -247,7 +248,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     LocatedBlock b0 = lbs.get(0);
     LocatedBlock b1 = lbs.get(1);
     DatanodeInfo dn = b0.getLocations()[0];
-    Site site = new Site(dn.getXferAddr(), dn.getNetworkLocation());
+    Site site = DataNodeSites.of(dn);
     Map<Integer, Site> holders = Map.of(0, site, 1, site);
     Map<Integer, Site> targets = Map.of(6, site, 7, site, 8, site, 9, site);
     EncodeTreeRequest.TargetNode target = new EncodeTreeRequest.TargetNode(dn.getIpAddr(), dn.getHostName(),
@@ -268,7 +269,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
     SliceTransport client = new SliceTransport(TransportConfReader.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
     try {
-      Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+      Endpoint e = resolver.resolve(new UnitLocation(-1, DataNodeSites.of(dn)), dn);
       PeerFailure refused = assertThrows(PeerFailure.class, () -> ask(client, e, wrongToken, token1));
       assertTrue(refused.getMessage().contains("refused the request: block token refused for " + b0.getBlock()
           .getBlockPoolId() + ":blk_" + b0.getBlock().getBlockId()), refused.getMessage());
@@ -297,18 +298,18 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     DatanodeInfo other = b1.getLocations()[0];
     byte[] token0 = TokenBytes.of(b0.getBlockToken());
     Map<Integer, BlockRef> blocks = Map.of(0, ref(b0, token0), 1, ref(b1, TokenBytes.of(b1.getBlockToken())));
-    Site self = new Site(dn.getXferAddr(), dn.getNetworkLocation());
+    Site self = DataNodeSites.of(dn);
     Map<Integer, Site> targets = Map.of(6, self, 7, self, 8, self, 9, self);
     ExecutorService idle = Executors.newSingleThreadExecutor();
     JmxEndpointResolver resolver = new JmxEndpointResolver(conf, 5000);
     SliceTransport client = new SliceTransport(TransportConfReader.forClient(conf), "archiver test", TrafficCounters.NONE, idle);
     try (java.net.ServerSocket outside = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
-      Endpoint e = resolver.resolve(new UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+      Endpoint e = resolver.resolve(new UnitLocation(-1, DataNodeSites.of(dn)), dn);
       int port = outside.getLocalPort();
       // A node of no DataNode's, and a real DataNode's name on a port that is not its slice port (same host).
       String stranger = "127.0.0.1:" + port;
-      for (Endpoint named : List.of(new Endpoint("127.0.0.1", port, stranger, "/rack1"),
-          new Endpoint("127.0.0.1", port, other.getXferAddr(), other.getNetworkLocation()))) {
+      for (Endpoint named : List.of(new Endpoint("127.0.0.1", port, new Site(stranger, "/rack1")),
+          new Endpoint("127.0.0.1", port, DataNodeSites.of(other)))) {
         Map<Integer, Site> holders = Map.of(0, self, 1, new Site(named.node(), named.rack()));
         EncodeTreeRequest req = new EncodeTreeRequest("outside", CODE, EncodePlan.Shape.CHAIN, 64 * 1024, 0,
             new long[] {BLOCK, BLOCK, 0, 0, 0, 0}, holders, targets, List.of(named), blocks, List.of(), 2, 512);

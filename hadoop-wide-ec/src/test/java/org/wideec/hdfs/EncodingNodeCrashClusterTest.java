@@ -42,7 +42,7 @@ import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.protocol.EncodeTreeRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.archive.hdfs.Archiver;
 import org.wideec.archive.hdfs.ChainEncoder;
 import org.wideec.archive.hdfs.ClientClassicEncoder;

@@ -33,6 +33,7 @@ import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RepairScheme;
+import org.wideec.topology.Site;
 
 /**
  * A whole rack that held several units of one local group is lost (rack-loss repair traffic): the NameNode
@@ -165,7 +166,7 @@ class JointRebuildClusterTest extends ArchiveTestBed {
     for (int u : s.storedUnits()) {
       StripeMember mem = s.member(u);
       now.put(u, new ArchivedStripeRepair.BlockNow(mem.generationStamp(), mem.length(), lost.contains(u) ? List.of()
-          : List.of(new ArchivedStripeRepair.Replica(mem.plannedNode(), mem.plannedRack()))));
+          : List.of(new Site(mem.plannedNode(), mem.plannedRack()))));
     }
     ArchivedStripeRepair p = ArchivedStripeRepair.of(s, now);
     List<RebuildJobs.Job> jobs = RebuildJobs.plan(p, lostUnits, targetRack, RepairScheme.RACK_AGGREGATED,

@@ -49,6 +49,8 @@ import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.hdfs.TransportConfReader;
 import org.wideec.transport.TransportFaultInjector;
@@ -467,7 +469,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
         TransportConfReader.forClient(conf), "archiver test", org.wideec.transport.TrafficCounters.NONE, idle);
     try {
       org.wideec.topology.Endpoint e = resolver.resolve(
-          new org.wideec.repair.UnitLocation(-1, dn.getXferAddr(), dn.getNetworkLocation()), dn);
+          new org.wideec.repair.UnitLocation(-1, DataNodeSites.of(dn)), dn);
       return org.junit.jupiter.api.Assertions.assertThrows(org.wideec.transport.PeerFailure.class, () -> {
         try (org.wideec.transport.PeerStream st = client.open(e, "archiver test", "/default-rack", 7, req.toBytes(),
             client.credentialFor(credential))) {
@@ -504,7 +506,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
     try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
       upstream.setSoTimeout(300);
       org.wideec.topology.Endpoint up = new org.wideec.topology.Endpoint("127.0.0.1", upstream.getLocalPort(),
-          "127.0.0.1:" + upstream.getLocalPort(), dn.getNetworkLocation());
+          new Site("127.0.0.1:" + upstream.getLocalPort(), dn.getNetworkLocation()));
       org.wideec.protocol.RapidRaidStepRequest first = new org.wideec.protocol.RapidRaidStepRequest(
           "tokens", 0, List.of(new org.wideec.protocol.RapidRaidStepRequest.Piece(piece, 1, 1)), BLOCK, 16384,
           null, true, null, 2, 512);

@@ -43,6 +43,7 @@ import org.wideec.repair.RepairGraph;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.TestKeystores;
 import org.wideec.transport.TransportFaultInjector;
@@ -148,14 +149,14 @@ class RepairWorkerClusterTest {
         Map<Integer, UnitLocation> survivors = new HashMap<>();
         g.getValue().forEach((i, d) -> {
           if (i != u.getKey().intValue()) {
-            survivors.put(i, new UnitLocation(i, d.getXferAddr(), d.getNetworkLocation()));
+            survivors.put(i, new UnitLocation(i, DataNodeSites.of(d)));
           }
         });
         java.util.Set<Integer> zeros = new java.util.HashSet<>();
         for (int i = 0; i < code.k(); i++) {
           if (StripedBlockUtil.getInternalBlockLength(groupBytes, CELL, code.k(), i) == 0) {
             zeros.add(i);
-            survivors.put(i, new UnitLocation(i, "(zero unit)", "-"));
+            survivors.put(i, UnitLocation.zero(i, "-"));
           }
         }
         DatanodeInfo target = after.get(g.getKey()).get(u.getKey());

@@ -27,6 +27,7 @@ import org.wideec.minicluster.StripedGroups;
 import org.wideec.repair.BlockRef;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Credential;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
@@ -132,7 +133,7 @@ class SecureRepairClusterTest {
     Target t = target();
     WideEcDataNodePlugin asker = otherPlugin(t.holder());
     SliceTransport tr = asker.transport();
-    Endpoint e = asker.endpoints().resolve(new UnitLocation(0, t.holder().getXferAddr(), t.holder().getNetworkLocation()),
+    Endpoint e = asker.endpoints().resolve(new UnitLocation(0, DataNodeSites.of(t.holder())),
         t.holder());
     Credential member = tr.conf().handshake().ownCredential();
 
@@ -147,7 +148,7 @@ class SecureRepairClusterTest {
   void clientsAuthenticateWithTheirBlockTokenNotTheClusterSecret() throws Exception {
     Target t = target();
     Endpoint e = otherPlugin(t.holder()).endpoints().resolve(
-        new UnitLocation(0, t.holder().getXferAddr(), t.holder().getNetworkLocation()), t.holder());
+        new UnitLocation(0, DataNodeSites.of(t.holder())), t.holder());
     Configuration client = new Configuration(conf);
     client.unset(TransportConf.SECRET);
     ExecutorService exec = Executors.newSingleThreadExecutor();

@@ -25,6 +25,7 @@ import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.RefusalReason;
 import org.wideec.transport.SliceTransport;
@@ -80,9 +81,9 @@ class WrongSecretClusterTest {
 
   /** One DataNode asks another for a replica's digest, as a repair does to check a stored unit. */
   private static void ask(DataNode from, DataNode to) throws Exception {
-    Endpoint e = new Endpoint(to.getDatanodeId().getIpAddr(), transport(to).port(), addr(to), "/rack");
+    Endpoint e = new Endpoint(to.getDatanodeId().getIpAddr(), transport(to).port(), new Site(addr(to), "/rack"));
     BlockRef none = new BlockRef(cluster.getNamesystem().getBlockPoolId(), 1L, 1L, 1L, new byte[0]);
-    DigestRequest.crcOf(transport(from), e, new UnitLocation(-1, addr(from), "/rack"), none, 4096);
+    DigestRequest.crcOf(transport(from), e, new UnitLocation(-1, new Site(addr(from), "/rack")), none, 4096);
   }
 
   @Test

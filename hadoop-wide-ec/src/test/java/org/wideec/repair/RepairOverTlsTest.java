@@ -18,6 +18,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TestKeystores;
@@ -71,7 +72,7 @@ class RepairOverTlsTest {
       try (SliceTransport outsider = new SliceTransport(TransportConfReader.from(plain).withTimeouts(1000), "x",
           TrafficCounters.NONE, Executors.newSingleThreadExecutor())) {
         assertThrows(PeerFailure.class, () -> outsider.open(new Endpoint("127.0.0.1", cluster.transports.get("n1").port(),
-            "n1", "r1"), "x", "r9", 1, req.toBytes()));
+            new Site("n1", "r1")), "x", "r9", 1, req.toBytes()));
       }
     }
   }

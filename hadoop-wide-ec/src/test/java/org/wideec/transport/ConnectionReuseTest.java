@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.minicluster.Eventually;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Authenticated connections are kept and reused: a stream read to its END leaves its connection for the next
@@ -94,7 +95,7 @@ class ConnectionReuseTest {
   @Test
   void aStreamReadToItsEndLeavesItsConnectionForTheNextRequest() throws Exception {
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("server", "/r1"));
     SliceTransport client = transport("client", PeerLimits.DEFAULTS);
     for (int r = 0; r < 20; r++) {
       readWhole(client, at, r);
@@ -108,7 +109,7 @@ class ConnectionReuseTest {
   @Test
   void aStreamLeftEarlyRetiresItsConnection() throws Exception {
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("server", "/r1"));
     SliceTransport client = transport("client", PeerLimits.DEFAULTS);
     try (PeerStream s = client.open(at, "client", "/r2", 1, new byte[] {1})) {
       s.next(0).release(); // the producer may still be sending: the connection cannot carry another stream
@@ -123,7 +124,7 @@ class ConnectionReuseTest {
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
     int port = serve(server);
     try (DroppingRelay relay = new DroppingRelay(port)) {
-      Endpoint at = new Endpoint("127.0.0.1", relay.port(), "server", "/r1");
+      Endpoint at = new Endpoint("127.0.0.1", relay.port(), new Site("server", "/r1"));
       SliceTransport client = transport("client", PeerLimits.DEFAULTS);
       readWhole(client, at, 1);
       assertEquals(1, client.keptConnections());
@@ -138,7 +139,7 @@ class ConnectionReuseTest {
   @Test
   void aRefusalOnAKeptConnectionIsNotRetried() throws Exception {
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("server", "/r1"));
     SliceTransport client = transport("client", PeerLimits.DEFAULTS);
     readWhole(client, at, 1);
     try (PeerStream s = client.open(at, "client", "/r2", 2, new byte[] {(byte) 0xff})) {
@@ -155,7 +156,7 @@ class ConnectionReuseTest {
   void keptConnectionsCloseAfterThePoolsIdleTime() throws Exception {
     PeerLimits shortPool = new PeerLimits(64, 2048, 512, 10_000, 120_000, 32, 8, 200);
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("server", "/r1"));
     SliceTransport client = transport("client", shortPool);
     readWhole(client, at, 1);
     assertEquals(1, client.keptConnections());
@@ -169,7 +170,7 @@ class ConnectionReuseTest {
   void noConnectionIsKeptWhenReuseIsOff() throws Exception {
     PeerLimits noPool = new PeerLimits(64, 2048, 512, 10_000, 120_000, 32, 0, 0);
     SliceTransport server = transport("server", PeerLimits.DEFAULTS);
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "server", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("server", "/r1"));
     SliceTransport client = transport("client", noPool);
     readWhole(client, at, 1);
     readWhole(client, at, 2);

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.coder.NativeRequirement;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
@@ -272,7 +273,7 @@ class FrameMacTest {
       int port = serve(server);
       try (ChoiceRelay relay = new ChoiceRelay(port, -1)) {
         SliceTransport client = transport("client", pair[1]);
-        readWhole(client, new Endpoint("127.0.0.1", relay.port(), "server", "/r1"));
+        readWhole(client, new Endpoint("127.0.0.1", relay.port(), new Site("server", "/r1")));
         FrameMac expected = pair[0] == FrameMac.AES_GMAC && pair[1] == FrameMac.AES_GMAC ? FrameMac.AES_GMAC
             : FrameMac.HMAC_SHA256;
         assertEquals(expected.id, relay.picked.get(), "server " + pair[0] + ", client " + pair[1]);
@@ -288,7 +289,7 @@ class FrameMacTest {
       SliceTransport client = transport("client", FrameMac.AES_GMAC);
       long start = System.nanoTime();
       PeerFailure f = assertThrows(PeerFailure.class,
-          () -> readWhole(client, new Endpoint("127.0.0.1", relay.port(), "server", "/r1")));
+          () -> readWhole(client, new Endpoint("127.0.0.1", relay.port(), new Site("server", "/r1"))));
       assertEquals(FrameMac.AES_GMAC.id, relay.seen.get(), "the client picked GMAC");
       assertEquals(FrameMac.HMAC_SHA256.id, relay.picked.get(), "the server was told HMAC");
       assertTrue((System.nanoTime() - start) / 1_000_000 < 4000, "refused at once, not after the 5 s stall: " + f);

@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.wideec.minicluster.Eventually;
 import org.wideec.time.Backoff;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Hostile peers on a live slice port, at the socket level: random bytes and mutated frames before the handshake, a
@@ -115,7 +116,7 @@ class ServerFuzzTest {
 
   /** {@code n} legitimate streams at once, each of which must deliver the unit. */
   private static void serve(SliceTransport client, int port, byte[] unit, int n) throws Exception {
-    Endpoint server = new Endpoint("127.0.0.1", port, "server", "/r");
+    Endpoint server = new Endpoint("127.0.0.1", port, new Site("server", "/r"));
     Backoff retry = Backoff.doubling(20, 20, 5_000);
     while (true) {
       List<PeerStream> open = new ArrayList<>();
@@ -261,8 +262,8 @@ class ServerFuzzTest {
       switch (r.nextInt(4)) {
         case 0 -> {
           // Named "client", like the legitimate client: a request slot leaked here would starve it.
-          byte[] request = PeerStream.requestPayload("client", "/r", new Endpoint("127.0.0.1", 1, "server", "/r"),
-              ProtocolFuzzTest.random(r, 64));
+          byte[] request = PeerStream.requestPayload("client", "/r",
+              new Endpoint("127.0.0.1", 1, new Site("server", "/r")), ProtocolFuzzTest.random(r, 64));
           frames.add(Frame.bytes(FrameType.REQUEST, r.nextLong(), r.nextBoolean() ? request : ProtocolFuzzTest.mutate(request, r)));
         }
         case 1, 2 -> {

@@ -31,6 +31,7 @@ import org.wideec.repair.ReplicaAccess;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitStore;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Hostile clients against real slice transports: nobody can hold more of a node's helper threads or connections than
@@ -187,7 +188,7 @@ class SlicePortExhaustionTest {
   /** Reads one unit's first slice from {@code port} as asked by {@code from}, proving {@code who}: bytes 0, 1, 2 ... */
   private static void assertReadsUnit(SliceTransport from, int port, long id, String token, Credential who)
       throws Exception {
-    try (PeerStream s = from.open(new Endpoint("127.0.0.1", port, "B", "/r"), from.node(), "/r", id,
+    try (PeerStream s = from.open(new Endpoint("127.0.0.1", port, new Site("B", "/r")), from.node(), "/r", id,
         step(UNIT, token, List.of()).toBytes(), who)) {
       assertArrayEquals(unitBytes(SLICE), readAll(s, SLICE));
     }
@@ -215,10 +216,10 @@ class SlicePortExhaustionTest {
     // Mallory's one request names six upstreams at B, each under a fresh node name on B's host, each with her token.
     List<StepRequest.Upstream> ups = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      ups.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", bPort, "127.0.0.1:" + (20000 + i), "/r"),
+      ups.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", bPort, new Site("127.0.0.1:" + (20000 + i), "/r")),
           step(UNIT, "mallory", List.of())));
     }
-    PeerStream mallory = client.open(new Endpoint("127.0.0.1", aPort, "A", "/r"), "mallory", "/r", 1,
+    PeerStream mallory = client.open(new Endpoint("127.0.0.1", aPort, new Site("A", "/r")), "mallory", "/r", 1,
         step(UNIT, "mallory", ups).toBytes(), token("mallory"));
     open.add(mallory::close);
     Eventually.await("B decided every relayed request", Duration.ofSeconds(20),
@@ -230,14 +231,14 @@ class SlicePortExhaustionTest {
 
     // Another DataNode asks B directly for its own repair: its share is free.
     SliceTransport c = transport("C", SECRET, limits, threads(1));
-    PeerStream fromC = c.open(new Endpoint("127.0.0.1", bPort, "B", "/r"), "C", "/r", 2,
+    PeerStream fromC = c.open(new Endpoint("127.0.0.1", bPort, new Site("B", "/r")), "C", "/r", 2,
         step(UNIT, "dn", List.of()).toBytes());
     open.add(fromC::close);
     Eventually.await("B serves DataNode C", Duration.ofSeconds(20), () -> entered.get() == 3);
     assertEquals(1, b.requestsOf("DataNode C"));
 
     // An honest client reads the unit from A, byte for byte.
-    try (PeerStream alice = client.open(new Endpoint("127.0.0.1", aPort, "A", "/r"), "alice", "/r", 3,
+    try (PeerStream alice = client.open(new Endpoint("127.0.0.1", aPort, new Site("A", "/r")), "alice", "/r", 3,
         step(UNIT, "alice", List.of()).toBytes(), token("alice"))) {
       assertArrayEquals(unitBytes(SLICE), readAll(alice, SLICE));
     }
@@ -263,11 +264,11 @@ class SlicePortExhaustionTest {
     for (int t = 0; t < 2; t++) {
       List<StepRequest.Upstream> ups = new ArrayList<>();
       for (int i = 0; i < 2; i++) {
-        ups.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", bPort, "127.0.0.1:" + port++, "/r"),
+        ups.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", bPort, new Site("127.0.0.1:" + port++, "/r")),
             step(LONG_UNIT, "mallory", List.of())));
       }
-      trees[t] = client.open(new Endpoint("127.0.0.1", relays[t], "A" + (t + 1), "/r"), "mallory", "/r", 10 + t,
-          step(LONG_UNIT, "mallory", ups).toBytes(), token("mallory"));
+      trees[t] = client.open(new Endpoint("127.0.0.1", relays[t], new Site("A" + (t + 1), "/r")), "mallory", "/r",
+          10 + t, step(LONG_UNIT, "mallory", ups).toBytes(), token("mallory"));
       open.add(trees[t]::close);
       if (t == 0) {
         Eventually.await("B runs Mallory's first tree under her name", Duration.ofSeconds(20),
@@ -307,14 +308,14 @@ class SlicePortExhaustionTest {
     });
     SliceTransport client = transport("client", null, limits, threads(1));
     for (int i = 0; i < 5; i++) {
-      PeerStream s = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "node-" + i + ":9866", "/r", i,
+      PeerStream s = client.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "node-" + i + ":9866", "/r", i,
           new byte[0], token("mallory"));
       open.add(s::close);
     }
     Eventually.await("every request decided", Duration.ofSeconds(20), () -> entered.get() + server.refusedBusy() == 5);
     assertEquals(2, entered.get());
     assertEquals(2, server.requestsOf("token owner mallory"));
-    PeerStream alice = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "x", "/r", 9, new byte[0],
+    PeerStream alice = client.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "x", "/r", 9, new byte[0],
         token("alice"));
     open.add(alice::close);
     Eventually.await("alice is served", Duration.ofSeconds(20), () -> entered.get() == 3);
@@ -338,10 +339,11 @@ class SlicePortExhaustionTest {
 
       // A forged token inside the request.
       StepRequest forgedStep = new StepRequest(UNIT.withToken(forged), 1, SLICE, SLICE, 0, 1,
-          List.of(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:9866", "/r"),
+          List.of(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, new Site("127.0.0.1:9866", "/r")),
               new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of()))));
       PeerFailure denied = assertThrows(PeerFailure.class, () -> readAll(client.open(
-          new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 1, forgedStep.toBytes(), token("mallory")), 0));
+          new Endpoint("127.0.0.1", port, new Site("S", "/r")), "c", "/r", 1, forgedStep.toBytes(),
+          token("mallory")), 0));
       assertTrue(denied.getMessage().contains("refused: expired or forged"), denied.getMessage());
 
       // A tree of 1 + 16 + 256 steps: within depth and fan-out, beyond any stripe.
@@ -349,15 +351,17 @@ class SlicePortExhaustionTest {
       for (int i = 0; i < 16; i++) {
         List<StepRequest.Upstream> leaves = new ArrayList<>();
         for (int j = 0; j < 16; j++) {
-          leaves.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:" + (1000 + j), "/r"),
+          leaves.add(new StepRequest.Upstream(
+              new Endpoint("127.0.0.1", outsidePort, new Site("127.0.0.1:" + (1000 + j), "/r")),
               new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, List.of())));
         }
-        heads.add(new StepRequest.Upstream(new Endpoint("127.0.0.1", outsidePort, "127.0.0.1:" + (2000 + i), "/r"),
+        heads.add(new StepRequest.Upstream(
+            new Endpoint("127.0.0.1", outsidePort, new Site("127.0.0.1:" + (2000 + i), "/r")),
             new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, leaves)));
       }
       StepRequest huge = new StepRequest(UNIT, 1, SLICE, SLICE, 0, 1, heads);
       PeerFailure big = assertThrows(PeerFailure.class, () -> readAll(client.open(
-          new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 2, huge.toBytes(), token("mallory")), 0));
+          new Endpoint("127.0.0.1", port, new Site("S", "/r")), "c", "/r", 2, huge.toBytes(), token("mallory")), 0));
       assertTrue(big.getMessage().contains("step request tree has 256 steps; at most 255"), big.getMessage());
 
       assertEquals(2, server.screenedOut());
@@ -409,7 +413,8 @@ class SlicePortExhaustionTest {
 
     // A DataNode still connects and its stream completes, byte for byte.
     SliceTransport dataNode = transport("D", SECRET, limits, threads(1));
-    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, "S", "/r"), "D", "/r", 1, new byte[0])) {
+    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "D", "/r", 1,
+        new byte[0])) {
       assertSevens(readAll(s, 3 * SLICE));
     }
   }
@@ -433,11 +438,12 @@ class SlicePortExhaustionTest {
     // A DataNode that never reached this node before connects (the oldest stalled handshake gives way) and its
     // stream completes byte for byte; so does a client's, once the DataNode's address proved the secret.
     SliceTransport dataNode = transport("D", SECRET, limits, threads(1));
-    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, "S", "/r"), "D", "/r", 1, new byte[0])) {
+    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "D", "/r", 1,
+        new byte[0])) {
       assertSevens(readAll(s, 3 * SLICE));
     }
     SliceTransport client = transport("client", null, limits, threads(1));
-    try (PeerStream s = client.open(new Endpoint("127.0.0.1", port, "S", "/r"), "alice", "/r", 2, new byte[0],
+    try (PeerStream s = client.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "alice", "/r", 2, new byte[0],
         token("alice"))) {
       assertSevens(readAll(s, 3 * SLICE));
     }
@@ -451,14 +457,15 @@ class SlicePortExhaustionTest {
     int port = server.start(RequestHandler.clusterOnly("order pins", sevens(1)));
     SliceTransport client = transport("client", null, PeerLimits.DEFAULTS, threads(1));
     PeerFailure refused = assertThrows(PeerFailure.class, () -> readAll(client.open(
-        new Endpoint("127.0.0.1", port, "S", "/r"), "c", "/r", 1, new byte[0], token("mallory")), 0));
+        new Endpoint("127.0.0.1", port, new Site("S", "/r")), "c", "/r", 1, new byte[0], token("mallory")), 0));
     assertTrue(refused.getMessage().contains("S refused the request: only a peer that proved the cluster secret "
         + "(wide-ec.transport.secret) may order pins"), refused.getMessage());
     assertEquals(1, server.screenedOut());
     assertEquals(0, workers.getTaskCount(), "no helper thread was taken");
 
     SliceTransport dataNode = transport("D", SECRET, PeerLimits.DEFAULTS, threads(1));
-    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, "S", "/r"), "D", "/r", 2, new byte[0])) {
+    try (PeerStream s = dataNode.open(new Endpoint("127.0.0.1", port, new Site("S", "/r")), "D", "/r", 2,
+        new byte[0])) {
       assertSevens(readAll(s, SLICE));
     }
   }

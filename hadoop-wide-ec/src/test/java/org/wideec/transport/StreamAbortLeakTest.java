@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.wideec.minicluster.Eventually;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Streams cut short at random points, the way aborted repairs cut them: the consumer closes mid-stream, the producer's
@@ -88,7 +89,7 @@ class StreamAbortLeakTest {
   void consumersThatLeaveMidStreamLeaveNothingBehind() throws Exception {
     Random r = new Random(SEED);
     SliceTransport server = transport("abort-producer");
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "abort-producer", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("abort-producer", "/r1"));
     SliceTransport client = transport("abort-consumer");
     for (int c = 0; c < 150; c++) {
       // Half leave at once or after a few slices (slices in flight either way); the rest read up to the whole stream.
@@ -104,7 +105,7 @@ class StreamAbortLeakTest {
     SliceTransport client = transport("abort-consumer");
     for (int round = 0; round < 10; round++) {
       SliceTransport server = transport("abort-producer-" + round);
-      Endpoint at = new Endpoint("127.0.0.1", serve(server), "abort-producer-" + round, "/r1");
+      Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("abort-producer-" + round, "/r1"));
       List<PeerStream> open = new ArrayList<>();
       int[] took = new int[4];
       for (int i = 0; i < 4; i++) {
@@ -126,7 +127,7 @@ class StreamAbortLeakTest {
   void aConsumerWhoseTransportClosesFirstLeavesNothingBehind() throws Exception {
     Random r = new Random(SEED + 2);
     SliceTransport server = transport("abort-producer");
-    Endpoint at = new Endpoint("127.0.0.1", serve(server), "abort-producer", "/r1");
+    Endpoint at = new Endpoint("127.0.0.1", serve(server), new Site("abort-producer", "/r1"));
     for (int round = 0; round < 10; round++) {
       SliceTransport client = transport("abort-consumer-" + round);
       List<PeerStream> open = new ArrayList<>();

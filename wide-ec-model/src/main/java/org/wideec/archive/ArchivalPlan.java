@@ -17,10 +17,15 @@ import java.util.function.LongFunction;
  * nothing is trimmed before the parity is verified, and trimming keeps exactly the planned node's replica.
  */
 public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int n, int k, PlacementKind placement,
-    int files, List<PlannedStripe> stripes) {
+    int files, List<PlannedStripe> stripes) implements StripePlan {
 
   public ArchivalPlan {
     stripes = List.copyOf(stripes);
+  }
+
+  @Override
+  public StripeLayout layout() {
+    return StripeLayout.SYSTEMATIC;
   }
 
   /** The same plan with every stripe's chain costed in another shape. */
@@ -33,14 +38,17 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     return stripes.stream().mapToInt(PlannedStripe::dataBlocks).sum();
   }
 
+  @Override
   public long bytesMoved() {
     return stripes.stream().mapToLong(PlannedStripe::bytesMoved).sum();
   }
 
+  @Override
   public long blocksMoved() {
     return stripes.stream().mapToLong(s -> s.count(PlannedUnit.Action.MOVE)).sum();
   }
 
+  @Override
   public long crossRackBytesMoved() {
     return stripes.stream().mapToLong(PlannedStripe::crossRackBytesMoved).sum();
   }
@@ -51,6 +59,12 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
 
   public long crossRackBytesChain() {
     return stripes.stream().mapToLong(s -> s.chain().crossRackBytes()).sum();
+  }
+
+  /** The chain encoder's cross-rack bytes for {@code chain}, the classic encoder's for any other. */
+  @Override
+  public Long crossRackBytesEncoding(String encoder) {
+    return encoder.equals("chain") ? crossRackBytesChain() : crossRackBytesClassic();
   }
 
   public long logicalBytes() {
@@ -108,6 +122,7 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
   }
 
   /** A summary and one line per stripe. */
+  @Override
   public String describe() {
     StringBuilder sb = new StringBuilder();
     PlannedStripe lastStripe = stripes.get(stripes.size() - 1);
@@ -153,7 +168,7 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
         + table(rows);
   }
 
-  /** The plan as maps and lists of strings and numbers (camelCase keys), ready for a JSON writer. */
+  @Override
   public Map<String, Object> toJson() {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("path", path);

@@ -8,13 +8,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.archive.encode.EncodePlan;
-import org.wideec.code.Codes;
-import org.wideec.code.InvalidCodeSpecException;
 import org.wideec.code.LinearCode;
 import org.wideec.code.UnitRole;
 import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
-import org.wideec.topology.Topology;
+import org.wideec.topology.Site;
 
 /**
  * Plans the archival of replicated files into wide stripes (DESIGN.md §3.2), without touching HDFS:
@@ -29,58 +27,27 @@ import org.wideec.topology.Topology;
  *       refused naming the stripe and the rack;</li>
  *   <li>each stripe is costed for both encoders ({@link ClassicEncoding}, {@link ChainEncoding}).</li>
  * </ol>
- * Only codes pinned by the on-disk format may store data, and only systematic ones keep their data blocks as
- * they are; anything else is refused before planning.
+ * The systematic layout of {@link StripePlanner}: only codes pinned by the on-disk format may store data, and only
+ * systematic ones keep their data blocks as they are; anything else is refused before planning.
  */
 public final class ArchivalPlanner {
   private ArchivalPlanner() {}
 
   public static ArchivalPlan plan(ArchivalRequest request) {
-    LinearCode code = code(request);
+    LinearCode code = StripePlanner.code(StripeLayout.SYSTEMATIC, request.path(), request.codeSpec());
     PlacementPlan base;
     try {
       base = request.placement().planner().plan(code);
     } catch (PlacementException e) {
       throw new ArchivalPlanException("cannot archive " + request.path() + ": " + e.getMessage(), e);
     }
-    Map<String, String> rackOfNode = rackOfNode(request.topology());
-    List<List<DataBlock>> groups = StripeGrouping.group(request.path(), request.scope(), request.files(), code.k());
+    Map<String, String> rackOfNode = StripePlanner.rackOfNode(request.topology());
     Map<String, Long> load = new HashMap<>();
-    List<PlannedStripe> stripes = new ArrayList<>();
-    for (int i = 0; i < groups.size(); i++) {
-      long id = request.firstStripeId() + i;
-      stripes.add(new StripePlanning(request, code, id, groups.get(i), rackOfNode, load).plan(base.rackOf()));
-    }
+    List<PlannedStripe> stripes = StripePlanner.stripes(code, request.path(), request.scope(), request.files(),
+        request.firstStripeId(),
+        (id, blocks) -> new StripePlanning(request, code, id, blocks, rackOfNode, load).plan(base.rackOf()));
     return new ArchivalPlan(request.path(), request.scope(), code.spec(), code.n(), code.k(), request.placement(),
         request.files().size(), stripes);
-  }
-
-  private static LinearCode code(ArchivalRequest request) {
-    LinearCode code;
-    try {
-      code = Codes.pinnedFromSpec(request.codeSpec());
-    } catch (InvalidCodeSpecException e) {
-      throw new ArchivalPlanException("cannot archive " + request.path() + ": " + e.getMessage(), e);
-    }
-    if (!code.isSystematic()) {
-      throw new ArchivalPlanException("cannot archive " + request.path() + " with " + code.spec() + ": it is not"
-          + " systematic, and archival keeps the data blocks as they are (RapidRAID's pipelined archival rewrites"
-          + " them and is planned separately)");
-    }
-    return code;
-  }
-
-  private static Map<String, String> rackOfNode(Topology topology) {
-    Map<String, String> rackOf = new HashMap<>();
-    for (String rack : topology.racks()) {
-      for (String node : topology.nodes(rack)) {
-        String other = rackOf.putIfAbsent(node, rack);
-        if (other != null) {
-          throw new ArchivalPlanException("node " + node + " is listed in racks " + other + " and " + rack);
-        }
-      }
-    }
-    return rackOf;
   }
 
   /** The planning of one stripe. */
@@ -168,12 +135,12 @@ public final class ArchivalPlanner {
     /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */
     private List<String> liveReplicas(DataBlock b) {
       List<String> live = new ArrayList<>();
-      for (SourceFile.Replica r : b.block().replicas()) {
+      for (Site r : b.block().replicas()) {
         String rack = rackOfNode.get(r.node());
         if (rack == null) {
           continue; // not a live node: its replica cannot be kept or read
         }
-        if (r.rack() != null && !r.rack().equals(rack)) {
+        if (!r.rack().equals(rack)) {
           throw new ArchivalPlanException(name + ": " + b.describe() + " has a replica on " + r.node() + " in rack "
               + r.rack() + ", but the topology has that node in rack " + rack);
         }
@@ -183,7 +150,7 @@ public final class ArchivalPlanner {
       }
       if (live.isEmpty()) {
         throw new ArchivalPlanException(name + ": " + b.describe() + " has no live replica (replicas on "
-            + b.block().replicas().stream().map(SourceFile.Replica::node).toList() + "); repair or restore it first");
+            + b.block().replicas().stream().map(Site::node).toList() + "); repair or restore it first");
       }
       return live;
     }

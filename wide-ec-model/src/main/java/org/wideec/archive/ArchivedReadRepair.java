@@ -11,6 +11,7 @@ import org.wideec.code.UnitRole;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
+import org.wideec.topology.Site;
 
 /**
  * The repair of one lost data block of an archived stripe for a reader: the block the reader holds a
@@ -77,7 +78,7 @@ public final class ArchivedReadRepair {
         leftOut.put(u, "block " + m.blockId() + " has no live replica");
       } else {
         now.put(u, new ArchivedStripeRepair.BlockNow(c.genStamp(), c.length(),
-            List.of(new ArchivedStripeRepair.Replica(c.node(), c.rack()))));
+            List.of(new Site(c.node(), c.rack()))));
       }
     }
     ArchivedStripeRepair sorted = ArchivedStripeRepair.of(stripe, now);

@@ -17,6 +17,7 @@ import org.wideec.repair.BlockRef;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 
 /**
  * What an archived stripe needs after losses, from its manifest and what the NameNode sees now.
@@ -36,15 +37,12 @@ import org.wideec.repair.UnitLocation;
  * of preference (least recently selected first); the scheme decides who sends what (in-rack partial sums).
  */
 public final class ArchivedStripeRepair {
-  /** One live replica of a member's block: the DataNode's transfer address and rack. */
-  public record Replica(String node, String rack) {}
-
   /**
    * A member's block as the NameNode holds it now.
    *
    * @param live replicas the NameNode counts live (not on a dead, decommissioned or corrupt storage)
    */
-  public record BlockNow(long generationStamp, long length, List<Replica> live) {
+  public record BlockNow(long generationStamp, long length, List<Site> live) {
     public BlockNow {
       live = List.copyOf(live);
     }
@@ -118,8 +116,8 @@ public final class ArchivedStripeRepair {
       } else if (b.live().isEmpty()) {
         lost.add(u);
       } else {
-        Replica r = b.live().stream().filter(x -> x.rack().equals(m.plannedRack())).findFirst().orElse(b.live().get(0));
-        helpers.put(u, new UnitLocation(u, r.node(), r.rack()));
+        Site r = b.live().stream().filter(x -> x.rack().equals(m.plannedRack())).findFirst().orElse(b.live().get(0));
+        helpers.put(u, new UnitLocation(u, r));
       }
     }
     UnitSpan span = new UnitSpan(code);

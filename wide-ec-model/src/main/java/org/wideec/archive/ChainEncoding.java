@@ -6,7 +6,7 @@ import java.util.Map;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.code.LinearCode;
 
 /**

@@ -6,7 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 
 /**
  * What keeping one archived stripe on its plan takes now (DESIGN.md §3.2): which replicas to pin and
@@ -39,7 +39,7 @@ public final class PlanKeeping {
    * @param live replicas on live DataNodes in service, neither corrupt nor excess
    * @param holders every DataNode listed for the block, live or not (a target must hold no replica of it)
    */
-  public record Observed(long generationStamp, long length, List<Replica> live, Set<String> holders) {
+  public record Observed(long generationStamp, long length, List<Site> live, Set<String> holders) {
     public Observed {
       live = List.copyOf(live);
       holders = Set.copyOf(holders);
@@ -50,14 +50,14 @@ public final class PlanKeeping {
   public record Pin(int unit, StripeMember member, String node) {}
 
   /** Move the one replica of {@code unit} from {@code from} to {@code to}. */
-  public record MoveBack(int unit, StripeMember member, Replica from, Replica to) {}
+  public record MoveBack(int unit, StripeMember member, Site from, Site to) {}
 
   /**
    * A member off its planned node that cannot be moved back now.
    *
    * @param why for the log line
    */
-  public record Stuck(int unit, StripeMember member, List<Replica> at, String why) {}
+  public record Stuck(int unit, StripeMember member, List<Site> at, String why) {}
 
   /** What to do for one stripe. */
   public record Actions(List<Pin> pins, List<MoveBack> moves, List<Stuck> stuck) {
@@ -81,7 +81,7 @@ public final class PlanKeeping {
    * @param now each stored member's block by unit (absent: the block is gone)
    * @param targets every live DataNode a block may be moved to
    */
-  public static Actions of(ArchivedStripe s, Map<Integer, Observed> now, List<Replica> targets) {
+  public static Actions of(ArchivedStripe s, Map<Integer, Observed> now, List<Site> targets) {
     List<Pin> pins = new ArrayList<>();
     List<MoveBack> moves = new ArrayList<>();
     List<Stuck> stuck = new ArrayList<>();
@@ -91,7 +91,7 @@ public final class PlanKeeping {
       if (!placed(s, m) || o == null || o.generationStamp() != m.generationStamp() || o.length() != m.length()) {
         continue;
       }
-      for (Replica r : o.live()) {
+      for (Site r : o.live()) {
         if (r.node().equals(m.plannedNode())) {
           pins.add(new Pin(u, m, r.node()));
         }
@@ -99,8 +99,8 @@ public final class PlanKeeping {
       if (o.live().size() != 1 || o.live().get(0).node().equals(m.plannedNode())) {
         continue;
       }
-      Replica at = o.live().get(0);
-      Replica to = target(s, u, now, targets, at);
+      Site at = o.live().get(0);
+      Site to = target(s, u, now, targets, at);
       if (to != null) {
         moves.add(new MoveBack(u, m, at, to));
       } else if (!at.rack().equals(m.plannedRack())) {
@@ -111,11 +111,11 @@ public final class PlanKeeping {
     return new Actions(pins, moves, stuck);
   }
 
-  private static Replica target(ArchivedStripe s, int unit, Map<Integer, Observed> now, List<Replica> targets,
-      Replica at) {
+  private static Site target(ArchivedStripe s, int unit, Map<Integer, Observed> now, List<Site> targets,
+      Site at) {
     StripeMember m = s.member(unit);
     Set<String> holders = now.get(unit).holders();
-    for (Replica t : targets) {
+    for (Site t : targets) {
       if (t.node().equals(m.plannedNode()) && !holders.contains(t.node())) {
         return t;
       }
@@ -131,7 +131,7 @@ public final class PlanKeeping {
     });
     return targets.stream()
         .filter(t -> t.rack().equals(m.plannedRack()) && !holders.contains(t.node()))
-        .min(Comparator.comparing((Replica t) -> others.contains(t.node())).thenComparing(Replica::node))
+        .min(Comparator.comparing((Site t) -> others.contains(t.node())).thenComparing(Site::node))
         .orElse(null);
   }
 }

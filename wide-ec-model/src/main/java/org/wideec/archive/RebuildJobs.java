@@ -147,7 +147,7 @@ public final class RebuildJobs {
       Comparator<Integer> preference) {
     LinearCode code = p.stripe().code();
     Map<Integer, UnitLocation> available = new HashMap<>(p.helpers());
-    p.zeros().forEach(z -> available.put(z, new UnitLocation(z, "(zero unit)", targetRack)));
+    p.zeros().forEach(z -> available.put(z, UnitLocation.zero(z, targetRack)));
     Comparator<Integer> order = Comparator.comparing((Integer u) -> !p.zeros().contains(u)).thenComparing(preference);
     RepairGraph g = SingleUnitRepairPlanner.plan(scheme == RepairScheme.CYCLIC ? RepairScheme.PIPELINED : scheme, code,
         unit, available, "", targetRack, LinkWeights.UNIFORM, order);

@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 
 /**
  * Chooses the DataNode that rebuilds a lost archived unit and stores it (requestor and target at once), and orders
@@ -29,7 +29,7 @@ public final class RebuildTargets {
    *     (so the next unit of the same stripe chosen in this pass sees it)
    * @return the target, or null when no live node qualifies
    */
-  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never,
+  public Site choose(StripeMember lost, List<Site> live, Set<String> avoid, Set<String> never,
       Map<String, Integer> unitsPerRack) {
     return choose(lost, live, avoid, never, unitsPerRack, Integer.MAX_VALUE);
   }
@@ -39,12 +39,12 @@ public final class RebuildTargets {
    * {@code rackCap} units of the stripe (the losses its code always survives): several units of one stripe rebuilt
    * in one pass, after a rack loss, must not pile into one rack beyond what a later rack loss could take.
    */
-  public Replica choose(StripeMember lost, List<Replica> live, Set<String> avoid, Set<String> never,
+  public Site choose(StripeMember lost, List<Site> live, Set<String> avoid, Set<String> never,
       Map<String, Integer> unitsPerRack, int rackCap) {
-    Comparator<Replica> order = Comparator.comparingInt((Replica r) -> rank(r, lost, avoid))
+    Comparator<Site> order = Comparator.comparingInt((Site r) -> rank(r, lost, avoid))
         .thenComparingInt(r -> unitsPerRack.getOrDefault(r.rack(), 0))
-        .thenComparingLong(r -> lastSelected.getOrDefault(r.node(), 0L)).thenComparing(Replica::node);
-    Replica best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3)
+        .thenComparingLong(r -> lastSelected.getOrDefault(r.node(), 0L)).thenComparing(Site::node);
+    Site best = live.stream().filter(r -> !never.contains(r.node()) && rank(r, lost, avoid) < 3)
         .filter(r -> rank(r, lost, avoid) < 2 || unitsPerRack.getOrDefault(r.rack(), 0) < rackCap).min(order)
         .orElse(null);
     if (best != null) {
@@ -55,11 +55,11 @@ public final class RebuildTargets {
   }
 
   /** Whether a chosen target is where the plan wants the unit (its planned rack). */
-  public static boolean inPlannedRack(StripeMember lost, Replica target) {
+  public static boolean inPlannedRack(StripeMember lost, Site target) {
     return target.rack().equals(lost.plannedRack());
   }
 
-  private static int rank(Replica r, StripeMember lost, Set<String> avoid) {
+  private static int rank(Site r, StripeMember lost, Set<String> avoid) {
     boolean rack = r.rack().equals(lost.plannedRack());
     boolean other = avoid.contains(r.node());
     return rack && !other ? 0 : rack ? 1 : !other ? 2 : 3;

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 
 /**
  * The sealed (non-systematic) archival of one file as data, for {@code wide-ec archive --dry-run}: the stripes the
@@ -21,13 +21,18 @@ import org.wideec.archive.encode.Site;
  * @param pipelines one per stripe, in stripe order, for the RapidRAID encoder; empty for the classic one
  */
 public record SealedPlan(String path, String codeSpec, String encoder, long length, StripeManifest manifest,
-    List<RapidRaidPlan> pipelines) {
+    List<RapidRaidPlan> pipelines) implements StripePlan {
   public SealedPlan {
     pipelines = List.copyOf(pipelines);
     if (!pipelines.isEmpty() && pipelines.size() != manifest.stripes().size()) {
       throw new IllegalArgumentException(path + ": " + pipelines.size() + " pipelines for " + manifest.stripes().size()
           + " stripes");
     }
+  }
+
+  @Override
+  public StripeLayout layout() {
+    return StripeLayout.NON_SYSTEMATIC;
   }
 
   public boolean pipelined() {
@@ -43,14 +48,17 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     return new Site(m.plannedNode(), m.plannedRack());
   }
 
-  public int blocksMoved() {
+  @Override
+  public long blocksMoved() {
     return pipelines.stream().mapToInt(p -> p.chain().moves().size()).sum();
   }
 
+  @Override
   public long bytesMoved() {
     return pipelines.stream().mapToLong(RapidRaidPlan::moveBytes).sum();
   }
 
+  @Override
   public long crossRackBytesMoved() {
     return pipelines.stream().mapToLong(RapidRaidPlan::crossRackMoveBytes).sum();
   }
@@ -58,6 +66,16 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
   /** The pipelines' streams across racks; null for the classic encoder (it depends on where the archiver runs). */
   public Long crossRackBytesEncoding() {
     return pipelined() ? pipelines.stream().mapToLong(RapidRaidPlan::crossRackBytes).sum() : null;
+  }
+
+  /** The same; a sealed plan is made for one encoder (the RapidRAID one plans its pipelines). */
+  @Override
+  public Long crossRackBytesEncoding(String encoder) {
+    if (!encoder.equals(this.encoder)) {
+      throw new IllegalArgumentException("the plan of " + path + " is made for the " + this.encoder + " encoder, not "
+          + encoder);
+    }
+    return crossRackBytesEncoding();
   }
 
   /** Every piece, read once by the classic encoder, twice by the pipeline (each piece's two positions). */
@@ -75,6 +93,7 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     return length == 0 ? Double.NaN : (double) codewordBytes() / length;
   }
 
+  @Override
   public String describe() {
     StringBuilder b = new StringBuilder();
     List<ArchivedStripe> stripes = manifest.stripes();
@@ -119,7 +138,7 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     return b.toString();
   }
 
-  /** The plan as maps and lists (camelCase keys) for a JSON writer, one object. */
+  @Override
   public Map<String, Object> toJson() {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("path", path);

@@ -1,17 +1,15 @@
 package org.wideec.archive;
 
 import java.util.List;
+import org.wideec.topology.Site;
 
 /**
  * A replicated file as the archival planner sees it (the HDFS slice fills it from the NameNode's block
  * locations): path, inode id, length, block size and every block with its live replicas.
  */
 public record SourceFile(String path, long inodeId, long length, long blockSize, List<Block> blocks) {
-  /** One replica of a block: the DataNode holding it and that node's rack. */
-  public record Replica(String node, String rack) {}
-
   /** One block of the file and where its replicas are. */
-  public record Block(long blockId, long generationStamp, long length, List<Replica> replicas) {
+  public record Block(long blockId, long generationStamp, long length, List<Site> replicas) {
     public Block {
       replicas = List.copyOf(replicas);
     }

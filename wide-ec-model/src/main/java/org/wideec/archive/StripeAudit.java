@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.IntFunction;
 import org.wideec.code.LinearCode;
 import org.wideec.code.RemainingTolerance;
+import org.wideec.topology.Site;
 
 /**
  * {@code wide-ec fsck} of one archived stripe: the manifest's record held against what HDFS reports for
@@ -31,9 +32,6 @@ import org.wideec.code.RemainingTolerance;
 public final class StripeAudit {
   private StripeAudit() {}
 
-  /** A live replica: DataNode (transfer address) and rack. */
-  public record Replica(String node, String rack) {}
-
   /** What HDFS holds now for one stored member. */
   public enum Presence {
     /** The member's file holds a block with the member's id. */
@@ -52,13 +50,13 @@ public final class StripeAudit {
    * @param replicas live replicas (none: the block is missing)
    * @param corrupt HDFS marks every listed replica corrupt
    */
-  public record Observed(String file, Presence presence, long generationStamp, long length, List<Replica> replicas,
+  public record Observed(String file, Presence presence, long generationStamp, long length, List<Site> replicas,
       boolean corrupt) {
     public Observed {
       replicas = List.copyOf(replicas);
     }
 
-    public static Observed present(String file, long generationStamp, long length, List<Replica> replicas) {
+    public static Observed present(String file, long generationStamp, long length, List<Site> replicas) {
       return new Observed(file, Presence.PRESENT, generationStamp, length, replicas, false);
     }
 
@@ -290,10 +288,10 @@ public final class StripeAudit {
     int changedHeld = Integer.MAX_VALUE;
     Map<Integer, List<String>> remaining = new java.util.TreeMap<>();
     for (Map.Entry<Integer, Observed> e : seen.entrySet()) {
-      List<Replica> live = e.getValue().corrupt() ? List.of() : e.getValue().replicas();
+      List<Site> live = e.getValue().corrupt() ? List.of() : e.getValue().replicas();
       if (!changes.containsKey(e.getKey())) {
         held = Math.min(held, live.size());
-        remaining.put(e.getKey(), live.stream().map(Replica::node).toList());
+        remaining.put(e.getKey(), live.stream().map(Site::node).toList());
       } else if (e.getValue().presence() != Presence.FILE_GONE) {
         changedHeld = Math.min(changedHeld, live.size());
       }
@@ -373,7 +371,7 @@ public final class StripeAudit {
     };
   }
 
-  private static String nodes(List<Replica> replicas) {
+  private static String nodes(List<Site> replicas) {
     List<String> out = new ArrayList<>();
     replicas.forEach(r -> out.add(r.node() + " (" + r.rack() + ")"));
     return String.join(", ", out);

@@ -16,6 +16,7 @@ import org.wideec.code.UnitRole;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 
 class ArchivedReadRepairTest {
   static final String LRC = "azure-lrc:k=4,l=2,g=1";
@@ -66,7 +67,7 @@ class ArchivedReadRepairTest {
     assertArrayEquals(new int[] {1}, p.repair().lost());
     assertArrayEquals(new long[] {4096}, p.repair().lostLengths());
     assertEquals(Set.of(0, 2, 3, 4, 5, 6), p.repair().survivors().keySet());
-    assertEquals(new UnitLocation(4, "dn4:9866", "/rack2"), p.repair().survivors().get(4));
+    assertEquals(new UnitLocation(4, new Site("dn4:9866", "/rack2")), p.repair().survivors().get(4));
     assertEquals(new BlockRef("bp", 103, 1004, 1000, TOKEN), p.repair().blocks().get(3));
     assertEquals(Map.of(), p.leftOut());
   }

@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
+import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
 
 /**
@@ -52,7 +53,7 @@ class KeepAssignmentTest {
     Map<Integer, KeepMatching.Unit> data = new HashMap<>();
     for (int u = 0; u < real; u++) {
       List<String> nodes = PlanFixtures.randomReplicas(rnd, t, 1 + rnd.nextInt(3)).stream()
-          .map(SourceFile.Replica::node).toList();
+          .map(Site::node).toList();
       data.put(u, new KeepMatching.Unit(u, 1 + rnd.nextInt(100), nodes));
     }
     return new Instance(code, base, stored, data, t);

@@ -18,6 +18,7 @@ import org.wideec.code.LocalGroup;
 import org.wideec.code.MinimumDistance;
 import org.wideec.code.UnitRole;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 
 /** Everything an emitted archival plan must satisfy, checked from the request alone. */
 final class PlanChecks {
@@ -60,7 +61,7 @@ final class PlanChecks {
           DataBlock b = blocks.get(u);
           assertEquals(b, p.block(), unit);
           assertEquals(b.length(), p.length(), unit);
-          Set<String> replicas = new HashSet<>(b.block().replicas().stream().map(SourceFile.Replica::node).toList());
+          Set<String> replicas = new HashSet<>(b.block().replicas().stream().map(Site::node).toList());
           if (p.action() == PlannedUnit.Action.KEEP) {
             assertTrue(replicas.contains(p.node()), unit + " keeps a replica it does not have");
           } else {

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
 
 /** Topologies and replicated files for planner tests, drawn from a seed. */
@@ -52,16 +53,16 @@ final class PlanFixtures {
     return new SourceFile(path, inode, length, blockSize, list);
   }
 
-  static List<SourceFile.Replica> hdfsReplicas(Random rnd, Topology t, String writer) {
-    List<SourceFile.Replica> out = new ArrayList<>();
+  static List<Site> hdfsReplicas(Random rnd, Topology t, String writer) {
+    List<Site> out = new ArrayList<>();
     String firstRack;
     if (writer != null) {
       firstRack = rackOf(t, writer);
-      out.add(new SourceFile.Replica(writer, firstRack));
+      out.add(new Site(writer, firstRack));
     } else {
       firstRack = t.racks().get(rnd.nextInt(t.rackCount()));
       List<String> nodes = t.nodes(firstRack);
-      out.add(new SourceFile.Replica(nodes.get(rnd.nextInt(nodes.size())), firstRack));
+      out.add(new Site(nodes.get(rnd.nextInt(nodes.size())), firstRack));
     }
     if (t.rackCount() > 1) {
       String other;
@@ -71,18 +72,18 @@ final class PlanFixtures {
       List<String> nodes = new ArrayList<>(t.nodes(other));
       java.util.Collections.shuffle(nodes, rnd);
       for (int i = 0; i < Math.min(2, nodes.size()); i++) {
-        out.add(new SourceFile.Replica(nodes.get(i), other));
+        out.add(new Site(nodes.get(i), other));
       }
     }
     return out;
   }
 
   /** Replicas on random distinct nodes anywhere (up to {@code count}). */
-  static List<SourceFile.Replica> randomReplicas(Random rnd, Topology t, int count) {
-    List<SourceFile.Replica> all = new ArrayList<>();
+  static List<Site> randomReplicas(Random rnd, Topology t, int count) {
+    List<Site> all = new ArrayList<>();
     for (String rack : t.racks()) {
       for (String node : t.nodes(rack)) {
-        all.add(new SourceFile.Replica(node, rack));
+        all.add(new Site(node, rack));
       }
     }
     java.util.Collections.shuffle(all, rnd);

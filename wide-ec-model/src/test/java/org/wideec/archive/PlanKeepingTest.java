@@ -9,19 +9,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 
 /**
  * Keeping archived stripes on plan, on the golden stripe: azure-lrc:k=4,l=2,g=1, data planned on
  * dn0, dn1 (/rack0), dn2, dn3 (/rack1), parity on dn4 (/rack2), dn5 (/rack0), dn6 (/rack1).
  */
 class PlanKeepingTest {
-  private static final List<Replica> CLUSTER = List.of(r("dn0:9866", "/rack0"), r("dn1:9866", "/rack0"),
+  private static final List<Site> CLUSTER = List.of(r("dn0:9866", "/rack0"), r("dn1:9866", "/rack0"),
       r("dn2:9866", "/rack1"), r("dn3:9866", "/rack1"), r("dn4:9866", "/rack2"), r("dn5:9866", "/rack0"),
       r("dn6:9866", "/rack1"), r("dn8:9866", "/rack3"), r("dn9:9866", "/rack0"));
 
-  private static Replica r(String node, String rack) {
-    return new Replica(node, rack);
+  private static Site r(String node, String rack) {
+    return new Site(node, rack);
   }
 
   private static ArchivedStripe stripe(StripeState state) {
@@ -40,9 +40,9 @@ class PlanKeepingTest {
     return now;
   }
 
-  private static PlanKeeping.Observed observed(StripeMember m, Replica... live) {
+  private static PlanKeeping.Observed observed(StripeMember m, Site... live) {
     Set<String> holders = new java.util.HashSet<>();
-    for (Replica x : live) {
+    for (Site x : live) {
       holders.add(x.node());
     }
     return new PlanKeeping.Observed(m.generationStamp(), m.length(), List.of(live), holders);
@@ -101,7 +101,7 @@ class PlanKeepingTest {
     ArchivedStripe s = stripe(StripeState.TRIMMED);
     Map<Integer, PlanKeeping.Observed> now = onPlan(s);
     now.put(0, observed(s.member(0), r("dn8:9866", "/rack3")));
-    List<Replica> withoutDn0 = CLUSTER.stream().filter(x -> !x.node().equals("dn0:9866")).toList();
+    List<Site> withoutDn0 = CLUSTER.stream().filter(x -> !x.node().equals("dn0:9866")).toList();
     PlanKeeping.MoveBack mv = PlanKeeping.of(s, now, withoutDn0).moves().get(0);
     // dn1 holds unit 1 and dn5 unit 5: dn9 is the node of /rack0 that holds nothing of the stripe.
     assertEquals(r("dn9:9866", "/rack0"), mv.to());
@@ -112,7 +112,7 @@ class PlanKeepingTest {
     ArchivedStripe s = stripe(StripeState.TRIMMED);
     Map<Integer, PlanKeeping.Observed> now = onPlan(s);
     now.put(0, observed(s.member(0), r("dn9:9866", "/rack0")));
-    List<Replica> withoutDn0 = CLUSTER.stream().filter(x -> !x.node().equals("dn0:9866")).toList();
+    List<Site> withoutDn0 = CLUSTER.stream().filter(x -> !x.node().equals("dn0:9866")).toList();
     PlanKeeping.Actions down = PlanKeeping.of(s, now, withoutDn0);
     assertTrue(down.moves().isEmpty() && down.stuck().isEmpty());
     assertEquals(r("dn0:9866", "/rack0"), PlanKeeping.of(s, now, CLUSTER).moves().get(0).to());
@@ -123,7 +123,7 @@ class PlanKeepingTest {
     ArchivedStripe s = stripe(StripeState.TRIMMED);
     Map<Integer, PlanKeeping.Observed> now = onPlan(s);
     now.put(4, observed(s.member(4), r("dn8:9866", "/rack3")));
-    List<Replica> withoutRack2 = CLUSTER.stream().filter(x -> !x.rack().equals("/rack2")).toList();
+    List<Site> withoutRack2 = CLUSTER.stream().filter(x -> !x.rack().equals("/rack2")).toList();
     PlanKeeping.Actions a = PlanKeeping.of(s, now, withoutRack2);
     assertTrue(a.moves().isEmpty());
     assertEquals(1, a.stuck().size());

@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripeRepair.BlockNow;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.CombinedLocalityPlanner;
@@ -51,7 +51,7 @@ class RebuildJobsTest {
     for (int u : s.storedUnits()) {
       StripeMember m = s.member(u);
       now.put(u, new BlockNow(m.generationStamp(), m.length(), dead.contains(u) ? List.of()
-          : List.of(new Replica(m.plannedNode(), m.plannedRack()))));
+          : List.of(new Site(m.plannedNode(), m.plannedRack()))));
     }
     return ArchivedStripeRepair.of(s, now);
   }
@@ -190,18 +190,18 @@ class RebuildJobsTest {
   void offPlanTargetsOfOneStripeNeverExceedWhatARackMayHold() {
     ArchivedStripe s = stripe(SPEC, CL);
     ArchivedStripeRepair p = lose(s, range(0, 5));
-    List<Replica> live = new ArrayList<>();
+    List<Site> live = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      live.add(new Replica("spare" + i + ":1", "/r17"));
+      live.add(new Site("spare" + i + ":1", "/r17"));
     }
-    live.add(new Replica("x:1", "/r3")); // rack 3 holds two units of the stripe
+    live.add(new Site("x:1", "/r3")); // rack 3 holds two units of the stripe
     Map<String, Integer> perRack = new HashMap<>();
     p.helpers().values().forEach(h -> perRack.merge(h.rack(), 1, Integer::sum));
     RebuildTargets t = new RebuildTargets();
     Set<String> avoid = new HashSet<>();
     List<String> racks = new ArrayList<>();
     for (int u = 0; u < 4; u++) {
-      Replica r = t.choose(s.member(u), live, avoid, Set.of(), perRack, 3);
+      Site r = t.choose(s.member(u), live, avoid, Set.of(), perRack, 3);
       avoid.add(r.node());
       racks.add(r.rack());
     }

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripeRepair.BlockNow;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 import org.wideec.code.LinearCode;
 import org.wideec.code.UnitSpan;
 import org.wideec.repair.BlockRef;
@@ -35,7 +35,7 @@ class SealedStripeRepairTest {
       StripeMember m = s.member(u);
       boolean gone = IntStream.of(dead).anyMatch(d -> d == u);
       out.put(u, new BlockNow(m.generationStamp(), m.length(),
-          gone ? List.of() : List.of(new Replica(m.plannedNode(), m.plannedRack()))));
+          gone ? List.of() : List.of(new Site(m.plannedNode(), m.plannedRack()))));
     }
     return out;
   }
@@ -87,11 +87,11 @@ class SealedStripeRepairTest {
     Map<Integer, PlanKeeping.Observed> now = new HashMap<>();
     for (int u : SEALED.storedUnits()) {
       StripeMember m = SEALED.member(u);
-      Replica at = u == 5 ? new Replica("elsewhere:1", "/rack9") : new Replica(m.plannedNode(), m.plannedRack());
+      Site at = u == 5 ? new Site("elsewhere:1", "/rack9") : new Site(m.plannedNode(), m.plannedRack());
       now.put(u, new PlanKeeping.Observed(m.generationStamp(), m.length(), List.of(at), java.util.Set.of(at.node())));
     }
     StripeMember five = SEALED.member(5);
-    PlanKeeping.Actions a = PlanKeeping.of(SEALED, now, List.of(new Replica(five.plannedNode(), five.plannedRack())));
+    PlanKeeping.Actions a = PlanKeeping.of(SEALED, now, List.of(new Site(five.plannedNode(), five.plannedRack())));
     assertEquals(List.of(0, 1, 2, 3, 4, 6, 7), a.pins().stream().map(PlanKeeping.Pin::unit).toList());
     assertEquals(1, a.moves().size());
     assertEquals(5, a.moves().get(0).unit());
@@ -128,6 +128,6 @@ class SealedStripeRepairTest {
   private static StripeAudit.Observed observed(ArchivedStripe s, int u, boolean missing) {
     StripeMember m = s.member(u);
     return StripeAudit.Observed.present("/.wideec/codewords/16500/0/u" + u, m.generationStamp(), m.length(),
-        missing ? List.of() : List.of(new StripeAudit.Replica(m.plannedNode(), m.plannedRack())));
+        missing ? List.of() : List.of(new Site(m.plannedNode(), m.plannedRack())));
   }
 }

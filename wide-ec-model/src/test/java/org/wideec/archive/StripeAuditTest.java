@@ -18,7 +18,7 @@ import org.wideec.archive.StripeAudit.Finding;
 import org.wideec.archive.StripeAudit.Observed;
 import org.wideec.archive.StripeAudit.Presence;
 import org.wideec.archive.StripeAudit.Problem;
-import org.wideec.archive.StripeAudit.Replica;
+import org.wideec.topology.Site;
 import org.wideec.archive.StripeAudit.Verdict;
 import org.wideec.code.Codes;
 import org.wideec.code.ErasurePatterns;
@@ -58,7 +58,7 @@ class StripeAuditTest {
       StripeMember m = s.member(u);
       if (!m.padding() && m.blockId() != 0) {
         out.put(u, Observed.present("/a/f" + u, m.generationStamp(), m.length(),
-            List.of(new Replica(m.plannedNode(), m.plannedRack()))));
+            List.of(new Site(m.plannedNode(), m.plannedRack()))));
       }
     }
     return out;
@@ -96,7 +96,7 @@ class StripeAuditTest {
     Map<Integer, Observed> seen = healthy(s);
     seen.put(2, Observed.present("/a/f2", 7, 4096, List.of()));
     seen.put(7, new Observed("/.wideec/parity/500/3/u7", Presence.PRESENT, 9, 4096,
-        List.of(new Replica("dn-7", "/r2")), true));
+        List.of(new Site("dn-7", "/r2")), true));
     Verdict v = audit(s, seen);
     assertEquals(List.of(Problem.MISSING, Problem.MISSING), problems(v));
     Finding f = v.findings().get(0);
@@ -148,8 +148,8 @@ class StripeAuditTest {
     Map<Integer, Observed> seen = healthy(s);
     seen.put(0, Observed.gone("/a/gone", Presence.FILE_GONE));
     seen.put(1, Observed.gone("/a/f1", Presence.BLOCK_GONE));
-    seen.put(4, Observed.present("/a/f4", 8, 4096, List.of(new Replica("dn-4", "/r4"))));
-    seen.put(5, Observed.present("/a/f5", 7, 5000, List.of(new Replica("dn-5", "/r0"))));
+    seen.put(4, Observed.present("/a/f4", 8, 4096, List.of(new Site("dn-4", "/r4"))));
+    seen.put(5, Observed.present("/a/f5", 7, 5000, List.of(new Site("dn-5", "/r0"))));
     Verdict v = audit(s, seen);
     assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.STALE, Problem.BELOW_TOLERANCE),
         problems(v));
@@ -179,10 +179,10 @@ class StripeAuditTest {
     for (StripeState state : List.of(StripeState.COMMITTED, StripeState.TRIMMED)) {
       ArchivedStripe s = stripe(state, 6);
       Map<Integer, Observed> seen = healthy(s);
-      seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Replica("dn-x", "/r1")))); // right rack, alone
-      seen.put(2, Observed.present("/a/f2", 7, 4096, List.of(new Replica("dn-y", "/r9")))); // other rack
-      seen.put(3, Observed.present("/a/f3", 7, 4096, List.of(new Replica("dn-z", "/r9"), new Replica("dn-3", "/r3"))));
-      seen.put(8, Observed.present("/p/u8", 9, 4096, List.of(new Replica("dn-q", "/r9"))));
+      seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Site("dn-x", "/r1")))); // right rack, alone
+      seen.put(2, Observed.present("/a/f2", 7, 4096, List.of(new Site("dn-y", "/r9")))); // other rack
+      seen.put(3, Observed.present("/a/f3", 7, 4096, List.of(new Site("dn-z", "/r9"), new Site("dn-3", "/r3"))));
+      seen.put(8, Observed.present("/p/u8", 9, 4096, List.of(new Site("dn-q", "/r9"))));
       Verdict v = audit(s, seen);
       List<Integer> units = v.findings().stream().filter(f -> f.problem() == Problem.OFF_PLAN).map(Finding::unit)
           .toList();
@@ -202,7 +202,7 @@ class StripeAuditTest {
     ArchivedStripe s = stripe(StripeState.TRIMMED, 6);
     Map<Integer, Observed> seen = healthy(s);
     // Units 1 and 6 are both planned in /r1; unit 1 now sits on unit 6's node, so losing that node costs two units.
-    seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Replica("dn-6", "/r1"))));
+    seen.put(1, Observed.present("/a/f1", 7, 4096, List.of(new Site("dn-6", "/r1"))));
     Verdict v = audit(s, seen);
     List<Finding> off = v.findings().stream().filter(f -> f.problem() == Problem.OFF_PLAN).toList();
     assertEquals(1, off.size(), v.findings().toString());
@@ -237,8 +237,8 @@ class StripeAuditTest {
     ArchivedStripe s = stripe(StripeState.TRIMMED, 6);
     Map<Integer, Observed> seen = healthy(s);
     seen.put(0, Observed.gone("/.reserved/.inodes/500", Presence.FILE_GONE));
-    seen.put(1, Observed.present("/a/f1", 8, 100, List.of(new Replica("dn-1", "/r1"))));
-    seen.put(2, Observed.present("/a/f2", 8, 5000, List.of(new Replica("dn-2", "/r2"))));
+    seen.put(1, Observed.present("/a/f1", 8, 100, List.of(new Site("dn-1", "/r1"))));
+    seen.put(2, Observed.present("/a/f2", 8, 5000, List.of(new Site("dn-2", "/r2"))));
     Verdict v = audit(s, seen);
     assertEquals(List.of(Problem.STALE, Problem.STALE, Problem.STALE, Problem.BELOW_TOLERANCE), problems(v));
     Finding f = v.findings().get(3);
@@ -257,8 +257,8 @@ class StripeAuditTest {
         continue;
       }
       Observed o = seen.get(u);
-      List<Replica> four = List.of(new Replica("dn-" + u, "/r" + u % 5), new Replica("y" + u, "/r1"),
-          new Replica("z" + u, "/r2"), new Replica("w" + u, "/r3"));
+      List<Site> four = List.of(new Site("dn-" + u, "/r" + u % 5), new Site("y" + u, "/r1"),
+          new Site("z" + u, "/r2"), new Site("w" + u, "/r3"));
       seen.put(u, Observed.present(o.file(), o.generationStamp(), o.length(), four));
     }
     Verdict raised = audit(s, seen);
@@ -277,22 +277,22 @@ class StripeAuditTest {
     seen.put(1, Observed.gone("/.reserved/.inodes/501", Presence.FILE_GONE));
     for (int u : s.storedUnits()) { // two units gone: every other one at 2 replicas, on a node of its own
       if (u > 1) {
-        seen.put(u, on(s, u, List.of(new Replica("dn-" + u, "/r1"),
-            new Replica("q" + u, "/r2"))));
+        seen.put(u, on(s, u, List.of(new Site("dn-" + u, "/r1"),
+            new Site("q" + u, "/r2"))));
       }
     }
     assertEquals(Problem.REPROTECTED, problems(audit(s, seen)).get(2));
     // Unit 2's added replica on unit 8's node and unit 8's on unit 2's: losing the two nodes takes both.
-    seen.put(2, on(s, 2, List.of(new Replica("dn-2", "/r2"), new Replica("dn-8", "/r3"))));
-    seen.put(8, on(s, 8, List.of(new Replica("dn-8", "/r3"), new Replica("dn-2", "/r2"))));
+    seen.put(2, on(s, 2, List.of(new Site("dn-2", "/r2"), new Site("dn-8", "/r3"))));
+    seen.put(8, on(s, 8, List.of(new Site("dn-8", "/r3"), new Site("dn-2", "/r2"))));
     Finding below = audit(s, seen).findings().get(2);
     assertEquals(Problem.BELOW_TOLERANCE, below.problem());
     assertTrue(below.message().contains("; its code claims 3 losses, so each other unit needs 2 replicas (units [2] 4,"
         + " as their replicas share DataNodes with other units') and each changed file 4: the other units hold at least"
         + " 2, so it survives fewer losses than its code claims (losing dn-2, dn-8 would take units [2, 8], more than"
         + " the 1 it can spare) until"), below.message());
-    seen.put(2, on(s, 2, List.of(new Replica("dn-2", "/r2"), new Replica("dn-8", "/r3"),
-        new Replica("x", "/r4"), new Replica("y", "/r0"))));
+    seen.put(2, on(s, 2, List.of(new Site("dn-2", "/r2"), new Site("dn-8", "/r3"),
+        new Site("x", "/r4"), new Site("y", "/r0"))));
     Finding raised = audit(s, seen).findings().get(2);
     assertEquals(Problem.REPROTECTED, raised.problem());
     assertTrue(raised.message().contains("needs 2 replicas (units [2] 4, as their replicas share DataNodes with other"
@@ -301,7 +301,7 @@ class StripeAuditTest {
   }
 
   /** The member as archived, on these replicas. */
-  private static Observed on(ArchivedStripe s, int unit, List<Replica> replicas) {
+  private static Observed on(ArchivedStripe s, int unit, List<Site> replicas) {
     StripeMember m = s.member(unit);
     return Observed.present("/a/f" + unit, m.generationStamp(), m.length(), replicas);
   }
@@ -313,7 +313,7 @@ class StripeAuditTest {
     for (int u = CODE.k(); u < CODE.n(); u++) {
       seen.put(u, Observed.gone("/p/u" + u, Presence.FILE_GONE));
     }
-    seen.put(0, Observed.present("/a/f0", 8, 4096, List.of(new Replica("dn-0", "/r0"))));
+    seen.put(0, Observed.present("/a/f0", 8, 4096, List.of(new Site("dn-0", "/r0"))));
     Verdict v = audit(s, seen);
     assertEquals(List.of(Problem.STALE, Problem.STALE), problems(v));
     assertEquals(0, v.findings().get(0).unit());

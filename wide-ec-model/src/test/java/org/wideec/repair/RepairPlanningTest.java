@@ -23,6 +23,7 @@ import org.wideec.coder.ErasureCoder;
 import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 
 class RepairPlanningTest {
 
@@ -31,7 +32,7 @@ class RepairPlanningTest {
     Map<Integer, UnitLocation> m = new HashMap<>();
     for (int u = 0; u < plan.code().n(); u++) {
       if (u != lost) {
-        m.put(u, new UnitLocation(u, "n" + u, "r" + plan.rackOf(u)));
+        m.put(u, new UnitLocation(u, new Site("n" + u, "r" + plan.rackOf(u))));
       }
     }
     return m;
@@ -128,7 +129,7 @@ class RepairPlanningTest {
     int k = 2 + r.nextInt(Math.min(4, n - 2));
     List<UnitLocation> candidates = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      candidates.add(new UnitLocation(i, "n" + i, "r0"));
+      candidates.add(new UnitLocation(i, new Site("n" + i, "r0")));
     }
     Map<String, Double> w = new HashMap<>();
     LinkWeights weights = (a, b) -> w.computeIfAbsent(a + ">" + b, x -> (double) r.nextInt(100));
@@ -177,12 +178,13 @@ class RepairPlanningTest {
       for (int u = 0; u < code.n(); u++) {
         if (u != lost) {
           int node = u < code.k() ? dataNodes.get(u) : parityNodes.get(u - code.k());
-          survivors.put(u, new UnitLocation(u, "node" + node, "r0"));
+          survivors.put(u, new UnitLocation(u, new Site("node" + node, "r0")));
         }
       }
       stripes.add(new FullNodeScheduler.StripeLoss("s" + s, code, lost, survivors));
     }
-    List<UnitLocation> requestors = List.of(new UnitLocation(-1, "req0", "r0"), new UnitLocation(-1, "req1", "r0"));
+    List<UnitLocation> requestors = List.of(new UnitLocation(-1, new Site("req0", "r0")),
+        new UnitLocation(-1, new Site("req1", "r0")));
     int plain = max(FullNodeScheduler.helperLoad(new FullNodeScheduler(requestors, false, RepairScheme.PIPELINED).schedule(stripes)));
     int lrs = max(FullNodeScheduler.helperLoad(new FullNodeScheduler(requestors, true, RepairScheme.PIPELINED).schedule(stripes)));
     assertTrue(lrs < plain, "busiest helper: " + lrs + " with LRS, " + plain + " without");

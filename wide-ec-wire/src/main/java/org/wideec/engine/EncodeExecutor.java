@@ -28,7 +28,7 @@ import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.archive.encode.ParitySinks;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.archive.encode.EncodePlan;
@@ -185,7 +185,7 @@ public final class EncodeExecutor {
 
   private Endpoint endpoint(EncodePlan.Step s) throws PeerFailure {
     try {
-      return resolver.resolve(new UnitLocation(s.unit(), s.site().node(), s.site().rack()));
+      return resolver.resolve(new UnitLocation(s.unit(), s.site()));
     } catch (PeerFailure e) {
       throw e;
     } catch (IOException e) {

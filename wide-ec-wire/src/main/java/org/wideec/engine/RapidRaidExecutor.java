@@ -13,7 +13,7 @@ import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.ParitySinks;
 import org.wideec.archive.encode.RapidRaidPlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RapidRaidRequests;
@@ -100,7 +100,7 @@ public final class RapidRaidExecutor {
 
   private Endpoint endpoint(Site site, int piece) throws PeerFailure {
     try {
-      return resolver.resolve(new UnitLocation(piece, site.node(), site.rack()));
+      return resolver.resolve(new UnitLocation(piece, site));
     } catch (PeerFailure e) {
       throw e;
     } catch (IOException e) {

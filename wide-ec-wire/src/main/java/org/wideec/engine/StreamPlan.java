@@ -28,8 +28,6 @@ import org.wideec.repair.UnitLocation;
  * Units known to be zero never become steps: whatever feeds them goes straight to where they would send.
  */
 final class StreamPlan {
-  static final String ZERO_NODE = "(zero unit)";
-
   record Stream(Endpoint endpoint, StepRequest request) {}
 
   final List<Stream> streams;
@@ -53,7 +51,7 @@ final class StreamPlan {
       }
     });
     for (int z : r.zeroUnits()) {
-      available.put(z, new UnitLocation(z, ZERO_NODE, requestorRack));
+      available.put(z, UnitLocation.zero(z, requestorRack));
     }
     Comparator<Integer> preference = Comparator.comparing((Integer u) -> !r.zeroUnits().contains(u))
         .thenComparing(r.preference());

@@ -13,7 +13,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
 import org.wideec.topology.Endpoint;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.archive.encode.EncodePlanner;

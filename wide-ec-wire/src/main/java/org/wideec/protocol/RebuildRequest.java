@@ -228,7 +228,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
       for (int i = 0; i < ns; i++) {
         int u = unitIn(code, in.readUnsignedShort());
         Endpoint e = readEndpoint(in, name);
-        survivors.put(u, new UnitLocation(u, e.node(), e.rack()));
+        survivors.put(u, new UnitLocation(u, e.site()));
         blocks.put(u, WireCodec.readBlock(in, name));
         endpoints.put(e.node(), e);
         rank.put(u, i);

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.wideec.repair.BlockRef;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * The pieces every message on the slice port repeats, written and read one way: a block reference with its token, a
@@ -116,6 +117,6 @@ public final class WireCodec {
   }
 
   public static Endpoint readEndpoint(DataInputStream in) throws IOException {
-    return new Endpoint(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF());
+    return new Endpoint(in.readUTF(), in.readInt(), new Site(in.readUTF(), in.readUTF()));
   }
 }

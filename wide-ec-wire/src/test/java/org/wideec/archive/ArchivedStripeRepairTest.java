@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripeRepair.BlockNow;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 import org.wideec.code.UnitRole;
 import org.wideec.repair.BlockRef;
 import org.wideec.protocol.RebuildRequest;
@@ -42,7 +42,7 @@ class ArchivedStripeRepairTest {
     for (int u : s.storedUnits()) {
       StripeMember m = s.member(u);
       out.put(u, new BlockNow(m.generationStamp(), m.length(),
-          dead.contains(u) ? List.of() : List.of(new Replica(m.plannedNode(), m.plannedRack()))));
+          dead.contains(u) ? List.of() : List.of(new Site(m.plannedNode(), m.plannedRack()))));
     }
     return out;
   }
@@ -87,7 +87,7 @@ class ArchivedStripeRepairTest {
     Map<Integer, BlockNow> now = now(TRIMMED, Set.of(1));
     StripeMember appended = TRIMMED.member(0);
     now.put(0, new BlockNow(appended.generationStamp() + 1, appended.length() + 100,
-        List.of(new Replica(appended.plannedNode(), appended.plannedRack()))));
+        List.of(new Site(appended.plannedNode(), appended.plannedRack()))));
     ArchivedStripeRepair p = ArchivedStripeRepair.of(TRIMMED, now);
     assertArrayEquals(new int[] {0}, p.stale());
     assertArrayEquals(new int[] {1}, p.lost(), "unit 1 is still decodable without unit 0");
@@ -101,7 +101,7 @@ class ArchivedStripeRepairTest {
   void aTruncatedMemberIsStaleEvenWithTheSameGenerationStamp() {
     Map<Integer, BlockNow> now = now(TRIMMED, Set.of());
     StripeMember m = TRIMMED.member(2);
-    now.put(2, new BlockNow(m.generationStamp(), m.length() - 1, List.of(new Replica("x", "/rack1"))));
+    now.put(2, new BlockNow(m.generationStamp(), m.length() - 1, List.of(new Site("x", "/rack1"))));
     assertArrayEquals(new int[] {2}, ArchivedStripeRepair.of(TRIMMED, now).stale());
   }
 
@@ -165,8 +165,8 @@ class ArchivedStripeRepairTest {
   @Test
   void theTargetIsInThePlannedRackAndHoldsNoOtherUnitLeastRecentlySelectedFirst() {
     StripeMember lost = TRIMMED.member(1); // planned on /rack0
-    List<Replica> live = List.of(new Replica("a:1", "/rack0"), new Replica("b:1", "/rack0"), new Replica("c:1", "/rack0"),
-        new Replica("d:1", "/rack5"));
+    List<Site> live = List.of(new Site("a:1", "/rack0"), new Site("b:1", "/rack0"), new Site("c:1", "/rack0"),
+        new Site("d:1", "/rack5"));
     RebuildTargets t = new RebuildTargets();
     Set<String> avoid = Set.of("a:1");
     assertEquals("b:1", t.choose(lost, live, avoid, Set.of(), new HashMap<>()).node());
@@ -176,13 +176,13 @@ class ArchivedStripeRepairTest {
     assertEquals("a:1", t.choose(lost, live, avoid, Set.of("b:1", "c:1"), new HashMap<>()).node(), "in rack, though it holds a unit");
     assertEquals("d:1", t.choose(lost, live, Set.of("a:1", "b:1", "c:1"), Set.of("a:1", "b:1", "c:1"), new HashMap<>()).node(),
         "off rack rather than lost");
-    assertNull(t.choose(lost, List.of(new Replica("a:1", "/rack0")), Set.of(), Set.of("a:1"), new HashMap<>()));
+    assertNull(t.choose(lost, List.of(new Site("a:1", "/rack0")), Set.of(), Set.of("a:1"), new HashMap<>()));
   }
 
   @Test
   void withItsPlannedRackDownATargetGoesToTheRackHoldingTheFewestUnitsOfTheStripe() {
     StripeMember lost = TRIMMED.member(1); // planned on /rack0, which is down
-    List<Replica> live = List.of(new Replica("e:1", "/rack4"), new Replica("f:1", "/rack5"), new Replica("g:1", "/rack6"));
+    List<Site> live = List.of(new Site("e:1", "/rack4"), new Site("f:1", "/rack5"), new Site("g:1", "/rack6"));
     Map<String, Integer> perRack = new HashMap<>(Map.of("/rack4", 5, "/rack5", 2, "/rack6", 3));
     RebuildTargets t = new RebuildTargets();
     assertEquals("f:1", t.choose(lost, live, Set.of(), Set.of(), perRack).node(), "the rack with room, not the full one");
@@ -194,7 +194,7 @@ class ArchivedStripeRepairTest {
   void aRebuildRequestReadsBackAsWritten() throws Exception {
     ArchivedStripeRepair p = ArchivedStripeRepair.of(shortTrimmed(), now(shortTrimmed(), Set.of(5)));
     Map<String, Endpoint> eps = new HashMap<>();
-    p.helpers().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.node(), h.rack())));
+    p.helpers().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.site())));
     StripeRepair r = p.repairOf(5, "stripe 8 unit 5 of /x", u -> new BlockRef("bp-1", 100 + u, 7, 512, new byte[] {(byte) u}),
         RepairScheme.RACK_AGGREGATED, Comparator.reverseOrder());
     RebuildRequest req = new RebuildRequest(r, eps, new BlockRef("bp-1", 1073741901L, 1100, 512, new byte[] {1, 2, 3}),
@@ -224,11 +224,11 @@ class ArchivedStripeRepairTest {
   void aJointRebuildRequestNamesEachUnitsTargetAndReadsBackAsWritten() throws Exception {
     ArchivedStripeRepair p = ArchivedStripeRepair.of(TRIMMED, now(TRIMMED, Set.of(0, 1)));
     Map<String, Endpoint> eps = new HashMap<>();
-    p.helpers().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.node(), h.rack())));
+    p.helpers().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.site())));
     StripeRepair r = p.repairOf(new int[] {0, 1}, "stripe 7 units 0, 1", u -> new BlockRef("bp-1", 100 + u, 7, 4096,
         new byte[] {(byte) u}), RepairScheme.RACK_AGGREGATED, Comparator.naturalOrder());
     RebuildRequest.RemoteNode far = new RebuildRequest.RemoteNode("10.0.0.9", "dn9", "uuid-9", 9866, 9864, 0, 9867,
-        new Endpoint("10.0.0.9", 7001, "10.0.0.9:9866", "/rack4"));
+        new Endpoint("10.0.0.9", 7001, new Site("10.0.0.9:9866", "/rack4")));
     RebuildRequest req = new RebuildRequest(r, eps, List.of(
         new RebuildRequest.Target(0, new BlockRef("bp-1", TRIMMED.member(0).blockId(), 1001, 4096, new byte[] {9}),
             "DISK", "DS-a", 11, null),

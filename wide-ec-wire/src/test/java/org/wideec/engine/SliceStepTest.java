@@ -11,6 +11,7 @@ import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Every request the step service takes is one shape of step: a helper's rows all go downstream, a RapidRAID position
@@ -19,7 +20,7 @@ import org.wideec.topology.Endpoint;
 class SliceStepTest {
   private static final BlockRef A = new BlockRef("BP", 1, 2, 3000);
   private static final BlockRef B = new BlockRef("BP", 2, 2, 1000);
-  private static final Endpoint UP = new Endpoint("127.0.0.1", 9, "a", "r1");
+  private static final Endpoint UP = new Endpoint("127.0.0.1", 9, new Site("a", "r1"));
 
   @Test
   void aHelpersStepForwardsEveryRowAndHasNoSink() {

@@ -39,10 +39,10 @@ class EncodeTreeRequestTest {
     EncodePlan.Tree t = plan.trees().get(tree);
     Map<Integer, BlockRef> blocks = new HashMap<>();
     List<Endpoint> endpoints = new ArrayList<>();
-    endpoints.add(new Endpoint("10.0.0.1", 7000, t.collector().node(), t.collector().rack()));
+    endpoints.add(new Endpoint("10.0.0.1", 7000, t.collector()));
     for (EncodePlan.Step step : t.steps()) {
       blocks.put(step.unit(), new BlockRef("BP-1", 100 + step.unit(), 7, s.dataLength(step.unit()), token));
-      endpoints.add(new Endpoint("10.0.0." + (2 + step.unit()), 7000, step.site().node(), step.site().rack()));
+      endpoints.add(new Endpoint("10.0.0." + (2 + step.unit()), 7000, step.site()));
     }
     List<EncodeTreeRequest.ParityOutput> outputs = new ArrayList<>();
     for (int row : t.rows()) {

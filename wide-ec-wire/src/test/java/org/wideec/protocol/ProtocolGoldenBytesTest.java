@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.encode.EncodePlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
@@ -27,7 +27,7 @@ import org.wideec.topology.Endpoint;
  */
 class ProtocolGoldenBytesTest {
   private static final BlockRef UNIT = new BlockRef("BP-1", 1073741825L, 1001, 4096, new byte[] {1, 2, 3});
-  private static final Endpoint UP = new Endpoint("10.0.0.2", 7000, "10.0.0.2:9866", "/r1");
+  private static final Endpoint UP = new Endpoint("10.0.0.2", 7000, new Site("10.0.0.2:9866", "/r1"));
 
   private static String hex(byte[] b) {
     return HexFormat.of().formatHex(b);
@@ -76,7 +76,7 @@ class ProtocolGoldenBytesTest {
     Map<Integer, UnitLocation> survivors = new LinkedHashMap<>();
     Map<Integer, BlockRef> blocks = new LinkedHashMap<>();
     for (int u : new int[] {2, 3, 6}) {
-      survivors.put(u, new UnitLocation(u, "10.0.0." + u + ":9866", "/r" + u));
+      survivors.put(u, new UnitLocation(u, new Site("10.0.0." + u + ":9866", "/r" + u)));
       blocks.put(u, new BlockRef("BP-1", 1073741900L + u, 1001, 4096, new byte[] {(byte) u}));
     }
     long[] lengths = new long[lost.length];
@@ -87,8 +87,7 @@ class ProtocolGoldenBytesTest {
 
   private static Map<String, Endpoint> endpoints(StripeRepair r) {
     Map<String, Endpoint> eps = new LinkedHashMap<>();
-    r.survivors().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.node(),
-        h.rack())));
+    r.survivors().values().forEach(h -> eps.put(h.node(), new Endpoint("127.0.0.1", 5000 + h.unit(), h.site())));
     return eps;
   }
 
@@ -111,7 +110,7 @@ class ProtocolGoldenBytesTest {
   void aJointRebuildIsKindFourAndItsBytesArePinned() throws Exception {
     StripeRepair r = repair(new int[] {0, 1});
     RebuildRequest.RemoteNode far = new RebuildRequest.RemoteNode("10.0.0.9", "dn9", "uuid-9", 9866, 9864, 0, 9867,
-        new Endpoint("10.0.0.9", 7001, "10.0.0.9:9866", "/r9"));
+        new Endpoint("10.0.0.9", 7001, new Site("10.0.0.9:9866", "/r9")));
     RebuildRequest req = new RebuildRequest(r, endpoints(r), List.of(
         new RebuildRequest.Target(0, new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[] {9}), "DISK", "DS-a", 11,
             null),

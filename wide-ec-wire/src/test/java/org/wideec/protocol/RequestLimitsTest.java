@@ -8,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.wideec.topology.Endpoint;
 import org.wideec.repair.BlockRef;
+import org.wideec.topology.Site;
 
 class RequestLimitsTest {
   private static final BlockRef UNIT = new BlockRef("bp", 1, 1, 1 << 20);
@@ -17,7 +18,7 @@ class RequestLimitsTest {
     StepRequest r = new StepRequest(UNIT, 1, UNIT.numBytes(), slice, 0, 1, List.of());
     for (int i = 1; i < helpers; i++) {
       r = new StepRequest(UNIT, 1, UNIT.numBytes(), slice, 0, 1,
-          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, "n" + i, "/r"), r)));
+          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, new Site("n" + i, "/r")), r)));
     }
     return r;
   }
@@ -48,9 +49,10 @@ class RequestLimitsTest {
     for (int i = 0; i < 16; i++) {
       List<StepRequest.Upstream> leaves = new java.util.ArrayList<>();
       for (int j = 0; j < 16; j++) {
-        leaves.add(new StepRequest.Upstream(new Endpoint("h", 1, "fake" + i + "-" + j, "/r"), chain(1, 65536)));
+        leaves.add(new StepRequest.Upstream(new Endpoint("h", 1, new Site("fake" + i + "-" + j, "/r")),
+            chain(1, 65536)));
       }
-      heads.add(new StepRequest.Upstream(new Endpoint("h", 1, "fake" + i, "/r"),
+      heads.add(new StepRequest.Upstream(new Endpoint("h", 1, new Site("fake" + i, "/r")),
           new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, leaves)));
     }
     StepRequest tree = new StepRequest(UNIT, 1, UNIT.numBytes(), 65536, 0, 1, heads);
@@ -83,13 +85,13 @@ class RequestLimitsTest {
 
   @Test
   void upstreamsMustBeSlicePortsOnTheHostOfTheDataNodeTheyName() throws IOException {
-    LIMITS.check(askingFor(new Endpoint("10.0.0.7", 9870, "10.0.0.7:9866", "/r1")));
+    LIMITS.check(askingFor(new Endpoint("10.0.0.7", 9870, new Site("10.0.0.7:9866", "/r1"))));
     IOException elsewhere = assertThrows(IOException.class,
-        () -> LIMITS.check(askingFor(new Endpoint("169.254.169.254", 80, "10.0.0.7:9866", "/r1"))));
+        () -> LIMITS.check(askingFor(new Endpoint("169.254.169.254", 80, new Site("10.0.0.7:9866", "/r1")))));
     assertEquals("request names upstream 10.0.0.7:9866 (/r1, slice port 169.254.169.254:80) on another host than "
         + "DataNode 10.0.0.7:9866: a node dials only slice ports of this cluster's DataNodes", elsewhere.getMessage());
     IOException port = assertThrows(IOException.class,
-        () -> LIMITS.check(askingFor(new Endpoint("10.0.0.7", 0, "10.0.0.7:9866", "/r1"))));
+        () -> LIMITS.check(askingFor(new Endpoint("10.0.0.7", 0, new Site("10.0.0.7:9866", "/r1")))));
     assertEquals("request names upstream 10.0.0.7:9866 (/r1, slice port 10.0.0.7:0): not a host and port",
         port.getMessage());
   }
@@ -107,7 +109,7 @@ class RequestLimitsTest {
     StepRequest r = StepRequest.encodeStep(UNIT, new int[] {1, 2, 3, 4}, UNIT.numBytes(), 1 << 20, List.of());
     for (int i = 1; i < RequestLimits.STRIPE_UNITS; i++) {
       r = StepRequest.encodeStep(UNIT, new int[] {1, 2, 3, 4}, UNIT.numBytes(), 1 << 20,
-          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, "n" + i, "/r"), r)));
+          List.of(new StepRequest.Upstream(new Endpoint("h" + i, 1, new Site("n" + i, "/r")), r)));
     }
     LIMITS.check(StepRequest.parse(r.toBytes()));
   }

@@ -11,6 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.wideec.topology.Endpoint;
 import org.wideec.repair.BlockRef;
+import org.wideec.topology.Site;
 
 class StepRequestTest {
   static final BlockRef UNIT = new BlockRef("BP-1", 42, 1001, 300_000);
@@ -19,7 +20,7 @@ class StepRequestTest {
   void aChainOfRequestsSurvivesTheWire() throws IOException {
     StepRequest head = new StepRequest(UNIT, 7, 300_000, 65536, 2, 3, List.of());
     StepRequest mid = new StepRequest(new BlockRef("BP-1", 43, 1001, 250_000, new byte[] {9, 8, 7}), 200, 300_000, 65536, 2, 3,
-        List.of(new StepRequest.Upstream(new Endpoint("10.0.0.1", 9999, "10.0.0.1:9866", "/rack1"), head)));
+        List.of(new StepRequest.Upstream(new Endpoint("10.0.0.1", 9999, new Site("10.0.0.1:9866", "/rack1")), head)));
     StepRequest back = StepRequest.parse(mid.toBytes());
     assertEquals(mid, back);
     assertEquals(5, back.slices());
@@ -46,7 +47,28 @@ class StepRequestTest {
     assertTrue(e.getMessage().contains("malformed step request"), e.getMessage());
   }
 
-  private static final Endpoint UP = new Endpoint("10.0.0.1", 9999, "10.0.0.1:9866", "/rack1");
+  private static final Endpoint UP = new Endpoint("10.0.0.1", 9999, new Site("10.0.0.1:9866", "/rack1"));
+
+  @Test
+  void anUpstreamWithoutARackIsRefusedAsAMalformedRequest() {
+    byte[] wire = new StepRequest(UNIT, 1, 1000, 512, 0, 1,
+        List.of(new StepRequest.Upstream(UP, new StepRequest(UNIT, 1, 1000, 512, 0, 1, List.of())))).toBytes();
+    byte[] rack = "/rack1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int at = indexOf(wire, rack);
+    Arrays.fill(wire, at, at + rack.length, (byte) ' '); // the same length, so only the rack's name is blank
+    IOException e = assertThrows(IOException.class, () -> StepRequest.parse(wire));
+    assertEquals("malformed step request: a site needs a node and a rack, got node 10.0.0.1:9866, rack       ",
+        e.getMessage());
+  }
+
+  private static int indexOf(byte[] in, byte[] what) {
+    for (int i = 0; i + what.length <= in.length; i++) {
+      if (Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("not found");
+  }
 
   @Test
   void aMultiRowStepSurvivesTheWire() throws IOException {

@@ -25,7 +25,7 @@ import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.archive.encode.ParitySinks;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.TransportFaultInjector;
 

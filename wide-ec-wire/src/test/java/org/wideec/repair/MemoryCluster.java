@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 import org.wideec.engine.StepService;
@@ -85,7 +86,7 @@ final class MemoryCluster implements AutoCloseable {
       if (t == null) {
         throw new IOException("no node " + loc.node());
       }
-      return new Endpoint("127.0.0.1", t.port(), loc.node(), loc.rack());
+      return new Endpoint("127.0.0.1", t.port(), loc.site());
     };
   }
 
@@ -94,7 +95,7 @@ final class MemoryCluster implements AutoCloseable {
   }
 
   UnitLocation where(String node) {
-    return new UnitLocation(-1, node, racks.get(node));
+    return new UnitLocation(-1, new Site(node, racks.get(node)));
   }
 
   void kill(String node) {

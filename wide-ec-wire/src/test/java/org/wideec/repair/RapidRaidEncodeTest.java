@@ -25,7 +25,7 @@ import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.protocol.RapidRaidStepRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
@@ -213,11 +213,11 @@ class RapidRaidEncodeTest {
         new BlockRef(MemoryCluster.POOL, 0, 1, LENGTH), 1, 1)), LENGTH, SLICE, null, true, null, 2, 512);
     // p0's real port, but named as a DataNode on another host: a request must not make a node dial an address that
     // is not the slice port of the DataNode it names.
-    Endpoint foreign = new Endpoint("127.0.0.1", cluster.transports.get("p0").port(), "10.9.9.9:9866", "r0");
+    Endpoint foreign = new Endpoint("127.0.0.1", cluster.transports.get("p0").port(), new Site("10.9.9.9:9866", "r0"));
     RapidRaidStepRequest second = new RapidRaidStepRequest("o", 1, List.of(new RapidRaidStepRequest.Piece(
         new BlockRef(MemoryCluster.POOL, 1, 1, LENGTH), 1, 1)), LENGTH, SLICE,
         new RapidRaidStepRequest.Upstream(foreign, first), false, null, 2, 512);
-    Endpoint p1 = cluster.resolver().resolve(new UnitLocation(1, "p1", "r0"));
+    Endpoint p1 = cluster.resolver().resolve(new UnitLocation(1, new Site("p1", "r0")));
     try (PeerStream in = cluster.transports.get("p2").open(p1, "p2", "r0", 41, second.toBytes())) {
       PeerFailure f = assertThrows(PeerFailure.class, () -> in.next(0));
       assertTrue(f.getMessage().contains("on another host than DataNode 10.9.9.9:9866"), f.getMessage());
@@ -231,7 +231,7 @@ class RapidRaidEncodeTest {
         new BlockRef("BP", 1, 2, 3000, new byte[] {7}), 5, 6)), 3000, 1024, null, true, null, 2, 512);
     RapidRaidStepRequest second = new RapidRaidStepRequest("o", 1, List.of(new RapidRaidStepRequest.Piece(
         new BlockRef("BP", 2, 2, 3000), 0, 9)), 3000, 1024,
-        new RapidRaidStepRequest.Upstream(new Endpoint("127.0.0.1", 9, "a", "r1"), first), false,
+        new RapidRaidStepRequest.Upstream(new Endpoint("127.0.0.1", 9, new Site("a", "r1")), first), false,
         new EncodeTreeRequest.ParityOutput(1, new BlockRef("BP", 77, 3, 3000, new byte[] {1, 2}),
             new EncodeTreeRequest.TargetNode("10.0.0.1", "h", "u", 1, 2, 3, 4, "DISK", "DS-1")), 2, 512);
     byte[] wire = second.toBytes();
@@ -244,8 +244,8 @@ class RapidRaidEncodeTest {
         () -> RapidRaidStepRequest.parse(java.util.Arrays.copyOf(wire, wire.length - 1)));
     assertEquals("rapidraid step request is truncated", e.getMessage());
     IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> new RapidRaidStepRequest("o", 2,
-        second.pieces(), 3000, 1024, new RapidRaidStepRequest.Upstream(new Endpoint("h", 1, "a", "r"), first), true,
-        null, 2, 512));
+        second.pieces(), 3000, 1024, new RapidRaidStepRequest.Upstream(new Endpoint("h", 1, new Site("a", "r")), first),
+        true, null, 2, 512));
     assertEquals("bad rapidraid step for o at position 2: its upstream is position 0 with length 3000, slices of 1024",
         bad.getMessage());
   }

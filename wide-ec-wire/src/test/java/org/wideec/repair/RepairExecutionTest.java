@@ -25,6 +25,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
@@ -424,7 +425,8 @@ class RepairExecutionTest {
       try (SliceTransport intruder = new SliceTransport(conf(wrong, 2000), "x",
           org.wideec.transport.TrafficCounters.NONE, java.util.concurrent.Executors.newSingleThreadExecutor())) {
         PeerFailure e = assertThrows(PeerFailure.class,
-            () -> intruder.open(new org.wideec.topology.Endpoint("127.0.0.1", cluster.transports.get("n0").port(), "n0", "r0"),
+            () -> intruder.open(new org.wideec.topology.Endpoint("127.0.0.1", cluster.transports.get("n0").port(),
+                new Site("n0", "r0")),
                 "x", "r9", 1, req.toBytes()));
         assertTrue(e.getMessage().contains("refused the connection"), e.getMessage());
       }

@@ -17,6 +17,7 @@ import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.ProtocolFuzzAccess;
 import org.wideec.protocol.StepRequest;
 import org.wideec.protocol.RequestLimits;
@@ -76,8 +77,8 @@ class RequestFuzzTest {
 
   static StepRequest.Upstream upstream(Random r, StepRequest request) {
     String host = "10.0." + r.nextInt(256) + "." + r.nextInt(256);
-    return new StepRequest.Upstream(new Endpoint(host, 1 + r.nextInt(65535), host + ":9866", "/r" + r.nextInt(9)),
-        request);
+    return new StepRequest.Upstream(
+        new Endpoint(host, 1 + r.nextInt(65535), new Site(host + ":9866", "/r" + r.nextInt(9))), request);
   }
 
   /** A random tree a few levels deep, every step carrying the same rows. */

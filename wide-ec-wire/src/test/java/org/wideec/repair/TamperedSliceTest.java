@@ -19,6 +19,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 import org.wideec.transport.TamperingRelay;
 import org.wideec.engine.RepairEngine;
 
@@ -59,7 +60,7 @@ class TamperedSliceTest {
   private RepairEngine engine(int attempts) {
     EndpointResolver direct = cluster.resolver();
     EndpointResolver viaRelay = loc -> loc.node().equals("n1")
-        ? new Endpoint("127.0.0.1", relay.port(), "n1", loc.rack()) : direct.resolve(loc);
+        ? new Endpoint("127.0.0.1", relay.port(), new Site("n1", loc.rack())) : direct.resolve(loc);
     return new RepairEngine(cluster.transports.get("req"), viaRelay, cluster.counters.get("req"), attempts);
   }
 

@@ -21,6 +21,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 import org.wideec.transport.TransportFaultInjector;
 import org.wideec.engine.RepairEngine;
 import org.wideec.engine.RepairCounters;
@@ -64,7 +65,7 @@ class ValidatedRepairTest {
     Map<Integer, UnitLocation> where = new HashMap<>();
     for (int u = 1; u <= survivors; u++) {
       cluster.node("n" + u, "r" + plan.rackOf(u), Map.of(u, units[u]));
-      where.put(u, new UnitLocation(u, "n" + u, "r" + plan.rackOf(u)));
+      where.put(u, new UnitLocation(u, new Site("n" + u, "r" + plan.rackOf(u))));
     }
     cluster.node("req", "r" + plan.rackOf(0), Map.of());
     return StripeRepair.of("validated", code, new int[] {0}, new long[] {LENGTH}, where,

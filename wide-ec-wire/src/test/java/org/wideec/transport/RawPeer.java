@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * A peer that speaks the slice protocol by hand over a plain socket, without authentication tags (an anonymous
@@ -74,7 +75,8 @@ final class RawPeer implements AutoCloseable {
     }
     send(FrameType.AUTH, 0, Handshake.clientResponse(Credential.anonymous(), challenge.payload(), Handshake.nonce()));
     Received ok = receive();
-    send(FrameType.REQUEST, 0, PeerStream.requestPayload("raw", "/raw", new Endpoint("127.0.0.1", 1, "server", "/r"), body));
+    send(FrameType.REQUEST, 0,
+        PeerStream.requestPayload("raw", "/raw", new Endpoint("127.0.0.1", 1, new Site("server", "/r")), body));
     return ok;
   }
 

@@ -18,7 +18,9 @@ import org.wideec.archive.ArchivalRequest;
 import org.wideec.archive.ArchiveScope;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.SourceFile;
+import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Reads what the archival planner needs from HDFS: the files under a path with their inode ids, blocks, generation
@@ -102,9 +104,9 @@ public final class ArchivalSource {
     }
     List<SourceFile.Block> blocks = new ArrayList<>();
     for (LocatedBlock lb : lbs.getLocatedBlocks()) {
-      List<SourceFile.Replica> replicas = new ArrayList<>();
+      List<Site> replicas = new ArrayList<>();
       for (DatanodeInfo d : lb.getLocations()) {
-        replicas.add(new SourceFile.Replica(d.getXferAddr(), d.getNetworkLocation()));
+        replicas.add(DataNodeSites.of(d));
       }
       blocks.add(new SourceFile.Block(lb.getBlock().getBlockId(), lb.getBlock().getGenerationStamp(),
           lb.getBlock().getNumBytes(), replicas));

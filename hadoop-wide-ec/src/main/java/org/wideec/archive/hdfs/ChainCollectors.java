@@ -18,7 +18,7 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodeStripe;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.topology.Endpoint;

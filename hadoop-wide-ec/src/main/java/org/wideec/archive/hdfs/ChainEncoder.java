@@ -25,13 +25,14 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.protocol.EncodeTreeRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
 import org.wideec.transport.hdfs.TokenBytes;
@@ -140,7 +141,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     for (StripeData.Unit d : data) {
       DatanodeInfo holder = chosen.get(d.unit());
       nodes.put(holder.getXferAddr(), holder);
-      holders.put(d.unit(), new Site(holder.getXferAddr(), holder.getNetworkLocation()));
+      holders.put(d.unit(), DataNodeSites.of(holder));
       ExtendedBlock b = d.block().getBlock();
       blocks.put(d.unit(), new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
           TokenBytes.of(d.block().getBlockToken())));
@@ -155,7 +156,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       ParityFiles.Allocated a = files.allocate(stripe, u, blockSize, unitLength);
       parities.put(u, a);
       nodes.put(a.node().getXferAddr(), a.node());
-      targets.put(u, new Site(a.node().getXferAddr(), a.node().getNetworkLocation()));
+      targets.put(u, DataNodeSites.of(a.node()));
     }
     EncodePlan plan = EncodePlanner.chain(EncodeStripe.archival(name, code, holders, lengths, targets), shape,
         ports.conf().sliceBytes(), ports.conf().maxFrameBytes());

@@ -12,6 +12,8 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeAudit;
 import org.wideec.archive.StripeAudit.Finding;
@@ -71,9 +73,9 @@ final class NamespaceNow {
     }
     for (LocatedBlock lb : f.blocks()) {
       if (lb.getBlock().getBlockId() == m.blockId()) {
-        List<StripeAudit.Replica> replicas = new ArrayList<>();
+        List<Site> replicas = new ArrayList<>();
         for (DatanodeInfo d : lb.getLocations()) {
-          replicas.add(new StripeAudit.Replica(d.getXferAddr(), d.getNetworkLocation()));
+          replicas.add(DataNodeSites.of(d));
         }
         return new Observed(file, Presence.PRESENT, lb.getBlock().getGenerationStamp(), lb.getBlock().getNumBytes(),
             replicas, lb.isCorrupt());

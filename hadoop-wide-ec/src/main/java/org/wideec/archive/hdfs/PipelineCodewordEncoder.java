@@ -30,10 +30,11 @@ import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.protocol.RapidRaidRequests;
 import org.wideec.protocol.RapidRaidStepRequest;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.code.LinearCode;
 import org.wideec.repair.BlockRef;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.hdfs.TokenBytes;
 
@@ -311,7 +312,8 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
               + ")";
           LOG.info("{}", line);
           done.add(line);
-          copies.add(new RapidRaidPipelines.Copy(s.stripeId(), piece, RapidRaidChainSources.site(c.source()), mv.to(), lb.getBlock().getNumBytes()));
+          copies.add(new RapidRaidPipelines.Copy(s.stripeId(), piece, DataNodeSites.of(c.source()), mv.to(),
+              lb.getBlock().getNumBytes()));
           last = null;
           break;
         } catch (IOException e) {

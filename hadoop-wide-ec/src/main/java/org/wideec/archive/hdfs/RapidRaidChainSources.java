@@ -13,7 +13,8 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidChainPlanner;
 import org.wideec.archive.encode.RapidRaidPipeline;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * The RapidRAID chain of a sealed stripe over the live replicas, and the source of each copy it needs (RapidRAID §IV:
@@ -41,22 +42,18 @@ final class RapidRaidChainSources {
   /** The chain over the live nodes; a short stripe's virtual pieces are "held" everywhere (zeros need no copy). */
   static RapidRaidChain chainFor(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
       Map<String, DatanodeInfo> live) throws IOException {
-    List<Site> liveSites = live.values().stream().map(RapidRaidChainSources::site).toList();
+    List<Site> liveSites = live.values().stream().map(DataNodeSites::of).toList();
     Map<Integer, List<Site>> replicas = new HashMap<>();
     for (int t = 0; t < s.code().k(); t++) {
       LocatedBlock lb = located.get(t);
       replicas.put(t, lb == null ? liveSites
-          : java.util.Arrays.stream(lb.getLocations()).map(RapidRaidChainSources::site).toList());
+          : java.util.Arrays.stream(lb.getLocations()).map(DataNodeSites::of).toList());
     }
     try {
       return RapidRaidChainPlanner.plan(name, s.code(), replicas, liveSites);
     } catch (IllegalArgumentException e) {
       throw new IOException(e.getMessage(), e);
     }
-  }
-
-  static Site site(DatanodeInfo d) {
-    return new Site(d.getXferAddr(), d.getNetworkLocation());
   }
 
   /** Chain nodes whose position reads {@code piece}: the copy's source must keep its replica, so never one of them. */
@@ -123,7 +120,7 @@ final class RapidRaidChainSources {
             mv.to().node(), List.of());
       }
       DatanodeInfo source = candidates.get(0).source();
-      out.add(new RapidRaidChain.Move(piece, site(source), mv.to()));
+      out.add(new RapidRaidChain.Move(piece, DataNodeSites.of(source), mv.to()));
       boolean excess = BlockMover.liveReplicas(at) + 1 > replication;
       at.add(target);
       ty.add(candidates.get(0).storageType());

@@ -13,7 +13,7 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.encode.RapidRaidPlan;
-import org.wideec.archive.encode.Site;
+import org.wideec.topology.Site;
 import org.wideec.transport.hdfs.TokenBytes;
 
 /**

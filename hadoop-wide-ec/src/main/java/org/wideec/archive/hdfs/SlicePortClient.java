@@ -19,6 +19,7 @@ import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
 import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
 import org.wideec.transport.Credential;
 import org.wideec.topology.Endpoint;
 import org.wideec.transport.Frame;
@@ -48,7 +49,7 @@ final class SlicePortClient implements Closeable {
     this.conf = conf;
     this.tc = TransportConfReader.forClient(conf);
     String host = NetUtils.getLocalHostname();
-    this.self = new UnitLocation(-1, "archiver " + host, org.wideec.client.ClientRack.of(conf, host));
+    this.self = new UnitLocation(-1, new Site("archiver " + host, org.wideec.client.ClientRack.of(conf, host)));
     // A client serves nothing: the executor only satisfies the transport's constructor.
     this.idle = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "wide-ec-archiver-idle");
@@ -91,7 +92,7 @@ final class SlicePortClient implements Closeable {
 
   /** The slice port of a DataNode (from its /jmx page), named by its transfer address and rack. */
   Endpoint endpoint(String node, String rack, DatanodeInfo dn) throws IOException {
-    return endpoints.resolve(new UnitLocation(-1, node, rack), dn);
+    return endpoints.resolve(new UnitLocation(-1, new Site(node, rack)), dn);
   }
 
   /**

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.config.ConfigValues;
 import org.wideec.archive.ArchivedStripe;
-import org.wideec.archive.ArchivedStripeRepair.Replica;
+import org.wideec.topology.Site;
 import org.wideec.archive.PlanKeeping;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
@@ -37,6 +37,7 @@ import org.wideec.protocol.PinRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.time.FailureBackoff;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.hdfs.TokenBytes;
@@ -142,7 +143,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
   }
 
   /** This pass: live DataNodes as move targets, pins to send per DataNode, blocks found stuck. */
-  private List<Replica> targets;
+  private List<Site> targets;
   private Map<String, List<ToPin>> pins;
   private Set<Long> stuckNow;
 
@@ -151,7 +152,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
     if (mover == null) {
       mover = new BlockMover(manifests.fs(), new NameNodeKeys(fsn));
     }
-    targets = live.values().stream().map(t -> new Replica(t.node().getXferAddr(), t.node().getNetworkLocation()))
+    targets = live.values().stream().map(t -> DataNodeSites.of(t.node()))
         .toList();
     pins = new HashMap<>();
     stuckNow = new HashSet<>();
@@ -191,7 +192,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
   }
 
   private void examine(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live,
-      List<Replica> targets, Map<String, List<ToPin>> pins, Set<Long> stuckNow) {
+      List<Site> targets, Map<String, List<ToPin>> pins, Set<Long> stuckNow) {
     int[] stored = s.storedUnits();
     long[] ids = new long[stored.length];
     for (int i = 0; i < stored.length; i++) {
@@ -203,7 +204,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
       WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
       if (v != null && s.member(u).blockId() != 0) {
         now.put(u, new PlanKeeping.Observed(v.complete() ? v.generationStamp() : -1, v.length(),
-            v.live().stream().map(h -> new Replica(h.node(), h.rack())).toList(), v.holders()));
+            v.live(), v.holders()));
       }
     }
     PlanKeeping.Actions a = PlanKeeping.of(s, now, targets);
@@ -285,7 +286,7 @@ final class ArchivePlacementKeeper extends ArchivePass {
             secrets == null ? new byte[0] : TokenBytes.of(NameNodeKeys.token(secrets, b, StorageType.DEFAULT))));
       }
       PinRequest req = new PinRequest(refs);
-      Endpoint at = endpoints.resolve(new UnitLocation(-1, addr, node.getNetworkLocation()), node);
+      Endpoint at = endpoints.resolve(new UnitLocation(-1, new Site(addr, node.getNetworkLocation())), node);
       long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
       try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
         Frame f = stream.next(0, refs.size());

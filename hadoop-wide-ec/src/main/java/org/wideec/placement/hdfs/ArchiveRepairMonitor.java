@@ -32,6 +32,8 @@ import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.repair.UnusableHelpers;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Archived stripes repair themselves (DESIGN.md §3.2). In a thread of its own on the active NameNode (a {@link
@@ -226,8 +228,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
       return;
     }
     ArchivedStripe s = p.stripe();
-    List<ArchivedStripeRepair.Replica> candidates = live.values().stream()
-        .map(t -> new ArchivedStripeRepair.Replica(t.node().getXferAddr(), t.node().getNetworkLocation())).toList();
+    List<Site> candidates = live.values().stream()
+        .map(t -> DataNodeSites.of(t.node())).toList();
     int tolerance = s.code().guaranteedTolerance();
     int cap = tolerance > 0 ? tolerance : Integer.MAX_VALUE;
     Set<String> avoid = new HashSet<>(stripeNodes);
@@ -242,7 +244,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
       Set<String> holdersOfThis = new HashSet<>(WideEcArchivedBlocks.view(fsn, new long[] {block})
           .getOrDefault(block, new WideEcArchivedBlocks.BlockView(0, 0, List.of(), Set.of(), true)).holders());
       // A node found unusable lately (its worker off, say) cannot rebuild: never a target while it is avoided.
-      ArchivedStripeRepair.Replica target = targets.choose(m, candidates, avoid, state.withUnusable(holdersOfThis),
+      Site target = targets.choose(m, candidates, avoid, state.withUnusable(holdersOfThis),
           unitsPerRack, cap);
       if (target == null) {
         state.failure(block, what(s, unit, manifest), "no live DataNode can receive it (every one holds a replica of"
@@ -351,8 +353,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private void select(StripeRepair r, int[] units, String requestorRack) {
     List<String> taken = new java.util.ArrayList<>();
     if (units.length == 1) {
-      RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), units[0], withZeros(r), "", "",
-          r.weights(), r.preference());
+      RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.PIPELINED, r.code(), units[0],
+          withZeros(r, requestorRack), "", "", r.weights(), r.preference());
       for (RepairStep step : g.steps()) {
         if (!r.zeroUnits().contains(step.helper().unit())) {
           taken.add(step.helper().node());
@@ -366,9 +368,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
     taken.forEach(targets::selected);
   }
 
-  private static Map<Integer, UnitLocation> withZeros(StripeRepair r) {
+  private static Map<Integer, UnitLocation> withZeros(StripeRepair r, String requestorRack) {
     Map<Integer, UnitLocation> all = new HashMap<>(r.survivors());
-    r.zeroUnits().forEach(z -> all.put(z, new UnitLocation(z, "zero", "")));
+    r.zeroUnits().forEach(z -> all.put(z, UnitLocation.zero(z, requestorRack)));
     return all;
   }
 }

@@ -17,6 +17,7 @@ import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeProtection;
 import org.wideec.archive.StripeReprotection;
+import org.wideec.topology.Site;
 
 /**
  * Keeps the protection of archived stripes whose members changed for good. A member deleted, truncated or appended
@@ -185,7 +186,7 @@ final class ArchiveReprotector extends ArchivePass {
     for (int u : s.storedUnits()) {
       WideEcArchivedBlocks.BlockView v = views.get(s.member(u).blockId());
       if (!changedUnits.contains(u)) {
-        out.put(u, v == null ? List.of() : v.live().stream().map(WideEcArchivedBlocks.Holder::node).toList());
+        out.put(u, v == null ? List.of() : v.live().stream().map(Site::node).toList());
       }
     }
     return out;

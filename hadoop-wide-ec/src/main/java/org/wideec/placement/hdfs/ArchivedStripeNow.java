@@ -2,7 +2,6 @@ package org.wideec.placement.hdfs;
 
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
@@ -37,10 +36,8 @@ record ArchivedStripeNow(Map<Long, WideEcArchivedBlocks.BlockView> views, Archiv
         continue; // gone
       }
       nodes.addAll(v.holders());
-      List<ArchivedStripeRepair.Replica> replicas = v.live().stream()
-          .map(h -> new ArchivedStripeRepair.Replica(h.node(), h.rack())).toList();
       // A block under construction (an append running) is changing: never a helper, never rebuilt.
-      now.put(u, new ArchivedStripeRepair.BlockNow(v.complete() ? v.generationStamp() : -1, v.length(), replicas));
+      now.put(u, new ArchivedStripeRepair.BlockNow(v.complete() ? v.generationStamp() : -1, v.length(), v.live()));
     }
     return new ArchivedStripeNow(views, ArchivedStripeRepair.of(s, now), nodes);
   }

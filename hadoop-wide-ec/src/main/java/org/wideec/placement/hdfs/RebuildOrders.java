@@ -27,6 +27,7 @@ import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.time.Backoff;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
@@ -198,7 +199,7 @@ final class RebuildOrders {
   /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */
   private Endpoint slicePort(DatanodeInfo d) throws TargetUnusable {
     try {
-      return endpoints.resolve(new UnitLocation(-1, d.getXferAddr(), d.getNetworkLocation()), d);
+      return endpoints.resolve(new UnitLocation(-1, DataNodeSites.of(d)), d);
     } catch (IOException e) {
       state.unusable(d.getXferAddr(), e.getMessage());
       throw new TargetUnusable(e);

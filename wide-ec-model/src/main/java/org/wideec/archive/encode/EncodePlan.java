@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.wideec.topology.Site;
 
 /**
  * Who sends which rows to whom to compute a stripe's parities, and what that costs (pure data: printed, costed and

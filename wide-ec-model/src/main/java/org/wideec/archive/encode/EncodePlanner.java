@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.wideec.code.LinearCode;
 import org.wideec.code.LocalGroup;
+import org.wideec.topology.Site;
 
 /**
  * Plans the encoding of one stripe (pure: code, holders and targets in, an {@link EncodePlan} out).

@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.function.IntFunction;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 
 /**
  * What an encoder is given: a stripe's code, where each data unit is held and how long it is, and where each parity

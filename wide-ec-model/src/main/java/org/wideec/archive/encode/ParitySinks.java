@@ -2,6 +2,7 @@ package org.wideec.archive.encode;
 
 import java.io.IOException;
 import org.wideec.repair.SliceSink;
+import org.wideec.topology.Site;
 
 /**
  * Where finished parity units go. A collector writes each of its rows through the sink opened for it: at the

@@ -1,6 +1,7 @@
 package org.wideec.archive.encode;
 
 import java.util.List;
+import org.wideec.topology.Site;
 
 /**
  * Where RapidRAID's pipeline runs (pure data): the node of every chain position (distinct nodes, position order),

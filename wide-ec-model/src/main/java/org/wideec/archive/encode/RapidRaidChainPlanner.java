@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.wideec.code.LinearCode;
+import org.wideec.topology.Site;
 
 /**
  * Chooses RapidRAID's chain from where an object's replicas already are: n distinct live nodes, one per

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.wideec.code.LinearCode;
+import org.wideec.topology.Site;
 
 /**
  * How one object held as two replicas becomes RapidRAID's n codewords, and what that costs (pure data: printed,

@@ -5,6 +5,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 
 /**
  * Stripes laid out as the archival planner would leave them: combined locality (ECWide §3.4), unit u on node "n{u}"

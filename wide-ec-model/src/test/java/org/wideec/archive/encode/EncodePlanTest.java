@@ -16,6 +16,7 @@ import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
 import org.wideec.code.LocalGroup;
 import org.wideec.placement.PlacementPlan;
+import org.wideec.topology.Site;
 
 /** Encode plans (pure): who sends which rows where, and their exact cost. */
 class EncodePlanTest {

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
+import org.wideec.topology.Site;
 
 /**
  * Choosing RapidRAID's chain from where the replicas are: every position's node holds its pieces after the moves, the

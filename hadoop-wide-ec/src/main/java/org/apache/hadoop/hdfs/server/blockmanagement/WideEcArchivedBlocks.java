@@ -14,6 +14,8 @@ import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.INode;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * What the archive repair monitor asks of the blocks map, copied under the namesystem read lock
@@ -24,17 +26,15 @@ import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 public final class WideEcArchivedBlocks {
   private WideEcArchivedBlocks() {}
 
-  /** One replica's DataNode: its transfer address and rack. */
-  public record Holder(String node, String rack) {}
-
   /**
    * A block as the NameNode holds it now.
    *
-   * @param live replicas on a normal storage of a live DataNode in service, neither corrupt nor excess
+   * @param live the DataNodes of the replicas on a normal storage of a live DataNode in service, neither corrupt
+   *     nor excess
    * @param holders every DataNode listed for the block, live or not (a target must hold no replica of it)
    * @param complete false while the block is under construction (an append or recovery is running)
    */
-  public record BlockView(long generationStamp, long length, List<Holder> live, Set<String> holders,
+  public record BlockView(long generationStamp, long length, List<Site> live, Set<String> holders,
       boolean complete) {}
 
   /** A live DataNode that may receive a block: its storage of the default type. */
@@ -76,14 +76,14 @@ public final class WideEcArchivedBlocks {
           continue;
         }
         Collection<DatanodeDescriptor> corrupt = bm.getCorruptReplicas(bi);
-        List<Holder> live = new ArrayList<>();
+        List<Site> live = new ArrayList<>();
         Set<String> holders = new HashSet<>();
         for (DatanodeStorageInfo s : bm.getStorages(bi)) {
           DatanodeDescriptor dn = s.getDatanodeDescriptor();
           holders.add(dn.getXferAddr());
           if (s.getState() == DatanodeStorage.State.NORMAL && dn.isAlive() && dn.isInService()
               && (corrupt == null || !corrupt.contains(dn)) && !bm.isExcess(dn, bi)) {
-            live.add(new Holder(dn.getXferAddr(), dn.getNetworkLocation()));
+            live.add(DataNodeSites.of(dn));
           }
         }
         out.put(id, new BlockView(bi.getGenerationStamp(), bi.getNumBytes(), live, holders, bi.isComplete()));
