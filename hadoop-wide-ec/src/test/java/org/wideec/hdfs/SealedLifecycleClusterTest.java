@@ -619,6 +619,87 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     }
   }
 
+  /**
+   * A run stopped between the swap's renames left the path empty: the next run puts the restored file back in place
+   * before it waits for its replicas again, so the file reads back throughout that wait.
+   */
+  @Test
+  void aSwapStoppedBetweenItsRenamesPutsTheFileBackBeforeWaitingAgain() throws Exception {
+    String path = "/between/f";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook crash = step -> {
+      if (step.equals("aside")) {
+        throw new IOException("injected crash after " + step);
+      }
+    };
+    assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, crash)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "stopped between the renames");
+    List<byte[]> readWhileWaiting = new ArrayList<>();
+    org.wideec.archive.hdfs.Unarchiver.Progress reading = (done, total) -> {
+      if (readWhileWaiting.isEmpty()) {
+        try {
+          readWhileWaiting.add(readAll(fs, path, (int) length));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    };
+    org.wideec.archive.hdfs.Unarchiver.Result r = new org.wideec.archive.hdfs.Unarchiver(fs, store,
+        org.wideec.archive.hdfs.Unarchiver.Hook.NONE).unarchive(new Path(path), (short) 2, reading);
+    assertTrue(r.archived());
+    assertEquals(1, readWhileWaiting.size());
+    assertArrayEquals(f.data(), readWhileWaiting.get(0), "the restored bytes at the path while the run waited");
+    assertArrayEquals(f.data(), readAll(fs, path, (int) length));
+    assertTrue(!fs.exists(store.layout().codewordRoot(f.archive())) && !fs.exists(new Path(f.manifest())));
+    assertTrue(fs.getXAttrs(new Path("/between")).isEmpty(), "no swap marker left");
+  }
+
+  /** A sealed file whose pointer names no manifest path is refused with an IOException naming the file and pointer. */
+  @Test
+  void aSealedFileWhosePointerNamesNoManifestIsRefusedNamingIt() throws Exception {
+    String path = "/badpointer/f";
+    Sealed f = seal(path, BLOCK + 3);
+    long[] ids = f.stripes().stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
+    fs.setXAttr(new Path(path), org.wideec.archive.hdfs.ArchivalSource.POINTER_XATTR,
+        new org.wideec.archive.ArchivePointer("/not/a-manifest", ids).toBytes());
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store,
+        org.wideec.archive.hdfs.Unarchiver.Hook.NONE).unarchive(new Path(path), (short) 2,
+        org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path + "'s trusted.wideec.archive pointer names no manifest")
+        && e.getMessage().contains("/not/a-manifest"), e.getMessage());
+    assertEquals(f.placeholder(), fs.getClient().getFileInfo(path).getFileId(), "the placeholder stays");
+  }
+
+  /**
+   * Another sealed file is renamed onto the path after the run located it, before it took the lock: the run refuses
+   * and that file keeps its placeholder (it still reads back); neither archive is freed.
+   */
+  @Test
+  void anotherSealedFileRenamedOntoThePathIsNotReplaced() throws Exception {
+    String path = "/twosealed/f";
+    String otherPath = "/twosealed/h";
+    long length = 2 * BLOCK + 9;
+    Sealed f = seal(path, length);
+    Sealed h = seal(otherPath, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook swapFiles = step -> {
+      if (step.equals("locked")) {
+        assertTrue(fs.rename(new Path(path), new Path(path + ".moved")));
+        assertTrue(fs.rename(new Path(otherPath), new Path(path)));
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, swapFiles)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path + " changed before it was restored"), e.getMessage());
+    assertEquals(h.placeholder(), fs.getClient().getFileInfo(path).getFileId(), "the other placeholder stays");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(h.data(), readAll(ours, path, (int) length), "the other sealed file reads back");
+      assertArrayEquals(f.data(), readAll(ours, path + ".moved", (int) length), "and so does the first");
+    }
+    assertTrue(fs.exists(new Path(f.manifest())) && fs.exists(new Path(h.manifest())));
+  }
+
   /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */
   @Test
   void rapidRaidSixteenElevenSealsAuditsReadsAndRepairs() throws Exception {

@@ -23,8 +23,9 @@ import org.wideec.archive.UnarchiveLifecycle.Step;
  * freeing deletes the codeword directory and the reader's index; forgetting removes, after the manifest, the restored
  * file's two xattrs (last: they are what tells a rerun that freeing is unfinished; the {@link #RESTORED_XATTR} marker
  * before the pointer, as a pointer to a deleted manifest is what the systematic way back already finishes). A crash
- * before the swap's rename leaves the sealed file as it was (a rerun decodes again); after it, the path holds the
- * restored bytes and a rerun waits for them and finishes freeing.
+ * before the swap's rename leaves the sealed file as it was (a rerun decodes again); between the renames a rerun puts
+ * the restored file back first; after them, the path holds the restored bytes and a rerun waits for them and finishes
+ * freeing.
  */
 final class NonSystematicRestore implements RestoreSteps {
   private static final Logger LOG = LoggerFactory.getLogger(NonSystematicRestore.class);
@@ -128,13 +129,24 @@ final class NonSystematicRestore implements RestoreSteps {
       if (swapping == null || swapping != archive || copy == null) {
         throw new FileNotFoundException(name);
       }
+      // The stopped run waited for this copy before it moved the placeholder aside: it goes back in place now, so the
+      // path is not left empty while this run waits for its replicas again (that frees nothing).
       copyInode = copy.getFileId();
+      store.checkHeld(archive, "putting the restored copy back at " + name);
+      new RestoreSwap(dfs, store.layout(), archive, name, hook).placeRestored(copyInode);
       return Found.RESTORED;
     }
     if (SealedFiles.isSealed(st)) {
       if (manifest == null) {
         throw new IOException(name + " is sealed, but its manifest " + manifestPath + " is gone; run wide-ec fsck "
             + name + " (its reader's index " + store.layout().sealedIndex(st.getFileId()) + " holds a copy)");
+      }
+      ArchivePointer now = store.pointer(path);
+      if (now == null || !now.manifestPath().equals(pointer.manifestPath())) {
+        // Another sealed file took the path after it was located: its placeholder is not this archive's to replace.
+        throw new IOException(name + " changed before it was restored: it is now a sealed file of "
+            + (now == null ? "no manifest" : now.manifestPath()) + ", not of " + pointer.manifestPath()
+            + "; nothing was changed: rerun");
       }
       placeholder = st;
       return Found.ARCHIVED;
@@ -159,7 +171,7 @@ final class NonSystematicRestore implements RestoreSteps {
     return Map.of(copyInode, name);
   }
 
-  /** The restored copy swapped in for the placeholder, or the swap a stopped run left finished. */
+  /** The restored copy swapped in for the placeholder, or (the restored file at its path already) a stale marker. */
   @Override
   public int release() throws IOException {
     RestoreSwap swap = new RestoreSwap(dfs, store.layout(), archive, name, hook);
@@ -167,10 +179,8 @@ final class NonSystematicRestore implements RestoreSteps {
       swap.swapIn(placeholder, pointer, copyInode);
       LOG.info("restored {}: {} bytes decoded from the codewords of {} stripes", name, SealedFiles.length(manifest),
           manifest.stripes().size());
-    } else if (dfs.getClient().getFileInfo(name) == null) {
-      swap.placeRestored(copyInode); // a run stopped between the renames
     } else {
-      swap.removeStaleMarker();
+      swap.removeStaleMarker(); // the restored file is at its path (find() put a stopped swap's copy back)
     }
     return 1;
   }
