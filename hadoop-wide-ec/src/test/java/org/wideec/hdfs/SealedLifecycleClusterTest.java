@@ -467,6 +467,239 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(f.manifest())));
   }
 
+  /** The restored copy of an archive, where it waits beside the codewords until it is swapped in. */
+  Path restoredCopy(long archive) {
+    return new Path(store.layout().codewordRoot(archive), "restored");
+  }
+
+  /**
+   * A refused run left a whole restored copy beside the codewords; the sealed file is renamed away after the next run
+   * located it but before that run took the lock. The empty path is not a swap stopped between its renames (no live
+   * marker of this archive): the run is refused, the leftover is never placed there, and the renamed sealed file keeps
+   * its codewords, reader's index and manifest, then unarchives at its new path.
+   */
+  @Test
+  void aLeftoverRestoredCopyIsNotPlacedWhereTheSealedFileWasRenamedAway() throws Exception {
+    String path = "/renamed/f";
+    String moved = "/renamed/g";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook crash = step -> {
+      if (step.equals("decoded")) {
+        throw new IOException("injected crash after " + step);
+      }
+    };
+    assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, crash)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    long leftover = fs.getClient().getFileInfo(restoredCopy(f.archive()).toString()).getFileId();
+    org.wideec.archive.hdfs.Unarchiver.Hook renameAway = step -> {
+      if (step.equals("locked")) {
+        assertTrue(fs.rename(new Path(path), new Path(moved)));
+      }
+    };
+    java.io.FileNotFoundException e = assertThrows(java.io.FileNotFoundException.class,
+        () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, renameAway).unarchive(new Path(path), (short) 2,
+            org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path), e.getMessage());
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "the leftover was not placed there");
+    assertEquals(leftover, fs.getClient().getFileInfo(restoredCopy(f.archive()).toString()).getFileId());
+    assertEquals(f.stripes(), store.read(new Path(f.manifest())));
+    assertTrue(fs.exists(store.layout().sealedIndex(f.placeholder())), "the reader's index is kept");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(f.data(), readAll(ours, moved, (int) length), "the sealed file reads back where it went");
+    }
+    ToolRun r = tool("unarchive", moved, "--replication", "2");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertArrayEquals(f.data(), readAll(fs, moved, (int) length), "the restored bytes, by a stock client");
+    assertTrue(!fs.exists(store.layout().codewordRoot(f.archive())) && !fs.exists(new Path(f.manifest())));
+  }
+
+  /**
+   * A user's file takes the sealed file's path after the restored copy is written, before the run waits for it: the
+   * run waits for its own copy (by inode) and never raises the user's file's replication, then refuses the swap; the
+   * sealed file, moved away, keeps its codewords and reads back.
+   */
+  @Test
+  void aFileThatTakesThePathDuringTheRestoreKeepsItsReplication() throws Exception {
+    String path = "/replaced/f";
+    String moved = path + ".moved";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    byte[] other = new byte[(int) BLOCK + 5];
+    new Random(7).nextBytes(other);
+    org.wideec.archive.hdfs.Unarchiver.Hook replace = step -> {
+      if (step.equals("written")) {
+        assertTrue(fs.rename(new Path(path), new Path(moved)));
+        try (FSDataOutputStream o = fs.create(new Path(path), (short) 1)) {
+          o.write(other);
+        }
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, replace)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path + " changed while it was restored"), e.getMessage());
+    assertEquals(1, fs.getClient().getFileInfo(path).getReplication(), "the user's file keeps its replication");
+    assertArrayEquals(other, readAll(fs, path, other.length), "the user's file is untouched");
+    assertEquals(f.stripes(), store.read(new Path(f.manifest())));
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(f.data(), readAll(ours, moved, (int) length), "the sealed file reads back where it went");
+    }
+  }
+
+  /**
+   * A run stalls after taking the lock, before it decodes, and is taken for dead: a second run recovers the lock,
+   * restores and waits for its copy. When the first wakes it proves the lock before deleting that copy and stops;
+   * the second swaps in exactly the copy it waited for (by inode) and frees the codewords only then.
+   */
+  @Test
+  void aRunTakenForDeadBeforeItDecodesNeverTouchesTheCopyTheNextRunWaitsFor() throws Exception {
+    String path = "/stalled/f";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    long archive = f.archive();
+    org.apache.hadoop.hdfs.DistributedFileSystem fs2 =
+        (org.apache.hadoop.hdfs.DistributedFileSystem) FileSystem.newInstance(conf);
+    org.wideec.archive.hdfs.ManifestStore store2 =
+        new org.wideec.archive.hdfs.ManifestStore(fs2, store.layout()).holder("second run");
+    java.util.concurrent.CountDownLatch secondWaited = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch firstDone = new java.util.concurrent.CountDownLatch(1);
+    long[] secondCopy = {-1};
+    java.util.concurrent.CompletableFuture<org.wideec.archive.hdfs.Unarchiver.Result> second =
+        new java.util.concurrent.CompletableFuture<>();
+    org.wideec.archive.hdfs.Unarchiver.Hook waitForFirst = step -> {
+      if (step.equals("decoded")) {
+        secondCopy[0] = fs2.getClient().getFileInfo(restoredCopy(archive).toString()).getFileId();
+        secondWaited.countDown();
+        try {
+          firstDone.await();
+        } catch (InterruptedException ie) {
+          throw new java.io.InterruptedIOException("interrupted");
+        }
+      }
+    };
+    Thread secondRun = new Thread(() -> {
+      try {
+        second.complete(new org.wideec.archive.hdfs.Unarchiver(fs2, store2, waitForFirst).unarchive(new Path(path),
+            (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+      } catch (Throwable t) {
+        second.completeExceptionally(t);
+      }
+    }, "second unarchive");
+    org.wideec.archive.hdfs.Unarchiver.Hook stall = step -> {
+      if (step.equals("locked")) {
+        assertTrue(store2.releaseDeadHolder(archive, 60_000), "the first run's lease was recovered");
+        secondRun.start();
+        try {
+          secondWaited.await();
+        } catch (InterruptedException ie) {
+          throw new java.io.InterruptedIOException("interrupted");
+        }
+      }
+    };
+    try {
+      org.wideec.archive.hdfs.LostArchiveLockException lost = assertThrows(
+          org.wideec.archive.hdfs.LostArchiveLockException.class,
+          () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, stall).unarchive(new Path(path), (short) 2,
+              org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+      assertTrue(lost.getMessage().contains("stopped before deleting the restored copy"), lost.getMessage());
+      assertEquals(secondCopy[0], fs.getClient().getFileInfo(restoredCopy(archive).toString()).getFileId(),
+          "the second run's copy is untouched");
+    } finally {
+      firstDone.countDown();
+      secondRun.join(); // returns at once if the first run never started it
+    }
+    try {
+      org.wideec.archive.hdfs.Unarchiver.Result r = second.get();
+      assertTrue(r.archived());
+      assertEquals(secondCopy[0], fs.getClient().getFileInfo(path).getFileId(), "the copy it waited for is in place");
+      assertArrayEquals(f.data(), readAll(fs, path, (int) length), "the restored bytes, by a stock client");
+      assertTrue(!fs.exists(store.layout().codewordRoot(archive)) && !fs.exists(new Path(f.manifest())));
+    } finally {
+      fs2.close();
+    }
+  }
+
+  /**
+   * A run stopped between the swap's renames left the path empty: the next run puts the restored file back in place
+   * before it waits for its replicas again, so the file reads back throughout that wait.
+   */
+  @Test
+  void aSwapStoppedBetweenItsRenamesPutsTheFileBackBeforeWaitingAgain() throws Exception {
+    String path = "/between/f";
+    long length = 3 * BLOCK + 77;
+    Sealed f = seal(path, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook crash = step -> {
+      if (step.equals("aside")) {
+        throw new IOException("injected crash after " + step);
+      }
+    };
+    assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, crash)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    org.junit.jupiter.api.Assertions.assertFalse(fs.exists(new Path(path)), "stopped between the renames");
+    List<byte[]> readWhileWaiting = new ArrayList<>();
+    org.wideec.archive.hdfs.Unarchiver.Progress reading = (done, total) -> {
+      if (readWhileWaiting.isEmpty()) {
+        try {
+          readWhileWaiting.add(readAll(fs, path, (int) length));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    };
+    org.wideec.archive.hdfs.Unarchiver.Result r = new org.wideec.archive.hdfs.Unarchiver(fs, store,
+        org.wideec.archive.hdfs.Unarchiver.Hook.NONE).unarchive(new Path(path), (short) 2, reading);
+    assertTrue(r.archived());
+    assertEquals(1, readWhileWaiting.size());
+    assertArrayEquals(f.data(), readWhileWaiting.get(0), "the restored bytes at the path while the run waited");
+    assertArrayEquals(f.data(), readAll(fs, path, (int) length));
+    assertTrue(!fs.exists(store.layout().codewordRoot(f.archive())) && !fs.exists(new Path(f.manifest())));
+    assertTrue(fs.getXAttrs(new Path("/between")).isEmpty(), "no swap marker left");
+  }
+
+  /** A sealed file whose pointer names no manifest path is refused with an IOException naming the file and pointer. */
+  @Test
+  void aSealedFileWhosePointerNamesNoManifestIsRefusedNamingIt() throws Exception {
+    String path = "/badpointer/f";
+    Sealed f = seal(path, BLOCK + 3);
+    long[] ids = f.stripes().stripes().stream().mapToLong(ArchivedStripe::stripeId).toArray();
+    fs.setXAttr(new Path(path), org.wideec.archive.hdfs.ArchivalSource.POINTER_XATTR,
+        new org.wideec.archive.ArchivePointer("/not/a-manifest", ids).toBytes());
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store,
+        org.wideec.archive.hdfs.Unarchiver.Hook.NONE).unarchive(new Path(path), (short) 2,
+        org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path + "'s trusted.wideec.archive pointer names no manifest")
+        && e.getMessage().contains("/not/a-manifest"), e.getMessage());
+    assertEquals(f.placeholder(), fs.getClient().getFileInfo(path).getFileId(), "the placeholder stays");
+  }
+
+  /**
+   * Another sealed file is renamed onto the path after the run located it, before it took the lock: the run refuses
+   * and that file keeps its placeholder (it still reads back); neither archive is freed.
+   */
+  @Test
+  void anotherSealedFileRenamedOntoThePathIsNotReplaced() throws Exception {
+    String path = "/twosealed/f";
+    String otherPath = "/twosealed/h";
+    long length = 2 * BLOCK + 9;
+    Sealed f = seal(path, length);
+    Sealed h = seal(otherPath, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook swapFiles = step -> {
+      if (step.equals("locked")) {
+        assertTrue(fs.rename(new Path(path), new Path(path + ".moved")));
+        assertTrue(fs.rename(new Path(otherPath), new Path(path)));
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, swapFiles)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(e.getMessage().contains(path + " changed before it was restored"), e.getMessage());
+    assertEquals(h.placeholder(), fs.getClient().getFileInfo(path).getFileId(), "the other placeholder stays");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(h.data(), readAll(ours, path, (int) length), "the other sealed file reads back");
+      assertArrayEquals(f.data(), readAll(ours, path + ".moved", (int) length), "and so does the first");
+    }
+    assertTrue(fs.exists(new Path(f.manifest())) && fs.exists(new Path(h.manifest())));
+  }
+
   /** RapidRAID's own (16, 11) on the 18-node, 6-rack bed: sealed, audited by the exact code, read, repaired. */
   @Test
   void rapidRaidSixteenElevenSealsAuditsReadsAndRepairs() throws Exception {

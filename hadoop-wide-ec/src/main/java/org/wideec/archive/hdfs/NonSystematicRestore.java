@@ -18,12 +18,14 @@ import org.wideec.archive.UnarchiveLifecycle.Step;
 /**
  * The non-systematic layout's way back (a sealed file: its codewords are the only copy, DESIGN.md §3.2): restoring
  * decodes every piece into a temp file in the archive's private codeword directory ({@link PieceDecoder}) at the
- * wanted replication, which the unarchiver then waits for; releasing swaps it in for the placeholder ({@link
- * RestoreSwap}); freeing deletes the codeword directory and the reader's index; forgetting removes, after the
- * manifest, the restored file's two xattrs (last: they are what tells a rerun that freeing is unfinished; the
- * {@link #RESTORED_XATTR} marker before the pointer, as a pointer to a deleted manifest is what the systematic way
- * back already finishes). A crash before the swap's rename leaves the sealed file as it was (a rerun decodes again);
- * after it, the path holds the restored bytes and a rerun waits for them and finishes freeing.
+ * wanted replication, which the unarchiver then waits for (by the copy's inode, so a file that took either path
+ * meanwhile is never touched); releasing swaps that same inode in for the placeholder ({@link RestoreSwap});
+ * freeing deletes the codeword directory and the reader's index; forgetting removes, after the manifest, the restored
+ * file's two xattrs (last: they are what tells a rerun that freeing is unfinished; the {@link #RESTORED_XATTR} marker
+ * before the pointer, as a pointer to a deleted manifest is what the systematic way back already finishes). A crash
+ * before the swap's rename leaves the sealed file as it was (a rerun decodes again); between the renames a rerun puts
+ * the restored file back first; after them, the path holds the restored bytes and a rerun waits for them and finishes
+ * freeing.
  */
 final class NonSystematicRestore implements RestoreSteps {
   private static final Logger LOG = LoggerFactory.getLogger(NonSystematicRestore.class);
@@ -40,6 +42,12 @@ final class NonSystematicRestore implements RestoreSteps {
   private StripeManifest manifest;
   /** The sealed placeholder being restored (found ARCHIVED), else null. */
   private HdfsFileStatus placeholder;
+  /**
+   * The inode of the restored copy this run wrote or found, the only file it waits for and swaps in: the copy's path
+   * and the file's path may name another file by then (a user's file took the path, or a run taken for dead rewrote
+   * the copy).
+   */
+  private long copyInode = -1;
 
   private NonSystematicRestore(DistributedFileSystem dfs, ManifestStore store, Unarchiver.Hook hook, String name,
       long archive, ArchivePointer pointer) {
@@ -86,7 +94,7 @@ final class NonSystematicRestore implements RestoreSteps {
       }
     }
     ArchivePointer p = pointerOf(store, path, name);
-    return new NonSystematicRestore(dfs, store, hook, name, ArchiveLayout.archiveInodeOf(p.manifestPath()), p);
+    return new NonSystematicRestore(dfs, store, hook, name, RestoreSteps.archiveOf(name, p), p);
   }
 
   private static ArchivePointer pointerOf(ManifestStore store, Path file, String name) throws IOException {
@@ -114,51 +122,65 @@ final class NonSystematicRestore implements RestoreSteps {
     manifest = dfs.exists(manifestPath) ? store.read(manifestPath) : null;
     HdfsFileStatus st = dfs.getClient().getFileInfo(name);
     if (st == null) {
-      if (dfs.getClient().getFileInfo(copy().toString()) != null) {
-        return Found.RESTORED; // stopped between the swap's renames
+      // Only this archive's live swap marker makes the empty path a swap stopped between its renames: a leftover
+      // copy of a refused run must never be placed where the placeholder was renamed away from.
+      Long swapping = RestoreSwap.swappingArchive(dfs, store.layout(), name);
+      HdfsFileStatus copy = dfs.getClient().getFileInfo(copy().toString());
+      if (swapping == null || swapping != archive || copy == null) {
+        throw new FileNotFoundException(name);
       }
-      throw new FileNotFoundException(name);
+      // The stopped run waited for this copy before it moved the placeholder aside: it goes back in place now, so the
+      // path is not left empty while this run waits for its replicas again (that frees nothing).
+      copyInode = copy.getFileId();
+      store.checkHeld(archive, "putting the restored copy back at " + name);
+      new RestoreSwap(dfs, store.layout(), archive, name, hook).placeRestored(copyInode);
+      return Found.RESTORED;
     }
     if (SealedFiles.isSealed(st)) {
       if (manifest == null) {
         throw new IOException(name + " is sealed, but its manifest " + manifestPath + " is gone; run wide-ec fsck "
             + name + " (its reader's index " + store.layout().sealedIndex(st.getFileId()) + " holds a copy)");
       }
+      ArchivePointer now = store.pointer(path);
+      if (now == null || !now.manifestPath().equals(pointer.manifestPath())) {
+        // Another sealed file took the path after it was located: its placeholder is not this archive's to replace.
+        throw new IOException(name + " changed before it was restored: it is now a sealed file of "
+            + (now == null ? "no manifest" : now.manifestPath()) + ", not of " + pointer.manifestPath()
+            + "; nothing was changed: rerun");
+      }
       placeholder = st;
       return Found.ARCHIVED;
     }
     Map<String, byte[]> xattrs = dfs.getXAttrs(path);
-    return xattrs.containsKey(RESTORED_XATTR) || xattrs.containsKey(ArchivalSource.POINTER_XATTR) ? Found.RESTORED
-        : Found.NOT_ARCHIVED; // another run finished meanwhile
+    if (xattrs.containsKey(RESTORED_XATTR) || xattrs.containsKey(ArchivalSource.POINTER_XATTR)) {
+      copyInode = st.getFileId();
+      return Found.RESTORED;
+    }
+    return Found.NOT_ARCHIVED; // another run finished meanwhile
   }
 
   @Override
   public void restore(short replication) throws IOException {
-    new PieceDecoder(dfs).restore(name, manifest, copy(), replication);
+    copyInode = new PieceDecoder(dfs).restore(name, manifest, copy(), replication,
+        what -> store.checkHeld(archive, what));
   }
 
-  /** The restored copy: at the path once swapped in, else where it waits for the swap. */
+  /** The restored copy this run wrote or found, by inode (at the path once swapped in, else beside the codewords). */
   @Override
-  public Map<Long, String> ownCopy() throws IOException {
-    HdfsFileStatus st = dfs.getClient().getFileInfo(name);
-    if (st == null || SealedFiles.isSealed(st)) {
-      st = dfs.getClient().getFileInfo(copy().toString());
-    }
-    return Map.of(st.getFileId(), name);
+  public Map<Long, String> ownCopy() {
+    return Map.of(copyInode, name);
   }
 
-  /** The restored copy swapped in for the placeholder, or the swap a stopped run left finished. */
+  /** The restored copy swapped in for the placeholder, or (the restored file at its path already) a stale marker. */
   @Override
   public int release() throws IOException {
     RestoreSwap swap = new RestoreSwap(dfs, store.layout(), archive, name, hook);
     if (placeholder != null) {
-      swap.swapIn(placeholder, pointer);
+      swap.swapIn(placeholder, pointer, copyInode);
       LOG.info("restored {}: {} bytes decoded from the codewords of {} stripes", name, SealedFiles.length(manifest),
           manifest.stripes().size());
-    } else if (dfs.getClient().getFileInfo(name) == null) {
-      swap.placeRestored(); // a run stopped between the renames
     } else {
-      swap.removeStaleMarker();
+      swap.removeStaleMarker(); // the restored file is at its path (find() put a stopped swap's copy back)
     }
     return 1;
   }
@@ -204,7 +226,7 @@ final class NonSystematicRestore implements RestoreSteps {
       case RELEASE -> "renamed";
       case FREE -> "index";
       case FORGET -> "pointer";
-      case RESTORE -> null;
+      case RESTORE -> "written";
     };
   }
 

@@ -39,12 +39,22 @@ final class PieceDecoder {
   }
 
   /**
+   * Proves the run still holds the archive's lock before it changes {@code what} ({@link ManifestStore#checkHeld}): a
+   * run taken for dead must not delete or replace the copy that the run which recovered the lock restored.
+   */
+  @FunctionalInterface
+  interface Fence {
+    void prove(String what) throws IOException;
+  }
+
+  /**
    * Decodes every piece into {@code copy} at {@code replication} (replacing a leftover of a crashed run), checked
-   * twice by CRC32C.
+   * twice by CRC32C; the lock proven before the leftover is deleted and before the copy is made.
    *
    * @param name the archived path, named in messages
+   * @return the inode id of the copy written
    */
-  void restore(String name, StripeManifest m, Path copy, short replication) throws IOException {
+  long restore(String name, StripeManifest m, Path copy, short replication, Fence fence) throws IOException {
     for (ArchivedStripe s : m.stripes()) {
       basis(name, s, liveCodewords(s)); // every stripe decodable before anything is written
     }
@@ -54,7 +64,9 @@ final class PieceDecoder {
     long pieces = m.stripes().stream().mapToLong(s -> s.sources().size()).sum();
     // The original block size: every piece but the last was a full block; a one-block file keeps the default.
     long blockSize = pieces > 1 ? largest : Math.max(largest, dfs.getDefaultBlockSize(copy));
+    fence.prove("deleting the restored copy " + copy + " of " + name);
     dfs.delete(copy, false); // a crashed run's (open or closed) leftover
+    fence.prove("writing the restored copy " + copy + " of " + name);
     try (FSDataOutputStream out = dfs.create(copy, new FsPermission((short) 0600), false, 64 * 1024, replication,
         blockSize, null)) {
       for (ArchivedStripe s : m.stripes()) {
@@ -67,6 +79,7 @@ final class PieceDecoder {
           + length + "; nothing was freed: rerun");
     }
     checkReadBack(name, m, copy);
+    return written.getFileId();
   }
 
   private void checkReadBack(String name, StripeManifest m, Path copy) throws IOException {

@@ -3,6 +3,7 @@ package org.wideec.archive.hdfs;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.hadoop.fs.Path;
+import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.StripeLayout;
 import org.wideec.archive.UnarchiveLifecycle;
 import org.wideec.archive.UnarchiveLifecycle.Step;
@@ -15,6 +16,16 @@ import org.wideec.archive.UnarchiveLifecycle.Step;
  * changes the archive, deletes the manifest and shows each step to the crash tests' hook.
  */
 interface RestoreSteps {
+  /** The archive a file's pointer names, or a refusal naming the file and the pointer it cannot read. */
+  static long archiveOf(String name, ArchivePointer p) throws IOException {
+    try {
+      return ArchiveLayout.archiveInodeOf(p.manifestPath());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(name + "'s " + ArchivalSource.POINTER_XATTR + " pointer names no manifest: "
+          + e.getMessage(), e);
+    }
+  }
+
   StripeLayout layout();
 
   /** The inode id of the archive whose lock the run takes. */

@@ -57,10 +57,14 @@ final class RestoreSwap {
         archive -> dfs.getClient().getFileInfo(restoredCopy(layout, archive).toString()) != null);
   }
 
-  /** Gives the restored copy the placeholder's access, times, pointer and index to free, then swaps it in. */
-  void swapIn(HdfsFileStatus placeholder, ArchivePointer pointer) throws IOException {
+  /**
+   * Gives the restored copy (inode {@code copyInode}, the one this run waited for) the placeholder's access, times,
+   * pointer and index to free, then swaps it in.
+   */
+  void swapIn(HdfsFileStatus placeholder, ArchivePointer pointer, long copyInode) throws IOException {
     checkStill(placeholder);
     Path copy = restoredCopy(layout, archive);
+    checkCopy(copyInode);
     FileStatus was = dfs.getFileStatus(path);
     new SealedFiles(dfs, layout).copyAccess(was, List.of(copy));
     dfs.setTimes(copy, was.getModificationTime(), was.getAccessTime());
@@ -69,7 +73,18 @@ final class RestoreSwap {
     dfs.setXAttr(copy, NonSystematicRestore.RESTORED_XATTR, layout.sealedIndex(placeholder.getFileId()).toUri()
         .getPath().getBytes(StandardCharsets.UTF_8), set);
     checkStill(placeholder);
-    swap(placeholder.getFileId());
+    swap(placeholder.getFileId(), copyInode);
+  }
+
+  /** The restored copy is still the file this run waited for (not one another run wrote there since). */
+  private void checkCopy(long copyInode) throws IOException {
+    Path copy = restoredCopy(layout, archive);
+    HdfsFileStatus now = dfs.getClient().getFileInfo(copy.toString());
+    if (now == null || now.getFileId() != copyInode) {
+      throw new IOException("restoring " + name + ": the restored copy " + copy + " is no longer the file this run"
+          + " waited for (inode " + copyInode + ", now " + (now == null ? "none" : "inode " + now.getFileId())
+          + "); nothing was swapped in or freed: rerun");
+    }
   }
 
   private void checkStill(HdfsFileStatus placeholder) throws IOException {
@@ -84,7 +99,7 @@ final class RestoreSwap {
    * Moves the placeholder aside into the archive's private directory and checks there it is still the one restored
    * (else moves it back and fails), then renames the restored file in.
    */
-  private void swap(long placeholderInode) throws IOException {
+  private void swap(long placeholderInode, long copyInode) throws IOException {
     Path aside = aside();
     String marker = SWAP_XATTR_PREFIX + archive;
     dfs.setXAttr(path.getParent(), marker, name.getBytes(StandardCharsets.UTF_8), EnumSet.of(XAttrSetFlag.CREATE,
@@ -98,12 +113,16 @@ final class RestoreSwap {
           + placeholderInode + ", but inode " + moved.getFileId() + ", left in place); nothing was freed: rerun");
     }
     hook.after("aside");
-    placeRestored();
+    placeRestored(copyInode);
   }
 
-  /** Renames the restored file onto the (empty) path, then deletes the placeholder set aside and the marker. */
-  void placeRestored() throws IOException {
+  /**
+   * Renames the restored file (inode {@code copyInode}) onto the (empty) path, then deletes the placeholder set aside
+   * and the marker.
+   */
+  void placeRestored(long copyInode) throws IOException {
     Path copy = restoredCopy(layout, archive);
+    checkCopy(copyInode);
     try {
       dfs.rename(copy, path, Options.Rename.NONE);
     } catch (FileAlreadyExistsException e) {

@@ -76,13 +76,7 @@ final class SystematicRestore implements RestoreSteps {
       throw new IOException(name + " was archived as part of " + owner.archivedPath() + " (manifest "
           + p.manifestPath() + "; the file has been moved out of it since): unarchive that directory");
     }
-    long archive;
-    try {
-      archive = ArchiveLayout.archiveInodeOf(p.manifestPath()); // the archive the pointer named, gone or not
-    } catch (IllegalArgumentException e) {
-      throw new IOException(name + "'s " + ArchivalSource.POINTER_XATTR + " pointer names no manifest: "
-          + e.getMessage(), e);
-    }
+    long archive = RestoreSteps.archiveOf(name, p); // the archive the pointer named, gone or not
     return new SystematicRestore(dfs, store, path, name, inode, archive, new Path(p.manifestPath()), p);
   }
 

@@ -17,10 +17,11 @@ import org.wideec.archive.UnarchiveLifecycle.Step;
  * NonSystematicRestore}: decode the sealed file into a new replicated file, swap it in for the placeholder, delete the
  * codewords and the reader's index). This class holds the archive's lock for the whole run, waits until the NameNode
  * lists the wanted number of live replicas of every block of the own copy ({@link RestoredReplicas}), proves the lock
- * before every step that changes the archive, deletes the manifest last and shows each step to the crash tests' hook.
- * Until the manifest (and, for a sealed file, its marks) is gone a rerun finishes the rest, so a crash anywhere is
- * finished by running again. A block or piece with no live source is refused before anything is freed: rebuilding it
- * is the repair worker's job, and the units are what it would be rebuilt from.
+ * before every step that changes the archive (and a sealed file's restore before it deletes or writes the restored
+ * copy, which the run that recovered the lock may be waiting for), deletes the manifest last and shows each step to
+ * the crash tests' hook. Until the manifest (and, for a sealed file, its marks) is gone a rerun finishes the rest, so
+ * a crash anywhere is finished by running again. A block or piece with no live source is refused before anything is
+ * freed: rebuilding it is the repair worker's job, and the units are what it would be rebuilt from.
  */
 public final class Unarchiver {
   private static final Logger LOG = LoggerFactory.getLogger(Unarchiver.class);
@@ -37,8 +38,9 @@ public final class Unarchiver {
   }
 
   /**
-   * Called after each step (the crash tests' fault injector). Systematic: replicated, pointers, parity, manifest.
-   * Non-systematic: decoded, aside, placed, renamed, codewords, index, manifest, pointer.
+   * Called after each step (the crash tests' fault injector). Both layouts: locked (the lock taken, nothing found or
+   * changed yet). Systematic: replicated, pointers, parity, manifest. Non-systematic: written, decoded, aside, placed,
+   * renamed, codewords, index, manifest, pointer.
    */
   @FunctionalInterface
   public interface Hook {
@@ -84,6 +86,7 @@ public final class Unarchiver {
       return notArchived(name, replication);
     }
     try (Closeable held = store.lock(steps.archive())) {
+      hook.after("locked");
       return run(steps, name, replication, progress);
     }
   }
