@@ -2,14 +2,20 @@ package org.wideec.client;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.WideEcClientAccess;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.slf4j.Logger;
@@ -167,18 +173,29 @@ final class RepairChains implements Closeable {
       List<IOException> unreachableHelpers) throws IOException {
     byte[] indices = group.getBlockIndices();
     DatanodeInfo[] locations = group.getLocations();
+    // Every survivor's /jmx page at once: one after another, a wide group's look-ups cost a dozen round trips through
+    // the rack uplinks, seconds while a recovery fills them (they are remembered afterwards).
+    ExecutorService pool = WideEcClientAccess.stripedReadsPool(file.client());
+    Map<Integer, Future<Endpoint>> lookups = new LinkedHashMap<>();
+    for (int i = 0; i < indices.length; i++) {
+      if (indices[i] != unit) {
+        DatanodeInfo dn = locations[i];
+        lookups.put(i, pool.submit(() -> endpoint(dn)));
+      }
+    }
     List<Integer> units = new ArrayList<>();
     List<DatanodeInfo> at = new ArrayList<>();
-    for (int i = 0; i < indices.length; i++) {
-      if (indices[i] == unit) {
-        continue;
-      }
+    for (Map.Entry<Integer, Future<Endpoint>> l : lookups.entrySet()) {
       try {
-        endpoint(locations[i]);
-        units.add((int) indices[i]);
-        at.add(locations[i]);
-      } catch (IOException e) {
-        unreachableHelpers.add(e);
+        l.getValue().get();
+        units.add((int) indices[l.getKey()]);
+        at.add(locations[l.getKey()]);
+      } catch (ExecutionException e) {
+        unreachableHelpers.add(e.getCause() instanceof IOException io ? io : new IOException(e.getCause()));
+      } catch (InterruptedException e) {
+        lookups.values().forEach(f -> f.cancel(true));
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while finding the slice ports of " + group.getBlock());
       }
     }
     if (units.isEmpty()) {
