@@ -138,6 +138,31 @@ final class DegradedGroupReader {
     BitSet withRebuilt = (BitSet) live.clone();
     withRebuilt.set(unit);
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
+    Object answer = firstAnswer(group, from, to, cells, unit, lost);
+    if (answer == null) {
+      return false; // the chain failed before the hedge delay: the caller reads by direct decode
+    }
+    if (answer instanceof DirectResult d) {
+      dst.put(d.range().flip());
+      file.counters().hedgedReads.incrementAndGet();
+      count(d.plan(), group);
+      return true;
+    }
+    @SuppressWarnings("unchecked")
+    Map<Integer, ByteBuffer> inputs = (Map<Integer, ByteBuffer>) answer;
+    cells.assemble(inputs, file.coder(), dst);
+    file.counters().pipelinedReads.incrementAndGet();
+    count(lost, group);
+    return true;
+  }
+
+  /**
+   * Runs the chain and, once {@link RepairChains#hedgeMs} passes without its answer, direct decode beside it; returns
+   * the first answer (the chain's inputs or a {@link DirectResult}) and cancels the other. Null when the chain failed
+   * before direct decode started; when both fail, direct decode's error, which names the units.
+   */
+  private Object firstAnswer(LocatedStripedBlock group, long from, long to, DegradedReadPlan cells, int unit,
+      DegradedReadPlan lost) throws IOException {
     CompletionService<Object> race = new ExecutorCompletionService<>(WideEcClientAccess.stripedReadsPool(file.client()));
     Future<Object> chain = race.submit(() -> chainedInputs(group, cells, unit, lost));
     Future<Object> direct = null;
@@ -153,38 +178,25 @@ final class DegradedGroupReader {
         if (done == null) {
           done = race.take();
         }
-        Object answer;
         try {
-          answer = done.get();
-        } catch (ExecutionException e) {
-          if (done == chain) {
-            failedChain(group, unit, e.getCause());
-            if (direct == null) {
-              return false; // the caller reads by direct decode
-            }
-          } else {
-            directFailure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+          Object answer = done.get();
+          Future<Object> other = done == chain ? direct : chain;
+          if (other != null) {
+            other.cancel(true); // of no use now
           }
-          continue;
+          return answer;
+        } catch (ExecutionException e) {
+          if (done != chain) {
+            directFailure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            continue;
+          }
+          failedChain(group, unit, e.getCause());
+          if (direct == null) {
+            return null;
+          }
         }
-        Future<Object> other = done == chain ? direct : chain;
-        if (other != null) {
-          other.cancel(true); // of no use now
-        }
-        if (answer instanceof DirectResult d) {
-          dst.put(d.range().flip());
-          file.counters().hedgedReads.incrementAndGet();
-          count(d.plan(), group);
-        } else {
-          @SuppressWarnings("unchecked")
-          Map<Integer, ByteBuffer> inputs = (Map<Integer, ByteBuffer>) answer;
-          cells.assemble(inputs, file.coder(), dst);
-          file.counters().pipelinedReads.incrementAndGet();
-          count(lost, group);
-        }
-        return true;
       }
-      throw directFailure; // both failed: direct decode's error names the units
+      throw directFailure;
     } catch (InterruptedException e) {
       chain.cancel(true);
       if (direct != null) {
