@@ -76,8 +76,8 @@ final class RepairChains implements Closeable {
    * answers first (HDFS's hedged reads, dfs.client.hedged.read.threshold.millis, race a slow replica the same way); 0
    * waits for the chain. A chain's hops run one after another, so when recovery traffic queues on the rack uplinks
    * every hop's connection set-up and every slice pays those queues in turn, while direct decode pays them once, in
-   * parallel: on the real-process cluster a chain of 12 helpers over five racks took 11 to 24 s during a rack's
-   * recovery, where the stock client's direct decode took 1.4 to 1.6 s.
+   * parallel: on the real-process cluster a chain of 12 helpers over five racks took 11 to 15 s during a rack's
+   * recovery, where the stock client's direct decode took 1.2 to 2.0 s.
    */
   static final String HEDGE_MS = "wide-ec.client.degraded-read.hedge.ms";
   static final long HEDGE_MS_DEFAULT = 500;
