@@ -10,8 +10,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hdfs.BlockReader;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
@@ -51,6 +54,15 @@ final class DegradedGroupReader {
     if (file.chains() != null && readThroughChain(group, from, to, dst)) {
       return;
     }
+    count(decodeDirectly(group, from, to, dst), group);
+  }
+
+  /**
+   * Direct decode: fetches the plan's ranges over HDFS and decodes into dst; a unit that cannot be read after all is
+   * counted lost and the range planned again. Returns the plan carried out (not yet counted).
+   */
+  private DegradedReadPlan decodeDirectly(LocatedStripedBlock group, long from, long to, ByteBuffer dst)
+      throws IOException {
     BitSet failed = new BitSet();
     Map<UnitRange, ByteBuffer> fetched = new HashMap<>();
     List<IOException> errors = new ArrayList<>();
@@ -97,8 +109,7 @@ final class DegradedGroupReader {
         Map<Integer, ByteBuffer> inputs = new HashMap<>();
         plan.fetches().forEach(r -> inputs.put(r.unit(), fetched.get(r).duplicate()));
         plan.assemble(inputs, file.coder(), dst);
-        count(plan, group);
-        return;
+        return plan;
       }
     }
   }
@@ -106,8 +117,9 @@ final class DegradedGroupReader {
   /**
    * Reads the range with its one lost unit's rows rebuilt by a chain of DataNodes (ECPipe §3.2), the live cells as
    * they are. False when the range does not qualify (several lost units: a multi-unit decode, which a chain does not
-   * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. Nothing is
-   * written to dst unless every byte of the range is in hand.
+   * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. A chain that has
+   * not delivered within {@link RepairChains#hedgeMs} is raced by direct decode, and the first to finish serves the
+   * read (the other is cancelled). Nothing is written to dst unless every byte of the range is in hand.
    */
   private boolean readThroughChain(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
     BitSet live = StripedFile.liveUnits(group);
@@ -126,7 +138,81 @@ final class DegradedGroupReader {
     BitSet withRebuilt = (BitSet) live.clone();
     withRebuilt.set(unit);
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
-    // Live cells over HDFS on the striped-read pool while the chain runs on this thread.
+    Object answer = firstAnswer(group, from, to, cells, unit, lost);
+    if (answer == null) {
+      return false; // the chain failed before the hedge delay: the caller reads by direct decode
+    }
+    if (answer instanceof DirectResult d) {
+      dst.put(d.range().flip());
+      file.counters().hedgedReads.incrementAndGet();
+      count(d.plan(), group);
+      return true;
+    }
+    @SuppressWarnings("unchecked")
+    Map<Integer, ByteBuffer> inputs = (Map<Integer, ByteBuffer>) answer;
+    cells.assemble(inputs, file.coder(), dst);
+    file.counters().pipelinedReads.incrementAndGet();
+    count(lost, group);
+    return true;
+  }
+
+  /**
+   * Runs the chain and, once {@link RepairChains#hedgeMs} passes without its answer, direct decode beside it; returns
+   * the first answer (the chain's inputs or a {@link DirectResult}) and cancels the other. Null when the chain failed
+   * before direct decode started; when both fail, direct decode's error, which names the units.
+   */
+  private Object firstAnswer(LocatedStripedBlock group, long from, long to, DegradedReadPlan cells, int unit,
+      DegradedReadPlan lost) throws IOException {
+    CompletionService<Object> race = new ExecutorCompletionService<>(WideEcClientAccess.stripedReadsPool(file.client()));
+    Future<Object> chain = race.submit(() -> chainedInputs(group, cells, unit, lost));
+    Future<Object> direct = null;
+    IOException directFailure = null;
+    try {
+      long hedge = file.chains().hedgeMs();
+      Future<Object> done = hedge > 0 ? race.poll(hedge, TimeUnit.MILLISECONDS) : race.take();
+      if (done == null) {
+        ByteBuffer own = ByteBuffer.allocate((int) (to - from));
+        direct = race.submit(() -> new DirectResult(decodeDirectly(group, from, to, own), own));
+      }
+      for (int outstanding = direct == null ? 1 : 2; outstanding > 0; outstanding--, done = null) {
+        if (done == null) {
+          done = race.take();
+        }
+        try {
+          Object answer = done.get();
+          Future<Object> other = done == chain ? direct : chain;
+          if (other != null) {
+            other.cancel(true); // of no use now
+          }
+          return answer;
+        } catch (ExecutionException e) {
+          if (done != chain) {
+            directFailure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            continue;
+          }
+          failedChain(group, unit, e.getCause());
+          if (direct == null) {
+            return null;
+          }
+        }
+      }
+      throw directFailure;
+    } catch (InterruptedException e) {
+      chain.cancel(true);
+      if (direct != null) {
+        direct.cancel(true);
+      }
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading a degraded block group");
+    }
+  }
+
+  /** What a hedging direct decode read: the plan it carried out and the range, decoded. */
+  private record DirectResult(DegradedReadPlan plan, ByteBuffer range) {}
+
+  /** The range's inputs with the lost unit's rows from a chain, the other cells fetched meanwhile over HDFS. */
+  private Map<Integer, ByteBuffer> chainedInputs(LocatedStripedBlock group, DegradedReadPlan cells, int unit,
+      DegradedReadPlan lost) throws IOException {
     Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
     for (UnitRange r : cells.fetches()) {
       if (r.unit() != unit) {
@@ -139,18 +225,16 @@ final class DegradedGroupReader {
       for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
         inputs.put(p.getKey().unit(), await(p.getValue(), pending));
       }
-    } catch (InterruptedIOException e) {
-      throw e;
-    } catch (IOException | RuntimeException e) {
+      return inputs;
+    } finally {
       pending.values().forEach(f -> f.cancel(true));
-      file.counters().pipelinedFallbacks.incrementAndGet();
-      file.chains().fellBack(file.src(), group, unit, e);
-      return false;
     }
-    cells.assemble(inputs, file.coder(), dst);
-    file.counters().pipelinedReads.incrementAndGet();
-    count(lost, group);
-    return true;
+  }
+
+  /** A chain that failed (not one cancelled because direct decode answered first): counted and logged. */
+  private void failedChain(LocatedStripedBlock group, int unit, Throwable why) {
+    file.counters().pipelinedFallbacks.incrementAndGet();
+    file.chains().fellBack(file.src(), group, unit, why instanceof Exception e ? e : new IOException(why));
   }
 
   private static ByteBuffer await(Future<ByteBuffer> f, Map<UnitRange, Future<ByteBuffer>> all) throws IOException {

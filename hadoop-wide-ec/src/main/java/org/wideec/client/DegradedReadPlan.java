@@ -12,6 +12,7 @@ import org.wideec.client.BlockGroupLayout.CellRun;
 import org.wideec.code.DecodeSources;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
+import org.wideec.coder.Kernels;
 
 /**
  * How to read group bytes [from, to) of a block group that has lost units: which byte ranges of which
@@ -181,13 +182,18 @@ public final class DegradedReadPlan {
       return new ByteBuffer[0];
     }
     int rows = (int) (rowTo - rowFrom);
+    // ISA-L codes only direct buffers (Kernels.best); heap buffers go to the pure-Java kernel, whose Vector API code
+    // costs a fresh JVM about a CPU-second for its first wide decode: on a busy client that was tens of seconds of
+    // a degraded read on the real-process cluster, where HDFS's own reader decoded natively. A copy costs far less.
+    boolean offHeap = Kernels.nativeInUse();
     ByteBuffer[] units = new ByteBuffer[code.n()];
     for (int s : sources) {
-      units[s] = window(s, fetched.get(s), rows);
+      ByteBuffer w = window(s, fetched.get(s), rows);
+      units[s] = offHeap ? ByteBuffer.allocateDirect(rows).put(0, w, w.position(), rows) : w;
     }
     ByteBuffer[] out = new ByteBuffer[wanted.length];
     for (int i = 0; i < out.length; i++) {
-      out[i] = ByteBuffer.allocate(rows);
+      out[i] = offHeap ? ByteBuffer.allocateDirect(rows) : ByteBuffer.allocate(rows);
     }
     coder.reconstruct(units, wanted, out);
     return out;

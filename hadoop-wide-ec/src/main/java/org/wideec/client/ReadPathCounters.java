@@ -14,6 +14,7 @@ public final class ReadPathCounters {
   final AtomicLong stockFallbacks = new AtomicLong();
   final AtomicLong pipelinedReads = new AtomicLong();
   final AtomicLong pipelinedFallbacks = new AtomicLong();
+  final AtomicLong hedgedReads = new AtomicLong();
   final AtomicLong bytesFromChains = new AtomicLong();
   final AtomicLong archivedReads = new AtomicLong();
   final AtomicLong bytesFromArchivedReads = new AtomicLong();
@@ -65,6 +66,15 @@ public final class ReadPathCounters {
     return pipelinedFallbacks.get();
   }
 
+  /**
+   * Degraded reads whose chain had not delivered within wide-ec.client.degraded-read.hedge.ms and that direct decode,
+   * started then beside it, served first (the chain was cancelled). Counted neither as pipelined reads nor as
+   * fallbacks; each is also counted in {@link #degradedReads()}.
+   */
+  public long hedgedReads() {
+    return hedgedReads.get();
+  }
+
   /** Bytes received from repair chains (the lost rows, widened to whole checksum chunks). */
   public long bytesFromChains() {
     return bytesFromChains.get();
@@ -87,7 +97,7 @@ public final class ReadPathCounters {
   public String toString() {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
         + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
-        + " pipelinedFallbacks=" + pipelinedFallbacks + " bytesFromChains=" + bytesFromChains + " archivedReads="
+        + " pipelinedFallbacks=" + pipelinedFallbacks + " hedgedReads=" + hedgedReads + " bytesFromChains=" + bytesFromChains + " archivedReads="
         + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;
   }
 }

@@ -96,7 +96,7 @@ public class WideEcFileSystem extends DistributedFileSystem {
     if (code == null) {
       return in;
     }
-    ErasureCoder coder = coders.computeIfAbsent(code.spec(), s -> ErasureCoder.java(code));
+    ErasureCoder coder = coders.computeIfAbsent(code.spec(), s -> ErasureCoder.best(code));
     StripedFile file = new StripedFile(getClient(), WideEcClientAccess.src(striped), policy, code, coder, WideEcClientAccess.verifiesChecksums(striped),
         counters, chains);
     return new FSDataInputStream(new CodeAwareInputStream(striped, file));

@@ -113,6 +113,9 @@ public final class ConfigCatalogue {
           "pipelined (a chain of DataNodes rebuilds a lost range and sends it once; direct on any failure) or direct"
               + " (the client fetches the helpers' ranges and decodes); any other value: the file system refuses to"
               + " start"),
+      fixed("wide-ec.client.degraded-read.hedge.ms", CLIENT, "500", EnumSet.of(Role.CLIENT),
+          "milliseconds a pipelined degraded read waits for its chain before it also reads the range by direct"
+              + " decode and takes whichever answers first; 0 waits for the chain"),
       fixed("wide-ec.client.archived-reads", CLIENT, "true", EnumSet.of(Role.CLIENT),
           "read a block of an archived file with no live replica through a DataNode that rebuilds the range; false"
               + " reads it as stock HDFS (a missing block)"),

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -19,7 +20,10 @@ import org.wideec.client.DegradedReadPlan.UnitRange;
 import org.wideec.code.LinearCode;
 import org.wideec.code.NotDecodableException;
 import org.wideec.coder.CellLayout;
+import org.wideec.coder.CodingKernel;
+import org.wideec.coder.CodingMatrix;
 import org.wideec.coder.ErasureCoder;
+import org.wideec.coder.Kernels;
 import org.wideec.coder.StripedCodec;
 
 /** Degraded-read planning and decoding against what the code stores, byte for byte, without HDFS. */
@@ -101,6 +105,48 @@ class DegradedReadPlanTest {
         }
       }
     }
+  }
+
+  /**
+   * A lost range decoded from a whole local group's worth of losses (units 0, 1 and 2: a global decode from 12
+   * helpers) goes to ISA-L when it is loaded, as HDFS's own reader's decode does: the kernel is handed direct
+   * buffers only, which is what routes it there (Kernels.best), and the bytes are the file's.
+   */
+  @Test
+  void aLostRangeIsDecodedByIsaLWhenItIsLoaded() {
+    assertTrue(Kernels.nativeInUse() || "false".equals(System.getProperty(Kernels.NATIVE_PROPERTY)),
+        "ISA-L must load in this suite (libisal2), unless switched off: " + Kernels.describe());
+    List<Boolean> directness = new ArrayList<>();
+    CodingKernel recording = new CodingKernel() {
+      @Override
+      public String name() {
+        return "recording " + Kernels.best().name();
+      }
+
+      @Override
+      public void multiply(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len) {
+        for (ByteBuffer[] side : new ByteBuffer[][] {inputs, outputs}) {
+          for (ByteBuffer b : side) {
+            if (b != null) {
+              directness.add(b.isDirect());
+            }
+          }
+        }
+        Kernels.best().multiply(m, inputs, outputs, len);
+      }
+    };
+    Group g = Group.random(3 * 12 * CELL, 7);
+    DegradedReadPlan plan = DegradedReadPlan.of(CODE, g.layout(), liveWithout(0, 1, 2), 12 * CELL + 5, 13 * CELL - 9);
+    Map<Integer, ByteBuffer> fetched = new HashMap<>();
+    for (UnitRange r : plan.fetches()) {
+      fetched.put(r.unit(), ByteBuffer.wrap(Arrays.copyOfRange(g.units()[r.unit()], (int) r.start(), (int) r.end())));
+    }
+    ByteBuffer dst = ByteBuffer.allocate((int) (plan.to() - plan.from()));
+    plan.assemble(fetched, new ErasureCoder(CODE, recording), dst);
+    assertArrayEquals(Arrays.copyOfRange(g.data(), (int) plan.from(), (int) plan.to()), dst.array());
+    assertTrue(directness.size() >= 12 + 1, "the 12 helpers' rows and unit 0's went through the kernel: " + directness);
+    assertEquals(List.of(Kernels.nativeInUse()), directness.stream().distinct().toList(),
+        "every buffer the kernel saw is direct exactly when ISA-L is in use: " + directness);
   }
 
   @Test

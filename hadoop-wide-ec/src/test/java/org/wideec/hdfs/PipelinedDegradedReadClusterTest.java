@@ -61,7 +61,9 @@ class PipelinedDegradedReadClusterTest {
     RepairClusterFixture.kill(StripedGroups.location(group0(), LOST));
     assertTrue(StripedGroups.missingUnits(group0(), RepairClusterFixture.policy).contains(LOST),
         "the NameNode lists unit " + LOST + " as lost");
-    wide = open(null);
+    // No hedge: these tests assert which path served each read, and on a slow machine direct decode could overtake
+    // a chain that is merely slow.
+    wide = open(null, "0");
   }
 
   @AfterAll
@@ -82,12 +84,20 @@ class PipelinedDegradedReadClusterTest {
    * keystore (a truststore in ssl-client.xml is all TLS needs on a client).
    */
   static WideEcFileSystem open(String mode) throws IOException {
+    return open(mode, null);
+  }
+
+  /** The same, with wide-ec.client.degraded-read.hedge.ms set when {@code hedgeMs} is not null. */
+  static WideEcFileSystem open(String mode, String hedgeMs) throws IOException {
     Configuration client = new Configuration(RepairClusterFixture.cluster.getConfiguration(0));
     client.unset(TransportConf.SECRET);
     client.set(SSLFactory.SSL_SERVER_CONF_KEY, "no-keystore-on-a-client.xml");
     client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
     if (mode != null) {
       client.set("wide-ec.client.degraded-read", mode);
+    }
+    if (hedgeMs != null) {
+      client.set("wide-ec.client.degraded-read.hedge.ms", hedgeMs);
     }
     return (WideEcFileSystem) FileSystem.newInstance(RepairClusterFixture.fs.getUri(), client);
   }
@@ -183,6 +193,51 @@ class PipelinedDegradedReadClusterTest {
     assertEquals(0, d.pipelined(), "no pipelined read completed: " + wide.readPathCounters());
     assertEquals(1, d.fallbacks(), "the read fell back once: " + wide.readPathCounters());
     assertEquals(LOCAL_GROUP_HELPERS, d.unitsFetched(), "direct decode fetched the local group over HDFS");
+  }
+
+  /**
+   * A chain whose last hop is held back (as recovery traffic queued on the uplinks held the real cluster's chains for
+   * 11 to 24 s): once the hedge delay passes the client also reads the range by direct decode, serves the read from
+   * it and cancels the chain, instead of waiting for the chain's slices.
+   */
+  @Test
+  void aChainHeldBackByRecoveryTrafficIsOvertakenByDirectDecode() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger heldBack = new AtomicInteger();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload)
+          throws IOException {
+        if (toNode.startsWith("client ") && slice == 0) {
+          heldBack.incrementAndGet();
+          try {
+            release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while held back", e);
+          }
+        }
+      }
+    });
+    long from = inLostCell(3, 0);
+    int length = RepairClusterFixture.CELL;
+    try (WideEcFileSystem hedging = open(null, "100")) {
+      Counts before = Counts.of(hedging);
+      try {
+        assertArrayEquals(expected(from, length), pread(hedging, from, length), "the cell read while its chain waits");
+      } finally {
+        release.countDown();
+        TransportFaultInjector.set(null);
+      }
+      Counts d = Counts.of(hedging).since(before);
+      ReadPathCounters c = hedging.readPathCounters();
+      assertTrue(heldBack.get() <= 1, "the chain was cancelled, never restarted: " + heldBack.get() + " holds");
+      assertEquals(1, d.degraded(), c.toString());
+      assertEquals(0, d.pipelined(), "the held-back chain served nothing: " + c);
+      assertEquals(0, d.fallbacks(), "the chain did not fail, it was overtaken: " + c);
+      assertEquals(LOCAL_GROUP_HELPERS, d.unitsFetched(), "direct decode fetched the local group over HDFS: " + c);
+      assertEquals(1, c.hedgedReads(), "direct decode, started after the hedge delay, served the read: " + c);
+    }
   }
 
   @Test

@@ -166,6 +166,12 @@ public final class RepairEngine {
         run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
         return succeeded(r, plan, attempt, excluded, start, offset, length);
       } catch (PeerFailure f) {
+        if (Thread.currentThread().isInterrupted()) {
+          // Cancelled (a degraded read that direct decode answered first, a stopping daemon): no helper's fault, and
+          // another attempt would only be interrupted again.
+          counters.repairFailed();
+          throw new RepairFailedException(r.name() + ": interrupted", f, tried(attempt, excluded));
+        }
         last = f;
         attemptFailed(r, attempt, f, helperNodes, excluded);
       } catch (InterruptedException e) {
