@@ -183,8 +183,9 @@ if [ "$cmd" != up ]; then
       for r in $(seq 1 "$racks"); do echo "rack$r $(uplink_bytes "$r")"; done ;;
     client)
       [ ${#rest[@]} -gt 0 ] || die "usage: cluster.sh client [--dir DIR] CMD..."
-      exec ip netns exec "$(ns cl)" env HADOOP_CONF_DIR="$dir/conf" PATH="$dir/bin:$dir/dist/bin:$PATH" \
-        WIDE_EC_CLUSTER_DIR="$dir" "${rest[@]}" ;;
+      # Named "client" like the hosts file says, as the daemons are named: the host's own name resolves nowhere here.
+      exec ip netns exec "$(ns cl)" unshare --uts sh -c 'hostname client && exec "$@"' client \
+        env HADOOP_CONF_DIR="$dir/conf" PATH="$dir/bin:$dir/dist/bin:$PATH" WIDE_EC_CLUSTER_DIR="$dir" "${rest[@]}" ;;
     kill)
       node="${rest[0]:-}"; pid="$(node_pid "$node" || true)"
       [ -n "$pid" ] && pid_is_ours "$pid" || die "$node is not running"
@@ -455,7 +456,7 @@ done
 
 # 5. Add and enable the shipped policies, then check the cluster.
 log "INSTALL 5: hdfs ec -addPolicies, -enablePolicy, wide-ec check-cluster"
-client() { ip netns exec "$(ns cl)" env HADOOP_CONF_DIR="$conf" PATH="$dir/bin:$dir/dist/bin:$PATH" "$@"; }
+client() { ip netns exec "$(ns cl)" unshare --uts sh -c 'hostname client && exec "$@"' client env HADOOP_CONF_DIR="$conf" PATH="$dir/bin:$dir/dist/bin:$PATH" "$@"; }
 client hdfs ec -addPolicies -policyFile "$dir/dist/conf/wide-ec-policies.xml" >"$dir/logs/policies.log" 2>&1 \
   || die "hdfs ec -addPolicies failed (see $dir/logs/policies.log)"
 if [ "$policies" = default ]; then
