@@ -84,38 +84,10 @@ final class ArchiveCommand {
     Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from"),
         Set.of("dry-run", "json", "no-trim", "mr"));
     boolean listed = o.has("paths-from");
-    if (listed && !o.positional().isEmpty()) {
-      throw new Options.UsageException("--paths-from lists the paths: give no PATH with it (got "
-          + o.positional().get(0) + ")");
-    }
-    if (!listed && (o.has("mr") ? o.positional().isEmpty() : o.positional().size() != 1)) {
-      throw new Options.UsageException(o.has("mr") ? "archive --mr needs at least one PATH (or --paths-from FILE)"
-          : "archive needs exactly one PATH (several go with --mr or --paths-from FILE)");
-    }
-    String encoder = o.get("encoder", "classic");
-    if (!encoder.equals("classic") && !encoder.equals("chain") && !encoder.equals("rapidraid")) {
-      throw new Options.UsageException("--encoder must be classic, chain or rapidraid, got '" + encoder + "'");
-    }
-    if (!o.has("mr") && o.has("maps")) {
-      throw new Options.UsageException("--maps sets the map tasks of the archival job: it goes with --mr");
-    }
-    if ((o.has("mr") || listed) && o.has("stripe")) {
-      throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with "
-          + (o.has("mr") ? "--mr" : "--paths-from"));
-    }
+    String encoder = checkedEncoder(o, listed);
     CodeNames.Named named = o.code();
     boolean systematic = org.wideec.code.Codes.fromSpec(named.spec()).isSystematic();
-    if (systematic && encoder.equals("rapidraid")) {
-      throw new Options.UsageException("--encoder rapidraid runs RapidRAID's pipeline, which computes non-systematic "
-          + "codewords; " + named.spec() + " is systematic: use --encoder classic or chain");
-    }
-    if (!systematic && (o.has("placement") || o.has("no-trim") || o.has("stripe") || o.has("mr"))) {
-      throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --placement,"
-          + " --no-trim, --stripe or --mr)");
-    }
-    if (!systematic) {
-      SealedArchiveCommand.checkEncoder(named.spec(), encoder); // once, not as a failure of every listed path
-    }
+    checkCodeFits(o, named, systematic, encoder);
     PlacementKind placement = !systematic ? null : o.has("placement") ? PlacementKind.byLabel(o.get("placement", null))
         : defaultPlacement(named);
     long maps = o.getLong("maps", conf.getInt(org.wideec.archive.mr.ArchiveJob.MAPS_KEY,
@@ -137,7 +109,54 @@ final class ArchiveCommand {
     if (!listed) {
       return one(o, paths.get(0), named, systematic, placement, encoder);
     }
-    // A long list in this process: each path in turn; one that fails is reported and the others still run.
+    return eachListed(o, paths, named, systematic, placement, encoder);
+  }
+
+  /** The paths and modes the command line gives fit together; returns the encoder it names. */
+  private static String checkedEncoder(Options o, boolean listed) {
+    if (listed && !o.positional().isEmpty()) {
+      throw new Options.UsageException("--paths-from lists the paths: give no PATH with it (got "
+          + o.positional().get(0) + ")");
+    }
+    if (!listed && (o.has("mr") ? o.positional().isEmpty() : o.positional().size() != 1)) {
+      throw new Options.UsageException(o.has("mr") ? "archive --mr needs at least one PATH (or --paths-from FILE)"
+          : "archive needs exactly one PATH (several go with --mr or --paths-from FILE)");
+    }
+    String encoder = o.get("encoder", "classic");
+    if (!encoder.equals("classic") && !encoder.equals("chain") && !encoder.equals("rapidraid")) {
+      throw new Options.UsageException("--encoder must be classic, chain or rapidraid, got '" + encoder + "'");
+    }
+    if (!o.has("mr") && o.has("maps")) {
+      throw new Options.UsageException("--maps sets the map tasks of the archival job: it goes with --mr");
+    }
+    if ((o.has("mr") || listed) && o.has("stripe")) {
+      throw new Options.UsageException("--stripe shows one stripe of a single path's --dry-run plan, not with "
+          + (o.has("mr") ? "--mr" : "--paths-from"));
+    }
+    return encoder;
+  }
+
+  /**
+   * A systematic code archives (not with RapidRAID's non-systematic pipeline); a non-systematic one seals the file,
+   * which takes none of the archive's placement, trim, stripe or job options.
+   */
+  private static void checkCodeFits(Options o, CodeNames.Named named, boolean systematic, String encoder) {
+    if (systematic && encoder.equals("rapidraid")) {
+      throw new Options.UsageException("--encoder rapidraid runs RapidRAID's pipeline, which computes non-systematic "
+          + "codewords; " + named.spec() + " is systematic: use --encoder classic or chain");
+    }
+    if (!systematic && (o.has("placement") || o.has("no-trim") || o.has("stripe") || o.has("mr"))) {
+      throw new Options.UsageException(named.spec() + " is non-systematic: it seals the file (no --placement,"
+          + " --no-trim, --stripe or --mr)");
+    }
+    if (!systematic) {
+      SealedArchiveCommand.checkEncoder(named.spec(), encoder); // once, not as a failure of every listed path
+    }
+  }
+
+  /** A long list in this process: each path in turn; one that fails is reported and the others still run. */
+  private int eachListed(Options o, List<Path> paths, CodeNames.Named named, boolean systematic,
+      PlacementKind placement, String encoder) {
     int worst = 0;
     List<String> failed = new ArrayList<>();
     for (int i = 0; i < paths.size(); i++) {
@@ -216,62 +235,74 @@ final class ArchiveCommand {
     Archiver.Result r = outcome.archived();
     Archiver.TrimResult t = outcome.trimmed();
     ArchiveSummary sum = ArchiveSummary.of(t != null ? t.manifest() : r.manifest());
-    int committed = sum.count(StripeState.COMMITTED) + sum.count(StripeState.TRIMMED);
     String manifest = store.layout().manifest(store.inodeOf(path)).toString();
     if (json) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("path", path.toUri().getPath());
-      j.put("code", spec);
-      j.put("encoder", encoder.name());
-      j.put("manifest", manifest);
-      j.put("resumed", r.resumed());
-      j.put("stripes", sum.stripes());
-      j.put("stripesByState", sum.toJson());
-      j.put("rolledBack", r.rolledBack());
-      j.put("bytesEncoded", r.dataBytesRead());
-      j.put("parityBytesWritten", r.parityBytesWritten());
-      j.put("logicalBytes", sum.logicalBytes());
-      j.put("parityBytes", sum.parityBytes());
-      j.put("redundancyAfter", sum.redundancyAfterTrim());
-      j.put("trimmed", sum.count(StripeState.TRIMMED));
-      List<String> stale = new ArrayList<>(r.stale());
-      if (t != null) {
-        stale.addAll(t.stale());
-      }
-      j.put("stale", stale);
-      j.put("parityOffPlan", r.offPlan());
-      List<String> moved = new ArrayList<>(r.moved());
-      if (t != null) {
-        moved.addAll(t.moved());
-      }
-      j.put("dataMoved", moved);
-      j.put("dataEncodedOffPlan", r.encodedOffPlan());
-      j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
-      j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
-      out.println(Json.write(j));
+      printJson(path, spec, encoder.name(), manifest, r, t, sum);
     } else {
-      out.printf("archive %s with %s (%s encoder)%s: %d of %d stripes committed%s; read %,d data bytes, wrote %,d"
-              + " parity bytes; redundancy after trimming %.4f%n", path.toUri().getPath(), spec, encoder.name(),
-          r.resumed() ? ", resumed" : "", committed, sum.stripes(),
-          r.stale().isEmpty() ? "" : ", " + r.stale().size() + " stale", r.dataBytesRead(), r.parityBytesWritten(),
-          sum.redundancyAfterTrim());
-      out.println("manifest: " + manifest);
-      r.stale().forEach(s -> out.println(s + ": its data changed after planning, its parity was deleted"));
-      r.offPlan().forEach(s -> out.println("off plan: " + s));
-      r.moved().forEach(s -> out.println("moved onto plan before encoding: " + s));
-      r.encodedOffPlan().forEach(s -> out.println("encoded off plan: " + s));
-      if (t == null) {
-        out.println("stripes committed; data keeps its replication (--no-trim)");
-      } else {
-        out.printf("%d of %d stripes trimmed to their planned replicas%n", sum.count(StripeState.TRIMMED),
-            sum.stripes());
-        t.stale().forEach(s -> out.println(s + "; its parity was deleted"));
-        t.moved().forEach(s -> out.println("moved onto plan: " + s));
-        t.offPlan().forEach(s -> out.println("data off plan: " + s));
-        t.notTrimmed().forEach(s -> out.println("not trimmed: " + s));
-      }
+      printText(path, spec, encoder.name(), manifest, r, t, sum);
     }
     return r.stale().isEmpty() && (t == null || t.clean()) ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+  }
+
+  /** The run's outcome as one JSON object; {@code t} is null with --no-trim. */
+  private void printJson(Path path, String spec, String encoder, String manifest, Archiver.Result r,
+      Archiver.TrimResult t, ArchiveSummary sum) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("path", path.toUri().getPath());
+    j.put("code", spec);
+    j.put("encoder", encoder);
+    j.put("manifest", manifest);
+    j.put("resumed", r.resumed());
+    j.put("stripes", sum.stripes());
+    j.put("stripesByState", sum.toJson());
+    j.put("rolledBack", r.rolledBack());
+    j.put("bytesEncoded", r.dataBytesRead());
+    j.put("parityBytesWritten", r.parityBytesWritten());
+    j.put("logicalBytes", sum.logicalBytes());
+    j.put("parityBytes", sum.parityBytes());
+    j.put("redundancyAfter", sum.redundancyAfterTrim());
+    j.put("trimmed", sum.count(StripeState.TRIMMED));
+    List<String> stale = new ArrayList<>(r.stale());
+    if (t != null) {
+      stale.addAll(t.stale());
+    }
+    j.put("stale", stale);
+    j.put("parityOffPlan", r.offPlan());
+    List<String> moved = new ArrayList<>(r.moved());
+    if (t != null) {
+      moved.addAll(t.moved());
+    }
+    j.put("dataMoved", moved);
+    j.put("dataEncodedOffPlan", r.encodedOffPlan());
+    j.put("dataOffPlan", t == null ? List.of() : t.offPlan());
+    j.put("notTrimmed", t == null ? List.of() : t.notTrimmed());
+    out.println(Json.write(j));
+  }
+
+  /** The run's outcome for an operator: the archive's line, then what was stale, moved or off plan, then the trim. */
+  private void printText(Path path, String spec, String encoder, String manifest, Archiver.Result r,
+      Archiver.TrimResult t, ArchiveSummary sum) {
+    int committed = sum.count(StripeState.COMMITTED) + sum.count(StripeState.TRIMMED);
+    out.printf("archive %s with %s (%s encoder)%s: %d of %d stripes committed%s; read %,d data bytes, wrote %,d"
+            + " parity bytes; redundancy after trimming %.4f%n", path.toUri().getPath(), spec, encoder,
+        r.resumed() ? ", resumed" : "", committed, sum.stripes(),
+        r.stale().isEmpty() ? "" : ", " + r.stale().size() + " stale", r.dataBytesRead(), r.parityBytesWritten(),
+        sum.redundancyAfterTrim());
+    out.println("manifest: " + manifest);
+    r.stale().forEach(s -> out.println(s + ": its data changed after planning, its parity was deleted"));
+    r.offPlan().forEach(s -> out.println("off plan: " + s));
+    r.moved().forEach(s -> out.println("moved onto plan before encoding: " + s));
+    r.encodedOffPlan().forEach(s -> out.println("encoded off plan: " + s));
+    if (t == null) {
+      out.println("stripes committed; data keeps its replication (--no-trim)");
+    } else {
+      out.printf("%d of %d stripes trimmed to their planned replicas%n", sum.count(StripeState.TRIMMED),
+          sum.stripes());
+      t.stale().forEach(s -> out.println(s + "; its parity was deleted"));
+      t.moved().forEach(s -> out.println("moved onto plan: " + s));
+      t.offPlan().forEach(s -> out.println("data off plan: " + s));
+      t.notTrimmed().forEach(s -> out.println("not trimmed: " + s));
+    }
   }
 
   /** One local group per rack for UniLRC, combined locality for other codes with local groups, flat for MDS codes. */

@@ -67,16 +67,7 @@ final class SealedArchiveCommand {
       j.put("moves", moves);
       List<Object> made = new ArrayList<>();
       for (RapidRaidPipelines.Copy c : copies) {
-        Map<String, Object> cj = new LinkedHashMap<>();
-        cj.put("stripe", c.stripe());
-        cj.put("piece", c.piece());
-        cj.put("from", c.from().node());
-        cj.put("fromRack", c.from().rack());
-        cj.put("to", c.to().node());
-        cj.put("toRack", c.to().rack());
-        cj.put("bytes", c.bytes());
-        cj.put("crossRack", c.crossRack());
-        made.add(cj);
+        made.add(copyJson(c));
       }
       j.put("copies", made); // as the dry run's moves, to compare
       j.put("crossRackBytesMoved", copies.stream().filter(RapidRaidPipelines.Copy::crossRack)
@@ -92,6 +83,20 @@ final class SealedArchiveCommand {
       r.stale().forEach(l -> out.println("  stale: " + l));
     }
     return r.sealed() ? 0 : 1;
+  }
+
+  /** One copy of a source piece the pipeline made ahead of encoding: from where to where, its bytes, across racks. */
+  private static Map<String, Object> copyJson(RapidRaidPipelines.Copy c) {
+    Map<String, Object> cj = new LinkedHashMap<>();
+    cj.put("stripe", c.stripe());
+    cj.put("piece", c.piece());
+    cj.put("from", c.from().node());
+    cj.put("fromRack", c.from().rack());
+    cj.put("to", c.to().node());
+    cj.put("toRack", c.to().rack());
+    cj.put("bytes", c.bytes());
+    cj.put("crossRack", c.crossRack());
+    return cj;
   }
 
   /**

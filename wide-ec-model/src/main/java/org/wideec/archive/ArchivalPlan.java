@@ -192,56 +192,76 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     j.put("paddingBytes", paddingBytes());
     List<Map<String, Object>> list = new ArrayList<>();
     for (PlannedStripe s : stripes) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("id", s.stripeId());
-      m.put("unitLength", s.unitLength());
-      m.put("dataBlocks", s.dataBlocks());
-      m.put("paddingUnits", s.paddingUnits());
-      m.put("bytesMoved", s.bytesMoved());
-      m.put("bytesMovedWithPlanRacks", s.bytesMovedWithPlanRacks());
-      m.put("crossRackBytesMoved", s.crossRackBytesMoved());
-      Map<String, Object> classic = new LinkedHashMap<>();
-      classic.put("encoderNode", s.classic().encoderNode());
-      classic.put("encoderRack", s.classic().encoderRack());
-      classic.put("crossRackReadBytes", s.classic().crossRackReadBytes());
-      classic.put("crossRackWriteBytes", s.classic().crossRackWriteBytes());
-      classic.put("crossRackBytes", s.classic().crossRackBytes());
-      m.put("classic", classic);
-      Map<String, Object> chain = new LinkedHashMap<>();
-      chain.put("shape", s.chain().shape().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-      chain.put("trees", s.chain().trees());
-      chain.put("crossRackStreamBytes", s.chain().crossRackStreamBytes());
-      chain.put("crossRackDeliveryBytes", s.chain().crossRackDeliveryBytes());
-      chain.put("crossRackBytes", s.chain().crossRackBytes());
-      chain.put("streams", s.chain().streams());
-      m.put("chain", chain);
-      List<Map<String, Object>> units = new ArrayList<>();
-      for (PlannedUnit u : s.units()) {
-        Map<String, Object> x = new LinkedHashMap<>();
-        x.put("unit", u.unit());
-        x.put("role", u.role().shortName());
-        x.put("action", u.action().label());
-        if (u.block() != null) {
-          x.put("file", u.block().file().path());
-          x.put("blockIndex", u.block().index());
-          x.put("blockId", u.block().blockId());
-        }
-        if (u.stored()) {
-          x.put("bytes", u.length());
-          x.put("node", u.node());
-          x.put("rack", u.rack());
-        }
-        if (u.action() == PlannedUnit.Action.MOVE) {
-          x.put("fromNode", u.fromNode());
-          x.put("fromRack", u.fromRack());
-        }
-        units.add(x);
-      }
-      m.put("units", units);
-      list.add(m);
+      list.add(stripeJson(s));
     }
     j.put("stripes", list);
     return j;
+  }
+
+  /** One stripe of the plan: its totals, the classic and chain encoders' traffic, and its units. */
+  private static Map<String, Object> stripeJson(PlannedStripe s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", s.stripeId());
+    m.put("unitLength", s.unitLength());
+    m.put("dataBlocks", s.dataBlocks());
+    m.put("paddingUnits", s.paddingUnits());
+    m.put("bytesMoved", s.bytesMoved());
+    m.put("bytesMovedWithPlanRacks", s.bytesMovedWithPlanRacks());
+    m.put("crossRackBytesMoved", s.crossRackBytesMoved());
+    m.put("classic", classicJson(s));
+    m.put("chain", chainJson(s));
+    List<Map<String, Object>> units = new ArrayList<>();
+    for (PlannedUnit u : s.units()) {
+      units.add(unitJson(u));
+    }
+    m.put("units", units);
+    return m;
+  }
+
+  /** The classic encoder's cross-rack traffic for a stripe: one node pulls the k data blocks, writes every parity. */
+  private static Map<String, Object> classicJson(PlannedStripe s) {
+    Map<String, Object> classic = new LinkedHashMap<>();
+    classic.put("encoderNode", s.classic().encoderNode());
+    classic.put("encoderRack", s.classic().encoderRack());
+    classic.put("crossRackReadBytes", s.classic().crossRackReadBytes());
+    classic.put("crossRackWriteBytes", s.classic().crossRackWriteBytes());
+    classic.put("crossRackBytes", s.classic().crossRackBytes());
+    return classic;
+  }
+
+  /** The chain encoder's cross-rack traffic for a stripe: its shape, trees and streams. */
+  private static Map<String, Object> chainJson(PlannedStripe s) {
+    Map<String, Object> chain = new LinkedHashMap<>();
+    chain.put("shape", s.chain().shape().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    chain.put("trees", s.chain().trees());
+    chain.put("crossRackStreamBytes", s.chain().crossRackStreamBytes());
+    chain.put("crossRackDeliveryBytes", s.chain().crossRackDeliveryBytes());
+    chain.put("crossRackBytes", s.chain().crossRackBytes());
+    chain.put("streams", s.chain().streams());
+    return chain;
+  }
+
+  /** One unit of a stripe: its block if it has one, where it is stored if it is, and where a moved one comes from. */
+  private static Map<String, Object> unitJson(PlannedUnit u) {
+    Map<String, Object> x = new LinkedHashMap<>();
+    x.put("unit", u.unit());
+    x.put("role", u.role().shortName());
+    x.put("action", u.action().label());
+    if (u.block() != null) {
+      x.put("file", u.block().file().path());
+      x.put("blockIndex", u.block().index());
+      x.put("blockId", u.block().blockId());
+    }
+    if (u.stored()) {
+      x.put("bytes", u.length());
+      x.put("node", u.node());
+      x.put("rack", u.rack());
+    }
+    if (u.action() == PlannedUnit.Action.MOVE) {
+      x.put("fromNode", u.fromNode());
+      x.put("fromRack", u.fromRack());
+    }
+    return x;
   }
 
   /** Bytes in binary units, e.g. {@code 1.50 GiB}. */

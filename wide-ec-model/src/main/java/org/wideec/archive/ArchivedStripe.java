@@ -134,6 +134,20 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     if (state == null) {
       throw new IllegalArgumentException(where + ": no state");
     }
+    LinearCode code = pinnedCode(where, spec, formatVersion);
+    boolean sealed = !sources.isEmpty();
+    checkCodeShape(where, code, members, sources);
+    checkUnitRoles(where, code, members, sources);
+    checkParityFile(where, state, parityFile, parityInode);
+    long unitLength = sealed ? pieceLength(sources) : dataLength(members);
+    Set<Long> dataInodes = new HashSet<>();
+    members.stream().filter(m -> m.role() == UnitRole.DATA && !m.padding()).forEach(m -> dataInodes.add(m.inodeId()));
+    checkSources(where, state, sources, dataInodes);
+    checkStoredMembers(where, state, code, members, unitLength, dataInodes);
+  }
+
+  /** The code the spec names: written canonically and pinned by the recorded code format (DESIGN.md §2). */
+  private static LinearCode pinnedCode(String where, String spec, int formatVersion) {
     LinearCode code = Codes.pinnedFromSpec(spec);
     if (!code.spec().equals(spec)) {
       throw new IllegalArgumentException(where + ": the spec must be written canonically, as " + code.spec());
@@ -142,6 +156,12 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
       throw new IllegalArgumentException(where + ": recorded under code format " + formatVersion + ", but this build"
           + " pins " + spec + " by code format " + code.formatVersion());
     }
+    return code;
+  }
+
+  /** Source pieces exactly for a non-systematic code, at most k of them, and n members. */
+  private static void checkCodeShape(String where, LinearCode code, List<StripeMember> members,
+      List<SourcePiece> sources) {
     boolean sealed = !sources.isEmpty();
     if (!code.isSystematic() && !sealed) {
       throw new IllegalArgumentException(where + ": not systematic, so its stored units are codewords: it needs the"
@@ -158,6 +178,15 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     if (members.size() != code.n()) {
       throw new IllegalArgumentException(where + ": " + members.size() + " members, the code has n = " + code.n());
     }
+  }
+
+  /**
+   * Every member has the role the code gives its unit, a parity is virtual exactly when its generator row touches
+   * only virtual data units, and at least one data unit is stored.
+   */
+  private static void checkUnitRoles(String where, LinearCode code, List<StripeMember> members,
+      List<SourcePiece> sources) {
+    boolean sealed = !sources.isEmpty();
     boolean anyData = false;
     for (int u = 0; u < code.n(); u++) {
       StripeMember m = members.get(u);
@@ -175,6 +204,10 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     if (!anyData) {
       throw new IllegalArgumentException(where + ": every data unit is virtual padding");
     }
+  }
+
+  /** The parity file's path from ENCODING on, its inode only with a path and from PARITY_WRITTEN on. */
+  private static void checkParityFile(String where, StripeState state, String parityFile, long parityInode) {
     if (state != StripeState.PLANNED && state != StripeState.STALE && parityFile.isEmpty()) {
       throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's path");
     }
@@ -184,10 +217,11 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
     if (state.parityWritten() && parityInode == 0) {
       throw new IllegalArgumentException(where + ": state " + state + " needs the parity file's inode id");
     }
-    long unitLength = sealed ? pieceLength(sources) : dataLength(members);
-    Set<Long> dataInodes = new HashSet<>();
-    members.stream().filter(m -> m.role() == UnitRole.DATA && !m.padding()).forEach(m -> dataInodes.add(m.inodeId()));
-    checkSources(where, state, sources, dataInodes);
+  }
+
+  /** Every stored member: a planned node and rack, one unit per node, distinct block ids, what its state promises. */
+  private static void checkStoredMembers(String where, StripeState state, LinearCode code, List<StripeMember> members,
+      long unitLength, Set<Long> dataInodes) {
     Set<String> nodes = new HashSet<>();
     Set<Long> blocks = new HashSet<>();
     for (int u = 0; u < code.n(); u++) {
@@ -207,30 +241,44 @@ public record ArchivedStripe(long stripeId, String codeSpec, int codeFormatVersi
         throw new IllegalArgumentException(unit + ": block id appears twice in the stripe");
       }
       if (m.role() == UnitRole.DATA) {
-        checkWritten(unit, m, true);
-        if (state.parityVerified() && !m.hasCrc()) {
-          throw new IllegalArgumentException(unit + ": state " + state + " needs the CRC32C of every data block");
-        }
+        checkDataMember(unit, state, m);
       } else {
-        if (m.length() != unitLength) {
-          throw new IllegalArgumentException(unit + ": parity length " + m.length() + ", the longest data block has "
-              + unitLength);
-        }
-        boolean written = m.blockId() != 0;
-        checkWritten(unit, m, written);
-        if (written && state == StripeState.PLANNED) {
-          throw new IllegalArgumentException(unit + ": a PLANNED stripe has no parity blocks yet (a rolled-back"
-              + " encoding discards them)");
-        }
-        if (state.parityWritten() && !(written && m.hasCrc())) {
-          throw new IllegalArgumentException(unit + ": state " + state + " needs the parity block's id, generation"
-              + " stamp and CRC32C");
-        }
-        if (written && dataInodes.contains(m.inodeId())) {
-          throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", which holds data"
-              + " of the stripe (parity lives in files of its own)");
-        }
+        checkParityMember(unit, state, m, unitLength, dataInodes);
       }
+    }
+  }
+
+  /** A stored data block is known, and has its CRC32C from VERIFIED on. */
+  private static void checkDataMember(String unit, StripeState state, StripeMember m) {
+    checkWritten(unit, m, true);
+    if (state.parityVerified() && !m.hasCrc()) {
+      throw new IllegalArgumentException(unit + ": state " + state + " needs the CRC32C of every data block");
+    }
+  }
+
+  /**
+   * A stored parity is as long as the longest data block, has no block while PLANNED, a written block with its CRC32C
+   * from PARITY_WRITTEN on, and lives in a file of its own.
+   */
+  private static void checkParityMember(String unit, StripeState state, StripeMember m, long unitLength,
+      Set<Long> dataInodes) {
+    if (m.length() != unitLength) {
+      throw new IllegalArgumentException(unit + ": parity length " + m.length() + ", the longest data block has "
+          + unitLength);
+    }
+    boolean written = m.blockId() != 0;
+    checkWritten(unit, m, written);
+    if (written && state == StripeState.PLANNED) {
+      throw new IllegalArgumentException(unit + ": a PLANNED stripe has no parity blocks yet (a rolled-back"
+          + " encoding discards them)");
+    }
+    if (state.parityWritten() && !(written && m.hasCrc())) {
+      throw new IllegalArgumentException(unit + ": state " + state + " needs the parity block's id, generation"
+          + " stamp and CRC32C");
+    }
+    if (written && dataInodes.contains(m.inodeId())) {
+      throw new IllegalArgumentException(unit + ": parity block of inode " + m.inodeId() + ", which holds data"
+          + " of the stripe (parity lives in files of its own)");
     }
   }
 

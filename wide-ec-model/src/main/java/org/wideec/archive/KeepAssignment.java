@@ -123,43 +123,14 @@ final class KeepAssignment {
     // A plan rack costs all its bytes in any rack without one of its replicas: those edges go through one hub per
     // demand (a rack serves a hub when it has the nodes), so a wide flat plan needs no plan racks x racks edges.
     List<Integer> demands = new ArrayList<>(new TreeSet<>(Arrays.stream(need).boxed().toList()));
-    int source = 0;
-    int sink = 1;
-    int firstPlan = 2;
-    int firstHub = firstPlan + planRacks.size();
-    int firstRack = firstHub + demands.size();
-    MinCostFlow flow = new MinCostFlow(firstRack + racks.size());
-    Map<Integer, Map<Integer, Integer>> edges = new HashMap<>();
-    Map<String, Long> classKeeps = new HashMap<>();
-    for (int p = 0; p < planRacks.size(); p++) {
-      flow.edge(source, firstPlan + p, 1, 0);
-      List<Integer> units = dataIn(rackOf, planRacks.get(p));
-      long allMoved = units.stream().mapToLong(u -> data.get(u).length()).sum();
-      flow.edge(firstPlan + p, firstHub + demands.indexOf(need[p]), 1, allMoved);
-      Map<Integer, Integer> row = new HashMap<>();
-      List<Integer> classmates = pooled ? classmates(units) : null;
-      List<Integer> candidates = classmates != null ? classmates : units;
-      for (int r = 0; r < racks.size(); r++) {
-        String rack = racks.get(r);
-        if (topology.nodes(rack).size() >= need[p] && candidates.stream().anyMatch(u -> hasReplicaIn(u, rack))) {
-          long cost = classmates != null ? pooledCost(units, classmates, rack, classKeeps)
-              : KeepMatching.solve(unitsOf(units), List.of(slot(rack, units.size()))).bytesMoved();
-          row.put(r, flow.edge(firstPlan + p, firstRack + r, 1, cost));
-        }
-      }
-      edges.put(p, row);
-    }
-    int[][] hubEdges = new int[demands.size()][racks.size()];
-    for (int d = 0; d < demands.size(); d++) {
-      for (int r = 0; r < racks.size(); r++) {
-        hubEdges[d][r] = topology.nodes(racks.get(r)).size() >= demands.get(d)
-            ? flow.edge(firstHub + d, firstRack + r, 1, 0) : -1;
-      }
-    }
+    RackNetwork net = new RackNetwork(planRacks, need, demands, racks);
+    MinCostFlow flow = new MinCostFlow(net.vertices());
+    Map<Integer, Map<Integer, Integer>> edges = planRackEdges(flow, net, rackOf, pooled);
+    int[][] hubEdges = hubEdges(flow, net);
     for (int r = 0; r < racks.size(); r++) {
-      flow.edge(firstRack + r, sink, 1, 0);
+      flow.edge(net.rack(r), RackNetwork.SINK, 1, 0);
     }
-    MinCostFlow.Result result = flow.run(source, sink, planRacks.size());
+    MinCostFlow.Result result = flow.run(RackNetwork.SOURCE, RackNetwork.SINK, planRacks.size());
     if (result.flow() < planRacks.size()) {
       throw new IllegalStateException(stripe + ": no rack assignment although every plan rack fits a distinct rack");
     }
@@ -169,21 +140,95 @@ final class KeepAssignment {
         realRack.put(planRacks.get(p), racks.get(r));
       }
     }));
-    // Plan racks that went through a hub take the racks their hub feeds, any one each (they cost the same there).
-    for (int d = 0; d < demands.size(); d++) {
-      List<String> fed = new ArrayList<>();
+    assignHubRacks(flow, net, hubEdges, realRack);
+    return new Relabeling(realRack, result.cost());
+  }
+
+  /**
+   * Step 1's flow network: source -> plan rack -> (a real rack holding one of its replicas | the hub of its demand
+   * -> a real rack with the nodes) -> sink, each plan rack and real rack taken once.
+   */
+  private record RackNetwork(List<Integer> planRacks, int[] need, List<Integer> demands, List<String> racks) {
+    static final int SOURCE = 0;
+    static final int SINK = 1;
+
+    int plan(int p) {
+      return 2 + p;
+    }
+
+    int hub(int d) {
+      return 2 + planRacks.size() + d;
+    }
+
+    int rack(int r) {
+      return 2 + planRacks.size() + demands.size() + r;
+    }
+
+    int vertices() {
+      return rack(racks.size());
+    }
+  }
+
+  /**
+   * Each plan rack's edges: from the source, to its demand's hub at all its bytes, and to each real rack with the
+   * nodes and one of its replicas at the bytes it would move there; returns those real-rack edges by plan rack.
+   */
+  private Map<Integer, Map<Integer, Integer>> planRackEdges(MinCostFlow flow, RackNetwork net, int[] rackOf,
+      boolean pooled) {
+    Map<Integer, Map<Integer, Integer>> edges = new HashMap<>();
+    Map<String, Long> classKeeps = new HashMap<>();
+    for (int p = 0; p < net.planRacks().size(); p++) {
+      flow.edge(RackNetwork.SOURCE, net.plan(p), 1, 0);
+      List<Integer> units = dataIn(rackOf, net.planRacks().get(p));
+      long allMoved = units.stream().mapToLong(u -> data.get(u).length()).sum();
+      int need = net.need()[p];
+      flow.edge(net.plan(p), net.hub(net.demands().indexOf(need)), 1, allMoved);
+      Map<Integer, Integer> row = new HashMap<>();
+      List<Integer> classmates = pooled ? classmates(units) : null;
+      List<Integer> candidates = classmates != null ? classmates : units;
+      for (int r = 0; r < net.racks().size(); r++) {
+        String rack = net.racks().get(r);
+        if (topology.nodes(rack).size() >= need && candidates.stream().anyMatch(u -> hasReplicaIn(u, rack))) {
+          long cost = classmates != null ? pooledCost(units, classmates, rack, classKeeps)
+              : KeepMatching.solve(unitsOf(units), List.of(slot(rack, units.size()))).bytesMoved();
+          row.put(r, flow.edge(net.plan(p), net.rack(r), 1, cost));
+        }
+      }
+      edges.put(p, row);
+    }
+    return edges;
+  }
+
+  /** Each demand hub's edges to the real racks with that many nodes (-1 where a rack has too few). */
+  private int[][] hubEdges(MinCostFlow flow, RackNetwork net) {
+    List<String> racks = net.racks();
+    int[][] hubEdges = new int[net.demands().size()][racks.size()];
+    for (int d = 0; d < net.demands().size(); d++) {
       for (int r = 0; r < racks.size(); r++) {
+        hubEdges[d][r] = topology.nodes(racks.get(r)).size() >= net.demands().get(d)
+            ? flow.edge(net.hub(d), net.rack(r), 1, 0) : -1;
+      }
+    }
+    return hubEdges;
+  }
+
+  /** Plan racks that went through a hub take the racks their hub feeds, any one each (they cost the same there). */
+  private static void assignHubRacks(MinCostFlow flow, RackNetwork net, int[][] hubEdges,
+      Map<Integer, String> realRack) {
+    List<Integer> planRacks = net.planRacks();
+    for (int d = 0; d < net.demands().size(); d++) {
+      List<String> fed = new ArrayList<>();
+      for (int r = 0; r < net.racks().size(); r++) {
         if (hubEdges[d][r] >= 0 && flow.flow(hubEdges[d][r]) > 0) {
-          fed.add(racks.get(r));
+          fed.add(net.racks().get(r));
         }
       }
       for (int p = 0; p < planRacks.size(); p++) {
-        if (need[p] == demands.get(d) && !realRack.containsKey(planRacks.get(p))) {
+        if (net.need()[p] == net.demands().get(d) && !realRack.containsKey(planRacks.get(p))) {
           realRack.put(planRacks.get(p), fed.remove(0));
         }
       }
     }
-    return new Relabeling(realRack, result.cost());
   }
 
   /** Every data unit of the class of the given units, or null when they are none or of several classes. */

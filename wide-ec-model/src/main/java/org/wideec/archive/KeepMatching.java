@@ -25,6 +25,12 @@ final class KeepMatching {
    */
   record Result(long bytesMoved, int[] slotOf, String[] keptNode) {}
 
+  /** The flow network's fixed vertices; the units follow, then the slots, then the replica nodes. */
+  private static final int SOURCE = 0;
+  private static final int SINK = 1;
+  private static final int HUB = 2;
+  private static final int FIRST_UNIT = 3;
+
   private KeepMatching() {}
 
   /** The placement with the fewest bytes moved, or null when the slots have fewer places than units. */
@@ -33,19 +39,41 @@ final class KeepMatching {
     if (places < units.size()) {
       return null;
     }
+    Map<String, Integer> slotOfNode = slotOfNode(slots);
+    int firstSlot = FIRST_UNIT + units.size();
+    Map<String, Integer> nodeVertex = replicaNodeVertices(units, slotOfNode, firstSlot + slots.size());
+    MinCostFlow flow = new MinCostFlow(firstSlot + slots.size() + nodeVertex.size());
+    int[] moveEdge = new int[units.size()];
+    Map<Integer, Map<String, Integer>> keepEdges = unitEdges(flow, units, nodeVertex, moveEdge);
+    int[] hubEdge = slotEdges(flow, slots, firstSlot);
+    nodeVertex.forEach((node, v) -> flow.edge(v, firstSlot + slotOfNode.get(node), 1, 0));
+    MinCostFlow.Result r = flow.run(SOURCE, SINK, units.size());
+    if (r.flow() < units.size()) {
+      return null;
+    }
+    int[] slotOf = new int[units.size()];
+    String[] kept = new String[units.size()];
+    Arrays.fill(slotOf, -1);
+    readKeptUnits(flow, keepEdges, slotOfNode, slotOf, kept);
+    placeMovedUnits(flow, units, slots, moveEdge, hubEdge, slotOf);
+    return new Result(r.cost(), slotOf, kept);
+  }
+
+  /** The slot whose rack each node is in. */
+  private static Map<String, Integer> slotOfNode(List<Slot> slots) {
     Map<String, Integer> slotOfNode = new HashMap<>();
     for (int s = 0; s < slots.size(); s++) {
       for (String node : slots.get(s).nodes()) {
         slotOfNode.put(node, s);
       }
     }
+    return slotOfNode;
+  }
+
+  /** A vertex, numbered from {@code next}, for each node that holds a replica and is in a slot's rack. */
+  private static Map<String, Integer> replicaNodeVertices(List<Unit> units, Map<String, Integer> slotOfNode,
+      int next) {
     Map<String, Integer> nodeVertex = new HashMap<>();
-    int source = 0;
-    int sink = 1;
-    int hub = 2;
-    int firstUnit = 3;
-    int firstSlot = firstUnit + units.size();
-    int next = firstSlot + slots.size();
     for (Unit u : units) {
       for (String node : u.replicaNodes()) {
         if (slotOfNode.containsKey(node) && !nodeVertex.containsKey(node)) {
@@ -53,40 +81,46 @@ final class KeepMatching {
         }
       }
     }
-    MinCostFlow flow = new MinCostFlow(next);
-    int[] moveEdge = new int[units.size()];
+    return nodeVertex;
+  }
+
+  /**
+   * Each unit's edges: from the source, to the move hub at its block's length (recorded in {@code moveEdge}), and
+   * free to each replica node; returns the replica edges of each unit by node.
+   */
+  private static Map<Integer, Map<String, Integer>> unitEdges(MinCostFlow flow, List<Unit> units,
+      Map<String, Integer> nodeVertex, int[] moveEdge) {
     Map<Integer, Map<String, Integer>> keepEdges = new HashMap<>();
     for (int i = 0; i < units.size(); i++) {
       Unit u = units.get(i);
-      flow.edge(source, firstUnit + i, 1, 0);
-      moveEdge[i] = flow.edge(firstUnit + i, hub, 1, u.length());
+      flow.edge(SOURCE, FIRST_UNIT + i, 1, 0);
+      moveEdge[i] = flow.edge(FIRST_UNIT + i, HUB, 1, u.length());
       Map<String, Integer> edges = new HashMap<>();
       for (String node : u.replicaNodes()) {
         Integer v = nodeVertex.get(node);
         if (v != null && !edges.containsKey(node)) {
-          edges.put(node, flow.edge(firstUnit + i, v, 1, 0));
+          edges.put(node, flow.edge(FIRST_UNIT + i, v, 1, 0));
         }
       }
       keepEdges.put(i, edges);
     }
+    return keepEdges;
+  }
+
+  /** Each slot's edges: from the move hub and to the sink, both with the slot's places; returns the hub edges. */
+  private static int[] slotEdges(MinCostFlow flow, List<Slot> slots, int firstSlot) {
     int[] hubEdge = new int[slots.size()];
     for (int s = 0; s < slots.size(); s++) {
-      hubEdge[s] = flow.edge(hub, firstSlot + s, slots.get(s).places(), 0);
-      flow.edge(firstSlot + s, sink, slots.get(s).places(), 0);
+      hubEdge[s] = flow.edge(HUB, firstSlot + s, slots.get(s).places(), 0);
+      flow.edge(firstSlot + s, SINK, slots.get(s).places(), 0);
     }
-    nodeVertex.forEach((node, v) -> flow.edge(v, firstSlot + slotOfNode.get(node), 1, 0));
-    MinCostFlow.Result r = flow.run(source, sink, units.size());
-    if (r.flow() < units.size()) {
-      return null;
-    }
-    int[] slotOf = new int[units.size()];
-    String[] kept = new String[units.size()];
-    long[] hubLeft = new long[slots.size()];
-    for (int s = 0; s < slots.size(); s++) {
-      hubLeft[s] = flow.flow(hubEdge[s]);
-    }
-    Arrays.fill(slotOf, -1);
-    for (int i = 0; i < units.size(); i++) {
+    return hubEdge;
+  }
+
+  /** The units the flow keeps on a replica node: that node, and its slot. */
+  private static void readKeptUnits(MinCostFlow flow, Map<Integer, Map<String, Integer>> keepEdges,
+      Map<String, Integer> slotOfNode, int[] slotOf, String[] kept) {
+    for (int i = 0; i < slotOf.length; i++) {
       for (Map.Entry<String, Integer> e : keepEdges.get(i).entrySet()) {
         if (flow.flow(e.getValue()) > 0) {
           kept[i] = e.getKey();
@@ -94,7 +128,18 @@ final class KeepMatching {
         }
       }
     }
-    // Moved units cost their length wherever they go; prefer a slot whose rack holds a replica (an in-rack copy).
+  }
+
+  /**
+   * The slots of the units the flow moves through the hub: moved units cost their length wherever they go, so
+   * prefer a slot whose rack holds a replica (an in-rack copy).
+   */
+  private static void placeMovedUnits(MinCostFlow flow, List<Unit> units, List<Slot> slots, int[] moveEdge,
+      int[] hubEdge, int[] slotOf) {
+    long[] hubLeft = new long[slots.size()];
+    for (int s = 0; s < slots.size(); s++) {
+      hubLeft[s] = flow.flow(hubEdge[s]);
+    }
     for (int pass = 0; pass < 2; pass++) {
       for (int i = 0; i < units.size(); i++) {
         if (flow.flow(moveEdge[i]) == 0 || slotOf[i] >= 0) {
@@ -108,7 +153,6 @@ final class KeepMatching {
         }
       }
     }
-    return new Result(r.cost(), slotOf, kept);
   }
 
   private static boolean holdsReplica(Slot slot, Unit unit) {

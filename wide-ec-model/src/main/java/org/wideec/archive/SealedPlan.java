@@ -149,51 +149,7 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     List<Object> out = new ArrayList<>();
     List<ArchivedStripe> stripes = manifest.stripes();
     for (int x = 0; x < stripes.size(); x++) {
-      ArchivedStripe s = stripes.get(x);
-      Map<String, Object> sj = new LinkedHashMap<>();
-      sj.put("stripe", s.stripeId());
-      sj.put("unitBytes", s.unitLength());
-      List<Object> pieces = new ArrayList<>();
-      for (int t = 0; t < s.sources().size(); t++) {
-        SourcePiece p = s.sources().get(t);
-        pieces.add(Map.of("piece", t, "block", p.blockId(), "offset", p.offset(), "length", p.length()));
-      }
-      sj.put("pieces", pieces);
-      sj.put("virtualPieces", s.code().k() - s.sources().size());
-      List<Object> words = new ArrayList<>();
-      for (int i = 0; i < s.members().size(); i++) {
-        Site at = codewordSite(x, i);
-        words.add(Map.of("codeword", i, "node", at.node(), "rack", at.rack()));
-      }
-      if (pipelined()) {
-        RapidRaidPlan p = pipelines.get(x);
-        List<Object> chain = new ArrayList<>();
-        for (RapidRaidPipeline.Position pos : p.pipeline().positions()) {
-          chain.add(Map.of("position", pos.index(), "node", p.site(pos.index()).node(), "rack",
-              p.site(pos.index()).rack(), "pieces", Arrays.stream(pos.pieces()).boxed().toList()));
-        }
-        List<Object> moves = new ArrayList<>();
-        for (RapidRaidChain.Move m : p.chain().moves()) {
-          Map<String, Object> mj = new LinkedHashMap<>();
-          mj.put("piece", m.piece());
-          mj.put("from", m.from().node());
-          mj.put("fromRack", m.from().rack());
-          mj.put("to", m.to().node());
-          mj.put("toRack", m.to().rack());
-          mj.put("bytes", p.pieceLengths()[m.piece()]);
-          mj.put("crossRack", m.crossRack());
-          moves.add(mj);
-        }
-        sj.put("chain", chain);
-        sj.put("moves", moves);
-        sj.put("bytesMoved", p.moveBytes());
-        sj.put("crossRackBytesMoved", p.crossRackMoveBytes());
-        sj.put("crossRackBytesEncoding", p.crossRackBytes());
-        sj.put("crossRackHops", p.chain().crossRackHops());
-        sj.put("rackLossTolerant", p.chain().rackLossTolerant());
-      }
-      sj.put("codewords", words);
-      out.add(sj);
+      out.add(stripeJson(x, stripes.get(x)));
     }
     j.put("stripes", out);
     j.put("blocksMoved", blocksMoved());
@@ -205,5 +161,62 @@ public record SealedPlan(String path, String codeSpec, String encoder, long leng
     j.put("redundancyAfter", redundancyAfter());
     j.put("changed", false);
     return j;
+  }
+
+  /** Stripe x: its source pieces, its pipeline (when pipelined) and where each codeword is written. */
+  private Map<String, Object> stripeJson(int x, ArchivedStripe s) {
+    Map<String, Object> sj = new LinkedHashMap<>();
+    sj.put("stripe", s.stripeId());
+    sj.put("unitBytes", s.unitLength());
+    List<Object> pieces = new ArrayList<>();
+    for (int t = 0; t < s.sources().size(); t++) {
+      SourcePiece p = s.sources().get(t);
+      pieces.add(Map.of("piece", t, "block", p.blockId(), "offset", p.offset(), "length", p.length()));
+    }
+    sj.put("pieces", pieces);
+    sj.put("virtualPieces", s.code().k() - s.sources().size());
+    List<Object> words = new ArrayList<>();
+    for (int i = 0; i < s.members().size(); i++) {
+      Site at = codewordSite(x, i);
+      words.add(Map.of("codeword", i, "node", at.node(), "rack", at.rack()));
+    }
+    if (pipelined()) {
+      putPipeline(sj, pipelines.get(x));
+    }
+    sj.put("codewords", words);
+    return sj;
+  }
+
+  /** A pipelined stripe's chain positions, its piece copies (moves) and their traffic. */
+  private static void putPipeline(Map<String, Object> sj, RapidRaidPlan p) {
+    List<Object> chain = new ArrayList<>();
+    for (RapidRaidPipeline.Position pos : p.pipeline().positions()) {
+      chain.add(Map.of("position", pos.index(), "node", p.site(pos.index()).node(), "rack",
+          p.site(pos.index()).rack(), "pieces", Arrays.stream(pos.pieces()).boxed().toList()));
+    }
+    List<Object> moves = new ArrayList<>();
+    for (RapidRaidChain.Move m : p.chain().moves()) {
+      moves.add(moveJson(p, m));
+    }
+    sj.put("chain", chain);
+    sj.put("moves", moves);
+    sj.put("bytesMoved", p.moveBytes());
+    sj.put("crossRackBytesMoved", p.crossRackMoveBytes());
+    sj.put("crossRackBytesEncoding", p.crossRackBytes());
+    sj.put("crossRackHops", p.chain().crossRackHops());
+    sj.put("rackLossTolerant", p.chain().rackLossTolerant());
+  }
+
+  /** One copy of a source piece ahead of the pipeline: from where to where, how many bytes, across racks or not. */
+  private static Map<String, Object> moveJson(RapidRaidPlan p, RapidRaidChain.Move m) {
+    Map<String, Object> mj = new LinkedHashMap<>();
+    mj.put("piece", m.piece());
+    mj.put("from", m.from().node());
+    mj.put("fromRack", m.from().rack());
+    mj.put("to", m.to().node());
+    mj.put("toRack", m.to().rack());
+    mj.put("bytes", p.pieceLengths()[m.piece()]);
+    mj.put("crossRack", m.crossRack());
+    return mj;
   }
 }

@@ -45,59 +45,83 @@ public final class StockReadablePlacement {
     int cap = PlacementPlanner.tolerance(code);
     List<int[]> groups = groupsOf(code);
     int[] rest = IntStream.range(0, code.n()).filter(u -> groups.stream().noneMatch(g -> contains(g, u))).toArray();
-    int subsets = 1 << rest.length;
-    // best[mask]: score of the racks holding the groups done so far plus the rest units in mask (layout: those
-    // racks). A rack of a group weighs more than a rack of its own: a group's span is its repair cost.
-    int[] best = new int[subsets];
-    Arrays.fill(best, Integer.MAX_VALUE);
-    best[0] = 0;
-    List<List<int[]>> layout = new ArrayList<>(java.util.Collections.nCopies(subsets, null));
-    layout.set(0, new ArrayList<>());
+    GroupLayouts layouts = GroupLayouts.none(1 << rest.length);
     for (int[] group : groups) {
-      int[] next = new int[subsets];
-      Arrays.fill(next, Integer.MAX_VALUE);
-      List<List<int[]>> nextLayout = new ArrayList<>(java.util.Collections.nCopies(subsets, null));
-      Map<Integer, List<int[]>> arrangements = new HashMap<>();
-      for (int done = 0; done < subsets; done++) {
-        if (best[done] == Integer.MAX_VALUE) {
-          continue;
+      layouts = withGroup(code, group, rest, cap, layouts);
+    }
+    PlacementPlan bestPlan = cheapestWithRest(base, rest, cap, layouts);
+    if (bestPlan == null) {
+      throw new PlacementException(base.scheme() + " placement of " + code.spec() + ": no arrangement of its local groups"
+          + " lets a stock client read through the loss of every rack");
+    }
+    return PlacementPlanner.requireRackTolerant(bestPlan);
+  }
+
+  /**
+   * best[mask]: score of the racks holding the groups done so far plus the rest units in mask (layout: those
+   * racks). A rack of a group weighs more than a rack of its own: a group's span is its repair cost.
+   */
+  private record GroupLayouts(int[] best, List<List<int[]>> layout) {
+    /** Before any group: only the empty mask, at no score. */
+    static GroupLayouts none(int subsets) {
+      int[] best = new int[subsets];
+      Arrays.fill(best, Integer.MAX_VALUE);
+      best[0] = 0;
+      List<List<int[]>> layout = new ArrayList<>(java.util.Collections.nCopies(subsets, null));
+      layout.set(0, new ArrayList<>());
+      return new GroupLayouts(best, layout);
+    }
+  }
+
+  /** The layouts once one more local group is arranged, with each subset of the rest units not yet placed. */
+  private static GroupLayouts withGroup(LinearCode code, int[] group, int[] rest, int cap, GroupLayouts done) {
+    int[] best = done.best();
+    List<List<int[]>> layout = done.layout();
+    int subsets = best.length;
+    int[] next = new int[subsets];
+    Arrays.fill(next, Integer.MAX_VALUE);
+    List<List<int[]>> nextLayout = new ArrayList<>(java.util.Collections.nCopies(subsets, null));
+    Map<Integer, List<int[]>> arrangements = new HashMap<>();
+    for (int mask = 0; mask < subsets; mask++) {
+      if (best[mask] == Integer.MAX_VALUE) {
+        continue;
+      }
+      int free = (subsets - 1) & ~mask;
+      for (int extra = free; ; extra = (extra - 1) & free) {
+        List<int[]> racks = arrangements.computeIfAbsent(extra, e -> arrange(code, group, pick(rest, e), cap));
+        if (racks != null && best[mask] + SPAN_WEIGHT * racks.size() < next[mask | extra]) {
+          next[mask | extra] = best[mask] + SPAN_WEIGHT * racks.size();
+          List<int[]> l = new ArrayList<>(layout.get(mask));
+          l.addAll(racks);
+          nextLayout.set(mask | extra, l);
         }
-        int free = (subsets - 1) & ~done;
-        for (int extra = free; ; extra = (extra - 1) & free) {
-          List<int[]> racks = arrangements.computeIfAbsent(extra, e -> arrange(code, group, pick(rest, e), cap));
-          if (racks != null && best[done] + SPAN_WEIGHT * racks.size() < next[done | extra]) {
-            next[done | extra] = best[done] + SPAN_WEIGHT * racks.size();
-            List<int[]> l = new ArrayList<>(layout.get(done));
-            l.addAll(racks);
-            nextLayout.set(done | extra, l);
-          }
-          if (extra == 0) {
-            break;
-          }
+        if (extra == 0) {
+          break;
         }
       }
-      best = next;
-      layout = nextLayout;
     }
+    return new GroupLayouts(next, nextLayout);
+  }
+
+  /** The cheapest plan of every group's layout with the rest units it left packed into racks of their own, or null. */
+  private static PlacementPlan cheapestWithRest(PlacementPlan base, int[] rest, int cap, GroupLayouts layouts) {
+    int[] best = layouts.best();
+    int subsets = best.length;
     PlacementPlan bestPlan = null;
     int bestScore = Integer.MAX_VALUE;
     for (int done = 0; done < subsets; done++) {
       if (best[done] == Integer.MAX_VALUE) {
         continue;
       }
-      List<int[]> leftover = packRest(code, pick(rest, (subsets - 1) & ~done), cap);
+      List<int[]> leftover = packRest(base.code(), pick(rest, (subsets - 1) & ~done), cap);
       if (leftover != null && best[done] + leftover.size() < bestScore) {
-        List<int[]> racks = new ArrayList<>(layout.get(done));
+        List<int[]> racks = new ArrayList<>(layouts.layout().get(done));
         racks.addAll(leftover);
         bestScore = best[done] + leftover.size();
         bestPlan = toPlan(base, racks);
       }
     }
-    if (bestPlan == null) {
-      throw new PlacementException(base.scheme() + " placement of " + code.spec() + ": no arrangement of its local groups"
-          + " lets a stock client read through the loss of every rack");
-    }
-    return PlacementPlanner.requireRackTolerant(bestPlan);
+    return bestPlan;
   }
 
   private static boolean readable(LinearCode code, int[] rack) {
