@@ -140,8 +140,11 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     // The NameNode restarts with its keeper on.
     cluster.getConfiguration(0).setBoolean(KEEPER, true);
     cluster.restartNameNode(true);
+    // Four minutes: until the DataNodes hold the restarted NameNode's block keys its moves are refused, and each
+    // refusal doubles the block's back-off from 500 ms (500 ms .. 64 s after seven), so on a loaded 2-core machine the
+    // first move that can succeed may come two minutes after the restart.
     Eventually.await("blk_" + moved.blockId() + " only on its planned node " + moved.plannedNode(),
-        Duration.ofSeconds(90), () -> holders(moved), List.of(moved.plannedNode())::equals);
+        Duration.ofSeconds(240), () -> holders(moved), List.of(moved.plannedNode())::equals);
     LocatedBlock back = located(moved);
     assertEquals(moved.blockId(), back.getBlock().getBlockId());
     assertEquals(moved.generationStamp(), back.getBlock().getGenerationStamp());
