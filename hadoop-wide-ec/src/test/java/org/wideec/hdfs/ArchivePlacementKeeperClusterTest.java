@@ -140,9 +140,9 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
     // The NameNode restarts with its keeper on.
     cluster.getConfiguration(0).setBoolean(KEEPER, true);
     cluster.restartNameNode(true);
-    // Four minutes: until the DataNodes hold the restarted NameNode's block keys its moves are refused, and each
-    // refusal doubles the block's back-off from 500 ms (500 ms .. 64 s after seven), so on a loaded 2-core machine the
-    // first move that can succeed may come two minutes after the restart.
+    // Four minutes: a move that fails while the DataNodes settle with the restarted NameNode (re-registration, block
+    // reports, its new block keys) doubles the block's back-off from 500 ms (64 s after seven failures), so on a
+    // loaded 2-core machine the first move that can succeed may come two minutes after the restart.
     Eventually.await("blk_" + moved.blockId() + " only on its planned node " + moved.plannedNode(),
         Duration.ofSeconds(240), () -> holders(moved), List.of(moved.plannedNode())::equals);
     LocatedBlock back = located(moved);
