@@ -547,6 +547,42 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
   }
 
   /**
+   * The restored copy disappears after the placeholder was moved aside (a run taken for dead deleting it): the swap
+   * puts the placeholder back at its path, so the sealed file still reads, and a rerun restores it.
+   */
+  @Test
+  void aCopyLostAfterThePlaceholderWentAsidePutsThePlaceholderBack() throws Exception {
+    String path = "/lostcopy/f";
+    long length = 2 * BLOCK + 11;
+    Sealed f = seal(path, length);
+    org.wideec.archive.hdfs.Unarchiver.Hook loseCopy = step -> {
+      if (step.equals("aside")) {
+        for (org.apache.hadoop.fs.FileStatus st : fs.listStatus(new Path("/"))) {
+          if (st.getPath().getName().startsWith(".wideec")) {
+            org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> it =
+                fs.listFiles(st.getPath(), true);
+            while (it.hasNext()) {
+              Path p = it.next().getPath();
+              if (p.getName().equals("restored")) {
+                assertTrue(fs.delete(p, false));
+              }
+            }
+          }
+        }
+      }
+    };
+    assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, loseCopy)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE));
+    assertTrue(fs.exists(new Path(path)), "the placeholder is back at its path");
+    try (FileSystem ours = wideEc()) {
+      assertArrayEquals(f.data(), readAll(ours, path, (int) length), "the sealed file still reads");
+    }
+    new org.wideec.archive.hdfs.Unarchiver(fs, store, org.wideec.archive.hdfs.Unarchiver.Hook.NONE)
+        .unarchive(new Path(path), (short) 2, org.wideec.archive.hdfs.Unarchiver.Progress.NONE);
+    assertArrayEquals(f.data(), readAll(fs, path, (int) length), "a rerun restores the file");
+  }
+
+  /**
    * A run stalls after taking the lock, before it decodes, and is taken for dead: a second run recovers the lock,
    * restores and waits for its copy. When the first wakes it proves the lock before deleting that copy and stops;
    * the second swaps in exactly the copy it waited for (by inode) and frees the codewords only then.

@@ -113,7 +113,21 @@ final class RestoreSwap {
           + placeholderInode + ", but inode " + moved.getFileId() + ", left in place); nothing was freed: rerun");
     }
     hook.after("aside");
-    placeRestored(copyInode);
+    try {
+      placeRestored(copyInode);
+    } catch (IOException e) {
+      if (!dfs.exists(path)) {
+        // The restored file did not go in (its copy is gone or is not the one this run wrote): the placeholder
+        // goes back to its path, so the sealed file stays readable and a rerun starts from it.
+        try {
+          dfs.rename(aside, path, Options.Rename.NONE);
+          dfs.removeXAttr(path.getParent(), marker);
+        } catch (IOException back) {
+          e.addSuppressed(back);
+        }
+      }
+      throw e;
+    }
   }
 
   /**
