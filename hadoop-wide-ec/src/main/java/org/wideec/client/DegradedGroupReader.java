@@ -96,6 +96,11 @@ final class DegradedGroupReader {
           }
           tokenRejected = true;
         } catch (IOException e) {
+          if (Thread.currentThread().isInterrupted()) {
+            // This read was cancelled (the chain answered first) or its caller interrupted: the unit did not fail.
+            // (A fetch's own socket timeout is an InterruptedIOException too, and does count as a failed unit.)
+            throw e;
+          }
           failed.set(p.getKey().unit());
           errors.add(e);
         }
