@@ -557,18 +557,7 @@ class SealedLifecycleClusterTest extends ArchiveTestBed {
     Sealed f = seal(path, length);
     org.wideec.archive.hdfs.Unarchiver.Hook loseCopy = step -> {
       if (step.equals("aside")) {
-        for (org.apache.hadoop.fs.FileStatus st : fs.listStatus(new Path("/"))) {
-          if (st.getPath().getName().startsWith(".wideec")) {
-            org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> it =
-                fs.listFiles(st.getPath(), true);
-            while (it.hasNext()) {
-              Path p = it.next().getPath();
-              if (p.getName().equals("restored")) {
-                assertTrue(fs.delete(p, false));
-              }
-            }
-          }
-        }
+        assertTrue(fs.delete(restoredCopy(f.archive()), false));
       }
     };
     assertThrows(IOException.class, () -> new org.wideec.archive.hdfs.Unarchiver(fs, store, loseCopy)
