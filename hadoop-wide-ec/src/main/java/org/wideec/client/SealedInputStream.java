@@ -35,6 +35,9 @@ final class SealedInputStream extends FixedLengthInputStream {
   private final SealedStripeReader[] readers;
   private final BitSet[] live;
   private final ReadPathCounters counters;
+  private byte[] window; // allocated by the first read
+  private long windowStart = -1;
+  private int windowLength;
 
   SealedInputStream(FileSystem fs, String src, StripeManifest index, ReadPathCounters counters) {
     super(src, SealedFiles.length(index));
@@ -59,18 +62,37 @@ final class SealedInputStream extends FixedLengthInputStream {
     return n;
   }
 
-  /** Up to len bytes at position p, within one piece and one window. */
+  /**
+   * Up to len bytes at position p, within one piece and one window. A window is decoded whole and kept: every byte
+   * of a non-systematic stripe costs k codeword reads, so small sequential reads must not each pay them again.
+   */
   private int readAt(long p, byte[] b, int off, int len) throws IOException {
+    if (p < windowStart || p >= windowStart + windowLength) {
+      fill(p);
+    }
+    int n = (int) Math.min(len, windowStart + windowLength - p);
+    System.arraycopy(window, (int) (p - windowStart), b, off, n);
+    counters.bytesFromSealedReads.addAndGet(n);
+    return n;
+  }
+
+  /** Decodes the window that starts at p and runs to the end of its piece or {@link #WINDOW} bytes. */
+  private void fill(long p) throws IOException {
     for (int s = 0; s < readers.length; s++) {
       ArchivedStripe stripe = index.stripes().get(s);
       for (int t = 0; t < stripe.sources().size(); t++) {
         SourcePiece piece = stripe.sources().get(t);
         if (p >= piece.offset() && p < piece.offset() + piece.length()) {
           long in = p - piece.offset();
-          int n = (int) Math.min(Math.min(len, WINDOW), piece.length() - in);
-          decode(s, t, in, b, off, n);
-          counters.bytesFromSealedReads.addAndGet(n);
-          return n;
+          int n = (int) Math.min(WINDOW, piece.length() - in);
+          windowStart = -1; // a failed decode leaves no stale window behind
+          if (window == null) {
+            window = new byte[WINDOW];
+          }
+          decode(s, t, in, window, 0, n);
+          windowStart = p;
+          windowLength = n;
+          return;
         }
       }
     }

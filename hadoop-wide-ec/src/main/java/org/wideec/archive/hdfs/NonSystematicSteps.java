@@ -159,7 +159,8 @@ final class NonSystematicSteps implements LayoutSteps {
 
   /**
    * VERIFIED: each codeword file is still the recorded block and reads back to its CRC32C; the reader's k-subset
-   * and {@link #RANDOM_SUBSETS} random decodable ones each decode every piece to its CRC32C.
+   * and {@link #RANDOM_SUBSETS} random decodable ones each decode every piece to its CRC32C, all in one read of the
+   * stripe.
    */
   @Override
   public void verifyUnits(ArchivedStripe s) throws IOException {
@@ -177,7 +178,14 @@ final class NonSystematicSteps implements LayoutSteps {
     }
     SealedStripeReader reader = new SealedStripeReader(dfs, s, new SymbolDecoder(code, Kernels.best()));
     try {
-      long[] crcs = reader.codewordCrcs();
+      BitSet all = new BitSet();
+      all.set(0, code.n());
+      int[] preferred = CodewordSubsets.basis(code, all);
+      List<int[]> subsets = new ArrayList<>();
+      subsets.add(preferred);
+      subsets.addAll(CodewordSubsets.randomDecodable(code, random, RANDOM_SUBSETS, preferred));
+      SealedStripeReader.Readback back = reader.readBack(subsets);
+      long[] crcs = back.codewordCrcs();
       for (int i = 0; i < code.n(); i++) {
         if (crcs[i] != s.member(i).crc32c()) {
           throw new IOException("stripe " + s.stripeId() + " codeword " + i + ": CRC32C read back 0x"
@@ -185,14 +193,9 @@ final class NonSystematicSteps implements LayoutSteps {
               + "; rerun to encode the stripe again");
         }
       }
-      BitSet all = new BitSet();
-      all.set(0, code.n());
-      int[] preferred = CodewordSubsets.basis(code, all);
-      List<int[]> subsets = new ArrayList<>();
-      subsets.add(preferred);
-      subsets.addAll(CodewordSubsets.randomDecodable(code, random, RANDOM_SUBSETS, preferred));
-      for (int[] units : subsets) {
-        long[] pieces = reader.pieceCrcs(units);
+      for (int u = 0; u < subsets.size(); u++) {
+        int[] units = subsets.get(u);
+        long[] pieces = back.pieceCrcs().get(u);
         for (int t = 0; t < s.sources().size(); t++) {
           if (pieces[t] != s.sources().get(t).crc32c()) {
             throw new IOException("stripe " + s.stripeId() + ": codewords " + java.util.Arrays.toString(units)

@@ -3,7 +3,9 @@ package org.wideec.archive.hdfs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -45,44 +47,53 @@ public final class SealedStripeReader implements Closeable {
     return in[unit];
   }
 
-  /** The CRC32C of each codeword's bytes, read whole. */
-  public long[] codewordCrcs() throws IOException {
-    long length = stripe.unitLength();
-    long[] out = new long[stripe.members().size()];
-    byte[] buf = new byte[(int) Math.min(CHUNK, Math.max(1, length))];
-    for (int i = 0; i < out.length; i++) {
-      CRC32C crc = new CRC32C();
-      for (long pos = 0; pos < length; pos += buf.length) {
-        int len = (int) Math.min(buf.length, length - pos);
-        open(i).readFully(pos, buf, 0, len);
-        crc.update(buf, 0, len);
-      }
-      out[i] = crc.getValue();
-    }
-    return out;
-  }
+  /** What {@link #readBack} found: each codeword's CRC32C, and per k-subset the CRC32C of every piece it decodes to. */
+  public record Readback(long[] codewordCrcs, List<long[]> pieceCrcs) {}
 
-  /** The CRC32C of every source piece decoded from the given k codewords. */
-  public long[] pieceCrcs(int[] units) throws IOException {
+  /**
+   * One pass over the stripe: every codeword read once, chunk by chunk, into its CRC32C, and each chunk decoded by
+   * every given k-subset into the pieces' CRC32Cs. One pass rather than one per subset: the archiver verifies through
+   * its own link, where each extra pass costs the whole stripe again (n codewords, not k).
+   */
+  public Readback readBack(List<int[]> subsets) throws IOException {
+    int n = stripe.members().size();
     int pieces = stripe.sources().size();
-    int[] symbols = new int[pieces];
-    CRC32C[] crcs = new CRC32C[pieces];
-    for (int t = 0; t < pieces; t++) {
-      symbols[t] = t;
-      crcs[t] = new CRC32C();
-    }
     long length = stripe.unitLength();
     int chunk = (int) Math.min(CHUNK, Math.max(1, length));
+    int[] symbols = new int[pieces];
+    Arrays.setAll(symbols, t -> t);
+    CRC32C[] words = new CRC32C[n];
+    Arrays.setAll(words, i -> new CRC32C());
+    CRC32C[][] decoded = new CRC32C[subsets.size()][pieces];
+    for (CRC32C[] d : decoded) {
+      Arrays.setAll(d, t -> new CRC32C());
+    }
+    byte[][] buf = new byte[n][chunk];
     byte[][] outs = new byte[pieces][chunk];
     for (long pos = 0; pos < length; pos += chunk) {
       int len = (int) Math.min(chunk, length - pos);
-      decode(units, pos, len, symbols, outs);
-      for (int t = 0; t < pieces; t++) {
-        long have = Math.max(0, Math.min(len, stripe.sources().get(t).length() - pos));
-        crcs[t].update(outs[t], 0, (int) have);
+      for (int i = 0; i < n; i++) {
+        open(i).readFully(pos, buf[i], 0, len);
+        words[i].update(buf[i], 0, len);
+      }
+      for (int s = 0; s < subsets.size(); s++) {
+        int[] units = subsets.get(s);
+        ByteBuffer[] inputs = new ByteBuffer[units.length];
+        for (int j = 0; j < units.length; j++) {
+          inputs[j] = ByteBuffer.wrap(buf[units[j]], 0, len);
+        }
+        decodeInto(units, inputs, symbols, outs, len);
+        for (int t = 0; t < pieces; t++) {
+          long have = Math.max(0, Math.min(len, stripe.sources().get(t).length() - pos));
+          decoded[s][t].update(outs[t], 0, (int) have);
+        }
       }
     }
-    return Arrays.stream(crcs).mapToLong(CRC32C::getValue).toArray();
+    List<long[]> pieceCrcs = new ArrayList<>();
+    for (CRC32C[] d : decoded) {
+      pieceCrcs.add(Arrays.stream(d).mapToLong(CRC32C::getValue).toArray());
+    }
+    return new Readback(Arrays.stream(words).mapToLong(CRC32C::getValue).toArray(), pieceCrcs);
   }
 
   /** Bytes [pos, pos + len) of piece {@code t}, decoded from the given k codewords into {@code dst}. */
@@ -104,6 +115,10 @@ public final class SealedStripeReader implements Closeable {
       open(units[j]).readFully(pos, b, 0, len);
       inputs[j] = ByteBuffer.wrap(b);
     }
+    decodeInto(units, inputs, symbols, outs, len);
+  }
+
+  private void decodeInto(int[] units, ByteBuffer[] inputs, int[] symbols, byte[][] outs, int len) {
     ByteBuffer[] outputs = new ByteBuffer[symbols.length];
     for (int t = 0; t < symbols.length; t++) {
       outputs[t] = ByteBuffer.wrap(outs[t], 0, len);
