@@ -205,12 +205,15 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       ArchivedStripe s = m.stripes().get(i);
       streams += p.crossRackStreamBytes();
       // Each tree that stores a parity answers with one result frame (2 bytes + 18 a parity); the archiver then asks
-      // for one 8-byte CRC32C digest per stored unit, data and parity.
+      // for one 8-byte CRC32C digest per stored unit, data and parity, and VERIFIED asks each parity's holder again
+      // (no parity byte crosses to the archiver).
       for (EncodePlan.Tree t : p.trees()) {
         int rows = (int) java.util.Arrays.stream(t.rows()).filter(r -> !s.member(r).padding()).count();
         replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
       }
       replies += 8L * s.storedUnits().length;
+      replies += 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
+          .filter(u -> !s.member(u).padding()).count();
       System.out.printf("stripe %d: executed plan %d bytes across racks (streams %d, deliveries %d), dry run's chain"
           + " estimate %d%n", s.stripeId(), p.crossRackBytes(), p.crossRackStreamBytes(), p.crossRackDeliveryBytes(),
           dryRun.stripes().get(i).chain().crossRackBytes());

@@ -252,6 +252,14 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return first;
   }
 
+  @Override
+  public java.util.OptionalLong heldCrc(LocatedBlock lb, String where) throws IOException {
+    if (lb.getLocations().length == 0) {
+      throw new IOException(where + ": HDFS lists no replica of block " + lb.getBlock().getBlockId());
+    }
+    return java.util.OptionalLong.of(ports.crcOf(lb, lb.getLocations()[0], where));
+  }
+
   /** The parity's block as HDFS lists it now, after its node read back the CRC32C the collector sent. */
   private LocatedBlock confirm(ArchivedStripe stripe, int unit, ParityFiles.Allocated a, EncodeTreeRequest.Stored s)
       throws IOException {

@@ -34,6 +34,16 @@ public interface StripeEncoder {
   }
 
   /**
+   * The CRC32C of a stored unit's replica as its holder reads it back through its checksum-verified path, when this
+   * encoder reaches the DataNodes' slice ports (no unit byte then crosses to the archiver); empty when the caller
+   * must read the replica through HDFS itself.
+   */
+  default java.util.OptionalLong heldCrc(org.apache.hadoop.hdfs.protocol.LocatedBlock lb, String where)
+      throws IOException {
+    return java.util.OptionalLong.empty();
+  }
+
+  /**
    * What one encoding produced.
    *
    * @param members the stripe's members with every stored unit written (inode, block id, generation stamp, CRC32C)

@@ -103,7 +103,10 @@ final class SystematicSteps implements LayoutSteps {
     }
   }
 
-  /** Each parity block is still the one recorded and its bytes, read back through HDFS, match the recorded CRC32C. */
+  /**
+   * Each parity block is still the one recorded and its bytes match the recorded CRC32C: read back by its holder when
+   * the encoder reaches the slice ports (the chain), else through HDFS by this archiver.
+   */
   @Override
   public void verifyUnits(ArchivedStripe s) throws IOException {
     for (int u = s.code().k(); u < s.code().n(); u++) {
@@ -120,7 +123,8 @@ final class SystematicSteps implements LayoutSteps {
         throw new IOException(where + ": the parity file is not the block " + m.blockId() + " of " + m.length()
             + " bytes the manifest records; rerun to encode the stripe again");
       }
-      long crc = crcOf(file, m.length());
+      java.util.OptionalLong held = encoder.heldCrc(blocks.get(0), where);
+      long crc = held.isPresent() ? held.getAsLong() : crcOf(file, m.length());
       if (crc != m.crc32c()) {
         throw new IOException(where + ": CRC32C read back 0x" + Long.toHexString(crc) + ", written 0x"
             + Long.toHexString(m.crc32c()) + "; rerun to encode the stripe again");
