@@ -14,7 +14,7 @@ import org.apache.hadoop.util.ToolRunner;
 
 /**
  * Archival of a replicated directory on the real cluster, three ways over the same bytes: in place to a wide code
- * with our chain encoder ({@code wide-ec archive DIR --encoder chain}), sealed with RapidRAID ({@code --encoder
+ * with our chain encoder ({@code wide-ec archive --mr --maps N DIR --encoder chain}), sealed with RapidRAID ({@code --encoder
  * rapidraid}, file by file), and the way users convert today: DistCp into a directory of a stock RS policy, then the
  * source deleted. DistCp runs as a real MapReduce job in local mode (LocalJobRunner, maps in parallel threads) inside
  * the client's namespace: the cluster has no YARN, and local mode moves the same bytes a YARN job would, through the
@@ -55,8 +55,10 @@ final class ArchivalComparison {
     Path rapid = writeReplicated(new Path(root, "rapidraid"));
     Path source = writeReplicated(new Path(root, "src"));
 
+    // As a MapReduce job with as many maps as DistCp gets, so both sides run their stripes or copies in parallel.
     Phase p = bed.phase("archive " + s.wideCode() + " chain");
-    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
+    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--mr", "--maps", Integer.toString(s.maps()),
+        chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
     r.put("chain", p.end());
 
     r.put("rapidRaid", archiveRapidRaid(rapid));

@@ -65,6 +65,12 @@ final class ClusterBed implements AutoCloseable {
     return Phase.setup(name, cluster);
   }
 
+  /** The block size files are written with here: the cluster's configured dfs.blocksize. */
+  long blockBytes() {
+    return conf.getLongBytes(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_SIZE_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_SIZE_DEFAULT);
+  }
+
   int liveDataNodes() throws IOException {
     return stock.getDataNodeStats(DatanodeReportType.LIVE).length;
   }

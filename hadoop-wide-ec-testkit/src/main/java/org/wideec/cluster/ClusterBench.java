@@ -50,7 +50,7 @@ public final class ClusterBench {
 
   private static Map<String, Object> bench(Options o, ClusterBed bed) throws Exception {
     int nodes = bed.liveDataNodes();
-    ArchivalComparison.Settings archiving = o.has("no-archive") ? null : archiveSettings(o, nodes);
+    ArchivalComparison.Settings archiving = o.has("no-archive") ? null : archiveSettings(o, nodes, bed.blockBytes());
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("dataNodes", nodes);
     r.put("cluster", bed.cluster.run("status").lines().findFirst().orElse(""));
@@ -95,18 +95,24 @@ public final class ClusterBench {
 
   /**
    * The archival codes that fit the cluster, among those on-disk format 1 pins (only pinned codes store data):
-   * 12+2+2 and RapidRAID(24,16) from 24 DataNodes, else 6+2+2 and (10,8). Checked before anything runs, so a code
-   * given by hand that cannot store data fails the bench at once rather than after the striped workloads.
+   * 12+2+2 from 24 DataNodes, else 6+2+2. RapidRAID seals file by file, so its k is the blocks of one file (a codeword
+   * of a file with fewer blocks than k is partly empty but stored whole), with n = 1.5 k where the cluster has the
+   * nodes, else k + 2. Checked before anything runs, so a code that cannot store data fails the bench at once rather
+   * than after the striped workloads.
    */
-  static ArchivalComparison.Settings archiveSettings(Options o, int nodes) {
+  static ArchivalComparison.Settings archiveSettings(Options o, int nodes, long blockBytes) {
     boolean wide = nodes >= 24;
     String code = o.get("archive-code", wide ? "azure-lrc:k=12,l=2,g=2" : "azure-lrc:k=6,l=2,g=2");
-    String rapidRaid = o.get("rapidraid-code", wide ? "rapidraid:n=24,k=16" : "rapidraid:n=10,k=8");
+    int k = (int) Math.max(1, (bytes(o, "file-size", "64m") + blockBytes - 1) / blockBytes);
+    int n = k + Math.max(2, wide ? (k + 1) / 2 : 2);
+    String rapidRaid = o.get("rapidraid-code", "rapidraid:n=" + Math.min(n, nodes) + ",k=" + k);
     for (String spec : new String[] {code, rapidRaid}) {
       try {
         org.wideec.code.Codes.pinnedFromSpec(spec);
       } catch (IllegalArgumentException e) {
-        throw new Options.UsageException("--archive-code / --rapidraid-code: " + e.getMessage());
+        throw new Options.UsageException("--archive-code / --rapidraid-code: " + e.getMessage()
+            + (o.has("rapidraid-code") ? "" : " (RapidRAID's k is the blocks of one --file-size file: choose a file size"
+            + " or give --rapidraid-code)"));
       }
     }
     return new ArchivalComparison.Settings(bytes(o, "archive-data", "512m"), bytes(o, "file-size", "64m"),
@@ -119,7 +125,7 @@ public final class ClusterBench {
     int nodes = bed.liveDataNodes();
     return new FaultDrills.Settings(bytes(o, "data", "64m"), bytes(o, "file-size", "16m"),
         o.get("workloads", nodes >= 16 ? "AZURE-LRC-L2-12-4-1024k" : "AZURE-LRC-L2-6-4-1024k").split(",")[0],
-        archiveSettings(o, nodes));
+        archiveSettings(o, nodes, bed.blockBytes()));
   }
 
   /**
@@ -140,9 +146,18 @@ public final class ClusterBench {
       r.put("crossRackStockRs104OverLrc", ratio(s.get("crossRackBytes"), l.get("crossRackBytes")));
     }
     if (lrc != null) {
-      Map<String, Object> reads = (Map<String, Object>) lrc.getOrDefault("rackLoss", lrc.get("readsDuringNodeRecovery"));
+      // The target is about one lost DataNode (its local group survives); a rack's loss is reported beside it.
+      Map<String, Object> reads = (Map<String, Object>) lrc.get("readsDuringNodeRecovery");
       r.put("degradedReadOverNormal", reads == null ? null
           : ratio(reads.get("degradedReadOursSeconds"), reads.get("normalReadSeconds")));
+      Map<String, Object> rack = (Map<String, Object>) lrc.get("rackLoss");
+      r.put("degradedReadOverNormalRackLoss", rack == null ? null
+          : ratio(rack.get("degradedReadOursSeconds"), rack.get("normalReadSeconds")));
+      if (stock != null) {
+        Map<String, Object> sr = (Map<String, Object>) stock.get("readsDuringNodeRecovery");
+        r.put("degradedReadStockOverNormal", sr == null ? null
+            : ratio(sr.get("degradedReadStockSeconds"), sr.get("normalReadSeconds")));
+      }
     }
     if (archive != null) {
       Map<String, Object> d = (Map<String, Object>) archive.get("distcp");
@@ -185,7 +200,7 @@ public final class ClusterBench {
   private static String summary(Map<String, Object> r) {
     StringBuilder sb = new StringBuilder();
     for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
-        "degradedReadOverNormal", "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack", "drills", "bytesLost",
+        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal", "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack", "drills", "bytesLost",
         "invalidPhases")) {
       if (r.containsKey(k)) {
         sb.append(k).append(": ").append(r.get(k)).append('\n');

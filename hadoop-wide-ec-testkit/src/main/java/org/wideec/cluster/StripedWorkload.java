@@ -22,7 +22,7 @@ import org.wideec.minicluster.StripedGroups;
 /**
  * One striped policy on the real cluster: its files written, a DataNode killed with SIGKILL and the time until
  * every group it held is whole again (kernel uplink bytes, HDFS's and our DataNode counters), then a rack lost when
- * the groups' placement survives it (else the same DataNode again), during which lost ranges are read through the
+ * the groups' placement survives it, then a DataNode again; during the last two, lost ranges are read through the
  * stock client and through WideEcFileSystem beside healthy ranges, and files are read in the foreground.
  * Every file is compared byte for byte at the end.
  *
@@ -97,10 +97,12 @@ final class StripedWorkload {
       r.put("rackLoss", rackLoss(rack, rackNodes));
     } else {
       r.put("rackLossSkipped", rackVerdict);
-      // The first victim's units were rebuilt elsewhere and its returning copies deleted: strike today's holder.
-      DatanodeInfo again = StripedGroups.location(StripedGroups.groups(bed.stock, files.get(0)).get(0), 0);
-      r.put("readsDuringNodeRecovery", nodeLoss(again, true));
     }
+    // Lost ranges read while one DataNode's units are rebuilt: the common case, where a lost unit's local group
+    // survives. The first victim's units were rebuilt elsewhere and its returning copies deleted: strike today's
+    // holder of the same unit.
+    DatanodeInfo again = StripedGroups.location(StripedGroups.groups(bed.stock, files.get(0)).get(0), 0);
+    r.put("readsDuringNodeRecovery", nodeLoss(again, true));
 
     compareAll(r, count);
     bed.stock.delete(dir, true);
