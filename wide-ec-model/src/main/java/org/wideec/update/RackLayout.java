@@ -62,7 +62,7 @@ public final class RackLayout {
   }
 
   /** Data units named in a list such as {@code d0,d1,d4-d7}. */
-  public static int[] units(LinearCode code, String list) {
+  public static int[] dataUnits(LinearCode code, String list) {
     return units(code, list, false);
   }
 

@@ -30,6 +30,11 @@ public final class UpdatePattern {
   private final int[][] equations;
 
   private UpdatePattern(PlacementPlan placement, List<String> rackNames, int[] changed, BitSet cleared) {
+    this(placement, rackNames, changed, cleared, null);
+  }
+
+  /** @param same a pattern of the same placement whose parity split and group equations are reused, or null */
+  private UpdatePattern(PlacementPlan placement, List<String> rackNames, int[] changed, BitSet cleared, UpdatePattern same) {
     LinearCode code = placement.code();
     if (!code.isSystematic()) {
       throw new IllegalArgumentException(code.spec() + " is not systematic: a delta update needs data units stored as they are");
@@ -60,6 +65,12 @@ public final class UpdatePattern {
     this.rackNames = List.copyOf(rackNames);
     this.changed = c;
     this.cleared = (BitSet) cleared.clone();
+    if (same != null) {
+      this.localParities = same.localParities;
+      this.globalParities = same.globalParities;
+      this.equations = same.equations;
+      return;
+    }
     this.localParities = IntStream.range(code.k(), code.n()).filter(u -> isLocalParity(code, u)).toArray();
     this.globalParities = IntStream.range(code.k(), code.n()).filter(u -> !isLocalParity(code, u)).toArray();
     this.equations = new int[code.n()][];
@@ -79,7 +90,7 @@ public final class UpdatePattern {
 
   /** The same pattern with racks named (in plan rack order), e.g. by the command line or HDFS rack paths. */
   public UpdatePattern withRackNames(List<String> names) {
-    return new UpdatePattern(placement, names, changed, cleared);
+    return new UpdatePattern(placement, names, changed, cleared, this);
   }
 
   /** The same pattern where the given changed units become all zero (deleted), so re-encoding skips them. */
@@ -88,7 +99,7 @@ public final class UpdatePattern {
     for (int u : units) {
       c.set(u);
     }
-    return new UpdatePattern(placement, rackNames, changed, c);
+    return new UpdatePattern(placement, rackNames, changed, c, this);
   }
 
   /**
@@ -211,7 +222,7 @@ public final class UpdatePattern {
 
   /** The same pattern with other changed units (and none cleared). */
   public UpdatePattern withChanged(int... units) {
-    return new UpdatePattern(placement, rackNames, units, new BitSet());
+    return new UpdatePattern(placement, rackNames, units, new BitSet(), this);
   }
 
   List<String> unitNames(int[] units) {
