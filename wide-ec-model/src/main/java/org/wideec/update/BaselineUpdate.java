@@ -24,7 +24,7 @@ public final class BaselineUpdate implements UpdateScheme {
             Kind.PARITY_DELTA, new int[] {d}, new int[] {p}));
       }
     }
-    ts.addAll(LocalParityUpdate.transfers(pattern, pattern.changed()));
+    ts.addAll(LocalParityUpdate.transfers(pattern, pattern.changed(), null));
     return new UpdatePlan(name(), pattern, new int[0], ts, false);
   }
 }

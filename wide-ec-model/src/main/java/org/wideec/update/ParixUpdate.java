@@ -27,7 +27,7 @@ public final class ParixUpdate implements UpdateScheme {
             kind, new int[] {d}, new int[] {p}));
       }
     }
-    ts.addAll(LocalParityUpdate.transfers(pattern, pattern.changed()));
+    ts.addAll(LocalParityUpdate.transfers(pattern, pattern.changed(), null));
     return new UpdatePlan(name(), pattern, new int[0], ts, false);
   }
 }

@@ -69,7 +69,7 @@ final class SelectiveParityUpdate {
   /** The plan: local parities renewed from the same units, after the global ones. */
   static UpdatePlan plan(String scheme, UpdatePattern pattern, int[] units, int[] collectorOf, boolean reEncode) {
     List<Transfer> ts = new ArrayList<>(transfers(pattern, units, collectorOf));
-    ts.addAll(LocalParityUpdate.transfers(pattern, units));
+    ts.addAll(LocalParityUpdate.transfers(pattern, units, collectorOf));
     int[] collectors = Arrays.stream(units).map(d -> collectorOf[pattern.rackOf(d)]).distinct().sorted().toArray();
     return new UpdatePlan(scheme, pattern, collectors, ts, reEncode);
   }

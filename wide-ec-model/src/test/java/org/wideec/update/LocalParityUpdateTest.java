@@ -30,7 +30,7 @@ class LocalParityUpdateTest {
   }
 
   @Test
-  void azureLrcOnCombinedLocalityPaysOneChunkPerOtherRackWithChangedGroupMembers() {
+  void azureLrcOnCombinedLocalityWithoutCollectorPaysOneChunkPerOtherRackWithChangedGroupMembers() {
     PlacementPlan plan = new CombinedLocalityPlanner().plan(Codes.fromSpec("azure-lrc:k=12,l=2,g=2"));
     Random rnd = new Random(12L);
     for (int trial = 0; trial < 50; trial++) {
@@ -41,8 +41,20 @@ class LocalParityUpdateTest {
         expected += (int) Arrays.stream(p.changed()).filter(d -> Arrays.binarySearch(members, d) >= 0)
             .map(p::rackOf).filter(r -> r != p.rackOf(lp)).distinct().count();
       }
-      assertEquals(expected, new RackCu().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE), "on " + p);
+      assertEquals(expected, new BaselineUpdate().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE), "on " + p);
+      assertTrue(new RackCu().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE) <= expected, "on " + p);
     }
+  }
+
+  @Test
+  void rackCuRenewsALocalParityFromTheDeltasItsCollectorAlreadyHolds() {
+    // CL places Azure-LRC(12,2,2) as R1[d0-d2] R2[d3-d5] R3[p0,p1,p2] ...: the group's local parity p2 sits with the
+    // global parities. d4's delta went to the collector R1, so R1 sums d0, d1, d4 into one chunk for p2.
+    UpdatePattern p = UpdatePattern.of(new CombinedLocalityPlanner().plan(Codes.fromSpec("azure-lrc:k=12,l=2,g=2")), 0, 1, 4);
+    UpdatePlan plan = new RackCu().plan(p);
+    assertEquals(1, plan.crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
+    assertEquals(1 + 2 + 1, plan.crossRackChunks());
+    assertEquals(2, new BaselineUpdate().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
   }
 
   @Test
