@@ -1,9 +1,5 @@
 package org.wideec.update;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.Reader;
-import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -12,7 +8,7 @@ import java.util.Random;
  * A synthetic block-update trace shaped like the MSR Cambridge volumes the RackCU seed replays (§V-A): a mean
  * update size per volume (its Figure 6 spans 4.3-52.0 KB), offsets skewed by a Zipf law over fixed-size regions
  * (a few hot regions take most updates), and hyper-exponential inter-arrivals (bursts between quiet spells). The
- * numbers are ours, not the published per-volume statistics; the generator and its format are in
+ * numbers are ours, not the published per-volume statistics; the generator and the format ({@link UpdateTraceFormat}) are in
  * docs/updates.md. Seeded: the same volume and seed give the same trace.
  *
  * @param meanUpdateBytes mean length of an update; lengths are exponential around it, in whole 512-byte sectors
@@ -99,30 +95,5 @@ public record SyntheticVolume(String name, int meanUpdateBytes, long volumeBytes
       a[j] = t;
     }
     return a;
-  }
-
-  /** Writes a trace: a {@code #} header naming the volume, then one {@code time offset length} line per update. */
-  public static void write(String header, List<TraceUpdate> trace, Writer out) throws IOException {
-    out.write("# wide-ec update trace v1: time_us offset_bytes length_bytes; " + header + "\n");
-    for (TraceUpdate u : trace) {
-      out.write(u.toLine());
-      out.write('\n');
-    }
-    out.flush();
-  }
-
-  /** Reads a trace written by {@link #write}; blank lines and {@code #} comments are skipped. */
-  public static List<TraceUpdate> read(Reader in) throws IOException {
-    List<TraceUpdate> out = new ArrayList<>();
-    BufferedReader r = new BufferedReader(in);
-    String line;
-    int n = 0;
-    while ((line = r.readLine()) != null) {
-      n++;
-      if (!line.isBlank() && !line.startsWith("#")) {
-        out.add(TraceUpdate.parse(line, n));
-      }
-    }
-    return out;
   }
 }

@@ -45,11 +45,11 @@ class SyntheticVolumeTest {
   void traceFormatRoundTripsAndBadLinesAreNamed() throws IOException {
     List<TraceUpdate> t = SyntheticVolume.withMeanUpdate("rt", 4096).generate(100, 3L);
     StringWriter w = new StringWriter();
-    SyntheticVolume.write("volume=rt seed=3", t, w);
+    UpdateTraceFormat.write("volume=rt seed=3", t, w);
     assertTrue(w.toString().startsWith("# wide-ec update trace v1: time_us offset_bytes length_bytes; volume=rt seed=3\n"));
-    assertEquals(t, SyntheticVolume.read(new StringReader(w.toString())));
+    assertEquals(t, UpdateTraceFormat.read(new StringReader(w.toString())));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> SyntheticVolume.read(new StringReader("# h\n10 4096\n")));
+        () -> UpdateTraceFormat.read(new StringReader("# h\n10 4096\n")));
     assertEquals("trace line 2 '10 4096' is not 'time offset length'", e.getMessage());
   }
 
