@@ -73,6 +73,7 @@ public final class WideEcTool extends Configured implements Tool {
         "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
         "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
         SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
+    commands.put("update", new Command(UpdateCommand.USAGE + "\n" + SPEC_EXAMPLES, a -> new UpdateCommand(out).run(a)));
   }
 
   /** The commands an operator runs against a cluster (in the order usage lists them). */
