@@ -209,6 +209,25 @@ class FullNodeRecoveryPlannerTest {
   }
 
   @Test
+  void uniLrcUnitsWhosePlannedRackIsFullSpreadTheirDownlinksButShareTheLostRacksUplink() {
+    // A UniLRC 6+6 local group fills a rack of four: a lost unit's rack has no free node, so it must leave it, for one
+    // of the three racks holding none of its stripe (the planned choice: the first of them in name order). Its
+    // helpers are all in the lost node's rack, so every rebuild leaves through that rack's uplink either way.
+    Cluster c = Cluster.of("unilrc", 6, 6, 12, 17);
+    int spreadWider = 0;
+    for (String dead : c.nodes()) {
+      FullNodeRecoveryPlan plan = PLANNER.plan(c.lossesOf(Set.of(dead)), new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX));
+      long racks = plan.rebuilds().stream().map(FullNodeRecoveryPlan.Rebuild::rack).distinct().count();
+      long planned = plan.rebuilds().stream().map(FullNodeRecoveryPlan.Rebuild::plannedRack).distinct().count();
+      assertTrue(racks >= planned, plan.toString());
+      assertEquals(plan.baselineLoad().max(), plan.load().max(), "the lost node's rack's uplink carries them all");
+      assertEquals(plan.rebuilds().size() * UNIT, plan.load().max(), plan.toString());
+      spreadWider += racks > planned ? 1 : 0;
+    }
+    assertTrue(spreadWider > 0, "some node's rebuilds land in more racks than their planned ones");
+  }
+
+  @Test
   void theRecordForgetsRepairsPastItsWindowAndKeepsOnlyTheNewestGroups() {
     RecentRepairFlows flows = new RecentRepairFlows(RackLinkLoad.Links.FULL_DUPLEX, 1_000, 2);
     RackLinkLoad one = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
