@@ -100,6 +100,8 @@ public final class BenchCommand {
     md.append(row("flat conventional / CL rack-aggregated", r.get("flatConventionalOverCombinedLocality"), ">= 2"));
     Map<String, Object> four = (Map<String, Object>) ((Map<String, Object>) r.get("fullNode")).get("4");
     md.append(row("full-node rate with / without LRS, 4 requestors", four.get("gain"), ">= 1.10"));
+    md.append(row("full-node recovery over the racks / uplink bound, Azure-LRC(12,2,2), 6 racks of 4",
+        r.get("fullNodeOverUplinkBound"), "<= 1.25"));
     md.append(row("degraded read (pipelined, WideEcFileSystem) / normal read, 1 MiB cell", r.get("degradedReadOverNormal"),
         "<= 1.3"));
     md.append(row("direct decode / pipelined degraded read, 1 MiB cell", r.get("degradedReadDirectOverPipelined"),
@@ -129,7 +131,25 @@ public final class BenchCommand {
           ((Number) v.get("recoveryMBpsWithScheduling")).doubleValue(), ((Number) v.get("gain")).doubleValue(),
           v.get("busiestLinkUnitsWithoutScheduling"), v.get("busiestLinkUnitsWithScheduling")));
     }
+    md.append(fullNodeRacks((Map<String, Object>) r.get("fullNodeRacks")));
     return md.toString();
+  }
+
+  /** The full-node recovery over racks: measured and predicted times against the uplink bound. */
+  static String fullNodeRacks(Map<String, Object> f) {
+    return String.format(java.util.Locale.ROOT, "%n## Full-node recovery over racks (Azure-LRC(12,2,2) under combined "
+        + "locality, 6 racks of 4 DataNodes, rack gateways shaped)%n%nEvery unit of the DataNode holding the most (%d "
+        + "units of %,d bytes) rebuilt at once by rack-aggregated chains; %,d bytes must cross racks.%n%n"
+        + "| rebuilt in | seconds | predicted (busiest gateway) | x uplink bound |%n|---|---|---|---|%n"
+        + "| racks the full-node planner spreads them over (%d racks) | %.2f | %.2f | %.2f |%n"
+        + "| their planned racks | %.2f | %.2f | %.2f |%n| uplink bound | %.2f | | 1.00 |%n",
+        ((Number) f.get("lostUnits")).intValue(), ((Number) f.get("unitBytes")).longValue(),
+        ((Number) f.get("mustCrossRackBytes")).longValue(), ((Number) f.get("racksOfRebuiltUnits")).intValue(),
+        ((Number) f.get("recoverySeconds")).doubleValue(), ((Number) f.get("predictedSeconds")).doubleValue(),
+        ((Number) f.get("fullNodeOverUplinkBound")).doubleValue(),
+        ((Number) f.get("recoverySecondsPlannedRacks")).doubleValue(),
+        ((Number) f.get("predictedSecondsPlannedRacks")).doubleValue(),
+        ((Number) f.get("plannedRacksOverUplinkBound")).doubleValue(), ((Number) f.get("uplinkBoundSeconds")).doubleValue());
   }
 
   /** The degraded-read table: shaped slice-stream times of one cell, and the same reads unshaped through HDFS. */

@@ -77,11 +77,11 @@ public final class RepairBench {
   /**
    * The measured steps a run takes, for the progress estimate: single-unit runs time a direct send and each slice size,
    * then per code a direct send and every scheme, then the rack-gateway pair, then (on the combined-locality cluster) a
-   * direct send, a repair and the degraded reads; every run ends with six full-node recoveries and, if asked, HDFS's
-   * own reconstructor.
+   * direct send, a repair and the degraded reads; every run has six full-node recoveries and, if asked, HDFS's
+   * own reconstructor, and ends with the full-node recoveries over racks.
    */
   static int plannedSteps(Settings s) {
-    int fullNode = 3 * 2;
+    int fullNode = 3 * 2 + FullNodeSpreadBench.steps();
     if (!s.singleUnit()) {
       return fullNode;
     }
@@ -104,6 +104,7 @@ public final class RepairBench {
       if (s.singleUnit()) {
         combinedLocalityCluster(new File(dir, "cl"));
       }
+      realClusterRacks(new File(dir, "racks"));
     } finally {
       TrafficShaper.emulate(null);
       FileUtil.fullyDelete(dir);
@@ -204,6 +205,21 @@ public final class RepairBench {
       out.printf("Azure-LRC(10,2,2) flat / CL, both rack-aggregated = %.2f; flat conventional / CL = %.2f (target >= 2)%n",
           seconds(flat) / seconds(ra), seconds(flatConv) / seconds(ra));
       json.put("degradedRead", new DegradedReadBench(out, json, progress, s).run(cluster, fs, lrc));
+    } finally {
+      TrafficShaper.emulate(null);
+      cluster.shutdown();
+    }
+  }
+
+  /** The real cluster's racks (6 of 4 DataNodes): our full-node recovery against the uplink bound. */
+  private void realClusterRacks(File dir) throws Exception {
+    MiniDFSCluster cluster = start(dir, StripedPlacement.AUTO, FullNodeSpreadBench.RACKS, FullNodeSpreadBench.PER_RACK,
+        s.sliceSizes().get(0));
+    try {
+      Map<String, Object> racks = new FullNodeSpreadBench(out, progress, s).run(cluster, cluster.getFileSystem(),
+          smallestSlice());
+      json.put("fullNodeRacks", racks);
+      json.put("fullNodeOverUplinkBound", racks.get("fullNodeOverUplinkBound"));
     } finally {
       TrafficShaper.emulate(null);
       cluster.shutdown();

@@ -30,10 +30,11 @@ class BenchProgressTest {
     int schemes = RepairScheme.values().length;
     RepairBench.Settings quick = new RepairBench.Settings(8 << 20, 25 << 20, 10, List.of(256 << 10), 8, 2 << 20,
         5 << 20, true, true);
-    // best slice (direct send + 1 size), 2 codes x (direct send + every scheme), gateways 3, full node 6, stock 1, CL 3
-    assertEquals(2 + 2 * (1 + schemes) + 3 + 6 + 1 + 3, RepairBench.plannedSteps(quick));
+    // best slice (direct send + 1 size), 2 codes x (direct send + every scheme), gateways 3, full node 6 + 2 over the
+    // racks, stock 1, CL 3
+    assertEquals(2 + 2 * (1 + schemes) + 3 + 6 + 2 + 1 + 3, RepairBench.plannedSteps(quick));
     RepairBench.Settings fullNodeOnly = new RepairBench.Settings(8 << 20, 25 << 20, 10, List.of(256 << 10), 8, 2 << 20,
         5 << 20, false, false);
-    assertEquals(6, RepairBench.plannedSteps(fullNodeOnly));
+    assertEquals(6 + 2, RepairBench.plannedSteps(fullNodeOnly));
   }
 }

@@ -34,6 +34,11 @@ import org.wideec.placement.StripedPlacement;
 import org.wideec.placement.hdfs.AtRiskLog;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
+import org.wideec.repair.FullNodeRecoveryPlanner;
+import org.wideec.repair.RackLinkLoad;
+import org.wideec.repair.RecentRepairFlows;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.RepairTargetSpread;
 
 /**
  * HDFS placement ({@code dfs.block.placement.ec.classname}) for block groups of our codecs; groups of other
@@ -50,6 +55,14 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   private final Random random = new Random();
   private final RateLimitedWarning unplaceable = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning failures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  private final RateLimitedWarning spreadFailures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  /**
+   * Repairs placed within this window count as running when the next group's rebuilt units are placed: HDFS asks
+   * for a lost node's groups one by one, within one RedundancyMonitor round, and a unit's rebuild takes seconds.
+   */
+  static final long RECENT_REPAIRS_MS = 30_000;
+  static final int RECENT_REPAIR_GROUPS = 1024;
+  private volatile RepairTargetSpread spread = spreadFor(org.wideec.datanode.RepairWorkerConf.DEFAULT_SCHEME);
   /** Configuration errors already logged by any instance of this policy in this process. */
   private static final java.util.Set<String> CONFIG_ERRORS_SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private String scheme = StripedPlacement.AUTO;
@@ -62,6 +75,14 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     try {
       scheme = PlacementConf.scheme(conf.get(StripedPlacement.SCHEME_KEY));
       byPlan = true;
+      // The DataNodes' workers repair with this scheme (their hdfs-site is the operator's too); it decides which rack
+      // links a repair crosses. A bad value stops the workers, which report it; here the default stands.
+      try {
+        spread = spreadFor(org.wideec.config.ConfigValues.oneOf(conf, org.wideec.datanode.RepairWorkerConf.SCHEME,
+            org.wideec.datanode.RepairWorkerConf.DEFAULT_SCHEME));
+      } catch (IllegalArgumentException e) {
+        spread = spreadFor(org.wideec.datanode.RepairWorkerConf.DEFAULT_SCHEME);
+      }
     } catch (PlacementException e) {
       byPlan = false;
       // HDFS builds a policy for every fsck call (NamenodeFsck), so the same error would be logged each time.
@@ -174,8 +195,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       AtRiskLog.report(group.groupId(), src, plan.code().spec(), group.lost(),
           RemainingTolerance.of(plan.code(), group.lost()));
     }
-    Map<Integer, String> racks = group == null ? null
-        : RackAssignment.repairRacks(plan, group.liveRacks(), group.lost(), freeCounts(excluded));
+    Map<Integer, String> racks = group == null ? null : repairRacks(plan, src, group, freeCounts(excluded));
     List<DatanodeStorageInfo> results = new ArrayList<>(chosen);
     EnumMap<StorageType, Integer> types = storageTypes(storagePolicy, count);
     DatanodeStorageInfo[] targets = new DatanodeStorageInfo[count];
@@ -188,8 +208,37 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     return targets;
   }
 
-  /** A group's lost units, ascending, and the real rack of each surviving unit. */
-  private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks) {}
+  private static RepairTargetSpread spreadFor(RepairScheme scheme) {
+    return new RepairTargetSpread(new FullNodeRecoveryPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX),
+        new RecentRepairFlows(RackLinkLoad.Links.FULL_DUPLEX, RECENT_REPAIRS_MS, RECENT_REPAIR_GROUPS));
+  }
+
+  /**
+   * Racks for a group's rebuilt units: spread over the rack links around the repairs placed just before
+   * ({@link RepairTargetSpread}), each unit in its planned rack unless another keeps every guarantee of the plan.
+   * If that fails, the planned racks ({@link RackAssignment#repairRacks}), as before, with a rate-limited warning.
+   */
+  private Map<Integer, String> repairRacks(PlacementPlan plan, String src, LostUnits group, Map<String, Integer> free) {
+    try {
+      Map<String, Integer> forGroup = new HashMap<>(free);
+      forGroup.values().removeIf(n -> n <= 0);
+      return spread.racks(new FullNodeRecoveryPlanner.GroupLoss("blk_" + group.groupId(), plan, group.liveRacks(),
+          group.lost(), group.zeros(), forGroup, group.unitBytes()), org.apache.hadoop.util.Time.monotonicNow());
+    } catch (PlacementException e) {
+      throw e; // no rack can take some unit at all: the caller's stock fallback, as before
+    } catch (RuntimeException | LinkageError e) {
+      spreadFailures.warn("spreading the rebuilt units {} of {} ({}) over the rack links failed ({}); they go back to"
+          + " their planned racks", java.util.Arrays.toString(group.lost()), group.groupId(), src, e.toString(), e);
+    }
+    return RackAssignment.repairRacks(plan, group.liveRacks(), group.lost(), free);
+  }
+
+  /**
+   * A group's lost units, ascending, the real rack of each surviving unit, its data units past the end of a short
+   * group (zeros, never rebuilt) and the bytes of its largest unit.
+   */
+  private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks, java.util.Set<Integer> zeros,
+      long unitBytes) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
@@ -212,7 +261,11 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           if (found != null) {
             return null;
           }
-          found = new LostUnits(g.getBlockId(), lost, live);
+          java.util.Set<Integer> zeros = new java.util.HashSet<>();
+          IntStream.range(g.getRealDataBlockNum(), g.getDataBlockNum()).forEach(zeros::add);
+          long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
+              g.getCellSize(), g.getDataBlockNum(), 0);
+          found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes);
         }
       }
       return found;

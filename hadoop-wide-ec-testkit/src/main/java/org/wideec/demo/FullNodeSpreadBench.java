@@ -1,0 +1,213 @@
+package org.wideec.demo;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.engine.RepairEngine;
+import org.wideec.minicluster.StripedGroups;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.placement.StripedPlacement;
+import org.wideec.repair.FullNodeRecoveryPlan;
+import org.wideec.repair.FullNodeRecoveryPlanner;
+import org.wideec.repair.RackLinkLoad;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.StripeRepair;
+import org.wideec.transport.TrafficShaper;
+
+/**
+ * The repair benchmark's full-node recovery of our scheme against the physical bound: Azure-LRC 12+2+2 groups
+ * placed by combined locality on racks like the real cluster's (6 of 4 DataNodes, rack gateways shaped), every unit
+ * of the DataNode holding the most rebuilt at once by the DataNodes' workers (rack-aggregated chains) in the racks the
+ * full-node recovery planner chooses, and again with every unit sent back to its planned rack (today's NameNode
+ * placement before spreading). Each time is divided by the bound: the bytes that must cross racks over the racks'
+ * aggregate gateway bandwidth (each byte crosses two gateways, which carry both directions in the shaper).
+ */
+final class FullNodeSpreadBench {
+  static final int RACKS = 6;
+  static final int PER_RACK = 4;
+  private final PrintStream out;
+  private final BenchProgress progress;
+  private final RepairBench.Settings s;
+
+  FullNodeSpreadBench(PrintStream out, BenchProgress progress, RepairBench.Settings s) {
+    this.out = out;
+    this.progress = progress;
+    this.s = s;
+  }
+
+  /** Measured steps: the spread recovery and the planned-rack one. */
+  static int steps() {
+    return 2;
+  }
+
+  Map<String, Object> run(MiniDFSCluster cluster, DistributedFileSystem fs, int slice) throws Exception {
+    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(RepairBench.LRC, 12, 4,
+        RepairBench.CELL));
+    PlacementPlan plan = StripedPlacement.planFor(RepairBench.LRC, 12, 4, StripedPlacement.AUTO);
+    Path dir = new Path("/bench/fullnode-racks");
+    fs.mkdirs(dir);
+    fs.setErasureCodingPolicy(dir, policy.getName());
+    List<Path> files = new ArrayList<>();
+    for (int i = 0; i < s.fullNodeStripes(); i++) {
+      Path f = new Path(dir, "s" + i);
+      EmbeddedGroups.writeFile(fs, f, 12 * s.fullNodeBlockBytes(), s.fullNodeBlockBytes());
+      files.add(f);
+    }
+    StripedGroups.awaitSettled(cluster, fs, policy, files, 300_000);
+    Map<String, LocatedStripedBlock> groups = new LinkedHashMap<>();
+    Map<String, Integer> unitsOn = new HashMap<>();
+    for (Path f : files) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, f)) {
+        groups.put(g.getBlock().getBlockName(), g);
+        for (DatanodeInfo d : g.getLocations()) {
+          unitsOn.merge(d.getXferAddr(), 1, Integer::sum);
+        }
+      }
+    }
+    String victim = unitsOn.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    List<FullNodeRecoveryPlanner.GroupLoss> losses = new ArrayList<>();
+    Map<String, Integer> lostUnit = new HashMap<>();
+    for (LocatedStripedBlock g : groups.values()) {
+      FullNodeRecoveryPlanner.GroupLoss loss = lossOf(cluster, plan, policy, g, victim);
+      if (loss != null) {
+        losses.add(loss);
+        lostUnit.put(loss.id(), loss.lost()[0]);
+      }
+    }
+    long rackRate = s.nodeRate() / s.oversubscription();
+    FullNodeRecoveryPlan recovery = new FullNodeRecoveryPlanner(RepairScheme.RACK_AGGREGATED,
+        RackLinkLoad.Links.SHARED_GATEWAY).plan(losses, new RackLinkLoad(RackLinkLoad.Links.SHARED_GATEWAY));
+    out.printf("full-node recovery over the racks: %s%n", recovery);
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("lostUnits", losses.size());
+    result.put("unitBytes", losses.isEmpty() ? 0 : losses.get(0).unitBytes());
+    result.put("racksOfRebuiltUnits", recovery.rebuilds().stream().map(FullNodeRecoveryPlan.Rebuild::rack).distinct()
+        .count());
+    result.put("mustCrossRackBytes", recovery.mustCrossBytes());
+    double bound = recovery.uplinkBoundSeconds(rackRate);
+    result.put("uplinkBoundSeconds", bound);
+    result.put("predictedSeconds", recovery.predictedSeconds(rackRate));
+    result.put("predictedSecondsPlannedRacks", recovery.baselinePredictedSeconds(rackRate));
+    TrafficShaper.emulate(new long[] {s.nodeRate(), rackRate});
+    try {
+      double spread = runAll(cluster, policy, groups, lostUnit, recovery, false, slice);
+      progress.step("full-node recovery over the racks, spread");
+      double planned = runAll(cluster, policy, groups, lostUnit, recovery, true, slice);
+      progress.step("full-node recovery over the racks, planned racks");
+      result.put("recoverySeconds", spread);
+      result.put("recoverySecondsPlannedRacks", planned);
+      result.put("fullNodeOverUplinkBound", spread / bound);
+      result.put("plannedRacksOverUplinkBound", planned / bound);
+      out.printf("  %d units of %s rebuilt in %d racks: %.2f s (predicted %.2f s); all in their planned racks %.2f s"
+          + " (predicted %.2f s); uplink bound %.2f s: fullNodeOverUplinkBound %.2f (target <= 1.25)%n", losses.size(),
+          victim, (Long) result.get("racksOfRebuiltUnits"), spread, recovery.predictedSeconds(rackRate), planned,
+          recovery.baselinePredictedSeconds(rackRate), bound, spread / bound);
+    } finally {
+      TrafficShaper.emulate(null);
+    }
+    return result;
+  }
+
+  /** What the NameNode would know of a group that had a unit on the victim, or null when it had none there. */
+  private static FullNodeRecoveryPlanner.GroupLoss lossOf(MiniDFSCluster cluster, PlacementPlan plan,
+      ErasureCodingPolicy policy, LocatedStripedBlock g, String victim) {
+    Map<Integer, String> live = new HashMap<>();
+    int lost = -1;
+    Set<String> holders = new HashSet<>();
+    for (int i = 0; i < g.getLocations().length; i++) {
+      DatanodeInfo d = g.getLocations()[i];
+      holders.add(d.getXferAddr());
+      if (d.getXferAddr().equals(victim)) {
+        lost = g.getBlockIndices()[i];
+      } else {
+        live.put((int) g.getBlockIndices()[i], d.getNetworkLocation());
+      }
+    }
+    if (lost < 0) {
+      return null;
+    }
+    Map<String, Integer> free = new HashMap<>();
+    for (DataNode dn : cluster.getDataNodes()) {
+      if (!holders.contains(dn.getDatanodeId().getXferAddr())) {
+        free.merge(EmbeddedGroups.rackOf(cluster, dn), 1, Integer::sum);
+      }
+    }
+    return new FullNodeRecoveryPlanner.GroupLoss(g.getBlock().getBlockName(), plan, live, new int[] {lost}, Set.of(),
+        free, EmbeddedGroups.unitLength(policy, g, lost));
+  }
+
+  /**
+   * Rebuilds every lost unit at once, each by a DataNode in its rack (planned or spread) that holds no unit of its
+   * group, requestors taken in turn so no node rebuilds two while another rebuilds none; checks each against the
+   * replica's CRC32C; returns the wall time.
+   */
+  private static double runAll(MiniDFSCluster cluster, ErasureCodingPolicy policy,
+      Map<String, LocatedStripedBlock> groups, Map<String, Integer> lostUnit, FullNodeRecoveryPlan recovery,
+      boolean plannedRacks, int slice) throws Exception {
+    Map<String, Integer> chosen = new HashMap<>();
+    List<Callable<Void>> repairs = new ArrayList<>();
+    for (FullNodeRecoveryPlan.Rebuild r : recovery.rebuilds()) {
+      LocatedStripedBlock g = groups.get(r.group());
+      String rack = plannedRacks ? r.plannedRack() : r.rack();
+      DataNode req = requestor(cluster, g, rack, chosen);
+      StripeRepair repair = EmbeddedGroups.repairOf(policy, g, lostUnit.get(r.group()), RepairScheme.RACK_AGGREGATED);
+      long crc = EmbeddedGroups.crcOf(cluster, policy, g, lostUnit.get(r.group()), req);
+      RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(req).transport(), EmbeddedGroups.resolver(cluster, req),
+          EmbeddedGroups.plugin(req).metrics(), 1);
+      org.wideec.repair.UnitLocation at = EmbeddedGroups.where(cluster, req);
+      repairs.add(() -> {
+        e.repair(repair, at, (u, len) -> new CrcSink(crc), slice);
+        return null;
+      });
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, repairs.size()));
+    try {
+      long t0 = System.nanoTime();
+      for (Future<Void> f : pool.invokeAll(repairs)) {
+        f.get();
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The DataNode of the rack holding no unit of the group that was chosen least often so far. */
+  private static DataNode requestor(MiniDFSCluster cluster, LocatedStripedBlock g, String rack,
+      Map<String, Integer> chosen) throws java.io.IOException {
+    Set<String> holders = new HashSet<>();
+    for (DatanodeInfo d : g.getLocations()) {
+      holders.add(d.getXferAddr());
+    }
+    DataNode best = null;
+    for (DataNode dn : cluster.getDataNodes()) {
+      String addr = dn.getDatanodeId().getXferAddr();
+      if (!holders.contains(addr) && EmbeddedGroups.rackOf(cluster, dn).equals(rack)
+          && (best == null || chosen.getOrDefault(addr, 0) < chosen.getOrDefault(best.getDatanodeId().getXferAddr(), 0))) {
+        best = dn;
+      }
+    }
+    if (best == null) {
+      throw new java.io.IOException("no DataNode in " + rack + " holds no unit of " + g.getBlock());
+    }
+    chosen.merge(best.getDatanodeId().getXferAddr(), 1, Integer::sum);
+    return best;
+  }
+}

@@ -1,0 +1,130 @@
+package org.wideec.repair;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the units a lost node held are rebuilt, and what that costs the rack links: a plan as data, to print, to
+ * cost against the physical bound, and for the NameNode to place targets by.
+ *
+ * @param rebuilds every lost unit: its group, the rack it is rebuilt in and the rack links its repair crosses
+ * @param load bytes per rack link of these rebuilds
+ * @param baselineLoad the same rebuilds, each sent back to its planned rack (the rack its placement plan names)
+ * @param inFlight bytes per rack link of repairs already under way, which these share the links with
+ * @param mustCrossBytes cross-rack bytes no valid choice of racks avoids: each rebuild at its cheapest valid rack
+ * @param racks racks of the cluster, all of whose links can carry repair traffic
+ */
+public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, RackLinkLoad baselineLoad,
+    RackLinkLoad inFlight, long mustCrossBytes, int racks) {
+
+  /** One cross-rack transfer of a rebuild. */
+  public record Transfer(String fromRack, String toRack, long bytes) {}
+
+  /**
+   * One lost unit's rebuild.
+   *
+   * @param plannedRack where its placement plan puts it (today's target)
+   * @param rack where this plan rebuilds it
+   * @param options every rack the plan's guarantees allow it to be rebuilt in, the planned rack first, with the
+   *     cross-rack transfers its repair makes there
+   */
+  public record Rebuild(String group, int unit, String plannedRack, String rack, Map<String, List<Transfer>> options) {
+    public Rebuild {
+      Map<String, List<Transfer>> copy = new java.util.LinkedHashMap<>();
+      options.forEach((r, t) -> copy.put(r, List.copyOf(t)));
+      options = java.util.Collections.unmodifiableMap(copy);
+      if (!options.containsKey(rack) || !options.containsKey(plannedRack)) {
+        throw new IllegalArgumentException(group + " unit " + unit + ": racks " + rack + " and " + plannedRack
+            + " must both be among its options " + options.keySet());
+      }
+    }
+
+    public boolean moved() {
+      return !rack.equals(plannedRack);
+    }
+
+    /** The cross-rack transfers of its repair in its rack. */
+    public List<Transfer> transfers() {
+      return options.get(rack);
+    }
+
+    public long crossRackBytes() {
+      return transfers().stream().mapToLong(Transfer::bytes).sum();
+    }
+  }
+
+  public FullNodeRecoveryPlan {
+    rebuilds = List.copyOf(rebuilds);
+    load = load.copy();
+    baselineLoad = baselineLoad.copy();
+    inFlight = inFlight.copy();
+  }
+
+  /** Target rack of every rebuilt unit of one group, by unit. */
+  public Map<Integer, String> racksOf(String group) {
+    Map<Integer, String> out = new HashMap<>();
+    for (Rebuild r : rebuilds) {
+      if (r.group().equals(group)) {
+        out.put(r.unit(), r.rack());
+      }
+    }
+    return out;
+  }
+
+  /** The rack links one group's rebuilds occupy under this plan (what a record of repairs in flight keeps). */
+  public RackLinkLoad loadOf(String group) {
+    RackLinkLoad l = new RackLinkLoad(load.links());
+    for (Rebuild r : rebuilds) {
+      if (r.group().equals(group)) {
+        r.transfers().forEach(t -> l.addTransfer(t.fromRack(), t.toRack(), t.bytes()));
+      }
+    }
+    return l;
+  }
+
+  /** Bytes these rebuilds send across racks. */
+  public long crossRackBytes() {
+    return rebuilds.stream().mapToLong(Rebuild::crossRackBytes).sum();
+  }
+
+  /**
+   * The physical bound (FullRepair's yardstick for full-node recovery): the bytes that must cross racks over the
+   * aggregate bandwidth of every rack link in one direction ({@code racks x rate}); with one gateway per rack for
+   * both directions each byte occupies two of them.
+   */
+  public double uplinkBoundSeconds(double bytesPerSecond) {
+    return (double) mustCrossBytes * load.links().linksPerByte() / (racks * bytesPerSecond);
+  }
+
+  /** This plan's time when its busiest rack link (repairs in flight included) is the bottleneck. */
+  public double predictedSeconds(double bytesPerSecond) {
+    return withInFlight(load).max() / bytesPerSecond;
+  }
+
+  /** The same for every rebuild sent back to its planned rack. */
+  public double baselinePredictedSeconds(double bytesPerSecond) {
+    return withInFlight(baselineLoad).max() / bytesPerSecond;
+  }
+
+  private RackLinkLoad withInFlight(RackLinkLoad l) {
+    RackLinkLoad all = inFlight.copy();
+    all.add(l, 1);
+    return all;
+  }
+
+  @Override
+  public String toString() {
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(java.util.Locale.ROOT, "full-node recovery: %d rebuilds, %,d bytes across racks (%,d must),"
+        + " busiest link %,d bytes (planned racks: %,d), %d racks, %s", rebuilds.size(), crossRackBytes(), mustCrossBytes,
+        withInFlight(load).max(), withInFlight(baselineLoad).max(), racks, load.links()));
+    for (Rebuild r : rebuilds) {
+      lines.add(String.format(java.util.Locale.ROOT, "  %s unit %d: %s%s, %,d bytes across racks %s", r.group(), r.unit(),
+          r.rack(), r.moved() ? " (planned " + r.plannedRack() + ")" : "", r.crossRackBytes(),
+          r.transfers().stream().map(t -> t.fromRack() + "->" + t.toRack()).toList()));
+    }
+    return String.join("\n", lines);
+  }
+}
