@@ -88,6 +88,9 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        more losses; orphaned manifests, parity and pointers"),
         a -> new FsckCommand(conf(), out).run(a)));
     commands.put("unarchive", new Command(UnarchiveCommand.USAGE, a -> new UnarchiveCommand(conf(), out, err).run(a)));
+    commands.put("rm", new Command(UpdateCommand.USAGE, a -> new UpdateCommand(conf(), out, false).run(a)));
+    commands.put("replace", new Command(UpdateCommand.REPLACE_USAGE,
+        a -> new UpdateCommand(conf(), out, true).run(a)));
     Command nodes = new Command(String.join("\n",
         "  nodes [--json]                                       each live DataNode's repair worker: running or off and why,",
         "                                                        version, coder, slice endpoint, auth, TLS, tokens, tasks, last error",
