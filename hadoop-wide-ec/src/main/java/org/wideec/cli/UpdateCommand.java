@@ -1,181 +1,158 @@
 package org.wideec.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.wideec.archive.StripeManifest;
-import org.wideec.archive.StripeUpdate;
-import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.ManifestStore;
-import org.wideec.archive.hdfs.ParityUpdater;
+import java.util.function.Supplier;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.placement.PlacementPlanner;
+import org.wideec.update.RackCoordinatedUpdate;
+import org.wideec.update.RackLayout;
+import org.wideec.update.UpdateChooser;
+import org.wideec.update.UpdateHistory;
+import org.wideec.update.UpdatePattern;
+import org.wideec.update.UpdatePlan;
+import org.wideec.update.UpdateScheme;
 
 /**
- * The parity-update commands ({@link ParityUpdater}). {@code wide-ec rm PATH... [--scheme baseline|cau|rackcu]
- * [--dry-run] [--json]}: archived files removed: each leaves the namespace at once, the stripes holding it drop its
- * blocks from their parity (one update per archive for all the files given), and its blocks are freed after the
- * commit's grace period; {@code wide-ec rm --finish [--json]} completes what crashed runs left and frees what is due.
- * {@code wide-ec replace PATH SRC [...]}: the closed file SRC renamed in as PATH's new content, the parity updated by
- * old XOR new.
+ * {@code wide-ec update plan}: every update scheme's plan and cross-rack chunks for one stripe's layout and changed
+ * units (docs/updates.md). The planning is the model's ({@code org.wideec.update}); this only parses and prints.
  */
 final class UpdateCommand {
-  static final String REPLACE_USAGE = String.join("\n",
-      "  replace PATH SRC [--scheme baseline|cau|rackcu] [--dry-run] [--json]",
-      "                                                        new content for an archived file: the closed file SRC is",
-      "                                                        renamed in as PATH, the old file set aside, and one parity",
-      "                                                        update applies old XOR new; rerun to finish a crash");
   static final String USAGE = String.join("\n",
-      "  rm PATH... [--scheme baseline|cau|rackcu] [--dry-run] [--json]",
-      "                                                        remove archived files: each leaves the namespace at once,",
-      "                                                        one parity update per archive zeroes them in their stripes",
-      "                                                        (new parity blocks, verified, committed as the next",
-      "                                                        manifest version), their blocks freed after",
-      "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
-      "  rm --finish [--json]                                 roll back or forward what crashed runs left, free what is due");
-  static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
+      "  update plan --racks R1:d0,d1;R2:p0,p1;... | --placement flat|tl|cl|unilrc --code SPEC",
+      "              --changed d0,d2-d5 [--deleted UNITS] [--code SPEC] [--scheme all|baseline|cau|parix|rackcu|reencode]",
+      "              [--collectors R1:R2,R3:R4] [--updated-before UNITS] [--json]",
+      "                                                        each scheme's parity-update plan and cross-rack chunks;",
+      "                                                        --code defaults to rs:k=<data units>,m=<parities> of --racks");
 
-  private final Configuration conf;
   private final PrintStream out;
-  private final boolean replace;
 
-  /** {@code replace}: the replace command, else rm. */
-  UpdateCommand(Configuration conf, PrintStream out, boolean replace) {
-    this.conf = conf;
+  UpdateCommand(PrintStream out) {
     this.out = out;
-    this.replace = replace;
   }
 
-  int run(String[] args) throws IOException {
-    return replace ? runReplace(args) : runRm(args);
-  }
-
-  private int runReplace(String[] args) throws IOException {
-    Options o = new Options(args, Set.of("scheme"), Set.of("json", "dry-run"));
-    String scheme = scheme(o);
-    if (o.positional().size() != 2) {
-      throw new Options.UsageException("replace needs PATH and SRC");
+  int run(String[] args) {
+    Options o = new Options(args, Set.of("racks", "placement", "code", "changed", "deleted", "scheme", "collectors",
+        "updated-before"), Set.of("json"));
+    String verb = o.positional().isEmpty() ? "" : o.positional().get(0);
+    if (!verb.equals("plan") || o.positional().size() > 1) {
+      throw new Options.UsageException("update takes 'plan', not '" + String.join(" ", o.positional()) + "'");
     }
-    Path path = new Path(o.positional().get(0));
-    Path src = new Path(o.positional().get(1));
-    ParityUpdater updater = updater(path);
-    if (o.has("dry-run")) {
-      printPlan(updater.previewReplace(path, src), scheme, o.has("json"));
-      return 0;
-    }
-    print(List.of(updater.replace(path, src)), scheme, o.has("json"));
-    return 0;
-  }
-
-  private static String scheme(Options o) {
-    String scheme = o.get("scheme", "rackcu");
-    if (!SCHEMES.contains(scheme)) {
-      throw new Options.UsageException("--scheme must be baseline, cau or rackcu, got '" + scheme + "'");
-    }
-    return scheme;
-  }
-
-  private ParityUpdater updater(Path path) throws IOException {
-    DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, replace ? "replace" : "rm");
-    return ParityUpdater.from(dfs, new ManifestStore(dfs, ArchiveLayout.from(conf)), conf,
-        ParityUpdater.Hook.NONE);
-  }
-
-  private int runRm(String[] args) throws IOException {
-    Options o = new Options(args, Set.of("scheme"), Set.of("json", "dry-run", "finish"));
-    String scheme = scheme(o);
-    if (o.has("finish") != o.positional().isEmpty()) {
-      throw new Options.UsageException("rm needs PATH... or --finish (not both)");
-    }
-    ParityUpdater updater = updater(o.has("finish") ? new Path("/") : new Path(o.positional().get(0)));
-    List<Path> paths = o.positional().stream().map(Path::new).toList();
-    if (o.has("dry-run")) {
-      printPlan(updater.preview(paths), scheme, o.has("json"));
-      return 0;
-    }
-    print(o.has("finish") ? updater.resumeAll() : updater.remove(paths), scheme, o.has("json"));
-    return 0;
-  }
-
-  private void print(List<ParityUpdater.Result> results, String scheme, boolean json) {
-    if (json) {
-      List<Map<String, Object>> archives = new ArrayList<>();
-      for (ParityUpdater.Result r : results) {
-        Map<String, Object> j = new LinkedHashMap<>();
-        j.put("archive", r.archive());
-        j.put("manifestVersion", r.version());
-        j.put("filesRemoved", r.filesRemoved());
-        j.put("stripesUpdated", r.stripesUpdated());
-        j.put("stripesDropped", r.stripesDropped());
-        j.put("parityBlocksWritten", r.parityWritten());
-        j.put("rolledBack", r.rolledBack());
-        j.put("freed", r.freed());
-        j.put("keptForGrace", r.freeDeferred());
-        j.put("bytesRead", r.bytesRead());
-        j.put("bytesWritten", r.bytesWritten());
-        archives.add(j);
+    UpdatePattern pattern = pattern(o);
+    UpdateHistory history = UpdateHistory.of(parse("updated-before", () -> RackLayout.dataUnits(pattern.code(),
+        o.get("updated-before", ""))));
+    String scheme = o.get("scheme", "all");
+    List<UpdatePlan> plans = new ArrayList<>();
+    if (scheme.equals("all")) {
+      for (String name : UpdateScheme.NAMES) {
+        plans.add(UpdateScheme.byName(name).plan(pattern, history));
       }
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("scheme", scheme);
-      j.put("executor", "client");
-      j.put("archives", archives);
-      out.println(Json.write(j));
-      return;
-    }
-    for (ParityUpdater.Result r : results) {
-      out.printf("%s: manifest version %d; %d files removed, %d stripes updated (%d parity blocks written), %d dropped;"
-              + " %d uncommitted leftovers rolled back; %d superseded files freed, %d kept until the grace period"
-              + " passes%n", r.archive(), r.version(), r.filesRemoved(), r.stripesUpdated(), r.parityWritten(),
-          r.stripesDropped(), r.rolledBack(), r.freed(), r.freeDeferred());
-    }
-    if (results.isEmpty()) {
-      out.println("nothing to finish");
-    }
-  }
-
-  private void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json) {
-    List<Map<String, Object>> archives = new ArrayList<>();
-    for (Map.Entry<StripeManifest, List<StripeUpdate>> e : plans.entrySet()) {
-      List<Map<String, Object>> stripes = new ArrayList<>();
-      for (StripeUpdate u : e.getValue()) {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("stripe", u.before().stripeId());
-        s.put("code", u.before().codeSpec());
-        s.put("removedUnits", u.removedUnits());
-        s.put("changedUnits", u.changedUnits());
-        s.put("rewrittenParities", u.rewrittenParities());
-        s.put("vanishingParities", u.vanishingParities());
-        s.put("dropped", u.dropsStripe());
-        s.put("unitLength", u.nextUnitLength());
-        stripes.add(s);
-        if (!json) {
-          out.printf("%s stripe %d (%s): data units %s change (%s leave), parity units %s rewritten%s%s%n",
-              e.getKey().archivedPath(), u.before().stripeId(), u.before().codeSpec(),
-              java.util.Arrays.toString(u.changedUnits()), java.util.Arrays.toString(u.removedUnits()),
-              java.util.Arrays.toString(u.rewrittenParities()),
-              u.vanishingParities().length == 0 ? "" : ", " + java.util.Arrays.toString(u.vanishingParities())
-                  + " become virtual", u.dropsStripe() ? "; no data left: the stripe is dropped" : "");
-        }
-      }
-      Map<String, Object> a = new LinkedHashMap<>();
-      a.put("archive", e.getKey().archivedPath());
-      a.put("manifestVersion", e.getKey().version());
-      a.put("stripes", stripes);
-      archives.add(a);
-    }
-    if (json) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("scheme", scheme);
-      j.put("dryRun", true);
-      j.put("archives", archives);
-      out.println(Json.write(j));
     } else {
-      out.printf("scheme: %s; nothing was changed (--dry-run)%n", scheme);
+      plans.add(parse("scheme", () -> UpdateScheme.byName(scheme)).plan(pattern, history));
     }
+    if (o.has("collectors")) {
+      int[] collectorOf = parse("collectors", () -> RackLayout.collectors(pattern, o.get("collectors", "")));
+      plans.add(parse("collectors", () -> new RackCoordinatedUpdate(collectorOf).plan(pattern, history)));
+    }
+    UpdateScheme delta = UpdateScheme.byName(scheme.equals("all") || scheme.equals("reencode") ? "rackcu" : scheme);
+    String chosen = new UpdateChooser(delta).choose(pattern, history).scheme();
+    if (o.has("json")) {
+      out.println(Json.write(json(pattern, plans, chosen)));
+      return 0;
+    }
+    out.println(pattern);
+    for (UpdatePlan p : plans) {
+      out.println();
+      out.println(p.describe());
+    }
+    out.println();
+    StringBuilder sb = new StringBuilder("cross-rack chunks:");
+    for (UpdatePlan p : plans) {
+      sb.append(' ').append(p.scheme()).append(' ').append(p.crossRackChunks());
+    }
+    out.println(sb);
+    out.println("chosen: " + chosen + " (re-encoding only when it crosses racks less than " + delta.name() + ")");
+    return 0;
+  }
+
+  private static UpdatePattern pattern(Options o) {
+    if (o.has("racks") == o.has("placement")) {
+      throw new Options.UsageException("give the stripe's layout with exactly one of --racks or --placement");
+    }
+    UpdatePattern layout;
+    if (o.has("racks")) {
+      String racks = o.get("racks", "");
+      LinearCode code = o.has("code") ? code(o) : parse("racks", () -> Codes.fromSpec(defaultSpec(racks)));
+      layout = parse("racks", () -> RackLayout.parse(code, racks));
+    } else {
+      if (!o.has("code")) {
+        throw new Options.UsageException("--placement needs --code");
+      }
+      LinearCode code = code(o);
+      layout = parse("placement", () -> UpdatePattern.of(PlacementPlanner.byName(o.get("placement", ""), 1).plan(code)));
+    }
+    int[] changed = parse("changed", () -> RackLayout.dataUnits(layout.code(), o.get("changed", "")));
+    int[] deleted = parse("deleted", () -> RackLayout.dataUnits(layout.code(), o.get("deleted", "")));
+    int[] all = java.util.stream.IntStream.concat(Arrays.stream(changed), Arrays.stream(deleted)).distinct().toArray();
+    if (all.length == 0) {
+      throw new Options.UsageException("give the changed data units with --changed (or --deleted)");
+    }
+    return parse("changed", () -> layout.withChanged(all).clearing(deleted));
+  }
+
+  private static LinearCode code(Options o) {
+    return parse("code", () -> Codes.fromSpec(o.get("code", "")));
+  }
+
+  /** rs:k=<d units>,m=<p units>: the seed's figures are RS stripes given by their racks alone. */
+  static String defaultSpec(String racks) {
+    int d = 0;
+    int p = 0;
+    for (String token : racks.split("[;:,]")) {
+      String t = token.trim();
+      if (t.matches("d\\d+")) {
+        d++;
+      } else if (t.matches("p\\d+")) {
+        p++;
+      }
+    }
+    return "rs:k=" + d + ",m=" + p;
+  }
+
+  /** Runs a parse step, turning the model's IllegalArgumentException into a usage error naming the option. */
+  private static <T> T parse(String option, Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (IllegalArgumentException e) {
+      throw new Options.UsageException("--" + option + ": " + e.getMessage());
+    }
+  }
+
+  private static Map<String, Object> json(UpdatePattern pattern, List<UpdatePlan> plans, String chosen) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("code", pattern.code().spec());
+    List<Map<String, Object>> racks = new ArrayList<>();
+    for (int r = 0; r < pattern.racks(); r++) {
+      Map<String, Object> rack = new LinkedHashMap<>();
+      rack.put("name", pattern.rackName(r));
+      rack.put("units", Arrays.stream(pattern.placement().units(r)).mapToObj(pattern::unitName).toList());
+      racks.add(rack);
+    }
+    j.put("racks", racks);
+    j.put("changed", Arrays.stream(pattern.changed()).mapToObj(pattern::unitName).toList());
+    Map<String, Object> counts = new LinkedHashMap<>();
+    for (UpdatePlan p : plans) {
+      counts.put(p.scheme(), p.crossRackChunks());
+    }
+    j.put("crossRackChunks", counts);
+    j.put("chosen", chosen);
+    j.put("plans", plans.stream().map(UpdatePlan::toJson).toList());
+    return j;
   }
 }

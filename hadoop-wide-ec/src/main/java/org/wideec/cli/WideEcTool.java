@@ -73,6 +73,7 @@ public final class WideEcTool extends Configured implements Tool {
         "    MTTDL options: --nodes 400 --capacity-tib 16 --repair-fraction 0.1 --detect-minutes 30",
         "                   --mttf-years 4 --bandwidth-gbps 1 (ECWide's defaults) --inner-rack-weight 0",
         SPEC_EXAMPLES), a -> new AnalyzeCommand(out).run(a)));
+    commands.put("update", new Command(UpdateCommand.USAGE + "\n" + SPEC_EXAMPLES, a -> new UpdateCommand(out).run(a)));
   }
 
   /** The commands an operator runs against a cluster (in the order usage lists them). */
@@ -88,9 +89,10 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        more losses; orphaned manifests, parity and pointers"),
         a -> new FsckCommand(conf(), out).run(a)));
     commands.put("unarchive", new Command(UnarchiveCommand.USAGE, a -> new UnarchiveCommand(conf(), out, err).run(a)));
-    commands.put("rm", new Command(UpdateCommand.USAGE, a -> new UpdateCommand(conf(), out, false).run(a)));
-    commands.put("replace", new Command(UpdateCommand.REPLACE_USAGE,
-        a -> new UpdateCommand(conf(), out, true).run(a)));
+    commands.put("rm", new Command(MemberUpdateCommand.USAGE,
+        a -> new MemberUpdateCommand(conf(), out, false).run(a)));
+    commands.put("replace", new Command(MemberUpdateCommand.REPLACE_USAGE,
+        a -> new MemberUpdateCommand(conf(), out, true).run(a)));
     Command nodes = new Command(String.join("\n",
         "  nodes [--json]                                       each live DataNode's repair worker: running or off and why,",
         "                                                        version, coder, slice endpoint, auth, TLS, tokens, tasks, last error",

@@ -242,7 +242,10 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     assertEquals(1, j.get("manifestVersion").asInt(), "one commit for the batch: " + r.out());
     assertEquals(6, j.get("filesRemoved").asInt());
     StripeManifest after = manifestOf("/many");
-    assertEquals(before.stripes().size() - j.get("stripesDropped").asInt(), after.stripes().size());
+    assertEquals(1, j.get("stripesDropped").asInt(), "stripe 1 held only removed files: " + r.out());
+    assertEquals(before.stripes().size() - 1, after.stripes().size());
+    assertEquals(null, after.stripe(1), "the dropped stripe left the manifest");
+    assertFalse(fs.exists(new Path(before.stripe(1).parityFilePath())), "its parity was freed with no grace");
     for (String f : removed) {
       assertFalse(fs.exists(new Path(f)), f);
     }
@@ -325,6 +328,12 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     assertEquals("baseline", r.json().get("scheme").asText());
     assertEquals("[0,1,3]", stripe.get("removedUnits").toString(), r.out());
     assertEquals("[6,7,8,9]", stripe.get("rewrittenParities").toString(), r.out());
+    int baseline = stripe.get("plan").get("crossRackChunks").asInt();
+    ToolRun rackcu = tool("rm", files.get(0), files.get(2), "--dry-run", "--json");
+    var rackcuPlan = rackcu.json().get("archives").get(0).get("stripes").get(0).get("plan");
+    assertEquals("rackcu", rackcuPlan.get("scheme").asText(), "the default scheme");
+    assertTrue(rackcuPlan.get("crossRackChunks").asInt() <= baseline && baseline > 0,
+        "rackcu " + rackcuPlan + " against baseline " + baseline);
     ToolRun text = tool("rm", files.get(0), "--dry-run");
     assertEquals(0, text.exit(), text.err());
     assertTrue(text.out().contains("/dry stripe 0 (" + CODE + "): data units [0, 1] change ([0, 1] leave), parity"

@@ -188,6 +188,35 @@ public final class StripeUpdate {
   }
 
   /**
+   * The update as the update planners see it ({@link org.wideec.update.UpdatePattern}): each stored unit in its
+   * planned rack, racks named as HDFS names them, the changed units, the removed ones cleared (their new content is
+   * zero). Virtual units hold no bytes and take no transfer; they are placed in the rack of the first stored data unit
+   * so the placement names every unit.
+   */
+  public org.wideec.update.UpdatePattern pattern() {
+    LinearCode code = before.code();
+    List<String> racks = new ArrayList<>();
+    int[] rackOf = new int[code.n()];
+    String home = null;
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = before.member(u);
+      if (!m.padding()) {
+        home = home == null ? m.plannedRack() : home;
+        if (!racks.contains(m.plannedRack())) {
+          racks.add(m.plannedRack());
+        }
+      }
+    }
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = before.member(u);
+      rackOf[u] = racks.indexOf(m.padding() ? home : m.plannedRack());
+    }
+    org.wideec.placement.PlacementPlan placement = new org.wideec.placement.PlacementPlan("manifest", code, rackOf);
+    return org.wideec.update.UpdatePattern.of(placement, changedUnits()).withRackNames(racks)
+        .clearing(removedUnits());
+  }
+
+  /**
    * The unit sets a verification decodes from (DESIGN.md §3.3: a random k-subset holding every changed slot): each
    * set, with the stripe's virtual data units as known zeros, is exactly k independent units, so every unit in it
    * contributes to the decode (the inverse of an invertible matrix has no zero column) and a wrong rewritten parity

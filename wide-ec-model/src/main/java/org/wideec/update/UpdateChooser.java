@@ -1,0 +1,24 @@
+package org.wideec.update;
+
+/**
+ * Picks between a delta update and re-encoding the stripe: whichever crosses racks less. On a tie the delta update
+ * wins, since re-encoding also reads every live unit from disk.
+ */
+public final class UpdateChooser {
+  private final UpdateScheme delta;
+  private final ReEncoding reEncoding = new ReEncoding();
+
+  public UpdateChooser(UpdateScheme delta) {
+    this.delta = delta;
+  }
+
+  public UpdatePlan choose(UpdatePattern pattern, UpdateHistory history) {
+    UpdatePlan d = delta.plan(pattern, history);
+    UpdatePlan r = reEncoding.plan(pattern, history);
+    return r.crossRackChunks() < d.crossRackChunks() ? r : d;
+  }
+
+  public UpdatePlan choose(UpdatePattern pattern) {
+    return choose(pattern, UpdateHistory.NONE);
+  }
+}

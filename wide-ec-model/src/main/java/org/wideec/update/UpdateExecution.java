@@ -1,0 +1,170 @@
+package org.wideec.update;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.wideec.gf.Gf256;
+
+/**
+ * The reference executor of update plans: runs a plan's transfers in order on real bytes and returns the stripe
+ * after the update. It checks as it goes that every sender holds what it sends, and at the end that every parity's
+ * accumulated delta is exactly its generator row applied to the deltas of the units that change (so a contribution
+ * missed, counted twice, or taken from a parity before it was complete is an error naming the parity). The engine
+ * that carries plans out on DataNodes must agree with it; tests compare its output with a fresh encode.
+ */
+public final class UpdateExecution {
+  private final UpdatePlan plan;
+  private final UpdatePattern pattern;
+  private final int k;
+
+  /** A delta as it travels: its bytes and, for checking, its coefficient on each data unit's delta. */
+  private record Delta(byte[] bytes, int[] coef) {}
+
+  private UpdateExecution(UpdatePlan plan) {
+    this.plan = plan;
+    this.pattern = plan.pattern();
+    this.k = pattern.code().k();
+  }
+
+  /**
+   * Parix's per-parity-node log of the last content it saw of each data unit, kept across updates (mutable; one
+   * per stripe).
+   */
+  public static final class ParixLog {
+    private final Map<Long, byte[]> last = new HashMap<>();
+
+    byte[] get(int parity, int unit) {
+      return last.get(((long) parity << 32) | unit);
+    }
+
+    void put(int parity, int unit, byte[] content) {
+      last.put(((long) parity << 32) | unit, content.clone());
+    }
+  }
+
+  /**
+   * Applies the plan.
+   *
+   * @param oldUnits all n units of the stripe before the update, equal lengths
+   * @param newData the new content of each changed data unit (index = unit; others ignored)
+   * @param log Parix's logs, read by NEW_DATA and written by OLD_AND_NEW_DATA transfers
+   * @return all n units after the update: new data and the plan's new parities
+   * @throws IllegalStateException naming the transfer or parity when the plan is not executable or incomplete
+   */
+  public static byte[][] apply(UpdatePlan plan, byte[][] oldUnits, byte[][] newData, ParixLog log) {
+    return new UpdateExecution(plan).run(oldUnits, newData, log);
+  }
+
+  private byte[][] run(byte[][] oldUnits, byte[][] newData, ParixLog log) {
+    int n = pattern.code().n();
+    if (oldUnits.length != n) {
+      throw new IllegalArgumentException(pattern.code().spec() + ": " + oldUnits.length + " old units, need " + n);
+    }
+    int len = oldUnits[0].length;
+    byte[][] after = new byte[n][];
+    for (int u = 0; u < n; u++) {
+      after[u] = u < k && pattern.isChanged(u) ? newData[u].clone() : oldUnits[u].clone();
+    }
+    // What each data unit's node holds at the start: its own delta (its content, when re-encoding).
+    Map<Place, Map<Integer, Delta>> held = new HashMap<>();
+    for (int d = 0; d < k; d++) {
+      byte[] delta = plan.reEncode() ? after[d] : xor(after[d], oldUnits[d]);
+      held.computeIfAbsent(Place.unit(d, pattern.rackOf(d)), p -> new HashMap<>()).put(d, new Delta(delta, unitVector(d)));
+    }
+    Delta[] parity = new Delta[n];
+    for (int p = k; p < n; p++) {
+      parity[p] = new Delta(new byte[len], new int[k]);
+    }
+    for (Transfer t : plan.transfers()) {
+      switch (t.kind()) {
+        case DATA_DELTA, PARITY_DELTA -> {
+          Map<Integer, Delta> source = held.getOrDefault(t.from(), Map.of());
+          Delta[] sent = new Delta[t.units().length];
+          for (int i = 0; i < sent.length; i++) {
+            int s = t.units()[i];
+            // A parity's own node holds its delta as accumulated so far (a UniLRC group's global parity).
+            sent[i] = s >= k && t.from().unit() == s ? parity[s] : source.get(s);
+            if (sent[i] == null) {
+              throw new IllegalStateException(plan.scheme() + ": " + t + ": the source does not hold the delta of " + pattern.unitName(s));
+            }
+          }
+          if (t.to().isRelay() && t.kind() == Transfer.Kind.DATA_DELTA) {
+            Map<Integer, Delta> target = held.computeIfAbsent(t.to(), p -> new HashMap<>());
+            for (int i = 0; i < sent.length; i++) {
+              target.put(t.units()[i], copy(sent[i]));
+            }
+          } else {
+            int p = targetParity(t);
+            for (int i = 0; i < sent.length; i++) {
+              add(parity[p], pattern.coefficient(p, t.units()[i]), copy(sent[i]));
+            }
+          }
+        }
+        case OLD_AND_NEW_DATA, NEW_DATA -> {
+          int p = targetParity(t);
+          int d = t.units()[0];
+          byte[] before = t.kind() == Transfer.Kind.OLD_AND_NEW_DATA ? oldUnits[d] : log.get(p, d);
+          if (before == null) {
+            throw new IllegalStateException(plan.scheme() + ": " + t + ": parity node of " + pattern.unitName(p)
+                + " has no log of " + pattern.unitName(d) + " for a new-data-only update");
+          }
+          add(parity[p], pattern.coefficient(p, d), new Delta(xor(after[d], before), unitVector(d)));
+          log.put(p, d, after[d]);
+        }
+        default -> throw new IllegalStateException("unknown transfer kind " + t.kind());
+      }
+    }
+    for (int p = k; p < n; p++) {
+      int[] expected = new int[k];
+      for (int d = 0; d < k; d++) {
+        boolean sends = plan.reEncode() ? !pattern.isCleared(d) : pattern.isChanged(d);
+        expected[d] = sends ? pattern.code().generator().get(p, d) : 0;
+      }
+      if (!Arrays.equals(expected, parity[p].coef())) {
+        throw new IllegalStateException(plan.scheme() + ": parity " + pattern.unitName(p) + " received coefficients "
+            + Arrays.toString(parity[p].coef()) + " on the data deltas, needs " + Arrays.toString(expected));
+      }
+      after[p] = plan.reEncode() ? parity[p].bytes() : xor(oldUnits[p], parity[p].bytes());
+    }
+    return after;
+  }
+
+  /** The parity a transfer to a unit's node renews: that unit, which the transfer must serve alone. */
+  private int targetParity(Transfer t) {
+    int p = t.to().unit();
+    if (t.to().isRelay() || p < k || !Arrays.equals(t.parities(), new int[] {p})) {
+      throw new IllegalStateException(plan.scheme() + ": " + t + " must end at the node of the single parity it serves");
+    }
+    return p;
+  }
+
+  private int[] unitVector(int d) {
+    int[] v = new int[k];
+    v[d] = 1;
+    return v;
+  }
+
+  private static Delta copy(Delta d) {
+    return new Delta(d.bytes().clone(), d.coef().clone());
+  }
+
+  private static void add(Delta acc, int gamma, Delta delta) {
+    byte[] a = acc.bytes();
+    byte[] b = delta.bytes();
+    for (int i = 0; i < a.length; i++) {
+      a[i] ^= (byte) Gf256.multiply(gamma, b[i] & 0xff);
+    }
+    int[] c = acc.coef();
+    for (int d = 0; d < c.length; d++) {
+      c[d] ^= Gf256.multiply(gamma, delta.coef()[d]);
+    }
+  }
+
+  private static byte[] xor(byte[] a, byte[] b) {
+    byte[] c = new byte[a.length];
+    for (int i = 0; i < a.length; i++) {
+      c[i] = (byte) (a[i] ^ b[i]);
+    }
+    return c;
+  }
+}
