@@ -223,6 +223,14 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
       assertFalse(fs.exists(ArchiveLayout.parityUnit(s0.parityFilePath(), u)), "old parity " + u + " freed");
     }
     everythingChecksOut(manifestOf("/one"));
+
+    // An updated archive goes back like any other: its version 1 manifest, parity and aside directory are freed.
+    ToolRun back = tool("unarchive", "/one");
+    assertEquals(0, back.exit(), back.out() + back.err());
+    assertFalse(fs.exists(store.layout().manifest(archive)));
+    assertFalse(fs.exists(store.layout().parityRoot(archive)));
+    assertFalse(fs.exists(store.layout().asideRoot(archive)));
+    checks.everyByteReadsBack();
   }
 
   @Test

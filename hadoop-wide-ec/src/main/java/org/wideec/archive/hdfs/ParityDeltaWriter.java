@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -14,7 +13,6 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.apache.hadoop.io.IOUtils;
 import org.apache.hadoop.net.NetUtils;
 import org.slf4j.Logger;
@@ -122,9 +120,9 @@ final class ParityDeltaWriter {
     for (int i = 0; i < rewritten.length; i++) {
       int u = rewritten[i];
       Path file = ArchiveLayout.parityUnit(s.parityFilePath(), u, version);
-      LocatedBlock b = singleBlock(s, u, file, length);
+      LocatedBlock b = ParityFiles.closedSingleBlock(dfs, s, u, file, length);
       StripeMember old = s.member(u);
-      out.put(u, new StripeMember(old.role(), false, inode(file), b.getBlock().getBlockId(),
+      out.put(u, new StripeMember(old.role(), false, ParityFiles.inodeOf(dfs, file), b.getBlock().getBlockId(),
           b.getBlock().getGenerationStamp(), length, crcs[i].getValue(), old.plannedNode(), old.plannedRack()));
       String at = b.getLocations().length == 0 ? "nowhere" : b.getLocations()[0].getXferAddr();
       if (!at.equals(old.plannedNode())) {
@@ -209,23 +207,4 @@ final class ParityDeltaWriter {
         + m.blockId() + " of inode " + m.inodeId() + " is gone or changed since the update was planned");
   }
 
-  /** The one block of a new parity file, which must be closed and hold exactly the unit length. */
-  private LocatedBlock singleBlock(ArchivedStripe s, int unit, Path file, long length) throws IOException {
-    LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(file.toString(), 0, Math.max(1, length));
-    List<LocatedBlock> blocks = lbs.getLocatedBlocks();
-    if (lbs.isUnderConstruction() || blocks.size() != 1 || blocks.get(0).getBlock().getNumBytes() != length) {
-      throw new IOException("stripe " + s.stripeId() + " unit " + unit + ": updated parity file " + file + " should be"
-          + " one closed block of " + length + " bytes, HDFS has " + blocks.size() + " block(s) of "
-          + lbs.getFileLength() + " bytes" + (lbs.isUnderConstruction() ? ", still open" : ""));
-    }
-    return blocks.get(0);
-  }
-
-  private long inode(Path p) throws IOException {
-    HdfsFileStatus st = dfs.getClient().getFileInfo(p.toString());
-    if (st == null) {
-      throw new IOException(p + " disappeared right after it was written");
-    }
-    return st.getFileId();
-  }
 }
