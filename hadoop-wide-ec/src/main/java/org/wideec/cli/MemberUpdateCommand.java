@@ -37,7 +37,9 @@ final class MemberUpdateCommand {
       "                                                        (new parity blocks, verified, committed as the next",
       "                                                        manifest version), their blocks freed after",
       "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
-      "  rm --finish [--json]                                 roll back or forward what crashed runs left, free what is due");
+      "  rm --finish [ARCHIVED_DIR...] [--json]               roll back or forward what crashed runs left, free what is due;",
+      "                                                        with directories: also reconcile members a stock",
+      "                                                        hdfs dfs -rm deleted (their bytes decoded out of the parity)");
   static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
 
   private final Configuration conf;
@@ -89,16 +91,23 @@ final class MemberUpdateCommand {
   private int runRm(String[] args) throws IOException {
     Options o = new Options(args, Set.of("scheme"), Set.of("json", "dry-run", "finish"));
     String scheme = scheme(o);
-    if (o.has("finish") != o.positional().isEmpty()) {
-      throw new Options.UsageException("rm needs PATH... or --finish (not both)");
+    if (!o.has("finish") && o.positional().isEmpty()) {
+      throw new Options.UsageException("rm needs PATH... or --finish [ARCHIVED_DIR...]");
     }
-    ParityUpdater updater = updater(o.has("finish") ? new Path("/") : new Path(o.positional().get(0)));
+    ParityUpdater updater = updater(o.positional().isEmpty() ? new Path("/") : new Path(o.positional().get(0)));
     List<Path> paths = o.positional().stream().map(Path::new).toList();
     if (o.has("dry-run")) {
+      if (o.has("finish")) {
+        throw new Options.UsageException("--dry-run prints the update of rm PATH...; --finish has none to print");
+      }
       printPlan(updater.preview(paths), scheme, o.has("json"));
       return 0;
     }
-    print(o.has("finish") ? updater.resumeAll() : updater.remove(paths), scheme, o.has("json"));
+    if (o.has("finish")) {
+      print(paths.isEmpty() ? updater.resumeAll() : updater.reconcile(paths), scheme, o.has("json"));
+    } else {
+      print(updater.remove(paths), scheme, o.has("json"));
+    }
     return 0;
   }
 

@@ -408,4 +408,22 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     assertEquals(1, r.version());
     everythingChecksOut(store.find(archive));
   }
+
+  @Test
+  void aMemberDeletedByAStockRmIsDecodedOutOfTheParityByAnUpdate() throws Exception {
+    List<String> files = archiveDir("/stock");
+    long archive = store.inodeOf(new Path("/stock"));
+    long inode = store.inodeOf(new Path(files.get(1)));
+    StripeManifest before = manifestOf("/stock");
+    checks.delete(files.get(1)); // hdfs dfs -rm: the block is gone, the stripe still counts it
+    ToolRun r = toolNoGrace("rm", "--finish", "/stock", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    var j = r.json().get("archives").get(0);
+    assertEquals(1, j.get("filesRemoved").asInt(), r.out());
+    StripeManifest after = store.find(archive);
+    assertEquals(1, after.version());
+    assertEquals(List.of(), unitsOf(after, inode));
+    assertEquals(before.stripesOf(inode).length, j.get("stripesUpdated").asInt(), r.out());
+    everythingChecksOut(after);
+  }
 }

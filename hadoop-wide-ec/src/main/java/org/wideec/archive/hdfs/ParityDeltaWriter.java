@@ -49,24 +49,30 @@ final class ParityDeltaWriter {
    * The new blocks of the update to {@code version}, by unit: each rewritten parity written, synced and closed, and
    * each replaced data unit's new block with the CRC32C of its bytes.
    */
-  Map<Integer, StripeMember> write(StripeUpdate up, long version) throws IOException {
+  Map<Integer, StripeMember> write(StripeUpdate up, long version, java.util.Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     int[] changed = up.changedUnits();
     int[] rewritten = up.rewrittenParities();
     long length = up.nextUnitLength();
     Map<Integer, StripeData.Unit> data = new HashMap<>();
     long blockSize = 0;
-    for (StripeData.Unit d : StripeData.locate(dfs, s)) { // also checks every data block is the one archived
+    for (StripeData.Unit d : StripeData.locate(dfs, s, gone)) { // also checks every data block is the one archived
       data.put(d.unit(), d);
       blockSize = Math.max(blockSize, d.fileBlockSize());
     }
     Map<Integer, Source> sources = new HashMap<>();
+    Map<Integer, Source> survivors = new HashMap<>();
     FSDataOutputStream[] outputs = new FSDataOutputStream[rewritten.length];
     CRC32C[] crcs = new CRC32C[rewritten.length];
     try {
+      if (java.util.Arrays.stream(changed).anyMatch(u -> !data.containsKey(u))) {
+        openSurvivors(s, data, survivors); // a member deleted behind our back: its old bytes are decoded
+      }
       for (int u : changed) {
         StripeData.Unit d = data.get(u);
-        sources.put(u, new Source(dfs.open(d.file()), d.offset(), d.member().length()));
+        if (d != null) {
+          sources.put(u, new Source(dfs.open(d.file()), d.offset(), d.member().length()));
+        }
         StripeMember next = up.after(u);
         if (!next.padding()) {
           LocatedBlock b = located(s, u, next);
@@ -83,7 +89,7 @@ final class ParityDeltaWriter {
             new InetSocketAddress[] {NetUtils.createSocketAddr(s.member(u).plannedNode())});
         crcs[i] = new CRC32C();
       }
-      Map<Integer, CRC32C> dataCrcs = apply(s, up, sources, outputs, crcs, length);
+      Map<Integer, CRC32C> dataCrcs = apply(s, up, sources, survivors, outputs, crcs, length);
       for (int i = 0; i < outputs.length; i++) {
         FSDataOutputStream o = outputs[i];
         outputs[i] = null;
@@ -94,6 +100,9 @@ final class ParityDeltaWriter {
     } finally {
       IOUtils.cleanupWithLogger(LOG, outputs);
       for (Source src : sources.values()) {
+        IOUtils.cleanupWithLogger(LOG, src.in());
+      }
+      for (Source src : survivors.values()) {
         IOUtils.cleanupWithLogger(LOG, src.in());
       }
     }
@@ -138,7 +147,7 @@ final class ParityDeltaWriter {
    * parity, the new parity written; returns the CRC32C of each replacement's bytes, read on the way.
    */
   private Map<Integer, CRC32C> apply(ArchivedStripe s, StripeUpdate up, Map<Integer, Source> sources,
-      FSDataOutputStream[] outputs, CRC32C[] crcs, long length) throws IOException {
+      Map<Integer, Source> survivors, FSDataOutputStream[] outputs, CRC32C[] crcs, long length) throws IOException {
     LinearCode code = s.code();
     int[] changed = up.changedUnits();
     int[] rewritten = up.rewrittenParities();
@@ -155,11 +164,17 @@ final class ParityDeltaWriter {
     Map<Integer, CRC32C> dataCrcs = new HashMap<>();
     byte[] buf = new byte[chunk];
     byte[] next = new byte[chunk];
+    int[] lost = java.util.Arrays.stream(changed).filter(u -> !sources.containsKey(u)).toArray();
     for (long pos = 0; pos < length; pos += chunk) {
       int len = (int) Math.min(chunk, length - pos);
+      Map<Integer, byte[]> decoded = lost.length == 0 ? Map.of() : decodeLost(s, lost, survivors, pos, len, coder);
       for (int h = 0; h < changed.length; h++) {
-        sources.get(changed[h]).read(pos, buf, len);
-        read += len;
+        if (sources.containsKey(changed[h])) {
+          sources.get(changed[h]).read(pos, buf, len);
+          read += len;
+        } else {
+          System.arraycopy(decoded.get(changed[h]), 0, buf, 0, len);
+        }
         Source replacement = sources.get(-1 - changed[h]);
         if (replacement != null) {
           replacement.read(pos, next, len);
@@ -189,6 +204,51 @@ final class ParityDeltaWriter {
       }
     }
     return dataCrcs;
+  }
+
+  /** Every stored unit of the stripe but those deleted behind our back: what their old bytes are decoded from. */
+  private void openSurvivors(ArchivedStripe s, Map<Integer, StripeData.Unit> data, Map<Integer, Source> survivors)
+      throws IOException {
+    for (int u = 0; u < s.code().n(); u++) {
+      StripeMember m = s.member(u);
+      if (m.padding() || (u < s.code().k() && !data.containsKey(u))) {
+        continue;
+      }
+      StripeData.Unit d = data.get(u);
+      survivors.put(u, d != null ? new Source(dfs.open(d.file()), d.offset(), m.length())
+          : new Source(dfs.open(ArchiveLayout.inodePath(m.inodeId())), 0, s.unitLength()));
+    }
+  }
+
+  /**
+   * Bytes [pos, pos + len) of data units whose files a stock client deleted, decoded from the surviving units (they
+   * still hold the parity those bytes are part of): the delta that removes them from the parity.
+   */
+  private Map<Integer, byte[]> decodeLost(ArchivedStripe s, int[] lost, Map<Integer, Source> survivors, long pos,
+      int len, ErasureCoder coder) throws IOException {
+    ByteBuffer[] units = new ByteBuffer[s.code().n()];
+    byte[] buf = new byte[len];
+    for (int u = 0; u < units.length; u++) {
+      if (s.member(u).padding() && u < s.code().k()) {
+        units[u] = ByteBuffer.allocateDirect(len); // virtual: zeros
+      } else if (survivors.containsKey(u)) {
+        survivors.get(u).read(pos, buf, len);
+        units[u] = ByteBuffer.allocateDirect(len).put(buf, 0, len).flip();
+        read += len;
+      }
+    }
+    ByteBuffer[] outs = new ByteBuffer[lost.length];
+    for (int i = 0; i < outs.length; i++) {
+      outs[i] = ByteBuffer.allocateDirect(len);
+    }
+    coder.reconstruct(units, lost, outs);
+    Map<Integer, byte[]> out = new HashMap<>();
+    for (int i = 0; i < lost.length; i++) {
+      byte[] b = new byte[len];
+      outs[i].get(0, b, 0, len);
+      out.put(lost[i], b);
+    }
+    return out;
   }
 
   /** The replacement block of unit {@code u} as the NameNode lists it, checked to be what the plan says. */

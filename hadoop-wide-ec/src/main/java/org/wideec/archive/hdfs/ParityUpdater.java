@@ -196,6 +196,24 @@ public final class ParityUpdater {
   }
 
   /**
+   * Finishes the updates of these archived directories, reconciling too each member a stock client deleted behind
+   * wide-ec's back ({@code hdfs dfs -rm}, which reprotection covered meanwhile): its old bytes are decoded from the
+   * rest of its stripe and removed from the parity like a {@code wide-ec rm}'s.
+   */
+  public List<Result> reconcile(List<Path> archivedDirs) throws IOException {
+    List<Result> out = new ArrayList<>();
+    for (Path dir : archivedDirs) {
+      long archive = store.inodeOf(dir);
+      if (!dfs.exists(store.layout().manifest(archive))) {
+        throw new IOException(Path.getPathWithoutSchemeAndAuthority(dir) + " has no manifest of its own (manifest "
+            + store.layout().manifest(archive).toUri().getPath() + "): name the archived directory");
+      }
+      out.add(resume(archive));
+    }
+    return out;
+  }
+
+  /**
    * Finishes every archive's unfinished updates: those a crashed run left (rolled back or forward) and those whose
    * superseded units became due for freeing. What a cron job or an operator runs ({@code wide-ec rm --finish}).
    */
@@ -246,7 +264,7 @@ public final class ParityUpdater {
         }
         case WRITE_PARITY -> {
           store.checkHeld(archive, "writing the updated parity of " + name);
-          batch.write(writer, current.version() + 1);
+          batch.write(writer, current.version() + 1, leftovers.goneInodes());
           hook.after("parity-written");
         }
         case VERIFY -> {
@@ -352,10 +370,10 @@ public final class ParityUpdater {
     final List<StripeUpdate> updates = new ArrayList<>();
     final Map<Long, ArchivedStripe> next = new LinkedHashMap<>();
 
-    void write(ParityDeltaWriter writer, long version) throws IOException {
+    void write(ParityDeltaWriter writer, long version, Set<Long> gone) throws IOException {
       for (StripeUpdate u : updates) {
         if (!u.dropsStripe()) {
-          next.put(u.before().stripeId(), u.next(writer.write(u, version)));
+          next.put(u.before().stripeId(), u.next(writer.write(u, version, gone)));
         }
       }
     }

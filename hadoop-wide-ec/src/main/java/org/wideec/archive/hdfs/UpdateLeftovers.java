@@ -19,7 +19,7 @@ import org.wideec.code.UnitRole;
 
 /**
  * What an archive's updates left in HDFS, judged against its current manifest (the one writer holds the lock): set-aside
- * members whose stripes still hold them (pending), parity of a version above the current one (a run stopped before its
+ * members whose stripes still hold them, and members a stock client deleted (pending), parity of a version above the current one (a run stopped before its
  * commit: uncommitted), and parity or set-aside files no stripe of the current version names (superseded by a commit).
  * Nothing is judged by a record of its own: the versioned names and the manifest say it all, so a crash between any
  * two HDFS calls leaves a state this class reads correctly.
@@ -35,6 +35,8 @@ final class UpdateLeftovers {
   private final Set<Long> pending = new TreeSet<>();
   /** Pending replacements: the replaced member's inode → its replacement's (from the aside file's name). */
   private final java.util.Map<Long, Long> replacements = new java.util.TreeMap<>();
+  /** Member files deleted by a stock client (hdfs dfs -rm): pending removals whose old bytes are decoded. */
+  private final Set<Long> gone = new TreeSet<>();
   /** Committed replacements, whose new file needs its pointer: replacement inode. */
   private final Set<Long> replacedBy = new TreeSet<>();
   private final List<Path> uncommitted = new ArrayList<>();
@@ -57,6 +59,12 @@ final class UpdateLeftovers {
         }
       }
     }
+    for (long inode : dataInodes) {
+      if (!exists(inode)) {
+        gone.add(inode); // removed by a stock delete, behind wide-ec's back: its units are reconciled by decoding
+      }
+    }
+    pending.addAll(gone);
     Path aside = store.layout().asideRoot(archive);
     if (dfs.exists(aside)) {
       for (FileStatus st : dfs.listStatus(aside)) {
@@ -136,6 +144,11 @@ final class UpdateLeftovers {
     return pending;
   }
 
+  /** Member files a stock client deleted, among {@link #pendingInodes}. */
+  Set<Long> goneInodes() {
+    return gone;
+  }
+
   /** Pending replacements: replaced member inode → replacement inode. */
   java.util.Map<Long, Long> replacements() {
     return replacements;
@@ -188,6 +201,14 @@ final class UpdateLeftovers {
       dfs.delete(store.layout().manifest(archive), false);
     }
     return new Freed(superseded.size(), 0);
+  }
+
+  private boolean exists(long inode) throws IOException {
+    try {
+      return dfs.getClient().getFileInfo(ArchiveLayout.inodePath(inode).toString()) != null;
+    } catch (java.io.FileNotFoundException e) {
+      return false; // an inode path of a deleted file is "not found"
+    }
   }
 
   private long inode(Path p) throws IOException {
