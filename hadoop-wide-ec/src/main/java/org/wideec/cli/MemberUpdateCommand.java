@@ -37,9 +37,9 @@ final class MemberUpdateCommand {
       "                                                        (new parity blocks, verified, committed as the next",
       "                                                        manifest version), their blocks freed after",
       "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
-      "  rm --finish [ARCHIVED_DIR...] [--json]               roll back or forward what crashed runs left, free what is due;",
-      "                                                        with directories: also reconcile members a stock",
-      "                                                        hdfs dfs -rm deleted (their bytes decoded out of the parity)");
+      "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
+      "                                                        due; with directories: also reconcile members a stock",
+      "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
   static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
 
   private final Configuration conf;

@@ -208,8 +208,13 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     assertEquals(StripeManifest.UPDATED_FORMAT_VERSION, ByteBuffer.wrap(raw, 4, 2).getShort());
     everythingChecksOut(after);
 
-    // The grace period keeps what version 0 used: the set-aside file and the superseded parity.
+    // The grace period keeps what version 0 used: the set-aside file and the superseded parity, so a read or repair
+    // that started on version 0 (and reaches its units by inode) still decodes every unit of it.
     assertTrue(fs.exists(store.layout().asideFile(archive, inode)));
+    stripeMatchesIndependentEncode(before.stripe(0));
+    for (long seed = 0; seed < 4; seed++) {
+      decodesFromARandomKSubset(before.stripe(0), new Random(seed));
+    }
     assertEquals(4, j.get("keptForGrace").asInt(), "3 superseded parity files and the set-aside file: " + r.out());
     ToolRun finish = toolNoGrace("rm", "--finish", "--json");
     assertEquals(0, finish.exit(), finish.out() + finish.err());

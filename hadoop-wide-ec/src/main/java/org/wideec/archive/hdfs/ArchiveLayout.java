@@ -8,9 +8,9 @@ import org.apache.hadoop.fs.Path;
  * <pre>
  * /.wideec/manifests/&lt;inode id of the archived path&gt;.wecm         the manifest (format 1)
  * /.wideec/parity/&lt;inode id of the archived path&gt;/&lt;stripe id&gt;/u&lt;unit&gt;   one single-block file per parity unit
- * /.wideec/parity/&lt;archive&gt;/&lt;stripe&gt;/v&lt;version&gt;/u&lt;unit&gt;   a parity unit rewritten by the update to that version
- * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;                  a member file removed by wide-ec rm, until its update is freed
- * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;.by.&lt;inode id&gt;   a member file replaced by wide-ec replace with the second file
+ * /.wideec/parity/&lt;archive&gt;/&lt;stripe&gt;/v&lt;version&gt;/u&lt;unit&gt;  a parity unit rewritten by an update
+ * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;                 a member removed by wide-ec rm, until freed
+ * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;.by.&lt;inode id&gt;  a member replaced by the second file
  * </pre>
  * Everything is named by inode id, never by the archived path, so renaming an archived file or directory changes
  * nothing here. One file per parity unit, because favored nodes apply to a whole write: a file per unit is what lets

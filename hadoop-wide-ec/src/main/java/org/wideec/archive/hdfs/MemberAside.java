@@ -24,7 +24,7 @@ final class MemberAside {
 
   private MemberAside() {}
 
-  /** The archive that holds the file at {@code path} (its pointer's manifest), refusing anything an update cannot remove. */
+  /** The archive holding the file at {@code path} (its pointer's manifest); refuses what an update cannot remove. */
   static long archiveOf(DistributedFileSystem dfs, ManifestStore store, Path path) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(path).toString();
     checkMayRemove(dfs, path);

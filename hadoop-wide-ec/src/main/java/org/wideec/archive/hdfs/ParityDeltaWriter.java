@@ -28,8 +28,8 @@ import org.wideec.coder.ErasureCoder;
  * read through HDFS plus the parity delta of the removed data units (their old bytes: a removed unit's delta is
  * old XOR 0, seed "Optimal Rack-Coordinated Updates" §II-C Eq. 3, by {@link ErasureCoder#update}, ISA-L's
  * {@code ec_encode_data_update} when loaded), into a new single-block file of replication 1 with the planned node
- * favored ({@link ArchiveLayout#parityUnit(String, int, long)}): a finalized replica is never rewritten. Chunk by chunk,
- * so memory stays at a few chunks per unit whatever the block size.
+ * favored ({@link ArchiveLayout#parityUnit(String, int, long)}): a finalized replica is never rewritten. Chunk by
+ * chunk, so memory stays at a few chunks per unit whatever the block size.
  */
 final class ParityDeltaWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ParityDeltaWriter.class);
@@ -119,8 +119,8 @@ final class ParityDeltaWriter {
   }
 
   /** The members the writes produced: parity files located, replacements with their CRCs. */
-  private Map<Integer, StripeMember> members(StripeUpdate up, long version, CRC32C[] crcs, Map<Integer, CRC32C> dataCrcs)
-      throws IOException {
+  private Map<Integer, StripeMember> members(StripeUpdate up, long version, CRC32C[] crcs,
+      Map<Integer, CRC32C> dataCrcs) throws IOException {
     ArchivedStripe s = up.before();
     int[] rewritten = up.rewrittenParities();
     long length = up.nextUnitLength();

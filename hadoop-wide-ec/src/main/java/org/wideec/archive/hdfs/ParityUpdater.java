@@ -208,7 +208,10 @@ public final class ParityUpdater {
         throw new IOException(Path.getPathWithoutSchemeAndAuthority(dir) + " has no manifest of its own (manifest "
             + store.layout().manifest(archive).toUri().getPath() + "): name the archived directory");
       }
-      out.add(resume(archive));
+      try (Closeable held = store.lock(archive)) {
+        hook.after("locked");
+        out.add(run(archive, true));
+      }
     }
     return out;
   }
@@ -238,13 +241,20 @@ public final class ParityUpdater {
     return out;
   }
 
-  /** The lifecycle's steps for what the run finds, each checked before it runs; the lock held. */
   private Result run(long archive) throws IOException {
+    return run(archive, false);
+  }
+
+  /**
+   * The lifecycle's steps for what the run finds, each checked before it runs; the lock held. {@code reconcile}: members
+   * a stock client deleted are removals too.
+   */
+  private Result run(long archive, boolean reconcile) throws IOException {
     Path manifestPath = store.layout().manifest(archive);
     StripeManifest current = store.read(manifestPath);
     String name = current.archivedPath() + " (manifest " + manifestPath.toUri().getPath() + ")";
     UpdateLeftovers leftovers = new UpdateLeftovers(dfs, store, archive, current);
-    UpdateLifecycle.Found found = leftovers.find();
+    UpdateLifecycle.Found found = leftovers.find(reconcile);
     EnumSet<Step> done = EnumSet.noneOf(Step.class);
     Batch batch = null;
     int rolledBack = 0;
@@ -340,8 +350,8 @@ public final class ParityUpdater {
     List<org.apache.hadoop.hdfs.protocol.LocatedBlock> news = ListedBlocks.of(dfs,
         ArchiveLayout.inodePath(newInode).toString()).getLocatedBlocks();
     if (news.size() > olds.size()) {
-      throw new IOException("replacement inode " + newInode + " has " + news.size() + " blocks, the file it replaces (inode "
-          + oldInode + ") " + olds.size());
+      throw new IOException("replacement inode " + newInode + " has " + news.size() + " blocks, the file it replaces"
+          + " (inode " + oldInode + ") " + olds.size());
     }
     Map<Long, StripeMember> out = new java.util.HashMap<>();
     for (int i = 0; i < news.size(); i++) {

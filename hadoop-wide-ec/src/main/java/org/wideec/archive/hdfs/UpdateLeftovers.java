@@ -18,11 +18,12 @@ import org.wideec.archive.UpdateLifecycle;
 import org.wideec.code.UnitRole;
 
 /**
- * What an archive's updates left in HDFS, judged against its current manifest (the one writer holds the lock): set-aside
- * members whose stripes still hold them, and members a stock client deleted (pending), parity of a version above the current one (a run stopped before its
- * commit: uncommitted), and parity or set-aside files no stripe of the current version names (superseded by a commit).
- * Nothing is judged by a record of its own: the versioned names and the manifest say it all, so a crash between any
- * two HDFS calls leaves a state this class reads correctly.
+ * What an archive's updates left in HDFS, judged against its current manifest (the one writer holds the lock):
+ * pending removals (set-aside members whose stripes still hold them, and members a stock client deleted), parity of
+ * a version above the current one (a run stopped before its commit: uncommitted), and parity or set-aside files no
+ * stripe of the current version names (superseded by a commit). Nothing is judged by a record of its own: the
+ * versioned names and the manifest say it all, so a crash between any two HDFS calls leaves a state this class reads
+ * correctly.
  */
 final class UpdateLeftovers {
   /** Files deleted, and superseded files kept for the grace period. */
@@ -50,6 +51,14 @@ final class UpdateLeftovers {
   }
 
   UpdateLifecycle.Found find() throws IOException {
+    return find(false);
+  }
+
+  /**
+   * What the archive's updates left; with {@code reconcile}, also the members of committed stripes a stock client
+   * deleted (one NameNode lookup per member file, so only when asked).
+   */
+  UpdateLifecycle.Found find(boolean reconcile) throws IOException {
     Set<Long> dataInodes = new HashSet<>();
     Set<Long> parityInodes = new HashSet<>();
     for (ArchivedStripe s : current.stripes()) {
@@ -59,12 +68,6 @@ final class UpdateLeftovers {
         }
       }
     }
-    for (long inode : dataInodes) {
-      if (!exists(inode)) {
-        gone.add(inode); // removed by a stock delete, behind wide-ec's back: its units are reconciled by decoding
-      }
-    }
-    pending.addAll(gone);
     Path aside = store.layout().asideRoot(archive);
     if (dfs.exists(aside)) {
       for (FileStatus st : dfs.listStatus(aside)) {
@@ -89,7 +92,28 @@ final class UpdateLeftovers {
         judgeStripeDir(stripeDir.getPath(), parityInodes);
       }
     }
+    findGone(reconcile);
+    pending.addAll(gone);
     return new UpdateLifecycle.Found(!uncommitted.isEmpty(), !pending.isEmpty(), !superseded.isEmpty());
+  }
+
+  /**
+   * Members of committed stripes a stock client deleted: of every such stripe when reconciling, else of the stripes an
+   * update touches anyway (their parity is rewritten, so the deleted member's bytes come out in the same update).
+   */
+  private void findGone(boolean reconcile) throws IOException {
+    for (ArchivedStripe s : current.stripes()) {
+      boolean touched = s.members().stream()
+          .anyMatch(m -> m.role() == UnitRole.DATA && !m.padding() && pending.contains(m.inodeId()));
+      if ((!reconcile && !touched) || (s.state() != StripeState.COMMITTED && s.state() != StripeState.TRIMMED)) {
+        continue; // a stripe not yet protecting anything is the archive run's to judge
+      }
+      for (StripeMember m : s.members()) {
+        if (m.role() == UnitRole.DATA && !m.padding() && !gone.contains(m.inodeId()) && !exists(m.inodeId())) {
+          gone.add(m.inodeId()); // deleted behind wide-ec's back: its units are decoded out of the parity
+        }
+      }
+    }
   }
 
   /**
