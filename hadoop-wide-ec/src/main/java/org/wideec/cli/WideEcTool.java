@@ -89,6 +89,10 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        more losses; orphaned manifests, parity and pointers"),
         a -> new FsckCommand(conf(), out).run(a)));
     commands.put("unarchive", new Command(UnarchiveCommand.USAGE, a -> new UnarchiveCommand(conf(), out, err).run(a)));
+    commands.put("rm", new Command(MemberUpdateCommand.USAGE,
+        a -> new MemberUpdateCommand(conf(), out, false).run(a)));
+    commands.put("replace", new Command(MemberUpdateCommand.REPLACE_USAGE,
+        a -> new MemberUpdateCommand(conf(), out, true).run(a)));
     Command nodes = new Command(String.join("\n",
         "  nodes [--json]                                       each live DataNode's repair worker: running or off and why,",
         "                                                        version, coder, slice endpoint, auth, TLS, tokens, tasks, last error",

@@ -137,6 +137,12 @@ public final class ConfigCatalogue {
           "how long the archiver waits for the NameNode to trim the files it lowered to replication 1, in ms"),
       fixed("wide-ec.unarchive.wait.ms", ARCHIVAL, "600000", EnumSet.of(CLI),
           "how long unarchive waits for HDFS to re-replicate the data blocks before it gives up, freeing nothing"),
+      fixed("wide-ec.update.gc.grace.ms", ARCHIVAL, "3600000", EnumSet.of(CLI),
+          "how long the parity and set-aside blocks a committed parity update (wide-ec rm) superseded stay readable, for"
+              + " degraded reads and repairs that started on the old manifest version, before a run frees them"),
+      fixed("wide-ec.update.chunk.bytes", ARCHIVAL, "1m", EnumSet.of(CLI),
+          "bytes per unit a parity update (wide-ec rm) reads, computes and writes at a time: memory is about (changed"
+              + " units + parities) x this"),
       fixed("wide-ec.archive.mr.maps", ARCHIVAL, "20", EnumSet.of(CLI),
           "archive --mr: map tasks at most when --maps is not given"),
       none("wide-ec.archive.mr.code", ARCHIVAL, "none (set by archive --mr)", EnumSet.of(MAPREDUCE),

@@ -161,6 +161,9 @@ class ConfigCatalogueTest {
     d.put(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
     d.put(TrimProtocol.INTERVAL_KEY, TrimProtocol.INTERVAL_DEFAULT);
     d.put(Unarchiver.WAIT_KEY, Unarchiver.WAIT_DEFAULT);
+    d.put(org.wideec.archive.hdfs.ParityUpdater.GRACE_KEY, org.wideec.archive.hdfs.ParityUpdater.GRACE_DEFAULT);
+    d.put(org.wideec.archive.hdfs.ParityUpdater.CHUNK_KEY,
+        org.wideec.archive.hdfs.ParityUpdater.CHUNK_DEFAULT);
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));

@@ -143,6 +143,16 @@ final class ArchiveChecks {
     written.remove(path);
   }
 
+  /** A file removed some other way (wide-ec rm): its bytes are no longer expected at its path. */
+  void removed(String path) {
+    written.remove(path);
+  }
+
+  /** A file moved some other way (wide-ec replace renamed it in): its bytes are expected at the new path. */
+  void moved(String from, String to) {
+    written.put(to, written.remove(from));
+  }
+
   void rename(String from, String to) throws Exception {
     assertEquals(true, fs.rename(new Path(from), new Path(to)));
     written.put(to, written.remove(from));

@@ -51,6 +51,13 @@ import org.wideec.code.UnitRole;
  *          CRC32C u32 (0 when unknown) | offset in the file u64
  * </pre>
  * A format 1 reader meets version 2 in the header and says a newer wide-ec wrote it.
+ *
+ * <p>Format 3 is written only for a manifest a parity update changed (its version above 0; never sealed): the body
+ * starts with the manifest's version, then format 1's body follows unchanged:
+ * <pre>
+ * body     manifest version u64 | (format 1 body)
+ * </pre>
+ * A manifest of version 0 is still written in format 1 or 2, byte for byte.
  */
 final class ManifestFormat {
   static final int MAGIC = 0x5745434D; // "WECM"
@@ -62,9 +69,13 @@ final class ManifestFormat {
   private ManifestFormat() {}
 
   static byte[] write(StripeManifest m) {
-    int version = m.sealed() ? StripeManifest.SEALED_FORMAT_VERSION : StripeManifest.FORMAT_VERSION;
+    int version = m.sealed() ? StripeManifest.SEALED_FORMAT_VERSION
+        : m.version() > 0 ? StripeManifest.UPDATED_FORMAT_VERSION : StripeManifest.FORMAT_VERSION;
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(body)) {
+      if (version == StripeManifest.UPDATED_FORMAT_VERSION) {
+        out.writeLong(m.version());
+      }
       string(out, m.archivedPath());
       out.writeByte(m.scope().code());
       out.writeInt(m.stripes().size());
@@ -87,7 +98,7 @@ final class ManifestFormat {
           string(out, u.plannedNode());
           string(out, u.plannedRack());
         }
-        if (version >= StripeManifest.SEALED_FORMAT_VERSION) {
+        if (version == StripeManifest.SEALED_FORMAT_VERSION) {
           out.writeShort(s.sources().size());
           for (SourcePiece p : s.sources()) {
             out.writeByte(p.hasCrc() ? FLAG_CRC : 0);
@@ -122,9 +133,10 @@ final class ManifestFormat {
           + Integer.toHexString(magic) + ", expected 0x" + Integer.toHexString(MAGIC) + ")");
     }
     int version = in.getShort() & 0xffff;
-    if (version != StripeManifest.FORMAT_VERSION && version != StripeManifest.SEALED_FORMAT_VERSION) {
+    if (version != StripeManifest.FORMAT_VERSION && version != StripeManifest.SEALED_FORMAT_VERSION
+        && version != StripeManifest.UPDATED_FORMAT_VERSION) {
       throw new CorruptManifestException(Reason.VERSION, source + ": manifest format " + version + "; this build reads"
-          + " formats " + StripeManifest.FORMAT_VERSION + " and " + StripeManifest.SEALED_FORMAT_VERSION
+          + " formats " + StripeManifest.FORMAT_VERSION + " to " + StripeManifest.UPDATED_FORMAT_VERSION
           + " (a newer wide-ec wrote it, or the header is corrupt)");
     }
     long bodyLength = in.getInt() & 0xFFFF_FFFFL;
@@ -147,6 +159,10 @@ final class ManifestFormat {
     StripeManifest manifest = r.manifest();
     if (version == StripeManifest.SEALED_FORMAT_VERSION && !manifest.sealed()) {
       throw new CorruptManifestException(Reason.MALFORMED, source + ": format 2 without a sealed stripe (format 1 is"
+          + " written then)");
+    }
+    if (version == StripeManifest.UPDATED_FORMAT_VERSION && manifest.version() == 0) {
+      throw new CorruptManifestException(Reason.MALFORMED, source + ": format 3 with manifest version 0 (format 1 is"
           + " written then)");
     }
     if (r.in.hasRemaining()) {
@@ -200,6 +216,7 @@ final class ManifestFormat {
     }
 
     StripeManifest manifest() throws CorruptManifestException {
+      long manifestVersion = version == StripeManifest.UPDATED_FORMAT_VERSION ? i64() : 0;
       String path = string("archived path");
       int scopeCode = u8();
       ArchiveScope scope = ArchiveScope.ofCode(scopeCode);
@@ -213,7 +230,7 @@ final class ManifestFormat {
         stripes.add(stripe());
       }
       try {
-        return new StripeManifest(path, scope, stripes);
+        return new StripeManifest(path, scope, stripes, manifestVersion);
       } catch (IllegalArgumentException e) {
         throw new CorruptManifestException(Reason.INCONSISTENT, source + ": " + e.getMessage(), e);
       }
@@ -237,7 +254,7 @@ final class ManifestFormat {
         members.add(member(u));
       }
       List<SourcePiece> pieces = new ArrayList<>();
-      if (version >= StripeManifest.SEALED_FORMAT_VERSION) {
+      if (version == StripeManifest.SEALED_FORMAT_VERSION) {
         int count = u16();
         for (int t = 0; t < count; t++) {
           pieces.add(piece(t));

@@ -12,16 +12,33 @@ import org.wideec.code.UnitRole;
  * manifest checks its own rules when built: stripe ids strictly ascending, no block in two places, and in a
  * file-level manifest every data block belongs to one inode.
  */
-public record StripeManifest(String archivedPath, ArchiveScope scope, List<ArchivedStripe> stripes) {
+public record StripeManifest(String archivedPath, ArchiveScope scope, List<ArchivedStripe> stripes, long version) {
   /** The manifest format of archives whose stripes are all systematic (written so, byte for byte, forever). */
   public static final int FORMAT_VERSION = 1;
   /** The format of a manifest holding a sealed (non-systematic) stripe: format 1 plus each stripe's source pieces. */
   public static final int SEALED_FORMAT_VERSION = 2;
+  /**
+   * The format of a manifest that a parity update has changed since archival: format 1 preceded by the manifest's
+   * version, so a reader or repair can tell which version it started with (DESIGN.md §3.3).
+   */
+  public static final int UPDATED_FORMAT_VERSION = 3;
+
+  /** A manifest as archival writes it: version 0, never updated. */
+  public StripeManifest(String archivedPath, ArchiveScope scope, List<ArchivedStripe> stripes) {
+    this(archivedPath, scope, stripes, 0);
+  }
 
   public StripeManifest {
     stripes = List.copyOf(stripes);
     if (archivedPath == null || !archivedPath.startsWith("/")) {
       throw new IllegalArgumentException("a manifest archives an absolute path, got '" + archivedPath + "'");
+    }
+    if (version < 0) {
+      throw new IllegalArgumentException("manifest of " + archivedPath + ": version " + version + " is negative");
+    }
+    if (version > 0 && stripes.stream().anyMatch(ArchivedStripe::sealed)) {
+      throw new IllegalArgumentException("manifest of " + archivedPath + ": version " + version + " holds a sealed"
+          + " stripe; only systematic stripes take parity updates (their data blocks are the file's own)");
     }
     if (scope == null) {
       throw new IllegalArgumentException("manifest of " + archivedPath + ": no scope (file or directory)");
@@ -90,10 +107,18 @@ public record StripeManifest(String archivedPath, ArchiveScope scope, List<Archi
     for (int i = 0; i < next.size(); i++) {
       if (next.get(i).stripeId() == updated.stripeId()) {
         next.set(i, updated);
-        return new StripeManifest(archivedPath, scope, next);
+        return new StripeManifest(archivedPath, scope, next, version);
       }
     }
     throw new IllegalArgumentException("manifest of " + archivedPath + " has no stripe " + updated.stripeId());
+  }
+
+  /**
+   * The next version of this manifest, with these stripes: what a parity update commits (a stripe left out had every
+   * data unit removed, so it protects nothing any more).
+   */
+  public StripeManifest nextVersion(List<ArchivedStripe> next) {
+    return new StripeManifest(archivedPath, scope, next, version + 1);
   }
 
   /** The stripes that hold a block of the given inode (what its pointer lists), ascending. */

@@ -82,6 +82,65 @@ public final class ErasureCoder {
   }
 
   /**
+   * Parity maintenance by delta (seed "Optimal Rack-Coordinated Updates" §II-C, Eq. 3): each parity unit gains the
+   * changed data units' deltas times its coefficients, {@code parities[i] += sum_h g(parity i, changed[h]) *
+   * deltas[h]}, in place, over the deltas' common length (over GF(2^8) adding is XOR, so a delta is old XOR new and a
+   * deleted unit's delta is its old bytes). Direct buffers go to ISA-L's {@code ec_encode_data_update} when the native
+   * library is loaded; otherwise the parity deltas are multiplied by the Java kernel and added.
+   *
+   * @param changed the changed data units (0..k-1), distinct
+   * @param parities the n-k parity units in unit order (systematic codes only)
+   */
+  public void update(int[] changed, ByteBuffer[] deltas, ByteBuffer[] parities) {
+    if (!code.isSystematic()) {
+      throw new IllegalArgumentException(code.spec() + ": a delta update needs a systematic code");
+    }
+    if (changed == null || deltas == null || changed.length != deltas.length || changed.length == 0) {
+      throw new IllegalArgumentException(code.spec() + ": update needs one delta per changed data unit, got "
+          + (changed == null ? "null" : changed.length) + " units and " + (deltas == null ? "null" : deltas.length)
+          + " deltas");
+    }
+    BitSet seen = new BitSet();
+    for (int c : changed) {
+      if (c < 0 || c >= code.k() || seen.get(c)) {
+        throw new IllegalArgumentException(code.spec() + ": changed data unit " + c + " is outside 0.." + (code.k() - 1)
+            + " or given twice");
+      }
+      seen.set(c);
+    }
+    int len = BufferChecks.check(code, "update", deltas, deltas.length, parities, parityUnits.length);
+    if (len == 0) {
+      return;
+    }
+    if (deltas[0].isDirect() && kernel instanceof Kernels.Dispatching && IsalNative.isAvailable()) {
+      for (int h = 0; h < changed.length; h++) {
+        IsalKernel.INSTANCE.update(parityMatrix, changed[h], deltas[h], parities, len);
+      }
+      return;
+    }
+    CodingMatrix columns = new CodingMatrix(code.generator().selectRows(parityUnits).selectColumns(changed));
+    ByteBuffer[] parityDeltas = new ByteBuffer[parities.length];
+    for (int i = 0; i < parityDeltas.length; i++) {
+      parityDeltas[i] = ByteBuffer.allocate(len);
+    }
+    ByteBuffer[] heapDeltas = deltas;
+    if (deltas[0].isDirect()) { // the Java kernels take heap buffers
+      heapDeltas = new ByteBuffer[deltas.length];
+      for (int h = 0; h < deltas.length; h++) {
+        heapDeltas[h] = ByteBuffer.allocate(len).put(deltas[h].duplicate().limit(deltas[h].position() + len)).flip();
+      }
+    }
+    Kernels.java().multiply(columns, heapDeltas, parityDeltas, len);
+    for (int i = 0; i < parities.length; i++) {
+      ByteBuffer p = parities[i];
+      int at = p.position();
+      for (int b = 0; b < len; b++) {
+        p.put(at + b, (byte) (p.get(at + b) ^ parityDeltas[i].get(b)));
+      }
+    }
+  }
+
+  /**
    * Rebuilds the wanted units from the available ones. {@code units} has one entry per unit of the code,
    * null where a unit is missing or not to be read; {@code outputs[i]} receives unit {@code wanted[i]}.
    * Reads the fewest units it can: a local group when one suffices, fewer than k inputs then.

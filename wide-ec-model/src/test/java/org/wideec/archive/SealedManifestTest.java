@@ -89,10 +89,10 @@ class SealedManifestTest {
   @Test
   void aNewerFormatIsNamedAsSuch() {
     byte[] bytes = sealed().toBytes();
-    ByteBuffer.wrap(bytes).putShort(4, (short) 3);
+    ByteBuffer.wrap(bytes).putShort(4, (short) 4); // 3 is the updated format (UpdatedManifestTest)
     CorruptManifestException e = assertThrows(CorruptManifestException.class, () -> StripeManifest.parse(bytes, SOURCE));
     assertEquals(CorruptManifestException.Reason.VERSION, e.reason());
-    assertTrue(e.getMessage().contains("manifest format 3") && e.getMessage().contains("newer wide-ec"), e.getMessage());
+    assertTrue(e.getMessage().contains("manifest format 4") && e.getMessage().contains("newer wide-ec"), e.getMessage());
   }
 
   @Test

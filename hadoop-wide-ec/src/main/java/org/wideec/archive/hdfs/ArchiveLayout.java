@@ -8,6 +8,9 @@ import org.apache.hadoop.fs.Path;
  * <pre>
  * /.wideec/manifests/&lt;inode id of the archived path&gt;.wecm         the manifest (format 1)
  * /.wideec/parity/&lt;inode id of the archived path&gt;/&lt;stripe id&gt;/u&lt;unit&gt;   one single-block file per parity unit
+ * /.wideec/parity/&lt;archive&gt;/&lt;stripe&gt;/v&lt;version&gt;/u&lt;unit&gt;  a parity unit rewritten by an update
+ * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;                 a member removed by wide-ec rm, until freed
+ * /.wideec/aside/&lt;archive&gt;/&lt;inode id&gt;.by.&lt;inode id&gt;  a member replaced by the second file
  * </pre>
  * Everything is named by inode id, never by the archived path, so renaming an archived file or directory changes
  * nothing here. One file per parity unit, because favored nodes apply to a whole write: a file per unit is what lets
@@ -87,6 +90,43 @@ public final class ArchiveLayout {
   /** The single-block file holding parity unit {@code unit} of the stripe whose parity directory is given. */
   public static Path parityUnit(String parityDir, int unit) {
     return new Path(parityDir, "u" + unit);
+  }
+
+  /**
+   * The file of parity unit {@code unit} as the manifest version {@code version} wrote it: archival writes version 0
+   * ({@link #parityUnit(String, int)}); a parity update to version v writes its new blocks beside the old ones, in
+   * {@code v<v>/} (a finalized replica is never rewritten, DESIGN.md §3.3), so what a crashed update left is found by
+   * its version and the old units stay readable until they are freed.
+   */
+  public static Path parityUnit(String parityDir, int unit, long version) {
+    return version == 0 ? parityUnit(parityDir, unit) : new Path(parityVersionDir(parityDir, version), "u" + unit);
+  }
+
+  /** The directory of the parity units that manifest version {@code version} (above 0) wrote for a stripe. */
+  public static Path parityVersionDir(String parityDir, long version) {
+    return new Path(parityDir, "v" + version);
+  }
+
+  /**
+   * Where removed members of one archive wait (moved out of the users' namespace at once, owner only like all of the
+   * system directory) while the stripes still count their blocks: until the update that zeroes them in the parity is
+   * committed and its grace period has passed. The directory listing is the archive's queue of pending removals.
+   */
+  public Path asideRoot(long archivedInode) {
+    return new Path(new Path(root, "aside"), Long.toString(archivedInode));
+  }
+
+  /** The place a removed member file waits: named by its inode id, which the manifest's members name too. */
+  public Path asideFile(long archivedInode, long fileInode) {
+    return new Path(asideRoot(archivedInode), Long.toString(fileInode));
+  }
+
+  /**
+   * The place a replaced member file waits: named by its own inode id and its replacement's, which is how a rerun
+   * knows which new blocks take its units (the name is set by the same rename that takes the file aside).
+   */
+  public Path asideReplaced(long archivedInode, long fileInode, long replacementInode) {
+    return new Path(asideRoot(archivedInode), fileInode + ".by." + replacementInode);
   }
 
   /**

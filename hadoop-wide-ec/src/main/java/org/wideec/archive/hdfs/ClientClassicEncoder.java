@@ -15,9 +15,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.apache.hadoop.io.IOUtils;
 import org.apache.hadoop.net.NetUtils;
 import org.slf4j.Logger;
@@ -216,21 +214,10 @@ public final class ClientClassicEncoder implements StripeEncoder {
 
   /** The one block of a parity file, which must hold exactly the unit length. */
   private LocatedBlock singleBlock(ArchivedStripe stripe, int unit, Path file, long unitLength) throws IOException {
-    LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(file.toString(), 0, unitLength);
-    List<LocatedBlock> blocks = lbs.getLocatedBlocks();
-    if (lbs.isUnderConstruction() || blocks.size() != 1 || blocks.get(0).getBlock().getNumBytes() != unitLength) {
-      throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": parity file " + file + " should be one"
-          + " closed block of " + unitLength + " bytes, HDFS has " + blocks.size() + " block(s) of "
-          + lbs.getFileLength() + " bytes" + (lbs.isUnderConstruction() ? ", still open" : ""));
-    }
-    return blocks.get(0);
+    return ParityFiles.closedSingleBlock(dfs, stripe, unit, file, unitLength);
   }
 
   private long fileInode(Path p) throws IOException {
-    HdfsFileStatus st = dfs.getClient().getFileInfo(p.toString());
-    if (st == null) {
-      throw new IOException(p + " disappeared right after it was written");
-    }
-    return st.getFileId();
+    return ParityFiles.inodeOf(dfs, p);
   }
 }

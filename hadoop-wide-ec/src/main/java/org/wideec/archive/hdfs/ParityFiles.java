@@ -86,4 +86,27 @@ final class ParityFiles {
     throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": the NameNode did not complete " + a.file()
         + " (block " + a.block() + " on " + a.node().getXferAddr() + ")");
   }
+
+  /** The one block of a parity file written by this client, which must be closed and hold exactly the unit length. */
+  static LocatedBlock closedSingleBlock(DistributedFileSystem dfs, ArchivedStripe stripe, int unit, Path file,
+      long unitLength) throws IOException {
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(file.toString(), 0,
+        Math.max(1, unitLength));
+    java.util.List<LocatedBlock> blocks = lbs.getLocatedBlocks();
+    if (lbs.isUnderConstruction() || blocks.size() != 1 || blocks.get(0).getBlock().getNumBytes() != unitLength) {
+      throw new IOException("stripe " + stripe.stripeId() + " unit " + unit + ": parity file " + file + " should be one"
+          + " closed block of " + unitLength + " bytes, HDFS has " + blocks.size() + " block(s) of "
+          + lbs.getFileLength() + " bytes" + (lbs.isUnderConstruction() ? ", still open" : ""));
+    }
+    return blocks.get(0);
+  }
+
+  /** The inode id of a file this client has just written. */
+  static long inodeOf(DistributedFileSystem dfs, Path p) throws IOException {
+    HdfsFileStatus st = dfs.getClient().getFileInfo(p.toString());
+    if (st == null) {
+      throw new IOException(p + " disappeared right after it was written");
+    }
+    return st.getFileId();
+  }
 }

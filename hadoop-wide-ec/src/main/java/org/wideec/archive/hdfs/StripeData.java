@@ -28,12 +28,18 @@ final class StripeData {
   private StripeData() {}
 
   static List<Unit> locate(DistributedFileSystem dfs, ArchivedStripe stripe) throws IOException {
+    return locate(dfs, stripe, java.util.Set.of());
+  }
+
+  /** As {@link #locate(DistributedFileSystem, ArchivedStripe)}, leaving out the data members of {@code gone} inodes. */
+  static List<Unit> locate(DistributedFileSystem dfs, ArchivedStripe stripe, java.util.Set<Long> gone)
+      throws IOException {
     Map<Long, LocatedBlocks> byInode = new HashMap<>();
     Map<Long, Long> blockSizes = new HashMap<>();
     List<Unit> units = new ArrayList<>();
     for (int u = 0; u < stripe.code().k(); u++) {
       StripeMember m = stripe.member(u);
-      if (m.padding()) {
+      if (m.padding() || gone.contains(m.inodeId())) {
         continue;
       }
       String where = "stripe " + stripe.stripeId() + " unit " + u + " (block " + m.blockId() + " of inode "

@@ -176,11 +176,15 @@ final class SystematicRestore implements RestoreSteps {
     return pointers;
   }
 
-  /** Deletes the archive's parity root and every stripe's parity directory; how many parity files they held. */
+  /**
+   * Deletes the archive's parity root, its set-aside members and every stripe's parity directory; how many files they
+   * held.
+   */
   @Override
   public long free() throws IOException {
     long parityFiles = 0;
-    List<Path> parity = new ArrayList<>(List.of(store.layout().parityRoot(inode)));
+    // Members removed by wide-ec rm wait in the aside directory until their update is freed: they go with the rest.
+    List<Path> parity = new ArrayList<>(List.of(store.layout().parityRoot(inode), store.layout().asideRoot(inode)));
     for (ArchivedStripe s : manifest.stripes()) {
       if (!s.parityFilePath().isEmpty()) {
         parity.add(new Path(s.parityFilePath()));

@@ -1,0 +1,195 @@
+package org.wideec.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.ParityUpdater;
+
+/**
+ * The parity-update commands ({@link ParityUpdater}). {@code wide-ec rm PATH... [--scheme baseline|cau|rackcu]
+ * [--dry-run] [--json]}: archived files removed: each leaves the namespace at once, the stripes holding it drop its
+ * blocks from their parity (one update per archive for all the files given), and its blocks are freed after the
+ * commit's grace period; {@code wide-ec rm --finish [--json]} completes what crashed runs left and frees what is due.
+ * {@code wide-ec replace PATH SRC [...]}: the closed file SRC renamed in as PATH's new content, the parity updated by
+ * old XOR new.
+ */
+final class MemberUpdateCommand {
+  static final String REPLACE_USAGE = String.join("\n",
+      "  replace PATH SRC [--scheme baseline|cau|rackcu] [--dry-run] [--json]",
+      "                                                        new content for an archived file: the closed file SRC is",
+      "                                                        renamed in as PATH, the old file set aside, and one parity",
+      "                                                        update applies old XOR new; rerun to finish a crash");
+  static final String USAGE = String.join("\n",
+      "  rm PATH... [--scheme baseline|cau|rackcu] [--dry-run] [--json]",
+      "                                                        remove archived files: each leaves the namespace at once,",
+      "                                                        one parity update per archive zeroes them in their stripes",
+      "                                                        (new parity blocks, verified, committed as the next",
+      "                                                        manifest version), their blocks freed after",
+      "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
+      "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
+      "                                                        due; with directories: also reconcile members a stock",
+      "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
+  static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
+
+  private final Configuration conf;
+  private final PrintStream out;
+  private final boolean replace;
+
+  /** {@code replace}: the replace command, else rm. */
+  MemberUpdateCommand(Configuration conf, PrintStream out, boolean replace) {
+    this.conf = conf;
+    this.out = out;
+    this.replace = replace;
+  }
+
+  int run(String[] args) throws IOException {
+    return replace ? runReplace(args) : runRm(args);
+  }
+
+  private int runReplace(String[] args) throws IOException {
+    Options o = new Options(args, Set.of("scheme"), Set.of("json", "dry-run"));
+    String scheme = scheme(o);
+    if (o.positional().size() != 2) {
+      throw new Options.UsageException("replace needs PATH and SRC");
+    }
+    Path path = new Path(o.positional().get(0));
+    Path src = new Path(o.positional().get(1));
+    ParityUpdater updater = updater(path);
+    if (o.has("dry-run")) {
+      printPlan(updater.previewReplace(path, src), scheme, o.has("json"));
+      return 0;
+    }
+    print(List.of(updater.replace(path, src)), scheme, o.has("json"));
+    return 0;
+  }
+
+  private static String scheme(Options o) {
+    String scheme = o.get("scheme", "rackcu");
+    if (!SCHEMES.contains(scheme)) {
+      throw new Options.UsageException("--scheme must be baseline, cau or rackcu, got '" + scheme + "'");
+    }
+    return scheme;
+  }
+
+  private ParityUpdater updater(Path path) throws IOException {
+    DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, replace ? "replace" : "rm");
+    return ParityUpdater.from(dfs, new ManifestStore(dfs, ArchiveLayout.from(conf)), conf,
+        ParityUpdater.Hook.NONE);
+  }
+
+  private int runRm(String[] args) throws IOException {
+    Options o = new Options(args, Set.of("scheme"), Set.of("json", "dry-run", "finish"));
+    String scheme = scheme(o);
+    if (!o.has("finish") && o.positional().isEmpty()) {
+      throw new Options.UsageException("rm needs PATH... or --finish [ARCHIVED_DIR...]");
+    }
+    ParityUpdater updater = updater(o.positional().isEmpty() ? new Path("/") : new Path(o.positional().get(0)));
+    List<Path> paths = o.positional().stream().map(Path::new).toList();
+    if (o.has("dry-run")) {
+      if (o.has("finish")) {
+        throw new Options.UsageException("--dry-run prints the update of rm PATH...; --finish has none to print");
+      }
+      printPlan(updater.preview(paths), scheme, o.has("json"));
+      return 0;
+    }
+    if (o.has("finish")) {
+      print(paths.isEmpty() ? updater.resumeAll() : updater.reconcile(paths), scheme, o.has("json"));
+    } else {
+      print(updater.remove(paths), scheme, o.has("json"));
+    }
+    return 0;
+  }
+
+  private void print(List<ParityUpdater.Result> results, String scheme, boolean json) {
+    if (json) {
+      List<Map<String, Object>> archives = new ArrayList<>();
+      for (ParityUpdater.Result r : results) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("archive", r.archive());
+        j.put("manifestVersion", r.version());
+        j.put("filesRemoved", r.filesRemoved());
+        j.put("stripesUpdated", r.stripesUpdated());
+        j.put("stripesDropped", r.stripesDropped());
+        j.put("parityBlocksWritten", r.parityWritten());
+        j.put("rolledBack", r.rolledBack());
+        j.put("freed", r.freed());
+        j.put("keptForGrace", r.freeDeferred());
+        j.put("bytesRead", r.bytesRead());
+        j.put("bytesWritten", r.bytesWritten());
+        archives.add(j);
+      }
+      Map<String, Object> j = new LinkedHashMap<>();
+      j.put("scheme", scheme);
+      j.put("executor", "client");
+      j.put("archives", archives);
+      out.println(Json.write(j));
+      return;
+    }
+    for (ParityUpdater.Result r : results) {
+      out.printf("%s: manifest version %d; %d files removed, %d stripes updated (%d parity blocks written), %d dropped;"
+              + " %d uncommitted leftovers rolled back; %d superseded files freed, %d kept until the grace period"
+              + " passes%n", r.archive(), r.version(), r.filesRemoved(), r.stripesUpdated(), r.parityWritten(),
+          r.stripesDropped(), r.rolledBack(), r.freed(), r.freeDeferred());
+    }
+    if (results.isEmpty()) {
+      out.println("nothing to finish");
+    }
+  }
+
+  private void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json) {
+    List<Map<String, Object>> archives = new ArrayList<>();
+    for (Map.Entry<StripeManifest, List<StripeUpdate>> e : plans.entrySet()) {
+      List<Map<String, Object>> stripes = new ArrayList<>();
+      for (StripeUpdate u : e.getValue()) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("stripe", u.before().stripeId());
+        s.put("code", u.before().codeSpec());
+        s.put("removedUnits", u.removedUnits());
+        s.put("changedUnits", u.changedUnits());
+        s.put("rewrittenParities", u.rewrittenParities());
+        s.put("vanishingParities", u.vanishingParities());
+        s.put("dropped", u.dropsStripe());
+        s.put("unitLength", u.nextUnitLength());
+        org.wideec.update.UpdatePlan plan = org.wideec.update.UpdateScheme.byName(scheme).plan(u.pattern());
+        s.put("plan", plan.toJson());
+        stripes.add(s);
+        if (!json) {
+          out.printf("%s stripe %d (%s): data units %s change (%s leave), parity units %s rewritten%s%s%n",
+              e.getKey().archivedPath(), u.before().stripeId(), u.before().codeSpec(),
+              java.util.Arrays.toString(u.changedUnits()), java.util.Arrays.toString(u.removedUnits()),
+              java.util.Arrays.toString(u.rewrittenParities()),
+              u.vanishingParities().length == 0 ? "" : ", " + java.util.Arrays.toString(u.vanishingParities())
+                  + " become virtual", u.dropsStripe() ? "; no data left: the stripe is dropped" : "");
+          out.println("  " + plan.describe().replace("\n", "\n  "));
+        }
+      }
+      Map<String, Object> a = new LinkedHashMap<>();
+      a.put("archive", e.getKey().archivedPath());
+      a.put("manifestVersion", e.getKey().version());
+      a.put("stripes", stripes);
+      archives.add(a);
+    }
+    if (json) {
+      Map<String, Object> j = new LinkedHashMap<>();
+      j.put("scheme", scheme);
+      j.put("dryRun", true);
+      j.put("executor", "client");
+      j.put("archives", archives);
+      out.println(Json.write(j));
+    } else {
+      out.printf("scheme: %s (the plan of the DataNode executor, not built yet: this run's wide-ec process reads the"
+          + " changed units and old parity through HDFS); nothing was changed (--dry-run)%n", scheme);
+    }
+  }
+}

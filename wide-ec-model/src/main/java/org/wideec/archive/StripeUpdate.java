@@ -1,0 +1,284 @@
+package org.wideec.archive;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.wideec.code.LinearCode;
+import org.wideec.code.UnitRole;
+import org.wideec.gf.Matrix;
+
+/**
+ * What one parity update does to one systematic stripe (seed "Optimal Rack-Coordinated Updates" §II-C, Eq. 3): each
+ * changed data unit adds its delta to every parity whose generator row touches it, P' = P + sum_h gamma_h * (D'_h -
+ * D_h). A unit that leaves (a deleted file's block) becomes a virtual zero, so its delta is its old bytes; a replaced
+ * unit's is old XOR new. A parity whose row then touches only virtual data becomes virtual itself; and when the unit
+ * length (the longest data block) changes, every stored parity is rewritten at the new length (past the shorter
+ * length every data unit is zero, so the parity is too). Pure: the HDFS side reads, computes and writes.
+ */
+public final class StripeUpdate {
+  private final ArchivedStripe before;
+  private final BitSet changed;
+  private final List<StripeMember> after;
+  private final long nextUnitLength;
+
+  private StripeUpdate(ArchivedStripe before, Map<Integer, StripeMember> changes) {
+    this.before = before;
+    this.changed = new BitSet();
+    List<StripeMember> next = new ArrayList<>(before.members());
+    changes.forEach((u, m) -> {
+      changed.set(u);
+      next.set(u, m);
+    });
+    long length = 0;
+    for (StripeMember m : next) {
+      if (m.role() == UnitRole.DATA && !m.padding()) {
+        length = Math.max(length, m.length());
+      }
+    }
+    this.nextUnitLength = length;
+    LinearCode code = before.code();
+    for (int u = code.k(); u < code.n(); u++) {
+      if (!next.get(u).padding() && ArchivedStripe.zeroParity(code, u, d -> next.get(d).padding())) {
+        next.set(u, StripeMember.padding(next.get(u).role()));
+      }
+    }
+    this.after = next;
+  }
+
+  /**
+   * The update of a stripe whose data blocks of the given inodes leave it.
+   *
+   * @throws IllegalArgumentException for a sealed stripe (its units are codewords, not the file's blocks), or when no
+   *     data unit of the stripe belongs to those inodes
+   */
+  public static StripeUpdate removing(ArchivedStripe stripe, Set<Long> inodes) {
+    return changing(stripe, inodes, Map.of());
+  }
+
+  /**
+   * The update of a stripe whose data blocks of the {@code removed} inodes leave it, and whose blocks listed in {@code
+   * replaced} (old block id → the new content's block, a data member on the old unit's planned node and rack) change.
+   *
+   * @throws IllegalArgumentException for a sealed stripe (its units are codewords, not the file's blocks), when no
+   *     data unit of the stripe is changed, or a replacement is not a stored data member
+   */
+  public static StripeUpdate changing(ArchivedStripe stripe, Set<Long> removed, Map<Long, StripeMember> replaced) {
+    if (stripe.sealed() || !stripe.code().isSystematic()) {
+      throw new IllegalArgumentException("stripe " + stripe.stripeId() + " (" + stripe.codeSpec() + ") is sealed: only"
+          + " a systematic stripe's data units are the files' own blocks, which an update can change");
+    }
+    Map<Integer, StripeMember> changes = new java.util.TreeMap<>();
+    for (int u = 0; u < stripe.code().k(); u++) {
+      StripeMember m = stripe.member(u);
+      if (m.padding()) {
+        continue;
+      }
+      StripeMember next = replaced.get(m.blockId());
+      if (next != null) {
+        if (next.role() != UnitRole.DATA || next.padding()) {
+          throw new IllegalArgumentException("stripe " + stripe.stripeId() + " unit " + u + ": block " + m.blockId()
+              + " is replaced by a " + (next.padding() ? "virtual " : "") + next.role() + " member, not a stored data"
+              + " block");
+        }
+        changes.put(u, next);
+      } else if (removed.contains(m.inodeId())) {
+        changes.put(u, StripeMember.padding(UnitRole.DATA));
+      }
+    }
+    if (changes.isEmpty()) {
+      throw new IllegalArgumentException("stripe " + stripe.stripeId() + " holds no data block of inodes " + removed
+          + " nor any of the replaced blocks " + replaced.keySet());
+    }
+    return new StripeUpdate(stripe, changes);
+  }
+
+  public ArchivedStripe before() {
+    return before;
+  }
+
+  /** The data units that leave the stripe (virtual after), ascending. */
+  public int[] removedUnits() {
+    return changed.stream().filter(u -> after.get(u).padding()).toArray();
+  }
+
+  /** Every data unit whose bytes change (removed or replaced), ascending: the units with a delta. */
+  public int[] changedUnits() {
+    return changed.stream().toArray();
+  }
+
+  /** The data member a changed unit has after the update (virtual when removed). */
+  public StripeMember after(int unit) {
+    return after.get(unit);
+  }
+
+  /** True when no stored data unit remains: the stripe protects nothing and leaves the manifest at the commit. */
+  public boolean dropsStripe() {
+    for (int u = 0; u < before.code().k(); u++) {
+      if (!after.get(u).padding()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The length of every stored parity after the update: the longest remaining data block. */
+  public long nextUnitLength() {
+    return nextUnitLength;
+  }
+
+  /**
+   * The parity units stored after the update that need a new block: those whose generator row touches a changed
+   * unit, and every one when the unit length changes. Ascending.
+   */
+  public int[] rewrittenParities() {
+    LinearCode code = before.code();
+    boolean resized = nextUnitLength != before.unitLength();
+    List<Integer> out = new ArrayList<>();
+    for (int u = code.k(); u < code.n(); u++) {
+      if (after.get(u).padding()) {
+        continue;
+      }
+      int[] row = code.generator().row(u);
+      boolean touched = changed.stream().anyMatch(d -> row[d] != 0);
+      if (touched || resized) {
+        out.add(u);
+      }
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The parity units stored before and virtual after (every data unit they cover left): their blocks are freed. */
+  public int[] vanishingParities() {
+    LinearCode code = before.code();
+    List<Integer> out = new ArrayList<>();
+    for (int u = code.k(); u < code.n(); u++) {
+      if (!before.member(u).padding() && after.get(u).padding()) {
+        out.add(u);
+      }
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /**
+   * The stripe after the update, in the state it had: the removed units virtual, each rewritten parity and each
+   * replaced data unit the block given for it (a parity's new inode, id, generation stamp, length and CRC32C; a
+   * replacement with the CRC32C of its bytes; planned node and rack as before).
+   *
+   * @throws IllegalArgumentException when a rewritten parity or replaced unit has no block, or one is given for
+   *     another unit
+   */
+  public ArchivedStripe next(Map<Integer, StripeMember> written) {
+    Set<Integer> wanted = new java.util.TreeSet<>();
+    for (int u : rewrittenParities()) {
+      wanted.add(u);
+    }
+    changed.stream().filter(u -> !after.get(u).padding()).forEach(wanted::add);
+    if (!wanted.equals(new java.util.TreeSet<>(written.keySet()))) {
+      throw new IllegalArgumentException("stripe " + before.stripeId() + ": new blocks for units "
+          + new java.util.TreeSet<>(written.keySet()) + ", the update rewrites units " + wanted);
+    }
+    List<StripeMember> next = new ArrayList<>(after);
+    written.forEach(next::set);
+    return before.withMembers(next);
+  }
+
+  /**
+   * The update as the update planners see it ({@link org.wideec.update.UpdatePattern}): each stored unit in its
+   * planned rack, racks named as HDFS names them, the changed units, the removed ones cleared (their new content is
+   * zero). Virtual units hold no bytes and take no transfer; they are placed in the rack of the first stored data unit
+   * so the placement names every unit.
+   */
+  public org.wideec.update.UpdatePattern pattern() {
+    LinearCode code = before.code();
+    List<String> racks = new ArrayList<>();
+    int[] rackOf = new int[code.n()];
+    String home = null;
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = before.member(u);
+      if (!m.padding()) {
+        home = home == null ? m.plannedRack() : home;
+        if (!racks.contains(m.plannedRack())) {
+          racks.add(m.plannedRack());
+        }
+      }
+    }
+    for (int u = 0; u < code.n(); u++) {
+      StripeMember m = before.member(u);
+      rackOf[u] = racks.indexOf(m.padding() ? home : m.plannedRack());
+    }
+    org.wideec.placement.PlacementPlan placement = new org.wideec.placement.PlacementPlan("manifest", code, rackOf);
+    return org.wideec.update.UpdatePattern.of(placement, changedUnits()).withRackNames(racks)
+        .clearing(removedUnits());
+  }
+
+  /**
+   * The unit sets a verification decodes from (DESIGN.md §3.3: a random k-subset holding every changed slot): each
+   * set, with the stripe's virtual data units as known zeros, is exactly k independent units, so every unit in it
+   * contributes to the decode (the inverse of an invertible matrix has no zero column) and a wrong rewritten parity
+   * in it changes some decoded data unit. Rewritten parities go in first, then the other stored units in random
+   * order; when rewritten parities are dependent on each other (no k-subset holds them all), further sets cover the
+   * rest. Each returned set lists the stored units only, ascending.
+   *
+   * @param next the stripe after the update ({@link #next})
+   * @throws IllegalStateException when the stored units of {@code next} do not decode the stripe
+   */
+  public List<int[]> verificationSets(ArchivedStripe next, Random rnd) {
+    LinearCode code = next.code();
+    Matrix g = code.generator();
+    List<Integer> virtualData = new ArrayList<>();
+    List<Integer> others = new ArrayList<>();
+    Set<Integer> uncovered = new LinkedHashSet<>();
+    for (int u : rewrittenParities()) {
+      uncovered.add(u);
+    }
+    for (int u = 0; u < code.n(); u++) {
+      if (next.member(u).padding()) {
+        if (u < code.k()) {
+          virtualData.add(u);
+        }
+      } else if (!uncovered.contains(u)) {
+        others.add(u);
+      }
+    }
+    List<int[]> sets = new ArrayList<>();
+    do {
+      List<Integer> order = new ArrayList<>(uncovered);
+      Collections.shuffle(order, rnd);
+      List<Integer> rest = new ArrayList<>(others);
+      Collections.shuffle(rest, rnd);
+      order.addAll(rest);
+      List<Integer> rows = new ArrayList<>(virtualData);
+      List<Integer> chosen = new ArrayList<>();
+      for (int u : order) {
+        if (rows.size() == code.k()) {
+          break;
+        }
+        rows.add(u);
+        if (rank(g, rows) == rows.size()) {
+          chosen.add(u);
+        } else {
+          rows.remove(rows.size() - 1);
+        }
+      }
+      if (rows.size() < code.k()) {
+        throw new IllegalStateException("stripe " + next.stripeId() + " (" + next.codeSpec() + "): its stored units"
+            + " reach rank " + rows.size() + " of k = " + code.k() + "; they do not decode the stripe");
+      }
+      if (!uncovered.removeAll(chosen) && !uncovered.isEmpty()) {
+        throw new IllegalStateException("stripe " + next.stripeId() + ": no decodable k-subset holds parity units "
+            + uncovered);
+      }
+      sets.add(chosen.stream().mapToInt(Integer::intValue).sorted().toArray());
+    } while (!uncovered.isEmpty());
+    return sets;
+  }
+
+  private static int rank(Matrix g, List<Integer> rows) {
+    return g.selectRows(rows.stream().mapToInt(Integer::intValue).toArray()).rank();
+  }
+}
