@@ -312,9 +312,30 @@ final class FaultDrills {
       }
     }
     boolean finishedAnyway = !first.isAlive() && first.waitFor(0) == 0;
-    String again = ToolProcess.run(bed.timeoutMs, archive);
+    long start = System.nanoTime();
+    String again = rerunOnceTheLockIsFree(archive);
+    long waited = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
     return new Outcome(struck + "; the archive rerun resumed and finished" + (finishedAnyway ? " (the first run had"
-        + " finished anyway)" : "") + ": " + lastLine(again), files, seed);
+        + " finished anyway)" : "") + " after " + waited + " s: " + lastLine(again), files, seed);
+  }
+
+  /**
+   * The rerun as the archiver tells an operator to do it: a run killed with SIGKILL leaves its lock open until HDFS
+   * recovers the lease (about a minute), and a rerun meanwhile says so and stops; rerun until it gets the lock.
+   */
+  private String rerunOnceTheLockIsFree(String[] archive) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bed.timeoutMs);
+    while (true) {
+      try {
+        return ToolProcess.run(bed.timeoutMs, archive);
+      } catch (IOException e) {
+        if (!e.getMessage().contains("another wide-ec archive run holds") || System.nanoTime() > deadline) {
+          throw e;
+        }
+        bed.log.println("cluster bench: the killed run's lock is still held; rerunning in 15 s");
+        Thread.sleep(15_000);
+      }
+    }
   }
 
   private long manifests() throws IOException {
