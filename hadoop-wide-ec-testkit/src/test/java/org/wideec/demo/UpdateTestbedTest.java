@@ -31,7 +31,7 @@ class UpdateTestbedTest {
 
   /** A few generated updates, then the same stripe updated again and again (Parix's new-data-only path). */
   private static List<TraceUpdate> trace() {
-    List<TraceUpdate> t = new ArrayList<>(SyntheticVolume.withMeanUpdate("vol-16k", 16 * 1024).generate(12, 7));
+    List<TraceUpdate> t = new ArrayList<>(SyntheticVolume.withMeanUpdate("vol-15k", 15_000).generate(12, 7));
     long time = t.get(t.size() - 1).timeMicros();
     t.add(new TraceUpdate(time + 1, 0, 5 * CHUNK));
     t.add(new TraceUpdate(time + 2, 2 * CHUNK, 12 * CHUNK)); // the rest of stripe 0 and two units of stripe 1
