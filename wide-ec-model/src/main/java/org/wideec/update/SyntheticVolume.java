@@ -55,6 +55,7 @@ public record SyntheticVolume(String name, int meanUpdateBytes, long volumeBytes
    * rounded length is a geometric number of sectors, of mean SECTOR / (1 - e^(-SECTOR / mu)).
    */
   double exponentialMean() {
+    // A mean of one sector: every update is one sector (an exponential far below it always rounds up to one).
     return meanUpdateBytes <= SECTOR ? SECTOR / 10.0 : -SECTOR / Math.log(1 - (double) SECTOR / meanUpdateBytes);
   }
 
