@@ -11,7 +11,7 @@ import org.wideec.cli.Json;
 import org.wideec.cli.Options;
 import org.wideec.cli.ResultsFile;
 
-/** {@code wide-ec bench repair}: end-to-end repair benchmark on embedded clusters with shaped links. */
+/** {@code wide-ec bench repair}: end-to-end repair benchmark on embedded clusters with shaped links; the other benchmarks are delegated. */
 public final class BenchCommand {
   private final Configuration conf;
   private final PrintStream out;
@@ -35,13 +35,16 @@ public final class BenchCommand {
     if (args.length > 0 && args[0].equals("cluster")) {
       return org.wideec.cluster.ClusterBench.run(conf, java.util.Arrays.copyOfRange(args, 1, args.length), out);
     }
+    if (args.length > 0 && args[0].equals("update")) {
+      return UpdateBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
+    }
     if (args.length > 0 && args[0].equals("archive")) {
       return ArchiveBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
     }
     Options o = new Options(args, Set.of("block-size", "node-rate", "oversubscription", "slices", "full-node-stripes",
         "full-node-block-size", "full-node-rate", "results"), Set.of("json", "quick", "no-stock", "full-node-only"));
     if (o.positional().size() != 1 || !o.positional().get(0).equals("repair")) {
-      throw new Options.UsageException("bench takes one benchmark: repair, encode, archive or cluster");
+      throw new Options.UsageException("bench takes one benchmark: repair, encode, archive, update or cluster");
     }
     boolean quick = o.has("quick");
     List<Integer> slices = new ArrayList<>();

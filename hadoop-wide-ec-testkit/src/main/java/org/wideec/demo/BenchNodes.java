@@ -21,7 +21,7 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportConf;
 
 /**
- * In-process nodes of the encode and archive benchmarks: a real slice transport each, serving encode steps
+ * In-process nodes of the encode, archive and update benchmarks: a real slice transport each, serving steps
  * (StepService) and RapidRAID pipeline positions (their codewords are kept nowhere: the position reports each one's
  * CRC32C, which the benchmark checks), units in memory, bytes counted in and across racks.
  */

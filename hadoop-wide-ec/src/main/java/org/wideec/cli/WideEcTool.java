@@ -126,7 +126,11 @@ public final class WideEcTool extends Configured implements Tool {
         "  bench archive [--quick] [--json] [--unit-size 64m] [--node-rate 25m] [--oversubscription 0] [--runs 3]",
         "               [--slice 64k] [--wide-code rs:k=64,m=4] [--auth hmac|none]",
         "                                                        archival: RapidRAID (16,11) pipeline vs classic, one object and",
-        "                                                        16 at once; a k = 64 stripe, chain vs classic"),
+        "                                                        16 at once; a k = 64 stripe, chain vs classic",
+        "  bench update [--quick] [--json] [--volumes vol-4.3k,...] [--updates 1000] [--cross-rack-rates 100m,200m,500m,1g]",
+        "               [--oversubscription 10] [--concurrency 4] [--seed 1]",
+        "                                                        parity updates (RackCU 5-C): RS(12,4), 8 racks of 2 in-process",
+        "                                                        nodes, MSR-like traces; baseline, CAU, Parix, RackCU"),
         a -> KitCommand.named("bench").run(conf(), out, a)));
   }
 

@@ -6,12 +6,14 @@ import java.util.Random;
 
 /**
  * A synthetic block-update trace shaped like the MSR Cambridge volumes the RackCU seed replays (§V-A): a mean
- * update size per volume (its Figure 6 spans 4.3-52.0 KB), offsets skewed by a Zipf law over fixed-size regions
- * (a few hot regions take most updates), and hyper-exponential inter-arrivals (bursts between quiet spells). The
- * numbers are ours, not the published per-volume statistics; the generator and the format ({@link UpdateTraceFormat}) are in
- * docs/updates.md. Seeded: the same volume and seed give the same trace.
+ * update size per volume (its Figure 6 spans 4.3-52.0 KB over the 36 traces), offsets skewed by a Zipf law over
+ * fixed-size regions (a few hot regions take most updates), and hyper-exponential inter-arrivals (bursts between
+ * quiet spells). The seed publishes only the range of the means; the volumes between its ends, the length law, the
+ * skew and the arrivals are our assumptions (docs/updates.md lists which is which, with the format,
+ * {@link UpdateTraceFormat}). Seeded: the same volume and seed give the same trace.
  *
- * @param meanUpdateBytes mean length of an update; lengths are exponential around it, in whole 512-byte sectors
+ * @param meanUpdateBytes mean length of an update as generated: lengths are exponential, rounded up to whole
+ *     512-byte sectors, the exponential's mean chosen so that the rounded lengths average this
  * @param volumeBytes size of the volume's address space
  * @param regionBytes size of the regions the Zipf law ranks
  * @param zipfExponent Zipf exponent s (region of rank r is chosen with weight 1 / r^s)
@@ -38,10 +40,23 @@ public record SyntheticVolume(String name, int meanUpdateBytes, long volumeBytes
     return new SyntheticVolume(name, meanUpdateBytes, 16L << 30, 4 << 20, 1.0, 0.9, 200, 20_000);
   }
 
-  /** Five volumes spanning the seed's Figure 6 range of mean update sizes: 4, 8, 16, 32 and 52 KB. */
+  /**
+   * Five volumes spanning the seed's Figure 6: mean update sizes 4.3 KB and 52.0 KB (its smallest and largest, in
+   * decimal KB as it writes them) and three between in geometric steps (8, 15 and 28 KB: ours, Figure 6's bars are
+   * not given as numbers).
+   */
   public static List<SyntheticVolume> figure6Range() {
-    return List.of(withMeanUpdate("vol-04k", 4 * 1024), withMeanUpdate("vol-08k", 8 * 1024),
-        withMeanUpdate("vol-16k", 16 * 1024), withMeanUpdate("vol-32k", 32 * 1024), withMeanUpdate("vol-52k", 52 * 1024));
+    return List.of(withMeanUpdate("vol-4.3k", 4_300), withMeanUpdate("vol-8k", 8_000), withMeanUpdate("vol-15k", 15_000),
+        withMeanUpdate("vol-28k", 28_000), withMeanUpdate("vol-52k", 52_000));
+  }
+
+  /**
+   * The mean of the exponential whose lengths, rounded up to whole sectors, average {@link #meanUpdateBytes}: the
+   * rounded length is a geometric number of sectors, of mean SECTOR / (1 - e^(-SECTOR / mu)).
+   */
+  double exponentialMean() {
+    // A mean of one sector: every update is one sector (an exponential far below it always rounds up to one).
+    return meanUpdateBytes <= SECTOR ? SECTOR / 10.0 : -SECTOR / Math.log(1 - (double) SECTOR / meanUpdateBytes);
   }
 
   /** The first {@code count} updates of this volume's trace for a seed. */
@@ -55,7 +70,7 @@ public record SyntheticVolume(String name, int meanUpdateBytes, long volumeBytes
     for (int i = 0; i < count; i++) {
       double mean = rnd.nextDouble() < burstProbability ? burstMeanMicros : quietMeanMicros;
       time += -mean * Math.log(1 - rnd.nextDouble());
-      int sectors = (int) Math.ceil(-meanUpdateBytes * Math.log(1 - rnd.nextDouble()) / SECTOR);
+      int sectors = (int) Math.ceil(-exponentialMean() * Math.log(1 - rnd.nextDouble()) / SECTOR);
       int length = Math.min(MAX_UPDATE, Math.max(1, sectors) * SECTOR);
       int region = regionOfRank[rank(cumulative, rnd.nextDouble())];
       long within = (long) (rnd.nextDouble() * ((regionBytes - length) / SECTOR + 1)) * SECTOR;

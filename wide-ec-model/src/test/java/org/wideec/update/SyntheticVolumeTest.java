@@ -18,8 +18,7 @@ class SyntheticVolumeTest {
       List<TraceUpdate> t = v.generate(20_000, 1L);
       assertEquals(t, v.generate(20_000, 1L));
       double mean = t.stream().mapToInt(TraceUpdate::length).average().orElse(0);
-      // Rounding up to whole sectors adds about half a sector to the exponential mean.
-      assertEquals(v.meanUpdateBytes() + SyntheticVolume.SECTOR / 2.0, mean, 0.05 * v.meanUpdateBytes(), v.name());
+      assertEquals(v.meanUpdateBytes(), mean, 0.03 * v.meanUpdateBytes(), v.name());
       long previous = -1;
       for (TraceUpdate u : t) {
         assertEquals(0, u.offset() % SyntheticVolume.SECTOR);
