@@ -51,6 +51,7 @@ final class MemberAside {
     if (stripes.length == 0) {
       throw new IOException("no stripe of " + p.manifestPath() + " holds a block of " + name);
     }
+    refuseSnapshotted(dfs, name);
     for (long id : stripes) {
       org.wideec.archive.StripeState state = m.stripe(id).state();
       if (state != org.wideec.archive.StripeState.COMMITTED && state != org.wideec.archive.StripeState.TRIMMED) {
@@ -60,7 +61,47 @@ final class MemberAside {
                 : " (finish the archive run first)"));
       }
     }
+    for (long id : stripes) {
+      refuseChangedMembers(dfs, m.stripe(id), p.manifestPath(), m.archivedPath());
+    }
     return ArchiveLayout.archiveInodeOf(p.manifestPath());
+  }
+
+  /**
+   * A file a snapshot holds is refused: the update frees its blocks once the new parity commits, but the snapshot
+   * keeps them, at the one replica the archive left and covered by no stripe any more (DESIGN.md §2: nothing we do
+   * may leave bytes less protected than HDFS would).
+   */
+  private static void refuseSnapshotted(DistributedFileSystem dfs, String name) throws IOException {
+    org.apache.hadoop.hdfs.protocol.SnapshottableDirectoryStatus snap = StripeTrim.snapshotted(dfs, name);
+    if (snap != null) {
+      throw new IOException(name + " is under " + snap.getFullPath() + ", which has " + snap.getSnapshotNumber()
+          + " snapshot(s): they keep its blocks after the update would free them, unprotected; delete the snapshots"
+          + " first, or unarchive");
+    }
+  }
+
+  /**
+   * Every other data member of a stripe the update touches must still be the block that was archived: an update
+   * reads them (or decodes a deleted one) to verify the new parity, and a member appended to or truncated since is no
+   * longer what the parity encodes. Refused before the file is set aside, so nothing is half done.
+   */
+  private static void refuseChangedMembers(DistributedFileSystem dfs, org.wideec.archive.ArchivedStripe stripe,
+      String manifest, String archived) throws IOException {
+    java.util.Set<Long> gone = new java.util.HashSet<>();
+    for (org.wideec.archive.StripeMember mem : stripe.members()) {
+      if (!mem.isParity() && !mem.padding() && ListedBlocks.status(dfs,
+          ArchiveLayout.inodePath(mem.inodeId()).toString()) == null) {
+        gone.add(mem.inodeId()); // deleted by a stock client: the update decodes its old bytes out of the parity
+      }
+    }
+    try {
+      StripeData.locate(dfs, stripe, gone);
+    } catch (StaleStripeException e) {
+      throw new IOException("stripe " + stripe.stripeId() + " of " + manifest + " holds a member changed since it was"
+          + " archived (" + e.getMessage() + "): its parity no longer encodes it, so no delta update can start from it;"
+          + " run wide-ec fsck " + archived + " first", e);
+    }
   }
 
   /**

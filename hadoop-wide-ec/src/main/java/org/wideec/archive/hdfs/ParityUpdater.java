@@ -345,10 +345,17 @@ public final class ParityUpdater {
         }
       }
     }
-    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> olds = ListedBlocks.of(dfs,
-        ArchiveLayout.inodePath(oldInode).toString()).getLocatedBlocks();
-    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> news = ListedBlocks.of(dfs,
-        ArchiveLayout.inodePath(newInode).toString()).getLocatedBlocks();
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks oldListed = ListedBlocks.of(dfs,
+        ArchiveLayout.inodePath(oldInode).toString());
+    org.apache.hadoop.hdfs.protocol.LocatedBlocks newListed = ListedBlocks.of(dfs,
+        ArchiveLayout.inodePath(newInode).toString());
+    if (oldListed == null || newListed == null) {
+      throw new IOException("a pending replacement of inode " + oldInode + " by inode " + newInode + " cannot go on: "
+          + (oldListed == null ? "the replaced file" : "its replacement") + " is gone (deleted by a stock client);"
+          + " restore it or run wide-ec rm --finish after removing the aside entry");
+    }
+    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> olds = oldListed.getLocatedBlocks();
+    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> news = newListed.getLocatedBlocks();
     if (news.size() > olds.size()) {
       throw new IOException("replacement inode " + newInode + " has " + news.size() + " blocks, the file it replaces"
           + " (inode " + oldInode + ") " + olds.size());
