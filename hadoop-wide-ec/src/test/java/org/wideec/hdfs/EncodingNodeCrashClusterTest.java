@@ -377,7 +377,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED, StripeState.COMMITTED), ArchiveChecks.states(m));
     checks.everyStripeMatchesIndependentEncode(m);
     // The replies to the archiver cross racks too (its rack is none of the DataNodes'): one result frame per tree
-    // that stores a parity, and one 8-byte CRC32C digest per stored unit, data and parity.
+    // that stores a parity, one 8-byte CRC32C digest per stored unit, data and parity, and at VERIFIED one more per
+    // stored parity (its holder reads it back; no parity byte crosses to the archiver).
     long replies = 0;
     for (int i = 0; i < plans.size(); i++) {
       ArchivedStripe s = m.stripes().get(i);
@@ -386,6 +387,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
         replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
       }
       replies += 8L * s.storedUnits().length;
+      replies += 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
+          .filter(u -> !s.member(u).padding()).count();
       JsonNode printed = plan.get("stripes").get(i).get("chain");
       assertEquals(printed.get("crossRackBytes").asLong(), plans.get(i).crossRackBytes(), "stripe " + i);
     }
