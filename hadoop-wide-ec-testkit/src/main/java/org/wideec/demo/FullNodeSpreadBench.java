@@ -9,9 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -177,16 +174,7 @@ final class FullNodeSpreadBench {
         return null;
       });
     }
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, repairs.size()));
-    try {
-      long t0 = System.nanoTime();
-      for (Future<Void> f : pool.invokeAll(repairs)) {
-        f.get();
-      }
-      return (System.nanoTime() - t0) / 1e9;
-    } finally {
-      pool.shutdownNow();
-    }
+    return FullNodeBench.allAtOnce(repairs);
   }
 
   /** The DataNode of the rack holding no unit of the group that was chosen least often so far. */
