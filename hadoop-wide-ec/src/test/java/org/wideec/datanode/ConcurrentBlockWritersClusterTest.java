@@ -2,6 +2,7 @@ package org.wideec.datanode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -99,6 +100,12 @@ class ConcurrentBlockWritersClusterTest {
     }
     for (int i = 0; i < WRITERS; i++) {
       File stored = cluster.getBlockFile(1, blocks.get(i));
+      // The target may still be moving the replica into its finalized directory when the last ack arrives.
+      for (int wait = 0; stored == null && wait < 100; wait++) {
+        Thread.sleep(100);
+        stored = cluster.getBlockFile(1, blocks.get(i));
+      }
+      assertNotNull(stored, "block " + i + " finalized on the target");
       assertArrayEquals(contents.get(i), Files.readAllBytes(stored.toPath()), "block " + i + " as stored");
     }
   }
