@@ -2,7 +2,6 @@ package org.wideec.datanode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -99,13 +98,10 @@ class ConcurrentBlockWritersClusterTest {
       threads.shutdownNow();
     }
     for (int i = 0; i < WRITERS; i++) {
-      File stored = cluster.getBlockFile(1, blocks.get(i));
+      ExtendedBlock b = blocks.get(i);
       // The target may still be moving the replica into its finalized directory when the last ack arrives.
-      for (int wait = 0; stored == null && wait < 100; wait++) {
-        Thread.sleep(100);
-        stored = cluster.getBlockFile(1, blocks.get(i));
-      }
-      assertNotNull(stored, "block " + i + " finalized on the target");
+      File stored = org.wideec.minicluster.Eventually.await("block " + i + " finalized on the target",
+          java.time.Duration.ofSeconds(10), () -> cluster.getBlockFile(1, b), java.util.Objects::nonNull);
       assertArrayEquals(contents.get(i), Files.readAllBytes(stored.toPath()), "block " + i + " as stored");
     }
   }

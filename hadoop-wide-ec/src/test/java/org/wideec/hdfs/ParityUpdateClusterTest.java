@@ -396,10 +396,8 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     // Back to the bytes the class's checks expect (the stripe stays changed: its generation stamp moved).
     Path f1 = new Path(files.get(1));
     if (!fs.truncate(f1, SIZES[1])) {
-      for (int i = 0; i < 600 && !fs.isFileClosed(f1); i++) {
-        Thread.sleep(100); // the truncate's block recovery
-      }
-      assertTrue(fs.isFileClosed(f1), "the truncate of " + f1 + " recovered");
+      org.wideec.minicluster.Eventually.await("the truncate of " + f1 + " recovered", java.time.Duration.ofSeconds(60),
+          () -> fs.isFileClosed(f1));
     }
     checks.everyByteReadsBack();
   }
