@@ -10,12 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
-import org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction;
-import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.time.Backoff;
@@ -25,6 +22,7 @@ import org.wideec.time.Backoff;
  * file it touched. kill -9 of a DataNode while our worker rebuilds and while the archiver encodes; kill -9 of the
  * archiver and of the NameNode mid-archive, then the archive rerun (it resumes from its manifest); a rack cut off at
  * its uplink and healed; a DataNode whose data disk (a small tmpfs) is full; a DataNode started with another secret.
+ * The drills that strike an archive are {@link MidArchiveDrills}.
  */
 final class FaultDrills {
   /** Sizes, the striped policy of the repair drills and the wide code of the archive drills. */
@@ -37,9 +35,12 @@ final class FaultDrills {
   private ErasureCodingPolicy policy;
   private int nodes;
 
+  private final MidArchiveDrills midArchive;
+
   FaultDrills(ClusterBed bed, Settings s) {
     this.bed = bed;
     this.s = s;
+    this.midArchive = new MidArchiveDrills(bed, s.archive(), this::files, s.fileBytes());
   }
 
   Map<String, Object> run() throws Exception {
@@ -59,9 +60,9 @@ final class FaultDrills {
     drills.put("rackCutOffAndHealed", drill(this::rackCutOffAndHealed));
     drills.put("targetDiskFull", drill(this::targetDiskFull));
     drills.put("wrongSecret", drill(this::wrongSecret));
-    drills.put("dataNodeKilledMidArchive", drill(() -> midArchive("datanode")));
-    drills.put("archiverKilledMidArchive", drill(() -> midArchive("archiver")));
-    drills.put("nameNodeKilledMidArchive", drill(() -> midArchive("namenode")));
+    drills.put("dataNodeKilledMidArchive", drill(() -> midArchive.strike("datanode", nodes)));
+    drills.put("archiverKilledMidArchive", drill(() -> midArchive.strike("archiver", nodes)));
+    drills.put("nameNodeKilledMidArchive", drill(() -> midArchive.strike("namenode", nodes)));
 
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("dataNodes", nodes);
@@ -84,7 +85,7 @@ final class FaultDrills {
     Outcome run() throws Exception;
   }
 
-  private record Outcome(String did, List<Path> extraFiles, long extraSeed) {
+  record Outcome(String did, List<Path> extraFiles, long extraSeed) {
     Outcome(String did) {
       this(did, List.of(), 0);
     }
@@ -261,88 +262,6 @@ final class FaultDrills {
     }
   }
 
-  /** Archives a fresh replicated directory with the chain encoder, strikes {@code what} mid-archive, then reruns it. */
-  private Outcome midArchive(String what) throws Exception {
-    Path dir = new Path("/bench-faults/archive-" + what);
-    List<Path> files = new ArrayList<>();
-    long seed = 5000L + what.hashCode() % 1000;
-    bed.stock.mkdirs(dir);
-    for (int f = 0; f < files(); f++) {
-      files.add(new Path(dir, "f" + f));
-      FileContent.write(bed.stock, files.get(f), seed + f, s.fileBytes());
-    }
-    String[] archive = ArchivalComparison.concat(new String[] {"archive", dir.toString()}, s.archive().archiveArgs(
-        s.archive().wideCode(), "chain"));
-    long manifests = manifests();
-    ToolProcess first = ToolProcess.start(archive);
-    Await.until("the archiver writing its manifest", bed.timeoutMs, () -> !first.isAlive() || manifests() > manifests);
-    String struck;
-    switch (what) {
-      case "datanode" -> {
-        LocatedBlock b = bed.stock.getClient().getLocatedBlocks(files.get(0).toString(), 0, 1).get(0);
-        DatanodeInfo dn = b.getLocations()[0];
-        struck = ClusterScript.nodeName(dn);
-        bed.cluster.kill(struck);
-        int exit = first.waitFor(bed.timeoutMs);
-        bed.startDataNode(struck);
-        bed.awaitLive(nodes);
-        struck = "DataNode " + struck + " (holding a replica of the first block) killed with SIGKILL mid-archive (archiver"
-            + " exit " + exit + "), restarted";
-      }
-      case "archiver" -> {
-        first.killHard();
-        struck = "the archiver (wide-ec archive, its own JVM) killed with SIGKILL mid-archive";
-      }
-      default -> {
-        bed.cluster.kill("nn");
-        int exit = first.waitFor(TimeUnit.MINUTES.toMillis(3));
-        if (exit == -1) {
-          first.killHard();
-        }
-        bed.cluster.start("nn");
-        Await.until("the NameNode out of safe mode", bed.timeoutMs, () -> {
-          try {
-            return !bed.stock.setSafeMode(SafeModeAction.SAFEMODE_GET);
-          } catch (IOException e) {
-            return false; // still starting
-          }
-        });
-        bed.awaitLive(nodes);
-        struck = "the NameNode killed with SIGKILL mid-archive (archiver exit " + exit + "), restarted";
-      }
-    }
-    boolean finishedAnyway = !first.isAlive() && first.waitFor(0) == 0;
-    long start = System.nanoTime();
-    String again = rerunOnceTheLockIsFree(archive);
-    long waited = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-    return new Outcome(struck + "; the archive rerun resumed and finished" + (finishedAnyway ? " (the first run had"
-        + " finished anyway)" : "") + " after " + waited + " s: " + lastLine(again), files, seed);
-  }
-
-  /**
-   * The rerun as the archiver tells an operator to do it: a run killed with SIGKILL leaves its lock open until HDFS
-   * recovers the lease (about a minute), and a rerun meanwhile says so and stops; rerun until it gets the lock.
-   */
-  private String rerunOnceTheLockIsFree(String[] archive) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bed.timeoutMs);
-    while (true) {
-      try {
-        return ToolProcess.run(bed.timeoutMs, archive);
-      } catch (IOException e) {
-        if (!e.getMessage().contains("another wide-ec archive run holds") || System.nanoTime() > deadline) {
-          throw e;
-        }
-        bed.log.println("cluster bench: the killed run's lock is still held; rerunning in 15 s");
-        Thread.sleep(15_000);
-      }
-    }
-  }
-
-  private long manifests() throws IOException {
-    Path root = new Path(bed.conf.get("wide-ec.archive.dir", "/.wideec"));
-    return bed.stock.exists(root) ? bed.stock.getContentSummary(root).getFileCount() : 0;
-  }
-
   private DatanodeInfo otherThan(DatanodeInfo victim) throws IOException {
     Set<String> holders = new HashSet<>();
     for (LocatedStripedBlock g : StripedGroups.groups(bed.stock, striped.get(0))) {
@@ -397,10 +316,5 @@ final class FaultDrills {
       throw new IOException(String.join(" ", command) + " failed: " + out.trim());
     }
     return out;
-  }
-
-  private static String lastLine(String out) {
-    String[] lines = out.trim().split("\n");
-    return lines[lines.length - 1];
   }
 }
