@@ -5,13 +5,14 @@ import java.util.function.LongSupplier;
 
 /**
  * Whether a degraded read asks a chain first, from how this client's last chain fared. A chain that direct decode
- * overtook (the hedge delay passed and direct decode answered first) ran on helpers or rack uplinks that are queued,
- * in practice behind the repair of that very unit: the repair worker reads the same local group over the same uplinks
- * at the same time. A chain's hops run one after another, so each pays that queue in turn (ECPipe §3.2), while direct
- * decode's parallel fetches pay it once. So for {@link #DIRECT_AFTER_OVERTAKEN_MS} after an overtaken chain the
- * FileSystem's degraded reads decode directly at once instead of paying the hedge delay first; the first read after
- * that tries a chain again (with the hedge). A chain that fails is not a sign of queues (its fallback and the
- * unreachable-helper memory handle it) and changes nothing here.
+ * overtook (direct decode, started the hedge delay later, still answered first, so it was faster by more than that
+ * delay) ran on helpers or rack uplinks that are busy, in practice with the repair of that very unit: the repair
+ * worker reads the same local group over the same uplinks at the same time, and the chain's one range queues behind
+ * it. So for {@link #DIRECT_AFTER_OVERTAKEN_MS} after an overtaken chain the FileSystem's degraded reads decode
+ * directly at once instead of paying the hedge delay first; the first read after that asks a chain again (with the
+ * hedge). The choice follows what was measured: where direct decode is the slower path, the chain wins its race and
+ * nothing changes. A chain that fails is no sign of busy helpers (its fallback and the unreachable-helper memory
+ * handle it) and changes nothing here.
  */
 final class ChainOutlook {
   /** How long after a chain was overtaken by direct decode reads skip the chain; 0 never skips it. */
