@@ -10,9 +10,9 @@ import java.util.function.LongSupplier;
  * worker reads the same local group over the same uplinks at the same time, and the chain's one range queues behind
  * it. So for {@link #DIRECT_AFTER_OVERTAKEN_MS} after an overtaken chain the FileSystem's degraded reads decode
  * directly at once instead of paying the hedge delay first; the first read after that asks a chain again (with the
- * hedge). The choice follows what was measured: where direct decode is the slower path, the chain wins its race and
- * nothing changes. A chain that fails is no sign of busy helpers (its fallback and the unreachable-helper memory
- * handle it) and changes nothing here.
+ * hedge). The choice follows what was measured: unless direct decode is faster by more than the hedge delay, the chain
+ * wins its race and nothing changes. A chain that fails is no sign of busy helpers (its fallback and the
+ * unreachable-helper memory handle it) and changes nothing here.
  */
 final class ChainOutlook {
   /** How long after a chain was overtaken by direct decode reads skip the chain; 0 never skips it. */
