@@ -156,20 +156,10 @@ final class DegradedReadDuringRepairBench {
       StripeRepair r = repairOf(st.policy(), st.group(), st.lost(), RepairScheme.RACK_AGGREGATED);
       RepairEngine engine = new RepairEngine(plugin(st.requestor()).transport(), resolver(cluster, st.requestor()),
           plugin(st.requestor()).metrics(), 1);
-      SliceSink dropped = new SliceSink() {
-        @Override
-        public void write(long offset, byte[] data, int off, int len) {}
-
-        @Override
-        public void finish() {}
-
-        @Override
-        public void abort() {}
-      };
       this.thread = new Thread(() -> {
         try {
           while (!stopping.get()) {
-            engine.repair(r, where(cluster, st.requestor()), (u, len) -> dropped, slice);
+            engine.repair(r, where(cluster, st.requestor()), (u, len) -> SliceSink.DISCARD, slice);
             completed.incrementAndGet();
           }
         } catch (Exception e) {

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.wideec.client.ReadPathCounters;
 import org.wideec.client.WideEcFileSystem;
 import org.wideec.minicluster.StripedGroups;
-import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
@@ -36,9 +34,8 @@ import org.wideec.transport.TransportFaultInjector;
  * fetches) is not held.
  */
 class DegradedReadDuringRepairClusterTest {
-  static final int LOST = 3;
-  /** Unit 3's local group in Azure-LRC(12,2,2): data units 0..5 without 3, and local parity L1. */
-  static final int LOCAL_GROUP_HELPERS = 6;
+  static final int LOST = PipelinedDegradedReadClusterTest.LOST;
+  static final int LOCAL_GROUP_HELPERS = PipelinedDegradedReadClusterTest.LOCAL_GROUP_HELPERS;
   static Path file;
   static byte[] data;
 
@@ -98,9 +95,9 @@ class DegradedReadDuringRepairClusterTest {
   void aReadDuringItsUnitsRepairDecodesDirectlyAtOnceAfterOneChainWasOvertaken() throws Exception {
     HeldHelpers held = new HeldHelpers();
     TransportFaultInjector.set(held);
-    long from = inLostCell(1, 0);
+    long from = PipelinedDegradedReadClusterTest.inLostCell(1, 0);
     int length = RepairClusterFixture.CELL;
-    try (WideEcFileSystem wide = open("100")) {
+    try (WideEcFileSystem wide = PipelinedDegradedReadClusterTest.open(null, "100")) {
       try {
         RepairClusterFixture.kill(StripedGroups.location(group0(), LOST));
         assertTrue(held.repairHeld.await(60, TimeUnit.SECONDS), "our worker started rebuilding the lost units");
@@ -135,20 +132,6 @@ class DegradedReadDuringRepairClusterTest {
 
   static LocatedStripedBlock group0() throws IOException {
     return StripedGroups.groups(RepairClusterFixture.fs, file).get(0);
-  }
-
-  /** A client FileSystem as an application would have it (no cluster secret), with the given hedge delay. */
-  static WideEcFileSystem open(String hedgeMs) throws IOException {
-    Configuration client = new Configuration(RepairClusterFixture.cluster.getConfiguration(0));
-    client.unset(TransportConf.SECRET);
-    client.set("fs.hdfs.impl", WideEcFileSystem.class.getName());
-    client.set("wide-ec.client.degraded-read.hedge.ms", hedgeMs);
-    return (WideEcFileSystem) FileSystem.newInstance(RepairClusterFixture.fs.getUri(), client);
-  }
-
-  /** File offset of byte {@code at} of cell {@code stripe} of data unit LOST in group 0. */
-  static long inLostCell(int stripe, int at) {
-    return (long) stripe * 12 * RepairClusterFixture.CELL + (long) LOST * RepairClusterFixture.CELL + at;
   }
 
   static byte[] pread(WideEcFileSystem fs, long from, int length) throws IOException {
