@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
@@ -130,19 +128,15 @@ class DegradedReadDuringRepairClusterTest {
     RepairClusterFixture.everyByteReadsBack();
   }
 
-  static LocatedStripedBlock group0() throws IOException {
-    return StripedGroups.groups(RepairClusterFixture.fs, file).get(0);
-  }
-
   static byte[] pread(WideEcFileSystem fs, long from, int length) throws IOException {
-    byte[] out = new byte[length];
-    try (FSDataInputStream in = fs.open(file)) {
-      in.readFully(from, out, 0, length);
-    }
-    return out;
+    return PipelinedDegradedReadClusterTest.pread(fs, file, from, length);
   }
 
   static byte[] expected(long from, int length) {
-    return Arrays.copyOfRange(data, (int) from, (int) from + length);
+    return PipelinedDegradedReadClusterTest.expected(data, from, length);
+  }
+
+  static LocatedStripedBlock group0() throws IOException {
+    return StripedGroups.groups(RepairClusterFixture.fs, file).get(0);
   }
 }

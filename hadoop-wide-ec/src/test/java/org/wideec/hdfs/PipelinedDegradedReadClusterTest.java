@@ -122,15 +122,23 @@ class PipelinedDegradedReadClusterTest {
   }
 
   static byte[] pread(WideEcFileSystem fs, long from, int length) throws IOException {
+    return pread(fs, file, from, length);
+  }
+
+  static byte[] pread(WideEcFileSystem fs, Path path, long from, int length) throws IOException {
     byte[] out = new byte[length];
-    try (FSDataInputStream in = fs.open(file)) {
+    try (FSDataInputStream in = fs.open(path)) {
       in.readFully(from, out, 0, length);
     }
     return out;
   }
 
   static byte[] expected(long from, int length) {
-    return Arrays.copyOfRange(data, (int) from, (int) from + length);
+    return expected(data, from, length);
+  }
+
+  static byte[] expected(byte[] written, long from, int length) {
+    return Arrays.copyOfRange(written, (int) from, (int) from + length);
   }
 
   @Test
