@@ -146,8 +146,8 @@ final class DegradedReadBench {
   }
 
   /**
-   * What a timed read needs: the client's own slice transport and resolver, the group, the healthy unit and the row both
-   * cells start at, the slice, and both cells as written with where the lost one starts in the file.
+   * What a timed read needs: the client's own slice transport and resolver, the group, the healthy unit and the row
+   * both cells start at, the slice, and both cells as written with where the lost one starts in the file.
    */
   record Cells(SliceTransport client, EndpointResolver endpoints, UnitLocation me, LocatedStripedBlock group,
       int healthy, long row, int slice, byte[] healthyCell, long lostAt, byte[] lostCell) {}

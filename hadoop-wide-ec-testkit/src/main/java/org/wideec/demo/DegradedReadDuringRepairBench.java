@@ -72,7 +72,8 @@ final class DegradedReadDuringRepairBench {
       double[] throughHdfs = new double[1];
       double wide = DegradedReadBench.median(WARM_UP, () -> pathOverShapedLinks(ours, oursIn, c, starRead, hedge,
           throughHdfs));
-      double chain = DegradedReadBench.median(WARM_UP, () -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
+      double chain = DegradedReadBench.median(WARM_UP,
+          () -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
       double star = DegradedReadBench.median(WARM_UP, starRead);
       int repairs = repair.stop();
       m.put("normalReadSeconds", normal);

@@ -149,7 +149,8 @@ final class RepairChains implements Closeable {
       throw e;
     }
     long done = System.nanoTime();
-    ChainTiming timing = new ChainTiming(result.helpers(), result.attempts(), planned - began, sink.firstSliceAt - began, done - began);
+    ChainTiming timing = new ChainTiming(result.helpers(), result.attempts(), planned - began,
+        sink.firstSliceAt - began, done - began);
     timing.countInto(file.counters());
     LOG.debug("{}: rows [{}, {}) of unit {} of block group {} rebuilt by a chain: {}", file.src(), rowFrom, rowTo, unit,
         group.getBlock(), timing);
@@ -288,7 +289,7 @@ final class RepairChains implements Closeable {
   private static final class RangeSink implements SliceSink {
     final byte[] bytes;
     /** When the first slice of the last attempt arrived (System.nanoTime). */
-    long firstSliceAt;
+    volatile long firstSliceAt;
     private long expected;
     private long next;
 
