@@ -109,6 +109,8 @@ public final class BenchCommand {
         "<= 1.3"));
     md.append(row("direct decode / pipelined degraded read, 1 MiB cell", r.get("degradedReadDirectOverPipelined"),
         "none (the star brings the client one range per helper)"));
+    md.append(row("degraded read (WideEcFileSystem) during the unit's repair / normal read, 1 MiB cell, uplinks shaped",
+        r.get("degradedReadDuringRepairOverNormal"), "<= 1.3"));
     md.append("\n## Single-unit repair\n\n| links | code | scheme | seconds | x direct send | bytes across racks |\n"
         + "|---|---|---|---|---|---|\n");
     for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {

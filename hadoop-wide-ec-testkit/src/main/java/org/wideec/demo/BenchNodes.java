@@ -39,16 +39,7 @@ final class BenchNodes implements AutoCloseable {
   };
 
   /** A codeword stored nowhere (its position reports its CRC32C). */
-  private static final CodewordSinks DISCARD = step -> new SliceSink() {
-    @Override
-    public void write(long offset, byte[] data, int off, int len) {}
-
-    @Override
-    public void finish() {}
-
-    @Override
-    public void abort() {}
-  };
+  private static final CodewordSinks DISCARD = step -> SliceSink.DISCARD;
 
   BenchNodes(TransportConf conf) {
     this.conf = conf;

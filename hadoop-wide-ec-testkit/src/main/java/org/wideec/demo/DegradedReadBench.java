@@ -129,13 +129,28 @@ final class DegradedReadBench {
       json.put("degradedReadDirectOverPipelined", star / pipelined);
       out.printf("degraded read / normal read = %.2f (target <= 1.3); direct decode / pipelined = %.2f%n",
           pipelined / normal, star / pipelined);
+      progress.step("degraded reads");
+
+      Map<String, Object> during = new DegradedReadDuringRepairBench(out, s).run(cluster, st, clientConf,
+          new Cells(client, endpoints, me, g, healthy, row, slice, healthyCell, lostAt, lostCell));
+      m.put("duringRepair", during);
+      json.put("degradedReadDuringRepairOverNormal", during.get("degradedReadDuringRepairOverNormal"));
+      out.printf("degraded read during the unit's repair / normal read = %.2f (target <= 1.3)%n",
+          (Double) during.get("degradedReadDuringRepairOverNormal"));
     } finally {
       TrafficShaper.emulate(null);
       idle.shutdownNow();
     }
-    progress.step("degraded reads");
+    progress.step("degraded reads during a repair");
     return m;
   }
+
+  /**
+   * What a timed read needs: the client's own slice transport and resolver, the group, the healthy unit and the row
+   * both cells start at, the slice, and both cells as written with where the lost one starts in the file.
+   */
+  record Cells(SliceTransport client, EndpointResolver endpoints, UnitLocation me, LocatedStripedBlock group,
+      int healthy, long row, int slice, byte[] healthyCell, long lostAt, byte[] lostCell) {}
 
   /**
    * Stops the DataNode of the stripe's lost unit, with the NameNode's RedundancyMonitor stopped first so that the unit
@@ -211,13 +226,18 @@ final class DegradedReadBench {
 
   /** One timed action. */
   @FunctionalInterface
-  private interface Timed {
+  interface Timed {
     double run() throws Exception;
   }
 
   /** The median of {@link #RUNS} runs after {@link #WARM_UP} untimed ones (connections, slice port discovery, JIT). */
   private static double median(Timed t) throws Exception {
-    for (int i = 0; i < WARM_UP; i++) {
+    return median(WARM_UP, t);
+  }
+
+  /** The median of {@link #RUNS} runs after {@code warmUp} untimed ones. */
+  static double median(int warmUp, Timed t) throws Exception {
+    for (int i = 0; i < warmUp; i++) {
       t.run();
     }
     double[] times = new double[RUNS];
@@ -236,7 +256,7 @@ final class DegradedReadBench {
     return b;
   }
 
-  private static double pread(org.apache.hadoop.fs.FSDataInputStream in, long at, byte[] expected) throws IOException {
+  static double pread(org.apache.hadoop.fs.FSDataInputStream in, long at, byte[] expected) throws IOException {
     byte[] b = new byte[expected.length];
     long t0 = System.nanoTime();
     in.readFully(at, b);
@@ -252,7 +272,7 @@ final class DegradedReadBench {
   }
 
   /** A normal read over the shaped links: the unit's DataNode streams its cell to the client, unchanged. */
-  private static double normalRead(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
+  static double normalRead(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
       LocatedStripedBlock g, int unit, long row, int slice, byte[] expected) throws Exception {
     DatanodeInfo at = StripedGroups.location(g, unit);
     Endpoint e = endpoints.resolve(new UnitLocation(unit, DataNodeSites.of(at)));
@@ -278,7 +298,7 @@ final class DegradedReadBench {
   }
 
   /** The lost cell rebuilt at the client with a scheme: the client is the requestor (proving each helper's token). */
-  private static double rebuildAtClient(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
+  static double rebuildAtClient(SliceTransport client, EndpointResolver endpoints, UnitLocation me, Stripe st,
       LocatedStripedBlock g, RepairScheme scheme, long row, int slice, byte[] expected) throws Exception {
     StripeRepair r = EmbeddedGroups.repairOf(st.policy(), g, st.lost(), scheme);
     byte[] got = new byte[expected.length];

@@ -22,6 +22,8 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.security.token.block.InvalidBlockTokenException;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.apache.hadoop.security.token.SecretManager.InvalidToken;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.wideec.client.DegradedReadPlan.UnitRange;
 import org.wideec.code.NotDecodableException;
 
@@ -32,6 +34,7 @@ import org.wideec.code.NotDecodableException;
  * block token is renewed once by asking the NameNode for the group again, as DFSInputStream does.
  */
 final class DegradedGroupReader {
+  private static final Logger LOG = LoggerFactory.getLogger(DegradedGroupReader.class);
   /** The group as the NameNode lists it now (fresh locations and tokens). */
   interface GroupRefresher {
     LocatedStripedBlock refresh(LocatedStripedBlock group) throws IOException;
@@ -45,16 +48,36 @@ final class DegradedGroupReader {
     this.refresher = refresher;
   }
 
+  /** Which path served a degraded read, for the DEBUG log (the counters count each). */
+  private enum Served {
+    PIPELINED("a chain"),
+    HEDGED("direct decode, which overtook the chain"),
+    DIRECT_FIRST("direct decode at once, a chain having been overtaken lately"),
+    DIRECT("direct decode");
+
+    private final String how;
+
+    Served(String how) {
+      this.how = how;
+    }
+  }
+
   /**
    * Writes group bytes [from, to) of {@code group} into dst at its position.
    *
    * @throws IOException naming the file, the block group, the code and the units when the range cannot be read
    */
   void read(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
-    if (file.chains() != null && readThroughChain(group, from, to, dst)) {
-      return;
+    long began = System.nanoTime();
+    Served served = file.chains() == null ? null : readThroughChain(group, from, to, dst);
+    if (served == null) {
+      count(decodeDirectly(group, from, to, dst), group);
+      served = Served.DIRECT;
     }
-    count(decodeDirectly(group, from, to, dst), group);
+    long micros = (System.nanoTime() - began) / 1000;
+    file.counters().degradedReadMicros.addAndGet(micros);
+    LOG.debug("{}: bytes [{}, {}) of block group {} read degraded in {} ms by {}", file.src(), from, to,
+        group.getBlock(), micros / 1000.0, served.how);
   }
 
   /**
@@ -121,22 +144,29 @@ final class DegradedGroupReader {
 
   /**
    * Reads the range with its one lost unit's rows rebuilt by a chain of DataNodes (ECPipe §3.2), the live cells as
-   * they are. False when the range does not qualify (several lost units: a multi-unit decode, which a chain does not
+   * they are. Null when the range does not qualify (several lost units: a multi-unit decode, which a chain does not
    * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. A chain that has
    * not delivered within {@link RepairChains#hedgeMs} is raced by direct decode, and the first to finish serves the
-   * read (the other is cancelled). Nothing is written to dst unless every byte of the range is in hand.
+   * read (the other is cancelled); while {@link ChainOutlook} says chains are being overtaken, the range is decoded
+   * directly at once. Nothing is written to dst unless every byte of the range is in hand.
    */
-  private boolean readThroughChain(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
+  private Served readThroughChain(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
     BitSet live = StripedFile.liveUnits(group);
     BlockGroupLayout layout = file.layout(group);
     DegradedReadPlan lost;
     try {
       lost = DegradedReadPlan.of(file.code(), layout, live, from, to);
     } catch (NotDecodableException e) {
-      return false; // direct decode reports it, naming the units
+      return null; // direct decode reports it, naming the units
     }
     if (lost.wanted().length != 1) {
-      return false;
+      return null;
+    }
+    ChainOutlook outlook = file.chains().outlook();
+    if (!outlook.chainFirst()) {
+      count(decodeDirectly(group, from, to, dst), group);
+      file.counters().directFirstReads.incrementAndGet();
+      return Served.DIRECT_FIRST;
     }
     int unit = lost.wanted()[0];
     // Planned as if the lost unit were live: its rows come from the chain, every other cell is read as it is.
@@ -145,20 +175,22 @@ final class DegradedGroupReader {
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
     Object answer = firstAnswer(group, from, to, cells, unit, lost);
     if (answer == null) {
-      return false; // the chain failed before the hedge delay: the caller reads by direct decode
+      return null; // the chain failed before the hedge delay: the caller reads by direct decode
     }
     if (answer instanceof DirectResult d) {
       dst.put(d.range().flip());
       file.counters().hedgedReads.incrementAndGet();
+      outlook.overtaken();
       count(d.plan(), group);
-      return true;
+      return Served.HEDGED;
     }
     @SuppressWarnings("unchecked")
     Map<Integer, ByteBuffer> inputs = (Map<Integer, ByteBuffer>) answer;
     cells.assemble(inputs, file.coder(), dst);
     file.counters().pipelinedReads.incrementAndGet();
+    outlook.served();
     count(lost, group);
-    return true;
+    return Served.PIPELINED;
   }
 
   /**
@@ -176,6 +208,9 @@ final class DegradedGroupReader {
       long hedge = file.chains().hedgeMs();
       Future<Object> done = hedge > 0 ? race.poll(hedge, TimeUnit.MILLISECONDS) : race.take();
       if (done == null) {
+        file.counters().hedgesFired.incrementAndGet();
+        LOG.debug("{}: the chain rebuilding unit {} of block group {} has not delivered within {} ms: direct decode "
+            + "races it", file.src(), unit, group.getBlock(), hedge);
         ByteBuffer own = ByteBuffer.allocate((int) (to - from));
         direct = race.submit(() -> new DirectResult(decodeDirectly(group, from, to, own), own));
       }

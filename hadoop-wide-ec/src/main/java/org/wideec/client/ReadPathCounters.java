@@ -15,6 +15,14 @@ public final class ReadPathCounters {
   final AtomicLong pipelinedReads = new AtomicLong();
   final AtomicLong pipelinedFallbacks = new AtomicLong();
   final AtomicLong hedgedReads = new AtomicLong();
+  final AtomicLong hedgesFired = new AtomicLong();
+  final AtomicLong directFirstReads = new AtomicLong();
+  final AtomicLong degradedReadMicros = new AtomicLong();
+  final AtomicLong chainsTimed = new AtomicLong();
+  final AtomicLong chainSetupMicros = new AtomicLong();
+  final AtomicLong chainFirstSliceMicros = new AtomicLong();
+  final AtomicLong chainMicros = new AtomicLong();
+  final AtomicLong chainHops = new AtomicLong();
   final AtomicLong bytesFromChains = new AtomicLong();
   final AtomicLong archivedReads = new AtomicLong();
   final AtomicLong bytesFromArchivedReads = new AtomicLong();
@@ -75,6 +83,54 @@ public final class ReadPathCounters {
     return hedgedReads.get();
   }
 
+  /**
+   * Chains raced by direct decode because they had not delivered within wide-ec.client.degraded-read.hedge.ms,
+   * whichever then served the read ({@link #hedgedReads()} counts those direct decode won).
+   */
+  public long hedgesFired() {
+    return hedgesFired.get();
+  }
+
+  /**
+   * Degraded reads of one lost unit that decoded directly at once, without a chain, because a chain of this
+   * FileSystem was overtaken by direct decode less than wide-ec.client.degraded-read.direct-after-overtaken.ms ago
+   * (its helpers were queued, in practice behind the repair of the same unit). Each is also counted in
+   * {@link #degradedReads()}, and in neither {@link #hedgedReads()} nor {@link #pipelinedFallbacks()}.
+   */
+  public long directFirstReads() {
+    return directFirstReads.get();
+  }
+
+  /** Wall time of every degraded read, whichever path served it, in microseconds (divide by degradedReads). */
+  public long degradedReadMicros() {
+    return degradedReadMicros.get();
+  }
+
+  /** Chains that delivered their range; the chain timings below are sums over these. */
+  public long chainsTimed() {
+    return chainsTimed.get();
+  }
+
+  /** Microseconds chains spent finding their helpers' slice ports and planning. */
+  public long chainSetupMicros() {
+    return chainSetupMicros.get();
+  }
+
+  /** Microseconds from a chain's start until its first slice reached this client (set-up and the chain's fill). */
+  public long chainFirstSliceMicros() {
+    return chainFirstSliceMicros.get();
+  }
+
+  /** Microseconds from a chain's start until its last slice reached this client. */
+  public long chainMicros() {
+    return chainMicros.get();
+  }
+
+  /** Helpers (hops) of the chains that delivered. */
+  public long chainHops() {
+    return chainHops.get();
+  }
+
   /** Bytes received from repair chains (the lost rows, widened to whole checksum chunks). */
   public long bytesFromChains() {
     return bytesFromChains.get();
@@ -97,7 +153,10 @@ public final class ReadPathCounters {
   public String toString() {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
         + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
-        + " pipelinedFallbacks=" + pipelinedFallbacks + " hedgedReads=" + hedgedReads + " bytesFromChains=" + bytesFromChains + " archivedReads="
-        + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;
+        + " pipelinedFallbacks=" + pipelinedFallbacks + " hedgedReads=" + hedgedReads + " hedgesFired=" + hedgesFired
+        + " directFirstReads=" + directFirstReads + " degradedReadMicros=" + degradedReadMicros + " chainsTimed="
+        + chainsTimed + " chainSetupMicros=" + chainSetupMicros + " chainFirstSliceMicros=" + chainFirstSliceMicros
+        + " chainMicros=" + chainMicros + " chainHops=" + chainHops + " bytesFromChains=" + bytesFromChains
+        + " archivedReads=" + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;
   }
 }

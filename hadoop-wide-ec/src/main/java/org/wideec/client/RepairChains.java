@@ -85,6 +85,7 @@ final class RepairChains implements Closeable {
 
   private final Configuration conf;
   private final long hedgeMs;
+  private final ChainOutlook outlook;
   private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
   private final AtomicBoolean fellBackBefore = new AtomicBoolean();
   private final ClientSlicePort port;
@@ -93,6 +94,13 @@ final class RepairChains implements Closeable {
     this.conf = new Configuration(conf);
     this.port = new ClientSlicePort(this.conf);
     this.hedgeMs = ConfigValues.longAtLeast(conf, HEDGE_MS, HEDGE_MS_DEFAULT, 0);
+    this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
+        ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
+  }
+
+  /** Whether degraded reads ask a chain first now, from how the last chain fared. */
+  ChainOutlook outlook() {
+    return outlook;
   }
 
   /** Milliseconds a degraded read gives its chain before it also reads by direct decode; 0: no hedging. */
@@ -124,6 +132,7 @@ final class RepairChains implements Closeable {
       throw new IOException("block tokens are off (dfs.block.access.token.enable), so this client has nothing to "
           + "prove to the DataNodes' slice ports (" + TransportConf.AUTH + "=hmac)");
     }
+    long began = System.nanoTime();
     SliceTransport t = port.transport();
     List<IOException> unreachableHelpers = new ArrayList<>();
     StripeRepair repair = reachableRepair(file, group, unit, unreachableHelpers);
@@ -131,12 +140,20 @@ final class RepairChains implements Closeable {
     int slice = sliceBytes(length, chunk, t.conf().sliceBytes());
     RangeSink sink = new RangeSink(new byte[length]);
     RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
+    long planned = System.nanoTime();
+    RepairEngine.Result result;
     try {
-      engine.repair(repair, port.self(), (u, len) -> sink.open(len), slice, offset, length);
+      result = engine.repair(repair, port.self(), (u, len) -> sink.open(len), slice, offset, length);
     } catch (IOException e) {
       unreachableHelpers.forEach(e::addSuppressed);
       throw e;
     }
+    long done = System.nanoTime();
+    ChainTiming timing = new ChainTiming(result.helpers(), result.attempts(), planned - began,
+        sink.firstSliceAt - began, done - began);
+    timing.countInto(file.counters());
+    LOG.debug("{}: rows [{}, {}) of unit {} of block group {} rebuilt by a chain: {}", file.src(), rowFrom, rowTo, unit,
+        group.getBlock(), timing);
     file.counters().bytesFromChains.addAndGet(length);
     return ByteBuffer.wrap(sink.bytes, (int) (rowFrom - offset), (int) (rowTo - rowFrom)).slice();
   }
@@ -271,6 +288,8 @@ final class RepairChains implements Closeable {
   /** Collects one attempt's rebuilt range; complete only when every byte arrived. */
   private static final class RangeSink implements SliceSink {
     final byte[] bytes;
+    /** When the first slice of the last attempt arrived (System.nanoTime). */
+    volatile long firstSliceAt;
     private long expected;
     private long next;
 
@@ -292,6 +311,9 @@ final class RepairChains implements Closeable {
       if (offset != next || offset + len > expected) {
         throw new IOException("the chain sent bytes [" + offset + ", " + (offset + len) + ") after " + next + " of "
             + expected);
+      }
+      if (offset == 0) {
+        firstSliceAt = System.nanoTime();
       }
       System.arraycopy(data, off, bytes, (int) offset, len);
       next = offset + len;

@@ -116,6 +116,10 @@ public final class ConfigCatalogue {
       fixed("wide-ec.client.degraded-read.hedge.ms", CLIENT, "500", EnumSet.of(Role.CLIENT),
           "milliseconds a pipelined degraded read waits for its chain before it also reads the range by direct"
               + " decode and takes whichever answers first; 0 waits for the chain"),
+      fixed("wide-ec.client.degraded-read.direct-after-overtaken.ms", CLIENT, "30000", EnumSet.of(Role.CLIENT),
+          "milliseconds after a chain was overtaken by direct decode (its helpers queued, in practice behind the"
+              + " repair of the same unit) during which the FileSystem's degraded reads decode directly at once"
+              + " instead of asking a chain first; 0 always asks a chain"),
       fixed("wide-ec.client.archived-reads", CLIENT, "true", EnumSet.of(Role.CLIENT),
           "read a block of an archived file with no live replica through a DataNode that rebuilds the range; false"
               + " reads it as stock HDFS (a missing block)"),

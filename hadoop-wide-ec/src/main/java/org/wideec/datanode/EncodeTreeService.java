@@ -224,14 +224,5 @@ final class EncodeTreeService {
   }
 
   /** A virtual parity's row: zeros that nothing stores. */
-  private static final SliceSink VIRTUAL = new SliceSink() {
-    @Override
-    public void write(long offset, byte[] data, int off, int len) {}
-
-    @Override
-    public void finish() {}
-
-    @Override
-    public void abort() {}
-  };
+  private static final SliceSink VIRTUAL = SliceSink.DISCARD;
 }

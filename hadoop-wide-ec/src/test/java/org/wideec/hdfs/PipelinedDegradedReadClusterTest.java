@@ -122,15 +122,23 @@ class PipelinedDegradedReadClusterTest {
   }
 
   static byte[] pread(WideEcFileSystem fs, long from, int length) throws IOException {
+    return pread(fs, file, from, length);
+  }
+
+  static byte[] pread(WideEcFileSystem fs, Path path, long from, int length) throws IOException {
     byte[] out = new byte[length];
-    try (FSDataInputStream in = fs.open(file)) {
+    try (FSDataInputStream in = fs.open(path)) {
       in.readFully(from, out, 0, length);
     }
     return out;
   }
 
   static byte[] expected(long from, int length) {
-    return Arrays.copyOfRange(data, (int) from, (int) from + length);
+    return expected(data, from, length);
+  }
+
+  static byte[] expected(byte[] written, long from, int length) {
+    return Arrays.copyOfRange(written, (int) from, (int) from + length);
   }
 
   @Test
@@ -140,11 +148,16 @@ class PipelinedDegradedReadClusterTest {
     long from = inLostCell(1, 100);
     int length = cell - 300;
     Counts before = Counts.of(wide);
+    long chainsBefore = wide.readPathCounters().chainsTimed();
+    long hopsBefore = wide.readPathCounters().chainHops();
     assertArrayEquals(expected(from, length), pread(wide, from, length), "the cell range read degraded");
     Counts d = Counts.of(wide).since(before);
     assertEquals(new Counts(1, 1, 0, 0, cell, (long) LOCAL_GROUP_HELPERS * cell), d,
         "one pipelined read, no fallback, nothing fetched over HDFS; the chain brought exactly the aligned rows, "
             + "which each of the local group's helpers read once: " + wide.readPathCounters());
+    assertEquals(1, wide.readPathCounters().chainsTimed() - chainsBefore, "the chain's timing was counted once");
+    assertEquals(LOCAL_GROUP_HELPERS, wide.readPathCounters().chainHops() - hopsBefore,
+        "a chain through the local group's helpers: " + wide.readPathCounters());
   }
 
   @Test
@@ -237,6 +250,8 @@ class PipelinedDegradedReadClusterTest {
       assertEquals(0, d.fallbacks(), "the chain did not fail, it was overtaken: " + c);
       assertEquals(LOCAL_GROUP_HELPERS, d.unitsFetched(), "direct decode fetched the local group over HDFS: " + c);
       assertEquals(1, c.hedgedReads(), "direct decode, started after the hedge delay, served the read: " + c);
+      assertEquals(1, c.hedgesFired(), "one hedge fired: " + c);
+      assertEquals(0, c.directFirstReads(), "this read still asked a chain first: " + c);
     }
   }
 

@@ -13,6 +13,18 @@ public interface SliceSink {
   /** Drops a partial unit (the attempt failed); never throws. */
   void abort();
 
+  /** A sink that stores nothing: for rows nobody keeps (a virtual parity's zeros, a benchmark's rebuilt bytes). */
+  SliceSink DISCARD = new SliceSink() {
+    @Override
+    public void write(long offset, byte[] data, int off, int len) {}
+
+    @Override
+    public void finish() {}
+
+    @Override
+    public void abort() {}
+  };
+
   /** Opens the sink of one lost unit for one attempt. */
   @FunctionalInterface
   interface Factory {

@@ -1,0 +1,193 @@
+package org.wideec.demo;
+
+import static org.wideec.demo.EmbeddedGroups.plugin;
+import static org.wideec.demo.EmbeddedGroups.repairOf;
+import static org.wideec.demo.EmbeddedGroups.resolver;
+import static org.wideec.demo.EmbeddedGroups.where;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.wideec.client.ReadPathCounters;
+import org.wideec.client.WideEcFileSystem;
+import org.wideec.demo.DegradedReadBench.Cells;
+import org.wideec.demo.DegradedReadBench.Timed;
+import org.wideec.demo.RepairBench.Settings;
+import org.wideec.demo.RepairBench.Stripe;
+import org.wideec.engine.RepairEngine;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
+import org.wideec.transport.TrafficShaper;
+
+/**
+ * Degraded reads while the same unit is being repaired: the case the real-process cluster measured, where the lost
+ * unit's local-group helpers and their rack uplinks are busy rebuilding it. The worker's repair of the stripe's lost
+ * unit (its rack-aggregated chain, asked by the spare DataNode in the lost unit's rack, as the worker would) runs
+ * again and again in the background, node links and rack uplinks shaped, while this times, each the median of
+ * {@link DegradedReadBench#RUNS} runs after {@link #WARM_UP} untimed ones: a normal read of the healthy cell (one
+ * shaped stream), the lost cell through WideEcFileSystem as configured (its policy picks the path, the counters say
+ * which), the same through a chain only (no hedge), and direct decode as the star of the same helpers over the shaped
+ * links. HDFS's own data transfer is not shaped, so a read our FileSystem serves by direct decode is timed as the
+ * star it amounts to over the links (see {@link #pathOverShapedLinks}); its own time through HDFS is reported beside.
+ */
+final class DegradedReadDuringRepairBench {
+  /** The JIT is warm from the idle degraded reads; a few untimed runs bring the repair into its stride. */
+  static final int WARM_UP = 3;
+  private final PrintStream out;
+  private final Settings s;
+
+  DegradedReadDuringRepairBench(PrintStream out, Settings s) {
+    this.out = out;
+    this.s = s;
+  }
+
+  /** The figures; {@code degradedReadDuringRepairOverNormal} is our FileSystem's read over the healthy one. */
+  Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Configuration clientConf, Cells c) throws Exception {
+    Configuration chainOnly = new Configuration(clientConf);
+    chainOnly.set("wide-ec.client.degraded-read.hedge.ms", "0");
+    Map<String, Object> m = new LinkedHashMap<>();
+    out.printf("degraded reads while unit %d of %s is repaired (node links and %d:1 rack uplinks shaped):%n", st.lost(),
+        st.label(), s.oversubscription());
+    TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
+    BackgroundRepair repair = new BackgroundRepair(cluster, st, c.slice());
+    try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
+        WideEcFileSystem chained = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), chainOnly);
+        FSDataInputStream oursIn = ours.open(st.file());
+        FSDataInputStream chainIn = chained.open(st.file())) {
+      repair.start();
+      double normal = DegradedReadBench.median(WARM_UP, () -> DegradedReadBench.normalRead(c.client(), c.endpoints(),
+          c.me(), st, c.group(), c.healthy(), c.row(), c.slice(), c.healthyCell()));
+      Timed starRead = () -> DegradedReadBench.rebuildAtClient(c.client(), c.endpoints(), c.me(), st, c.group(),
+          RepairScheme.CONVENTIONAL, c.row(), c.slice(), c.lostCell());
+      double hedge = clientConf.getLong("wide-ec.client.degraded-read.hedge.ms", 500) / 1000.0;
+      double[] throughHdfs = new double[1];
+      double wide = DegradedReadBench.median(WARM_UP, () -> pathOverShapedLinks(ours, oursIn, c, starRead, hedge,
+          throughHdfs));
+      double chain = DegradedReadBench.median(WARM_UP,
+          () -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
+      double star = DegradedReadBench.median(WARM_UP, starRead);
+      int repairs = repair.stop();
+      m.put("normalReadSeconds", normal);
+      m.put("wideEcFileSystemSeconds", wide);
+      m.put("wideEcFileSystemThroughUnshapedHdfsSeconds", throughHdfs[0]);
+      m.put("chainOnlySeconds", chain);
+      m.put("directStarSeconds", star);
+      m.put("repairsDuringReads", repairs);
+      m.put("paths", paths(ours.readPathCounters()));
+      m.put("chainOnlyTiming", chainTiming(chained.readPathCounters()));
+      m.put("degradedReadDuringRepairOverNormal", wide / normal);
+      out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
+      out.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "WideEcFileSystem's path, over the links", wide,
+          wide / normal, m.get("paths"));
+      out.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "chain only (no hedge)", chain, chain / normal,
+          m.get("chainOnlyTiming"));
+      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
+      out.printf("  %d repairs of unit %d completed meanwhile; the last WideEcFileSystem read took %.3f s with its "
+          + "direct decode's fetches through HDFS, which is not shaped here%n", repairs, st.lost(), throughHdfs[0]);
+    } finally {
+      repair.halt();
+      TrafficShaper.emulate(null);
+    }
+    return m;
+  }
+
+  /**
+   * One read of the lost cell through our FileSystem, timed over the shaped links by the path it took: a chain is
+   * shaped and timed as it ran; direct decode fetches over HDFS, which the emulation does not shape, so a read served
+   * by it costs a star of the same helpers over the links (once the hedge delay has passed, when the chain was asked
+   * first). {@code throughHdfs} gets the read's own time.
+   */
+  private static double pathOverShapedLinks(WideEcFileSystem fs, FSDataInputStream in, Cells c, Timed star,
+      double hedgeSeconds, double[] throughHdfs) throws Exception {
+    ReadPathCounters k = fs.readPathCounters();
+    long direct = k.directFirstReads();
+    long hedged = k.hedgedReads();
+    long fallbacks = k.pipelinedFallbacks();
+    double secs = DegradedReadBench.pread(in, c.lostAt(), c.lostCell());
+    throughHdfs[0] = secs;
+    if (k.directFirstReads() > direct) {
+      return star.run();
+    }
+    if (k.hedgedReads() > hedged) {
+      return hedgeSeconds + star.run();
+    }
+    return k.pipelinedFallbacks() > fallbacks ? secs + star.run() : secs;
+  }
+
+  /** Which path served our FileSystem's degraded reads. */
+  private static Map<String, Object> paths(ReadPathCounters c) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("degradedReads", c.degradedReads());
+    p.put("pipelinedReads", c.pipelinedReads());
+    p.put("hedgedReads", c.hedgedReads());
+    p.put("directFirstReads", c.directFirstReads());
+    p.put("pipelinedFallbacks", c.pipelinedFallbacks());
+    return p;
+  }
+
+  /** Where the chains' time went, averaged over the chains that delivered. */
+  private static Map<String, Object> chainTiming(ReadPathCounters c) {
+    Map<String, Object> t = new LinkedHashMap<>();
+    long n = Math.max(1, c.chainsTimed());
+    t.put("chains", c.chainsTimed());
+    t.put("hops", (double) c.chainHops() / n);
+    t.put("setupSeconds", c.chainSetupMicros() / 1e6 / n);
+    t.put("firstSliceSeconds", c.chainFirstSliceMicros() / 1e6 / n);
+    t.put("chainSeconds", c.chainMicros() / 1e6 / n);
+    return t;
+  }
+
+  /** The worker's repair of the stripe's lost unit, run again and again until stopped; the rebuilt bytes dropped. */
+  private static final class BackgroundRepair {
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final AtomicInteger completed = new AtomicInteger();
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final Thread thread;
+
+    BackgroundRepair(MiniDFSCluster cluster, Stripe st, int slice) throws IOException {
+      StripeRepair r = repairOf(st.policy(), st.group(), st.lost(), RepairScheme.RACK_AGGREGATED);
+      RepairEngine engine = new RepairEngine(plugin(st.requestor()).transport(), resolver(cluster, st.requestor()),
+          plugin(st.requestor()).metrics(), 1);
+      this.thread = new Thread(() -> {
+        try {
+          while (!stopping.get()) {
+            engine.repair(r, where(cluster, st.requestor()), (u, len) -> SliceSink.DISCARD, slice);
+            completed.incrementAndGet();
+          }
+        } catch (Exception e) {
+          failure.set(e);
+        }
+      }, "bench background repair");
+      thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    /** Stops after the repair in flight; how many completed. */
+    int stop() throws IOException, InterruptedException {
+      halt();
+      if (failure.get() != null) {
+        throw new IOException("the background repair failed: " + failure.get().getMessage(), failure.get());
+      }
+      return completed.get();
+    }
+
+    void halt() throws InterruptedException {
+      stopping.set(true);
+      if (thread.isAlive()) {
+        thread.join();
+      }
+    }
+  }
+}
