@@ -99,8 +99,13 @@ public final class FillUpdate {
   /** The archive's inode, after refusing what a fill cannot take: no manifest, a single file's, a sealed one. */
   private long checkedArchive(Path dir) throws IOException {
     String name = Path.getPathWithoutSchemeAndAuthority(dir).toString();
+    HdfsFileStatus st = fileInfo(name);
+    StripeManifest m = st == null ? null : store.find(st.getFileId());
+    if (st != null && (SealedFiles.isSealed(st) || (m != null && m.sealed()))) {
+      throw new IOException("fill of " + name + " refused: it is sealed (its stripes hold non-systematic codewords,"
+          + " RapidRAID), so no stripe has a data slot a parity update can fill; archive new files on their own");
+    }
     long archive = store.inodeOf(dir);
-    StripeManifest m = store.find(archive);
     if (m == null) {
       throw new IOException("fill of " + name + " refused: it is not archived (no manifest "
           + store.layout().manifest(archive).toUri().getPath() + "); archive it first with wide-ec archive " + name
@@ -109,10 +114,6 @@ public final class FillUpdate {
     if (m.scope() == ArchiveScope.FILE) {
       throw new IOException("fill of " + name + " refused: it was archived as a single file; --fill takes an archived"
           + " directory, whose stripes new files of the directory can join");
-    }
-    if (m.sealed()) {
-      throw new IOException("fill of " + name + " refused: it is sealed (its stripes hold non-systematic codewords,"
-          + " RapidRAID), so no stripe has a data slot a parity update can fill; archive new files on their own");
     }
     return archive;
   }
