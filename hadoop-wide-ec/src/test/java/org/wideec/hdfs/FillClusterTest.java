@@ -196,7 +196,7 @@ class FillClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  void aFileOpenForWriteAnotherBlockSizeAndASingleFilesArchiveAreRefused() throws Exception {
+  void aFileOpenForWriteAnotherBlockSizeASingleFilesASealedAndNoArchiveAreRefused() throws Exception {
     archiveDir("/refused");
     StripeManifest before = manifestOf("/refused");
     try (FSDataOutputStream open = fs.create(new Path("/refused/open"))) {
@@ -225,8 +225,21 @@ class FillClusterTest extends ArchiveTestBed {
     assertEquals(3, f.exit(), f.out() + f.err());
     assertTrue(f.err().contains("fill of /single refused: it was archived as a single file"), f.err());
 
-    ToolRun none = fill("--fill", "/nowhere-archived-yet");
+    fs.mkdirs(new Path("/plain-dir"));
+    ToolRun none = fill("--fill", "/plain-dir");
     assertEquals(3, none.exit(), none.out() + none.err());
+    assertTrue(none.err().contains("fill of /plain-dir refused: it is not archived"), none.err());
+
+    fs.mkdirs(new Path("/cold"));
+    try (FSDataOutputStream out = fs.create(new Path("/cold/v"))) {
+      out.write(new byte[(int) (3 * BLOCK + 5)]);
+    }
+    ToolRun sealed = tool("archive", "/cold/v", "--code", "rapidraid:n=8,k=4");
+    assertEquals(0, sealed.exit(), sealed.out() + sealed.err());
+    ToolRun s = fill("--fill", "/cold/v");
+    assertEquals(3, s.exit(), s.out() + s.err());
+    assertTrue(s.err().contains("fill of /cold/v refused: it is sealed (its stripes hold non-systematic codewords,"
+        + " RapidRAID)"), s.err());
     checks.everyByteReadsBack();
   }
 }
