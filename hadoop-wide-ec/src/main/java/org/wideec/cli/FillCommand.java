@@ -26,9 +26,10 @@ final class FillCommand {
       "                                                        archive new closed files of an archived directory into the",
       "                                                        virtual data slots of its stripes by parity updates (new",
       "                                                        parity blocks, verified, committed as the next manifest",
-      "                                                        version), then trim them to their planned replicas; files",
-      "                                                        that do not fit are named and left replicated; rerun to",
-      "                                                        finish a crash; --dry-run prints the updates and plans");
+      "                                                        version), then trim the archive as archive does (not with",
+      "                                                        --no-trim); files that do not fit are named and left",
+      "                                                        replicated; rerun to finish a crash; --dry-run prints the",
+      "                                                        stripe updates and the scheme's plans");
 
   private final Configuration conf;
   private final PrintStream out;

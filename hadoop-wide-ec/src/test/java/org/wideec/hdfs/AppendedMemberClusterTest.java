@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.client.WideEcFileSystem;
 
@@ -30,9 +28,7 @@ class AppendedMemberClusterTest extends ChangedMemberTestBed {
    */
   @Override
   Configuration baseConf() {
-    Configuration c = super.baseConf();
-    c.setLong("wide-ec.archive.reprotect.interval.ms", 3_600_000);
-    return c;
+    return reprotectingHourly(super.baseConf());
   }
 
   private FileSystem wideEc() throws IOException {
@@ -73,20 +69,13 @@ class AppendedMemberClusterTest extends ChangedMemberTestBed {
   @Test
   void afterAStockAppendToOneMemberTheLossOfAnotherIsRebuiltWithItsArchivedBytes() throws Exception {
     String dir = "/appended";
-    String[] names = {"a", "b", "c", "d", "e", "f"};
-    ArchivedStripe s = archiveSmallFiles(dir, names);
-    Map<String, Integer> unitOf = unitsOf(s, dir, names);
-    byte[] a = read(dir + "/a");
-
-    checks.append(dir + "/d", new byte[] {9, 9, 9, 9, 9}); // a stock client: the stripe still names d's old block
-    StripeMember lost = s.member(unitOf.get("a"));
-    lose(lost.plannedNode());
-    assertEquals(0, located(lost).getLocations().length, "a's only replica was on the lost node");
+    AppendedThenLost t = appendToDThenLoseA(dir, new byte[] {9, 9, 9, 9, 9});
+    StripeMember lost = t.lost();
     await(dir + "/a rebuilt under block " + lost.blockId(), () -> located(lost).getLocations().length > 0);
     assertEquals(lost.generationStamp(), located(lost).getBlock().getGenerationStamp());
     assertEquals(lost.length(), located(lost).getBlockSize());
-    assertArrayEquals(a, read(dir + "/a"), "the rebuilt block holds a's archived bytes");
-    assertTrue(s.member(unitOf.get("d")).length() < fs.getFileStatus(new Path(dir + "/d")).getLen());
+    assertArrayEquals(t.archivedA(), read(dir + "/a"), "the rebuilt block holds a's archived bytes");
+    assertTrue(t.appended().length() < fs.getFileStatus(new Path(dir + "/d")).getLen());
     checks.everyByteReadsBack();
   }
 }

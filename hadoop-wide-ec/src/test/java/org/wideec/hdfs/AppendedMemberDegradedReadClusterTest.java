@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.ArchivedStripe;
-import org.wideec.archive.StripeMember;
 import org.wideec.client.WideEcFileSystem;
 import org.wideec.transport.TransportConf;
 
@@ -25,10 +22,9 @@ import org.wideec.transport.TransportConf;
 class AppendedMemberDegradedReadClusterTest extends ChangedMemberTestBed {
   @Override
   Configuration baseConf() {
-    Configuration c = super.baseConf();
+    Configuration c = reprotectingHourly(super.baseConf());
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setBoolean("wide-ec.archive.repair.enabled", false);
-    c.setLong("wide-ec.archive.reprotect.interval.ms", 3_600_000); // no replica of the lost file may be added
     c.setInt(DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY, 600_000); // deaths are declared by the test
     return c;
   }
@@ -36,14 +32,8 @@ class AppendedMemberDegradedReadClusterTest extends ChangedMemberTestBed {
   @Test
   void afterAStockAppendToOneMemberADegradedReadOfAnotherReturnsItsArchivedBytes() throws Exception {
     String dir = "/degraded";
-    String[] names = {"a", "b", "c", "d", "e", "f"};
-    ArchivedStripe s = archiveSmallFiles(dir, names);
-    Map<String, Integer> unitOf = unitsOf(s, dir, names);
-    byte[] a = read(dir + "/a");
-    checks.append(dir + "/d", new byte[] {5, 5, 5, 5, 5, 5, 5});
-    StripeMember lost = s.member(unitOf.get("a"));
-    lose(lost.plannedNode());
-    assertEquals(0, located(lost).getLocations().length, "a's only replica was on the lost node");
+    AppendedThenLost t = appendToDThenLoseA(dir, new byte[] {5, 5, 5, 5, 5, 5, 5});
+    byte[] a = t.archivedA();
 
     Configuration c = new Configuration(conf);
     c.unset(TransportConf.SECRET); // a client holds no cluster secret: it proves its block token
@@ -63,7 +53,7 @@ class AppendedMemberDegradedReadClusterTest extends ChangedMemberTestBed {
         in.readFully(0, d);
       }
       assertArrayEquals(read(dir + "/d"), d);
-      assertEquals(s.member(unitOf.get("d")).length() + 7, d.length);
+      assertEquals(t.appended().length() + 7, d.length);
     }
   }
 }

@@ -1,7 +1,6 @@
 package org.wideec.archive;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -205,13 +204,5 @@ public final class StripeFill {
   /** Path → why it stays for a normal {@code wide-ec archive}. */
   public Map<String, String> left() {
     return Collections.unmodifiableMap(left);
-  }
-
-  /** The units of one stripe that were virtual and are stored after the fill. */
-  public BitSet unitsComingOn(long stripeId) {
-    BitSet out = new BitSet();
-    slotsOf(stripeId).keySet().forEach(out::set);
-    paritiesComingOn(stripeId).keySet().forEach(out::set);
-    return out;
   }
 }

@@ -16,7 +16,7 @@ import org.wideec.gf.Matrix;
  * What one parity update does to one systematic stripe (seed "Optimal Rack-Coordinated Updates" §II-C, Eq. 3): each
  * changed data unit adds its delta to every parity whose generator row touches it, P' = P + sum_h gamma_h * (D'_h -
  * D_h). A unit that leaves (a deleted file's block) becomes a virtual zero, so its delta is its old bytes; a replaced
- * unit's is old XOR new. A parity whose row then touches only virtual data becomes virtual itself; and when the unit
+ * unit's is old XOR new; a virtual slot that a fill gives a new block, the block itself. A parity whose row then touches only virtual data becomes virtual itself; and when the unit
  * length (the longest data block) changes, every stored parity is rewritten at the new length (past the shorter
  * length every data unit is zero, so the parity is too). Pure: the HDFS side reads, computes and writes.
  */
@@ -220,9 +220,10 @@ public final class StripeUpdate {
   }
 
   /**
-   * The stripe after the update, in the state it had: the removed units virtual, each rewritten parity and each
-   * replaced data unit the block given for it (a parity's new inode, id, generation stamp, length and CRC32C; a
-   * replacement with the CRC32C of its bytes; planned node and rack as before).
+   * The stripe after the update, in the state it had (a filled trimmed stripe: COMMITTED): the removed units
+   * virtual, each rewritten parity and each replaced or filled data unit the block given for it (a parity's new inode,
+   * id, generation stamp, length and CRC32C; a replacement with the CRC32C of its bytes; planned node and rack as
+   * planned).
    *
    * @throws IllegalArgumentException when a rewritten parity or replaced unit has no block, or one is given for
    *     another unit
