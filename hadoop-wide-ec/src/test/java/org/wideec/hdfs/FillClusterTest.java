@@ -152,6 +152,35 @@ class FillClusterTest extends ArchiveTestBed {
   }
 
   @Test
+  void aFillIsRefusedWhileARemovalIsPendingAndGoesOnceItIsFinished() throws Exception {
+    archiveDir("/pending");
+    long f1 = store.inodeOf(new Path("/pending/f1")); // stripe 0's unit 2
+    ParityUpdater.Hook crash = s -> {
+      if (s.equals("aside")) {
+        throw new Crash(s);
+      }
+    };
+    assertThrows(Crash.class, () -> new ParityUpdater(fs, store, 0, 16 * 1024, new Random(7), crash)
+        .remove(List.of(new Path("/pending/f1"))));
+    checks.removed("/pending/f1");
+    checks.write("/pending/g0", 3000);
+    ToolRun r = fill("--fill", "/pending", "--no-trim");
+    assertEquals(3, r.exit(), r.out() + r.err());
+    assertTrue(r.err().contains("fill of /pending (manifest "), r.err());
+    assertTrue(r.err().contains(" refused: removals or replacements of inodes [" + f1 + "] are pending; run wide-ec"
+        + " rm --finish, then the fill"), r.err());
+    assertEquals(0, manifestOf("/pending").version(), "nothing was updated");
+
+    ToolRun finish = fill("rm", "--finish", "/pending");
+    assertEquals(0, finish.exit(), finish.out() + finish.err());
+    ToolRun again = fill("--fill", "/pending", "--json", "--no-trim");
+    assertEquals(0, again.exit(), again.out() + again.err());
+    assertEquals(2, again.json().get("manifestVersion").asInt(), again.out());
+    archivedIntoItsSlots("/pending", "/pending/g0", List.of("0:2")); // the slot the removal left comes first
+    everythingChecksOut(manifestOf("/pending"));
+  }
+
+  @Test
   void aCrashAfterEveryStepIsRolledBackBeforeTheCommitAndForwardAfterItByARerun() throws Exception {
     List<String> steps = List.of("locked", "planned", "parity-written", "verified", "committed", "freed");
     for (String step : steps) {

@@ -220,22 +220,25 @@ public final class FillUpdate {
   }
 
   /**
-   * Gives each data member of a committed, not yet trimmed stripe that has no archive pointer its pointer: the files
-   * a committed fill took (idempotent, so a rerun after a crash past the commit finishes it).
+   * Gives each data member without an archive pointer whose stripes are all committed (or trimmed) its pointer: the
+   * files a committed fill took. Idempotent, so a rerun after a crash past the commit finishes it, even when a trim
+   * ran meanwhile.
    */
   private void pointMembers(long archive, StripeManifest current) throws IOException {
     String manifest = store.layout().manifest(archive).toUri().getPath();
-    Set<Long> seen = new HashSet<>();
+    Map<Long, Boolean> protectedNow = new LinkedHashMap<>();
     for (ArchivedStripe s : current.stripes()) {
-      if (s.state() != StripeState.COMMITTED) {
-        continue;
-      }
+      boolean committed = s.state() == StripeState.COMMITTED || s.state() == StripeState.TRIMMED;
       for (StripeMember m : s.members()) {
-        if (m.role() == UnitRole.DATA && !m.padding() && seen.add(m.inodeId()) && fileInfo(
-            ArchiveLayout.inodePath(m.inodeId()).toString()) != null
-            && store.pointer(ArchiveLayout.inodePath(m.inodeId())) == null) {
-          store.setPointer(m.inodeId(), new ArchivePointer(manifest, current.stripesOf(m.inodeId())));
+        if (m.role() == UnitRole.DATA && !m.padding()) {
+          protectedNow.merge(m.inodeId(), committed, Boolean::logicalAnd);
         }
+      }
+    }
+    for (Map.Entry<Long, Boolean> e : protectedNow.entrySet()) {
+      Path file = ArchiveLayout.inodePath(e.getKey());
+      if (e.getValue() && fileInfo(file.toString()) != null && store.pointer(file) == null) {
+        store.setPointer(e.getKey(), new ArchivePointer(manifest, current.stripesOf(e.getKey())));
       }
     }
   }
