@@ -68,7 +68,8 @@ final class ArchiveCommand {
       "                                                        seal FILE with a non-systematic code (read it through",
       "                                                        WideEcFileSystem); --dry-run prints per stripe the pieces,",
       "                                                        the RapidRAID chain, the copies it needs, the codeword nodes",
-      "                                                        and racks, the encoding's cross-rack bytes and redundancy");
+      "                                                        and racks, the encoding's cross-rack bytes and redundancy",
+      FillCommand.USAGE);
 
   private final Configuration conf;
   private final PrintStream out;
@@ -81,6 +82,9 @@ final class ArchiveCommand {
   }
 
   int run(String[] args) throws IOException {
+    if (java.util.Arrays.asList(args).contains("--fill")) {
+      return new FillCommand(conf, out).run(args);
+    }
     Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from"),
         Set.of("dry-run", "json", "no-trim", "mr"));
     boolean listed = o.has("paths-from");

@@ -74,7 +74,7 @@ final class MemberUpdateCommand {
     return 0;
   }
 
-  private static String scheme(Options o) {
+  static String scheme(Options o) {
     String scheme = o.get("scheme", "rackcu");
     if (!SCHEMES.contains(scheme)) {
       throw new Options.UsageException("--scheme must be baseline, cau or rackcu, got '" + scheme + "'");
@@ -148,6 +148,12 @@ final class MemberUpdateCommand {
   }
 
   private void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json) {
+    printPlan(plans, scheme, json, Map.of());
+  }
+
+  /** The dry run's stripe updates and the scheme's plans; {@code extra}: more top-level JSON fields. */
+  void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json,
+      Map<String, Object> extra) {
     List<Map<String, Object>> archives = new ArrayList<>();
     for (Map.Entry<StripeManifest, List<StripeUpdate>> e : plans.entrySet()) {
       List<Map<String, Object>> stripes = new ArrayList<>();
@@ -186,6 +192,7 @@ final class MemberUpdateCommand {
       j.put("dryRun", true);
       j.put("executor", "client");
       j.put("archives", archives);
+      j.putAll(extra);
       out.println(Json.write(j));
     } else {
       out.printf("scheme: %s (the plan of the DataNode executor, not built yet: this run's wide-ec process reads the"

@@ -180,6 +180,9 @@ public class WideEcFileSystem extends DistributedFileSystem {
     if (cflags.contains(CreateFlag.OVERWRITE)) {
       refuseSealed(f, "overwritten");
     }
+    if (cflags.contains(CreateFlag.APPEND)) {
+      refuseArchived(f, "appended to");
+    }
     return super.create(f, permission, cflags, bufferSize, replication, blockSize, progress, checksumOpt);
   }
 
@@ -196,7 +199,55 @@ public class WideEcFileSystem extends DistributedFileSystem {
   public FSDataOutputStream append(Path f, EnumSet<CreateFlag> flag, int bufferSize, Progressable progress)
       throws IOException {
     refuseSealed(f, "appended to");
+    refuseArchived(f, "appended to");
     return super.append(f, flag, bufferSize, progress);
+  }
+
+  /** The append with favored nodes (also what {@code appendFile(f).build()} calls): refused like the others. */
+  @Override
+  public FSDataOutputStream append(Path f, EnumSet<CreateFlag> flag, int bufferSize, Progressable progress,
+      java.net.InetSocketAddress[] favoredNodes) throws IOException {
+    refuseSealed(f, "appended to");
+    refuseArchived(f, "appended to");
+    return super.append(f, flag, bufferSize, progress, favoredNodes);
+  }
+
+  /** A truncate of a sealed file or of a member of an archived stripe is refused like an append. */
+  @Override
+  public boolean truncate(Path f, long newLength) throws IOException {
+    refuseSealed(f, "truncated");
+    refuseArchived(f, "truncated");
+    return super.truncate(f, newLength);
+  }
+
+  /**
+   * Refuses to change the bytes of a member of an archived systematic stripe (the file carries the archive pointer):
+   * its stripe's parity encodes the archived bytes, and a stock append or truncate would leave the stripe covering a
+   * block that changed (DESIGN.md §2: the protection of the other members must not drop). The pointer is a trusted
+   * xattr, which HDFS shows to the superuser only: other users' changes pass as a stock client's, and the NameNode
+   * plugin's reprotection covers the stripe as for any member changed behind wide-ec's back.
+   */
+  private void refuseArchived(Path f, String what) throws IOException {
+    java.util.Map<String, byte[]> xattrs;
+    try {
+      xattrs = getXAttrs(f);
+    } catch (java.io.FileNotFoundException | AccessControlException e) {
+      return; // the stock call reports it (a writer that may not read the file sees no pointer either)
+    }
+    byte[] pointer = xattrs.get(org.wideec.archive.hdfs.ArchivalSource.POINTER_XATTR);
+    if (pointer == null) {
+      return;
+    }
+    String manifest;
+    try {
+      manifest = org.wideec.archive.ArchivePointer.parse(pointer, f.toString()).manifestPath();
+    } catch (org.wideec.archive.CorruptManifestException e) {
+      manifest = "an unreadable pointer";
+    }
+    String name = Path.getPathWithoutSchemeAndAuthority(makeQualified(f)).toString();
+    throw new IOException(name + " is archived (a member of the stripes of manifest " + manifest + ") and cannot be "
+        + what + ": its stripe's parity encodes its archived bytes. Run 'wide-ec unarchive' on the archived path"
+        + " first, or write the new content to a new file and run 'wide-ec replace " + name + " NEWFILE'");
   }
 
   private void refuseSealed(Path f, String what) throws IOException {

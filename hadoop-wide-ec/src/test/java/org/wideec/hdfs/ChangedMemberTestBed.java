@@ -57,6 +57,35 @@ abstract class ChangedMemberTestBed extends ArchiveTestBed {
     return stripes.get(0);
   }
 
+  /**
+   * Six small files a-f archived as one trimmed stripe, then {@code extra} appended to d by a stock client (the stripe
+   * still names d's archived block), then the DataNode holding a's only replica lost.
+   *
+   * @param stripe the stripe as archived
+   * @param lost a's member, which has no live replica left
+   * @param appended d's member as archived
+   * @param archivedA a's bytes
+   */
+  record AppendedThenLost(ArchivedStripe stripe, StripeMember lost, StripeMember appended, byte[] archivedA) {}
+
+  AppendedThenLost appendToDThenLoseA(String dir, byte[] extra) throws Exception {
+    String[] names = {"a", "b", "c", "d", "e", "f"};
+    ArchivedStripe s = archiveSmallFiles(dir, names);
+    Map<String, Integer> unitOf = unitsOf(s, dir, names);
+    byte[] a = read(dir + "/a");
+    checks.append(dir + "/d", extra);
+    StripeMember lost = s.member(unitOf.get("a"));
+    lose(lost.plannedNode());
+    assertEquals(0, located(lost).getLocations().length, "a's only replica was on the lost node");
+    return new AppendedThenLost(s, lost, s.member(unitOf.get("d")), a);
+  }
+
+  /** The bed's configuration with reprotection once an hour: no replica of a lost member may be added meanwhile. */
+  static Configuration reprotectingHourly(Configuration c) {
+    c.setLong("wide-ec.archive.reprotect.interval.ms", 3_600_000);
+    return c;
+  }
+
   /** The data unit each named file of the directory holds in the stripe. */
   Map<String, Integer> unitsOf(ArchivedStripe s, String dir, String... names) throws Exception {
     Map<String, Integer> unitOf = new LinkedHashMap<>();

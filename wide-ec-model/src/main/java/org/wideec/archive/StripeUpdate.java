@@ -16,7 +16,7 @@ import org.wideec.gf.Matrix;
  * What one parity update does to one systematic stripe (seed "Optimal Rack-Coordinated Updates" §II-C, Eq. 3): each
  * changed data unit adds its delta to every parity whose generator row touches it, P' = P + sum_h gamma_h * (D'_h -
  * D_h). A unit that leaves (a deleted file's block) becomes a virtual zero, so its delta is its old bytes; a replaced
- * unit's is old XOR new. A parity whose row then touches only virtual data becomes virtual itself; and when the unit
+ * unit's is old XOR new; a virtual slot that a fill gives a new block, the block itself. A parity whose row then touches only virtual data becomes virtual itself; and when the unit
  * length (the longest data block) changes, every stored parity is rewritten at the new length (past the shorter
  * length every data unit is zero, so the parity is too). Pure: the HDFS side reads, computes and writes.
  */
@@ -25,15 +25,24 @@ public final class StripeUpdate {
   private final BitSet changed;
   private final List<StripeMember> after;
   private final long nextUnitLength;
+  private final boolean fills;
 
   private StripeUpdate(ArchivedStripe before, Map<Integer, StripeMember> changes) {
+    this(before, changes, Map.of());
+  }
+
+  /** {@code comingOn}: virtual parities the changes make non-zero, each with its planned member. */
+  private StripeUpdate(ArchivedStripe before, Map<Integer, StripeMember> changes,
+      Map<Integer, StripeMember> comingOn) {
     this.before = before;
     this.changed = new BitSet();
+    this.fills = !comingOn.isEmpty() || changes.keySet().stream().anyMatch(u -> before.member(u).padding());
     List<StripeMember> next = new ArrayList<>(before.members());
     changes.forEach((u, m) -> {
       changed.set(u);
       next.set(u, m);
     });
+    comingOn.forEach(next::set);
     long length = 0;
     for (StripeMember m : next) {
       if (m.role() == UnitRole.DATA && !m.padding()) {
@@ -97,8 +106,54 @@ public final class StripeUpdate {
     return new StripeUpdate(stripe, changes);
   }
 
+  /**
+   * The update of a stripe whose virtual data slots take new blocks ({@code wide-ec archive --fill}): a slot's old
+   * content is zero, so its delta is the new block (seed §II-C, Eq. 3 with the old unit zero). A virtual parity whose
+   * row the new blocks touch comes on: its old content is zero as well, and it is written like a rewritten one.
+   *
+   * @param slots virtual data unit → the new data member (on the slot's planned node and rack)
+   * @param comingOn virtual parity unit → its planned member, exactly the parities the slots make non-zero
+   * @throws IllegalArgumentException for a sealed stripe, a slot that is not a virtual data unit or a member that is
+   *     not a stored data block, or parities coming on that are not exactly those the slots make non-zero
+   */
+  public static StripeUpdate filling(ArchivedStripe stripe, Map<Integer, StripeMember> slots,
+      Map<Integer, StripeMember> comingOn) {
+    if (stripe.sealed() || !stripe.code().isSystematic()) {
+      throw new IllegalArgumentException("stripe " + stripe.stripeId() + " (" + stripe.codeSpec() + ") is sealed: its"
+          + " units are codewords, it has no virtual data slot to fill");
+    }
+    if (slots.isEmpty()) {
+      throw new IllegalArgumentException("stripe " + stripe.stripeId() + ": a fill needs at least one slot");
+    }
+    LinearCode code = stripe.code();
+    slots.forEach((u, m) -> {
+      if (u < 0 || u >= code.k() || !stripe.member(u).padding() || m.role() != UnitRole.DATA || m.padding()) {
+        throw new IllegalArgumentException("stripe " + stripe.stripeId() + " unit " + u + ": only a virtual data unit"
+            + " takes a new stored data block, got " + (m.padding() ? "a virtual " : "a ") + m.role() + " member for a"
+            + (u >= 0 && u < code.k() && stripe.member(u).padding() ? " virtual" : " stored or parity") + " unit");
+      }
+    });
+    Set<Integer> expected = new java.util.TreeSet<>();
+    for (int p = code.k(); p < code.n(); p++) {
+      if (stripe.member(p).padding()
+          && !ArchivedStripe.zeroParity(code, p, d -> !slots.containsKey(d) && stripe.member(d).padding())) {
+        expected.add(p);
+      }
+    }
+    if (!expected.equals(new java.util.TreeSet<>(comingOn.keySet()))) {
+      throw new IllegalArgumentException("stripe " + stripe.stripeId() + ": the slots " + slots.keySet() + " make"
+          + " virtual parities " + expected + " non-zero, planned members given for " + comingOn.keySet());
+    }
+    return new StripeUpdate(stripe, new java.util.TreeMap<>(slots), comingOn);
+  }
+
   public ArchivedStripe before() {
     return before;
+  }
+
+  /** True for a fill: virtual units of the stripe become stored. */
+  public boolean fills() {
+    return fills;
   }
 
   /** The data units that leave the stripe (virtual after), ascending. */
@@ -165,9 +220,10 @@ public final class StripeUpdate {
   }
 
   /**
-   * The stripe after the update, in the state it had: the removed units virtual, each rewritten parity and each
-   * replaced data unit the block given for it (a parity's new inode, id, generation stamp, length and CRC32C; a
-   * replacement with the CRC32C of its bytes; planned node and rack as before).
+   * The stripe after the update, in the state it had (a filled trimmed stripe: COMMITTED): the removed units
+   * virtual, each rewritten parity and each replaced or filled data unit the block given for it (a parity's new inode,
+   * id, generation stamp, length and CRC32C; a replacement with the CRC32C of its bytes; planned node and rack as
+   * planned).
    *
    * @throws IllegalArgumentException when a rewritten parity or replaced unit has no block, or one is given for
    *     another unit
@@ -184,7 +240,14 @@ public final class StripeUpdate {
     }
     List<StripeMember> next = new ArrayList<>(after);
     written.forEach(next::set);
-    return before.withMembers(next);
+    ArchivedStripe out = before.withMembers(next);
+    if (fills && out.state() == StripeState.TRIMMED) {
+      // A filled block still has every replica: the stripe is committed again, and the archival trim lowers the new
+      // files (COMMITTED -> TRIMMED) only now that the parity protecting them is committed.
+      out = new ArchivedStripe(out.stripeId(), out.codeSpec(), out.codeFormatVersion(), StripeState.COMMITTED,
+          out.parityFilePath(), out.parityFileInode(), out.members(), out.sources());
+    }
+    return out;
   }
 
   /**
@@ -208,7 +271,10 @@ public final class StripeUpdate {
       }
     }
     for (int u = 0; u < code.n(); u++) {
-      StripeMember m = before.member(u);
+      StripeMember m = before.member(u).padding() ? after.get(u) : before.member(u); // a filled slot: its new rack
+      if (!m.padding() && !racks.contains(m.plannedRack())) {
+        racks.add(m.plannedRack());
+      }
       rackOf[u] = racks.indexOf(m.padding() ? home : m.plannedRack());
     }
     org.wideec.placement.PlacementPlan placement = new org.wideec.placement.PlacementPlan("manifest", code, rackOf);

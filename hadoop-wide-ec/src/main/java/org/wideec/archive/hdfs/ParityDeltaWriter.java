@@ -65,13 +65,15 @@ final class ParityDeltaWriter {
     FSDataOutputStream[] outputs = new FSDataOutputStream[rewritten.length];
     CRC32C[] crcs = new CRC32C[rewritten.length];
     try {
-      if (java.util.Arrays.stream(changed).anyMatch(u -> !data.containsKey(u))) {
+      if (java.util.Arrays.stream(changed).anyMatch(u -> !data.containsKey(u) && !s.member(u).padding())) {
         openSurvivors(s, data, survivors); // a member deleted behind our back: its old bytes are decoded
       }
       for (int u : changed) {
         StripeData.Unit d = data.get(u);
         if (d != null) {
           sources.put(u, new Source(dfs.open(d.file()), d.offset(), d.member().length()));
+        } else if (s.member(u).padding()) {
+          sources.put(u, Source.ZEROS); // a filled slot: its old content is the virtual unit's zeros
         }
         StripeMember next = up.after(u);
         if (!next.padding()) {
@@ -82,11 +84,12 @@ final class ParityDeltaWriter {
       }
       for (int i = 0; i < rewritten.length; i++) {
         int u = rewritten[i];
-        sources.put(u, new Source(dfs.open(ArchiveLayout.inodePath(s.member(u).inodeId())), 0, s.unitLength()));
+        sources.put(u, s.member(u).padding() ? Source.ZEROS // a virtual parity a fill brings on was zero
+            : new Source(dfs.open(ArchiveLayout.inodePath(s.member(u).inodeId())), 0, s.unitLength()));
         Path file = ArchiveLayout.parityUnit(s.parityFilePath(), u, version);
         outputs[i] = dfs.create(file, new FsPermission((short) 0600), false, 64 * 1024, (short) 1,
             Math.max(blockSize, length), null,
-            new InetSocketAddress[] {NetUtils.createSocketAddr(s.member(u).plannedNode())});
+            new InetSocketAddress[] {NetUtils.createSocketAddr(up.after(u).plannedNode())});
         crcs[i] = new CRC32C();
       }
       Map<Integer, CRC32C> dataCrcs = apply(s, up, sources, survivors, outputs, crcs, length);
@@ -110,10 +113,15 @@ final class ParityDeltaWriter {
 
   /** Where a unit's bytes are read: a stream, the block's offset in the file, and the bytes it holds. */
   private record Source(FSDataInputStream in, long offset, long length) {
+    /** A virtual unit: no stream, every byte zero. */
+    static final Source ZEROS = new Source(null, 0, 0);
+
     /** Bytes [pos, pos + len) of the unit into buf, zero past its length. */
     void read(long pos, byte[] buf, int len) throws IOException {
       int have = (int) Math.max(0, Math.min(len, length - pos));
-      in.readFully(offset + pos, buf, 0, have);
+      if (have > 0) {
+        in.readFully(offset + pos, buf, 0, have);
+      }
       java.util.Arrays.fill(buf, have, len, (byte) 0); // a short unit counts as zero-padded
     }
   }
@@ -130,7 +138,7 @@ final class ParityDeltaWriter {
       int u = rewritten[i];
       Path file = ArchiveLayout.parityUnit(s.parityFilePath(), u, version);
       LocatedBlock b = ParityFiles.closedSingleBlock(dfs, s, u, file, length);
-      StripeMember old = s.member(u);
+      StripeMember old = up.after(u); // the stored parity's planned member, or the one a fill brings on
       out.put(u, new StripeMember(old.role(), false, ParityFiles.inodeOf(dfs, file), b.getBlock().getBlockId(),
           b.getBlock().getGenerationStamp(), length, crcs[i].getValue(), old.plannedNode(), old.plannedRack()));
       String at = b.getLocations().length == 0 ? "nowhere" : b.getLocations()[0].getXferAddr();

@@ -57,6 +57,15 @@ public final class ParityUpdater {
   }
 
   /**
+   * A fill's planning, called holding the archive's lock with the manifest it protects ({@link FillUpdate}): the
+   * stripe updates that archive new blocks into virtual slots, none when nothing fits.
+   */
+  @FunctionalInterface
+  public interface FillPlanner {
+    List<StripeUpdate> plan(StripeManifest current) throws IOException;
+  }
+
+  /**
    * What a run did.
    *
    * @param version the manifest version after the run (unchanged when nothing was pending)
@@ -187,6 +196,18 @@ public final class ParityUpdater {
     return out;
   }
 
+  /**
+   * Archives new blocks into the virtual slots of the archive's stripes ({@code wide-ec archive --fill}): the same
+   * steps as a removal, with the updates the planner makes under the lock. Refused while removals or replacements are
+   * pending (two updates of one stripe never share a version); a crashed run's uncommitted parity is rolled back first.
+   */
+  public Result fill(long archive, FillPlanner planner) throws IOException {
+    try (Closeable held = store.lock(archive)) {
+      hook.after("locked");
+      return run(archive, false, planner);
+    }
+  }
+
   /** Finishes whatever updates of the archive are pending or left by a crashed run; its lock is taken here. */
   public Result resume(long archive) throws IOException {
     try (Closeable held = store.lock(archive)) {
@@ -242,19 +263,32 @@ public final class ParityUpdater {
   }
 
   private Result run(long archive) throws IOException {
-    return run(archive, false);
+    return run(archive, false, null);
+  }
+
+  private Result run(long archive, boolean reconcile) throws IOException {
+    return run(archive, reconcile, null);
   }
 
   /**
    * The lifecycle's steps for what the run finds, each checked before it runs; the lock held. {@code reconcile}: members
-   * a stock client deleted are removals too.
+   * a stock client deleted are removals too. {@code filling}: the run's updates are the fill's, not pending removals.
    */
-  private Result run(long archive, boolean reconcile) throws IOException {
+  private Result run(long archive, boolean reconcile, FillPlanner filling) throws IOException {
     Path manifestPath = store.layout().manifest(archive);
     StripeManifest current = store.read(manifestPath);
     String name = current.archivedPath() + " (manifest " + manifestPath.toUri().getPath() + ")";
     UpdateLeftovers leftovers = new UpdateLeftovers(dfs, store, archive, current);
     UpdateLifecycle.Found found = leftovers.find(reconcile);
+    List<StripeUpdate> fills = List.of();
+    if (filling != null) {
+      if (found.pending()) {
+        throw new IOException("fill of " + name + " refused: removals or replacements of inodes "
+            + leftovers.pendingInodes() + " are pending; run wide-ec rm --finish, then the fill");
+      }
+      fills = filling.plan(current);
+      found = new UpdateLifecycle.Found(found.uncommitted(), !fills.isEmpty(), found.superseded());
+    }
     EnumSet<Step> done = EnumSet.noneOf(Step.class);
     Batch batch = null;
     int rolledBack = 0;
@@ -269,7 +303,8 @@ public final class ParityUpdater {
           hook.after("rolled-back");
         }
         case PLAN -> {
-          batch = plan(current, leftovers.pendingInodes(), leftovers.replacements());
+          batch = filling != null ? Batch.of(fills)
+              : plan(current, leftovers.pendingInodes(), leftovers.replacements());
           hook.after("planned");
         }
         case WRITE_PARITY -> {
@@ -386,6 +421,12 @@ public final class ParityUpdater {
     final Set<Long> files = new HashSet<>();
     final List<StripeUpdate> updates = new ArrayList<>();
     final Map<Long, ArchivedStripe> next = new LinkedHashMap<>();
+
+    static Batch of(List<StripeUpdate> updates) {
+      Batch b = new Batch();
+      b.updates.addAll(updates);
+      return b;
+    }
 
     void write(ParityDeltaWriter writer, long version, Set<Long> gone) throws IOException {
       for (StripeUpdate u : updates) {
