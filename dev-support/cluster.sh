@@ -72,7 +72,7 @@ pid_is_ours() { # a PID we recorded, still running the process we started (its c
   local cmd _
   for _ in 1 2 3 4 5; do
     [ -n "$1" ] && [ -d "/proc/$1" ] || return 1
-    if cmd="$(tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null)" && [ -n "$cmd" ]; then
+    if cmd="$(tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline")" && [ -n "$cmd" ]; then
       grep -qF -- "$dir/" <<<"$cmd"
       return
     fi
