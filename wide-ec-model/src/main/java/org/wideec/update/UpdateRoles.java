@@ -212,6 +212,11 @@ public final class UpdateRoles {
     return out;
   }
 
+  /** How a place is named in errors and requests: d3@R2, p0@R5, relay@R4. */
+  public String nameOf(Place p) {
+    return name(plan, p);
+  }
+
   static String name(UpdatePlan plan, Place p) {
     UpdatePattern pat = plan.pattern();
     return p.isRelay() ? "relay@" + pat.rackName(p.rack()) : pat.unitName(p.unit()) + "@" + pat.rackName(p.rack());
