@@ -295,6 +295,15 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     encodeTreesFailed.incr();
   }
 
+  /** Bytes of parity-update rows this DataNode's roles delivered to roles in other racks. */
+  public long updateRowBytesSentCrossRack() {
+    return updateRowBytesCrossRack.value();
+  }
+
+  public long updateRowBytesSent() {
+    return updateRowBytes.value();
+  }
+
   public long encodeTreesCollected() {
     return encodeTrees.value();
   }

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.ExecutorCompletionService;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.UpdateRoleRequest;
 import org.wideec.repair.BlockRef;
@@ -105,18 +105,19 @@ public final class UpdateCoordinator {
       return t;
     });
     List<PeerStream> streams = new ArrayList<>();
-    Map<Place, Future<List<EncodeTreeRequest.Stored>>> pending = new LinkedHashMap<>();
+    ExecutorCompletionService<Map.Entry<Place, List<EncodeTreeRequest.Stored>>> done =
+        new ExecutorCompletionService<>(threads);
     try {
       for (Map.Entry<Place, UpdateRoleRequest> e : requests.entrySet()) {
         PeerStream s = dialer.open(nodes.get(e.getKey()), e.getValue().toBytes());
         streams.add(s);
-        pending.put(e.getKey(), threads.submit(() -> report(s, e.getValue())));
+        done.submit(() -> Map.entry(e.getKey(), report(s, e.getValue())));
       }
       Map<Integer, EncodeTreeRequest.Stored> out = new LinkedHashMap<>();
-      for (Map.Entry<Place, Future<List<EncodeTreeRequest.Stored>>> e : pending.entrySet()) {
-        List<EncodeTreeRequest.Stored> stored = e.getValue().get();
-        if (e.getKey().unit() >= 0 && !stored.isEmpty()) {
-          out.put(e.getKey().unit(), stored.get(0));
+      for (int i = 0; i < streams.size(); i++) {
+        Map.Entry<Place, List<EncodeTreeRequest.Stored>> r = done.take().get(); // the first failure ends the wait
+        if (!r.getKey().isRelay() && !r.getValue().isEmpty()) {
+          out.put(r.getKey().unit(), r.getValue().get(0));
         }
       }
       return out;
@@ -126,8 +127,7 @@ public final class UpdateCoordinator {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted waiting for the update's roles");
     } finally {
-      pending.values().forEach(f -> f.cancel(true));
-      streams.forEach(PeerStream::close);
+      streams.forEach(PeerStream::close); // a role still running loses its updater and stops
       threads.shutdownNow();
     }
   }
