@@ -48,18 +48,18 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     Map<String, Long> crossRack = new HashMap<>();
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
       String dir = "/scheme-" + scheme;
-      List<String> files = archiveDir(dir);
+      List<String> files = archiveDirOnPlan(dir);
       ToolRun plan = tool("rm", files.get(0), files.get(2), "--dry-run", "--json", "--scheme", scheme);
       assertEquals(0, plan.exit(), plan.out() + plan.err());
       long expected = plannedCrossRackBytes(plan.json(), scheme);
       long before = sumOver(RepairMetrics::updateRowBytesSentCrossRack);
       ToolRun r = toolNoGrace("rm", files.get(0), files.get(2), "--scheme", scheme, "--json");
       assertEquals(0, r.exit(), r.out() + r.err());
+      checks.removed(files.get(0));
+      checks.removed(files.get(2));
       assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
       long sent = sumOver(RepairMetrics::updateRowBytesSentCrossRack) - before;
       assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
-      checks.removed(files.get(0));
-      checks.removed(files.get(2));
       everythingChecksOut(manifestOf(dir));
       crossRack.put(scheme, sent);
     }
@@ -69,7 +69,7 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
 
   @Test
   void aReplaceRunsOnTheDataNodesWithOldXorNewComputedBesideTheOldBlock() throws Exception {
-    List<String> files = archiveDir("/dn-rep");
+    List<String> files = archiveDirOnPlan("/dn-rep");
     checks.write("/incoming/dn-f1", BLOCK / 2 + 99);
     ToolRun plan = tool("replace", files.get(1), "/incoming/dn-f1", "--dry-run", "--json", "--scheme", "baseline");
     assertEquals(0, plan.exit(), plan.out() + plan.err());
@@ -77,9 +77,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     long before = sumOver(RepairMetrics::updateRowBytesSentCrossRack);
     ToolRun r = toolNoGrace("replace", files.get(1), "/incoming/dn-f1", "--scheme", "baseline", "--json");
     assertEquals(0, r.exit(), r.out() + r.err());
+    checks.moved("/incoming/dn-f1", files.get(1));
     assertEquals("datanode", r.json().get("executor").asText(), r.out());
     assertEquals(expected, sumOver(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
-    checks.moved("/incoming/dn-f1", files.get(1));
     everythingChecksOut(manifestOf("/dn-rep"));
   }
 
@@ -114,9 +114,27 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     StripeManifest after = store.find(archive);
     assertEquals(1, after.version());
     assertEquals(List.of(), unitsOf(after, inode));
-    assertEquals(before.stripesOf(inode).length, finish.json().get("archives").get(0).get("rolledBack").asInt(),
+    JsonNode finished = java.util.stream.StreamSupport.stream(finish.json().get("archives").spliterator(), false)
+        .filter(a -> a.get("archive").asText().equals("/dn-fail")).findFirst().orElseThrow();
+    assertEquals(before.stripesOf(inode).length, finished.get("rolledBack").asInt(),
         "the failed update's version directory of each stripe: " + finish.out());
+    assertEquals("datanode", finished.get("executor").asText(), finish.out());
     everythingChecksOut(after);
+  }
+
+  /**
+   * As {@link #archiveDir}, by the chain encoder, which first moves every data block onto its planned node: the
+   * holders are the plan's, so the plan an update prints is the one whose traffic the DataNodes count.
+   */
+  List<String> archiveDirOnPlan(String dir) throws Exception {
+    List<String> files = new java.util.ArrayList<>();
+    for (int i = 0; i < SIZES.length; i++) {
+      files.add(dir + "/f" + i);
+      checks.write(dir + "/f" + i, SIZES[i]);
+    }
+    ToolRun r = tool("archive", dir, "--code", CODE, "--no-trim", "--encoder", "chain");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    return files;
   }
 
   /** The dry run's cross-rack chunks times each stripe's unit length, summed over the stripes updated. */
