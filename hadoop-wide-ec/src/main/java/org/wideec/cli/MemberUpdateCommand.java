@@ -36,7 +36,8 @@ final class MemberUpdateCommand {
       "                                                        one parity update per archive zeroes them in their stripes",
       "                                                        (new parity blocks, verified, committed as the next",
       "                                                        manifest version), their blocks freed after",
-      "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
+      "                                                        wide-ec.update.gc.grace.ms; the DataNodes run the scheme's",
+      "                                                        plan (wide-ec.update.executor); --dry-run prints it",
       "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
       "                                                        due; with directories: also reconcile members a stock",
       "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
