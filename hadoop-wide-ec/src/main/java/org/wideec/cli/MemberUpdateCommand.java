@@ -195,17 +195,19 @@ final class MemberUpdateCommand {
       a.put("stripes", stripes);
       archives.add(a);
     }
+    String executor = conf.getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT);
     if (json) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("scheme", scheme);
       j.put("dryRun", true);
-      j.put("executor", conf.getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT));
+      j.put("executor", executor);
       j.put("archives", archives);
       out.println(Json.write(j));
     } else {
-      out.printf("scheme: %s, executor: %s (%s); nothing was changed (--dry-run)%n", scheme,
-          conf.getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT), "the DataNodes carry out each plan above unless a"
-              + " stripe's update falls back to the client, which the run's log says");
+      out.printf("scheme: %s, executor: %s (%s); nothing was changed (--dry-run)%n", scheme, executor,
+          executor.equals("client") ? "this process reads the changed units and old parity through HDFS"
+              : "the DataNodes carry out each plan above unless a stripe's update falls back to the client, which"
+                  + " the run's log says");
     }
   }
 }

@@ -12,12 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeManifest;
 import org.wideec.datanode.RepairMetrics;
-import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportFaultInjector;
 
@@ -38,6 +36,11 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     return c;
   }
 
+  @Override
+  String executor() {
+    return "datanode";
+  }
+
   @AfterEach
   void noFaults() {
     TransportFaultInjector.set(null);
@@ -52,13 +55,13 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
       ToolRun plan = tool("rm", files.get(0), files.get(2), "--dry-run", "--json", "--scheme", scheme);
       assertEquals(0, plan.exit(), plan.out() + plan.err());
       long expected = plannedCrossRackBytes(plan.json(), scheme);
-      long before = sumOver(RepairMetrics::updateRowBytesSentCrossRack);
+      long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
       ToolRun r = toolNoGrace("rm", files.get(0), files.get(2), "--scheme", scheme, "--json");
       assertEquals(0, r.exit(), r.out() + r.err());
       checks.removed(files.get(0));
       checks.removed(files.get(2));
       assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
-      long sent = sumOver(RepairMetrics::updateRowBytesSentCrossRack) - before;
+      long sent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before;
       assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
       everythingChecksOut(manifestOf(dir));
       crossRack.put(scheme, sent);
@@ -74,12 +77,12 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     ToolRun plan = tool("replace", files.get(1), "/incoming/dn-f1", "--dry-run", "--json", "--scheme", "baseline");
     assertEquals(0, plan.exit(), plan.out() + plan.err());
     long expected = plannedCrossRackBytes(plan.json(), "baseline");
-    long before = sumOver(RepairMetrics::updateRowBytesSentCrossRack);
+    long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
     ToolRun r = toolNoGrace("replace", files.get(1), "/incoming/dn-f1", "--scheme", "baseline", "--json");
     assertEquals(0, r.exit(), r.out() + r.err());
     checks.moved("/incoming/dn-f1", files.get(1));
     assertEquals("datanode", r.json().get("executor").asText(), r.out());
-    assertEquals(expected, sumOver(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
+    assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
     everythingChecksOut(manifestOf("/dn-rep"));
   }
 
@@ -151,12 +154,4 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     return bytes;
   }
 
-  private long sumOver(java.util.function.ToLongFunction<RepairMetrics> f) {
-    long sum = 0;
-    for (DataNode d : cluster.getDataNodes()) {
-      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
-      sum += p == null || p.metrics() == null ? 0 : f.applyAsLong(p.metrics());
-    }
-    return sum;
-  }
 }

@@ -5,14 +5,12 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.apache.hadoop.fs.Options.ChecksumOpt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +52,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private final ParityFiles files;
   private final ParityDeltaWriter fallback;
   private final SecureRandom keys = new SecureRandom();
-  private final List<UpdatePlan> ran = new java.util.ArrayList<>();
+  private boolean ranOnDataNodes;
   private long read;
   private long written;
   private boolean fellBack;
@@ -92,7 +90,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
           return client;
         }
       }
-      default -> throw new IllegalArgumentException(ParityUpdater.EXECUTOR_KEY + " must be datanode or client, got '" + v + "'");
+      default -> throw new IllegalArgumentException(ParityUpdater.EXECUTOR_KEY + " must be datanode or client, got '"
+          + v + "'");
     }
   }
 
@@ -106,7 +105,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
 
   @Override
   public String name() {
-    return ran.isEmpty() && fellBack ? "client" : fellBack ? "datanode+client" : "datanode";
+    return !fellBack ? "datanode" : ranOnDataNodes ? "datanode+client" : "client";
   }
 
   @Override
@@ -117,11 +116,6 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   @Override
   public long bytesWritten() {
     return written + fallback.bytesWritten();
-  }
-
-  /** The plans the DataNodes carried out, in order (what their transport counters are checked against). */
-  List<UpdatePlan> plans() {
-    return List.copyOf(ran);
   }
 
   @Override
@@ -142,7 +136,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
           + Arrays.toString(up.rewrittenParities());
     }
-    Located at = why == null ? locate(up, gone) : null;
+    UpdateSources at = why == null ? UpdateSources.of(dfs, up, gone, this::mover) : null;
     if (at != null && at.unplaced != null) {
       why = at.unplaced;
     }
@@ -154,12 +148,21 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
             + " DataNodes' slice ports";
       }
     }
+    Map<Place, Endpoint> nodes = null;
+    if (why == null) {
+      try {
+        nodes = nodes(plan.pattern(), roles, at);
+      } catch (IOException e) {
+        why = "the slice ports of the stripe's DataNodes cannot be found (is the wide-ec DataNode plugin running?): "
+            + e.getMessage();
+      }
+    }
     if (why != null) {
       LOG.warn("{}: computed in the updater's process (client executor): {}", name, why);
       fellBack = true;
       return fallback.write(up, version, gone);
     }
-    return run(up, version, name, plan, roles, at);
+    return run(up, version, name, plan, roles, at, nodes);
   }
 
   /** Why the DataNodes cannot carry this update, or null. */
@@ -178,77 +181,6 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     return null;
   }
 
-  /** Where each role's blocks are: the replicas the DataNodes read, by unit. */
-  private static final class Located {
-    final Map<Integer, LocatedBlock> old = new HashMap<>();
-    final Map<Integer, DatanodeInfo> holder = new HashMap<>();
-    final Map<Integer, LocatedBlock> replacement = new HashMap<>();
-    long blockSize;
-    String unplaced;
-  }
-
-  private Located locate(StripeUpdate up, Set<Long> gone) throws IOException {
-    ArchivedStripe s = up.before();
-    Located at = new Located();
-    List<StripeData.Unit> data = StripeData.locate(dfs, s, gone); // checks every data block is the one archived
-    Map<Integer, DatanodeInfo> holders = StripeData.readHolders(s, data);
-    for (StripeData.Unit d : data) {
-      at.blockSize = Math.max(at.blockSize, d.fileBlockSize());
-      at.old.put(d.unit(), d.block());
-      at.holder.put(d.unit(), holders.get(d.unit()));
-    }
-    for (int u : up.changedUnits()) {
-      StripeMember next = up.after(u);
-      if (next.padding()) {
-        continue;
-      }
-      LocatedBlock b = besideOld(s, u, next, at.holder.get(u));
-      if (b == null) {
-        at.unplaced = "the replacement of unit " + u + " (block " + next.blockId() + ") could not be brought onto "
-            + at.holder.get(u).getXferAddr() + ", which holds the block it replaces";
-      }
-      at.replacement.put(u, b);
-    }
-    for (int u : up.rewrittenParities()) {
-      LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(s.member(u).inodeId()).toString(),
-          0, s.unitLength());
-      if (lbs.getLocatedBlocks().size() != 1 || lbs.getLocatedBlocks().get(0).getLocations().length == 0) {
-        throw new IOException("stripe " + s.stripeId() + " parity unit " + u + " (inode " + s.member(u).inodeId()
-            + "): should be one block with a live replica, HDFS lists " + lbs.getLocatedBlocks().size() + " block(s)");
-      }
-      LocatedBlock lb = lbs.getLocatedBlocks().get(0);
-      at.old.put(u, lb);
-      DatanodeInfo pick = lb.getLocations()[0];
-      for (DatanodeInfo dn : lb.getLocations()) {
-        pick = dn.getXferAddr().equals(s.member(u).plannedNode()) ? dn : pick;
-      }
-      at.holder.put(u, pick);
-    }
-    return at;
-  }
-
-  /**
-   * The replacement block of unit {@code u} with a replica on the holder of the block it replaces, so its node
-   * computes old XOR new from local reads: copied there first when the writer's client put it elsewhere, as the
-   * Balancer moves a block ({@link BlockMover}; the stripe's plan puts the unit on that node anyway, so the copy is
-   * the one the placement keeper would make after the commit). Null when no copy could be made (the reason logged).
-   */
-  private LocatedBlock besideOld(ArchivedStripe s, int u, StripeMember next, DatanodeInfo holder)
-      throws IOException {
-    LocatedBlock b = ParityDeltaWriter.replacementBlock(dfs, s, u, next);
-    String file = ArchiveLayout.inodePath(next.inodeId()).toString();
-    for (BlockMover.Move m : BlockMover.candidates(file, b, holder, null)) {
-      try {
-        mover().move(m);
-        return ParityDeltaWriter.replacementBlock(dfs, s, u, next);
-      } catch (IOException e) {
-        LOG.warn("stripe {} unit {}: could not copy its replacement block onto {}: {}", s.stripeId(), u,
-            holder.getXferAddr(), e.getMessage());
-      }
-    }
-    return Arrays.stream(b.getLocations()).anyMatch(l -> l.getXferAddr().equals(holder.getXferAddr())) ? b : null;
-  }
-
   private BlockMover mover() {
     if (mover == null) {
       mover = new BlockMover(dfs);
@@ -258,7 +190,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
 
   /** Allocates the new parity blocks, orders the roles, completes and confirms the parity files. */
   private Map<Integer, StripeMember> run(StripeUpdate up, long version, String name, UpdatePlan plan,
-      UpdateRoles roles, Located at) throws IOException {
+      UpdateRoles roles, UpdateSources at, Map<Place, Endpoint> nodes) throws IOException {
     ArchivedStripe s = up.before();
     long length = up.nextUnitLength();
     byte[] token = TokenBytes.of(at.old.values().iterator().next().getBlockToken());
@@ -274,16 +206,13 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Integer, BlockRef> next = new HashMap<>();
     at.replacement.forEach((u, lb) -> next.put(u, ref(lb)));
     ChecksumOpt checksum = dfs.getClient().getConf().getDefaultChecksumOpt();
-    Map<Place, Endpoint> nodes = nodes(plan.pattern(), roles, at);
     int slice = sliceBytes(roles);
     Map<Place, UpdateRoleRequest> requests = UpdateCoordinator.requests(roles, keys.nextLong(), name, slice, length,
         nodes, new UpdateCoordinator.Blocks(old, next, outputs, checksum.getChecksumType().id,
             checksum.getBytesPerChecksum()));
     Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(requests, nodes,
         (node, body) -> ports.open(node, body, token, name));
-    synchronized (this) {
-      ran.add(plan);
-    }
+    ranOnDataNodes = true;
     Map<Integer, StripeMember> out = new HashMap<>();
     for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
       out.put(e.getKey(), complete(s, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
@@ -300,7 +229,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   }
 
   /** The node playing each place: a unit's holder; a rack's relay on a node that plays a unit's role there. */
-  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, Located at) throws IOException {
+  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, UpdateSources at) throws IOException {
     Map<Place, Endpoint> out = new LinkedHashMap<>();
     Map<Integer, DatanodeInfo> relayOf = new HashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
