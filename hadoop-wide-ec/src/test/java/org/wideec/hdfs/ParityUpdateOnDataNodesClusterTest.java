@@ -71,19 +71,24 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   @Test
-  void aReplaceRunsOnTheDataNodesWithOldXorNewComputedBesideTheOldBlock() throws Exception {
-    List<String> files = archiveDirOnPlan("/dn-rep");
-    checks.write("/incoming/dn-f1", BLOCK / 2 + 99);
-    ToolRun plan = tool("replace", files.get(1), "/incoming/dn-f1", "--dry-run", "--json", "--scheme", "baseline");
-    assertEquals(0, plan.exit(), plan.out() + plan.err());
-    long expected = plannedCrossRackBytes(plan.json(), "baseline");
-    long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
-    ToolRun r = toolNoGrace("replace", files.get(1), "/incoming/dn-f1", "--scheme", "baseline", "--json");
-    assertEquals(0, r.exit(), r.out() + r.err());
-    checks.moved("/incoming/dn-f1", files.get(1));
-    assertEquals("datanode", r.json().get("executor").asText(), r.out());
-    assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
-    everythingChecksOut(manifestOf("/dn-rep"));
+  void aReplaceRunsOnTheDataNodesForEachSchemeWithOldXorNewComputedBesideTheOldBlock() throws Exception {
+    for (String scheme : List.of("baseline", "cau", "rackcu")) {
+      String dir = "/dn-rep-" + scheme;
+      String src = "/incoming/dn-" + scheme;
+      List<String> files = archiveDirOnPlan(dir);
+      checks.write(src, BLOCK / 2 + 99);
+      ToolRun plan = tool("replace", files.get(1), src, "--dry-run", "--json", "--scheme", scheme);
+      assertEquals(0, plan.exit(), plan.out() + plan.err());
+      long expected = plannedCrossRackBytes(plan.json(), scheme);
+      long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+      ToolRun r = toolNoGrace("replace", files.get(1), src, "--scheme", scheme, "--json");
+      assertEquals(0, r.exit(), r.out() + r.err());
+      checks.moved(src, files.get(1));
+      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
+      assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before,
+          scheme + ": " + plan.out());
+      everythingChecksOut(manifestOf(dir));
+    }
   }
 
   @Test
