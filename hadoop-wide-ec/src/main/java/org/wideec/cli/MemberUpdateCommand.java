@@ -36,7 +36,8 @@ final class MemberUpdateCommand {
       "                                                        one parity update per archive zeroes them in their stripes",
       "                                                        (new parity blocks, verified, committed as the next",
       "                                                        manifest version), their blocks freed after",
-      "                                                        wide-ec.update.gc.grace.ms; --dry-run prints the update",
+      "                                                        wide-ec.update.gc.grace.ms; the DataNodes run the scheme's",
+      "                                                        plan (wide-ec.update.executor); --dry-run prints it",
       "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
       "                                                        due; with directories: also reconcile members a stock",
       "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
@@ -65,7 +66,7 @@ final class MemberUpdateCommand {
     }
     Path path = new Path(o.positional().get(0));
     Path src = new Path(o.positional().get(1));
-    ParityUpdater updater = updater(path);
+    ParityUpdater updater = updater(path, scheme);
     if (o.has("dry-run")) {
       printPlan(updater.previewReplace(path, src), scheme, o.has("json"));
       return 0;
@@ -82,10 +83,10 @@ final class MemberUpdateCommand {
     return scheme;
   }
 
-  private ParityUpdater updater(Path path) throws IOException {
+  private ParityUpdater updater(Path path, String scheme) throws IOException {
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, path, replace ? "replace" : "rm");
     return ParityUpdater.from(dfs, new ManifestStore(dfs, ArchiveLayout.from(conf)), conf,
-        ParityUpdater.Hook.NONE);
+        ParityUpdater.Hook.NONE, scheme);
   }
 
   private int runRm(String[] args) throws IOException {
@@ -94,7 +95,8 @@ final class MemberUpdateCommand {
     if (!o.has("finish") && o.positional().isEmpty()) {
       throw new Options.UsageException("rm needs PATH... or --finish [ARCHIVED_DIR...]");
     }
-    ParityUpdater updater = updater(o.positional().isEmpty() ? new Path("/") : new Path(o.positional().get(0)));
+    ParityUpdater updater = updater(o.positional().isEmpty() ? new Path("/") : new Path(o.positional().get(0)),
+        scheme);
     List<Path> paths = o.positional().stream().map(Path::new).toList();
     if (o.has("dry-run")) {
       if (o.has("finish")) {
@@ -127,11 +129,12 @@ final class MemberUpdateCommand {
         j.put("keptForGrace", r.freeDeferred());
         j.put("bytesRead", r.bytesRead());
         j.put("bytesWritten", r.bytesWritten());
+        j.put("executor", r.executor());
         archives.add(j);
       }
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("scheme", scheme);
-      j.put("executor", "client");
+      j.put("executor", executor(results));
       j.put("archives", archives);
       out.println(Json.write(j));
       return;
@@ -139,12 +142,24 @@ final class MemberUpdateCommand {
     for (ParityUpdater.Result r : results) {
       out.printf("%s: manifest version %d; %d files removed, %d stripes updated (%d parity blocks written), %d dropped;"
               + " %d uncommitted leftovers rolled back; %d superseded files freed, %d kept until the grace period"
-              + " passes%n", r.archive(), r.version(), r.filesRemoved(), r.stripesUpdated(), r.parityWritten(),
-          r.stripesDropped(), r.rolledBack(), r.freed(), r.freeDeferred());
+              + " passes; parity computed by the %s executor (%s)%n", r.archive(), r.version(), r.filesRemoved(),
+          r.stripesUpdated(), r.parityWritten(), r.stripesDropped(), r.rolledBack(), r.freed(), r.freeDeferred(),
+          r.executor(), scheme);
     }
     if (results.isEmpty()) {
       out.println("nothing to finish");
     }
+  }
+
+  /** Who computed the parity over every archive updated: one name, or datanode+client when they differ. */
+  private static String executor(List<ParityUpdater.Result> results) {
+    Set<String> names = new java.util.TreeSet<>();
+    for (ParityUpdater.Result r : results) {
+      if (r.stripesUpdated() > 0) {
+        names.addAll(List.of(r.executor().split("\\+")));
+      }
+    }
+    return names.isEmpty() ? "none" : names.size() == 1 ? names.iterator().next() : "datanode+client";
   }
 
   private void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json) {
@@ -186,17 +201,20 @@ final class MemberUpdateCommand {
       a.put("stripes", stripes);
       archives.add(a);
     }
+    String executor = conf.getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT);
     if (json) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("scheme", scheme);
       j.put("dryRun", true);
-      j.put("executor", "client");
+      j.put("executor", executor);
       j.put("archives", archives);
       j.putAll(extra);
       out.println(Json.write(j));
     } else {
-      out.printf("scheme: %s (the plan of the DataNode executor, not built yet: this run's wide-ec process reads the"
-          + " changed units and old parity through HDFS); nothing was changed (--dry-run)%n", scheme);
+      out.printf("scheme: %s, executor: %s (%s); nothing was changed (--dry-run)%n", scheme, executor,
+          executor.equals("client") ? "this process reads the changed units and old parity through HDFS"
+              : "the DataNodes carry out each plan above unless a stripe's update falls back to the client, which"
+                  + " the run's log says");
     }
   }
 }

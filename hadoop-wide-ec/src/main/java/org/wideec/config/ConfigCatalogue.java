@@ -144,6 +144,10 @@ public final class ConfigCatalogue {
       fixed("wide-ec.update.gc.grace.ms", ARCHIVAL, "3600000", EnumSet.of(CLI),
           "how long the parity and set-aside blocks a committed parity update (wide-ec rm) superseded stay readable, for"
               + " degraded reads and repairs that started on the old manifest version, before a run frees them"),
+      fixed("wide-ec.update.executor", ARCHIVAL, "datanode", EnumSet.of(CLI),
+          "who computes the new parity of a parity update (wide-ec rm, replace): datanode (the DataNodes carry out the"
+              + " --scheme plan over their slice ports; needs the DataNode plugin and block tokens, else client, the"
+              + " reason logged) or client (the wide-ec process reads changed units and old parity through HDFS)"),
       fixed("wide-ec.update.chunk.bytes", ARCHIVAL, "1m", EnumSet.of(CLI),
           "bytes per unit a parity update (wide-ec rm) reads, computes and writes at a time: memory is about (changed"
               + " units + parities) x this"),

@@ -49,6 +49,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong encodeTreesFailed;
   final MutableCounterLong encodeParityBytes;
   final MutableCounterLong encodeParityBytesCrossRack;
+  final MutableCounterLong updateRowBytes;
+  final MutableCounterLong updateRowBytesCrossRack;
 
   RepairMetrics(String name) {
     this.name = name;
@@ -92,6 +94,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "parity bytes this DataNode wrote to their targets as collector of chain encodes", 0L);
     encodeParityBytesCrossRack = registry.newCounter("EncodeParityBytesCrossRack",
         "of those, parity bytes written to targets in another rack (the chain's deliveries across racks)", 0L);
+    updateRowBytes = registry.newCounter("UpdateRowBytesSent",
+        "bytes of parity-update rows (data or parity deltas) this DataNode's update roles delivered", 0L);
+    updateRowBytesCrossRack = registry.newCounter("UpdateRowBytesSentCrossRack",
+        "of those, bytes delivered to a role in another rack (what an update plan's cross-rack chunks count)", 0L);
   }
 
   /** RACK_AGGREGATED as RackAggregated: an enum constant in a metric's name. */
@@ -277,8 +283,25 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     encodeParityBytesCrossRack.incr(crossRackBytes);
   }
 
+  @Override
+  public void updateRowsSent(long bytes, boolean crossRack) {
+    updateRowBytes.incr(bytes);
+    if (crossRack) {
+      updateRowBytesCrossRack.incr(bytes);
+    }
+  }
+
   void encodeTreeFailed() {
     encodeTreesFailed.incr();
+  }
+
+  /** Bytes of parity-update rows this DataNode's roles delivered to roles in other racks. */
+  public long updateRowBytesSentCrossRack() {
+    return updateRowBytesCrossRack.value();
+  }
+
+  public long updateRowBytesSent() {
+    return updateRowBytes.value();
   }
 
   public long encodeTreesCollected() {

@@ -14,6 +14,7 @@ import org.apache.hadoop.util.ServicePlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.engine.MessageRouter;
+import org.wideec.engine.UpdateRoleService;
 import org.wideec.engine.RepairEngine;
 import org.wideec.protocol.MessageKind;
 import org.wideec.transport.RequestHandler;
@@ -89,9 +90,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         conf.scheme(), RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
-    // One port, six kinds of request: a step of a repair or encode, a client's range of an archived block, the
-    // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, and the
-    // NameNode's orders to rebuild an archived block and to pin archived replicas.
+    // One port, seven kinds of request: a step of a repair or encode, a client's range of an archived block, the
+    // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
+    // updater's roles of a stripe's parity update (and their fetches of each other's rows), and the NameNode's orders
+    // to rebuild an archived block and to pin archived replicas.
     members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
         org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
@@ -101,13 +103,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
     // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
+    UpdateRoleService updates = new UpdateRoleService(transport, new FsDatasetUnitStore(dn), access,
+        req -> UpdateParityTargets.open(dn, req), metrics);
     transport.start(MessageRouter.of(Map.of(
         MessageKind.Family.REBUILD, RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
         MessageKind.Family.ENCODE_TREE, RequestHandler.screened(encodes::onRequest, encodes::screen),
         MessageKind.Family.ARCHIVED_READ, RequestHandler.screened(reads::onRequest, reads::screen),
         MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
         MessageKind.Family.STEP, steps,
-        MessageKind.Family.RAPIDRAID_POSITION, steps)));
+        MessageKind.Family.RAPIDRAID_POSITION, steps,
+        MessageKind.Family.UPDATE, updates)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

@@ -164,6 +164,7 @@ class ConfigCatalogueTest {
     d.put(TrimProtocol.INTERVAL_KEY, TrimProtocol.INTERVAL_DEFAULT);
     d.put(Unarchiver.WAIT_KEY, Unarchiver.WAIT_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.GRACE_KEY, org.wideec.archive.hdfs.ParityUpdater.GRACE_DEFAULT);
+    d.put(org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_KEY, org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.CHUNK_KEY,
         org.wideec.archive.hdfs.ParityUpdater.CHUNK_DEFAULT);
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);

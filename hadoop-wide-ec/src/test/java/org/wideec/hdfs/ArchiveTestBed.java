@@ -89,6 +89,16 @@ abstract class ArchiveTestBed {
     }
   }
 
+  /** A counter of our DataNode plugin's metrics summed over every DataNode running it. */
+  long sumOverDataNodes(java.util.function.ToLongFunction<org.wideec.datanode.RepairMetrics> f) {
+    long sum = 0;
+    for (org.apache.hadoop.hdfs.server.datanode.DataNode d : cluster.getDataNodes()) {
+      org.wideec.datanode.WideEcDataNodePlugin p = org.wideec.datanode.WideEcDataNodePlugin.running(d.getXferPort());
+      sum += p == null || p.metrics() == null ? 0 : f.applyAsLong(p.metrics());
+    }
+    return sum;
+  }
+
   /** {@link Eventually#await} with the minute an archive test bed's waits get. */
   static void await(String what, Eventually.Look<Boolean> done) {
     Eventually.await(what, Duration.ofSeconds(60), done);

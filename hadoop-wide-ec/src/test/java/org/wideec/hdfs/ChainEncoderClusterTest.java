@@ -182,8 +182,8 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     Path path = new Path("/count/file");
     ArchivalPlan dryRun = ArchivalPlanner.plan(new ArchivalSource(fs).request(path, CODE, PlacementKind.CL));
     long[] before = crossRackSent();
-    long treesBefore = sumOver(RepairMetrics::encodeTreesCollected);
-    long parityBefore = sumOver(RepairMetrics::encodeParityBytesWritten);
+    long treesBefore = sumOverDataNodes(RepairMetrics::encodeTreesCollected);
+    long parityBefore = sumOverDataNodes(RepairMetrics::encodeParityBytesWritten);
     long written;
     List<EncodePlan> plans;
     try (ChainEncoder encoder = ChainEncoder.from(fs)) {
@@ -223,8 +223,8 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
         + streams + ") and the replies to the archiver (" + replies + ")");
     assertTrue(streams > 0);
     assertEquals(2 * 4 * BLOCK, written, "two stripes of four 64 KiB parities");
-    assertEquals(written, sumOver(RepairMetrics::encodeParityBytesWritten) - parityBefore);
-    assertEquals(2 * 3, sumOver(RepairMetrics::encodeTreesCollected) - treesBefore,
+    assertEquals(written, sumOverDataNodes(RepairMetrics::encodeParityBytesWritten) - parityBefore);
+    assertEquals(2 * 3, sumOverDataNodes(RepairMetrics::encodeTreesCollected) - treesBefore,
         "azure-lrc: a tree of the global parities and one per local parity, each stripe");
   }
 
@@ -371,13 +371,13 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
         }
       }
     });
-    long failedBefore = sumOver(RepairMetrics::encodeTreesFailed);
+    long failedBefore = sumOverDataNodes(RepairMetrics::encodeTreesFailed);
     ToolRun failed = tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", "/corrupt/file", "--code", CODE,
         "--encoder", "chain", "--no-trim", "--json");
     assertTrue(corrupted.get());
     assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, failed.exit(), failed.out());
     assertTrue(failed.err().contains("stripe 0: chain encode failed"), failed.err());
-    assertTrue(sumOver(RepairMetrics::encodeTreesFailed) > failedBefore);
+    assertTrue(sumOverDataNodes(RepairMetrics::encodeTreesFailed) > failedBefore);
     assertEquals(List.of(StripeState.ENCODING, StripeState.PLANNED), ArchiveChecks.states(manifestOf("/corrupt/file")));
     TransportFaultInjector.set(null);
 
@@ -388,14 +388,6 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     checks.everyByteReadsBack();
   }
 
-  private long sumOver(java.util.function.ToLongFunction<RepairMetrics> f) {
-    long sum = 0;
-    for (DataNode d : cluster.getDataNodes()) {
-      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
-      sum += p == null || p.metrics() == null ? 0 : f.applyAsLong(p.metrics());
-    }
-    return sum;
-  }
 
   @Test
   @Order(7)

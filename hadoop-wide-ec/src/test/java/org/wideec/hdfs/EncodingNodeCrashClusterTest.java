@@ -50,7 +50,6 @@ import org.wideec.archive.hdfs.StripeEncoder;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
 import org.wideec.datanode.RepairMetrics;
-import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportConf;
 import org.wideec.transport.TransportFaultInjector;
@@ -359,8 +358,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     assertEquals(predicted, plan.get("crossRackBytesChain").asLong());
     assertTrue(plan.get("blocksMoved").asLong() > 0, "the replicas start off plan: " + plan.get("blocksMoved"));
 
-    long slicesBefore = sumOver(RepairMetrics::bytesSentCrossRack);
-    long deliveriesBefore = sumOver(RepairMetrics::encodeParityBytesCrossRack);
+    long slicesBefore = sumOverDataNodes(RepairMetrics::bytesSentCrossRack);
+    long deliveriesBefore = sumOverDataNodes(RepairMetrics::encodeParityBytesCrossRack);
     Archiver.Result r;
     List<EncodePlan> plans;
     try (ChainEncoder encoder = ChainEncoder.from(fs)) {
@@ -368,8 +367,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
           PlacementKind.CL);
       plans = encoder.plans();
     }
-    long slices = sumOver(RepairMetrics::bytesSentCrossRack) - slicesBefore;
-    long deliveries = sumOver(RepairMetrics::encodeParityBytesCrossRack) - deliveriesBefore;
+    long slices = sumOverDataNodes(RepairMetrics::bytesSentCrossRack) - slicesBefore;
+    long deliveries = sumOverDataNodes(RepairMetrics::encodeParityBytesCrossRack) - deliveriesBefore;
     assertEquals(List.of(), r.encodedOffPlan());
     assertEquals(List.of(), r.offPlan());
     assertEquals(plan.get("blocksMoved").asLong(), r.moved().size(), r.moved().toString());
@@ -400,12 +399,4 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     checks.everyByteReadsBack();
   }
 
-  private long sumOver(java.util.function.ToLongFunction<RepairMetrics> f) {
-    long sum = 0;
-    for (DataNode d : cluster.getDataNodes()) {
-      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
-      sum += p == null || p.metrics() == null ? 0 : f.applyAsLong(p.metrics());
-    }
-    return sum;
-  }
 }

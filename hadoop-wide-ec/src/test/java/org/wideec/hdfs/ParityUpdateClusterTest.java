@@ -51,6 +51,14 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     return files;
   }
 
+  /**
+   * Who computes the new parity here: this bed runs no wide-ec DataNode plugin and no block tokens, so the updater
+   * falls back to its own process (wide-ec.update.executor's default is datanode).
+   */
+  String executor() {
+    return "client";
+  }
+
   ParityUpdater updater(long graceMs, ParityUpdater.Hook hook) {
     return new ParityUpdater(fs, store, graceMs, 16 * 1024, new Random(7), hook);
   }
@@ -92,6 +100,7 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     checks.removed(files.get(0));
     assertFalse(fs.exists(new Path(files.get(0))), "the file left the namespace");
     var j = r.json().get("archives").get(0);
+    assertEquals(executor(), r.json().get("executor").asText(), r.out());
     assertEquals(1, j.get("manifestVersion").asInt(), r.out());
     assertEquals(1, j.get("filesRemoved").asInt());
     assertEquals(1, j.get("stripesUpdated").asInt());

@@ -23,6 +23,11 @@ import org.wideec.archive.hdfs.ParityUpdater;
 class ParityUpdateTrimmedClusterTest extends ChangedMemberTestBed {
   static final String DIR = "/trimmed";
 
+  /** Who computes the new parity: block tokens are off here, so the updater's own process does. */
+  String executor() {
+    return "client";
+  }
+
   @Test
   void afterARemovalTheCodesLossesAreRebuiltFromTheNewParity() throws Exception {
     String[] names = {"a", "b", "c", "d", "e", "f"};
@@ -34,6 +39,7 @@ class ParityUpdateTrimmedClusterTest extends ChangedMemberTestBed {
     noGrace.setLong(ParityUpdater.GRACE_KEY, 0);
     ToolRun r = ToolRun.of(noGrace, "rm", DIR + "/b", "--json");
     assertEquals(0, r.exit(), r.out() + r.err());
+    assertEquals(executor(), r.json().get("executor").asText(), r.out());
     checks.removed(DIR + "/b");
     StripeManifest m = manifestOf(DIR);
     assertEquals(1, m.version());

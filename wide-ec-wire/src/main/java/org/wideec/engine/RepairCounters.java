@@ -21,6 +21,12 @@ public interface RepairCounters extends TrafficCounters {
 
   default void readLocally(long bytes) {}
 
+  /**
+   * A role of a parity update delivered one transfer's rows to the role that fetched them ({@code crossRack}: the
+   * fetcher is in another rack): the traffic the update plan counts.
+   */
+  default void updateRowsSent(long bytes, boolean crossRack) {}
+
   @Override
   default void sliceSent(int bytes, boolean crossRack) {}
 

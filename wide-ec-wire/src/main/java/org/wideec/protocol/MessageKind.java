@@ -27,11 +27,15 @@ public enum MessageKind {
   /** The NameNode's order to pin archived replicas ('P'). */
   PIN(0x50, Family.PIN),
   /** One position of a RapidRAID pipeline ('R'). */
-  RAPIDRAID_POSITION(0x52, Family.RAPIDRAID_POSITION);
+  RAPIDRAID_POSITION(0x52, Family.RAPIDRAID_POSITION),
+  /** The updater's order to play one place's role in a stripe's parity update ('U'). */
+  UPDATE_ROLE(0x55, Family.UPDATE),
+  /** A role's pull of the rows another role sends it on one transfer of the update ('V'). */
+  UPDATE_FETCH(0x56, Family.UPDATE);
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
-    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION
+    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE
   }
 
   private static final MessageKind[] BY_BYTE = new MessageKind[256];
@@ -100,6 +104,7 @@ public enum MessageKind {
       case ENCODE_TREE -> EncodeTreeRequest.parse(body);
       case PIN -> PinRequest.parse(body);
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
+      case UPDATE -> of(body) == UPDATE_ROLE ? UpdateRoleRequest.parse(body) : UpdateFetchRequest.parse(body);
     };
   }
 

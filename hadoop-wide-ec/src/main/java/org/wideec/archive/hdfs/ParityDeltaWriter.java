@@ -31,25 +31,38 @@ import org.wideec.coder.ErasureCoder;
  * favored ({@link ArchiveLayout#parityUnit(String, int, long)}): a finalized replica is never rewritten. Chunk by
  * chunk, so memory stays at a few chunks per unit whatever the block size.
  */
-final class ParityDeltaWriter {
+final class ParityDeltaWriter implements ParityDeltaExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(ParityDeltaWriter.class);
   private final DistributedFileSystem dfs;
   private final int chunkBytes;
 
   /** Bytes the run read and wrote. */
-  long read;
-  long written;
+  private long read;
+  private long written;
 
   ParityDeltaWriter(DistributedFileSystem dfs, int chunkBytes) {
     this.dfs = dfs;
     this.chunkBytes = chunkBytes;
   }
 
-  /**
-   * The new blocks of the update to {@code version}, by unit: each rewritten parity written, synced and closed, and
-   * each replaced data unit's new block with the CRC32C of its bytes.
-   */
-  Map<Integer, StripeMember> write(StripeUpdate up, long version, java.util.Set<Long> gone) throws IOException {
+  @Override
+  public String name() {
+    return "client";
+  }
+
+  @Override
+  public long bytesRead() {
+    return read;
+  }
+
+  @Override
+  public long bytesWritten() {
+    return written;
+  }
+
+  @Override
+  public Map<Integer, StripeMember> write(StripeUpdate up, long version, java.util.Set<Long> gone)
+      throws IOException {
     ArchivedStripe s = up.before();
     int[] changed = up.changedUnits();
     int[] rewritten = up.rewrittenParities();
@@ -77,7 +90,7 @@ final class ParityDeltaWriter {
         }
         StripeMember next = up.after(u);
         if (!next.padding()) {
-          LocatedBlock b = located(s, u, next);
+          LocatedBlock b = replacementBlock(dfs, s, u, next);
           sources.put(-1 - u, new Source(dfs.open(ArchiveLayout.inodePath(next.inodeId())), b.getStartOffset(),
               next.length()));
         }
@@ -260,7 +273,8 @@ final class ParityDeltaWriter {
   }
 
   /** The replacement block of unit {@code u} as the NameNode lists it, checked to be what the plan says. */
-  private LocatedBlock located(ArchivedStripe s, int u, StripeMember m) throws IOException {
+  static LocatedBlock replacementBlock(DistributedFileSystem dfs, ArchivedStripe s, int u, StripeMember m)
+      throws IOException {
     String file = ArchiveLayout.inodePath(m.inodeId()).toString();
     HdfsFileStatus st = dfs.getClient().getFileInfo(file);
     if (st != null) {

@@ -51,10 +51,19 @@ final class ParityFiles {
 
   /** Creates the parity unit's file (replication 1, 0600) and allocates its block, its planned node favored. */
   Allocated allocate(ArchivedStripe stripe, int unit, long blockSize, long unitLength) throws IOException {
-    Path file = ArchiveLayout.parityUnit(stripe.parityFilePath(), unit);
+    return allocate(stripe, unit, blockSize, unitLength, 0);
+  }
+
+  /**
+   * As {@link #allocate(ArchivedStripe, int, long, long)}, for the parity update to manifest {@code version}: the new
+   * block beside the old one ({@link ArchiveLayout#parityUnit(String, int, long)}, its directory created).
+   */
+  Allocated allocate(ArchivedStripe stripe, int unit, long blockSize, long unitLength, long version)
+      throws IOException {
+    Path file = ArchiveLayout.parityUnit(stripe.parityFilePath(), unit, version);
     String src = file.toString();
     HdfsFileStatus st = namenode.create(src, new FsPermission((short) 0600), clientName,
-        new EnumSetWritable<>(EnumSet.of(CreateFlag.CREATE)), false, (short) 1, blockSize,
+        new EnumSetWritable<>(EnumSet.of(CreateFlag.CREATE)), version > 0, (short) 1, blockSize,
         CryptoProtocolVersion.supported(), null, null);
     String planned = stripe.member(unit).plannedNode();
     LocatedBlock lb = namenode.addBlock(src, clientName, null, null, st.getFileId(),

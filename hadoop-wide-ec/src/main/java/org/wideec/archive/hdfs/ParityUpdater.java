@@ -3,7 +3,6 @@ package org.wideec.archive.hdfs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,20 +14,20 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
-import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.UpdateLifecycle;
-import org.wideec.archive.UpdateLifecycle.Step;
-import org.wideec.code.UnitRole;
+import org.wideec.update.RackCu;
+import org.wideec.update.UpdateScheme;
 
 /**
- * Parity updates of archived systematic stripes ({@code wide-ec rm}), run in this process: the steps and their order
- * are the {@link UpdateLifecycle}'s. Holding the archive's lock (one writer per archive, so per stripe), a run sets the
- * files aside ({@link MemberAside}), rolls back what a crashed run left uncommitted, plans every stripe that holds a
- * set-aside member as one batch ({@link StripeUpdate}: several removals in a stripe are one update), writes the new
- * parity as new blocks ({@link ParityDeltaWriter}), verifies it by decoding ({@link UpdateVerifier}), commits by the
+ * Parity updates of archived systematic stripes ({@code wide-ec rm}, {@code wide-ec replace}): the steps and their
+ * order are the {@link UpdateLifecycle}'s ({@link UpdateRun}). Holding the archive's lock (one writer per archive, so
+ * per stripe), a run sets the files aside ({@link MemberAside}), rolls back what a crashed run left uncommitted, plans
+ * every stripe that holds a set-aside member as one batch ({@link UpdateBatch}: several removals in a stripe are one
+ * update), writes the new parity as new blocks (on the DataNodes as the scheme's plan says,
+ * {@link DataNodeParityDeltaExecutor}, or in this process, {@link ParityDeltaWriter}: {@link #EXECUTOR_KEY}),
+ * verifies it by decoding ({@link UpdateVerifier}), commits by the
  * rename of the next manifest version over the current one ({@link ManifestStore#write}), and frees what the old
  * version used once {@link #GRACE_KEY} has passed since the commit. Every step is shown to the crash tests' hook; a
  * rerun after a crash at any point rolls back (before the commit) or forward (after it).
@@ -44,6 +43,13 @@ public final class ParityUpdater {
   /** Bytes of each unit the update reads, computes and writes at a time. */
   public static final String CHUNK_KEY = "wide-ec.update.chunk.bytes";
   public static final int CHUNK_DEFAULT = 1 << 20;
+  /**
+   * Who computes the new parity: {@code datanode} (the DataNodes carry out the scheme's plan over their slice ports;
+   * needs our DataNode plugin and block tokens, else the client's is used, the reason logged) or {@code client} (this
+   * process reads the changed units and old parity through HDFS).
+   */
+  public static final String EXECUTOR_KEY = "wide-ec.update.executor";
+  public static final String EXECUTOR_DEFAULT = "datanode";
 
   /**
    * Called after each step (the crash tests' fault injector): locked, aside, rolled-back, planned, parity-written,
@@ -76,9 +82,11 @@ public final class ParityUpdater {
    * @param rolledBack uncommitted parity files of a crashed run deleted
    * @param freed superseded parity and set-aside files deleted
    * @param freeDeferred superseded files kept because the grace period has not passed
+   * @param executor who computed the new parity: datanode, client, or datanode+client when some stripes fell back
    */
   public record Result(String archive, long version, int filesRemoved, int stripesUpdated, int stripesDropped,
-      int parityWritten, int rolledBack, int freed, int freeDeferred, long bytesRead, long bytesWritten) {}
+      int parityWritten, int rolledBack, int freed, int freeDeferred, long bytesRead, long bytesWritten,
+      String executor) {}
 
   private final DistributedFileSystem dfs;
   private final ManifestStore store;
@@ -86,9 +94,19 @@ public final class ParityUpdater {
   private final int chunkBytes;
   private final Random rnd;
   private final Hook hook;
+  private final UpdateScheme scheme;
 
   public ParityUpdater(DistributedFileSystem dfs, ManifestStore store, long graceMs, int chunkBytes, Random rnd,
       Hook hook) {
+    this(dfs, store, graceMs, chunkBytes, rnd, hook, new RackCu());
+  }
+
+  /**
+   * @param scheme the update scheme whose plan the DataNodes carry out ({@link #EXECUTOR_KEY}); the client
+   *     executor's reads do not depend on it
+   */
+  public ParityUpdater(DistributedFileSystem dfs, ManifestStore store, long graceMs, int chunkBytes, Random rnd,
+      Hook hook, UpdateScheme scheme) {
     if (graceMs < 0) {
       throw new IllegalArgumentException(GRACE_KEY + " must be at least 0, got " + graceMs);
     }
@@ -101,17 +119,24 @@ public final class ParityUpdater {
     this.chunkBytes = chunkBytes;
     this.rnd = rnd;
     this.hook = hook;
+    this.scheme = scheme;
   }
 
-  /** The updater as configured ({@link #GRACE_KEY}, {@link #CHUNK_KEY}). */
+  /** The updater as configured ({@link #GRACE_KEY}, {@link #CHUNK_KEY}), running RackCU's plans. */
   public static ParityUpdater from(DistributedFileSystem dfs, ManifestStore store,
       org.apache.hadoop.conf.Configuration conf, Hook hook) {
+    return from(dfs, store, conf, hook, "rackcu");
+  }
+
+  /** The updater as configured, running the named scheme's plans (baseline, cau, rackcu) on the DataNodes. */
+  public static ParityUpdater from(DistributedFileSystem dfs, ManifestStore store,
+      org.apache.hadoop.conf.Configuration conf, Hook hook, String scheme) {
     long chunk = conf.getLongBytes(CHUNK_KEY, CHUNK_DEFAULT);
     if (chunk > Integer.MAX_VALUE / 2) {
       throw new IllegalArgumentException(CHUNK_KEY + " must be below 1 GiB, got " + chunk);
     }
     return new ParityUpdater(dfs, store, conf.getLong(GRACE_KEY, GRACE_DEFAULT), (int) chunk,
-        new java.security.SecureRandom(), hook);
+        new java.security.SecureRandom(), hook, UpdateScheme.byName(scheme));
   }
 
   /**
@@ -180,7 +205,7 @@ public final class ParityUpdater {
       leftovers.find();
       Set<Long> inodes = new HashSet<>(e.getValue());
       inodes.addAll(leftovers.pendingInodes());
-      out.put(current, plan(current, inodes, leftovers.replacements()).updates);
+      out.put(current, UpdateBatch.plan(dfs, current, inodes, leftovers.replacements()).updates);
     }
     return out;
   }
@@ -192,7 +217,7 @@ public final class ParityUpdater {
     StripeManifest current = store.read(store.layout().manifest(archive));
     long old = store.inodeOf(path);
     Map<StripeManifest, List<StripeUpdate>> out = new LinkedHashMap<>();
-    out.put(current, plan(current, Set.of(old), Map.of(old, store.inodeOf(src))).updates);
+    out.put(current, UpdateBatch.plan(dfs, current, Set.of(old), Map.of(old, store.inodeOf(src))).updates);
     return out;
   }
 
@@ -271,202 +296,14 @@ public final class ParityUpdater {
   }
 
   /**
-   * The lifecycle's steps for what the run finds, each checked before it runs; the lock held. {@code reconcile}: members
-   * a stock client deleted are removals too. {@code filling}: the run's updates are the fill's, not pending removals.
+   * The lifecycle's steps for what the run finds ({@link UpdateRun}), the new parity computed by the configured
+   * executor; the lock held. {@code reconcile}: members a stock client deleted are removals too. {@code filling}: the
+   * run's updates are the fill's, not pending removals.
    */
   private Result run(long archive, boolean reconcile, FillPlanner filling) throws IOException {
-    Path manifestPath = store.layout().manifest(archive);
-    StripeManifest current = store.read(manifestPath);
-    String name = current.archivedPath() + " (manifest " + manifestPath.toUri().getPath() + ")";
-    UpdateLeftovers leftovers = new UpdateLeftovers(dfs, store, archive, current);
-    UpdateLifecycle.Found found = leftovers.find(reconcile);
-    List<StripeUpdate> fills = List.of();
-    if (filling != null) {
-      if (found.pending()) {
-        throw new IOException("fill of " + name + " refused: removals or replacements of inodes "
-            + leftovers.pendingInodes() + " are pending; run wide-ec rm --finish, then the fill");
-      }
-      fills = filling.plan(current);
-      found = new UpdateLifecycle.Found(found.uncommitted(), !fills.isEmpty(), found.superseded());
-    }
-    EnumSet<Step> done = EnumSet.noneOf(Step.class);
-    Batch batch = null;
-    int rolledBack = 0;
-    UpdateLeftovers.Freed freed = new UpdateLeftovers.Freed(0, 0);
-    ParityDeltaWriter writer = new ParityDeltaWriter(dfs, chunkBytes);
-    for (Step step : UpdateLifecycle.steps(found)) {
-      UpdateLifecycle.checkMayRun(step, done, found.uncommitted(), name);
-      switch (step) {
-        case ROLL_BACK -> {
-          store.checkHeld(archive, "rolling back the uncommitted update of " + name);
-          rolledBack = leftovers.rollBack();
-          hook.after("rolled-back");
-        }
-        case PLAN -> {
-          batch = filling != null ? Batch.of(fills)
-              : plan(current, leftovers.pendingInodes(), leftovers.replacements());
-          hook.after("planned");
-        }
-        case WRITE_PARITY -> {
-          store.checkHeld(archive, "writing the updated parity of " + name);
-          batch.write(writer, current.version() + 1, leftovers.goneInodes());
-          hook.after("parity-written");
-        }
-        case VERIFY -> {
-          batch.verify(new UpdateVerifier(dfs, chunkBytes, rnd), current.version() + 1);
-          hook.after("verified");
-        }
-        case COMMIT -> {
-          current = current.nextVersion(batch.nextStripes(current));
-          store.write(archive, current); // checks the lock, then one rename makes the next version current
-          hook.after("committed");
-          LOG.info("update of {} committed as manifest version {}: {} stripes rewritten, {} dropped, {} files"
-              + " removed", name, current.version(), batch.updated(), batch.dropped(), batch.files.size());
-        }
-        case FREE -> {
-          long committedAt = dfs.getFileStatus(manifestPath).getModificationTime();
-          boolean due = UpdateLifecycle.freeDue(committedAt, System.currentTimeMillis(), graceMs);
-          UpdateLeftovers now = new UpdateLeftovers(dfs, store, archive, current);
-          now.find();
-          pointReplacements(manifestPath, current, now.committedReplacements());
-          freed = now.free(due);
-          if (due) {
-            hook.after("freed");
-          }
-        }
-      }
-      done.add(step);
-    }
-    return new Result(current.archivedPath(), current.version(), batch == null ? 0 : batch.files.size(),
-        batch == null ? 0 : batch.updated(), batch == null ? 0 : batch.dropped(),
-        batch == null ? 0 : batch.parityWritten(), rolledBack, freed.deleted(), freed.deferred(), writer.read,
-        writer.written);
-  }
-
-  /**
-   * Every stripe holding a pending member, with the update that zeroes those members or, for a replaced one, takes
-   * its replacement's blocks in file order (a leftover old block is zeroed).
-   */
-  private Batch plan(StripeManifest current, Set<Long> pending, Map<Long, Long> replacements) throws IOException {
-    Map<Long, StripeMember> replaced = new java.util.HashMap<>();
-    for (Map.Entry<Long, Long> e : replacements.entrySet()) {
-      replaced.putAll(pairBlocks(current, e.getKey(), e.getValue()));
-    }
-    Batch b = new Batch();
-    b.files.addAll(pending);
-    for (ArchivedStripe s : current.stripes()) {
-      boolean holds = s.members().stream()
-          .anyMatch(m -> m.role() == UnitRole.DATA && !m.padding() && pending.contains(m.inodeId()));
-      if (holds) {
-        if (s.state() != org.wideec.archive.StripeState.COMMITTED
-            && s.state() != org.wideec.archive.StripeState.TRIMMED) {
-          throw new IOException("update of " + current.archivedPath() + ": stripe " + s.stripeId() + " is " + s.state()
-              + "; only a committed stripe's parity matches its data, so only it takes a delta update (the set-aside"
-              + " files stay pending; run wide-ec fsck " + current.archivedPath() + ")");
-        }
-        b.updates.add(StripeUpdate.changing(s, pending, replaced));
-      }
-    }
-    return b;
-  }
-
-  /** Old block id → the replacement's block in the same place of its file, on the old unit's planned node. */
-  private Map<Long, StripeMember> pairBlocks(StripeManifest current, long oldInode, long newInode) throws IOException {
-    Map<Long, StripeMember> byBlock = new java.util.HashMap<>();
-    for (ArchivedStripe s : current.stripes()) {
-      for (StripeMember m : s.members()) {
-        if (m.role() == UnitRole.DATA && !m.padding() && m.inodeId() == oldInode) {
-          byBlock.put(m.blockId(), m);
-        }
-      }
-    }
-    org.apache.hadoop.hdfs.protocol.LocatedBlocks oldListed = ListedBlocks.of(dfs,
-        ArchiveLayout.inodePath(oldInode).toString());
-    org.apache.hadoop.hdfs.protocol.LocatedBlocks newListed = ListedBlocks.of(dfs,
-        ArchiveLayout.inodePath(newInode).toString());
-    if (oldListed == null || newListed == null) {
-      throw new IOException("a pending replacement of inode " + oldInode + " by inode " + newInode + " cannot go on: "
-          + (oldListed == null ? "the replaced file" : "its replacement") + " is gone (deleted by a stock client);"
-          + " restore it or run wide-ec rm --finish after removing the aside entry");
-    }
-    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> olds = oldListed.getLocatedBlocks();
-    List<org.apache.hadoop.hdfs.protocol.LocatedBlock> news = newListed.getLocatedBlocks();
-    if (news.size() > olds.size()) {
-      throw new IOException("replacement inode " + newInode + " has " + news.size() + " blocks, the file it replaces"
-          + " (inode " + oldInode + ") " + olds.size());
-    }
-    Map<Long, StripeMember> out = new java.util.HashMap<>();
-    for (int i = 0; i < news.size(); i++) {
-      StripeMember old = byBlock.get(olds.get(i).getBlock().getBlockId());
-      org.apache.hadoop.hdfs.protocol.ExtendedBlock nb = news.get(i).getBlock();
-      if (old != null) {
-        out.put(old.blockId(), StripeMember.data(newInode, nb.getBlockId(), nb.getGenerationStamp(), nb.getNumBytes(),
-            old.plannedNode(), old.plannedRack()));
-      }
-    }
-    return out;
-  }
-
-  /** Gives each replacement file a committed version holds the archive's pointer (idempotent: a rerun redoes it). */
-  private void pointReplacements(Path manifestPath, StripeManifest current, Set<Long> replacementInodes)
-      throws IOException {
-    for (long inode : replacementInodes) {
-      store.setPointer(inode, new org.wideec.archive.ArchivePointer(manifestPath.toUri().getPath(),
-          current.stripesOf(inode)));
-    }
-  }
-
-  /** One run's updates, one per stripe, and the members each rewritten parity got. */
-  private static final class Batch {
-    final Set<Long> files = new HashSet<>();
-    final List<StripeUpdate> updates = new ArrayList<>();
-    final Map<Long, ArchivedStripe> next = new LinkedHashMap<>();
-
-    static Batch of(List<StripeUpdate> updates) {
-      Batch b = new Batch();
-      b.updates.addAll(updates);
-      return b;
-    }
-
-    void write(ParityDeltaWriter writer, long version, Set<Long> gone) throws IOException {
-      for (StripeUpdate u : updates) {
-        if (!u.dropsStripe()) {
-          next.put(u.before().stripeId(), u.next(writer.write(u, version, gone)));
-        }
-      }
-    }
-
-    void verify(UpdateVerifier verifier, long version) throws IOException {
-      for (StripeUpdate u : updates) {
-        if (!u.dropsStripe()) {
-          verifier.verify(u, next.get(u.before().stripeId()), version);
-        }
-      }
-    }
-
-    /** The stripes of the next version: each updated one replaced, each dropped one left out. */
-    List<ArchivedStripe> nextStripes(StripeManifest current) {
-      Set<Long> dropped = new HashSet<>();
-      updates.stream().filter(StripeUpdate::dropsStripe).forEach(u -> dropped.add(u.before().stripeId()));
-      List<ArchivedStripe> out = new ArrayList<>();
-      for (ArchivedStripe s : current.stripes()) {
-        if (!dropped.contains(s.stripeId())) {
-          out.add(next.getOrDefault(s.stripeId(), s));
-        }
-      }
-      return out;
-    }
-
-    int updated() {
-      return next.size();
-    }
-
-    int dropped() {
-      return updates.size() - next.size();
-    }
-
-    int parityWritten() {
-      return updates.stream().filter(u -> !u.dropsStripe()).mapToInt(u -> u.rewrittenParities().length).sum();
+    try (ParityDeltaExecutor writer = DataNodeParityDeltaExecutor.choose(dfs, scheme, chunkBytes)) {
+      return new UpdateRun(dfs, store, archive, writer, new UpdateVerifier(dfs, chunkBytes, rnd), graceMs, hook)
+          .run(reconcile, filling);
     }
   }
 }

@@ -155,6 +155,15 @@ final class SlicePortClient implements Closeable {
     }
   }
 
+  /**
+   * Opens a stream to a node's slice port carrying a request that proves {@code token} (a parity update's role; its
+   * replies are read by the caller).
+   */
+  PeerStream open(Endpoint node, byte[] request, byte[] token, String what) throws IOException {
+    long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    return transport.open(node, self.node(), self.rack(), id, request, credential(token, what));
+  }
+
   /** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
   long crcOf(LocatedBlock lb, DatanodeInfo node, String where) throws IOException {
     ExtendedBlock b = lb.getBlock();

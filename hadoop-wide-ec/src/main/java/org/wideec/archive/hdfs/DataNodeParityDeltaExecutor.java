@@ -1,0 +1,302 @@
+package org.wideec.archive.hdfs;
+
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.fs.Options.ChecksumOpt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.StripeUpdate;
+import org.wideec.engine.UpdateCoordinator;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.UpdateRoleRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.topology.Endpoint;
+import org.wideec.transport.hdfs.TokenBytes;
+import org.wideec.update.Place;
+import org.wideec.update.UpdatePattern;
+import org.wideec.update.UpdatePlan;
+import org.wideec.update.UpdateRoles;
+import org.wideec.update.UpdateScheme;
+
+/**
+ * The new parity of a stripe update computed by the DataNodes, as the chosen scheme's plan says (RackCU §III-A,
+ * Algorithm 1; baseline and CAU alike): the node of each changed data unit reads its old block and its replacement
+ * locally and computes the delta, the plan's relays sum and forward, and each rewritten parity's node reads its old
+ * parity locally and writes the new parity into a new block allocated for it (a finalized replica is never
+ * rewritten). No data byte passes through the updater: it allocates the blocks, orders every role
+ * ({@link UpdateCoordinator}) with the READ and WRITE tokens the NameNode gave it, completes the parity files and
+ * checks what each parity's node reads back against the CRC32C its role computed.
+ *
+ * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
+ * member deleted behind wide-ec's back (its old bytes must be decoded), a unit length that changes, parities the plan
+ * does not reach, a plan whose relays wait on each other (CAU on racks holding data and parity), a replacement
+ * not beside the block it replaces, or a fill's virtual slots (zeros in no block). A failure of a role fails the update with an IOException naming the node; the
+ * lifecycle rolls back before the commit.
+ */
+final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
+  private static final Logger LOG = LoggerFactory.getLogger(DataNodeParityDeltaExecutor.class);
+  private final DistributedFileSystem dfs;
+  private final UpdateScheme scheme;
+  private final SlicePortClient ports;
+  private final ParityFiles files;
+  private final ParityDeltaWriter fallback;
+  private final SecureRandom keys = new SecureRandom();
+  private boolean ranOnDataNodes;
+  private long read;
+  private long written;
+  private boolean fellBack;
+  private BlockMover mover;
+
+  DataNodeParityDeltaExecutor(DistributedFileSystem dfs, UpdateScheme scheme, SlicePortClient ports,
+      ParityDeltaWriter fallback) {
+    this.dfs = dfs;
+    this.scheme = scheme;
+    this.ports = ports;
+    this.files = new ParityFiles(dfs);
+    this.fallback = fallback;
+  }
+
+  /**
+   * The executor {@link ParityUpdater#EXECUTOR_KEY} names: the DataNodes' unless the updater cannot reach their slice
+   * ports (then the client's, the reason logged).
+   *
+   * @throws IllegalArgumentException naming the key when its value is neither datanode nor client
+   */
+  static ParityDeltaExecutor choose(DistributedFileSystem dfs, UpdateScheme scheme, int chunkBytes) {
+    ParityDeltaWriter client = new ParityDeltaWriter(dfs, chunkBytes);
+    String v = dfs.getConf().getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT)
+        .toLowerCase(java.util.Locale.ROOT);
+    switch (v) {
+      case "client" -> {
+        return client;
+      }
+      case "datanode" -> {
+        try {
+          return new DataNodeParityDeltaExecutor(dfs, scheme, new SlicePortClient(dfs.getConf()), client);
+        } catch (IOException | IllegalArgumentException e) {
+          LOG.warn("parity updates run in this process (client executor): the DataNodes' slice ports cannot be"
+              + " used from here: {}", e.getMessage());
+          return client;
+        }
+      }
+      default -> throw new IllegalArgumentException(ParityUpdater.EXECUTOR_KEY + " must be datanode or client, got '"
+          + v + "'");
+    }
+  }
+
+  @Override
+  public void close() {
+    ports.close();
+    if (mover != null) {
+      mover.close();
+    }
+  }
+
+  @Override
+  public String name() {
+    return !fellBack ? "datanode" : ranOnDataNodes ? "datanode+client" : "client";
+  }
+
+  @Override
+  public long bytesRead() {
+    return read + fallback.bytesRead();
+  }
+
+  @Override
+  public long bytesWritten() {
+    return written + fallback.bytesWritten();
+  }
+
+  @Override
+  public Map<Integer, StripeMember> write(StripeUpdate up, long version, Set<Long> gone) throws IOException {
+    ArchivedStripe s = up.before();
+    String name = "stripe " + s.stripeId() + " update to version " + version;
+    UpdatePlan plan = scheme.plan(up.pattern());
+    String why = unstreamable(up, gone, plan);
+    UpdateRoles roles = null;
+    if (why == null) {
+      try {
+        roles = UpdateRoles.of(plan);
+      } catch (IllegalArgumentException e) {
+        why = e.getMessage();
+      }
+    }
+    if (why == null && !Arrays.equals(roles.rewrittenParities(), up.rewrittenParities())) {
+      why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
+          + Arrays.toString(up.rewrittenParities());
+    }
+    UpdateSources at = why == null ? UpdateSources.of(dfs, up, gone, this::mover) : null;
+    if (at != null && at.unplaced != null) {
+      why = at.unplaced;
+    }
+    if (why == null) {
+      try {
+        ports.requireToken(TokenBytes.of(at.old.values().iterator().next().getBlockToken()), name);
+      } catch (IOException e) {
+        why = "block tokens are off (dfs.block.access.token.enable): the updater has nothing to prove to the"
+            + " DataNodes' slice ports";
+      }
+    }
+    Map<Place, Endpoint> nodes = null;
+    if (why == null) {
+      try {
+        nodes = nodes(plan.pattern(), roles, at);
+      } catch (IOException e) {
+        why = "the slice ports of the stripe's DataNodes cannot be found (is the wide-ec DataNode plugin running?): "
+            + e.getMessage();
+      }
+    }
+    if (why != null) {
+      LOG.warn("{}: computed in the updater's process (client executor): {}", name, why);
+      fellBack = true;
+      return fallback.write(up, version, gone);
+    }
+    return run(up, version, name, plan, roles, at, nodes);
+  }
+
+  /** Why the DataNodes cannot carry this update, or null. */
+  private static String unstreamable(StripeUpdate up, Set<Long> gone, UpdatePlan plan) {
+    ArchivedStripe s = up.before();
+    if (Arrays.stream(up.changedUnits()).anyMatch(u -> gone.contains(s.member(u).inodeId()))) {
+      return "a changed member was deleted behind wide-ec's back; its old bytes are decoded from the stripe";
+    }
+    if (up.nextUnitLength() != s.unitLength()) {
+      return "the unit length changes from " + s.unitLength() + " to " + up.nextUnitLength() + " bytes, so every"
+          + " parity is rewritten at the new length";
+    }
+    if (plan.reEncode()) {
+      return "the plan re-encodes the stripe";
+    }
+    // A fill's slot and a parity it turns on are virtual (known zeros, no block): the roles read an old block.
+    if (Arrays.stream(up.changedUnits()).anyMatch(u -> s.member(u).padding())
+        || Arrays.stream(up.rewrittenParities()).anyMatch(p -> s.member(p).padding())) {
+      return "it fills virtual slots (their old content is zeros, held in no block)";
+    }
+    return null;
+  }
+
+  private BlockMover mover() {
+    if (mover == null) {
+      mover = new BlockMover(dfs);
+    }
+    return mover;
+  }
+
+  /** Allocates the new parity blocks, orders the roles, completes and confirms the parity files. */
+  private Map<Integer, StripeMember> run(StripeUpdate up, long version, String name, UpdatePlan plan,
+      UpdateRoles roles, UpdateSources at, Map<Place, Endpoint> nodes) throws IOException {
+    ArchivedStripe s = up.before();
+    long length = up.nextUnitLength();
+    byte[] token = TokenBytes.of(at.old.values().iterator().next().getBlockToken());
+    Map<Integer, ParityFiles.Allocated> allocated = new LinkedHashMap<>();
+    Map<Integer, EncodeTreeRequest.ParityOutput> outputs = new HashMap<>();
+    for (int u : up.rewrittenParities()) {
+      ParityFiles.Allocated a = files.allocate(s, u, Math.max(at.blockSize, length), length, version);
+      allocated.put(u, a);
+      outputs.put(u, a.output(u));
+    }
+    Map<Integer, BlockRef> old = new HashMap<>();
+    at.old.forEach((u, lb) -> old.put(u, ref(lb)));
+    Map<Integer, BlockRef> next = new HashMap<>();
+    at.replacement.forEach((u, lb) -> next.put(u, ref(lb)));
+    ChecksumOpt checksum = dfs.getClient().getConf().getDefaultChecksumOpt();
+    int slice = sliceBytes(roles);
+    Map<Place, UpdateRoleRequest> requests = UpdateCoordinator.requests(roles, keys.nextLong(), name, slice, length,
+        nodes, new UpdateCoordinator.Blocks(old, next, outputs, checksum.getChecksumType().id,
+            checksum.getBytesPerChecksum()));
+    Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(requests, nodes,
+        (node, body) -> ports.open(node, body, token, name));
+    ranOnDataNodes = true;
+    Map<Integer, StripeMember> out = new HashMap<>();
+    for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
+      out.put(e.getKey(), complete(s, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
+    }
+    for (Map.Entry<Integer, LocatedBlock> e : at.replacement.entrySet()) {
+      String where = name + " unit " + e.getKey() + " (replacement block " + e.getValue().getBlock().getBlockId() + ")";
+      out.put(e.getKey(), up.after(e.getKey()).withCrc(ports.crcOf(e.getValue(), at.holder.get(e.getKey()), where)));
+    }
+    read += (long) (up.changedUnits().length + at.replacement.size() + allocated.size()) * length;
+    written += (long) allocated.size() * length;
+    LOG.info("{}: {} on the DataNodes, {} cross-rack chunks of {} bytes planned", name, plan.scheme(),
+        plan.crossRackChunks(), length);
+    return out;
+  }
+
+  /** The node playing each place: a unit's holder; a rack's relay on a node that plays a unit's role there. */
+  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, UpdateSources at) throws IOException {
+    Map<Place, Endpoint> out = new LinkedHashMap<>();
+    Map<Integer, DatanodeInfo> relayOf = new HashMap<>();
+    for (UpdateRoles.Role r : roles.roles()) {
+      if (!r.place().isRelay()) {
+        DatanodeInfo dn = at.holder.get(r.place().unit());
+        relayOf.putIfAbsent(r.place().rack(), dn);
+        out.put(r.place(), endpoint(dn));
+      }
+    }
+    for (UpdateRoles.Role r : roles.roles()) {
+      if (r.place().isRelay()) {
+        DatanodeInfo dn = relayOf.get(r.place().rack());
+        if (dn == null) { // a rack with no unit of the update: any member's holder there
+          dn = at.holder.values().stream().filter(h -> h.getNetworkLocation().equals(pattern.rackName(
+              r.place().rack()))).findFirst().orElseThrow(() -> new IOException("no DataNode of the stripe in rack "
+                  + pattern.rackName(r.place().rack()) + " to relay its deltas"));
+        }
+        out.put(r.place(), endpoint(dn));
+      }
+    }
+    return out;
+  }
+
+  private Endpoint endpoint(DatanodeInfo dn) throws IOException {
+    return ports.endpoint(dn.getXferAddr(), dn.getNetworkLocation(), dn);
+  }
+
+  /** Slices no larger than configured, and small enough that the widest transfer's rows fit one frame. */
+  private int sliceBytes(UpdateRoles roles) {
+    int rows = roles.roles().stream().flatMap(r -> r.outputs().stream()).mapToInt(o -> o.rows().length).max()
+        .orElse(1);
+    return Math.max(1, Math.min(ports.conf().sliceBytes(), ports.conf().maxFrameBytes() / rows));
+  }
+
+  private static BlockRef ref(LocatedBlock lb) {
+    ExtendedBlock b = lb.getBlock();
+    return new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
+        TokenBytes.of(lb.getBlockToken()));
+  }
+
+  /** Completes one new parity file and checks its node stores what its role computed. */
+  private StripeMember complete(ArchivedStripe s, int u, ParityFiles.Allocated a, EncodeTreeRequest.Stored st,
+      long length) throws IOException {
+    String where = "stripe " + s.stripeId() + " unit " + u + " (" + a.file() + ")";
+    if (st == null || st.length() != length) {
+      throw new IOException(where + ": its role reported " + (st == null ? "nothing" : st.length() + " bytes")
+          + ", expected " + length + " bytes");
+    }
+    files.complete(s, u, a);
+    LocatedBlock lb = ParityFiles.closedSingleBlock(dfs, s, u, a.file(), length);
+    DatanodeInfo node = lb.getLocations()[0];
+    long crc = ports.crcOf(lb, node, where);
+    if (crc != st.crc32c()) {
+      throw new IOException(where + ": " + node.getXferAddr() + " stores CRC32C 0x" + Long.toHexString(crc)
+          + ", its role computed 0x" + Long.toHexString(st.crc32c()));
+    }
+    StripeMember m = s.member(u);
+    if (!node.getXferAddr().equals(m.plannedNode())) {
+      LOG.warn("{}: HDFS placed the updated parity on {}, the plan says {}; left for the placement keeper", where,
+          node.getXferAddr(), m.plannedNode());
+    }
+    return new StripeMember(m.role(), false, a.inode(), lb.getBlock().getBlockId(), lb.getBlock().getGenerationStamp(),
+        length, crc, m.plannedNode(), m.plannedRack());
+  }
+}

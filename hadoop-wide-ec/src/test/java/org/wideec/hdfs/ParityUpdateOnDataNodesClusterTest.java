@@ -1,0 +1,162 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wideec.archive.StripeManifest;
+import org.wideec.datanode.RepairMetrics;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.transport.TransportFaultInjector;
+
+/**
+ * Every test of {@link ParityUpdateClusterTest} again with our DataNode plugin and block tokens on, so that the
+ * DataNodes compute the new parity ({@code wide-ec.update.executor=datanode}, the default): the nodes of the changed
+ * units compute their deltas from local reads, the plan's relays forward, each parity's node reads its old parity
+ * locally and writes the new one. Besides: for each scheme the rows the DataNodes deliver across racks are exactly
+ * the plan's cross-rack chunks times the unit length (RackCU fewer than the baseline), and a DataNode that fails
+ * mid-update leaves the old version readable while {@code rm --finish} completes the update.
+ */
+class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
+  @Override
+  Configuration baseConf() {
+    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
+    c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
+    return c;
+  }
+
+  @Override
+  String executor() {
+    return "datanode";
+  }
+
+  @AfterEach
+  void noFaults() {
+    TransportFaultInjector.set(null);
+  }
+
+  @Test
+  void eachSchemesPlanRunsOnTheDataNodesCrossingRacksExactlyItsChunks() throws Exception {
+    Map<String, Long> crossRack = new HashMap<>();
+    for (String scheme : List.of("baseline", "cau", "rackcu")) {
+      String dir = "/scheme-" + scheme;
+      List<String> files = archiveDirOnPlan(dir);
+      ToolRun plan = tool("rm", files.get(0), files.get(2), "--dry-run", "--json", "--scheme", scheme);
+      assertEquals(0, plan.exit(), plan.out() + plan.err());
+      long expected = plannedCrossRackBytes(plan.json(), scheme);
+      long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+      ToolRun r = toolNoGrace("rm", files.get(0), files.get(2), "--scheme", scheme, "--json");
+      assertEquals(0, r.exit(), r.out() + r.err());
+      checks.removed(files.get(0));
+      checks.removed(files.get(2));
+      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
+      long sent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before;
+      assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
+      everythingChecksOut(manifestOf(dir));
+      crossRack.put(scheme, sent);
+    }
+    // Two files of one rack's units, parities in other racks: RackCU sends the deltas across once per parity rack.
+    assertTrue(crossRack.get("rackcu") < crossRack.get("baseline"), crossRack.toString());
+  }
+
+  @Test
+  void aReplaceRunsOnTheDataNodesForEachSchemeWithOldXorNewComputedBesideTheOldBlock() throws Exception {
+    for (String scheme : List.of("baseline", "cau", "rackcu")) {
+      String dir = "/dn-rep-" + scheme;
+      String src = "/incoming/dn-" + scheme;
+      List<String> files = archiveDirOnPlan(dir);
+      checks.write(src, BLOCK / 2 + 99);
+      ToolRun plan = tool("replace", files.get(1), src, "--dry-run", "--json", "--scheme", scheme);
+      assertEquals(0, plan.exit(), plan.out() + plan.err());
+      long expected = plannedCrossRackBytes(plan.json(), scheme);
+      long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+      ToolRun r = toolNoGrace("replace", files.get(1), src, "--scheme", scheme, "--json");
+      assertEquals(0, r.exit(), r.out() + r.err());
+      checks.moved(src, files.get(1));
+      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
+      assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before,
+          scheme + ": " + plan.out());
+      everythingChecksOut(manifestOf(dir));
+    }
+  }
+
+  @Test
+  void aDataNodeFailingMidUpdateLeavesTheOldVersionAndRmFinishCompletesIt() throws Exception {
+    List<String> files = archiveDir("/dn-fail");
+    long archive = store.inodeOf(new Path("/dn-fail"));
+    StripeManifest before = manifestOf("/dn-fail");
+    long inode = store.inodeOf(new Path(files.get(3)));
+    AtomicBoolean failed = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String to, long repairId, int slice, io.netty.buffer.ByteBuf payload)
+          throws java.io.IOException {
+        // The first slice of a role's rows to another role (the replies to the updater are a few bytes at most).
+        if (slice == 0 && payload.readableBytes() >= 1024 && !failed.getAndSet(true)) {
+          throw new java.io.IOException("injected: " + node + " dies sending to " + to);
+        }
+      }
+    });
+    ToolRun r = toolNoGrace("rm", files.get(3), "--json");
+    assertNotEquals(0, r.exit(), r.out());
+    assertTrue(failed.get(), "the fault was injected");
+    assertTrue(r.err().contains("127.0.0.1:"), "the error names a DataNode: " + r.err());
+    TransportFaultInjector.set(null);
+    assertEquals(before, store.find(archive), "the old version stays current");
+    checks.removed(files.get(3)); // set aside at once, as for any rm
+    everythingChecksOut(before);
+
+    ToolRun finish = toolNoGrace("rm", "--finish", "--json");
+    assertEquals(0, finish.exit(), finish.out() + finish.err());
+    StripeManifest after = store.find(archive);
+    assertEquals(1, after.version());
+    assertEquals(List.of(), unitsOf(after, inode));
+    JsonNode finished = java.util.stream.StreamSupport.stream(finish.json().get("archives").spliterator(), false)
+        .filter(a -> a.get("archive").asText().equals("/dn-fail")).findFirst().orElseThrow();
+    assertEquals(before.stripesOf(inode).length, finished.get("rolledBack").asInt(),
+        "the failed update's version directory of each stripe: " + finish.out());
+    assertEquals("datanode", finished.get("executor").asText(), finish.out());
+    everythingChecksOut(after);
+  }
+
+  /**
+   * As {@link #archiveDir}, by the chain encoder, which first moves every data block onto its planned node: the
+   * holders are the plan's, so the plan an update prints is the one whose traffic the DataNodes count.
+   */
+  List<String> archiveDirOnPlan(String dir) throws Exception {
+    List<String> files = new java.util.ArrayList<>();
+    for (int i = 0; i < SIZES.length; i++) {
+      files.add(dir + "/f" + i);
+      checks.write(dir + "/f" + i, SIZES[i]);
+    }
+    ToolRun r = tool("archive", dir, "--code", CODE, "--no-trim", "--encoder", "chain");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    return files;
+  }
+
+  /** The dry run's cross-rack chunks times each stripe's unit length, summed over the stripes updated. */
+  private static long plannedCrossRackBytes(JsonNode dryRun, String scheme) {
+    long bytes = 0;
+    for (JsonNode a : dryRun.get("archives")) {
+      for (JsonNode s : a.get("stripes")) {
+        if (!s.get("dropped").asBoolean()) {
+          assertEquals(scheme, s.get("plan").get("scheme").asText());
+          bytes += s.get("plan").get("crossRackChunks").asLong() * s.get("unitLength").asLong();
+        }
+      }
+    }
+    return bytes;
+  }
+
+}

@@ -1,0 +1,411 @@
+package org.wideec.update;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.wideec.gf.Gf256;
+
+/**
+ * An update plan as the places that carry it out see it: per place (a unit's node or a rack's relay), the delta it
+ * computes from its own unit, the rows it receives (one per chunk of each incoming transfer), the rows it sends on
+ * each outgoing transfer, and, at a parity's node, the parity's delta. Every row a place sends or keeps is a GF(2^8)
+ * combination of the rows it holds, so an executor needs no knowledge of schemes: per slice it computes its own
+ * delta, receives its inputs, and evaluates the combinations. A place that sends on several transfers (RackCU's
+ * collector fanning out to the parity racks, §III-A) computes each row once from one copy of its inputs, so every
+ * chunk the plan counts crosses the wire exactly once.
+ *
+ * <p>Derived from the plan in its order, with the same checks as {@link UpdateExecution} (a source must hold what it
+ * sends, every parity must end with exactly its generator row over the changed units' deltas), and checked to be
+ * acyclic, so a place can take all its inputs before it sends. Pure data; {@link #apply} is its reference executor.
+ */
+public final class UpdateRoles {
+  /** Rows a place receives on one transfer, in the transfer's unit (DATA_DELTA) or parity (PARITY_DELTA) order. */
+  public record Input(int transfer, Place from, int rows) {}
+
+  /**
+   * Rows a place sends on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j.
+   */
+  public record Output(int transfer, Place to, int[][] rows) {
+    public Output {
+      rows = deepCopy(rows);
+    }
+
+    @Override
+    public int[][] rows() {
+      return deepCopy(rows);
+    }
+  }
+
+  /**
+   * One place's part. Its held rows are its own delta (when {@code ownDelta} names a data unit) followed by the rows
+   * of its inputs in order.
+   *
+   * @param ownDelta the changed data unit whose delta (old XOR new) this place computes from local reads, or -1
+   * @param parityDelta at a rewritten parity's node, the combination of held rows that is its delta; else null
+   */
+  public record Role(Place place, int ownDelta, List<Input> inputs, List<Output> outputs, int[] parityDelta) {
+    public Role {
+      inputs = List.copyOf(inputs);
+      outputs = List.copyOf(outputs);
+      parityDelta = parityDelta == null ? null : parityDelta.clone();
+    }
+
+    @Override
+    public int[] parityDelta() {
+      return parityDelta == null ? null : parityDelta.clone();
+    }
+
+    /** Rows this place holds per slice: its own delta and every input row. */
+    public int heldRows() {
+      return (ownDelta >= 0 ? 1 : 0) + inputs.stream().mapToInt(Input::rows).sum();
+    }
+
+    /** The parity this place rewrites, or -1. */
+    public int parity() {
+      return parityDelta == null ? -1 : place.unit();
+    }
+  }
+
+  private final UpdatePlan plan;
+  private final Map<Place, Role> roles;
+  private final List<Place> order;
+
+  private UpdateRoles(UpdatePlan plan, Map<Place, Role> roles, List<Place> order) {
+    this.plan = plan;
+    this.roles = roles;
+    this.order = order;
+  }
+
+  /**
+   * The roles of a delta plan.
+   *
+   * @throws IllegalArgumentException naming the transfer, unit or places when the plan re-encodes, uses Parix's
+   *     new-data transfers, sends what its source does not hold, leaves a parity incomplete, or has a cycle
+   */
+  public static UpdateRoles of(UpdatePlan plan) {
+    if (plan.reEncode()) {
+      throw new IllegalArgumentException(plan.scheme() + ": a re-encoding plan writes every parity afresh from the"
+          + " live data, it carries no deltas");
+    }
+    Derivation d = new Derivation(plan);
+    List<Transfer> ts = plan.transfers();
+    for (int i = 0; i < ts.size(); i++) {
+      d.add(i, ts.get(i));
+    }
+    Map<Place, Role> roles = d.roles();
+    return new UpdateRoles(plan, roles, topological(plan, roles));
+  }
+
+  public UpdatePlan plan() {
+    return plan;
+  }
+
+  /** Every place's role, senders before their receivers. */
+  public List<Role> roles() {
+    return order.stream().map(roles::get).toList();
+  }
+
+  public Role role(Place p) {
+    return roles.get(p);
+  }
+
+  /** The parities the plan rewrites, ascending. */
+  public int[] rewrittenParities() {
+    return roles.values().stream().mapToInt(Role::parity).filter(p -> p >= 0).sorted().toArray();
+  }
+
+  /**
+   * The reference run: every role evaluated on whole units in order, as an executor does slice by slice.
+   *
+   * @param oldUnits all n units before the update, equal lengths
+   * @param newData the new content of each changed data unit (index = unit; others ignored)
+   * @param sentRows per transfer index, rows it put on the wire (filled in; may be null)
+   * @return all n units after the update
+   */
+  public byte[][] apply(byte[][] oldUnits, byte[][] newData, int[] sentRows) {
+    int n = plan.pattern().code().n();
+    int len = oldUnits[0].length;
+    byte[][] after = new byte[n][];
+    for (int u = 0; u < n; u++) {
+      after[u] = u < plan.pattern().code().k() && plan.pattern().isChanged(u) ? newData[u].clone()
+          : oldUnits[u].clone();
+    }
+    Map<Integer, byte[][]> sent = new HashMap<>();
+    for (Place p : order) {
+      Role r = roles.get(p);
+      List<byte[]> held = new ArrayList<>();
+      if (r.ownDelta() >= 0) {
+        held.add(xor(oldUnits[r.ownDelta()], newData[r.ownDelta()]));
+      }
+      for (Input in : r.inputs()) {
+        held.addAll(Arrays.asList(sent.get(in.transfer())));
+      }
+      for (Output out : r.outputs()) {
+        int[][] rows = out.rows();
+        byte[][] bytes = new byte[rows.length][];
+        for (int i = 0; i < rows.length; i++) {
+          bytes[i] = combine(rows[i], held, len);
+        }
+        sent.put(out.transfer(), bytes);
+        if (sentRows != null) {
+          sentRows[out.transfer()] += rows.length;
+        }
+      }
+      if (r.parity() >= 0) {
+        after[r.parity()] = xor(oldUnits[r.parity()], combine(r.parityDelta(), held, len));
+      }
+    }
+    return after;
+  }
+
+  private static byte[] combine(int[] coef, List<byte[]> held, int len) {
+    byte[] out = new byte[len];
+    for (int j = 0; j < coef.length; j++) {
+      if (coef[j] != 0) {
+        byte[] h = held.get(j);
+        for (int b = 0; b < len; b++) {
+          out[b] ^= (byte) Gf256.multiply(coef[j], h[b] & 0xff);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static byte[] xor(byte[] a, byte[] b) {
+    byte[] c = new byte[a.length];
+    for (int i = 0; i < a.length; i++) {
+      c[i] = (byte) (a[i] ^ b[i]);
+    }
+    return c;
+  }
+
+  /** Places ordered so every sender comes before its receivers; a cycle would deadlock a streaming executor. */
+  private static List<Place> topological(UpdatePlan plan, Map<Place, Role> roles) {
+    Map<Place, Integer> waiting = new HashMap<>();
+    Deque<Place> ready = new ArrayDeque<>();
+    for (Role r : roles.values()) {
+      waiting.put(r.place(), (int) r.inputs().stream().map(Input::from).distinct().count());
+      if (r.inputs().isEmpty()) {
+        ready.add(r.place());
+      }
+    }
+    List<Place> out = new ArrayList<>();
+    while (!ready.isEmpty()) {
+      Place p = ready.poll();
+      out.add(p);
+      roles.get(p).outputs().stream().map(Output::to).distinct().forEach(to -> {
+        if (waiting.merge(to, -1, Integer::sum) == 0) {
+          ready.add(to);
+        }
+      });
+    }
+    if (out.size() != roles.size()) {
+      List<String> stuck = roles.keySet().stream().filter(p -> !out.contains(p)).map(p -> name(plan, p)).toList();
+      throw new IllegalArgumentException(plan.scheme() + ": places " + stuck + " wait on each other; a streamed"
+          + " update needs every place to take its inputs before it sends");
+    }
+    return out;
+  }
+
+  /** How a place is named in errors and requests: d3@R2, p0@R5, relay@R4. */
+  public String nameOf(Place p) {
+    return name(plan, p);
+  }
+
+  static String name(UpdatePlan plan, Place p) {
+    UpdatePattern pat = plan.pattern();
+    return p.isRelay() ? "relay@" + pat.rackName(p.rack()) : pat.unitName(p.unit()) + "@" + pat.rackName(p.rack());
+  }
+
+  private static int[][] deepCopy(int[][] rows) {
+    int[][] c = new int[rows.length][];
+    for (int i = 0; i < rows.length; i++) {
+      c[i] = rows[i].clone();
+    }
+    return c;
+  }
+
+  /** The roles built transfer by transfer, tracking what each held row means for the checks. */
+  private static final class Derivation {
+    private final UpdatePlan plan;
+    private final UpdatePattern pattern;
+    private final int k;
+    private final Map<Place, Builder> places = new LinkedHashMap<>();
+
+    Derivation(UpdatePlan plan) {
+      this.plan = plan;
+      this.pattern = plan.pattern();
+      this.k = pattern.code().k();
+    }
+
+    void add(int index, Transfer t) {
+      if (t.kind() != Transfer.Kind.DATA_DELTA && t.kind() != Transfer.Kind.PARITY_DELTA) {
+        throw new IllegalArgumentException(plan.scheme() + ": " + t + ": only data and parity deltas are streamed"
+            + " between places, not " + t.kind());
+      }
+      Builder from = place(t.from());
+      Builder to = place(t.to());
+      int[][] rows = from.rowsFor(t);
+      from.outputs.add(new Output(index, t.to(), rows));
+      to.receive(index, t, Arrays.stream(rows).map(from::meaning).toList());
+    }
+
+    private Builder place(Place p) {
+      return places.computeIfAbsent(p, Builder::new);
+    }
+
+    Map<Place, Role> roles() {
+      for (int p = k; p < pattern.code().n(); p++) {
+        int parity = p;
+        if (Arrays.stream(pattern.changed()).anyMatch(d -> pattern.code().generator().get(parity, d) != 0)) {
+          place(Place.unit(p, pattern.rackOf(p))); // a parity the plan never reaches fails its check below
+        }
+      }
+      Map<Place, Role> out = new LinkedHashMap<>();
+      for (Builder b : places.values()) {
+        out.put(b.place, b.role());
+      }
+      return out;
+    }
+
+    /** One place as the plan's transfers reach it. */
+    private final class Builder {
+      final Place place;
+      final int ownDelta;
+      final List<int[]> meanings = new ArrayList<>(); // per held row, its coefficients on the data units' deltas
+      final Map<Integer, Integer> deltaRow = new HashMap<>(); // data unit -> held row carrying its delta
+      final List<Input> inputs = new ArrayList<>();
+      final List<Output> outputs = new ArrayList<>();
+      int[] parity; // at a parity's node: its delta so far, over held rows
+
+      Builder(Place place) {
+        this.place = place;
+        boolean data = !place.isRelay() && place.unit() < k;
+        if (data && !pattern.isChanged(place.unit())) {
+          throw new IllegalArgumentException(plan.scheme() + ": " + name(plan, place) + " takes part but its unit"
+              + " does not change");
+        }
+        this.ownDelta = data ? place.unit() : -1;
+        if (data) {
+          int[] e = new int[k];
+          e[place.unit()] = 1;
+          meanings.add(e);
+          deltaRow.put(place.unit(), 0);
+        }
+        if (!place.isRelay() && place.unit() >= k) {
+          parity = new int[0];
+        }
+      }
+
+      /** The delta of unit s as a combination of held rows (a parity's own delta at its node, UniLRC). */
+      int[] delta(Transfer t, int s) {
+        if (s >= k && place.unit() == s) {
+          return parity.clone();
+        }
+        Integer row = deltaRow.get(s);
+        if (row == null) {
+          throw new IllegalArgumentException(plan.scheme() + ": " + t + ": " + name(plan, place) + " does not hold"
+              + " the delta of " + pattern.unitName(s));
+        }
+        int[] v = new int[row + 1];
+        v[row] = 1;
+        return v;
+      }
+
+      int[][] rowsFor(Transfer t) {
+        int[] units = t.units();
+        if (t.kind() == Transfer.Kind.DATA_DELTA) {
+          int[][] rows = new int[units.length][];
+          for (int i = 0; i < units.length; i++) {
+            rows[i] = delta(t, units[i]);
+          }
+          return rows;
+        }
+        int[] parities = t.parities();
+        int[][] rows = new int[parities.length][];
+        for (int i = 0; i < parities.length; i++) {
+          int[] sum = new int[0];
+          for (int s : units) {
+            sum = addScaled(sum, pattern.coefficient(parities[i], s), delta(t, s));
+          }
+          rows[i] = sum;
+        }
+        return rows;
+      }
+
+      void receive(int index, Transfer t, List<int[]> rowMeanings) {
+        int first = meanings.size();
+        inputs.add(new Input(index, t.from(), rowMeanings.size()));
+        meanings.addAll(rowMeanings);
+        int[] units = t.units();
+        if (place.isRelay()) {
+          if (t.kind() != Transfer.Kind.DATA_DELTA) {
+            throw new IllegalArgumentException(plan.scheme() + ": " + t + ": a relay forwards data deltas; parity"
+                + " deltas end at their parity's node");
+          }
+          for (int i = 0; i < units.length; i++) {
+            deltaRow.put(units[i], first + i);
+          }
+          return;
+        }
+        int p = place.unit();
+        if (p < k || !Arrays.equals(t.parities(), new int[] {p})) {
+          throw new IllegalArgumentException(plan.scheme() + ": " + t + " must end at a relay or at the node of the"
+              + " single parity it serves");
+        }
+        for (int i = 0; i < rowMeanings.size(); i++) {
+          int gamma = t.kind() == Transfer.Kind.DATA_DELTA ? pattern.coefficient(p, units[i]) : 1;
+          int[] v = new int[first + i + 1];
+          v[first + i] = 1;
+          parity = addScaled(parity, gamma, v);
+        }
+      }
+
+      int[] meaning(int[] row) {
+        int[] m = new int[k];
+        for (int j = 0; j < row.length; j++) {
+          if (row[j] != 0) {
+            for (int d = 0; d < k; d++) {
+              m[d] ^= Gf256.multiply(row[j], meanings.get(j)[d]);
+            }
+          }
+        }
+        return m;
+      }
+
+      Role role() {
+        int held = meanings.size();
+        List<Output> outs = outputs.stream().map(o -> new Output(o.transfer(), o.to(),
+            Arrays.stream(o.rows()).map(r -> Arrays.copyOf(r, held)).toArray(int[][]::new))).toList();
+        int[] pd = null;
+        if (parity != null) {
+          int p = place.unit();
+          int[] expected = new int[k];
+          for (int d : pattern.changed()) {
+            expected[d] = pattern.code().generator().get(p, d);
+          }
+          if (!Arrays.equals(expected, meaning(parity))) {
+            throw new IllegalArgumentException(plan.scheme() + ": parity " + pattern.unitName(p) + " would receive"
+                + " coefficients " + Arrays.toString(meaning(parity)) + " on the data deltas, needs "
+                + Arrays.toString(expected));
+          }
+          pd = Arrays.copyOf(parity, held);
+        }
+        return new Role(place, ownDelta, inputs, outs, pd);
+      }
+    }
+  }
+
+  private static int[] addScaled(int[] acc, int gamma, int[] v) {
+    int[] out = Arrays.copyOf(acc, Math.max(acc.length, v.length));
+    for (int j = 0; j < v.length; j++) {
+      out[j] ^= Gf256.multiply(gamma, v[j]);
+    }
+    return out;
+  }
+}

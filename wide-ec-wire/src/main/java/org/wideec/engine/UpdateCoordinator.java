@@ -1,0 +1,158 @@
+package org.wideec.engine;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorCompletionService;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.UpdateRoleRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.topology.Endpoint;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.update.Place;
+import org.wideec.update.UpdateRoles;
+
+/**
+ * The updater's side of a stripe's parity update on the DataNodes: turns the plan's {@link UpdateRoles} into one
+ * {@link UpdateRoleRequest} per place (the node that plays it, the blocks it reads with their READ tokens, the new
+ * parity block with its WRITE token), orders every role at once, and waits for each to report. Every role's stream is
+ * read on a thread of its own: roles feed each other, so none may wait for the updater to read another's.
+ */
+public final class UpdateCoordinator {
+  /** Opens a stream to a node's slice port carrying a request. */
+  @FunctionalInterface
+  public interface Dialer {
+    PeerStream open(Endpoint node, byte[] request) throws IOException;
+  }
+
+  /**
+   * What the roles read and write.
+   *
+   * @param oldBlocks every changed data unit's block and every rewritten parity's block, by unit
+   * @param newData each replaced data unit's replacement block, on the same node, by unit
+   * @param newParities each rewritten parity's allocated block and target, by unit
+   */
+  public record Blocks(Map<Integer, BlockRef> oldBlocks, Map<Integer, BlockRef> newData,
+      Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum) {}
+
+  private UpdateCoordinator() {}
+
+  /**
+   * One request per place of the roles.
+   *
+   * @param nodes the node that plays each place (a unit's holder; a relay's node in its rack)
+   * @param length bytes of every delta (the unit length after the update)
+   * @throws IllegalArgumentException naming a place without a node or a unit without a block
+   */
+  public static Map<Place, UpdateRoleRequest> requests(UpdateRoles roles, long key, String update, int sliceBytes,
+      long length, Map<Place, Endpoint> nodes, Blocks blocks) {
+    Map<Place, UpdateRoleRequest> out = new LinkedHashMap<>();
+    for (UpdateRoles.Role r : roles.roles()) {
+      List<UpdateRoleRequest.Input> inputs = new ArrayList<>();
+      for (UpdateRoles.Input in : r.inputs()) {
+        inputs.add(new UpdateRoleRequest.Input(in.transfer(), in.rows(), node(nodes, in.from(), update)));
+      }
+      List<UpdateRoleRequest.Output> outputs = r.outputs().stream()
+          .map(o -> new UpdateRoleRequest.Output(o.transfer(), o.rows())).toList();
+      int parity = r.parity();
+      BlockRef oldData = r.ownDelta() < 0 ? null : block(blocks.oldBlocks(), r.ownDelta(), update);
+      BlockRef newData = r.ownDelta() < 0 ? null : blocks.newData().get(r.ownDelta());
+      out.put(r.place(), new UpdateRoleRequest(key, update, roles.nameOf(r.place()), sliceBytes, length, oldData, newData,
+          inputs, outputs, r.parityDelta(), parity < 0 ? null : block(blocks.oldBlocks(), parity, update),
+          parity < 0 ? null : blocks.newParities().get(parity), blocks.checksumType(), blocks.bytesPerChecksum()));
+      if (parity >= 0 && blocks.newParities().get(parity) == null) {
+        throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
+      }
+    }
+    return out;
+  }
+
+  private static Endpoint node(Map<Place, Endpoint> nodes, Place p, String update) {
+    Endpoint e = nodes.get(p);
+    if (e == null) {
+      throw new IllegalArgumentException(update + ": no node plays place " + p);
+    }
+    return e;
+  }
+
+  private static BlockRef block(Map<Integer, BlockRef> blocks, int unit, String update) {
+    BlockRef b = blocks.get(unit);
+    if (b == null) {
+      throw new IllegalArgumentException(update + ": no block named for unit " + unit);
+    }
+    return b;
+  }
+
+  /**
+   * Orders every role and waits for all: per rewritten parity, what its node stored (length and CRC32C of the new
+   * parity it wrote).
+   *
+   * @throws IOException naming the role and the node to blame when any role fails; the others are stopped
+   */
+  public static Map<Integer, EncodeTreeRequest.Stored> run(Map<Place, UpdateRoleRequest> requests,
+      Map<Place, Endpoint> nodes, Dialer dialer) throws IOException {
+    ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, requests.size()), r -> {
+      Thread t = new Thread(r, "wide-ec-update-role");
+      t.setDaemon(true);
+      return t;
+    });
+    List<PeerStream> streams = new ArrayList<>();
+    ExecutorCompletionService<Map.Entry<Place, List<EncodeTreeRequest.Stored>>> done =
+        new ExecutorCompletionService<>(threads);
+    try {
+      for (Map.Entry<Place, UpdateRoleRequest> e : requests.entrySet()) {
+        PeerStream s = dialer.open(nodes.get(e.getKey()), e.getValue().toBytes());
+        streams.add(s);
+        done.submit(() -> Map.entry(e.getKey(), report(s, e.getValue())));
+      }
+      Map<Integer, EncodeTreeRequest.Stored> out = new LinkedHashMap<>();
+      for (int i = 0; i < streams.size(); i++) {
+        Map.Entry<Place, List<EncodeTreeRequest.Stored>> r = done.take().get(); // the first failure ends the wait
+        if (!r.getKey().isRelay() && !r.getValue().isEmpty()) {
+          out.put(r.getKey().unit(), r.getValue().get(0));
+        }
+      }
+      return out;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().toString(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the update's roles");
+    } finally {
+      streams.forEach(PeerStream::close); // a role still running loses its updater and stops
+      threads.shutdownNow();
+    }
+  }
+
+  /** A role's reply: empty frames while it runs, then its result, then END. */
+  private static List<EncodeTreeRequest.Stored> report(PeerStream s, UpdateRoleRequest req)
+      throws PeerFailure, InterruptedException, IOException {
+    byte[] last = null;
+    for (int i = 0; ; i++) {
+      Frame f = s.nextOrEnd(i);
+      if (f == null) {
+        break;
+      }
+      try {
+        if (f.payload().readableBytes() > 0) {
+          last = f.payloadBytes();
+        }
+      } finally {
+        f.release();
+      }
+      s.credit();
+    }
+    if (last == null) {
+      throw new PeerFailure(s.peer().node(), req + " at " + s.peer() + " ended without a result");
+    }
+    return EncodeTreeRequest.parseResult(last);
+  }
+}

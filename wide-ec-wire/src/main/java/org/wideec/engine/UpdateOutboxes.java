@@ -1,0 +1,115 @@
+package org.wideec.engine;
+
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.wideec.transport.PeerFailure;
+
+/**
+ * Where a node's update roles leave the rows of each output transfer for the role that fetches them: one bounded
+ * queue per (update key, transfer), so a role runs at most {@link #WINDOW} slices ahead of its slowest consumer and a
+ * collector that fans out to several parity racks (RackCU §III-A) computes each row once. A role registers its
+ * outboxes before it asks its own inputs, so a fetch that arrives first waits for it (bounded by the stall timeout).
+ */
+final class UpdateOutboxes {
+  static final int WINDOW = 4;
+
+  /** One transfer's rows, slice by slice, then the end or a failure. */
+  static final class Outbox {
+    final int rows;
+    final int slices;
+    private final ArrayBlockingQueue<Object> queue = new ArrayBlockingQueue<>(WINDOW);
+    private final CountDownLatch delivered = new CountDownLatch(1);
+    private volatile boolean claimed;
+
+    Outbox(int rows, int slices) {
+      this.rows = rows;
+      this.slices = slices;
+    }
+
+    /** Leaves one slice; waits while the consumer is {@link #WINDOW} slices behind. */
+    void put(byte[] slice, long stallMs, String what) throws PeerFailure, InterruptedException {
+      if (!queue.offer(slice, stallMs, TimeUnit.MILLISECONDS)) {
+        throw new PeerFailure(null, what + ": its consumer took no slice within " + stallMs + " ms");
+      }
+    }
+
+    /** Ends the rows with a failure the consumer reports (offered, never blocking: the role is giving up). */
+    void fail(PeerFailure why) {
+      queue.clear();
+      queue.offer(why);
+    }
+
+    /** The next slice; a failure the producing role left is thrown. */
+    byte[] take(long stallMs, String what) throws PeerFailure, InterruptedException {
+      Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
+      if (o == null) {
+        throw new PeerFailure(null, what + ": no slice within " + stallMs + " ms");
+      }
+      if (o instanceof PeerFailure f) {
+        throw f;
+      }
+      return (byte[]) o;
+    }
+
+    void delivered() {
+      delivered.countDown();
+    }
+
+    /** Whether the consumer took every slice within the stall timeout. */
+    boolean awaitDelivered(long stallMs) throws InterruptedException {
+      return delivered.await(stallMs, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private record Key(long update, int transfer) {}
+
+  private final Map<Key, Outbox> boxes = new ConcurrentHashMap<>();
+  private final Object arrivals = new Object();
+
+  Outbox register(long update, int transfer, int rows, int slices) {
+    Outbox box = new Outbox(rows, slices);
+    if (boxes.putIfAbsent(new Key(update, transfer), box) != null) {
+      throw new IllegalStateException("transfer " + transfer + " of the update is already sent by a role here");
+    }
+    synchronized (arrivals) {
+      arrivals.notifyAll();
+    }
+    return box;
+  }
+
+  void remove(long update, int transfer) {
+    boxes.remove(new Key(update, transfer));
+  }
+
+  /**
+   * The outbox of a transfer, taken by its one consumer; waits for its role to register it.
+   *
+   * @return null when no role registered it within {@code stallMs}, or another consumer took it
+   */
+  Outbox claim(long update, int transfer, long stallMs) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(stallMs);
+    Key key = new Key(update, transfer);
+    synchronized (arrivals) {
+      while (true) {
+        Outbox box = boxes.get(key);
+        if (box != null) {
+          synchronized (box) {
+            if (box.claimed) {
+              return null;
+            }
+            box.claimed = true;
+            return box;
+          }
+        }
+        long left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime());
+        if (left <= 0) {
+          return null;
+        }
+        arrivals.wait(left);
+      }
+    }
+  }
+}

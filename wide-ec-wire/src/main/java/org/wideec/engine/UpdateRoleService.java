@@ -1,0 +1,354 @@
+package org.wideec.engine;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.coder.CodingKernel;
+import org.wideec.coder.CodingMatrix;
+import org.wideec.coder.Kernels;
+import org.wideec.gf.Gf256;
+import org.wideec.gf.Matrix;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RequestLimits;
+import org.wideec.protocol.UpdateFetchRequest;
+import org.wideec.protocol.UpdateRoleRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.UnitStore;
+import org.wideec.transport.Downstream;
+import org.wideec.transport.Frame;
+import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerStream;
+import org.wideec.transport.RequestHandler;
+import org.wideec.transport.SliceTransport;
+
+/**
+ * Plays a node's roles in stripe parity updates ({@link UpdateRoleRequest}) and serves the rows they send
+ * ({@link UpdateFetchRequest}). A role registers an outbox per output transfer, fetches its inputs, then slice by slice
+ * computes its own delta from local reads (old XOR new), takes each input's rows, evaluates each output's GF(2^8)
+ * combinations once into its outbox (a collector fanning out to several parity racks reads its inputs once), and at a
+ * parity's node adds the delta to the old parity read locally and writes the sum into the new parity block. Memory is
+ * a few slices per transfer whatever the block size. Nothing is thrown into the transport's thread: every failure
+ * ends the stream with an ERROR naming the node to blame, and fails the role's outboxes so its consumers stop too.
+ */
+public final class UpdateRoleService implements RequestHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(UpdateRoleService.class);
+
+  /** Where a parity role's new parity is written: the block the NameNode allocated, on this node. */
+  @FunctionalInterface
+  public interface ParityTargets {
+    /**
+     * @throws ReplicaAccess.DeniedException when the request lacks the authority to write it
+     */
+    SliceSink open(UpdateRoleRequest req) throws IOException;
+  }
+
+  private final SliceTransport transport;
+  private final UnitStore store;
+  private final ReplicaAccess access;
+  private final ParityTargets targets;
+  private final RepairCounters counters;
+  private final UpdateOutboxes outboxes = new UpdateOutboxes();
+
+  public UpdateRoleService(SliceTransport transport, UnitStore store, ReplicaAccess access, ParityTargets targets,
+      RepairCounters counters) {
+    this.transport = transport;
+    this.store = store;
+    this.access = access;
+    this.targets = targets;
+    this.counters = counters;
+  }
+
+  @Override
+  public void onRequest(long id, byte[] body, Downstream downstream) {
+    String me = downstream.selfNode();
+    try {
+      if (UpdateRoleRequest.isOne(body)) {
+        new Role(id, admit(UpdateRoleRequest.parse(body)), downstream).run();
+      } else {
+        fetch(UpdateFetchRequest.parse(body), downstream);
+      }
+    } catch (ReplicaAccess.DeniedException e) {
+      LOG.warn("update {}: {} refused {}: {}", id, me, downstream.node(), e.getMessage());
+      downstream.fail(null, me + " refused the update role: " + e.getMessage());
+    } catch (PeerFailure e) {
+      LOG.debug("update {} at {}: {}", id, me, e.getMessage());
+      downstream.fail(e.culprit() == null && transport.closing() ? me : e.culprit(), e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      downstream.fail(me, me + " was interrupted");
+    } catch (IOException | RuntimeException e) { // DESIGN.md §2: nothing of ours escapes into the transport's thread
+      LOG.warn("update {} at {} failed: {}", id, me, e.toString());
+      downstream.fail(me, "update role at " + me + " failed: " + e.getMessage());
+    }
+  }
+
+  /** A role's bounds and READ tokens before it takes a helper thread; a fetch is checked against its outbox. */
+  @Override
+  public String screen(byte[] body, boolean clusterPeer) throws IOException {
+    if (UpdateRoleRequest.isOne(body)) {
+      UpdateRoleRequest req = admit(UpdateRoleRequest.parse(body));
+      BlockRef any = req.oldData() != null ? req.oldData() : req.oldParity();
+      return any == null ? null : access.clientOf(any);
+    }
+    UpdateFetchRequest.parse(body);
+    return null;
+  }
+
+  /** The request, once its frames fit, its asker may read every block it names and its inputs' ports may be dialled. */
+  private UpdateRoleRequest admit(UpdateRoleRequest req) throws IOException {
+    int rows = Math.max(req.inputs().stream().mapToInt(UpdateRoleRequest.Input::rows).max().orElse(1),
+        req.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(1));
+    if ((long) rows * req.sliceBytes() > transport.conf().maxFrameBytes()) {
+      throw new ReplicaAccess.DeniedException(req + ": frames of " + rows + " rows of " + req.sliceBytes()
+          + " bytes; at most " + transport.conf().maxFrameBytes() + " bytes (wide-ec.transport.max-frame.bytes)");
+    }
+    for (BlockRef b : new BlockRef[] {req.oldData(), req.newData(), req.oldParity()}) {
+      if (b != null) {
+        access.checkRead(b);
+      }
+    }
+    for (UpdateRoleRequest.Input in : req.inputs()) {
+      try {
+        RequestLimits.checkAddress(in.from());
+      } catch (IOException e) {
+        throw new ReplicaAccess.DeniedException(e.getMessage());
+      }
+    }
+    return req;
+  }
+
+  /** Streams one transfer's rows to the role that fetches them, as its producing role leaves them. */
+  private void fetch(UpdateFetchRequest req, Downstream downstream) throws IOException, InterruptedException {
+    String me = downstream.selfNode();
+    long stall = transport.conf().stallTimeoutMs();
+    String what = "transfer " + req.transfer() + " of update " + Long.toHexString(req.updateKey()) + " at " + me;
+    UpdateOutboxes.Outbox box = outboxes.claim(req.updateKey(), req.transfer(), stall);
+    if (box == null) {
+      throw new PeerFailure(me, what + ": no role here sends it (never ordered, failed, or already fetched)");
+    }
+    if (box.rows != req.rows() || box.slices != req.slices()) {
+      throw new IOException(what + ": the role sends " + box.rows + " rows in " + box.slices + " slices, the"
+          + " fetch asks " + req.rows() + " rows in " + req.slices());
+    }
+    boolean cross = !downstream.rack().equals(downstream.selfRack());
+    for (int s = 0; s < box.slices; s++) {
+      byte[] rows = box.take(stall, what);
+      ByteBuf b = downstream.alloc().heapBuffer(rows.length, rows.length).writeBytes(rows);
+      downstream.send(s, b);
+      counters.updateRowsSent(rows.length, cross);
+    }
+    box.delivered();
+    downstream.end();
+  }
+
+  /** One role as it runs: its inputs, readers, outboxes and arithmetic, released whatever happens. */
+  private final class Role {
+    private final long id;
+    private final UpdateRoleRequest req;
+    private final Downstream downstream;
+    private final String me;
+    private final long stall;
+    private final CodingKernel kernel = Kernels.best();
+    private final List<PeerStream> inputs = new ArrayList<>();
+    private final List<UpdateOutboxes.Outbox> boxes = new ArrayList<>();
+    private final List<UnitStore.Reader> readers = new ArrayList<>();
+    private final ByteBuffer[] held;
+    private final byte[] buf;
+    private final byte[] other;
+    private SliceSink sink;
+    private int frame;
+    private long lastFrame = System.nanoTime();
+
+    Role(long id, UpdateRoleRequest req, Downstream downstream) {
+      this.id = id;
+      this.req = req;
+      this.downstream = downstream;
+      this.me = downstream.selfNode();
+      this.stall = transport.conf().stallTimeoutMs();
+      this.held = new ByteBuffer[req.heldRows() + (req.parityDelta() == null ? 0 : 1)]; // the old parity last
+      for (int j = 0; j < held.length; j++) {
+        held[j] = ByteBuffer.allocateDirect(req.sliceBytes());
+      }
+      this.buf = new byte[req.sliceBytes()];
+      this.other = new byte[req.sliceBytes()];
+    }
+
+    void run() throws IOException, InterruptedException {
+      boolean done = false;
+      try {
+        sink = req.parityDelta() == null ? null : targets.open(req); // its WRITE authority checked before any dial
+        for (UpdateRoleRequest.Output o : req.outputs()) {
+          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rows().length, req.slices()));
+        }
+        for (UpdateRoleRequest.Input in : req.inputs()) {
+          inputs.add(transport.open(in.from(), me, downstream.selfRack(), id, new UpdateFetchRequest(req.updateKey(),
+              in.transfer(), in.rows(), req.sliceBytes(), req.length()).toBytes()));
+        }
+        for (BlockRef b : new BlockRef[] {req.oldData(), req.newData(), req.oldParity()}) {
+          readers.add(b == null ? null : store.open(b));
+        }
+        long crc = slices();
+        finish(crc);
+        done = true;
+      } finally {
+        close(done);
+      }
+    }
+
+    /** Every slice through the role; returns the CRC32C of the new parity written (0 without one). */
+    private long slices() throws IOException, InterruptedException {
+      CodingMatrix[] outs = new CodingMatrix[req.outputs().size()];
+      for (int o = 0; o < outs.length; o++) {
+        outs[o] = new CodingMatrix(Matrix.of(Gf256.INSTANCE, req.outputs().get(o).rows()));
+      }
+      CodingMatrix parity = null;
+      if (req.parityDelta() != null) {
+        int[] row = java.util.Arrays.copyOf(req.parityDelta(), held.length);
+        row[held.length - 1] = 1; // new parity = old parity + its delta (RackCU Eq. 2)
+        parity = new CodingMatrix(Matrix.of(Gf256.INSTANCE, new int[][] {row}));
+      }
+      ByteBuffer rows = ByteBuffer.allocateDirect(Math.max(1, maxRows()) * req.sliceBytes());
+      CRC32C crc = new CRC32C();
+      for (int s = 0; s < req.slices(); s++) {
+        int n = req.sliceLength(s);
+        gather(s, n);
+        for (int o = 0; o < outs.length; o++) {
+          byte[] out = new byte[outs[o].rows() * n];
+          multiply(outs[o], heldRows(false), rows, n, out);
+          boxes.get(o).put(out, stall, req + " transfer " + req.outputs().get(o).transfer());
+        }
+        if (parity != null) {
+          multiply(parity, heldRows(true), rows, n, buf);
+          crc.update(buf, 0, n);
+          sink.write((long) s * req.sliceBytes(), buf, 0, n);
+        }
+        beat();
+      }
+      return crc.getValue();
+    }
+
+    /** Slice s of every held row: the own delta, each input's rows, the old parity last. */
+    private void gather(int s, int n) throws IOException, InterruptedException {
+      int j = 0;
+      long at = (long) s * req.sliceBytes();
+      if (req.oldData() != null) {
+        read(0, req.oldData(), at, n, buf);
+        if (req.newData() != null) {
+          read(1, req.newData(), at, n, other);
+          for (int b = 0; b < n; b++) {
+            buf[b] ^= other[b];
+          }
+        }
+        held[j++].clear().put(buf, 0, n).flip();
+      }
+      for (int i = 0; i < inputs.size(); i++) {
+        int r = req.inputs().get(i).rows();
+        Frame f = inputs.get(i).next(s, r * n);
+        try {
+          for (int row = 0; row < r; row++) {
+            f.payload().getBytes(f.payload().readerIndex() + row * n, buf, 0, n);
+            held[j++].clear().put(buf, 0, n).flip();
+          }
+        } finally {
+          f.release();
+        }
+        inputs.get(i).credit();
+      }
+      if (req.oldParity() != null) {
+        read(2, req.oldParity(), at, n, buf);
+        held[j].clear().put(buf, 0, n).flip();
+      }
+    }
+
+    /** Bytes [at, at + n) of a local block; zeros past its end (a shorter unit is zero-padded in its stripe). */
+    private void read(int reader, BlockRef b, long at, int n, byte[] dst) throws IOException {
+      int have = (int) Math.max(0, Math.min(n, b.numBytes() - at));
+      if (have > 0) {
+        readers.get(reader).read(at, dst, 0, have);
+        counters.readLocally(have);
+      }
+      java.util.Arrays.fill(dst, have, n, (byte) 0);
+    }
+
+    private ByteBuffer[] heldRows(boolean withOldParity) {
+      int count = req.heldRows() + (withOldParity ? 1 : 0);
+      ByteBuffer[] in = new ByteBuffer[count];
+      for (int j = 0; j < count; j++) {
+        in[j] = held[j].duplicate();
+      }
+      return in;
+    }
+
+    private void multiply(CodingMatrix m, ByteBuffer[] in, ByteBuffer rows, int n, byte[] dst) {
+      ByteBuffer[] outs = new ByteBuffer[m.rows()];
+      for (int r = 0; r < outs.length; r++) {
+        outs[r] = rows.slice(r * n, n);
+      }
+      kernel.multiply(m, in, outs, n);
+      rows.get(0, dst, 0, m.rows() * n);
+    }
+
+    private int maxRows() {
+      return req.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(1);
+    }
+
+    /** An empty frame to the updater when a quarter of its stall timeout passed since the last one. */
+    private void beat() throws IOException, InterruptedException {
+      if (System.nanoTime() - lastFrame > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(stall / 4)) {
+        downstream.send(frame++, downstream.alloc().heapBuffer(0, 0));
+        lastFrame = System.nanoTime();
+      }
+    }
+
+    /** Every consumer took its rows, every input ended, the parity stored; then the result and END. */
+    private void finish(long crc) throws IOException, InterruptedException {
+      for (int o = 0; o < boxes.size(); o++) {
+        if (!boxes.get(o).awaitDelivered(stall)) {
+          throw new PeerFailure(null, req + ": transfer " + req.outputs().get(o).transfer() + " was not fetched"
+              + " within " + stall + " ms");
+        }
+      }
+      for (PeerStream in : inputs) {
+        in.awaitEnd();
+      }
+      List<EncodeTreeRequest.Stored> stored = new ArrayList<>();
+      if (sink != null) {
+        sink.finish();
+        stored.add(new EncodeTreeRequest.Stored(0, req.length(), crc));
+      }
+      byte[] result = EncodeTreeRequest.resultBytes(stored);
+      downstream.send(frame, downstream.alloc().heapBuffer(result.length, result.length).writeBytes(result));
+      downstream.end();
+      LOG.debug("update {}: {} played {}", id, me, req);
+    }
+
+    private void close(boolean done) {
+      for (int o = 0; o < boxes.size(); o++) {
+        if (!done) {
+          boxes.get(o).fail(new PeerFailure(me, req + " failed at " + me));
+        }
+        outboxes.remove(req.updateKey(), req.outputs().get(o).transfer());
+      }
+      if (sink != null && !done) {
+        sink.abort();
+      }
+      for (UnitStore.Reader r : readers) {
+        try {
+          if (r != null) {
+            r.close();
+          }
+        } catch (IOException e) {
+          LOG.debug("closing a reader at {}: {}", me, e.toString());
+        }
+      }
+      inputs.forEach(PeerStream::close);
+    }
+  }
+}

@@ -1,0 +1,254 @@
+package org.wideec.protocol;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.wideec.repair.BlockRef;
+import org.wideec.topology.Endpoint;
+
+/**
+ * The updater's order to one node to play one place's role in a stripe's parity update (the model's
+ * {@code UpdateRoles.Role}, RackCU §III-A): per slice, compute its own delta from local reads (old data XOR the
+ * replacement, or the old data alone for a removed unit), fetch the rows every input transfer brings
+ * ({@link UpdateFetchRequest}), send each output transfer's rows (GF(2^8) combinations of what it holds) to whoever
+ * fetches them, and at a rewritten parity's node add the parity's delta to its old parity, read locally, into the new
+ * parity block the NameNode allocated on this node. A finalized replica is never rewritten.
+ *
+ * <p>It carries the READ tokens of the blocks it reads and the WRITE token of the block it writes (both minted by the
+ * NameNode for the updater), the update's key that lets its consumers fetch, and the slice port of each input's node.
+ *
+ * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
+ * zero flag byte). The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
+ * update), one result frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
+ * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind.
+ */
+public record UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
+    BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
+    BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum) {
+  public static final int KIND = MessageKind.UPDATE_ROLE.code();
+  public static final int VERSION = 1;
+  /** Most transfers one role takes or sends: every pair of a stripe's units. */
+  static final int MAX_TRANSFERS = org.wideec.code.LinearCode.MAX_UNITS * 16;
+
+  /** Rows fetched from {@code from} on one transfer of the plan. */
+  public record Input(int transfer, int rows, Endpoint from) {}
+
+  /** Rows sent on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j. */
+  public record Output(int transfer, int[][] rows) {
+    public Output {
+      rows = Arrays.stream(rows).map(int[]::clone).toArray(int[][]::new);
+    }
+
+    @Override
+    public int[][] rows() {
+      return Arrays.stream(rows).map(int[]::clone).toArray(int[][]::new);
+    }
+  }
+
+  public UpdateRoleRequest {
+    inputs = List.copyOf(inputs);
+    outputs = List.copyOf(outputs);
+    parityDelta = parityDelta == null ? null : parityDelta.clone();
+    String what = "bad update role " + place + " of " + update + ": ";
+    if (sliceBytes < 1 || length < 0 || inputs.size() > MAX_TRANSFERS || outputs.size() > MAX_TRANSFERS) {
+      throw new IllegalArgumentException(what + "slices of " + sliceBytes + ", length " + length + ", "
+          + inputs.size() + " inputs, " + outputs.size() + " outputs");
+    }
+    if (newData != null && oldData == null) {
+      throw new IllegalArgumentException(what + "a replacement block without the block it replaces");
+    }
+    if ((parityDelta == null) != (oldParity == null) || (parityDelta == null) != (newParity == null)) {
+      throw new IllegalArgumentException(what + "a parity needs its delta, its old block and its new block");
+    }
+    int held = (oldData == null ? 0 : 1);
+    for (Input in : inputs) {
+      if (in.rows() < 1 || in.rows() > StepRequest.MAX_ROWS) {
+        throw new IllegalArgumentException(what + "input transfer " + in.transfer() + " of " + in.rows() + " rows");
+      }
+      held += in.rows();
+    }
+    if (held == 0) {
+      throw new IllegalArgumentException(what + "it holds nothing: no own delta and no input");
+    }
+    for (Output o : outputs) {
+      if (o.rows.length < 1 || o.rows.length > StepRequest.MAX_ROWS) {
+        throw new IllegalArgumentException(what + "output transfer " + o.transfer() + " of " + o.rows.length + " rows");
+      }
+      for (int[] row : o.rows) {
+        checkRow(what + "output transfer " + o.transfer(), row, held);
+      }
+    }
+    if (parityDelta != null) {
+      checkRow(what + "the parity delta", parityDelta, held);
+    }
+    for (BlockRef b : new BlockRef[] {oldData, newData, oldParity, newParity == null ? null : newParity.block()}) {
+      if (b != null && b.token().length > WireCodec.MAX_TOKEN) {
+        throw new IllegalArgumentException(what + "a block token of " + b.token().length + " bytes for " + b);
+      }
+    }
+  }
+
+  private static void checkRow(String what, int[] row, int held) {
+    if (row.length != held) {
+      throw new IllegalArgumentException(what + " combines " + row.length + " rows, the role holds " + held);
+    }
+    for (int c : row) {
+      if (c < 0 || c > 255) {
+        throw new IllegalArgumentException(what + " has coefficient " + c);
+      }
+    }
+  }
+
+  @Override
+  public int[] parityDelta() {
+    return parityDelta == null ? null : parityDelta.clone();
+  }
+
+  /** Rows the role holds per slice: its own delta, then every input's rows. */
+  public int heldRows() {
+    return (oldData == null ? 0 : 1) + inputs.stream().mapToInt(Input::rows).sum();
+  }
+
+  public int slices() {
+    return StepRequest.slices(length, sliceBytes);
+  }
+
+  public int sliceLength(int slice) {
+    return StepRequest.sliceLength(length, sliceBytes, slice);
+  }
+
+  /** Whether a request body is one of these. */
+  public static boolean isOne(byte[] body) {
+    return MessageKind.peek(body) == MessageKind.UPDATE_ROLE;
+  }
+
+  public byte[] toBytes() {
+    return WireCodec.encode(out -> {
+      out.writeByte(KIND);
+      out.writeByte(VERSION);
+      out.writeLong(updateKey);
+      out.writeUTF(update);
+      out.writeUTF(place);
+      out.writeInt(sliceBytes);
+      out.writeLong(length);
+      writeOptional(out, oldData);
+      writeOptional(out, newData);
+      out.writeShort(inputs.size());
+      for (Input in : inputs) {
+        out.writeInt(in.transfer());
+        out.writeShort(in.rows());
+        WireCodec.writeEndpoint(out, in.from());
+      }
+      out.writeShort(outputs.size());
+      for (Output o : outputs) {
+        out.writeInt(o.transfer());
+        out.writeShort(o.rows.length);
+        for (int[] row : o.rows) {
+          writeRow(out, row);
+        }
+      }
+      out.writeBoolean(parityDelta != null);
+      if (parityDelta != null) {
+        writeRow(out, parityDelta);
+        WireCodec.writeBlock(out, oldParity);
+        WireCodec.writeBlock(out, newParity.block());
+        EncodeTreeRequest.writeTargetNode(out, newParity.target());
+      }
+      out.writeInt(checksumType);
+      out.writeInt(bytesPerChecksum);
+    });
+  }
+
+  private static void writeOptional(DataOutputStream out, BlockRef b) throws IOException {
+    out.writeBoolean(b != null);
+    if (b != null) {
+      WireCodec.writeBlock(out, b);
+    }
+  }
+
+  private static void writeRow(DataOutputStream out, int[] row) throws IOException {
+    for (int c : row) {
+      out.writeByte(c);
+    }
+  }
+
+  /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
+  public static UpdateRoleRequest parse(byte[] bytes) throws IOException {
+    return WireCodec.decode(bytes, "update role", in -> {
+      WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, "an update role");
+      long key = in.readLong();
+      String update = in.readUTF();
+      String place = in.readUTF();
+      String subject = "update role " + place + " of " + update;
+      int slice = in.readInt();
+      long length = in.readLong();
+      BlockRef oldData = readOptional(in, subject);
+      BlockRef newData = readOptional(in, subject);
+      int held = oldData == null ? 0 : 1;
+      List<Input> inputs = new ArrayList<>();
+      for (int i = count(in, subject); i > 0; i--) {
+        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in));
+        inputs.add(input);
+        held += input.rows();
+      }
+      if (held > StepRequest.MAX_ROWS * MAX_TRANSFERS) {
+        throw new IOException(subject + " holds " + held + " rows");
+      }
+      List<Output> outputs = new ArrayList<>();
+      for (int i = count(in, subject); i > 0; i--) {
+        int transfer = in.readInt();
+        int rows = in.readUnsignedShort();
+        if (rows > StepRequest.MAX_ROWS) {
+          throw new IOException(subject + ": output transfer " + transfer + " of " + rows + " rows");
+        }
+        int[][] r = new int[rows][];
+        for (int j = 0; j < rows; j++) {
+          r[j] = readRow(in, held);
+        }
+        outputs.add(new Output(transfer, r));
+      }
+      int[] parityDelta = null;
+      BlockRef oldParity = null;
+      EncodeTreeRequest.ParityOutput newParity = null;
+      if (in.readBoolean()) {
+        parityDelta = readRow(in, held);
+        oldParity = WireCodec.readBlock(in, subject);
+        BlockRef nb = WireCodec.readBlock(in, subject);
+        newParity = new EncodeTreeRequest.ParityOutput(-1, nb, EncodeTreeRequest.readTargetNode(in));
+      }
+      UpdateRoleRequest r = new UpdateRoleRequest(key, update, place, slice, length, oldData, newData, inputs, outputs,
+          parityDelta, oldParity, newParity, in.readInt(), in.readInt());
+      WireCodec.requireEnd(in, subject);
+      return r;
+    });
+  }
+
+  private static BlockRef readOptional(DataInputStream in, String subject) throws IOException {
+    return in.readBoolean() ? WireCodec.readBlock(in, subject) : null;
+  }
+
+  private static int[] readRow(DataInputStream in, int held) throws IOException {
+    int[] row = new int[held];
+    for (int j = 0; j < held; j++) {
+      row[j] = in.readUnsignedByte();
+    }
+    return row;
+  }
+
+  private static int count(DataInputStream in, String subject) throws IOException {
+    int n = in.readUnsignedShort();
+    if (n > MAX_TRANSFERS) {
+      throw new IOException(subject + " lists " + n + " transfers; at most " + MAX_TRANSFERS);
+    }
+    return n;
+  }
+
+  @Override
+  public String toString() {
+    return "role " + place + " of " + update + " (" + inputs.size() + " inputs, " + outputs.size() + " outputs"
+        + (parityDelta == null ? "" : ", writes its new parity") + ")";
+  }
+}

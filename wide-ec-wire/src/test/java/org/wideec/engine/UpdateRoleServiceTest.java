@@ -1,0 +1,235 @@
+package org.wideec.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.placement.CombinedLocalityPlanner;
+import org.wideec.placement.PlacementPlan;
+import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.UpdateRoleRequest;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.MemoryUnitStore;
+import org.wideec.repair.ReplicaAccess;
+import org.wideec.repair.SliceSink;
+import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficShaper;
+import org.wideec.transport.TransportConf;
+import org.wideec.update.Place;
+import org.wideec.update.RackSeparatedPlacement;
+import org.wideec.update.UpdateExecution;
+import org.wideec.update.UpdatePattern;
+import org.wideec.update.UpdatePlan;
+import org.wideec.update.UpdateRoles;
+import org.wideec.update.UpdateScheme;
+
+/**
+ * Update roles on real slice transports (one node per unit, racks per the placement): the new parities equal the
+ * reference executor's, and the rows delivered across racks are exactly the plan's cross-rack chunks.
+ */
+class UpdateRoleServiceTest {
+  private static final byte[] SECRET = "a cluster secret for tests".getBytes(StandardCharsets.UTF_8);
+  private static final String POOL = "BP-test";
+  private static final int SLICE = 1024;
+  private static final long REPLACEMENT = 1000;
+  /** The memory sinks ignore where a parity block was allocated. */
+  private static final EncodeTreeRequest.TargetNode TARGET = new EncodeTreeRequest.TargetNode("127.0.0.1", "localhost",
+      "uuid", 1, 2, 3, 4, "DISK", "storage");
+
+  private final Map<String, SliceTransport> transports = new HashMap<>();
+  private final Map<String, AtomicLong[]> sent = new ConcurrentHashMap<>(); // node -> {in rack, cross rack}
+  private final Map<Long, byte[]> written = new ConcurrentHashMap<>(); // new parity block id -> bytes
+  private final ExecutorService workers = Executors.newCachedThreadPool();
+  private SliceTransport updater;
+
+  @AfterEach
+  void tearDown() {
+    transports.values().forEach(SliceTransport::close);
+    if (updater != null) {
+      updater.close();
+    }
+    workers.shutdownNow();
+  }
+
+  @Test
+  void rs12_4RackCuOnTheDataNodesRenewsEveryParityAndCrossesRacksExactlyThePlansChunks() throws Exception {
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
+    long rackcu = runAndCheck(p, "rackcu", 5000, 21L);
+    tearDownNodes();
+    long baseline = runAndCheck(p, "baseline", 5000, 21L);
+    assertTrue(rackcu < baseline, rackcu + " cross-rack bytes for rackcu, " + baseline + " for the baseline");
+  }
+
+  @Test
+  void azureLrcOnCombinedLocalityRenewsGlobalAndLocalParitiesForEveryStreamedScheme() throws Exception {
+    PlacementPlan placement = new CombinedLocalityPlanner().plan(Codes.pinnedFromSpec("azure-lrc:k=12,l=2,g=2"));
+    for (String scheme : new String[] {"rackcu", "baseline", "cau"}) {
+      runAndCheck(UpdatePattern.of(placement, 0, 3, 7, 11), scheme, 3 * SLICE + 17, 22L);
+      tearDownNodes();
+    }
+  }
+
+  @Test
+  void aDeadRelayFailsTheUpdateNamingANodeAndWritesNoParity() throws Exception {
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
+    UpdatePlan plan = UpdateScheme.byName("rackcu").plan(p);
+    UpdateRoles roles = UpdateRoles.of(plan);
+    Setup s = setup(p, 4 * SLICE, 23L);
+    Place collector = Place.relay(plan.collectorRacks()[0]);
+    String dead = s.nodes.get(collector).site().node();
+    transports.remove(dead).close();
+    Map<Place, UpdateRoleRequest> reqs = UpdateCoordinator.requests(roles, 7L, "stripe 1", SLICE, s.length, s.nodes,
+        s.blocks);
+    IOException e = assertThrows(IOException.class, () -> UpdateCoordinator.run(reqs, s.nodes, this::dial));
+    assertTrue(e.getMessage().contains(dead), e.getMessage());
+    // Every global parity needs the collector's rows: none was finished.
+    assertEquals(Map.of(), written);
+  }
+
+  /** Runs one scheme's plan on the nodes; checks parities and exact cross-rack bytes; returns them. */
+  private long runAndCheck(UpdatePattern p, String scheme, int length, long seed) throws Exception {
+    UpdatePlan plan = UpdateScheme.byName(scheme).plan(p);
+    UpdateRoles roles = UpdateRoles.of(plan);
+    Setup s = setup(p, length, seed);
+    Map<Place, UpdateRoleRequest> reqs = UpdateCoordinator.requests(roles, new Random(seed).nextLong(),
+        "stripe 1", SLICE, length, s.nodes, s.blocks);
+    Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(reqs, s.nodes, this::dial);
+    byte[][] expected = UpdateExecution.apply(plan, s.stripe, s.newData, new UpdateExecution.ParixLog());
+    LinearCode code = p.code();
+    assertArrayEquals(roles.rewrittenParities(), stored.keySet().stream().mapToInt(Integer::intValue).sorted()
+        .toArray(), scheme);
+    for (int u : roles.rewrittenParities()) {
+      byte[] got = written.get(newParityBlock(u));
+      assertArrayEquals(expected[u], got, scheme + " parity " + p.unitName(u));
+      CRC32C crc = new CRC32C();
+      crc.update(got);
+      assertEquals(crc.getValue(), stored.get(u).crc32c(), scheme + " parity " + p.unitName(u));
+      assertEquals(length, stored.get(u).length());
+    }
+    long cross = sent.values().stream().mapToLong(c -> c[1].get()).sum();
+    assertEquals((long) plan.crossRackChunks() * length, cross, scheme + " on " + p);
+    assertEquals(code.n(), expected.length);
+    return cross;
+  }
+
+  private record Setup(byte[][] stripe, byte[][] newData, Map<Place, Endpoint> nodes,
+      UpdateCoordinator.Blocks blocks, long length) {}
+
+  /**
+   * One node per unit ("n{u}" in its placement rack) holding its unit (block id = unit) and, for a changed unit, its
+   * replacement (block id 1000 + unit); a rack's relay is the node of its first unit.
+   */
+  private Setup setup(UpdatePattern p, int length, long seed) throws IOException {
+    LinearCode code = p.code();
+    Random rnd = new Random(seed);
+    // Any old units will do: the reference executor, checked against fresh encodes in the model's tests, is the judge.
+    byte[][] stripe = new byte[code.n()][length];
+    for (byte[] u : stripe) {
+      rnd.nextBytes(u);
+    }
+    byte[][] newData = new byte[code.k()][];
+    Map<Integer, BlockRef> old = new HashMap<>();
+    Map<Integer, BlockRef> next = new HashMap<>();
+    Map<Integer, EncodeTreeRequest.ParityOutput> parities = new HashMap<>();
+    Map<Place, Endpoint> nodes = new LinkedHashMap<>();
+    for (int u = 0; u < code.n(); u++) {
+      Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
+      blocks.put((long) u, stripe[u]);
+      old.put(u, new BlockRef(POOL, u, 1, length, null));
+      if (u < code.k() && p.isChanged(u)) {
+        newData[u] = new byte[length];
+        rnd.nextBytes(newData[u]);
+        blocks.put(REPLACEMENT + u, newData[u]);
+        next.put(u, new BlockRef(POOL, REPLACEMENT + u, 1, length, null));
+      }
+      if (u >= code.k()) {
+        parities.put(u, new EncodeTreeRequest.ParityOutput(u, new BlockRef(POOL, newParityBlock(u), 1, length, null),
+            TARGET));
+      }
+      String node = "n" + u;
+      String rack = "/r" + p.rackOf(u);
+      Endpoint e = start(node, rack, blocks);
+      nodes.put(Place.unit(u, p.rackOf(u)), e);
+      nodes.putIfAbsent(Place.relay(p.rackOf(u)), e);
+    }
+    return new Setup(stripe, newData, nodes, new UpdateCoordinator.Blocks(old, next, parities, 2, 512), length);
+  }
+
+  private static long newParityBlock(int unit) {
+    return 2000 + unit;
+  }
+
+  private Endpoint start(String node, String rack, Map<Long, byte[]> blocks) throws IOException {
+    AtomicLong[] counts = {new AtomicLong(), new AtomicLong()};
+    sent.put(node, counts);
+    RepairCounters counters = new RepairCounters() {
+      @Override
+      public void updateRowsSent(long bytes, boolean crossRack) {
+        counts[crossRack ? 1 : 0].addAndGet(bytes);
+      }
+    };
+    SliceTransport t = new SliceTransport(conf(), node, counters, workers);
+    UpdateRoleService.ParityTargets targets = req -> sink(req.newParity().block().blockId(), req.length());
+    t.start(new UpdateRoleService(t, new MemoryUnitStore(node, blocks), ReplicaAccess.OPEN, targets, counters));
+    transports.put(node, t);
+    return new Endpoint("127.0.0.1", t.port(), new Site(node, rack));
+  }
+
+  private SliceSink sink(long block, long length) {
+    byte[] bytes = new byte[(int) length];
+    return new SliceSink() {
+      @Override
+      public void write(long offset, byte[] data, int off, int len) {
+        System.arraycopy(data, off, bytes, (int) offset, len);
+      }
+
+      @Override
+      public void finish() {
+        written.put(block, bytes);
+      }
+
+      @Override
+      public void abort() {}
+    };
+  }
+
+  private org.wideec.transport.PeerStream dial(Endpoint node, byte[] request) throws IOException {
+    if (updater == null) {
+      updater = new SliceTransport(conf(), "updater", RepairCounters.NONE, workers);
+      updater.start((id, body, d) -> d.fail(null, "the updater serves nothing"));
+    }
+    return updater.open(node, "updater", "/client", new Random().nextLong(), request);
+  }
+
+  private void tearDownNodes() {
+    transports.values().forEach(SliceTransport::close);
+    transports.clear();
+    sent.clear();
+    written.clear();
+  }
+
+  private static TransportConf conf() {
+    return new TransportConf("127.0.0.1", 0, SECRET, SLICE, 2, 1 << 20, 5000, 3000, TrafficShaper.OFF, null);
+  }
+
+}
