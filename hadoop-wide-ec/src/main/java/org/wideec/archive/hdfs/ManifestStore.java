@@ -212,6 +212,22 @@ public final class ManifestStore {
     }
   }
 
+  /**
+   * The NameNode's clock now, for comparing with times it stamped (a manifest's modification time): the modification
+   * time of a probe file created and deleted beside the archive's lock, which the caller holds. A client's own clock
+   * may be minutes off the NameNode's, and an update's grace period must not end early because of that.
+   */
+  public long nameNodeNow(long archivedInode) throws IOException {
+    checkHeld(archivedInode, "reading the NameNode's clock");
+    Path probe = new Path(layout.manifestDir(), archivedInode + ".clock");
+    dfs.create(probe, true).close();
+    try {
+      return dfs.getFileStatus(probe).getModificationTime();
+    } finally {
+      dfs.delete(probe, false);
+    }
+  }
+
   /** The lock file of the archive with this inode id (see {@link #lock}). */
   public Path lockPath(long archivedInode) {
     return new Path(layout.manifestDir(), archivedInode + ".lock");

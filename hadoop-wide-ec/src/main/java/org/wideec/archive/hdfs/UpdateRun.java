@@ -118,7 +118,8 @@ final class UpdateRun {
 
   private void free() throws IOException {
     long committedAt = dfs.getFileStatus(manifestPath).getModificationTime();
-    boolean due = UpdateLifecycle.freeDue(committedAt, System.currentTimeMillis(), graceMs);
+    // Both times from the NameNode's clock: the commit's stamp and now (the client's clock may be off by minutes).
+    boolean due = UpdateLifecycle.freeDue(committedAt, store.nameNodeNow(archive), graceMs);
     UpdateLeftovers now = new UpdateLeftovers(dfs, store, archive, current);
     now.find();
     pointReplacements(now.committedReplacements());
