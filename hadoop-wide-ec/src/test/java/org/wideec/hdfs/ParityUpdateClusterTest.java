@@ -1,6 +1,7 @@
 package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -214,6 +215,35 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
       }
       assertEquals(0, fs.listStatus(store.layout().asideRoot(archive)).length, step + ": everything freed");
     }
+  }
+
+  /** A cron job's {@code rm --finish}: an archive it cannot finish now (its lock held) does not hold up the others. */
+  @Test
+  void rmFinishGoesOnPastAnArchiveItCannotFinishAndNamesIt() throws Exception {
+    List<String> busy = archiveDir("/finish-busy");
+    List<String> free = archiveDir("/finish-free");
+    ParityUpdater.Hook crash = s -> {
+      if (s.equals("aside")) {
+        throw new Crash(s);
+      }
+    };
+    for (String f : List.of(busy.get(2), free.get(2))) {
+      assertThrows(Crash.class, () -> updater(0, crash).remove(List.of(new Path(f))));
+      checks.removed(f);
+    }
+    long busyArchive = store.inodeOf(new Path("/finish-busy"));
+    try (java.io.Closeable held = store.lock(busyArchive)) { // another run works on it now
+      ToolRun r = toolNoGrace("rm", "--finish");
+      assertNotEquals(0, r.exit(), r.out() + r.err());
+      assertTrue(r.err().contains("archive inode " + busyArchive + ": another wide-ec archive run holds"), r.err());
+      assertEquals(1, manifestOf("/finish-free").version(), "the other archive's removal was finished");
+      assertEquals(0, manifestOf("/finish-busy").version(), "the held archive was left alone");
+    }
+    ToolRun again = toolNoGrace("rm", "--finish");
+    assertEquals(0, again.exit(), again.out() + again.err());
+    assertEquals(1, manifestOf("/finish-busy").version());
+    everythingChecksOut(manifestOf("/finish-busy"));
+    everythingChecksOut(manifestOf("/finish-free"));
   }
 
   @Test

@@ -264,10 +264,13 @@ public final class ParityUpdater {
 
   /**
    * Finishes every archive's unfinished updates: those a crashed run left (rolled back or forward) and those whose
-   * superseded units became due for freeing. What a cron job or an operator runs ({@code wide-ec rm --finish}).
+   * superseded units became due for freeing. What a cron job or an operator runs ({@code wide-ec rm --finish}). An
+   * archive that cannot finish now does not stop the others: after all were tried, an IOException names each that
+   * failed and why.
    */
   public List<Result> resumeAll() throws IOException {
     List<Result> out = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
     Path root = store.layout().asideRoot(0).getParent();
     if (!dfs.exists(root)) {
       return out;
@@ -282,7 +285,17 @@ public final class ParityUpdater {
       if (!dfs.exists(store.layout().manifest(archive))) {
         continue; // forgotten meanwhile (unarchived, or its last member removed and freed)
       }
-      out.add(resume(archive));
+      try {
+        out.add(resume(archive));
+      } catch (IOException e) {
+        // One archive that cannot finish (its lock held, a stripe to fsck) must not keep the others' updates waiting.
+        LOG.warn("wide-ec rm --finish: the updates of archive inode {} cannot finish now: {}", archive, e.getMessage());
+        failed.add("archive inode " + archive + ": " + e.getMessage());
+      }
+    }
+    if (!failed.isEmpty()) {
+      throw new IOException(out.size() + " archives finished, " + failed.size() + " could not: "
+          + String.join("; ", failed));
     }
     return out;
   }
