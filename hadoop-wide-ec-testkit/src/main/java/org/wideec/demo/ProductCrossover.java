@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * The product layer's arithmetic, kept apart from the cluster so it can be checked on its own: cross-rack bytes per
@@ -14,8 +15,12 @@ import java.util.Map;
 final class ProductCrossover {
   private static final double GIB = 1024.0 * 1024 * 1024;
 
-  /** One sweep point: {@code changed} data units removed from one stripe in one batch. */
-  record Point(int changed, long measuredCrossRackBytes, long plannedCrossRackBytes, long reEncodeCrossRackBytes) {
+  /**
+   * One sweep point: {@code changed} data units removed from one stripe in one batch; {@code dropped} when that was
+   * all of its data, so the stripe left the manifest and neither an update nor a re-encode had parity to write.
+   */
+  record Point(int changed, boolean dropped, long measuredCrossRackBytes, long plannedCrossRackBytes,
+      long reEncodeCrossRackBytes) {
     boolean reEncodeWins() {
       return reEncodeCrossRackBytes < measuredCrossRackBytes;
     }
@@ -23,6 +28,7 @@ final class ProductCrossover {
     Map<String, Object> toJson() {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("changedUnits", changed);
+      j.put("stripeDropped", dropped);
       j.put("measuredCrossRackBytes", measuredCrossRackBytes);
       j.put("plannedCrossRackBytes", plannedCrossRackBytes);
       j.put("reEncodeCrossRackBytes", reEncodeCrossRackBytes);
@@ -47,13 +53,17 @@ final class ProductCrossover {
   }
 
   /**
-   * The fewest changed units from which re-encoding wins at every larger point measured too, or -1 when the delta
-   * update wins (or ties) at the largest point; a tie goes to the delta update, as the chooser breaks it.
+   * The fewest changed units from which re-encoding wins against the update's bytes (measured or planned) at every
+   * larger point too, or -1 when the delta update wins (or ties) at the largest point; a tie goes to the delta update,
+   * as the chooser breaks it. Dropped stripes are skipped: with no data left there is nothing to choose.
    */
-  static int crossover(List<Point> sweep) {
+  static int crossover(List<Point> sweep, ToLongFunction<Point> update) {
     int from = -1;
     for (Point p : sweep) {
-      if (p.reEncodeWins()) {
+      if (p.dropped()) {
+        continue;
+      }
+      if (p.reEncodeCrossRackBytes() < update.applyAsLong(p)) {
         if (from < 0) {
           from = p.changed();
         }

@@ -57,14 +57,15 @@ final class ProductUpdateBench {
       + " commands, slice links shaped node:uplink 10:1)";
   static final List<String> SCHEMES = List.of("baseline", "cau", "rackcu");
 
-  /** Run settings; rates in bytes per second. */
-  record Settings(List<String> codes, int racks, int nodesPerRack, long blockBytes, String executor, long nodeRate,
-      int oversubscription, long seed) {
-    static Settings quick(boolean quick, String executor) {
+  /** Run settings; rates in bytes per second; {@code sweep} false skips the crossover sweep. */
+  record Settings(List<String> codes, List<String> schemes, boolean sweep, int racks, int nodesPerRack,
+      long blockBytes, String executor, long nodeRate, int oversubscription, long seed) {
+    static Settings of(boolean quick, String executor) {
       return quick
-          ? new Settings(List.of("azure-lrc:k=6,l=2,g=2", "rs:k=6,m=3"), 6, 3, 1 << 20, executor, 100_000_000, 10, 1)
-          : new Settings(List.of("azure-lrc:k=12,l=2,g=2", "rs:k=12,m=4"), 8, 3, 4 << 20, executor, 100_000_000, 10,
-              1);
+          ? new Settings(List.of("azure-lrc:k=6,l=2,g=2", "rs:k=6,m=3"), SCHEMES, true, 6, 3, 1 << 20, executor,
+              100_000_000, 10, 1)
+          : new Settings(List.of("azure-lrc:k=12,l=2,g=2", "rs:k=12,m=4"), SCHEMES, true, 8, 4, 4 << 20, executor,
+              100_000_000, 10, 1);
     }
   }
 
@@ -84,8 +85,8 @@ final class ProductUpdateBench {
   ProductUpdateBench(Settings s, PrintStream out, PrintStream err) {
     this.s = s;
     this.out = out;
-    int sweepPoints = s.codes().stream().mapToInt(c -> ProductCrossover.points(k(c)).size()).sum();
-    this.progress = new BenchProgress(err, "bench update --product", SCHEMES.size() * (s.codes().size()
+    int sweepPoints = s.sweep() ? s.codes().stream().mapToInt(c -> ProductCrossover.points(k(c)).size()).sum() : 0;
+    this.progress = new BenchProgress(err, "bench update --product", s.schemes().size() * (s.codes().size()
         + sweepPoints));
   }
 
@@ -108,9 +109,11 @@ final class ProductUpdateBench {
       Map<String, Object> perCode = new LinkedHashMap<>();
       for (String code : s.codes()) {
         Map<String, Object> schemes = new LinkedHashMap<>();
-        for (String scheme : SCHEMES) {
+        for (String scheme : s.schemes()) {
           Map<String, Object> j = churn(code, scheme);
-          j.put("crossover", sweep(code, scheme));
+          if (s.sweep()) {
+            j.put("crossover", sweep(code, scheme));
+          }
           schemes.put(scheme, j);
         }
         perCode.put(code, schemes);
@@ -143,7 +146,7 @@ final class ProductUpdateBench {
     int k = k(code);
     Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/churn");
     List<Path> files = writeFiles(dir, 0, 2 * k + k / 2);
-    tool("archive", dir.toString(), "--code", code, "--json");
+    archive(dir, code);
     int removed = Math.max(1, k / 2);
     List<Path> oldest = files.subList(0, removed);
     long planned = planned(oldest, scheme);
@@ -191,7 +194,7 @@ final class ProductUpdateBench {
     for (int c : ProductCrossover.points(k)) {
       Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c);
       List<Path> files = writeFiles(dir, 0, k);
-      tool("archive", dir.toString(), "--code", code, "--json");
+      archive(dir, code);
       List<Path> batch = files.subList(0, c);
       long reEncode = 0;
       for (Map.Entry<StripeManifest, List<StripeUpdate>> e : updater().preview(batch).entrySet()) {
@@ -205,17 +208,27 @@ final class ProductUpdateBench {
       if (c < k) {
         checkArchive(dir);
       }
-      points.add(new ProductCrossover.Point(c, bytes, planned, reEncode));
+      points.add(new ProductCrossover.Point(c, c == k, bytes, planned, reEncode));
       progress.step(code + " " + scheme + " sweep " + c + "/" + k);
     }
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("points", points.stream().map(ProductCrossover.Point::toJson).toList());
-    int from = ProductCrossover.crossover(points);
+    int from = ProductCrossover.crossover(points, ProductCrossover.Point::measuredCrossRackBytes);
+    int planFrom = ProductCrossover.crossover(points, ProductCrossover.Point::plannedCrossRackBytes);
     j.put("reEncodeWinsFromChangedUnits", from < 0 ? null : from);
+    j.put("reEncodeBeatsPlanFromChangedUnits", planFrom < 0 ? null : planFrom);
     out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: measured B / re-encode B): %s; re-encode wins %s%n",
         code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": " + p.measuredCrossRackBytes()
             + " / " + p.reEncodeCrossRackBytes()).toList()), from < 0 ? "nowhere" : "from " + from + " units");
     return j;
+  }
+
+  /**
+   * Archives the directory with combined locality (ECWide §3.4) for both codes: an RS stripe then has up to m units
+   * per rack, as the seed's RS(12,4) over 8 racks of 2, so rack coordination has units to gather.
+   */
+  private void archive(Path dir, String code) throws Exception {
+    tool("archive", dir.toString(), "--code", code, "--placement", "cl", "--json");
   }
 
   /** The scheme's planned cross-rack bytes of removing these files now (the dry run's stripe updates). */

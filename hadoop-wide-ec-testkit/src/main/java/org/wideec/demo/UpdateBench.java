@@ -56,7 +56,7 @@ final class UpdateBench {
       result.putAll(new UpdateBench(settings(args), out, System.err).run());
     }
     if (!layers.equals("paper")) {
-      ProductUpdateBench.Settings ps = ProductUpdateBench.Settings.quick(o.has("quick"), o.get("executor", null));
+      ProductUpdateBench.Settings ps = ProductUpdateBench.Settings.of(o.has("quick"), o.get("executor", null));
       result.put("product", new ProductUpdateBench(ps, out, System.err).run());
     }
     if (o.has("json")) {

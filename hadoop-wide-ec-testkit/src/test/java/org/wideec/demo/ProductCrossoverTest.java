@@ -11,7 +11,11 @@ import org.wideec.cli.Options;
 /** The product layer's arithmetic: sweep points, the crossover, bytes per reclaimed GiB, and the layer switch. */
 class ProductCrossoverTest {
   private static ProductCrossover.Point p(int changed, long measured, long reEncode) {
-    return new ProductCrossover.Point(changed, measured, measured, reEncode);
+    return new ProductCrossover.Point(changed, false, measured, measured, reEncode);
+  }
+
+  private static int measured(List<ProductCrossover.Point> sweep) {
+    return ProductCrossover.crossover(sweep, ProductCrossover.Point::measuredCrossRackBytes);
   }
 
   @Test
@@ -25,21 +29,36 @@ class ProductCrossoverTest {
 
   @Test
   void theCrossoverIsTheFirstPointFromWhichReEncodingStaysCheaper() {
-    assertEquals(4, ProductCrossover.crossover(List.of(p(1, 10, 50), p(2, 20, 40), p(4, 40, 30), p(6, 60, 20))));
-    assertEquals(1, ProductCrossover.crossover(List.of(p(1, 10, 5), p(2, 20, 4))));
+    assertEquals(4, measured(List.of(p(1, 10, 50), p(2, 20, 40), p(4, 40, 30), p(6, 60, 20))));
+    assertEquals(1, measured(List.of(p(1, 10, 5), p(2, 20, 4))));
+  }
+
+  @Test
+  void aDroppedStripeIsReportedButTakesNoPartInTheCrossover() {
+    ProductCrossover.Point dropped = new ProductCrossover.Point(6, true, 0, 0, 0);
+    assertEquals(2, measured(List.of(p(1, 10, 50), p(2, 20, 10), p(4, 40, 30), dropped)));
+    assertEquals(-1, measured(List.of(p(1, 10, 50), dropped)));
+  }
+
+  @Test
+  void thePlannedCrossoverComparesThePlanNotTheMeasuredBytes() {
+    List<ProductCrossover.Point> sweep = List.of(new ProductCrossover.Point(1, false, 100, 10, 50),
+        new ProductCrossover.Point(2, false, 200, 60, 40));
+    assertEquals(1, measured(sweep));
+    assertEquals(2, ProductCrossover.crossover(sweep, ProductCrossover.Point::plannedCrossRackBytes));
   }
 
   @Test
   void aTieOrADeltaWinAtTheLargestPointMeansNoCrossover() {
-    assertEquals(-1, ProductCrossover.crossover(List.of(p(1, 10, 50), p(2, 20, 20))), "a tie goes to the delta");
-    assertEquals(-1, ProductCrossover.crossover(List.of(p(1, 10, 5), p(2, 20, 30))), "won then lost again");
-    assertEquals(-1, ProductCrossover.crossover(List.of()));
+    assertEquals(-1, measured(List.of(p(1, 10, 50), p(2, 20, 20))), "a tie goes to the delta");
+    assertEquals(-1, measured(List.of(p(1, 10, 5), p(2, 20, 30))), "won then lost again");
+    assertEquals(-1, measured(List.of()));
   }
 
   @Test
   void aPointSaysWhatItMeasuredAndWhoWins() {
-    Map<String, Object> j = new ProductCrossover.Point(2, 300, 256, 200).toJson();
-    assertEquals(Map.of("changedUnits", 2, "measuredCrossRackBytes", 300L, "plannedCrossRackBytes", 256L,
+    Map<String, Object> j = new ProductCrossover.Point(2, false, 300, 256, 200).toJson();
+    assertEquals(Map.of("changedUnits", 2, "stripeDropped", false, "measuredCrossRackBytes", 300L, "plannedCrossRackBytes", 256L,
         "reEncodeCrossRackBytes", 200L, "reEncodeWins", true), j);
   }
 
