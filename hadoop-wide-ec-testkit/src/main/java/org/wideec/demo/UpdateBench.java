@@ -49,14 +49,19 @@ final class UpdateBench {
   }
 
   static int run(String[] args, PrintStream out) throws Exception {
+    Settings paper = settings(args); // refuses a positional argument or a bad value of either layer's options
     Options o = new Options(args, VALUED, SWITCHES);
     String layers = layers(o);
     Map<String, Object> result = new LinkedHashMap<>();
     if (!layers.equals("product")) {
-      result.putAll(new UpdateBench(settings(args), out, System.err).run());
+      result.putAll(new UpdateBench(paper, out, System.err).run());
     }
     if (!layers.equals("paper")) {
-      ProductUpdateBench.Settings ps = ProductUpdateBench.Settings.of(o.has("quick"), o.get("executor", null));
+      String executor = o.get("executor", null);
+      if (executor != null && !Set.of("client", "datanode").contains(executor)) {
+        throw new Options.UsageException("--executor must be client or datanode, got '" + executor + "'");
+      }
+      ProductUpdateBench.Settings ps = ProductUpdateBench.Settings.of(o.has("quick"), executor);
       result.put("product", new ProductUpdateBench(ps, out, System.err).run());
     }
     if (o.has("json")) {
