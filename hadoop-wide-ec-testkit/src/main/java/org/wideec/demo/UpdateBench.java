@@ -25,7 +25,9 @@ import org.wideec.transport.TrafficShaper;
  *
  * <p>{@code wide-ec bench update [--quick] [--json] [--volumes vol-4.3k,...] [--updates 1000]
  * [--cross-rack-rates 100m,200m,500m,1g] [--oversubscription 10] [--concurrency 4] [--seed 1]}; rates in bits per
- * second, as the seed's Mb/s.
+ * second, as the seed's Mb/s. {@code --product} (or {@code --layers product}) runs the product-workload layer instead
+ * ({@link ProductUpdateBench}, with {@code --executor client|datanode} to override wide-ec.update.executor), {@code
+ * --layers both} runs the two, the product layer's figures under the last line's {@code product} object.
  */
 final class UpdateBench {
   static final String LAYER = "paper-faithful, embedded (in-process slice transports, shaped cross-rack links)";
@@ -47,16 +49,41 @@ final class UpdateBench {
   }
 
   static int run(String[] args, PrintStream out) throws Exception {
-    Map<String, Object> result = new UpdateBench(settings(args), out, System.err).run();
-    if (new Options(args, VALUED, SWITCHES).has("json")) {
+    Settings paper = settings(args); // refuses a positional argument or a bad value of either layer's options
+    Options o = new Options(args, VALUED, SWITCHES);
+    String layers = layers(o);
+    Map<String, Object> result = new LinkedHashMap<>();
+    if (!layers.equals("product")) {
+      result.putAll(new UpdateBench(paper, out, System.err).run());
+    }
+    if (!layers.equals("paper")) {
+      String executor = o.get("executor", null);
+      if (executor != null && !Set.of("client", "datanode").contains(executor)) {
+        throw new Options.UsageException("--executor must be client or datanode, got '" + executor + "'");
+      }
+      ProductUpdateBench.Settings ps = ProductUpdateBench.Settings.of(o.has("quick"), executor);
+      result.put("product", new ProductUpdateBench(ps, out, System.err).run());
+    }
+    if (o.has("json")) {
       out.println(Json.write(result));
     }
     return 0;
   }
 
   private static final Set<String> VALUED = Set.of("volumes", "updates", "cross-rack-rates", "oversubscription",
-      "concurrency", "seed");
-  private static final Set<String> SWITCHES = Set.of("quick", "json");
+      "concurrency", "seed", "layers", "executor");
+  private static final Set<String> SWITCHES = Set.of("quick", "json", "product");
+
+  /** paper (the default), product ({@code --product} for short) or both. */
+  static String layers(Options o) {
+    String layers = o.get("layers", o.has("product") ? "product" : "paper");
+    if (!Set.of("paper", "product", "both").contains(layers)
+        || (o.has("product") && !layers.equals("product") && !layers.equals("both"))) {
+      throw new Options.UsageException("--layers must be paper, product or both (--product is --layers product), got '"
+          + layers + "'");
+    }
+    return layers;
+  }
 
   /** @throws Options.UsageException naming the option and the value it refuses */
   static Settings settings(String[] args) {

@@ -130,7 +130,10 @@ public final class WideEcTool extends Configured implements Tool {
         "  bench update [--quick] [--json] [--volumes vol-4.3k,...] [--updates 1000] [--cross-rack-rates 100m,200m,500m,1g]",
         "               [--oversubscription 10] [--concurrency 4] [--seed 1]",
         "                                                        parity updates (RackCU 5-C): RS(12,4), 8 racks of 2 in-process",
-        "                                                        nodes, MSR-like traces; baseline, CAU, Parix, RackCU"),
+        "                                                        nodes, MSR-like traces; baseline, CAU, Parix, RackCU",
+        "  bench update --product|--layers product|both [--executor client|datanode] [--quick] [--json]",
+        "                                                        file churn on LRC and RS archives of an embedded racked",
+        "                                                        cluster: bytes per reclaimed GiB, re-encode crossover"),
         a -> KitCommand.named("bench").run(conf(), out, a)));
   }
 

@@ -1,0 +1,368 @@
+package org.wideec.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.util.ToolRunner;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.archive.hdfs.ParityUpdater;
+import org.wideec.cli.WideEcTool;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.transport.TrafficShaper;
+import org.wideec.update.ReEncoding;
+import org.wideec.update.UpdateScheme;
+
+/**
+ * {@code wide-ec bench update --product}: file churn on directory-level archives of an embedded MiniDFSCluster with
+ * racks, through the operator's commands ({@code wide-ec archive}, {@code rm}, {@code replace}, {@code archive --fill})
+ * with whichever executor {@code wide-ec.update.executor} selects. Per code (an LRC and an RS stripe of the same k) and
+ * per scheme (baseline, cau, rackcu), on a fresh archive of one-block files each time:
+ * <ul>
+ *   <li>churn: the oldest files removed in one batch, the next oldest replaced, new files filled into the open
+ *       stripe's virtual slots; measured: cross-rack bytes per reclaimed GiB (space the namespace consumed before the
+ *       removal less after its commit, the grace period 0) and the seconds the removal took;</li>
+ *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch; per point the measured cross-rack
+ *       bytes against the model's price of re-encoding the stripe ({@link ReEncoding}), and the crossover.</li>
+ * </ul>
+ * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
+ * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
+ * each of its bytes crosses a rack link. Every run ends with every remaining file compared byte for byte and every
+ * stripe of the archive checked against an encode and decoded from a random k-subset ({@link StripeReadBack}).
+ */
+final class ProductUpdateBench {
+  static final String LAYER = "product workload, embedded MiniDFSCluster (racks of DataNodes in this process, wide-ec"
+      + " commands, slice links shaped node:uplink 10:1)";
+  static final List<String> SCHEMES = List.of("baseline", "cau", "rackcu");
+
+  /** Run settings; rates in bytes per second; {@code sweep} false skips the crossover sweep. */
+  record Settings(List<String> codes, List<String> schemes, boolean sweep, int racks, int nodesPerRack,
+      long blockBytes, String executor, long nodeRate, int oversubscription, long seed) {
+    static Settings of(boolean quick, String executor) {
+      return quick
+          ? new Settings(List.of("azure-lrc:k=6,l=2,g=2", "rs:k=6,m=3"), SCHEMES, true, 6, 3, 1 << 20, executor,
+              100_000_000, 10, 1)
+          : new Settings(List.of("azure-lrc:k=12,l=2,g=2", "rs:k=12,m=4"), SCHEMES, true, 8, 4, 4 << 20, executor,
+              100_000_000, 10, 1);
+    }
+  }
+
+  private final Settings s;
+  private final PrintStream out;
+  private final BenchProgress progress;
+  private final ObjectMapper mapper = new ObjectMapper();
+  private MiniDFSCluster cluster;
+  private DistributedFileSystem fs;
+  private Configuration toolConf;
+  private ManifestStore store;
+  private final Map<Path, long[]> expected = new LinkedHashMap<>(); // live file -> seed and length of its content
+  private long bytesCompared;
+  private int stripesDecoded;
+  private final List<String> executors = new ArrayList<>();
+
+  ProductUpdateBench(Settings s, PrintStream out, PrintStream err) {
+    this.s = s;
+    this.out = out;
+    int sweepPoints = s.sweep() ? s.codes().stream().mapToInt(c -> ProductCrossover.points(k(c)).size()).sum() : 0;
+    this.progress = new BenchProgress(err, "bench update --product", s.schemes().size() * (s.codes().size()
+        + sweepPoints));
+  }
+
+  Map<String, Object> run() throws Exception {
+    File dir = Files.createTempDirectory("wide-ec-bench-update-product").toFile();
+    Configuration c = DemoArchive.light(MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(
+        new Configuration(), 300)));
+    c.setLong(ParityUpdater.GRACE_KEY, 0); // reclaimed means freed at the commit
+    if (s.executor() != null) {
+      c.set("wide-ec.update.executor", s.executor());
+    }
+    out.printf("product layer: %d racks x %d DataNodes, %d MiB blocks, codes %s, executor %s%n", s.racks(),
+        s.nodesPerRack(), s.blockBytes() >> 20, s.codes(), s.executor() == null ? "as configured" : s.executor());
+    cluster = MiniClusters.start(c, dir, s.racks(), s.nodesPerRack(), s.blockBytes());
+    try {
+      fs = cluster.getFileSystem();
+      toolConf = new Configuration(cluster.getConfiguration(0));
+      store = new ManifestStore(fs, ArchiveLayout.from(toolConf));
+      TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
+      Map<String, Object> perCode = new LinkedHashMap<>();
+      for (String code : s.codes()) {
+        Map<String, Object> schemes = new LinkedHashMap<>();
+        for (String scheme : s.schemes()) {
+          Map<String, Object> j = churn(code, scheme);
+          if (s.sweep()) {
+            j.put("crossover", sweep(code, scheme));
+          }
+          schemes.put(scheme, j);
+        }
+        perCode.put(code, schemes);
+      }
+      return summary(perCode);
+    } finally {
+      TrafficShaper.emulate(null);
+      cluster.shutdown();
+      org.apache.hadoop.fs.FileUtil.fullyDelete(dir);
+    }
+  }
+
+  private Map<String, Object> summary(Map<String, Object> perCode) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("layer", LAYER);
+    j.put("executor", String.join(",", executors.stream().distinct().toList()));
+    j.put("racks", s.racks() + " racks of " + s.nodesPerRack() + " DataNodes");
+    j.put("blockBytes", s.blockBytes());
+    j.put("nodeBytesPerSecond", s.nodeRate());
+    j.put("oversubscription", s.oversubscription());
+    j.put("codes", perCode);
+    j.put("bytesCompared", bytesCompared);
+    j.put("stripesDecoded", stripesDecoded);
+    j.put("bytesLost", 0); // any difference stops the run with an IOException
+    return j;
+  }
+
+  /** The churn on a fresh archive of {@code 2k + k/2} one-block files; the last stripe has k/2 open slots. */
+  private Map<String, Object> churn(String code, String scheme) throws Exception {
+    int k = k(code);
+    Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/churn");
+    List<Path> files = writeFiles(dir, 0, 2 * k + k / 2);
+    archive(dir, code);
+    int removed = Math.max(1, k / 2);
+    List<Path> oldest = files.subList(0, removed);
+    long planned = planned(oldest, scheme);
+    long spaceBefore = fs.getContentSummary(new Path("/")).getSpaceConsumed();
+    long t0 = System.nanoTime();
+    long rmBytes = measured(() -> rm(oldest, scheme));
+    double reclaimSeconds = (System.nanoTime() - t0) / 1e9;
+    long reclaimed = spaceBefore - fs.getContentSummary(new Path("/")).getSpaceConsumed();
+    oldest.forEach(expected::remove);
+
+    Path replaced = files.get(removed);
+    Path src = new Path("/product/src/" + tag(code) + "-" + scheme);
+    long[] content = write(src, s.blockBytes());
+    long replaceBytes = measured(() -> tool("replace", replaced.toString(), src.toString(), "--scheme", scheme,
+        "--json"));
+    expected.remove(src);
+    expected.put(replaced, content);
+
+    List<Path> added = writeFiles(dir, files.size(), k / 2);
+    long fillBytes = measured(() -> tool("archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
+    int stripes = checkArchive(dir);
+
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("filesRemoved", removed);
+    j.put("reclaimedBytes", reclaimed);
+    j.put("crossRackBytes", rmBytes);
+    j.put("plannedCrossRackBytes", planned);
+    j.put("crossRackBytesPerReclaimedGiB", ProductCrossover.perReclaimedGiB(rmBytes, reclaimed));
+    j.put("reclaimSeconds", reclaimSeconds);
+    j.put("replaceCrossRackBytes", replaceBytes);
+    j.put("filesFilled", added.size());
+    j.put("fillCrossRackBytes", fillBytes);
+    j.put("stripesChecked", stripes);
+    out.printf(Locale.ROOT, "%-24s %-8s rm %d files: %,d B cross-rack (plan %,d), %,d B reclaimed, %.2f s; replace %,d"
+        + " B; fill %d files %,d B; %d stripes checked%n", code, scheme, removed, rmBytes, planned, reclaimed,
+        reclaimSeconds, replaceBytes, added.size(), fillBytes, stripes);
+    progress.step(code + " " + scheme + " churn");
+    return j;
+  }
+
+  /** Per point a fresh archive of exactly one full stripe of one-block files, {@code c} of them removed at once. */
+  private Map<String, Object> sweep(String code, String scheme) throws Exception {
+    int k = k(code);
+    List<ProductCrossover.Point> points = new ArrayList<>();
+    for (int c : ProductCrossover.points(k)) {
+      Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c);
+      List<Path> files = writeFiles(dir, 0, k);
+      archive(dir, code);
+      List<Path> batch = files.subList(0, c);
+      long reEncode = 0;
+      for (Map.Entry<StripeManifest, List<StripeUpdate>> e : updater().preview(batch).entrySet()) {
+        for (StripeUpdate u : e.getValue()) {
+          reEncode += new ReEncoding().plan(u.pattern()).crossRackChunks() * u.before().unitLength();
+        }
+      }
+      long planned = planned(batch, scheme);
+      long bytes = measured(() -> rm(batch, scheme));
+      batch.forEach(expected::remove);
+      if (c < k) {
+        checkArchive(dir);
+      }
+      points.add(new ProductCrossover.Point(c, c == k, bytes, planned, reEncode));
+      progress.step(code + " " + scheme + " sweep " + c + "/" + k);
+    }
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("points", points.stream().map(ProductCrossover.Point::toJson).toList());
+    int from = ProductCrossover.crossover(points, ProductCrossover.Point::measuredCrossRackBytes);
+    int planFrom = ProductCrossover.crossover(points, ProductCrossover.Point::plannedCrossRackBytes);
+    j.put("reEncodeWinsFromChangedUnits", from < 0 ? null : from);
+    j.put("reEncodeBeatsPlanFromChangedUnits", planFrom < 0 ? null : planFrom);
+    out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: measured B / re-encode B): %s; re-encode wins %s%n",
+        code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": " + p.measuredCrossRackBytes()
+            + " / " + p.reEncodeCrossRackBytes()).toList()), from < 0 ? "nowhere" : "from " + from + " units");
+    return j;
+  }
+
+  /**
+   * Archives the directory with combined locality (ECWide §3.4) for both codes: an RS stripe then has up to m units
+   * per rack, as the seed's RS(12,4) over 8 racks of 2, so rack coordination has units to gather.
+   */
+  private void archive(Path dir, String code) throws Exception {
+    tool("archive", dir.toString(), "--code", code, "--placement", "cl", "--json");
+  }
+
+  /** The scheme's planned cross-rack bytes of removing these files now (the dry run's stripe updates). */
+  private long planned(List<Path> files, String scheme) throws IOException {
+    long bytes = 0;
+    for (List<StripeUpdate> us : updater().preview(files).values()) {
+      for (StripeUpdate u : us) {
+        if (!u.dropsStripe()) {
+          bytes += UpdateScheme.byName(scheme).plan(u.pattern()).crossRackChunks() * u.before().unitLength();
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private ParityUpdater updater() {
+    return ParityUpdater.from(fs, store, toolConf, ParityUpdater.Hook.NONE);
+  }
+
+  private JsonNode rm(List<Path> files, String scheme) throws Exception {
+    List<String> args = new ArrayList<>(List.of("rm"));
+    files.forEach(p -> args.add(p.toString()));
+    args.addAll(List.of("--scheme", scheme, "--json"));
+    return tool(args.toArray(new String[0]));
+  }
+
+  @FunctionalInterface
+  private interface Command {
+    JsonNode run() throws Exception;
+  }
+
+  /**
+   * The bytes that crossed racks while the command ran: the DataNodes' slice-transport counters, plus the client
+   * executor's HDFS reads and writes (this process is in no rack). Notes which executor the command reports.
+   */
+  private long measured(Command c) throws Exception {
+    long before = dataNodeCrossRack();
+    JsonNode j = c.run();
+    long client = 0;
+    String executor = j.path("executor").asText("client");
+    executors.add(executor);
+    if (executor.equals("client")) {
+      List<JsonNode> runs = new ArrayList<>();
+      if (j.has("archives")) {
+        j.get("archives").forEach(runs::add);
+      } else {
+        runs.add(j);
+      }
+      for (JsonNode r : runs) {
+        client += r.path("bytesRead").asLong() + r.path("bytesWritten").asLong();
+      }
+    }
+    return dataNodeCrossRack() - before + client;
+  }
+
+  private long dataNodeCrossRack() {
+    long sum = 0;
+    for (DataNode d : cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(d.getXferPort());
+      sum += p == null || p.metrics() == null ? 0 : p.metrics().bytesSentCrossRack();
+    }
+    return sum;
+  }
+
+  /** Runs the operator's command against the cluster; its JSON, or an IOException with what it printed. */
+  private JsonNode tool(String... args) throws Exception {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    int rc = ToolRunner.run(new Configuration(toolConf), new WideEcTool(new PrintStream(o, true,
+        StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8)), args);
+    String text = o.toString(StandardCharsets.UTF_8);
+    if (rc != 0) {
+      throw new IOException("wide-ec " + String.join(" ", args) + " exited " + rc + ": " + text
+          + e.toString(StandardCharsets.UTF_8));
+    }
+    String[] lines = text.strip().split("\n");
+    return mapper.readTree(lines[lines.length - 1]);
+  }
+
+  /** Files {@code dir/f<first>..}, one block each (every third a short block), oldest first. */
+  private List<Path> writeFiles(Path dir, int first, int count) throws IOException {
+    List<Path> out = new ArrayList<>();
+    for (int i = first; i < first + count; i++) {
+      Path p = new Path(dir, String.format("f%05d", i));
+      write(p, i % 3 == 2 ? s.blockBytes() / 2 + i : s.blockBytes());
+      out.add(p);
+    }
+    return out;
+  }
+
+  /** Writes a file of {@code length} seeded random bytes and remembers them; returns its seed and length. */
+  private long[] write(Path p, long length) throws IOException {
+    long seed = s.seed() * 1_000_003L + expected.size() * 7919L + p.hashCode();
+    try (FSDataOutputStream o = fs.create(p, true)) {
+      o.write(content(seed, length));
+    }
+    long[] written = {seed, length};
+    expected.put(p, written);
+    return written;
+  }
+
+  private static byte[] content(long seed, long length) {
+    byte[] b = new byte[(int) length];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  /** Every remaining file of the directory byte for byte, and every stripe of its archive; returns the stripes. */
+  private int checkArchive(Path dir) throws IOException {
+    for (Map.Entry<Path, long[]> e : expected.entrySet()) {
+      if (!e.getKey().getParent().equals(dir)) {
+        continue;
+      }
+      byte[] got;
+      try (FSDataInputStream in = fs.open(e.getKey())) {
+        got = in.readAllBytes();
+      }
+      byte[] want = content(e.getValue()[0], e.getValue()[1]);
+      if (!Arrays.equals(want, got)) {
+        throw new IOException(e.getKey() + ": the " + got.length + " bytes read back differ from the " + want.length
+            + " written");
+      }
+      bytesCompared += got.length;
+    }
+    int n = new StripeReadBack(fs, new Random(s.seed())).check(store.find(store.inodeOf(dir)));
+    stripesDecoded += n;
+    return n;
+  }
+
+  private static int k(String code) {
+    return org.wideec.code.Codes.pinnedFromSpec(code).k();
+  }
+
+  private static String tag(String code) {
+    return code.replaceAll("[^A-Za-z0-9]+", "-");
+  }
+}

@@ -1,0 +1,45 @@
+package org.wideec.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bench update --product} end to end on one RS archive (the LRC is the same path, with local groups) and two schemes, without the sweep (its figures are not
+ * checked here, only that it reports them and lost nothing).
+ */
+class ProductUpdateBenchTest {
+  @Test
+  @SuppressWarnings("unchecked")
+  void theChurnComparesEveryByteDecodesEveryStripeAndReportsEachSchemesBytesPerReclaimedGib() throws Exception {
+    String code = "rs:k=6,m=3"; // the RS stripe with combined locality: three units per rack
+    ProductUpdateBench.Settings s = new ProductUpdateBench.Settings(List.of(code), List.of("baseline", "rackcu"),
+        false, 6, 3, 1 << 20, null, 100_000_000, 10, 1);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Map<String, Object> json = new ProductUpdateBench(s, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+    assertEquals(ProductUpdateBench.LAYER, json.get("layer"));
+    assertTrue(((Number) json.get("bytesCompared")).longValue() > 0, json.toString());
+    assertEquals(0, ((Number) json.get("bytesLost")).longValue());
+    assertEquals(6, ((Number) json.get("stripesDecoded")).intValue(), "each scheme's archive: 15 files in 3 stripes,"
+        + " the fill's 3 in the last one's open slots: " + json);
+    Map<String, Object> schemes = (Map<String, Object>) ((Map<String, Object>) json.get("codes")).get(code);
+    assertEquals(List.of("baseline", "rackcu"), List.copyOf(schemes.keySet()));
+    for (Object o : schemes.values()) {
+      Map<String, Object> j = (Map<String, Object>) o;
+      assertTrue(((Number) j.get("crossRackBytesPerReclaimedGiB")).doubleValue() > 0, j.toString());
+      assertTrue(j.containsKey("reclaimSeconds") && j.containsKey("fillCrossRackBytes"), j.toString());
+      assertEquals(3, ((Number) j.get("filesRemoved")).intValue());
+    }
+    long baseline = ((Number) ((Map<String, Object>) schemes.get("baseline")).get("crossRackBytes")).longValue();
+    long rackcu = ((Number) ((Map<String, Object>) schemes.get("rackcu")).get("crossRackBytes")).longValue();
+    assertTrue(rackcu <= baseline, "three units of a stripe removed at once: rackcu " + rackcu + " B, baseline "
+        + baseline + " B");
+  }
+}
