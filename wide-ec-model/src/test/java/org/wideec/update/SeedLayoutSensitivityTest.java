@@ -1,0 +1,70 @@
+package org.wideec.update;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.placement.PlacementPlan;
+
+/**
+ * How much RackCU saves depends on how many units of a stripe each rack holds (RackCU §V-B, Experiment A.3: the
+ * traffic of RackCU and CAU grows with the racks, the baseline's does not). The seed's simulation puts RS(12,4) on 10
+ * racks of 20 nodes with data and parity racks apart but does not say how the 16 chunks share the 10 racks; these are
+ * the model's averages over the five synthetic volumes (first 1,000 updates, seed 1) on the testbed layout and on the
+ * 10-rack layouts that keep data and parity apart with at most m units per rack, pinned so docs/updates.md can quote
+ * them.
+ */
+class SeedLayoutSensitivityTest {
+  private static final LinearCode RS_12_4 = Codes.fromSpec("rs:k=12,m=4");
+
+  /** {baseline / RackCU, CAU / RackCU}, each the mean over the volumes of the per-volume ratio. */
+  private static double[] meanRatios(int[] rackOf) {
+    List<UpdateScheme> schemes = new ArrayList<>();
+    for (String s : List.of("baseline", "cau", "rackcu")) {
+      schemes.add(UpdateScheme.byName(s));
+    }
+    UpdateTraceReplayer r = new UpdateTraceReplayer(new PlacementPlan("layout", RS_12_4, rackOf), 4096, schemes);
+    double baseline = 0;
+    double cau = 0;
+    List<SyntheticVolume> volumes = SyntheticVolume.figure6Range();
+    for (SyntheticVolume v : volumes) {
+      Map<String, UpdateTraffic> t = r.replay(v.generate(1000, 1));
+      double rackcu = t.get("rackcu").crossRackChunks();
+      baseline += t.get("baseline").crossRackChunks() / rackcu;
+      cau += t.get("cau").crossRackChunks() / rackcu;
+    }
+    return new double[] {baseline / volumes.size(), cau / volumes.size()};
+  }
+
+  @Test
+  void theTestbedLayoutEightRacksOfTwo() {
+    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7});
+    assertEquals(2.64, r[0], 0.005);
+    assertEquals(1.32, r[1], 0.005);
+  }
+
+  @Test
+  void tenRacksWithTwoParityRacksOfTwoSaveAsTheTestbedDoes() {
+    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 8, 9, 9});
+    assertEquals(2.64, r[0], 0.005);
+    assertEquals(1.32, r[1], 0.005);
+  }
+
+  @Test
+  void tenRacksWithOneParityPerRackGainMoreOnCauAndLessOnTheBaseline() {
+    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 8, 9});
+    assertEquals(2.37, r[0], 0.005);
+    assertEquals(1.46, r[1], 0.005);
+  }
+
+  @Test
+  void oneUnitPerRackMakesCauTheBaseline() {
+    double[] r = meanRatios(new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+    assertEquals(2.14, r[0], 0.005);
+    assertEquals(r[0], r[1], 1e-9);
+  }
+}
