@@ -11,10 +11,12 @@ import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.protocol.RequestLimits;
 import org.wideec.protocol.StepRequest;
+import org.wideec.protocol.SummaryRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
+import org.wideec.scrub.UnitSummary;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -63,6 +65,10 @@ public final class StepService implements RequestHandler {
         run(repairId, downstream, admitPosition(RapidRaidStepRequest.parse(body)));
         return;
       }
+      if (SummaryRequest.isOne(body)) {
+        summary(admitSummary(body), downstream);
+        return;
+      }
       StepRequest req = admit(body);
       if (req.digest()) {
         digest(req, downstream);
@@ -102,6 +108,9 @@ public final class StepService implements RequestHandler {
     if (RapidRaidStepRequest.isOne(body)) {
       return null;
     }
+    if (SummaryRequest.isOne(body)) {
+      return access.clientOf(admitSummary(body).unit());
+    }
     return access.clientOf(admit(body).unit());
   }
 
@@ -110,6 +119,14 @@ public final class StepService implements RequestHandler {
     StepRequest req = StepRequest.parse(body);
     RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
     // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
+    access.checkRead(req.unit());
+    return req;
+  }
+
+  /** A summary request, once its page and slices fit a frame and its asker may read its unit. */
+  private SummaryRequest admitSummary(byte[] body) throws IOException {
+    SummaryRequest req = SummaryRequest.parse(body);
+    req.checkFits(transport.conf().maxFrameBytes());
     access.checkRead(req.unit());
     return req;
   }
@@ -264,6 +281,29 @@ public final class StepService implements RequestHandler {
     }
     ByteBuf out = downstream.alloc().heapBuffer(8);
     out.writeLong(crc.getValue());
+    downstream.send(0, out);
+    downstream.end();
+  }
+
+  /**
+   * The unit's linear summary instead of its bytes: a scrub checks the code's parity relations on one page per unit,
+   * so one page leaves this node whatever the block size.
+   */
+  private void summary(SummaryRequest req, Downstream downstream) throws IOException, InterruptedException {
+    UnitSummary fold = new UnitSummary(req.pageSize(), req.multiplier());
+    long length = req.unit().numBytes();
+    byte[] buf = new byte[(int) Math.min(req.sliceBytes(), Math.max(1, length))];
+    try (UnitStore.Reader reader = store.open(req.unit())) {
+      for (long at = 0; at < length; at += buf.length) {
+        int n = (int) Math.min(buf.length, length - at);
+        reader.read(at, buf, 0, n);
+        counters.readLocally(n);
+        fold.update(buf, 0, n);
+      }
+    }
+    byte[] page = fold.summary();
+    ByteBuf out = downstream.alloc().heapBuffer(page.length);
+    out.writeBytes(page);
     downstream.send(0, out);
     downstream.end();
   }

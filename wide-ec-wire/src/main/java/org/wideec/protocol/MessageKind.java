@@ -27,11 +27,13 @@ public enum MessageKind {
   /** The NameNode's order to pin archived replicas ('P'). */
   PIN(0x50, Family.PIN),
   /** One position of a RapidRAID pipeline ('R'). */
-  RAPIDRAID_POSITION(0x52, Family.RAPIDRAID_POSITION);
+  RAPIDRAID_POSITION(0x52, Family.RAPIDRAID_POSITION),
+  /** A scrub's linear summary of a stored replica (version 1). */
+  SUMMARY(0x60, Family.SUMMARY);
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
-    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION
+    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, SUMMARY
   }
 
   private static final MessageKind[] BY_BYTE = new MessageKind[256];
@@ -100,6 +102,7 @@ public enum MessageKind {
       case ENCODE_TREE -> EncodeTreeRequest.parse(body);
       case PIN -> PinRequest.parse(body);
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
+      case SUMMARY -> SummaryRequest.parse(body);
     };
   }
 
