@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -18,9 +23,11 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
+import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wideec.archive.hdfs.SlicePortClient;
+import org.wideec.cli.WideEcTool;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
@@ -46,7 +53,7 @@ class StripedScrubClusterTest {
   java.nio.file.Path base;
 
   @Test
-  void silentCorruptionOfADataAndAParityUnitIsNamedRepairedAndScrubbedWithUnderOnePercentCrossRack()
+  void verifyNamesSilentlyCorruptDataAndParityUnitsRepairsThemAndSendsUnderOnePercentAcrossRacks()
       throws Exception {
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
@@ -77,30 +84,39 @@ class StripedScrubClusterTest {
       silently[12 * CELL + 5] ^= 0x21;
       assertArrayEquals(silently, read(fs, file, data.length));
 
-      StripedGroupScrub scrub = new StripedGroupScrub(fs, port, PAGE, 42);
       long crossBefore = crossRackBytes(cluster);
-      List<StripedGroupScrub.GroupResult> found = scrub.verify(file);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      int rc = ToolRunner.run(cluster.getConfiguration(0), new WideEcTool(new PrintStream(out, true,
+          StandardCharsets.UTF_8), System.err), new String[] {"verify", "/rs", "--repair", "--page-bytes",
+              String.valueOf(PAGE), "--seed", "42", "--json"});
       long crossRack = crossRackBytes(cluster) - crossBefore;
-      assertEquals(ScrubVerdict.unitAtFault(DATA_UNIT), found.get(0).verdict(), String.valueOf(found.get(0)));
-      assertEquals(ScrubVerdict.unitAtFault(PARITY_UNIT), found.get(1).verdict(), String.valueOf(found.get(1)));
+      assertEquals(1, rc, "a group at fault is a problem");
+      JsonNode report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).trim());
+      assertEquals(2, report.get("groupsChecked").asInt());
+      assertEquals(2, report.get("problems").asInt());
+      assertEquals(List.of("unit_at_fault [2] true", "unit_at_fault [11] true"), List.of(
+          summary(report.get("groups").get(0)), summary(report.get("groups").get(1))));
       // The client is in no DataNode's rack: every summary crosses, one page per unit, and nothing else does.
       assertEquals(2L * code.n() * PAGE, crossRack);
+      assertEquals(crossRack, report.get("crossRackSummaryBytes").asLong());
       assertTrue(crossRack <= 0.01 * 2 * code.n() * BLOCK, crossRack + " cross-rack bytes");
 
-      for (StripedGroupScrub.GroupResult r : found) {
-        scrub.repair(r);
-      }
       awaitMoved(fs, file, 0, DATA_UNIT, StripedGroups.location(groups.get(0), DATA_UNIT));
       awaitMoved(fs, file, 1, PARITY_UNIT, StripedGroups.location(groups.get(1), PARITY_UNIT));
       StripedGroups.awaitComplete(fs, file, policy, 120_000);
       assertEquals(2 * code.n(), StripedGroups.verifyEveryUnit(cluster, fs, file, policy, code, data));
       assertArrayEquals(data, read(fs, file, data.length));
+      StripedGroupScrub scrub = new StripedGroupScrub(fs, port, PAGE, 43);
       for (StripedGroupScrub.GroupResult r : scrub.verify(file)) {
         assertEquals(ScrubVerdict.CONSISTENT, r.verdict(), r.toString());
       }
     } finally {
       cluster.shutdown();
     }
+  }
+
+  private static String summary(JsonNode group) {
+    return group.get("verdict").asText() + " " + group.get("suspects") + " " + group.get("repairRequested");
   }
 
   private static void corrupt(MiniDFSCluster cluster, ErasureCodingPolicy policy, LocatedStripedBlock group, int unit)

@@ -75,6 +75,11 @@ public final class SlicePortClient implements Closeable {
     return tc;
   }
 
+  /** The rack this client's requests name as the asker's (the topology mapping's): where in-rack replies come from. */
+  public String rack() {
+    return self.rack();
+  }
+
   /**
    * @throws IOException saying why when the token is empty (block tokens off) and the slice ports authenticate: the
    *     archiver has nothing else to prove

@@ -35,6 +35,8 @@ public final class StripedGroupScrub {
   private final SlicePortClient port;
   private final int pageSize;
   private final int multiplier;
+  private long summaryBytes;
+  private long crossRackSummaryBytes;
 
   public StripedGroupScrub(DistributedFileSystem fs, SlicePortClient port, int pageSize, long seed) {
     this.fs = fs;
@@ -43,8 +45,26 @@ public final class StripedGroupScrub {
     this.multiplier = UnitSummary.multiplier(seed);
   }
 
+  /** Summary bytes the holders sent so far. */
+  public long summaryBytes() {
+    return summaryBytes;
+  }
+
+  /** Of {@link #summaryBytes}, those sent from another rack than this client's. */
+  public long crossRackSummaryBytes() {
+    return crossRackSummaryBytes;
+  }
+
   /** @throws IOException naming the file when it is not under a striped policy of our codecs */
   public List<GroupResult> verify(Path file) throws IOException {
+    return verify(file, org.wideec.code.Progress.NONE);
+  }
+
+  /**
+   * @param progress block groups checked of the file's
+   * @throws IOException naming the file when it is not under a striped policy of our codecs
+   */
+  public List<GroupResult> verify(Path file, org.wideec.code.Progress progress) throws IOException {
     ErasureCodingPolicy policy = fs.getErasureCodingPolicy(file);
     if (policy == null || !isOurs(policy)) {
       throw new IOException(file + " is not under a striped policy of wide-ec's codecs"
@@ -67,6 +87,7 @@ public final class StripedGroupScrub {
       } catch (IOException e) {
         out.add(new GroupResult(name, null, e.getMessage(), null));
       }
+      progress.at(out.size(), blocks.getLocatedBlocks().size());
     }
     return out;
   }
@@ -97,8 +118,12 @@ public final class StripedGroupScrub {
       } else if (internal[u] == null || internal[u].getLocations().length == 0) {
         throw new IOException(name + ": unit " + u + " has no live replica; repair the group before scrubbing it");
       } else {
-        s[u] = port.summaryOf(internal[u], internal[u].getLocations()[0], pageSize, multiplier,
-            name + " unit " + u);
+        org.apache.hadoop.hdfs.protocol.DatanodeInfo holder = internal[u].getLocations()[0];
+        s[u] = port.summaryOf(internal[u], holder, pageSize, multiplier, name + " unit " + u);
+        summaryBytes += pageSize;
+        if (!holder.getNetworkLocation().equals(port.rack())) {
+          crossRackSummaryBytes += pageSize;
+        }
       }
     }
     return s;
