@@ -39,6 +39,7 @@ public final class StepService implements RequestHandler {
   private final ReplicaAccess access;
   private final CodewordSinks sinks;
   private final RepairCounters counters;
+  private final ScrubThrottle scrubReads;
 
   /** A helper that serves every replica it holds (block tokens off, or tests), and no pipeline position. */
   public StepService(SliceTransport transport, UnitStore store, RepairCounters counters) {
@@ -48,6 +49,13 @@ public final class StepService implements RequestHandler {
   /** @param sinks where a RapidRAID position's codeword goes; null: this node runs no position */
   public StepService(SliceTransport transport, UnitStore store, ReplicaAccess access, CodewordSinks sinks,
       RepairCounters counters) {
+    this(transport, store, access, sinks, counters, ScrubThrottle.NONE);
+  }
+
+  /** @param scrubReads paces the reads of summary requests (the other steps are a repair's or an encode's) */
+  public StepService(SliceTransport transport, UnitStore store, ReplicaAccess access, CodewordSinks sinks,
+      RepairCounters counters, ScrubThrottle scrubReads) {
+    this.scrubReads = scrubReads;
     this.transport = transport;
     this.store = store;
     this.access = access;
@@ -296,6 +304,7 @@ public final class StepService implements RequestHandler {
     try (UnitStore.Reader reader = store.open(req.unit())) {
       for (long at = 0; at < length; at += buf.length) {
         int n = (int) Math.min(buf.length, length - at);
+        scrubReads.acquire(req.unit(), n);
         reader.read(at, buf, 0, n);
         counters.readLocally(n);
         fold.update(buf, 0, n);
