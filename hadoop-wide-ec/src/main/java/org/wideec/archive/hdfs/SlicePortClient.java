@@ -85,10 +85,14 @@ public final class SlicePortClient implements Closeable {
    *     archiver has nothing else to prove
    */
   void requireToken(byte[] token, String what) throws IOException {
+    requireToken(token, what, "the archiver", "; the chain and rapidraid encoders need block tokens, or use --encoder"
+        + " classic");
+  }
+
+  private void requireToken(byte[] token, String what, String who, String remedy) throws IOException {
     if (token.length == 0 && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
-      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so the archiver has"
-          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain and rapidraid"
-          + " encoders need block tokens, or use --encoder classic");
+      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so " + who + " has"
+          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac)" + remedy);
     }
   }
 
@@ -191,8 +195,9 @@ public final class SlicePortClient implements Closeable {
     BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
     Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
     try {
+      requireToken(token, where, "a scrub", "; scrubbing needs block tokens");
       return SummaryQuery.summaryOf(transport, e, self, new SummaryRequest(ref, pageSize, multiplier, tc.sliceBytes()),
-          credential(token, where));
+          transport.credentialFor(token));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not fold its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
