@@ -100,6 +100,7 @@ class StripedScrubClusterTest {
       assertEquals(2L * code.n() * PAGE, crossRack);
       assertEquals(crossRack, report.get("crossRackSummaryBytes").asLong());
       assertTrue(crossRack <= 0.01 * 2 * code.n() * BLOCK, crossRack + " cross-rack bytes");
+      assertEquals(2 * code.n(), summariesServed(cluster), "one summary per unit, each from its holder");
 
       awaitMoved(fs, file, 0, DATA_UNIT, StripedGroups.location(groups.get(0), DATA_UNIT));
       awaitMoved(fs, file, 1, PARITY_UNIT, StripedGroups.location(groups.get(1), PARITY_UNIT));
@@ -147,6 +148,14 @@ class StripedScrubClusterTest {
       }
       poll.pause();
     }
+  }
+
+  private static long summariesServed(MiniDFSCluster cluster) {
+    long sum = 0;
+    for (DataNode dn : cluster.getDataNodes()) {
+      sum += WideEcDataNodePlugin.running(dn.getXferPort()).metrics().summariesServed();
+    }
+    return sum;
   }
 
   private static long crossRackBytes(MiniDFSCluster cluster) {

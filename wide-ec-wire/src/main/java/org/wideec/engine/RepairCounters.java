@@ -21,6 +21,9 @@ public interface RepairCounters extends TrafficCounters {
 
   default void readLocally(long bytes) {}
 
+  /** A scrub's summary of a local replica was folded and sent. */
+  default void summaryServed() {}
+
   @Override
   default void sliceSent(int bytes, boolean crossRack) {}
 

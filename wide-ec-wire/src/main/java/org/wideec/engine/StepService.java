@@ -315,5 +315,6 @@ public final class StepService implements RequestHandler {
     out.writeBytes(page);
     downstream.send(0, out);
     downstream.end();
+    counters.summaryServed();
   }
 }
