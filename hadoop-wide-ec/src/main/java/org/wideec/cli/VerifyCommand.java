@@ -107,7 +107,7 @@ final class VerifyCommand {
       m.put("error", r.error());
     } else {
       m.put("result", v.toString());
-      m.put("verdict", v.outcome().name().toLowerCase());
+      m.put("verdict", v.outcome().name().toLowerCase(java.util.Locale.ROOT));
       m.put("suspects", v.suspects());
     }
     m.put("repairRequested", repaired);

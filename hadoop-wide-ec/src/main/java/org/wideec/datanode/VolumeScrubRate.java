@@ -16,7 +16,7 @@ import org.wideec.time.ByteRate;
  */
 public final class VolumeScrubRate implements ScrubThrottle {
   public static final String KEY = "wide-ec.scrub.bytes-per-second";
-  /** 16 MiB/s: a pass over a full 16 TB disk in about 12 days, a small share of a disk's sequential rate. */
+  /** 16 MiB/s: a pass over a full 16 TB disk in about 11 days, a small share of a disk's sequential rate. */
   public static final long DEFAULT = 16L << 20;
 
   private final DataNode dn;

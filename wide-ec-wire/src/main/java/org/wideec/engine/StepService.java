@@ -28,7 +28,8 @@ import org.wideec.transport.SliceTransport;
  * step of an encode (ECWide §4.2) or a position of RapidRAID's pipeline (RapidRAID §IV, a two-row step whose second
  * row goes to a local sink). Each request becomes a {@link SliceStep}, checked before anything is read or dialled:
  * the service asks its upstreams, then slice by slice computes the rows from its local units and adds what arrived,
- * forwards its rows and writes a sink row locally. Memory is one frame plus the transport's window per upstream,
+ * forwards its rows and writes a sink row locally. A scrub's summary request folds a local unit into one page and
+ * sends only that ({@link SummaryRequest}). Memory is one frame plus the transport's window per upstream,
  * whatever the block size. Nothing is thrown into the transport's thread: every failure ends the stream with an
  * ERROR naming the node to blame (and aborts a sink).
  */

@@ -35,9 +35,10 @@ import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * A client's side of the DataNodes' slice ports (the archiver's, a scrub's): it asks a collector to run a tree of a
- * chain encode, and asks a node for the CRC32C or the linear summary of a replica it stores. The client has no cluster secret: each request proves a block token
- * the NameNode gave it ({@link #requireToken}), and names the archiver and its rack (the topology mapping's) as the
- * asker, which is how the DataNodes count the replies as in-rack or cross-rack.
+ * chain encode, and asks a node for the CRC32C or the linear summary of a replica it stores. The client has no
+ * cluster secret: each request proves a block token the NameNode gave it ({@link #requireToken}), and names the client
+ * and its rack (the topology mapping's) as the asker, which is how the DataNodes count the replies as in-rack or
+ * cross-rack.
  */
 public final class SlicePortClient implements Closeable {
   private final Configuration conf;
