@@ -15,7 +15,6 @@ import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.scrub.ScrubVerdict;
 import org.wideec.scrub.SummaryCheck;
-import org.wideec.scrub.UnitSummary;
 
 /**
  * Checks every block group of a file under one of our striped policies without reading it: each internal block's
@@ -32,27 +31,21 @@ public final class StripedGroupScrub {
   public record GroupResult(String group, ScrubVerdict verdict, String error, LocatedBlock atFault) {}
 
   private final DistributedFileSystem fs;
-  private final SlicePortClient port;
-  private final int pageSize;
-  private final int multiplier;
-  private long summaryBytes;
-  private long crossRackSummaryBytes;
+  private final SummaryFetch fetch;
 
   public StripedGroupScrub(DistributedFileSystem fs, SlicePortClient port, int pageSize, long seed) {
     this.fs = fs;
-    this.port = port;
-    this.pageSize = pageSize;
-    this.multiplier = UnitSummary.multiplier(seed);
+    this.fetch = new SummaryFetch(port, pageSize, seed);
   }
 
   /** Summary bytes the holders sent so far. */
   public long summaryBytes() {
-    return summaryBytes;
+    return fetch.bytes();
   }
 
   /** Of {@link #summaryBytes}, those sent from another rack than this client's. */
   public long crossRackSummaryBytes() {
-    return crossRackSummaryBytes;
+    return fetch.crossRackBytes();
   }
 
   /** @throws IOException naming the file when it is not under a striped policy of our codecs */
@@ -114,16 +107,11 @@ public final class StripedGroupScrub {
       long length = StripedBlockUtil.getInternalBlockLength(group.getBlockSize(), policy.getCellSize(),
           policy.getNumDataUnits(), u);
       if (length == 0) {
-        s[u] = new byte[pageSize]; // a unit past a short group's end is zeros, as the code pads it
+        s[u] = fetch.zeros(); // a unit past a short group's end is zeros, as the code pads it
       } else if (internal[u] == null || internal[u].getLocations().length == 0) {
         throw new IOException(name + ": unit " + u + " has no live replica; repair the group before scrubbing it");
       } else {
-        org.apache.hadoop.hdfs.protocol.DatanodeInfo holder = internal[u].getLocations()[0];
-        s[u] = port.summaryOf(internal[u], holder, pageSize, multiplier, name + " unit " + u);
-        summaryBytes += pageSize;
-        if (!holder.getNetworkLocation().equals(port.rack())) {
-          crossRackSummaryBytes += pageSize;
-        }
+        s[u] = fetch.of(internal[u], name + " unit " + u);
       }
     }
     return s;
