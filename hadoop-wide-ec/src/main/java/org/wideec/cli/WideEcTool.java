@@ -88,6 +88,7 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        per archived stripe: missing, off plan, stale, stuck, decodes?,",
         "                                                        more losses; orphaned manifests, parity and pointers"),
         a -> new FsckCommand(conf(), out).run(a)));
+    commands.put("verify", new Command(VerifyCommand.USAGE, a -> new VerifyCommand(conf(), out, err).run(a)));
     commands.put("unarchive", new Command(UnarchiveCommand.USAGE, a -> new UnarchiveCommand(conf(), out, err).run(a)));
     commands.put("rm", new Command(MemberUpdateCommand.USAGE,
         a -> new MemberUpdateCommand(conf(), out, false).run(a)));

@@ -51,6 +51,9 @@ public final class ConfigCatalogue {
       fixed("wide-ec.repair.validation.slices", REPAIR, "2", EnumSet.of(DATANODE),
           "slices per rebuilt unit decoded a second time from another input set before it is stored; 0 checks every"
               + " slice (off only with dfs.datanode.ec.reconstruction.validation=false)"),
+      fixed("wide-ec.scrub.bytes-per-second", REPAIR, "16777216", EnumSet.of(DATANODE),
+          "bytes per second each volume of a DataNode reads for scrub summaries (wide-ec verify), shared by every scrub"
+              + " at once; 0: no limit"),
       fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
               + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),

@@ -45,7 +45,8 @@ final class DataNodeSteps implements RequestHandler {
     this.access = access;
     this.max = maxPositions(dn.getConf(), helperThreads);
     this.slots = new Semaphore(max);
-    this.steps = new StepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics);
+    this.steps = new StepService(transport, new FsDatasetUnitStore(dn), access, this::open, metrics,
+        new VolumeScrubRate(dn, VolumeScrubRate.bytesPerSecond(dn.getConf())));
   }
 
   /**

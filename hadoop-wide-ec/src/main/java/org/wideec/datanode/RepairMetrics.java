@@ -32,6 +32,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong tasksAbandoned;
   final MutableCounterLong unexpectedErrors;
   final MutableCounterLong corruptSourcesReported;
+  final MutableCounterLong summariesServed;
   final MutableCounterLong repairsSucceeded;
   final MutableCounterLong repairsFailed;
   final MutableCounterLong retries;
@@ -69,6 +70,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "exceptions of wide-ec caught where it meets the DataNode (a bug: see the log)", 0L);
     corruptSourcesReported = registry.newCounter("CorruptSourcesReported",
         "source replicas found corrupt during a repair and reported to the NameNode", 0L);
+    summariesServed = registry.newCounter("ScrubSummariesServed",
+        "scrub summaries of local replicas folded and sent (wide-ec verify)", 0L);
     repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
     repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
     retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
@@ -173,6 +176,15 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   @Override
   public void readLocally(long bytes) {
     bytesReadLocally.incr(bytes);
+  }
+
+  @Override
+  public void summaryServed() {
+    summariesServed.incr();
+  }
+
+  public long summariesServed() {
+    return summariesServed.value();
   }
 
   @Override

@@ -92,8 +92,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
     // One port, seven kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
-    // updater's roles of a stripe's parity update (and their fetches of each other's rows), and the NameNode's orders
-    // to rebuild an archived block and to pin archived replicas.
+    // updater's roles of a stripe's parity update (and their fetches of each other's rows), the NameNode's orders
+    // to rebuild an archived block and to pin archived replicas, and a scrub's unit summary.
     members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
         org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
@@ -112,7 +112,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
         MessageKind.Family.STEP, steps,
         MessageKind.Family.RAPIDRAID_POSITION, steps,
-        MessageKind.Family.UPDATE, updates)));
+        MessageKind.Family.UPDATE, updates,
+        MessageKind.Family.SUMMARY, steps)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
   }

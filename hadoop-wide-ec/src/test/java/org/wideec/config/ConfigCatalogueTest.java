@@ -126,6 +126,7 @@ class ConfigCatalogueTest {
     d.put(RepairWorkerConf.HELPER_THREADS, worker.helperThreads());
     d.put(RepairWorkerConf.VALIDATION_SLICES, worker.validation().slices());
     d.put(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS);
+    d.put(org.wideec.datanode.VolumeScrubRate.KEY, org.wideec.datanode.VolumeScrubRate.bytesPerSecond(none));
     d.put(TransportConf.AUTH, refusesWithoutSecret(none) ? "hmac" : "none");
     d.put(FrameMac.KEY, Stream.of("gmac", "hmac").filter(n -> FrameMac.parse(n) == t.frameMac()).findFirst().get());
     d.put(TransportConf.PORT, t.port());

@@ -27,6 +27,9 @@ public interface RepairCounters extends TrafficCounters {
    */
   default void updateRowsSent(long bytes, boolean crossRack) {}
 
+  /** A scrub's summary of a local replica was folded and sent. */
+  default void summaryServed() {}
+
   @Override
   default void sliceSent(int bytes, boolean crossRack) {}
 

@@ -11,10 +11,12 @@ import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.protocol.RequestLimits;
 import org.wideec.protocol.StepRequest;
+import org.wideec.protocol.SummaryRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
+import org.wideec.scrub.UnitSummary;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -26,7 +28,8 @@ import org.wideec.transport.SliceTransport;
  * step of an encode (ECWide §4.2) or a position of RapidRAID's pipeline (RapidRAID §IV, a two-row step whose second
  * row goes to a local sink). Each request becomes a {@link SliceStep}, checked before anything is read or dialled:
  * the service asks its upstreams, then slice by slice computes the rows from its local units and adds what arrived,
- * forwards its rows and writes a sink row locally. Memory is one frame plus the transport's window per upstream,
+ * forwards its rows and writes a sink row locally. A scrub's summary request folds a local unit into one page and
+ * sends only that ({@link SummaryRequest}). Memory is one frame plus the transport's window per upstream,
  * whatever the block size. Nothing is thrown into the transport's thread: every failure ends the stream with an
  * ERROR naming the node to blame (and aborts a sink).
  */
@@ -37,6 +40,7 @@ public final class StepService implements RequestHandler {
   private final ReplicaAccess access;
   private final CodewordSinks sinks;
   private final RepairCounters counters;
+  private final ScrubThrottle scrubReads;
 
   /** A helper that serves every replica it holds (block tokens off, or tests), and no pipeline position. */
   public StepService(SliceTransport transport, UnitStore store, RepairCounters counters) {
@@ -46,6 +50,13 @@ public final class StepService implements RequestHandler {
   /** @param sinks where a RapidRAID position's codeword goes; null: this node runs no position */
   public StepService(SliceTransport transport, UnitStore store, ReplicaAccess access, CodewordSinks sinks,
       RepairCounters counters) {
+    this(transport, store, access, sinks, counters, ScrubThrottle.NONE);
+  }
+
+  /** @param scrubReads paces the reads of summary requests (the other steps are a repair's or an encode's) */
+  public StepService(SliceTransport transport, UnitStore store, ReplicaAccess access, CodewordSinks sinks,
+      RepairCounters counters, ScrubThrottle scrubReads) {
+    this.scrubReads = scrubReads;
     this.transport = transport;
     this.store = store;
     this.access = access;
@@ -61,6 +72,10 @@ public final class StepService implements RequestHandler {
     try {
       if (position) {
         run(repairId, downstream, admitPosition(RapidRaidStepRequest.parse(body)));
+        return;
+      }
+      if (SummaryRequest.isOne(body)) {
+        summary(admitSummary(body), downstream);
         return;
       }
       StepRequest req = admit(body);
@@ -102,6 +117,9 @@ public final class StepService implements RequestHandler {
     if (RapidRaidStepRequest.isOne(body)) {
       return null;
     }
+    if (SummaryRequest.isOne(body)) {
+      return access.clientOf(admitSummary(body).unit());
+    }
     return access.clientOf(admit(body).unit());
   }
 
@@ -110,6 +128,14 @@ public final class StepService implements RequestHandler {
     StepRequest req = StepRequest.parse(body);
     RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
     // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
+    access.checkRead(req.unit());
+    return req;
+  }
+
+  /** A summary request, once its page and slices fit a frame and its asker may read its unit. */
+  private SummaryRequest admitSummary(byte[] body) throws IOException {
+    SummaryRequest req = SummaryRequest.parse(body);
+    req.checkFits(transport.conf().maxFrameBytes());
     access.checkRead(req.unit());
     return req;
   }
@@ -266,5 +292,30 @@ public final class StepService implements RequestHandler {
     out.writeLong(crc.getValue());
     downstream.send(0, out);
     downstream.end();
+  }
+
+  /**
+   * The unit's linear summary instead of its bytes: a scrub checks the code's parity relations on one page per unit,
+   * so one page leaves this node whatever the block size.
+   */
+  private void summary(SummaryRequest req, Downstream downstream) throws IOException, InterruptedException {
+    UnitSummary fold = new UnitSummary(req.pageSize(), req.multiplier());
+    long length = req.unit().numBytes();
+    byte[] buf = new byte[(int) Math.min(req.sliceBytes(), Math.max(1, length))];
+    try (UnitStore.Reader reader = store.open(req.unit())) {
+      for (long at = 0; at < length; at += buf.length) {
+        int n = (int) Math.min(buf.length, length - at);
+        scrubReads.acquire(req.unit(), n);
+        reader.read(at, buf, 0, n);
+        counters.readLocally(n);
+        fold.update(buf, 0, n);
+      }
+    }
+    byte[] page = fold.summary();
+    ByteBuf out = downstream.alloc().heapBuffer(page.length);
+    out.writeBytes(page);
+    downstream.send(0, out);
+    downstream.end();
+    counters.summaryServed();
   }
 }

@@ -31,11 +31,13 @@ public enum MessageKind {
   /** The updater's order to play one place's role in a stripe's parity update ('U'). */
   UPDATE_ROLE(0x55, Family.UPDATE),
   /** A role's pull of the rows another role sends it on one transfer of the update ('V'). */
-  UPDATE_FETCH(0x56, Family.UPDATE);
+  UPDATE_FETCH(0x56, Family.UPDATE),
+  /** A scrub's linear summary of a stored replica (version 1). */
+  SUMMARY(0x60, Family.SUMMARY);
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
-    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE
+    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE, SUMMARY
   }
 
   private static final MessageKind[] BY_BYTE = new MessageKind[256];
@@ -105,6 +107,7 @@ public enum MessageKind {
       case PIN -> PinRequest.parse(body);
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
       case UPDATE -> of(body) == UPDATE_ROLE ? UpdateRoleRequest.parse(body) : UpdateFetchRequest.parse(body);
+      case SUMMARY -> SummaryRequest.parse(body);
     };
   }
 

@@ -1,14 +1,9 @@
 package org.wideec.transport;
 
 /**
-<<<<<<< HEAD
- * The slice transport's settings, read from Hadoop configuration (keys and defaults documented in
- * conf/hdfs-site-wide-ec.xml and docs/configuration.md).
-=======
- * The slice transport's settings as plain values, with the keys they are read from (the HDFS side reads them from
- * Hadoop configuration: org.wideec.transport.hdfs.TransportConfReader; keys and defaults documented in
- * conf/hdfs-site-wide-ec.xml and the README). {@code tls} is null when the slice port runs without TLS.
->>>>>>> transport
+ * The slice transport's settings as plain values (the HDFS side reads them from Hadoop configuration; keys and
+ * defaults documented in conf/hdfs-site-wide-ec.xml and docs/configuration.md). {@code tls} is null when the slice
+ * port runs without TLS.
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
     long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, TlsEngines.Factory tls, PeerLimits limits,

@@ -18,6 +18,8 @@ import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
+import org.wideec.engine.SummaryQuery;
+import org.wideec.protocol.SummaryRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Site;
 import org.wideec.transport.Credential;
@@ -32,12 +34,13 @@ import org.wideec.transport.TransportConf;
 import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
- * The archiver's side of the DataNodes' slice ports: it asks a collector to run a tree of a chain encode and asks a
- * node for the CRC32C of a replica it stores. The archiver has no cluster secret: each request proves a block token
- * the NameNode gave it ({@link #requireToken}), and names the archiver and its rack (the topology mapping's) as the
- * asker, which is how the DataNodes count the replies as in-rack or cross-rack.
+ * A client's side of the DataNodes' slice ports (the archiver's, a scrub's): it asks a collector to run a tree of a
+ * chain encode, and asks a node for the CRC32C or the linear summary of a replica it stores. The client has no
+ * cluster secret: each request proves a block token the NameNode gave it ({@link #requireToken}), and names the client
+ * and its rack (the topology mapping's) as the asker, which is how the DataNodes count the replies as in-rack or
+ * cross-rack.
  */
-final class SlicePortClient implements Closeable {
+public final class SlicePortClient implements Closeable {
   private final Configuration conf;
   private final TransportConf tc;
   private final UnitLocation self;
@@ -45,7 +48,7 @@ final class SlicePortClient implements Closeable {
   private final JmxEndpointResolver endpoints;
   private final SliceTransport transport;
 
-  SlicePortClient(Configuration conf) throws IOException {
+  public SlicePortClient(Configuration conf) throws IOException {
     this.conf = conf;
     this.tc = TransportConfReader.forClient(conf);
     String host = NetUtils.getLocalHostname();
@@ -73,15 +76,24 @@ final class SlicePortClient implements Closeable {
     return tc;
   }
 
+  /** The rack this client's requests name as the asker's (the topology mapping's): where in-rack replies come from. */
+  public String rack() {
+    return self.rack();
+  }
+
   /**
    * @throws IOException saying why when the token is empty (block tokens off) and the slice ports authenticate: the
    *     archiver has nothing else to prove
    */
   void requireToken(byte[] token, String what) throws IOException {
+    requireToken(token, what, "the archiver", "; the chain and rapidraid encoders need block tokens, or use --encoder"
+        + " classic");
+  }
+
+  private void requireToken(byte[] token, String what, String who, String remedy) throws IOException {
     if (token.length == 0 && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
-      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so the archiver has"
-          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac); the chain and rapidraid"
-          + " encoders need block tokens, or use --encoder classic");
+      throw new IOException(what + ": block tokens are off (dfs.block.access.token.enable), so " + who + " has"
+          + " nothing to prove to a DataNode's slice port (" + TransportConf.AUTH + "=hmac)" + remedy);
     }
   }
 
@@ -178,6 +190,29 @@ final class SlicePortClient implements Closeable {
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(where + ": interrupted reading back the replica's CRC32C");
+    }
+  }
+
+  /**
+   * Asks a node for the linear summary of a replica it stores (read through its checksum-verified path): one page.
+   *
+   * @param where names the unit in errors
+   */
+  public byte[] summaryOf(LocatedBlock lb, DatanodeInfo node, int pageSize, int multiplier, String where)
+      throws IOException {
+    ExtendedBlock b = lb.getBlock();
+    byte[] token = TokenBytes.of(lb.getBlockToken());
+    BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
+    Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
+    try {
+      requireToken(token, where, "a scrub", "; scrubbing needs block tokens");
+      return SummaryQuery.summaryOf(transport, e, self, new SummaryRequest(ref, pageSize, multiplier, tc.sliceBytes()),
+          transport.credentialFor(token));
+    } catch (PeerFailure p) {
+      throw new IOException(where + ": " + node.getXferAddr() + " did not fold its replica: " + p.getMessage(), p);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(where + ": interrupted folding the replica");
     }
   }
 

@@ -125,6 +125,8 @@ final class RebuildOrders {
    */
   private StripeRepair send(StripeRepair repair, ArchivedStripe s, RebuildJobs.Job job,
       Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
+    // The requestor decodes with the order's code and nothing else: it must be the manifest's, matrix and all.
+    org.wideec.code.WrongCodeException.requireStripeCode(s.code(), repair.code(), "stripe " + s.stripeId());
     Map<String, Endpoint> eps = new HashMap<>();
     repair = reachableHelpers(repair, eps);
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
