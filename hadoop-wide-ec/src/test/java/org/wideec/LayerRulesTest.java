@@ -36,7 +36,7 @@ class LayerRulesTest {
     return switch (pkg) {
       case "org.wideec.gf", "org.wideec.code", "org.wideec.coder", "org.wideec.topology", "org.wideec.analysis",
           "org.wideec.placement", "org.wideec.archive", "org.wideec.archive.encode", "org.wideec.repair",
-          "org.wideec.time", "org.wideec.update" -> Layer.MODEL;
+          "org.wideec.time", "org.wideec.update", "org.wideec.scrub" -> Layer.MODEL;
       case "org.wideec.transport", "org.wideec.protocol", "org.wideec.engine" -> Layer.WIRE;
       case "org.wideec.cli" -> Layer.CLI;
       default -> Layer.HDFS;
