@@ -101,7 +101,7 @@ class ConcurrentBlockWritersClusterTest {
       ExtendedBlock b = blocks.get(i);
       // The target may still be moving the replica into its finalized directory when the last ack arrives.
       File stored = org.wideec.minicluster.Eventually.await("block " + i + " finalized on the target",
-          java.time.Duration.ofSeconds(10), () -> cluster.getBlockFile(1, b), java.util.Objects::nonNull);
+          java.time.Duration.ofSeconds(60), () -> cluster.getBlockFile(1, b), java.util.Objects::nonNull);
       assertArrayEquals(contents.get(i), Files.readAllBytes(stored.toPath()), "block " + i + " as stored");
     }
   }
