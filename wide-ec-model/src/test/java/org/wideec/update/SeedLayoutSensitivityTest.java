@@ -40,25 +40,25 @@ class SeedLayoutSensitivityTest {
     return new double[] {baseline / volumes.size(), cau / volumes.size()};
   }
 
+  private static void assertMeanRatios(double baselineOverRackcu, double cauOverRackcu, int... rackOf) {
+    double[] r = meanRatios(rackOf);
+    assertEquals(baselineOverRackcu, r[0], 0.005, "baseline / RackCU");
+    assertEquals(cauOverRackcu, r[1], 0.005, "CAU / RackCU");
+  }
+
   @Test
   void theTestbedLayoutEightRacksOfTwo() {
-    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7});
-    assertEquals(2.64, r[0], 0.005);
-    assertEquals(1.32, r[1], 0.005);
+    assertMeanRatios(2.64, 1.32, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
   }
 
   @Test
   void tenRacksWithTwoParityRacksOfTwoSaveAsTheTestbedDoes() {
-    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 8, 9, 9});
-    assertEquals(2.64, r[0], 0.005);
-    assertEquals(1.32, r[1], 0.005);
+    assertMeanRatios(2.64, 1.32, 0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 8, 9, 9);
   }
 
   @Test
   void tenRacksWithOneParityPerRackGainMoreOnCauAndLessOnTheBaseline() {
-    double[] r = meanRatios(new int[] {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 8, 9});
-    assertEquals(2.37, r[0], 0.005);
-    assertEquals(1.46, r[1], 0.005);
+    assertMeanRatios(2.37, 1.46, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 8, 9);
   }
 
   @Test
