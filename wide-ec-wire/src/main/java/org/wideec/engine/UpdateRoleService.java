@@ -157,13 +157,20 @@ public final class UpdateRoleService implements RequestHandler {
     }
   }
 
-  /** A role's bounds and READ tokens before it takes a helper thread; a fetch is checked against its outbox. */
+  /**
+   * A role's bounds, READ tokens and dialled nodes before it takes a helper thread. A fetch carries no token: only a
+   * DataNode (a role's node, which dials with the cluster's credential) may ask, and its outbox checks it whole.
+   */
   @Override
   public String screen(byte[] body, boolean clusterPeer) throws IOException {
     if (UpdateRoleRequest.isOne(body)) {
       return access.clientOf(admit(UpdateRoleRequest.parse(body)).readTokens().get(0));
     }
     UpdateFetchRequest.parse(body);
+    if (!clusterPeer) {
+      throw new IOException("only a DataNode that proved the cluster secret (" + org.wideec.transport.TransportConf.SECRET
+          + ") may fetch an update role's rows");
+    }
     return null;
   }
 

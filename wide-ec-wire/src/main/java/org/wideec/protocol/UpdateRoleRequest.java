@@ -14,8 +14,9 @@ import org.wideec.topology.Endpoint;
  * {@code UpdateRoles.Role}, RackCU §III-A): per slice, compute its own delta from local reads (old data XOR the
  * replacement, or the old data alone for a removed unit), fetch the rows every input transfer brings
  * ({@link UpdateFetchRequest}), send each output transfer's rows (GF(2^8) combinations of what it holds) to whoever
- * fetches them, and at a rewritten parity's node add the parity's delta to its old parity, read locally, into the new
- * parity block the NameNode allocated on this node. A finalized replica is never rewritten.
+ * fetches them, and at a rewritten parity's node add the parity's delta to its old parity, read locally, and send the
+ * sum to the new parity block the NameNode allocated (written on the target this request names, by
+ * DataTransferProtocol with the WRITE token). A finalized replica is never rewritten.
  *
  * <p>It carries the READ tokens of the blocks it reads and the WRITE token of the block it writes (both minted by the
  * NameNode for the updater), the update's key that lets its consumers fetch, and the slice port of each input's node.

@@ -153,6 +153,16 @@ class UpdateRoleServiceTest {
     }
   }
 
+  @Test
+  void aFetchFromAConnectionThatDidNotProveTheClusterSecretIsRefusedBeforeItWaitsForAnOutbox() {
+    UpdateRoleService service = new UpdateRoleService(null, null, ReplicaAccess.OPEN, null, RepairCounters.NONE,
+        named -> {}, UpdateRoleService.MEMORY_DEFAULT);
+    byte[] fetch = new org.wideec.protocol.UpdateFetchRequest(0x5eC7e7L, 3, 2, SLICE, 4 * SLICE).toBytes();
+    IOException e = assertThrows(IOException.class, () -> service.screen(fetch, false));
+    assertEquals("only a DataNode that proved the cluster secret (wide-ec.transport.secret) may fetch an update role's"
+        + " rows", e.getMessage());
+  }
+
   private void runRackCu(long seed) throws Exception {
     PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
     UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
