@@ -57,11 +57,6 @@ public final class UpdateRoleService implements RequestHandler {
     SliceSink open(UpdateRoleRequest req) throws IOException;
   }
 
-  private final SliceTransport transport;
-  private final UnitStore store;
-  private final ReplicaAccess access;
-  private final ParityTargets targets;
-  private final RepairCounters counters;
   /** The nodes a role may dial: the cluster's DataNodes (as the NameNode lists them). */
   @FunctionalInterface
   public interface Peers {
@@ -69,6 +64,11 @@ public final class UpdateRoleService implements RequestHandler {
     void check(List<org.wideec.topology.Endpoint> named) throws IOException;
   }
 
+  private final SliceTransport transport;
+  private final UnitStore store;
+  private final ReplicaAccess access;
+  private final ParityTargets targets;
+  private final RepairCounters counters;
   private final Peers peers;
   private final long memory;
   private final java.util.concurrent.atomic.AtomicLong reserved = new java.util.concurrent.atomic.AtomicLong();
