@@ -154,6 +154,10 @@ public final class ConfigCatalogue {
       fixed("wide-ec.update.chunk.bytes", ARCHIVAL, "1m", EnumSet.of(CLI),
           "bytes per unit a parity update (wide-ec rm) reads, computes and writes at a time: memory is about (changed"
               + " units + parities) x this"),
+      fixed("wide-ec.update.datanode.memory.bytes", ARCHIVAL, "256m", EnumSet.of(DATANODE),
+          "bytes of slices the parity-update roles one DataNode plays may buffer together; a role past it is refused"
+              + " with an ERROR naming this key (busy), and one role alone buffers at most 32 frames of"
+              + " wide-ec.transport.max-frame.bytes"),
       fixed("wide-ec.archive.mr.maps", ARCHIVAL, "20", EnumSet.of(CLI),
           "archive --mr: map tasks at most when --maps is not given"),
       none("wide-ec.archive.mr.code", ARCHIVAL, "none (set by archive --mr)", EnumSet.of(MAPREDUCE),

@@ -103,8 +103,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
     // to any connection that did not prove the cluster secret.
     ArchivedReadService reads = archivedReads;
+    // A role dials only the cluster's DataNodes, as a chain encode's collector does.
     UpdateRoleService updates = new UpdateRoleService(transport, new FsDatasetUnitStore(dn), access,
-        req -> UpdateParityTargets.open(dn, req), metrics);
+        req -> UpdateParityTargets.open(dn, req), metrics, members::check,
+        dn.getConf().getLongBytes(UpdateRoleService.MEMORY_KEY, UpdateRoleService.MEMORY_DEFAULT));
     transport.start(MessageRouter.of(Map.of(
         MessageKind.Family.REBUILD, RequestHandler.clusterOnly("order a rebuild", rebuilds::onRequest),
         MessageKind.Family.ENCODE_TREE, RequestHandler.screened(encodes::onRequest, encodes::screen),

@@ -168,6 +168,7 @@ class ConfigCatalogueTest {
     d.put(org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_KEY, org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.CHUNK_KEY,
         org.wideec.archive.hdfs.ParityUpdater.CHUNK_DEFAULT);
+    d.put(org.wideec.engine.UpdateRoleService.MEMORY_KEY, org.wideec.engine.UpdateRoleService.MEMORY_DEFAULT);
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));

@@ -23,7 +23,7 @@ import org.wideec.update.UpdateRoles;
 /**
  * The updater's side of a stripe's parity update on the DataNodes: turns the plan's {@link UpdateRoles} into one
  * {@link UpdateRoleRequest} per place (the node that plays it, the blocks it reads with their READ tokens, the new
- * parity block with its WRITE token), orders every role at once, and waits for each to report. Every role's stream is
+ * parity block with its WRITE token, a relay's READ token of a block of the stripe), orders every role at once, and waits for each to report. Every role's stream is
  * read on a thread of its own: roles feed each other, so none may wait for the updater to read another's.
  */
 public final class UpdateCoordinator {
@@ -65,9 +65,14 @@ public final class UpdateCoordinator {
       int parity = r.parity();
       BlockRef oldData = r.ownDelta() < 0 ? null : block(blocks.oldBlocks(), r.ownDelta(), update);
       BlockRef newData = r.ownDelta() < 0 ? null : blocks.newData().get(r.ownDelta());
+      // A relay reads nothing of its own: it proves its asker may read the stripe with one changed block's token.
+      BlockRef relayToken = oldData == null && parity < 0 ? blocks.oldBlocks().entrySet().stream()
+          .min(Map.Entry.comparingByKey()).map(Map.Entry::getValue)
+          .orElseThrow(() -> new IllegalArgumentException(update + ": no block of the stripe for its relays")) : null;
       out.put(r.place(), new UpdateRoleRequest(key, update, roles.nameOf(r.place()), sliceBytes, length, oldData, newData,
           inputs, outputs, r.parityDelta(), parity < 0 ? null : block(blocks.oldBlocks(), parity, update),
-          parity < 0 ? null : blocks.newParities().get(parity), blocks.checksumType(), blocks.bytesPerChecksum()));
+          parity < 0 ? null : blocks.newParities().get(parity), blocks.checksumType(), blocks.bytesPerChecksum(),
+          relayToken));
       if (parity >= 0 && blocks.newParities().get(parity) == null) {
         throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
       }

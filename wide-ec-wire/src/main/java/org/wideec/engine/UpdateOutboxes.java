@@ -84,12 +84,21 @@ final class UpdateOutboxes {
     boxes.remove(new Key(update, transfer));
   }
 
+  /** Why a fetch was refused, without the update's key (the key is the fetch's authority: never in a log or reply). */
+  static final class Refused extends Exception {
+    Refused(String why) {
+      super(why, null, false, false);
+    }
+  }
+
   /**
-   * The outbox of a transfer, taken by its one consumer; waits for its role to register it.
+   * The outbox of a transfer, taken by its one consumer once its shape matches the fetch's; waits for its role to
+   * register it. A fetch that does not match leaves the outbox unclaimed for the consumer its role ordered.
    *
-   * @return null when no role registered it within {@code stallMs}, or another consumer took it
+   * @throws Refused when no role registered it within {@code stallMs}, another consumer took it, or its rows and
+   *     slices are not the fetch's
    */
-  Outbox claim(long update, int transfer, long stallMs) throws InterruptedException {
+  Outbox claim(long update, int transfer, int rows, int slices, long stallMs) throws InterruptedException, Refused {
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(stallMs);
     Key key = new Key(update, transfer);
     synchronized (arrivals) {
@@ -98,7 +107,11 @@ final class UpdateOutboxes {
         if (box != null) {
           synchronized (box) {
             if (box.claimed) {
-              return null;
+              throw new Refused("another role already fetched it");
+            }
+            if (box.rows != rows || box.slices != slices) {
+              throw new Refused("the role sends " + box.rows + " rows in " + box.slices + " slices, the fetch asks "
+                  + rows + " rows in " + slices);
             }
             box.claimed = true;
             return box;
@@ -106,7 +119,7 @@ final class UpdateOutboxes {
         }
         long left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime());
         if (left <= 0) {
-          return null;
+          throw new Refused("no role here sends it (never ordered, failed, or already done)");
         }
         arrivals.wait(left);
       }

@@ -33,14 +33,22 @@ import org.wideec.transport.SliceTransport;
  * ({@link UpdateFetchRequest}). A role registers an outbox per output transfer, fetches its inputs, then slice by slice
  * computes its own delta from local reads (old XOR new), takes each input's rows, evaluates each output's GF(2^8)
  * combinations once into its outbox (a collector fanning out to several parity racks reads its inputs once), and at a
- * parity's node adds the delta to the old parity read locally and writes the sum into the new parity block. Memory is
- * a few slices per transfer whatever the block size. Nothing is thrown into the transport's thread: every failure
- * ends the stream with an ERROR naming the node to blame, and fails the role's outboxes so its consumers stop too.
+ * parity's node adds the delta to the old parity read locally and sends the sum to the new parity block the updater
+ * allocated (on the target the request names). Memory is a few slices per transfer whatever the block size, and
+ * bounded before anything is allocated: a role's rows by a stripe's units, its buffered bytes by
+ * {@link #roleBudget} and every role of this node together by {@link #MEMORY_KEY}. Nothing is thrown into the
+ * transport's thread, not even an OutOfMemoryError: every failure ends the stream with an ERROR naming the node to
+ * blame, and fails the role's outboxes so its consumers stop too.
  */
 public final class UpdateRoleService implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateRoleService.class);
+  /** Bytes of slices every update role of a DataNode may buffer at once; a role past it is refused as busy. */
+  public static final String MEMORY_KEY = "wide-ec.update.datanode.memory.bytes";
+  public static final long MEMORY_DEFAULT = 256L << 20;
+  /** Frames' worth of bytes one role may buffer (its held rows, working slices, outbox windows and input credits). */
+  static final int ROLE_FRAMES = 32;
 
-  /** Where a parity role's new parity is written: the block the NameNode allocated, on this node. */
+  /** Where a parity role's new parity is written: the block the updater allocated, on the target its request names. */
   @FunctionalInterface
   public interface ParityTargets {
     /**
@@ -49,20 +57,56 @@ public final class UpdateRoleService implements RequestHandler {
     SliceSink open(UpdateRoleRequest req) throws IOException;
   }
 
+  /** The nodes a role may dial: the cluster's DataNodes (as the NameNode lists them). */
+  @FunctionalInterface
+  public interface Peers {
+    /** @throws IOException naming an endpoint that is not a slice port of one of the cluster's DataNodes */
+    void check(List<org.wideec.topology.Endpoint> named) throws IOException;
+  }
+
   private final SliceTransport transport;
   private final UnitStore store;
   private final ReplicaAccess access;
   private final ParityTargets targets;
   private final RepairCounters counters;
+  private final Peers peers;
+  private final long memory;
+  private final java.util.concurrent.atomic.AtomicLong reserved = new java.util.concurrent.atomic.AtomicLong();
   private final UpdateOutboxes outboxes = new UpdateOutboxes();
 
+  /** @param memory bytes every role here may buffer together ({@link #MEMORY_KEY}) */
   public UpdateRoleService(SliceTransport transport, UnitStore store, ReplicaAccess access, ParityTargets targets,
-      RepairCounters counters) {
+      RepairCounters counters, Peers peers, long memory) {
     this.transport = transport;
     this.store = store;
     this.access = access;
     this.targets = targets;
     this.counters = counters;
+    this.peers = peers;
+    this.memory = memory;
+  }
+
+  /** Bytes one role may buffer: {@link #ROLE_FRAMES} frames, so a request cannot ask for more than a few repairs do. */
+  public static long roleBudget(int maxFrameBytes) {
+    return (long) ROLE_FRAMES * maxFrameBytes;
+  }
+
+  /**
+   * Slices a role buffers at once: its held rows (and the old parity), two working slices, one combination's rows,
+   * each output's window of slices plus the one being left, and the transport's credits of every input's frames.
+   */
+  public static long bufferedSlices(int heldRows, boolean parity, int maxOutputRows, int outputRows, int inputRows,
+      int creditWindow) {
+    return heldRows + (parity ? 1 : 0) + 2L + maxOutputRows + (UpdateOutboxes.WINDOW + 1L) * outputRows
+        + (long) creditWindow * inputRows;
+  }
+
+  private long footprint(UpdateRoleRequest req) {
+    int inputRows = req.inputs().stream().mapToInt(UpdateRoleRequest.Input::rows).sum();
+    int outputRows = req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).sum();
+    int maxOutputRows = req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(0);
+    return req.sliceBytes() * bufferedSlices(req.heldRows(), req.parityDelta() != null, maxOutputRows, outputRows,
+        inputRows, transport.conf().window());
   }
 
   @Override
@@ -70,7 +114,7 @@ public final class UpdateRoleService implements RequestHandler {
     String me = downstream.selfNode();
     try {
       if (UpdateRoleRequest.isOne(body)) {
-        new Role(id, admit(UpdateRoleRequest.parse(body)), downstream).run();
+        play(id, admit(UpdateRoleRequest.parse(body)), downstream);
       } else {
         fetch(UpdateFetchRequest.parse(body), downstream);
       }
@@ -86,40 +130,84 @@ public final class UpdateRoleService implements RequestHandler {
     } catch (IOException | RuntimeException e) { // DESIGN.md §2: nothing of ours escapes into the transport's thread
       LOG.warn("update {} at {} failed: {}", id, me, e.toString());
       downstream.fail(me, "update role at " + me + " failed: " + e.getMessage());
+    } catch (OutOfMemoryError e) { // the budgets should prevent it; an Error must not end the transport's thread
+      LOG.warn("update {} at {}: out of memory", id, me);
+      downstream.fail(me, "update role at " + me + " failed: out of memory (" + e.getMessage() + ")");
     }
   }
 
-  /** A role's bounds and READ tokens before it takes a helper thread; a fetch is checked against its outbox. */
+  /** Runs a role once its buffers fit this node's budget of update memory, released whatever happens. */
+  private void play(long id, UpdateRoleRequest req, Downstream downstream) throws IOException, InterruptedException {
+    long need = footprint(req);
+    long now = reserved.addAndGet(need);
+    try {
+      if (now > memory) {
+        throw new ReplicaAccess.DeniedException("busy: " + req + " needs " + need + " bytes of slices; update roles"
+            + " here already hold " + (now - need) + " of " + memory + " (" + MEMORY_KEY + ")");
+      }
+      Role role;
+      try {
+        role = new Role(id, req, downstream);
+      } catch (OutOfMemoryError e) {
+        throw new IOException(req + ": no memory for its " + need + " bytes of slices at " + downstream.selfNode());
+      }
+      role.run();
+    } finally {
+      reserved.addAndGet(-need);
+    }
+  }
+
+  /**
+   * A role's bounds, READ tokens and dialled nodes before it takes a helper thread. A fetch carries no token: only a
+   * DataNode (a role's node, which dials with the cluster's credential) may ask, and its outbox checks it whole.
+   */
   @Override
   public String screen(byte[] body, boolean clusterPeer) throws IOException {
     if (UpdateRoleRequest.isOne(body)) {
-      UpdateRoleRequest req = admit(UpdateRoleRequest.parse(body));
-      BlockRef any = req.oldData() != null ? req.oldData() : req.oldParity();
-      return any == null ? null : access.clientOf(any);
+      return access.clientOf(admit(UpdateRoleRequest.parse(body)).readTokens().get(0));
     }
     UpdateFetchRequest.parse(body);
+    if (!clusterPeer) {
+      throw new IOException("only a DataNode that proved the cluster secret (" + org.wideec.transport.TransportConf.SECRET
+          + ") may fetch an update role's rows");
+    }
     return null;
   }
 
-  /** The request, once its frames fit, its asker may read every block it names and its inputs' ports may be dialled. */
+  /**
+   * The request, once its frames and buffers fit, its asker may read every block it names (a relay: the block of its
+   * stripe it carries) and every node it would dial is one of the cluster's DataNodes.
+   */
   private UpdateRoleRequest admit(UpdateRoleRequest req) throws IOException {
     int rows = Math.max(req.inputs().stream().mapToInt(UpdateRoleRequest.Input::rows).max().orElse(1),
-        req.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(1));
-    if ((long) rows * req.sliceBytes() > transport.conf().maxFrameBytes()) {
+        req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(1));
+    int maxFrame = transport.conf().maxFrameBytes();
+    if ((long) rows * req.sliceBytes() > maxFrame) {
       throw new ReplicaAccess.DeniedException(req + ": frames of " + rows + " rows of " + req.sliceBytes()
-          + " bytes; at most " + transport.conf().maxFrameBytes() + " bytes (wide-ec.transport.max-frame.bytes)");
+          + " bytes; at most " + maxFrame + " bytes (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
     }
-    for (BlockRef b : new BlockRef[] {req.oldData(), req.newData(), req.oldParity()}) {
-      if (b != null) {
-        access.checkRead(b);
-      }
+    long need = footprint(req);
+    if (need > roleBudget(maxFrame)) {
+      throw new ReplicaAccess.DeniedException(req + ": buffers " + need + " bytes of slices; a role at most "
+          + roleBudget(maxFrame) + " (" + ROLE_FRAMES + " frames of " + org.wideec.transport.TransportConf.MAX_FRAME
+          + ")");
     }
+    for (BlockRef b : req.readTokens()) {
+      access.checkRead(b);
+    }
+    List<org.wideec.topology.Endpoint> dialled = new ArrayList<>();
     for (UpdateRoleRequest.Input in : req.inputs()) {
       try {
         RequestLimits.checkAddress(in.from());
       } catch (IOException e) {
         throw new ReplicaAccess.DeniedException(e.getMessage());
       }
+      dialled.add(in.from());
+    }
+    try {
+      peers.check(dialled);
+    } catch (IOException e) {
+      throw new ReplicaAccess.DeniedException(req + ": " + e.getMessage());
     }
     return req;
   }
@@ -128,14 +216,12 @@ public final class UpdateRoleService implements RequestHandler {
   private void fetch(UpdateFetchRequest req, Downstream downstream) throws IOException, InterruptedException {
     String me = downstream.selfNode();
     long stall = transport.conf().stallTimeoutMs();
-    String what = "transfer " + req.transfer() + " of update " + Long.toHexString(req.updateKey()) + " at " + me;
-    UpdateOutboxes.Outbox box = outboxes.claim(req.updateKey(), req.transfer(), stall);
-    if (box == null) {
-      throw new PeerFailure(me, what + ": no role here sends it (never ordered, failed, or already fetched)");
-    }
-    if (box.rows != req.rows() || box.slices != req.slices()) {
-      throw new IOException(what + ": the role sends " + box.rows + " rows in " + box.slices + " slices, the"
-          + " fetch asks " + req.rows() + " rows in " + req.slices());
+    String what = "transfer " + req.transfer() + " of an update at " + me; // the key is the authority: never shown
+    UpdateOutboxes.Outbox box;
+    try {
+      box = outboxes.claim(req.updateKey(), req.transfer(), req.rows(), req.slices(), stall);
+    } catch (UpdateOutboxes.Refused e) {
+      throw new PeerFailure(me, what + ": " + e.getMessage());
     }
     boolean cross = !downstream.rack().equals(downstream.selfRack());
     for (int s = 0; s < box.slices; s++) {
@@ -185,7 +271,7 @@ public final class UpdateRoleService implements RequestHandler {
       try {
         sink = req.parityDelta() == null ? null : targets.open(req); // its WRITE authority checked before any dial
         for (UpdateRoleRequest.Output o : req.outputs()) {
-          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rows().length, req.slices()));
+          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rowCount(), req.slices()));
         }
         for (UpdateRoleRequest.Input in : req.inputs()) {
           inputs.add(transport.open(in.from(), me, downstream.selfRack(), id, new UpdateFetchRequest(req.updateKey(),
@@ -206,7 +292,7 @@ public final class UpdateRoleService implements RequestHandler {
     private long slices() throws IOException, InterruptedException {
       CodingMatrix[] outs = new CodingMatrix[req.outputs().size()];
       for (int o = 0; o < outs.length; o++) {
-        outs[o] = new CodingMatrix(Matrix.of(Gf256.INSTANCE, req.outputs().get(o).rows()));
+        outs[o] = new CodingMatrix(Matrix.of(Gf256.INSTANCE, req.outputs().get(o).rows())); // copied once per role
       }
       CodingMatrix parity = null;
       if (req.parityDelta() != null) {
@@ -296,7 +382,19 @@ public final class UpdateRoleService implements RequestHandler {
     }
 
     private int maxRows() {
-      return req.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(1);
+      return req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(1);
+    }
+
+    /** Whether a consumer took every slice within the stall timeout; keeps the updater's stream alive meanwhile. */
+    private boolean awaitDelivered(UpdateOutboxes.Outbox box) throws IOException, InterruptedException {
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(stall);
+      while (!box.awaitDelivered(Math.max(1, stall / 4))) {
+        if (System.nanoTime() - until > 0) {
+          return false;
+        }
+        beat();
+      }
+      return true;
     }
 
     /** An empty frame to the updater when a quarter of its stall timeout passed since the last one. */
@@ -310,7 +408,7 @@ public final class UpdateRoleService implements RequestHandler {
     /** Every consumer took its rows, every input ended, the parity stored; then the result and END. */
     private void finish(long crc) throws IOException, InterruptedException {
       for (int o = 0; o < boxes.size(); o++) {
-        if (!boxes.get(o).awaitDelivered(stall)) {
+        if (!awaitDelivered(boxes.get(o))) {
           throw new PeerFailure(null, req + ": transfer " + req.outputs().get(o).transfer() + " was not fetched"
               + " within " + stall + " ms");
         }

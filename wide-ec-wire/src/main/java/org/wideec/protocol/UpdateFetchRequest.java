@@ -4,8 +4,11 @@ import java.io.IOException;
 
 /**
  * One role of a parity update asking another for the rows it sends on one transfer of the plan (the receiver pulls,
- * as every stream of the slice port is pulled). The update's key, a random number only the updater and the roles it
- * ordered know, is the authority: the rows were computed from replicas the updater's block tokens opened.
+ * as every stream of the slice port is pulled). It carries no block token: the rows were computed by a role its node
+ * admitted on the updater's READ tokens, and are served only to a connection that proved the cluster secret (a
+ * DataNode: a role dials with its node's credential), naming the update's key (a random number only the updater and
+ * the roles it ordered know, never logged nor put in an error) and exactly the transfer's rows and slices; one fetch
+ * takes them, and a fetch that does not match leaves them to the one that does.
  *
  * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order. The reply is one
  * frame per slice of {@code rows} row-slices back to back, then END; a failure is an ERROR naming the node to blame.

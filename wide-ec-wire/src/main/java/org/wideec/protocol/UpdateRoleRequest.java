@@ -14,11 +14,15 @@ import org.wideec.topology.Endpoint;
  * {@code UpdateRoles.Role}, RackCU §III-A): per slice, compute its own delta from local reads (old data XOR the
  * replacement, or the old data alone for a removed unit), fetch the rows every input transfer brings
  * ({@link UpdateFetchRequest}), send each output transfer's rows (GF(2^8) combinations of what it holds) to whoever
- * fetches them, and at a rewritten parity's node add the parity's delta to its old parity, read locally, into the new
- * parity block the NameNode allocated on this node. A finalized replica is never rewritten.
+ * fetches them, and at a rewritten parity's node add the parity's delta to its old parity, read locally, and send the
+ * sum to the new parity block the NameNode allocated (written on the target this request names, by
+ * DataTransferProtocol with the WRITE token). A finalized replica is never rewritten.
  *
  * <p>It carries the READ tokens of the blocks it reads and the WRITE token of the block it writes (both minted by the
  * NameNode for the updater), the update's key that lets its consumers fetch, and the slice port of each input's node.
+ * A relay reads no block of its own, so it carries {@code relayToken}: a block of the stripe with the READ token the
+ * updater holds for it, proof that the asker may read the stripe whose rows the relay combines (null for any other
+ * role). Every node a role dials must be one of the cluster's DataNodes.
  *
  * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
  * zero flag byte). The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
@@ -27,11 +31,20 @@ import org.wideec.topology.Endpoint;
  */
 public record UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
     BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
-    BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum) {
+    BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum,
+    BlockRef relayToken) {
   public static final int KIND = MessageKind.UPDATE_ROLE.code();
   public static final int VERSION = 1;
-  /** Most transfers one role takes or sends: every pair of a stripe's units. */
-  static final int MAX_TRANSFERS = org.wideec.code.LinearCode.MAX_UNITS * 16;
+  /**
+   * Most transfers one role takes or sends, and most rows it holds or sends in all: a role's inputs bring at most one
+   * row per changed unit and its outputs at most one per parity (RackCU §III-A), so a stripe's units bound both.
+   */
+  static final int MAX_TRANSFERS = RequestLimits.STRIPE_UNITS;
+  /** HDFS's checksum types a block is written with (DataChecksum.Type CRC32 and CRC32C; the others write none). */
+  private static final int CRC32 = 1;
+  private static final int CRC32C = 2;
+  /** Largest bytes per checksum accepted: HDFS's own chunks are 512 bytes; a writer buffers one chunk. */
+  public static final int MAX_BYTES_PER_CHECKSUM = 64 * 1024;
 
   /** Rows fetched from {@code from} on one transfer of the plan. */
   public record Input(int transfer, int rows, Endpoint from) {}
@@ -46,6 +59,11 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     public int[][] rows() {
       return Arrays.stream(rows).map(int[]::clone).toArray(int[][]::new);
     }
+
+    /** Rows sent per slice, without copying them. */
+    public int rowCount() {
+      return rows.length;
+    }
   }
 
   public UpdateRoleRequest {
@@ -55,7 +73,17 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     String what = "bad update role " + place + " of " + update + ": ";
     if (sliceBytes < 1 || length < 0 || inputs.size() > MAX_TRANSFERS || outputs.size() > MAX_TRANSFERS) {
       throw new IllegalArgumentException(what + "slices of " + sliceBytes + ", length " + length + ", "
-          + inputs.size() + " inputs, " + outputs.size() + " outputs");
+          + inputs.size() + " inputs, " + outputs.size() + " outputs; at most " + MAX_TRANSFERS + " of each");
+    }
+    // Rounded up without adding first: length + sliceBytes - 1 wraps for a length near Long.MAX_VALUE.
+    if (length / sliceBytes + (length % sliceBytes == 0 ? 0 : 1) > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(what + "length " + length + " in slices of " + sliceBytes + ": more than "
+          + Integer.MAX_VALUE + " slices");
+    }
+    if ((checksumType != CRC32 && checksumType != CRC32C) || bytesPerChecksum < 1
+        || bytesPerChecksum > MAX_BYTES_PER_CHECKSUM) {
+      throw new IllegalArgumentException(what + "checksum type " + checksumType + " with " + bytesPerChecksum
+          + " bytes per checksum; HDFS writes CRC32 (1) or CRC32C (2) over 1.." + MAX_BYTES_PER_CHECKSUM + " bytes");
     }
     if (newData != null && oldData == null) {
       throw new IllegalArgumentException(what + "a replacement block without the block it replaces");
@@ -70,8 +98,22 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       }
       held += in.rows();
     }
-    if (held == 0) {
-      throw new IllegalArgumentException(what + "it holds nothing: no own delta and no input");
+    if (held == 0 || held > MAX_TRANSFERS) {
+      throw new IllegalArgumentException(what + "it holds " + held + " rows; 1.." + MAX_TRANSFERS
+          + " (units in a stripe)");
+    }
+    int sent = outputs.stream().mapToInt(Output::rowCount).sum();
+    if (sent > MAX_TRANSFERS) {
+      throw new IllegalArgumentException(what + "its outputs send " + sent + " rows; at most " + MAX_TRANSFERS
+          + " (units in a stripe)");
+    }
+    if ((relayToken != null) != (oldData == null && oldParity == null)) {
+      throw new IllegalArgumentException(what + (relayToken == null ? "a relay without a block token of its stripe"
+          : "a block token for a relay, but the role reads blocks of its own"));
+    }
+    if (newParity != null && length > newParity.block().numBytes()) {
+      throw new IllegalArgumentException(what + "length " + length + " past its new parity block " + newParity.block()
+          + " of " + newParity.block().numBytes() + " bytes");
     }
     for (Output o : outputs) {
       if (o.rows.length < 1 || o.rows.length > StepRequest.MAX_ROWS) {
@@ -84,7 +126,8 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     if (parityDelta != null) {
       checkRow(what + "the parity delta", parityDelta, held);
     }
-    for (BlockRef b : new BlockRef[] {oldData, newData, oldParity, newParity == null ? null : newParity.block()}) {
+    for (BlockRef b : new BlockRef[] {oldData, newData, oldParity, newParity == null ? null : newParity.block(),
+        relayToken}) {
       if (b != null && b.token().length > WireCodec.MAX_TOKEN) {
         throw new IllegalArgumentException(what + "a block token of " + b.token().length + " bytes for " + b);
       }
@@ -105,6 +148,17 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   @Override
   public int[] parityDelta() {
     return parityDelta == null ? null : parityDelta.clone();
+  }
+
+  /** The blocks whose READ tokens the role carries: those it reads, or a relay's token of its stripe. */
+  public List<BlockRef> readTokens() {
+    List<BlockRef> out = new ArrayList<>();
+    for (BlockRef b : new BlockRef[] {oldData, newData, oldParity, relayToken}) {
+      if (b != null) {
+        out.add(b);
+      }
+    }
+    return out;
   }
 
   /** Rows the role holds per slice: its own delta, then every input's rows. */
@@ -159,6 +213,9 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       }
       out.writeInt(checksumType);
       out.writeInt(bytesPerChecksum);
+      if (relayToken != null) { // only a relay, which reads no block and writes none, has one
+        WireCodec.writeBlock(out, relayToken);
+      }
     });
   }
 
@@ -194,15 +251,18 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         inputs.add(input);
         held += input.rows();
       }
-      if (held > StepRequest.MAX_ROWS * MAX_TRANSFERS) {
-        throw new IOException(subject + " holds " + held + " rows");
+      if (held > MAX_TRANSFERS) { // before any row of that width is allocated
+        throw new IOException(subject + " holds " + held + " rows; at most " + MAX_TRANSFERS + " (units in a stripe)");
       }
       List<Output> outputs = new ArrayList<>();
+      int sent = 0;
       for (int i = count(in, subject); i > 0; i--) {
         int transfer = in.readInt();
         int rows = in.readUnsignedShort();
-        if (rows > StepRequest.MAX_ROWS) {
-          throw new IOException(subject + ": output transfer " + transfer + " of " + rows + " rows");
+        sent += rows;
+        if (rows > StepRequest.MAX_ROWS || sent > MAX_TRANSFERS) {
+          throw new IOException(subject + ": output transfer " + transfer + " of " + rows + " rows; at most "
+              + MAX_TRANSFERS + " rows sent in all (units in a stripe)");
         }
         int[][] r = new int[rows][];
         for (int j = 0; j < rows; j++) {
@@ -219,8 +279,11 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         BlockRef nb = WireCodec.readBlock(in, subject);
         newParity = new EncodeTreeRequest.ParityOutput(-1, nb, EncodeTreeRequest.readTargetNode(in));
       }
+      int checksumType = in.readInt();
+      int bytesPerChecksum = in.readInt();
+      BlockRef relayToken = oldData == null && oldParity == null ? WireCodec.readBlock(in, subject) : null;
       UpdateRoleRequest r = new UpdateRoleRequest(key, update, place, slice, length, oldData, newData, inputs, outputs,
-          parityDelta, oldParity, newParity, in.readInt(), in.readInt());
+          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken);
       WireCodec.requireEnd(in, subject);
       return r;
     });

@@ -59,6 +59,9 @@ class UpdateRoleServiceTest {
   private final Map<Long, byte[]> written = new ConcurrentHashMap<>(); // new parity block id -> bytes
   private final ExecutorService workers = Executors.newCachedThreadPool();
   private SliceTransport updater;
+  /** What the nodes started next get: the DataNodes they may dial, their update memory. */
+  private UpdateRoleService.Peers peers = named -> {};
+  private long memory = UpdateRoleService.MEMORY_DEFAULT;
 
   @AfterEach
   void tearDown() {
@@ -104,6 +107,68 @@ class UpdateRoleServiceTest {
     assertTrue(e.getMessage().contains(dead), e.getMessage());
     // Every global parity needs the collector's rows: none was finished.
     assertEquals(Map.of(), written);
+  }
+
+  @Test
+  void aRoleThatWouldDialANodeOutsideTheClusterIsRefusedAndNoParityIsWritten() throws Exception {
+    peers = named -> {
+      if (!named.isEmpty()) { // a role with inputs dials; a data unit's own delta dials nobody
+        throw new IOException(named.get(0) + " is not one of the cluster's DataNodes");
+      }
+    };
+    IOException e = assertThrows(IOException.class, () -> runRackCu(24L));
+    assertTrue(e.getMessage().contains("is not one of the cluster's DataNodes"), e.getMessage());
+    assertEquals(Map.of(), written);
+  }
+
+  @Test
+  void aRoleOverItsNodesUpdateMemoryIsRefusedAsBusyNamingTheKey() throws Exception {
+    memory = 4 * SLICE; // less than any role's held rows, working slices and windows
+    IOException e = assertThrows(IOException.class, () -> runRackCu(25L));
+    assertTrue(e.getMessage().contains("busy: role ") && e.getMessage().contains("of " + memory
+        + " (wide-ec.update.datanode.memory.bytes)"), e.getMessage());
+    assertEquals(Map.of(), written);
+  }
+
+  @Test
+  void aRoleBufferingMoreThanItsBudgetOfFramesIsRefusedBeforeItAllocates() throws Exception {
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    Setup s = setup(UpdatePattern.of(placement, 0), SLICE, 26L);
+    // One own delta sent on 255 transfers in frames of a whole max-frame each: 1 MiB x (4 + 5 x 255), over 1 GiB.
+    java.util.List<UpdateRoleRequest.Output> outs = new java.util.ArrayList<>();
+    for (int t = 0; t < 255; t++) {
+      outs.add(new UpdateRoleRequest.Output(t, new int[][] {{1}}));
+    }
+    UpdateRoleRequest hostile = new UpdateRoleRequest(9L, "stripe 1", "d0@/r0", 1 << 20, SLICE,
+        s.blocks.oldBlocks().get(0), null, java.util.List.of(), outs, null, null, null, 2, 512, null);
+    Endpoint node = s.nodes.get(Place.unit(0, placement.rackOf(0)));
+    org.wideec.transport.PeerStream stream = dial(node, hostile.toBytes());
+    try {
+      org.wideec.transport.PeerFailure f = assertThrows(org.wideec.transport.PeerFailure.class,
+          () -> stream.nextOrEnd(0));
+      assertTrue(f.getMessage().contains("buffers 1341128704 bytes of slices; a role at most 33554432 (32 frames of"
+          + " wide-ec.transport.max-frame.bytes)"), f.getMessage());
+    } finally {
+      stream.close();
+    }
+  }
+
+  @Test
+  void aFetchFromAConnectionThatDidNotProveTheClusterSecretIsRefusedBeforeItWaitsForAnOutbox() {
+    UpdateRoleService service = new UpdateRoleService(null, null, ReplicaAccess.OPEN, null, RepairCounters.NONE,
+        named -> {}, UpdateRoleService.MEMORY_DEFAULT);
+    byte[] fetch = new org.wideec.protocol.UpdateFetchRequest(0x5eC7e7L, 3, 2, SLICE, 4 * SLICE).toBytes();
+    IOException e = assertThrows(IOException.class, () -> service.screen(fetch, false));
+    assertEquals("only a DataNode that proved the cluster secret (wide-ec.transport.secret) may fetch an update role's"
+        + " rows", e.getMessage());
+  }
+
+  private void runRackCu(long seed) throws Exception {
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
+    Setup s = setup(p, 4 * SLICE, seed);
+    UpdateCoordinator.run(UpdateCoordinator.requests(UpdateRoles.of(UpdateScheme.byName("rackcu").plan(p)), seed,
+        "stripe 1", SLICE, s.length, s.nodes, s.blocks), s.nodes, this::dial);
   }
 
   /** Runs one scheme's plan on the nodes; checks parities and exact cross-rack bytes; returns them. */
@@ -190,7 +255,8 @@ class UpdateRoleServiceTest {
     };
     SliceTransport t = new SliceTransport(conf(), node, counters, workers);
     UpdateRoleService.ParityTargets targets = req -> sink(req.newParity().block().blockId(), req.length());
-    t.start(new UpdateRoleService(t, new MemoryUnitStore(node, blocks), ReplicaAccess.OPEN, targets, counters));
+    t.start(new UpdateRoleService(t, new MemoryUnitStore(node, blocks), ReplicaAccess.OPEN, targets, counters,
+        peers, memory));
     transports.put(node, t);
     return new Endpoint("127.0.0.1", t.port(), new Site(node, rack));
   }

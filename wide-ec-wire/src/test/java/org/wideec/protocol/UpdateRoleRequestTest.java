@@ -17,6 +17,7 @@ import org.wideec.topology.Site;
 class UpdateRoleRequestTest {
   private static final BlockRef OLD = new BlockRef("BP-1", 1073741825L, 1001, 4096, new byte[] {1, 2});
   private static final BlockRef NEW = new BlockRef("BP-1", 1073741830L, 1002, 3000, new byte[] {3});
+  private static final BlockRef NEW_PARITY = new BlockRef("BP-1", 1073741840L, 1003, 4096, new byte[] {4});
   private static final EncodeTreeRequest.TargetNode TARGET = new EncodeTreeRequest.TargetNode("10.0.0.9", "dn9",
       "uuid-9", 9866, 9864, 0, 9867, "DISK", "DS-9");
   private static final Endpoint FROM = new Endpoint("10.0.0.2", 9877, new Site("10.0.0.2:9866", "/r2"));
@@ -25,7 +26,7 @@ class UpdateRoleRequestTest {
     return new UpdateRoleRequest(42L, "stripe 3 of /a (version 5)", "p0@/r4", 65536, 4096, OLD, NEW,
         List.of(new UpdateRoleRequest.Input(7, 2, FROM)), List.of(new UpdateRoleRequest.Output(9,
             new int[][] {{1, 0, 0}, {3, 5, 7}})), new int[] {0, 11, 13}, OLD,
-        new EncodeTreeRequest.ParityOutput(-1, NEW, TARGET), 2, 512);
+        new EncodeTreeRequest.ParityOutput(-1, NEW_PARITY, TARGET), 2, 512, null);
   }
 
   @Test
@@ -43,21 +44,28 @@ class UpdateRoleRequestTest {
   }
 
   @Test
-  void aRelayRoleCarriesNoBlockOfItsOwn() throws IOException {
-    UpdateRoleRequest relay = new UpdateRoleRequest(1L, "stripe 1", "relay@/r1", 1024, 100, null, null,
-        List.of(new UpdateRoleRequest.Input(0, 1, FROM)), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})),
-        null, null, null, 0, 512);
+  void aRelayRoleReadsNoBlockOfItsOwnButCarriesAReadTokenOfItsStripe() throws IOException {
+    UpdateRoleRequest relay = relay(OLD);
     UpdateRoleRequest back = UpdateRoleRequest.parse(relay.toBytes());
     assertNull(back.oldData());
     assertNull(back.parityDelta());
     assertEquals(1, back.heldRows());
+    assertEquals(List.of(OLD), back.readTokens());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> relay(null));
+    assertEquals("bad update role relay@/r1 of stripe 1: a relay without a block token of its stripe", e.getMessage());
+  }
+
+  private static UpdateRoleRequest relay(BlockRef token) {
+    return new UpdateRoleRequest(1L, "stripe 1", "relay@/r1", 1024, 100, null, null,
+        List.of(new UpdateRoleRequest.Input(0, 1, FROM)), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})),
+        null, null, null, 2, 512, token);
   }
 
   @Test
   void aCombinationOverRowsTheRoleDoesNotHoldIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
         "relay@/r1", 1024, 100, null, null, List.of(new UpdateRoleRequest.Input(0, 1, FROM)),
-        List.of(new UpdateRoleRequest.Output(1, new int[][] {{1, 2}})), null, null, null, 0, 512));
+        List.of(new UpdateRoleRequest.Output(1, new int[][] {{1, 2}})), null, null, null, 2, 512, OLD));
     assertEquals("bad update role relay@/r1 of s: output transfer 1 combines 2 rows, the role holds 1",
         e.getMessage());
   }
@@ -76,5 +84,66 @@ class UpdateRoleRequestTest {
       IOException e = assertThrows(IOException.class, () -> StepRequest.parse(body));
       assertTrue(e.getMessage().contains("step request of unknown kind"), e.getMessage());
     }
+  }
+
+  @Test
+  void aRequestHoldingMoreRowsThanAStripeHasUnitsIsRefusedBeforeItsRowsAreRead() {
+    // Two inputs of 254 rows each: 508 held rows, and an output would allocate a row that wide per row it lists.
+    byte[] body = WireCodec.encode(out -> {
+      out.writeByte(UpdateRoleRequest.KIND);
+      out.writeByte(UpdateRoleRequest.VERSION);
+      out.writeLong(1L);
+      out.writeUTF("s");
+      out.writeUTF("p0@/r1");
+      out.writeInt(1024);
+      out.writeLong(100);
+      out.writeBoolean(false);
+      out.writeBoolean(false);
+      out.writeShort(2);
+      for (int t = 0; t < 2; t++) {
+        out.writeInt(t);
+        out.writeShort(254);
+        WireCodec.writeEndpoint(out, FROM);
+      }
+    });
+    IOException e = assertThrows(IOException.class, () -> UpdateRoleRequest.parse(body));
+    assertTrue(e.getMessage().contains("holds 508 rows; at most 255 (units in a stripe)"), e.getMessage());
+  }
+
+  @Test
+  void outputsSendingMoreRowsThanAStripeHasUnitsAreRefused() {
+    List<UpdateRoleRequest.Output> outputs = new java.util.ArrayList<>();
+    for (int t = 0; t < 128; t++) {
+      outputs.add(new UpdateRoleRequest.Output(t, new int[][] {{1}, {1}}));
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "d0@/r1", 1024, 100, OLD, NEW, List.of(), outputs, null, null, null, 2, 512, null));
+    assertEquals("bad update role d0@/r1 of s: its outputs send 256 rows; at most 255 (units in a stripe)",
+        e.getMessage());
+  }
+
+  @Test
+  void aChecksumHdfsDoesNotWriteOrOfMoreThan64KiBPerChunkIsRefused() {
+    for (int[] bad : new int[][] {{7, 512}, {0, 512}, {2, 0}, {2, Integer.MAX_VALUE}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+          "d0@/r1", 1024, 100, OLD, NEW, List.of(), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})),
+          null, null, null, bad[0], bad[1], null));
+      assertEquals("bad update role d0@/r1 of s: checksum type " + bad[0] + " with " + bad[1] + " bytes per checksum;"
+          + " HDFS writes CRC32 (1) or CRC32C (2) over 1..65536 bytes", e.getMessage());
+    }
+  }
+
+  @Test
+  void aLengthOfMoreSlicesThanAnIntCountsOrPastTheNewParityIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "d0@/r1", 1, Long.MAX_VALUE, OLD, NEW, List.of(), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})),
+        null, null, null, 2, 512, null));
+    assertEquals("bad update role d0@/r1 of s: length " + Long.MAX_VALUE + " in slices of 1: more than 2147483647"
+        + " slices", e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s", "p0@/r4", 65536, 4097,
+        OLD, NEW, List.of(new UpdateRoleRequest.Input(7, 2, FROM)), List.of(), new int[] {0, 11, 13}, OLD,
+        new EncodeTreeRequest.ParityOutput(-1, NEW_PARITY, TARGET), 2, 512, null));
+    assertTrue(e.getMessage().endsWith("length 4097 past its new parity block " + NEW_PARITY + " of 4096 bytes"),
+        e.getMessage());
   }
 }

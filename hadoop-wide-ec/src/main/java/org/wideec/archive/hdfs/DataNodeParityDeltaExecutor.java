@@ -18,6 +18,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.engine.UpdateCoordinator;
+import org.wideec.engine.UpdateRoleService;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.UpdateRoleRequest;
 import org.wideec.repair.BlockRef;
@@ -211,7 +212,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Integer, BlockRef> next = new HashMap<>();
     at.replacement.forEach((u, lb) -> next.put(u, ref(lb)));
     ChecksumOpt checksum = dfs.getClient().getConf().getDefaultChecksumOpt();
-    int slice = sliceBytes(roles);
+    int slice = sliceBytes(roles, checksum.getBytesPerChecksum());
     Map<Place, UpdateRoleRequest> requests = UpdateCoordinator.requests(roles, keys.nextLong(), name, slice, length,
         nodes, new UpdateCoordinator.Blocks(old, next, outputs, checksum.getChecksumType().id,
             checksum.getBytesPerChecksum()));
@@ -262,11 +263,30 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     return ports.endpoint(dn.getXferAddr(), dn.getNetworkLocation(), dn);
   }
 
-  /** Slices no larger than configured, and small enough that the widest transfer's rows fit one frame. */
-  private int sliceBytes(UpdateRoles roles) {
-    int rows = roles.roles().stream().flatMap(r -> r.outputs().stream()).mapToInt(o -> o.rows().length).max()
-        .orElse(1);
-    return Math.max(1, Math.min(ports.conf().sliceBytes(), ports.conf().maxFrameBytes() / rows));
+  /**
+   * Slices no larger than configured, small enough that the widest transfer's rows fit one frame and every role's
+   * buffers fit a role's budget on its DataNode, in whole checksum chunks: the new parity is written slice by slice,
+   * and a slice that ended mid-chunk would start the next one mid-chunk.
+   */
+  private int sliceBytes(UpdateRoles roles, int chunk) {
+    int rows = 1;
+    long buffered = 1;
+    for (UpdateRoles.Role r : roles.roles()) {
+      int in = r.inputs().stream().mapToInt(UpdateRoles.Input::rows).sum();
+      int out = r.outputs().stream().mapToInt(o -> o.rows().length).sum();
+      int widest = r.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(0);
+      rows = Math.max(rows, widest);
+      buffered = Math.max(buffered, UpdateRoleService.bufferedSlices((r.ownDelta() < 0 ? 0 : 1) + in,
+          r.parity() >= 0, widest, out, in, ports.conf().window()));
+    }
+    return sliceBytes(ports.conf().sliceBytes(), ports.conf().maxFrameBytes(), rows, buffered, chunk);
+  }
+
+  /** The largest whole number of checksum chunks within every bound (at least one chunk). */
+  static int sliceBytes(int configured, int maxFrameBytes, int widestRows, long bufferedSlices, int chunk) {
+    long most = Math.min(configured, Math.min(maxFrameBytes / widestRows,
+        UpdateRoleService.roleBudget(maxFrameBytes) / bufferedSlices));
+    return (int) Math.max(chunk, most / chunk * chunk);
   }
 
   private static BlockRef ref(LocatedBlock lb) {
