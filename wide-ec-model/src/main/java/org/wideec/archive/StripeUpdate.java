@@ -253,8 +253,10 @@ public final class StripeUpdate {
   /**
    * The update as the update planners see it ({@link org.wideec.update.UpdatePattern}): each stored unit in its
    * planned rack, racks named as HDFS names them, the changed units, the removed ones cleared (their new content is
-   * zero). Virtual units hold no bytes and take no transfer; they are placed in the rack of the first stored data unit
-   * so the placement names every unit.
+   * zero), and the vanishing parities dropped (their new value is a known zero block, freed: no plan renews them, so
+   * the plan's renewed parities are exactly {@link #rewrittenParities} when the unit length stays). Virtual units hold
+   * no bytes and take no transfer; they are placed in the rack of the first stored data unit so the placement names
+   * every unit.
    */
   public org.wideec.update.UpdatePattern pattern() {
     LinearCode code = before.code();
@@ -279,7 +281,7 @@ public final class StripeUpdate {
     }
     org.wideec.placement.PlacementPlan placement = new org.wideec.placement.PlacementPlan("manifest", code, rackOf);
     return org.wideec.update.UpdatePattern.of(placement, changedUnits()).withRackNames(racks)
-        .clearing(removedUnits());
+        .clearing(removedUnits()).dropping(vanishingParities());
   }
 
   /**

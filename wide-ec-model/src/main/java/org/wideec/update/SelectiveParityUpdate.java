@@ -68,6 +68,10 @@ final class SelectiveParityUpdate {
 
   /** The plan: local parities renewed from the same units, after the global ones. */
   static UpdatePlan plan(String scheme, UpdatePattern pattern, int[] units, int[] collectorOf, boolean reEncode) {
+    if (pattern.globalParities().length == 0) {
+      // Every global parity is dropped: nothing to collect for, each local parity is renewed from its own group.
+      return new UpdatePlan(scheme, pattern, new int[0], LocalParityUpdate.transfers(pattern, units, null), reEncode);
+    }
     List<Transfer> ts = new ArrayList<>(transfers(pattern, units, collectorOf));
     ts.addAll(LocalParityUpdate.transfers(pattern, units, collectorOf));
     int[] collectors = Arrays.stream(units).map(d -> collectorOf[pattern.rackOf(d)]).distinct().sorted().toArray();

@@ -9,7 +9,8 @@ import org.wideec.gf.Gf256;
  * The reference executor of update plans: runs a plan's transfers in order on real bytes and returns the stripe
  * after the update. It checks as it goes that every sender holds what it sends, and at the end that every parity's
  * accumulated delta is exactly its generator row applied to the deltas of the units that change (so a contribution
- * missed, counted twice, or taken from a parity before it was complete is an error naming the parity). The engine
+ * missed, counted twice, or taken from a parity before it was complete is an error naming the parity); a parity the
+ * pattern drops must receive nothing and comes out as a zero block. The engine
  * that carries plans out on DataNodes must agree with it; tests compare its output with a fresh encode.
  */
 public final class UpdateExecution {
@@ -116,7 +117,7 @@ public final class UpdateExecution {
     }
     for (int p = k; p < n; p++) {
       int[] expected = new int[k];
-      for (int d = 0; d < k; d++) {
+      for (int d = 0; d < k && !pattern.isDropped(p); d++) {
         boolean sends = plan.reEncode() ? !pattern.isCleared(d) : pattern.isChanged(d);
         expected[d] = sends ? pattern.code().generator().get(p, d) : 0;
       }
@@ -124,7 +125,9 @@ public final class UpdateExecution {
         throw new IllegalStateException(plan.scheme() + ": parity " + pattern.unitName(p) + " received coefficients "
             + Arrays.toString(parity[p].coef()) + " on the data deltas, needs " + Arrays.toString(expected));
       }
-      after[p] = plan.reEncode() ? parity[p].bytes() : xor(oldUnits[p], parity[p].bytes());
+      // A dropped parity is virtual after the update: a known zero block, not renewed (it received nothing).
+      after[p] = pattern.isDropped(p) ? new byte[len]
+          : plan.reEncode() ? parity[p].bytes() : xor(oldUnits[p], parity[p].bytes());
     }
     return after;
   }
@@ -134,6 +137,10 @@ public final class UpdateExecution {
     int p = t.to().unit();
     if (t.to().isRelay() || p < k || !Arrays.equals(t.parities(), new int[] {p})) {
       throw new IllegalStateException(plan.scheme() + ": " + t + " must end at the node of the single parity it serves");
+    }
+    if (pattern.isDropped(p)) {
+      throw new IllegalStateException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
+          + ", which the update drops");
     }
     return p;
   }

@@ -16,7 +16,9 @@ import org.wideec.placement.PlacementPlan;
  * units that change, and which parities each rack holds. Parities are split in two: <em>local</em> parities (a
  * local group's parity over data only) are renewed from their own group (RackCU §III-D, "Extension"; ECWide §4.3),
  * every other parity unit is <em>global</em> and is renewed by the update scheme. A changed unit may be
- * <em>cleared</em>: its new content is all zero (a deleted file's slot), so re-encoding need not read it.
+ * <em>cleared</em>: its new content is all zero (a deleted file's slot), so re-encoding need not read it. A parity
+ * may be <em>dropped</em>: every data unit it covers is zero after the update (an LRC local group whose files all
+ * left), so its new value is a known zero block that is freed, never written; no scheme renews it.
  * Immutable.
  */
 public final class UpdatePattern {
@@ -24,17 +26,19 @@ public final class UpdatePattern {
   private final List<String> rackNames;
   private final int[] changed;
   private final BitSet cleared;
+  private final BitSet dropped;
   private final int[] globalParities;
   private final int[] localParities;
   /** Per local parity, its group equation over the stripe's units; null for other units. */
   private final int[][] equations;
 
   private UpdatePattern(PlacementPlan placement, List<String> rackNames, int[] changed, BitSet cleared) {
-    this(placement, rackNames, changed, cleared, null);
+    this(placement, rackNames, changed, cleared, new BitSet(), null);
   }
 
   /** @param same a pattern of the same placement whose parity split and group equations are reused, or null */
-  private UpdatePattern(PlacementPlan placement, List<String> rackNames, int[] changed, BitSet cleared, UpdatePattern same) {
+  private UpdatePattern(PlacementPlan placement, List<String> rackNames, int[] changed, BitSet cleared,
+      BitSet dropped, UpdatePattern same) {
     LinearCode code = placement.code();
     if (!code.isSystematic()) {
       throw new IllegalArgumentException(code.spec() + " is not systematic: a delta update needs data units stored as they are");
@@ -61,7 +65,14 @@ public final class UpdatePattern {
         throw new IllegalArgumentException(code.spec() + ": cleared unit " + u + " is not among the changed units " + Arrays.toString(c));
       }
     }
+    for (int u = dropped.nextSetBit(0); u >= 0; u = dropped.nextSetBit(u + 1)) {
+      if (u < code.k() || u >= code.n()) {
+        throw new IllegalArgumentException(code.spec() + ": dropped unit " + u + " is not a parity unit (" + code.k()
+            + ".." + (code.n() - 1) + ")");
+      }
+    }
     this.placement = placement;
+    this.dropped = (BitSet) dropped.clone();
     this.rackNames = List.copyOf(rackNames);
     this.changed = c;
     this.cleared = (BitSet) cleared.clone();
@@ -90,7 +101,7 @@ public final class UpdatePattern {
 
   /** The same pattern with racks named (in plan rack order), e.g. by the command line or HDFS rack paths. */
   public UpdatePattern withRackNames(List<String> names) {
-    return new UpdatePattern(placement, names, changed, cleared, this);
+    return new UpdatePattern(placement, names, changed, cleared, dropped, this);
   }
 
   /** The same pattern where the given changed units become all zero (deleted), so re-encoding skips them. */
@@ -99,7 +110,23 @@ public final class UpdatePattern {
     for (int u : units) {
       c.set(u);
     }
-    return new UpdatePattern(placement, rackNames, changed, c, this);
+    return new UpdatePattern(placement, rackNames, changed, c, dropped, this);
+  }
+
+  /**
+   * The same pattern where the given parities are dropped: stored before the update and virtual after (every data
+   * unit they cover is zero then), so their new value is a known zero block, freed rather than written. No scheme
+   * sends anything for them.
+   */
+  public UpdatePattern dropping(int... parities) {
+    BitSet d = (BitSet) dropped.clone();
+    for (int p : parities) {
+      if (p < 0) {
+        throw new IllegalArgumentException(code().spec() + ": dropped unit " + p + " is not a parity unit");
+      }
+      d.set(p);
+    }
+    return new UpdatePattern(placement, rackNames, changed, cleared, d, this);
   }
 
   /**
@@ -172,14 +199,23 @@ public final class UpdatePattern {
     return IntStream.range(0, code().k()).filter(u -> !cleared.get(u)).toArray();
   }
 
-  /** Parities the update scheme renews, ascending. */
+  /** Parities the update scheme renews (dropped ones excepted), ascending. */
   public int[] globalParities() {
-    return globalParities.clone();
+    return Arrays.stream(globalParities).filter(p -> !dropped.get(p)).toArray();
   }
 
-  /** Parities renewed inside their local group, ascending. */
+  /** Parities renewed inside their local group (dropped ones excepted), ascending. */
   public int[] localParities() {
-    return localParities.clone();
+    return Arrays.stream(localParities).filter(p -> !dropped.get(p)).toArray();
+  }
+
+  public boolean isDropped(int unit) {
+    return dropped.get(unit);
+  }
+
+  /** Parities the update drops (virtual after it, never renewed), ascending. */
+  public int[] droppedParities() {
+    return dropped.stream().toArray();
   }
 
   /** Changed data units in the rack (u_x of RackCU §III-C), ascending. */
@@ -187,9 +223,9 @@ public final class UpdatePattern {
     return Arrays.stream(changed).filter(u -> placement.rackOf(u) == rack).toArray();
   }
 
-  /** Global parities in the rack (t_y of RackCU §III-C), ascending. */
+  /** Global parities in the rack that the update renews (t_y of RackCU §III-C), ascending. */
   public int[] globalParitiesIn(int rack) {
-    return Arrays.stream(globalParities).filter(u -> placement.rackOf(u) == rack).toArray();
+    return Arrays.stream(globalParities()).filter(u -> placement.rackOf(u) == rack).toArray();
   }
 
   /**
@@ -220,9 +256,9 @@ public final class UpdatePattern {
     return unit < code.k() ? "d" + unit : "p" + (unit - code.k());
   }
 
-  /** The same pattern with other changed units (and none cleared). */
+  /** The same pattern with other changed units (and none cleared; the same parities dropped). */
   public UpdatePattern withChanged(int... units) {
-    return new UpdatePattern(placement, rackNames, units, new BitSet(), this);
+    return new UpdatePattern(placement, rackNames, units, new BitSet(), dropped, this);
   }
 
   List<String> unitNames(int[] units) {
@@ -238,6 +274,9 @@ public final class UpdatePattern {
     StringBuilder sb = new StringBuilder(code().spec()).append(" changed ").append(unitNames(changed)).append(" over");
     for (int r = 0; r < racks(); r++) {
       sb.append(' ').append(rackName(r)).append(unitNames(placement.units(r)));
+    }
+    if (!dropped.isEmpty()) {
+      sb.append(" dropping ").append(unitNames(droppedParities()));
     }
     return sb.toString();
   }

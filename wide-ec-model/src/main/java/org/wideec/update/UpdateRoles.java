@@ -20,7 +20,8 @@ import org.wideec.gf.Gf256;
  * chunk the plan counts crosses the wire exactly once.
  *
  * <p>Derived from the plan in its order, with the same checks as {@link UpdateExecution} (a source must hold what it
- * sends, every parity must end with exactly its generator row over the changed units' deltas), and checked to be
+ * sends, every renewed parity must end with exactly its generator row over the changed units' deltas, a parity
+ * the pattern drops gets no role), and checked to be
  * acyclic, so a place can take all its inputs before it sends. Pure data; {@link #apply} is its reference executor.
  */
 public final class UpdateRoles {
@@ -160,6 +161,9 @@ public final class UpdateRoles {
         after[r.parity()] = xor(oldUnits[r.parity()], combine(r.parityDelta(), held, len));
       }
     }
+    for (int p : plan.pattern().droppedParities()) {
+      after[p] = new byte[len]; // virtual after the update: a known zero block, freed rather than written
+    }
     return after;
   }
 
@@ -262,7 +266,8 @@ public final class UpdateRoles {
     Map<Place, Role> roles() {
       for (int p = k; p < pattern.code().n(); p++) {
         int parity = p;
-        if (Arrays.stream(pattern.changed()).anyMatch(d -> pattern.code().generator().get(parity, d) != 0)) {
+        if (!pattern.isDropped(p)
+            && Arrays.stream(pattern.changed()).anyMatch(d -> pattern.code().generator().get(parity, d) != 0)) {
           place(Place.unit(p, pattern.rackOf(p))); // a parity the plan never reaches fails its check below
         }
       }
@@ -357,6 +362,10 @@ public final class UpdateRoles {
         if (p < k || !Arrays.equals(t.parities(), new int[] {p})) {
           throw new IllegalArgumentException(plan.scheme() + ": " + t + " must end at a relay or at the node of the"
               + " single parity it serves");
+        }
+        if (pattern.isDropped(p)) {
+          throw new IllegalArgumentException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
+              + ", which the update drops");
         }
         for (int i = 0; i < rowMeanings.size(); i++) {
           int gamma = t.kind() == Transfer.Kind.DATA_DELTA ? pattern.coefficient(p, units[i]) : 1;

@@ -62,6 +62,19 @@ class StripeUpdateTest {
   }
 
   @Test
+  void aGroupWithNoDataLeftIsPlannedWithoutItsLocalParityUnderEveryStreamedScheme() {
+    StripeUpdate up = StripeUpdate.removing(stripe(), Set.of(103L, 104L, 105L));
+    org.wideec.update.UpdatePattern p = up.pattern();
+    assertArrayEquals(new int[] {9}, p.droppedParities());
+    assertArrayEquals(new int[] {3, 4, 5}, p.changed());
+    for (String name : List.of("baseline", "cau", "rackcu")) {
+      org.wideec.update.UpdateRoles roles =
+          org.wideec.update.UpdateRoles.of(org.wideec.update.UpdateScheme.byName(name).plan(p));
+      assertArrayEquals(up.rewrittenParities(), roles.rewrittenParities(), name);
+    }
+  }
+
+  @Test
   void removingEveryLongestBlockShrinksEveryStoredParity() {
     StripeUpdate up = StripeUpdate.removing(stripe(), Set.of(100L, 101L, 102L, 103L, 104L));
     assertEquals(1000, up.nextUnitLength());

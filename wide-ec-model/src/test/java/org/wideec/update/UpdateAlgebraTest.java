@@ -80,6 +80,40 @@ class UpdateAlgebraTest {
   }
 
   @Test
+  void everyPlanThatDropsAnEmptiedGroupsLocalParityRenewsTheRestToAFreshEncode() {
+    UpdatePattern p = UpdateSchemesTest.group0Emptied().dropping(UpdateSchemesTest.GROUP_0_LOCAL_PARITY);
+    LinearCode code = p.code();
+    byte[][] stripe = encode(code, randomData(new Random(9L), code.k()));
+    byte[][] newData = new byte[code.k()][];
+    for (int u : p.changed()) {
+      newData[u] = new byte[CHUNK]; // deleted: all zero, so the dropped parity's fresh encode is zero too
+    }
+    for (UpdatePlan plan : UpdateSchemesTest.everyPlan(p)) {
+      assertStripeEqualsFreshEncode(code, UpdateExecution.apply(plan, stripe, newData, new UpdateExecution.ParixLog()),
+          plan);
+    }
+  }
+
+  @Test
+  void aPlanThatStillRenewsADroppedParityOrMissesARenewedOneIsRejectedNamingIt() {
+    UpdatePattern renewing = UpdateSchemesTest.group0Emptied();
+    UpdatePattern dropping = renewing.dropping(UpdateSchemesTest.GROUP_0_LOCAL_PARITY);
+    LinearCode code = renewing.code();
+    byte[][] stripe = encode(code, randomData(new Random(10L), code.k()));
+    byte[][] newData = changedData(new Random(11L), renewing);
+    UpdatePlan stale = new UpdatePlan("stale", dropping, new int[0], new BaselineUpdate().plan(renewing).transfers(),
+        false);
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> UpdateExecution.apply(stale, stripe, newData, new UpdateExecution.ParixLog()));
+    assertTrue(e.getMessage().endsWith("renews parity p2, which the update drops"), e.getMessage());
+    List<Transfer> ts = new BaselineUpdate().plan(dropping).transfers();
+    UpdatePlan partial = new UpdatePlan("broken", dropping, new int[0], ts.subList(0, ts.size() - 1), false);
+    IllegalStateException missed = assertThrows(IllegalStateException.class,
+        () -> UpdateExecution.apply(partial, stripe, newData, new UpdateExecution.ParixLog()));
+    assertTrue(missed.getMessage().startsWith("broken: parity p1 received coefficients"), missed.getMessage());
+  }
+
+  @Test
   void aPlanThatForgetsAParityIsRejectedNamingIt() {
     LinearCode code = Codes.pinnedFromSpec("rs:k=12,m=4");
     UpdatePattern p = UpdatePattern.of(RackSeparatedPlacement.plan(code, 2), 0);

@@ -65,6 +65,40 @@ class UpdateRolesTest {
   }
 
   @Test
+  void rolesOfAnUpdateThatDropsALocalParityLeaveItOutAndAgreeWithTheReferenceExecutor() {
+    UpdatePattern dropping = UpdateSchemesTest.group0Emptied().dropping(UpdateSchemesTest.GROUP_0_LOCAL_PARITY);
+    Random rnd = new Random(15L);
+    for (String name : STREAMED) {
+      UpdateRoles roles = UpdateRoles.of(UpdateScheme.byName(name).plan(dropping));
+      assertArrayEquals(new int[] {6, 7}, roles.rewrittenParities(), name);
+      assertTrue(roles.roles().stream().noneMatch(r -> r.place().unit() == UpdateSchemesTest.GROUP_0_LOCAL_PARITY),
+          name);
+      checkOne(roles, rnd);
+    }
+    // The same units changing without the group emptied still renew the local parity, on random patterns too.
+    assertArrayEquals(new int[] {6, 7, 8},
+        UpdateRoles.of(new RackCu().plan(UpdateSchemesTest.group0Emptied())).rewrittenParities());
+    PlacementPlan placement = dropping.placement();
+    for (int trial = 0; trial < 20; trial++) {
+      int[] changed = IntStream.range(0, 6).filter(d -> d < 3 || rnd.nextBoolean()).toArray();
+      UpdatePattern p = UpdatePattern.of(placement, changed).clearing(0, 1, 2)
+          .dropping(UpdateSchemesTest.GROUP_0_LOCAL_PARITY);
+      for (String name : STREAMED) {
+        checkOne(UpdateRoles.of(UpdateScheme.byName(name).plan(p)), rnd);
+      }
+    }
+  }
+
+  @Test
+  void aPlanThatStillRenewsADroppedParityIsRefusedNamingIt() {
+    UpdatePattern renewing = UpdateSchemesTest.group0Emptied();
+    UpdatePlan stale = new UpdatePlan("stale", renewing.dropping(UpdateSchemesTest.GROUP_0_LOCAL_PARITY),
+        new int[0], new RackCu().plan(renewing).transfers(), false);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpdateRoles.of(stale));
+    assertTrue(e.getMessage().endsWith("renews parity p2, which the update drops"), e.getMessage());
+  }
+
+  @Test
   void reEncodingAndParixPlansAreRefusedNamingWhy() {
     UpdatePattern p = UpdatePattern.of(RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2), 0, 5);
     IllegalArgumentException re = assertThrows(IllegalArgumentException.class,

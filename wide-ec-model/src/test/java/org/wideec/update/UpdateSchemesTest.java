@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
+import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.PlacementPlan;
 
 class UpdateSchemesTest {
@@ -20,6 +23,79 @@ class UpdateSchemesTest {
     LinearCode code = Codes.fromSpec("rs:k=6,m=4");
     UpdatePattern layout = RackLayout.parse(code, FIGURE_3_RACKS);
     return layout.withChanged(RackLayout.dataUnits(code, "d0-d5"));
+  }
+
+  /** Azure-LRC(6,2,2): data d0-d5 in groups d0-d2 and d3-d5, global parities p0, p1 (units 6, 7), locals p2, p3. */
+  static final int GROUP_0_LOCAL_PARITY = 8;
+
+  /** Azure-LRC(6,2,2) on combined locality with group 0 (d0-d2) deleted, its local parity not dropped. */
+  static UpdatePattern group0Emptied() {
+    PlacementPlan placement = new CombinedLocalityPlanner().plan(Codes.pinnedFromSpec("azure-lrc:k=6,l=2,g=2"));
+    return UpdatePattern.of(placement, 0, 1, 2).clearing(0, 1, 2);
+  }
+
+  /** Every scheme's plan for a pattern, CAU's collectors given explicitly as well. */
+  static List<UpdatePlan> everyPlan(UpdatePattern p) {
+    List<UpdatePlan> plans = new ArrayList<>();
+    for (String name : UpdateScheme.NAMES) {
+      plans.add(UpdateScheme.byName(name).plan(p));
+    }
+    plans.add(new RackCoordinatedUpdate(java.util.stream.IntStream.range(0, p.racks()).toArray()).plan(p));
+    return plans;
+  }
+
+  @Test
+  void noSchemeSendsAnythingForALocalParityTheUpdateDrops() {
+    UpdatePattern p = group0Emptied().dropping(GROUP_0_LOCAL_PARITY);
+    assertArrayEquals(new int[] {GROUP_0_LOCAL_PARITY}, p.droppedParities());
+    assertArrayEquals(new int[] {9}, p.localParities());
+    for (UpdatePlan plan : everyPlan(p)) {
+      assertTrue(plan.transfers().stream().noneMatch(t -> t.to().unit() == GROUP_0_LOCAL_PARITY
+          || Arrays.stream(t.parities()).anyMatch(q -> q == GROUP_0_LOCAL_PARITY)), plan.describe());
+    }
+  }
+
+  @Test
+  void droppingAParityLowersEverySchemesCountByExactlyTheChunksThatRenewedIt() {
+    UpdatePattern renewing = group0Emptied();
+    List<UpdatePlan> before = everyPlan(renewing);
+    List<UpdatePlan> after = everyPlan(renewing.dropping(GROUP_0_LOCAL_PARITY));
+    int fell = 0;
+    for (int i = 0; i < before.size(); i++) {
+      UpdatePlan b = before.get(i);
+      List<Transfer> forIt = b.transfers().stream()
+          .filter(t -> Arrays.equals(t.parities(), new int[] {GROUP_0_LOCAL_PARITY})).toList();
+      int cross = forIt.stream().filter(Transfer::crossRack).mapToInt(Transfer::chunks).sum();
+      int inside = forIt.stream().filter(t -> !t.crossRack()).mapToInt(Transfer::chunks).sum();
+      assertEquals(b.crossRackChunks() - cross, after.get(i).crossRackChunks(), b.scheme());
+      assertEquals(b.intraRackChunks() - inside, after.get(i).intraRackChunks(), b.scheme());
+      List<Transfer> rest = new ArrayList<>(b.transfers());
+      rest.removeAll(forIt);
+      assertEquals(rest, after.get(i).transfers(), b.scheme());
+      fell += cross;
+    }
+    assertTrue(fell > 0, "the dropped parity cost no cross-rack chunk under any scheme: the test shows nothing");
+  }
+
+  @Test
+  void aPatternThatDropsNothingPlansAndPrintsAsBefore() {
+    UpdatePattern p = figure3();
+    UpdatePattern same = p.dropping();
+    assertEquals(p.toString(), same.toString());
+    List<UpdatePlan> before = everyPlan(p);
+    List<UpdatePlan> after = everyPlan(same);
+    for (int i = 0; i < before.size(); i++) {
+      assertEquals(before.get(i).describe(), after.get(i).describe());
+      assertEquals(before.get(i).toJson(), after.get(i).toJson());
+    }
+    assertEquals(8, new RackCu().plan(same).crossRackChunks());
+    assertEquals(24, new BaselineUpdate().plan(same).crossRackChunks());
+  }
+
+  @Test
+  void onlyAParityUnitCanBeDropped() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> figure3().dropping(3));
+    assertEquals("rs:k=6,m=4: dropped unit 3 is not a parity unit (6..9)", e.getMessage());
   }
 
   @Test
