@@ -71,6 +71,39 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   @Test
+  void removingAWholeLocalGroupRunsOnTheDataNodesAndFreesItsLocalParityUnwritten() throws Exception {
+    for (String scheme : List.of("baseline", "cau", "rackcu")) {
+      String dir = "/group-" + scheme;
+      List<String> files = archiveDirOnPlan(dir);
+      StripeManifest before = manifestOf(dir);
+      // f0 and f1 are the whole of stripe 0's first local group (units 0-2), whose local parity is unit 8 (p2).
+      assertEquals(List.of("0:0", "0:1"), unitsOf(before, store.inodeOf(new Path(files.get(0)))));
+      assertEquals(List.of("0:2"), unitsOf(before, store.inodeOf(new Path(files.get(1)))));
+      ToolRun plan = tool("rm", files.get(0), files.get(1), "--dry-run", "--json", "--scheme", scheme);
+      assertEquals(0, plan.exit(), plan.out() + plan.err());
+      JsonNode stripe0 = plan.json().get("archives").get(0).get("stripes").get(0);
+      for (JsonNode t : stripe0.get("plan").get("transfers")) {
+        assertTrue(!t.get("parities").toString().contains("\"p2\"") && !t.get("to").toString().contains("\"p2\""),
+            scheme + ": the dropped local parity takes no transfer: " + t);
+      }
+      long expected = plannedCrossRackBytes(plan.json(), scheme);
+      long sentBefore = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+      ToolRun r = toolNoGrace("rm", files.get(0), files.get(1), "--scheme", scheme, "--json");
+      assertEquals(0, r.exit(), r.out() + r.err());
+      checks.removed(files.get(0));
+      checks.removed(files.get(1));
+      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out() + r.err());
+      assertEquals(2, r.json().get("archives").get(0).get("parityBlocksWritten").asInt(),
+          scheme + ": the two global parities only: " + r.out());
+      assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - sentBefore,
+          scheme + ": rows delivered across racks against the plan: " + plan.out());
+      StripeManifest after = manifestOf(dir);
+      assertTrue(after.stripe(0).member(8).padding(), scheme + ": the emptied group's local parity is virtual");
+      everythingChecksOut(after);
+    }
+  }
+
+  @Test
   void aReplaceRunsOnTheDataNodesForEachSchemeWithOldXorNewComputedBesideTheOldBlock() throws Exception {
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
       String dir = "/dn-rep-" + scheme;

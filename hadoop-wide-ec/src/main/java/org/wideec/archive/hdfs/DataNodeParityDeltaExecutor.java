@@ -133,6 +133,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
         why = e.getMessage();
       }
     }
+    // The pattern drops the parities that vanish (a local group whose data all left), so the plan renews exactly
+    // the parities the update rewrites; a disagreement would leave a parity stale or write one that is freed.
     if (why == null && !Arrays.equals(roles.rewrittenParities(), up.rewrittenParities())) {
       why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
           + Arrays.toString(up.rewrittenParities());
