@@ -52,19 +52,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
       String dir = "/scheme-" + scheme;
       List<String> files = archiveDirOnPlan(dir);
-      ToolRun plan = tool("rm", files.get(0), files.get(2), "--dry-run", "--json", "--scheme", scheme);
-      assertEquals(0, plan.exit(), plan.out() + plan.err());
-      long expected = plannedCrossRackBytes(plan.json(), scheme);
-      long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
-      ToolRun r = toolNoGrace("rm", files.get(0), files.get(2), "--scheme", scheme, "--json");
-      assertEquals(0, r.exit(), r.out() + r.err());
-      checks.removed(files.get(0));
-      checks.removed(files.get(2));
-      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out());
-      long sent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before;
-      assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
+      RmOnDataNodes rm = rmOnDataNodes(scheme, files.get(0), files.get(2));
       everythingChecksOut(manifestOf(dir));
-      crossRack.put(scheme, sent);
+      crossRack.put(scheme, rm.crossRackBytes());
     }
     // Two files of one rack's units, parities in other racks: RackCU sends the deltas across once per parity rack.
     assertTrue(crossRack.get("rackcu") < crossRack.get("baseline"), crossRack.toString());
@@ -79,24 +69,14 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
       // f0 and f1 are the whole of stripe 0's first local group (units 0-2), whose local parity is unit 8 (p2).
       assertEquals(List.of("0:0", "0:1"), unitsOf(before, store.inodeOf(new Path(files.get(0)))));
       assertEquals(List.of("0:2"), unitsOf(before, store.inodeOf(new Path(files.get(1)))));
-      ToolRun plan = tool("rm", files.get(0), files.get(1), "--dry-run", "--json", "--scheme", scheme);
-      assertEquals(0, plan.exit(), plan.out() + plan.err());
-      JsonNode stripe0 = plan.json().get("archives").get(0).get("stripes").get(0);
+      RmOnDataNodes rm = rmOnDataNodes(scheme, files.get(0), files.get(1));
+      JsonNode stripe0 = rm.plan().json().get("archives").get(0).get("stripes").get(0);
       for (JsonNode t : stripe0.get("plan").get("transfers")) {
         assertTrue(!t.get("parities").toString().contains("\"p2\"") && !t.get("to").toString().contains("\"p2\""),
             scheme + ": the dropped local parity takes no transfer: " + t);
       }
-      long expected = plannedCrossRackBytes(plan.json(), scheme);
-      long sentBefore = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
-      ToolRun r = toolNoGrace("rm", files.get(0), files.get(1), "--scheme", scheme, "--json");
-      assertEquals(0, r.exit(), r.out() + r.err());
-      checks.removed(files.get(0));
-      checks.removed(files.get(1));
-      assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out() + r.err());
-      assertEquals(2, r.json().get("archives").get(0).get("parityBlocksWritten").asInt(),
-          scheme + ": the two global parities only: " + r.out());
-      assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - sentBefore,
-          scheme + ": rows delivered across racks against the plan: " + plan.out());
+      assertEquals(2, rm.run().json().get("archives").get(0).get("parityBlocksWritten").asInt(),
+          scheme + ": the two global parities only: " + rm.run().out());
       StripeManifest after = manifestOf(dir);
       assertTrue(after.stripe(0).member(8).padding(), scheme + ": the emptied group's local parity is virtual");
       everythingChecksOut(after);
@@ -176,6 +156,34 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     ToolRun r = tool("archive", dir, "--code", CODE, "--no-trim", "--encoder", "chain");
     assertEquals(0, r.exit(), r.out() + r.err());
     return files;
+  }
+
+  /** An {@code rm} run on the DataNodes: its dry run, the run, and the row bytes the DataNodes sent across racks. */
+  record RmOnDataNodes(ToolRun plan, ToolRun run, long crossRackBytes) {}
+
+  /**
+   * {@code rm} of the files (set aside in {@code checks}) under the scheme, after its dry run: it runs on the DataNodes
+   * and they deliver across racks exactly the dry run's cross-rack chunks times the unit length.
+   */
+  RmOnDataNodes rmOnDataNodes(String scheme, String... files) throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("rm"));
+    args.addAll(List.of(files));
+    args.addAll(List.of("--scheme", scheme, "--json"));
+    List<String> dry = new java.util.ArrayList<>(args);
+    dry.add("--dry-run");
+    ToolRun plan = tool(dry.toArray(new String[0]));
+    assertEquals(0, plan.exit(), plan.out() + plan.err());
+    long expected = plannedCrossRackBytes(plan.json(), scheme);
+    long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+    ToolRun r = toolNoGrace(args.toArray(new String[0]));
+    assertEquals(0, r.exit(), r.out() + r.err());
+    for (String f : files) {
+      checks.removed(f);
+    }
+    assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out() + r.err());
+    long sent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before;
+    assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
+    return new RmOnDataNodes(plan, r, sent);
   }
 
   /** The dry run's cross-rack chunks times each stripe's unit length, summed over the stripes updated. */

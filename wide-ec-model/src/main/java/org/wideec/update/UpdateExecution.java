@@ -10,8 +10,8 @@ import org.wideec.gf.Gf256;
  * after the update. It checks as it goes that every sender holds what it sends, and at the end that every parity's
  * accumulated delta is exactly its generator row applied to the deltas of the units that change (so a contribution
  * missed, counted twice, or taken from a parity before it was complete is an error naming the parity); a parity the
- * pattern drops must receive nothing and comes out as a zero block. The engine
- * that carries plans out on DataNodes must agree with it; tests compare its output with a fresh encode.
+ * pattern drops must receive nothing and comes out as a zero block. The engine that carries plans out on DataNodes
+ * must agree with it; tests compare its output with a fresh encode.
  */
 public final class UpdateExecution {
   private final UpdatePlan plan;

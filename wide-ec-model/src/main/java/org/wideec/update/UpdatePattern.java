@@ -65,12 +65,6 @@ public final class UpdatePattern {
         throw new IllegalArgumentException(code.spec() + ": cleared unit " + u + " is not among the changed units " + Arrays.toString(c));
       }
     }
-    for (int u = dropped.nextSetBit(0); u >= 0; u = dropped.nextSetBit(u + 1)) {
-      if (u < code.k() || u >= code.n()) {
-        throw new IllegalArgumentException(code.spec() + ": dropped unit " + u + " is not a parity unit (" + code.k()
-            + ".." + (code.n() - 1) + ")");
-      }
-    }
     this.placement = placement;
     this.dropped = (BitSet) dropped.clone();
     this.rackNames = List.copyOf(rackNames);
@@ -121,8 +115,9 @@ public final class UpdatePattern {
   public UpdatePattern dropping(int... parities) {
     BitSet d = (BitSet) dropped.clone();
     for (int p : parities) {
-      if (p < 0) {
-        throw new IllegalArgumentException(code().spec() + ": dropped unit " + p + " is not a parity unit");
+      if (p < code().k() || p >= code().n()) {
+        throw new IllegalArgumentException(code().spec() + ": dropped unit " + p + " is not a parity unit ("
+            + code().k() + ".." + (code().n() - 1) + ")");
       }
       d.set(p);
     }
@@ -209,6 +204,7 @@ public final class UpdatePattern {
     return Arrays.stream(localParities).filter(p -> !dropped.get(p)).toArray();
   }
 
+  /** Whether the update drops this parity (its new value a known zero block), so no scheme renews it. */
   public boolean isDropped(int unit) {
     return dropped.get(unit);
   }

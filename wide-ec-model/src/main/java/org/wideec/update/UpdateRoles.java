@@ -20,9 +20,9 @@ import org.wideec.gf.Gf256;
  * chunk the plan counts crosses the wire exactly once.
  *
  * <p>Derived from the plan in its order, with the same checks as {@link UpdateExecution} (a source must hold what it
- * sends, every renewed parity must end with exactly its generator row over the changed units' deltas, a parity
- * the pattern drops gets no role), and checked to be
- * acyclic, so a place can take all its inputs before it sends. Pure data; {@link #apply} is its reference executor.
+ * sends, every renewed parity must end with exactly its generator row over the changed units' deltas, a parity the
+ * pattern drops gets no role), and checked to be acyclic, so a place can take all its inputs before it sends. Pure
+ * data; {@link #apply} is its reference executor.
  */
 public final class UpdateRoles {
   /** Rows a place receives on one transfer, in the transfer's unit (DATA_DELTA) or parity (PARITY_DELTA) order. */
