@@ -36,7 +36,7 @@ import org.wideec.transport.SliceTransport;
  * parity's node adds the delta to the old parity read locally and sends the sum to the new parity block the updater
  * allocated (on the target the request names). Memory is a few slices per transfer whatever the block size, and
  * bounded before anything is allocated: a role's rows by a stripe's units, its buffered bytes by
- * {@link #roleBudget} and every role of this node together by {@link #MEMORY_KEY}. Nothing is thrown into the
+ * {@link UpdateRoleBudget#roleBudget} and every role of this node together by {@link #MEMORY_KEY}. Nothing is thrown into the
  * transport's thread, not even an OutOfMemoryError: every failure ends the stream with an ERROR naming the node to
  * blame, and fails the role's outboxes so its consumers stop too.
  */
@@ -46,7 +46,6 @@ public final class UpdateRoleService implements RequestHandler {
   public static final String MEMORY_KEY = "wide-ec.update.datanode.memory.bytes";
   public static final long MEMORY_DEFAULT = 256L << 20;
   /** Frames' worth of bytes one role may buffer (its held rows, working slices, outbox windows and input credits). */
-  static final int ROLE_FRAMES = 32;
 
   /** Where a parity role's new parity is written: the block the updater allocated, on the target its request names. */
   @FunctionalInterface
@@ -86,27 +85,8 @@ public final class UpdateRoleService implements RequestHandler {
     this.memory = memory;
   }
 
-  /** Bytes one role may buffer: {@link #ROLE_FRAMES} frames, so a request cannot ask for more than a few repairs do. */
-  public static long roleBudget(int maxFrameBytes) {
-    return (long) ROLE_FRAMES * maxFrameBytes;
-  }
-
-  /**
-   * Slices a role buffers at once: its held rows (and the old parity), two working slices, one combination's rows,
-   * each output's window of slices plus the one being left, and the transport's credits of every input's frames.
-   */
-  public static long bufferedSlices(int heldRows, boolean parity, int maxOutputRows, int outputRows, int inputRows,
-      int creditWindow) {
-    return heldRows + (parity ? 1 : 0) + 2L + maxOutputRows + (UpdateOutboxes.WINDOW + 1L) * outputRows
-        + (long) creditWindow * inputRows;
-  }
-
   private long footprint(UpdateRoleRequest req) {
-    int inputRows = req.inputs().stream().mapToInt(UpdateRoleRequest.Input::rows).sum();
-    int outputRows = req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).sum();
-    int maxOutputRows = req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(0);
-    return req.sliceBytes() * bufferedSlices(req.heldRows(), req.parityDelta() != null, maxOutputRows, outputRows,
-        inputRows, transport.conf().window());
+    return UpdateRoleBudget.footprint(req, transport.conf().window());
   }
 
   @Override
@@ -187,9 +167,9 @@ public final class UpdateRoleService implements RequestHandler {
           + " bytes; at most " + maxFrame + " bytes (" + org.wideec.transport.TransportConf.MAX_FRAME + ")");
     }
     long need = footprint(req);
-    if (need > roleBudget(maxFrame)) {
+    if (need > UpdateRoleBudget.roleBudget(maxFrame)) {
       throw new ReplicaAccess.DeniedException(req + ": buffers " + need + " bytes of slices; a role at most "
-          + roleBudget(maxFrame) + " (" + ROLE_FRAMES + " frames of " + org.wideec.transport.TransportConf.MAX_FRAME
+          + UpdateRoleBudget.roleBudget(maxFrame) + " (" + UpdateRoleBudget.ROLE_FRAMES + " frames of " + org.wideec.transport.TransportConf.MAX_FRAME
           + ")");
     }
     for (BlockRef b : req.readTokens()) {

@@ -18,7 +18,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.engine.UpdateCoordinator;
-import org.wideec.engine.UpdateRoleService;
+import org.wideec.engine.UpdateRoleBudget;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.UpdateRoleRequest;
 import org.wideec.repair.BlockRef;
@@ -278,7 +278,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       int out = r.outputs().stream().mapToInt(o -> o.rows().length).sum();
       int widest = r.outputs().stream().mapToInt(o -> o.rows().length).max().orElse(0);
       rows = Math.max(rows, widest);
-      buffered = Math.max(buffered, UpdateRoleService.bufferedSlices((r.ownDelta() < 0 ? 0 : 1) + in,
+      buffered = Math.max(buffered, UpdateRoleBudget.bufferedSlices((r.ownDelta() < 0 ? 0 : 1) + in,
           r.parity() >= 0, widest, out, in, ports.conf().window()));
     }
     return sliceBytes(ports.conf().sliceBytes(), ports.conf().maxFrameBytes(), rows, buffered, chunk);
@@ -287,7 +287,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   /** The largest whole number of checksum chunks within every bound (at least one chunk). */
   static int sliceBytes(int configured, int maxFrameBytes, int widestRows, long bufferedSlices, int chunk) {
     long most = Math.min(configured, Math.min(maxFrameBytes / widestRows,
-        UpdateRoleService.roleBudget(maxFrameBytes) / bufferedSlices));
+        UpdateRoleBudget.roleBudget(maxFrameBytes) / bufferedSlices));
     return (int) Math.max(chunk, most / chunk * chunk);
   }
 

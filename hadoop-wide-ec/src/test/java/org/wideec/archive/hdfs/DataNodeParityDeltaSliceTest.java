@@ -3,7 +3,7 @@ package org.wideec.archive.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
-import org.wideec.engine.UpdateRoleService;
+import org.wideec.engine.UpdateRoleBudget;
 
 /** An update's slice: whole checksum chunks within the frame and a role's budget, so slice 1 never starts mid-chunk. */
 class DataNodeParityDeltaSliceTest {
@@ -17,10 +17,10 @@ class DataNodeParityDeltaSliceTest {
 
   @Test
   void aRoleHoldingManyRowsGetsSlicesItsBudgetHoldsInWholeChunks() {
-    long buffered = UpdateRoleService.bufferedSlices(200, true, 4, 4, 200, 2);
+    long buffered = UpdateRoleBudget.bufferedSlices(200, true, 4, 4, 200, 2);
     int slice = DataNodeParityDeltaExecutor.sliceBytes(MIB, MIB, 4, buffered, 512);
     assertEquals(0, slice % 512);
-    assertEquals(UpdateRoleService.roleBudget(MIB) / buffered / 512 * 512, slice);
+    assertEquals(UpdateRoleBudget.roleBudget(MIB) / buffered / 512 * 512, slice);
   }
 
   @Test
