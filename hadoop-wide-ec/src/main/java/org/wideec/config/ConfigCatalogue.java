@@ -54,6 +54,23 @@ public final class ConfigCatalogue {
       fixed("wide-ec.scrub.bytes-per-second", REPAIR, "16777216", EnumSet.of(DATANODE),
           "bytes per second each volume of a DataNode reads for scrub summaries (wide-ec verify), shared by every scrub"
               + " at once; 0: no limit"),
+      fixed("wide-ec.background.node.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
+          "bytes per second of background work (repairs, rebuild orders, decommission rebuilds, archival encodes) one"
+              + " DataNode's slice port sends; degraded reads for users are never capped; 0: no cap; settable at run"
+              + " time through the DataNode's JMX bean (BackgroundNodeCap)"),
+      fixed("wide-ec.background.rack.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
+          "bytes per second of background work the DataNodes of one rack send to other racks together; each takes an"
+              + " equal share (this over the live DataNodes of its rack); 0: no cap; settable at run time through JMX"
+              + " (BackgroundRackCap)"),
+      fixed("wide-ec.background.backoff.busy.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
+          "foreground throughput (HDFS reads and writes plus degraded-read slices) at which a DataNode counts as"
+              + " busy: each busy sample halves its node cap, each quiet one gives back a step; 0: no back-off"),
+      fixed("wide-ec.background.backoff.floor-percent", REPAIR, "10", EnumSet.of(DATANODE),
+          "the least share of the node cap the back-off leaves background work, 1..100 (repairs never stop)"),
+      fixed("wide-ec.background.backoff.step-percent", REPAIR, "10", EnumSet.of(DATANODE),
+          "the share of the node cap each quiet sample gives back, 1..100"),
+      fixed("wide-ec.background.sample.interval.ms", REPAIR, "1000", EnumSet.of(DATANODE),
+          "how often a DataNode samples its foreground throughput for the back-off, in ms"),
       fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
               + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),

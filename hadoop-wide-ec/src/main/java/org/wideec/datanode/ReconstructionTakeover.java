@@ -1,8 +1,10 @@
 package org.wideec.datanode;
 
 import java.lang.reflect.Field;
+import java.util.Comparator;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -11,6 +13,7 @@ import org.apache.hadoop.hdfs.server.datanode.erasurecode.ErasureCodingWorker;
 import org.apache.hadoop.util.Daemon;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.repair.RepairUrgency;
 
 /**
  * Routes the NameNode's reconstruction tasks for block groups of our codecs to our worker. HDFS's
@@ -35,9 +38,27 @@ final class ReconstructionTakeover {
   interface Installed {
     /** From now on every task goes to HDFS's reconstructor (tasks already with our worker finish there). */
     void release();
+
+    /** Tasks waiting for a thread now. */
+    int queued();
   }
 
   private ReconstructionTakeover() {}
+
+  /** A queued task with its urgency. */
+  private static final class Urgent<T> extends FutureTask<T> {
+    final RepairUrgency urgency;
+
+    Urgent(Runnable r, RepairUrgency urgency) {
+      super(r, null);
+      this.urgency = urgency;
+    }
+  }
+
+  /** Most urgent first; anything not queued by submit (nothing HDFS does) after every task. */
+  private static final Comparator<Runnable> URGENCY = Comparator.comparing(
+      (Runnable r) -> r instanceof Urgent<?> u ? u.urgency : new RepairUrgency(Integer.MAX_VALUE, Long.MAX_VALUE),
+      RepairUrgency.MOST_URGENT_FIRST);
 
   /** @return the installed takeover, or null when this DataNode keeps HDFS's reconstructor */
   static Installed install(DataNode dn, Predicate<ReconstructionTask> ours, Worker worker, RepairMetrics metrics) {
@@ -63,17 +84,22 @@ final class ReconstructionTakeover {
     }
   }
 
-  /** The replacement executor: same size as HDFS's, deciding per task. */
+  /**
+   * The replacement executor: same size as HDFS's, deciding per task. Tasks wait for a thread most urgent first
+   * ({@link TaskUrgency}): when more groups need repair than threads run, a group that can lose nothing more is
+   * repaired before one queued earlier with margin left (HDFS's queue here is first come, first served).
+   */
   private static final class RoutingPool extends ThreadPoolExecutor implements Installed {
     private final ReconstructionTask.Access access;
     private final Predicate<ReconstructionTask> ours;
     private final Worker worker;
     private final RepairMetrics metrics;
+    private final TaskUrgency urgency = new TaskUrgency();
     private volatile boolean released;
 
     RoutingPool(int threads, ReconstructionTask.Access access, Predicate<ReconstructionTask> ours, Worker worker,
         RepairMetrics metrics) {
-      super(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      super(threads, threads, 60, TimeUnit.SECONDS, new PriorityBlockingQueue<>(11, URGENCY), r -> {
         Thread t = new Daemon(r);
         t.setName("wide-ec-reconstruction-" + t.getId());
         return t;
@@ -91,19 +117,50 @@ final class ReconstructionTakeover {
     }
 
     @Override
+    public int queued() {
+      return getQueue().size();
+    }
+
+    @Override
     public Future<?> submit(Runnable task) {
       ReconstructionTask t = released ? null : oursOrNull(task);
       if (t == null) {
-        return super.submit(task);
+        return queue(task, urgencyOf(task));
       }
-      return super.submit(() -> {
+      return queue(() -> {
         try {
           worker.run(t, task);
         } catch (Throwable e) { // the Future is dropped by HDFS: without this the failure would vanish
           metrics.unexpectedError();
           LOG.error("wide-ec repair worker failed on block group {}", t.blockGroup(), e);
         }
-      });
+      }, urgencyOf(t));
+    }
+
+    private Future<?> queue(Runnable r, RepairUrgency u) {
+      Urgent<?> f = new Urgent<>(r, u);
+      execute(f);
+      return f;
+    }
+
+    /** A task's place in the queue; one that cannot be read waits behind every repair, never fails here. */
+    private RepairUrgency urgencyOf(Runnable task) {
+      try {
+        return access.isReconstructor(task) ? urgencyOf(access.read(task)) : urgency.unknown();
+      } catch (Throwable e) { // never into the DataNode's command thread
+        LOG.warn("wide-ec cannot rank a reconstruction task; it waits behind the others: {}", e.toString());
+        return urgency.unknown();
+      }
+    }
+
+    private RepairUrgency urgencyOf(ReconstructionTask t) {
+      try {
+        return urgency.of(t);
+      } catch (Throwable e) { // never into the DataNode's command thread
+        LOG.warn("wide-ec cannot rank the reconstruction of block group {}; it waits behind the others: {}",
+            t.blockGroup(), e.toString());
+        return urgency.unknown();
+      }
     }
 
     /** The task, when it is a reconstruction for our worker; null when HDFS's reconstructor runs it. */

@@ -42,6 +42,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesSentInRack;
   final MutableCounterLong bytesSentCrossRack;
   final MutableCounterLong slicesSent;
+  final MutableCounterLong backgroundBytesSent;
+  /** The caps and the queue behind the gauges; null until the worker runs. */
+  private volatile BackgroundTraffic background;
+  private volatile java.util.function.IntSupplier backlog = () -> 0;
   final MutableRate repairTime;
   private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
       new EnumMap<>(org.wideec.transport.RefusalReason.class);
@@ -82,6 +86,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     bytesSentInRack = registry.newCounter("BytesSentInRack", "slice bytes sent to nodes in the same rack", 0L);
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
     slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
+    backgroundBytesSent = registry.newCounter("BackgroundBytesSent",
+        "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps", 0L);
     for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
       handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
           "handshakes this DataNode's slice port refused: " + r, 0L));
@@ -124,6 +130,43 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     MetricsRecordBuilder rb = collector.addRecord(registry.info()).setContext("dfs")
         .tag(Interns.info("Worker", "wide-ec repair worker"), name);
     registry.snapshot(rb, all);
+    BackgroundTraffic b = background;
+    rb.addGauge(Interns.info("RepairBacklog", "reconstruction tasks queued for the worker"), backlog.getAsInt());
+    if (b != null) {
+      org.wideec.transport.CappedBackground t = b.throttle();
+      rb.addGauge(Interns.info("BackgroundNodeCap", "bytes/s background work may send from this node now (0: none)"),
+              t.node().bytesPerSecond())
+          .addGauge(Interns.info("BackgroundRackShareCap",
+              "bytes/s of its rack's uplink cap this node's background work may use now (0: none)"),
+              t.rackShare().bytesPerSecond())
+          .addGauge(Interns.info("BackgroundBackoffPercent", "share of the node cap the foreground back-off allows"),
+              (int) Math.round(b.backoffFactor() * 100))
+          .addCounter(Interns.info("BackgroundBytesUnderCap", "background bytes the caps let through"), t.bytes())
+          .addCounter(Interns.info("BackgroundThrottleWaits", "background slices that waited for a cap"), t.waits())
+          .addCounter(Interns.info("BackgroundThrottleWaitMs", "time background slices waited for a cap (ms)"),
+              t.waitNanos() / 1_000_000);
+    }
+  }
+
+  /** The caps and the worker's queue the gauges show. */
+  void background(BackgroundTraffic caps, java.util.function.IntSupplier queued) {
+    background = caps;
+    backlog = queued;
+  }
+
+  /** Reconstruction tasks queued for the worker now. */
+  public int backlog() {
+    return backlog.getAsInt();
+  }
+
+  /** Slice bytes of background work this node sent, as its transport counted them. */
+  public long backgroundBytesSent() {
+    return backgroundBytesSent.value();
+  }
+
+  /** Slice bytes this node sent for users (degraded reads): every slice sent that was not background work. */
+  public long foregroundBytesSent() {
+    return bytesSentInRack.value() + bytesSentCrossRack.value() - backgroundBytesSent.value();
   }
 
   /** Counts a task's outcome and keeps it among the recent ones. */
@@ -191,6 +234,11 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   public void sliceSent(int bytes, boolean crossRack) {
     (crossRack ? bytesSentCrossRack : bytesSentInRack).incr(bytes);
     slicesSent.incr();
+  }
+
+  @Override
+  public void backgroundSliceSent(int bytes, boolean crossRack) {
+    backgroundBytesSent.incr(bytes);
   }
 
   @Override

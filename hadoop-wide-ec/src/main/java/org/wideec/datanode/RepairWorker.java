@@ -206,7 +206,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     UnitLocation requestor = new UnitLocation(-1, DataNodeSites.of(self));
     EndpointResolver resolver = endpoints.over(nodes::get);
     RepairEngine engine = new RepairEngine(transport, resolver, metrics, maxAttempts, validation,
-        (unit, where, block, why) -> reportCorrupt(group, nodes.get(where.node()), unit, block, why));
+        (unit, where, block, why) -> reportCorrupt(group, nodes.get(where.node()), unit, block, why)).asBackground();
     return engine.repair(job.group().repair().only(wanted), requestor, (unit, len) -> {
       int ti = targetOf.get(unit);
       DatanodeInfo target = t.targets()[ti];

@@ -56,4 +56,33 @@ public interface SliceEndpointMXBean {
   long getTasksAbandoned();
 
   long getUnexpectedErrors();
+
+  /**
+   * The cap on background work (repairs, rebuild orders, decommission rebuilds, archival encodes) this DataNode sends,
+   * in bytes/s, as configured or last set (0: none). Writable: a new value governs the next slices, until the DataNode
+   * restarts (then {@code wide-ec.background.node.bytes-per-second} applies again).
+   */
+  long getBackgroundNodeCap();
+
+  void setBackgroundNodeCap(long bytesPerSecond);
+
+  /** The cap on the background work the nodes of this DataNode's rack send out of it together, bytes/s (0: none). */
+  long getBackgroundRackCap();
+
+  void setBackgroundRackCap(long bytesPerSecond);
+
+  /** The node cap in force now: the configured one scaled by the back-off under foreground load (0: none). */
+  long getBackgroundNodeCapNow();
+
+  /** This DataNode's share of its rack's uplink cap in force now (0: none). */
+  long getBackgroundRackShareNow();
+
+  /** Background slice bytes the caps let through since start. */
+  long getBackgroundBytesUnderCap();
+
+  /** Background slices that waited for a cap since start. */
+  long getBackgroundThrottleWaits();
+
+  /** Reconstruction tasks queued for the worker now. */
+  int getRepairBacklog();
 }

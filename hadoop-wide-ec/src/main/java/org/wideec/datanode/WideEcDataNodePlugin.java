@@ -49,6 +49,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private JmxEndpointResolver endpoints;
   private ArchivedReadService archivedReads;
   private ClusterDataNodes members;
+  private BackgroundTraffic.Settings backgroundSettings;
+  private volatile BackgroundTraffic background;
   private volatile String disabledReason;
 
   @Override
@@ -65,6 +67,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       bean = MBeans.register("DataNode", JmxEndpointResolver.beanName(xferPort), new WorkerState(this));
       org.wideec.config.UnknownKeys.warn(dn.getConf(), "DataNode " + xferPort);
       RepairWorkerConf conf = RepairWorkerConf.from(dn.getConf());
+      backgroundSettings = BackgroundTraffic.Settings.from(dn.getConf());
       startWorker(conf);
     } catch (Throwable e) { // DESIGN.md §2: nothing of ours may stop a DataNode
       // A bad setting or an unbindable port says so itself; anything else is unexpected and keeps its type.
@@ -86,7 +89,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     org.wideec.repair.UnusableHelpers unusable = new org.wideec.repair.UnusableHelpers(dn.getConf().getLong(
         org.wideec.repair.UnusableHelpers.AVOID_KEY, org.wideec.repair.UnusableHelpers.AVOID_DEFAULT_MS));
     ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
-        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation(), unusable),
+        resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation(), unusable)
+            .asBackground(),
         conf.scheme(), RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
@@ -94,8 +98,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
     // updater's roles of a stripe's parity update (and their fetches of each other's rows), the NameNode's orders
     // to rebuild an archived block and to pin archived replicas, and a scrub's unit summary.
-    members = new ClusterDataNodes(new org.wideec.client.LiveDataNodes(dn.getConf(),
-        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs()), endpoints);
+    org.wideec.client.LiveDataNodes live = new org.wideec.client.LiveDataNodes(dn.getConf(),
+        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs());
+    members = new ClusterDataNodes(live, endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     PinService pins = new PinService(dn, transport);
     DataNodeSteps steps = new DataNodeSteps(dn, transport, access, metrics, conf.helperThreads());
@@ -118,6 +123,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         MessageKind.Family.SUMMARY, steps)));
     worker = new RepairWorker(dn, conf, transport, endpoints, metrics);
     takeover = ReconstructionTakeover.install(dn, RepairWorker::ours, worker, metrics);
+    background = new BackgroundTraffic(dn, backgroundSettings, transport, live::get, metrics::foregroundBytesSent);
+    ReconstructionTakeover.Installed queue = takeover;
+    metrics.background(background, () -> queue == null ? 0 : queue.queued());
   }
 
   /** One error, then everything that had started is released; HDFS runs on as stock. */
@@ -142,6 +150,10 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     try {
       if (worker != null) {
         worker.stop();
+      }
+      if (background != null) {
+        background.close();
+        background = null;
       }
       if (takeover != null) {
         takeover.release();
@@ -188,6 +200,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   /** This DataNode's slice transport (null when disabled): what in-process tools use to act as requestor. */
   public SliceTransport transport() {
     return transport;
+  }
+
+  /** This DataNode's background caps (null when the worker is off). */
+  public BackgroundTraffic background() {
+    return background;
   }
 
   public JmxEndpointResolver endpoints() {

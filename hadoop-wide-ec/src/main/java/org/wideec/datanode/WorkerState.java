@@ -107,6 +107,66 @@ final class WorkerState implements SliceEndpointMXBean {
   }
 
   @Override
+  public long getBackgroundNodeCap() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.caps().nodeBytesPerSecond();
+  }
+
+  @Override
+  public void setBackgroundNodeCap(long bytesPerSecond) {
+    running("set the background node cap").setNodeCap(bytesPerSecond);
+  }
+
+  @Override
+  public long getBackgroundRackCap() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.caps().rackBytesPerSecond();
+  }
+
+  @Override
+  public void setBackgroundRackCap(long bytesPerSecond) {
+    running("set the background rack cap").setRackCap(bytesPerSecond);
+  }
+
+  /** The caps of a running worker; a JMX client asking a disabled one is told why. */
+  private BackgroundTraffic running(String what) {
+    BackgroundTraffic b = plugin.background();
+    if (b == null) {
+      throw new IllegalStateException("cannot " + what + ": the wide-ec worker is off here (" + getDisabledReason() + ")");
+    }
+    return b;
+  }
+
+  @Override
+  public long getBackgroundNodeCapNow() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.throttle().node().bytesPerSecond();
+  }
+
+  @Override
+  public long getBackgroundRackShareNow() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.throttle().rackShare().bytesPerSecond();
+  }
+
+  @Override
+  public long getBackgroundBytesUnderCap() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.throttle().bytes();
+  }
+
+  @Override
+  public long getBackgroundThrottleWaits() {
+    BackgroundTraffic b = plugin.background();
+    return b == null ? 0 : b.throttle().waits();
+  }
+
+  @Override
+  public int getRepairBacklog() {
+    return plugin.metrics() == null ? 0 : plugin.metrics().backlog();
+  }
+
+  @Override
   public long getUnexpectedErrors() {
     return plugin.metrics() == null ? 0 : plugin.metrics().unexpectedErrors();
   }

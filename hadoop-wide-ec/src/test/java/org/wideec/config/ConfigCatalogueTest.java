@@ -127,6 +127,13 @@ class ConfigCatalogueTest {
     d.put(RepairWorkerConf.VALIDATION_SLICES, worker.validation().slices());
     d.put(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS);
     d.put(org.wideec.datanode.VolumeScrubRate.KEY, org.wideec.datanode.VolumeScrubRate.bytesPerSecond(none));
+    org.wideec.datanode.BackgroundTraffic.Settings bg = org.wideec.datanode.BackgroundTraffic.Settings.from(none);
+    d.put(org.wideec.datanode.BackgroundTraffic.NODE_KEY, bg.caps().nodeBytesPerSecond());
+    d.put(org.wideec.datanode.BackgroundTraffic.RACK_KEY, bg.caps().rackBytesPerSecond());
+    d.put(org.wideec.datanode.BackgroundTraffic.BUSY_KEY, bg.busyBytesPerSecond());
+    d.put(org.wideec.datanode.BackgroundTraffic.FLOOR_KEY, bg.floorPercent());
+    d.put(org.wideec.datanode.BackgroundTraffic.STEP_KEY, bg.stepPercent());
+    d.put(org.wideec.datanode.BackgroundTraffic.INTERVAL_KEY, bg.intervalMs());
     d.put(TransportConf.AUTH, refusesWithoutSecret(none) ? "hmac" : "none");
     d.put(FrameMac.KEY, Stream.of("gmac", "hmac").filter(n -> FrameMac.parse(n) == t.frameMac()).findFirst().get());
     d.put(TransportConf.PORT, t.port());

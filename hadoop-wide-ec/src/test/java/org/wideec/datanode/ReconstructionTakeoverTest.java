@@ -96,14 +96,62 @@ class ReconstructionTakeoverTest {
     assertEquals(0, metrics.unexpectedErrors());
   }
 
+  @Test
+  void aGroupThatCanLoseNothingMoreIsRepairedBeforeOneQueuedEarlierWithMarginLeft() throws Exception {
+    Configuration oneThread = new Configuration(false);
+    oneThread.setInt("dfs.datanode.ec.reconstruction.threads", 1);
+    assertNotNull(ReconstructionTakeover.install(dataNode(oneThread), RepairWorker::ours, (t, stock) -> ran.add(t),
+        metrics));
+    ExecutorService pool = pool();
+    java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    pool.submit(() -> {
+      busy.countDown();
+      release.await();
+      return null;
+    });
+    assertEquals(true, busy.await(10, TimeUnit.SECONDS), "the one thread is busy");
+    org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy lrc =
+        org.wideec.coder.hadoop.WideEcPolicies.policy("azure-lrc-l2", 12, 4, 64 * 1024);
+    // Group 16 lost data unit 0: it can lose any two more. Group 32 lost units 0, 1 and global parity 12: one more
+    // loss of the wrong unit (13, say) loses data.
+    java.util.concurrent.Future<?> margin = pool.submit(readableReconstructor(16, lrc, 12 * 64 * 1024, except(16, 0)));
+    java.util.concurrent.Future<?> none = pool.submit(readableReconstructor(32, lrc, 12 * 64 * 1024,
+        except(16, 0, 1, 12)));
+    release.countDown();
+    margin.get(10, TimeUnit.SECONDS);
+    none.get(10, TimeUnit.SECONDS);
+    assertEquals(List.of(32L, 16L), ran.stream().map(t -> t.blockGroup().getBlockId()).toList(),
+        "the group with no tolerance left first, though queued second");
+  }
+
+  /** The units 0..n-1 but {@code lost}. */
+  private static byte[] except(int n, int... lost) {
+    BitSet gone = new BitSet();
+    for (int u : lost) {
+      gone.set(u);
+    }
+    byte[] live = new byte[n - lost.length];
+    for (int u = 0, i = 0; u < n; u++) {
+      if (!gone.get(u)) {
+        live[i++] = (byte) u;
+      }
+    }
+    return live;
+  }
+
   private ExecutorService install(ReconstructionTakeover.Worker worker) throws Exception {
     assertNotNull(ReconstructionTakeover.install(dataNode(), t -> true, worker, metrics));
     return pool();
   }
 
   private DataNode dataNode() {
+    return dataNode(new Configuration(false));
+  }
+
+  private DataNode dataNode(Configuration conf) {
     DataNode dn = mock(DataNode.class);
-    ecw = new ErasureCodingWorker(new Configuration(false), dn);
+    ecw = new ErasureCodingWorker(conf, dn);
     when(dn.getErasureCodingWorker()).thenReturn(ecw);
     when(dn.getDisplayName()).thenReturn("dn-under-test");
     return dn;
@@ -125,17 +173,22 @@ class ReconstructionTakeoverTest {
 
   /** One carrying what our worker reads: block group 7 of RS-6-3, unit 0 to rebuild on one target. */
   private static Runnable readableReconstructor() throws Exception {
+    return readableReconstructor(7, SystemErasureCodingPolicies.getByID(SystemErasureCodingPolicies.RS_6_3_POLICY_ID),
+        6 * 1024, new byte[] {1, 2, 3, 4, 5, 6});
+  }
+
+  private static Runnable readableReconstructor(long group, org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy policy,
+      long groupBytes, byte[] live) throws Exception {
     Runnable r = reconstructor();
     Object reader = mock(Class.forName(PKG + "StripedReader"));
     Object writer = mock(Class.forName(PKG + "StripedWriter"));
-    set(PKG + "StripedReconstructor", r, "blockGroup", new ExtendedBlock("BP-1", 7, 6 * 1024, 1));
-    set(PKG + "StripedReconstructor", r, "ecPolicy", SystemErasureCodingPolicies.getByID(
-        SystemErasureCodingPolicies.RS_6_3_POLICY_ID));
+    set(PKG + "StripedReconstructor", r, "blockGroup", new ExtendedBlock("BP-1", group, groupBytes, 1));
+    set(PKG + "StripedReconstructor", r, "ecPolicy", policy);
     set(PKG + "StripedReconstructor", r, "excludeBitSet", new BitSet());
     set(PKG + "StripedReconstructor", r, "stripedReader", reader);
     set(PKG + "StripedBlockReconstructor", r, "stripedWriter", writer);
-    set(PKG + "StripedReader", reader, "liveIndices", new byte[] {1, 2, 3, 4, 5, 6});
-    set(PKG + "StripedReader", reader, "sources", new DatanodeInfo[6]);
+    set(PKG + "StripedReader", reader, "liveIndices", live);
+    set(PKG + "StripedReader", reader, "sources", new DatanodeInfo[live.length]);
     set(PKG + "StripedWriter", writer, "targets", new DatanodeInfo[1]);
     set(PKG + "StripedWriter", writer, "targetStorageTypes", new StorageType[] {StorageType.DISK});
     set(PKG + "StripedWriter", writer, "targetStorageIds", new String[] {"s"});

@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.coder.ErasureCoder;
@@ -22,6 +21,7 @@ import org.wideec.repair.SliceSink;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.transport.BackgroundWork;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -80,7 +80,7 @@ public final class EncodeExecutor {
   public Result run(EncodePlan plan, Map<Integer, BlockRef> blocks, ParitySinks sinks)
       throws IOException, InterruptedException {
     long start = System.nanoTime();
-    long encodeId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    long encodeId = BackgroundWork.id(true); // archival: background work, sent under the helpers' caps
     List<Collection> collections = new ArrayList<>();
     List<Opened> opened = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Integer> stored = new ArrayList<>();

@@ -5,11 +5,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.wideec.gf.RegionKernels;
 import org.wideec.protocol.StepRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
+import org.wideec.transport.BackgroundWork;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -23,9 +23,12 @@ import org.wideec.transport.TransportFaultInjector;
  */
 final class HelperStreams {
   private final SliceTransport transport;
+  private final boolean background;
 
-  HelperStreams(SliceTransport transport) {
+  /** @param background whether the streams carry background work, which helpers send under their caps */
+  HelperStreams(SliceTransport transport, boolean background) {
     this.transport = transport;
+    this.background = background;
   }
 
   /** A helper's stream failed while opening: it could not be reached, or refused this node (a wrong secret). */
@@ -50,7 +53,7 @@ final class HelperStreams {
   /** Streams bytes [rangeOffset, rangeOffset + length) of the lost units as the plan rebuilds them. */
   void stream(StripeRepair r, UnitLocation requestor, StreamPlan plan, int sliceBytes, long rangeOffset,
       long length, StreamsOpen opened, RebuiltSlices consumer) throws IOException, InterruptedException {
-    long repairId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    long repairId = BackgroundWork.id(background);
     TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
     List<PeerStream> streams = new ArrayList<>();
     try {

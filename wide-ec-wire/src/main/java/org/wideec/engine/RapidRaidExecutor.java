@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.encode.EncodePlan;
@@ -24,6 +23,7 @@ import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.transport.BackgroundWork;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
@@ -64,7 +64,7 @@ public final class RapidRaidExecutor {
   public Result run(RapidRaidPlan plan, Map<Integer, BlockRef> pieces, ParitySinks sinks)
       throws IOException, InterruptedException {
     long start = System.nanoTime();
-    long encodeId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+    long encodeId = BackgroundWork.id(true); // archival: background work, sent under the helpers' caps
     List<EncodeTreeRequest.Stored> out;
     try {
       out = plan.encoder() == RapidRaidPlan.Encoder.PIPELINE ? pipeline(plan, pieces, encodeId)

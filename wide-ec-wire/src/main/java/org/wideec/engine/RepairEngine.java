@@ -43,6 +43,7 @@ public final class RepairEngine {
   private final UnusableHelpers unusable;
   private final HelperStreams streams;
   private final SecondDecode secondDecode;
+  private final boolean background;
 
   /** An engine that stores what it rebuilds without a second decode (tests, benchmarks). */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts) {
@@ -72,6 +73,11 @@ public final class RepairEngine {
    */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation, CorruptSources corrupt, UnusableHelpers unusable) {
+    this(transport, resolver, counters, maxAttempts, validation, corrupt, unusable, false);
+  }
+
+  private RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
+      RebuildValidation validation, CorruptSources corrupt, UnusableHelpers unusable, boolean background) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -82,8 +88,19 @@ public final class RepairEngine {
     this.validation = validation;
     this.corrupt = corrupt;
     this.unusable = unusable;
-    this.streams = new HelperStreams(transport);
+    this.background = background;
+    this.streams = new HelperStreams(transport, background);
     this.secondDecode = new SecondDecode(resolver, counters, streams);
+  }
+
+  /**
+   * The same engine for background work (a repair, a rebuild order, a decommission): its helpers' streams are marked
+   * as such ({@link org.wideec.transport.BackgroundWork}), so each helper sends them under its background caps. An
+   * engine serving a user (a degraded read) stays unmarked and is never capped.
+   */
+  public RepairEngine asBackground() {
+    return background ? this
+        : new RepairEngine(transport, resolver, counters, maxAttempts, validation, corrupt, unusable, true);
   }
 
   /** A rebuilt unit whose second decode disagreed with the first: nothing of the repair was stored. */

@@ -115,8 +115,14 @@ final class SliceDownstream implements Downstream {
       TransportFaultInjector.get().beforeSend(selfNode, peerNode, repairId, slice, data);
       sent.incrementAndGet();
       int bytes = data.readableBytes();
+      boolean crossRack = !selfRack.equals(peerRack);
+      if (BackgroundWork.isBackground(repairId)) {
+        // A helper thread waits here, holding the consumer's credit: a consumer gone meanwhile is caught by the write.
+        port.background.acquire(bytes, crossRack);
+        port.counters.backgroundSliceSent(bytes, crossRack);
+      }
       long delay = port.conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
-      port.counters.sliceSent(bytes, !selfRack.equals(peerRack));
+      port.counters.sliceSent(bytes, crossRack);
       Frame frame = new Frame(FrameType.SLICE, repairId, slice, data);
       data = null;
       writeAfter(frame, delay);

@@ -24,6 +24,8 @@ final class SlicePort {
   final AtomicLong screenedOut = new AtomicLong();
   final AtomicLong refusedBusy = new AtomicLong();
   private final Supplier<String> self;
+  /** What background slices wait for before they leave ({@link BackgroundWork}); users' slices never do. */
+  volatile BackgroundThrottle background = BackgroundThrottle.NONE;
 
   SlicePort(TransportConf conf, Supplier<String> self, Handshake handshake, TrafficCounters counters,
       RefusedHandshakes refusals, ExecutorService workers) {

@@ -147,6 +147,14 @@ public final class SliceTransport implements Closeable {
     return boundPort;
   }
 
+  /**
+   * Sends this node's background slices ({@link BackgroundWork}) under {@code throttle} from the next slice on
+   * (null: uncapped, as before). Users' slices are never throttled.
+   */
+  public void capBackground(BackgroundThrottle throttle) {
+    port.background = throttle == null ? BackgroundThrottle.NONE : throttle;
+  }
+
   /** Connections peers opened to this node's slice port since it started (each one handshake). */
   public long acceptedConnections() {
     return port.accepted.get();

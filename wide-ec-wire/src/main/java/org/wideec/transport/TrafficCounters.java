@@ -4,6 +4,9 @@ package org.wideec.transport;
 public interface TrafficCounters {
   void sliceSent(int bytes, boolean crossRack);
 
+  /** Of the slices sent, one of a background stream ({@link BackgroundWork}), sent once the caps allowed it. */
+  default void backgroundSliceSent(int bytes, boolean crossRack) {}
+
   /** This node's slice port refused a peer's handshake. */
   default void handshakeRefused(RefusalReason why) {}
 

@@ -1,0 +1,113 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
+import javax.management.Attribute;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.wideec.datanode.BackgroundTraffic;
+import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.time.TokenBucket;
+import org.wideec.transport.CappedBackground;
+
+/**
+ * Repairs under a per-node background cap: every DataNode's transport counts the background slices it sent, the cap
+ * counts what it let through, and the two agree; what went through stays within the cap times the time since the
+ * DataNode started plus one burst; a cap changed through the DataNode's JMX bean governs the next repair's slices; and
+ * every byte reads back after each repair.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RepairYieldsClusterTest {
+  static final long CAP = 512 * 1024;
+  static final long LOWER_CAP = 256 * 1024;
+  static long startedNanos;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Configuration conf = new Configuration();
+    conf.setLong(BackgroundTraffic.NODE_KEY, CAP);
+    startedNanos = System.nanoTime();
+    RepairClusterFixture.start(conf);
+  }
+
+  @AfterAll
+  static void stop() {
+    RepairClusterFixture.stop();
+  }
+
+  @Test
+  @Order(1)
+  void aRepairUnderANodeCapSendsNoMoreThanTheCapAllowsAndTheTransportCountsTheSame() throws Exception {
+    RepairClusterFixture.Before b = RepairClusterFixture.before();
+    RepairClusterFixture.loseBusiestNode();
+    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
+    RepairClusterFixture.everyByteReadsBack();
+    long sent = 0;
+    long waits = 0;
+    double seconds = (System.nanoTime() - startedNanos) / 1e9;
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      WideEcDataNodePlugin p = WideEcDataNodePlugin.running(dn.getXferPort());
+      CappedBackground caps = throttleOf(p);
+      TokenBucket node = caps.node();
+      assertEquals(CAP, node.bytesPerSecond(), "the configured cap, the back-off off");
+      assertEquals(p.metrics().backgroundBytesSent(), caps.bytes(),
+          dn.getXferPort() + ": the transport counted exactly the background bytes the cap let through");
+      assertTrue(node.takenBytes() <= node.earnedBytes(), "never more than the bucket earned: " + node.takenBytes()
+          + " > " + node.earnedBytes());
+      assertTrue(node.takenBytes() <= CAP * seconds + node.burstBytes(), "cap x time + one burst");
+      sent += caps.bytes();
+      waits += caps.waits();
+    }
+    assertTrue(sent > 0, "the repairs' slices went through the cap");
+    assertTrue(waits > 0, "and some waited for it: the cap was in force");
+  }
+
+  @Test
+  @Order(2)
+  void aCapChangedThroughJmxGovernsTheNextRepairsSlices() throws Exception {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Map<Integer, long[]> before = new HashMap<>();
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      jmx.setAttribute(bean, new Attribute("BackgroundNodeCap", LOWER_CAP));
+      assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCap"));
+      assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCapNow"), "in force at once");
+      TokenBucket node = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node();
+      before.put(dn.getXferPort(), new long[] {node.takenBytes(), node.earnedBytes(), System.nanoTime()});
+    }
+    RepairClusterFixture.Before b = RepairClusterFixture.before();
+    RepairClusterFixture.loseBusiestNode();
+    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
+    RepairClusterFixture.everyByteReadsBack();
+    long sent = 0;
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      TokenBucket node = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node();
+      long[] then = before.get(dn.getXferPort());
+      double seconds = (System.nanoTime() - then[2]) / 1e9;
+      long taken = node.takenBytes() - then[0];
+      assertEquals(LOWER_CAP, node.bytesPerSecond());
+      // What was left in the bucket at the change, plus what accrued at the new rate since.
+      assertTrue(taken <= Math.max(0, then[1] - then[0]) + LOWER_CAP * seconds + node.burstBytes(),
+          dn.getXferPort() + " sent " + taken + " bytes in " + seconds + " s under " + LOWER_CAP + " B/s");
+      sent += taken;
+    }
+    assertTrue(sent > 0, "the second repair's slices went through the new cap");
+  }
+
+  private static CappedBackground throttleOf(WideEcDataNodePlugin p) {
+    return p.background().throttle();
+  }
+}

@@ -1,0 +1,94 @@
+package org.wideec.transport;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.wideec.time.TokenBucket;
+
+/**
+ * A node's background caps as its slice transport applies them: every background slice takes its bytes from the
+ * node's bucket, and a cross-rack one from the bucket of the node's share of its rack's uplink too. A wait sleeps at
+ * most {@link #MAX_SLEEP_NANOS} before asking again, so a cap an operator raises or lowers governs the very next
+ * slices, also of threads already waiting. Counts what it let through (the cap's own account, compared in tests with
+ * the bytes the transport counted) and how often and how long senders waited.
+ */
+public final class CappedBackground implements BackgroundThrottle {
+  static final long MAX_SLEEP_NANOS = 100_000_000L;
+  /** A bucket holds a tenth of a second of its rate (at least one byte). */
+  static final long BURST_DIVISOR = 10;
+  private final TokenBucket node;
+  private final TokenBucket rack;
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong crossRackBytes = new AtomicLong();
+  private final AtomicLong waits = new AtomicLong();
+  private final AtomicLong waitNanos = new AtomicLong();
+
+  /** Caps of 0 bytes per second: none. */
+  public CappedBackground(long nodeBytesPerSecond, long rackShareBytesPerSecond) {
+    this(nodeBytesPerSecond, rackShareBytesPerSecond, System::nanoTime);
+  }
+
+  CappedBackground(long nodeBytesPerSecond, long rackShareBytesPerSecond, LongSupplier clock) {
+    node = new TokenBucket(nodeBytesPerSecond, burst(nodeBytesPerSecond), clock);
+    rack = new TokenBucket(rackShareBytesPerSecond, burst(rackShareBytesPerSecond), clock);
+  }
+
+  static long burst(long bytesPerSecond) {
+    return Math.max(1, bytesPerSecond / BURST_DIVISOR);
+  }
+
+  /** Sets both caps for the next slices (0: none). */
+  public void set(long nodeBytesPerSecond, long rackShareBytesPerSecond) {
+    node.setRate(nodeBytesPerSecond, burst(nodeBytesPerSecond));
+    rack.setRate(rackShareBytesPerSecond, burst(rackShareBytesPerSecond));
+  }
+
+  @Override
+  public void acquire(int n, boolean crossRack) throws InterruptedException {
+    long waited = 0;
+    boolean counted = false;
+    // The node's bucket first, then the rack's: bytes taken from one are never returned, so the pair's account
+    // stays exact (a slice waits on the rack's share with the node's bytes already spent).
+    for (TokenBucket b : crossRack ? new TokenBucket[] {node, rack} : new TokenBucket[] {node}) {
+      for (long wait; (wait = b.tryTake(n)) > 0; ) {
+        if (!counted) {
+          counted = true;
+          waits.incrementAndGet();
+        }
+        long sleep = Math.min(wait, MAX_SLEEP_NANOS);
+        Thread.sleep(sleep / 1_000_000L, (int) (sleep % 1_000_000L));
+        waited += sleep;
+      }
+    }
+    waitNanos.addAndGet(waited);
+    bytes.addAndGet(n);
+    if (crossRack) {
+      crossRackBytes.addAndGet(n);
+    }
+  }
+
+  public TokenBucket node() {
+    return node;
+  }
+
+  public TokenBucket rackShare() {
+    return rack;
+  }
+
+  /** Background bytes sent under the caps since start, and those that crossed racks. */
+  public long bytes() {
+    return bytes.get();
+  }
+
+  public long crossRackBytes() {
+    return crossRackBytes.get();
+  }
+
+  /** Slices that had to wait for a cap, and the time they waited, since start. */
+  public long waits() {
+    return waits.get();
+  }
+
+  public long waitNanos() {
+    return waitNanos.get();
+  }
+}
