@@ -1,6 +1,7 @@
 package org.wideec.repair;
 
 import java.util.Comparator;
+import org.wideec.code.LinearCode;
 import org.wideec.code.RemainingTolerance;
 
 /**
@@ -20,5 +21,15 @@ public record RepairUrgency(int tolerance, long sequence) {
 
   public static RepairUrgency of(RemainingTolerance t, long sequence) {
     return new RepairUrgency(t.value(), sequence);
+  }
+
+  /**
+   * For a stripe too wide to check every loss pattern on each pass (an archived stripe of up to 255 units): the losses
+   * its code provably survives less the units it is missing, a lower bound of its margin; 0 when the code states no
+   * bound, so such a stripe is never put behind one that has a margin for certain.
+   */
+  public static RepairUrgency guaranteed(LinearCode code, int missing, long sequence) {
+    int g = code.guaranteedTolerance();
+    return new RepairUrgency(g < 0 ? 0 : Math.max(0, g - missing), sequence);
   }
 }

@@ -23,6 +23,16 @@ class RepairUrgencyTest {
   }
 
   @Test
+  void aWideStripeIsRankedByItsCodesGuaranteeLessWhatItMisses() {
+    LinearCode lrc = StripedCodec.AZURE_LRC_L2.codeFor(12, 4);
+    int g = lrc.guaranteedTolerance();
+    assertEquals(3, g, "Azure-LRC 12+2+2 survives any three losses");
+    assertEquals(2, RepairUrgency.guaranteed(lrc, 1, 0).tolerance());
+    assertEquals(0, RepairUrgency.guaranteed(lrc, 3, 0).tolerance());
+    assertEquals(0, RepairUrgency.guaranteed(lrc, 5, 0).tolerance(), "never below 0: such a stripe is rebuilt first");
+  }
+
+  @Test
   void equalMarginsKeepTheirQueueOrderAndLostGroupsGoLast() {
     RepairUrgency lost = new RepairUrgency(-1, 0);
     RepairUrgency a = new RepairUrgency(2, 1);

@@ -1,6 +1,7 @@
 package org.wideec.placement.hdfs;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.wideec.repair.BlockRef;
 import org.wideec.protocol.RebuildRequest;
 import org.wideec.repair.RepairGraph;
 import org.wideec.repair.RepairScheme;
+import org.wideec.repair.RepairUrgency;
 import org.wideec.repair.RepairStep;
 import org.wideec.repair.SingleUnitRepairPlanner;
 import org.wideec.repair.StripeRepair;
@@ -140,6 +142,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   private Tally tally;
+  /** Stripes with units to rebuild, found by this pass: ordered at its end, most urgent first. */
+  private final List<Damaged> damaged = new ArrayList<>();
   /** The live nodes as the pass found them after its first lost unit (null until then): what targets are chosen from. */
   private Map<String, WideEcArchivedBlocks.Target> liveAfterLoss;
 
@@ -151,6 +155,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
       safeModeAnnounced = false;
     }
     tally = new Tally();
+    damaged.clear();
     liveAfterLoss = null;
     reported.beginPass();
   }
@@ -165,6 +170,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   /** The gauges hold what this pass found. */
   @Override
   void endPass(Map<String, WideEcArchivedBlocks.Target> live) {
+    dispatchMostUrgentFirst();
     metrics.archivedBlocksMissing.set(tally.missing);
     metrics.archivedStripesStale.set(tally.stale);
     metrics.archivedBlocksUnrecoverable.set(tally.unrecoverable);
@@ -213,7 +219,33 @@ final class ArchiveRepairMonitor extends ArchivePass {
       // dying (a rack going down one node at a time), and an order to one of them fails and backs off.
       liveAfterLoss = WideEcArchivedBlocks.targets(fsn);
     }
-    dispatch(p, manifest, liveAfterLoss != null ? liveAfterLoss : live, stripeNodes, unitsPerRack);
+    if (p.lost().length > 0) {
+      damaged.add(new Damaged(p, manifest, liveAfterLoss != null ? liveAfterLoss : live, stripeNodes, unitsPerRack,
+          RepairUrgency.guaranteed(s.code(), p.lost().length + p.unrecoverable().length + p.stale().length,
+              damaged.size())));
+    }
+  }
+
+  /** A stripe this pass found with units to rebuild, and how urgent it is. */
+  private record Damaged(ArchivedStripeRepair p, String manifest, Map<String, WideEcArchivedBlocks.Target> live,
+      Set<String> stripeNodes, Map<String, Integer> unitsPerRack, RepairUrgency urgency) {}
+
+  /**
+   * Orders the rebuilds this pass found, the stripes with the least margin first (a stripe one loss from data loss
+   * before one that can lose two more), so when more are damaged than {@link ArchiveRepairSettings#MAX_CONCURRENT_KEY}
+   * orders run, the free places go to the most urgent; equals in the order the pass met them.
+   */
+  private void dispatchMostUrgentFirst() {
+    damaged.sort(java.util.Comparator.comparing(Damaged::urgency, RepairUrgency.MOST_URGENT_FIRST));
+    for (Damaged d : damaged) {
+      try {
+        dispatch(d.p(), d.manifest(), d.live(), d.stripeNodes(), d.unitsPerRack());
+      } catch (RuntimeException e) { // one stripe must not hold up the others' rebuilds
+        failed.warn("wide-ec archive repair skipped stripe {} of {}: {}", d.p().stripe().stripeId(), d.manifest(),
+            e.toString(), e);
+      }
+    }
+    damaged.clear();
   }
 
   /**

@@ -1,0 +1,145 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.minicluster.MiniClusters;
+
+/**
+ * The NameNode's archive repair monitor, with one rebuild order at a time, starts with the stripe that can lose
+ * nothing more, though it met another with margin left first; every byte reads back after.
+ */
+class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
+  /** azure-lrc:k=6,l=2,g=2 survives any three losses. */
+  private static final int TOLERATED = 3;
+
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setInt("wide-ec.archive.repair.max-concurrent", 1);
+    return base;
+  }
+
+  @BeforeAll
+  void awaitLease() {
+    awaitTrimmerLease();
+  }
+
+  @Test
+  void aStripeThatCanLoseNothingMoreIsRebuiltFirstThoughOneWithMarginLeftWasMetFirst() throws Exception {
+    checks.write("/ru/a", 6 * BLOCK);
+    StripeManifest first = archived("/ru/a");
+    checks.write("/ru/b", 6 * BLOCK);
+    StripeManifest second = archived("/ru/b");
+    ArchivedStripe margin = first.stripes().get(0);
+    ArchivedStripe none = second.stripes().get(0);
+    assertTrue(store.inodeOf(new org.apache.hadoop.fs.Path("/ru/a")) < store.inodeOf(
+        new org.apache.hadoop.fs.Path("/ru/b")), "the monitor meets /ru/a's manifest first");
+    List<String> victims = victims(margin, none);
+    assertNotNull(victims, "three nodes that take three units of the second stripe and one or two of the first");
+    List<StripeMember> lostMargin = onNodes(margin, victims);
+    List<StripeMember> lostNone = onNodes(none, victims);
+    assertEquals(TOLERATED, lostNone.size());
+    // Every loss at once, as the monitor sees it: it runs no pass while the NameNode is in an operator's safe mode.
+    fs.setSafeMode(SafeModeAction.SAFEMODE_ENTER);
+    for (String v : victims) {
+      DataNode dn = datanode(v);
+      cluster.stopDataNode(v);
+      cluster.setDataNodeDead(dn.getDatanodeId());
+    }
+    fs.setSafeMode(SafeModeAction.SAFEMODE_LEAVE);
+    Map<Long, Long> liveAt = new HashMap<>();
+    List<StripeMember> all = new ArrayList<>(lostMargin);
+    all.addAll(lostNone);
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (liveAt.size() < all.size() && System.nanoTime() < deadline) {
+      for (StripeMember m : all) {
+        if (!liveAt.containsKey(m.blockId()) && located(m).getLocations().length > 0) {
+          liveAt.put(m.blockId(), System.nanoTime());
+        }
+      }
+      Thread.sleep(20);
+    }
+    assertEquals(all.size(), liveAt.size(), "every lost block rebuilt: " + liveAt);
+    // Once one order has rebuilt part of it, the second stripe has margin again and the two take turns by margin,
+    // then by the order they were met in: what matters is who goes first.
+    long firstOfNone = lostNone.stream().mapToLong(m -> liveAt.get(m.blockId())).min().getAsLong();
+    long firstOfMargin = lostMargin.stream().mapToLong(m -> liveAt.get(m.blockId())).min().getAsLong();
+    assertTrue(firstOfNone < firstOfMargin, "a block of the stripe with no margin left came back "
+        + (firstOfMargin - firstOfNone) / 1_000_000 + " ms before the first of the one with margin");
+    checks.everyByteReadsBack();
+  }
+
+  /**
+   * Up to three nodes holding, together, exactly {@value #TOLERATED} units of {@code none} and one or two of
+   * {@code margin}; null if the placements allow none.
+   */
+  private static List<String> victims(ArchivedStripe margin, ArchivedStripe none) {
+    List<String> nodes = new ArrayList<>(new HashSet<>(plannedNodes(none)));
+    java.util.Collections.sort(nodes);
+    for (int i = 0; i < nodes.size(); i++) {
+      for (int j = i + 1; j < nodes.size(); j++) {
+        for (int k = j + 1; k < nodes.size(); k++) {
+          List<String> pick = List.of(nodes.get(i), nodes.get(j), nodes.get(k));
+          int a = onNodes(margin, pick).size();
+          if (onNodes(none, pick).size() == TOLERATED && a >= 1 && a < TOLERATED) {
+            return pick;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static List<String> plannedNodes(ArchivedStripe s) {
+    List<String> out = new ArrayList<>();
+    for (int u : s.storedUnits()) {
+      out.add(s.member(u).plannedNode());
+    }
+    return out;
+  }
+
+  private static List<StripeMember> onNodes(ArchivedStripe s, List<String> nodes) {
+    Set<String> set = new HashSet<>(nodes);
+    List<StripeMember> out = new ArrayList<>();
+    for (int u : s.storedUnits()) {
+      if (set.contains(s.member(u).plannedNode())) {
+        out.add(s.member(u));
+      }
+    }
+    return out;
+  }
+
+  private StripeManifest archived(String path) throws Exception {
+    ToolRun r = tool("archive", path, "--code", CODE);
+    assertEquals(0, r.exit(), r.out() + r.err());
+    return manifestOf(path);
+  }
+
+  private DataNode datanode(String xferAddr) {
+    for (DataNode dn : cluster.getDataNodes()) {
+      if (dn.getDatanodeId().getXferAddr().equals(xferAddr)) {
+        return dn;
+      }
+    }
+    throw new AssertionError("no DataNode at " + xferAddr);
+  }
+}
