@@ -1,0 +1,175 @@
+package org.wideec.demo;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.wideec.datanode.BackgroundTraffic;
+import org.wideec.demo.DegradedReadBench.Cells;
+import org.wideec.demo.RepairBench.Settings;
+import org.wideec.demo.RepairBench.Stripe;
+import org.wideec.engine.RepairEngine;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.transport.TrafficShaper;
+
+/**
+ * Foreground reads while a recovery runs, with and without background caps, against idle: the user's read is the
+ * normal read of a healthy cell over the slice port ({@link DegradedReadBench#normalRead}, one shaped stream, never
+ * capped), the recovery every other live unit of the group rebuilt again and again at once by the DataNodes around
+ * it, as background work (what a full-node recovery puts on the group's helpers), node links and rack uplinks shaped.
+ * With caps, every DataNode's node cap is {@code capShare} of its emulated link; the figures are the foreground's
+ * throughput under recovery over its throughput idle ({@code foregroundFractionWithCaps},
+ * {@code foregroundFractionWithoutCaps}), each time the median of {@link DegradedReadBench#RUNS} reads. A measurement,
+ * not a test: it prints and returns its figures.
+ */
+final class ForegroundDuringRecoveryBench {
+  /** The node cap's share of the emulated node link: what leaves users at least 80% of it. */
+  static final double CAP_SHARE = 0.2;
+  private final PrintStream out;
+  private final Settings s;
+
+  ForegroundDuringRecoveryBench(PrintStream out, Settings s) {
+    this.out = out;
+    this.s = s;
+  }
+
+  Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Cells c) throws Exception {
+    return run(cluster, st, c, CAP_SHARE);
+  }
+
+  Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Cells c, double capShare) throws Exception {
+    long cap = Math.max(1, (long) (s.nodeRate() * capShare));
+    DegradedReadBench.Timed read = () -> DegradedReadBench.normalRead(c.client(), c.endpoints(), c.me(), st, c.group(),
+        c.healthy(), c.row(), c.slice(), c.healthyCell());
+    Map<String, Object> m = new LinkedHashMap<>();
+    Map<DataNode, Long> configured = new LinkedHashMap<>();
+    for (DataNode dn : cluster.getDataNodes()) {
+      BackgroundTraffic b = EmbeddedGroups.plugin(dn).background();
+      if (b != null) {
+        configured.put(dn, b.caps().nodeBytesPerSecond());
+      }
+    }
+    out.printf("foreground reads of a healthy cell of %s during a recovery of its group (node links and %d:1 rack"
+        + " uplinks shaped; caps %,d bytes/s per node):%n", st.label(), s.oversubscription(), cap);
+    TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
+    try {
+      setCaps(configured, 0);
+      double idle = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
+      double uncapped = underRecovery(cluster, st, c, read, m, "repairsWithoutCaps");
+      setCaps(configured, cap);
+      double capped = underRecovery(cluster, st, c, read, m, "repairsWithCaps");
+      m.put("nodeCapBytesPerSecond", cap);
+      m.put("idleReadSeconds", idle);
+      m.put("readWithoutCapsSeconds", uncapped);
+      m.put("readWithCapsSeconds", capped);
+      m.put("foregroundFractionWithoutCaps", idle / uncapped);
+      m.put("foregroundFractionWithCaps", idle / capped);
+      out.printf("  %-40s %7.3f s%n", "idle", idle);
+      out.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle%n", "during recovery, no caps", uncapped,
+          100 * idle / uncapped);
+      out.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle (target >= 80%%)%n", "during recovery, capped", capped,
+          100 * idle / capped);
+    } finally {
+      configured.forEach((dn, v) -> EmbeddedGroups.plugin(dn).background().setNodeCap(v));
+      TrafficShaper.emulate(null);
+    }
+    return m;
+  }
+
+  private static void setCaps(Map<DataNode, Long> nodes, long cap) {
+    nodes.keySet().forEach(dn -> EmbeddedGroups.plugin(dn).background().setNodeCap(cap));
+  }
+
+  /** The median read while the recovery runs; how many repairs completed meanwhile goes in {@code m}. */
+  private static double underRecovery(MiniDFSCluster cluster, Stripe st, Cells c, DegradedReadBench.Timed read,
+      Map<String, Object> m, String repairsKey) throws Exception {
+    Recovery r = new Recovery(cluster, st, c);
+    r.start();
+    try {
+      double secs = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
+      m.put(repairsKey, r.stop());
+      return secs;
+    } finally {
+      r.halt();
+    }
+  }
+
+  /**
+   * Every live unit of the group but the one read rebuilt again and again, each by a requestor outside the group
+   * (round robin), as background work: the load a full-node recovery puts on the group's helpers and their uplinks.
+   */
+  private static final class Recovery {
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final AtomicInteger completed = new AtomicInteger();
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    Recovery(MiniDFSCluster cluster, Stripe st, Cells c) throws IOException {
+      Set<String> inGroup = new HashSet<>();
+      for (DatanodeInfo d : c.group().getLocations()) {
+        inGroup.add(d.getXferAddr());
+      }
+      List<DataNode> requestors = cluster.getDataNodes().stream()
+          .filter(dn -> !inGroup.contains(dn.getDatanodeId().getXferAddr())).toList();
+      if (requestors.isEmpty()) {
+        throw new IOException("no DataNode outside " + st.label() + "'s group to request its repairs");
+      }
+      int next = 0;
+      for (byte unit : c.group().getBlockIndices()) {
+        if (unit == c.healthy()) {
+          continue;
+        }
+        DataNode req = requestors.get(next++ % requestors.size());
+        StripeRepair r = EmbeddedGroups.repairOf(st.policy(), c.group(), unit, RepairScheme.RACK_AGGREGATED);
+        RepairEngine engine = new RepairEngine(EmbeddedGroups.plugin(req).transport(),
+            EmbeddedGroups.resolver(cluster, req), EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
+        UnitLocation at = EmbeddedGroups.where(cluster, req);
+        Thread t = new Thread(() -> {
+          try {
+            while (!stopping.get()) {
+              engine.repair(r, at, (u, len) -> SliceSink.DISCARD, c.slice());
+              completed.incrementAndGet();
+            }
+          } catch (Exception e) {
+            failure.compareAndSet(null, e);
+          }
+        }, "bench recovery of unit " + unit);
+        t.setDaemon(true);
+        threads.add(t);
+      }
+    }
+
+    void start() {
+      threads.forEach(Thread::start);
+    }
+
+    /** Stops after the repairs in flight; how many completed. */
+    int stop() throws IOException, InterruptedException {
+      halt();
+      if (failure.get() != null) {
+        throw new IOException("a recovery repair failed: " + failure.get().getMessage(), failure.get());
+      }
+      return completed.get();
+    }
+
+    void halt() throws InterruptedException {
+      stopping.set(true);
+      for (Thread t : threads) {
+        t.join();
+      }
+    }
+  }
+}
