@@ -65,7 +65,7 @@ final class NodesCommand {
       out.println(Json.write(Map.of("datanodes", rows, "withoutWorker", missing, "secretMismatches", mismatched)));
     } else {
       Table t = new Table().row("DATANODE", "RACK", "WORKER", "VERSION", "CODER", "SLICE ENDPOINT", "AUTH", "TLS",
-          "TOKENS", "PINNING", "TASKS OK/STOCK/ABANDONED", "LAST ERROR");
+          "TOKENS", "PINNING", "TASKS OK/STOCK/ABANDONED", "QUEUED", "CAP NODE/RACK SHARE", "LAST ERROR");
       for (Map<String, Object> r : rows) {
         String host = ((String) r.get("datanode")).split(":")[0];
         boolean running = "running".equals(r.get("worker"));
@@ -75,7 +75,8 @@ final class NodesCommand {
             r.getOrDefault("authentication", ""), r.getOrDefault("tls", ""), r.getOrDefault("blockTokens", ""),
             r.containsKey("blockPinning") ? (Boolean) r.get("blockPinning") ? "on" : "OFF" : "",
             r.containsKey("tasksCompleted") ? r.get("tasksCompleted") + "/" + r.get("tasksHandedToStock") + "/"
-                + r.get("tasksAbandoned") : "", r.getOrDefault("lastError", ""));
+                + r.get("tasksAbandoned") : "", r.containsKey("repairBacklog") ? String.valueOf(r.get("repairBacklog")) : "",
+            r.containsKey("backgroundNodeCapNow") ? caps(r) : "", r.getOrDefault("lastError", ""));
       }
       t.print(out);
       for (Map<String, Object> r : rows) {
@@ -88,6 +89,13 @@ final class NodesCommand {
       }
     }
     return missing + mismatched == 0 ? 0 : WideEcTool.EXIT_FOUND_PROBLEM;
+  }
+
+  /** The background caps in force, bytes/s: "-" for none. */
+  private static String caps(Map<String, Object> r) {
+    long node = (Long) r.get("backgroundNodeCapNow");
+    long rack = (Long) r.get("backgroundRackShareNow");
+    return (node == 0 ? "-" : String.valueOf(node)) + "/" + (rack == 0 ? "-" : String.valueOf(rack));
   }
 
   /**
@@ -119,6 +127,12 @@ final class NodesCommand {
         r.put("tasksAbandoned", bean.path("TasksAbandoned").asLong());
         r.put("unexpectedErrors", bean.path("UnexpectedErrors").asLong());
         r.put("lastError", bean.path("LastError").asText(""));
+        r.put("backgroundNodeCap", bean.path("BackgroundNodeCap").asLong());
+        r.put("backgroundNodeCapNow", bean.path("BackgroundNodeCapNow").asLong());
+        r.put("backgroundRackCap", bean.path("BackgroundRackCap").asLong());
+        r.put("backgroundRackShareNow", bean.path("BackgroundRackShareNow").asLong());
+        r.put("backgroundThrottleWaits", bean.path("BackgroundThrottleWaits").asLong());
+        r.put("repairBacklog", bean.path("RepairBacklog").asInt());
         r.put("refusedHandshakes", bean.path("RefusedHandshakes"));
         r.put("handshakesRefusedByPeers", bean.path("HandshakesRefusedByPeers"));
         if (!state.equals("running")) {

@@ -88,6 +88,13 @@ class RepairYieldsClusterTest {
       TokenBucket node = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node();
       before.put(dn.getXferPort(), new long[] {node.takenBytes(), node.earnedBytes(), System.nanoTime()});
     }
+    ToolRun nodes = ToolRun.of(RepairClusterFixture.cluster.getConfiguration(0), "nodes", "--json");
+    int shown = 0;
+    for (com.fasterxml.jackson.databind.JsonNode row : nodes.json().get("datanodes")) {
+      assertEquals(LOWER_CAP, row.get("backgroundNodeCapNow").asLong(), "wide-ec nodes shows the new cap: " + row);
+      shown++;
+    }
+    assertEquals(RepairClusterFixture.cluster.getDataNodes().size(), shown);
     RepairClusterFixture.Before b = RepairClusterFixture.before();
     RepairClusterFixture.loseBusiestNode();
     RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
