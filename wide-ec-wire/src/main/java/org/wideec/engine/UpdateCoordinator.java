@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,9 +40,27 @@ public final class UpdateCoordinator {
    * @param oldBlocks every changed data unit's block and every rewritten parity's block, by unit
    * @param newData each replaced data unit's replacement block, on the same node, by unit
    * @param newParities each rewritten parity's allocated block and target, by unit
+   * @param zeros units whose old content is zeros held in no block (a fill's virtual slots and the parities it brings
+   *     on): their roles are told so, and take no old block
    */
   public record Blocks(Map<Integer, BlockRef> oldBlocks, Map<Integer, BlockRef> newData,
-      Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum) {}
+      Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum,
+      Set<Integer> zeros) {
+    public Blocks {
+      zeros = Set.copyOf(zeros);
+    }
+
+    /** Every old unit a block. */
+    public Blocks(Map<Integer, BlockRef> oldBlocks, Map<Integer, BlockRef> newData,
+        Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum) {
+      this(oldBlocks, newData, newParities, checksumType, bytesPerChecksum, Set.of());
+    }
+
+    /** The old block of a unit, null when its old content is zeros. */
+    BlockRef old(int unit, String update) {
+      return zeros.contains(unit) ? null : block(oldBlocks, unit, update);
+    }
+  }
 
   private UpdateCoordinator() {}
 
@@ -63,16 +82,24 @@ public final class UpdateCoordinator {
       List<UpdateRoleRequest.Output> outputs = r.outputs().stream()
           .map(o -> new UpdateRoleRequest.Output(o.transfer(), o.rows())).toList();
       int parity = r.parity();
-      BlockRef oldData = r.ownDelta() < 0 ? null : block(blocks.oldBlocks(), r.ownDelta(), update);
+      boolean dataZero = r.ownDelta() >= 0 && blocks.zeros().contains(r.ownDelta());
+      boolean parityZero = parity >= 0 && blocks.zeros().contains(parity);
+      BlockRef oldData = r.ownDelta() < 0 ? null : blocks.old(r.ownDelta(), update);
       BlockRef newData = r.ownDelta() < 0 ? null : blocks.newData().get(r.ownDelta());
-      // A relay reads nothing of its own: it proves its asker may read the stripe with one changed block's token.
-      BlockRef relayToken = oldData == null && parity < 0 ? blocks.oldBlocks().entrySet().stream()
-          .min(Map.Entry.comparingByKey()).map(Map.Entry::getValue)
+      if (dataZero && newData == null) {
+        throw new IllegalArgumentException(update + ": no new block for unit " + r.ownDelta() + ", a slot that was"
+            + " zeros");
+      }
+      BlockRef oldParity = parity < 0 ? null : blocks.old(parity, update);
+      // A relay (or a parity coming on that only others feed) reads nothing of its own: it proves its asker may read
+      // the stripe with one block's token.
+      BlockRef relayToken = oldData == null && newData == null && oldParity == null ? blocks.oldBlocks().entrySet()
+          .stream().filter(e -> !blocks.zeros().contains(e.getKey())).min(Map.Entry.comparingByKey())
+          .map(Map.Entry::getValue)
           .orElseThrow(() -> new IllegalArgumentException(update + ": no block of the stripe for its relays")) : null;
       out.put(r.place(), new UpdateRoleRequest(key, update, roles.nameOf(r.place()), sliceBytes, length, oldData, newData,
-          inputs, outputs, r.parityDelta(), parity < 0 ? null : block(blocks.oldBlocks(), parity, update),
-          parity < 0 ? null : blocks.newParities().get(parity), blocks.checksumType(), blocks.bytesPerChecksum(),
-          relayToken));
+          inputs, outputs, r.parityDelta(), oldParity, parity < 0 ? null : blocks.newParities().get(parity),
+          blocks.checksumType(), blocks.bytesPerChecksum(), relayToken, dataZero, parityZero));
       if (parity >= 0 && blocks.newParities().get(parity) == null) {
         throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
       }

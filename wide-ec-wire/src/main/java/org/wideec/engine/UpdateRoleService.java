@@ -238,7 +238,7 @@ public final class UpdateRoleService implements RequestHandler {
       this.downstream = downstream;
       this.me = downstream.selfNode();
       this.stall = transport.conf().stallTimeoutMs();
-      this.held = new ByteBuffer[req.heldRows() + (req.parityDelta() == null ? 0 : 1)]; // the old parity last
+      this.held = new ByteBuffer[req.heldRows() + (req.oldParity() == null ? 0 : 1)]; // the old parity last
       for (int j = 0; j < held.length; j++) {
         held[j] = ByteBuffer.allocateDirect(req.sliceBytes());
       }
@@ -277,7 +277,9 @@ public final class UpdateRoleService implements RequestHandler {
       CodingMatrix parity = null;
       if (req.parityDelta() != null) {
         int[] row = java.util.Arrays.copyOf(req.parityDelta(), held.length);
-        row[held.length - 1] = 1; // new parity = old parity + its delta (RackCU Eq. 2)
+        if (req.oldParity() != null) {
+          row[held.length - 1] = 1; // new parity = old parity + its delta (RackCU Eq. 2); a zero old parity adds nothing
+        }
         parity = new CodingMatrix(Matrix.of(Gf256.INSTANCE, new int[][] {row}));
       }
       ByteBuffer rows = ByteBuffer.allocateDirect(Math.max(1, maxRows()) * req.sliceBytes());
@@ -291,7 +293,7 @@ public final class UpdateRoleService implements RequestHandler {
           boxes.get(o).put(out, stall, req + " transfer " + req.outputs().get(o).transfer());
         }
         if (parity != null) {
-          multiply(parity, heldRows(true), rows, n, buf);
+          multiply(parity, heldRows(req.oldParity() != null), rows, n, buf);
           crc.update(buf, 0, n);
           sink.write((long) s * req.sliceBytes(), buf, 0, n);
         }
@@ -300,7 +302,7 @@ public final class UpdateRoleService implements RequestHandler {
       return crc.getValue();
     }
 
-    /** Slice s of every held row: the own delta, each input's rows, the old parity last. */
+    /** Slice s of every held row: the own delta, each input's rows, the old parity last (none when it was zeros). */
     private void gather(int s, int n) throws IOException, InterruptedException {
       int j = 0;
       long at = (long) s * req.sliceBytes();
@@ -312,6 +314,9 @@ public final class UpdateRoleService implements RequestHandler {
             buf[b] ^= other[b];
           }
         }
+        held[j++].clear().put(buf, 0, n).flip();
+      } else if (req.oldDataZero()) { // a filled slot was zeros: its delta is its new block (seed Eq. 3, old unit zero)
+        read(1, req.newData(), at, n, buf);
         held[j++].clear().put(buf, 0, n).flip();
       }
       for (int i = 0; i < inputs.size(); i++) {

@@ -24,17 +24,27 @@ import org.wideec.topology.Endpoint;
  * updater holds for it, proof that the asker may read the stripe whose rows the relay combines (null for any other
  * role). Every node a role dials must be one of the cluster's DataNodes.
  *
+ * <p>A unit a fill brings in was a virtual slot: its old content is zeros held in no block. Its request says so
+ * ({@code oldDataZero}: the delta is the new block alone; {@code oldParityZero}: a parity that comes on is its delta
+ * alone), never by leaving a block out, so a role never takes a missing block for zeros.
+ *
  * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
- * zero flag byte). The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
+ * zero flag byte). A request with a zero old unit is version {@link #VERSION_ZEROS}: a flags byte (bit 0 the old data,
+ * bit 1 the old parity) after the version byte, then the same fields; a DataNode that knows only version 1 refuses it
+ * by its version, so an older node never reads a zero unit as a missing block. The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
  * update), one result frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
  * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind.
  */
 public record UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
     BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
     BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum,
-    BlockRef relayToken) {
+    BlockRef relayToken, boolean oldDataZero, boolean oldParityZero) {
   public static final int KIND = MessageKind.UPDATE_ROLE.code();
   public static final int VERSION = 1;
+  /** The version that says which old units are zeros (a fill's virtual slots and the parities it brings on). */
+  public static final int VERSION_ZEROS = 2;
+  private static final int OLD_DATA_ZERO = 1;
+  private static final int OLD_PARITY_ZERO = 2;
   /**
    * Most transfers one role takes or sends, and most rows it holds or sends in all: a role's inputs bring at most one
    * row per changed unit and its outputs at most one per parity (RackCU §III-A), so a stripe's units bound both.
@@ -85,13 +95,19 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       throw new IllegalArgumentException(what + "checksum type " + checksumType + " with " + bytesPerChecksum
           + " bytes per checksum; HDFS writes CRC32 (1) or CRC32C (2) over 1.." + MAX_BYTES_PER_CHECKSUM + " bytes");
     }
-    if (newData != null && oldData == null) {
+    if (oldDataZero && (oldData != null || newData == null)) {
+      throw new IllegalArgumentException(what + "a unit whose old content is zeros takes its new block and no old one");
+    }
+    if (newData != null && oldData == null && !oldDataZero) {
       throw new IllegalArgumentException(what + "a replacement block without the block it replaces");
     }
-    if ((parityDelta == null) != (oldParity == null) || (parityDelta == null) != (newParity == null)) {
+    if (oldParityZero && (oldParity != null || parityDelta == null)) {
+      throw new IllegalArgumentException(what + "a parity whose old content is zeros takes its delta and no old block");
+    }
+    if ((parityDelta == null) != (oldParity == null && !oldParityZero) || (parityDelta == null) != (newParity == null)) {
       throw new IllegalArgumentException(what + "a parity needs its delta, its old block and its new block");
     }
-    int held = (oldData == null ? 0 : 1);
+    int held = (oldData == null && !oldDataZero ? 0 : 1);
     for (Input in : inputs) {
       if (in.rows() < 1 || in.rows() > StepRequest.MAX_ROWS) {
         throw new IllegalArgumentException(what + "input transfer " + in.transfer() + " of " + in.rows() + " rows");
@@ -107,7 +123,7 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       throw new IllegalArgumentException(what + "its outputs send " + sent + " rows; at most " + MAX_TRANSFERS
           + " (units in a stripe)");
     }
-    if ((relayToken != null) != (oldData == null && oldParity == null)) {
+    if ((relayToken != null) != readsNoBlock(oldData, newData, oldParity)) {
       throw new IllegalArgumentException(what + (relayToken == null ? "a relay without a block token of its stripe"
           : "a block token for a relay, but the role reads blocks of its own"));
     }
@@ -132,6 +148,20 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         throw new IllegalArgumentException(what + "a block token of " + b.token().length + " bytes for " + b);
       }
     }
+  }
+
+  /** A relay, or a parity coming on fed by others only: it proves its asker may read the stripe by a relay token. */
+  private static boolean readsNoBlock(BlockRef oldData, BlockRef newData, BlockRef oldParity) {
+    return oldData == null && newData == null && oldParity == null;
+  }
+
+  /** A role as version 1 describes it: every old unit it reads is a block. */
+  public UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
+      BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
+      BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum,
+      BlockRef relayToken) {
+    this(updateKey, update, place, sliceBytes, length, oldData, newData, inputs, outputs, parityDelta, oldParity,
+        newParity, checksumType, bytesPerChecksum, relayToken, false, false);
   }
 
   private static void checkRow(String what, int[] row, int held) {
@@ -163,7 +193,12 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
 
   /** Rows the role holds per slice: its own delta, then every input's rows. */
   public int heldRows() {
-    return (oldData == null ? 0 : 1) + inputs.stream().mapToInt(Input::rows).sum();
+    return (ownDelta() ? 1 : 0) + inputs.stream().mapToInt(Input::rows).sum();
+  }
+
+  /** Whether the role computes a changed unit's delta from local reads (old XOR new, or the new block alone). */
+  public boolean ownDelta() {
+    return oldData != null || oldDataZero;
   }
 
   public int slices() {
@@ -181,8 +216,12 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
 
   public byte[] toBytes() {
     return WireCodec.encode(out -> {
+      int zeros = (oldDataZero ? OLD_DATA_ZERO : 0) | (oldParityZero ? OLD_PARITY_ZERO : 0);
       out.writeByte(KIND);
-      out.writeByte(VERSION);
+      out.writeByte(zeros == 0 ? VERSION : VERSION_ZEROS); // version 1's bytes stay exactly as they were
+      if (zeros != 0) {
+        out.writeByte(zeros);
+      }
       out.writeLong(updateKey);
       out.writeUTF(update);
       out.writeUTF(place);
@@ -207,13 +246,15 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       out.writeBoolean(parityDelta != null);
       if (parityDelta != null) {
         writeRow(out, parityDelta);
-        WireCodec.writeBlock(out, oldParity);
+        if (oldParity != null) {
+          WireCodec.writeBlock(out, oldParity);
+        }
         WireCodec.writeBlock(out, newParity.block());
         EncodeTreeRequest.writeTargetNode(out, newParity.target());
       }
       out.writeInt(checksumType);
       out.writeInt(bytesPerChecksum);
-      if (relayToken != null) { // only a relay, which reads no block and writes none, has one
+      if (relayToken != null) { // only a role that reads no block has one
         WireCodec.writeBlock(out, relayToken);
       }
     });
@@ -235,7 +276,14 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static UpdateRoleRequest parse(byte[] bytes) throws IOException {
     return WireCodec.decode(bytes, "update role", in -> {
-      WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, "an update role");
+      int version = WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, VERSION_ZEROS, "an update role");
+      int zeros = version == VERSION ? 0 : in.readUnsignedByte();
+      if ((zeros & ~(OLD_DATA_ZERO | OLD_PARITY_ZERO)) != 0) {
+        throw new IOException("update role of version " + version + " with zero-unit flags " + zeros + "; known: "
+            + OLD_DATA_ZERO + " (old data) and " + OLD_PARITY_ZERO + " (old parity)");
+      }
+      boolean oldDataZero = (zeros & OLD_DATA_ZERO) != 0;
+      boolean oldParityZero = (zeros & OLD_PARITY_ZERO) != 0;
       long key = in.readLong();
       String update = in.readUTF();
       String place = in.readUTF();
@@ -244,7 +292,7 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       long length = in.readLong();
       BlockRef oldData = readOptional(in, subject);
       BlockRef newData = readOptional(in, subject);
-      int held = oldData == null ? 0 : 1;
+      int held = oldData == null && !oldDataZero ? 0 : 1;
       List<Input> inputs = new ArrayList<>();
       for (int i = count(in, subject); i > 0; i--) {
         Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in));
@@ -275,15 +323,15 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       EncodeTreeRequest.ParityOutput newParity = null;
       if (in.readBoolean()) {
         parityDelta = readRow(in, held);
-        oldParity = WireCodec.readBlock(in, subject);
+        oldParity = oldParityZero ? null : WireCodec.readBlock(in, subject);
         BlockRef nb = WireCodec.readBlock(in, subject);
         newParity = new EncodeTreeRequest.ParityOutput(-1, nb, EncodeTreeRequest.readTargetNode(in));
       }
       int checksumType = in.readInt();
       int bytesPerChecksum = in.readInt();
-      BlockRef relayToken = oldData == null && oldParity == null ? WireCodec.readBlock(in, subject) : null;
+      BlockRef relayToken = readsNoBlock(oldData, newData, oldParity) ? WireCodec.readBlock(in, subject) : null;
       UpdateRoleRequest r = new UpdateRoleRequest(key, update, place, slice, length, oldData, newData, inputs, outputs,
-          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken);
+          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken, oldDataZero, oldParityZero);
       WireCodec.requireEnd(in, subject);
       return r;
     });

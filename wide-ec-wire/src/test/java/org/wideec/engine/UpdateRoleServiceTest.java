@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -87,6 +88,17 @@ class UpdateRoleServiceTest {
     PlacementPlan placement = new CombinedLocalityPlanner().plan(Codes.pinnedFromSpec("azure-lrc:k=12,l=2,g=2"));
     for (String scheme : new String[] {"rackcu", "baseline", "cau"}) {
       runAndCheck(UpdatePattern.of(placement, 0, 3, 7, 11), scheme, 3 * SLICE + 17, 22L);
+      tearDownNodes();
+    }
+  }
+
+  @Test
+  void aFillComputesEachSlotsDeltaFromItsNewBlockAloneAndAParityComingOnFromItsDeltaAlone() throws Exception {
+    PlacementPlan placement = new CombinedLocalityPlanner().plan(Codes.pinnedFromSpec("azure-lrc:k=12,l=2,g=2"));
+    // Units 3 and 7 and parity 14 were virtual: their old content is zeros held in no block, which no node holds
+    // (a role that read one would fail); unit 0 is an ordinary replacement beside them.
+    for (String scheme : new String[] {"rackcu", "baseline", "cau"}) {
+      runAndCheck(UpdatePattern.of(placement, 0, 3, 7), scheme, 2 * SLICE + 5, 27L, Set.of(3, 7, 14));
       tearDownNodes();
     }
   }
@@ -173,9 +185,15 @@ class UpdateRoleServiceTest {
 
   /** Runs one scheme's plan on the nodes; checks parities and exact cross-rack bytes; returns them. */
   private long runAndCheck(UpdatePattern p, String scheme, int length, long seed) throws Exception {
+    return runAndCheck(p, scheme, length, seed, Set.of());
+  }
+
+  /** As {@link #runAndCheck(UpdatePattern, String, int, long)}, the {@code zeros} units' old content zeros. */
+  private long runAndCheck(UpdatePattern p, String scheme, int length, long seed, Set<Integer> zeros)
+      throws Exception {
     UpdatePlan plan = UpdateScheme.byName(scheme).plan(p);
     UpdateRoles roles = UpdateRoles.of(plan);
-    Setup s = setup(p, length, seed);
+    Setup s = setup(p, length, seed, zeros);
     Map<Place, UpdateRoleRequest> reqs = UpdateCoordinator.requests(roles, new Random(seed).nextLong(),
         "stripe 1", SLICE, length, s.nodes, s.blocks);
     Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(reqs, s.nodes, this::dial);
@@ -205,12 +223,19 @@ class UpdateRoleServiceTest {
    * replacement (block id 1000 + unit); a rack's relay is the node of its first unit.
    */
   private Setup setup(UpdatePattern p, int length, long seed) throws IOException {
+    return setup(p, length, seed, Set.of());
+  }
+
+  /** As {@link #setup(UpdatePattern, int, long)}; each unit of {@code zeros} is zeros and stored nowhere. */
+  private Setup setup(UpdatePattern p, int length, long seed, Set<Integer> zeros) throws IOException {
     LinearCode code = p.code();
     Random rnd = new Random(seed);
     // Any old units will do: the reference executor, checked against fresh encodes in the model's tests, is the judge.
     byte[][] stripe = new byte[code.n()][length];
-    for (byte[] u : stripe) {
-      rnd.nextBytes(u);
+    for (int u = 0; u < code.n(); u++) {
+      if (!zeros.contains(u)) {
+        rnd.nextBytes(stripe[u]);
+      }
     }
     byte[][] newData = new byte[code.k()][];
     Map<Integer, BlockRef> old = new HashMap<>();
@@ -219,8 +244,10 @@ class UpdateRoleServiceTest {
     Map<Place, Endpoint> nodes = new LinkedHashMap<>();
     for (int u = 0; u < code.n(); u++) {
       Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
-      blocks.put((long) u, stripe[u]);
-      old.put(u, new BlockRef(POOL, u, 1, length, null));
+      if (!zeros.contains(u)) {
+        blocks.put((long) u, stripe[u]);
+        old.put(u, new BlockRef(POOL, u, 1, length, null));
+      }
       if (u < code.k() && p.isChanged(u)) {
         newData[u] = new byte[length];
         rnd.nextBytes(newData[u]);
@@ -237,7 +264,7 @@ class UpdateRoleServiceTest {
       nodes.put(Place.unit(u, p.rackOf(u)), e);
       nodes.putIfAbsent(Place.relay(p.rackOf(u)), e);
     }
-    return new Setup(stripe, newData, nodes, new UpdateCoordinator.Blocks(old, next, parities, 2, 512), length);
+    return new Setup(stripe, newData, nodes, new UpdateCoordinator.Blocks(old, next, parities, 2, 512, zeros), length);
   }
 
   private static long newParityBlock(int unit) {

@@ -44,6 +44,46 @@ class UpdateRoleRequestTest {
   }
 
   @Test
+  void aRoleWithEveryOldUnitABlockKeepsVersionOnesBytes() {
+    byte[] b = parityRole().toBytes();
+    assertEquals(UpdateRoleRequest.KIND, b[0]);
+    assertEquals(1, b[1]);
+    assertEquals(42L, java.nio.ByteBuffer.wrap(b, 2, 8).getLong(), "the update key follows the version byte");
+  }
+
+  @Test
+  void aFillsZeroOldUnitsAreSaidExplicitlyInVersionTwoWhichAVersionOneParserRefuses() throws IOException {
+    UpdateRoleRequest slot = new UpdateRoleRequest(42L, "stripe 3", "d3@/r1", 65536, 4096, null, NEW, List.of(),
+        List.of(new UpdateRoleRequest.Output(9, new int[][] {{1}})), null, null, null, 2, 512, null, true, false);
+    UpdateRoleRequest comingOn = new UpdateRoleRequest(42L, "stripe 3", "p3@/r2", 65536, 4096, null, null,
+        List.of(new UpdateRoleRequest.Input(9, 1, FROM)), List.of(), new int[] {7}, null,
+        new EncodeTreeRequest.ParityOutput(-1, NEW_PARITY, TARGET), 2, 512, OLD, false, true);
+    for (UpdateRoleRequest r : List.of(slot, comingOn)) {
+      byte[] b = r.toBytes();
+      assertEquals(UpdateRoleRequest.VERSION_ZEROS, b[1]);
+      UpdateRoleRequest back = UpdateRoleRequest.parse(b);
+      assertEquals(r.oldDataZero(), back.oldDataZero());
+      assertEquals(r.oldParityZero(), back.oldParityZero());
+      assertEquals(1, back.heldRows());
+      assertArrayEquals(b, back.toBytes());
+      // A DataNode of version 1 only: the kind it knows, a version it does not, refused rather than misread.
+      IOException e = assertThrows(IOException.class, () -> WireCodec.decode(b, "update role",
+          in -> {
+            WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, UpdateRoleRequest.VERSION, "an update role");
+            return null;
+          }));
+      assertTrue(e.getMessage().contains("not an update role of version 1 (kind 85, version 2)"), e.getMessage());
+    }
+    assertNull(comingOn.oldParity());
+    assertEquals(List.of(OLD), comingOn.readTokens(), "fed by others only, it proves the stripe by a relay token");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "d3@/r1", 1024, 100, OLD, NEW, List.of(), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})), null,
+        null, null, 2, 512, null, true, false));
+    assertEquals("bad update role d3@/r1 of s: a unit whose old content is zeros takes its new block and no old one",
+        e.getMessage());
+  }
+
+  @Test
   void aRelayRoleReadsNoBlockOfItsOwnButCarriesAReadTokenOfItsStripe() throws IOException {
     UpdateRoleRequest relay = relay(OLD);
     UpdateRoleRequest back = UpdateRoleRequest.parse(relay.toBytes());
