@@ -65,7 +65,10 @@ public final class UpdateCoordinator {
   private UpdateCoordinator() {}
 
   /**
-   * One request per place of the roles.
+   * One request per place of the roles, and one per parity given a new block that the plan does not renew: when the
+   * stripe's unit length changes every stored parity is rewritten, and one the changed units do not touch is carried
+   * over (its old block read on its node and written at the new length, zero-padded or cut: past the longest
+   * remaining data unit every unit is zero).
    *
    * @param nodes the node that plays each place (a unit's holder; a relay's node in its rack)
    * @param length bytes of every delta (the unit length after the update)
@@ -102,6 +105,19 @@ public final class UpdateCoordinator {
           blocks.checksumType(), blocks.bytesPerChecksum(), relayToken, dataZero, parityZero));
       if (parity >= 0 && blocks.newParities().get(parity) == null) {
         throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
+      }
+    }
+    java.util.Set<Integer> renewed = new java.util.HashSet<>();
+    for (int p : roles.rewrittenParities()) {
+      renewed.add(p);
+    }
+    for (int p : new java.util.TreeSet<>(blocks.newParities().keySet())) {
+      if (!renewed.contains(p)) {
+        Place place = Place.unit(p, roles.plan().pattern().rackOf(p));
+        node(nodes, place, update);
+        out.put(place, new UpdateRoleRequest(key, update, roles.nameOf(place), sliceBytes, length, null, null,
+            List.of(), List.of(), new int[0], blocks.old(p, update), blocks.newParities().get(p),
+            blocks.checksumType(), blocks.bytesPerChecksum(), null));
       }
     }
     return out;

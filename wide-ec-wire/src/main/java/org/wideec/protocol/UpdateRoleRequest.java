@@ -33,7 +33,8 @@ import org.wideec.topology.Endpoint;
  * bit 1 the old parity) after the version byte, then the same fields; a DataNode that knows only version 1 refuses it
  * by its version, so an older node never reads a zero unit as a missing block. The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
  * update), one result frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
- * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind.
+ * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind; one older
+ * than carried parities refuses a role that holds no row.
  */
 public record UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
     BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
@@ -114,9 +115,9 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       }
       held += in.rows();
     }
-    if (held == 0 || held > MAX_TRANSFERS) {
+    if ((held == 0 && !carriesParity(parityDelta, oldParity)) || held > MAX_TRANSFERS) {
       throw new IllegalArgumentException(what + "it holds " + held + " rows; 1.." + MAX_TRANSFERS
-          + " (units in a stripe)");
+          + " (units in a stripe), or none for a parity carried over to a new length");
     }
     int sent = outputs.stream().mapToInt(Output::rowCount).sum();
     if (sent > MAX_TRANSFERS) {
@@ -148,6 +149,14 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         throw new IllegalArgumentException(what + "a block token of " + b.token().length + " bytes for " + b);
       }
     }
+  }
+
+  /**
+   * A parity the changed units do not touch, rewritten only because the stripe's unit length changes: its new block is
+   * its old one zero-padded or cut to the new length (past the longest remaining data unit every unit is zero).
+   */
+  private static boolean carriesParity(int[] parityDelta, BlockRef oldParity) {
+    return parityDelta != null && parityDelta.length == 0 && oldParity != null;
   }
 
   /** A relay, or a parity coming on fed by others only: it proves its asker may read the stripe by a relay token. */

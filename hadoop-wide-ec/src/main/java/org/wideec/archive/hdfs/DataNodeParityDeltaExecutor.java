@@ -43,9 +43,10 @@ import org.wideec.update.UpdateScheme;
  * its delta from the new block alone, and a parity the fill brings on is its delta alone, written into its new block.
  *
  * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
- * member deleted behind wide-ec's back (its old bytes must be decoded), a unit length that changes, parities the plan
- * does not reach, a plan whose relays wait on each other (CAU on racks holding data and parity), or a replacement not
- * beside the block it replaces. A failure of a role fails the update with an IOException naming the node; the
+ * member deleted behind wide-ec's back (its old bytes must be decoded), parities the plan does not reach, a plan
+ * whose relays wait on each other (CAU on racks holding data and parity), or a replacement not beside the block it
+ * replaces. A unit length that changes runs here: every unit is zero past its end, so the roles read zero-padded
+ * blocks at the new length, and a parity the changed units do not touch is carried over to it on its own node. A failure of a role fails the update with an IOException naming the node; the
  * lifecycle rolls back before the commit.
  */
 final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
@@ -137,8 +138,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       }
     }
     // The pattern drops the parities that vanish (a local group whose data all left), so the plan renews exactly
-    // the parities the update rewrites; a disagreement would leave a parity stale or write one that is freed.
-    if (why == null && !Arrays.equals(roles.rewrittenParities(), up.rewrittenParities())) {
+    // the parities the update rewrites, and when the unit length changes the others are carried over to it; a
+    // disagreement would leave a parity stale or write one that is freed.
+    if (why == null && !carried(roles, up)) {
       why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
           + Arrays.toString(up.rewrittenParities());
     }
@@ -157,7 +159,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Place, Endpoint> nodes = null;
     if (why == null) {
       try {
-        nodes = nodes(plan.pattern(), roles, at);
+        nodes = nodes(plan.pattern(), roles, up, at);
       } catch (IOException e) {
         why = "the slice ports of the stripe's DataNodes cannot be found (is the wide-ec DataNode plugin running?): "
             + e.getMessage();
@@ -177,14 +179,22 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     if (Arrays.stream(up.changedUnits()).anyMatch(u -> gone.contains(s.member(u).inodeId()))) {
       return "a changed member was deleted behind wide-ec's back; its old bytes are decoded from the stripe";
     }
-    if (up.nextUnitLength() != s.unitLength()) {
-      return "the unit length changes from " + s.unitLength() + " to " + up.nextUnitLength() + " bytes, so every"
-          + " parity is rewritten at the new length";
-    }
     if (plan.reEncode()) {
       return "the plan re-encodes the stripe";
     }
     return null;
+  }
+
+  /**
+   * Whether the update rewrites the parities the plan renews and, only when the unit length changes, others (each
+   * carried over to the new length by {@link UpdateCoordinator#requests}).
+   */
+  private static boolean carried(UpdateRoles roles, StripeUpdate up) {
+    java.util.Set<Integer> rewritten = new java.util.TreeSet<>();
+    Arrays.stream(up.rewrittenParities()).forEach(rewritten::add);
+    boolean covered = Arrays.stream(roles.rewrittenParities()).allMatch(rewritten::contains);
+    return covered && (rewritten.size() == roles.rewrittenParities().length
+        || up.nextUnitLength() != up.before().unitLength());
   }
 
   private BlockMover mover() {
@@ -246,8 +256,12 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     return out;
   }
 
-  /** The node playing each place: a unit's holder; a rack's relay on a node that plays a unit's role there. */
-  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, UpdateSources at) throws IOException {
+  /**
+   * The node playing each place: a unit's holder (a parity carried over to a new length: its old block's); a rack's
+   * relay on a node that plays a unit's role there.
+   */
+  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, StripeUpdate up, UpdateSources at)
+      throws IOException {
     Map<Place, Endpoint> out = new LinkedHashMap<>();
     Map<Integer, DatanodeInfo> relayOf = new HashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
@@ -255,6 +269,12 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
         DatanodeInfo dn = at.holder.get(r.place().unit());
         relayOf.putIfAbsent(r.place().rack(), dn);
         out.put(r.place(), endpoint(dn));
+      }
+    }
+    for (int p : up.rewrittenParities()) {
+      Place place = Place.unit(p, pattern.rackOf(p));
+      if (!out.containsKey(place)) {
+        out.put(place, endpoint(at.holder.get(p)));
       }
     }
     for (UpdateRoles.Role r : roles.roles()) {
