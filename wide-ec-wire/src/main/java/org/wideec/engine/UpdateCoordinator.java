@@ -62,6 +62,8 @@ public final class UpdateCoordinator {
     }
   }
 
+  private static final java.security.SecureRandom KEYS = new java.security.SecureRandom();
+
   private UpdateCoordinator() {}
 
   /**
@@ -76,14 +78,27 @@ public final class UpdateCoordinator {
    */
   public static Map<Place, UpdateRoleRequest> requests(UpdateRoles roles, long key, String update, int sliceBytes,
       long length, Map<Place, Endpoint> nodes, Blocks blocks) {
+    // Each transfer's own key, given only to its producer and its consumer: no other role can take its rows.
+    Map<Integer, Long> transferKeys = new java.util.HashMap<>();
+    for (int t = 0; t < roles.plan().transfers().size(); t++) {
+      long k;
+      do {
+        k = KEYS.nextLong();
+      } while (k == 0); // 0 marks an unbound transfer
+      transferKeys.put(t, k);
+    }
     Map<Place, UpdateRoleRequest> out = new LinkedHashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
       List<UpdateRoleRequest.Input> inputs = new ArrayList<>();
       for (UpdateRoles.Input in : r.inputs()) {
-        inputs.add(new UpdateRoleRequest.Input(in.transfer(), in.rows(), node(nodes, in.from(), update)));
+        inputs.add(new UpdateRoleRequest.Input(in.transfer(), in.rows(), node(nodes, in.from(), update),
+            transferKeys.get(in.transfer())));
       }
-      List<UpdateRoleRequest.Output> outputs = r.outputs().stream()
-          .map(o -> new UpdateRoleRequest.Output(o.transfer(), o.rows())).toList();
+      List<UpdateRoleRequest.Output> outputs = new ArrayList<>();
+      for (UpdateRoles.Output o : r.outputs()) {
+        outputs.add(new UpdateRoleRequest.Output(o.transfer(), o.rows(), node(nodes, o.to(), update).site().node(),
+            transferKeys.get(o.transfer())));
+      }
       int parity = r.parity();
       boolean dataZero = r.ownDelta() >= 0 && blocks.zeros().contains(r.ownDelta());
       boolean parityZero = parity >= 0 && blocks.zeros().contains(parity);

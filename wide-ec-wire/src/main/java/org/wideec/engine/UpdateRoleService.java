@@ -199,9 +199,10 @@ public final class UpdateRoleService implements RequestHandler {
     String what = "transfer " + req.transfer() + " of an update at " + me; // the key is the authority: never shown
     UpdateOutboxes.Outbox box;
     try {
-      box = outboxes.claim(req.updateKey(), req.transfer(), req.rows(), req.slices(), stall);
+      box = outboxes.claim(req.updateKey(), req.transfer(), req.rows(), req.slices(), downstream.node(),
+          req.consumerKey(), stall);
     } catch (UpdateOutboxes.Refused e) {
-      throw new PeerFailure(me, what + ": " + e.getMessage());
+      throw new PeerFailure(me, what + " refused to " + downstream.node() + ": " + e.getMessage());
     }
     boolean cross = !downstream.rack().equals(downstream.selfRack());
     for (int s = 0; s < box.slices; s++) {
@@ -251,11 +252,12 @@ public final class UpdateRoleService implements RequestHandler {
       try {
         sink = req.parityDelta() == null ? null : targets.open(req); // its WRITE authority checked before any dial
         for (UpdateRoleRequest.Output o : req.outputs()) {
-          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rowCount(), req.slices()));
+          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rowCount(), req.slices(), o.consumer(),
+              o.key()));
         }
         for (UpdateRoleRequest.Input in : req.inputs()) {
           inputs.add(transport.open(in.from(), me, downstream.selfRack(), id, new UpdateFetchRequest(req.updateKey(),
-              in.transfer(), in.rows(), req.sliceBytes(), req.length()).toBytes()));
+              in.transfer(), in.rows(), req.sliceBytes(), req.length(), in.key()).toBytes()));
         }
         for (BlockRef b : new BlockRef[] {req.oldData(), req.newData(), req.oldParity()}) {
           readers.add(b == null ? null : store.open(b));

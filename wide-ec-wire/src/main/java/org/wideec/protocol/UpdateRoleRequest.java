@@ -28,11 +28,18 @@ import org.wideec.topology.Endpoint;
  * ({@code oldDataZero}: the delta is the new block alone; {@code oldParityZero}: a parity that comes on is its delta
  * alone), never by leaving a block out, so a role never takes a missing block for zeros.
  *
+ * <p>Each transfer is bound to its consumer: the producing role serves its rows only to the node the updater named
+ * for the receiving place, proving the transfer's key (random, given only to that producer and that consumer), so
+ * another role of the update, or any other DataNode, cannot take them ({@link UpdateFetchRequest}).
+ *
  * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
- * zero flag byte). A request with a zero old unit is version {@link #VERSION_ZEROS}: a flags byte (bit 0 the old data,
- * bit 1 the old parity) after the version byte, then the same fields; a DataNode that knows only version 1 refuses it
- * by its version, so an older node never reads a zero unit as a missing block. The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
- * update), one result frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
+ * zero flag byte). Version {@link #VERSION_2} (every request the updater sends now): a flags byte after the version
+ * byte (bit 0 the old data is zeros, bit 1 the old parity is), then the same fields with each input's key after its
+ * node, and each output's consumer and key after its transfer number; a zero old unit is then absent. A DataNode that
+ * knows only version 1 refuses it by its version, so an older node never reads a zero unit as a missing block nor
+ * serves a bound transfer to anyone. A version-1 request (an older updater) still runs, its transfers unbound. The
+ * reply is empty frames while the role runs (so the updater's stall timeout never fires on a long update), one result
+ * frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
  * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind; one older
  * than carried parities refuses a role that holds no row.
  */
@@ -42,8 +49,11 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     BlockRef relayToken, boolean oldDataZero, boolean oldParityZero) {
   public static final int KIND = MessageKind.UPDATE_ROLE.code();
   public static final int VERSION = 1;
-  /** The version that says which old units are zeros (a fill's virtual slots and the parities it brings on). */
-  public static final int VERSION_ZEROS = 2;
+  /**
+   * The version that says which old units are zeros (a fill's virtual slots and the parities it brings on) and binds
+   * each transfer to its consumer.
+   */
+  public static final int VERSION_2 = 2;
   private static final int OLD_DATA_ZERO = 1;
   private static final int OLD_PARITY_ZERO = 2;
   /**
@@ -57,13 +67,54 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   /** Largest bytes per checksum accepted: HDFS's own chunks are 512 bytes; a writer buffers one chunk. */
   public static final int MAX_BYTES_PER_CHECKSUM = 64 * 1024;
 
-  /** Rows fetched from {@code from} on one transfer of the plan. */
-  public record Input(int transfer, int rows, Endpoint from) {}
+  /**
+   * Rows fetched from {@code from} on one transfer of the plan, proving {@code key} (the transfer's key, which only its
+   * producer and this consumer are given; 0: an unbound transfer of a version-1 request).
+   */
+  public record Input(int transfer, int rows, Endpoint from, long key) {
+    /** An unbound input, as version 1 describes it. */
+    public Input(int transfer, int rows, Endpoint from) {
+      this(transfer, rows, from, 0);
+    }
 
-  /** Rows sent on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j. */
-  public record Output(int transfer, int[][] rows) {
+    public boolean bound() {
+      return key != 0;
+    }
+
+    /** Without the key: it is the fetch's authority, never logged. */
+    @Override
+    public String toString() {
+      return "input transfer " + transfer + " of " + rows + " rows from " + from;
+    }
+  }
+
+  /**
+   * Rows sent on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j; served only to
+   * {@code consumer} (the node, as the updater names it, that plays the receiving place) proving {@code key}, or to any
+   * DataNode naming the update's key when unbound (a version-1 request: null consumer, key 0).
+   */
+  public record Output(int transfer, int[][] rows, String consumer, long key) {
     public Output {
       rows = Arrays.stream(rows).map(int[]::clone).toArray(int[][]::new);
+      if ((consumer == null) != (key == 0)) {
+        throw new IllegalArgumentException("output transfer " + transfer + ": a consumer needs its key, a key its"
+            + " consumer");
+      }
+    }
+
+    /** An unbound output, as version 1 describes it. */
+    public Output(int transfer, int[][] rows) {
+      this(transfer, rows, null, 0);
+    }
+
+    public boolean bound() {
+      return consumer != null;
+    }
+
+    /** Without the key: it is the fetch's authority, never logged. */
+    @Override
+    public String toString() {
+      return "output transfer " + transfer + " of " + rows.length + " rows to " + consumer;
     }
 
     @Override
@@ -109,6 +160,10 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       throw new IllegalArgumentException(what + "a parity needs its delta, its old block and its new block");
     }
     int held = (oldData == null && !oldDataZero ? 0 : 1);
+    long bound = inputs.stream().filter(Input::bound).count() + outputs.stream().filter(Output::bound).count();
+    if (bound != 0 && bound != inputs.size() + outputs.size()) {
+      throw new IllegalArgumentException(what + "some transfers bound to their consumers and some not");
+    }
     for (Input in : inputs) {
       if (in.rows() < 1 || in.rows() > StepRequest.MAX_ROWS) {
         throw new IllegalArgumentException(what + "input transfer " + in.transfer() + " of " + in.rows() + " rows");
@@ -226,9 +281,10 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   public byte[] toBytes() {
     return WireCodec.encode(out -> {
       int zeros = (oldDataZero ? OLD_DATA_ZERO : 0) | (oldParityZero ? OLD_PARITY_ZERO : 0);
+      boolean v2 = zeros != 0 || bound();
       out.writeByte(KIND);
-      out.writeByte(zeros == 0 ? VERSION : VERSION_ZEROS); // version 1's bytes stay exactly as they were
-      if (zeros != 0) {
+      out.writeByte(v2 ? VERSION_2 : VERSION); // version 1's bytes stay exactly as they were
+      if (v2) {
         out.writeByte(zeros);
       }
       out.writeLong(updateKey);
@@ -243,10 +299,17 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         out.writeInt(in.transfer());
         out.writeShort(in.rows());
         WireCodec.writeEndpoint(out, in.from());
+        if (v2) {
+          out.writeLong(in.key());
+        }
       }
       out.writeShort(outputs.size());
       for (Output o : outputs) {
         out.writeInt(o.transfer());
+        if (v2) {
+          out.writeUTF(o.bound() ? o.consumer() : "");
+          out.writeLong(o.key());
+        }
         out.writeShort(o.rows.length);
         for (int[] row : o.rows) {
           writeRow(out, row);
@@ -269,6 +332,11 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     });
   }
 
+  /** Whether every transfer is bound to its consumer (the updater binds all or none). */
+  public boolean bound() {
+    return inputs.stream().anyMatch(Input::bound) || outputs.stream().anyMatch(Output::bound);
+  }
+
   private static void writeOptional(DataOutputStream out, BlockRef b) throws IOException {
     out.writeBoolean(b != null);
     if (b != null) {
@@ -285,7 +353,7 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static UpdateRoleRequest parse(byte[] bytes) throws IOException {
     return WireCodec.decode(bytes, "update role", in -> {
-      int version = WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, VERSION_ZEROS, "an update role");
+      int version = WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, VERSION_2, "an update role");
       int zeros = version == VERSION ? 0 : in.readUnsignedByte();
       if ((zeros & ~(OLD_DATA_ZERO | OLD_PARITY_ZERO)) != 0) {
         throw new IOException("update role of version " + version + " with zero-unit flags " + zeros + "; known: "
@@ -304,7 +372,8 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       int held = oldData == null && !oldDataZero ? 0 : 1;
       List<Input> inputs = new ArrayList<>();
       for (int i = count(in, subject); i > 0; i--) {
-        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in));
+        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in),
+            version == VERSION ? 0 : in.readLong());
         inputs.add(input);
         held += input.rows();
       }
@@ -315,6 +384,8 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       int sent = 0;
       for (int i = count(in, subject); i > 0; i--) {
         int transfer = in.readInt();
+        String consumer = version == VERSION ? "" : in.readUTF();
+        long outKey = version == VERSION ? 0 : in.readLong();
         int rows = in.readUnsignedShort();
         sent += rows;
         if (rows > StepRequest.MAX_ROWS || sent > MAX_TRANSFERS) {
@@ -325,7 +396,7 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         for (int j = 0; j < rows; j++) {
           r[j] = readRow(in, held);
         }
-        outputs.add(new Output(transfer, r));
+        outputs.add(new Output(transfer, r, consumer.isEmpty() ? null : consumer, outKey));
       }
       int[] parityDelta = null;
       BlockRef oldParity = null;

@@ -175,6 +175,65 @@ class UpdateRoleServiceTest {
         + " rows", e.getMessage());
   }
 
+  @Test
+  void aFetchFromAnotherDataNodeWithAGuessedKeyIsRefusedAndTheRowsGoToTheirConsumer() throws Exception {
+    int length = 2 * SLICE + 3;
+    Random rnd = new Random(28);
+    byte[] old = new byte[length];
+    byte[] next = new byte[length];
+    rnd.nextBytes(old);
+    rnd.nextBytes(next);
+    Endpoint node = start("n0", "/r0", new ConcurrentHashMap<>(Map.of(0L, old, REPLACEMENT, next)));
+    long updateKey = 0x5eC7e7L;
+    long transferKey = 0x7a11e7L;
+    UpdateRoleRequest role = new UpdateRoleRequest(updateKey, "stripe 1", "d0@/r0", SLICE, length,
+        new BlockRef(POOL, 0, 1, length, null), new BlockRef(POOL, REPLACEMENT, 1, length, null), java.util.List.of(),
+        java.util.List.of(new UpdateRoleRequest.Output(0, new int[][] {{1}}, "n9", transferKey)), null, null, null, 2,
+        512, null);
+    org.wideec.transport.PeerStream ordered = dial(node, role.toBytes());
+    try {
+      // Another DataNode (it proved the cluster secret) that knows the update's key guesses the transfer's.
+      start("n5", "/r1", new ConcurrentHashMap<>());
+      SliceTransport other = transports.get("n5");
+      byte[] guessed = new org.wideec.protocol.UpdateFetchRequest(updateKey, 0, 1, SLICE, length, 0x1234L).toBytes();
+      try (org.wideec.transport.PeerStream intruder = other.open(node, "n5", "/r1", 1L, guessed)) {
+        org.wideec.transport.PeerFailure f = assertThrows(org.wideec.transport.PeerFailure.class,
+            () -> intruder.next(0));
+        assertTrue(f.getMessage().contains("transfer 0 of an update at n0 refused to n5: the fetch does not prove the"
+            + " key its consumer was given"), f.getMessage());
+      }
+      // Its consumer takes the rows: the delta, old XOR new.
+      start("n9", "/r2", new ConcurrentHashMap<>());
+      SliceTransport consumer = transports.get("n9");
+      byte[] fetch = new org.wideec.protocol.UpdateFetchRequest(updateKey, 0, 1, SLICE, length, transferKey)
+          .toBytes();
+      byte[] got = new byte[length];
+      try (org.wideec.transport.PeerStream rows = consumer.open(node, "n9", "/r2", 2L, fetch)) {
+        for (int sl = 0; sl < 3; sl++) {
+          int n = Math.min(SLICE, length - sl * SLICE);
+          org.wideec.transport.Frame f = rows.next(sl, n);
+          f.payload().getBytes(f.payload().readerIndex(), got, sl * SLICE, n);
+          f.release();
+          rows.credit();
+        }
+        rows.awaitEnd();
+      }
+      for (int b = 0; b < length; b++) {
+        assertEquals((byte) (old[b] ^ next[b]), got[b], "byte " + b);
+      }
+      for (int i = 0; ; i++) { // the role's progress and result, then END: it finished
+        org.wideec.transport.Frame f = ordered.nextOrEnd(i);
+        if (f == null) {
+          break;
+        }
+        f.release();
+        ordered.credit();
+      }
+    } finally {
+      ordered.close();
+    }
+  }
+
   private void runRackCu(long seed) throws Exception {
     PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
     UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
