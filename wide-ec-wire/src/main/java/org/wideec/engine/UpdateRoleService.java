@@ -323,6 +323,7 @@ public final class UpdateRoleService implements RequestHandler {
       }
       for (int i = 0; i < inputs.size(); i++) {
         int r = req.inputs().get(i).rows();
+        awaitInput(inputs.get(i), s);
         Frame f = inputs.get(i).next(s, r * n);
         try {
           for (int row = 0; row < r; row++) {
@@ -370,6 +371,23 @@ public final class UpdateRoleService implements RequestHandler {
 
     private int maxRows() {
       return req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(1);
+    }
+
+    /**
+     * Waits for an input's next slice, keeping the updater's stream alive meanwhile: upstream hops (a slow disk, a
+     * relay that waits on its own inputs, a write pipeline slow to open here first) add up before the first slice
+     * arrives, and a role silent for the updater's stall timeout would look dead. A producer silent for this node's
+     * stall timeout still fails as a stall.
+     */
+    private void awaitInput(PeerStream in, int s) throws IOException, InterruptedException {
+      long start = System.nanoTime();
+      beat();
+      while (!in.await(Math.max(1, stall / 4))) {
+        if (System.nanoTime() - start >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(stall)) {
+          throw new PeerFailure(in.peer().node(), in.peer() + " stalled: no slice " + s + " within " + stall + " ms");
+        }
+        beat();
+      }
     }
 
     /** Whether a consumer took every slice within the stall timeout; keeps the updater's stream alive meanwhile. */

@@ -33,6 +33,7 @@ import org.wideec.topology.Endpoint;
 import org.wideec.topology.Site;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
+import org.wideec.transport.TransportFaultInjector;
 import org.wideec.transport.TransportConf;
 import org.wideec.update.Place;
 import org.wideec.update.RackSeparatedPlacement;
@@ -63,9 +64,12 @@ class UpdateRoleServiceTest {
   /** What the nodes started next get: the DataNodes they may dial, their update memory. */
   private UpdateRoleService.Peers peers = named -> {};
   private long memory = UpdateRoleService.MEMORY_DEFAULT;
+  /** How long a parity's new block takes to open for writing on the nodes started next. */
+  private long parityOpenDelayMs;
 
   @AfterEach
   void tearDown() {
+    TransportFaultInjector.set(null);
     transports.values().forEach(SliceTransport::close);
     if (updater != null) {
       updater.close();
@@ -101,6 +105,29 @@ class UpdateRoleServiceTest {
       runAndCheck(UpdatePattern.of(placement, 0, 3, 7), scheme, 2 * SLICE + 5, 27L, Set.of(3, 7, 14));
       tearDownNodes();
     }
+  }
+
+  @Test
+  void aRoleWaitingOnASlowFirstHopKeepsTheUpdaterWaitingUntilItsRowsArrive() throws Exception {
+    // Each parity's write pipeline opens slowly, then the first slice of every transfer between roles is held back:
+    // a parity role hears nothing for two thirds of the stall timeout, twice over, while each of its own waits is
+    // shorter than the timeout. Without keep-alives the updater gives it up as stalled.
+    long hold = 2 * conf().stallTimeoutMs() / 3;
+    parityOpenDelayMs = hold;
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String to, long repairId, int slice, io.netty.buffer.ByteBuf payload) {
+        if (slice == 0 && payload.readableBytes() >= SLICE / 2 && !to.equals("updater")) {
+          try {
+            Thread.sleep(hold);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    });
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    runAndCheck(UpdatePattern.of(placement, 0, 1, 2, 5, 9), "rackcu", 2 * SLICE, 29L);
   }
 
   @Test
@@ -340,7 +367,17 @@ class UpdateRoleServiceTest {
       }
     };
     SliceTransport t = new SliceTransport(conf(), node, counters, workers);
-    UpdateRoleService.ParityTargets targets = req -> sink(req.newParity().block().blockId(), req.length());
+    long openDelay = parityOpenDelayMs;
+    UpdateRoleService.ParityTargets targets = req -> {
+      if (openDelay > 0) {
+        try {
+          Thread.sleep(openDelay);
+        } catch (InterruptedException e) {
+          throw new java.io.InterruptedIOException("opening the new parity block");
+        }
+      }
+      return sink(req.newParity().block().blockId(), req.length());
+    };
     t.start(new UpdateRoleService(t, new MemoryUnitStore(node, blocks), ReplicaAccess.OPEN, targets, counters,
         peers, memory));
     transports.put(node, t);
