@@ -48,7 +48,8 @@ final class FillCommand {
     Path dir = new Path(o.positional().get(0));
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, dir, "archive --fill");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
-    FillUpdate fill = new FillUpdate(dfs, store, ParityUpdater.from(dfs, store, conf, ParityUpdater.Hook.NONE));
+    FillUpdate fill = new FillUpdate(dfs, store, ParityUpdater.from(dfs, store, conf, ParityUpdater.Hook.NONE,
+        scheme));
     if (o.has("dry-run")) {
       FillUpdate.Preview p = fill.preview(dir);
       Map<String, Object> extra = new LinkedHashMap<>();
@@ -86,7 +87,7 @@ final class FillCommand {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("archive", u.archive());
     j.put("scheme", scheme);
-    j.put("executor", "client");
+    j.put("executor", u.executor());
     j.put("manifestVersion", u.version());
     j.put("filesFilled", r.filled());
     j.put("left", left(r.left()));

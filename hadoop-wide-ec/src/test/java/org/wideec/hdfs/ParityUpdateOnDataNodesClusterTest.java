@@ -187,7 +187,7 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   /** The dry run's cross-rack chunks times each stripe's unit length, summed over the stripes updated. */
-  private static long plannedCrossRackBytes(JsonNode dryRun, String scheme) {
+  static long plannedCrossRackBytes(JsonNode dryRun, String scheme) {
     long bytes = 0;
     for (JsonNode a : dryRun.get("archives")) {
       for (JsonNode s : a.get("stripes")) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,14 +40,37 @@ public final class UpdateCoordinator {
    * @param oldBlocks every changed data unit's block and every rewritten parity's block, by unit
    * @param newData each replaced data unit's replacement block, on the same node, by unit
    * @param newParities each rewritten parity's allocated block and target, by unit
+   * @param zeros units whose old content is zeros held in no block (a fill's virtual slots and the parities it brings
+   *     on): their roles are told so, and take no old block
    */
   public record Blocks(Map<Integer, BlockRef> oldBlocks, Map<Integer, BlockRef> newData,
-      Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum) {}
+      Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum,
+      Set<Integer> zeros) {
+    public Blocks {
+      zeros = Set.copyOf(zeros);
+    }
+
+    /** Every old unit a block. */
+    public Blocks(Map<Integer, BlockRef> oldBlocks, Map<Integer, BlockRef> newData,
+        Map<Integer, EncodeTreeRequest.ParityOutput> newParities, int checksumType, int bytesPerChecksum) {
+      this(oldBlocks, newData, newParities, checksumType, bytesPerChecksum, Set.of());
+    }
+
+    /** The old block of a unit, null when its old content is zeros. */
+    BlockRef old(int unit, String update) {
+      return zeros.contains(unit) ? null : block(oldBlocks, unit, update);
+    }
+  }
+
+  private static final java.security.SecureRandom KEYS = new java.security.SecureRandom();
 
   private UpdateCoordinator() {}
 
   /**
-   * One request per place of the roles.
+   * One request per place of the roles, and one per parity given a new block that the plan does not renew: when the
+   * stripe's unit length changes every stored parity is rewritten, and one the changed units do not touch is carried
+   * over (its old block read on its node and written at the new length, zero-padded or cut: past the longest
+   * remaining data unit every unit is zero).
    *
    * @param nodes the node that plays each place (a unit's holder; a relay's node in its rack)
    * @param length bytes of every delta (the unit length after the update)
@@ -54,27 +78,61 @@ public final class UpdateCoordinator {
    */
   public static Map<Place, UpdateRoleRequest> requests(UpdateRoles roles, long key, String update, int sliceBytes,
       long length, Map<Place, Endpoint> nodes, Blocks blocks) {
+    // Each transfer's own key, given only to its producer and its consumer: no other role can take its rows.
+    Map<Integer, Long> transferKeys = new java.util.HashMap<>();
+    for (int t = 0; t < roles.plan().transfers().size(); t++) {
+      long k;
+      do {
+        k = KEYS.nextLong();
+      } while (k == 0); // 0 marks an unbound transfer
+      transferKeys.put(t, k);
+    }
     Map<Place, UpdateRoleRequest> out = new LinkedHashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
       List<UpdateRoleRequest.Input> inputs = new ArrayList<>();
       for (UpdateRoles.Input in : r.inputs()) {
-        inputs.add(new UpdateRoleRequest.Input(in.transfer(), in.rows(), node(nodes, in.from(), update)));
+        inputs.add(new UpdateRoleRequest.Input(in.transfer(), in.rows(), node(nodes, in.from(), update),
+            transferKeys.get(in.transfer())));
       }
-      List<UpdateRoleRequest.Output> outputs = r.outputs().stream()
-          .map(o -> new UpdateRoleRequest.Output(o.transfer(), o.rows())).toList();
+      List<UpdateRoleRequest.Output> outputs = new ArrayList<>();
+      for (UpdateRoles.Output o : r.outputs()) {
+        outputs.add(new UpdateRoleRequest.Output(o.transfer(), o.rows(), node(nodes, o.to(), update).site().node(),
+            transferKeys.get(o.transfer())));
+      }
       int parity = r.parity();
-      BlockRef oldData = r.ownDelta() < 0 ? null : block(blocks.oldBlocks(), r.ownDelta(), update);
+      boolean dataZero = r.ownDelta() >= 0 && blocks.zeros().contains(r.ownDelta());
+      boolean parityZero = parity >= 0 && blocks.zeros().contains(parity);
+      BlockRef oldData = r.ownDelta() < 0 ? null : blocks.old(r.ownDelta(), update);
       BlockRef newData = r.ownDelta() < 0 ? null : blocks.newData().get(r.ownDelta());
-      // A relay reads nothing of its own: it proves its asker may read the stripe with one changed block's token.
-      BlockRef relayToken = oldData == null && parity < 0 ? blocks.oldBlocks().entrySet().stream()
-          .min(Map.Entry.comparingByKey()).map(Map.Entry::getValue)
+      if (dataZero && newData == null) {
+        throw new IllegalArgumentException(update + ": no new block for unit " + r.ownDelta() + ", a slot that was"
+            + " zeros");
+      }
+      BlockRef oldParity = parity < 0 ? null : blocks.old(parity, update);
+      // A relay (or a parity coming on that only others feed) reads nothing of its own: it proves its asker may read
+      // the stripe with one block's token.
+      BlockRef relayToken = oldData == null && newData == null && oldParity == null ? blocks.oldBlocks().entrySet()
+          .stream().filter(e -> !blocks.zeros().contains(e.getKey())).min(Map.Entry.comparingByKey())
+          .map(Map.Entry::getValue)
           .orElseThrow(() -> new IllegalArgumentException(update + ": no block of the stripe for its relays")) : null;
       out.put(r.place(), new UpdateRoleRequest(key, update, roles.nameOf(r.place()), sliceBytes, length, oldData, newData,
-          inputs, outputs, r.parityDelta(), parity < 0 ? null : block(blocks.oldBlocks(), parity, update),
-          parity < 0 ? null : blocks.newParities().get(parity), blocks.checksumType(), blocks.bytesPerChecksum(),
-          relayToken));
+          inputs, outputs, r.parityDelta(), oldParity, parity < 0 ? null : blocks.newParities().get(parity),
+          blocks.checksumType(), blocks.bytesPerChecksum(), relayToken, dataZero, parityZero));
       if (parity >= 0 && blocks.newParities().get(parity) == null) {
         throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
+      }
+    }
+    java.util.Set<Integer> renewed = new java.util.HashSet<>();
+    for (int p : roles.rewrittenParities()) {
+      renewed.add(p);
+    }
+    for (int p : new java.util.TreeSet<>(blocks.newParities().keySet())) {
+      if (!renewed.contains(p)) {
+        Place place = Place.unit(p, roles.plan().pattern().rackOf(p));
+        node(nodes, place, update);
+        out.put(place, new UpdateRoleRequest(key, update, roles.nameOf(place), sliceBytes, length, null, null,
+            List.of(), List.of(), new int[0], blocks.old(p, update), blocks.newParities().get(p),
+            blocks.checksumType(), blocks.bytesPerChecksum(), null));
       }
     }
     return out;

@@ -20,13 +20,34 @@ final class UpdateOutboxes {
   static final class Outbox {
     final int rows;
     final int slices;
+    /** The node its consumer plays on and the transfer's key; null and 0 when unbound (a version-1 role's). */
+    private final String consumer;
+    private final byte[] key;
     private final ArrayBlockingQueue<Object> queue = new ArrayBlockingQueue<>(WINDOW);
     private final CountDownLatch delivered = new CountDownLatch(1);
     private volatile boolean claimed;
 
-    Outbox(int rows, int slices) {
+    Outbox(int rows, int slices, String consumer, long key) {
       this.rows = rows;
       this.slices = slices;
+      this.consumer = consumer;
+      this.key = java.nio.ByteBuffer.allocate(Long.BYTES).putLong(key).array();
+    }
+
+    /** Why the asker may not take these rows, or null: a bound transfer goes to its consumer's node with its key. */
+    private String refusal(String asker, long fetchKey) {
+      if (consumer == null) {
+        return null;
+      }
+      // Compared in constant time: the key is the authority, and its bytes must not leak by timing.
+      if (!java.security.MessageDigest.isEqual(key, java.nio.ByteBuffer.allocate(Long.BYTES).putLong(fetchKey)
+          .array())) {
+        return "the fetch does not prove the key its consumer was given";
+      }
+      if (!consumer.equals(asker)) {
+        return "fetched by " + asker + ", but its role sends it to " + consumer;
+      }
+      return null;
     }
 
     /** Leaves one slice; waits while the consumer is {@link #WINDOW} slices behind. */
@@ -69,8 +90,9 @@ final class UpdateOutboxes {
   private final Map<Key, Outbox> boxes = new ConcurrentHashMap<>();
   private final Object arrivals = new Object();
 
-  Outbox register(long update, int transfer, int rows, int slices) {
-    Outbox box = new Outbox(rows, slices);
+  /** @param consumer the node the transfer's consumer plays on, or null (unbound: {@code key} 0) */
+  Outbox register(long update, int transfer, int rows, int slices, String consumer, long key) {
+    Outbox box = new Outbox(rows, slices, consumer, key);
     if (boxes.putIfAbsent(new Key(update, transfer), box) != null) {
       throw new IllegalStateException("transfer " + transfer + " of the update is already sent by a role here");
     }
@@ -92,13 +114,15 @@ final class UpdateOutboxes {
   }
 
   /**
-   * The outbox of a transfer, taken by its one consumer once its shape matches the fetch's; waits for its role to
+   * The outbox of a transfer, taken by its one consumer once its shape matches the fetch's and, when bound, the fetch
+   * comes from its consumer's node ({@code asker}, as it announced itself) with its key; waits for its role to
    * register it. A fetch that does not match leaves the outbox unclaimed for the consumer its role ordered.
    *
-   * @throws Refused when no role registered it within {@code stallMs}, another consumer took it, or its rows and
-   *     slices are not the fetch's
+   * @throws Refused when no role registered it within {@code stallMs}, the fetch is not its consumer's, another
+   *     consumer took it, or its rows and slices are not the fetch's
    */
-  Outbox claim(long update, int transfer, int rows, int slices, long stallMs) throws InterruptedException, Refused {
+  Outbox claim(long update, int transfer, int rows, int slices, String asker, long transferKey, long stallMs)
+      throws InterruptedException, Refused {
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(stallMs);
     Key key = new Key(update, transfer);
     synchronized (arrivals) {
@@ -106,6 +130,10 @@ final class UpdateOutboxes {
         Outbox box = boxes.get(key);
         if (box != null) {
           synchronized (box) {
+            String refused = box.refusal(asker, transferKey);
+            if (refused != null) {
+              throw new Refused(refused);
+            }
             if (box.claimed) {
               throw new Refused("another role already fetched it");
             }

@@ -199,9 +199,10 @@ public final class UpdateRoleService implements RequestHandler {
     String what = "transfer " + req.transfer() + " of an update at " + me; // the key is the authority: never shown
     UpdateOutboxes.Outbox box;
     try {
-      box = outboxes.claim(req.updateKey(), req.transfer(), req.rows(), req.slices(), stall);
+      box = outboxes.claim(req.updateKey(), req.transfer(), req.rows(), req.slices(), downstream.node(),
+          req.consumerKey(), stall);
     } catch (UpdateOutboxes.Refused e) {
-      throw new PeerFailure(me, what + ": " + e.getMessage());
+      throw new PeerFailure(me, what + " refused to " + downstream.node() + ": " + e.getMessage());
     }
     boolean cross = !downstream.rack().equals(downstream.selfRack());
     for (int s = 0; s < box.slices; s++) {
@@ -238,7 +239,7 @@ public final class UpdateRoleService implements RequestHandler {
       this.downstream = downstream;
       this.me = downstream.selfNode();
       this.stall = transport.conf().stallTimeoutMs();
-      this.held = new ByteBuffer[req.heldRows() + (req.parityDelta() == null ? 0 : 1)]; // the old parity last
+      this.held = new ByteBuffer[req.heldRows() + (req.oldParity() == null ? 0 : 1)]; // the old parity last
       for (int j = 0; j < held.length; j++) {
         held[j] = ByteBuffer.allocateDirect(req.sliceBytes());
       }
@@ -251,11 +252,12 @@ public final class UpdateRoleService implements RequestHandler {
       try {
         sink = req.parityDelta() == null ? null : targets.open(req); // its WRITE authority checked before any dial
         for (UpdateRoleRequest.Output o : req.outputs()) {
-          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rowCount(), req.slices()));
+          boxes.add(outboxes.register(req.updateKey(), o.transfer(), o.rowCount(), req.slices(), o.consumer(),
+              o.key()));
         }
         for (UpdateRoleRequest.Input in : req.inputs()) {
           inputs.add(transport.open(in.from(), me, downstream.selfRack(), id, new UpdateFetchRequest(req.updateKey(),
-              in.transfer(), in.rows(), req.sliceBytes(), req.length()).toBytes()));
+              in.transfer(), in.rows(), req.sliceBytes(), req.length(), in.key()).toBytes()));
         }
         for (BlockRef b : new BlockRef[] {req.oldData(), req.newData(), req.oldParity()}) {
           readers.add(b == null ? null : store.open(b));
@@ -277,7 +279,9 @@ public final class UpdateRoleService implements RequestHandler {
       CodingMatrix parity = null;
       if (req.parityDelta() != null) {
         int[] row = java.util.Arrays.copyOf(req.parityDelta(), held.length);
-        row[held.length - 1] = 1; // new parity = old parity + its delta (RackCU Eq. 2)
+        if (req.oldParity() != null) {
+          row[held.length - 1] = 1; // new parity = old parity + its delta (RackCU Eq. 2); a zero old parity adds nothing
+        }
         parity = new CodingMatrix(Matrix.of(Gf256.INSTANCE, new int[][] {row}));
       }
       ByteBuffer rows = ByteBuffer.allocateDirect(Math.max(1, maxRows()) * req.sliceBytes());
@@ -291,7 +295,7 @@ public final class UpdateRoleService implements RequestHandler {
           boxes.get(o).put(out, stall, req + " transfer " + req.outputs().get(o).transfer());
         }
         if (parity != null) {
-          multiply(parity, heldRows(true), rows, n, buf);
+          multiply(parity, heldRows(req.oldParity() != null), rows, n, buf);
           crc.update(buf, 0, n);
           sink.write((long) s * req.sliceBytes(), buf, 0, n);
         }
@@ -300,7 +304,7 @@ public final class UpdateRoleService implements RequestHandler {
       return crc.getValue();
     }
 
-    /** Slice s of every held row: the own delta, each input's rows, the old parity last. */
+    /** Slice s of every held row: the own delta, each input's rows, the old parity last (none when it was zeros). */
     private void gather(int s, int n) throws IOException, InterruptedException {
       int j = 0;
       long at = (long) s * req.sliceBytes();
@@ -313,9 +317,13 @@ public final class UpdateRoleService implements RequestHandler {
           }
         }
         held[j++].clear().put(buf, 0, n).flip();
+      } else if (req.oldDataZero()) { // a filled slot was zeros: its delta is its new block (seed Eq. 3, old unit zero)
+        read(1, req.newData(), at, n, buf);
+        held[j++].clear().put(buf, 0, n).flip();
       }
       for (int i = 0; i < inputs.size(); i++) {
         int r = req.inputs().get(i).rows();
+        awaitInput(inputs.get(i), s);
         Frame f = inputs.get(i).next(s, r * n);
         try {
           for (int row = 0; row < r; row++) {
@@ -363,6 +371,23 @@ public final class UpdateRoleService implements RequestHandler {
 
     private int maxRows() {
       return req.outputs().stream().mapToInt(UpdateRoleRequest.Output::rowCount).max().orElse(1);
+    }
+
+    /**
+     * Waits for an input's next slice, keeping the updater's stream alive meanwhile: upstream hops (a slow disk, a
+     * relay that waits on its own inputs, a write pipeline slow to open here first) add up before the first slice
+     * arrives, and a role silent for the updater's stall timeout would look dead. A producer silent for this node's
+     * stall timeout still fails as a stall.
+     */
+    private void awaitInput(PeerStream in, int s) throws IOException, InterruptedException {
+      long start = System.nanoTime();
+      beat();
+      while (!in.await(Math.max(1, stall / 4))) {
+        if (System.nanoTime() - start >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(stall)) {
+          throw new PeerFailure(in.peer().node(), in.peer() + " stalled: no slice " + s + " within " + stall + " ms");
+        }
+        beat();
+      }
     }
 
     /** Whether a consumer took every slice within the stall timeout; keeps the updater's stream alive meanwhile. */

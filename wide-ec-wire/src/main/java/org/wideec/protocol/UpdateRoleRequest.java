@@ -24,17 +24,38 @@ import org.wideec.topology.Endpoint;
  * updater holds for it, proof that the asker may read the stripe whose rows the relay combines (null for any other
  * role). Every node a role dials must be one of the cluster's DataNodes.
  *
+ * <p>A unit a fill brings in was a virtual slot: its old content is zeros held in no block. Its request says so
+ * ({@code oldDataZero}: the delta is the new block alone; {@code oldParityZero}: a parity that comes on is its delta
+ * alone), never by leaving a block out, so a role never takes a missing block for zeros.
+ *
+ * <p>Each transfer is bound to its consumer: the producing role serves its rows only to the node the updater named
+ * for the receiving place, proving the transfer's key (random, given only to that producer and that consumer), so
+ * another role of the update, or any other DataNode, cannot take them ({@link UpdateFetchRequest}).
+ *
  * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
- * zero flag byte). The reply is empty frames while the role runs (so the updater's stall timeout never fires on a long
- * update), one result frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
- * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind.
+ * zero flag byte). Version {@link #VERSION_2} (every request the updater sends now): a flags byte after the version
+ * byte (bit 0 the old data is zeros, bit 1 the old parity is), then the same fields with each input's key after its
+ * node, and each output's consumer and key after its transfer number; a zero old unit is then absent. A DataNode that
+ * knows only version 1 refuses it by its version, so an older node never reads a zero unit as a missing block nor
+ * serves a bound transfer to anyone. A version-1 request (an older updater) still runs, its transfers unbound. The
+ * reply is empty frames while the role runs (so the updater's stall timeout never fires on a long update), one result
+ * frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
+ * END; a failure is an ERROR naming the node to blame. A DataNode older than this request refuses its kind; one older
+ * than carried parities refuses a role that holds no row.
  */
 public record UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
     BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
     BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum,
-    BlockRef relayToken) {
+    BlockRef relayToken, boolean oldDataZero, boolean oldParityZero) {
   public static final int KIND = MessageKind.UPDATE_ROLE.code();
   public static final int VERSION = 1;
+  /**
+   * The version that says which old units are zeros (a fill's virtual slots and the parities it brings on) and binds
+   * each transfer to its consumer.
+   */
+  public static final int VERSION_2 = 2;
+  private static final int OLD_DATA_ZERO = 1;
+  private static final int OLD_PARITY_ZERO = 2;
   /**
    * Most transfers one role takes or sends, and most rows it holds or sends in all: a role's inputs bring at most one
    * row per changed unit and its outputs at most one per parity (RackCU §III-A), so a stripe's units bound both.
@@ -46,13 +67,54 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   /** Largest bytes per checksum accepted: HDFS's own chunks are 512 bytes; a writer buffers one chunk. */
   public static final int MAX_BYTES_PER_CHECKSUM = 64 * 1024;
 
-  /** Rows fetched from {@code from} on one transfer of the plan. */
-  public record Input(int transfer, int rows, Endpoint from) {}
+  /**
+   * Rows fetched from {@code from} on one transfer of the plan, proving {@code key} (the transfer's key, which only its
+   * producer and this consumer are given; 0: an unbound transfer of a version-1 request).
+   */
+  public record Input(int transfer, int rows, Endpoint from, long key) {
+    /** An unbound input, as version 1 describes it. */
+    public Input(int transfer, int rows, Endpoint from) {
+      this(transfer, rows, from, 0);
+    }
 
-  /** Rows sent on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j. */
-  public record Output(int transfer, int[][] rows) {
+    public boolean bound() {
+      return key != 0;
+    }
+
+    /** Without the key: it is the fetch's authority, never logged. */
+    @Override
+    public String toString() {
+      return "input transfer " + transfer + " of " + rows + " rows from " + from;
+    }
+  }
+
+  /**
+   * Rows sent on one transfer: row i is the sum over j of {@code rows[i][j]} times held row j; served only to
+   * {@code consumer} (the node, as the updater names it, that plays the receiving place) proving {@code key}, or to any
+   * DataNode naming the update's key when unbound (a version-1 request: null consumer, key 0).
+   */
+  public record Output(int transfer, int[][] rows, String consumer, long key) {
     public Output {
       rows = Arrays.stream(rows).map(int[]::clone).toArray(int[][]::new);
+      if ((consumer == null) != (key == 0)) {
+        throw new IllegalArgumentException("output transfer " + transfer + ": a consumer needs its key, a key its"
+            + " consumer");
+      }
+    }
+
+    /** An unbound output, as version 1 describes it. */
+    public Output(int transfer, int[][] rows) {
+      this(transfer, rows, null, 0);
+    }
+
+    public boolean bound() {
+      return consumer != null;
+    }
+
+    /** Without the key: it is the fetch's authority, never logged. */
+    @Override
+    public String toString() {
+      return "output transfer " + transfer + " of " + rows.length + " rows to " + consumer;
     }
 
     @Override
@@ -85,29 +147,39 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       throw new IllegalArgumentException(what + "checksum type " + checksumType + " with " + bytesPerChecksum
           + " bytes per checksum; HDFS writes CRC32 (1) or CRC32C (2) over 1.." + MAX_BYTES_PER_CHECKSUM + " bytes");
     }
-    if (newData != null && oldData == null) {
+    if (oldDataZero && (oldData != null || newData == null)) {
+      throw new IllegalArgumentException(what + "a unit whose old content is zeros takes its new block and no old one");
+    }
+    if (newData != null && oldData == null && !oldDataZero) {
       throw new IllegalArgumentException(what + "a replacement block without the block it replaces");
     }
-    if ((parityDelta == null) != (oldParity == null) || (parityDelta == null) != (newParity == null)) {
+    if (oldParityZero && (oldParity != null || parityDelta == null)) {
+      throw new IllegalArgumentException(what + "a parity whose old content is zeros takes its delta and no old block");
+    }
+    if ((parityDelta == null) != (oldParity == null && !oldParityZero) || (parityDelta == null) != (newParity == null)) {
       throw new IllegalArgumentException(what + "a parity needs its delta, its old block and its new block");
     }
-    int held = (oldData == null ? 0 : 1);
+    int held = (oldData == null && !oldDataZero ? 0 : 1);
+    long bound = inputs.stream().filter(Input::bound).count() + outputs.stream().filter(Output::bound).count();
+    if (bound != 0 && bound != inputs.size() + outputs.size()) {
+      throw new IllegalArgumentException(what + "some transfers bound to their consumers and some not");
+    }
     for (Input in : inputs) {
       if (in.rows() < 1 || in.rows() > StepRequest.MAX_ROWS) {
         throw new IllegalArgumentException(what + "input transfer " + in.transfer() + " of " + in.rows() + " rows");
       }
       held += in.rows();
     }
-    if (held == 0 || held > MAX_TRANSFERS) {
+    if ((held == 0 && !carriesParity(parityDelta, oldParity)) || held > MAX_TRANSFERS) {
       throw new IllegalArgumentException(what + "it holds " + held + " rows; 1.." + MAX_TRANSFERS
-          + " (units in a stripe)");
+          + " (units in a stripe), or none for a parity carried over to a new length");
     }
     int sent = outputs.stream().mapToInt(Output::rowCount).sum();
     if (sent > MAX_TRANSFERS) {
       throw new IllegalArgumentException(what + "its outputs send " + sent + " rows; at most " + MAX_TRANSFERS
           + " (units in a stripe)");
     }
-    if ((relayToken != null) != (oldData == null && oldParity == null)) {
+    if ((relayToken != null) != readsNoBlock(oldData, newData, oldParity)) {
       throw new IllegalArgumentException(what + (relayToken == null ? "a relay without a block token of its stripe"
           : "a block token for a relay, but the role reads blocks of its own"));
     }
@@ -132,6 +204,28 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         throw new IllegalArgumentException(what + "a block token of " + b.token().length + " bytes for " + b);
       }
     }
+  }
+
+  /**
+   * A parity the changed units do not touch, rewritten only because the stripe's unit length changes: its new block is
+   * its old one zero-padded or cut to the new length (past the longest remaining data unit every unit is zero).
+   */
+  private static boolean carriesParity(int[] parityDelta, BlockRef oldParity) {
+    return parityDelta != null && parityDelta.length == 0 && oldParity != null;
+  }
+
+  /** A relay, or a parity coming on fed by others only: it proves its asker may read the stripe by a relay token. */
+  private static boolean readsNoBlock(BlockRef oldData, BlockRef newData, BlockRef oldParity) {
+    return oldData == null && newData == null && oldParity == null;
+  }
+
+  /** A role as version 1 describes it: every old unit it reads is a block. */
+  public UpdateRoleRequest(long updateKey, String update, String place, int sliceBytes, long length,
+      BlockRef oldData, BlockRef newData, List<Input> inputs, List<Output> outputs, int[] parityDelta,
+      BlockRef oldParity, EncodeTreeRequest.ParityOutput newParity, int checksumType, int bytesPerChecksum,
+      BlockRef relayToken) {
+    this(updateKey, update, place, sliceBytes, length, oldData, newData, inputs, outputs, parityDelta, oldParity,
+        newParity, checksumType, bytesPerChecksum, relayToken, false, false);
   }
 
   private static void checkRow(String what, int[] row, int held) {
@@ -163,7 +257,12 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
 
   /** Rows the role holds per slice: its own delta, then every input's rows. */
   public int heldRows() {
-    return (oldData == null ? 0 : 1) + inputs.stream().mapToInt(Input::rows).sum();
+    return (ownDelta() ? 1 : 0) + inputs.stream().mapToInt(Input::rows).sum();
+  }
+
+  /** Whether the role computes a changed unit's delta from local reads (old XOR new, or the new block alone). */
+  public boolean ownDelta() {
+    return oldData != null || oldDataZero;
   }
 
   public int slices() {
@@ -181,8 +280,13 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
 
   public byte[] toBytes() {
     return WireCodec.encode(out -> {
+      int zeros = (oldDataZero ? OLD_DATA_ZERO : 0) | (oldParityZero ? OLD_PARITY_ZERO : 0);
+      boolean v2 = zeros != 0 || bound();
       out.writeByte(KIND);
-      out.writeByte(VERSION);
+      out.writeByte(v2 ? VERSION_2 : VERSION); // version 1's bytes stay exactly as they were
+      if (v2) {
+        out.writeByte(zeros);
+      }
       out.writeLong(updateKey);
       out.writeUTF(update);
       out.writeUTF(place);
@@ -195,10 +299,17 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         out.writeInt(in.transfer());
         out.writeShort(in.rows());
         WireCodec.writeEndpoint(out, in.from());
+        if (v2) {
+          out.writeLong(in.key());
+        }
       }
       out.writeShort(outputs.size());
       for (Output o : outputs) {
         out.writeInt(o.transfer());
+        if (v2) {
+          out.writeUTF(o.bound() ? o.consumer() : "");
+          out.writeLong(o.key());
+        }
         out.writeShort(o.rows.length);
         for (int[] row : o.rows) {
           writeRow(out, row);
@@ -207,16 +318,23 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       out.writeBoolean(parityDelta != null);
       if (parityDelta != null) {
         writeRow(out, parityDelta);
-        WireCodec.writeBlock(out, oldParity);
+        if (oldParity != null) {
+          WireCodec.writeBlock(out, oldParity);
+        }
         WireCodec.writeBlock(out, newParity.block());
         EncodeTreeRequest.writeTargetNode(out, newParity.target());
       }
       out.writeInt(checksumType);
       out.writeInt(bytesPerChecksum);
-      if (relayToken != null) { // only a relay, which reads no block and writes none, has one
+      if (relayToken != null) { // only a role that reads no block has one
         WireCodec.writeBlock(out, relayToken);
       }
     });
+  }
+
+  /** Whether every transfer is bound to its consumer (the updater binds all or none). */
+  public boolean bound() {
+    return inputs.stream().anyMatch(Input::bound) || outputs.stream().anyMatch(Output::bound);
   }
 
   private static void writeOptional(DataOutputStream out, BlockRef b) throws IOException {
@@ -235,7 +353,14 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static UpdateRoleRequest parse(byte[] bytes) throws IOException {
     return WireCodec.decode(bytes, "update role", in -> {
-      WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, "an update role");
+      int version = WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, VERSION_2, "an update role");
+      int zeros = version == VERSION ? 0 : in.readUnsignedByte();
+      if ((zeros & ~(OLD_DATA_ZERO | OLD_PARITY_ZERO)) != 0) {
+        throw new IOException("update role of version " + version + " with zero-unit flags " + zeros + "; known: "
+            + OLD_DATA_ZERO + " (old data) and " + OLD_PARITY_ZERO + " (old parity)");
+      }
+      boolean oldDataZero = (zeros & OLD_DATA_ZERO) != 0;
+      boolean oldParityZero = (zeros & OLD_PARITY_ZERO) != 0;
       long key = in.readLong();
       String update = in.readUTF();
       String place = in.readUTF();
@@ -244,10 +369,11 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       long length = in.readLong();
       BlockRef oldData = readOptional(in, subject);
       BlockRef newData = readOptional(in, subject);
-      int held = oldData == null ? 0 : 1;
+      int held = oldData == null && !oldDataZero ? 0 : 1;
       List<Input> inputs = new ArrayList<>();
       for (int i = count(in, subject); i > 0; i--) {
-        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in));
+        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in),
+            version == VERSION ? 0 : in.readLong());
         inputs.add(input);
         held += input.rows();
       }
@@ -258,6 +384,8 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
       int sent = 0;
       for (int i = count(in, subject); i > 0; i--) {
         int transfer = in.readInt();
+        String consumer = version == VERSION ? "" : in.readUTF();
+        long outKey = version == VERSION ? 0 : in.readLong();
         int rows = in.readUnsignedShort();
         sent += rows;
         if (rows > StepRequest.MAX_ROWS || sent > MAX_TRANSFERS) {
@@ -268,22 +396,22 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
         for (int j = 0; j < rows; j++) {
           r[j] = readRow(in, held);
         }
-        outputs.add(new Output(transfer, r));
+        outputs.add(new Output(transfer, r, consumer.isEmpty() ? null : consumer, outKey));
       }
       int[] parityDelta = null;
       BlockRef oldParity = null;
       EncodeTreeRequest.ParityOutput newParity = null;
       if (in.readBoolean()) {
         parityDelta = readRow(in, held);
-        oldParity = WireCodec.readBlock(in, subject);
+        oldParity = oldParityZero ? null : WireCodec.readBlock(in, subject);
         BlockRef nb = WireCodec.readBlock(in, subject);
         newParity = new EncodeTreeRequest.ParityOutput(-1, nb, EncodeTreeRequest.readTargetNode(in));
       }
       int checksumType = in.readInt();
       int bytesPerChecksum = in.readInt();
-      BlockRef relayToken = oldData == null && oldParity == null ? WireCodec.readBlock(in, subject) : null;
+      BlockRef relayToken = readsNoBlock(oldData, newData, oldParity) ? WireCodec.readBlock(in, subject) : null;
       UpdateRoleRequest r = new UpdateRoleRequest(key, update, place, slice, length, oldData, newData, inputs, outputs,
-          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken);
+          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken, oldDataZero, oldParityZero);
       WireCodec.requireEnd(in, subject);
       return r;
     });

@@ -78,6 +78,21 @@ public final class WireCodec {
     }
   }
 
+  /**
+   * As {@link #requireKind(DataInputStream, MessageKind, int, String)} for a message with versions {@code oldest} to
+   * {@code newest}; returns the one read.
+   */
+  public static int requireKind(DataInputStream in, MessageKind kind, int oldest, int newest, String message)
+      throws IOException {
+    int k = in.readUnsignedByte();
+    int v = in.readUnsignedByte();
+    if (k != kind.code() || v < oldest || v > newest) {
+      throw new IOException("not " + message + " of versions " + oldest + " to " + newest + " (kind " + k
+          + ", version " + v + ")");
+    }
+    return v;
+  }
+
   public static void writeBlock(DataOutputStream out, BlockRef b) throws IOException {
     out.writeUTF(b.pool());
     out.writeLong(b.blockId());

@@ -43,6 +43,8 @@ public final class PeerStream implements AutoCloseable {
   private volatile boolean closing;
   private volatile boolean lost; // a failure is queued; later ones add nothing
   private boolean ended; // the consumer took END (consumer thread)
+  /** What {@link #await} took off the queue, handed out by the next poll (each taken once, whichever thread). */
+  private final java.util.concurrent.atomic.AtomicReference<Object> pending = new java.util.concurrent.atomic.AtomicReference<>();
 
   PeerStream(Endpoint peer, long repairId, byte[] request, int window, long stallMs, Reconnect reconnect) {
     this.peer = peer;
@@ -172,10 +174,30 @@ public final class PeerStream implements AutoCloseable {
     return f;
   }
 
+  /**
+   * Whether the next slice, END or failure arrived within {@code ms}, taking nothing: a consumer that must show life
+   * to its own asker while a slow producer starts waits in such steps, then takes it with {@link #next}.
+   */
+  public boolean await(long ms) throws InterruptedException {
+    if (pending.get() != null) {
+      return true;
+    }
+    Object o = queue.poll(ms, TimeUnit.MILLISECONDS);
+    if (o == null) {
+      return false;
+    }
+    pending.set(o);
+    if (closing) {
+      drain(); // close() drained before this arrived
+    }
+    return true;
+  }
+
   /** A slice or END; a failure is thrown (and stays); a dead kept connection is replaced once. */
   private Object poll(int expected) throws PeerFailure, InterruptedException {
     while (true) {
-      Object o = queue.poll(stallMs, TimeUnit.MILLISECONDS);
+      Object held = pending.getAndSet(null);
+      Object o = held != null ? held : queue.poll(stallMs, TimeUnit.MILLISECONDS);
       if (o == null) {
         TransportFaultInjector.get().onStall(peer.node(), repairId, expected);
         throw new PeerFailure(peer.node(), expected < 0
@@ -226,7 +248,7 @@ public final class PeerStream implements AutoCloseable {
       return;
     }
     closing = true;
-    boolean clean = ended && queue.isEmpty();
+    boolean clean = ended && queue.isEmpty() && pending.get() == null;
     drain();
     PeerConnection c = connection;
     if (c == null) {
@@ -241,6 +263,9 @@ public final class PeerStream implements AutoCloseable {
 
   /** Releases every slice still queued (each is polled, so released, once whichever thread drains). */
   private void drain() {
+    if (pending.getAndSet(null) instanceof Frame f) {
+      f.release();
+    }
     for (Object o; (o = queue.poll()) != null; ) {
       if (o instanceof Frame f) {
         f.release();

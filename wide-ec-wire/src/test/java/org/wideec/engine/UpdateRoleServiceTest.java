@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,6 +33,7 @@ import org.wideec.topology.Endpoint;
 import org.wideec.topology.Site;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
+import org.wideec.transport.TransportFaultInjector;
 import org.wideec.transport.TransportConf;
 import org.wideec.update.Place;
 import org.wideec.update.RackSeparatedPlacement;
@@ -62,9 +64,12 @@ class UpdateRoleServiceTest {
   /** What the nodes started next get: the DataNodes they may dial, their update memory. */
   private UpdateRoleService.Peers peers = named -> {};
   private long memory = UpdateRoleService.MEMORY_DEFAULT;
+  /** How long a parity's new block takes to open for writing on the nodes started next. */
+  private long parityOpenDelayMs;
 
   @AfterEach
   void tearDown() {
+    TransportFaultInjector.set(null);
     transports.values().forEach(SliceTransport::close);
     if (updater != null) {
       updater.close();
@@ -89,6 +94,40 @@ class UpdateRoleServiceTest {
       runAndCheck(UpdatePattern.of(placement, 0, 3, 7, 11), scheme, 3 * SLICE + 17, 22L);
       tearDownNodes();
     }
+  }
+
+  @Test
+  void aFillComputesEachSlotsDeltaFromItsNewBlockAloneAndAParityComingOnFromItsDeltaAlone() throws Exception {
+    PlacementPlan placement = new CombinedLocalityPlanner().plan(Codes.pinnedFromSpec("azure-lrc:k=12,l=2,g=2"));
+    // Units 3 and 7 and parity 14 were virtual: their old content is zeros held in no block, which no node holds
+    // (a role that read one would fail); unit 0 is an ordinary replacement beside them.
+    for (String scheme : new String[] {"rackcu", "baseline", "cau"}) {
+      runAndCheck(UpdatePattern.of(placement, 0, 3, 7), scheme, 2 * SLICE + 5, 27L, Set.of(3, 7, 14));
+      tearDownNodes();
+    }
+  }
+
+  @Test
+  void aRoleWaitingOnASlowFirstHopKeepsTheUpdaterWaitingUntilItsRowsArrive() throws Exception {
+    // Each parity's write pipeline opens slowly, then the first slice of every transfer between roles is held back:
+    // a parity role hears nothing for two thirds of the stall timeout, twice over, while each of its own waits is
+    // shorter than the timeout. Without keep-alives the updater gives it up as stalled.
+    long hold = 2 * conf().stallTimeoutMs() / 3;
+    parityOpenDelayMs = hold;
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String to, long repairId, int slice, io.netty.buffer.ByteBuf payload) {
+        if (slice == 0 && payload.readableBytes() >= SLICE / 2 && !to.equals("updater")) {
+          try {
+            Thread.sleep(hold);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    });
+    PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
+    runAndCheck(UpdatePattern.of(placement, 0, 1, 2, 5, 9), "rackcu", 2 * SLICE, 29L);
   }
 
   @Test
@@ -163,6 +202,65 @@ class UpdateRoleServiceTest {
         + " rows", e.getMessage());
   }
 
+  @Test
+  void aFetchFromAnotherDataNodeWithAGuessedKeyIsRefusedAndTheRowsGoToTheirConsumer() throws Exception {
+    int length = 2 * SLICE + 3;
+    Random rnd = new Random(28);
+    byte[] old = new byte[length];
+    byte[] next = new byte[length];
+    rnd.nextBytes(old);
+    rnd.nextBytes(next);
+    Endpoint node = start("n0", "/r0", new ConcurrentHashMap<>(Map.of(0L, old, REPLACEMENT, next)));
+    long updateKey = 0x5eC7e7L;
+    long transferKey = 0x7a11e7L;
+    UpdateRoleRequest role = new UpdateRoleRequest(updateKey, "stripe 1", "d0@/r0", SLICE, length,
+        new BlockRef(POOL, 0, 1, length, null), new BlockRef(POOL, REPLACEMENT, 1, length, null), java.util.List.of(),
+        java.util.List.of(new UpdateRoleRequest.Output(0, new int[][] {{1}}, "n9", transferKey)), null, null, null, 2,
+        512, null);
+    org.wideec.transport.PeerStream ordered = dial(node, role.toBytes());
+    try {
+      // Another DataNode (it proved the cluster secret) that knows the update's key guesses the transfer's.
+      start("n5", "/r1", new ConcurrentHashMap<>());
+      SliceTransport other = transports.get("n5");
+      byte[] guessed = new org.wideec.protocol.UpdateFetchRequest(updateKey, 0, 1, SLICE, length, 0x1234L).toBytes();
+      try (org.wideec.transport.PeerStream intruder = other.open(node, "n5", "/r1", 1L, guessed)) {
+        org.wideec.transport.PeerFailure f = assertThrows(org.wideec.transport.PeerFailure.class,
+            () -> intruder.next(0));
+        assertTrue(f.getMessage().contains("transfer 0 of an update at n0 refused to n5: the fetch does not prove the"
+            + " key its consumer was given"), f.getMessage());
+      }
+      // Its consumer takes the rows: the delta, old XOR new.
+      start("n9", "/r2", new ConcurrentHashMap<>());
+      SliceTransport consumer = transports.get("n9");
+      byte[] fetch = new org.wideec.protocol.UpdateFetchRequest(updateKey, 0, 1, SLICE, length, transferKey)
+          .toBytes();
+      byte[] got = new byte[length];
+      try (org.wideec.transport.PeerStream rows = consumer.open(node, "n9", "/r2", 2L, fetch)) {
+        for (int sl = 0; sl < 3; sl++) {
+          int n = Math.min(SLICE, length - sl * SLICE);
+          org.wideec.transport.Frame f = rows.next(sl, n);
+          f.payload().getBytes(f.payload().readerIndex(), got, sl * SLICE, n);
+          f.release();
+          rows.credit();
+        }
+        rows.awaitEnd();
+      }
+      for (int b = 0; b < length; b++) {
+        assertEquals((byte) (old[b] ^ next[b]), got[b], "byte " + b);
+      }
+      for (int i = 0; ; i++) { // the role's progress and result, then END: it finished
+        org.wideec.transport.Frame f = ordered.nextOrEnd(i);
+        if (f == null) {
+          break;
+        }
+        f.release();
+        ordered.credit();
+      }
+    } finally {
+      ordered.close();
+    }
+  }
+
   private void runRackCu(long seed) throws Exception {
     PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
     UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);
@@ -173,9 +271,15 @@ class UpdateRoleServiceTest {
 
   /** Runs one scheme's plan on the nodes; checks parities and exact cross-rack bytes; returns them. */
   private long runAndCheck(UpdatePattern p, String scheme, int length, long seed) throws Exception {
+    return runAndCheck(p, scheme, length, seed, Set.of());
+  }
+
+  /** As {@link #runAndCheck(UpdatePattern, String, int, long)}, the {@code zeros} units' old content zeros. */
+  private long runAndCheck(UpdatePattern p, String scheme, int length, long seed, Set<Integer> zeros)
+      throws Exception {
     UpdatePlan plan = UpdateScheme.byName(scheme).plan(p);
     UpdateRoles roles = UpdateRoles.of(plan);
-    Setup s = setup(p, length, seed);
+    Setup s = setup(p, length, seed, zeros);
     Map<Place, UpdateRoleRequest> reqs = UpdateCoordinator.requests(roles, new Random(seed).nextLong(),
         "stripe 1", SLICE, length, s.nodes, s.blocks);
     Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(reqs, s.nodes, this::dial);
@@ -205,12 +309,19 @@ class UpdateRoleServiceTest {
    * replacement (block id 1000 + unit); a rack's relay is the node of its first unit.
    */
   private Setup setup(UpdatePattern p, int length, long seed) throws IOException {
+    return setup(p, length, seed, Set.of());
+  }
+
+  /** As {@link #setup(UpdatePattern, int, long)}; each unit of {@code zeros} is zeros and stored nowhere. */
+  private Setup setup(UpdatePattern p, int length, long seed, Set<Integer> zeros) throws IOException {
     LinearCode code = p.code();
     Random rnd = new Random(seed);
     // Any old units will do: the reference executor, checked against fresh encodes in the model's tests, is the judge.
     byte[][] stripe = new byte[code.n()][length];
-    for (byte[] u : stripe) {
-      rnd.nextBytes(u);
+    for (int u = 0; u < code.n(); u++) {
+      if (!zeros.contains(u)) {
+        rnd.nextBytes(stripe[u]);
+      }
     }
     byte[][] newData = new byte[code.k()][];
     Map<Integer, BlockRef> old = new HashMap<>();
@@ -219,8 +330,10 @@ class UpdateRoleServiceTest {
     Map<Place, Endpoint> nodes = new LinkedHashMap<>();
     for (int u = 0; u < code.n(); u++) {
       Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
-      blocks.put((long) u, stripe[u]);
-      old.put(u, new BlockRef(POOL, u, 1, length, null));
+      if (!zeros.contains(u)) {
+        blocks.put((long) u, stripe[u]);
+        old.put(u, new BlockRef(POOL, u, 1, length, null));
+      }
       if (u < code.k() && p.isChanged(u)) {
         newData[u] = new byte[length];
         rnd.nextBytes(newData[u]);
@@ -237,7 +350,7 @@ class UpdateRoleServiceTest {
       nodes.put(Place.unit(u, p.rackOf(u)), e);
       nodes.putIfAbsent(Place.relay(p.rackOf(u)), e);
     }
-    return new Setup(stripe, newData, nodes, new UpdateCoordinator.Blocks(old, next, parities, 2, 512), length);
+    return new Setup(stripe, newData, nodes, new UpdateCoordinator.Blocks(old, next, parities, 2, 512, zeros), length);
   }
 
   private static long newParityBlock(int unit) {
@@ -254,7 +367,17 @@ class UpdateRoleServiceTest {
       }
     };
     SliceTransport t = new SliceTransport(conf(), node, counters, workers);
-    UpdateRoleService.ParityTargets targets = req -> sink(req.newParity().block().blockId(), req.length());
+    long openDelay = parityOpenDelayMs;
+    UpdateRoleService.ParityTargets targets = req -> {
+      if (openDelay > 0) {
+        try {
+          Thread.sleep(openDelay);
+        } catch (InterruptedException e) {
+          throw new java.io.InterruptedIOException("opening the new parity block");
+        }
+      }
+      return sink(req.newParity().block().blockId(), req.length());
+    };
     t.start(new UpdateRoleService(t, new MemoryUnitStore(node, blocks), ReplicaAccess.OPEN, targets, counters,
         peers, memory));
     transports.put(node, t);

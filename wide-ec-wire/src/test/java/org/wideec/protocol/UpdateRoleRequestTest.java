@@ -44,6 +44,46 @@ class UpdateRoleRequestTest {
   }
 
   @Test
+  void aRoleWithEveryOldUnitABlockKeepsVersionOnesBytes() {
+    byte[] b = parityRole().toBytes();
+    assertEquals(UpdateRoleRequest.KIND, b[0]);
+    assertEquals(1, b[1]);
+    assertEquals(42L, java.nio.ByteBuffer.wrap(b, 2, 8).getLong(), "the update key follows the version byte");
+  }
+
+  @Test
+  void aFillsZeroOldUnitsAreSaidExplicitlyInVersionTwoWhichAVersionOneParserRefuses() throws IOException {
+    UpdateRoleRequest slot = new UpdateRoleRequest(42L, "stripe 3", "d3@/r1", 65536, 4096, null, NEW, List.of(),
+        List.of(new UpdateRoleRequest.Output(9, new int[][] {{1}})), null, null, null, 2, 512, null, true, false);
+    UpdateRoleRequest comingOn = new UpdateRoleRequest(42L, "stripe 3", "p3@/r2", 65536, 4096, null, null,
+        List.of(new UpdateRoleRequest.Input(9, 1, FROM)), List.of(), new int[] {7}, null,
+        new EncodeTreeRequest.ParityOutput(-1, NEW_PARITY, TARGET), 2, 512, OLD, false, true);
+    for (UpdateRoleRequest r : List.of(slot, comingOn)) {
+      byte[] b = r.toBytes();
+      assertEquals(UpdateRoleRequest.VERSION_2, b[1]);
+      UpdateRoleRequest back = UpdateRoleRequest.parse(b);
+      assertEquals(r.oldDataZero(), back.oldDataZero());
+      assertEquals(r.oldParityZero(), back.oldParityZero());
+      assertEquals(1, back.heldRows());
+      assertArrayEquals(b, back.toBytes());
+      // A DataNode of version 1 only: the kind it knows, a version it does not, refused rather than misread.
+      IOException e = assertThrows(IOException.class, () -> WireCodec.decode(b, "update role",
+          in -> {
+            WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, UpdateRoleRequest.VERSION, "an update role");
+            return null;
+          }));
+      assertTrue(e.getMessage().contains("not an update role of version 1 (kind 85, version 2)"), e.getMessage());
+    }
+    assertNull(comingOn.oldParity());
+    assertEquals(List.of(OLD), comingOn.readTokens(), "fed by others only, it proves the stripe by a relay token");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "d3@/r1", 1024, 100, OLD, NEW, List.of(), List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}})), null,
+        null, null, 2, 512, null, true, false));
+    assertEquals("bad update role d3@/r1 of s: a unit whose old content is zeros takes its new block and no old one",
+        e.getMessage());
+  }
+
+  @Test
   void aRelayRoleReadsNoBlockOfItsOwnButCarriesAReadTokenOfItsStripe() throws IOException {
     UpdateRoleRequest relay = relay(OLD);
     UpdateRoleRequest back = UpdateRoleRequest.parse(relay.toBytes());
@@ -75,6 +115,49 @@ class UpdateRoleRequestTest {
     UpdateFetchRequest f = new UpdateFetchRequest(42L, 7, 2, 65536, 1 << 20);
     assertEquals(f, MessageKind.decode(f.toBytes(), null));
     assertEquals(16, f.slices());
+    assertEquals(1, f.toBytes()[1], "an unbound fetch keeps version 1's bytes");
+    UpdateFetchRequest bound = new UpdateFetchRequest(42L, 7, 2, 65536, 1 << 20, 0x7a11e7L);
+    assertEquals(bound, MessageKind.decode(bound.toBytes(), null));
+    assertEquals(UpdateFetchRequest.VERSION_BOUND, bound.toBytes()[1]);
+    assertEquals("fetch of transfer 7 (2 rows, 16 slices)", bound.toString(), "no key in what is logged");
+  }
+
+  @Test
+  void everyTransferBoundToItsConsumerRoundTripsInVersionTwoAndNoKeyIsPrinted() throws IOException {
+    UpdateRoleRequest r = new UpdateRoleRequest(42L, "stripe 3", "relay@/r1", 1024, 100, null, null,
+        List.of(new UpdateRoleRequest.Input(0, 1, FROM, 0x1111L)),
+        List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}}, "10.0.0.7:9866", 0x2222L)), null, null, null, 2,
+        512, OLD);
+    byte[] b = r.toBytes();
+    assertEquals(UpdateRoleRequest.VERSION_2, b[1]);
+    UpdateRoleRequest back = UpdateRoleRequest.parse(b);
+    assertEquals(r.inputs(), back.inputs());
+    assertEquals("10.0.0.7:9866", back.outputs().get(0).consumer());
+    assertEquals(0x2222L, back.outputs().get(0).key());
+    assertArrayEquals(b, back.toBytes());
+    String shown = back.inputs() + " " + back.outputs() + " " + back;
+    assertTrue(!shown.contains("1111") && !shown.contains("2222") && !shown.contains("4369")
+        && !shown.contains("8738"), shown);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "relay@/r1", 1024, 100, null, null, List.of(new UpdateRoleRequest.Input(0, 1, FROM)),
+        List.of(new UpdateRoleRequest.Output(1, new int[][] {{1}}, "10.0.0.7:9866", 0x2222L)), null, null, null, 2,
+        512, OLD));
+    assertEquals("bad update role relay@/r1 of s: some transfers bound to their consumers and some not",
+        e.getMessage());
+  }
+
+  @Test
+  void aParityTheChangesDoNotTouchIsCarriedOverHoldingNoRowAndRoundTrips() throws IOException {
+    UpdateRoleRequest carried = new UpdateRoleRequest(42L, "stripe 3", "p2@/r4", 65536, 4096, null, null, List.of(),
+        List.of(), new int[0], OLD, new EncodeTreeRequest.ParityOutput(-1, NEW_PARITY, TARGET), 2, 512, null);
+    UpdateRoleRequest back = UpdateRoleRequest.parse(carried.toBytes());
+    assertEquals(0, back.heldRows());
+    assertEquals(0, back.parityDelta().length);
+    assertEquals(List.of(OLD), back.readTokens());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new UpdateRoleRequest(1L, "s",
+        "d0@/r1", 1024, 100, null, null, List.of(), List.of(), null, null, null, 2, 512, OLD));
+    assertTrue(e.getMessage().endsWith("it holds 0 rows; 1..255 (units in a stripe), or none for a parity carried"
+        + " over to a new length"), e.getMessage());
   }
 
   @Test

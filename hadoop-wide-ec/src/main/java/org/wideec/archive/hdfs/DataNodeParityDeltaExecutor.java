@@ -39,10 +39,14 @@ import org.wideec.update.UpdateScheme;
  * ({@link UpdateCoordinator}) with the READ and WRITE tokens the NameNode gave it, completes the parity files and
  * checks what each parity's node reads back against the CRC32C its role computed.
  *
+ * <p>A fill runs here too: a virtual slot's old content is zeros held in no block, so its role is told so and takes
+ * its delta from the new block alone, and a parity the fill brings on is its delta alone, written into its new block.
+ *
  * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
- * member deleted behind wide-ec's back (its old bytes must be decoded), a unit length that changes, parities the plan
- * does not reach, a plan whose relays wait on each other (CAU on racks holding data and parity), a replacement
- * not beside the block it replaces, or a fill's virtual slots (zeros in no block). A failure of a role fails the update with an IOException naming the node; the
+ * member deleted behind wide-ec's back (its old bytes must be decoded), parities the plan does not reach, a plan
+ * whose relays wait on each other (CAU on racks holding data and parity), or a replacement not beside the block it
+ * replaces. A unit length that changes runs here: every unit is zero past its end, so the roles read zero-padded
+ * blocks at the new length, and a parity the changed units do not touch is carried over to it on its own node. A failure of a role fails the update with an IOException naming the node; the
  * lifecycle rolls back before the commit.
  */
 final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
@@ -134,8 +138,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       }
     }
     // The pattern drops the parities that vanish (a local group whose data all left), so the plan renews exactly
-    // the parities the update rewrites; a disagreement would leave a parity stale or write one that is freed.
-    if (why == null && !Arrays.equals(roles.rewrittenParities(), up.rewrittenParities())) {
+    // the parities the update rewrites, and when the unit length changes the others are carried over to it; a
+    // disagreement would leave a parity stale or write one that is freed.
+    if (why == null && !carried(roles, up)) {
       why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
           + Arrays.toString(up.rewrittenParities());
     }
@@ -154,7 +159,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Place, Endpoint> nodes = null;
     if (why == null) {
       try {
-        nodes = nodes(plan.pattern(), roles, at);
+        nodes = nodes(plan.pattern(), roles, up, at);
       } catch (IOException e) {
         why = "the slice ports of the stripe's DataNodes cannot be found (is the wide-ec DataNode plugin running?): "
             + e.getMessage();
@@ -174,19 +179,22 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     if (Arrays.stream(up.changedUnits()).anyMatch(u -> gone.contains(s.member(u).inodeId()))) {
       return "a changed member was deleted behind wide-ec's back; its old bytes are decoded from the stripe";
     }
-    if (up.nextUnitLength() != s.unitLength()) {
-      return "the unit length changes from " + s.unitLength() + " to " + up.nextUnitLength() + " bytes, so every"
-          + " parity is rewritten at the new length";
-    }
     if (plan.reEncode()) {
       return "the plan re-encodes the stripe";
     }
-    // A fill's slot and a parity it turns on are virtual (known zeros, no block): the roles read an old block.
-    if (Arrays.stream(up.changedUnits()).anyMatch(u -> s.member(u).padding())
-        || Arrays.stream(up.rewrittenParities()).anyMatch(p -> s.member(p).padding())) {
-      return "it fills virtual slots (their old content is zeros, held in no block)";
-    }
     return null;
+  }
+
+  /**
+   * Whether the update rewrites the parities the plan renews and, only when the unit length changes, others (each
+   * carried over to the new length by {@link UpdateCoordinator#requests}).
+   */
+  private static boolean carried(UpdateRoles roles, StripeUpdate up) {
+    java.util.Set<Integer> rewritten = new java.util.TreeSet<>();
+    Arrays.stream(up.rewrittenParities()).forEach(rewritten::add);
+    boolean covered = Arrays.stream(roles.rewrittenParities()).allMatch(rewritten::contains);
+    return covered && (rewritten.size() == roles.rewrittenParities().length
+        || up.nextUnitLength() != up.before().unitLength());
   }
 
   private BlockMover mover() {
@@ -205,7 +213,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Integer, ParityFiles.Allocated> allocated = new LinkedHashMap<>();
     Map<Integer, EncodeTreeRequest.ParityOutput> outputs = new HashMap<>();
     for (int u : up.rewrittenParities()) {
-      ParityFiles.Allocated a = files.allocate(s, u, Math.max(at.blockSize, length), length, version);
+      ParityFiles.Allocated a = files.allocate(s, u, up.after(u).plannedNode(), Math.max(at.blockSize, length), length,
+          version);
       allocated.put(u, a);
       outputs.put(u, a.output(u));
     }
@@ -215,29 +224,44 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     at.replacement.forEach((u, lb) -> next.put(u, ref(lb)));
     ChecksumOpt checksum = dfs.getClient().getConf().getDefaultChecksumOpt();
     int slice = sliceBytes(roles, checksum.getBytesPerChecksum());
+    Set<Integer> zeros = new java.util.TreeSet<>(); // a fill's virtual slots and the parities it brings on
+    for (int u : up.changedUnits()) {
+      if (s.member(u).padding()) {
+        zeros.add(u);
+      }
+    }
+    for (int u : up.rewrittenParities()) {
+      if (s.member(u).padding()) {
+        zeros.add(u);
+      }
+    }
     Map<Place, UpdateRoleRequest> requests = UpdateCoordinator.requests(roles, keys.nextLong(), name, slice, length,
         nodes, new UpdateCoordinator.Blocks(old, next, outputs, checksum.getChecksumType().id,
-            checksum.getBytesPerChecksum()));
+            checksum.getBytesPerChecksum(), zeros));
     Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(requests, nodes,
         (node, body) -> ports.open(node, body, token, name));
     ranOnDataNodes = true;
     Map<Integer, StripeMember> out = new HashMap<>();
     for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
-      out.put(e.getKey(), complete(s, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
+      out.put(e.getKey(), complete(up, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
     }
     for (Map.Entry<Integer, LocatedBlock> e : at.replacement.entrySet()) {
       String where = name + " unit " + e.getKey() + " (replacement block " + e.getValue().getBlock().getBlockId() + ")";
       out.put(e.getKey(), up.after(e.getKey()).withCrc(ports.crcOf(e.getValue(), at.holder.get(e.getKey()), where)));
     }
-    read += (long) (up.changedUnits().length + at.replacement.size() + allocated.size()) * length;
+    read += (long) (up.changedUnits().length + at.replacement.size() + allocated.size() - zeros.size()) * length;
     written += (long) allocated.size() * length;
     LOG.info("{}: {} on the DataNodes, {} cross-rack chunks of {} bytes planned", name, plan.scheme(),
         plan.crossRackChunks(), length);
     return out;
   }
 
-  /** The node playing each place: a unit's holder; a rack's relay on a node that plays a unit's role there. */
-  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, UpdateSources at) throws IOException {
+  /**
+   * The node playing each place: a unit's holder (a parity carried over to a new length: its old block's); a rack's
+   * relay on a node that plays a unit's role there.
+   */
+  private Map<Place, Endpoint> nodes(UpdatePattern pattern, UpdateRoles roles, StripeUpdate up, UpdateSources at)
+      throws IOException {
     Map<Place, Endpoint> out = new LinkedHashMap<>();
     Map<Integer, DatanodeInfo> relayOf = new HashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
@@ -245,6 +269,12 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
         DatanodeInfo dn = at.holder.get(r.place().unit());
         relayOf.putIfAbsent(r.place().rack(), dn);
         out.put(r.place(), endpoint(dn));
+      }
+    }
+    for (int p : up.rewrittenParities()) {
+      Place place = Place.unit(p, pattern.rackOf(p));
+      if (!out.containsKey(place)) {
+        out.put(place, endpoint(at.holder.get(p)));
       }
     }
     for (UpdateRoles.Role r : roles.roles()) {
@@ -298,8 +328,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   }
 
   /** Completes one new parity file and checks its node stores what its role computed. */
-  private StripeMember complete(ArchivedStripe s, int u, ParityFiles.Allocated a, EncodeTreeRequest.Stored st,
+  private StripeMember complete(StripeUpdate up, int u, ParityFiles.Allocated a, EncodeTreeRequest.Stored st,
       long length) throws IOException {
+    ArchivedStripe s = up.before();
     String where = "stripe " + s.stripeId() + " unit " + u + " (" + a.file() + ")";
     if (st == null || st.length() != length) {
       throw new IOException(where + ": its role reported " + (st == null ? "nothing" : st.length() + " bytes")
@@ -313,7 +344,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       throw new IOException(where + ": " + node.getXferAddr() + " stores CRC32C 0x" + Long.toHexString(crc)
           + ", its role computed 0x" + Long.toHexString(st.crc32c()));
     }
-    StripeMember m = s.member(u);
+    StripeMember m = up.after(u); // a parity a fill brings on: its planned member, not the virtual one it was
     if (!node.getXferAddr().equals(m.plannedNode())) {
       LOG.warn("{}: HDFS placed the updated parity on {}, the plan says {}; left for the placement keeper", where,
           node.getXferAddr(), m.plannedNode());

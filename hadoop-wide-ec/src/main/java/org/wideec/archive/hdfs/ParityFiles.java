@@ -60,12 +60,17 @@ final class ParityFiles {
    */
   Allocated allocate(ArchivedStripe stripe, int unit, long blockSize, long unitLength, long version)
       throws IOException {
+    return allocate(stripe, unit, stripe.member(unit).plannedNode(), blockSize, unitLength, version);
+  }
+
+  /** As {@link #allocate(ArchivedStripe, int, long, long, long)}, favoring {@code planned} (empty: none). */
+  Allocated allocate(ArchivedStripe stripe, int unit, String planned, long blockSize, long unitLength, long version)
+      throws IOException {
     Path file = ArchiveLayout.parityUnit(stripe.parityFilePath(), unit, version);
     String src = file.toString();
     HdfsFileStatus st = namenode.create(src, new FsPermission((short) 0600), clientName,
         new EnumSetWritable<>(EnumSet.of(CreateFlag.CREATE)), version > 0, (short) 1, blockSize,
         CryptoProtocolVersion.supported(), null, null);
-    String planned = stripe.member(unit).plannedNode();
     LocatedBlock lb = namenode.addBlock(src, clientName, null, null, st.getFileId(),
         planned.isEmpty() ? null : new String[] {planned}, null);
     if (lb.getLocations().length != 1) {

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.slf4j.Logger;
@@ -19,7 +20,9 @@ import org.wideec.archive.StripeUpdate;
 
 /**
  * The replicas the DataNodes read for one stripe update, by unit: the node holding each (where its role runs, since
- * every role reads locally), and the data files' largest block size (the new parity files take it).
+ * every role reads locally), and the data files' largest block size (the new parity files take it). A fill's slot has
+ * no old block (its role runs where its new block is), and a parity it brings on none either (its role runs on its
+ * planned node, else on a live DataNode of its planned rack).
  */
 final class UpdateSources {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateSources.class);
@@ -53,6 +56,15 @@ final class UpdateSources {
       if (next.padding()) {
         continue;
       }
+      if (s.member(u).padding()) { // a filled slot: no old block, its delta is the new block where the plan put it
+        LocatedBlock b = ParityDeltaWriter.replacementBlock(dfs, s, u, next);
+        at.replacement.put(u, b);
+        at.holder.put(u, onPlan(b.getLocations(), next));
+        if (at.holder.get(u) == null) {
+          at.unplaced = "the block filling unit " + u + " (block " + next.blockId() + ") has no live replica";
+        }
+        continue;
+      }
       LocatedBlock b = besideOld(dfs, s, u, next, at.holder.get(u), mover);
       if (b == null) {
         at.unplaced = "the replacement of unit " + u + " (block " + next.blockId() + ") could not be brought onto "
@@ -61,6 +73,9 @@ final class UpdateSources {
       at.replacement.put(u, b);
     }
     for (int u : up.rewrittenParities()) {
+      if (s.member(u).padding()) {
+        continue; // a parity a fill brings on: no old block; its role's node is chosen below
+      }
       LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(s.member(u).inodeId()).toString(),
           0, s.unitLength());
       if (lbs.getLocatedBlocks().size() != 1 || lbs.getLocatedBlocks().get(0).getLocations().length == 0) {
@@ -75,7 +90,33 @@ final class UpdateSources {
       }
       at.holder.put(u, pick);
     }
+    DatanodeInfo[] live = null;
+    for (int u : up.rewrittenParities()) {
+      if (s.member(u).padding()) {
+        live = live != null ? live : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE);
+        DatanodeInfo dn = onPlan(live, up.after(u));
+        if (dn == null || !dn.getNetworkLocation().equals(up.after(u).plannedRack())) {
+          at.unplaced = "parity unit " + u + " comes on in rack " + up.after(u).plannedRack() + ", where no DataNode"
+              + " is live to compute it";
+        }
+        at.holder.put(u, dn);
+      }
+    }
     return at;
+  }
+
+  /** The replica on the member's planned node, else one in its planned rack, else the first; null when none. */
+  private static DatanodeInfo onPlan(DatanodeInfo[] locations, StripeMember m) {
+    DatanodeInfo pick = null;
+    for (DatanodeInfo dn : locations) {
+      if (dn.getXferAddr().equals(m.plannedNode())) {
+        return dn;
+      }
+      if (pick == null && dn.getNetworkLocation().equals(m.plannedRack())) {
+        pick = dn;
+      }
+    }
+    return pick != null || locations.length == 0 ? pick : locations[0];
   }
 
   /**
