@@ -15,7 +15,8 @@ import org.wideec.scrub.hdfs.ScrubStatus;
 /**
  * The scrub half of {@code wide-ec fsck PATH}: the continuous scrubber's last verdicts that were bad for stripes and
  * block groups under PATH, read from its status file ({@link ScrubStatus}); rendered as JSON fields or as lines. The
- * file is the superuser's: anyone else is told it could not be read, and nothing else changes.
+ * file is the superuser's: anyone else is told it could not be read, and nothing else changes. Before the scrubber's
+ * first pass the text says nothing.
  */
 final class ScrubFindings {
   private final ScrubStatus status;
@@ -36,6 +37,9 @@ final class ScrubFindings {
     } catch (AccessControlException e) {
       return new ScrubFindings(null, List.of(), ScrubStatus.path(layout) + " is the superuser's: run fsck as the HDFS"
           + " superuser to see the scrubber's verdicts");
+    } catch (IOException e) {
+      // The rest of fsck stands on its own: a status it cannot read is said, not fatal.
+      return new ScrubFindings(null, List.of(), "cannot read " + ScrubStatus.path(layout) + ": " + e.getMessage());
     }
     String prefix = dfs.makeQualified(root).toUri().getPath();
     String dir = prefix.endsWith("/") ? prefix : prefix + "/";
@@ -67,8 +71,7 @@ final class ScrubFindings {
       return;
     }
     if (status.pass() == 0) {
-      out.println("scrub: no pass has run (wide-ec.scrub.enabled)");
-      return;
+      return; // the scrubber never ran (wide-ec.scrub.enabled): nothing to say
     }
     out.printf("scrub: pass %d%s; %d stripes or block groups here not what their code computes at their last check%n",
         status.pass(), status.lastPassEnded() < 0 ? " running" : ", last ended " + Instant.ofEpochMilli(

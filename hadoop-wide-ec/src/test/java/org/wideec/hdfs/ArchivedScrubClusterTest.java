@@ -14,7 +14,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
@@ -35,6 +34,13 @@ import org.wideec.minicluster.SilentCorruption;
 class ArchivedScrubClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
+    return scrubBed();
+  }
+
+  /**
+   * The scrub tests' bed: the trimmer, the archive repair monitor and the DataNodes' workers, block tokens on.
+   */
+  static Configuration scrubBed() {
     Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
     c.setLong(TrimProtocol.WAIT_KEY, 30_000);
     c.setLong("wide-ec.archive.repair.interval.ms", 300);
@@ -164,15 +170,10 @@ class ArchivedScrubClusterTest extends ArchiveTestBed {
   /** Corrupts every replica of the unit's block (a byte changed, {@code .meta} to match); returns their holders. */
   private List<String> corruptEveryReplica(ArchivedStripe s, int unit) throws Exception {
     LocatedBlock lb = located(s.member(unit));
-    List<DataNode> dns = cluster.getDataNodes();
     List<String> holders = new java.util.ArrayList<>();
     for (DatanodeInfo holder : lb.getLocations()) {
-      for (int i = 0; i < dns.size(); i++) {
-        if (dns.get(i).getDatanodeId().getXferAddr().equals(holder.getXferAddr())) {
-          SilentCorruption.flipByte(cluster, i, lb.getBlock(), 1000, 0x5a);
-          holders.add(holder.getXferAddr());
-        }
-      }
+      SilentCorruption.flipByte(cluster, holder.getXferAddr(), lb.getBlock(), 1000, 0x5a);
+      holders.add(holder.getXferAddr());
     }
     return holders;
   }

@@ -11,24 +11,18 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
-import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
-import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.SilentCorruption;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.ContinuousScrubber;
@@ -50,10 +44,7 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    c.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    c.setLong("wide-ec.archive.repair.interval.ms", 300);
-    c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
+    Configuration c = ArchivedScrubClusterTest.scrubBed();
     c.setBoolean("wide-ec.scrub.enabled", true);
     c.setLong("wide-ec.scrub.interval.ms", 24 * 3600 * 1000L);
     return c;
@@ -81,11 +72,11 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     StripeMember member = manifestOf("/s/a").stripes().get(0).member(DATA_MEMBER);
     LocatedBlock memberBlock = located(member);
     String memberHolder = memberBlock.getLocations()[0].getXferAddr();
-    corrupt(memberHolder, memberBlock.getBlock(), 1000);
+    SilentCorruption.flipByte(cluster, memberHolder, memberBlock.getBlock(), 1000, 0x21);
     LocatedStripedBlock group = StripedGroups.groups(fs, file).get(0);
     DatanodeInfo parityHolder = StripedGroups.location(group, PARITY_UNIT);
-    corrupt(parityHolder.getXferAddr(), StripedBlockUtil.constructInternalBlock(group.getBlock(), policy,
-        PARITY_UNIT), CELL + 5);
+    SilentCorruption.flipByte(cluster, parityHolder.getXferAddr(), StripedBlockUtil.constructInternalBlock(
+        group.getBlock(), policy, PARITY_UNIT), CELL + 5, 0x21);
 
     WideEcNameNodeMetrics m = WideEcNameNodePlugin.metrics();
     ContinuousScrubber scrubber = WideEcNameNodePlugin.scrubber();
@@ -159,17 +150,6 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
   /** Checked, mismatches, undecidable, repairs requested, failures, passes: what a pass added. */
   private static List<Long> delta(long[] before, long[] after) {
     return java.util.stream.IntStream.range(0, 6).mapToObj(i -> after[i] - before[i]).toList();
-  }
-
-  private void corrupt(String holder, ExtendedBlock block, long offset) throws Exception {
-    List<DataNode> dns = cluster.getDataNodes();
-    for (int i = 0; i < dns.size(); i++) {
-      if (dns.get(i).getDatanodeId().getXferAddr().equals(holder)) {
-        SilentCorruption.flipByte(cluster, i, block, offset, 0x21);
-        return;
-      }
-    }
-    throw new AssertionError("no running DataNode at " + holder);
   }
 
   private byte[] write(Path path, long length, long seed) throws Exception {

@@ -23,9 +23,10 @@ import org.wideec.transport.TransportConf;
 
 /**
  * The continuous scrubber ({@link ScrubSettings#ENABLED_KEY}): in a thread of its own on the active NameNode (a
- * {@link PeriodicPass}: nothing escapes it), every {@link ScrubSettings#INTERVAL_KEY} ms it walks every archived
- * stripe (manifests in archived-inode order) and then every block group of a closed file under a striped policy of
- * ours (inode order, {@link OurStripedFiles}), and has each checked from its units' summaries ({@link ScrubPass}).
+ * {@link PeriodicPass}: nothing escapes it), {@link ScrubSettings#INTERVAL_KEY} ms after the last pass ended (as the
+ * status file records it, so across restarts too) it walks every archived stripe (manifests in archived-inode order)
+ * and then every block group of a closed file under a striped policy of ours (inode order, {@link OurStripedFiles}),
+ * and has each checked from its units' summaries ({@link ScrubPass}).
  *
  * <p>Why on the NameNode: it alone knows every stripe (the manifests through its in-process client, the striped
  * files from its inode map) and hands out the READ tokens each summary request proves, while the folding, the only
@@ -43,6 +44,11 @@ public final class ContinuousScrubber extends PeriodicPass {
   static final String STRIPED = "striped";
   /** How often a long pass saves where it stands, ms. */
   static final long SAVE_EVERY_MS = 30_000;
+  /**
+   * How often the thread looks whether a pass is due, ms (at most): the interval counts from the last pass's end as
+   * the status file records it, so a NameNode restarted more often than the interval still scrubs on time.
+   */
+  static final long LOOK_EVERY_MS = 10 * 60_000;
 
   private final Configuration conf;
   private final ScrubSettings settings;
@@ -54,7 +60,7 @@ public final class ContinuousScrubber extends PeriodicPass {
   /** @throws IllegalArgumentException when a setting is wrong, or block tokens are off while the slice ports ask one */
   ContinuousScrubber(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics,
       ScrubSettings settings) {
-    super(fsn, "wide-ec-scrubber", settings.interval(), false, LOG);
+    super(fsn, "wide-ec-scrubber", Math.min(settings.interval(), LOOK_EVERY_MS), false, LOG);
     if (!conf.getBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, false)
         && !conf.getTrimmed(TransportConf.AUTH, "hmac").equalsIgnoreCase("none")) {
       throw new IllegalArgumentException(ScrubSettings.ENABLED_KEY + " needs " + DFSConfigKeys
@@ -79,9 +85,14 @@ public final class ContinuousScrubber extends PeriodicPass {
     return super.mayRun() && !fsn.isInSafeMode() && WideEcArchivedBlocks.reportsComplete(fsn);
   }
 
+  /** A pass when one was cut short, or the last ended at least an interval ago (or none ever ran). */
   @Override
   void runPass() throws IOException {
-    passNow();
+    ScrubStatus last = ScrubStatus.read(manifests.fs(), manifests.layout());
+    if (last.midPass() || last.lastPassEnded() < 0
+        || System.currentTimeMillis() - last.lastPassEnded() >= settings.interval()) {
+      passNow();
+    }
   }
 
   /**
@@ -215,8 +226,9 @@ public final class ContinuousScrubber extends PeriodicPass {
       }
 
       @Override
-      public void failed() {
+      public void failed(String stripe, String error) {
         metrics.scrubFailures.incr();
+        ContinuousScrubber.this.failed.warn("wide-ec scrub could not check {}: {}", stripe, error);
       }
     };
   }

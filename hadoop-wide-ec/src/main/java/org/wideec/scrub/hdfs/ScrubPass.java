@@ -1,6 +1,7 @@
 package org.wideec.scrub.hdfs;
 
 import java.io.IOException;
+import java.util.List;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
@@ -17,29 +18,28 @@ import org.wideec.scrub.UnitSummary;
  * block group checked from its units' summaries ({@link ArchivedStripeScrub}, {@link StripedGroupScrub}), every
  * verdict counted, each mismatch logged (WARN naming the path, stripe, unit and node) and recorded in the {@link
  * ScrubStatus}, and with repair on the unit at fault reported so it is rebuilt from the units that agree. A stripe that
- * cannot be checked (a unit missing, a holder refusing) is counted and logged, and the pass goes on. One summary is
- * asked at a time: what a pass costs a disk is bounded by the DataNodes' own pace per volume.
+ * cannot be checked (a unit missing, a holder refusing) is handed to {@link Counters#failed}, and the pass goes on.
+ * One summary is asked at a time: what a pass costs a disk is bounded by the DataNodes' own pace per volume.
  */
 public final class ScrubPass {
-  /** What a pass counts (the NameNode's metrics2 counters). */
+  /** What a pass counts (the NameNode's metrics2 counters); each count ignored unless overridden. */
   public interface Counters {
     /** One stripe or group checked. */
-    void checked();
+    default void checked() {}
 
     /** Summary bytes the holders sent for one archive or file. */
-    void summaryBytes(long bytes);
+    default void summaryBytes(long bytes) {}
 
     /** A check named one unit at fault ({@code true}) or found a mismatch no single unit explains. */
-    void mismatch(boolean unitAtFault);
+    default void mismatch(boolean unitAtFault) {}
 
     /** The unit at fault was reported corrupt so it is rebuilt. */
-    void repairRequested();
+    default void repairRequested() {}
 
-    /** A stripe or group could not be checked. */
-    void failed();
+    /** A stripe or group could not be checked, and why (the NameNode logs it rate-limited). */
+    default void failed(String stripe, String error) {}
   }
 
-  private final DistributedFileSystem fs;
   private final Logger log;
   private final boolean repair;
   private final Counters counters;
@@ -53,7 +53,6 @@ public final class ScrubPass {
    */
   public ScrubPass(DistributedFileSystem fs, ManifestStore store, SlicePortClient port, boolean repair,
       Counters counters, ScrubStatus status, long seed, Logger log) {
-    this.fs = fs;
     this.log = log;
     this.repair = repair;
     this.counters = counters;
@@ -65,27 +64,11 @@ public final class ScrubPass {
   /** Checks every stripe of one archive's manifest. */
   public void archive(StripeManifest m) throws IOException {
     long before = archived.summaryBytes();
-    java.util.List<ArchivedStripeScrub.StripeResult> results = archived.verify(m, Progress.NONE);
+    List<ArchivedStripeScrub.StripeResult> results = archived.verify(m, Progress.NONE);
     counters.summaryBytes(archived.summaryBytes() - before);
     for (ArchivedStripeScrub.StripeResult r : results) {
-      if (r.verdict() == null) {
-        unchecked(m.archivedPath(), r.stripe(), r.error());
-        continue;
-      }
-      counters.checked();
-      if (r.verdict().consistent()) {
-        status.consistent(r.stripe());
-        continue;
-      }
-      String repaired = null;
-      if (repair && r.atFault() != null) {
-        try {
-          repaired = archived.repair(r).toString();
-        } catch (IOException e) {
-          repaired = "not repaired: " + e.getMessage();
-        }
-      }
-      found(m.archivedPath(), r.stripe(), r.verdict(), r.atFault() == null ? null : r.atFault().block(), repaired);
+      judge(m.archivedPath(), r.stripe(), r.verdict(), r.error(), r.atFault() == null ? null : r.atFault().block(),
+          () -> archived.repair(r).toString());
     }
   }
 
@@ -97,37 +80,44 @@ public final class ScrubPass {
    */
   public void stripedFile(Path file, String shown) throws IOException {
     long before = striped.summaryBytes();
-    java.util.List<StripedGroupScrub.GroupResult> results = striped.verify(file);
+    List<StripedGroupScrub.GroupResult> results = striped.verify(file);
     counters.summaryBytes(striped.summaryBytes() - before);
     for (StripedGroupScrub.GroupResult r : results) {
-      String group = shown + " " + r.group().substring(r.group().lastIndexOf(' ') + 1);
-      if (r.verdict() == null) {
-        unchecked(shown, group, r.error());
-        continue;
-      }
-      counters.checked();
-      if (r.verdict().consistent()) {
-        status.consistent(group);
-        continue;
-      }
-      String repaired = null;
-      if (repair && r.atFault() != null) {
-        try {
-          striped.repair(r);
-          repaired = "reported corrupt on " + r.atFault().getLocations()[0].getXferAddr()
-              + ": the repair worker rebuilds it from the units that agree";
-        } catch (IOException e) {
-          repaired = "not repaired: " + e.getMessage();
-        }
-      }
-      found(shown, group, r.verdict(), r.atFault(), repaired);
+      judge(shown, shown + " " + r.group().substring(r.group().lastIndexOf(' ') + 1), r.verdict(), r.error(),
+          r.atFault(), () -> {
+            striped.repair(r);
+            return "reported corrupt on " + r.atFault().getLocations()[0].getXferAddr()
+                + ": the repair worker rebuilds it from the units that agree";
+          });
     }
   }
 
-  private void unchecked(String path, String stripe, String error) {
-    counters.failed();
-    status.unchecked(stripe);
-    log.warn("wide-ec scrub could not check {}: {}", stripe, error);
+  /** How one layout repairs its unit at fault; says what it did. */
+  private interface Repair {
+    String run() throws IOException;
+  }
+
+  /** Counts and records one stripe's or group's result; a unit at fault is repaired when repair is on. */
+  private void judge(String path, String stripe, ScrubVerdict v, String error, LocatedBlock atFault, Repair how) {
+    if (v == null) {
+      counters.failed(stripe, error);
+      status.unchecked(stripe);
+      return;
+    }
+    counters.checked();
+    if (v.consistent()) {
+      status.consistent(stripe);
+      return;
+    }
+    String repaired = null;
+    if (repair && atFault != null) {
+      try {
+        repaired = how.run();
+      } catch (IOException e) {
+        repaired = "not repaired: " + e.getMessage();
+      }
+    }
+    found(path, stripe, v, atFault, repaired);
   }
 
   private void found(String path, String stripe, ScrubVerdict v, LocatedBlock atFault, String repaired) {

@@ -59,16 +59,23 @@ public final class ScrubStatus {
 
   /** The status as last written, or an empty one when the scrubber never wrote it. */
   public static ScrubStatus read(DistributedFileSystem fs, ArchiveLayout layout) throws IOException {
-    ScrubStatus s = new ScrubStatus();
     Path p = path(layout);
-    JsonNode j;
     try (InputStream in = fs.open(p)) {
-      j = MAPPER.readTree(in);
+      return parse(MAPPER.readTree(in));
     } catch (FileNotFoundException e) {
-      return s;
+      return new ScrubStatus();
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IOException(p + " is not the scrubber's status (JSON): " + e.getOriginalMessage(), e);
     }
+  }
+
+  /** The status a JSON text ({@link #toJson}) holds. */
+  static ScrubStatus parse(String json) throws IOException {
+    return parse(MAPPER.readTree(json));
+  }
+
+  private static ScrubStatus parse(JsonNode j) {
+    ScrubStatus s = new ScrubStatus();
     s.pass = j.path("pass").asLong();
     s.passStarted = j.path("passStarted").asLong();
     s.lastPassEnded = j.path("lastPassEnded").asLong(-1);
