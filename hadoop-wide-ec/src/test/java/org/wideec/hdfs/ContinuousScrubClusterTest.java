@@ -3,6 +3,7 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
@@ -94,6 +95,10 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     ToolRun fsck = tool("fsck", "/s", "--json");
     assertEquals(1, fsck.exit(), fsck.out() + fsck.err());
     assertEquals(2, fsck.json().get("scrub").get("bad").size(), fsck.out());
+    ToolRun text = tool("fsck", "/s/a");
+    String line = "SCRUB: /s/a stripe 0 (" + CODE + "): unit_at_fault [" + DATA_MEMBER + "] on " + memberHolder
+        + ", reported for repair (pass " + status.pass() + ", ";
+    assertTrue(text.out().lines().anyMatch(l -> l.startsWith(line)), text.out());
     JsonNode underRs = tool("fsck", "/s/rs", "--json").json().get("scrub").get("bad");
     assertEquals(1, underRs.size(), underRs.toString());
     assertEquals("/s/rs/f", underRs.get(0).get("path").asText());
