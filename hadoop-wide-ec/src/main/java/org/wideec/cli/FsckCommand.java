@@ -37,7 +37,8 @@ import org.wideec.placement.StripedPlacement;
  * and whether HDFS's own reconstructor could too (a loss only our worker rebuilds is printed as a finding),
  * how many more units it can lose, whether the plan holds, and the cross-rack cost of repairing each unit as
  * placed. Exit code 1 when some group has lost data or would be unreadable to stock clients after a rack loss.
- * Archived data under PATH (wide stripes, DESIGN.md §3.2) is judged by {@link ArchiveFsck}; any finding there exits 1.
+ * Archived data under PATH (wide stripes, DESIGN.md §3.2) is judged by {@link ArchiveFsck}; any finding there exits 1,
+ * as does a last scrub verdict under PATH that was bad ({@link ScrubFindings}).
  */
 final class FsckCommand {
   private final Configuration conf;
@@ -87,13 +88,15 @@ final class FsckCommand {
     }
     Counts c = Counts.of(reports);
     ArchiveFsck archived = ArchiveFsck.of(dfs, root);
+    ScrubFindings scrub = ScrubFindings.of(dfs, root);
     String safeMode = SafeModeNotice.of(dfs, "fsck", root.toUri().getPath(), archived::missing);
     if (o.has("json")) {
-      printJson(root, safeMode, reports, c, archived);
+      printJson(root, safeMode, reports, c, archived, scrub);
     } else {
       printText(safeMode, reports, c, archived);
+      scrub.print(out);
     }
-    return c.lost() > 0 || c.notRackTolerant() > 0 || archived.problems() ? 1 : 0;
+    return c.lost() > 0 || c.notRackTolerant() > 0 || archived.problems() || scrub.problems() ? 1 : 0;
   }
 
   /** The groups counted by what fsck reports about them. */
@@ -109,7 +112,8 @@ final class FsckCommand {
     }
   }
 
-  private void printJson(Path root, String safeMode, List<GroupReport> reports, Counts c, ArchiveFsck archived) {
+  private void printJson(Path root, String safeMode, List<GroupReport> reports, Counts c, ArchiveFsck archived,
+      ScrubFindings scrub) {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("path", root.toString());
     j.put("safeMode", safeMode);
@@ -122,6 +126,7 @@ final class FsckCommand {
     j.put("groupsOffPlan", c.offPlan());
     j.put("groupsOnlyOurWorkerRepairs", c.stockCannotRepair());
     j.put("archived", archived.toJson());
+    j.put("scrub", scrub.toJson());
     out.println(Json.write(j));
   }
 

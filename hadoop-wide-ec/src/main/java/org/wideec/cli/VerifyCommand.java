@@ -25,8 +25,9 @@ import org.wideec.scrub.hdfs.StripedGroupScrub;
  * {@code wide-ec verify PATH [--repair] [--page-bytes N] [--seed S] [--json]}: the stripes of an archived PATH
  * ({@link ArchivedStripeScrub}), or every block group of the files under PATH that use a striped policy of ours
  * ({@link StripedGroupScrub}), checked against their code from one-page summaries of their units; with
- * {@code --repair} a block group's unit at fault is reported corrupt so the repair worker rebuilds it from the units
- * that agree. Exit 1 when a stripe or group is at fault, undecidable or could not be checked.
+ * {@code --repair} a unit at fault is reported corrupt so it is rebuilt from the units that agree (a block group's by
+ * the repair worker, an archived member's replicas that disagree with the other units by the archive repair monitor,
+ * or copied from a replica that agrees). Exit 1 when a stripe or group is at fault, undecidable or could not be checked.
  */
 final class VerifyCommand {
   static final String USAGE = String.join("\n",
@@ -35,7 +36,8 @@ final class VerifyCommand {
       "                                                        consistent, the unit",
       "                                                        at fault, or why undecidable, from one-page summaries each",
       "                                                        holder folds (no unit leaves its node); --repair reports a",
-      "                                                        unit at fault corrupt so the worker rebuilds it");
+      "                                                        unit at fault corrupt so it is rebuilt from the units that",
+      "                                                        agree");
 
   private final Configuration conf;
   private final PrintStream out;
@@ -68,18 +70,23 @@ final class VerifyCommand {
           port, (int) page, seed);
       StripeManifest manifest = archived.manifestOf(path);
       if (manifest != null) {
-        if (o.has("repair")) {
-          throw new Options.UsageException("--repair is for block groups of striped policies; " + path
-              + " is archived (its stripes are checked, not repaired, by verify)");
-        }
         ProgressReport progress = new ProgressReport(err, "verify " + path + " (archived stripes)");
+        List<ArchivedStripeScrub.StripeResult> results;
         try {
-          for (ArchivedStripeScrub.StripeResult r : archived.verify(manifest, progress)) {
-            problems += r.verdict() == null || !r.verdict().consistent() ? 1 : 0;
-            stripes.add(row(r.stripe(), r.verdict(), r.error(), false));
-          }
+          results = archived.verify(manifest, progress);
         } finally {
           progress.finish();
+        }
+        for (ArchivedStripeScrub.StripeResult r : results) {
+          ArchivedStripeScrub.Repair repair = r.atFault() != null && o.has("repair") ? archived.repair(r) : null;
+          problems += r.verdict() == null || !r.verdict().consistent() ? 1 : 0;
+          Map<String, Object> row = row(r.stripe(), r.verdict(), r.error(), repair != null);
+          if (repair != null) {
+            row.put("reportedCorrupt", repair.reported());
+            row.put("agreeingReplicas", repair.agreeing());
+            row.put("repair", repair.toString());
+          }
+          stripes.add(row);
         }
       } else {
         for (Path file : stripedFiles(dfs, path)) {
@@ -116,8 +123,9 @@ final class VerifyCommand {
         out.println(Json.write(j));
       } else {
         for (Map<String, Object> r : manifest != null ? stripes : rows) {
-          out.println(r.get("name") + ": " + r.get("result") + (Boolean.TRUE.equals(r.get("repairRequested"))
-              ? " (reported corrupt: the repair worker rebuilds it)" : ""));
+          out.println(r.get("name") + ": " + r.get("result") + (r.containsKey("repair") ? " (" + r.get("repair") + ")"
+              : Boolean.TRUE.equals(r.get("repairRequested")) ? " (reported corrupt: the repair worker rebuilds it)"
+              : ""));
         }
         out.printf("%d %s checked, %d with a problem; %,d summary bytes, %,d from other racks%n",
             manifest != null ? stripes.size() : rows.size(), manifest != null ? "archived stripes" : "block groups",

@@ -71,6 +71,14 @@ public final class ConfigCatalogue {
           "the share of the node cap each quiet sample gives back, 1..100"),
       fixed("wide-ec.background.sample.interval.ms", REPAIR, "1000", EnumSet.of(DATANODE),
           "how often a DataNode samples its foreground throughput for the back-off, in ms"),
+      fixed("wide-ec.scrub.enabled", REPAIR, "false", EnumSet.of(NAMENODE),
+          "run the NameNode's continuous scrubber: every archived stripe and block group of our striped policies checked"
+              + " from its units' summaries once per interval (needs dfs.block.access.token.enable)"),
+      fixed("wide-ec.scrub.interval.ms", REPAIR, "604800000", EnumSet.of(NAMENODE),
+          "ms from the end of one scrub pass over every stripe to the start of the next"),
+      fixed("wide-ec.scrub.repair", REPAIR, "true", EnumSet.of(NAMENODE),
+          "the scrubber reports a unit at fault's replicas that disagree with the other units as corrupt, so they are"
+              + " rebuilt from the units that agree; false: found, logged and recorded only"),
       fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
               + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),

@@ -186,6 +186,10 @@ class ConfigCatalogueTest {
     d.put("wide-ec.archive.repair.confirm.timeout.ms", constant(nr + "ArchiveRepairSettings", "CONFIRM_DEFAULT"));
     d.put("wide-ec.archive.repair.safemode.wait.ms", call(nr + "ArchiveRepairSettings", "safeModeWait", none));
     d.put("wide-ec.archive.reprotect.interval.ms", constant(nr + "ArchiveReprotector", "INTERVAL_DEFAULT"));
+    org.wideec.scrub.hdfs.ScrubSettings scrub = org.wideec.scrub.hdfs.ScrubSettings.from(none);
+    d.put(org.wideec.scrub.hdfs.ScrubSettings.ENABLED_KEY, scrub.enabled());
+    d.put(org.wideec.scrub.hdfs.ScrubSettings.INTERVAL_KEY, scrub.interval());
+    d.put(org.wideec.scrub.hdfs.ScrubSettings.REPAIR_KEY, scrub.repair());
     d.put("wide-ec.archive.keeper.interval.ms", constant(nr + "ArchivePlacementKeeper", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.keeper.max-concurrent-moves", constant(nr + "ArchivePlacementKeeper", "MAX_MOVES_DEFAULT"));
     d.put("wide-ec.archive.keeper.max-pins-per-pass", constant(nr + "ArchivePlacementKeeper", "MAX_PINS_DEFAULT"));

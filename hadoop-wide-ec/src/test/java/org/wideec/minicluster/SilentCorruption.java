@@ -17,6 +17,19 @@ import org.apache.hadoop.util.DataChecksum;
 public final class SilentCorruption {
   private SilentCorruption() {}
 
+  /** As {@link #flipByte(MiniDFSCluster, int, ExtendedBlock, long, int)}, on the DataNode at a transfer address. */
+  public static void flipByte(MiniDFSCluster cluster, String xferAddr, ExtendedBlock block, long offset, int mask)
+      throws IOException {
+    java.util.List<org.apache.hadoop.hdfs.server.datanode.DataNode> dns = cluster.getDataNodes();
+    for (int i = 0; i < dns.size(); i++) {
+      if (dns.get(i).getDatanodeId().getXferAddr().equals(xferAddr)) {
+        flipByte(cluster, i, block, offset, mask);
+        return;
+      }
+    }
+    throw new IOException("no running DataNode at " + xferAddr);
+  }
+
   /** XORs {@code mask} into the byte at {@code offset} of the replica on DataNode {@code dnIndex}, .meta to match. */
   public static void flipByte(MiniDFSCluster cluster, int dnIndex, ExtendedBlock block, long offset, int mask)
       throws IOException {

@@ -12,7 +12,8 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
  * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
  * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
  * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable), and what the archive
- * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves).
+ * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves), and what the continuous scrubber
+ * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures).
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -39,6 +40,22 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong scans = registry.newCounter("Scans", "completed scans", 0L);
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
+
+  final MutableCounterLong scrubPasses = registry.newCounter("ScrubPasses",
+      "completed passes of the continuous scrubber over every archived stripe and block group of our policies", 0L);
+  final MutableCounterLong scrubStripesChecked = registry.newCounter("ScrubStripesChecked",
+      "archived stripes and block groups the scrubber checked from their units' summaries", 0L);
+  final MutableCounterLong scrubSummaryBytes = registry.newCounter("ScrubSummaryBytes",
+      "summary bytes the DataNodes sent the scrubber (one page per unit checked)", 0L);
+  final MutableCounterLong scrubMismatches = registry.newCounter("ScrubMismatches",
+      "stripes and block groups the scrubber found not to be what their code computes", 0L);
+  final MutableCounterLong scrubUndecidable = registry.newCounter("ScrubUndecidable",
+      "of the mismatches, those no single unit explains (several units corrupt, or a code of distance 2)", 0L);
+  final MutableCounterLong scrubRepairsRequested = registry.newCounter("ScrubRepairsRequested",
+      "units at fault whose disagreeing replicas the scrubber reported corrupt, so they are rebuilt from the units that"
+          + " agree", 0L);
+  final MutableCounterLong scrubFailures = registry.newCounter("ScrubFailures",
+      "stripes, block groups, files or archives the scrubber could not check (see the NameNode log)", 0L);
 
   final MutableCounterLong trimPasses = registry.newCounter("TrimPasses",
       "completed passes of the archive trimmer over the manifests", 0L);
@@ -123,6 +140,34 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   static WideEcNameNodeMetrics registerReplacing() {
     DefaultMetricsSystem.instance().unregisterSource(NAME);
     return register();
+  }
+
+  public long scrubPasses() {
+    return scrubPasses.value();
+  }
+
+  public long scrubStripesChecked() {
+    return scrubStripesChecked.value();
+  }
+
+  public long scrubSummaryBytes() {
+    return scrubSummaryBytes.value();
+  }
+
+  public long scrubMismatches() {
+    return scrubMismatches.value();
+  }
+
+  public long scrubUndecidable() {
+    return scrubUndecidable.value();
+  }
+
+  public long scrubRepairsRequested() {
+    return scrubRepairsRequested.value();
+  }
+
+  public long scrubFailures() {
+    return scrubFailures.value();
   }
 
   public long archivedBlocksPinned() {

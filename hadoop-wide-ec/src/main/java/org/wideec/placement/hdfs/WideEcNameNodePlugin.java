@@ -36,7 +36,9 @@ import org.wideec.placement.StripedPlacement;
  * {@code wide-ec.archive.keeper.enabled} is false the {@link ArchivePlacementKeeper} (own thread), which pins archived
  * replicas on plan and moves blocks off plan back. Always (no slice transport, no secret needed) it runs the {@link
  * ArchiveReprotector} (own thread), which raises the other files of a stripe whose members changed since archival
- * until the stripe survives the losses its code claims: protection never waits on the repair monitor's settings.
+ * until the stripe survives the losses its code claims: protection never waits on the repair monitor's settings. With
+ * {@code wide-ec.scrub.enabled} it runs the {@link ContinuousScrubber} (own thread), which checks every stored
+ * stripe from its units' summaries and has units at fault rebuilt.
  *
  * <p>It also puts {@link SealedPartsProvider} in force, wrapping the configured attribute provider: a sealed file's
  * codewords and reader's index are readable to whoever may read the sealed file at its current path, decided by the
@@ -56,6 +58,16 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
   private volatile ArchivePlacementKeeper keeper;
   private volatile ArchiveReprotector reprotector;
   private volatile SealedPartsProvider sealedParts;
+  private volatile ContinuousScrubber scrubber;
+  private static volatile ContinuousScrubber currentScrubber;
+
+  /**
+   * The running plugin's continuous scrubber (one NameNode per JVM in production; the last started in tests), or null
+   * when it is off: {@link ContinuousScrubber#passNow} runs a pass at once.
+   */
+  public static ContinuousScrubber scrubber() {
+    return currentScrubber;
+  }
 
   /** The running plugin's metrics (one NameNode per JVM in production; the last started in tests), or null. */
   public static WideEcNameNodeMetrics metrics() {
@@ -91,6 +103,7 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
       startRepairMonitor(nn, fsn, conf);
       startKeeper(nn, fsn, conf);
       startReprotector(nn, fsn, conf);
+      startScrubber(nn, fsn, conf);
       LOG.info("wide-ec placement sees the namesystem; block groups of our codecs are placed by plan and checked"
           + " every {} ms", interval);
     } catch (RuntimeException | LinkageError e) {
@@ -154,6 +167,24 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
     }
   }
 
+  /** The continuous scrubber, only when turned on (then a wrong setting is one error and it stays off). */
+  private void startScrubber(NameNode nn, FSNamesystem fsn, Configuration conf) {
+    try {
+      org.wideec.scrub.hdfs.ScrubSettings settings = org.wideec.scrub.hdfs.ScrubSettings.from(conf);
+      if (!settings.enabled()) {
+        return;
+      }
+      ContinuousScrubber s = new ContinuousScrubber(nn, fsn, conf, metrics, settings);
+      s.start();
+      scrubber = s;
+      currentScrubber = s;
+    } catch (IllegalArgumentException e) {
+      LOG.error("the wide-ec scrubber is off: {}", e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("the wide-ec scrubber is off", e);
+    }
+  }
+
   /** Builds an archive pass; its constructor checks the settings. */
   private interface PassFactory {
     ArchivePass create() throws java.io.IOException;
@@ -195,6 +226,14 @@ public final class WideEcNameNodePlugin implements ServicePlugin {
 
   @Override
   public void stop() {
+    ContinuousScrubber cs = scrubber;
+    scrubber = null;
+    if (cs != null) {
+      if (currentScrubber == cs) {
+        currentScrubber = null;
+      }
+      cs.stop();
+    }
     ArchiveReprotector rp = reprotector;
     reprotector = null;
     if (rp != null) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair;
@@ -23,8 +24,36 @@ import org.wideec.scrub.SummaryCheck;
  * the stripe's units and a virtual (padding) member count as zeros, as the encoder padded them.
  */
 public final class ArchivedStripeScrub {
-  /** One stripe's result: a verdict, or why none could be reached. */
-  public record StripeResult(String stripe, ScrubVerdict verdict, String error) {}
+  /**
+   * One stripe's result: a verdict, or why none could be reached.
+   *
+   * @param atFault the unit at fault with what the check saw; null unless the verdict names one unit
+   */
+  public record StripeResult(String stripe, ScrubVerdict verdict, String error, AtFault atFault) {
+    StripeResult(String stripe, String error) {
+      this(stripe, null, error, null);
+    }
+  }
+
+  /**
+   * The unit a check named, its member block as located then and every unit's summary (the one at fault from its
+   * first listed holder): what {@link #repair} tests each of its replicas against.
+   */
+  public record AtFault(ArchivedStripe stripe, int unit, LocatedBlock block, byte[][] summaries) {}
+
+  /**
+   * What {@link #repair} did: the holders whose replica of the unit at fault it reported corrupt, and those whose
+   * replica agrees with the other units (HDFS copies one of those; with none, the archive repair monitor rebuilds the
+   * block under its own id from the units that agree).
+   */
+  public record Repair(List<String> reported, List<String> agreeing) {
+    @Override
+    public String toString() {
+      return "reported corrupt on " + reported + (agreeing.isEmpty()
+          ? ": no replica agrees, the archive repair monitor rebuilds the block from the units that agree"
+          : ": HDFS copies a replica that agrees (" + agreeing + ")");
+    }
+  }
 
   private final DistributedFileSystem fs;
   private final ManifestStore store;
@@ -57,18 +86,66 @@ public final class ArchivedStripeScrub {
     for (ArchivedStripe s : m.stripes()) {
       String name = m.archivedPath() + " stripe " + s.stripeId() + " (" + s.codeSpec() + ")";
       if (!ArchivedStripeRepair.protects(s)) {
-        out.add(new StripeResult(name, null, "not checked: the stripe is " + s.state()
+        out.add(new StripeResult(name, "not checked: the stripe is " + s.state()
             + ", its parity protects nothing yet"));
       } else {
-        try {
-          out.add(new StripeResult(name, SummaryCheck.check(s.code(), summaries(s, name)), null));
-        } catch (IOException e) {
-          out.add(new StripeResult(name, null, e.getMessage()));
-        }
+        out.add(check(s, name));
       }
       progress.at(out.size(), m.stripes().size());
     }
     return out;
+  }
+
+  private StripeResult check(ArchivedStripe s, String name) {
+    try {
+      byte[][] summaries = summaries(s, name);
+      ScrubVerdict v = SummaryCheck.check(s.code(), summaries);
+      AtFault atFault = null;
+      if (v.outcome() == ScrubVerdict.Outcome.UNIT_AT_FAULT) {
+        int u = v.unitAtFault();
+        atFault = new AtFault(s, u, located(s.member(u), name + " unit " + u), summaries);
+      }
+      return new StripeResult(name, v, null, atFault);
+    } catch (IOException e) {
+      return new StripeResult(name, e.getMessage());
+    }
+  }
+
+  /**
+   * Repairs the unit at fault without touching a finalized replica (DESIGN.md §3.3: changed bytes behind the
+   * NameNode's back make a corrupt replica, so nothing is rewritten in place). Each replica's holder folds it, and
+   * a replica counts as agreeing when the stripe checks consistent with its summary in the unit's place; every other
+   * replica is reported to the NameNode as corrupt, as HDFS's own readers do. The NameNode then counts only the
+   * agreeing replicas live: it copies one of those, or, with none, the archive repair monitor sees the block lost and
+   * has it rebuilt under its own id from the units that agree, checked against the manifest's CRC32C.
+   *
+   * @throws IOException naming the stripe when the result names no unit at fault, or when every replica agrees now
+   */
+  public Repair repair(StripeResult r) throws IOException {
+    AtFault f = r.atFault();
+    if (f == null) {
+      throw new IOException(r.stripe() + ": no single unit at fault to repair (" + (r.verdict() == null ? r.error()
+          : r.verdict()) + ")");
+    }
+    String where = r.stripe() + " unit " + f.unit();
+    List<DatanodeInfo> bad = new ArrayList<>();
+    List<String> agreeing = new ArrayList<>();
+    for (DatanodeInfo holder : f.block().getLocations()) {
+      byte[][] with = f.summaries().clone();
+      with[f.unit()] = fetch.of(f.block(), holder, where);
+      if (SummaryCheck.check(f.stripe().code(), with).consistent()) {
+        agreeing.add(holder.getXferAddr());
+      } else {
+        bad.add(holder);
+      }
+    }
+    if (bad.isEmpty()) {
+      throw new IOException(where + ": every replica (" + agreeing + ") agrees with the other units now; nothing"
+          + " reported");
+    }
+    fs.getClient().reportBadBlocks(new LocatedBlock[] {new LocatedBlock(f.block().getBlock(),
+        bad.toArray(new DatanodeInfo[0]))});
+    return new Repair(bad.stream().map(DatanodeInfo::getXferAddr).toList(), agreeing);
   }
 
   private byte[][] summaries(ArchivedStripe s, String name) throws IOException {

@@ -34,7 +34,11 @@ final class SummaryFetch {
 
   /** The summary of a located block, folded by its first listed holder. */
   byte[] of(LocatedBlock lb, String where) throws IOException {
-    DatanodeInfo holder = lb.getLocations()[0];
+    return of(lb, lb.getLocations()[0], where);
+  }
+
+  /** The summary of one replica of a located block, folded by its holder. */
+  byte[] of(LocatedBlock lb, DatanodeInfo holder, String where) throws IOException {
     byte[] s = port.summaryOf(lb, holder, pageSize, multiplier, where);
     bytes += pageSize;
     if (!holder.getNetworkLocation().equals(port.rack())) {
