@@ -23,8 +23,8 @@ import org.wideec.transport.SliceTransport;
 /**
  * This DataNode's background caps, applied by its slice transport ({@link CappedBackground}) to every slice of
  * background work it sends: the node cap scaled by the back-off under foreground load, and its share of its rack's
- * uplink cap. Each {@value #INTERVAL_KEY} ms a sample reads what the DataNode served its users since the last one (HDFS's
- * own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node sent) and feeds the
+ * uplink cap. Every sample interval ({@value #INTERVAL_KEY}) it reads what the DataNode served its users since the last
+ * sample (HDFS's own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node sent) and feeds the
  * back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live DataNodes every
  * {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs ({@link #setNodeCap},
  * {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey them. Nothing here throws

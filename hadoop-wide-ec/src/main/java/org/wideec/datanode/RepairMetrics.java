@@ -134,9 +134,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     rb.addGauge(Interns.info("RepairBacklog", "reconstruction tasks queued for the worker"), backlog.getAsInt());
     if (b != null) {
       org.wideec.transport.CappedBackground t = b.throttle();
-      rb.addGauge(Interns.info("BackgroundNodeCap", "bytes/s background work may send from this node now (0: none)"),
+      rb.addGauge(Interns.info("BackgroundNodeCapNow", "bytes/s background work may send from this node now (0: none)"),
               t.node().bytesPerSecond())
-          .addGauge(Interns.info("BackgroundRackShareCap",
+          .addGauge(Interns.info("BackgroundRackShareNow",
               "bytes/s of its rack's uplink cap this node's background work may use now (0: none)"),
               t.rackShare().bytesPerSecond())
           .addGauge(Interns.info("BackgroundBackoffPercent", "share of the node cap the foreground back-off allows"),
