@@ -33,6 +33,7 @@ import org.wideec.transport.CappedBackground;
 class RepairYieldsClusterTest {
   static final long CAP = 512 * 1024;
   static final long LOWER_CAP = 256 * 1024;
+  static final long RACK_CAP = 3 * 1024 * 1024;
   static long startedNanos;
 
   @BeforeAll
@@ -112,6 +113,43 @@ class RepairYieldsClusterTest {
       sent += taken;
     }
     assertTrue(sent > 0, "the second repair's slices went through the new cap");
+  }
+
+  @Test
+  @Order(3)
+  void eachDataNodeTakesAnEqualShareOfItsRacksUplinkCapForItsCrossRackSlices() throws Exception {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Map<String, Integer> liveInRack = new HashMap<>();
+    Map<String, String> rackOf = new HashMap<>();
+    for (org.apache.hadoop.hdfs.protocol.DatanodeInfo d : RepairClusterFixture.fs.getDataNodeStats(
+        org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
+      liveInRack.merge(d.getNetworkLocation(), 1, Integer::sum);
+      rackOf.put(d.getXferAddr(), d.getNetworkLocation());
+    }
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      jmx.setAttribute(bean, new Attribute("BackgroundRackCap", RACK_CAP));
+    }
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      long share = RACK_CAP / liveInRack.get(rackOf.get(dn.getDatanodeId().getXferAddr()));
+      org.wideec.minicluster.Eventually.await(dn.getXferPort() + "'s share of its rack's cap",
+          java.time.Duration.ofSeconds(30), () -> (Long) jmx.getAttribute(bean, "BackgroundRackShareNow"),
+          v -> v == share);
+    }
+    RepairClusterFixture.Before b = RepairClusterFixture.before();
+    RepairClusterFixture.loseBusiestNode();
+    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
+    RepairClusterFixture.everyByteReadsBack();
+    long crossRack = 0;
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      CappedBackground caps = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort()));
+      TokenBucket rack = caps.rackShare();
+      assertEquals(caps.crossRackBytes(), rack.takenBytes(), "every cross-rack background byte took the rack share");
+      assertTrue(rack.takenBytes() <= rack.earnedBytes(), "never more than the share earned");
+      crossRack += caps.crossRackBytes();
+    }
+    assertTrue(crossRack > 0, "the repairs sent background slices across racks");
   }
 
   private static CappedBackground throttleOf(WideEcDataNodePlugin p) {
