@@ -23,12 +23,12 @@ import org.wideec.transport.SliceTransport;
 /**
  * This DataNode's background caps, applied by its slice transport ({@link CappedBackground}) to every slice of
  * background work it sends: the node cap scaled by the back-off under foreground load, and its share of its rack's
- * uplink cap. Every sample interval ({@value #INTERVAL_KEY}) it reads what the DataNode served its users since the last
- * sample (HDFS's own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node sent) and feeds the
- * back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live DataNodes every
- * {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs ({@link #setNodeCap},
- * {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey them. Nothing here throws
- * into a DataNode thread: a failed sample is logged and the caps stay as they were.
+ * uplink cap. Every sample interval ({@value #INTERVAL_KEY}) it reads what the DataNode served its users since the
+ * last sample (HDFS's own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node
+ * sent) and feeds the back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live
+ * DataNodes every {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs
+ * ({@link #setNodeCap}, {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey
+ * them. Nothing here throws into a DataNode thread: a failed sample is logged and the caps stay as they were.
  */
 public final class BackgroundTraffic {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundTraffic.class);
@@ -44,7 +44,8 @@ public final class BackgroundTraffic {
   static final int RACK_RECOUNT_SAMPLES = 30;
 
   /** The settings, checked when the plugin starts. */
-  public record Settings(BackgroundCaps caps, long busyBytesPerSecond, int floorPercent, int stepPercent, long intervalMs) {
+  public record Settings(BackgroundCaps caps, long busyBytesPerSecond, int floorPercent, int stepPercent,
+      long intervalMs) {
     /** @throws IllegalArgumentException naming the key */
     public static Settings from(Configuration conf) {
       return new Settings(new BackgroundCaps(ConfigValues.bytesAtLeast(conf, NODE_KEY, 0, 0),
@@ -159,7 +160,8 @@ public final class BackgroundTraffic {
   public void setNodeCap(long bytesPerSecond) {
     caps = caps.withNode(bytesPerSecond);
     apply();
-    LOG.info("wide-ec background caps of {}: node cap set to {} bytes/s", WideEcDataNodePlugin.nameOf(dn), bytesPerSecond);
+    LOG.info("wide-ec background caps of {}: node cap set to {} bytes/s", WideEcDataNodePlugin.nameOf(dn),
+        bytesPerSecond);
   }
 
   /** Sets the rack's uplink cap (this node takes its share) from the next slice on (bytes/s, 0: none). */

@@ -87,7 +87,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
     slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
     backgroundBytesSent = registry.newCounter("BackgroundBytesSent",
-        "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps", 0L);
+        "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps",
+        0L);
     for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
       handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
           "handshakes this DataNode's slice port refused: " + r, 0L));

@@ -82,7 +82,7 @@ class RepairYieldsClusterTest {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     Map<Integer, long[]> before = new HashMap<>();
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
-      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      ObjectName bean = beanOf(dn);
       jmx.setAttribute(bean, new Attribute("BackgroundNodeCap", LOWER_CAP));
       assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCap"));
       assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCapNow"), "in force at once");
@@ -127,11 +127,11 @@ class RepairYieldsClusterTest {
       rackOf.put(d.getXferAddr(), d.getNetworkLocation());
     }
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
-      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      ObjectName bean = beanOf(dn);
       jmx.setAttribute(bean, new Attribute("BackgroundRackCap", RACK_CAP));
     }
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
-      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      ObjectName bean = beanOf(dn);
       long share = RACK_CAP / liveInRack.get(rackOf.get(dn.getDatanodeId().getXferAddr()));
       org.wideec.minicluster.Eventually.await(dn.getXferPort() + "'s share of its rack's cap",
           java.time.Duration.ofSeconds(30), () -> (Long) jmx.getAttribute(bean, "BackgroundRackShareNow"),
@@ -150,6 +150,10 @@ class RepairYieldsClusterTest {
       crossRack += caps.crossRackBytes();
     }
     assertTrue(crossRack > 0, "the repairs sent background slices across racks");
+  }
+
+  private static ObjectName beanOf(DataNode dn) throws Exception {
+    return new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
   }
 
   private static CappedBackground throttleOf(WideEcDataNodePlugin p) {
