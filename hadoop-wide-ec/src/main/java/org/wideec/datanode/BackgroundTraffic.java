@@ -28,7 +28,8 @@ import org.wideec.transport.SliceTransport;
  * sent) and feeds the back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live
  * DataNodes every {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs
  * ({@link #setNodeCap}, {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey
- * them. Nothing here throws into a DataNode thread: a failed sample is logged and the caps stay as they were.
+ * them. Nothing here throws into a DataNode thread: a failed sample is logged (rate-limited) and the caps stay as
+ * they were.
  */
 public final class BackgroundTraffic {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundTraffic.class);
@@ -68,6 +69,9 @@ public final class BackgroundTraffic {
   private final LiveNodes live;
   private final LongSupplier foregroundSlices;
   private final ScheduledExecutorService sampler;
+  /** A sample fails each second while, say, the NameNode is unreachable: one warning per ten minutes. */
+  private final org.wideec.placement.hdfs.RateLimitedWarning failed =
+      new org.wideec.placement.hdfs.RateLimitedWarning(LOG, 10 * 60_000L);
   private final Field bytesRead;
   private final Field bytesWritten;
   private volatile BackgroundCaps caps;
@@ -126,7 +130,7 @@ public final class BackgroundTraffic {
       }
       apply();
     } catch (Throwable e) { // a sample never stops the sampler, nor reaches the DataNode
-      LOG.warn("wide-ec background caps: a sample failed, the caps stay as they were: {}", e.toString());
+      failed.warn("wide-ec background caps: a sample failed, the caps stay as they were: {}", e.toString());
     }
   }
 
