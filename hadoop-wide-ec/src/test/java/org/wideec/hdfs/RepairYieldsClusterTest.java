@@ -52,10 +52,7 @@ class RepairYieldsClusterTest {
   @Test
   @Order(1)
   void aRepairUnderANodeCapSendsNoMoreThanTheCapAllowsAndTheTransportCountsTheSame() throws Exception {
-    RepairClusterFixture.Before b = RepairClusterFixture.before();
-    RepairClusterFixture.loseBusiestNode();
-    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
-    RepairClusterFixture.everyByteReadsBack();
+    loseANodeAndRepairItsUnits();
     long sent = 0;
     long waits = 0;
     double seconds = (System.nanoTime() - startedNanos) / 1e9;
@@ -96,10 +93,7 @@ class RepairYieldsClusterTest {
       shown++;
     }
     assertEquals(RepairClusterFixture.cluster.getDataNodes().size(), shown);
-    RepairClusterFixture.Before b = RepairClusterFixture.before();
-    RepairClusterFixture.loseBusiestNode();
-    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
-    RepairClusterFixture.everyByteReadsBack();
+    loseANodeAndRepairItsUnits();
     long sent = 0;
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
       TokenBucket node = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node();
@@ -137,10 +131,7 @@ class RepairYieldsClusterTest {
           java.time.Duration.ofSeconds(30), () -> (Long) jmx.getAttribute(bean, "BackgroundRackShareNow"),
           v -> v == share);
     }
-    RepairClusterFixture.Before b = RepairClusterFixture.before();
-    RepairClusterFixture.loseBusiestNode();
-    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
-    RepairClusterFixture.everyByteReadsBack();
+    loseANodeAndRepairItsUnits();
     long crossRack = 0;
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
       CappedBackground caps = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort()));
@@ -150,6 +141,14 @@ class RepairYieldsClusterTest {
       crossRack += caps.crossRackBytes();
     }
     assertTrue(crossRack > 0, "the repairs sent background slices across racks");
+  }
+
+  /** The busiest DataNode lost; every unit it held rebuilt by our worker, and every byte reads back. */
+  private static void loseANodeAndRepairItsUnits() throws Exception {
+    RepairClusterFixture.Before b = RepairClusterFixture.before();
+    RepairClusterFixture.loseBusiestNode();
+    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
+    RepairClusterFixture.everyByteReadsBack();
   }
 
   private static ObjectName beanOf(DataNode dn) throws Exception {
