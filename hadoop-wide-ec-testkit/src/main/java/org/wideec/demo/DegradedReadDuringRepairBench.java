@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -24,7 +21,6 @@ import org.wideec.demo.RepairBench.Settings;
 import org.wideec.demo.RepairBench.Stripe;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
-import org.wideec.repair.SliceSink;
 import org.wideec.repair.StripeRepair;
 import org.wideec.transport.TrafficShaper;
 
@@ -58,7 +54,7 @@ final class DegradedReadDuringRepairBench {
     out.printf("degraded reads while unit %d of %s is repaired (node links and %d:1 rack uplinks shaped):%n", st.lost(),
         st.label(), s.oversubscription());
     TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
-    BackgroundRepair repair = new BackgroundRepair(cluster, st, c.slice());
+    RepeatedRepairs repair = backgroundRepair(cluster, st, c.slice());
     try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
         WideEcFileSystem chained = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), chainOnly);
         FSDataInputStream oursIn = ours.open(st.file());
@@ -146,48 +142,11 @@ final class DegradedReadDuringRepairBench {
     return t;
   }
 
-  /** The worker's repair of the stripe's lost unit, run again and again until stopped; the rebuilt bytes dropped. */
-  private static final class BackgroundRepair {
-    private final AtomicBoolean stopping = new AtomicBoolean();
-    private final AtomicInteger completed = new AtomicInteger();
-    private final AtomicReference<Exception> failure = new AtomicReference<>();
-    private final Thread thread;
-
-    BackgroundRepair(MiniDFSCluster cluster, Stripe st, int slice) throws IOException {
-      StripeRepair r = repairOf(st.policy(), st.group(), st.lost(), RepairScheme.RACK_AGGREGATED);
-      RepairEngine engine = new RepairEngine(plugin(st.requestor()).transport(), resolver(cluster, st.requestor()),
-          plugin(st.requestor()).metrics(), 1);
-      this.thread = new Thread(() -> {
-        try {
-          while (!stopping.get()) {
-            engine.repair(r, where(cluster, st.requestor()), (u, len) -> SliceSink.DISCARD, slice);
-            completed.incrementAndGet();
-          }
-        } catch (Exception e) {
-          failure.set(e);
-        }
-      }, "bench background repair");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    /** Stops after the repair in flight; how many completed. */
-    int stop() throws IOException, InterruptedException {
-      halt();
-      if (failure.get() != null) {
-        throw new IOException("the background repair failed: " + failure.get().getMessage(), failure.get());
-      }
-      return completed.get();
-    }
-
-    void halt() throws InterruptedException {
-      stopping.set(true);
-      if (thread.isAlive()) {
-        thread.join();
-      }
-    }
+  /** The worker's repair of the stripe's lost unit, run again and again until stopped. */
+  private static RepeatedRepairs backgroundRepair(MiniDFSCluster cluster, Stripe st, int slice) throws IOException {
+    StripeRepair r = repairOf(st.policy(), st.group(), st.lost(), RepairScheme.RACK_AGGREGATED);
+    RepairEngine engine = new RepairEngine(plugin(st.requestor()).transport(), resolver(cluster, st.requestor()),
+        plugin(st.requestor()).metrics(), 1);
+    return new RepeatedRepairs().add("bench background repair", engine, r, where(cluster, st.requestor()), slice);
   }
 }

@@ -2,15 +2,11 @@ package org.wideec.demo;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -20,9 +16,7 @@ import org.wideec.demo.RepairBench.Settings;
 import org.wideec.demo.RepairBench.Stripe;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
-import org.wideec.repair.SliceSink;
 import org.wideec.repair.StripeRepair;
-import org.wideec.repair.UnitLocation;
 import org.wideec.transport.TrafficShaper;
 
 /**
@@ -96,7 +90,7 @@ final class ForegroundDuringRecoveryBench {
   /** The median read while the recovery runs; how many repairs completed meanwhile goes in {@code m}. */
   private static double underRecovery(MiniDFSCluster cluster, Stripe st, Cells c, DegradedReadBench.Timed read,
       Map<String, Object> m, String repairsKey) throws Exception {
-    Recovery r = new Recovery(cluster, st, c);
+    RepeatedRepairs r = recovery(cluster, st, c);
     r.start();
     try {
       double secs = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
@@ -111,65 +105,28 @@ final class ForegroundDuringRecoveryBench {
    * Every live unit of the group but the one read rebuilt again and again, each by a requestor outside the group
    * (round robin), as background work: the load a full-node recovery puts on the group's helpers and their uplinks.
    */
-  private static final class Recovery {
-    private final AtomicBoolean stopping = new AtomicBoolean();
-    private final AtomicInteger completed = new AtomicInteger();
-    private final AtomicReference<Exception> failure = new AtomicReference<>();
-    private final List<Thread> threads = new ArrayList<>();
-
-    Recovery(MiniDFSCluster cluster, Stripe st, Cells c) throws IOException {
-      Set<String> inGroup = new HashSet<>();
-      for (DatanodeInfo d : c.group().getLocations()) {
-        inGroup.add(d.getXferAddr());
-      }
-      List<DataNode> requestors = cluster.getDataNodes().stream()
-          .filter(dn -> !inGroup.contains(dn.getDatanodeId().getXferAddr())).toList();
-      if (requestors.isEmpty()) {
-        throw new IOException("no DataNode outside " + st.label() + "'s group to request its repairs");
-      }
-      int next = 0;
-      for (byte unit : c.group().getBlockIndices()) {
-        if (unit == c.healthy()) {
-          continue;
-        }
-        DataNode req = requestors.get(next++ % requestors.size());
-        StripeRepair r = EmbeddedGroups.repairOf(st.policy(), c.group(), unit, RepairScheme.RACK_AGGREGATED);
-        RepairEngine engine = new RepairEngine(EmbeddedGroups.plugin(req).transport(),
-            EmbeddedGroups.resolver(cluster, req), EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
-        UnitLocation at = EmbeddedGroups.where(cluster, req);
-        Thread t = new Thread(() -> {
-          try {
-            while (!stopping.get()) {
-              engine.repair(r, at, (u, len) -> SliceSink.DISCARD, c.slice());
-              completed.incrementAndGet();
-            }
-          } catch (Exception e) {
-            failure.compareAndSet(null, e);
-          }
-        }, "bench recovery of unit " + unit);
-        t.setDaemon(true);
-        threads.add(t);
-      }
+  private static RepeatedRepairs recovery(MiniDFSCluster cluster, Stripe st, Cells c) throws IOException {
+    Set<String> inGroup = new HashSet<>();
+    for (DatanodeInfo d : c.group().getLocations()) {
+      inGroup.add(d.getXferAddr());
     }
-
-    void start() {
-      threads.forEach(Thread::start);
+    List<DataNode> requestors = cluster.getDataNodes().stream()
+        .filter(dn -> !inGroup.contains(dn.getDatanodeId().getXferAddr())).toList();
+    if (requestors.isEmpty()) {
+      throw new IOException("no DataNode outside " + st.label() + "'s group to request its repairs");
     }
-
-    /** Stops after the repairs in flight; how many completed. */
-    int stop() throws IOException, InterruptedException {
-      halt();
-      if (failure.get() != null) {
-        throw new IOException("a recovery repair failed: " + failure.get().getMessage(), failure.get());
+    RepeatedRepairs all = new RepeatedRepairs();
+    int next = 0;
+    for (byte unit : c.group().getBlockIndices()) {
+      if (unit == c.healthy()) {
+        continue;
       }
-      return completed.get();
+      DataNode req = requestors.get(next++ % requestors.size());
+      StripeRepair r = EmbeddedGroups.repairOf(st.policy(), c.group(), unit, RepairScheme.RACK_AGGREGATED);
+      RepairEngine engine = new RepairEngine(EmbeddedGroups.plugin(req).transport(),
+          EmbeddedGroups.resolver(cluster, req), EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
+      all.add("bench recovery of unit " + unit, engine, r, EmbeddedGroups.where(cluster, req), c.slice());
     }
-
-    void halt() throws InterruptedException {
-      stopping.set(true);
-      for (Thread t : threads) {
-        t.join();
-      }
-    }
+    return all;
   }
 }

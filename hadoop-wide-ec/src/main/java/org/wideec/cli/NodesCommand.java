@@ -75,7 +75,8 @@ final class NodesCommand {
             r.getOrDefault("authentication", ""), r.getOrDefault("tls", ""), r.getOrDefault("blockTokens", ""),
             r.containsKey("blockPinning") ? (Boolean) r.get("blockPinning") ? "on" : "OFF" : "",
             r.containsKey("tasksCompleted") ? r.get("tasksCompleted") + "/" + r.get("tasksHandedToStock") + "/"
-                + r.get("tasksAbandoned") : "", r.containsKey("repairBacklog") ? String.valueOf(r.get("repairBacklog")) : "",
+                + r.get("tasksAbandoned") : "",
+            r.containsKey("repairBacklog") ? String.valueOf(r.get("repairBacklog")) : "",
             r.containsKey("backgroundNodeCapNow") ? caps(r) : "", r.getOrDefault("lastError", ""));
       }
       t.print(out);

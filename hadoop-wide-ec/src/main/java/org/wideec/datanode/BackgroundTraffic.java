@@ -23,12 +23,13 @@ import org.wideec.transport.SliceTransport;
 /**
  * This DataNode's background caps, applied by its slice transport ({@link CappedBackground}) to every slice of
  * background work it sends: the node cap scaled by the back-off under foreground load, and its share of its rack's
- * uplink cap. Each {@value #INTERVAL_KEY} ms a sample reads what the DataNode served its users since the last one (HDFS's
- * own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node sent) and feeds the
- * back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live DataNodes every
- * {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs ({@link #setNodeCap},
- * {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey them. Nothing here throws
- * into a DataNode thread: a failed sample is logged and the caps stay as they were.
+ * uplink cap. Every sample interval ({@value #INTERVAL_KEY}) it reads what the DataNode served its users since the
+ * last sample (HDFS's own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node
+ * sent) and feeds the back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live
+ * DataNodes every {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs
+ * ({@link #setNodeCap}, {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey
+ * them. Nothing here throws into a DataNode thread: a failed sample is logged (rate-limited) and the caps stay as
+ * they were.
  */
 public final class BackgroundTraffic {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundTraffic.class);
@@ -44,7 +45,8 @@ public final class BackgroundTraffic {
   static final int RACK_RECOUNT_SAMPLES = 30;
 
   /** The settings, checked when the plugin starts. */
-  public record Settings(BackgroundCaps caps, long busyBytesPerSecond, int floorPercent, int stepPercent, long intervalMs) {
+  public record Settings(BackgroundCaps caps, long busyBytesPerSecond, int floorPercent, int stepPercent,
+      long intervalMs) {
     /** @throws IllegalArgumentException naming the key */
     public static Settings from(Configuration conf) {
       return new Settings(new BackgroundCaps(ConfigValues.bytesAtLeast(conf, NODE_KEY, 0, 0),
@@ -67,6 +69,9 @@ public final class BackgroundTraffic {
   private final LiveNodes live;
   private final LongSupplier foregroundSlices;
   private final ScheduledExecutorService sampler;
+  /** A sample fails each second while, say, the NameNode is unreachable: one warning per ten minutes. */
+  private final org.wideec.placement.hdfs.RateLimitedWarning failed =
+      new org.wideec.placement.hdfs.RateLimitedWarning(LOG, 10 * 60_000L);
   private final Field bytesRead;
   private final Field bytesWritten;
   private volatile BackgroundCaps caps;
@@ -125,7 +130,7 @@ public final class BackgroundTraffic {
       }
       apply();
     } catch (Throwable e) { // a sample never stops the sampler, nor reaches the DataNode
-      LOG.warn("wide-ec background caps: a sample failed, the caps stay as they were: {}", e.toString());
+      failed.warn("wide-ec background caps: a sample failed, the caps stay as they were: {}", e.toString());
     }
   }
 
@@ -159,7 +164,8 @@ public final class BackgroundTraffic {
   public void setNodeCap(long bytesPerSecond) {
     caps = caps.withNode(bytesPerSecond);
     apply();
-    LOG.info("wide-ec background caps of {}: node cap set to {} bytes/s", WideEcDataNodePlugin.nameOf(dn), bytesPerSecond);
+    LOG.info("wide-ec background caps of {}: node cap set to {} bytes/s", WideEcDataNodePlugin.nameOf(dn),
+        bytesPerSecond);
   }
 
   /** Sets the rack's uplink cap (this node takes its share) from the next slice on (bytes/s, 0: none). */

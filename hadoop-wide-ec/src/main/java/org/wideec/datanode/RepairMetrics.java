@@ -87,7 +87,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     bytesSentCrossRack = registry.newCounter("BytesSentCrossRack", "slice bytes sent to other racks", 0L);
     slicesSent = registry.newCounter("SlicesSent", "slices sent", 0L);
     backgroundBytesSent = registry.newCounter("BackgroundBytesSent",
-        "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps", 0L);
+        "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps",
+        0L);
     for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
       handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
           "handshakes this DataNode's slice port refused: " + r, 0L));
@@ -134,9 +135,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     rb.addGauge(Interns.info("RepairBacklog", "reconstruction tasks queued for the worker"), backlog.getAsInt());
     if (b != null) {
       org.wideec.transport.CappedBackground t = b.throttle();
-      rb.addGauge(Interns.info("BackgroundNodeCap", "bytes/s background work may send from this node now (0: none)"),
+      rb.addGauge(Interns.info("BackgroundNodeCapNow", "bytes/s background work may send from this node now (0: none)"),
               t.node().bytesPerSecond())
-          .addGauge(Interns.info("BackgroundRackShareCap",
+          .addGauge(Interns.info("BackgroundRackShareNow",
               "bytes/s of its rack's uplink cap this node's background work may use now (0: none)"),
               t.rackShare().bytesPerSecond())
           .addGauge(Interns.info("BackgroundBackoffPercent", "share of the node cap the foreground back-off allows"),

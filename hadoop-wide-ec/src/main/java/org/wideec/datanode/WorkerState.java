@@ -132,7 +132,8 @@ final class WorkerState implements SliceEndpointMXBean {
   private BackgroundTraffic running(String what) {
     BackgroundTraffic b = plugin.background();
     if (b == null) {
-      throw new IllegalStateException("cannot " + what + ": the wide-ec worker is off here (" + getDisabledReason() + ")");
+      throw new IllegalStateException("cannot " + what + ": the wide-ec worker is off here (" + getDisabledReason()
+          + ")");
     }
     return b;
   }

@@ -33,6 +33,7 @@ import org.wideec.transport.CappedBackground;
 class RepairYieldsClusterTest {
   static final long CAP = 512 * 1024;
   static final long LOWER_CAP = 256 * 1024;
+  static final long RACK_CAP = 3 * 1024 * 1024;
   static long startedNanos;
 
   @BeforeAll
@@ -51,10 +52,7 @@ class RepairYieldsClusterTest {
   @Test
   @Order(1)
   void aRepairUnderANodeCapSendsNoMoreThanTheCapAllowsAndTheTransportCountsTheSame() throws Exception {
-    RepairClusterFixture.Before b = RepairClusterFixture.before();
-    RepairClusterFixture.loseBusiestNode();
-    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
-    RepairClusterFixture.everyByteReadsBack();
+    loseANodeAndRepairItsUnits();
     long sent = 0;
     long waits = 0;
     double seconds = (System.nanoTime() - startedNanos) / 1e9;
@@ -81,7 +79,7 @@ class RepairYieldsClusterTest {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     Map<Integer, long[]> before = new HashMap<>();
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
-      ObjectName bean = new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
+      ObjectName bean = beanOf(dn);
       jmx.setAttribute(bean, new Attribute("BackgroundNodeCap", LOWER_CAP));
       assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCap"));
       assertEquals(LOWER_CAP, jmx.getAttribute(bean, "BackgroundNodeCapNow"), "in force at once");
@@ -95,10 +93,7 @@ class RepairYieldsClusterTest {
       shown++;
     }
     assertEquals(RepairClusterFixture.cluster.getDataNodes().size(), shown);
-    RepairClusterFixture.Before b = RepairClusterFixture.before();
-    RepairClusterFixture.loseBusiestNode();
-    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
-    RepairClusterFixture.everyByteReadsBack();
+    loseANodeAndRepairItsUnits();
     long sent = 0;
     for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
       TokenBucket node = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node();
@@ -112,6 +107,52 @@ class RepairYieldsClusterTest {
       sent += taken;
     }
     assertTrue(sent > 0, "the second repair's slices went through the new cap");
+  }
+
+  @Test
+  @Order(3)
+  void eachDataNodeTakesAnEqualShareOfItsRacksUplinkCapForItsCrossRackSlices() throws Exception {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Map<String, Integer> liveInRack = new HashMap<>();
+    Map<String, String> rackOf = new HashMap<>();
+    for (org.apache.hadoop.hdfs.protocol.DatanodeInfo d : RepairClusterFixture.fs.getDataNodeStats(
+        org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
+      liveInRack.merge(d.getNetworkLocation(), 1, Integer::sum);
+      rackOf.put(d.getXferAddr(), d.getNetworkLocation());
+    }
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      ObjectName bean = beanOf(dn);
+      jmx.setAttribute(bean, new Attribute("BackgroundRackCap", RACK_CAP));
+    }
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      ObjectName bean = beanOf(dn);
+      long share = RACK_CAP / liveInRack.get(rackOf.get(dn.getDatanodeId().getXferAddr()));
+      org.wideec.minicluster.Eventually.await(dn.getXferPort() + "'s share of its rack's cap",
+          java.time.Duration.ofSeconds(30), () -> (Long) jmx.getAttribute(bean, "BackgroundRackShareNow"),
+          v -> v == share);
+    }
+    loseANodeAndRepairItsUnits();
+    long crossRack = 0;
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      CappedBackground caps = throttleOf(WideEcDataNodePlugin.running(dn.getXferPort()));
+      TokenBucket rack = caps.rackShare();
+      assertEquals(caps.crossRackBytes(), rack.takenBytes(), "every cross-rack background byte took the rack share");
+      assertTrue(rack.takenBytes() <= rack.earnedBytes(), "never more than the share earned");
+      crossRack += caps.crossRackBytes();
+    }
+    assertTrue(crossRack > 0, "the repairs sent background slices across racks");
+  }
+
+  /** The busiest DataNode lost; every unit it held rebuilt by our worker, and every byte reads back. */
+  private static void loseANodeAndRepairItsUnits() throws Exception {
+    RepairClusterFixture.Before b = RepairClusterFixture.before();
+    RepairClusterFixture.loseBusiestNode();
+    RepairClusterFixture.assertEveryRebuiltUnitStoredByOurWorker(b);
+    RepairClusterFixture.everyByteReadsBack();
+  }
+
+  private static ObjectName beanOf(DataNode dn) throws Exception {
+    return new ObjectName("Hadoop:service=DataNode,name=" + JmxEndpointResolver.beanName(dn.getXferPort()));
   }
 
   private static CappedBackground throttleOf(WideEcDataNodePlugin p) {

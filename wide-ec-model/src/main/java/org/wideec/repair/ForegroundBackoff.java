@@ -2,12 +2,12 @@ package org.wideec.repair;
 
 /**
  * How much of its background cap a DataNode uses while users read and write it: additive increase, multiplicative
- * decrease (AIMD, as TCP shares a link): each sample of the node's foreground throughput above {@code busyBytesPerSecond}
- * halves the factor (down to {@code floor}, so repairs never stop: a group may be one loss from data loss), each
- * sample below it adds {@code step} back (up to 1). A burst of users is answered within one sample; the cap comes back
- * over 1 / step quiet samples, so an on-off load does not make background traffic oscillate at full swing. Plain state
- * machine: the caller samples (with its own clock) and applies {@link #factor()} to its cap; not thread-safe (one
- * sampler).
+ * decrease (AIMD, as TCP shares a link). Each sample of the node's foreground throughput at or above
+ * {@code busyBytesPerSecond} halves the factor, down to {@code floor} (repairs never stop: a group may be one loss
+ * from data loss); each sample below it adds {@code step} back, up to 1. A burst of users is answered within one
+ * sample; the cap comes back over 1 / step quiet samples, so an on-off load does not make background traffic swing
+ * from nothing to everything. Plain state machine: the caller samples (with its own clock) and applies
+ * {@link #factor()} to its cap; not thread-safe (one sampler).
  */
 public final class ForegroundBackoff {
   /** The decrease on a busy sample. */

@@ -17,7 +17,7 @@ public final class TokenBucket {
   private long burstBytes;
   private double tokens;
   private long lastNanos;
-  /** Bytes taken, and bytes the bucket made available (its initial burst plus every token accrued), since start. */
+  /** Bytes taken, and bytes the bucket allowed (its first burst, every token accrued, takes while unlimited). */
   private long taken;
   private double earned;
 
@@ -70,6 +70,7 @@ public final class TokenBucket {
     }
     if (bytesPerSecond <= 0) {
       taken += bytes;
+      earned += bytes; // no limit: whatever is taken was allowed
       return 0;
     }
     refill();
@@ -88,8 +89,8 @@ public final class TokenBucket {
   }
 
   /**
-   * Bytes the bucket made available since start: its first burst plus what accrued at each rate in force (up to now,
-   * while it was limited). Taken bytes never exceed this plus one take larger than the burst.
+   * Bytes the bucket allowed since start: its first burst, what accrued at each rate in force (up to now), and what
+   * was taken while it had no limit. Taken bytes never exceed this plus one take larger than the burst.
    */
   public synchronized long earnedBytes() {
     refill();

@@ -81,6 +81,17 @@ class TokenBucketTest {
     TokenBucket b = bucket(0, 1);
     assertEquals(0, b.tryTake(1L << 40));
     assertEquals(1L << 40, b.takenBytes());
+    assertEquals(1 + (1L << 40), b.earnedBytes(), "what was taken without a limit was allowed");
+  }
+
+  @Test
+  void aLimitSetAfterUnlimitedTakesKeepsTheAccountExact() {
+    TokenBucket b = bucket(0, 100);
+    assertEquals(0, b.tryTake(5000));
+    b.setRate(1000, 100);
+    assertEquals(0, b.tryTake(100), "the bucket starts the limit full");
+    assertTrue(b.tryTake(100) > 0);
+    assertTrue(b.takenBytes() <= b.earnedBytes());
   }
 
   @Test

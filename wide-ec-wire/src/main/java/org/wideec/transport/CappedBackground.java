@@ -1,7 +1,6 @@
 package org.wideec.transport;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.wideec.time.TokenBucket;
 
 /**
@@ -24,12 +23,8 @@ public final class CappedBackground implements BackgroundThrottle {
 
   /** Caps of 0 bytes per second: none. */
   public CappedBackground(long nodeBytesPerSecond, long rackShareBytesPerSecond) {
-    this(nodeBytesPerSecond, rackShareBytesPerSecond, System::nanoTime);
-  }
-
-  CappedBackground(long nodeBytesPerSecond, long rackShareBytesPerSecond, LongSupplier clock) {
-    node = new TokenBucket(nodeBytesPerSecond, burst(nodeBytesPerSecond), clock);
-    rack = new TokenBucket(rackShareBytesPerSecond, burst(rackShareBytesPerSecond), clock);
+    node = new TokenBucket(nodeBytesPerSecond, burst(nodeBytesPerSecond), System::nanoTime);
+    rack = new TokenBucket(rackShareBytesPerSecond, burst(rackShareBytesPerSecond), System::nanoTime);
   }
 
   static long burst(long bytesPerSecond) {

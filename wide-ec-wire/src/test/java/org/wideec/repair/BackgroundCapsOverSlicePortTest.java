@@ -65,7 +65,8 @@ class BackgroundCapsOverSlicePortTest {
         long[] before = afterRead.get(e.getKey());
         long crossRack = c.crossRack.get() - before[1];
         long sent = c.inRack.get() - before[0] + crossRack;
-        assertEquals(sent, e.getValue().bytes(), e.getKey() + ": every slice it sent for the repair went through its cap");
+        assertEquals(sent, e.getValue().bytes(), e.getKey() + ": every slice it sent for the repair went through its"
+            + " cap");
         assertEquals(sent, e.getValue().node().takenBytes(), e.getKey());
         assertEquals(crossRack, e.getValue().crossRackBytes(), e.getKey() + ": and each cross-rack one through its"
             + " rack share");

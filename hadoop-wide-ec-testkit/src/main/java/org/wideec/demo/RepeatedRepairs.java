@@ -1,0 +1,59 @@
+package org.wideec.demo;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.wideec.engine.RepairEngine;
+import org.wideec.repair.SliceSink;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+
+/** Repairs run again and again, each on its own thread, until stopped; the rebuilt bytes are dropped. */
+final class RepeatedRepairs {
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicInteger completed = new AtomicInteger();
+  private final AtomicReference<Exception> failure = new AtomicReference<>();
+  private final List<Thread> threads = new ArrayList<>();
+
+  /** One more repair to run again and again, by {@code engine} with its node named {@code at}. */
+  RepeatedRepairs add(String name, RepairEngine engine, StripeRepair r, UnitLocation at, int slice) {
+    Thread t = new Thread(() -> {
+      try {
+        while (!stopping.get()) {
+          engine.repair(r, at, (u, len) -> SliceSink.DISCARD, slice);
+          completed.incrementAndGet();
+        }
+      } catch (Exception e) {
+        failure.compareAndSet(null, e);
+      }
+    }, name);
+    t.setDaemon(true);
+    threads.add(t);
+    return this;
+  }
+
+  void start() {
+    threads.forEach(Thread::start);
+  }
+
+  /** Stops after the repairs in flight; how many completed. */
+  int stop() throws IOException, InterruptedException {
+    halt();
+    if (failure.get() != null) {
+      throw new IOException("a background repair failed: " + failure.get().getMessage(), failure.get());
+    }
+    return completed.get();
+  }
+
+  void halt() throws InterruptedException {
+    stopping.set(true);
+    for (Thread t : threads) {
+      if (t.isAlive()) {
+        t.join();
+      }
+    }
+  }
+}
