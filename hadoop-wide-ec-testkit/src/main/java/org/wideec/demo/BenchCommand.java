@@ -41,21 +41,15 @@ public final class BenchCommand {
     if (args.length > 0 && args[0].equals("archive")) {
       return ArchiveBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
     }
+    if (args.length > 0 && args[0].equals("ops")) {
+      return OpsBench.run(conf, java.util.Arrays.copyOfRange(args, 1, args.length), out);
+    }
     Options o = new Options(args, Set.of("block-size", "node-rate", "oversubscription", "slices", "full-node-stripes",
         "full-node-block-size", "full-node-rate", "results"), Set.of("json", "quick", "no-stock", "full-node-only"));
     if (o.positional().size() != 1 || !o.positional().get(0).equals("repair")) {
-      throw new Options.UsageException("bench takes one benchmark: repair, encode, archive, update or cluster");
+      throw new Options.UsageException("bench takes one benchmark: repair, encode, archive, update, ops or cluster");
     }
-    boolean quick = o.has("quick");
-    List<Integer> slices = new ArrayList<>();
-    for (String sl : o.get("slices", quick ? "256k" : "64k,256k,1m").split(",")) {
-      slices.add((int) bytes(sl.trim(), "slices"));
-    }
-    RepairBench.Settings s = new RepairBench.Settings(bytes(o.get("block-size", quick ? "8m" : "32m"), "block-size"),
-        bytes(o.get("node-rate", "25m"), "node-rate"), (int) o.getLong("oversubscription", 10), slices,
-        (int) o.getLong("full-node-stripes", quick ? 8 : 16), bytes(o.get("full-node-block-size", quick ? "2m" : "4m"),
-        "full-node-block-size"), bytes(o.get("full-node-rate", "5m"), "full-node-rate"),
-        !o.has("no-stock") && !o.has("full-node-only"), !o.has("full-node-only"));
+    RepairBench.Settings s = repairSettings(o);
     if (s.blockBytes() % (1024 * 1024) != 0 || s.fullNodeBlockBytes() % (1024 * 1024) != 0) {
       throw new Options.UsageException("block sizes must be whole MiB (the benchmark's policies use 1 MiB cells)");
     }
@@ -74,6 +68,20 @@ public final class BenchCommand {
       out.println(Json.write(result));
     }
     return 0;
+  }
+
+  /** The repair benchmark's settings from {@code bench repair}'s options (or their defaults, quick or not). */
+  static RepairBench.Settings repairSettings(Options o) {
+    boolean quick = o.has("quick");
+    List<Integer> slices = new ArrayList<>();
+    for (String sl : o.get("slices", quick ? "256k" : "64k,256k,1m").split(",")) {
+      slices.add((int) bytes(sl.trim(), "slices"));
+    }
+    return new RepairBench.Settings(bytes(o.get("block-size", quick ? "8m" : "32m"), "block-size"),
+        bytes(o.get("node-rate", "25m"), "node-rate"), (int) o.getLong("oversubscription", 10), slices,
+        (int) o.getLong("full-node-stripes", quick ? 8 : 16), bytes(o.get("full-node-block-size", quick ? "2m" : "4m"),
+        "full-node-block-size"), bytes(o.get("full-node-rate", "5m"), "full-node-rate"),
+        !o.has("no-stock") && !o.has("full-node-only"), !o.has("full-node-only"));
   }
 
   /** The "# Repair benchmarks" section of benchmarks/RESULTS.md. */
@@ -111,6 +119,10 @@ public final class BenchCommand {
         "none (the star brings the client one range per helper)"));
     md.append(row("degraded read (WideEcFileSystem) during the unit's repair / normal read, 1 MiB cell, uplinks shaped",
         r.get("degradedReadDuringRepairOverNormal"), "<= 1.3"));
+    md.append(row("foreground read during a group's recovery / idle, background capped at 0.2 of a node link",
+        r.get("foregroundFractionWithCaps"), ">= 0.8"));
+    md.append(row("foreground read during a group's recovery / idle, no caps", r.get("foregroundFractionWithoutCaps"),
+        "none (the baseline of the capped figure)"));
     md.append("\n## Single-unit repair\n\n| links | code | scheme | seconds | x direct send | bytes across racks |\n"
         + "|---|---|---|---|---|---|\n");
     for (Map.Entry<String, Object> code : nodeLinks.entrySet()) {
@@ -205,7 +217,7 @@ public final class BenchCommand {
     }
   }
 
-  private static long bytes(String v, String name) {
+  static long bytes(String v, String name) {
     try {
       return TraditionalBinaryPrefix.string2long(v);
     } catch (IllegalArgumentException e) {

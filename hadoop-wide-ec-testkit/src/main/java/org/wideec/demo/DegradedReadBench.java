@@ -131,17 +131,23 @@ final class DegradedReadBench {
           pipelined / normal, star / pipelined);
       progress.step("degraded reads");
 
-      Map<String, Object> during = new DegradedReadDuringRepairBench(out, s).run(cluster, st, clientConf,
-          new Cells(client, endpoints, me, g, healthy, row, slice, healthyCell, lostAt, lostCell));
+      Cells cells = new Cells(client, endpoints, me, g, healthy, row, slice, healthyCell, lostAt, lostCell);
+      Map<String, Object> during = new DegradedReadDuringRepairBench(out, s).run(cluster, st, clientConf, cells);
       m.put("duringRepair", during);
       json.put("degradedReadDuringRepairOverNormal", during.get("degradedReadDuringRepairOverNormal"));
       out.printf("degraded read during the unit's repair / normal read = %.2f (target <= 1.3)%n",
           (Double) during.get("degradedReadDuringRepairOverNormal"));
+      progress.step("degraded reads during a repair");
+
+      Map<String, Object> foreground = new ForegroundDuringRecoveryBench(out, s).run(cluster, st, cells);
+      m.put("foregroundDuringRecovery", foreground);
+      json.put("foregroundFractionWithCaps", foreground.get("foregroundFractionWithCaps"));
+      json.put("foregroundFractionWithoutCaps", foreground.get("foregroundFractionWithoutCaps"));
     } finally {
       TrafficShaper.emulate(null);
       idle.shutdownNow();
     }
-    progress.step("degraded reads during a repair");
+    progress.step("foreground reads during a recovery, with and without caps");
     return m;
   }
 

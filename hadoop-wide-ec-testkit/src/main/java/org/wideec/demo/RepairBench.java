@@ -77,8 +77,9 @@ public final class RepairBench {
   /**
    * The measured steps a run takes, for the progress estimate: single-unit runs time a direct send and each slice size,
    * then per code a direct send and every scheme, then the rack-gateway pair, then (on the combined-locality cluster) a
-   * direct send, a repair, the degraded reads and the degraded reads during a repair; every run has six full-node
-   * recoveries and, if asked, HDFS's own reconstructor, and ends with the full-node recoveries over racks.
+   * direct send, a repair, the degraded reads, the degraded reads during a repair and the foreground reads during a
+   * recovery with and without caps; every run has six full-node recoveries and, if asked, HDFS's own reconstructor,
+   * and ends with the full-node recoveries over racks.
    */
   static int plannedSteps(Settings s) {
     int fullNode = 3 * 2 + FullNodeSpreadBench.steps();
@@ -88,7 +89,7 @@ public final class RepairBench {
     int bestSlice = 1 + s.sliceSizes().size();
     int schemes = 2 * (1 + RepairScheme.values().length);
     int gateways = 1 + 2;
-    int combinedLocality = 4;
+    int combinedLocality = 5;
     return bestSlice + schemes + gateways + fullNode + (s.stockBaseline() ? 1 : 0) + combinedLocality;
   }
 
