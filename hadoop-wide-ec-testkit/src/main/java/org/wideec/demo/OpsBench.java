@@ -25,7 +25,7 @@ final class OpsBench {
   static int run(Configuration conf, String[] args, PrintStream out) throws Exception {
     Options o = new Options(args, Set.of("scrub-corruptions", "scrub-block-size"), Set.of("json", "quick"));
     if (!o.positional().isEmpty()) {
-      throw new Options.UsageException("bench ops takes no arguments, got " + o.positional());
+      throw new Options.UsageException("bench ops takes options only, got '" + o.positional().get(0) + "'");
     }
     boolean quick = o.has("quick");
     int corruptions = (int) o.getLong("scrub-corruptions", quick ? 4 : 16);
