@@ -2,11 +2,11 @@ package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -24,7 +24,10 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeState;
@@ -43,11 +46,15 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
  * groups of an Azure-LRC(6,2,2) policy and archived stripes of azure-lrc:k=6,l=2,g=2 trimmed to one replica: a
  * DataNode holding units of both is decommissioned the standard way (HDFS's admin manager, as refreshNodes does), and
  * the decommission completes with every unit it held rebuilt elsewhere by our workers from other units, while the
- * leaving node copied nothing (HDFS's copies are counted by its blocksReplicated) and served no slice of any unit.
+ * leaving node copied nothing (HDFS's copies are counted by its blocksReplicated) and served no slice of any unit;
+ * {@code wide-ec decommission} refuses a node in service, prints the plan with {@code --dry-run}, and follows the
+ * decommission to its end. Then a node enters maintenance: its archived blocks are rebuilt, its group units stay.
+ * The tests share the cluster and run in this order.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecommissionClusterTest extends ArchiveTestBed {
   private static final int CELL = 64 * 1024;
-  private final Map<Path, byte[]> striped = new HashMap<>();
+  private final Map<Path, byte[]> striped = new TreeMap<>();
   private ErasureCodingPolicy policy;
 
   @Override
@@ -60,16 +67,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
   }
 
   @BeforeAll
-  void awaitLease() {
+  void writeBothLayouts() throws Exception {
     awaitTrimmerLease();
-  }
-
-  private static WideEcNameNodeMetrics metrics() {
-    return WideEcNameNodePlugin.metrics();
-  }
-
-  @Test
-  void aDecommissionCompletesWithEveryUnitRebuiltElsewhereAndNothingReadFromTheLeavingNode() throws Exception {
     policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
     Path dir = new Path("/lrc");
     fs.mkdirs(dir);
@@ -88,18 +87,48 @@ class DecommissionClusterTest extends ArchiveTestBed {
     checks.write("/ar/a", 3 * BLOCK + 17);
     checks.write("/ar/b", 7 * BLOCK);
     checks.write("/ar/c", 2 * BLOCK + 5);
-    StripeManifest m = archived("/ar");
+    archived("/ar");
+  }
 
-    Map<String, Integer> stripedOn = stripedUnitsPerNode();
-    Map<String, Integer> archivedOn = archivedMembersPerNode(m);
-    String leaving = null;
+  private static WideEcNameNodeMetrics metrics() {
+    return WideEcNameNodePlugin.metrics();
+  }
+
+  /** The DataNode in service holding the most units of both layouts (at least one of each). */
+  private String busiestInService(Map<String, Integer> stripedOn, Map<String, Integer> archivedOn) throws Exception {
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    String best = null;
     for (String node : stripedOn.keySet()) {
-      if (archivedOn.getOrDefault(node, 0) > 0 && (leaving == null
-          || stripedOn.get(node) + archivedOn.get(node) > stripedOn.get(leaving) + archivedOn.get(leaving))) {
-        leaving = node;
+      if (archivedOn.getOrDefault(node, 0) > 0 && dm.getDatanode(datanode(node).getDatanodeId()).isInService()
+          && (best == null || stripedOn.get(node) + archivedOn.get(node) > stripedOn.get(best) + archivedOn.get(best))) {
+        best = node;
       }
     }
-    assertTrue(leaving != null, "some DataNode holds units of both layouts: " + stripedOn + " " + archivedOn);
+    assertTrue(best != null, "some DataNode in service holds units of both layouts: " + stripedOn + " " + archivedOn);
+    return best;
+  }
+
+  @Test
+  @Order(1)
+  void aDecommissionCompletesWithEveryUnitRebuiltElsewhereAndNothingReadFromTheLeavingNode() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String leaving = busiestInService(stripedOn, archivedOn);
+
+    ToolRun refused = tool("decommission", leaving);
+    assertEquals(3, refused.exit(), refused.out() + refused.err());
+    assertTrue(refused.err().contains(leaving + " is in service") && refused.err().contains("dfs.hosts.exclude"),
+        refused.err());
+    ToolRun dry = tool("decommission", leaving, "--dry-run", "--json");
+    assertEquals(0, dry.exit(), dry.out() + dry.err());
+    var plan = dry.json();
+    assertEquals(stripedOn.get(leaving).intValue(), plan.path("rebuilds").size(), dry.out());
+    assertEquals(0, plan.path("unitsFromLeavingNode").asLong(), dry.out());
+    for (var rebuild : plan.path("rebuilds")) {
+      assertTrue(!rebuild.path("target").asText().equals(leaving) && !rebuild.path("helpers").toString()
+          .contains("@" + leaving + "\""), "the plan neither stores on nor reads from the leaving node: " + rebuild);
+    }
+
     int units = stripedOn.get(leaving) + archivedOn.get(leaving);
     DataNode dn = datanode(leaving);
     RepairMetrics worker = WideEcDataNodePlugin.running(dn.getXferPort()).metrics();
@@ -108,13 +137,16 @@ class DecommissionClusterTest extends ArchiveTestBed {
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
 
     decommission(leaving);
-    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
     String node = leaving;
-    Eventually.await("the decommission of " + leaving + " complete", Duration.ofSeconds(180),
-        () -> dm.getDatanode(dn.getDatanodeId()).isDecommissioned() ? null
-            : "rebuilt " + metrics().decommissionUnitsRebuilt() + ", left " + metrics().decommissionUnitsLeft()
-                + ", failures " + metrics().decommissionRebuildFailures() + ", state "
-                + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+    // The command follows the decommission HDFS runs and returns once HDFS calls the node DECOMMISSIONED.
+    ToolRun follow = assertTimeoutPreemptively(Duration.ofSeconds(180), () -> tool("decommission", node, "--json"),
+        () -> "rebuilt " + metrics().decommissionUnitsRebuilt() + ", left " + metrics().decommissionUnitsLeft()
+            + ", failures " + metrics().decommissionRebuildFailures());
+    assertEquals(0, follow.exit(), follow.out() + follow.err());
+    assertEquals("DECOMMISSIONED", follow.json().path("state").asText(), follow.out());
+    assertEquals(0, follow.json().path("unitsFromLeavingNode").asLong(), follow.out());
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    assertTrue(dm.getDatanode(dn.getDatanodeId()).isDecommissioned());
 
     assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
         "HDFS copied nothing from the leaving node");
@@ -164,6 +196,54 @@ class DecommissionClusterTest extends ArchiveTestBed {
             + inService.getXferAddr() + " has the manifest's CRC32C");
       }
     }
+  }
+
+  /**
+   * A node entering maintenance is expected back, so HDFS asks only for a group's data-unit count of live units and
+   * one live replica of a contiguous block: its archived blocks (single replicas HDFS would copy from it) are rebuilt
+   * elsewhere, its block-group units stay, and nothing is copied from it.
+   */
+  @Test
+  @Order(2)
+  void aNodeEnteringMaintenanceHasItsArchivedBlocksRebuiltAndKeepsItsBlockGroupUnits() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String node = busiestInService(stripedOn, archivedOn);
+    DataNode dn = datanode(node);
+    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
+    long rebuiltBefore = metrics().decommissionUnitsRebuilt();
+
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(dn.getDatanodeId()), Long.MAX_VALUE);
+    } finally {
+      fsn.writeUnlock();
+    }
+    Eventually.await(node + " in maintenance", Duration.ofSeconds(180),
+        () -> dm.getDatanode(dn.getDatanodeId()).isInMaintenance() ? null
+            : "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore) + ", state "
+                + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+
+    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore, "HDFS copied nothing from " + node);
+    assertEquals(archivedOn.get(node).longValue(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+        "its archived blocks, and nothing else, rebuilt elsewhere");
+    // HDFS hides a node in maintenance from readers: its units drop out of the locations, and none is added elsewhere.
+    int listed = stripedOn.values().stream().mapToInt(Integer::intValue).sum();
+    assertEquals(listed - stripedOn.get(node), stripedUnitsPerNode().values().stream().mapToInt(Integer::intValue).sum(),
+        "its block-group units stay on it: none rebuilt elsewhere");
+    for (ArchivedStripe s : manifestOf("/ar").stripes()) {
+      for (int u : s.storedUnits()) {
+        assertTrue(java.util.Arrays.stream(located(s.member(u)).getLocations())
+            .anyMatch(d -> d.getAdminState() == DatanodeInfo.AdminStates.NORMAL),
+            "stripe " + s.stripeId() + " unit " + u + " has a replica in service");
+      }
+    }
+    for (Path p : striped.keySet()) {
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+    }
+    checks.everyByteReadsBack();
   }
 
   /** Archives with trim and returns the manifest, every stripe TRIMMED. */

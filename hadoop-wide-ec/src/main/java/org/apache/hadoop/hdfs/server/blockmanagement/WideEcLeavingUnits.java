@@ -59,8 +59,10 @@ public final class WideEcLeavingUnits {
   }
 
   /**
-   * The complete block groups of our codecs with a unit held only on one of these (leaving) DataNodes, at most
-   * {@code max} (the rest wait for a later pass).
+   * The complete block groups of our codecs with a unit held only on one of these DataNodes being decommissioned, at
+   * most {@code max} (the rest wait for a later pass). A node entering maintenance keeps its units: HDFS asks only
+   * for a group's data-unit count of live units then (dfs.namenode.maintenance.replication.min counts replicas of
+   * contiguous blocks), and the units come back with the node.
    */
   public static List<LeavingGroup> groupsOn(FSNamesystem fsn, Collection<LeavingNode> nodes, int max) {
     BlockManager bm = fsn.getBlockManager();
@@ -69,8 +71,8 @@ public final class WideEcLeavingUnits {
     fsn.readLock();
     try {
       for (LeavingNode n : nodes) {
-        if (!(n.node() instanceof DatanodeDescriptor dn)) {
-          continue; // not one of leaving()'s
+        if (n.maintenance() || !(n.node() instanceof DatanodeDescriptor dn)) {
+          continue;
         }
         for (DatanodeStorageInfo s : dn.getStorageInfos()) {
           for (Iterator<BlockInfo> it = s.getBlockIterator(); it.hasNext() && out.size() < max; ) {
@@ -109,7 +111,7 @@ public final class WideEcLeavingUnits {
       }
       if (dn.isInService()) {
         inService.put(unit, dn);
-      } else if (dn.isDecommissionInProgress() || dn.isEnteringMaintenance()) {
+      } else if (dn.isDecommissionInProgress()) {
         leaving.put(unit, dn);
       }
     }
@@ -119,15 +121,15 @@ public final class WideEcLeavingUnits {
   }
 
   /**
-   * Whether each of these units of the group is held on a live leaving DataNode: when HDFS places the repair of
-   * exactly those units (the ones no node in service holds), the repair is a decommission's copy.
+   * Whether each of these units of the group is held on a live DataNode being decommissioned: when HDFS places the
+   * repair of exactly those units (the ones no node in service holds), the repair is a decommission's copy.
    */
   static boolean onlyOnLeavingNodes(BlockInfoStriped g, int[] units) {
     for (int u : units) {
       boolean leaving = false;
       for (BlockInfoStriped.StorageAndBlockIndex si : g.getStorageAndIndexInfos()) {
         DatanodeDescriptor dn = si.getStorage().getDatanodeDescriptor();
-        if (si.getBlockIndex() == u && dn.isAlive() && (dn.isDecommissionInProgress() || dn.isEnteringMaintenance())) {
+        if (si.getBlockIndex() == u && dn.isAlive() && dn.isDecommissionInProgress()) {
           leaving = true;
         }
       }
