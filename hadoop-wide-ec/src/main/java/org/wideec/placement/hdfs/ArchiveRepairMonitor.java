@@ -211,6 +211,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
     if (leaving != null) {
+      leaving.endPass();
       long[] sorted = java.util.Arrays.copyOf(archived, archivedCount);
       java.util.Arrays.sort(sorted);
       DecommissionClaims.archivedBlocks(sorted);

@@ -61,6 +61,10 @@ final class LeavingUnitRebuilds {
   /** Archived blocks whose live replicas were all on leaving nodes when the repair monitor ordered them, by length. */
   private final Map<Long, Long> archivedLeaving = new ConcurrentHashMap<>();
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
+  /** Archived blocks found held only on leaving nodes in this pass. */
+  private final Set<Long> archivedSeen = new HashSet<>();
+  /** Units of our block groups held only on leaving nodes at this pass's start. */
+  private long groupUnitsLeft;
   /** Transfer addresses of the nodes leaving at this pass. */
   private Set<String> leaving = Set.of();
 
@@ -109,6 +113,17 @@ final class LeavingUnitRebuilds {
   /** The repair monitor found an archived block whose replicas are all on leaving nodes: it rebuilds it. */
   void archivedLeaving(long block, long length) {
     archivedLeaving.put(block, length);
+    archivedSeen.add(block);
+  }
+
+  /**
+   * At the end of a repair pass: the units left on leaving nodes, and archived blocks no longer held only there (the
+   * node came back in service, say) forgotten unless a rebuild of theirs still runs.
+   */
+  void endPass() {
+    givenBack.endPass();
+    archivedLeaving.keySet().removeIf(b -> !archivedSeen.contains(b) && !state.busy(b));
+    metrics.decommissionUnitsLeft.set(leaving.isEmpty() ? 0 : groupUnitsLeft + archivedSeen.size());
   }
 
   /**
@@ -128,24 +143,29 @@ final class LeavingUnitRebuilds {
    */
   void pass(Map<String, WideEcArchivedBlocks.Target> live) {
     givenBack.beginPass();
+    archivedSeen.clear();
+    groupUnitsLeft = 0;
     List<WideEcLeavingUnits.LeavingNode> nodes = WideEcLeavingUnits.leaving(fsn);
     Set<String> addrs = new HashSet<>();
     nodes.forEach(n -> addrs.add(n.node().getXferAddr()));
     leaving = addrs;
     metrics.decommissionNodes.set(nodes.size());
     if (nodes.isEmpty()) {
-      metrics.decommissionUnitsLeft.set(0);
-      givenBack.endPass();
       return;
     }
     List<WideEcLeavingUnits.LeavingGroup> groups = WideEcLeavingUnits.groupsOn(fsn, nodes, GROUPS_PER_PASS);
-    long left = archivedLeaving.size();
     List<DecommissionPlanner.LeavingStripe> stripes = new ArrayList<>();
     Map<String, WideEcLeavingUnits.LeavingGroup> byName = new HashMap<>();
+    // Only as many groups as orders may start now are planned: the planner's least-recently-selected memory then
+    // holds only the nodes orders really went to.
+    int free = settings.maxConcurrent() - running.get();
     for (WideEcLeavingUnits.LeavingGroup g : groups) {
-      left += g.leaving().size();
-      if (DecommissionClaims.givenBack(g.groupId()) || g.leaving().keySet().stream()
-          .anyMatch(u -> state.busy(g.groupId() + u))) {
+      groupUnitsLeft += g.leaving().size();
+      if (DecommissionClaims.givenBack(g.groupId())) {
+        givenBack.first(g.groupId()); // still with HDFS: counted once while it lasts
+        continue;
+      }
+      if (stripes.size() >= free || g.leaving().keySet().stream().anyMatch(u -> state.busy(g.groupId() + u))) {
         continue;
       }
       try {
@@ -153,15 +173,13 @@ final class LeavingUnitRebuilds {
         stripes.add(s);
         byName.put(s.name(), g);
       } catch (RuntimeException e) { // a policy that defines no code: HDFS copies its units, as before
-        giveBack(g.groupId(), "its policy " + g.policy().getName() + " defines no code here: " + e.getMessage());
+        giveBack(g, "its policy " + g.policy().getName() + " defines no code here: " + e.getMessage());
       }
     }
-    metrics.decommissionUnitsLeft.set(left);
-    if (!stripes.isEmpty() && running.get() < settings.maxConcurrent()) {
+    if (!stripes.isEmpty()) {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
       execute(planner.plan(addrs, stripes, candidates), byName, live);
     }
-    givenBack.endPass();
   }
 
   private DecommissionPlanner.LeavingStripe stripe(WideEcLeavingUnits.LeavingGroup g) {
@@ -174,12 +192,12 @@ final class LeavingUnitRebuilds {
       Map<String, WideEcArchivedBlocks.Target> live) {
     for (DecommissionPlan.Unplaced u : plan.unplaced()) {
       WideEcLeavingUnits.LeavingGroup g = byName.get(u.stripe());
-      giveBack(g.groupId(), "unit " + u.unit() + ": " + u.why());
+      giveBack(g, "unit " + u.unit() + ": " + u.why());
     }
     for (DecommissionPlan.Rebuild r : plan.rebuilds()) {
       WideEcLeavingUnits.LeavingGroup g = byName.get(r.stripe());
       if (r.fromLeavingNode()) {
-        giveBack(g.groupId(), "unit " + r.unit() + " cannot be rebuilt without its leaving node " + r.leaving());
+        giveBack(g, "unit " + r.unit() + " cannot be rebuilt without its leaving node " + r.leaving());
         continue;
       }
       if (running.get() >= settings.maxConcurrent()) {
@@ -192,13 +210,13 @@ final class LeavingUnitRebuilds {
     }
   }
 
-  /** HDFS copies the group's leaving units for a while (one line per group and pass it is found so). */
-  private void giveBack(long groupId, String why) {
-    DecommissionClaims.giveBack(groupId, giveBackMs);
-    if (givenBack.first(groupId)) {
-      metrics.decommissionUnitsFromLeavingNode.incr();
+  /** HDFS copies the group's leaving units for a while (counted and logged once while it lasts). */
+  private void giveBack(WideEcLeavingUnits.LeavingGroup g, String why) {
+    DecommissionClaims.giveBack(g.groupId(), giveBackMs);
+    if (givenBack.first(g.groupId())) {
+      metrics.decommissionUnitsFromLeavingNode.incr(g.leaving().size());
       LOG.info("wide-ec decommission leaves block group blk_{} to HDFS's copy from the leaving node for {} ms: {}",
-          groupId, giveBackMs, why);
+          g.groupId(), giveBackMs, why);
     }
   }
 
@@ -225,7 +243,7 @@ final class LeavingUnitRebuilds {
           planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
           planFirst(r.helpers()));
     } catch (RuntimeException e) {
-      giveBack(g.groupId(), "its repair could not be built: " + e.getMessage());
+      giveBack(g, "its repair could not be built: " + e.getMessage());
       return;
     }
     long internal = g.groupId() + r.unit();
