@@ -98,15 +98,6 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     cluster.setDataNodeDead(dn.getDatanodeId());
   }
 
-  private DataNode datanode(String xferAddr) {
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (dn.getDatanodeId().getXferAddr().equals(xferAddr)) {
-        return dn;
-      }
-    }
-    throw new AssertionError("no DataNode at " + xferAddr);
-  }
-
 
   /** Waits until every stored member of the manifest has a live replica again. */
   private void awaitEveryMemberLive(StripeManifest m, long timeoutMs) throws Exception {

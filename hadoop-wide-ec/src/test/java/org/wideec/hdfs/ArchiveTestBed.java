@@ -89,6 +89,12 @@ abstract class ArchiveTestBed {
     }
   }
 
+  /** The running DataNode at a transfer address. */
+  org.apache.hadoop.hdfs.server.datanode.DataNode datanode(String xferAddr) {
+    return cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr)).findFirst()
+        .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
+  }
+
   /** A counter of our DataNode plugin's metrics summed over every DataNode running it. */
   long sumOverDataNodes(java.util.function.ToLongFunction<org.wideec.datanode.RepairMetrics> f) {
     long sum = 0;

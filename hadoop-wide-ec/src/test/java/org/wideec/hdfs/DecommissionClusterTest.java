@@ -314,15 +314,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
     return back;
   }
 
-  private DataNode datanode(String xferAddr) {
-    for (DataNode d : cluster.getDataNodes()) {
-      if (d.getDatanodeId().getXferAddr().equals(xferAddr)) {
-        return d;
-      }
-    }
-    throw new AssertionError("no DataNode at " + xferAddr);
-  }
-
   private static long counter(DataNodeMetrics m, String name) throws ReflectiveOperationException {
     Field f = DataNodeMetrics.class.getDeclaredField(name);
     f.setAccessible(true);
