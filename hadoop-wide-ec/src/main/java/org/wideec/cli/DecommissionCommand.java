@@ -20,6 +20,10 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
+import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.coder.StripedCodec;
 import org.wideec.datanode.RepairWorkerConf;
 import org.wideec.placement.PlacementConf;
@@ -38,7 +42,8 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * elsewhere by local reconstruction, until HDFS calls the node DECOMMISSIONED (or IN_MAINTENANCE). It starts nothing
  * itself: where the node leaves service stays HDFS's decision, made with HDFS's own tools. With {@code --dry-run} it
  * changes nothing and prints the plan for the node's units of our block groups under PATH ({@code --path}, default
- * /): where each is rebuilt, from which units, the bytes across racks, and which must be copied from the node.
+ * /): where each is rebuilt, from which units, the bytes across racks, and which must be copied from the node; and
+ * how many archived blocks only the node holds (the archive repair monitor rebuilds those from their stripes).
  */
 final class DecommissionCommand {
   static final String USAGE = String.join("\n",
@@ -191,6 +196,7 @@ final class DecommissionCommand {
       repair = RepairWorkerConf.DEFAULT_SCHEME;
     }
     DecommissionPlan plan = new DecommissionPlanner(repair).plan(Set.of(node.getXferAddr()), stripes, candidates);
+    long archived = archivedBlocksOnlyOn(dfs, node);
     if (json) {
       List<Map<String, Object>> rows = new ArrayList<>();
       for (DecommissionPlan.Rebuild r : plan.rebuilds()) {
@@ -214,15 +220,57 @@ final class DecommissionCommand {
       j.put("bytes", plan.bytes());
       j.put("crossRackBytes", plan.crossRackBytes());
       j.put("unitsFromLeavingNode", plan.fromLeavingNode() + plan.unplaced().size());
+      j.put("archivedBlocks", archived);
       out.println(Json.write(j));
     } else {
       out.println("decommission plan for " + node.getXferAddr() + " (" + node.getNetworkLocation() + ", "
           + node.getAdminState() + "), block groups of our codecs under " + root.toUri().getPath() + ":");
       out.println(plan.describe());
-      out.println("archived blocks on the node are rebuilt by the NameNode's archive repair monitor (each from its"
-          + " stripe, in its planned rack); `wide-ec fsck PATH` lists them");
+      out.println(archived + " archived block(s) held only on the node: the NameNode's archive repair monitor rebuilds"
+          + " each from its stripe in its planned rack (`wide-ec fsck PATH` lists a stripe the others cannot rebuild)");
     }
     return 0;
+  }
+
+  /** Stored members of every archived stripe whose only replica is on the node. */
+  private long archivedBlocksOnlyOn(DistributedFileSystem dfs, DatanodeInfo node) throws IOException {
+    ArchiveLayout layout = ArchiveLayout.from(conf);
+    ManifestStore store = new ManifestStore(dfs, layout);
+    if (!dfs.exists(layout.manifestDir())) {
+      return 0;
+    }
+    Map<Long, Map<Long, DatanodeInfo[]>> byInode = new HashMap<>();
+    long count = 0;
+    for (FileStatus st : dfs.listStatus(layout.manifestDir())) {
+      if (!st.getPath().getName().endsWith(".wecm")) {
+        continue;
+      }
+      for (ArchivedStripe s : store.read(st.getPath()).stripes()) {
+        for (int u : s.storedUnits()) {
+          StripeMember m = s.member(u);
+          DatanodeInfo[] at = byInode.computeIfAbsent(m.inodeId(), i -> locations(dfs, i)).get(m.blockId());
+          if (at != null && at.length > 0 && java.util.Arrays.stream(at)
+              .allMatch(d -> d.getXferAddr().equals(node.getXferAddr()))) {
+            count++;
+          }
+        }
+      }
+    }
+    return count;
+  }
+
+  /** Each block of a file (reached by inode) with its replicas; none for a file gone since. */
+  private static Map<Long, DatanodeInfo[]> locations(DistributedFileSystem dfs, long inode) {
+    Map<Long, DatanodeInfo[]> out = new HashMap<>();
+    try {
+      String file = ArchiveLayout.inodePath(inode).toString();
+      for (LocatedBlock b : dfs.getClient().getLocatedBlocks(file, 0, Long.MAX_VALUE).getLocatedBlocks()) {
+        out.put(b.getBlock().getBlockId(), b.getLocations());
+      }
+    } catch (IOException e) {
+      // deleted since it was archived: nothing of it is on the node
+    }
+    return out;
   }
 
   /** Every file under root whose erasure-coding policy is one of our codecs, with the policy. */

@@ -124,6 +124,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
     var plan = dry.json();
     assertEquals(stripedOn.get(leaving).intValue(), plan.path("rebuilds").size(), dry.out());
     assertEquals(0, plan.path("unitsFromLeavingNode").asLong(), dry.out());
+    assertEquals(archivedOn.get(leaving).longValue(), plan.path("archivedBlocks").asLong(), dry.out());
     for (var rebuild : plan.path("rebuilds")) {
       assertTrue(!rebuild.path("target").asText().equals(leaving) && !rebuild.path("helpers").toString()
           .contains("@" + leaving + "\""), "the plan neither stores on nor reads from the leaving node: " + rebuild);

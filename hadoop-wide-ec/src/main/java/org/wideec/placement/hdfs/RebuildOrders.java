@@ -123,7 +123,7 @@ final class RebuildOrders {
    * On a rebuild thread: a unit leaving with its DataNode (decommission or maintenance) rebuilt by its target from the
    * other units and stored there under its own id, then confirmed live there at this NameNode, or failed (one WARN
    * line; its next attempt waits the back-off). The rebuilt bytes must have the CRC32C of the leaving replica, which
-   * the leaving node computes from its disk: four bytes cross its NIC, never the unit.
+   * the leaving node computes from its disk: an 8-byte digest crosses its NIC, never the unit.
    *
    * @param leaving the leaving node's slice port and the READ token of its replica
    * @param live whether the NameNode lists the unit live on its target
