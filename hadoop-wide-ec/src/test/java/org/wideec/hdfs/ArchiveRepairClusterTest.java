@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
@@ -78,17 +77,6 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
 
   private static WideEcNameNodeMetrics metrics() {
     return WideEcNameNodePlugin.metrics();
-  }
-
-  /** Archives with trim and returns the manifest, every stripe TRIMMED. */
-  private StripeManifest archived(String path) throws Exception {
-    ToolRun r = tool("archive", path, "--code", CODE);
-    assertEquals(0, r.exit(), r.out() + r.err());
-    StripeManifest m = manifestOf(path);
-    for (ArchivedStripe s : m.stripes()) {
-      assertEquals(StripeState.TRIMMED, s.state(), "stripe " + s.stripeId());
-    }
-    return m;
   }
 
   /** Stops the DataNode at a transfer address, and has the NameNode declare it dead at once. */

@@ -32,7 +32,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
-import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
@@ -300,17 +299,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
       assertArrayEquals(striped.get(p), read(p), p.toString());
     }
     checks.everyByteReadsBack();
-  }
-
-  /** Archives with trim and returns the manifest, every stripe TRIMMED. */
-  private StripeManifest archived(String path) throws Exception {
-    ToolRun r = tool("archive", path, "--code", CODE);
-    assertEquals(0, r.exit(), r.out() + r.err());
-    StripeManifest m = manifestOf(path);
-    for (ArchivedStripe s : m.stripes()) {
-      assertEquals(StripeState.TRIMMED, s.state(), "stripe " + s.stripeId());
-    }
-    return m;
   }
 
   /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
