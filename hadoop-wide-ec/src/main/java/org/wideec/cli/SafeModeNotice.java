@@ -2,11 +2,7 @@ package org.wideec.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.DFSUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.HAUtil;
-import org.wideec.datanode.JmxEndpointResolver;
 
 /**
  * The line {@code fsck} and {@code status} print while the NameNode is in safe mode: that it is (both only read,
@@ -43,12 +39,8 @@ final class SafeModeNotice {
 
   /** What the NameNode's archive repair monitor does about them. */
   private static String repairState(DistributedFileSystem dfs) {
-    Configuration conf = dfs.getConf();
-    JmxEndpointResolver jmx = new JmxEndpointResolver(conf, 10_000);
     try {
-      String web = DFSUtil.getInfoServer(HAUtil.getAddressOfActive(dfs), conf, DFSUtil.getHttpClientScheme(conf))
-          .toString();
-      JsonNode bean = jmx.firstBean(web + "/jmx?qry=" + BEAN);
+      JsonNode bean = DecommissionProgress.wideEcBean(dfs);
       if (bean == null || bean.path("ArchiveRepairRunning").asLong(0) == 0) {
         return "no archive repair monitor runs on the NameNode, so nothing rebuilds them"
             + " (INSTALL.md, \"A NameNode stuck in safe mode\")";
@@ -67,8 +59,6 @@ final class SafeModeNotice {
           + " blocks are back";
     } catch (IOException | RuntimeException e) {
       return "whether the NameNode's archive repair monitor is rebuilding them is unknown (" + e.getMessage() + ")";
-    } finally {
-      jmx.close();
     }
   }
 }

@@ -24,7 +24,8 @@ import org.wideec.code.UnitRole;
  * {@code wide-ec status PATH}: what the manifest covering an archived path says (its own, or for a file archived
  * with its directory the one its pointer names): stripes per state, the bytes HDFS stores for them now (data at
  * each file's replication plus the parity written), what they take once trimmed to one replica, and the saving.
- * While the NameNode is in safe mode it first says so ({@link SafeModeNotice}).
+ * While the NameNode is in safe mode it first says so ({@link SafeModeNotice}); while DataNodes leave service, a last
+ * line says how their decommission by local reconstruction stands ({@link DecommissionProgress}).
  */
 final class StatusCommand {
   private final Configuration conf;
@@ -52,6 +53,7 @@ final class StatusCommand {
     long storedNow = storedNow(dfs, m, sum);
     long afterTrim = sum.logicalBytes() + sum.parityBytes();
     String safeMode = SafeModeNotice.of(dfs, "status", path.toUri().getPath(), () -> ArchiveFsck.of(dfs, path).missing());
+    DecommissionProgress leaving = decommission(dfs);
     if (o.has("json")) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("path", m.archivedPath());
@@ -67,6 +69,9 @@ final class StatusCommand {
       j.put("redundancyNow", (double) storedNow / sum.logicalBytes());
       j.put("redundancyAfter", sum.redundancyAfterTrim());
       j.put("bytesSavedOnceTrimmed", storedNow - afterTrim);
+      if (leaving != null) {
+        j.put("decommission", leaving.toJson());
+      }
       out.println(Json.write(j));
       return 0;
     }
@@ -83,7 +88,19 @@ final class StatusCommand {
     out.printf("data %,d bytes; stored now %,d bytes (redundancy %.4f); once trimmed %,d bytes (redundancy %.4f),"
             + " saving %,d bytes%n", sum.logicalBytes(), storedNow, (double) storedNow / sum.logicalBytes(), afterTrim,
         sum.redundancyAfterTrim(), storedNow - afterTrim);
+    if (leaving != null && leaving.nodes() > 0) {
+      out.println(leaving.line());
+    }
     return 0;
+  }
+
+  /** The NameNode's decommission progress, or null when its /jmx page cannot be read (status goes on without it). */
+  private static DecommissionProgress decommission(DistributedFileSystem dfs) {
+    try {
+      return DecommissionProgress.of(dfs);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** The bytes the archive takes now: the parities written, and each data unit times its file's replication now. */

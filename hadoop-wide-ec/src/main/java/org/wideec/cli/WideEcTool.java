@@ -106,6 +106,8 @@ public final class WideEcTool extends Configured implements Tool {
         "                                                        rack loss stay readable, does every DataNode run the native worker"),
         a -> new CheckClusterCommand(conf(), out).run(a)));
     commands.put("endpoints", nodes);
+    commands.put("decommission", new Command(DecommissionCommand.USAGE,
+        a -> new DecommissionCommand(conf(), out, err).run(a)));
   }
 
   /** The test kit's commands: embedded clusters, never a daemon's classpath. */

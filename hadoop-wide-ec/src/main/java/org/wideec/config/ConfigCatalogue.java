@@ -82,6 +82,12 @@ public final class ConfigCatalogue {
       fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
               + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),
+      fixed("wide-ec.decommission.enabled", REPAIR, "true", EnumSet.of(NAMENODE),
+          "false: units of our block groups on a decommissioning or entering-maintenance DataNode are copied from it"
+              + " by HDFS, as stock; true: rebuilt elsewhere from their local groups by the workers (runs within the"
+              + " archive repair monitor, so wide-ec.archive.repair.enabled must be true)"),
+      fixed("wide-ec.decommission.max-concurrent", REPAIR, "8", EnumSet.of(NAMENODE),
+          "rebuild orders for units of our block groups on leaving DataNodes the NameNode has running at once"),
 
       none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
           "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"

@@ -60,6 +60,7 @@ class ConfigCatalogueTest {
   private static final Set<String> UNCHECKED = Set.of(
       "wide-ec.coder.native", "wide-ec.coder.vector", "wide-ec.coder.wide.tuning", // read once per JVM, at class init
       "wide-ec.archive.trim.enabled", "wide-ec.archive.repair.enabled", "wide-ec.archive.keeper.enabled",
+      "wide-ec.decommission.enabled",
       "wide-ec.archive.mr.encoder", "wide-ec.archive.mr.trim");
 
   @Test
@@ -179,6 +180,7 @@ class ConfigCatalogueTest {
     d.put(ArchiveJob.MAPS_KEY, ArchiveJob.MAPS_DEFAULT);
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
+    d.put("wide-ec.decommission.max-concurrent", constant(nr + "DecommissionSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairSettings", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.archive.repair.backoff.ms", constant(nr + "ArchiveRepairSettings", "BACKOFF_DEFAULT"));

@@ -17,7 +17,6 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
@@ -64,15 +63,6 @@ class ArchivePlacementKeeperClusterTest extends ArchiveTestBed {
 
   private static WideEcNameNodeMetrics metrics() {
     return WideEcNameNodePlugin.metrics();
-  }
-
-  private DataNode datanode(String xferAddr) {
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (dn.getDatanodeId().getXferAddr().equals(xferAddr)) {
-        return dn;
-      }
-    }
-    throw new AssertionError("no DataNode at " + xferAddr);
   }
 
   private List<String> holders(StripeMember m) throws Exception {

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
@@ -80,31 +79,11 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     return WideEcNameNodePlugin.metrics();
   }
 
-  /** Archives with trim and returns the manifest, every stripe TRIMMED. */
-  private StripeManifest archived(String path) throws Exception {
-    ToolRun r = tool("archive", path, "--code", CODE);
-    assertEquals(0, r.exit(), r.out() + r.err());
-    StripeManifest m = manifestOf(path);
-    for (ArchivedStripe s : m.stripes()) {
-      assertEquals(StripeState.TRIMMED, s.state(), "stripe " + s.stripeId());
-    }
-    return m;
-  }
-
   /** Stops the DataNode at a transfer address, and has the NameNode declare it dead at once. */
   private void kill(String xferAddr) throws Exception {
     DataNode dn = datanode(xferAddr);
     stopped.add(cluster.stopDataNode(xferAddr));
     cluster.setDataNodeDead(dn.getDatanodeId());
-  }
-
-  private DataNode datanode(String xferAddr) {
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (dn.getDatanodeId().getXferAddr().equals(xferAddr)) {
-        return dn;
-      }
-    }
-    throw new AssertionError("no DataNode at " + xferAddr);
   }
 
 

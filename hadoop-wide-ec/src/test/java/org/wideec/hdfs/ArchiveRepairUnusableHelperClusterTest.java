@@ -42,11 +42,6 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
     awaitTrimmerLease();
   }
 
-  private DataNode datanode(String xferAddr) {
-    return cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr)).findFirst()
-        .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
-  }
-
 
   /** Restarts the DataNode without the cluster secret: its wide-ec worker stays off; its blocks are reported again. */
   private void workerOff(StripeMember held) throws Exception {

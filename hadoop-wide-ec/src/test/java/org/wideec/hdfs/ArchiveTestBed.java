@@ -89,6 +89,24 @@ abstract class ArchiveTestBed {
     }
   }
 
+  /** Archives with {@link #CODE} and trim, and returns the manifest, every stripe TRIMMED. */
+  StripeManifest archived(String path) throws Exception {
+    ToolRun r = tool("archive", path, "--code", CODE);
+    org.junit.jupiter.api.Assertions.assertEquals(0, r.exit(), r.out() + r.err());
+    StripeManifest m = manifestOf(path);
+    for (org.wideec.archive.ArchivedStripe s : m.stripes()) {
+      org.junit.jupiter.api.Assertions.assertEquals(org.wideec.archive.StripeState.TRIMMED, s.state(),
+          "stripe " + s.stripeId());
+    }
+    return m;
+  }
+
+  /** The running DataNode at a transfer address. */
+  org.apache.hadoop.hdfs.server.datanode.DataNode datanode(String xferAddr) {
+    return cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr)).findFirst()
+        .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
+  }
+
   /** A counter of our DataNode plugin's metrics summed over every DataNode running it. */
   long sumOverDataNodes(java.util.function.ToLongFunction<org.wideec.datanode.RepairMetrics> f) {
     long sum = 0;

@@ -82,6 +82,11 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final RebuildOrders orders;
   /** How the DataNodes repair (their wide-ec.repair.scheme, assumed the same cluster-wide): what orders are costed by. */
   private final RepairScheme dataNodeScheme;
+  /** Decommission and maintenance by local reconstruction; null when wide-ec.decommission.enabled is false. */
+  private final LeavingUnitRebuilds leaving;
+  /** The blocks of every archived stripe seen in this pass, for {@link DecommissionClaims}. */
+  private long[] archived = new long[0];
+  private int archivedCount;
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
@@ -96,12 +101,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
    */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
       throws IOException {
-    this(nn, fsn, conf, metrics, interval, ArchiveRepairSettings.from(conf));
+    this(nn, fsn, conf, metrics, interval, ArchiveRepairSettings.from(conf), DecommissionSettings.from(conf));
   }
 
   private ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics,
-      long interval, ArchiveRepairSettings settings) throws IOException {
-    super(nn, fsn, conf, interval, settings.maxConcurrent(), "archive repair", LOG, true);
+      long interval, ArchiveRepairSettings settings, DecommissionSettings decommission) throws IOException {
+    super(nn, fsn, conf, interval, settings.maxConcurrent() + (decommission.enabled() ? decommission.maxConcurrent() : 0),
+        "archive repair", LOG, true);
     this.metrics = metrics;
     this.settings = settings;
     this.scheme = RepairScheme.PIPELINED; // a placeholder: the DataNode repairs by its own wide-ec.repair.scheme
@@ -109,6 +115,17 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.interval = interval;
     this.state = new RebuildState(metrics, settings.backoff(), settings.maxBackoff(), settings.avoidMs());
     this.orders = new RebuildOrders(fsn, transport, endpoints, state, settings.confirmTimeout());
+    this.leaving = decommission.enabled() ? new LeavingUnitRebuilds(fsn, metrics, state, orders, workers, decommission,
+        dataNodeScheme, placementScheme(conf), settings.backoff()) : null;
+  }
+
+  /** The striped placement scheme the NameNode's policy plans by (a wrong value: the policy's own fallback, auto). */
+  private static String placementScheme(Configuration conf) {
+    try {
+      return org.wideec.placement.PlacementConf.scheme(conf.get(org.wideec.placement.StripedPlacement.SCHEME_KEY));
+    } catch (RuntimeException e) {
+      return org.wideec.placement.StripedPlacement.AUTO;
+    }
   }
 
   /**
@@ -131,6 +148,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
 
   void start() {
     metrics.archiveRepairRunning.set(1);
+    if (leaving != null) {
+      DecommissionClaims.start(this::wake);
+    }
     start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
         + settings.maxConcurrent() + " at once)");
   }
@@ -138,6 +158,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   @Override
   void stop() {
     metrics.archiveRepairRunning.set(0);
+    DecommissionClaims.stop();
     super.stop();
   }
 
@@ -158,10 +179,22 @@ final class ArchiveRepairMonitor extends ArchivePass {
     damaged.clear();
     liveAfterLoss = null;
     reported.beginPass();
+    archivedCount = 0;
+    if (leaving != null && !safeMode) {
+      leaving.pass(live); // a leaving node's block groups first: its decommission waits on every unit
+    }
   }
 
   @Override
   void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live) {
+    if (leaving != null) {
+      for (int u : s.storedUnits()) {
+        if (archivedCount == archived.length) {
+          archived = java.util.Arrays.copyOf(archived, Math.max(1024, archived.length * 2));
+        }
+        archived[archivedCount++] = s.member(u).blockId();
+      }
+    }
     if (ArchivedStripeRepair.protects(s)) {
       examine(s, manifest, live, tally);
     }
@@ -183,6 +216,12 @@ final class ArchiveRepairMonitor extends ArchivePass {
           + " are back; replications are raised after safe mode", tally.missing, tally.unrecoverable);
     }
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
+    if (leaving != null) {
+      leaving.endPass();
+      long[] sorted = java.util.Arrays.copyOf(archived, archivedCount);
+      java.util.Arrays.sort(sorted);
+      DecommissionClaims.archivedBlocks(sorted);
+    }
   }
 
   private static final class Tally {
@@ -211,6 +250,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
         LOG.error("archived block blk_{} of {} ({}, unit {}) is lost and the stripe's surviving units cannot rebuild"
             + " it: {}", m.blockId(), RebuildOrders.fileOf(fsn, s, m), where, u, p.describe());
       }
+    }
+    if (leaving != null) {
+      noteLeaving(s, seen);
     }
     Map<String, Integer> unitsPerRack = new HashMap<>();
     p.helpers().values().forEach(h -> unitsPerRack.merge(h.rack(), 1, Integer::sum));
@@ -246,6 +288,29 @@ final class ArchiveRepairMonitor extends ArchivePass {
       }
     }
     damaged.clear();
+  }
+
+  /**
+   * A leaving replica is not live in service, so a block held only on leaving nodes is missing here and rebuilt from
+   * its stripe like any lost block: the decommission counts it, and gives one the stripe cannot rebuild back to HDFS's
+   * copy from the leaving node.
+   */
+  private void noteLeaving(ArchivedStripe s, ArchivedStripeNow seen) {
+    ArchivedStripeRepair p = seen.repair();
+    for (int u : p.lost()) {
+      StripeMember m = s.member(u);
+      WideEcArchivedBlocks.BlockView v = seen.views().get(m.blockId());
+      if (v != null && leaving.anyLeaving(v.holders())) {
+        leaving.archivedLeaving(m.blockId(), m.length());
+      }
+    }
+    for (int u : p.unrecoverable()) {
+      StripeMember m = s.member(u);
+      WideEcArchivedBlocks.BlockView v = seen.views().get(m.blockId());
+      if (v != null && leaving.anyLeaving(v.holders())) {
+        leaving.archivedUnrecoverable(m.blockId());
+      }
+    }
   }
 
   /**

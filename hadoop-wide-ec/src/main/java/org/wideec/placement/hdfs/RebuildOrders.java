@@ -120,6 +120,53 @@ final class RebuildOrders {
   }
 
   /**
+   * On a rebuild thread: a unit leaving with its DataNode (decommission or maintenance) rebuilt by its target from the
+   * other units and stored there under its own id, then confirmed live there at this NameNode, or failed (one WARN
+   * line; its next attempt waits the back-off). The rebuilt bytes must have the CRC32C of the leaving replica, which
+   * the leaving node computes from its disk: an 8-byte digest crosses its NIC, never the unit.
+   *
+   * @param leaving the leaving node's slice port and the READ token of its replica
+   * @param live whether the NameNode lists the unit live on its target
+   * @return true once the unit is confirmed live on its target
+   */
+  boolean runLeaving(StripeRepair repair, UnitTarget unit, DatanodeInfo leaving, BlockRef leavingReplica,
+      java.util.function.BooleanSupplier live, String what) {
+    long block = unit.block().getBlockId();
+    DatanodeInfo target = unit.to().node();
+    try {
+      long crc;
+      try {
+        Endpoint from = slicePort(leaving);
+        crc = org.wideec.engine.DigestRequest.crcOf(transport, from, new UnitLocation(-1,
+            new org.wideec.topology.Site("namenode", "/")), leavingReplica, transport.conf().sliceBytes());
+        send(repair, target, List.of(new UnitTarget(unit.unit(), unit.block(), unit.to(), crc)));
+      } catch (IOException | RuntimeException | LinkageError e) {
+        endpoints.forget(target.getXferAddr());
+        endpoints.forget(leaving.getXferAddr());
+        repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
+        state.leavingFailure(block, what, "rebuild on " + target.getXferAddr() + " failed: "
+            + (e.getMessage() == null ? e.toString() : e.getMessage()));
+        return false;
+      }
+      if (!confirmed(live)) {
+        state.leavingFailure(block, what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
+            + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")");
+        return false;
+      }
+      state.succeeded(block);
+      LOG.info("{} rebuilt on {} ({}) from helpers {} without reading its leaving node {}, confirmed live at the"
+          + " NameNode", what, target.getXferAddr(), target.getNetworkLocation(),
+          new java.util.TreeSet<>(helperNodes(repair)), leaving.getXferAddr());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      state.endedLeaving(block);
+    }
+  }
+
+  /**
    * Sends the order to the requestor and follows its progress reports until it ends (or fails, with the reason); the
    * repair as sent, without the helpers found unusable on the way.
    */
@@ -127,26 +174,46 @@ final class RebuildOrders {
       Map<Integer, WideEcArchivedBlocks.Target> chosen) throws IOException, InterruptedException {
     // The requestor decodes with the order's code and nothing else: it must be the manifest's, matrix and all.
     org.wideec.code.WrongCodeException.requireStripeCode(s.code(), repair.code(), "stripe " + s.stripeId());
-    Map<String, Endpoint> eps = new HashMap<>();
-    repair = reachableHelpers(repair, eps);
-    DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
-    Endpoint at = slicePort(requestor);
-    List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
+    List<UnitTarget> units = new java.util.ArrayList<>();
     for (int u : job.units()) {
       StripeMember m = s.member(u);
-      WideEcArchivedBlocks.Target to = chosen.get(u);
-      ExtendedBlock b = new ExtendedBlock(fsn.getBlockPoolId(), m.blockId(), m.length(), m.generationStamp());
+      units.add(new UnitTarget(u, new ExtendedBlock(fsn.getBlockPoolId(), m.blockId(), m.length(),
+          m.generationStamp()), chosen.get(u), m.crc32c()));
+    }
+    return send(repair, chosen.get(job.requestorUnit()).node(), units);
+  }
+
+  /**
+   * One unit of an order: the block to store under its own id (an archived block, or a block group's internal
+   * block), the node and storage to store it on, and the CRC32C its rebuilt bytes must have.
+   */
+  record UnitTarget(int unit, ExtendedBlock block, WideEcArchivedBlocks.Target to, long crc) {}
+
+  /**
+   * Sends a rebuild order to the requestor (which stores the units whose target it is itself and writes the others to
+   * theirs) and follows its progress reports until it ends, or fails with the reason; the repair as sent, without
+   * the helpers found unusable on the way.
+   */
+  private StripeRepair send(StripeRepair repair, DatanodeInfo requestor, List<UnitTarget> units)
+      throws IOException, InterruptedException {
+    Map<String, Endpoint> eps = new HashMap<>();
+    repair = reachableHelpers(repair, eps);
+    Endpoint at = slicePort(requestor);
+    List<RebuildRequest.Target> targetList = new java.util.ArrayList<>();
+    for (UnitTarget u : units) {
+      WideEcArchivedBlocks.Target to = u.to();
+      ExtendedBlock b = u.block();
       byte[] write = token(fsn.getBlockManager().getBlockTokenSecretManager(), b, BlockTokenIdentifier.AccessMode.WRITE,
           new StorageType[] {to.storageType()}, new String[] {to.storageId()});
       RebuildRequest.RemoteNode remote = null;
-      if (u != job.requestorUnit()) {
+      if (!to.node().getXferAddr().equals(requestor.getXferAddr())) {
         DatanodeInfo d = to.node();
         Endpoint slice = slicePort(d);
         remote = new RebuildRequest.RemoteNode(d.getIpAddr(), d.getHostName(), d.getDatanodeUuid(), d.getXferPort(),
             d.getInfoPort(), d.getInfoSecurePort(), d.getIpcPort(), slice);
       }
-      targetList.add(new RebuildRequest.Target(u, new BlockRef(b.getBlockPoolId(), m.blockId(), m.generationStamp(),
-          m.length(), write), to.storageType().name(), to.storageId(), m.crc32c(), remote));
+      targetList.add(new RebuildRequest.Target(u.unit(), new BlockRef(b.getBlockPoolId(), b.getBlockId(),
+          b.getGenerationStamp(), b.getNumBytes(), write), to.storageType().name(), to.storageId(), u.crc(), remote));
     }
     RebuildRequest req = new RebuildRequest(repair, eps, targetList);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
@@ -217,8 +284,14 @@ final class RebuildOrders {
 
   /** Waits until the NameNode lists a live replica of the member on the target. */
   private boolean confirmed(StripeMember m, DatanodeInfo target) throws InterruptedException {
+    return confirmed(() -> WideEcArchivedBlocks.liveOn(fsn, m.blockId(), m.generationStamp(), m.length(),
+        target.getXferAddr()));
+  }
+
+  /** Waits until {@code live} holds, at most the confirm timeout. */
+  private boolean confirmed(java.util.function.BooleanSupplier live) throws InterruptedException {
     Backoff wait = Backoff.doubling(100, 100, confirmTimeout);
-    while (!WideEcArchivedBlocks.liveOn(fsn, m.blockId(), m.generationStamp(), m.length(), target.getXferAddr())) {
+    while (!live.getAsBoolean()) {
       if (wait.expired()) {
         return false;
       }

@@ -61,17 +61,70 @@ final class RebuildState {
     metrics.archivedBlocksRebuilding.set(inFlight.size());
   }
 
+  /** Told of every archived block repaired or failed (a decommission counts those its leaving nodes held). */
+  interface Outcomes {
+    void repaired(long block);
+
+    void failed(long block);
+  }
+
+  private volatile Outcomes outcomes;
+
+  void tell(Outcomes o) {
+    outcomes = o;
+  }
+
   /** The block is live again: its next loss is ordered at once. */
   void repaired(long block) {
     backingOff.succeeded(block);
     metrics.archivedBlocksRepaired.incr();
+    Outcomes o = outcomes;
+    if (o != null) {
+      o.repaired(block);
+    }
+  }
+
+  /** A block group's unit is live on its new node: its next attempt, if ever, is ordered at once. */
+  void succeeded(long block) {
+    backingOff.succeeded(block);
+  }
+
+  /**
+   * A decommission's order for a block group's unit is about to be sent: the unit is in flight, but the order is the
+   * decommission's to count ({@link LeavingUnitRebuilds}), so archive repairs keep their own concurrency.
+   */
+  void startedLeaving(long block) {
+    inFlight.add(block);
+  }
+
+  /** The decommission's order for the unit has ended. */
+  void endedLeaving(long block) {
+    inFlight.remove(block);
   }
 
   /** One WARN line naming the block; its next attempt waits the back-off, doubled on every further failure. */
   void failure(long block, String what, String why) {
     metrics.archivedRepairFailures.incr();
+    failed(block, what, why);
+  }
+
+  /**
+   * A decommission's rebuild of a block group's unit failed: one WARN line naming it; the caller gives the unit back
+   * to HDFS's copy for the back-off.
+   */
+  long leavingFailure(long block, String what, String why) {
+    metrics.decommissionRebuildFailures.incr();
+    return failed(block, what, why);
+  }
+
+  private long failed(long block, String what, String why) {
     long next = backingOff.failed(block);
     LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
+    Outcomes o = outcomes;
+    if (o != null) {
+      o.failed(block);
+    }
+    return next;
   }
 
   /** Leaves a DataNode out of rebuilds for a while; one WARN line when it was not left out already. */

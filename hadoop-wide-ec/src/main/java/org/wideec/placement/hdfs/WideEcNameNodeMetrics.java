@@ -12,8 +12,10 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
  * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
  * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
  * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable), and what the archive
- * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves), and what the continuous scrubber
- * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures).
+ * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves), what the continuous scrubber
+ * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures), and
+ * what the decommission of DataNodes left to do and did (units left, rebuilt, bytes, units left to HDFS's copy from
+ * the leaving node).
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -125,6 +127,27 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "archived blocks off plan that the placement keeper moved back onto plan (REPLACE_BLOCK with a delete hint)", 0L);
   final MutableCounterLong archivedMoveBackFailures = registry.newCounter("ArchivedMoveBackFailures",
       "moves of archived blocks back onto plan that failed (each retried after a back-off)", 0L);
+
+  final MutableGaugeLong decommissionNodes = registry.newGauge("DecommissionNodes",
+      "DataNodes decommissioning or entering maintenance at the last archive repair pass", 0L);
+  final MutableGaugeLong decommissionUnitsLeft = registry.newGauge("DecommissionUnitsLeft",
+      "units of our block groups and archived blocks held only on leaving DataNodes at the last archive repair pass",
+      0L);
+  final MutableGaugeLong decommissionUnitsRebuilding = registry.newGauge("DecommissionUnitsRebuilding",
+      "units of our block groups on leaving DataNodes whose rebuild order is running now", 0L);
+  final MutableCounterLong decommissionUnitsRebuilt = registry.newCounter("DecommissionUnitsRebuilt",
+      "units of our block groups and archived blocks that were on leaving DataNodes, rebuilt elsewhere from other"
+          + " units (the leaving node sent none of their bytes) and confirmed live", 0L);
+  final MutableCounterLong decommissionBytesRebuilt = registry.newCounter("DecommissionBytesRebuilt",
+      "bytes of the units counted in DecommissionUnitsRebuilt", 0L);
+  final MutableCounterLong decommissionUnitsFromLeavingNode = registry.newCounter("DecommissionUnitsFromLeavingNode",
+      "units on leaving DataNodes that no other units (or no target keeping the placement) could rebuild, left to"
+          + " HDFS's copy from the leaving node", 0L);
+  final MutableCounterLong decommissionRebuildFailures = registry.newCounter("DecommissionRebuildFailures",
+      "rebuilds of units of our block groups on leaving DataNodes that failed or were not confirmed (each unit then"
+          + " left to HDFS's copy for a back-off)", 0L);
+  final MutableCounterLong decommissionCrossRackBytesPlanned = registry.newCounter("DecommissionCrossRackBytesPlanned",
+      "cross-rack bytes the decommission rebuild orders sent were planned to move", 0L);
 
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
@@ -292,6 +315,30 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long archiveRebuildCrossRackBytesPlanned() {
     return archiveRebuildCrossRackBytesPlanned.value();
+  }
+
+  public long decommissionNodes() {
+    return decommissionNodes.value();
+  }
+
+  public long decommissionUnitsLeft() {
+    return decommissionUnitsLeft.value();
+  }
+
+  public long decommissionUnitsRebuilt() {
+    return decommissionUnitsRebuilt.value();
+  }
+
+  public long decommissionBytesRebuilt() {
+    return decommissionBytesRebuilt.value();
+  }
+
+  public long decommissionUnitsFromLeavingNode() {
+    return decommissionUnitsFromLeavingNode.value();
+  }
+
+  public long decommissionRebuildFailures() {
+    return decommissionRebuildFailures.value();
   }
 
   public long trimFailures() {

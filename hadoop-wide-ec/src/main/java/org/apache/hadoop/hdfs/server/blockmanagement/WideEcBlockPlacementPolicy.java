@@ -32,6 +32,7 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.placement.hdfs.AtRiskLog;
+import org.wideec.placement.hdfs.DecommissionClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 import org.wideec.repair.FullNodeRecoveryPlanner;
@@ -189,6 +190,11 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       excluded.add(s.getDatanodeDescriptor());
     }
     LostUnits group = lostUnits(src, chosen, count);
+    if (group != null && group.leavingOnly() && DecommissionClaims.claimsGroup(group.groupId())) {
+      // HDFS would copy the units from their leaving node; our decommission rebuilds them from their local groups.
+      // No target: the group stays queued, and needs nothing once the rebuilt units are live.
+      return new DatanodeStorageInfo[0];
+    }
     if (group != null) {
       // The RedundancyMonitor is placing this group's repair now: report it at once if the code, unlike HDFS's
       // count, says it is one loss from data loss or past it (DESIGN.md §2).
@@ -235,10 +241,11 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
 
   /**
    * A group's lost units, ascending, the real rack of each surviving unit, its data units past the end of a short
-   * group (zeros, never rebuilt) and the bytes of its largest unit.
+   * group (zeros, never rebuilt), the bytes of its largest unit, and whether every lost unit is still held on a
+   * leaving DataNode (a decommission's work).
    */
   private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks, java.util.Set<Integer> zeros,
-      long unitBytes) {}
+      long unitBytes, boolean leavingOnly) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
@@ -265,7 +272,8 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           IntStream.range(g.getRealDataBlockNum(), g.getDataBlockNum()).forEach(zeros::add);
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
-          found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes);
+          found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
+              WideEcLeavingUnits.onlyOnLeavingNodes(g, lost));
         }
       }
       return found;

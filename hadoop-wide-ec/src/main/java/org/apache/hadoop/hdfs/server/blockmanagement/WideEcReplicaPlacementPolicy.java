@@ -2,8 +2,13 @@ package org.apache.hadoop.hdfs.server.blockmanagement;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.AddBlockFlag;
+import org.apache.hadoop.hdfs.protocol.BlockStoragePolicy;
+import org.apache.hadoop.net.Node;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.WideEcNamespace;
 import org.apache.hadoop.ipc.CallerContext;
@@ -12,6 +17,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.placement.hdfs.DecommissionClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 
@@ -64,6 +70,34 @@ public class WideEcReplicaPlacementPolicy extends BlockPlacementPolicyDefault {
   /** Deferrals refused because the marker came from a user who is not an HDFS superuser. */
   public long markersRefused() {
     return refused.count();
+  }
+
+  /**
+   * No target while our decommission rebuilds an archived block whose every replica is on a leaving DataNode ({@link
+   * DecommissionClaims}): HDFS would copy it from the leaving node, whose NIC every other such block waits behind,
+   * while our worker rebuilds it from its stripe elsewhere. HDFS keeps the block queued and asks again next cycle;
+   * once the rebuilt replica is live the block needs nothing. Otherwise, and on any failure of ours, stock.
+   */
+  @Override
+  public DatanodeStorageInfo[] chooseTarget(String srcPath, int numOfReplicas, Node writer,
+      List<DatanodeStorageInfo> chosen, boolean returnChosenNodes, Set<Node> excludedNodes, long blocksize,
+      BlockStoragePolicy storagePolicy, EnumSet<AddBlockFlag> flags) {
+    try {
+      if (chosen.isEmpty() && !returnChosenNodes && writer instanceof DatanodeDescriptor source
+          && (source.isDecommissionInProgress() || source.isEnteringMaintenance())) {
+        FSNamesystem fsn = NamespaceAccess.get();
+        Boolean claimed = fsn == null ? null : WideEcNamespace.withBlocks(fsn, srcPath,
+            blocks -> WideEcLeavingUnits.claimedArchivedBlock(blocks));
+        if (Boolean.TRUE.equals(claimed)) {
+          return new DatanodeStorageInfo[0];
+        }
+      }
+    } catch (RuntimeException | LinkageError e) {
+      failures.warn("wide-ec decommission check failed for {} ({}); HDFS copies its blocks as usual", srcPath,
+          e.toString(), e);
+    }
+    return super.chooseTarget(srcPath, numOfReplicas, writer, chosen, returnChosenNodes, excludedNodes, blocksize,
+        storagePolicy, flags);
   }
 
   @Override

@@ -1,0 +1,366 @@
+package org.wideec.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
+import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.hdfs.TrimProtocol;
+import org.wideec.coder.hadoop.WideEcPolicies;
+import org.wideec.datanode.RepairMetrics;
+import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
+import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripedGroups;
+import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+import org.wideec.transport.TransportFaultInjector;
+
+/**
+ * Decommission by local reconstruction on the racked test bed (6 racks x 3 DataNodes, 64 KiB blocks), with block
+ * groups of an Azure-LRC(6,2,2) policy and archived stripes of azure-lrc:k=6,l=2,g=2 trimmed to one replica: a
+ * DataNode holding units of both is decommissioned the standard way (HDFS's admin manager, as refreshNodes does), and
+ * the decommission completes with every unit it held rebuilt elsewhere by our workers from other units, while the
+ * leaving node copied nothing (HDFS's copies are counted by its blocksReplicated) and served no slice of any unit;
+ * {@code wide-ec decommission} refuses a node in service, prints the plan with {@code --dry-run}, and follows the
+ * decommission to its end. Then a node enters maintenance: its archived blocks are rebuilt, its group units stay.
+ * Last, a node whose units our workers cannot rebuild is still decommissioned, by HDFS's own copies.
+ * The tests share the cluster and run in this order.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DecommissionClusterTest extends ArchiveTestBed {
+  private static final int CELL = 64 * 1024;
+  private final Map<Path, byte[]> striped = new TreeMap<>();
+  private ErasureCodingPolicy policy;
+
+  @Override
+  Configuration baseConf() {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
+    return base;
+  }
+
+  @BeforeAll
+  void writeBothLayouts() throws Exception {
+    awaitTrimmerLease();
+    policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
+    Path dir = new Path("/lrc");
+    fs.mkdirs(dir);
+    fs.setErasureCodingPolicy(dir, policy.getName());
+    Random r = new Random(11);
+    for (int i = 0; i < 6; i++) {
+      byte[] data = new byte[(int) (6 * BLOCK) * (1 + i % 2) - 1000 * i]; // one or two groups, some short
+      r.nextBytes(data);
+      Path p = new Path(dir, "f" + i);
+      try (FSDataOutputStream o = fs.create(p)) {
+        o.write(data);
+      }
+      striped.put(p, data);
+    }
+    StripedGroups.awaitSettled(cluster, fs, policy, striped.keySet(), 60_000);
+    checks.write("/ar/a", 3 * BLOCK + 17);
+    checks.write("/ar/b", 7 * BLOCK);
+    checks.write("/ar/c", 2 * BLOCK + 5);
+    archived("/ar");
+  }
+
+  private static WideEcNameNodeMetrics metrics() {
+    return WideEcNameNodePlugin.metrics();
+  }
+
+  /**
+   * The DataNode in service holding the most units of both layouts (at least one of each) and no other block: a
+   * replica of a replicated file (a manifest, say) may be copied from a leaving node by HDFS, which is right, but
+   * would blur what the node's copy counter says about our units.
+   */
+  private String busiestInService(Map<String, Integer> stripedOn, Map<String, Integer> archivedOn) throws Exception {
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    String best = null;
+    for (String node : stripedOn.keySet()) {
+      var d = dm.getDatanode(datanode(node).getDatanodeId());
+      int ours = stripedOn.get(node) + archivedOn.getOrDefault(node, 0);
+      if (archivedOn.getOrDefault(node, 0) > 0 && d.isInService() && d.numBlocks() == ours
+          && (best == null || ours > stripedOn.get(best) + archivedOn.get(best))) {
+        best = node;
+      }
+    }
+    assertTrue(best != null, "some DataNode in service holds units of both layouts and nothing else: " + stripedOn
+        + " " + archivedOn);
+    return best;
+  }
+
+  @Test
+  @Order(1)
+  void aDecommissionCompletesWithEveryUnitRebuiltElsewhereAndNothingReadFromTheLeavingNode() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String leaving = busiestInService(stripedOn, archivedOn);
+
+    ToolRun refused = tool("decommission", leaving);
+    assertEquals(3, refused.exit(), refused.out() + refused.err());
+    assertTrue(refused.err().contains(leaving + " is in service") && refused.err().contains("dfs.hosts.exclude"),
+        refused.err());
+    ToolRun dry = tool("decommission", leaving, "--dry-run", "--json");
+    assertEquals(0, dry.exit(), dry.out() + dry.err());
+    var plan = dry.json();
+    assertEquals(stripedOn.get(leaving).intValue(), plan.path("rebuilds").size(), dry.out());
+    assertEquals(0, plan.path("unitsFromLeavingNode").asLong(), dry.out());
+    assertEquals(archivedOn.get(leaving).longValue(), plan.path("archivedBlocks").asLong(), dry.out());
+    for (var rebuild : plan.path("rebuilds")) {
+      assertTrue(!rebuild.path("target").asText().equals(leaving) && !rebuild.path("helpers").toString()
+          .contains("@" + leaving + "\""), "the plan neither stores on nor reads from the leaving node: " + rebuild);
+    }
+
+    int units = stripedOn.get(leaving) + archivedOn.get(leaving);
+    DataNode dn = datanode(leaving);
+    RepairMetrics worker = WideEcDataNodePlugin.running(dn.getXferPort()).metrics();
+    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
+    long slicesBefore = worker.bytesSentInRack() + worker.bytesSentCrossRack();
+    long rebuiltBefore = metrics().decommissionUnitsRebuilt();
+
+    decommission(leaving);
+    String node = leaving;
+    // The command follows the decommission HDFS runs and returns once HDFS calls the node DECOMMISSIONED.
+    ToolRun follow = assertTimeoutPreemptively(Duration.ofSeconds(180), () -> tool("decommission", node, "--json"),
+        () -> "rebuilt " + metrics().decommissionUnitsRebuilt() + ", left " + metrics().decommissionUnitsLeft()
+            + ", failures " + metrics().decommissionRebuildFailures());
+    assertEquals(0, follow.exit(), follow.out() + follow.err());
+    assertEquals("DECOMMISSIONED", follow.json().path("state").asText(), follow.out());
+    assertEquals(0, follow.json().path("unitsFromLeavingNode").asLong(), follow.out());
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    assertTrue(dm.getDatanode(dn.getDatanodeId()).isDecommissioned());
+
+    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
+        "HDFS copied nothing from the leaving node");
+    assertEquals(0, metrics().decommissionUnitsFromLeavingNode(), "the plan read no unit from the leaving node");
+    assertEquals(units, metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+        "every unit of " + node + " rebuilt by our workers");
+    // The slice port's only answers were the CRC32C digests the NameNode asked of its block-group replicas (the
+    // check a rebuilt unit must pass): one 8-byte frame each.
+    assertEquals((long) Long.BYTES * stripedOn.get(leaving),
+        worker.bytesSentInRack() + worker.bytesSentCrossRack() - slicesBefore,
+        "the leaving node served no slice of any unit, only one digest per block-group unit ("
+            + stripedOn.get(leaving) + " of them; " + archivedOn.get(leaving) + " archived blocks)");
+    Map<String, Integer> stripedAfter = stripedUnitsPerNode();
+    assertEquals(stripedOn.get(leaving), stripedAfter.getOrDefault(leaving, 0),
+        "the decommissioned node still lists its units, each live elsewhere too");
+    for (Path p : striped.keySet()) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        java.util.Set<Integer> all = new java.util.TreeSet<>();
+        java.util.Set<Integer> inService = new java.util.TreeSet<>();
+        for (int i = 0; i < g.getBlockIndices().length; i++) {
+          all.add((int) g.getBlockIndices()[i]);
+          if (!g.getLocations()[i].getXferAddr().equals(node)) {
+            inService.add((int) g.getBlockIndices()[i]);
+          }
+        }
+        assertEquals(all, inService, p + " group " + g.getBlock() + " has every unit on a node in service");
+      }
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+      // Every replica of every unit, the rebuilt ones and those left on the decommissioned node, read from disk
+      // through its checksums, is what the code computes from the file's bytes.
+      int located = StripedGroups.groups(fs, p).stream().mapToInt(g -> g.getLocations().length).sum();
+      assertEquals(located, StripedGroups.verifyEveryUnit(cluster, fs, p, policy,
+          org.wideec.coder.StripedCodec.AZURE_LRC_L2.codeFor(6, 4), striped.get(p)), p.toString());
+    }
+    checks.everyByteReadsBack();
+    for (ArchivedStripe s : manifestOf("/ar").stripes()) {
+      for (int u : s.storedUnits()) {
+        var member = s.member(u);
+        var lb = located(member);
+        String what = "stripe " + s.stripeId() + " unit " + u + " (blk_" + member.blockId() + ")";
+        assertEquals(1, java.util.Arrays.stream(lb.getLocations()).filter(d -> !d.getXferAddr().equals(node)).count(),
+            what + " has one replica in service");
+        assertEquals(member.generationStamp(), lb.getBlock().getGenerationStamp(), what);
+        DatanodeInfo inService = java.util.Arrays.stream(lb.getLocations()).filter(d -> !d.getXferAddr().equals(node))
+            .findFirst().orElseThrow();
+        assertEquals(member.crc32c(), ArchiveChecks.crc(replica(inService, member)), what + " on "
+            + inService.getXferAddr() + " has the manifest's CRC32C");
+      }
+    }
+  }
+
+  /**
+   * A node entering maintenance is expected back, so HDFS asks only for a group's data-unit count of live units and
+   * one live replica of a contiguous block: its archived blocks (single replicas HDFS would copy from it) are rebuilt
+   * elsewhere, its block-group units stay, and nothing is copied from it.
+   */
+  @Test
+  @Order(2)
+  void aNodeEnteringMaintenanceHasItsArchivedBlocksRebuiltAndKeepsItsBlockGroupUnits() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String node = busiestInService(stripedOn, archivedOn);
+    DataNode dn = datanode(node);
+    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
+    long rebuiltBefore = metrics().decommissionUnitsRebuilt();
+
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(dn.getDatanodeId()), Long.MAX_VALUE);
+    } finally {
+      fsn.writeUnlock();
+    }
+    Eventually.await(node + " in maintenance", Duration.ofSeconds(180),
+        () -> dm.getDatanode(dn.getDatanodeId()).isInMaintenance() ? null
+            : "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore) + ", state "
+                + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+
+    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore, "HDFS copied nothing from " + node);
+    assertEquals(archivedOn.get(node).longValue(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+        "its archived blocks, and nothing else, rebuilt elsewhere");
+    // HDFS hides a node in maintenance from readers: its units drop out of the locations, and none is added elsewhere.
+    int listed = stripedOn.values().stream().mapToInt(Integer::intValue).sum();
+    assertEquals(listed - stripedOn.get(node), stripedUnitsPerNode().values().stream().mapToInt(Integer::intValue).sum(),
+        "its block-group units stay on it: none rebuilt elsewhere");
+    for (ArchivedStripe s : manifestOf("/ar").stripes()) {
+      for (int u : s.storedUnits()) {
+        assertTrue(java.util.Arrays.stream(located(s.member(u)).getLocations())
+            .anyMatch(d -> d.getAdminState() == DatanodeInfo.AdminStates.NORMAL),
+            "stripe " + s.stripeId() + " unit " + u + " has a replica in service");
+      }
+    }
+    for (Path p : striped.keySet()) {
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+    }
+    checks.everyByteReadsBack();
+  }
+
+  /**
+   * Our rebuild failing is no reason for a decommission to hang: with the leaving node's slice port refusing to
+   * answer (so no rebuilt unit can be checked against its replica's digest), each of its block-group units is given
+   * back to HDFS, which handles it as stock HDFS does (a copy from the node, or, for the groups that also miss their
+   * unit on the node in maintenance, a reconstruction); its archived blocks need nothing from it and are rebuilt from
+   * their stripes.
+   */
+  @Test
+  @Order(3)
+  void aUnitOurWorkerFailsToRebuildIsCopiedByHdfsAndTheDecommissionStillCompletes() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String node = busiestInService(stripedOn, archivedOn);
+    DataNode dn = datanode(node);
+    long rebuiltBefore = metrics().decommissionUnitsRebuilt();
+    long failedBefore = metrics().decommissionRebuildFailures();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String from, String to, long repairId, int slice, ByteBuf payload) throws IOException {
+        if (from.equals(node)) {
+          throw new IOException("injected: " + node + " sends nothing on its slice port");
+        }
+      }
+    });
+    try {
+      decommission(node);
+      DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+      Eventually.await("the decommission of " + node + " complete", Duration.ofSeconds(180),
+          () -> dm.getDatanode(dn.getDatanodeId()).isDecommissioned() ? null
+              : "failures " + (metrics().decommissionRebuildFailures() - failedBefore) + ", state "
+                  + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+    } finally {
+      TransportFaultInjector.set(null);
+    }
+    assertTrue(metrics().decommissionRebuildFailures() - failedBefore >= stripedOn.get(node),
+        "each block-group unit's rebuild failed at least once");
+    assertEquals(archivedOn.get(node).longValue(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+        "the archived blocks rebuilt from their stripes");
+    for (Path p : striped.keySet()) {
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+    }
+    checks.everyByteReadsBack();
+  }
+
+  /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
+  private void decommission(String xferAddr) throws java.io.IOException {
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      DatanodeDescriptor d = dm.getDatanode(datanode(xferAddr).getDatanodeId());
+      dm.getDatanodeAdminManager().startDecommission(d);
+    } finally {
+      fsn.writeUnlock();
+    }
+  }
+
+  private Map<String, Integer> stripedUnitsPerNode() throws Exception {
+    Map<String, Integer> n = new TreeMap<>();
+    for (Path p : striped.keySet()) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        for (DatanodeInfo d : g.getLocations()) {
+          n.merge(d.getXferAddr(), 1, Integer::sum);
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Stored members (data and parity) whose one replica is on each node. */
+  private Map<String, Integer> archivedMembersPerNode(StripeManifest m) {
+    Map<String, Integer> n = new TreeMap<>();
+    for (ArchivedStripe s : m.stripes()) {
+      for (int u : s.storedUnits()) {
+        for (DatanodeInfo d : located(s.member(u)).getLocations()) {
+          n.merge(d.getXferAddr(), 1, Integer::sum);
+        }
+      }
+    }
+    return n;
+  }
+
+  /** A replica's bytes read from the DataNode's disk through its checksums. */
+  private byte[] replica(DatanodeInfo at, org.wideec.archive.StripeMember m) throws Exception {
+    byte[] b = new byte[(int) m.length()];
+    try (var in = new org.wideec.datanode.FsDatasetUnitStore(datanode(at.getXferAddr())).open(
+        new org.wideec.repair.BlockRef(cluster.getNamesystem().getBlockPoolId(), m.blockId(), m.generationStamp(),
+            m.length()))) {
+      in.read(0, b, 0, b.length);
+    }
+    return b;
+  }
+
+  private byte[] read(Path p) throws Exception {
+    byte[] back = new byte[striped.get(p).length];
+    try (FSDataInputStream in = fs.open(p)) {
+      in.readFully(0, back);
+    }
+    return back;
+  }
+
+  private static long counter(DataNodeMetrics m, String name) throws ReflectiveOperationException {
+    Field f = DataNodeMetrics.class.getDeclaredField(name);
+    f.setAccessible(true);
+    return ((MutableCounterLong) f.get(m)).value();
+  }
+}
