@@ -120,13 +120,19 @@ public final class RepairBench {
   /** @param blockTokens block access tokens on (a client proves them to the slice port; DataNodes to each other too) */
   private MiniDFSCluster start(File dir, String scheme, int racks, int perRack, int sliceBytes, boolean blockTokens)
       throws IOException {
+    return start(base, out, dir, scheme, racks, perRack, sliceBytes, blockTokens, s.blockBytes());
+  }
+
+  /** An embedded cluster of the benchmarks: our placement ({@code scheme}) and repair worker on every DataNode. */
+  static MiniDFSCluster start(Configuration base, PrintStream out, File dir, String scheme, int racks, int perRack,
+      int sliceBytes, boolean blockTokens, long blockBytes) throws IOException {
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(base));
     conf.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, blockTokens);
     conf.set(StripedPlacement.SCHEME_KEY, scheme);
     conf.setInt("wide-ec.transport.slice.bytes", sliceBytes);
     conf.setInt("wide-ec.transport.stall.timeout.ms", 120_000);
     out.printf("starting %d DataNodes in %d racks (%s placement)%n", racks * perRack, racks, scheme);
-    return MiniClusters.start(conf, dir, racks, perRack, s.blockBytes());
+    return MiniClusters.start(conf, dir, racks, perRack, blockBytes);
   }
 
   // ECPipe's testbed: every node's link shaped, racks not; then ECWide's: rack gateways 1/oversubscription.

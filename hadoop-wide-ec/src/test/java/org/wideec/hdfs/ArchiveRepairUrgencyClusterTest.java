@@ -127,19 +127,4 @@ class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
     }
     return out;
   }
-
-  private StripeManifest archived(String path) throws Exception {
-    ToolRun r = tool("archive", path, "--code", CODE);
-    assertEquals(0, r.exit(), r.out() + r.err());
-    return manifestOf(path);
-  }
-
-  private DataNode datanode(String xferAddr) {
-    for (DataNode dn : cluster.getDataNodes()) {
-      if (dn.getDatanodeId().getXferAddr().equals(xferAddr)) {
-        return dn;
-      }
-    }
-    throw new AssertionError("no DataNode at " + xferAddr);
-  }
 }
