@@ -105,6 +105,39 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   @Test
+  void cauOnRacksHoldingDataAndGlobalParitiesRunsOnTheDataNodesThoughItsRelaysFeedEachOther() throws Exception {
+    // UniLRC(alpha 1, z 2) by group per rack: rack A holds d0, its global p0 and local p2, rack B d1, p1 and p3. A file
+    // of two blocks is the whole stripe; replacing it changes d0 and d1, and CAU's relay in each rack renews the
+    // other rack's global parity: the two relays send to each other.
+    String dir = "/cau-feeding";
+    checks.write(dir + "/f", 2 * BLOCK - 100);
+    ToolRun a = tool("archive", dir, "--code", "unilrc:alpha=1,z=2", "--placement", "unilrc", "--no-trim",
+        "--encoder", "chain");
+    assertEquals(0, a.exit(), a.out() + a.err());
+    String src = "/incoming/cau-feeding";
+    checks.write(src, 2 * BLOCK - 50);
+    ToolRun plan = tool("replace", dir + "/f", src, "--dry-run", "--json", "--scheme", "cau");
+    assertEquals(0, plan.exit(), plan.out() + plan.err());
+    java.util.Set<String> relayHops = new java.util.HashSet<>();
+    for (JsonNode t : plan.json().get("archives").get(0).get("stripes").get(0).get("plan").get("transfers")) {
+      if (!t.get("from").has("unit") && !t.get("to").has("unit")) {
+        relayHops.add(t.get("from").get("rack").asText() + ">" + t.get("to").get("rack").asText());
+      }
+    }
+    assertTrue(relayHops.size() == 2 && relayHops.stream().allMatch(h -> relayHops.contains(
+        h.substring(h.indexOf('>') + 1) + ">" + h.substring(0, h.indexOf('>')))), "relays feed each other: "
+        + relayHops + " in " + plan.out());
+    long expected = plannedCrossRackBytes(plan.json(), "cau");
+    long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+    ToolRun r = toolNoGrace("replace", dir + "/f", src, "--scheme", "cau", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    checks.moved(src, dir + "/f");
+    assertEquals("datanode", r.json().get("executor").asText(), r.out());
+    assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
+    everythingChecksOut(manifestOf(dir));
+  }
+
+  @Test
   void aDataNodeFailingMidUpdateLeavesTheOldVersionAndRmFinishCompletesIt() throws Exception {
     List<String> files = archiveDir("/dn-fail");
     long archive = store.inodeOf(new Path("/dn-fail"));

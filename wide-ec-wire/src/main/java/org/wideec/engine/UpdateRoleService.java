@@ -32,7 +32,8 @@ import org.wideec.transport.SliceTransport;
  * Plays a node's roles in stripe parity updates ({@link UpdateRoleRequest}) and serves the rows they send
  * ({@link UpdateFetchRequest}). A role registers an outbox per output transfer, fetches its inputs, then slice by slice
  * computes its own delta from local reads (old XOR new), takes each input's rows, evaluates each output's GF(2^8)
- * combinations once into its outbox (a collector fanning out to several parity racks reads its inputs once), and at a
+ * combinations once into its outbox as soon as the rows it combines are here (a collector fanning out to several
+ * parity racks reads its inputs once; relays that feed each other never wait on each other), and at a
  * parity's node adds the delta to the old parity read locally and sends the sum to the new parity block the updater
  * allocated (on the target the request names). Memory is a few slices per transfer whatever the block size, and
  * bounded before anything is allocated: a role's rows by a stripe's units, its buffered bytes by
@@ -284,15 +285,36 @@ public final class UpdateRoleService implements RequestHandler {
         }
         parity = new CodingMatrix(Matrix.of(Gf256.INSTANCE, new int[][] {row}));
       }
+      int[] needs = new int[outs.length]; // per output, the held rows it combines (it waits for those only)
+      for (int o = 0; o < outs.length; o++) {
+        for (int[] r : req.outputs().get(o).rows()) {
+          for (int j = 0; j < r.length; j++) {
+            needs[o] = r[j] != 0 ? Math.max(needs[o], j + 1) : needs[o];
+          }
+        }
+      }
       ByteBuffer rows = ByteBuffer.allocateDirect(Math.max(1, maxRows()) * req.sliceBytes());
       CRC32C crc = new CRC32C();
       for (int s = 0; s < req.slices(); s++) {
         int n = req.sliceLength(s);
-        gather(s, n);
+        int ready = ownDelta(s, n);
+        int taken = 0;
+        // Each output goes once the rows it combines are here, not after every input: places that feed each other
+        // (CAU's racks holding both data and parities) would otherwise each wait for the other's slice first.
         for (int o = 0; o < outs.length; o++) {
+          while (ready < needs[o]) {
+            ready += take(taken++, s, n, ready);
+          }
           byte[] out = new byte[outs[o].rows() * n];
           multiply(outs[o], heldRows(false), rows, n, out);
           boxes.get(o).put(out, stall, req + " transfer " + req.outputs().get(o).transfer());
+        }
+        while (taken < inputs.size()) {
+          ready += take(taken++, s, n, ready);
+        }
+        if (req.oldParity() != null) {
+          read(2, req.oldParity(), (long) s * req.sliceBytes(), n, buf);
+          held[ready].clear().put(buf, 0, n).flip();
         }
         if (parity != null) {
           multiply(parity, heldRows(req.oldParity() != null), rows, n, buf);
@@ -304,9 +326,11 @@ public final class UpdateRoleService implements RequestHandler {
       return crc.getValue();
     }
 
-    /** Slice s of every held row: the own delta, each input's rows, the old parity last (none when it was zeros). */
-    private void gather(int s, int n) throws IOException, InterruptedException {
-      int j = 0;
+    /**
+     * Slice s of the own delta into the first held row (old XOR new, or the new block of a slot that was zeros);
+     * returns the rows it filled. Each input's rows follow it ({@link #take}), the old parity last.
+     */
+    private int ownDelta(int s, int n) throws IOException {
       long at = (long) s * req.sliceBytes();
       if (req.oldData() != null) {
         read(0, req.oldData(), at, n, buf);
@@ -316,29 +340,30 @@ public final class UpdateRoleService implements RequestHandler {
             buf[b] ^= other[b];
           }
         }
-        held[j++].clear().put(buf, 0, n).flip();
       } else if (req.oldDataZero()) { // a filled slot was zeros: its delta is its new block (seed Eq. 3, old unit zero)
         read(1, req.newData(), at, n, buf);
-        held[j++].clear().put(buf, 0, n).flip();
+      } else {
+        return 0;
       }
-      for (int i = 0; i < inputs.size(); i++) {
-        int r = req.inputs().get(i).rows();
-        awaitInput(inputs.get(i), s);
-        Frame f = inputs.get(i).next(s, r * n);
-        try {
-          for (int row = 0; row < r; row++) {
-            f.payload().getBytes(f.payload().readerIndex() + row * n, buf, 0, n);
-            held[j++].clear().put(buf, 0, n).flip();
-          }
-        } finally {
-          f.release();
+      held[0].clear().put(buf, 0, n).flip();
+      return 1;
+    }
+
+    /** Slice s of input i into the held rows from {@code first}; returns the rows it filled. */
+    private int take(int i, int s, int n, int first) throws IOException, InterruptedException {
+      int r = req.inputs().get(i).rows();
+      awaitInput(inputs.get(i), s);
+      Frame f = inputs.get(i).next(s, r * n);
+      try {
+        for (int row = 0; row < r; row++) {
+          f.payload().getBytes(f.payload().readerIndex() + row * n, buf, 0, n);
+          held[first + row].clear().put(buf, 0, n).flip();
         }
-        inputs.get(i).credit();
+      } finally {
+        f.release();
       }
-      if (req.oldParity() != null) {
-        read(2, req.oldParity(), at, n, buf);
-        held[j].clear().put(buf, 0, n).flip();
-      }
+      inputs.get(i).credit();
+      return r;
     }
 
     /** Bytes [at, at + n) of a local block; zeros past its end (a shorter unit is zero-padded in its stripe). */

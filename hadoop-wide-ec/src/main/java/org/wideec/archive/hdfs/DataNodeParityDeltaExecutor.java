@@ -43,9 +43,9 @@ import org.wideec.update.UpdateScheme;
  * its delta from the new block alone, and a parity the fill brings on is its delta alone, written into its new block.
  *
  * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
- * member deleted behind wide-ec's back (its old bytes must be decoded), parities the plan does not reach, a plan
- * whose relays wait on each other (CAU on racks holding data and parity), or a replacement not beside the block it
- * replaces. A unit length that changes runs here: every unit is zero past its end, so the roles read zero-padded
+ * member deleted behind wide-ec's back (its old bytes must be decoded), a re-encoding plan, parities the plan does
+ * not reach, or a replacement not beside the block it replaces. CAU's relays that feed each other (racks holding both
+ * changed data and parities) run here: each sends a transfer once the rows it combines arrived. A unit length that changes runs here: every unit is zero past its end, so the roles read zero-padded
  * blocks at the new length, and a parity the changed units do not touch is carried over to it on its own node. A failure of a role fails the update with an IOException naming the node; the
  * lifecycle rolls back before the commit.
  */
