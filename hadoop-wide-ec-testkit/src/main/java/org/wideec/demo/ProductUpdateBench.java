@@ -31,6 +31,7 @@ import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.cli.WideEcTool;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripeReadBack;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.update.ReEncoding;
 import org.wideec.update.UpdateScheme;
@@ -50,7 +51,7 @@ import org.wideec.update.UpdateScheme;
  * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
  * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
  * each of its bytes crosses a rack link. Every run ends with every remaining file compared byte for byte and every
- * stripe of the archive checked against an encode and decoded from a random k-subset ({@link StripeReadBack}).
+ * stripe of the archive checked against an encode and decoded from a random k-subset ({@link org.wideec.minicluster.StripeReadBack}).
  */
 final class ProductUpdateBench {
   static final String LAYER = "product workload, embedded MiniDFSCluster (racks of DataNodes in this process, wide-ec"
@@ -353,7 +354,7 @@ final class ProductUpdateBench {
       }
       bytesCompared += got.length;
     }
-    int n = new StripeReadBack(fs, new Random(s.seed())).check(store.find(store.inodeOf(dir)));
+    int n = new StripeReadBack(fs).check(store.find(store.inodeOf(dir)), new Random(s.seed()));
     stripesDecoded += n;
     return n;
   }
