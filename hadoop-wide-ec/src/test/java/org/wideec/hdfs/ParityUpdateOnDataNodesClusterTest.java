@@ -30,6 +30,11 @@ import org.wideec.transport.TransportFaultInjector;
 class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   @Override
   Configuration baseConf() {
+    return onDataNodes();
+  }
+
+  /** Our DataNode plugin with block tokens on, so the DataNodes compute new parity (the executor's default). */
+  static Configuration onDataNodes() {
     Configuration c = MiniClusters.withWideEcRepair(new Configuration());
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
