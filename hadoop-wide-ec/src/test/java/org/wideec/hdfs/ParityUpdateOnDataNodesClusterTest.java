@@ -89,6 +89,21 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   @Test
+  void removingTheLongestUnitsOfAStripeRunsOnTheDataNodesCuttingEveryParityToTheNewLength() throws Exception {
+    List<String> files = archiveDirOnPlan("/shorter");
+    StripeManifest before = manifestOf("/shorter");
+    // f5 (two blocks, the first a whole one) is the short stripe's longest; f4 (a third of a block) is left longest.
+    assertEquals(List.of("1:1", "1:2"), unitsOf(before, store.inodeOf(new Path(files.get(5)))));
+    assertEquals(BLOCK, before.stripe(1).unitLength());
+    RmOnDataNodes rm = rmOnDataNodes("rackcu", files.get(5));
+    // Both globals and the group's local parity take deltas; the other group's local parity is cut on its own node.
+    assertEquals(4, rm.run().json().get("archives").get(0).get("parityBlocksWritten").asInt(), rm.run().out());
+    StripeManifest after = manifestOf("/shorter");
+    assertEquals(BLOCK / 3, after.stripe(1).unitLength());
+    everythingChecksOut(after);
+  }
+
+  @Test
   void aReplaceRunsOnTheDataNodesForEachSchemeWithOldXorNewComputedBesideTheOldBlock() throws Exception {
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
       String dir = "/dn-rep-" + scheme;
