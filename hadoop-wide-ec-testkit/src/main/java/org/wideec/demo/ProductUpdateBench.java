@@ -51,7 +51,7 @@ import org.wideec.update.UpdateScheme;
  * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
  * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
  * each of its bytes crosses a rack link. Every run ends with every remaining file compared byte for byte and every
- * stripe of the archive checked against an encode and decoded from a random k-subset ({@link org.wideec.minicluster.StripeReadBack}).
+ * stripe of the archive checked against an encode and decoded from a random k-subset ({@link StripeReadBack}).
  */
 final class ProductUpdateBench {
   static final String LAYER = "product workload, embedded MiniDFSCluster (racks of DataNodes in this process, wide-ec"
