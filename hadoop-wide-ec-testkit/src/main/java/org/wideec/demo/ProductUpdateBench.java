@@ -31,6 +31,7 @@ import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.cli.WideEcTool;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.minicluster.StripeReadBack;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.update.ReEncoding;
 import org.wideec.update.UpdateScheme;
@@ -353,7 +354,7 @@ final class ProductUpdateBench {
       }
       bytesCompared += got.length;
     }
-    int n = new StripeReadBack(fs, new Random(s.seed())).check(store.find(store.inodeOf(dir)));
+    int n = new StripeReadBack(fs).check(store.find(store.inodeOf(dir)), new Random(s.seed()));
     stripesDecoded += n;
     return n;
   }

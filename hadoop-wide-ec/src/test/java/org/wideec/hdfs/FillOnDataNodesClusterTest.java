@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.junit.jupiter.api.Test;
 import org.wideec.datanode.RepairMetrics;
-import org.wideec.minicluster.MiniClusters;
 
 /**
  * Every test of {@link FillClusterTest} again with our DataNode plugin and block tokens on, so that the DataNodes
@@ -21,10 +19,7 @@ import org.wideec.minicluster.MiniClusters;
 class FillOnDataNodesClusterTest extends FillClusterTest {
   @Override
   Configuration baseConf() {
-    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
-    c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
-    c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
-    return c;
+    return ParityUpdateOnDataNodesClusterTest.onDataNodes();
   }
 
   @Test

@@ -30,6 +30,11 @@ import org.wideec.transport.TransportFaultInjector;
 class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   @Override
   Configuration baseConf() {
+    return onDataNodes();
+  }
+
+  /** Our DataNode plugin with block tokens on, so the DataNodes compute new parity (the executor's default). */
+  static Configuration onDataNodes() {
     Configuration c = MiniClusters.withWideEcRepair(new Configuration());
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
@@ -84,6 +89,21 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   @Test
+  void removingTheLongestUnitsOfAStripeRunsOnTheDataNodesCuttingEveryParityToTheNewLength() throws Exception {
+    List<String> files = archiveDirOnPlan("/shorter");
+    StripeManifest before = manifestOf("/shorter");
+    // f5 (two blocks, the first a whole one) is the short stripe's longest; f4 (a third of a block) is left longest.
+    assertEquals(List.of("1:1", "1:2"), unitsOf(before, store.inodeOf(new Path(files.get(5)))));
+    assertEquals(BLOCK, before.stripe(1).unitLength());
+    RmOnDataNodes rm = rmOnDataNodes("rackcu", files.get(5));
+    // Both globals and the group's local parity take deltas; the other group's local parity is cut on its own node.
+    assertEquals(4, rm.run().json().get("archives").get(0).get("parityBlocksWritten").asInt(), rm.run().out());
+    StripeManifest after = manifestOf("/shorter");
+    assertEquals(BLOCK / 3, after.stripe(1).unitLength());
+    everythingChecksOut(after);
+  }
+
+  @Test
   void aReplaceRunsOnTheDataNodesForEachSchemeWithOldXorNewComputedBesideTheOldBlock() throws Exception {
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
       String dir = "/dn-rep-" + scheme;
@@ -102,6 +122,39 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
           scheme + ": " + plan.out());
       everythingChecksOut(manifestOf(dir));
     }
+  }
+
+  @Test
+  void cauOnRacksHoldingDataAndGlobalParitiesRunsOnTheDataNodesThoughItsRelaysFeedEachOther() throws Exception {
+    // UniLRC(alpha 1, z 2) by group per rack: rack A holds d0, its global p0 and local p2, rack B d1, p1 and p3. A file
+    // of two blocks is the whole stripe; replacing it changes d0 and d1, and CAU's relay in each rack renews the
+    // other rack's global parity: the two relays send to each other.
+    String dir = "/cau-feeding";
+    checks.write(dir + "/f", 2 * BLOCK - 100);
+    ToolRun a = tool("archive", dir, "--code", "unilrc:alpha=1,z=2", "--placement", "unilrc", "--no-trim",
+        "--encoder", "chain");
+    assertEquals(0, a.exit(), a.out() + a.err());
+    String src = "/incoming/cau-feeding";
+    checks.write(src, 2 * BLOCK - 50);
+    ToolRun plan = tool("replace", dir + "/f", src, "--dry-run", "--json", "--scheme", "cau");
+    assertEquals(0, plan.exit(), plan.out() + plan.err());
+    java.util.Set<String> relayHops = new java.util.HashSet<>();
+    for (JsonNode t : plan.json().get("archives").get(0).get("stripes").get(0).get("plan").get("transfers")) {
+      if (!t.get("from").has("unit") && !t.get("to").has("unit")) {
+        relayHops.add(t.get("from").get("rack").asText() + ">" + t.get("to").get("rack").asText());
+      }
+    }
+    assertTrue(relayHops.size() == 2 && relayHops.stream().allMatch(h -> relayHops.contains(
+        h.substring(h.indexOf('>') + 1) + ">" + h.substring(0, h.indexOf('>')))), "relays feed each other: "
+        + relayHops + " in " + plan.out());
+    long expected = plannedCrossRackBytes(plan.json(), "cau");
+    long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+    ToolRun r = toolNoGrace("replace", dir + "/f", src, "--scheme", "cau", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    checks.moved(src, dir + "/f");
+    assertEquals("datanode", r.json().get("executor").asText(), r.out());
+    assertEquals(expected, sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before, plan.out());
+    everythingChecksOut(manifestOf(dir));
   }
 
   @Test

@@ -1,9 +1,7 @@
 package org.wideec.update;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +19,10 @@ import org.wideec.gf.Gf256;
  *
  * <p>Derived from the plan in its order, with the same checks as {@link UpdateExecution} (a source must hold what it
  * sends, every renewed parity must end with exactly its generator row over the changed units' deltas, a parity the
- * pattern drops gets no role), and checked to be acyclic, so a place can take all its inputs before it sends. Pure
- * data; {@link #apply} is its reference executor.
+ * pattern drops gets no role). So each transfer combines only its own delta and rows of transfers earlier in the
+ * plan: places may feed each other (CAU's racks that hold both changed data and parities each renew the other's
+ * parities, §V-A) and still stream, as long as a place sends each transfer once the inputs that transfer uses have
+ * arrived rather than after all of them. Pure data; {@link #apply} is its reference executor, in that order.
  */
 public final class UpdateRoles {
   /** Rows a place receives on one transfer, in the transfer's unit (DATA_DELTA) or parity (PARITY_DELTA) order. */
@@ -86,7 +86,8 @@ public final class UpdateRoles {
    * The roles of a delta plan.
    *
    * @throws IllegalArgumentException naming the transfer, unit or places when the plan re-encodes, uses Parix's
-   *     new-data transfers, sends what its source does not hold, leaves a parity incomplete, or has a cycle
+   *     new-data transfers, sends what its source does not hold (yet: a row a later transfer brings), or leaves a
+   *     parity incomplete
    */
   public static UpdateRoles of(UpdatePlan plan) {
     if (plan.reEncode()) {
@@ -99,14 +100,14 @@ public final class UpdateRoles {
       d.add(i, ts.get(i));
     }
     Map<Place, Role> roles = d.roles();
-    return new UpdateRoles(plan, roles, topological(plan, roles));
+    return new UpdateRoles(plan, roles, List.copyOf(roles.keySet()));
   }
 
   public UpdatePlan plan() {
     return plan;
   }
 
-  /** Every place's role, senders before their receivers. */
+  /** Every place's role, in the order the plan first names the places. */
   public List<Role> roles() {
     return order.stream().map(roles::get).toList();
   }
@@ -121,7 +122,9 @@ public final class UpdateRoles {
   }
 
   /**
-   * The reference run: every role evaluated on whole units in order, as an executor does slice by slice.
+   * The reference run on whole units, as an executor streams slice by slice: the transfers in plan order, each
+   * combining its source's own delta and the rows that reached it before, then each parity's delta once every row
+   * arrived.
    *
    * @param oldUnits all n units before the update, equal lengths
    * @param newData the new content of each changed data unit (index = unit; others ignored)
@@ -136,29 +139,31 @@ public final class UpdateRoles {
       after[u] = u < plan.pattern().code().k() && plan.pattern().isChanged(u) ? newData[u].clone()
           : oldUnits[u].clone();
     }
-    Map<Integer, byte[][]> sent = new HashMap<>();
+    Map<Place, List<byte[]>> held = new HashMap<>(); // per place, the rows it holds so far, in its held order
     for (Place p : order) {
       Role r = roles.get(p);
-      List<byte[]> held = new ArrayList<>();
+      held.put(p, new ArrayList<>());
       if (r.ownDelta() >= 0) {
-        held.add(xor(oldUnits[r.ownDelta()], newData[r.ownDelta()]));
+        held.get(p).add(xor(oldUnits[r.ownDelta()], newData[r.ownDelta()]));
       }
-      for (Input in : r.inputs()) {
-        held.addAll(Arrays.asList(sent.get(in.transfer())));
+    }
+    List<Transfer> ts = plan.transfers();
+    for (int t = 0; t < ts.size(); t++) {
+      Place from = ts.get(t).from();
+      int transfer = t;
+      Output out = roles.get(from).outputs().stream().filter(o -> o.transfer() == transfer).findFirst().orElseThrow();
+      int[][] rows = out.rows();
+      for (int[] row : rows) {
+        held.get(out.to()).add(combine(row, held.get(from), len));
       }
-      for (Output out : r.outputs()) {
-        int[][] rows = out.rows();
-        byte[][] bytes = new byte[rows.length][];
-        for (int i = 0; i < rows.length; i++) {
-          bytes[i] = combine(rows[i], held, len);
-        }
-        sent.put(out.transfer(), bytes);
-        if (sentRows != null) {
-          sentRows[out.transfer()] += rows.length;
-        }
+      if (sentRows != null) {
+        sentRows[t] += rows.length;
       }
+    }
+    for (Place p : order) {
+      Role r = roles.get(p);
       if (r.parity() >= 0) {
-        after[r.parity()] = xor(oldUnits[r.parity()], combine(r.parityDelta(), held, len));
+        after[r.parity()] = xor(oldUnits[r.parity()], combine(r.parityDelta(), held.get(p), len));
       }
     }
     for (int p : plan.pattern().droppedParities()) {
@@ -167,10 +172,14 @@ public final class UpdateRoles {
     return after;
   }
 
+  /** Row {@code coef} over the rows held so far; a row not yet held must have coefficient 0 (it came later). */
   private static byte[] combine(int[] coef, List<byte[]> held, int len) {
     byte[] out = new byte[len];
     for (int j = 0; j < coef.length; j++) {
       if (coef[j] != 0) {
+        if (j >= held.size()) {
+          throw new IllegalStateException("a row combines held row " + j + " before it arrived");
+        }
         byte[] h = held.get(j);
         for (int b = 0; b < len; b++) {
           out[b] ^= (byte) Gf256.multiply(coef[j], h[b] & 0xff);
@@ -186,34 +195,6 @@ public final class UpdateRoles {
       c[i] = (byte) (a[i] ^ b[i]);
     }
     return c;
-  }
-
-  /** Places ordered so every sender comes before its receivers; a cycle would deadlock a streaming executor. */
-  private static List<Place> topological(UpdatePlan plan, Map<Place, Role> roles) {
-    Map<Place, Integer> waiting = new HashMap<>();
-    Deque<Place> ready = new ArrayDeque<>();
-    for (Role r : roles.values()) {
-      waiting.put(r.place(), (int) r.inputs().stream().map(Input::from).distinct().count());
-      if (r.inputs().isEmpty()) {
-        ready.add(r.place());
-      }
-    }
-    List<Place> out = new ArrayList<>();
-    while (!ready.isEmpty()) {
-      Place p = ready.poll();
-      out.add(p);
-      roles.get(p).outputs().stream().map(Output::to).distinct().forEach(to -> {
-        if (waiting.merge(to, -1, Integer::sum) == 0) {
-          ready.add(to);
-        }
-      });
-    }
-    if (out.size() != roles.size()) {
-      List<String> stuck = roles.keySet().stream().filter(p -> !out.contains(p)).map(p -> name(plan, p)).toList();
-      throw new IllegalArgumentException(plan.scheme() + ": places " + stuck + " wait on each other; a streamed"
-          + " update needs every place to take its inputs before it sends");
-    }
-    return out;
   }
 
   /** How a place is named in errors and requests: d3@R2, p0@R5, relay@R4. */

@@ -78,15 +78,7 @@ public final class UpdateCoordinator {
    */
   public static Map<Place, UpdateRoleRequest> requests(UpdateRoles roles, long key, String update, int sliceBytes,
       long length, Map<Place, Endpoint> nodes, Blocks blocks) {
-    // Each transfer's own key, given only to its producer and its consumer: no other role can take its rows.
-    Map<Integer, Long> transferKeys = new java.util.HashMap<>();
-    for (int t = 0; t < roles.plan().transfers().size(); t++) {
-      long k;
-      do {
-        k = KEYS.nextLong();
-      } while (k == 0); // 0 marks an unbound transfer
-      transferKeys.put(t, k);
-    }
+    Map<Integer, Long> transferKeys = transferKeys(roles);
     Map<Place, UpdateRoleRequest> out = new LinkedHashMap<>();
     for (UpdateRoles.Role r : roles.roles()) {
       List<UpdateRoleRequest.Input> inputs = new ArrayList<>();
@@ -122,7 +114,27 @@ public final class UpdateCoordinator {
         throw new IllegalArgumentException(update + ": no new block allocated for parity unit " + parity);
       }
     }
-    java.util.Set<Integer> renewed = new java.util.HashSet<>();
+    carryOver(roles, key, update, sliceBytes, length, nodes, blocks, out);
+    return out;
+  }
+
+  /** Each transfer's own key, given only to its producer and its consumer: no other role can take its rows. */
+  private static Map<Integer, Long> transferKeys(UpdateRoles roles) {
+    Map<Integer, Long> keys = new java.util.HashMap<>();
+    for (int t = 0; t < roles.plan().transfers().size(); t++) {
+      long k;
+      do {
+        k = KEYS.nextLong();
+      } while (k == 0); // 0 marks an unbound transfer
+      keys.put(t, k);
+    }
+    return keys;
+  }
+
+  /** A request for each parity given a new block that the plan does not renew: it holds no row, its old block only. */
+  private static void carryOver(UpdateRoles roles, long key, String update, int sliceBytes, long length,
+      Map<Place, Endpoint> nodes, Blocks blocks, Map<Place, UpdateRoleRequest> out) {
+    Set<Integer> renewed = new java.util.HashSet<>();
     for (int p : roles.rewrittenParities()) {
       renewed.add(p);
     }
@@ -135,7 +147,6 @@ public final class UpdateCoordinator {
             blocks.checksumType(), blocks.bytesPerChecksum(), null));
       }
     }
-    return out;
   }
 
   private static Endpoint node(Map<Place, Endpoint> nodes, Place p, String update) {

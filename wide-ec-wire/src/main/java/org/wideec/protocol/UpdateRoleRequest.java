@@ -156,7 +156,8 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     if (oldParityZero && (oldParity != null || parityDelta == null)) {
       throw new IllegalArgumentException(what + "a parity whose old content is zeros takes its delta and no old block");
     }
-    if ((parityDelta == null) != (oldParity == null && !oldParityZero) || (parityDelta == null) != (newParity == null)) {
+    boolean oldParityKnown = oldParity != null || oldParityZero;
+    if ((parityDelta != null) != oldParityKnown || (parityDelta == null) != (newParity == null)) {
       throw new IllegalArgumentException(what + "a parity needs its delta, its old block and its new block");
     }
     int held = (oldData == null && !oldDataZero ? 0 : 1);

@@ -44,7 +44,8 @@ public final class PeerStream implements AutoCloseable {
   private volatile boolean lost; // a failure is queued; later ones add nothing
   private boolean ended; // the consumer took END (consumer thread)
   /** What {@link #await} took off the queue, handed out by the next poll (each taken once, whichever thread). */
-  private final java.util.concurrent.atomic.AtomicReference<Object> pending = new java.util.concurrent.atomic.AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicReference<Object> pending =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   PeerStream(Endpoint peer, long repairId, byte[] request, int window, long stallMs, Reconnect reconnect) {
     this.peer = peer;

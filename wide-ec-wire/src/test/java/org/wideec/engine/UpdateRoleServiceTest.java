@@ -131,6 +131,18 @@ class UpdateRoleServiceTest {
   }
 
   @Test
+  void cauOnRacksHoldingDataAndParityStreamsThoughItsRelaysFeedEachOther() throws Exception {
+    // UniLRC's group per rack: each rack's relay renews the other racks' global parities and takes theirs in turn.
+    PlacementPlan placement = new org.wideec.placement.GroupPerRackPlanner(1).plan(
+        Codes.fromSpec("unilrc:alpha=1,z=3"));
+    UpdatePattern p = UpdatePattern.of(placement, 0, 4);
+    UpdateRoles roles = UpdateRoles.of(UpdateScheme.byName("cau").plan(p));
+    assertTrue(roles.roles().stream().anyMatch(r -> r.outputs().stream().anyMatch(o -> roles.role(o.to()).outputs()
+        .stream().anyMatch(back -> back.to().equals(r.place())))), "two relays send to each other");
+    runAndCheck(p, "cau", 3 * SLICE + 11, 30L);
+  }
+
+  @Test
   void aDeadRelayFailsTheUpdateNamingANodeAndWritesNoParity() throws Exception {
     PlacementPlan placement = RackSeparatedPlacement.plan(Codes.pinnedFromSpec("rs:k=12,m=4"), 2);
     UpdatePattern p = UpdatePattern.of(placement, 0, 1, 2, 5, 9);

@@ -189,6 +189,50 @@ class ProtocolGoldenBytesTest {
     assertEquals(hex(second.toBytes()), hex(RapidRaidStepRequest.parse(second.toBytes()).toBytes()));
   }
 
+  @Test
+  void anUpdateRoleIsKind0x55VersionOneUnboundAndVersionTwoBoundOrWithZerosAndTheirBytesArePinned() throws Exception {
+    BlockRef old = new BlockRef("BP-1", 1073741825L, 1001, 4096, new byte[] {1, 2});
+    BlockRef parity = new BlockRef("BP-1", 1073741840L, 1003, 4096, new byte[] {4});
+    EncodeTreeRequest.ParityOutput target = output(1);
+    UpdateRoleRequest v1 = new UpdateRoleRequest(42L, "s", "p0@/r4", 65536, 4096, null, null,
+        List.of(new UpdateRoleRequest.Input(7, 1, UP)), List.of(), new int[] {3}, old,
+        new EncodeTreeRequest.ParityOutput(-1, parity, target.target()), 2, 512, null);
+    assertPinned(V1_ROLE, v1.toBytes());
+    assertEquals(hex(v1.toBytes()), hex(UpdateRoleRequest.parse(v1.toBytes()).toBytes()));
+    UpdateRoleRequest v2 = new UpdateRoleRequest(42L, "s", "d3@/r1", 65536, 4096, null, old,
+        List.of(new UpdateRoleRequest.Input(7, 1, UP, 0x1111L)),
+        List.of(new UpdateRoleRequest.Output(9, new int[][] {{1, 5}}, "10.0.0.7:9866", 0x2222L)), null, null, null,
+        2, 512, null, true, false);
+    assertPinned(V2_ROLE, v2.toBytes());
+    assertEquals(hex(v2.toBytes()), hex(UpdateRoleRequest.parse(v2.toBytes()).toBytes()));
+  }
+
+  @Test
+  void anUpdateFetchIsKind0x56VersionOneUnboundAndVersionTwoBoundAndTheirBytesArePinned() throws Exception {
+    UpdateFetchRequest v1 = new UpdateFetchRequest(42L, 7, 2, 65536, 4096);
+    assertPinned(V1_FETCH, v1.toBytes());
+    assertEquals(v1, UpdateFetchRequest.parse(v1.toBytes()));
+    UpdateFetchRequest v2 = new UpdateFetchRequest(42L, 7, 2, 65536, 4096, 0x2222L);
+    assertPinned(V2_FETCH, v2.toBytes());
+    assertEquals(v2, UpdateFetchRequest.parse(v2.toBytes()));
+  }
+
+  /** Version 1 as the release before bound transfers wrote it (computed with that release's class). */
+  private static final String V1_ROLE =
+      "5501000000000000002a00017300067030402f723400010000000000000000100000000001000000070001000831302e"
+      + "302e302e3200001b58000d31302e302e302e323a3938363600032f723100000103000442502d31000000004000000100"
+      + "000000000003e9000000000000100000020102000442502d31000000004000001000000000000003eb00000000000010"
+      + "00000104000831302e302e312e310005686f7374310006757569642d310000268a00002688000000000000268b000444"
+      + "49534b000444532d310000000200000200";
+  /** Version 2: flags (old data zeros), each input's key, each output's consumer and key. */
+  private static final String V2_ROLE =
+      "550201000000000000002a00017300066433402f72310001000000000000000010000001000442502d31000000004000"
+      + "000100000000000003e90000000000001000000201020001000000070001000831302e302e302e3200001b58000d3130"
+      + "2e302e302e323a3938363600032f72310000000000001111000100000009000d31302e302e302e373a39383636000000"
+      + "000000222200010105000000000200000200";
+  private static final String V1_FETCH = "5601000000000000002a000000070002000100000000000000001000";
+  private static final String V2_FETCH = "5602000000000000002a0000000700020001000000000000000010000000000000002222";
+
   private static void assertPinned(String golden, byte[] actual) {
     assertEquals(golden, hex(actual));
   }

@@ -42,12 +42,15 @@ import org.wideec.update.UpdateScheme;
  * <p>A fill runs here too: a virtual slot's old content is zeros held in no block, so its role is told so and takes
  * its delta from the new block alone, and a parity the fill brings on is its delta alone, written into its new block.
  *
+ * <p>So do CAU's relays that feed each other (racks holding both changed data and parities: each sends a transfer
+ * once the rows it combines arrived), and a unit length that changes (every unit is zero past its end, so the roles
+ * read zero-padded blocks at the new length, and a parity the changed units do not touch is carried over to it on its
+ * own node).
+ *
  * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
- * member deleted behind wide-ec's back (its old bytes must be decoded), parities the plan does not reach, a plan
- * whose relays wait on each other (CAU on racks holding data and parity), or a replacement not beside the block it
- * replaces. A unit length that changes runs here: every unit is zero past its end, so the roles read zero-padded
- * blocks at the new length, and a parity the changed units do not touch is carried over to it on its own node. A failure of a role fails the update with an IOException naming the node; the
- * lifecycle rolls back before the commit.
+ * member deleted behind wide-ec's back (its old bytes must be decoded), a re-encoding plan, parities the plan does
+ * not reach, or a replacement not beside the block it replaces. A failure of a role fails the update with an
+ * IOException naming the node; the lifecycle rolls back before the commit.
  */
 final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(DataNodeParityDeltaExecutor.class);
