@@ -27,14 +27,20 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    *
    * @param plannedRack where its placement plan puts it (today's target)
    * @param rack where this plan rebuilds it
+   * @param chain the other racks its rack-aggregated chain passes its partial sum through, in order, before
+   *     {@code rack}; empty where the repair is not one such chain (a joint decode, another scheme)
+   * @param transfers the cross-rack transfers of its repair in its rack along that chain
    * @param options every rack the plan's guarantees allow it to be rebuilt in, the planned rack first, with the
-   *     cross-rack transfers its repair makes there
+   *     cross-rack transfers its repair makes there along the worker's default chain (racks in name order)
    */
-  public record Rebuild(String group, int unit, String plannedRack, String rack, Map<String, List<Transfer>> options) {
+  public record Rebuild(String group, int unit, String plannedRack, String rack, List<String> chain,
+      List<Transfer> transfers, Map<String, List<Transfer>> options) {
     public Rebuild {
       Map<String, List<Transfer>> copy = new java.util.LinkedHashMap<>();
       options.forEach((r, t) -> copy.put(r, List.copyOf(t)));
       options = java.util.Collections.unmodifiableMap(copy);
+      chain = List.copyOf(chain);
+      transfers = List.copyOf(transfers);
       if (!options.containsKey(rack) || !options.containsKey(plannedRack)) {
         throw new IllegalArgumentException(group + " unit " + unit + ": racks " + rack + " and " + plannedRack
             + " must both be among its options " + options.keySet());
@@ -43,11 +49,6 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
 
     public boolean moved() {
       return !rack.equals(plannedRack);
-    }
-
-    /** The cross-rack transfers of its repair in its rack. */
-    public List<Transfer> transfers() {
-      return options.get(rack);
     }
 
     public long crossRackBytes() {
