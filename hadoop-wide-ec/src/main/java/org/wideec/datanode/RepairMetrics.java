@@ -41,6 +41,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesReadLocally;
   final MutableCounterLong bytesSentInRack;
   final MutableCounterLong bytesSentCrossRack;
+  private final Map<String, java.util.concurrent.atomic.LongAdder> crossRackBytesTo =
+      new java.util.concurrent.ConcurrentHashMap<>();
   final MutableCounterLong slicesSent;
   final MutableRate repairTime;
   private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
@@ -191,6 +193,20 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   public void sliceSent(int bytes, boolean crossRack) {
     (crossRack ? bytesSentCrossRack : bytesSentInRack).incr(bytes);
     slicesSent.incr();
+  }
+
+  @Override
+  public void sliceSentBetween(int bytes, String fromRack, String toRack) {
+    if (!fromRack.equals(toRack)) {
+      crossRackBytesTo.computeIfAbsent(toRack, r -> new java.util.concurrent.atomic.LongAdder()).add(bytes);
+    }
+  }
+
+  /** Slice bytes this DataNode sent to each other rack (its own rack is the link's other end). */
+  public Map<String, Long> crossRackBytesByDestination() {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    crossRackBytesTo.forEach((rack, n) -> out.put(rack, n.sum()));
+    return out;
   }
 
   @Override

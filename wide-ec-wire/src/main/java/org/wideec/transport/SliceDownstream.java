@@ -117,6 +117,7 @@ final class SliceDownstream implements Downstream {
       int bytes = data.readableBytes();
       long delay = port.conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
       port.counters.sliceSent(bytes, !selfRack.equals(peerRack));
+      port.counters.sliceSentBetween(bytes, selfRack, peerRack);
       Frame frame = new Frame(FrameType.SLICE, repairId, slice, data);
       data = null;
       writeAfter(frame, delay);

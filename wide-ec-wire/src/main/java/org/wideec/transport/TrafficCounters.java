@@ -4,6 +4,9 @@ package org.wideec.transport;
 public interface TrafficCounters {
   void sliceSent(int bytes, boolean crossRack);
 
+  /** The same slice by rack link: what a full-node recovery plan's per-link loads are checked against. */
+  default void sliceSentBetween(int bytes, String fromRack, String toRack) {}
+
   /** This node's slice port refused a peer's handshake. */
   default void handshakeRefused(RefusalReason why) {}
 
