@@ -104,6 +104,7 @@ final class FullNodeSpreadBench {
     result.put("predictedSeconds", recovery.predictedSeconds(rackRate));
     result.put("predictedSecondsPlannedRacks", recovery.baselinePredictedSeconds(rackRate));
     result.put("predictedOverUplinkBound", recovery.predictedSeconds(rackRate) / bound);
+    result.put("linkFloorSeconds", recovery.linkFloorSeconds(rackRate));
     result.put("plannedRackLinkBytes", recovery.load().bytes());
     TrafficShaper.emulate(new long[] {s.nodeRate(), rackRate});
     try {

@@ -15,9 +15,11 @@ import java.util.Map;
  * @param inFlight bytes per rack link of repairs already under way, which these share the links with
  * @param mustCrossBytes cross-rack bytes no valid choice of racks avoids: each rebuild at its cheapest valid rack
  * @param racks racks of the cluster, all of whose links can carry repair traffic
+ * @param linkFloorBytes bytes the busiest rack link carries at least, whatever option each rebuild takes: every
+ *     link carries what each rebuild puts on it at its lightest option for that link, repairs in flight in full
  */
 public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, RackLinkLoad baselineLoad,
-    RackLinkLoad inFlight, long mustCrossBytes, int racks) {
+    RackLinkLoad inFlight, long mustCrossBytes, int racks, long linkFloorBytes) {
 
   /** One cross-rack transfer of a rebuild. */
   public record Transfer(String fromRack, String toRack, long bytes) {}
@@ -97,6 +99,15 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    */
   public double uplinkBoundSeconds(double bytesPerSecond) {
     return (double) mustCrossBytes * load.links().linksPerByte() / (racks * bytesPerSecond);
+  }
+
+  /**
+   * A floor no choice among the rebuilds' options gets under ({@code linkFloorBytes} over the rate): where every
+   * lost unit must go back to the lost node's rack, that rack's gateway receives one partial sum per unit whichever
+   * racks send them, and this floor lies above the uplink bound.
+   */
+  public double linkFloorSeconds(double bytesPerSecond) {
+    return linkFloorBytes / bytesPerSecond;
   }
 
   /** This plan's time when its busiest rack link (repairs in flight included) is the bottleneck. */

@@ -122,7 +122,21 @@ public final class FullNodeRecoveryPlanner {
       rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at.rack, c.at.chain, c.at.transfers,
           byRack));
     }
-    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size());
+    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(), linkFloor(choices, inFlight));
+  }
+
+  /** The most bytes some link carries whatever option each rebuild takes (each at its lightest for that link). */
+  private static long linkFloor(List<Choice> choices, RackLinkLoad inFlight) {
+    Map<String, Long> floor = new HashMap<>(inFlight.bytes());
+    Set<String> names = new TreeSet<>();
+    choices.forEach(c -> c.options.forEach(o -> names.addAll(o.flows.bytes().keySet())));
+    for (Choice c : choices) {
+      for (String link : names) {
+        floor.merge(link, c.options.stream().mapToLong(o -> o.flows.bytes().getOrDefault(link, 0L)).min().orElse(0),
+            Long::sum);
+      }
+    }
+    return floor.values().stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
   /**

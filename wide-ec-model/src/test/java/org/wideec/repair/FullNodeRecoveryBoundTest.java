@@ -74,6 +74,8 @@ class FullNodeRecoveryBoundTest {
   void orderingEachChainsRacksBringsTheBenchLayoutWithinTheTargetAndLowersEveryLayoutsBusiestGateway() {
     double before = 0;
     double after = 0;
+    int atFloor = 0;
+    double floor = 0;
     for (long seed = 1; seed <= LAYOUTS; seed++) {
       List<FullNodeRecoveryPlanner.GroupLoss> losses = busiestNodeLost(seed);
       FullNodeRecoveryPlan stock = STOCK_CHAINS.plan(losses, new RackLinkLoad(GATEWAY));
@@ -81,16 +83,23 @@ class FullNodeRecoveryBoundTest {
       assertEquals(stock.crossRackBytes(), ordered.crossRackBytes(), "an order moves no byte across racks: " + ordered);
       assertEquals(stock.mustCrossBytes(), ordered.mustCrossBytes());
       assertTrue(ordered.load().compareTo(stock.load()) <= 0, ordered + "\nagainst\n" + stock);
+      assertTrue(ordered.linkFloorSeconds(1) <= ordered.predictedSeconds(1) + 1e-9, ordered.toString());
+      atFloor += ordered.predictedSeconds(1) <= ordered.linkFloorSeconds(1) + 1e-9 ? 1 : 0;
+      floor += ordered.linkFloorSeconds(1) / ordered.uplinkBoundSeconds(1);
       before += ratio(stock);
       after += ratio(ordered);
       if (seed == 1) {
         System.out.printf(Locale.ROOT, "bench-like layout: predicted / bound %.3f in name order, %.3f ordered%n%s%n",
             ratio(stock), ratio(ordered), ordered);
         assertTrue(ratio(stock) > 1.25 && ratio(ordered) <= 1.25, ratio(stock) + " -> " + ratio(ordered));
+        assertEquals(ordered.linkFloorSeconds(1), ordered.predictedSeconds(1), 1e-9, "no choice of racks and orders"
+            + " does better: the lost rack's gateway takes one unit per lost unit");
+        assertTrue(ordered.linkFloorSeconds(1) > ordered.uplinkBoundSeconds(1));
       }
     }
-    System.out.printf(Locale.ROOT, "%d layouts: mean predicted / bound %.3f in name order, %.3f ordered%n", LAYOUTS,
-        before / LAYOUTS, after / LAYOUTS);
+    System.out.printf(Locale.ROOT, "%d layouts: mean predicted / bound %.3f in name order, %.3f ordered; %d ordered"
+        + " plans at their link floor (mean floor / bound %.3f)%n", LAYOUTS, before / LAYOUTS, after / LAYOUTS, atFloor,
+        floor / LAYOUTS);
     assertTrue(after < before, before + " -> " + after);
   }
 
