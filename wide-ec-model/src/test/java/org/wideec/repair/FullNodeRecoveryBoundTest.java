@@ -104,6 +104,28 @@ class FullNodeRecoveryBoundTest {
   }
 
   @Test
+  void withFullDuplexLinksTheLostRacksDownlinkTakesEveryUnitAndOrderingGainsLittle() {
+    RackLinkLoad.Links duplex = RackLinkLoad.Links.FULL_DUPLEX;
+    FullNodeRecoveryPlanner stockChains = new FullNodeRecoveryPlanner(RepairScheme.RACK_AGGREGATED, duplex);
+    FullNodeRecoveryPlanner orderedChains = new FullNodeRecoveryPlanner(RepairScheme.RACK_AGGREGATED, duplex, true);
+    double before = 0;
+    double after = 0;
+    double floor = 0;
+    for (long seed = 1; seed <= LAYOUTS; seed++) {
+      List<FullNodeRecoveryPlanner.GroupLoss> losses = busiestNodeLost(seed);
+      FullNodeRecoveryPlan stock = stockChains.plan(losses, new RackLinkLoad(duplex));
+      FullNodeRecoveryPlan ordered = orderedChains.plan(losses, new RackLinkLoad(duplex));
+      assertTrue(ordered.load().compareTo(stock.load()) <= 0, ordered + "\nagainst\n" + stock);
+      before += ratio(stock);
+      after += ratio(ordered);
+      floor += ordered.linkFloorSeconds(1) / ordered.uplinkBoundSeconds(1);
+    }
+    System.out.printf(Locale.ROOT, "full duplex, %d layouts: mean predicted / bound %.3f in name order, %.3f ordered,"
+        + " floor %.3f%n", LAYOUTS, before / LAYOUTS, after / LAYOUTS, floor / LAYOUTS);
+    assertTrue(floor / LAYOUTS > 1.25, "the lost rack's downlink alone keeps full-duplex recovery above the target");
+  }
+
+  @Test
   void theWorkerGivenTheRebuildsChainSendsExactlyThePlannedTransfers() {
     for (long seed = 1; seed <= LAYOUTS; seed++) {
       List<FullNodeRecoveryPlanner.GroupLoss> losses = busiestNodeLost(seed);
