@@ -31,10 +31,11 @@ import org.wideec.transport.TrafficShaper;
 /**
  * The repair benchmark's full-node recovery of our scheme against the physical bound: Azure-LRC 12+2+2 groups
  * placed by combined locality on racks like the real cluster's (6 of 4 DataNodes, rack gateways shaped), every unit
- * of the DataNode holding the most rebuilt at once by the DataNodes' workers (rack-aggregated chains) in the racks the
- * full-node recovery planner chooses, each chain visiting its racks in the order the plan chose, and again with every unit sent back to its planned rack (today's NameNode
- * placement before spreading). Each time is divided by the bound: the bytes that must cross racks over the racks'
- * aggregate gateway bandwidth (each byte crosses two gateways, which carry both directions in the shaper).
+ * of the DataNode holding the most rebuilt at once by the DataNodes' workers (rack-aggregated chains) in the racks
+ * the full-node recovery planner chooses, each chain visiting its racks in the order the plan chose, and again with
+ * every unit sent back to its planned rack (today's NameNode placement before spreading). Each time is divided by
+ * the bound: the bytes that must cross racks over the racks' aggregate gateway bandwidth (each byte crosses two
+ * gateways, which carry both directions in the shaper).
  */
 final class FullNodeSpreadBench {
   static final int RACKS = 6;

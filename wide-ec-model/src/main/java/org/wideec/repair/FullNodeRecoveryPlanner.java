@@ -122,7 +122,8 @@ public final class FullNodeRecoveryPlanner {
       rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at.rack, c.at.chain, c.at.transfers,
           byRack));
     }
-    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(), linkFloor(choices, inFlight));
+    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(),
+        linkFloor(choices, inFlight));
   }
 
   /** The most bytes some link carries whatever option each rebuild takes (each at its lightest for that link). */

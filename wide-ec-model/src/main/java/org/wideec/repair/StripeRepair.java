@@ -20,9 +20,9 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     Comparator<Integer> preference, List<String> rackChain) {
 
   /** A repair whose rack-aggregated chain visits racks in name order. */
-  public StripeRepair(String name, LinearCode code, int[] lost, long[] lostLengths, Map<Integer, UnitLocation> survivors,
-      Map<Integer, BlockRef> blocks, Set<Integer> zeroUnits, RepairScheme scheme, LinkWeights weights,
-      Comparator<Integer> preference) {
+  public StripeRepair(String name, LinearCode code, int[] lost, long[] lostLengths,
+      Map<Integer, UnitLocation> survivors, Map<Integer, BlockRef> blocks, Set<Integer> zeroUnits, RepairScheme scheme,
+      LinkWeights weights, Comparator<Integer> preference) {
     this(name, code, lost, lostLengths, survivors, blocks, zeroUnits, scheme, weights, preference, List.of());
   }
 
@@ -60,7 +60,8 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
       }
       lengths[i] = lostLengths[at];
     }
-    return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference, rackChain);
+    return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference,
+        rackChain);
   }
 
   /** The same repair without the surviving units on these nodes (helpers found unusable): planned from the others. */
@@ -75,12 +76,14 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
         }
       }
     });
-    return new StripeRepair(name, code, lost, lostLengths, kept, keptBlocks, zeroUnits, scheme, weights, preference, rackChain);
+    return new StripeRepair(name, code, lost, lostLengths, kept, keptBlocks, zeroUnits, scheme, weights, preference,
+        rackChain);
   }
 
   /** The same repair with another scheme. */
   public StripeRepair withScheme(RepairScheme other) {
-    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference, rackChain);
+    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference,
+        rackChain);
   }
 
   /** The same repair with its rack-aggregated chain visiting the other racks in this order. */
