@@ -31,7 +31,7 @@ public final class SingleUnitRepairPlanner {
 
   /**
    * @param rackChain for a rack-aggregated chain, the order in which to visit the racks other than the requestor's
-   *     (racks it leaves out, then all when empty, in name order)
+   *     (racks it does not name follow those it does, in name order; empty: all in name order)
    */
   public static RepairGraph plan(RepairScheme scheme, LinearCode code, int lost, Map<Integer, UnitLocation> available,
       String requestorNode, String requestorRack, LinkWeights weights, Comparator<Integer> preference,
