@@ -31,10 +31,11 @@ import org.wideec.transport.TrafficShaper;
 /**
  * The repair benchmark's full-node recovery of our scheme against the physical bound: Azure-LRC 12+2+2 groups
  * placed by combined locality on racks like the real cluster's (6 of 4 DataNodes, rack gateways shaped), every unit
- * of the DataNode holding the most rebuilt at once by the DataNodes' workers (rack-aggregated chains) in the racks the
- * full-node recovery planner chooses, and again with every unit sent back to its planned rack (today's NameNode
- * placement before spreading). Each time is divided by the bound: the bytes that must cross racks over the racks'
- * aggregate gateway bandwidth (each byte crosses two gateways, which carry both directions in the shaper).
+ * of the DataNode holding the most rebuilt at once by the DataNodes' workers (rack-aggregated chains) in the racks
+ * the full-node recovery planner chooses, each chain visiting its racks in the order the plan chose, and again with
+ * every unit sent back to its planned rack (today's NameNode placement before spreading). Each time is divided by
+ * the bound: the bytes that must cross racks over the racks' aggregate gateway bandwidth (each byte crosses two
+ * gateways, which carry both directions in the shaper).
  */
 final class FullNodeSpreadBench {
   static final int RACKS = 6;
@@ -89,8 +90,9 @@ final class FullNodeSpreadBench {
       }
     }
     long rackRate = s.nodeRate() / s.oversubscription();
+    // The bench runs each rebuild along the chain the plan names, so the plan may order every chain's racks.
     FullNodeRecoveryPlan recovery = new FullNodeRecoveryPlanner(RepairScheme.RACK_AGGREGATED,
-        RackLinkLoad.Links.SHARED_GATEWAY).plan(losses, new RackLinkLoad(RackLinkLoad.Links.SHARED_GATEWAY));
+        RackLinkLoad.Links.SHARED_GATEWAY, true).plan(losses, new RackLinkLoad(RackLinkLoad.Links.SHARED_GATEWAY));
     out.printf("full-node recovery over the racks: %s%n", recovery);
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("lostUnits", losses.size());
@@ -102,9 +104,16 @@ final class FullNodeSpreadBench {
     result.put("uplinkBoundSeconds", bound);
     result.put("predictedSeconds", recovery.predictedSeconds(rackRate));
     result.put("predictedSecondsPlannedRacks", recovery.baselinePredictedSeconds(rackRate));
+    result.put("predictedOverUplinkBound", recovery.predictedSeconds(rackRate) / bound);
+    result.put("linkFloorSeconds", recovery.linkFloorSeconds(rackRate));
+    result.put("plannedRackLinkBytes", recovery.load().bytes());
     TrafficShaper.emulate(new long[] {s.nodeRate(), rackRate});
     try {
+      RackLinkLoad before = sentByRackLink(cluster);
       double spread = runAll(cluster, policy, groups, lostUnit, recovery, false, slice);
+      RackLinkLoad sent = sentByRackLink(cluster);
+      sent.add(before, -1);
+      result.put("measuredRackLinkBytes", sent.bytes());
       progress.step("full-node recovery over the racks, spread");
       double planned = runAll(cluster, policy, groups, lostUnit, recovery, true, slice);
       progress.step("full-node recovery over the racks, planned racks");
@@ -164,7 +173,8 @@ final class FullNodeSpreadBench {
       LocatedStripedBlock g = groups.get(r.group());
       String rack = plannedRacks ? r.plannedRack() : r.rack();
       DataNode req = requestor(cluster, g, rack, chosen);
-      StripeRepair repair = EmbeddedGroups.repairOf(policy, g, lostUnit.get(r.group()), RepairScheme.RACK_AGGREGATED);
+      StripeRepair repair = EmbeddedGroups.repairOf(policy, g, lostUnit.get(r.group()), RepairScheme.RACK_AGGREGATED)
+          .withRackChain(plannedRacks ? List.of() : r.chain());
       long crc = EmbeddedGroups.crcOf(cluster, policy, g, lostUnit.get(r.group()), req);
       RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(req).transport(), EmbeddedGroups.resolver(cluster, req),
           EmbeddedGroups.plugin(req).metrics(), 1);
@@ -175,6 +185,17 @@ final class FullNodeSpreadBench {
       });
     }
     return FullNodeBench.allAtOnce(repairs);
+  }
+
+  /** Slice bytes the DataNodes' transports have sent across racks so far, by rack gateway. */
+  private static RackLinkLoad sentByRackLink(MiniDFSCluster cluster) {
+    RackLinkLoad out = new RackLinkLoad(RackLinkLoad.Links.SHARED_GATEWAY);
+    for (DataNode dn : cluster.getDataNodes()) {
+      String rack = EmbeddedGroups.rackOf(cluster, dn);
+      EmbeddedGroups.plugin(dn).metrics().crossRackBytesByDestination()
+          .forEach((to, bytes) -> out.addTransfer(rack, to, bytes));
+    }
+    return out;
   }
 
   /** The DataNode of the rack holding no unit of the group that was chosen least often so far. */

@@ -17,7 +17,8 @@ import org.wideec.minicluster.MiniClusters;
 
 /**
  * The repair benchmark's full-node recovery over racks runs end to end on small units: every rebuilt unit matches its
- * replica's CRC32C (the sink fails the run otherwise), and the figures it reports are consistent with its plan.
+ * replica's CRC32C (the sink fails the run otherwise), the figures it reports are consistent with its plan, and the
+ * transports' cross-rack bytes through each rack gateway are exactly the plan's.
  * Nothing here is timed against anything.
  */
 class FullNodeSpreadBenchTest {
@@ -25,7 +26,7 @@ class FullNodeSpreadBenchTest {
   Path dir;
 
   @Test
-  void everyUnitOfTheBusiestNodeIsRebuiltAndTheUplinkBoundIsReported() throws Exception {
+  void everyUnitOfTheBusiestNodeIsRebuiltAlongItsPlannedChainAndEachGatewayCarriesThePlannedBytes() throws Exception {
     RepairBench.Settings s = new RepairBench.Settings(1 << 20, 200L << 20, 10, List.of(64 << 10), 6, 1 << 20,
         200L << 20, false, false);
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
@@ -46,6 +47,10 @@ class FullNodeSpreadBenchTest {
       assertEquals(((Number) r.get("recoverySeconds")).doubleValue() / bound,
           ((Number) r.get("fullNodeOverUplinkBound")).doubleValue(), 1e-9);
       assertTrue(text.toString(StandardCharsets.UTF_8).contains("fullNodeOverUplinkBound"), text.toString());
+      System.out.println(text.toString(StandardCharsets.UTF_8));
+      assertTrue(!((Map<?, ?>) r.get("plannedRackLinkBytes")).isEmpty(), "the plan crosses racks: " + r);
+      assertEquals(r.get("plannedRackLinkBytes"), r.get("measuredRackLinkBytes"), "the DataNodes' transports sent"
+          + " across each rack gateway exactly the bytes of the plan's chains: " + text);
     } finally {
       cluster.shutdown();
     }

@@ -41,6 +41,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesReadLocally;
   final MutableCounterLong bytesSentInRack;
   final MutableCounterLong bytesSentCrossRack;
+  private final Map<String, java.util.concurrent.atomic.LongAdder> crossRackBytesTo =
+      new java.util.concurrent.ConcurrentHashMap<>();
   final MutableCounterLong slicesSent;
   final MutableCounterLong backgroundBytesSent;
   /** The caps and the queue behind the gauges; null until the worker runs. */
@@ -240,6 +242,20 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   @Override
   public void backgroundSliceSent(int bytes, boolean crossRack) {
     backgroundBytesSent.incr(bytes);
+  }
+
+  @Override
+  public void sliceSentBetween(int bytes, String fromRack, String toRack) {
+    if (!fromRack.equals(toRack)) {
+      crossRackBytesTo.computeIfAbsent(toRack, r -> new java.util.concurrent.atomic.LongAdder()).add(bytes);
+    }
+  }
+
+  /** Slice bytes this DataNode sent to each other rack (its own rack is the link's other end). */
+  public Map<String, Long> crossRackBytesByDestination() {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    crossRackBytesTo.forEach((rack, n) -> out.put(rack, n.sum()));
+    return out;
   }
 
   @Override

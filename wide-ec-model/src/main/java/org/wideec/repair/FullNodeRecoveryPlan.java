@@ -15,9 +15,11 @@ import java.util.Map;
  * @param inFlight bytes per rack link of repairs already under way, which these share the links with
  * @param mustCrossBytes cross-rack bytes no valid choice of racks avoids: each rebuild at its cheapest valid rack
  * @param racks racks of the cluster, all of whose links can carry repair traffic
+ * @param linkFloorBytes bytes the busiest rack link carries at least, whatever option each rebuild takes: every
+ *     link carries what each rebuild puts on it at its lightest option for that link, repairs in flight in full
  */
 public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, RackLinkLoad baselineLoad,
-    RackLinkLoad inFlight, long mustCrossBytes, int racks) {
+    RackLinkLoad inFlight, long mustCrossBytes, int racks, long linkFloorBytes) {
 
   /** One cross-rack transfer of a rebuild. */
   public record Transfer(String fromRack, String toRack, long bytes) {}
@@ -27,14 +29,20 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    *
    * @param plannedRack where its placement plan puts it (today's target)
    * @param rack where this plan rebuilds it
+   * @param chain the other racks its rack-aggregated chain passes its partial sum through, in order, before
+   *     {@code rack}; empty where the repair is not one such chain (a joint decode, another scheme)
+   * @param transfers the cross-rack transfers of its repair in its rack along that chain
    * @param options every rack the plan's guarantees allow it to be rebuilt in, the planned rack first, with the
-   *     cross-rack transfers its repair makes there
+   *     cross-rack transfers its repair makes there along the worker's default chain (racks in name order)
    */
-  public record Rebuild(String group, int unit, String plannedRack, String rack, Map<String, List<Transfer>> options) {
+  public record Rebuild(String group, int unit, String plannedRack, String rack, List<String> chain,
+      List<Transfer> transfers, Map<String, List<Transfer>> options) {
     public Rebuild {
       Map<String, List<Transfer>> copy = new java.util.LinkedHashMap<>();
       options.forEach((r, t) -> copy.put(r, List.copyOf(t)));
       options = java.util.Collections.unmodifiableMap(copy);
+      chain = List.copyOf(chain);
+      transfers = List.copyOf(transfers);
       if (!options.containsKey(rack) || !options.containsKey(plannedRack)) {
         throw new IllegalArgumentException(group + " unit " + unit + ": racks " + rack + " and " + plannedRack
             + " must both be among its options " + options.keySet());
@@ -43,11 +51,6 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
 
     public boolean moved() {
       return !rack.equals(plannedRack);
-    }
-
-    /** The cross-rack transfers of its repair in its rack. */
-    public List<Transfer> transfers() {
-      return options.get(rack);
     }
 
     public long crossRackBytes() {
@@ -96,6 +99,15 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    */
   public double uplinkBoundSeconds(double bytesPerSecond) {
     return (double) mustCrossBytes * load.links().linksPerByte() / (racks * bytesPerSecond);
+  }
+
+  /**
+   * A floor no choice among the rebuilds' options gets under ({@code linkFloorBytes} over the rate): where every
+   * lost unit must go back to the lost node's rack, that rack's gateway receives one partial sum per unit whichever
+   * racks send them, and this floor lies above the uplink bound.
+   */
+  public double linkFloorSeconds(double bytesPerSecond) {
+    return linkFloorBytes / bytesPerSecond;
   }
 
   /** This plan's time when its busiest rack link (repairs in flight included) is the bottleneck. */

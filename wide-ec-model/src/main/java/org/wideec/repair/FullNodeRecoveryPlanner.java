@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +25,13 @@ import org.wideec.topology.Site;
  * those, a greedy local search moves one rebuild at a time to the rack that most lowers the link loads (busiest
  * link first, then the next), until no move helps. Repairs already in flight count on the links they use.
  *
+ * <p>Where the caller runs each rebuild along the chain the plan names, the search also chooses the order in which
+ * a rack-aggregated chain visits its racks. With rack gateways shared by both directions (the embedded benches'
+ * shaper) this is what a node's recovery gains most from: the lost node's rack receives one partial sum per lost
+ * unit whichever rack sends it, and a unit cannot leave that rack without breaking repair locality, but a chain's
+ * middle rack carries two passes and its first only one, and in name order the same late racks are the middle of
+ * most chains.
+ *
  * <p>A repair's streams are the ones the DataNode worker runs ({@link SingleUnitRepairPlanner} with the rebuilt
  * unit's new node as requestor: the NameNode's first target runs the task). A group that lost several units is
  * rebuilt by one joint decode at its first target and sends the other units on from there
@@ -31,6 +39,8 @@ import org.wideec.topology.Site;
  */
 public final class FullNodeRecoveryPlanner {
   private static final int MAX_PASSES = 8;
+  /** Chains through more racks keep the worker's order (5! orders is the most tried per rack). */
+  private static final int MAX_ORDERED_RACKS = 5;
 
   /**
    * One group's loss.
@@ -63,11 +73,26 @@ public final class FullNodeRecoveryPlanner {
 
   private final RepairScheme scheme;
   private final RackLinkLoad.Links links;
+  private final boolean chainOrders;
 
-  /** @param scheme the scheme the DataNode workers repair with (wide-ec.repair.scheme) */
+  /**
+   * A planner whose rebuilds follow the worker's default chain (racks in name order): for a caller that can only
+   * choose where a unit is rebuilt, as the NameNode's placement policy.
+   *
+   * @param scheme the scheme the DataNode workers repair with (wide-ec.repair.scheme)
+   */
   public FullNodeRecoveryPlanner(RepairScheme scheme, RackLinkLoad.Links links) {
+    this(scheme, links, false);
+  }
+
+  /**
+   * @param chainOrders whether a rack-aggregated chain may visit its racks in any order: only for a caller that
+   *     runs each rebuild along the chain the plan names ({@link StripeRepair#withRackChain})
+   */
+  public FullNodeRecoveryPlanner(RepairScheme scheme, RackLinkLoad.Links links, boolean chainOrders) {
     this.scheme = scheme;
     this.links = links;
+    this.chainOrders = chainOrders;
   }
 
   /** The plan; throws PlacementException when some unit has no rack at all (as {@link RackAssignment} does). */
@@ -80,7 +105,7 @@ public final class FullNodeRecoveryPlanner {
       choices.addAll(choicesOf(g));
     }
     RackLinkLoad baseline = new RackLinkLoad(links);
-    choices.forEach(c -> baseline.add(c.flows.get(c.at), 1));
+    choices.forEach(c -> baseline.add(c.at.flows, 1));
     RackLinkLoad total = inFlight.copy();
     total.add(baseline, 1);
     for (int pass = 0; pass < MAX_PASSES && improve(choices, total); pass++) {
@@ -90,36 +115,54 @@ public final class FullNodeRecoveryPlanner {
     List<FullNodeRecoveryPlan.Rebuild> rebuilds = new ArrayList<>();
     long must = 0;
     for (Choice c : choices) {
-      load.add(c.flows.get(c.at), 1);
-      must += c.flows.values().stream().mapToLong(RackLinkLoad::crossRackBytes).min().orElse(0);
-      rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at, c.transfers));
+      load.add(c.at.flows, 1);
+      must += c.options.stream().mapToLong(o -> o.flows.crossRackBytes()).min().orElse(0);
+      Map<String, List<FullNodeRecoveryPlan.Transfer>> byRack = new LinkedHashMap<>();
+      c.options.forEach(o -> byRack.putIfAbsent(o.rack, o.transfers));
+      rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at.rack, c.at.chain, c.at.transfers,
+          byRack));
     }
-    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size());
+    return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(),
+        linkFloor(choices, inFlight));
+  }
+
+  /** The most bytes some link carries whatever option each rebuild takes (each at its lightest for that link). */
+  private static long linkFloor(List<Choice> choices, RackLinkLoad inFlight) {
+    Map<String, Long> floor = new HashMap<>(inFlight.bytes());
+    Set<String> names = new TreeSet<>();
+    choices.forEach(c -> c.options.forEach(o -> names.addAll(o.flows.bytes().keySet())));
+    for (Choice c : choices) {
+      for (String link : names) {
+        floor.merge(link, c.options.stream().mapToLong(o -> o.flows.bytes().getOrDefault(link, 0L)).min().orElse(0),
+            Long::sum);
+      }
+    }
+    return floor.values().stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
   /**
-   * One pass of the local search: each rebuild in turn goes to the valid rack under which the link loads are
-   * lowest (its current rack on a tie). True when some rebuild moved.
+   * One pass of the local search: each rebuild in turn takes the option (valid rack, order of its chain's racks)
+   * under which the link loads are lowest (its current one on a tie). True when some rebuild moved.
    */
   private static boolean improve(List<Choice> choices, RackLinkLoad total) {
     boolean moved = false;
     for (Choice c : choices) {
-      if (c.flows.size() < 2) {
+      if (c.options.size() < 2) {
         continue;
       }
-      total.add(c.flows.get(c.at), -1);
-      String best = c.at;
-      RackLinkLoad bestLoad = with(total, c.flows.get(c.at));
-      for (Map.Entry<String, RackLinkLoad> e : c.flows.entrySet()) {
-        RackLinkLoad trial = with(total, e.getValue());
+      total.add(c.at.flows, -1);
+      Option best = c.at;
+      RackLinkLoad bestLoad = with(total, c.at.flows);
+      for (Option o : c.options) {
+        RackLinkLoad trial = with(total, o.flows);
         if (trial.compareTo(bestLoad) < 0) {
-          best = e.getKey();
+          best = o;
           bestLoad = trial;
         }
       }
-      moved |= !best.equals(c.at);
+      moved |= best != c.at;
       c.at = best;
-      total.add(c.flows.get(c.at), 1);
+      total.add(c.at.flows, 1);
     }
     return moved;
   }
@@ -130,56 +173,135 @@ public final class FullNodeRecoveryPlanner {
     return t;
   }
 
-  /** A lost unit's candidate racks (the planned one first) with the flows of its repair to each. */
+  /** One way to rebuild a lost unit: its rack, the racks its chain passes through in order, what crosses racks. */
+  private record Option(String rack, List<String> chain, List<FullNodeRecoveryPlan.Transfer> transfers,
+      RackLinkLoad flows) {}
+
+  /** A lost unit's options (the planned rack's default chain first) and the one chosen. */
   private static final class Choice {
     final String group;
     final int unit;
     final String planned;
-    final Map<String, RackLinkLoad> flows = new java.util.LinkedHashMap<>();
-    final Map<String, List<FullNodeRecoveryPlan.Transfer>> transfers = new java.util.LinkedHashMap<>();
-    String at;
+    final List<Option> options = new ArrayList<>();
+    Option at;
 
     Choice(String group, int unit, String planned) {
       this.group = group;
       this.unit = unit;
       this.planned = planned;
-      this.at = planned;
+    }
+
+    void add(Option o) {
+      options.add(o);
+      at = at == null ? o : at;
     }
   }
 
+  /**
+   * Why unit u of the group may not be rebuilt in {@code rack} instead of its planned rack, or null when it may:
+   * no free node there, or a guarantee of the group's plan it would break ({@link PlanGuarantees}).
+   */
+  public static String whyNot(GroupLoss g, int u, String rack) {
+    return whyNot(g, u, rack, RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes()),
+        PlanGuarantees.of(g.plan()));
+  }
+
+  private static String whyNot(GroupLoss g, int u, String rack, Map<Integer, String> planned,
+      PlanGuarantees guarantees) {
+    if (rack.equals(planned.get(u))) {
+      return null;
+    }
+    if (g.freeNodes().getOrDefault(rack, 0) <= 0) {
+      return "no free node in " + rack;
+    }
+    String[] after = racksWith(g, u, rack);
+    String broken = guarantees.rackFaultBroken(after, g.zeros());
+    if (broken != null) {
+      return broken;
+    }
+    if (!guarantees.keepsRepairLocality(after, racksWith(g, u, planned.get(u)), g.zeros())) {
+      return "some unit's repair would reach more racks than under the plan";
+    }
+    return null;
+  }
+
   private List<Choice> choicesOf(GroupLoss g) {
-    PlacementPlan plan = g.plan();
-    LinearCode code = plan.code();
-    Map<Integer, String> planned = RackAssignment.repairRacks(plan, g.liveRacks(), g.lost(), g.freeNodes());
+    Map<Integer, String> planned = RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes());
     if (g.lost().length > 1) {
       return jointRebuild(g, planned);
     }
     int u = g.lost()[0];
     Choice c = new Choice(g.id(), u, planned.get(u));
-    String[] reference = racksWith(g, u, planned.get(u));
-    PlanGuarantees guarantees = PlanGuarantees.of(plan);
+    PlanGuarantees guarantees = PlanGuarantees.of(g.plan());
     List<String> racks = new ArrayList<>(new TreeSet<>(g.freeNodes().keySet()));
     racks.remove(c.planned);
     racks.add(0, c.planned);
     for (String rack : racks) {
-      if (!rack.equals(c.planned)) {
-        if (g.freeNodes().getOrDefault(rack, 0) <= 0) {
-          continue;
-        }
-        String[] after = racksWith(g, u, rack);
-        // A unit leaves its planned rack only where the group keeps what the plan promised.
-        if (guarantees.rackFaultBroken(after, g.zeros()) != null
-            || !guarantees.keepsRepairLocality(after, reference, g.zeros())) {
-          continue;
-        }
+      // A unit leaves its planned rack only where the group keeps what the plan promised.
+      if (whyNot(g, u, rack, planned, guarantees) == null) {
+        chainOrders(g, singleUnitTransfers(g.plan().code(), g, u, rack), rack).forEach(c::add);
       }
-      List<FullNodeRecoveryPlan.Transfer> t = singleUnitTransfers(code, g, u, rack);
-      RackLinkLoad f = new RackLinkLoad(links);
-      t.forEach(x -> f.addTransfer(x.fromRack(), x.toRack(), x.bytes()));
-      c.flows.put(rack, f);
-      c.transfers.put(rack, t);
     }
     return List.of(c);
+  }
+
+  /**
+   * The ways a rack-aggregated chain into {@code rack} may visit its other racks: the worker's default order
+   * first, then every other order of the same racks. Each rack still hands on one partial sum (ECWide §4.1), so
+   * the bytes across racks stay the same, but which rack receives a partial sum and sends another (two passes over
+   * its gateway, one over each of its links) moves: spread over the racks, the middles of many chains stop piling
+   * up on the racks late in name order. Another scheme's repair keeps its one shape.
+   */
+  private List<Option> chainOrders(GroupLoss g, List<FullNodeRecoveryPlan.Transfer> stock, String rack) {
+    List<String> path = new ArrayList<>();
+    boolean chain = scheme == RepairScheme.RACK_AGGREGATED;
+    for (int i = 0; i < stock.size() && chain; i++) {
+      FullNodeRecoveryPlan.Transfer t = stock.get(i);
+      String next = i + 1 < stock.size() ? stock.get(i + 1).fromRack() : rack;
+      chain = t.toRack().equals(next) && !path.contains(t.fromRack());
+      path.add(t.fromRack());
+    }
+    List<Option> out = new ArrayList<>();
+    out.add(option(rack, chain ? path : List.of(), stock));
+    if (!chainOrders || !chain || path.size() < 2 || path.size() > MAX_ORDERED_RACKS) {
+      return out;
+    }
+    for (List<String> order : orders(path)) {
+      if (!order.equals(path)) {
+        List<FullNodeRecoveryPlan.Transfer> t = new ArrayList<>();
+        for (int i = 0; i < order.size(); i++) {
+          t.add(new FullNodeRecoveryPlan.Transfer(order.get(i), i + 1 < order.size() ? order.get(i + 1) : rack,
+              g.unitBytes()));
+        }
+        out.add(option(rack, order, t));
+      }
+    }
+    return out;
+  }
+
+  private Option option(String rack, List<String> chain, List<FullNodeRecoveryPlan.Transfer> transfers) {
+    RackLinkLoad f = new RackLinkLoad(links);
+    transfers.forEach(x -> f.addTransfer(x.fromRack(), x.toRack(), x.bytes()));
+    return new Option(rack, List.copyOf(chain), transfers, f);
+  }
+
+  /** Every order of the racks (a handful: a chain visits at most every other rack of its group once). */
+  static List<List<String>> orders(List<String> racks) {
+    if (racks.size() <= 1) {
+      return List.of(List.copyOf(racks));
+    }
+    List<List<String>> out = new ArrayList<>();
+    for (String first : racks) {
+      List<String> rest = new ArrayList<>(racks);
+      rest.remove(first);
+      for (List<String> tail : orders(rest)) {
+        List<String> o = new ArrayList<>();
+        o.add(first);
+        o.addAll(tail);
+        out.add(o);
+      }
+    }
+    return out;
   }
 
   /** The rack of every unit of the group with lost unit u rebuilt in {@code rack}; null for zero units. */
@@ -248,10 +370,7 @@ public final class FullNodeRecoveryPlanner {
       if (!c.planned.equals(requestorRack)) {
         t.add(new FullNodeRecoveryPlan.Transfer(requestorRack, c.planned, g.unitBytes()));
       }
-      RackLinkLoad f = new RackLinkLoad(links);
-      t.forEach(x -> f.addTransfer(x.fromRack(), x.toRack(), x.bytes()));
-      c.flows.put(c.planned, f);
-      c.transfers.put(c.planned, t);
+      c.add(option(c.planned, List.of(), t));
       out.add(c);
     }
     return out;

@@ -26,6 +26,16 @@ public final class SingleUnitRepairPlanner {
    */
   public static RepairGraph plan(RepairScheme scheme, LinearCode code, int lost, Map<Integer, UnitLocation> available,
       String requestorNode, String requestorRack, LinkWeights weights, Comparator<Integer> preference) {
+    return plan(scheme, code, lost, available, requestorNode, requestorRack, weights, preference, List.of());
+  }
+
+  /**
+   * @param rackChain for a rack-aggregated chain, the order in which to visit the racks other than the requestor's
+   *     (racks it does not name follow those it does, in name order; empty: all in name order)
+   */
+  public static RepairGraph plan(RepairScheme scheme, LinearCode code, int lost, Map<Integer, UnitLocation> available,
+      String requestorNode, String requestorRack, LinkWeights weights, Comparator<Integer> preference,
+      List<String> rackChain) {
     if (available.containsKey(lost)) {
       throw new IllegalArgumentException(code.spec() + ": unit " + lost + " is listed both as lost and available");
     }
@@ -43,6 +53,7 @@ public final class SingleUnitRepairPlanner {
       if (scheme == RepairScheme.RACK_AGGREGATED) {
         // Rack by rack, the requestor's rack last: each other rack hands on one partial sum.
         helpers.sort(Comparator.comparing((UnitLocation h) -> h.rack().equals(requestorRack))
+            .thenComparingInt(h -> rackChain.contains(h.rack()) ? rackChain.indexOf(h.rack()) : rackChain.size())
             .thenComparing(UnitLocation::rack).thenComparingInt(UnitLocation::unit));
       }
     }

@@ -2,6 +2,7 @@ package org.wideec.repair;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.wideec.code.LinearCode;
@@ -10,10 +11,20 @@ import org.wideec.code.LinearCode;
  * What to rebuild, from whoever asks (the NameNode's reconstruction task for a striped block group, the
  * archival layout's stripe index): the code, the lost units and their lengths, where every surviving unit
  * is and which replica holds it, and units known to be all zeros (data units past the end of a short group).
+ *
+ * @param rackChain for a rack-aggregated chain, the order in which it visits the racks other than the requestor's
+ *     (a full-node recovery plan's choice, {@link FullNodeRecoveryPlanner}); empty for racks in name order
  */
 public record StripeRepair(String name, LinearCode code, int[] lost, long[] lostLengths, Map<Integer, UnitLocation> survivors,
     Map<Integer, BlockRef> blocks, Set<Integer> zeroUnits, RepairScheme scheme, LinkWeights weights,
-    Comparator<Integer> preference) {
+    Comparator<Integer> preference, List<String> rackChain) {
+
+  /** A repair whose rack-aggregated chain visits racks in name order. */
+  public StripeRepair(String name, LinearCode code, int[] lost, long[] lostLengths,
+      Map<Integer, UnitLocation> survivors, Map<Integer, BlockRef> blocks, Set<Integer> zeroUnits, RepairScheme scheme,
+      LinkWeights weights, Comparator<Integer> preference) {
+    this(name, code, lost, lostLengths, survivors, blocks, zeroUnits, scheme, weights, preference, List.of());
+  }
 
   public StripeRepair {
     if (lost.length == 0 || lost.length != lostLengths.length) {
@@ -26,6 +37,7 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     }
     lost = lost.clone();
     lostLengths = lostLengths.clone();
+    rackChain = List.copyOf(rackChain);
   }
 
   /** A repair with the default helper preference (unit order). */
@@ -48,7 +60,8 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
       }
       lengths[i] = lostLengths[at];
     }
-    return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference);
+    return new StripeRepair(name, code, units, lengths, survivors, blocks, zeroUnits, scheme, weights, preference,
+        rackChain);
   }
 
   /** The same repair without the surviving units on these nodes (helpers found unusable): planned from the others. */
@@ -63,12 +76,20 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
         }
       }
     });
-    return new StripeRepair(name, code, lost, lostLengths, kept, keptBlocks, zeroUnits, scheme, weights, preference);
+    return new StripeRepair(name, code, lost, lostLengths, kept, keptBlocks, zeroUnits, scheme, weights, preference,
+        rackChain);
   }
 
   /** The same repair with another scheme. */
   public StripeRepair withScheme(RepairScheme other) {
-    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference);
+    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, other, weights, preference,
+        rackChain);
+  }
+
+  /** The same repair with its rack-aggregated chain visiting the other racks in this order. */
+  public StripeRepair withRackChain(List<String> racks) {
+    return new StripeRepair(name, code, lost, lostLengths, survivors, blocks, zeroUnits, scheme, weights, preference,
+        racks);
   }
 
   public long length() {

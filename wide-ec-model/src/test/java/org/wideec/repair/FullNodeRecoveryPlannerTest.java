@@ -248,7 +248,8 @@ class FullNodeRecoveryPlannerTest {
     shared.addTransfer("/r0", "/r1", 7);
     shared.addTransfer("/r1", "/r1", 9);
     assertEquals(Map.of("/r0", 7L, "/r1", 7L), shared.bytes());
-    FullNodeRecoveryPlan p = new FullNodeRecoveryPlan(List.of(), shared, shared, new RackLinkLoad(shared.links()), 7, 2);
+    FullNodeRecoveryPlan p =
+        new FullNodeRecoveryPlan(List.of(), shared, shared, new RackLinkLoad(shared.links()), 7, 2, 7);
     assertEquals(7.0, p.uplinkBoundSeconds(1), 1e-9, "2 x 7 bytes over 2 gateways of 1 byte/s");
     assertEquals(7.0, p.predictedSeconds(1), 1e-9);
   }

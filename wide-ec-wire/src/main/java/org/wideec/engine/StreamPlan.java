@@ -69,7 +69,7 @@ final class StreamPlan {
         }
       } else {
         b.addGraph(SingleUnitRepairPlanner.plan(scheme, r.code(), lost, available, requestorNode, requestorRack,
-            r.weights(), preference), 0, 1);
+            r.weights(), preference, r.rackChain()), 0, 1);
       }
       int[][] c = new int[1][b.streams.size()];
       java.util.Arrays.fill(c[0], 1);

@@ -123,6 +123,7 @@ final class SliceDownstream implements Downstream {
       }
       long delay = port.conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
       port.counters.sliceSent(bytes, crossRack);
+      port.counters.sliceSentBetween(bytes, selfRack, peerRack);
       Frame frame = new Frame(FrameType.SLICE, repairId, slice, data);
       data = null;
       writeAfter(frame, delay);

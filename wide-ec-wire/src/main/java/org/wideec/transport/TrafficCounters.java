@@ -7,6 +7,9 @@ public interface TrafficCounters {
   /** Of the slices sent, one of a background stream ({@link BackgroundWork}), sent once the caps allowed it. */
   default void backgroundSliceSent(int bytes, boolean crossRack) {}
 
+  /** The same slice by rack link: what a full-node recovery plan's per-link loads are checked against. */
+  default void sliceSentBetween(int bytes, String fromRack, String toRack) {}
+
   /** This node's slice port refused a peer's handshake. */
   default void handshakeRefused(RefusalReason why) {}
 
