@@ -74,7 +74,10 @@ final class ArchiveJobCommand {
     long total = items.stream().mapToLong(ArchiveItem::bytes).sum();
     ProgressReport progress = new ProgressReport(err, "archive job " + job.getJobID() + " (data bytes)");
     try {
-      Backoff poll = Backoff.doubling(1000, 1000, Long.MAX_VALUE); // a look a second while the job runs
+      // A look per mapreduce.client.progressmonitor.pollinterval (1 s by default) while the job runs, as the job
+      // client's own progress monitor does.
+      int every = Job.getProgressPollInterval(conf);
+      Backoff poll = Backoff.doubling(every, every, Long.MAX_VALUE);
       while (!job.isComplete()) {
         poll.pause();
         Counters c = job.getCounters();

@@ -109,6 +109,15 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     c.setInt("mapreduce.map.memory.mb", 320);
     c.setInt("yarn.app.mapreduce.am.resource.mb", 512);
     c.setInt("mapreduce.task.timeout", 120_000);
+    // Every job starts an application master and a JVM per map attempt on 2 shared cores, each loading most of Hadoop
+    // to run a few seconds: one GC thread and the quick compiler only (the tasks' coding is ISA-L's, native), so
+    // starting them costs less of the CPU the cluster's DataNodes and the other task JVMs need at the same time.
+    c.set("mapreduce.map.java.opts", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    c.set("yarn.app.mapreduce.am.command-opts", "-Xmx400m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    // The job client looks at the job's state every fifth of a second rather than every 1 s (the command's progress)
+    // or 5 s (waitForCompletion after the kill).
+    c.setInt("mapreduce.client.progressmonitor.pollinterval", 200);
+    c.setInt("mapreduce.client.completion.pollinterval", 200);
     // Allocation and process ends noticed within a fifth of a second rather than a second: the jobs are short.
     c.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
     c.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);
