@@ -31,8 +31,9 @@ class BenchProgressTest {
     RepairBench.Settings quick = new RepairBench.Settings(8 << 20, 25 << 20, 10, List.of(256 << 10), 8, 2 << 20,
         5 << 20, true, true);
     // best slice (direct send + 1 size), 2 codes x (direct send + every scheme), gateways 3, full node 6 + 2 over the
-    // racks, stock 1, CL 4 (direct send, repair, degraded reads idle and during a repair)
-    assertEquals(2 + 2 * (1 + schemes) + 3 + 6 + 2 + 1 + 4, RepairBench.plannedSteps(quick));
+    // racks, stock 1, CL 5 (direct send, repair, degraded reads idle and during a repair, foreground reads during a
+    // recovery with and without caps)
+    assertEquals(2 + 2 * (1 + schemes) + 3 + 6 + 2 + 1 + 5, RepairBench.plannedSteps(quick));
     RepairBench.Settings fullNodeOnly = new RepairBench.Settings(8 << 20, 25 << 20, 10, List.of(256 << 10), 8, 2 << 20,
         5 << 20, false, false);
     assertEquals(6 + 2, RepairBench.plannedSteps(fullNodeOnly));
