@@ -119,7 +119,7 @@ public final class BenchCommand {
         "none (the star brings the client one range per helper)"));
     md.append(row("degraded read (WideEcFileSystem) during the unit's repair / normal read, 1 MiB cell, uplinks shaped",
         r.get("degradedReadDuringRepairOverNormal"), "<= 1.3"));
-    md.append(row("foreground read during a group's recovery / idle, background capped at 0.2 of a node link",
+    md.append(row("foreground read during a group's recovery / idle, background capped at 0.2 of a node link and of a rack uplink",
         r.get("foregroundFractionWithCaps"), ">= 0.8"));
     md.append(row("foreground read during a group's recovery / idle, no caps", r.get("foregroundFractionWithoutCaps"),
         "none (the baseline of the capped figure)"));

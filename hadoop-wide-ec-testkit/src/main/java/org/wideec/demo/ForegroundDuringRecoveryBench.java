@@ -15,6 +15,7 @@ import org.wideec.demo.DegradedReadBench.Cells;
 import org.wideec.demo.RepairBench.Settings;
 import org.wideec.demo.RepairBench.Stripe;
 import org.wideec.engine.RepairEngine;
+import org.wideec.repair.BackgroundCaps;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
 import org.wideec.transport.TrafficShaper;
@@ -24,7 +25,8 @@ import org.wideec.transport.TrafficShaper;
  * normal read of a healthy cell over the slice port ({@link DegradedReadBench#normalRead}, one shaped stream, never
  * capped), the recovery every other live unit of the group rebuilt again and again at once by the DataNodes around
  * it, as background work (what a full-node recovery puts on the group's helpers), node links and rack uplinks shaped.
- * With caps, every DataNode's node cap is {@code capShare} of its emulated link; the figures are the foreground's
+ * With caps, every DataNode's node cap is {@code capShare} of its emulated link and every rack's uplink cap the same
+ * share of the emulated uplink; the figures are the foreground's
  * throughput under recovery over its throughput idle ({@code foregroundFractionWithCaps},
  * {@code foregroundFractionWithoutCaps}), each time the median of {@link DegradedReadBench#RUNS} reads. A measurement,
  * not a test: it prints and returns its figures.
@@ -46,26 +48,31 @@ final class ForegroundDuringRecoveryBench {
 
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Cells c, double capShare) throws Exception {
     long cap = Math.max(1, (long) (s.nodeRate() * capShare));
+    // The rack uplinks are the bottleneck of this cluster (1/oversubscription of a node link): a node cap alone never
+    // binds there, so each rack's uplink is capped at the same share of its emulated rate.
+    long rackCap = Math.max(1, (long) (s.nodeRate() / s.oversubscription() * capShare));
     DegradedReadBench.Timed read = () -> DegradedReadBench.normalRead(c.client(), c.endpoints(), c.me(), st, c.group(),
         c.healthy(), c.row(), c.slice(), c.healthyCell());
     Map<String, Object> m = new LinkedHashMap<>();
-    Map<DataNode, Long> configured = new LinkedHashMap<>();
+    Map<DataNode, BackgroundCaps> configured = new LinkedHashMap<>();
     for (DataNode dn : cluster.getDataNodes()) {
       BackgroundTraffic b = EmbeddedGroups.plugin(dn).background();
       if (b != null) {
-        configured.put(dn, b.caps().nodeBytesPerSecond());
+        configured.put(dn, b.caps());
       }
     }
     out.printf("foreground reads of a healthy cell of %s during a recovery of its group (node links and %d:1 rack"
-        + " uplinks shaped; caps %,d bytes/s per node):%n", st.label(), s.oversubscription(), cap);
+        + " uplinks shaped; caps %,d bytes/s per node, %,d per rack uplink):%n", st.label(), s.oversubscription(), cap,
+        rackCap);
     TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
     try {
-      setCaps(configured, 0);
+      setCaps(configured, BackgroundCaps.NONE);
       double idle = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
       double uncapped = underRecovery(cluster, st, c, read, m, "repairsWithoutCaps");
-      setCaps(configured, cap);
+      setCaps(configured, new BackgroundCaps(cap, rackCap));
       double capped = underRecovery(cluster, st, c, read, m, "repairsWithCaps");
       m.put("nodeCapBytesPerSecond", cap);
+      m.put("rackCapBytesPerSecond", rackCap);
       m.put("idleReadSeconds", idle);
       m.put("readWithoutCapsSeconds", uncapped);
       m.put("readWithCapsSeconds", capped);
@@ -77,14 +84,19 @@ final class ForegroundDuringRecoveryBench {
       out.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle (target >= 80%%)%n", "during recovery, capped", capped,
           100 * idle / capped);
     } finally {
-      configured.forEach((dn, v) -> EmbeddedGroups.plugin(dn).background().setNodeCap(v));
+      setCaps(configured, null);
       TrafficShaper.emulate(null);
     }
     return m;
   }
 
-  private static void setCaps(Map<DataNode, Long> nodes, long cap) {
-    nodes.keySet().forEach(dn -> EmbeddedGroups.plugin(dn).background().setNodeCap(cap));
+  /** Every DataNode's caps set to {@code caps}, or back to what each had when null. */
+  private static void setCaps(Map<DataNode, BackgroundCaps> nodes, BackgroundCaps caps) {
+    nodes.forEach((dn, was) -> {
+      BackgroundCaps c = caps == null ? was : caps;
+      EmbeddedGroups.plugin(dn).background().setNodeCap(c.nodeBytesPerSecond());
+      EmbeddedGroups.plugin(dn).background().setRackCap(c.rackBytesPerSecond());
+    });
   }
 
   /** The median read while the recovery runs; how many repairs completed meanwhile goes in {@code m}. */
