@@ -67,6 +67,7 @@ final class DispatchHandler extends SimpleChannelInboundHandler<Frame> {
    */
   private String screen(byte[] body, SliceDownstream d) {
     try {
+      TransportFaultInjector.get().beforeScreen(d.selfNode(), body);
       String client = handler.screen(body, d.clusterPeer());
       return client != null ? "token owner " + client : session.principal;
     } catch (IOException | RuntimeException e) {
