@@ -56,14 +56,16 @@ public final class ConfigCatalogue {
               + " at once; 0: no limit"),
       fixed("wide-ec.background.node.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
           "bytes per second of background work (repairs, rebuild orders, decommission rebuilds, archival encodes) one"
-              + " DataNode's slice port sends; degraded reads for users are never capped; 0: no cap; settable at run"
-              + " time through the DataNode's JMX bean (BackgroundNodeCap)"),
+              + " DataNode's slice port sends; degraded reads for users are never capped; 0: no cap, else at least one"
+              + " slice per half stall timeout; settable at run time through the DataNode's JMX bean"
+              + " (BackgroundNodeCap)"),
       fixed("wide-ec.background.rack.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
           "bytes per second of background work the DataNodes of one rack send to other racks together; each takes an"
-              + " equal share (this over the live DataNodes of its rack); 0: no cap; settable at run time through JMX"
-              + " (BackgroundRackCap)"),
+              + " equal share (this over the live DataNodes of its rack); 0: no cap, else at least one slice per half"
+              + " stall timeout; settable at run time through JMX (BackgroundRackCap)"),
       fixed("wide-ec.background.backoff.busy.bytes-per-second", REPAIR, "0", EnumSet.of(DATANODE),
-          "foreground throughput (HDFS reads and writes plus degraded-read slices) at which a DataNode counts as"
+          "foreground throughput (HDFS reads and writes less repairs' own, plus degraded-read slices) at which a"
+              + " DataNode counts as"
               + " busy: each busy sample halves its node cap, each quiet one gives back a step; 0: no back-off"),
       fixed("wide-ec.background.backoff.floor-percent", REPAIR, "10", EnumSet.of(DATANODE),
           "the least share of the node cap the back-off leaves background work, 1..100 (repairs never stop)"),

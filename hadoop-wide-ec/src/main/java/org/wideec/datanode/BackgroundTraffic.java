@@ -24,12 +24,12 @@ import org.wideec.transport.SliceTransport;
  * This DataNode's background caps, applied by its slice transport ({@link CappedBackground}) to every slice of
  * background work it sends: the node cap scaled by the back-off under foreground load, and its share of its rack's
  * uplink cap. Every sample interval ({@value #INTERVAL_KEY}) it reads what the DataNode served its users since the
- * last sample (HDFS's own DataNodeMetrics bytesRead and bytesWritten, plus the slices of degraded reads this node
- * sent) and feeds the back-off ({@link ForegroundBackoff}); the rack share is recounted from the NameNode's live
- * DataNodes every {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed while the DataNode runs
- * ({@link #setNodeCap}, {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean}); the next slices obey
- * them. Nothing here throws into a DataNode thread: a failed sample is logged (rate-limited) and the caps stay as
- * they were.
+ * last sample ({@link #foregroundBytes}) and feeds the back-off ({@link ForegroundBackoff}); the rack share is
+ * recounted from the NameNode's live DataNodes every {@value #RACK_RECOUNT_SAMPLES} samples. The caps can be changed
+ * while the DataNode runs ({@link #setNodeCap}, {@link #setRackCap}: the JMX setters of {@link SliceEndpointMXBean});
+ * the next slices obey them. A cap must let one slice through per half stall timeout (else every background stream
+ * would stall and be resent): a lower one is refused, naming the key or attribute. Nothing here throws into a
+ * DataNode thread: a failed sample is logged (rate-limited) and the caps stay as they were.
  */
 public final class BackgroundTraffic {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundTraffic.class);
@@ -47,6 +47,17 @@ public final class BackgroundTraffic {
   /** The settings, checked when the plugin starts. */
   public record Settings(BackgroundCaps caps, long busyBytesPerSecond, int floorPercent, int stepPercent,
       long intervalMs) {
+    /**
+     * Checks the caps against the transport: each must let one slice through within half the stall timeout.
+     *
+     * @throws IllegalArgumentException naming the key
+     */
+    public void requireSendable(org.wideec.transport.TransportConf t) {
+      long least = leastCap(t);
+      requireAtLeast(NODE_KEY, caps.nodeBytesPerSecond(), least);
+      requireAtLeast(RACK_KEY, caps.rackBytesPerSecond(), least);
+    }
+
     /** @throws IllegalArgumentException naming the key */
     public static Settings from(Configuration conf) {
       return new Settings(new BackgroundCaps(ConfigValues.bytesAtLeast(conf, NODE_KEY, 0, 0),
@@ -54,6 +65,24 @@ public final class BackgroundTraffic {
           ConfigValues.intIn(conf, FLOOR_KEY, DEFAULT_FLOOR_PERCENT, 1, 100),
           ConfigValues.intIn(conf, STEP_KEY, DEFAULT_STEP_PERCENT, 1, 100),
           ConfigValues.positiveMillis(conf, INTERVAL_KEY, DEFAULT_INTERVAL_MS));
+    }
+  }
+
+  /**
+   * The lowest cap a node may have, bytes/s: one slice per half stall timeout. A slice waits for its caps at most
+   * that long ({@link org.wideec.transport.BackgroundThrottle}), so a lower cap could never pace a stream, only make
+   * every slice overrun it.
+   */
+  static long leastCap(org.wideec.transport.TransportConf t) {
+    return (t.sliceBytes() * 2000L + t.stallTimeoutMs() - 1) / t.stallTimeoutMs();
+  }
+
+  /** @throws IllegalArgumentException naming {@code what} when a cap (0: none) is below {@code least} */
+  static void requireAtLeast(String what, long bytesPerSecond, long least) {
+    if (bytesPerSecond != 0 && bytesPerSecond < least) {
+      throw new IllegalArgumentException(what + "=" + bytesPerSecond + " bytes/s is below " + least + " bytes/s, one"
+          + " slice (wide-ec.transport.slice.bytes) per half stall timeout (wide-ec.transport.stall.timeout.ms):"
+          + " every background stream would stall under it; use 0 for no cap");
     }
   }
 
@@ -74,6 +103,12 @@ public final class BackgroundTraffic {
       new org.wideec.placement.hdfs.RateLimitedWarning(LOG, 10 * 60_000L);
   private final Field bytesRead;
   private final Field bytesWritten;
+  private final Field reconstructionRead;
+  private final Field reconstructionRemoteRead;
+  private final Field reconstructionWritten;
+  private final long leastCap;
+  /** Guards the read-modify-write of the caps, so that concurrent setters never lose one another's change. */
+  private final Object capsLock = new Object();
   private volatile BackgroundCaps caps;
   private volatile int nodesInRack = 1;
   private long lastForeground = -1;
@@ -92,8 +127,12 @@ public final class BackgroundTraffic {
     this.foregroundSlices = foregroundSlices;
     this.backoff = new ForegroundBackoff(s.busyBytesPerSecond(), s.floorPercent() / 100.0, s.stepPercent() / 100.0);
     this.throttle = new CappedBackground(caps.nodeCap(1), caps.rackShare(1));
+    this.leastCap = leastCap(transport.conf());
     this.bytesRead = counter("bytesRead");
     this.bytesWritten = counter("bytesWritten");
+    this.reconstructionRead = counter("ecReconstructionBytesRead");
+    this.reconstructionRemoteRead = counter("ecReconstructionRemoteBytesRead");
+    this.reconstructionWritten = counter("ecReconstructionBytesWritten");
     transport.capBackground(throttle);
     sampler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Daemon(r);
@@ -110,8 +149,8 @@ public final class BackgroundTraffic {
       f.setAccessible(true);
       return f;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      LOG.warn("wide-ec background caps: DataNodeMetrics has no {} on this Hadoop version ({}); the back-off sees"
-          + " only the degraded reads this node serves", name, e.toString());
+      LOG.warn("wide-ec background caps: DataNodeMetrics has no {} on this Hadoop version ({}); the back-off"
+          + " counts without it", name, e.toString());
       return null;
     }
   }
@@ -121,7 +160,9 @@ public final class BackgroundTraffic {
       long now = System.nanoTime();
       long fg = foregroundBytes();
       if (lastForeground >= 0) {
-        backoff.sample(fg - lastForeground, now - lastNanos);
+        // Subtracted counters can run ahead of the totals within one sample (a unit's bytes counted as sent before
+        // its target's BlockReceiver counts them): never a negative load.
+        backoff.sample(Math.max(0, fg - lastForeground), now - lastNanos);
       }
       lastForeground = fg;
       lastNanos = now;
@@ -134,17 +175,26 @@ public final class BackgroundTraffic {
     }
   }
 
-  /** What this DataNode served its users since it started: HDFS's reads and writes, and degraded reads' slices. */
-  private long foregroundBytes() throws IllegalAccessException {
+  /**
+   * What this DataNode served its users since it started: the slices of degraded reads it sent, and what HDFS read
+   * and wrote through its DataNodeMetrics (bytesRead, bytesWritten) less what of that was repair: the rebuilt units
+   * our writers stored here ({@link RebuiltBytesWritten}), and HDFS's own striped reconstruction run here (it runs on
+   * its first target: its writes, and its reads of this node's own blocks, which go through this node's reader). What
+   * other nodes' recoveries, HDFS replication or the balancer write here still counts as foreground: a BlockReceiver
+   * cannot tell a peer's write from a client's, and DataNodeMetrics counts no bytes for them apart.
+   */
+  long foregroundBytes() throws IllegalAccessException {
     DataNodeMetrics m = dn.getMetrics();
     long b = foregroundSlices.getAsLong();
-    if (m != null && bytesRead != null) {
-      b += ((MutableCounterLong) bytesRead.get(m)).value();
+    if (m != null) {
+      b += value(bytesRead, m) + value(bytesWritten, m);
+      b -= value(reconstructionWritten, m) + value(reconstructionRead, m) - value(reconstructionRemoteRead, m);
     }
-    if (m != null && bytesWritten != null) {
-      b += ((MutableCounterLong) bytesWritten.get(m)).value();
-    }
-    return b;
+    return b - RebuiltBytesWritten.to(WideEcDataNodePlugin.nameOf(dn));
+  }
+
+  private static long value(Field counter, DataNodeMetrics m) throws IllegalAccessException {
+    return counter == null ? 0 : ((MutableCounterLong) counter.get(m)).value();
   }
 
   private int liveNodesInOwnRack() throws java.io.IOException {
@@ -156,22 +206,38 @@ public final class BackgroundTraffic {
   }
 
   private void apply() {
-    BackgroundCaps c = caps;
-    throttle.set(c.nodeCap(backoff.factor()), c.rackShare(nodesInRack));
+    synchronized (capsLock) {
+      BackgroundCaps c = caps;
+      throttle.set(c.nodeCap(backoff.factor()), c.rackShare(nodesInRack));
+    }
   }
 
-  /** Sets the node cap from the next slice on (bytes/s, 0: none). */
+  /**
+   * Sets the node cap from the next slice on (bytes/s, 0: none).
+   *
+   * @throws IllegalArgumentException naming the attribute when the cap is below one slice per half stall timeout
+   */
   public void setNodeCap(long bytesPerSecond) {
-    caps = caps.withNode(bytesPerSecond);
-    apply();
+    requireAtLeast("BackgroundNodeCap", bytesPerSecond, leastCap);
+    synchronized (capsLock) {
+      caps = caps.withNode(bytesPerSecond);
+      apply();
+    }
     LOG.info("wide-ec background caps of {}: node cap set to {} bytes/s", WideEcDataNodePlugin.nameOf(dn),
         bytesPerSecond);
   }
 
-  /** Sets the rack's uplink cap (this node takes its share) from the next slice on (bytes/s, 0: none). */
+  /**
+   * Sets the rack's uplink cap (this node takes its share) from the next slice on (bytes/s, 0: none).
+   *
+   * @throws IllegalArgumentException naming the attribute when the cap is below one slice per half stall timeout
+   */
   public void setRackCap(long bytesPerSecond) {
-    caps = caps.withRack(bytesPerSecond);
-    apply();
+    requireAtLeast("BackgroundRackCap", bytesPerSecond, leastCap);
+    synchronized (capsLock) {
+      caps = caps.withRack(bytesPerSecond);
+      apply();
+    }
     LOG.info("wide-ec background caps of {}: rack uplink cap set to {} bytes/s ({} live nodes share it)",
         WideEcDataNodePlugin.nameOf(dn), bytesPerSecond, nodesInRack);
   }
@@ -187,6 +253,10 @@ public final class BackgroundTraffic {
 
   public double backoffFactor() {
     return backoff.factor();
+  }
+
+  DataNode dataNode() {
+    return dn;
   }
 
   int nodesInRack() {

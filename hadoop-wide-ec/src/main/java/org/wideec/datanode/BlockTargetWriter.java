@@ -165,6 +165,7 @@ final class BlockTargetWriter implements SliceSink {
     p.writeChecksum(sums, 0, chunks * checksum.getChecksumSize());
     p.writeData(ByteBuffer.wrap(pending, 0, pendingBytes), pendingBytes);
     p.writeTo(out);
+    RebuiltBytesWritten.add(target.getXferAddr(), pendingBytes);
     blockOffset += pendingBytes;
     pendingBytes = 0;
   }

@@ -7,6 +7,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.erasurecode.ErasureCodingWorker;
@@ -45,13 +46,21 @@ final class ReconstructionTakeover {
 
   private ReconstructionTakeover() {}
 
-  /** A queued task with its urgency. */
-  private static final class Urgent<T> extends FutureTask<T> {
-    final RepairUrgency urgency;
+  /**
+   * How long a task whose urgency cannot be known waits at the back of the queue before it ranks as urgent: a steady
+   * stream of urgent repairs must not keep it waiting for ever.
+   */
+  static final long UNKNOWN_AGES_AFTER_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    Urgent(Runnable r, RepairUrgency urgency) {
+  /** A queued task with its urgency (changed only while it is out of the queue) and when it was queued. */
+  private static final class Urgent<T> extends FutureTask<T> {
+    volatile RepairUrgency urgency;
+    final long queuedNanos;
+
+    Urgent(Runnable r, RepairUrgency urgency, long queuedNanos) {
       super(r, null);
       this.urgency = urgency;
+      this.queuedNanos = queuedNanos;
     }
   }
 
@@ -62,6 +71,12 @@ final class ReconstructionTakeover {
 
   /** @return the installed takeover, or null when this DataNode keeps HDFS's reconstructor */
   static Installed install(DataNode dn, Predicate<ReconstructionTask> ours, Worker worker, RepairMetrics metrics) {
+    return install(dn, ours, worker, metrics, System::nanoTime);
+  }
+
+  /** As {@link #install(DataNode, Predicate, Worker, RepairMetrics)}, with the clock tasks age by. */
+  static Installed install(DataNode dn, Predicate<ReconstructionTask> ours, Worker worker, RepairMetrics metrics,
+      LongSupplier clock) {
     try {
       ReconstructionTask.Access access = new ReconstructionTask.Access();
       ErasureCodingWorker ecw = dn.getErasureCodingWorker();
@@ -71,7 +86,7 @@ final class ReconstructionTakeover {
       Field poolField = ErasureCodingWorker.class.getDeclaredField("stripedReconstructionPool");
       poolField.setAccessible(true);
       ThreadPoolExecutor stock = (ThreadPoolExecutor) poolField.get(ecw);
-      RoutingPool routing = new RoutingPool(stock.getMaximumPoolSize(), access, ours, worker, metrics);
+      RoutingPool routing = new RoutingPool(stock.getMaximumPoolSize(), access, ours, worker, metrics, clock);
       poolField.set(ecw, routing);
       stock.shutdown();
       LOG.info("wide-ec repair worker takes over reconstruction of wide-ec block groups on {}",
@@ -87,7 +102,9 @@ final class ReconstructionTakeover {
   /**
    * The replacement executor: same size as HDFS's, deciding per task. Tasks wait for a thread most urgent first
    * ({@link TaskUrgency}): when more groups need repair than threads run, a group that can lose nothing more is
-   * repaired before one queued earlier with margin left (HDFS's queue here is first come, first served).
+   * repaired before one queued earlier with margin left (HDFS's queue here is first come, first served). A task whose
+   * urgency cannot be known waits behind every repair, but once queued {@link #UNKNOWN_AGES_AFTER_NANOS} it ranks as
+   * urgent (checked as each task ends, before the next is taken).
    */
   private static final class RoutingPool extends ThreadPoolExecutor implements Installed {
     private final ReconstructionTask.Access access;
@@ -95,10 +112,11 @@ final class ReconstructionTakeover {
     private final Worker worker;
     private final RepairMetrics metrics;
     private final TaskUrgency urgency = new TaskUrgency();
+    private final LongSupplier clock;
     private volatile boolean released;
 
     RoutingPool(int threads, ReconstructionTask.Access access, Predicate<ReconstructionTask> ours, Worker worker,
-        RepairMetrics metrics) {
+        RepairMetrics metrics, LongSupplier clock) {
       super(threads, threads, 60, TimeUnit.SECONDS, new PriorityBlockingQueue<>(11, URGENCY), r -> {
         Thread t = new Daemon(r);
         t.setName("wide-ec-reconstruction-" + t.getId());
@@ -109,6 +127,28 @@ final class ReconstructionTakeover {
       this.ours = ours;
       this.worker = worker;
       this.metrics = metrics;
+      this.clock = clock;
+    }
+
+    @Override
+    protected void afterExecute(Runnable r, Throwable t) {
+      try {
+        ageUnknown();
+      } catch (Throwable e) { // never out of a reconstruction thread
+        LOG.warn("wide-ec cannot age the reconstruction queue: {}", e.toString());
+      }
+    }
+
+    /** Tasks of unknown urgency queued long enough rank as urgent, in the order they were queued. */
+    private void ageUnknown() {
+      long now = clock.getAsLong();
+      for (Runnable r : getQueue().toArray(new Runnable[0])) {
+        if (r instanceof Urgent<?> u && u.urgency.tolerance() == Integer.MAX_VALUE
+            && now - u.queuedNanos >= UNKNOWN_AGES_AFTER_NANOS && getQueue().remove(u)) {
+          u.urgency = new RepairUrgency(0, u.urgency.sequence());
+          getQueue().add(u);
+        }
+      }
     }
 
     @Override
@@ -138,7 +178,7 @@ final class ReconstructionTakeover {
     }
 
     private Future<?> queue(Runnable r, RepairUrgency u) {
-      Urgent<?> f = new Urgent<>(r, u);
+      Urgent<?> f = new Urgent<>(r, u, clock.getAsLong());
       execute(f);
       return f;
     }

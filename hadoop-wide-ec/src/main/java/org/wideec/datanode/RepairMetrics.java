@@ -147,7 +147,9 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
           .addCounter(Interns.info("BackgroundBytesUnderCap", "background bytes the caps let through"), t.bytes())
           .addCounter(Interns.info("BackgroundThrottleWaits", "background slices that waited for a cap"), t.waits())
           .addCounter(Interns.info("BackgroundThrottleWaitMs", "time background slices waited for a cap (ms)"),
-              t.waitNanos() / 1_000_000);
+              t.waitNanos() / 1_000_000)
+          .addCounter(Interns.info("BackgroundThrottleOverruns", "background slices sent beyond a cap because they"
+              + " had waited half the stall timeout"), t.overruns());
     }
   }
 

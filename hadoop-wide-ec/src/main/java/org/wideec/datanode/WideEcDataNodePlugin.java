@@ -68,6 +68,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
       org.wideec.config.UnknownKeys.warn(dn.getConf(), "DataNode " + xferPort);
       RepairWorkerConf conf = RepairWorkerConf.from(dn.getConf());
       backgroundSettings = BackgroundTraffic.Settings.from(dn.getConf());
+      backgroundSettings.requireSendable(conf.transport());
       startWorker(conf);
     } catch (Throwable e) { // DESIGN.md §2: nothing of ours may stop a DataNode
       // A bad setting or an unbindable port says so itself; anything else is unexpected and keeps its type.

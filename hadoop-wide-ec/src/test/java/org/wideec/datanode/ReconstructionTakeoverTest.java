@@ -125,6 +125,39 @@ class ReconstructionTakeoverTest {
         "the group with no tolerance left first, though queued second");
   }
 
+  @Test
+  void aTaskOfUnknownUrgencyQueuedTenMinutesRanksAsUrgentAheadOfLaterUrgentOnes() throws Exception {
+    Configuration oneThread = new Configuration(false);
+    oneThread.setInt("dfs.datanode.ec.reconstruction.threads", 1);
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+    List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    assertNotNull(ReconstructionTakeover.install(dataNode(oneThread), RepairWorker::ours,
+        (t, stock) -> order.add("group " + t.blockGroup().getBlockId()), metrics, now::get));
+    ExecutorService pool = pool();
+    java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    pool.submit(() -> {
+      busy.countDown();
+      release.await();
+      return null;
+    });
+    assertEquals(true, busy.await(10, TimeUnit.SECONDS), "the one thread is busy");
+    java.util.concurrent.Future<?> unknown = pool.submit((Runnable) () -> order.add("unknown")); // no reconstruction
+    org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy lrc =
+        org.wideec.coder.hadoop.WideEcPolicies.policy("azure-lrc-l2", 12, 4, 64 * 1024);
+    now.addAndGet(ReconstructionTakeover.UNKNOWN_AGES_AFTER_NANOS);
+    // Two groups that can lose nothing more, queued after it.
+    java.util.concurrent.Future<?> a =
+        pool.submit(readableReconstructor(32, lrc, 12 * 64 * 1024, except(16, 0, 1, 12)));
+    java.util.concurrent.Future<?> b =
+        pool.submit(readableReconstructor(48, lrc, 12 * 64 * 1024, except(16, 0, 1, 12)));
+    release.countDown();
+    unknown.get(10, TimeUnit.SECONDS);
+    a.get(10, TimeUnit.SECONDS);
+    b.get(10, TimeUnit.SECONDS);
+    assertEquals(List.of("unknown", "group 32", "group 48"), order, "queued ten minutes, it ranks as urgent");
+  }
+
   /** The units 0..n-1 but {@code lost}. */
   private static byte[] except(int n, int... lost) {
     BitSet gone = new BitSet();

@@ -196,6 +196,35 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     everythingChecksOut(after);
   }
 
+  @Test
+  void aDataNodeThatKnowsOnlyTheFirstVersionOfARoleLeavesTheUpdateToTheClientExecutor() throws Exception {
+    List<String> files = archiveDir("/dn-older");
+    long inode = store.inodeOf(new Path(files.get(3)));
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeScreen(String node, byte[] body) throws java.io.IOException {
+        // What a DataNode that knows only version 1 of an update role does with a newer one: its parser refuses it.
+        if (body.length > 1 && (body[0] & 0xff) == org.wideec.protocol.UpdateRoleRequest.KIND && body[1] > 1) {
+          refused.incrementAndGet();
+          org.wideec.protocol.WireCodec.requireKind(new java.io.DataInputStream(new java.io.ByteArrayInputStream(
+              body)), org.wideec.protocol.MessageKind.UPDATE_ROLE, 1, 1, "an update role");
+        }
+      }
+    });
+    ToolRun r = toolNoGrace("rm", files.get(3), "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(refused.get() > 0, "the DataNodes were asked, and refused");
+    checks.removed(files.get(3));
+    JsonNode archive = java.util.stream.StreamSupport.stream(r.json().get("archives").spliterator(), false)
+        .filter(a -> a.get("archive").asText().equals("/dn-older")).findFirst().orElseThrow();
+    assertEquals("client", archive.get("executor").asText(), r.out());
+    StripeManifest after = manifestOf("/dn-older");
+    assertEquals(1, after.version());
+    assertEquals(List.of(), unitsOf(after, inode));
+    everythingChecksOut(after);
+  }
+
   /**
    * As {@link #archiveDir}, by the chain encoder, which first moves every data block onto its planned node: the
    * holders are the plan's, so the plan an update prints is the one whose traffic the DataNodes count.

@@ -83,6 +83,24 @@ public final class TokenBucket {
     return Math.max(1, (long) Math.ceil(missing * 1e9 / bytesPerSecond));
   }
 
+  /**
+   * Takes {@code bytes} whatever the bucket holds (a sender that may wait no longer): the bucket is left empty, so
+   * the next takes wait for fresh tokens, and the bytes beyond what it held count as taken but never earned.
+   */
+  public synchronized void takeAnyway(long bytes) {
+    if (bytes <= 0) {
+      return;
+    }
+    if (bytesPerSecond <= 0) {
+      taken += bytes;
+      earned += bytes;
+      return;
+    }
+    refill();
+    tokens = Math.max(0, tokens - bytes);
+    taken += bytes;
+  }
+
   /** Bytes taken since start. */
   public synchronized long takenBytes() {
     return taken;

@@ -274,6 +274,24 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     return StepRequest.sliceLength(length, sliceBytes, slice);
   }
 
+  private static final java.util.regex.Pattern OLDER_REFUSAL = java.util.regex.Pattern.compile(
+      "not an update role of versions \\d+ to (\\d+) \\(kind " + KIND + ", version (\\d+)\\)");
+
+  /**
+   * Whether {@code failure} (or a cause) is a DataNode's refusal of a request by its version byte, newer than the
+   * newest it knows: an older DataNode, in a rolling upgrade, that the updater can leave out by computing the stripe
+   * in its own process.
+   */
+  public static boolean refusedAsNewer(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      java.util.regex.Matcher m = t.getMessage() == null ? null : OLDER_REFUSAL.matcher(t.getMessage());
+      if (m != null && m.find() && Integer.parseInt(m.group(2)) > Integer.parseInt(m.group(1))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether a request body is one of these. */
   public static boolean isOne(byte[] body) {
     return MessageKind.peek(body) == MessageKind.UPDATE_ROLE;

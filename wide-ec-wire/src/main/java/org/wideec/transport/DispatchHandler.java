@@ -55,7 +55,7 @@ final class DispatchHandler extends SimpleChannelInboundHandler<Frame> {
     }
     session.downstream = d;
     String principal = screen(body, d);
-    if (principal != null && admitted(principal, d)) {
+    if (principal != null && admitted(principal, d, repairId)) {
       run(repairId, body, d);
     }
   }
@@ -67,6 +67,7 @@ final class DispatchHandler extends SimpleChannelInboundHandler<Frame> {
    */
   private String screen(byte[] body, SliceDownstream d) {
     try {
+      TransportFaultInjector.get().beforeScreen(d.selfNode(), body);
       String client = handler.screen(body, d.clusterPeer());
       return client != null ? "token owner " + client : session.principal;
     } catch (IOException | RuntimeException e) {
@@ -78,9 +79,19 @@ final class DispatchHandler extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
-  /** Takes one of the principal's requests at this port, or refuses the request when it holds its share. */
-  private boolean admitted(String principal, SliceDownstream d) {
+  /**
+   * Takes one of the principal's requests at this port, and for background work one of the threads background work
+   * may hold; or refuses the request when either is used up.
+   */
+  private boolean admitted(String principal, SliceDownstream d, long repairId) {
     String busy = port.gate.admitRequest(principal);
+    boolean background = busy == null && BackgroundWork.isBackground(repairId);
+    if (background) {
+      busy = port.admitBackground();
+      if (busy != null) {
+        port.gate.releaseRequest(principal);
+      }
+    }
     if (busy != null) {
       port.refusedBusy.incrementAndGet();
       LOG.warn("wide-ec slice transport of {} refused a request: {}", port.node(), busy);
@@ -88,7 +99,10 @@ final class DispatchHandler extends SimpleChannelInboundHandler<Frame> {
       return false;
     }
     // Released as the END is queued, so that the consumer's next request on this connection finds it free.
-    d.onEnd(() -> port.gate.releaseRequest(principal));
+    d.onEnd(background ? () -> {
+      port.gate.releaseRequest(principal);
+      port.releaseBackground();
+    } : () -> port.gate.releaseRequest(principal));
     return true;
   }
 

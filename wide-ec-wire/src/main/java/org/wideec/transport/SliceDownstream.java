@@ -118,7 +118,8 @@ final class SliceDownstream implements Downstream {
       boolean crossRack = !selfRack.equals(peerRack);
       if (BackgroundWork.isBackground(repairId)) {
         // A helper thread waits here, holding the consumer's credit: a consumer gone meanwhile is caught by the write.
-        port.background.acquire(bytes, crossRack);
+        // At most half the stall timeout, so the consumer never gives the stream up for a cap and resends it all.
+        port.background.acquire(bytes, crossRack, TimeUnit.MILLISECONDS.toNanos(stallMs) / 2);
         port.counters.backgroundSliceSent(bytes, crossRack);
       }
       long delay = port.conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);

@@ -3,7 +3,9 @@ package org.wideec.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.socket.SocketChannel;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -24,6 +26,13 @@ final class SlicePort {
   final AtomicLong screenedOut = new AtomicLong();
   final AtomicLong refusedBusy = new AtomicLong();
   private final Supplier<String> self;
+  /**
+   * Helper threads background requests ({@link BackgroundWork}) may hold at once: half the pool (at least one), so
+   * that capped repairs, which hold their threads far longer than a user's degraded read, never take the threads
+   * users' reads need; a pool of unknown size sets no such bound.
+   */
+  final int backgroundThreads;
+  private final AtomicInteger backgroundRunning = new AtomicInteger();
   /** What background slices wait for before they leave ({@link BackgroundWork}); users' slices never do. */
   volatile BackgroundThrottle background = BackgroundThrottle.NONE;
 
@@ -36,6 +45,27 @@ final class SlicePort {
     this.counters = counters;
     this.refusals = refusals;
     this.workers = workers;
+    this.backgroundThreads = workers instanceof ThreadPoolExecutor pool
+        ? Math.max(1, pool.getMaximumPoolSize() / 2) : Integer.MAX_VALUE;
+  }
+
+  /** Starts a background request, or says why not: background work already holds its share of the threads. */
+  String admitBackground() {
+    if (backgroundRunning.incrementAndGet() > backgroundThreads) {
+      backgroundRunning.decrementAndGet();
+      return "background work (repairs, rebuilds, encodes) already holds " + backgroundThreads + " helper threads"
+          + " here, the most it may: the others are kept for users' reads";
+    }
+    return null;
+  }
+
+  void releaseBackground() {
+    backgroundRunning.decrementAndGet();
+  }
+
+  /** Background requests running now. */
+  int backgroundRunning() {
+    return backgroundRunning.get();
   }
 
   /** This node's name as its peers know it (looked up on each use: a DataNode learns its own once registered). */

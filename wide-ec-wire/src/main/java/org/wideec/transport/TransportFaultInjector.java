@@ -51,6 +51,12 @@ public class TransportFaultInjector {
    */
   public void onStall(String peerNode, long repairId, int slice) {}
 
+  /**
+   * Called by a node as it screens a request it was sent, before its handler does: a test may throw here what an
+   * older node's parser would (the node refuses the request with that message).
+   */
+  public void beforeScreen(String node, byte[] body) throws java.io.IOException {}
+
   /** Called by a requestor as it starts an attempt of a repair (each attempt has its own repair id). */
   public void onRepairAttempt(String requestorNode, long repairId) {}
 }

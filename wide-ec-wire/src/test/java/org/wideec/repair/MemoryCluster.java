@@ -53,7 +53,12 @@ final class MemoryCluster implements AutoCloseable {
 
   /** Starts a node holding the given units (unit -> bytes). */
   void node(String node, String rack, Map<Integer, byte[]> units) throws IOException {
-    start(node, rack, units, null);
+    start(node, rack, units, null, workers);
+  }
+
+  /** Starts a node holding the given units whose requests run on {@code helpers}. */
+  void node(String node, String rack, Map<Integer, byte[]> units, ExecutorService helpers) throws IOException {
+    start(node, rack, units, null, helpers);
   }
 
   /**
@@ -62,18 +67,18 @@ final class MemoryCluster implements AutoCloseable {
    */
   void rapidRaidNode(String node, String rack, Map<Integer, byte[]> pieces,
       org.wideec.engine.CodewordSinks sinks) throws IOException {
-    start(node, rack, pieces, sinks);
+    start(node, rack, pieces, sinks, workers);
   }
 
   /** A node's transport serving its units by block id = unit; RapidRAID positions too when {@code sinks} is set. */
-  private void start(String node, String rack, Map<Integer, byte[]> units, org.wideec.engine.CodewordSinks sinks)
-      throws IOException {
+  private void start(String node, String rack, Map<Integer, byte[]> units, org.wideec.engine.CodewordSinks sinks,
+      ExecutorService helpers) throws IOException {
     Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
     units.forEach((u, b) -> blocks.put((long) u, b));
     stored.put(node, blocks);
     Counters c = new Counters();
     counters.put(node, c);
-    SliceTransport t = new SliceTransport(conf, node, c, workers);
+    SliceTransport t = new SliceTransport(conf, node, c, helpers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
     t.start(new StepService(t, store, ReplicaAccess.OPEN, sinks, c));

@@ -173,7 +173,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       fellBack = true;
       return fallback.write(up, version, gone);
     }
-    return run(up, version, name, plan, roles, at, nodes);
+    return run(up, version, name, plan, roles, at, nodes, gone);
   }
 
   /** Why the DataNodes cannot carry this update, or null. */
@@ -209,7 +209,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
 
   /** Allocates the new parity blocks, orders the roles, completes and confirms the parity files. */
   private Map<Integer, StripeMember> run(StripeUpdate up, long version, String name, UpdatePlan plan,
-      UpdateRoles roles, UpdateSources at, Map<Place, Endpoint> nodes) throws IOException {
+      UpdateRoles roles, UpdateSources at, Map<Place, Endpoint> nodes, Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     long length = up.nextUnitLength();
     byte[] token = TokenBytes.of(at.old.values().iterator().next().getBlockToken());
@@ -241,8 +241,23 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     Map<Place, UpdateRoleRequest> requests = UpdateCoordinator.requests(roles, keys.nextLong(), name, slice, length,
         nodes, new UpdateCoordinator.Blocks(old, next, outputs, checksum.getChecksumType().id,
             checksum.getBytesPerChecksum(), zeros));
-    Map<Integer, EncodeTreeRequest.Stored> stored = UpdateCoordinator.run(requests, nodes,
-        (node, body) -> ports.open(node, body, token, name));
+    Map<Integer, EncodeTreeRequest.Stored> stored;
+    try {
+      stored = UpdateCoordinator.run(requests, nodes, (node, body) -> ports.open(node, body, token, name));
+    } catch (IOException e) {
+      if (!UpdateRoleRequest.refusedAsNewer(e)) {
+        throw e;
+      }
+      // A DataNode older than this updater (a rolling upgrade) cannot read the request; nothing it was asked is
+      // stored yet but the new parity files, which the client executor creates again.
+      for (ParityFiles.Allocated a : allocated.values()) {
+        dfs.delete(a.file(), false);
+      }
+      LOG.warn("{}: computed in the updater's process (client executor): a DataNode does not know this request's"
+          + " version yet: {}", name, e.getMessage());
+      fellBack = true;
+      return fallback.write(up, version, gone);
+    }
     ranOnDataNodes = true;
     Map<Integer, StripeMember> out = new HashMap<>();
     for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
