@@ -273,7 +273,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
           found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
-              WideEcLeavingUnits.onlyOnLeavingNodes(g, lost));
+              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost));
         }
       }
       return found;
