@@ -24,15 +24,23 @@ import java.util.concurrent.TimeUnit;
 public final class DecommissionClaims {
   private static volatile boolean active;
   private static volatile Runnable wake = () -> { };
-  /** What a pass published, and until when it holds unless the next pass renews it (System.nanoTime). */
-  private record Lease(Set<Long> ids, long endNanos) {}
+  /**
+   * What a pass published, the leaving DataNodes (transfer addresses) it looked at, and until when it holds unless the
+   * next pass renews it (System.nanoTime).
+   */
+  private record Lease(Set<Long> ids, Set<String> nodes, long endNanos) {}
 
-  private static final Lease NONE = new Lease(Set.of(), Long.MIN_VALUE);
+  private static final Lease NONE = new Lease(Set.of(), Set.of(), 0);
   /** Block groups the last leaving pass planned or has in flight. */
   private static volatile Lease groups = NONE;
   /** Archived blocks on leaving nodes the repair monitor ordered or will order, as of its last pass. */
   private static volatile Lease archived = NONE;
   private static volatile long leaseNanos;
+  /**
+   * The shortest lease: a pass over many manifests may take longer than a short interval, and a claim lapsing between
+   * two healthy passes would let HDFS copy units our workers are rebuilding.
+   */
+  static final long MIN_LEASE_MS = 30_000;
   /** When a claim may wake the monitor again (System.nanoTime): at most once per pass interval. */
   private static volatile long nextWake;
   private static volatile long wakeEveryNanos;
@@ -44,8 +52,8 @@ public final class DecommissionClaims {
   /**
    * Our decommission runs (the archive repair monitor with wide-ec.decommission.enabled); {@code wake} runs it soon.
    *
-   * @param intervalMs the monitor's pass interval: claims hold for two of them after a pass, and wake it at most once
-   *     per interval
+   * @param intervalMs the monitor's pass interval: claims hold for two of them (at least {@link #MIN_LEASE_MS}) after
+   *     a pass, and wake it at most once per interval
    */
   static void start(Runnable wakeMonitor, long intervalMs) {
     returned.clear();
@@ -53,7 +61,7 @@ public final class DecommissionClaims {
     archived = NONE;
     wake = wakeMonitor;
     wakeEveryNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
-    leaseNanos = 2 * wakeEveryNanos;
+    leaseNanos = intervalMs <= 0 ? 0 : Math.max(2 * wakeEveryNanos, TimeUnit.MILLISECONDS.toNanos(MIN_LEASE_MS));
     nextWake = System.nanoTime();
     active = true;
   }
@@ -66,20 +74,23 @@ public final class DecommissionClaims {
     returned.clear();
   }
 
-  /** A leaving pass has ended: these block groups are planned or in flight; the claims hold for another lease. */
-  static void claimGroups(Set<Long> planned) {
-    groups = lease(planned);
+  /**
+   * A leaving pass over these leaving DataNodes has ended: these block groups are planned or in flight; the claims
+   * hold for another lease.
+   */
+  static void claimGroups(Set<Long> planned, Set<String> leavingNodes) {
+    groups = lease(planned, leavingNodes);
   }
 
-  /** A repair pass has ended: these archived blocks on leaving nodes are ordered or will be. */
-  static void claimArchived(Set<Long> leaving) {
-    archived = lease(leaving);
+  /** A repair pass over these leaving DataNodes has ended: these archived blocks on them are ordered or will be. */
+  static void claimArchived(Set<Long> leaving, Set<String> leavingNodes) {
+    archived = lease(leaving, leavingNodes);
   }
 
-  private static Lease lease(Set<Long> ids) {
+  private static Lease lease(Set<Long> ids, Set<String> nodes) {
     long now = System.nanoTime();
     returned.values().removeIf(until -> now - until >= 0); // expired give-backs nobody asked about again
-    return new Lease(Set.copyOf(ids), now + leaseNanos);
+    return new Lease(Set.copyOf(ids), Set.copyOf(nodes), now + leaseNanos);
   }
 
   /** HDFS copies this group's or block's leaving units for the next {@code ms} at least, as it always did. */
@@ -101,21 +112,28 @@ public final class DecommissionClaims {
   }
 
   /**
-   * Whether our decommission rebuilds the leaving units of this block group of our codecs now; when it does, the
-   * repair monitor is woken (at most once per interval), so it gets to them before HDFS's next cycles ask again.
+   * Whether our decommission rebuilds the leaving units of this block group of our codecs now, held on {@code from};
+   * when it does, the repair monitor is woken (at most once per interval), so it gets to them before HDFS's next
+   * cycles ask again.
    */
-  public static boolean claimsGroup(long groupId) {
-    return claims(groups, groupId);
+  public static boolean claimsGroup(long groupId, Set<String> from) {
+    return claims(groups, groupId, from);
   }
 
-  /** Whether our decommission rebuilds this archived block, whose live replicas are all on leaving nodes. */
-  public static boolean claimsArchivedBlock(long blockId) {
-    return claims(archived, blockId);
+  /** Whether our decommission rebuilds this archived block, whose live replicas are all on {@code from}, leaving. */
+  public static boolean claimsArchivedBlock(long blockId, Set<String> from) {
+    return claims(archived, blockId, from);
   }
 
-  private static boolean claims(Lease published, long id) {
+  /**
+   * Claimed when the last pass published it, or when one of its leaving nodes started leaving after that pass looked
+   * (the next pass, woken now, decides: without this HDFS would copy a fresh decommission's first units before our
+   * pass could see them).
+   */
+  private static boolean claims(Lease published, long id, Set<String> from) {
     long now = System.nanoTime();
-    boolean ours = active && now - published.endNanos() < 0 && published.ids().contains(id) && !givenBack(id);
+    boolean ours = active && published != NONE && now - published.endNanos() < 0
+        && (published.ids().contains(id) || !published.nodes().containsAll(from)) && !givenBack(id);
     if (ours && now - nextWake >= 0) {
       nextWake = now + wakeEveryNanos;
       wake.run();

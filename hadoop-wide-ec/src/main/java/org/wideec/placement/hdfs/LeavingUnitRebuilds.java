@@ -134,7 +134,7 @@ final class LeavingUnitRebuilds {
     givenBack.endPass();
     archivedLeaving.keySet().removeIf(b -> !archivedSeen.contains(b) && !state.busy(b));
     metrics.decommissionUnitsLeft.set(leaving.isEmpty() ? 0 : groupUnitsLeft + archivedSeen.size());
-    DecommissionClaims.claimArchived(archivedLeaving.keySet());
+    DecommissionClaims.claimArchived(archivedLeaving.keySet(), leaving);
   }
 
   /**
@@ -174,7 +174,7 @@ final class LeavingUnitRebuilds {
     } finally {
       planned.addAll(unitsInFlight.values());
       planned.removeIf(DecommissionClaims::givenBack);
-      DecommissionClaims.claimGroups(planned);
+      DecommissionClaims.claimGroups(planned, leaving);
     }
   }
 

@@ -165,21 +165,24 @@ public final class WideEcLeavingUnits {
   }
 
   /**
-   * Whether each of these units of the group is held, usable, only on a live DataNode being decommissioned (as
-   * {@link #groupsOn} sees it): when HDFS places the repair of exactly those units, the repair is a decommission's
-   * copy. Under the namesystem lock.
+   * The live DataNodes being decommissioned that hold these units of the group, usable, when no node in service does
+   * (as {@link #groupsOn} sees it): when HDFS places the repair of exactly those units, the repair is a decommission's
+   * copy. Empty when some unit is held by no such node. Under the namesystem lock.
    */
-  static boolean onlyOnLeavingNodes(BlockManager bm, BlockInfoStriped g, int[] units) {
+  static java.util.Set<String> onlyOnLeavingNodes(BlockManager bm, BlockInfoStriped g, int[] units) {
     if (units.length == 0 || !g.isComplete()) {
-      return false;
+      return java.util.Set.of();
     }
     Map<Integer, DatanodeInfo> leaving = view(bm, g).leaving();
+    java.util.Set<String> from = new java.util.HashSet<>();
     for (int u : units) {
-      if (!leaving.containsKey(u)) {
-        return false;
+      DatanodeInfo d = leaving.get(u);
+      if (d == null) {
+        return java.util.Set.of();
       }
+      from.add(d.getXferAddr());
     }
-    return true;
+    return from;
   }
 
   /**
@@ -192,11 +195,15 @@ public final class WideEcLeavingUnits {
         continue;
       }
       boolean allLeaving = true;
+      java.util.Set<String> from = new java.util.HashSet<>();
       for (int i = 0; i < b.getCapacity() && allLeaving; i++) {
         DatanodeDescriptor dn = b.getDatanode(i);
         allLeaving = dn == null || dn.isDecommissionInProgress() || dn.isEnteringMaintenance();
+        if (dn != null) {
+          from.add(dn.getXferAddr());
+        }
       }
-      if (allLeaving && org.wideec.placement.hdfs.DecommissionClaims.claimsArchivedBlock(b.getBlockId())) {
+      if (allLeaving && org.wideec.placement.hdfs.DecommissionClaims.claimsArchivedBlock(b.getBlockId(), from)) {
         return true;
       }
     }
