@@ -301,6 +301,61 @@ class DecommissionClusterTest extends ArchiveTestBed {
     checks.everyByteReadsBack();
   }
 
+  /**
+   * A unit whose replica on the leaving node is corrupt is no decommission copy: HDFS reconstructs it from the other
+   * units as it would any lost unit, our claim leaves it alone (plan and claim read the same usable replicas), and the
+   * decommission completes with every byte read back.
+   */
+  @Test
+  @Order(4)
+  void aUnitWhoseReplicaOnTheLeavingNodeIsCorruptIsReconstructedByHdfsAndTheDecommissionCompletes() throws Exception {
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    Path file = null;
+    LocatedStripedBlock group = null;
+    int at = -1;
+    for (Path p : striped.keySet()) {
+      for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
+        for (int i = 0; i < g.getLocations().length && group == null; i++) {
+          if (dm.getDatanode(g.getLocations()[i]).isInService()) {
+            file = p;
+            group = g;
+            at = i;
+          }
+        }
+      }
+    }
+    assertTrue(group != null, "some unit is on a node in service");
+    DatanodeInfo holder = group.getLocations()[at];
+    DataNode dn = datanode(holder.getXferAddr());
+    var internal = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(group.getBlock().getBlockPoolId(),
+        group.getBlock().getBlockId() + group.getBlockIndices()[at], 1, group.getBlock().getGenerationStamp());
+    fsn.writeLock();
+    try {
+      // In one hold of the lock, so our decommission never sees the replica usable.
+      DatanodeDescriptor d = dm.getDatanode(dn.getDatanodeId());
+      dm.getDatanodeAdminManager().startDecommission(d);
+      fsn.getBlockManager().findAndMarkBlockAsCorrupt(internal, d, group.getStorageIDs()[at], "test: bit rot");
+    } finally {
+      fsn.writeUnlock();
+    }
+    Eventually.await("the decommission of " + holder.getXferAddr() + " complete", Duration.ofSeconds(180),
+        () -> dm.getDatanode(dn.getDatanodeId()).isDecommissioned() ? null
+            : "state " + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+    int unit = group.getBlockIndices()[at];
+    boolean inService = false;
+    for (LocatedStripedBlock g : StripedGroups.groups(fs, file)) {
+      for (int i = 0; g.getBlock().getBlockId() == group.getBlock().getBlockId() && i < g.getLocations().length; i++) {
+        inService |= g.getBlockIndices()[i] == unit && dm.getDatanode(g.getLocations()[i]).isInService();
+      }
+    }
+    assertTrue(inService, "unit " + unit + " of " + group.getBlock() + " is live on a node in service again");
+    for (Path p : striped.keySet()) {
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+    }
+    checks.everyByteReadsBack();
+  }
+
   /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
   private void decommission(String xferAddr) throws java.io.IOException {
     var fsn = cluster.getNamesystem();

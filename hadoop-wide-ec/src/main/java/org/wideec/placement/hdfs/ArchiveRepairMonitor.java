@@ -84,9 +84,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final RepairScheme dataNodeScheme;
   /** Decommission and maintenance by local reconstruction; null when wide-ec.decommission.enabled is false. */
   private final LeavingUnitRebuilds leaving;
-  /** The blocks of every archived stripe seen in this pass, for {@link DecommissionClaims}. */
-  private long[] archived = new long[0];
-  private int archivedCount;
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
@@ -149,7 +146,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   void start() {
     metrics.archiveRepairRunning.set(1);
     if (leaving != null) {
-      DecommissionClaims.start(this::wake);
+      DecommissionClaims.start(this::wake, interval);
     }
     start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
         + settings.maxConcurrent() + " at once)");
@@ -163,8 +160,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
   }
 
   private Tally tally;
-  /** Stripes with units to rebuild, found by this pass: ordered at its end, most urgent first. */
-  private final List<Damaged> damaged = new ArrayList<>();
+  /**
+   * The most urgent stripes with units to order, found by this pass: ordered at its end, most urgent first. Only as
+   * many are kept as orders may run (the least urgent of them at the head, dropped when a more urgent one comes), so
+   * a rack loss damaging 100,000 stripes costs a bounded memory; the rest are found again by the next passes.
+   */
+  private final java.util.PriorityQueue<Damaged> damaged = new java.util.PriorityQueue<>(
+      java.util.Comparator.comparing(Damaged::urgency, RepairUrgency.MOST_URGENT_FIRST).reversed());
+  /** Stripes with units to order met so far in this pass: the order among equals. */
+  private long damagedSeen;
   /** The live nodes as the pass found them after its first lost unit (null until then): what targets are chosen from. */
   private Map<String, WideEcArchivedBlocks.Target> liveAfterLoss;
 
@@ -177,24 +181,20 @@ final class ArchiveRepairMonitor extends ArchivePass {
     }
     tally = new Tally();
     damaged.clear();
+    damagedSeen = 0;
     liveAfterLoss = null;
     reported.beginPass();
-    archivedCount = 0;
     if (leaving != null && !safeMode) {
-      leaving.pass(live); // a leaving node's block groups first: its decommission waits on every unit
+      try {
+        leaving.pass(live); // a leaving node's block groups first: its decommission waits on every unit
+      } catch (RuntimeException | LinkageError e) { // the archive repairs still run; HDFS copies what is not claimed
+        failed.warn("wide-ec decommission pass failed ({}); archived stripes are still repaired", e.toString(), e);
+      }
     }
   }
 
   @Override
   void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live) {
-    if (leaving != null) {
-      for (int u : s.storedUnits()) {
-        if (archivedCount == archived.length) {
-          archived = java.util.Arrays.copyOf(archived, Math.max(1024, archived.length * 2));
-        }
-        archived[archivedCount++] = s.member(u).blockId();
-      }
-    }
     if (ArchivedStripeRepair.protects(s)) {
       examine(s, manifest, live, tally);
     }
@@ -218,9 +218,6 @@ final class ArchiveRepairMonitor extends ArchivePass {
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
     if (leaving != null) {
       leaving.endPass();
-      long[] sorted = java.util.Arrays.copyOf(archived, archivedCount);
-      java.util.Arrays.sort(sorted);
-      DecommissionClaims.archivedBlocks(sorted);
     }
   }
 
@@ -261,10 +258,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
       // dying (a rack going down one node at a time), and an order to one of them fails and backs off.
       liveAfterLoss = WideEcArchivedBlocks.targets(fsn);
     }
-    if (p.lost().length > 0) {
+    if (p.lost().length > 0 && java.util.Arrays.stream(p.lost()).anyMatch(u -> !state.busy(s.member(u).blockId()))) {
       damaged.add(new Damaged(p, manifest, liveAfterLoss != null ? liveAfterLoss : live, stripeNodes, unitsPerRack,
           RepairUrgency.guaranteed(s.code(), p.lost().length + p.unrecoverable().length + p.stale().length,
-              damaged.size())));
+              damagedSeen++)));
+      if (damaged.size() > settings.maxConcurrent()) {
+        damaged.poll(); // the least urgent: a later pass finds it again
+      }
     }
   }
 
@@ -278,16 +278,20 @@ final class ArchiveRepairMonitor extends ArchivePass {
    * orders run, the free places go to the most urgent; equals in the order the pass met them.
    */
   private void dispatchMostUrgentFirst() {
-    damaged.sort(java.util.Comparator.comparing(Damaged::urgency, RepairUrgency.MOST_URGENT_FIRST));
-    for (Damaged d : damaged) {
+    List<Damaged> urgentFirst = new ArrayList<>(damaged);
+    damaged.clear();
+    urgentFirst.sort(java.util.Comparator.comparing(Damaged::urgency, RepairUrgency.MOST_URGENT_FIRST));
+    for (Damaged d : urgentFirst) {
       try {
         dispatch(d.p(), d.manifest(), d.live(), d.stripeNodes(), d.unitsPerRack());
       } catch (RuntimeException e) { // one stripe must not hold up the others' rebuilds
         failed.warn("wide-ec archive repair skipped stripe {} of {}: {}", d.p().stripe().stripeId(), d.manifest(),
             e.toString(), e);
+        if (leaving != null) {
+          leaving.notOrdered(RebuildOrders.blocks(d.p().stripe(), d.p().lost()));
+        }
       }
     }
-    damaged.clear();
   }
 
   /**

@@ -1,7 +1,7 @@
 package org.wideec.placement.hdfs;
 
-import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -10,41 +10,92 @@ import java.util.concurrent.TimeUnit;
  * decommission queues every block of a leaving node for redundancy work and, for a striped group whose every unit is
  * present, copies the unit from the leaving node (and so does it for a block whose only replica is there); the
  * placement policies ask here before choosing a target for such work and choose none while we claim the unit, so
- * the RedundancyMonitor leaves it queued (HDFS retries an unscheduled block every cycle, no patch needed). A unit we
- * could not rebuild, or whose plan says only the leaving node has it, is given back for a while: HDFS then copies it
- * as it always did. Read from NameNode threads (the RedundancyMonitor): every method is a lookup that cannot throw.
+ * the RedundancyMonitor leaves it queued (HDFS retries an unscheduled block every cycle, no patch needed).
+ *
+ * <p>A claim holding back HDFS's copy is safe only while our work on that unit really happens, so a claim covers
+ * exactly what the last leaving pass published: the block groups it planned or has in flight, and the archived blocks
+ * it ordered or found lost on a leaving node and rebuildable by the repair monitor. Nothing else is claimed (a group
+ * behind the pass's window, an archived block of a stale or unprotected stripe: HDFS copies those as always). The
+ * claims hold only for a lease after the last leaving pass ended: a monitor that stops running passes (its NameNode
+ * waiting for block reports, say) leaves every unit to HDFS within the lease. A unit we could not rebuild, or whose
+ * plan says only the leaving node has it, is given back for at least its retry back-off. Read from NameNode threads
+ * (the RedundancyMonitor): every method is a lookup that cannot throw.
  */
 public final class DecommissionClaims {
   private static volatile boolean active;
   private static volatile Runnable wake = () -> { };
-  /** Archived blocks (data and parity of protected stripes) as of the last repair pass, sorted. */
-  private static volatile long[] archived = new long[0];
+  /**
+   * What a pass published, the leaving DataNodes (transfer addresses) it looked at, and until when it holds unless the
+   * next pass renews it (System.nanoTime).
+   */
+  private record Lease(Set<Long> ids, Set<String> nodes, long endNanos) {}
+
+  private static final Lease NONE = new Lease(Set.of(), Set.of(), 0);
+  /** Block groups the last leaving pass planned or has in flight. */
+  private static volatile Lease groups = NONE;
+  /** Archived blocks on leaving nodes the repair monitor ordered or will order, as of its last pass. */
+  private static volatile Lease archived = NONE;
+  private static volatile long leaseNanos;
+  /**
+   * The shortest lease: a pass over many manifests may take longer than a short interval, and a claim lapsing between
+   * two healthy passes would let HDFS copy units our workers are rebuilding.
+   */
+  static final long MIN_LEASE_MS = 30_000;
+  /** When a claim may wake the monitor again (System.nanoTime): at most once per pass interval. */
+  private static volatile long nextWake;
+  private static volatile long wakeEveryNanos;
   /** Block groups and archived blocks given back to HDFS, until when (System.nanoTime). */
   private static final Map<Long, Long> returned = new ConcurrentHashMap<>();
 
   private DecommissionClaims() {}
 
-  /** Our decommission runs (the archive repair monitor with wide-ec.decommission.enabled); {@code wake} runs it soon. */
-  static void start(Runnable wakeMonitor) {
+  /**
+   * Our decommission runs (the archive repair monitor with wide-ec.decommission.enabled); {@code wake} runs it soon.
+   *
+   * @param intervalMs the monitor's pass interval: claims hold for two of them (at least {@link #MIN_LEASE_MS}) after
+   *     a pass, and wake it at most once per interval
+   */
+  static void start(Runnable wakeMonitor, long intervalMs) {
     returned.clear();
+    groups = NONE;
+    archived = NONE;
     wake = wakeMonitor;
+    wakeEveryNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
+    leaseNanos = intervalMs <= 0 ? 0 : Math.max(2 * wakeEveryNanos, TimeUnit.MILLISECONDS.toNanos(MIN_LEASE_MS));
+    nextWake = System.nanoTime();
     active = true;
   }
 
   static void stop() {
     active = false;
     wake = () -> { };
-    archived = new long[0];
+    groups = NONE;
+    archived = NONE;
+    returned.clear();
   }
 
-  /** The archived blocks the repair monitor found in its last pass, sorted. */
-  static void archivedBlocks(long[] sorted) {
-    archived = sorted;
+  /**
+   * A leaving pass over these leaving DataNodes has ended: these block groups are planned or in flight; the claims
+   * hold for another lease.
+   */
+  static void claimGroups(Set<Long> planned, Set<String> leavingNodes) {
+    groups = lease(planned, leavingNodes);
   }
 
-  /** HDFS copies this group's or block's leaving units for the next {@code ms}, as it always did. */
+  /** A repair pass over these leaving DataNodes has ended: these archived blocks on them are ordered or will be. */
+  static void claimArchived(Set<Long> leaving, Set<String> leavingNodes) {
+    archived = lease(leaving, leavingNodes);
+  }
+
+  private static Lease lease(Set<Long> ids, Set<String> nodes) {
+    long now = System.nanoTime();
+    returned.values().removeIf(until -> now - until >= 0); // expired give-backs nobody asked about again
+    return new Lease(Set.copyOf(ids), Set.copyOf(nodes), now + leaseNanos);
+  }
+
+  /** HDFS copies this group's or block's leaving units for the next {@code ms} at least, as it always did. */
   static void giveBack(long id, long ms) {
-    returned.put(id, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms));
+    returned.merge(id, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms), (a, b) -> a - b > 0 ? a : b);
   }
 
   /** Whether HDFS copies this group's or block's leaving units now. */
@@ -61,21 +112,30 @@ public final class DecommissionClaims {
   }
 
   /**
-   * Whether our decommission rebuilds the leaving units of this block group of our codecs; when it does, the repair
-   * monitor is woken, so it gets to them before HDFS's next cycle asks again.
+   * Whether our decommission rebuilds the leaving units of this block group of our codecs now, held on {@code from};
+   * when it does, the repair monitor is woken (at most once per interval), so it gets to them before HDFS's next
+   * cycles ask again.
    */
-  public static boolean claimsGroup(long groupId) {
-    boolean ours = active && !givenBack(groupId);
-    if (ours) {
-      wake.run();
-    }
-    return ours;
+  public static boolean claimsGroup(long groupId, Set<String> from) {
+    return claims(groups, groupId, from);
   }
 
-  /** Whether our decommission rebuilds this archived block, whose live replicas are all on leaving nodes. */
-  public static boolean claimsArchivedBlock(long blockId) {
-    boolean ours = active && Arrays.binarySearch(archived, blockId) >= 0 && !givenBack(blockId);
-    if (ours) {
+  /** Whether our decommission rebuilds this archived block, whose live replicas are all on {@code from}, leaving. */
+  public static boolean claimsArchivedBlock(long blockId, Set<String> from) {
+    return claims(archived, blockId, from);
+  }
+
+  /**
+   * Claimed when the last pass published it, or when one of its leaving nodes started leaving after that pass looked
+   * (the next pass, woken now, decides: without this HDFS would copy a fresh decommission's first units before our
+   * pass could see them).
+   */
+  private static boolean claims(Lease published, long id, Set<String> from) {
+    long now = System.nanoTime();
+    boolean ours = active && published != NONE && now - published.endNanos() < 0
+        && (published.ids().contains(id) || !published.nodes().containsAll(from)) && !givenBack(id);
+    if (ours && now - nextWake >= 0) {
+      nextWake = now + wakeEveryNanos;
       wake.run();
     }
     return ours;

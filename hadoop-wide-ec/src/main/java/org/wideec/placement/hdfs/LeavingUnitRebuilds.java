@@ -40,7 +40,9 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * missing to the repair monitor already (a leaving replica is not live in service) and are rebuilt by it. While we
  * rebuild a unit, the placement policies give HDFS no target for its copy ({@link DecommissionClaims}); HDFS sees
  * the rebuilt unit live on a node in service and completes the decommission itself. A unit nothing else can rebuild,
- * or whose rebuild failed, is given back to HDFS's copy for a back-off.
+ * or whose rebuild failed, is given back to HDFS's copy for at least its retry back-off. Only what a pass planned or
+ * has in flight is claimed: a group it skipped (one HDFS reconstructs a truly missing unit of, one whose leaving
+ * replica is corrupt) stays HDFS's.
  */
 final class LeavingUnitRebuilds {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
@@ -61,6 +63,8 @@ final class LeavingUnitRebuilds {
   /** Archived blocks whose live replicas were all on leaving nodes when the repair monitor ordered them, by length. */
   private final Map<Long, Long> archivedLeaving = new ConcurrentHashMap<>();
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
+  /** Units of block groups being rebuilt now (internal block id), with their group. */
+  private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
   /** Archived blocks found held only on leaving nodes in this pass. */
   private final Set<Long> archivedSeen = new HashSet<>();
   /** Units of our block groups held only on leaving nodes at this pass's start. */
@@ -92,9 +96,15 @@ final class LeavingUnitRebuilds {
       }
 
       @Override
-      public void failed(long block) {
+      public void failed(long block, long backoffMs) {
+        // HDFS copies it at least until our next attempt, which the back-off delays (doubling up to an hour).
+        long ms = Math.max(giveBackMs, backoffMs);
         if (archivedLeaving.remove(block) != null) {
-          DecommissionClaims.giveBack(block, giveBackMs);
+          DecommissionClaims.giveBack(block, ms);
+        }
+        Long group = unitsInFlight.get(block);
+        if (group != null) {
+          DecommissionClaims.giveBack(group, ms);
         }
       }
     });
@@ -124,6 +134,19 @@ final class LeavingUnitRebuilds {
     givenBack.endPass();
     archivedLeaving.keySet().removeIf(b -> !archivedSeen.contains(b) && !state.busy(b));
     metrics.decommissionUnitsLeft.set(leaving.isEmpty() ? 0 : groupUnitsLeft + archivedSeen.size());
+    DecommissionClaims.claimArchived(archivedLeaving.keySet(), leaving);
+  }
+
+  /**
+   * The repair pass could not order these archived blocks (its dispatch failed): HDFS copies them for a back-off
+   * rather than wait on an order that is not coming.
+   */
+  void notOrdered(long[] blocks) {
+    for (long b : blocks) {
+      if (archivedLeaving.remove(b) != null) {
+        DecommissionClaims.giveBack(b, giveBackMs);
+      }
+    }
   }
 
   /**
@@ -142,6 +165,21 @@ final class LeavingUnitRebuilds {
    * up to {@link DecommissionSettings#MAX_CONCURRENT_KEY} at once, ordered.
    */
   void pass(Map<String, WideEcArchivedBlocks.Target> live) {
+    Set<Long> planned = new HashSet<>();
+    try {
+      plan(live, planned);
+    } catch (RuntimeException | LinkageError e) {
+      planned.clear(); // only what is in flight stays claimed
+      throw e;
+    } finally {
+      planned.addAll(unitsInFlight.values());
+      planned.removeIf(DecommissionClaims::givenBack);
+      DecommissionClaims.claimGroups(planned, leaving);
+    }
+  }
+
+  /** Plans and orders; {@code planned} gets each group this pass will rebuild, now or once an order is free. */
+  private void plan(Map<String, WideEcArchivedBlocks.Target> live, Set<Long> planned) {
     givenBack.beginPass();
     archivedSeen.clear();
     groupUnitsLeft = 0;
@@ -165,7 +203,14 @@ final class LeavingUnitRebuilds {
         givenBack.first(g.groupId()); // still with HDFS: counted once while it lasts
         continue;
       }
-      if (stripes.size() >= free || g.leaving().keySet().stream().anyMatch(u -> state.busy(g.groupId() + u))) {
+      if (!g.whole()) {
+        continue; // HDFS reconstructs a missing unit of it: our plan cannot see where, so HDFS does the rest too
+      }
+      if (g.leaving().keySet().stream().anyMatch(u -> state.busy(g.groupId() + u))) {
+        continue; // in flight (claimed as such), or backing off (given back meanwhile)
+      }
+      planned.add(g.groupId()); // beyond the free orders: planned at a later pass, as orders end
+      if (stripes.size() >= free) {
         continue;
       }
       try {
@@ -253,6 +298,7 @@ final class LeavingUnitRebuilds {
         + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId())
         + ", leaving with " + from.getXferAddr();
     state.startedLeaving(internal);
+    unitsInFlight.put(internal, g.groupId());
     metrics.decommissionUnitsRebuilding.set(running.incrementAndGet());
     metrics.decommissionCrossRackBytesPlanned.incr(r.crossRackBytes());
     String target = to.node().getXferAddr();
@@ -268,10 +314,12 @@ final class LeavingUnitRebuilds {
             DecommissionClaims.giveBack(g.groupId(), giveBackMs);
           }
         } finally {
+          unitsInFlight.remove(internal);
           metrics.decommissionUnitsRebuilding.set(running.decrementAndGet());
         }
       });
     } catch (RejectedExecutionException e) { // stopping
+      unitsInFlight.remove(internal);
       state.endedLeaving(internal);
       metrics.decommissionUnitsRebuilding.set(running.decrementAndGet());
     }

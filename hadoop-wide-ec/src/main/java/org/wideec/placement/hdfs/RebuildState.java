@@ -65,7 +65,8 @@ final class RebuildState {
   interface Outcomes {
     void repaired(long block);
 
-    void failed(long block);
+    /** Its next attempt waits {@code backoffMs}. */
+    void failed(long block, long backoffMs);
   }
 
   private volatile Outcomes outcomes;
@@ -122,7 +123,7 @@ final class RebuildState {
     LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
     Outcomes o = outcomes;
     if (o != null) {
-      o.failed(block);
+      o.failed(block, next);
     }
     return next;
   }

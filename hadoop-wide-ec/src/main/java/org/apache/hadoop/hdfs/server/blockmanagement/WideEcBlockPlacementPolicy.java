@@ -190,7 +190,8 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       excluded.add(s.getDatanodeDescriptor());
     }
     LostUnits group = lostUnits(src, chosen, count);
-    if (group != null && group.leavingOnly() && DecommissionClaims.claimsGroup(group.groupId())) {
+    if (group != null && !group.leavingFrom().isEmpty()
+        && DecommissionClaims.claimsGroup(group.groupId(), group.leavingFrom())) {
       // HDFS would copy the units from their leaving node; our decommission rebuilds them from their local groups.
       // No target: the group stays queued, and needs nothing once the rebuilt units are live.
       return new DatanodeStorageInfo[0];
@@ -241,11 +242,11 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
 
   /**
    * A group's lost units, ascending, the real rack of each surviving unit, its data units past the end of a short
-   * group (zeros, never rebuilt), the bytes of its largest unit, and whether every lost unit is still held on a
-   * leaving DataNode (a decommission's work).
+   * group (zeros, never rebuilt), the bytes of its largest unit, and the leaving DataNodes that still hold every lost
+   * unit (a decommission's work; empty when some lost unit is held by none).
    */
   private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks, java.util.Set<Integer> zeros,
-      long unitBytes, boolean leavingOnly) {}
+      long unitBytes, java.util.Set<String> leavingFrom) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
@@ -273,7 +274,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
           found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
-              WideEcLeavingUnits.onlyOnLeavingNodes(g, lost));
+              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost));
         }
       }
       return found;

@@ -32,9 +32,11 @@ public final class WideEcLeavingUnits {
    *
    * @param inService each unit on a live DataNode in service (normal storage, neither corrupt nor excess)
    * @param leaving each unit held only on a leaving DataNode, with that node
+   * @param whole whether every unit is in service or leaving and HDFS reconstructs none of them now (a unit truly
+   *     missing is HDFS's to reconstruct, to a target our plan cannot see)
    */
   public record LeavingGroup(long groupId, long generationStamp, long numBytes, ErasureCodingPolicy policy,
-      long fileId, Map<Integer, DatanodeInfo> inService, Map<Integer, DatanodeInfo> leaving) {}
+      long fileId, Map<Integer, DatanodeInfo> inService, Map<Integer, DatanodeInfo> leaving, boolean whole) {}
 
   /** The DataNodes decommissioning or entering maintenance, alive. */
   public static List<LeavingNode> leaving(FSNamesystem fsn) {
@@ -60,43 +62,79 @@ public final class WideEcLeavingUnits {
 
   /**
    * The complete block groups of our codecs with a unit held only on one of these DataNodes being decommissioned, at
-   * most {@code max} (the rest wait for a later pass). A node entering maintenance keeps its units: HDFS asks only
-   * for a group's data-unit count of live units then (dfs.namenode.maintenance.replication.min counts replicas of
-   * contiguous blocks), and the units come back with the node.
+   * most {@code max} (the rest wait for a later pass, as the ones found finish). A node entering maintenance keeps its
+   * units: HDFS asks only for a group's data-unit count of live units then (dfs.namenode.maintenance.replication.min
+   * counts replicas of contiguous blocks), and the units come back with the node.
+   *
+   * <p>A leaving node may hold millions of blocks: the namesystem read lock is held for at most {@link
+   * #BLOCKS_PER_LOCK} of them at a time, as HDFS's own DatanodeAdminBackoffMonitor does, and released in between so
+   * writers and the RedundancyMonitor get it. A storage's block list may change while the lock is released (HDFS moves
+   * reported blocks to its head), so the walk resumes by position: a group it misses is found by a later pass.
    */
   public static List<LeavingGroup> groupsOn(FSNamesystem fsn, Collection<LeavingNode> nodes, int max) {
     BlockManager bm = fsn.getBlockManager();
     List<LeavingGroup> out = new ArrayList<>();
     java.util.Set<Long> seen = new java.util.HashSet<>();
-    fsn.readLock();
-    try {
-      for (LeavingNode n : nodes) {
-        if (n.maintenance() || !(n.node() instanceof DatanodeDescriptor dn)) {
-          continue;
-        }
-        for (DatanodeStorageInfo s : dn.getStorageInfos()) {
-          for (Iterator<BlockInfo> it = s.getBlockIterator(); it.hasNext() && out.size() < max; ) {
-            BlockInfo b = it.next();
-            if (b instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-                && seen.add(g.getBlockId())) {
-              LeavingGroup v = view(bm, g);
-              if (!v.leaving().isEmpty()) {
-                out.add(v);
+    for (LeavingNode n : nodes) {
+      if (n.maintenance() || !(n.node() instanceof DatanodeDescriptor dn)) {
+        continue;
+      }
+      DatanodeStorageInfo[] storages;
+      fsn.readLock();
+      try {
+        storages = dn.getStorageInfos();
+      } finally {
+        fsn.readUnlock();
+      }
+      for (DatanodeStorageInfo s : storages) {
+        int position = 0;
+        boolean more = true;
+        while (more && out.size() < max) {
+          fsn.readLock();
+          try {
+            if (dn.getStorageInfo(s.getStorageID()) == null) {
+              break; // the storage was removed while the lock was released
+            }
+            Iterator<BlockInfo> it = s.getBlockIterator();
+            for (int skip = 0; skip < position && it.hasNext(); skip++) {
+              it.next();
+            }
+            int walked = 0;
+            while (walked < BLOCKS_PER_LOCK && out.size() < max && it.hasNext()) {
+              BlockInfo b = it.next();
+              walked++;
+              if (b instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
+                  && seen.add(g.getBlockId())) {
+                LeavingGroup v = view(bm, g);
+                if (!v.leaving().isEmpty()) {
+                  out.add(v);
+                }
               }
             }
+            position += walked;
+            more = it.hasNext();
+          } finally {
+            fsn.readUnlock();
           }
         }
       }
-    } finally {
-      fsn.readUnlock();
     }
     return out;
   }
+
+  /** Blocks of a leaving node's storage looked at per hold of the namesystem read lock. */
+  static final int BLOCKS_PER_LOCK = 1_000;
 
   private static boolean ours(BlockInfoStriped g) {
     return StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName());
   }
 
+  /**
+   * Which units of the group are held in service and which only on a leaving node: the one reading of the blocks map
+   * both the decommission's plan and the placement policies' claim check use, so the two never disagree on what is
+   * leaving. A replica counts only when usable (its DataNode alive, its storage NORMAL, neither corrupt nor excess).
+   * Under the namesystem read lock.
+   */
   private static LeavingGroup view(BlockManager bm, BlockInfoStriped g) {
     Collection<DatanodeDescriptor> corrupt = bm.getCorruptReplicas(g);
     Map<Integer, DatanodeInfo> inService = new HashMap<>();
@@ -116,28 +154,35 @@ public final class WideEcLeavingUnits {
       }
     }
     leaving.keySet().removeAll(inService.keySet()); // a unit live in service elsewhere already is not leaving
+    boolean whole = bm.pendingReconstruction.getNumReplicas(g) == 0;
+    for (int u = 0; u < g.getTotalBlockNum() && whole; u++) {
+      // Data units past the end of a short group never existed; any other unit must be in service or leaving.
+      boolean exists = u < g.getRealDataBlockNum() || u >= g.getDataBlockNum();
+      whole = !exists || inService.containsKey(u) || leaving.containsKey(u);
+    }
     return new LeavingGroup(g.getBlockId(), g.getGenerationStamp(), g.getNumBytes(), g.getErasureCodingPolicy(),
-        g.getBlockCollectionId(), inService, leaving);
+        g.getBlockCollectionId(), inService, leaving, whole);
   }
 
   /**
-   * Whether each of these units of the group is held on a live DataNode being decommissioned: when HDFS places the
-   * repair of exactly those units (the ones no node in service holds), the repair is a decommission's copy.
+   * The live DataNodes being decommissioned that hold these units of the group, usable, when no node in service does
+   * (as {@link #groupsOn} sees it): when HDFS places the repair of exactly those units, the repair is a decommission's
+   * copy. Empty when some unit is held by no such node. Under the namesystem lock.
    */
-  static boolean onlyOnLeavingNodes(BlockInfoStriped g, int[] units) {
-    for (int u : units) {
-      boolean leaving = false;
-      for (BlockInfoStriped.StorageAndBlockIndex si : g.getStorageAndIndexInfos()) {
-        DatanodeDescriptor dn = si.getStorage().getDatanodeDescriptor();
-        if (si.getBlockIndex() == u && dn.isAlive() && dn.isDecommissionInProgress()) {
-          leaving = true;
-        }
-      }
-      if (!leaving) {
-        return false;
-      }
+  static java.util.Set<String> onlyOnLeavingNodes(BlockManager bm, BlockInfoStriped g, int[] units) {
+    if (units.length == 0 || !g.isComplete()) {
+      return java.util.Set.of();
     }
-    return units.length > 0;
+    Map<Integer, DatanodeInfo> leaving = view(bm, g).leaving();
+    java.util.Set<String> from = new java.util.HashSet<>();
+    for (int u : units) {
+      DatanodeInfo d = leaving.get(u);
+      if (d == null) {
+        return java.util.Set.of();
+      }
+      from.add(d.getXferAddr());
+    }
+    return from;
   }
 
   /**
@@ -146,15 +191,19 @@ public final class WideEcLeavingUnits {
    */
   static boolean claimedArchivedBlock(BlockInfo[] blocks) {
     for (BlockInfo b : blocks) {
-      if (b.isStriped() || b.numNodes() == 0) {
+      if (b.isStriped() || b.numNodes() == 0 || !b.isComplete()) { // a block being written is its writer's
         continue;
       }
       boolean allLeaving = true;
+      java.util.Set<String> from = new java.util.HashSet<>();
       for (int i = 0; i < b.getCapacity() && allLeaving; i++) {
         DatanodeDescriptor dn = b.getDatanode(i);
         allLeaving = dn == null || dn.isDecommissionInProgress() || dn.isEnteringMaintenance();
+        if (dn != null) {
+          from.add(dn.getXferAddr());
+        }
       }
-      if (allLeaving && org.wideec.placement.hdfs.DecommissionClaims.claimsArchivedBlock(b.getBlockId())) {
+      if (allLeaving && org.wideec.placement.hdfs.DecommissionClaims.claimsArchivedBlock(b.getBlockId(), from)) {
         return true;
       }
     }
