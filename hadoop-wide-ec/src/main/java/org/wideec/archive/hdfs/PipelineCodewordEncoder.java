@@ -221,8 +221,19 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     while (true) {
       Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
       candidates.keySet().removeAll(out);
+      RapidRaidChain planned;
       try {
-        chain = RapidRaidChainSources.withSources(s, name, path, RapidRaidChainSources.chainFor(s, name, located, candidates), located, live, replication);
+        planned = RapidRaidChainSources.chainFor(s, name, located, candidates);
+      } catch (IOException e) {
+        if (out.isEmpty()) {
+          throw e;
+        }
+        // Say why the nodes are short: not dead, but left out of this stripe's chain.
+        throw new IOException(e.getMessage() + " once " + out.size() + " live nodes were left out of the chain (copies"
+            + " they could not take, or left out by the caller): " + new java.util.TreeSet<>(out), e);
+      }
+      try {
+        chain = RapidRaidChainSources.withSources(s, name, path, planned, located, live, replication);
         break;
       } catch (RapidRaidChainSources.CannotCopy e) {
         if (out.size() >= RapidRaidChainSources.MAX_REPLANS || !out.add(e.target)) {
