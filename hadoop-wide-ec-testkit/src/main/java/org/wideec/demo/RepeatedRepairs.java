@@ -27,7 +27,9 @@ final class RepeatedRepairs {
           completed.incrementAndGet();
         }
       } catch (Exception e) {
-        failure.compareAndSet(null, e);
+        if (!stopping.get()) { // a repair interrupted by stop() is the stop, not a failure
+          failure.compareAndSet(null, e);
+        }
       }
     }, name);
     t.setDaemon(true);
@@ -39,7 +41,10 @@ final class RepeatedRepairs {
     threads.forEach(Thread::start);
   }
 
-  /** Stops after the repairs in flight; how many completed. */
+  /**
+   * Stops now, abandoning the repairs in flight (their bytes are dropped anyway; under a background cap one of them
+   * can take minutes); how many completed before.
+   */
   int stop() throws IOException, InterruptedException {
     halt();
     if (failure.get() != null) {
@@ -50,10 +55,9 @@ final class RepeatedRepairs {
 
   void halt() throws InterruptedException {
     stopping.set(true);
+    threads.forEach(Thread::interrupt);
     for (Thread t : threads) {
-      if (t.isAlive()) {
-        t.join();
-      }
+      t.join();
     }
   }
 }
