@@ -86,6 +86,11 @@ final class SlicePort {
    * the stall timeout.
    */
   void endWithError(Channel channel, Frame error) {
+    if (channel.eventLoop().isShuttingDown()) {
+      // The transport is closing and closes this channel with it; a listener could no longer run (Netty would log
+      // a rejected notification as an ERROR on every request still in flight at shutdown).
+      return;
+    }
     channel.writeAndFlush(error).addListener(written -> {
       if (written.isSuccess() && channel instanceof SocketChannel socket) {
         socket.shutdownOutput();
