@@ -50,6 +50,10 @@ import org.wideec.repair.UnusableHelpers;
  * <p>It also rebuilds in startup safe mode (never writing the namespace there), so that lost single replicas do not
  * keep a restarted NameNode below its safe-mode threshold, and it plans without DataNodes found unusable lately
  * ({@link UnusableHelpers}: slice port not found, worker off, refusing).
+ *
+ * <p>Its parts: the damaged stripes a pass meets are kept most urgent first ({@link MostUrgentStripes}) and turned
+ * into orders at the pass's end ({@link StripeRebuildDispatch}); decommission and maintenance by local reconstruction
+ * run within its passes ({@link Decommission}).
  */
 final class ArchiveRepairMonitor extends ArchivePass {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
