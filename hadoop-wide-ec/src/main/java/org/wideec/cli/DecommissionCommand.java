@@ -76,7 +76,7 @@ final class DecommissionCommand {
   }
 
   /** The DataNode NODE names (transfer address, host or IP, with or without the transfer port). */
-  private static DatanodeInfo find(DistributedFileSystem dfs, String name) throws IOException {
+  static DatanodeInfo find(DistributedFileSystem dfs, String name) throws IOException {
     List<String> known = new ArrayList<>();
     for (DatanodeInfo d : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.ALL)) {
       known.add(d.getXferAddr());

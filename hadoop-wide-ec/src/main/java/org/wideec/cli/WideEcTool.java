@@ -108,6 +108,7 @@ public final class WideEcTool extends Configured implements Tool {
     commands.put("endpoints", nodes);
     commands.put("decommission", new Command(DecommissionCommand.USAGE,
         a -> new DecommissionCommand(conf(), out, err).run(a)));
+    commands.put("caps", new Command(CapsCommand.USAGE, a -> new CapsCommand(conf(), out).run(a)));
   }
 
   /** The test kit's commands: embedded clusters, never a daemon's classpath. */

@@ -90,6 +90,9 @@ public final class ConfigCatalogue {
               + " archive repair monitor, so wide-ec.archive.repair.enabled must be true)"),
       fixed("wide-ec.decommission.max-concurrent", REPAIR, "8", EnumSet.of(NAMENODE),
           "rebuild orders for units of our block groups on leaving DataNodes the NameNode has running at once"),
+      fixed("wide-ec.decommission.blocks-per-pass", REPAIR, "100000", EnumSet.of(NAMENODE),
+          "blocks of the leaving DataNodes one decommission pass walks (1,000 per hold of the namesystem lock); the next"
+              + " pass resumes where it stopped, so a node with more blocks is covered over several passes"),
 
       none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
           "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"

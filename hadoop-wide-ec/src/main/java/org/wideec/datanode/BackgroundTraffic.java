@@ -242,6 +242,32 @@ public final class BackgroundTraffic {
         WideEcDataNodePlugin.nameOf(dn), bytesPerSecond, nodesInRack);
   }
 
+  /**
+   * Sets both caps at once from the next slice on (bytes/s, 0: none; a negative one is left as it is): either both
+   * change or, when one is refused, neither.
+   *
+   * @throws IllegalArgumentException naming the attribute when a cap is below one slice per half stall timeout
+   */
+  public BackgroundCaps setCaps(long nodeBytesPerSecond, long rackBytesPerSecond) {
+    if (nodeBytesPerSecond >= 0) {
+      requireAtLeast("BackgroundNodeCap", nodeBytesPerSecond, leastCap);
+    }
+    if (rackBytesPerSecond >= 0) {
+      requireAtLeast("BackgroundRackCap", rackBytesPerSecond, leastCap);
+    }
+    BackgroundCaps now;
+    synchronized (capsLock) {
+      now = caps;
+      now = nodeBytesPerSecond >= 0 ? now.withNode(nodeBytesPerSecond) : now;
+      now = rackBytesPerSecond >= 0 ? now.withRack(rackBytesPerSecond) : now;
+      caps = now;
+      apply();
+    }
+    LOG.info("wide-ec background caps of {}: node cap {} bytes/s, rack uplink cap {} bytes/s ({} live nodes share it)",
+        WideEcDataNodePlugin.nameOf(dn), now.nodeBytesPerSecond(), now.rackBytesPerSecond(), nodesInRack);
+    return now;
+  }
+
   public BackgroundCaps caps() {
     return caps;
   }

@@ -95,15 +95,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         conf.scheme(), RepairWorker.checksumOf(dn.getConf()));
     endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
-    // One port, seven kinds of request: a step of a repair or encode, a client's range of an archived block, the
+    // One port, eight kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
     // updater's roles of a stripe's parity update (and their fetches of each other's rows), the NameNode's orders
-    // to rebuild an archived block and to pin archived replicas, and a scrub's unit summary.
+    // to rebuild an archived block and to pin archived replicas, a scrub's unit summary, and an operator's caps.
     org.wideec.client.LiveDataNodes live = new org.wideec.client.LiveDataNodes(dn.getConf(),
         org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs());
     members = new ClusterDataNodes(live, endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     PinService pins = new PinService(dn, transport);
+    CapsService caps = new CapsService(transport, () -> background);
     DataNodeSteps steps = new DataNodeSteps(dn, transport, access, metrics, conf.helperThreads());
     // Each kind that carries block tokens is screened before it takes a helper thread (and says which client it runs
     // for, so that what it relays counts under that client at the next hop); the NameNode's orders are refused there
@@ -118,6 +119,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         MessageKind.Family.ENCODE_TREE, RequestHandler.screened(encodes::onRequest, encodes::screen),
         MessageKind.Family.ARCHIVED_READ, RequestHandler.screened(reads::onRequest, reads::screen),
         MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
+        MessageKind.Family.CAPS, RequestHandler.clusterOnly("set background caps", caps::onRequest),
         MessageKind.Family.STEP, steps,
         MessageKind.Family.RAPIDRAID_POSITION, steps,
         MessageKind.Family.UPDATE, updates,

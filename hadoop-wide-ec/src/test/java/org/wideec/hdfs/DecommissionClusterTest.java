@@ -66,6 +66,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setLong("wide-ec.archive.repair.interval.ms", 300);
     base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
+    // A few blocks per pass: each leaving node here is walked over several passes, as a node with millions is.
+    base.setInt("wide-ec.decommission.blocks-per-pass", 3);
     return base;
   }
 
@@ -98,6 +100,48 @@ class DecommissionClusterTest extends ArchiveTestBed {
   }
 
   /**
+   * A DataNode a test takes out of service, with the units of each layout it holds then.
+   *
+   * @param striped units of block groups on each DataNode
+   * @param archived stored members of archived stripes on each DataNode
+   */
+  private record Leaving(String node, DataNode dn, Map<String, Integer> striped, Map<String, Integer> archived) {
+    int stripedUnits() {
+      return striped.get(node);
+    }
+
+    int archivedBlocks() {
+      return archived.get(node);
+    }
+  }
+
+  /** The DataNode in service holding the most units of both layouts, as they are now ({@link #busiestInService}). */
+  private Leaving busiestLeaving() throws Exception {
+    Map<String, Integer> stripedOn = stripedUnitsPerNode();
+    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
+    String node = busiestInService(stripedOn, archivedOn);
+    return new Leaving(node, datanode(node), stripedOn, archivedOn);
+  }
+
+  /** Waits until HDFS has the node in the admin state {@code reached} says, showing {@code progress} meanwhile. */
+  private void awaitAdminState(Leaving l, String what, java.util.function.Predicate<DatanodeDescriptor> reached,
+      java.util.function.Supplier<String> progress) throws Exception {
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    Eventually.await(what, Duration.ofSeconds(180), () -> {
+      DatanodeDescriptor d = dm.getDatanode(l.dn().getDatanodeId());
+      return reached.test(d) ? null : progress.get() + ", state " + d.getAdminState();
+    }, java.util.Objects::isNull);
+  }
+
+  /** Every striped file and every archived file reads back as written. */
+  private void everyByteReadsBack() throws Exception {
+    for (Path p : striped.keySet()) {
+      assertArrayEquals(striped.get(p), read(p), p.toString());
+    }
+    checks.everyByteReadsBack();
+  }
+
+  /**
    * The DataNode in service holding the most units of both layouts (at least one of each) and no other block: a
    * replica of a replicated file (a manifest, say) may be copied from a leaving node by HDFS, which is right, but
    * would blur what the node's copy counter says about our units.
@@ -121,9 +165,9 @@ class DecommissionClusterTest extends ArchiveTestBed {
   @Test
   @Order(1)
   void aDecommissionCompletesWithEveryUnitRebuiltElsewhereAndNothingReadFromTheLeavingNode() throws Exception {
-    Map<String, Integer> stripedOn = stripedUnitsPerNode();
-    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
-    String leaving = busiestInService(stripedOn, archivedOn);
+    Leaving l = busiestLeaving();
+    String leaving = l.node();
+    Map<String, Integer> stripedOn = l.striped();
 
     ToolRun refused = tool("decommission", leaving);
     assertEquals(3, refused.exit(), refused.out() + refused.err());
@@ -134,14 +178,14 @@ class DecommissionClusterTest extends ArchiveTestBed {
     var plan = dry.json();
     assertEquals(stripedOn.get(leaving).intValue(), plan.path("rebuilds").size(), dry.out());
     assertEquals(0, plan.path("unitsFromLeavingNode").asLong(), dry.out());
-    assertEquals(archivedOn.get(leaving).longValue(), plan.path("archivedBlocks").asLong(), dry.out());
+    assertEquals(l.archivedBlocks(), plan.path("archivedBlocks").asLong(), dry.out());
     for (var rebuild : plan.path("rebuilds")) {
       assertTrue(!rebuild.path("target").asText().equals(leaving) && !rebuild.path("helpers").toString()
           .contains("@" + leaving + "\""), "the plan neither stores on nor reads from the leaving node: " + rebuild);
     }
 
-    int units = stripedOn.get(leaving) + archivedOn.get(leaving);
-    DataNode dn = datanode(leaving);
+    int units = l.stripedUnits() + l.archivedBlocks();
+    DataNode dn = l.dn();
     RepairMetrics worker = WideEcDataNodePlugin.running(dn.getXferPort()).metrics();
     long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
     long slicesBefore = worker.bytesSentInRack() + worker.bytesSentCrossRack();
@@ -169,7 +213,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
     assertEquals((long) Long.BYTES * stripedOn.get(leaving),
         worker.bytesSentInRack() + worker.bytesSentCrossRack() - slicesBefore,
         "the leaving node served no slice of any unit, only one digest per block-group unit ("
-            + stripedOn.get(leaving) + " of them; " + archivedOn.get(leaving) + " archived blocks)");
+            + stripedOn.get(leaving) + " of them; " + l.archivedBlocks() + " archived blocks)");
     Map<String, Integer> stripedAfter = stripedUnitsPerNode();
     assertEquals(stripedOn.get(leaving), stripedAfter.getOrDefault(leaving, 0),
         "the decommissioned node still lists its units, each live elsewhere too");
@@ -217,32 +261,28 @@ class DecommissionClusterTest extends ArchiveTestBed {
   @Test
   @Order(2)
   void aNodeEnteringMaintenanceHasItsArchivedBlocksRebuiltAndKeepsItsBlockGroupUnits() throws Exception {
-    Map<String, Integer> stripedOn = stripedUnitsPerNode();
-    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
-    String node = busiestInService(stripedOn, archivedOn);
-    DataNode dn = datanode(node);
-    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
+    Leaving l = busiestLeaving();
+    long copiedBefore = counter(l.dn().getMetrics(), "blocksReplicated");
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
 
     var fsn = cluster.getNamesystem();
     DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
     fsn.writeLock();
     try {
-      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(dn.getDatanodeId()), Long.MAX_VALUE);
+      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(l.dn().getDatanodeId()), Long.MAX_VALUE);
     } finally {
       fsn.writeUnlock();
     }
-    Eventually.await(node + " in maintenance", Duration.ofSeconds(180),
-        () -> dm.getDatanode(dn.getDatanodeId()).isInMaintenance() ? null
-            : "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore) + ", state "
-                + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+    awaitAdminState(l, l.node() + " in maintenance", DatanodeDescriptor::isInMaintenance,
+        () -> "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore));
 
-    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore, "HDFS copied nothing from " + node);
-    assertEquals(archivedOn.get(node).longValue(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+    assertEquals(0, counter(l.dn().getMetrics(), "blocksReplicated") - copiedBefore,
+        "HDFS copied nothing from " + l.node());
+    assertEquals(l.archivedBlocks(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
         "its archived blocks, and nothing else, rebuilt elsewhere");
     // HDFS hides a node in maintenance from readers: its units drop out of the locations, and none is added elsewhere.
-    int listed = stripedOn.values().stream().mapToInt(Integer::intValue).sum();
-    assertEquals(listed - stripedOn.get(node), stripedUnitsPerNode().values().stream().mapToInt(Integer::intValue).sum(),
+    int listed = l.striped().values().stream().mapToInt(Integer::intValue).sum();
+    assertEquals(listed - l.stripedUnits(), stripedUnitsPerNode().values().stream().mapToInt(Integer::intValue).sum(),
         "its block-group units stay on it: none rebuilt elsewhere");
     for (ArchivedStripe s : manifestOf("/ar").stripes()) {
       for (int u : s.storedUnits()) {
@@ -251,10 +291,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
             "stripe " + s.stripeId() + " unit " + u + " has a replica in service");
       }
     }
-    for (Path p : striped.keySet()) {
-      assertArrayEquals(striped.get(p), read(p), p.toString());
-    }
-    checks.everyByteReadsBack();
+    everyByteReadsBack();
   }
 
   /**
@@ -267,10 +304,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
   @Test
   @Order(3)
   void aUnitOurWorkerFailsToRebuildIsCopiedByHdfsAndTheDecommissionStillCompletes() throws Exception {
-    Map<String, Integer> stripedOn = stripedUnitsPerNode();
-    Map<String, Integer> archivedOn = archivedMembersPerNode(manifestOf("/ar"));
-    String node = busiestInService(stripedOn, archivedOn);
-    DataNode dn = datanode(node);
+    Leaving l = busiestLeaving();
+    String node = l.node();
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
     long failedBefore = metrics().decommissionRebuildFailures();
     TransportFaultInjector.set(new TransportFaultInjector() {
@@ -283,22 +318,16 @@ class DecommissionClusterTest extends ArchiveTestBed {
     });
     try {
       decommission(node);
-      DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
-      Eventually.await("the decommission of " + node + " complete", Duration.ofSeconds(180),
-          () -> dm.getDatanode(dn.getDatanodeId()).isDecommissioned() ? null
-              : "failures " + (metrics().decommissionRebuildFailures() - failedBefore) + ", state "
-                  + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+      awaitAdminState(l, "the decommission of " + node + " complete", DatanodeDescriptor::isDecommissioned,
+          () -> "failures " + (metrics().decommissionRebuildFailures() - failedBefore));
     } finally {
       TransportFaultInjector.set(null);
     }
-    assertTrue(metrics().decommissionRebuildFailures() - failedBefore >= stripedOn.get(node),
+    assertTrue(metrics().decommissionRebuildFailures() - failedBefore >= l.stripedUnits(),
         "each block-group unit's rebuild failed at least once");
-    assertEquals(archivedOn.get(node).longValue(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
+    assertEquals(l.archivedBlocks(), metrics().decommissionUnitsRebuilt() - rebuiltBefore,
         "the archived blocks rebuilt from their stripes");
-    for (Path p : striped.keySet()) {
-      assertArrayEquals(striped.get(p), read(p), p.toString());
-    }
-    checks.everyByteReadsBack();
+    everyByteReadsBack();
   }
 
   /**
@@ -339,9 +368,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
     } finally {
       fsn.writeUnlock();
     }
-    Eventually.await("the decommission of " + holder.getXferAddr() + " complete", Duration.ofSeconds(180),
-        () -> dm.getDatanode(dn.getDatanodeId()).isDecommissioned() ? null
-            : "state " + dm.getDatanode(dn.getDatanodeId()).getAdminState(), java.util.Objects::isNull);
+    awaitAdminState(new Leaving(holder.getXferAddr(), dn, Map.of(), Map.of()),
+        "the decommission of " + holder.getXferAddr() + " complete", DatanodeDescriptor::isDecommissioned, () -> "");
     int unit = group.getBlockIndices()[at];
     boolean inService = false;
     for (LocatedStripedBlock g : StripedGroups.groups(fs, file)) {
@@ -350,10 +378,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
       }
     }
     assertTrue(inService, "unit " + unit + " of " + group.getBlock() + " is live on a node in service again");
-    for (Path p : striped.keySet()) {
-      assertArrayEquals(striped.get(p), read(p), p.toString());
-    }
-    checks.everyByteReadsBack();
+    everyByteReadsBack();
   }
 
   /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */

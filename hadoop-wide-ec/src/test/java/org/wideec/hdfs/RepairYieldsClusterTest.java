@@ -143,6 +143,54 @@ class RepairYieldsClusterTest {
     assertTrue(crossRack > 0, "the repairs sent background slices across racks");
   }
 
+  /**
+   * {@code wide-ec caps set} proves the cluster secret to each DataNode's slice port, and the caps it sets are in
+   * force at once and shown by {@code caps show} (the DataNodes' /jmx pages); a cap a DataNode refuses changes
+   * neither of its caps, and a tool without the secret cannot set any.
+   */
+  @Test
+  @Order(4)
+  void capsSetThroughTheCliAreInForceOnEveryDataNodeAndOnlyWithTheClusterSecret() throws Exception {
+    Configuration conf = RepairClusterFixture.cluster.getConfiguration(0);
+    long cap = 1 << 20;
+    ToolRun set = ToolRun.of(conf, "caps", "set", "--node-bytes-per-second", "1m", "--json");
+    assertEquals(0, set.exit(), set.out() + set.err());
+    assertEquals(RepairClusterFixture.cluster.getDataNodes().size(), set.json().get("datanodes").size(), set.out());
+    for (com.fasterxml.jackson.databind.JsonNode row : set.json().get("datanodes")) {
+      assertEquals(cap, row.get("nodeCap").asLong(), row.toString());
+      assertEquals(RACK_CAP, row.get("rackCap").asLong(), "the rack cap left as it was: " + row);
+    }
+    for (DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
+      assertEquals(cap, throttleOf(WideEcDataNodePlugin.running(dn.getXferPort())).node().bytesPerSecond(),
+          dn.getXferPort() + ": in force from the next slice on");
+    }
+    ToolRun show = ToolRun.of(conf, "caps", "show", "--json");
+    assertEquals(0, show.exit(), show.out() + show.err());
+    for (com.fasterxml.jackson.databind.JsonNode row : show.json().get("datanodes")) {
+      assertEquals(cap, row.get("nodeCap").asLong(), row.toString());
+      assertEquals(cap, row.get("nodeCapNow").asLong(), row.toString());
+      assertEquals(RACK_CAP, row.get("rackCap").asLong(), row.toString());
+    }
+
+    DataNode one = RepairClusterFixture.cluster.getDataNodes().get(0);
+    String addr = one.getDatanodeId().getXferAddr();
+    ToolRun low = ToolRun.of(conf, "caps", "set", "--datanode", addr, "--node-bytes-per-second", "1",
+        "--rack-bytes-per-second", "0", "--json");
+    assertEquals(1, low.exit(), low.out() + low.err());
+    assertTrue(low.json().get("datanodes").get(0).get("error").asText().contains("BackgroundNodeCap=1 bytes/s is below"),
+        low.out());
+    BackgroundTraffic b = WideEcDataNodePlugin.running(one.getXferPort()).background();
+    assertEquals(cap, b.caps().nodeBytesPerSecond(), "neither cap changed");
+    assertEquals(RACK_CAP, b.caps().rackBytesPerSecond(), "neither cap changed");
+
+    Configuration withoutSecret = new Configuration(conf);
+    withoutSecret.unset("wide-ec.transport.secret");
+    ToolRun refused = ToolRun.of(withoutSecret, "caps", "set", "--node-bytes-per-second", "2m");
+    assertEquals(3, refused.exit(), refused.out() + refused.err());
+    assertTrue(refused.err().contains("wide-ec.transport.secret"), refused.err());
+    assertEquals(cap, b.caps().nodeBytesPerSecond());
+  }
+
   /** The busiest DataNode lost; every unit it held rebuilt by our worker, and every byte reads back. */
   private static void loseANodeAndRepairItsUnits() throws Exception {
     RepairClusterFixture.Before b = RepairClusterFixture.before();

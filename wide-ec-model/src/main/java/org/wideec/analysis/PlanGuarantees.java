@@ -79,22 +79,39 @@ public final class PlanGuarantees {
    * @param zeros units known to be zero
    */
   public String rackFaultBroken(String[] rackOf, Set<Integer> zeros) {
+    for (Map.Entry<String, int[]> e : byRack(rackOf).entrySet()) {
+      String broken = broken(e.getKey(), e.getValue(), zeros);
+      if (broken != null) {
+        return broken;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What one rack of the group as placed breaks of the plan's rack guarantees, or null when it keeps them: for a
+   * caller that moves one unit into that rack and must not be blamed for what other racks already break.
+   *
+   * @param rackOf real rack of every unit; null for a zero unit (never lost)
+   * @param zeros units known to be zero
+   */
+  public String rackBroken(String rack, String[] rackOf, Set<Integer> zeros) {
+    int[] units = byRack(rackOf).get(rack);
+    return units == null ? null : broken(rack, units, zeros);
+  }
+
+  private String broken(String rack, int[] units, Set<Integer> zeros) {
     LinearCode code = plan.code();
-    Map<String, int[]> byRack = byRack(rackOf);
     int realData = code.k() - (int) zeros.stream().filter(z -> z < code.k()).count();
-    for (Map.Entry<String, int[]> e : byRack.entrySet()) {
-      int[] units = e.getValue();
-      if (units.length > cap) {
-        return e.getKey() + " would hold " + units.length + " units " + Arrays.toString(units) + ", more than the "
-            + cap + " of the plan's fullest rack";
-      }
-      if (!code.isDecodable(units)) {
-        return "the loss of " + e.getKey() + " (units " + Arrays.toString(units) + ") would not be decodable";
-      }
-      if (stockReadable && realData > 0 && !StockStripedReader.canReadEveryStripe(code, realData, units)) {
-        return "a stock client could not read through the loss of " + e.getKey() + " (units " + Arrays.toString(units)
-            + ")";
-      }
+    if (units.length > cap) {
+      return rack + " would hold " + units.length + " units " + Arrays.toString(units) + ", more than the " + cap
+          + " of the plan's fullest rack";
+    }
+    if (!code.isDecodable(units)) {
+      return "the loss of " + rack + " (units " + Arrays.toString(units) + ") would not be decodable";
+    }
+    if (stockReadable && realData > 0 && !StockStripedReader.canReadEveryStripe(code, realData, units)) {
+      return "a stock client could not read through the loss of " + rack + " (units " + Arrays.toString(units) + ")";
     }
     return null;
   }

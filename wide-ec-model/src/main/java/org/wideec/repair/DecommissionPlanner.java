@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.wideec.analysis.PlanGuarantees;
 import org.wideec.code.LinearCode;
 import org.wideec.code.NotDecodableException;
+import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Site;
 
 /**
@@ -21,7 +23,10 @@ import org.wideec.topology.Site;
  *
  * <p>Targets keep the stripe's placement: a node in the unit's own rack (where its local group lives: one local group
  * per rack, or the combined-locality packing) holding no unit of the stripe; failing that, a node holding no unit of
- * the stripe in the rack with the fewest of its units, below the stripe's per-rack limit. Helpers and targets are
+ * the stripe in the rack with the fewest of its units, below the stripe's per-rack limit, where the stripe keeps what
+ * its plan promised a rack's loss ({@link PlanGuarantees}: decodable and, when the plan gives it, readable by HDFS's
+ * stock client, which never retries another set of parities: DESIGN.md §2); a rack that would break it is passed over,
+ * and with none left the unit is HDFS's to copy, the plan saying why. Helpers and targets are
  * chosen least recently selected first over the whole plan (ECWide §4.1 keeps one list for both; ECPipe §3.3), so a
  * node's hundreds of units spread over many requestors and helpers that run at once. A unit is read from its leaving
  * node only when the other units cannot rebuild it (the plan says so). Not thread-safe; pure: no HDFS.
@@ -46,9 +51,17 @@ public final class DecommissionPlanner {
    * @param zeros units that are zero by construction (a short group's missing data units): never read, never rebuilt
    * @param unitLengths each unit's length, by index
    * @param maxUnitsPerRack the most units of the stripe its placement puts in one rack
+   * @param plan the placement the stripe was planned by, whose rack guarantees a unit moved to another rack keeps;
+   *     null when none is known (then only the per-rack limit holds)
    */
   public record LeavingStripe(String name, LinearCode code, Map<Integer, UnitLocation> units, Set<Integer> zeros,
-      long[] unitLengths, int maxUnitsPerRack) {
+      long[] unitLengths, int maxUnitsPerRack, PlacementPlan plan) {
+    /** A stripe whose plan is not known: only the per-rack limit holds for a unit moved to another rack. */
+    public LeavingStripe(String name, LinearCode code, Map<Integer, UnitLocation> units, Set<Integer> zeros,
+        long[] unitLengths, int maxUnitsPerRack) {
+      this(name, code, units, zeros, unitLengths, maxUnitsPerRack, null);
+    }
+
     public LeavingStripe {
       units = Map.copyOf(units);
       zeros = Set.copyOf(zeros);
@@ -58,6 +71,9 @@ public final class DecommissionPlanner {
       }
       if (maxUnitsPerRack < 1) {
         throw new IllegalArgumentException(name + ": a rack holds at least one unit, not " + maxUnitsPerRack);
+      }
+      if (plan != null && plan.code().n() != code.n()) {
+        throw new IllegalArgumentException(name + ": a plan of " + plan.code().spec() + " for " + code.spec());
       }
     }
   }
@@ -83,28 +99,35 @@ public final class DecommissionPlanner {
     List<Integer> leavingUnits = new ArrayList<>();
     Set<String> stripeNodes = new HashSet<>();
     Map<String, Integer> perRack = new HashMap<>();
+    String[] rackOf = new String[s.code().n()];
     s.units().forEach((u, loc) -> {
       stripeNodes.add(loc.node());
       perRack.merge(loc.rack(), 1, Integer::sum);
+      rackOf[u] = loc.rack();
       if (leaving.contains(loc.node())) {
         leavingUnits.add(u);
       } else {
         staying.put(u, loc);
       }
     });
+    s.zeros().forEach(z -> rackOf[z] = null); // never lost
+    PlanGuarantees guarantees = s.plan() == null ? null : PlanGuarantees.of(s.plan());
     leavingUnits.sort(Comparator.naturalOrder());
     for (int u : leavingUnits) {
       UnitLocation from = s.units().get(u);
-      Site target = target(from, targets, stripeNodes, perRack, s.maxUnitsPerRack());
+      List<String> passedOver = new ArrayList<>();
+      Site target = target(s, u, from, targets, stripeNodes, perRack, rackOf, guarantees, passedOver);
       if (target == null) {
         unplaced.add(new DecommissionPlan.Unplaced(s.name(), u, from.site(), "no live DataNode in service holds no"
             + " unit of the stripe in rack " + from.rack() + " or in a rack below " + s.maxUnitsPerRack() + " of its"
-            + " units"));
+            + " units" + (passedOver.isEmpty() ? "" : " where the stripe keeps its plan's guarantees ("
+                + String.join("; ", passedOver) + ")")));
         continue;
       }
       stripeNodes.add(target.node());
       // The unit moves: its old rack keeps the count until the node leaves, the new one gains it now.
       perRack.merge(target.rack(), target.rack().equals(from.rack()) ? 0 : 1, Integer::sum);
+      rackOf[u] = target.rack();
       selected(target.node());
       rebuilds.add(rebuild(s, u, from, target, staying));
     }
@@ -135,16 +158,35 @@ public final class DecommissionPlanner {
 
   /**
    * The unit's own rack first, then the rack with the fewest units of the stripe below its limit; in a rack, a node
-   * holding no unit of the stripe, least recently selected.
+   * holding no unit of the stripe, least recently selected. Another rack is taken only where the stripe keeps its
+   * plan's rack guarantees with the unit there (its own rack holds the same units as before); each rack passed over
+   * for that goes into {@code passedOver} with why.
    */
-  private Site target(UnitLocation from, List<Site> targets, Set<String> stripeNodes, Map<String, Integer> perRack,
-      int maxUnitsPerRack) {
+  private Site target(LeavingStripe s, int unit, UnitLocation from, List<Site> targets, Set<String> stripeNodes,
+      Map<String, Integer> perRack, String[] rackOf, PlanGuarantees guarantees, List<String> passedOver) {
     Comparator<Site> order = Comparator.comparing((Site t) -> !t.rack().equals(from.rack()))
         .thenComparingInt(t -> perRack.getOrDefault(t.rack(), 0))
         .thenComparingLong(t -> lastSelected.getOrDefault(t.node(), 0L)).thenComparing(Site::node);
-    return targets.stream().filter(t -> !stripeNodes.contains(t.node()))
-        .filter(t -> t.rack().equals(from.rack()) || perRack.getOrDefault(t.rack(), 0) < maxUnitsPerRack)
-        .min(order).orElse(null);
+    List<Site> ordered = targets.stream().filter(t -> !stripeNodes.contains(t.node()))
+        .filter(t -> t.rack().equals(from.rack()) || perRack.getOrDefault(t.rack(), 0) < s.maxUnitsPerRack())
+        .sorted(order).toList();
+    Map<String, String> broken = new java.util.LinkedHashMap<>();
+    for (Site t : ordered) {
+      if (guarantees == null || t.rack().equals(from.rack())) {
+        return t;
+      }
+      String why = broken.computeIfAbsent(t.rack(), r -> {
+        String[] after = rackOf.clone();
+        after[unit] = r;
+        String b = guarantees.rackBroken(r, after, s.zeros());
+        return b == null ? "" : b;
+      });
+      if (why.isEmpty()) {
+        return t;
+      }
+    }
+    broken.forEach((r, why) -> passedOver.add(why));
+    return null;
   }
 
   private Comparator<Integer> helperPreference(Map<Integer, UnitLocation> available) {

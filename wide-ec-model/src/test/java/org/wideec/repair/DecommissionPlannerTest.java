@@ -131,6 +131,54 @@ class DecommissionPlannerTest {
     }
   }
 
+  /**
+   * A plan that a stock client reads through the loss of any rack: A {0,1,8}, B {3,4,9}, C {2,5}, D {6,7} (each
+   * rack loses at most two data units, which the two global parities cover). Rack C has no spare node; D has room
+   * below the limit of 3, but D holding {5,6,7} would not be stock-readable: with data unit 5 gone the stock reader
+   * takes the lowest surviving parity, L1 (unit 8), which does not cover unit 5, and never tries another.
+   */
+  private static DecommissionPlanner.LeavingStripe stockReadablyPlaced() {
+    int[] rackOf = {0, 0, 2, 1, 1, 2, 3, 3, 0, 1};
+    String[] racks = {"/A", "/B", "/C", "/D"};
+    Map<Integer, UnitLocation> units = new HashMap<>();
+    Map<String, Integer> used = new HashMap<>();
+    for (int u = 0; u < rackOf.length; u++) {
+      String rack = racks[rackOf[u]];
+      int i = used.merge(rack, 1, Integer::sum) - 1;
+      units.put(u, new UnitLocation(u, new Site(rack.substring(1).toLowerCase() + i, rack)));
+    }
+    long[] lengths = new long[LRC.n()];
+    java.util.Arrays.fill(lengths, UNIT);
+    org.wideec.placement.PlacementPlan plan = new org.wideec.placement.PlacementPlan("test", LRC, rackOf);
+    assertEquals(List.of(), org.wideec.placement.StockReadablePlacement.unreadableRacks(plan), "the plan is readable");
+    return new DecommissionPlanner.LeavingStripe("s1", LRC, units, Set.of(), lengths, plan.maxUnitsPerRack(), plan);
+  }
+
+  @Test
+  void aFallbackRackWhoseLossAStockClientCouldNotReadThroughIsNeverChosenAndThePlanSaysWhy() {
+    // Unit 5 leaves with c1; c0 holds unit 2; every other rack has one spare node.
+    List<Site> nodes = List.of(new Site("a0", "/A"), new Site("a1", "/A"), new Site("a2", "/A"), new Site("a3", "/A"),
+        new Site("b0", "/B"), new Site("b1", "/B"), new Site("b2", "/B"), new Site("b3", "/B"), new Site("c0", "/C"),
+        new Site("c1", "/C"), new Site("d0", "/D"), new Site("d1", "/D"), new Site("d2", "/D"));
+    DecommissionPlan plan = new DecommissionPlanner(RepairScheme.PIPELINED)
+        .plan(Set.of("c1"), List.of(stockReadablyPlaced()), nodes);
+    assertEquals(List.of(), plan.rebuilds(), plan.describe());
+    assertEquals(1, plan.unplaced().size(), plan.describe());
+    assertEquals(5, plan.unplaced().get(0).unit());
+    assertTrue(plan.unplaced().get(0).why().contains(
+        "a stock client could not read through the loss of /D (units [5, 6, 7])"), plan.describe());
+  }
+
+  @Test
+  void aFallbackRackThatKeepsThePlansGuaranteesIsStillChosen() {
+    // Rack E, holding no unit, takes unit 5 and a stock client reads through the loss of {5}.
+    List<Site> nodes = List.of(new Site("c0", "/C"), new Site("c1", "/C"), new Site("d2", "/D"), new Site("e0", "/E"));
+    DecommissionPlan plan = new DecommissionPlanner(RepairScheme.PIPELINED)
+        .plan(Set.of("c1"), List.of(stockReadablyPlaced()), nodes);
+    assertEquals(List.of(), plan.unplaced(), plan.describe());
+    assertEquals(new Site("e0", "/E"), plan.rebuilds().get(0).target());
+  }
+
   private static Set<Integer> units(List<UnitLocation> helpers) {
     Set<Integer> s = new HashSet<>();
     helpers.forEach(h -> s.add(h.unit()));

@@ -33,11 +33,13 @@ public enum MessageKind {
   /** A role's pull of the rows another role sends it on one transfer of the update ('V'). */
   UPDATE_FETCH(0x56, Family.UPDATE),
   /** A scrub's linear summary of a stored replica (version 1). */
-  SUMMARY(0x60, Family.SUMMARY);
+  SUMMARY(0x60, Family.SUMMARY),
+  /** An operator's order to set a DataNode's background caps ('C'). */
+  CAPS(0x43, Family.CAPS);
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
-    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE, SUMMARY
+    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE, SUMMARY, CAPS
   }
 
   private static final MessageKind[] BY_BYTE = new MessageKind[256];
@@ -108,6 +110,7 @@ public enum MessageKind {
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
       case UPDATE -> of(body) == UPDATE_ROLE ? UpdateRoleRequest.parse(body) : UpdateFetchRequest.parse(body);
       case SUMMARY -> SummaryRequest.parse(body);
+      case CAPS -> CapsRequest.parse(body);
     };
   }
 

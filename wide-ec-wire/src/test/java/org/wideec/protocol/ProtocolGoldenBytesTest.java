@@ -233,6 +233,14 @@ class ProtocolGoldenBytesTest {
   private static final String V1_FETCH = "5601000000000000002a000000070002000100000000000000001000";
   private static final String V2_FETCH = "5602000000000000002a0000000700020001000000000000000010000000000000002222";
 
+  @Test
+  void aCapsOrderIsKindCAndItsBytesArePinned() throws Exception {
+    CapsRequest req = new CapsRequest(1_048_576, CapsRequest.UNCHANGED);
+    assertPinned("43010000000000100000ffffffffffffffff", req.toBytes());
+    assertEquals(req, CapsRequest.parse(req.toBytes()));
+    assertPinned("00000000001000000000000000000000", CapsRequest.answer(1_048_576, 0));
+  }
+
   private static void assertPinned(String golden, byte[] actual) {
     assertEquals(golden, hex(actual));
   }

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A claim holding back HDFS's copy is safe only while our work on that unit really happens, so a claim covers
  * exactly what the last leaving pass published: the block groups it planned or has in flight, and the archived blocks
- * it ordered or found lost on a leaving node and rebuildable by the repair monitor. Nothing else is claimed (a group
- * behind the pass's window, an archived block of a stale or unprotected stripe: HDFS copies those as always). The
+ * it ordered or found lost on a leaving node and rebuildable by the repair monitor, and every group on a leaving node
+ * whose blocks the walk has not all looked at yet. Nothing else is claimed (a group the walk passed over, an archived
+ * block of a stale or unprotected stripe: HDFS copies those as always). The
  * claims hold only for a lease after the last leaving pass ended: a monitor that stops running passes (its NameNode
  * waiting for block reports, say) leaves every unit to HDFS within the lease. A unit we could not rebuild, or whose
  * plan says only the leaving node has it, is given back for at least its retry back-off. Read from NameNode threads
@@ -75,8 +76,9 @@ public final class DecommissionClaims {
   }
 
   /**
-   * A leaving pass over these leaving DataNodes has ended: these block groups are planned or in flight; the claims
-   * hold for another lease.
+   * A leaving pass has ended: these block groups are planned or in flight, and these leaving DataNodes have had every
+   * block looked at (the others' groups stay claimed until a walk has reached them all); the claims hold for another
+   * lease.
    */
   static void claimGroups(Set<Long> planned, Set<String> leavingNodes) {
     groups = lease(planned, leavingNodes);
@@ -126,9 +128,9 @@ public final class DecommissionClaims {
   }
 
   /**
-   * Claimed when the last pass published it, or when one of its leaving nodes started leaving after that pass looked
-   * (the next pass, woken now, decides: without this HDFS would copy a fresh decommission's first units before our
-   * pass could see them).
+   * Claimed when the last pass published it, or when one of its leaving nodes is one that pass had not looked at
+   * whole (it started leaving since, or the walk over its blocks has not reached them all): the passes, woken now,
+   * decide; without this HDFS would copy a fresh decommission's units before our walk could reach them.
    */
   private static boolean claims(Lease published, long id, Set<String> from) {
     long now = System.nanoTime();

@@ -9,6 +9,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.util.StripedBlockUtil;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
+import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.repair.DecommissionPlanner;
 import org.wideec.repair.UnitLocation;
@@ -46,13 +47,17 @@ public final class LeavingStripes {
     }
     Map<Integer, UnitLocation> at = new HashMap<>();
     units.forEach((u, d) -> at.put(u, new UnitLocation(u, DataNodeSites.of(d))));
-    int perRack;
+    PlacementPlan plan;
     try {
-      perRack = StripedPlacement.planFor(policy.getCodecName(), k, policy.getNumParityUnits(), placementScheme)
-          .maxUnitsPerRack();
+      plan = StripedPlacement.planFor(policy.getCodecName(), k, policy.getNumParityUnits(), placementScheme);
     } catch (RuntimeException e) {
-      perRack = code.n(); // no plan: a unit may go to any rack (its own first)
+      plan = null;
     }
-    return new DecommissionPlanner.LeavingStripe(name(groupId, policy), code, at, zeros, lengths, perRack);
+    if (plan == null || plan.code().n() != code.n()) {
+      // No plan: a unit may go to any rack (its own first), with no rack guarantee to keep.
+      return new DecommissionPlanner.LeavingStripe(name(groupId, policy), code, at, zeros, lengths, code.n());
+    }
+    return new DecommissionPlanner.LeavingStripe(name(groupId, policy), code, at, zeros, lengths,
+        plan.maxUnitsPerRack(), plan);
   }
 }

@@ -32,22 +32,27 @@ import org.wideec.topology.Site;
 import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
- * Decommission and maintenance by local reconstruction, within the archive repair monitor's passes. When DataNodes
- * leave service, HDFS copies each unit they hold from them, and their NIC is the bottleneck of the whole decommission
+ * The units of our block groups on leaving DataNodes, rebuilt elsewhere ({@link Decommission}). When DataNodes leave
+ * service, HDFS copies each unit they hold from them, and their NIC is the bottleneck of the whole decommission
  * (HDFS-16613); here each unit of our block groups on a leaving node is rebuilt from its local group on a node that
  * keeps the group's placement ({@link DecommissionPlanner}), many requestors at once with helpers least recently
- * selected, through the same orders as archived blocks ({@link RebuildOrders}); archived blocks on a leaving node are
- * missing to the repair monitor already (a leaving replica is not live in service) and are rebuilt by it. While we
- * rebuild a unit, the placement policies give HDFS no target for its copy ({@link DecommissionClaims}); HDFS sees
- * the rebuilt unit live on a node in service and completes the decommission itself. A unit nothing else can rebuild,
- * or whose rebuild failed, is given back to HDFS's copy for at least its retry back-off. Only what a pass planned or
- * has in flight is claimed: a group it skipped (one HDFS reconstructs a truly missing unit of, one whose leaving
- * replica is corrupt) stays HDFS's.
+ * selected, through the same orders as archived blocks ({@link RebuildOrders}). While we rebuild a unit, the
+ * placement policies give HDFS no target for its copy ({@link DecommissionClaims}); HDFS sees the rebuilt unit live on
+ * a node in service and completes the decommission itself. A unit nothing else can rebuild, or whose rebuild failed,
+ * is given back to HDFS's copy for at least its retry back-off. Only what a pass planned or has in flight is claimed: a
+ * group it skipped (one HDFS reconstructs a truly missing unit of, one whose leaving replica is corrupt) stays HDFS's.
+ *
+ * <p>Each pass walks on over the leaving nodes' blocks from where the last one stopped ({@link
+ * DecommissionSettings#BLOCKS_PER_PASS_KEY} at most), so a node with more blocks than one pass walks is covered lap
+ * after lap; the groups found wait, claimed, until an order is free, and the units left are counted over whole laps.
  */
 final class LeavingUnitRebuilds {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
-  /** Block groups looked at per pass, at most: a node with millions of units is planned over several passes. */
-  private static final int GROUPS_PER_PASS = 10_000;
+  /**
+   * Block groups found to rebuild and waiting for an order, at most: a node with millions of units is planned over
+   * many passes, and the walk over its blocks waits while this many wait.
+   */
+  private static final int MAX_WAITING = 10_000;
 
   private final FSNamesystem fsn;
   private final WideEcNameNodeMetrics metrics;
@@ -60,17 +65,28 @@ final class LeavingUnitRebuilds {
   private final long giveBackMs;
   private final DecommissionPlanner planner;
   private final AtomicInteger running = new AtomicInteger();
-  /** Archived blocks whose live replicas were all on leaving nodes when the repair monitor ordered them, by length. */
-  private final Map<Long, Long> archivedLeaving = new ConcurrentHashMap<>();
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
   /** Units of block groups being rebuilt now (internal block id), with their group. */
   private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
-  /** Archived blocks found held only on leaving nodes in this pass. */
-  private final Set<Long> archivedSeen = new HashSet<>();
-  /** Units of our block groups held only on leaving nodes at this pass's start. */
-  private long groupUnitsLeft;
+  /**
+   * Block groups the walk found to rebuild that no order took yet, in the order found, as the last pass saw them:
+   * claimed, and ordered first as orders end.
+   */
+  private final Map<Long, WideEcLeavingUnits.LeavingGroup> waiting = new java.util.LinkedHashMap<>();
+  /** Where the next pass's walk over the leaving nodes' blocks begins. */
+  private WideEcLeavingUnits.WalkCursor cursor = WideEcLeavingUnits.WalkCursor.START;
+  /** Units of our block groups held only on leaving nodes, over whole walks of their blocks. */
+  private final LeavingUnitCount groupUnitsLeft = new LeavingUnitCount();
   /** Transfer addresses of the nodes leaving at this pass. */
   private Set<String> leaving = Set.of();
+  /**
+   * The leaving nodes whose every block a walk has looked at since they started leaving (nodes entering maintenance
+   * keep their units, so are looked at at once): only their groups the passes did not plan are HDFS's to copy. Until
+   * a lap covers a node, its groups are claimed, or HDFS would copy those the walk had not reached yet.
+   */
+  private Set<String> covered = Set.of();
+  /** The decommissioning nodes leaving when the lap under way began. */
+  private Set<String> lapNodes = Set.of();
 
   LeavingUnitRebuilds(FSNamesystem fsn, WideEcNameNodeMetrics metrics, RebuildState state, RebuildOrders orders,
       ExecutorService workers, DecommissionSettings settings, RepairScheme scheme, String placementScheme,
@@ -85,79 +101,29 @@ final class LeavingUnitRebuilds {
     this.placementScheme = placementScheme;
     this.giveBackMs = giveBackMs;
     this.planner = new DecommissionPlanner(scheme);
-    state.tell(new RebuildState.Outcomes() {
-      @Override
-      public void repaired(long block) {
-        Long bytes = archivedLeaving.remove(block);
-        if (bytes != null) {
-          metrics.decommissionUnitsRebuilt.incr();
-          metrics.decommissionBytesRebuilt.incr(bytes);
-        }
-      }
-
-      @Override
-      public void failed(long block, long backoffMs) {
-        // HDFS copies it at least until our next attempt, which the back-off delays (doubling up to an hour).
-        long ms = Math.max(giveBackMs, backoffMs);
-        if (archivedLeaving.remove(block) != null) {
-          DecommissionClaims.giveBack(block, ms);
-        }
-        Long group = unitsInFlight.get(block);
-        if (group != null) {
-          DecommissionClaims.giveBack(group, ms);
-        }
-      }
-    });
   }
 
-  /** Whether any of these nodes is leaving service now. */
-  boolean anyLeaving(Set<String> nodes) {
-    for (String n : nodes) {
-      if (leaving.contains(n)) {
-        return true;
-      }
+  /** Transfer addresses of the DataNodes leaving service at the last pass. */
+  Set<String> leavingNodes() {
+    return leaving;
+  }
+
+  /** Units of our block groups held only on leaving nodes, over the last whole walk of their blocks. */
+  long unitsLeft() {
+    return groupUnitsLeft.left();
+  }
+
+  /** A rebuild failed: when it was a unit of ours, HDFS copies its group at least until our next attempt. */
+  void failed(long block, long ms) {
+    Long group = unitsInFlight.get(block);
+    if (group != null) {
+      DecommissionClaims.giveBack(group, ms);
     }
-    return false;
   }
 
-  /** The repair monitor found an archived block whose replicas are all on leaving nodes: it rebuilds it. */
-  void archivedLeaving(long block, long length) {
-    archivedLeaving.put(block, length);
-    archivedSeen.add(block);
-  }
-
-  /**
-   * At the end of a repair pass: the units left on leaving nodes, and archived blocks no longer held only there (the
-   * node came back in service, say) forgotten unless a rebuild of theirs still runs.
-   */
+  /** At the end of a repair pass: what was given back this pass is counted again only once it comes back. */
   void endPass() {
     givenBack.endPass();
-    archivedLeaving.keySet().removeIf(b -> !archivedSeen.contains(b) && !state.busy(b));
-    metrics.decommissionUnitsLeft.set(leaving.isEmpty() ? 0 : groupUnitsLeft + archivedSeen.size());
-    DecommissionClaims.claimArchived(archivedLeaving.keySet(), leaving);
-  }
-
-  /**
-   * The repair pass could not order these archived blocks (its dispatch failed): HDFS copies them for a back-off
-   * rather than wait on an order that is not coming.
-   */
-  void notOrdered(long[] blocks) {
-    for (long b : blocks) {
-      if (archivedLeaving.remove(b) != null) {
-        DecommissionClaims.giveBack(b, giveBackMs);
-      }
-    }
-  }
-
-  /**
-   * An archived block held only on leaving nodes that the rest of its stripe cannot rebuild: HDFS copies it from the
-   * leaving node, as the plan would say.
-   */
-  void archivedUnrecoverable(long block) {
-    DecommissionClaims.giveBack(block, giveBackMs);
-    if (givenBack.first(block)) {
-      metrics.decommissionUnitsFromLeavingNode.incr();
-    }
   }
 
   /**
@@ -170,35 +136,44 @@ final class LeavingUnitRebuilds {
       plan(live, planned);
     } catch (RuntimeException | LinkageError e) {
       planned.clear(); // only what is in flight stays claimed
+      covered = leaving; // and nothing the walk has not reached: HDFS copies it
       throw e;
     } finally {
       planned.addAll(unitsInFlight.values());
       planned.removeIf(DecommissionClaims::givenBack);
-      DecommissionClaims.claimGroups(planned, leaving);
+      DecommissionClaims.claimGroups(planned, covered);
     }
   }
 
   /** Plans and orders; {@code planned} gets each group this pass will rebuild, now or once an order is free. */
   private void plan(Map<String, WideEcArchivedBlocks.Target> live, Set<Long> planned) {
     givenBack.beginPass();
-    archivedSeen.clear();
-    groupUnitsLeft = 0;
     List<WideEcLeavingUnits.LeavingNode> nodes = WideEcLeavingUnits.leaving(fsn);
     Set<String> addrs = new HashSet<>();
     nodes.forEach(n -> addrs.add(n.node().getXferAddr()));
     leaving = addrs;
+    Set<String> seen = new HashSet<>(covered);
+    nodes.stream().filter(WideEcLeavingUnits.LeavingNode::maintenance).forEach(n -> seen.add(n.node().getXferAddr()));
+    seen.retainAll(addrs);
+    covered = seen;
     metrics.decommissionNodes.set(nodes.size());
     if (nodes.isEmpty()) {
+      waiting.clear();
+      cursor = WideEcLeavingUnits.WalkCursor.START;
+      groupUnitsLeft.reset();
       return;
     }
-    List<WideEcLeavingUnits.LeavingGroup> groups = WideEcLeavingUnits.groupsOn(fsn, nodes, GROUPS_PER_PASS);
+    List<WideEcLeavingUnits.LeavingGroup> groups = new ArrayList<>(
+        WideEcLeavingUnits.groups(fsn, waiting.keySet()).values());
+    groups.addAll(walk(nodes).taken());
+    waiting.clear();
+    Map<Long, WideEcLeavingUnits.LeavingGroup> later = new java.util.LinkedHashMap<>();
     List<DecommissionPlanner.LeavingStripe> stripes = new ArrayList<>();
-    Map<String, WideEcLeavingUnits.LeavingGroup> byName = new HashMap<>();
+    Map<String, WideEcLeavingUnits.LeavingGroup> byName = new java.util.LinkedHashMap<>();
     // Only as many groups as orders may start now are planned: the planner's least-recently-selected memory then
     // holds only the nodes orders really went to.
     int free = settings.maxConcurrent() - running.get();
     for (WideEcLeavingUnits.LeavingGroup g : groups) {
-      groupUnitsLeft += g.leaving().size();
       if (DecommissionClaims.givenBack(g.groupId())) {
         givenBack.first(g.groupId()); // still with HDFS: counted once while it lasts
         continue;
@@ -209,15 +184,16 @@ final class LeavingUnitRebuilds {
       if (g.leaving().keySet().stream().anyMatch(u -> state.busy(g.groupId() + u))) {
         continue; // in flight (claimed as such), or backing off (given back meanwhile)
       }
-      planned.add(g.groupId()); // beyond the free orders: planned at a later pass, as orders end
+      planned.add(g.groupId());
       if (stripes.size() >= free) {
+        later.put(g.groupId(), g); // planned at a later pass, as orders end
         continue;
       }
       try {
         DecommissionPlanner.LeavingStripe s = stripe(g);
         stripes.add(s);
         byName.put(s.name(), g);
-      } catch (RuntimeException e) { // a policy that defines no code: HDFS copies its units, as before
+      } catch (RuntimeException e) { // a policy that defines no code here: HDFS copies its units, as before
         giveBack(g, "its policy " + g.policy().getName() + " defines no code here: " + e.getMessage());
       }
     }
@@ -225,6 +201,36 @@ final class LeavingUnitRebuilds {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
       execute(planner.plan(addrs, stripes, candidates), byName, live);
     }
+    // What no order took now waits, first in line; the walk has passed it and meets it again only a lap later.
+    for (WideEcLeavingUnits.LeavingGroup g : byName.values()) {
+      if (!unitsInFlight.containsValue(g.groupId()) && !DecommissionClaims.givenBack(g.groupId())) {
+        waiting.put(g.groupId(), g);
+      }
+    }
+    waiting.putAll(later);
+  }
+
+  /**
+   * The next stretch of the walk over the leaving nodes' blocks, from where the last one stopped: the groups it finds
+   * to rebuild join those waiting (as many as there is room for), and the units it counts go to this lap's count.
+   */
+  private WideEcLeavingUnits.Walk walk(List<WideEcLeavingUnits.LeavingNode> nodes) {
+    Set<Long> skip = new HashSet<>(waiting.keySet());
+    skip.addAll(unitsInFlight.values());
+    WideEcLeavingUnits.Walk w = WideEcLeavingUnits.walk(fsn, nodes, cursor, skip, MAX_WAITING - waiting.size(),
+        settings.blocksPerPass());
+    if (cursor.equals(WideEcLeavingUnits.WalkCursor.START)) {
+      lapNodes = leaving;
+    }
+    cursor = w.next();
+    if (w.lapEnded()) {
+      Set<String> seen = new HashSet<>(covered);
+      seen.addAll(lapNodes);
+      seen.retainAll(leaving);
+      covered = seen;
+    }
+    groupUnitsLeft.walked(w.leavingUnits(), w.lapEnded());
+    return w;
   }
 
   private DecommissionPlanner.LeavingStripe stripe(WideEcLeavingUnits.LeavingGroup g) {

@@ -61,62 +61,132 @@ public final class WideEcLeavingUnits {
   }
 
   /**
-   * The complete block groups of our codecs with a unit held only on one of these DataNodes being decommissioned, at
-   * most {@code max} (the rest wait for a later pass, as the ones found finish). A node entering maintenance keeps its
+   * Where a walk over the blocks of the decommissioning DataNodes' storages stopped: the storage (its DataNode's
+   * transfer address, then its id: the order storages are walked in) and the position in its block list.
+   */
+  public record WalkCursor(String storage, int position) {
+    /** The beginning of the first storage: a walk from here starts a new lap. */
+    public static final WalkCursor START = new WalkCursor("", 0);
+  }
+
+  /**
+   * What one walk found.
+   *
+   * @param taken block groups with a unit held only on a leaving node that the caller may plan, in walk order
+   * @param leavingUnits units held only on the walked storages' nodes, counted once per unit, every group walked
+   *     (taken, skipped, or HDFS's to reconstruct)
+   * @param next where the next walk begins
+   * @param lapEnded whether this walk reached the end of the last storage (the next walk starts a new lap at {@link
+   *     WalkCursor#START})
+   */
+  public record Walk(List<LeavingGroup> taken, long leavingUnits, WalkCursor next, boolean lapEnded) {}
+
+  /**
+   * Walks the block lists of the storages of these DataNodes being decommissioned (storages in the order of {@link
+   * WalkCursor}) from {@code from}, at most {@code maxBlocks} blocks, and stops at the end of the last storage, so
+   * successive walks cover every block of every leaving node, lap after lap. A node entering maintenance keeps its
    * units: HDFS asks only for a group's data-unit count of live units then (dfs.namenode.maintenance.replication.min
    * counts replicas of contiguous blocks), and the units come back with the node.
+   *
+   * <p>Each complete block group of our codecs met with a unit held only on a leaving node is taken, unless its id is
+   * in {@code skip} or it is not {@link LeavingGroup#whole}, up to {@code room} groups: the walk stops before a group
+   * it would take with no room left, so the next walk begins there and no group is passed over for want of room.
    *
    * <p>A leaving node may hold millions of blocks: the namesystem read lock is held for at most {@link
    * #BLOCKS_PER_LOCK} of them at a time, as HDFS's own DatanodeAdminBackoffMonitor does, and released in between so
    * writers and the RedundancyMonitor get it. A storage's block list may change while the lock is released (HDFS moves
-   * reported blocks to its head), so the walk resumes by position: a group it misses is found by a later pass.
+   * reported blocks to its head), so the walk resumes by position: a group it misses is met at the next lap.
    */
-  public static List<LeavingGroup> groupsOn(FSNamesystem fsn, Collection<LeavingNode> nodes, int max) {
+  public static Walk walk(FSNamesystem fsn, Collection<LeavingNode> nodes, WalkCursor from, java.util.Set<Long> skip,
+      int room, int maxBlocks) {
     BlockManager bm = fsn.getBlockManager();
-    List<LeavingGroup> out = new ArrayList<>();
-    java.util.Set<Long> seen = new java.util.HashSet<>();
-    for (LeavingNode n : nodes) {
-      if (n.maintenance() || !(n.node() instanceof DatanodeDescriptor dn)) {
-        continue;
-      }
-      DatanodeStorageInfo[] storages;
-      fsn.readLock();
-      try {
-        storages = dn.getStorageInfos();
-      } finally {
-        fsn.readUnlock();
-      }
-      for (DatanodeStorageInfo s : storages) {
-        int position = 0;
-        boolean more = true;
-        while (more && out.size() < max) {
-          fsn.readLock();
-          try {
-            if (dn.getStorageInfo(s.getStorageID()) == null) {
-              break; // the storage was removed while the lock was released
-            }
-            Iterator<BlockInfo> it = s.getBlockIterator();
-            for (int skip = 0; skip < position && it.hasNext(); skip++) {
-              it.next();
-            }
-            int walked = 0;
-            while (walked < BLOCKS_PER_LOCK && out.size() < max && it.hasNext()) {
-              BlockInfo b = it.next();
-              walked++;
-              if (b instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-                  && seen.add(g.getBlockId())) {
-                LeavingGroup v = view(bm, g);
-                if (!v.leaving().isEmpty()) {
-                  out.add(v);
-                }
-              }
-            }
-            position += walked;
-            more = it.hasNext();
-          } finally {
-            fsn.readUnlock();
+    java.util.TreeMap<String, DatanodeStorageInfo> storages = new java.util.TreeMap<>();
+    fsn.readLock();
+    try {
+      for (LeavingNode n : nodes) {
+        if (!n.maintenance() && n.node() instanceof DatanodeDescriptor dn) {
+          for (DatanodeStorageInfo s : dn.getStorageInfos()) {
+            storages.put(dn.getXferAddr() + "/" + s.getStorageID(), s);
           }
         }
+      }
+    } finally {
+      fsn.readUnlock();
+    }
+    List<LeavingGroup> taken = new ArrayList<>();
+    long units = 0;
+    int walked = 0;
+    // A storage gone since the cursor was set: the walk goes on with the next one, from its head.
+    String key = storages.ceilingKey(from.storage());
+    int position = key != null && key.equals(from.storage()) ? from.position() : 0;
+    while (key != null) {
+      DatanodeStorageInfo s = storages.get(key);
+      DatanodeDescriptor dn = s.getDatanodeDescriptor();
+      boolean more = true;
+      while (more) {
+        if (walked >= maxBlocks || taken.size() > room) {
+          return new Walk(taken.subList(0, Math.min(room, taken.size())), units, new WalkCursor(key, position), false);
+        }
+        fsn.readLock();
+        try {
+          if (dn.getStorageInfo(s.getStorageID()) == null) {
+            break; // the storage was removed while the lock was released
+          }
+          Iterator<BlockInfo> it = s.getBlockIterator();
+          for (int skipped = 0; skipped < position && it.hasNext(); skipped++) {
+            it.next();
+          }
+          for (int inHold = 0; inHold < BLOCKS_PER_LOCK && walked < maxBlocks && it.hasNext(); inHold++) {
+            BlockInfo b = it.next();
+            if (b instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)) {
+              LeavingGroup v = view(bm, g);
+              boolean take = !v.leaving().isEmpty() && v.whole() && !skip.contains(g.getBlockId());
+              if (take && taken.size() == room) {
+                taken.add(v); // one past the room: the walk stops before it
+                break;
+              }
+              if (take) {
+                taken.add(v);
+              }
+              units += v.leaving().values().stream().filter(d -> d == dn).count();
+            }
+            walked++;
+            position++;
+          }
+          more = it.hasNext();
+        } finally {
+          fsn.readUnlock();
+        }
+      }
+      key = storages.higherKey(key);
+      position = 0;
+    }
+    return new Walk(taken.subList(0, Math.min(room, taken.size())), units, WalkCursor.START, true);
+  }
+
+  /**
+   * These block groups as the NameNode holds them now, each that is still of our codecs, complete and with a unit held
+   * only on a DataNode being decommissioned; the namesystem read lock is held for at most {@link #BLOCKS_PER_LOCK} of
+   * them at a time.
+   */
+  public static Map<Long, LeavingGroup> groups(FSNamesystem fsn, Collection<Long> ids) {
+    BlockManager bm = fsn.getBlockManager();
+    Map<Long, LeavingGroup> out = new java.util.LinkedHashMap<>();
+    List<Long> all = new ArrayList<>(ids);
+    for (int i = 0; i < all.size(); i += BLOCKS_PER_LOCK) {
+      fsn.readLock();
+      try {
+        for (long id : all.subList(i, Math.min(all.size(), i + BLOCKS_PER_LOCK))) {
+          if (bm.getStoredBlock(new Block(id)) instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted()
+              && ours(g)) {
+            LeavingGroup v = view(bm, g);
+            if (!v.leaving().isEmpty()) {
+              out.put(id, v);
+            }
+          }
+        }
+      } finally {
+        fsn.readUnlock();
       }
     }
     return out;
@@ -166,7 +236,7 @@ public final class WideEcLeavingUnits {
 
   /**
    * The live DataNodes being decommissioned that hold these units of the group, usable, when no node in service does
-   * (as {@link #groupsOn} sees it): when HDFS places the repair of exactly those units, the repair is a decommission's
+   * (as {@link #walk} sees it): when HDFS places the repair of exactly those units, the repair is a decommission's
    * copy. Empty when some unit is held by no such node. Under the namesystem lock.
    */
   static java.util.Set<String> onlyOnLeavingNodes(BlockManager bm, BlockInfoStriped g, int[] units) {

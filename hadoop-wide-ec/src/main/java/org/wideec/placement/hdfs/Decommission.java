@@ -1,0 +1,84 @@
+package org.wideec.placement.hdfs;
+
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.wideec.archive.ArchivedStripe;
+import org.wideec.repair.RepairScheme;
+
+/**
+ * Decommission and maintenance by local reconstruction, as the archive repair monitor runs it within its passes: the
+ * units of our block groups on leaving DataNodes ({@link LeavingUnitRebuilds}, at each pass's start: a leaving node's
+ * decommission waits on every unit) and the archived blocks held only there ({@link LeavingArchivedBlocks}, met as the
+ * pass looks at each stripe), their claims on HDFS's copy ({@link DecommissionClaims}) and the units left. A failing
+ * leaving pass never stops the archive repairs: it is one rate-limited warning, and what it did not claim HDFS copies.
+ */
+final class Decommission {
+  private final WideEcNameNodeMetrics metrics;
+  private final LeavingUnitRebuilds groups;
+  private final LeavingArchivedBlocks archived;
+
+  Decommission(FSNamesystem fsn, WideEcNameNodeMetrics metrics, RebuildState state, RebuildOrders orders,
+      ExecutorService workers, DecommissionSettings settings, RepairScheme scheme, String placementScheme,
+      long giveBackMs) {
+    this.metrics = metrics;
+    this.groups = new LeavingUnitRebuilds(fsn, metrics, state, orders, workers, settings, scheme, placementScheme,
+        giveBackMs);
+    this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs);
+    state.tell(new RebuildState.Outcomes() {
+      @Override
+      public void repaired(long block) {
+        archived.repaired(block);
+      }
+
+      @Override
+      public void failed(long block, long backoffMs) {
+        // HDFS copies it at least until our next attempt, which the back-off delays (doubling up to an hour).
+        long ms = Math.max(giveBackMs, backoffMs);
+        archived.failed(block, ms);
+        groups.failed(block, ms);
+      }
+    });
+  }
+
+  void start(Runnable wakeMonitor, long intervalMs) {
+    DecommissionClaims.start(wakeMonitor, intervalMs);
+  }
+
+  void stop() {
+    DecommissionClaims.stop();
+  }
+
+  /**
+   * A repair pass starts: the leaving nodes' block-group units planned and ordered, unless the NameNode is in safe
+   * mode (then nothing of the namespace may change, and HDFS's decommission waits too).
+   */
+  void beginPass(Map<String, WideEcArchivedBlocks.Target> live, boolean safeMode, RateLimitedWarning failed) {
+    if (!safeMode) {
+      try {
+        groups.pass(live);
+      } catch (RuntimeException | LinkageError e) { // the archive repairs still run; HDFS copies what is not claimed
+        failed.warn("wide-ec decommission pass failed ({}); archived stripes are still repaired", e.toString(), e);
+      }
+    }
+    archived.beginPass(groups.leavingNodes());
+  }
+
+  /** The monitor looked at this stripe. */
+  void note(ArchivedStripe s, ArchivedStripeNow now) {
+    archived.note(s, now);
+  }
+
+  /** The monitor could not order the rebuild of these archived blocks. */
+  void notOrdered(long[] blocks) {
+    archived.notOrdered(blocks);
+  }
+
+  /** A repair pass ended: its archived blocks claimed, and the units left on leaving nodes counted. */
+  void endPass() {
+    groups.endPass();
+    archived.endPass();
+    metrics.decommissionUnitsLeft.set(groups.leavingNodes().isEmpty() ? 0 : groups.unitsLeft() + archived.left());
+  }
+}
