@@ -132,14 +132,15 @@ final class DegradedReadBench {
       progress.step("degraded reads");
 
       Cells cells = new Cells(client, endpoints, me, g, healthy, row, slice, healthyCell, lostAt, lostCell);
-      Map<String, Object> during = new DegradedReadDuringRepairBench(out, s).run(cluster, st, clientConf, cells);
+      ReadsDuringRepairs duringRepairs = new ReadsDuringRepairs(out, s);
+      Map<String, Object> during = new DegradedReadDuringRepairBench(duringRepairs).run(cluster, st, clientConf, cells);
       m.put("duringRepair", during);
       json.put("degradedReadDuringRepairOverNormal", during.get("degradedReadDuringRepairOverNormal"));
       out.printf("degraded read during the unit's repair / normal read = %.2f (target <= 1.3)%n",
           (Double) during.get("degradedReadDuringRepairOverNormal"));
       progress.step("degraded reads during a repair");
 
-      Map<String, Object> foreground = new ForegroundDuringRecoveryBench(out, s).run(cluster, st, cells);
+      Map<String, Object> foreground = new ForegroundDuringRecoveryBench(duringRepairs).run(cluster, st, cells);
       m.put("foregroundDuringRecovery", foreground);
       json.put("foregroundFractionWithCaps", foreground.get("foregroundFractionWithCaps"));
       json.put("foregroundFractionWithoutCaps", foreground.get("foregroundFractionWithoutCaps"));

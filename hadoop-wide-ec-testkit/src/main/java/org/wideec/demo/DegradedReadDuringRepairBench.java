@@ -6,7 +6,6 @@ import static org.wideec.demo.EmbeddedGroups.resolver;
 import static org.wideec.demo.EmbeddedGroups.where;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -17,82 +16,85 @@ import org.wideec.client.ReadPathCounters;
 import org.wideec.client.WideEcFileSystem;
 import org.wideec.demo.DegradedReadBench.Cells;
 import org.wideec.demo.DegradedReadBench.Timed;
-import org.wideec.demo.RepairBench.Settings;
 import org.wideec.demo.RepairBench.Stripe;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
-import org.wideec.transport.TrafficShaper;
 
 /**
  * Degraded reads while the same unit is being repaired: the case the real-process cluster measured, where the lost
  * unit's local-group helpers and their rack uplinks are busy rebuilding it. The worker's repair of the stripe's lost
  * unit (its rack-aggregated chain, asked by the spare DataNode in the lost unit's rack, as the worker would) runs
- * again and again in the background, node links and rack uplinks shaped, while this times, each the median of
- * {@link DegradedReadBench#RUNS} runs after {@link #WARM_UP} untimed ones: a normal read of the healthy cell (one
- * shaped stream), the lost cell through WideEcFileSystem as configured (its policy picks the path, the counters say
- * which), the same through a chain only (no hedge), and direct decode as the star of the same helpers over the shaped
- * links. HDFS's own data transfer is not shaped, so a read our FileSystem serves by direct decode is timed as the
+ * again and again in the background, node links and rack uplinks shaped ({@link ReadsDuringRepairs}), while this
+ * times a normal read of the healthy cell (one shaped stream), the lost cell through WideEcFileSystem as configured
+ * (its policy picks the path, the counters say which), the same through a chain only (no hedge), and direct decode as
+ * the star of the same helpers over the shaped links. HDFS's own data transfer is not shaped, so a read our FileSystem serves by direct decode is timed as the
  * star it amounts to over the links (see {@link #pathOverShapedLinks}); its own time through HDFS is reported beside.
  */
 final class DegradedReadDuringRepairBench {
-  /** The JIT is warm from the idle degraded reads; a few untimed runs bring the repair into its stride. */
-  static final int WARM_UP = 3;
-  private final PrintStream out;
-  private final Settings s;
+  private final ReadsDuringRepairs bench;
 
-  DegradedReadDuringRepairBench(PrintStream out, Settings s) {
-    this.out = out;
-    this.s = s;
+  DegradedReadDuringRepairBench(ReadsDuringRepairs bench) {
+    this.bench = bench;
   }
+
+  /** The reads' median times in seconds; {@code throughHdfs} is our FileSystem's last read as it ran. */
+  private record Times(double normal, double wide, double throughHdfs, double chain, double star) {}
 
   /** The figures; {@code degradedReadDuringRepairOverNormal} is our FileSystem's read over the healthy one. */
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Configuration clientConf, Cells c) throws Exception {
     Configuration chainOnly = new Configuration(clientConf);
     chainOnly.set("wide-ec.client.degraded-read.hedge.ms", "0");
+    return bench.overShapedLinks("degraded reads while unit " + st.lost() + " of " + st.label() + " is repaired", "",
+        () -> {
+          try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
+              WideEcFileSystem chained = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), chainOnly);
+              FSDataInputStream oursIn = ours.open(st.file());
+              FSDataInputStream chainIn = chained.open(st.file())) {
+            double hedge = clientConf.getLong("wide-ec.client.degraded-read.hedge.ms", 500) / 1000.0;
+            ReadsDuringRepairs.UnderLoad<Times> t = ReadsDuringRepairs.underLoad(
+                () -> backgroundRepair(cluster, st, c.slice()), () -> times(st, c, ours, oursIn, chainIn, hedge));
+            return figures(st, t.measured(), t.repairs(), ours, chained);
+          }
+        });
+  }
+
+  /** Each read's median while the repair runs: the healthy cell, then the lost one by each path. */
+  private static Times times(Stripe st, Cells c, WideEcFileSystem ours, FSDataInputStream oursIn,
+      FSDataInputStream chainIn, double hedge) throws Exception {
+    double normal = ReadsDuringRepairs.median(() -> DegradedReadBench.normalRead(c.client(), c.endpoints(), c.me(), st,
+        c.group(), c.healthy(), c.row(), c.slice(), c.healthyCell()));
+    Timed starRead = () -> DegradedReadBench.rebuildAtClient(c.client(), c.endpoints(), c.me(), st, c.group(),
+        RepairScheme.CONVENTIONAL, c.row(), c.slice(), c.lostCell());
+    double[] throughHdfs = new double[1];
+    double wide = ReadsDuringRepairs.median(() -> pathOverShapedLinks(ours, oursIn, c, starRead, hedge, throughHdfs));
+    double chain = ReadsDuringRepairs.median(() -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
+    double star = ReadsDuringRepairs.median(starRead);
+    return new Times(normal, wide, throughHdfs[0], chain, star);
+  }
+
+  /** The figures of the reads, printed. */
+  private Map<String, Object> figures(Stripe st, Times t, int repairs, WideEcFileSystem ours,
+      WideEcFileSystem chained) {
     Map<String, Object> m = new LinkedHashMap<>();
-    out.printf("degraded reads while unit %d of %s is repaired (node links and %d:1 rack uplinks shaped):%n", st.lost(),
-        st.label(), s.oversubscription());
-    TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
-    RepeatedRepairs repair = backgroundRepair(cluster, st, c.slice());
-    try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
-        WideEcFileSystem chained = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), chainOnly);
-        FSDataInputStream oursIn = ours.open(st.file());
-        FSDataInputStream chainIn = chained.open(st.file())) {
-      repair.start();
-      double normal = DegradedReadBench.median(WARM_UP, () -> DegradedReadBench.normalRead(c.client(), c.endpoints(),
-          c.me(), st, c.group(), c.healthy(), c.row(), c.slice(), c.healthyCell()));
-      Timed starRead = () -> DegradedReadBench.rebuildAtClient(c.client(), c.endpoints(), c.me(), st, c.group(),
-          RepairScheme.CONVENTIONAL, c.row(), c.slice(), c.lostCell());
-      double hedge = clientConf.getLong("wide-ec.client.degraded-read.hedge.ms", 500) / 1000.0;
-      double[] throughHdfs = new double[1];
-      double wide = DegradedReadBench.median(WARM_UP, () -> pathOverShapedLinks(ours, oursIn, c, starRead, hedge,
-          throughHdfs));
-      double chain = DegradedReadBench.median(WARM_UP,
-          () -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
-      double star = DegradedReadBench.median(WARM_UP, starRead);
-      int repairs = repair.stop();
-      m.put("normalReadSeconds", normal);
-      m.put("wideEcFileSystemSeconds", wide);
-      m.put("wideEcFileSystemThroughUnshapedHdfsSeconds", throughHdfs[0]);
-      m.put("chainOnlySeconds", chain);
-      m.put("directStarSeconds", star);
-      m.put("repairsDuringReads", repairs);
-      m.put("paths", paths(ours.readPathCounters()));
-      m.put("chainOnlyTiming", chainTiming(chained.readPathCounters()));
-      m.put("degradedReadDuringRepairOverNormal", wide / normal);
-      out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
-      out.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "WideEcFileSystem's path, over the links", wide,
-          wide / normal, m.get("paths"));
-      out.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "chain only (no hedge)", chain, chain / normal,
-          m.get("chainOnlyTiming"));
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
-      out.printf("  %d repairs of unit %d completed meanwhile; the last WideEcFileSystem read took %.3f s with its "
-          + "direct decode's fetches through HDFS, which is not shaped here%n", repairs, st.lost(), throughHdfs[0]);
-    } finally {
-      repair.halt();
-      TrafficShaper.emulate(null);
-    }
+    m.put("normalReadSeconds", t.normal());
+    m.put("wideEcFileSystemSeconds", t.wide());
+    m.put("wideEcFileSystemThroughUnshapedHdfsSeconds", t.throughHdfs());
+    m.put("chainOnlySeconds", t.chain());
+    m.put("directStarSeconds", t.star());
+    m.put("repairsDuringReads", repairs);
+    m.put("paths", paths(ours.readPathCounters()));
+    m.put("chainOnlyTiming", chainTiming(chained.readPathCounters()));
+    m.put("degradedReadDuringRepairOverNormal", t.wide() / t.normal());
+    bench.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", t.normal());
+    bench.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "WideEcFileSystem's path, over the links", t.wide(),
+        t.wide() / t.normal(), m.get("paths"));
+    bench.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "chain only (no hedge)", t.chain(), t.chain() / t.normal(),
+        m.get("chainOnlyTiming"));
+    bench.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", t.star(),
+        t.star() / t.normal());
+    bench.printf("  %d repairs of unit %d completed meanwhile; the last WideEcFileSystem read took %.3f s with its "
+        + "direct decode's fetches through HDFS, which is not shaped here%n", repairs, st.lost(), t.throughHdfs());
     return m;
   }
 

@@ -1,7 +1,6 @@
 package org.wideec.demo;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +17,6 @@ import org.wideec.engine.RepairEngine;
 import org.wideec.repair.BackgroundCaps;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
-import org.wideec.transport.TrafficShaper;
 
 /**
  * Foreground reads while a recovery runs, with and without background caps, against idle: the user's read is the
@@ -28,18 +26,16 @@ import org.wideec.transport.TrafficShaper;
  * With caps, every DataNode's node cap is {@code capShare} of its emulated link and every rack's uplink cap the same
  * share of the emulated uplink; the figures are the foreground's
  * throughput under recovery over its throughput idle ({@code foregroundFractionWithCaps},
- * {@code foregroundFractionWithoutCaps}), each time the median of {@link DegradedReadBench#RUNS} reads. A measurement,
- * not a test: it prints and returns its figures.
+ * {@code foregroundFractionWithoutCaps}), each time the median of the reads ({@link ReadsDuringRepairs}). A
+ * measurement, not a test: it prints and returns its figures.
  */
 final class ForegroundDuringRecoveryBench {
   /** The node cap's share of the emulated node link: what leaves users at least 80% of it. */
   static final double CAP_SHARE = 0.2;
-  private final PrintStream out;
-  private final Settings s;
+  private final ReadsDuringRepairs bench;
 
-  ForegroundDuringRecoveryBench(PrintStream out, Settings s) {
-    this.out = out;
-    this.s = s;
+  ForegroundDuringRecoveryBench(ReadsDuringRepairs bench) {
+    this.bench = bench;
   }
 
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Cells c) throws Exception {
@@ -47,12 +43,14 @@ final class ForegroundDuringRecoveryBench {
   }
 
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Cells c, double capShare) throws Exception {
+    Settings s = bench.settings();
     long cap = Math.max(1, (long) (s.nodeRate() * capShare));
     // The rack uplinks are the bottleneck of this cluster (1/oversubscription of a node link): a node cap alone never
     // binds there, so each rack's uplink is capped at the same share of its emulated rate.
     long rackCap = Math.max(1, (long) (s.nodeRate() / s.oversubscription() * capShare));
     DegradedReadBench.Timed read = () -> DegradedReadBench.normalRead(c.client(), c.endpoints(), c.me(), st, c.group(),
         c.healthy(), c.row(), c.slice(), c.healthyCell());
+    ReadsDuringRepairs.Load recovery = () -> recovery(cluster, st, c);
     Map<String, Object> m = new LinkedHashMap<>();
     Map<DataNode, BackgroundCaps> configured = new LinkedHashMap<>();
     for (DataNode dn : cluster.getDataNodes()) {
@@ -61,33 +59,31 @@ final class ForegroundDuringRecoveryBench {
         configured.put(dn, b.caps());
       }
     }
-    out.printf("foreground reads of a healthy cell of %s during a recovery of its group (node links and %d:1 rack"
-        + " uplinks shaped; caps %,d bytes/s per node, %,d per rack uplink):%n", st.label(), s.oversubscription(), cap,
-        rackCap);
-    TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
-    try {
-      setCaps(configured, BackgroundCaps.NONE);
-      double idle = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
-      double uncapped = underRecovery(cluster, st, c, read, m, "repairsWithoutCaps");
-      setCaps(configured, new BackgroundCaps(cap, rackCap));
-      double capped = underRecovery(cluster, st, c, read, m, "repairsWithCaps");
-      m.put("nodeCapBytesPerSecond", cap);
-      m.put("rackCapBytesPerSecond", rackCap);
-      m.put("idleReadSeconds", idle);
-      m.put("readWithoutCapsSeconds", uncapped);
-      m.put("readWithCapsSeconds", capped);
-      m.put("foregroundFractionWithoutCaps", idle / uncapped);
-      m.put("foregroundFractionWithCaps", idle / capped);
-      out.printf("  %-40s %7.3f s%n", "idle", idle);
-      out.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle%n", "during recovery, no caps", uncapped,
-          100 * idle / uncapped);
-      out.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle (target >= 80%%)%n", "during recovery, capped", capped,
-          100 * idle / capped);
-    } finally {
-      setCaps(configured, null);
-      TrafficShaper.emulate(null);
-    }
-    return m;
+    return bench.overShapedLinks("foreground reads of a healthy cell of " + st.label() + " during a recovery of its"
+        + " group", String.format("; caps %,d bytes/s per node, %,d per rack uplink", cap, rackCap), () -> {
+          try {
+            setCaps(configured, BackgroundCaps.NONE);
+            double idle = ReadsDuringRepairs.median(read);
+            double uncapped = underRecovery(recovery, read, m, "repairsWithoutCaps");
+            setCaps(configured, new BackgroundCaps(cap, rackCap));
+            double capped = underRecovery(recovery, read, m, "repairsWithCaps");
+            m.put("nodeCapBytesPerSecond", cap);
+            m.put("rackCapBytesPerSecond", rackCap);
+            m.put("idleReadSeconds", idle);
+            m.put("readWithoutCapsSeconds", uncapped);
+            m.put("readWithCapsSeconds", capped);
+            m.put("foregroundFractionWithoutCaps", idle / uncapped);
+            m.put("foregroundFractionWithCaps", idle / capped);
+            bench.printf("  %-40s %7.3f s%n", "idle", idle);
+            bench.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle%n", "during recovery, no caps", uncapped,
+                100 * idle / uncapped);
+            bench.printf("  %-40s %7.3f s  foreground at %5.1f%% of idle (target >= 80%%)%n",
+                "during recovery, capped", capped, 100 * idle / capped);
+          } finally {
+            setCaps(configured, null);
+          }
+          return m;
+        });
   }
 
   /** Every DataNode's caps set to {@code caps}, or back to what each had when null. */
@@ -100,17 +96,12 @@ final class ForegroundDuringRecoveryBench {
   }
 
   /** The median read while the recovery runs; how many repairs completed meanwhile goes in {@code m}. */
-  private static double underRecovery(MiniDFSCluster cluster, Stripe st, Cells c, DegradedReadBench.Timed read,
+  private static double underRecovery(ReadsDuringRepairs.Load recovery, DegradedReadBench.Timed read,
       Map<String, Object> m, String repairsKey) throws Exception {
-    RepeatedRepairs r = recovery(cluster, st, c);
-    r.start();
-    try {
-      double secs = DegradedReadBench.median(DegradedReadDuringRepairBench.WARM_UP, read);
-      m.put(repairsKey, r.stop());
-      return secs;
-    } finally {
-      r.halt();
-    }
+    ReadsDuringRepairs.UnderLoad<Double> r =
+        ReadsDuringRepairs.underLoad(recovery, () -> ReadsDuringRepairs.median(read));
+    m.put(repairsKey, r.repairs());
+    return r.measured();
   }
 
   /**

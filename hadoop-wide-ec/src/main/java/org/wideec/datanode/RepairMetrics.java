@@ -17,8 +17,9 @@ import org.wideec.repair.RepairScheme;
 
 /**
  * The repair worker's per-DataNode counters, published through Hadoop metrics2 (JMX bean
- * {@code Hadoop:service=DataNode,name=WideEcRepair-<transfer port>} and any configured sink), and the
- * outcomes of its recent reconstruction tasks: which path finished each one.
+ * {@code Hadoop:service=DataNode,name=WideEcRepair-<transfer port>} and any configured sink) with the background
+ * gauges ({@link BackgroundGauges}) in the same record, the bytes sent to each other rack ({@link RackLinkBytes}),
+ * and the outcomes of its recent reconstruction tasks: which path finished each one.
  */
 public final class RepairMetrics implements RepairCounters, MetricsSource {
   private final String name;
@@ -41,13 +42,10 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong bytesReadLocally;
   final MutableCounterLong bytesSentInRack;
   final MutableCounterLong bytesSentCrossRack;
-  private final Map<String, java.util.concurrent.atomic.LongAdder> crossRackBytesTo =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final RackLinkBytes rackLinks = new RackLinkBytes();
   final MutableCounterLong slicesSent;
   final MutableCounterLong backgroundBytesSent;
-  /** The caps and the queue behind the gauges; null until the worker runs. */
-  private volatile BackgroundTraffic background;
-  private volatile java.util.function.IntSupplier backlog = () -> 0;
+  private final BackgroundGauges background = new BackgroundGauges();
   final MutableRate repairTime;
   private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
       new EnumMap<>(org.wideec.transport.RefusalReason.class);
@@ -133,35 +131,17 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     MetricsRecordBuilder rb = collector.addRecord(registry.info()).setContext("dfs")
         .tag(Interns.info("Worker", "wide-ec repair worker"), name);
     registry.snapshot(rb, all);
-    BackgroundTraffic b = background;
-    rb.addGauge(Interns.info("RepairBacklog", "reconstruction tasks queued for the worker"), backlog.getAsInt());
-    if (b != null) {
-      org.wideec.transport.CappedBackground t = b.throttle();
-      rb.addGauge(Interns.info("BackgroundNodeCapNow", "bytes/s background work may send from this node now (0: none)"),
-              t.node().bytesPerSecond())
-          .addGauge(Interns.info("BackgroundRackShareNow",
-              "bytes/s of its rack's uplink cap this node's background work may use now (0: none)"),
-              t.rackShare().bytesPerSecond())
-          .addGauge(Interns.info("BackgroundBackoffPercent", "share of the node cap the foreground back-off allows"),
-              (int) Math.round(b.backoffFactor() * 100))
-          .addCounter(Interns.info("BackgroundBytesUnderCap", "background bytes the caps let through"), t.bytes())
-          .addCounter(Interns.info("BackgroundThrottleWaits", "background slices that waited for a cap"), t.waits())
-          .addCounter(Interns.info("BackgroundThrottleWaitMs", "time background slices waited for a cap (ms)"),
-              t.waitNanos() / 1_000_000)
-          .addCounter(Interns.info("BackgroundThrottleOverruns", "background slices sent beyond a cap because they"
-              + " had waited half the stall timeout"), t.overruns());
-    }
+    background.snapshot(rb);
   }
 
   /** The caps and the worker's queue the gauges show. */
   void background(BackgroundTraffic caps, java.util.function.IntSupplier queued) {
-    background = caps;
-    backlog = queued;
+    background.watch(caps, queued);
   }
 
   /** Reconstruction tasks queued for the worker now. */
   public int backlog() {
-    return backlog.getAsInt();
+    return background.backlog();
   }
 
   /** Slice bytes of background work this node sent, as its transport counted them. */
@@ -248,16 +228,12 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   @Override
   public void sliceSentBetween(int bytes, String fromRack, String toRack) {
-    if (!fromRack.equals(toRack)) {
-      crossRackBytesTo.computeIfAbsent(toRack, r -> new java.util.concurrent.atomic.LongAdder()).add(bytes);
-    }
+    rackLinks.sent(bytes, fromRack, toRack);
   }
 
   /** Slice bytes this DataNode sent to each other rack (its own rack is the link's other end). */
   public Map<String, Long> crossRackBytesByDestination() {
-    Map<String, Long> out = new java.util.TreeMap<>();
-    crossRackBytesTo.forEach((rack, n) -> out.put(rack, n.sum()));
-    return out;
+    return rackLinks.byDestination();
   }
 
   @Override

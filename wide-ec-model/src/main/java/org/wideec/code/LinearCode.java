@@ -317,6 +317,19 @@ public final class LinearCode {
     }
   }
 
+  /** {@code units} as a set; a unit outside this code fails naming it and the list it came in. */
+  BitSet unitSet(int[] units) {
+    BitSet s = new BitSet(n);
+    for (int u : units) {
+      if (u < 0 || u >= n) {
+        throw new IllegalArgumentException(spec + ": unit " + u + " out of range 0.." + (n - 1) + " in "
+            + Arrays.toString(units));
+      }
+      s.set(u);
+    }
+    return s;
+  }
+
   @Override
   public String toString() {
     return spec;

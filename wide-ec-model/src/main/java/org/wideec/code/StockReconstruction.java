@@ -1,6 +1,5 @@
 package org.wideec.code;
 
-import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -33,8 +32,8 @@ public final class StockReconstruction {
    */
   public static int[] sources(LinearCode code, int realData, int[] lost, int... skipped) {
     checkRealData(code, realData);
-    BitSet unusable = units(code, lost);
-    unusable.or(units(code, skipped));
+    BitSet unusable = code.unitSet(lost);
+    unusable.or(code.unitSet(skipped));
     int want = Math.min(realData, code.k());
     int[] chosen = new int[want];
     int found = 0;
@@ -122,17 +121,5 @@ public final class StockReconstruction {
     if (!code.isSystematic()) {
       throw new IllegalArgumentException(code.spec() + " is not systematic; HDFS cannot store it as a striped group");
     }
-  }
-
-  private static BitSet units(LinearCode code, int[] units) {
-    BitSet s = new BitSet(code.n());
-    for (int u : units) {
-      if (u < 0 || u >= code.n()) {
-        throw new IllegalArgumentException(code.spec() + ": unit " + u + " out of range 0.." + (code.n() - 1)
-            + " in " + Arrays.toString(units));
-      }
-      s.set(u);
-    }
-    return s;
   }
 }

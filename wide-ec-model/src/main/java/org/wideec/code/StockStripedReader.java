@@ -1,6 +1,5 @@
 package org.wideec.code;
 
-import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -21,7 +20,7 @@ public final class StockStripedReader {
    * parities survive than data units are lost (the client fails with "missing blocks").
    */
   public static int[] parityChoice(LinearCode code, int... lost) {
-    BitSet gone = toSet(code, lost);
+    BitSet gone = code.unitSet(lost);
     int lostData = gone.get(0, code.k()).cardinality();
     int[] chosen = new int[lostData];
     int found = 0;
@@ -58,7 +57,7 @@ public final class StockStripedReader {
    */
   public static boolean canReadStripe(LinearCode code, int cells, int... lost) {
     requireSystematic(code);
-    BitSet gone = toSet(code, lost);
+    BitSet gone = code.unitSet(lost);
     gone.clear(cells, code.k());
     int lostData = gone.get(0, code.k()).cardinality();
     if (lostData == 0) {
@@ -130,17 +129,5 @@ public final class StockStripedReader {
     if (!code.isSystematic()) {
       throw new IllegalArgumentException(code.spec() + " is not systematic; HDFS's striped reader cannot read it");
     }
-  }
-
-  private static BitSet toSet(LinearCode code, int[] lost) {
-    BitSet s = new BitSet(code.n());
-    for (int u : lost) {
-      if (u < 0 || u >= code.n()) {
-        throw new IllegalArgumentException(code.spec() + ": unit " + u + " out of range 0.." + (code.n() - 1)
-            + " in " + Arrays.toString(lost));
-      }
-      s.set(u);
-    }
-    return s;
   }
 }

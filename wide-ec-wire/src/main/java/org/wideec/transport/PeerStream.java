@@ -133,13 +133,7 @@ public final class PeerStream implements AutoCloseable {
     if (o == END) {
       throw new PeerFailure(peer.node(), peer + " ended its stream before slice " + expected);
     }
-    Frame f = (Frame) o;
-    buffered.decrementAndGet();
-    if (f.index() != expected) {
-      f.release();
-      throw new PeerFailure(peer.node(), peer + " sent slice " + f.index() + " where " + expected + " was due");
-    }
-    return f;
+    return taken((Frame) o, expected);
   }
 
   /**
@@ -152,7 +146,11 @@ public final class PeerStream implements AutoCloseable {
       ended = true;
       return null;
     }
-    Frame f = (Frame) o;
+    return taken((Frame) o, expected);
+  }
+
+  /** A slice taken off the queue, out of the window; one out of order is released and blames the producer. */
+  private Frame taken(Frame f, int expected) throws PeerFailure {
     buffered.decrementAndGet();
     if (f.index() != expected) {
       f.release();

@@ -3,6 +3,7 @@ package org.wideec.archive.hdfs;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,7 +26,6 @@ import org.wideec.archive.SourcePiece;
 import org.wideec.archive.StripeMember;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.RapidRaidChain;
-import org.wideec.archive.encode.RapidRaidChainPlanner;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.protocol.RapidRaidRequests;
@@ -41,7 +41,7 @@ import org.wideec.transport.hdfs.TokenBytes;
 /**
  * The RapidRAID encoder of sealed archives ({@code --encoder rapidraid}; RapidRAID §IV), run by the
  * DataNodes: no byte of the file passes through the archiver. Per stripe it finds every piece's live replicas, plans
- * the chain where they already are ({@link RapidRaidChainPlanner}: fewest copies, then a rack loss left decodable,
+ * the chain where they already are ({@link RapidRaidChainSources}: fewest copies, then a rack loss left decodable,
  * then fewest cross-rack hops), makes the planned copies first ({@link BlockMover}, the Balancer's way, so each block
  * keeps its replication; a copy's source is never a chain node that needs the piece itself), creates codeword i's
  * single-block file and allocates its block on chain node i (favored), and asks the last position to run the
@@ -60,12 +60,15 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
 
   private final RapidRaidPipelines f;
   private final Path file;
+  /** The file's path without scheme, as the NameNode's calls name it. */
+  final String path;
   private final ParityFiles files;
   private final CodewordFiles codewords;
 
   PipelineCodewordEncoder(RapidRaidPipelines f, Path file) {
     this.f = f;
     this.file = file;
+    this.path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     this.files = new ParityFiles(f.dfs);
     this.codewords = new CodewordFiles(f.dfs);
   }
@@ -141,7 +144,8 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     Set<String> leftOut = new HashSet<>();
     Map<Integer, LocatedBlock> now = located;
     while (true) {
-      RapidRaidPlan plan = plan(s, name, now, live, leftOut, replication);
+      RapidRaidPlan plan = RapidRaidChainSources.plan(s, name, path, now, live, leftOut, replication,
+          f.ports.conf().sliceBytes(), f.ports.conf().maxFrameBytes());
       try {
         moved.addAll(makeMoves(s, name, plan.chain(), live));
         return plan;
@@ -201,54 +205,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
   }
 
   String nameOf(ArchivedStripe s) {
-    return Path.getPathWithoutSchemeAndAuthority(file) + " stripe " + s.stripeId();
-  }
-
-  /**
-   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link RapidRaidChainSources#withSources}, and
-   * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
-   * plans again (the same loop for the dry run and the run, over the same located blocks).
-   */
-  RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
-      Map<String, DatanodeInfo> live, Set<String> leftOut, short replication) throws IOException {
-    long[] lengths = new long[s.code().k()];
-    for (int t = 0; t < s.sources().size(); t++) {
-      lengths[t] = s.sources().get(t).length();
-    }
-    Set<String> out = new HashSet<>(leftOut);
-    String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
-    RapidRaidChain chain;
-    while (true) {
-      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
-      candidates.keySet().removeAll(out);
-      RapidRaidChain planned;
-      try {
-        planned = RapidRaidChainSources.chainFor(s, name, located, candidates);
-      } catch (IOException e) {
-        if (out.isEmpty()) {
-          throw e;
-        }
-        // Say why the nodes are short: not dead, but left out of this stripe's chain.
-        throw new IOException(e.getMessage() + " once " + out.size() + " live nodes were left out of the chain (copies"
-            + " they could not take, or left out by the caller): " + new java.util.TreeSet<>(out), e);
-      }
-      try {
-        chain = RapidRaidChainSources.withSources(s, name, path, planned, located, live, replication);
-        break;
-      } catch (RapidRaidChainSources.CannotCopy e) {
-        if (out.size() >= RapidRaidChainSources.MAX_REPLANS || !out.add(e.target)) {
-          throw e;
-        }
-        LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
-      }
-    }
-    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chain, lengths,
-        f.ports.conf().sliceBytes(), f.ports.conf().maxFrameBytes());
-    if (plan.unitBytes() != s.unitLength()) {
-      throw new IOException(name + ": its pieces make codewords of " + plan.unitBytes() + " bytes, the manifest "
-          + s.unitLength());
-    }
-    return plan;
+    return path + " stripe " + s.stripeId();
   }
 
   /**
@@ -256,7 +213,6 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
    * planned (the lifecycle checked just before) fails the stripe.
    */
   Map<Integer, LocatedBlock> locate(ArchivedStripe s, String name) throws IOException {
-    String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     Map<Long, LocatedBlock> byId = new HashMap<>();
     HdfsFileStatus st = f.dfs.getClient().getFileInfo(path);
     if (st == null) {
@@ -280,17 +236,13 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     return out;
   }
 
-
-
   short replication(String name) throws IOException {
-    HdfsFileStatus st = f.dfs.getClient().getFileInfo(Path.getPathWithoutSchemeAndAuthority(file).toString());
+    HdfsFileStatus st = f.dfs.getClient().getFileInfo(path);
     if (st == null) {
       throw new IOException(name + ": " + file + " is gone");
     }
     return st.getReplication();
   }
-
-
 
   /**
    * The chain's copies, one at a time, each from the NameNode's view just before it. A holder whose replica a chain
@@ -305,15 +257,13 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
       if (piece >= s.sources().size()) {
         continue; // a virtual piece is never copied (the planner sees it everywhere)
       }
-      Set<String> needing = RapidRaidChainSources.needing(s, chain, piece);
       LocatedBlock lb = locate(s, name).get(piece);
       DatanodeInfo target = live.get(mv.to().node());
-      if (java.util.Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
+      if (Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
         continue;
       }
-      String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
-      List<BlockMover.Move> candidates = BlockMover.candidates(path, lb, target, mv.from().node()).stream()
-          .filter(c -> !needing.contains(c.source().getXferAddr())).toList();
+      List<BlockMover.Move> candidates = RapidRaidChainSources.copySources(s, chain, piece,
+          BlockMover.candidates(path, lb, target, mv.from().node()));
       IOException last = null;
       for (BlockMover.Move c : candidates) {
         try {
@@ -336,10 +286,8 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
           f.moves.addAll(done);
           f.copies.addAll(copies);
         }
-        throw new RapidRaidChainSources.CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
-            + " onto chain node " + mv.to() + (last != null ? ": " + last.getMessage() : ": every holder HDFS would let"
-            + " drop its replica (" + java.util.Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).toList()
-            + ") is a chain node that needs the piece itself"), last, mv.to().node(), done);
+        throw RapidRaidChainSources.CannotCopy.onto(name, piece, lb.getBlock().getBlockId(), mv.to(),
+            Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).toList(), last, done);
       }
     }
     synchronized (f) {
@@ -348,8 +296,6 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     }
     return done;
   }
-
-
 
   /** The stripe with codeword i planned on chain node i, where position i writes it. */
   private static ArchivedStripe plannedOnChain(ArchivedStripe s, RapidRaidChain chain) {

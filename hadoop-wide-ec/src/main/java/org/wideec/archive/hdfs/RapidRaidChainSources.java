@@ -2,26 +2,38 @@ package org.wideec.archive.hdfs;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.encode.RapidRaidChain;
 import org.wideec.archive.encode.RapidRaidChainPlanner;
 import org.wideec.archive.encode.RapidRaidPipeline;
+import org.wideec.archive.encode.RapidRaidPlan;
 import org.wideec.topology.Site;
 import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
- * The RapidRAID chain of a sealed stripe over the live replicas, and the source of each copy it needs (RapidRAID §IV:
- * position i reads pieces the node must hold): the part of {@link PipelineCodewordEncoder}'s planning the dry run and
- * the run share, over the same located blocks.
+ * The RapidRAID plan of a sealed stripe over the live replicas: the chain where the pieces already are, the source of
+ * each copy it needs (RapidRAID §IV: position i reads pieces the node must hold) and the pipeline along it. Planning
+ * only, over located blocks it is handed: the dry run prints what it returns, and {@link PipelineCodewordEncoder}
+ * runs it, over the same located blocks.
  */
 final class RapidRaidChainSources {
+  /** The planning lines keep the encoder's logger: they are part of its run as an operator reads the log. */
+  private static final Logger LOG = LoggerFactory.getLogger(PipelineCodewordEncoder.class);
+
   private RapidRaidChainSources() {}
 
   /** Chains planned again at most this many times, each without one more node a piece could not be copied onto. */
@@ -32,11 +44,70 @@ final class RapidRaidChainSources {
     final String target;
     final List<String> done;
 
-    CannotCopy(String message, IOException cause, String target, List<String> done) {
+    private CannotCopy(String message, IOException cause, String target, List<String> done) {
       super(message, cause);
       this.target = target;
       this.done = List.copyOf(done);
     }
+
+    /**
+     * Piece {@code piece} of stripe {@code name} cannot be copied onto chain node {@code to}: {@code refused} says why
+     * the last source tried failed, or, when null, no holder of {@code holders} qualified as the source.
+     */
+    static CannotCopy onto(String name, int piece, long blockId, Site to, List<String> holders, IOException refused,
+        List<String> done) {
+      return new CannotCopy(name + " piece " + piece + " (block " + blockId + "): cannot copy it onto chain node " + to
+          + (refused != null ? ": " + refused.getMessage() : ": every holder HDFS would let drop its replica ("
+              + holders + ") is a chain node that needs the piece itself"), refused, to.node(), done);
+    }
+  }
+
+  /**
+   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link #withSources}, and
+   * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
+   * plans again (the same loop for the dry run and the run, over the same located blocks).
+   *
+   * @param path the archived file's path without scheme, as the copies name it to the NameNode
+   */
+  static RapidRaidPlan plan(ArchivedStripe s, String name, String path, Map<Integer, LocatedBlock> located,
+      Map<String, DatanodeInfo> live, Set<String> leftOut, short replication, int sliceBytes, int maxFrameBytes)
+      throws IOException {
+    long[] lengths = new long[s.code().k()];
+    for (int t = 0; t < s.sources().size(); t++) {
+      lengths[t] = s.sources().get(t).length();
+    }
+    Set<String> out = new HashSet<>(leftOut);
+    RapidRaidChain chain;
+    while (true) {
+      Map<String, DatanodeInfo> candidates = new LinkedHashMap<>(live);
+      candidates.keySet().removeAll(out);
+      RapidRaidChain planned;
+      try {
+        planned = chainFor(s, name, located, candidates);
+      } catch (IOException e) {
+        if (out.isEmpty()) {
+          throw e;
+        }
+        // Say why the nodes are short: not dead, but left out of this stripe's chain.
+        throw new IOException(e.getMessage() + " once " + out.size() + " live nodes were left out of the chain (copies"
+            + " they could not take, or left out by the caller): " + new TreeSet<>(out), e);
+      }
+      try {
+        chain = withSources(s, name, path, planned, located, live, replication);
+        break;
+      } catch (CannotCopy e) {
+        if (out.size() >= MAX_REPLANS || !out.add(e.target)) {
+          throw e;
+        }
+        LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
+      }
+    }
+    RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chain, lengths, sliceBytes, maxFrameBytes);
+    if (plan.unitBytes() != s.unitLength()) {
+      throw new IOException(name + ": its pieces make codewords of " + plan.unitBytes() + " bytes, the manifest "
+          + s.unitLength());
+    }
+    return plan;
   }
 
   /** The chain over the live nodes; a short stripe's virtual pieces are "held" everywhere (zeros need no copy). */
@@ -46,8 +117,7 @@ final class RapidRaidChainSources {
     Map<Integer, List<Site>> replicas = new HashMap<>();
     for (int t = 0; t < s.code().k(); t++) {
       LocatedBlock lb = located.get(t);
-      replicas.put(t, lb == null ? liveSites
-          : java.util.Arrays.stream(lb.getLocations()).map(DataNodeSites::of).toList());
+      replicas.put(t, lb == null ? liveSites : Arrays.stream(lb.getLocations()).map(DataNodeSites::of).toList());
     }
     try {
       return RapidRaidChainPlanner.plan(name, s.code(), replicas, liveSites);
@@ -56,8 +126,18 @@ final class RapidRaidChainSources {
     }
   }
 
+  /**
+   * The sources HDFS would let a copy of {@code piece} come from, but the chain nodes whose position reads the piece:
+   * the NameNode drops the source's replica once the copy is reported, and those positions need theirs.
+   */
+  static List<BlockMover.Move> copySources(ArchivedStripe s, RapidRaidChain chain, int piece,
+      List<BlockMover.Move> candidates) {
+    Set<String> needing = needing(s, chain, piece);
+    return candidates.stream().filter(c -> !needing.contains(c.source().getXferAddr())).toList();
+  }
+
   /** Chain nodes whose position reads {@code piece}: the copy's source must keep its replica, so never one of them. */
-  static Set<String> needing(ArchivedStripe s, RapidRaidChain chain, int piece) {
+  private static Set<String> needing(ArchivedStripe s, RapidRaidChain chain, int piece) {
     Set<String> needing = new HashSet<>();
     int n = s.code().n();
     for (int i = 0; i < n; i++) {
@@ -82,7 +162,7 @@ final class RapidRaidChainSources {
   static RapidRaidChain withSources(ArchivedStripe s, String name, String path, RapidRaidChain chain,
       Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live, short replication) throws CannotCopy {
     Map<Integer, List<DatanodeInfo>> holders = new HashMap<>();
-    Map<Integer, List<org.apache.hadoop.fs.StorageType>> types = new HashMap<>();
+    Map<Integer, List<StorageType>> types = new HashMap<>();
     List<RapidRaidChain.Move> out = new ArrayList<>();
     for (RapidRaidChain.Move mv : chain.moves()) {
       int piece = mv.piece();
@@ -91,17 +171,17 @@ final class RapidRaidChainSources {
         continue; // a virtual piece is never copied (the planner sees it everywhere)
       }
       List<DatanodeInfo> at = holders.computeIfAbsent(piece, j -> {
-        List<DatanodeInfo> l = new ArrayList<>(java.util.Arrays.asList(lb.getLocations()));
-        l.sort(java.util.Comparator.comparing(DatanodeInfo::getNetworkLocation)
+        List<DatanodeInfo> l = new ArrayList<>(Arrays.asList(lb.getLocations()));
+        l.sort(Comparator.comparing(DatanodeInfo::getNetworkLocation)
             .thenComparing((DatanodeInfo d) -> d.getXferAddr()));
         return l;
       });
-      List<org.apache.hadoop.fs.StorageType> ty = types.computeIfAbsent(piece, j -> {
-        List<org.apache.hadoop.fs.StorageType> l = new ArrayList<>();
+      List<StorageType> ty = types.computeIfAbsent(piece, j -> {
+        List<StorageType> l = new ArrayList<>();
         for (DatanodeInfo d : at) {
-          int i = java.util.Arrays.asList(lb.getLocations()).indexOf(d);
-          org.apache.hadoop.fs.StorageType[] st = lb.getStorageTypes();
-          l.add(st != null && i >= 0 && i < st.length && st[i] != null ? st[i] : org.apache.hadoop.fs.StorageType.DEFAULT);
+          int i = Arrays.asList(lb.getLocations()).indexOf(d);
+          StorageType[] st = lb.getStorageTypes();
+          l.add(st != null && i >= 0 && i < st.length && st[i] != null ? st[i] : StorageType.DEFAULT);
         }
         return l;
       });
@@ -109,15 +189,11 @@ final class RapidRaidChainSources {
       if (at.stream().anyMatch(d -> d.getXferAddr().equals(mv.to().node()))) {
         continue;
       }
-      Set<String> needing = needing(s, chain, piece);
-      List<BlockMover.Move> candidates = BlockMover.candidates(path, lb.getBlock(), at.toArray(new DatanodeInfo[0]),
-          ty.toArray(new org.apache.hadoop.fs.StorageType[0]), target, mv.from().node()).stream()
-          .filter(c -> !needing.contains(c.source().getXferAddr())).toList();
+      List<BlockMover.Move> candidates = copySources(s, chain, piece, BlockMover.candidates(path, lb.getBlock(),
+          at.toArray(new DatanodeInfo[0]), ty.toArray(new StorageType[0]), target, mv.from().node()));
       if (candidates.isEmpty()) {
-        throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
-            + " onto chain node " + mv.to() + ": every holder HDFS would let drop its replica (" + at.stream()
-                .map(DatanodeInfo::getXferAddr).toList() + ") is a chain node that needs the piece itself", null,
-            mv.to().node(), List.of());
+        throw CannotCopy.onto(name, piece, lb.getBlock().getBlockId(), mv.to(),
+            at.stream().map(DatanodeInfo::getXferAddr).toList(), null, List.of());
       }
       DatanodeInfo source = candidates.get(0).source();
       out.add(new RapidRaidChain.Move(piece, DataNodeSites.of(source), mv.to()));

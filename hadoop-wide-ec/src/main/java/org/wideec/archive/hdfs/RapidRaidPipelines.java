@@ -55,7 +55,8 @@ public final class RapidRaidPipelines implements SealedArchiver.EncoderFactory, 
     String name = e.nameOf(s);
     Map<Integer, LocatedBlock> located = e.locate(s, name);
     ports.requireToken(TokenBytes.of(located.get(0).getBlockToken()), name); // as the run does, before anything
-    return e.plan(s, name, located, mover.liveNodes(), Set.of(), e.replication(name));
+    return RapidRaidChainSources.plan(s, name, e.path, located, mover.liveNodes(), Set.of(), e.replication(name),
+        ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
   }
 
   /** The plans run so far, in order (what the DataNodes' cross-rack counters are held to). */
