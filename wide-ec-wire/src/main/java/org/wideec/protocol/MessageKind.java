@@ -33,7 +33,9 @@ public enum MessageKind {
   /** A role's pull of the rows another role sends it on one transfer of the update ('V'). */
   UPDATE_FETCH(0x56, Family.UPDATE),
   /** A scrub's linear summary of a stored replica (version 1). */
-  SUMMARY(0x60, Family.SUMMARY);
+  SUMMARY(0x60, Family.SUMMARY),
+  /** A scrub's in-rack sum of several replicas' summaries, one page per check row (version 1). */
+  RACK_SUM(0x61, Family.SUMMARY);
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
@@ -107,7 +109,7 @@ public enum MessageKind {
       case PIN -> PinRequest.parse(body);
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
       case UPDATE -> of(body) == UPDATE_ROLE ? UpdateRoleRequest.parse(body) : UpdateFetchRequest.parse(body);
-      case SUMMARY -> SummaryRequest.parse(body);
+      case SUMMARY -> of(body) == SUMMARY ? SummaryRequest.parse(body) : RackSumRequest.parse(body);
     };
   }
 
