@@ -29,6 +29,8 @@ import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.ContinuousScrubber;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+import org.wideec.scrub.RackSummingPlan;
+import org.wideec.scrub.ScrubChecks;
 import org.wideec.scrub.UnitSummary;
 import org.wideec.scrub.hdfs.ScrubStatus;
 
@@ -82,10 +84,16 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     WideEcNameNodeMetrics m = WideEcNameNodePlugin.metrics();
     ContinuousScrubber scrubber = WideEcNameNodePlugin.scrubber();
     long[] before = counters(m);
+    RackSummingPlan[] plans = plans(file, code); // before the pass, whose repairs move the units at fault
     ScrubStatus status = scrubber.passNow();
     // Checked: the archive's one stripe and the file's one group; both at fault, both named, both sent for repair.
     assertEquals(List.of(2L, 2L, 0L, 2L, 0L, 1L), delta(before, counters(m)));
-    assertEquals((long) (10 + 9) * UnitSummary.DEFAULT_PAGE_SIZE, m.scrubSummaryBytes() - before[6]);
+    // Both failed their check rows: the NameNode received each summing rack's rows and the other units' pages, then a
+    // page from each unit that had been summed.
+    long summedUnits = java.util.Arrays.stream(plans).flatMap(p -> p.sums().stream()).mapToInt(s -> s.units().length)
+        .sum();
+    assertEquals(cleanPassBytes(plans) + summedUnits * UnitSummary.DEFAULT_PAGE_SIZE,
+        m.scrubSummaryBytes() - before[6]);
     assertFalse(status.midPass());
     assertEquals(List.of(
         "/s/a unit_at_fault [" + DATA_MEMBER + "] " + memberHolder + " true",
@@ -120,6 +128,7 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     before = counters(m);
     status = scrubber.passNow();
     assertEquals(List.of(2L, 0L, 0L, 0L, 0L, 1L), delta(before, counters(m)), "the next pass finds both consistent");
+    assertEquals(cleanPassBytes(plans(file, code)), m.scrubSummaryBytes() - before[6], "rack sums and lone pages only");
     assertEquals(List.of(), status.bad());
     assertEquals(0, tool("fsck", "/s", "--json").json().get("scrub").get("bad").size());
   }
@@ -145,6 +154,30 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     assertEquals(List.of(1 + stripedGroups, 0L, 0L, 0L, 0L, 1L), delta(before, counters(m)));
     assertEquals(pass, status.pass());
     assertFalse(status.midPass());
+  }
+
+  /** The rack-summing plans of the archive's stripe and the file's group, as the NameNode's scrubber makes them. */
+  private RackSummingPlan[] plans(Path file, LinearCode groupCode) throws Exception {
+    String nameNodeRack = org.wideec.client.ClientRack.of(cluster.getConfiguration(0),
+        org.apache.hadoop.net.NetUtils.getLocalHostname());
+    org.wideec.archive.ArchivedStripe stripe = manifestOf("/s/a").stripes().get(0);
+    String[] memberRacks = new String[stripe.code().n()];
+    for (int u = 0; u < memberRacks.length; u++) {
+      memberRacks[u] = located(stripe.member(u)).getLocations()[0].getNetworkLocation();
+    }
+    return new RackSummingPlan[] {
+        RackSummingPlan.plan(ScrubChecks.of(stripe.code(), ScrubChecks.DEFAULT_CHECKS, 0), memberRacks, nameNodeRack),
+        RackSummingPlan.plan(ScrubChecks.of(groupCode, ScrubChecks.DEFAULT_CHECKS, 0), StripedGroups.rackOfUnit(
+            StripedGroups.groups(fs, file).get(0), groupCode.n()), nameNodeRack)};
+  }
+
+  /** What the NameNode receives for stripes that pass their check rows: each summing rack's rows, each other page. */
+  private static long cleanPassBytes(RackSummingPlan[] plans) {
+    long pages = 0;
+    for (RackSummingPlan p : plans) {
+      pages += (long) p.sums().size() * p.checks().count() + p.alone().length;
+    }
+    return pages * UnitSummary.DEFAULT_PAGE_SIZE;
   }
 
   private long[] counters(WideEcNameNodeMetrics m) {

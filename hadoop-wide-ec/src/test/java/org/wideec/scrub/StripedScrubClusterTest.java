@@ -40,7 +40,8 @@ import org.wideec.time.Backoff;
 
 /**
  * Silent corruption of a striped group (bytes changed, {@code .meta} rewritten so HDFS's checksums pass) found by
- * checking one-page summaries against the code, and repaired by our worker from the units that agree.
+ * checking one-page summaries against the code, summed in each rack on a clean pass and asked unit by unit where a
+ * check fails, and repaired by our worker from the units that agree.
  */
 class StripedScrubClusterTest {
   private static final int CELL = 64 * 1024;
@@ -53,14 +54,16 @@ class StripedScrubClusterTest {
   java.nio.file.Path base;
 
   @Test
-  void verifyNamesSilentlyCorruptDataAndParityUnitsRepairsThemAndSendsUnderOnePercentAcrossRacks()
+  void aCleanPassSendsOnePagePerRackAndCheckRowAcrossRacksAndACorruptDataAndParityUnitAreStillNamedAndRepaired()
       throws Exception {
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
     // A scrub proves the READ token of each internal block to its holder's slice port.
     conf.setBoolean(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     conf = MiniClusters.tuned(conf, new File(base.toFile(), "dfs"), BLOCK);
-    MiniDFSCluster cluster = MiniClusters.start(conf, 6, 3);
+    // 4 racks of 4: RS(10,4) keeps at most 4 units in a rack, so the placement fills three racks with 4 and the last
+    // with 2: three racks sum, the last sends its 2 pages, as many as the 2 check rows.
+    MiniDFSCluster cluster = MiniClusters.start(conf, 4, 4);
     try (SlicePortClient port = new SlicePortClient(cluster.getConfiguration(0))) {
       DistributedFileSystem fs = cluster.getFileSystem();
       ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("wide-rs", 10, 4, CELL));
@@ -77,6 +80,29 @@ class StripedScrubClusterTest {
       StripedGroups.awaitSettled(cluster, fs, policy, List.of(file), 60_000);
       List<LocatedStripedBlock> groups = StripedGroups.groups(fs, file);
       assertEquals(2, groups.size());
+
+      // A clean pass: each rack's collector sums its units' pages in the rack and sends one page per check row.
+      long planned = 0;
+      long summed = 0;
+      for (LocatedStripedBlock g : groups) {
+        RackSummingPlan plan = RackSummingPlan.plan(ScrubChecks.of(code, ScrubChecks.DEFAULT_CHECKS, 41),
+            StripedGroups.rackOfUnit(g, code.n()), port.rack());
+        assertEquals(3, plan.sums().size(), "racks that sum: " + StripedGroups.unitsByRack(g));
+        assertEquals(4L * ScrubChecks.DEFAULT_CHECKS * PAGE, plan.crossRackBytes(PAGE), "racks x checks x page");
+        planned += plan.crossRackBytes(PAGE);
+        summed += plan.sums().stream().mapToInt(r -> r.units().length).sum();
+      }
+      long crossBefore = crossRackBytes(cluster);
+      VerifyRun clean = verify(cluster, "/rs", "--page-bytes", String.valueOf(PAGE), "--seed", "41", "--json");
+      long cleanCross = crossRackBytes(cluster) - crossBefore;
+      assertEquals(0, clean.rc);
+      assertEquals(List.of("consistent [] false", "consistent [] false"), List.of(summary(clean.report.get("groups")
+          .get(0)), summary(clean.report.get("groups").get(1))));
+      assertEquals(planned, cleanCross, "the transports' cross-rack bytes are the plan's");
+      assertEquals(2L * 4 * 2 * PAGE, cleanCross, "2 groups x 4 racks x 2 checks x 1 KiB, not 2 x 14 units x 1 KiB");
+      assertEquals(cleanCross, clean.report.get("crossRackSummaryBytes").asLong());
+      assertEquals(2 * code.n(), summariesServed(cluster), "each unit folded once, by its holder");
+
       corrupt(cluster, policy, groups.get(0), DATA_UNIT);
       corrupt(cluster, policy, groups.get(1), PARITY_UNIT);
       // HDFS's own checksums pass: a read returns the changed byte (unit 2's second cell is the file's cell 12).
@@ -84,23 +110,23 @@ class StripedScrubClusterTest {
       silently[12 * CELL + 5] ^= 0x21;
       assertArrayEquals(silently, read(fs, file, data.length));
 
-      long crossBefore = crossRackBytes(cluster);
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      int rc = ToolRunner.run(cluster.getConfiguration(0), new WideEcTool(new PrintStream(out, true,
-          StandardCharsets.UTF_8), System.err), new String[] {"verify", "/rs", "--repair", "--page-bytes",
-              String.valueOf(PAGE), "--seed", "42", "--json"});
+      crossBefore = crossRackBytes(cluster);
+      VerifyRun found = verify(cluster, "/rs", "--repair", "--page-bytes", String.valueOf(PAGE), "--seed", "42",
+          "--json");
       long crossRack = crossRackBytes(cluster) - crossBefore;
-      assertEquals(1, rc, "a group at fault is a problem");
-      JsonNode report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).trim());
-      assertEquals(2, report.get("groupsChecked").asInt());
-      assertEquals(2, report.get("problems").asInt());
+      assertEquals(1, found.rc, "a group at fault is a problem");
+      assertEquals(2, found.report.get("groupsChecked").asInt());
+      assertEquals(2, found.report.get("problems").asInt());
       assertEquals(List.of("unit_at_fault [2] true", "unit_at_fault [11] true"), List.of(
-          summary(report.get("groups").get(0)), summary(report.get("groups").get(1))));
-      // The client is in no DataNode's rack: every summary crosses, one page per unit, and nothing else does.
-      assertEquals(2L * code.n() * PAGE, crossRack);
-      assertEquals(crossRack, report.get("crossRackSummaryBytes").asLong());
+          summary(found.report.get("groups").get(0)), summary(found.report.get("groups").get(1))));
+      // Each group failed its check rows, so every unit of a rack that summed was asked again on its own (the client
+      // is in no DataNode's rack): the rack sums and the other units' pages, then one page per summed unit.
+      assertEquals(planned + summed * PAGE, crossRack);
+      assertEquals(2L * (4 * 2 + 12) * PAGE, crossRack);
+      assertEquals(crossRack, found.report.get("crossRackSummaryBytes").asLong());
       assertTrue(crossRack <= 0.01 * 2 * code.n() * BLOCK, crossRack + " cross-rack bytes");
-      assertEquals(2 * code.n(), summariesServed(cluster), "one summary per unit, each from its holder");
+      assertEquals(2 * code.n() + 2 * code.n() + summed, summariesServed(cluster), "each unit folded for the check"
+          + " rows, and each summed unit again on its own");
 
       awaitMoved(fs, file, 0, DATA_UNIT, StripedGroups.location(groups.get(0), DATA_UNIT));
       awaitMoved(fs, file, 1, PARITY_UNIT, StripedGroups.location(groups.get(1), PARITY_UNIT));
@@ -114,6 +140,18 @@ class StripedScrubClusterTest {
     } finally {
       cluster.shutdown();
     }
+  }
+
+  private record VerifyRun(int rc, JsonNode report) {}
+
+  private static VerifyRun verify(MiniDFSCluster cluster, String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    String[] argv = new String[args.length + 1];
+    argv[0] = "verify";
+    System.arraycopy(args, 0, argv, 1, args.length);
+    int rc = ToolRunner.run(cluster.getConfiguration(0), new WideEcTool(new PrintStream(out, true,
+        StandardCharsets.UTF_8), System.err), argv);
+    return new VerifyRun(rc, new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).trim()));
   }
 
   private static String summary(JsonNode group) {

@@ -121,7 +121,7 @@ class SummaryCheckTest {
     assertEquals("rs:k=2,m=1: summary of unit 2 is 5 bytes, not 4", e.getMessage());
   }
 
-  private static byte[][] encodedStripe(LinearCode code, Random random) {
+  static byte[][] encodedStripe(LinearCode code, Random random) {
     ErasureCoder coder = ErasureCoder.java(code);
     ByteBuffer[] data = new ByteBuffer[code.k()];
     for (int i = 0; i < data.length; i++) {
@@ -145,7 +145,7 @@ class SummaryCheckTest {
     return units;
   }
 
-  private static byte[][] summaries(byte[][] units) {
+  static byte[][] summaries(byte[][] units) {
     byte[][] s = new byte[units.length][];
     for (int u = 0; u < units.length; u++) {
       s[u] = UnitSummary.of(ByteBuffer.wrap(units[u]), PAGE, R);
@@ -153,7 +153,7 @@ class SummaryCheckTest {
     return s;
   }
 
-  private static byte[][] copy(byte[][] units) {
+  static byte[][] copy(byte[][] units) {
     byte[][] c = new byte[units.length][];
     for (int u = 0; u < units.length; u++) {
       c[u] = units[u].clone();

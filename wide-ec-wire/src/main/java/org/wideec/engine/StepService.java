@@ -2,12 +2,15 @@ package org.wideec.engine;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.gf.RegionKernels;
 import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RackSumRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.protocol.RequestLimits;
 import org.wideec.protocol.StepRequest;
@@ -18,6 +21,7 @@ import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
 import org.wideec.scrub.UnitSummary;
 import org.wideec.transport.Downstream;
+import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.RequestHandler;
@@ -29,7 +33,8 @@ import org.wideec.transport.SliceTransport;
  * row goes to a local sink). Each request becomes a {@link SliceStep}, checked before anything is read or dialled:
  * the service asks its upstreams, then slice by slice computes the rows from its local units and adds what arrived,
  * forwards its rows and writes a sink row locally. A scrub's summary request folds a local unit into one page and
- * sends only that ({@link SummaryRequest}). Memory is one frame plus the transport's window per upstream,
+ * sends only that ({@link SummaryRequest}); a rack sum adds the rack's other holders' pages in first, one page per
+ * check row ({@link RackSumRequest}). Memory is one frame plus the transport's window per upstream,
  * whatever the block size. Nothing is thrown into the transport's thread: every failure ends the stream with an
  * ERROR naming the node to blame (and aborts a sink).
  */
@@ -72,6 +77,10 @@ public final class StepService implements RequestHandler {
     try {
       if (position) {
         run(repairId, downstream, admitPosition(RapidRaidStepRequest.parse(body)));
+        return;
+      }
+      if (RackSumRequest.isOne(body)) {
+        rackSum(repairId, admitRackSum(body), downstream);
         return;
       }
       if (SummaryRequest.isOne(body)) {
@@ -117,6 +126,9 @@ public final class StepService implements RequestHandler {
     if (RapidRaidStepRequest.isOne(body)) {
       return null;
     }
+    if (RackSumRequest.isOne(body)) {
+      return access.clientOf(admitRackSum(body).fold().unit());
+    }
     if (SummaryRequest.isOne(body)) {
       return access.clientOf(admitSummary(body).unit());
     }
@@ -137,6 +149,17 @@ public final class StepService implements RequestHandler {
     SummaryRequest req = SummaryRequest.parse(body);
     req.checkFits(transport.conf().maxFrameBytes());
     access.checkRead(req.unit());
+    return req;
+  }
+
+  /**
+   * A rack sum, once its answer and slices fit a frame, its upstreams are DataNodes' ports and its asker may read its
+   * unit; each upstream checks its own unit's token when this node asks it.
+   */
+  private RackSumRequest admitRackSum(byte[] body) throws IOException {
+    RackSumRequest req = RackSumRequest.parse(body);
+    req.checkFits(transport.conf().maxFrameBytes());
+    access.checkRead(req.fold().unit());
     return req;
   }
 
@@ -299,6 +322,63 @@ public final class StepService implements RequestHandler {
    * so one page leaves this node whatever the block size.
    */
   private void summary(SummaryRequest req, Downstream downstream) throws IOException, InterruptedException {
+    byte[] page = fold(req);
+    ByteBuf out = downstream.alloc().heapBuffer(page.length);
+    out.writeBytes(page);
+    downstream.send(0, out);
+    downstream.end();
+    counters.summaryServed();
+  }
+
+  /**
+   * A rack's share of each check row instead of one page per unit (ECWide §4.1's in-rack aggregation): the other
+   * holders of the rack are asked first, so they fold while this node folds, then this node's page times each
+   * coefficient and every upstream's rows are added, and one frame of rows goes on.
+   */
+  private void rackSum(long id, RackSumRequest req, Downstream downstream) throws IOException, InterruptedException {
+    String me = downstream.selfNode();
+    List<PeerStream> ups = new ArrayList<>();
+    try {
+      for (RackSumRequest.Upstream u : req.upstreams()) {
+        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), id, u.request().toBytes()));
+      }
+      byte[] page = fold(req.fold());
+      int bytes = req.answerBytes();
+      ByteBuf out = downstream.alloc().heapBuffer(bytes, bytes);
+      try {
+        byte[] a = out.array();
+        int off = out.arrayOffset() + out.writerIndex();
+        int[] c = req.coefficients();
+        for (int i = 0; i < c.length; i++) {
+          RegionKernels.mul(c[i], page, 0, a, off + i * page.length, page.length);
+        }
+        for (PeerStream up : ups) {
+          Frame f = up.next(0, bytes);
+          try {
+            RegionKernels.xor(f.payload().nioBuffer(), 0, ByteBuffer.wrap(a, off, bytes).slice(), 0, bytes);
+          } finally {
+            f.release();
+          }
+          up.credit();
+        }
+        out.writerIndex(out.writerIndex() + bytes);
+      } catch (Throwable t) {
+        out.release();
+        throw t;
+      }
+      downstream.send(0, out);
+      for (PeerStream up : ups) {
+        up.awaitEnd();
+      }
+      downstream.end();
+      counters.summaryServed();
+    } finally {
+      ups.forEach(PeerStream::close);
+    }
+  }
+
+  /** Folds a local replica into its one-page summary, read through its verified path at the scrub's pace. */
+  private byte[] fold(SummaryRequest req) throws IOException, InterruptedException {
     UnitSummary fold = new UnitSummary(req.pageSize(), req.multiplier());
     long length = req.unit().numBytes();
     byte[] buf = new byte[(int) Math.min(req.sliceBytes(), Math.max(1, length))];
@@ -311,11 +391,6 @@ public final class StepService implements RequestHandler {
         fold.update(buf, 0, n);
       }
     }
-    byte[] page = fold.summary();
-    ByteBuf out = downstream.alloc().heapBuffer(page.length);
-    out.writeBytes(page);
-    downstream.send(0, out);
-    downstream.end();
-    counters.summaryServed();
+    return fold.summary();
   }
 }

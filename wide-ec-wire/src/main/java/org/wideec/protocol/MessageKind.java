@@ -34,6 +34,8 @@ public enum MessageKind {
   UPDATE_FETCH(0x56, Family.UPDATE),
   /** A scrub's linear summary of a stored replica (version 1). */
   SUMMARY(0x60, Family.SUMMARY),
+  /** A scrub's in-rack sum of several replicas' summaries, one page per check row (version 1). */
+  RACK_SUM(0x61, Family.SUMMARY),
   /** An operator's order to set a DataNode's background caps ('C'). */
   CAPS(0x43, Family.CAPS);
 
@@ -109,7 +111,7 @@ public enum MessageKind {
       case PIN -> PinRequest.parse(body);
       case RAPIDRAID_POSITION -> RapidRaidStepRequest.parse(body);
       case UPDATE -> of(body) == UPDATE_ROLE ? UpdateRoleRequest.parse(body) : UpdateFetchRequest.parse(body);
-      case SUMMARY -> SummaryRequest.parse(body);
+      case SUMMARY -> of(body) == SUMMARY ? SummaryRequest.parse(body) : RackSumRequest.parse(body);
       case CAPS -> CapsRequest.parse(body);
     };
   }

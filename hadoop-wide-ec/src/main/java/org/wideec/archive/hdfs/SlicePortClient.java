@@ -14,6 +14,7 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.net.NetUtils;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.protocol.EncodeTreeRequest;
+import org.wideec.protocol.RackSumRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
@@ -200,20 +201,61 @@ public final class SlicePortClient implements Closeable {
    */
   public byte[] summaryOf(LocatedBlock lb, DatanodeInfo node, int pageSize, int multiplier, String where)
       throws IOException {
-    ExtendedBlock b = lb.getBlock();
-    byte[] token = TokenBytes.of(lb.getBlockToken());
-    BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
-    Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
+    SummaryRequest req = foldOf(lb, pageSize, multiplier, where);
     try {
-      requireToken(token, where, "a scrub", "; scrubbing needs block tokens");
-      return SummaryQuery.summaryOf(transport, e, self, new SummaryRequest(ref, pageSize, multiplier, tc.sliceBytes()),
-          transport.credentialFor(token));
+      return SummaryQuery.summaryOf(transport, endpointOf(node), self, req, transport.credentialFor(req.unit().token()));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not fold its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(where + ": interrupted folding the replica");
     }
+  }
+
+  /**
+   * One unit of a rack sum: its located block, the holder that folds it and what its page is multiplied by, one
+   * coefficient per check row.
+   */
+  public record SummedUnit(LocatedBlock block, DatanodeInfo holder, int[] coefficients, String where) {}
+
+  /**
+   * Asks the first unit's holder for its rack's sum (org.wideec.protocol.RackSumRequest): it asks each other unit's
+   * holder in its rack for its page times the coefficients and sends the sum, one page per check row.
+   *
+   * @param where names the rack's sum in errors
+   */
+  public byte[][] rackSumOf(List<SummedUnit> units, int pageSize, int multiplier, String where) throws IOException {
+    SummedUnit collector = units.get(0);
+    List<RackSumRequest.Upstream> ups = new java.util.ArrayList<>();
+    for (SummedUnit u : units.subList(1, units.size())) {
+      ups.add(new RackSumRequest.Upstream(endpointOf(u.holder()), new RackSumRequest(foldOf(u.block(), pageSize,
+          multiplier, u.where()), u.coefficients(), List.of())));
+    }
+    RackSumRequest req = new RackSumRequest(foldOf(collector.block(), pageSize, multiplier, collector.where()),
+        collector.coefficients(), ups);
+    try {
+      return SummaryQuery.rackSumOf(transport, endpointOf(collector.holder()), self, req,
+          transport.credentialFor(req.fold().unit().token()));
+    } catch (PeerFailure p) {
+      throw new IOException(where + ": " + collector.holder().getXferAddr() + " did not sum its rack's summaries"
+          + (p.culprit() == null ? "" : " (" + p.culprit() + " to blame)") + ": " + p.getMessage(), p);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(where + ": interrupted summing the rack's summaries");
+    }
+  }
+
+  /** What a holder is asked to fold: the block with the READ token the NameNode gave this client. */
+  private SummaryRequest foldOf(LocatedBlock lb, int pageSize, int multiplier, String where) throws IOException {
+    ExtendedBlock b = lb.getBlock();
+    byte[] token = TokenBytes.of(lb.getBlockToken());
+    requireToken(token, where, "a scrub", "; scrubbing needs block tokens");
+    return new SummaryRequest(new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
+        token), pageSize, multiplier, tc.sliceBytes());
+  }
+
+  private Endpoint endpointOf(DatanodeInfo node) throws IOException {
+    return endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
   }
 
   @Override

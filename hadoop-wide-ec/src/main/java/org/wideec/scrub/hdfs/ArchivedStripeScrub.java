@@ -14,14 +14,14 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.SlicePortClient;
-import org.wideec.code.LinearCode;
 import org.wideec.scrub.ScrubVerdict;
 import org.wideec.scrub.SummaryCheck;
 
 /**
  * Checks the stripes of an archived file or directory without reading them: each member block's holder folds its
- * replica into a one-page summary and the stripe's code, the manifest's, checks the summaries. A member shorter than
- * the stripe's units and a virtual (padding) member count as zeros, as the encoder padded them.
+ * replica into a one-page summary, summed in its rack where that saves cross-rack bytes, and the stripe's code, the
+ * manifest's, checks the summaries. A member shorter than the stripe's units and a virtual (padding) member count as
+ * zeros, as the encoder padded them.
  */
 public final class ArchivedStripeScrub {
   /**
@@ -98,12 +98,12 @@ public final class ArchivedStripeScrub {
 
   private StripeResult check(ArchivedStripe s, String name) {
     try {
-      byte[][] summaries = summaries(s, name);
-      ScrubVerdict v = SummaryCheck.check(s.code(), summaries);
+      LocatedBlock[] members = members(s, name);
+      SummaryFetch.Checked c = fetch.check(s.code(), members, name);
+      ScrubVerdict v = c.verdict();
       AtFault atFault = null;
       if (v.outcome() == ScrubVerdict.Outcome.UNIT_AT_FAULT) {
-        int u = v.unitAtFault();
-        atFault = new AtFault(s, u, located(s.member(u), name + " unit " + u), summaries);
+        atFault = new AtFault(s, v.unitAtFault(), members[v.unitAtFault()], c.summaries());
       }
       return new StripeResult(name, v, null, atFault);
     } catch (IOException e) {
@@ -148,13 +148,12 @@ public final class ArchivedStripeScrub {
     return new Repair(bad.stream().map(DatanodeInfo::getXferAddr).toList(), agreeing);
   }
 
-  private byte[][] summaries(ArchivedStripe s, String name) throws IOException {
-    LinearCode code = s.code();
-    byte[][] out = new byte[code.n()][];
-    for (int u = 0; u < code.n(); u++) {
+  /** Each member's block as located now; null for a virtual (padding) member, zeros as the encoder padded it. */
+  private LocatedBlock[] members(ArchivedStripe s, String name) throws IOException {
+    LocatedBlock[] out = new LocatedBlock[s.code().n()];
+    for (int u = 0; u < out.length; u++) {
       StripeMember m = s.member(u);
       if (m.padding()) {
-        out[u] = fetch.zeros();
         continue;
       }
       LocatedBlock lb = located(m, name + " unit " + u);
@@ -162,7 +161,7 @@ public final class ArchivedStripeScrub {
         throw new IOException(name + ": unit " + u + " (block " + m.blockId() + ") has no live replica; repair the"
             + " stripe before scrubbing it");
       }
-      out[u] = fetch.of(lb, name + " unit " + u);
+      out[u] = lb;
     }
     return out;
   }

@@ -14,12 +14,11 @@ import org.wideec.archive.hdfs.SlicePortClient;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.StripedCodec;
 import org.wideec.scrub.ScrubVerdict;
-import org.wideec.scrub.SummaryCheck;
 
 /**
  * Checks every block group of a file under one of our striped policies without reading it: each internal block's
- * holder folds its replica into a one-page summary ({@link UnitSummary}) and the code's parity relations are checked on
- * the summaries ({@link SummaryCheck}). The code is the policy's, the only one the group was written with.
+ * holder folds its replica into a one-page summary (org.wideec.scrub.UnitSummary), summed in its rack where that
+ * saves cross-rack bytes, and the code's parity relations are checked on the summaries ({@link SummaryFetch#check}). The code is the policy's, the only one the group was written with.
  */
 public final class StripedGroupScrub {
   /**
@@ -74,7 +73,7 @@ public final class StripedGroupScrub {
       LocatedBlock[] internal = StripedBlockUtil.parseStripedBlockGroup(group, policy.getCellSize(),
           policy.getNumDataUnits(), policy.getNumParityUnits());
       try {
-        ScrubVerdict v = SummaryCheck.check(code, summaries(group, internal, policy, code, name));
+        ScrubVerdict v = fetch.check(code, units(group, internal, policy, code, name), name).verdict();
         LocatedBlock atFault = v.outcome() == ScrubVerdict.Outcome.UNIT_AT_FAULT ? internal[v.unitAtFault()] : null;
         out.add(new GroupResult(name, v, null, atFault));
       } catch (IOException e) {
@@ -100,21 +99,22 @@ public final class StripedGroupScrub {
     fs.getClient().reportBadBlocks(new LocatedBlock[] {reported});
   }
 
-  private byte[][] summaries(LocatedStripedBlock group, LocatedBlock[] internal, ErasureCodingPolicy policy,
+  /** Each unit's internal block; null for a unit past a short group's end, zeros as the code pads it. */
+  private static LocatedBlock[] units(LocatedStripedBlock group, LocatedBlock[] internal, ErasureCodingPolicy policy,
       LinearCode code, String name) throws IOException {
-    byte[][] s = new byte[code.n()][];
+    LocatedBlock[] units = new LocatedBlock[code.n()];
     for (int u = 0; u < code.n(); u++) {
       long length = StripedBlockUtil.getInternalBlockLength(group.getBlockSize(), policy.getCellSize(),
           policy.getNumDataUnits(), u);
       if (length == 0) {
-        s[u] = fetch.zeros(); // a unit past a short group's end is zeros, as the code pads it
-      } else if (internal[u] == null || internal[u].getLocations().length == 0) {
-        throw new IOException(name + ": unit " + u + " has no live replica; repair the group before scrubbing it");
-      } else {
-        s[u] = fetch.of(internal[u], name + " unit " + u);
+        continue;
       }
+      if (internal[u] == null || internal[u].getLocations().length == 0) {
+        throw new IOException(name + ": unit " + u + " has no live replica; repair the group before scrubbing it");
+      }
+      units[u] = internal[u];
     }
-    return s;
+    return units;
   }
 
   private static boolean isOurs(ErasureCodingPolicy policy) {
