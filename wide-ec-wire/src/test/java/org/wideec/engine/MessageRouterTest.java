@@ -32,7 +32,7 @@ class MessageRouterTest {
     router.screen(new byte[] {0x7f}, true);
     router.screen(new byte[0], true);
     assertEquals("STEP STEP STEP REBUILD REBUILD ARCHIVED_READ ENCODE_TREE PIN RAPIDRAID_POSITION UPDATE UPDATE"
-        + " SUMMARY SUMMARY STEP STEP ", seen.toString());
+        + " SUMMARY SUMMARY CAPS STEP STEP ", seen.toString());
   }
 
   @Test
