@@ -199,6 +199,7 @@ final class MemberUpdateCommand {
       Map<String, Object> extra) {
     List<Map<String, Object>> archives = new ArrayList<>();
     org.wideec.archive.encode.EncodePlan.Shape shape = ChainEncoder.shapeOf(conf);
+    boolean whenCheaper = conf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT);
     for (Map.Entry<StripeManifest, List<StripeUpdate>> e : plans.entrySet()) {
       List<Map<String, Object>> stripes = new ArrayList<>();
       for (StripeUpdate u : e.getValue()) {
@@ -211,7 +212,8 @@ final class MemberUpdateCommand {
         s.put("vanishingParities", u.vanishingParities());
         s.put("dropped", u.dropsStripe());
         s.put("unitLength", u.nextUnitLength());
-        UpdateChoice choice = UpdateChoice.of(u, org.wideec.update.UpdateScheme.byName(scheme), Set.of(), shape);
+        UpdateChoice choice = UpdateChoice.of(u, org.wideec.update.UpdateScheme.byName(scheme), Set.of(), shape,
+            whenCheaper);
         s.put("plan", choice.reEncodes() ? reEncodeJson(choice) : choice.delta().toJson());
         s.put("crossRackBytes", u.dropsStripe() ? 0 : choice.crossRackBytes());
         stripes.add(s);

@@ -15,6 +15,7 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeManifest;
+import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportFaultInjector;
@@ -403,11 +404,12 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   record RmOnDataNodes(ToolRun plan, ToolRun run, long crossRackBytes) {}
 
   /**
-   * {@code rm} of the files (set aside in {@code checks}) under the scheme, after its dry run: it runs on the DataNodes
-   * and they deliver across racks exactly the dry run's cross-rack chunks times the unit length.
+   * {@code rm} of the files (set aside in {@code checks}) under the scheme's delta plan (re-encoding when cheaper off,
+   * so the scheme's own plan runs), after its dry run: it runs on the DataNodes and they deliver across racks exactly
+   * the dry run's cross-rack chunks times the unit length.
    */
   RmOnDataNodes rmOnDataNodes(String scheme, String... files) throws Exception {
-    List<String> args = new java.util.ArrayList<>(List.of("rm"));
+    List<String> args = new java.util.ArrayList<>(List.of("-D" + ParityUpdater.REENCODE_KEY + "=false", "rm"));
     args.addAll(List.of(files));
     args.addAll(List.of("--scheme", scheme, "--json"));
     List<String> dry = new java.util.ArrayList<>(args);

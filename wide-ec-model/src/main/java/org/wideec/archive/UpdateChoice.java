@@ -30,11 +30,19 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
   /** Slices the pricing plans with (the slice size does not change what crosses racks). */
   private static final int PRICING_SLICE = 64 * 1024;
 
+  /** As {@link #of(StripeUpdate, UpdateScheme, Set, EncodePlan.Shape, boolean)}, re-encoding when cheaper. */
+  public static UpdateChoice of(StripeUpdate up, UpdateScheme scheme, Set<Long> gone, EncodePlan.Shape shape) {
+    return of(up, scheme, gone, shape, true);
+  }
+
   /**
    * @param gone inodes of members a stock client deleted behind wide-ec's back (their old bytes are lost)
    * @param shape the chain's shape, as the archival chain encoder is configured
+   * @param whenCheaper whether re-encoding is taken when it crosses racks less; false: the delta plan runs unless it
+   *     cannot (a member deleted behind wide-ec's back, a scheme that re-encodes)
    */
-  public static UpdateChoice of(StripeUpdate up, UpdateScheme scheme, Set<Long> gone, EncodePlan.Shape shape) {
+  public static UpdateChoice of(StripeUpdate up, UpdateScheme scheme, Set<Long> gone, EncodePlan.Shape shape,
+      boolean whenCheaper) {
     UpdatePlan delta = scheme.plan(up.pattern());
     if (up.dropsStripe()) {
       return new UpdateChoice(up, delta, null, null); // nothing is written: the stripe leaves the manifest
@@ -57,7 +65,7 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
     long deltaBytes = (long) delta.crossRackChunks() * up.nextUnitLength();
     if (reason == null && delta.reEncode()) {
       reason = "the " + delta.scheme() + " scheme re-encodes the stripe";
-    } else if (reason == null && UpdateChooser.prefersReEncoding(chain.crossRackBytes(), deltaBytes)) {
+    } else if (reason == null && whenCheaper && UpdateChooser.prefersReEncoding(chain.crossRackBytes(), deltaBytes)) {
       reason = "re-encoding crosses racks with " + chain.crossRackBytes() + " bytes, the " + delta.scheme()
           + " plan with " + deltaBytes;
     }

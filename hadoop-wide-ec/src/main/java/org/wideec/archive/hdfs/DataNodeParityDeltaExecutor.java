@@ -64,6 +64,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private final ParityFiles files;
   private final ParityDeltaWriter fallback;
   private final org.wideec.archive.encode.EncodePlan.Shape shape;
+  private final boolean reEncodeWhenCheaper;
   private ChainReEncoder reEncoder;
   private final SecureRandom keys = new SecureRandom();
   private boolean ranOnDataNodes;
@@ -73,13 +74,14 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private BlockMover mover;
 
   DataNodeParityDeltaExecutor(DistributedFileSystem dfs, UpdateScheme scheme, SlicePortClient ports,
-      ParityDeltaWriter fallback) {
+      ParityDeltaWriter fallback, boolean reEncodeWhenCheaper) {
     this.dfs = dfs;
     this.scheme = scheme;
     this.ports = ports;
     this.files = new ParityFiles(dfs);
     this.fallback = fallback;
     this.shape = ChainEncoder.shapeOf(dfs.getConf());
+    this.reEncodeWhenCheaper = reEncodeWhenCheaper;
   }
 
   /**
@@ -88,7 +90,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
    *
    * @throws IllegalArgumentException naming the key when its value is neither datanode nor client
    */
-  static ParityDeltaExecutor choose(DistributedFileSystem dfs, UpdateScheme scheme, int chunkBytes) {
+  static ParityDeltaExecutor choose(DistributedFileSystem dfs, UpdateScheme scheme, int chunkBytes,
+      boolean reEncodeWhenCheaper) {
     ParityDeltaWriter client = new ParityDeltaWriter(dfs, chunkBytes);
     String v = dfs.getConf().getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT)
         .toLowerCase(java.util.Locale.ROOT);
@@ -98,7 +101,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       }
       case "datanode" -> {
         try {
-          return new DataNodeParityDeltaExecutor(dfs, scheme, new SlicePortClient(dfs.getConf()), client);
+          return new DataNodeParityDeltaExecutor(dfs, scheme, new SlicePortClient(dfs.getConf()), client,
+              reEncodeWhenCheaper);
         } catch (IOException | IllegalArgumentException e) {
           LOG.warn("parity updates run in this process (client executor): the DataNodes' slice ports cannot be"
               + " used from here: {}", e.getMessage());
@@ -140,7 +144,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   public Map<Integer, StripeMember> write(StripeUpdate up, long version, Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     String name = "stripe " + s.stripeId() + " update to version " + version;
-    UpdateChoice choice = UpdateChoice.of(up, scheme, gone, shape);
+    UpdateChoice choice = UpdateChoice.of(up, scheme, gone, shape, reEncodeWhenCheaper);
     if (choice.reEncodes()) {
       return reEncode(up, version, name, choice, gone);
     }
