@@ -42,7 +42,7 @@ final class MemberUpdateCommand {
       "                                                        plan (wide-ec.update.executor); --dry-run prints it",
       "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
       "                                                        due; with directories: also reconcile members a stock",
-      "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
+      "                                                        hdfs dfs -rm deleted (its stripes re-encoded)");
   static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
 
   private final Configuration conf;

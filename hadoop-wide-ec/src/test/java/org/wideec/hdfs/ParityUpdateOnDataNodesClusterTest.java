@@ -226,27 +226,15 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     everythingChecksOut(after);
   }
 
+  /** The stock-deleted member's old bytes are gone: its stripe is re-encoded on the DataNodes, nothing decoded. */
   @Test
   void aMemberDeletedByAStockRmIsReEncodedOutOfItsStripeOnTheDataNodesWithoutADecode() throws Exception {
     List<String> files = archiveDirOnPlan("/dn-stock");
-    long archive = store.inodeOf(new Path("/dn-stock"));
-    long inode = store.inodeOf(new Path(files.get(1)));
-    StripeManifest before = manifestOf("/dn-stock");
-    ReEncodings planned = reEncodings(before, inode, true);
+    ReEncodings planned = reEncodings(manifestOf("/dn-stock"), inodeOf(files.get(1)), true);
     long[] counters = chainCounters();
-    checks.delete(files.get(1)); // hdfs dfs -rm: the block is gone, the stripe still counts it
-    ToolRun r = toolNoGrace("rm", "--finish", "/dn-stock", "--json");
-    assertEquals(0, r.exit(), r.out() + r.err());
-    JsonNode j = r.json().get("archives").get(0);
-    assertEquals("datanode", j.get("executor").asText(), "no stripe fell back to the client's decode: " + r.out());
-    assertEquals(1, j.get("filesRemoved").asInt(), r.out());
-    assertEquals(before.stripesOf(inode).length, j.get("stripesUpdated").asInt(), r.out());
+    stockRmReconciled("/dn-stock", files); // "executor":"datanode": no stripe fell back to the client's decode
     assertEquals(planned.crossRackBytes(), chainCrossRackSince(counters, planned.replyBytes()),
         "the chain's streams and deliveries across racks against the plan: " + planned.described());
-    StripeManifest after = store.find(archive);
-    assertEquals(1, after.version());
-    assertEquals(List.of(), unitsOf(after, inode));
-    everythingChecksOut(after);
   }
 
   @Test
@@ -288,35 +276,16 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
       long archive = store.inodeOf(new Path(dir));
       StripeManifest before = manifestOf(dir);
       long inode = store.inodeOf(new Path(files.get(1)));
-      checks.delete(files.get(1));
-      org.wideec.archive.hdfs.ParityUpdater.Hook crash = s -> {
-        if (s.equals(step)) {
-          throw new java.io.IOException("injected crash after " + s);
-        }
-      };
-      java.io.IOException c = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
-          () -> updater(0, crash).reconcile(List.of(new Path(dir))), step);
-      assertEquals("injected crash after " + step, c.getMessage());
-      boolean committed = steps.indexOf(step) >= steps.indexOf("committed");
-      assertEquals(committed ? 1 : 0, store.find(archive).version(), step);
-      if (!committed) {
-        assertEquals(before, store.find(archive), step + ": the old manifest stays");
-      }
-      org.wideec.archive.hdfs.ParityUpdater.Result r = updater(0, org.wideec.archive.hdfs.ParityUpdater.Hook.NONE)
-          .reconcile(List.of(new Path(dir))).get(0);
+      checks.delete(files.get(1)); // hdfs dfs -rm behind wide-ec's back
+      boolean committed = crashesAfter(step, steps, archive, before,
+          crash -> updater(0, crash).reconcile(List.of(new Path(dir))));
+      ParityUpdater.Result r = updater(0, ParityUpdater.Hook.NONE).reconcile(List.of(new Path(dir))).get(0);
       boolean wroteParity = steps.indexOf(step) >= steps.indexOf("parity-written") && !committed;
       assertEquals(wroteParity ? 1 : 0, r.rolledBack(), step + ": the crashed run's version directory");
       if (!committed) {
         assertEquals("datanode", r.executor(), step);
       }
-      StripeManifest after = store.find(archive);
-      assertEquals(1, after.version(), step);
-      assertEquals(List.of(), unitsOf(after, inode), step);
-      everythingChecksOut(after);
-      for (org.wideec.archive.ArchivedStripe s : after.stripes()) {
-        assertTrue(!fs.exists(org.wideec.archive.hdfs.ArchiveLayout.parityVersionDir(s.parityFilePath(), 2)),
-            step + ": nothing of version 2");
-      }
+      recoveredAsVersion1(step, archive, inode);
     }
   }
 

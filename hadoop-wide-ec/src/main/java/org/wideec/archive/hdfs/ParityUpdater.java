@@ -260,8 +260,9 @@ public final class ParityUpdater {
 
   /**
    * Finishes the updates of these archived directories, reconciling too each member a stock client deleted behind
-   * wide-ec's back ({@code hdfs dfs -rm}, which reprotection covered meanwhile): its old bytes are decoded from the
-   * rest of its stripe and removed from the parity like a {@code wide-ec rm}'s.
+   * wide-ec's back ({@code hdfs dfs -rm}, which reprotection covered meanwhile): its stripes are re-encoded on the
+   * DataNodes from the members they keep, the deleted unit as zeros (by the client executor, its old bytes are
+   * decoded from the rest of its stripe and removed from the parity like a {@code wide-ec rm}'s).
    */
   public List<Result> reconcile(List<Path> archivedDirs) throws IOException {
     List<Result> out = new ArrayList<>();
