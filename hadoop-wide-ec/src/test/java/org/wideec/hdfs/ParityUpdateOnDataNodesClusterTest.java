@@ -378,16 +378,20 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
    * the dry run's cross-rack chunks times the unit length.
    */
   RmOnDataNodes rmOnDataNodes(String scheme, String... files) throws Exception {
-    List<String> args = new java.util.ArrayList<>(List.of("-D" + ParityUpdater.REENCODE_KEY + "=false", "rm"));
+    List<String> args = new java.util.ArrayList<>(List.of("rm"));
     args.addAll(List.of(files));
     args.addAll(List.of("--scheme", scheme, "--json"));
     List<String> dry = new java.util.ArrayList<>(args);
     dry.add("--dry-run");
-    ToolRun plan = tool(dry.toArray(new String[0]));
+    // A copy of the tool's configuration: a -D option would change the class's own for every later test.
+    Configuration deltaOnly = new Configuration(conf);
+    deltaOnly.setBoolean(ParityUpdater.REENCODE_KEY, false);
+    ToolRun plan = ToolRun.of(deltaOnly, dry.toArray(new String[0]));
     assertEquals(0, plan.exit(), plan.out() + plan.err());
     long expected = plannedCrossRackBytes(plan.json(), scheme);
     long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
-    ToolRun r = toolNoGrace(args.toArray(new String[0]));
+    deltaOnly.setLong(ParityUpdater.GRACE_KEY, 0);
+    ToolRun r = ToolRun.of(deltaOnly, args.toArray(new String[0]));
     assertEquals(0, r.exit(), r.out() + r.err());
     for (String f : files) {
       checks.removed(f);
