@@ -12,6 +12,8 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.UpdateChoice;
+import org.wideec.archive.hdfs.ChainEncoder;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.ParityUpdater;
@@ -40,7 +42,7 @@ final class MemberUpdateCommand {
       "                                                        plan (wide-ec.update.executor); --dry-run prints it",
       "  rm --finish [ARCHIVED_DIR...] [--json]               finish crashed runs (roll back or forward), free what is",
       "                                                        due; with directories: also reconcile members a stock",
-      "                                                        hdfs dfs -rm deleted (decoded out of the parity)");
+      "                                                        hdfs dfs -rm deleted (its stripes re-encoded)");
   static final Set<String> SCHEMES = Set.of("baseline", "cau", "rackcu");
 
   private final Configuration conf;
@@ -151,6 +153,32 @@ final class MemberUpdateCommand {
     }
   }
 
+  /**
+   * A re-encoding's plan as the dry run prints it: the chain's trees (rows, collector, steps) and deliveries, and what
+   * crosses racks, in chunks of the unit length as a delta plan counts them.
+   */
+  private static Map<String, Object> reEncodeJson(UpdateChoice choice) {
+    org.wideec.archive.encode.EncodePlan p = choice.reEncode();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("scheme", "reencode");
+    j.put("reEncode", true);
+    j.put("encoder", "chain");
+    j.put("reason", choice.reason());
+    j.put("crossRackChunks", p.crossRackBytes() / p.unitBytes());
+    j.put("crossRackBytes", p.crossRackBytes());
+    List<Map<String, Object>> trees = new ArrayList<>();
+    for (org.wideec.archive.encode.EncodePlan.Tree t : p.trees()) {
+      Map<String, Object> tj = new LinkedHashMap<>();
+      tj.put("parities", t.rows());
+      tj.put("collector", t.collector().node());
+      tj.put("units", t.steps().stream().mapToInt(org.wideec.archive.encode.EncodePlan.Step::unit).toArray());
+      trees.add(tj);
+    }
+    j.put("trees", trees);
+    j.put("deliveries", p.deliveries().size());
+    return j;
+  }
+
   /** Who computed the parity over every archive updated: one name, or datanode+client when they differ. */
   private static String executor(List<ParityUpdater.Result> results) {
     Set<String> names = new java.util.TreeSet<>();
@@ -170,6 +198,8 @@ final class MemberUpdateCommand {
   void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json,
       Map<String, Object> extra) {
     List<Map<String, Object>> archives = new ArrayList<>();
+    org.wideec.archive.encode.EncodePlan.Shape shape = ChainEncoder.shapeOf(conf);
+    boolean whenCheaper = conf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT);
     for (Map.Entry<StripeManifest, List<StripeUpdate>> e : plans.entrySet()) {
       List<Map<String, Object>> stripes = new ArrayList<>();
       for (StripeUpdate u : e.getValue()) {
@@ -182,8 +212,10 @@ final class MemberUpdateCommand {
         s.put("vanishingParities", u.vanishingParities());
         s.put("dropped", u.dropsStripe());
         s.put("unitLength", u.nextUnitLength());
-        org.wideec.update.UpdatePlan plan = org.wideec.update.UpdateScheme.byName(scheme).plan(u.pattern());
-        s.put("plan", plan.toJson());
+        UpdateChoice choice = UpdateChoice.of(u, org.wideec.update.UpdateScheme.byName(scheme), Set.of(), shape,
+            whenCheaper);
+        s.put("plan", choice.reEncodes() ? reEncodeJson(choice) : choice.delta().toJson());
+        s.put("crossRackBytes", u.dropsStripe() ? 0 : choice.crossRackBytes());
         stripes.add(s);
         if (!json) {
           out.printf("%s stripe %d (%s): data units %s change (%s leave), parity units %s rewritten%s%s%n",
@@ -192,7 +224,9 @@ final class MemberUpdateCommand {
               java.util.Arrays.toString(u.rewrittenParities()),
               u.vanishingParities().length == 0 ? "" : ", " + java.util.Arrays.toString(u.vanishingParities())
                   + " become virtual", u.dropsStripe() ? "; no data left: the stripe is dropped" : "");
-          out.println("  " + plan.describe().replace("\n", "\n  "));
+          String plan = choice.reEncodes() ? "re-encoded on the DataNodes (" + choice.reason() + "):\n"
+              + choice.reEncode().describe() : choice.delta().describe();
+          out.println("  " + plan.strip().replace("\n", "\n  "));
         }
       }
       Map<String, Object> a = new LinkedHashMap<>();

@@ -187,6 +187,10 @@ public final class ConfigCatalogue {
           "who computes the new parity of a parity update (wide-ec rm, replace): datanode (the DataNodes carry out the"
               + " --scheme plan over their slice ports; needs the DataNode plugin and block tokens, else client, the"
               + " reason logged) or client (the wide-ec process reads changed units and old parity through HDFS)"),
+      fixed("wide-ec.update.reencode.when-cheaper", ARCHIVAL, "true", EnumSet.of(CLI),
+          "whether the DataNodes re-encode a stripe's rewritten parities along the archival chain instead of running"
+              + " the --scheme's delta plan when that crosses racks strictly less (many changed units, mostly removed);"
+              + " a member a stock client deleted is re-encoded either way (its old bytes are gone)"),
       fixed("wide-ec.update.chunk.bytes", ARCHIVAL, "1m", EnumSet.of(CLI),
           "bytes per unit a parity update (wide-ec rm) reads, computes and writes at a time: memory is about (changed"
               + " units + parities) x this"),

@@ -174,6 +174,7 @@ class ConfigCatalogueTest {
     d.put(Unarchiver.WAIT_KEY, Unarchiver.WAIT_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.GRACE_KEY, org.wideec.archive.hdfs.ParityUpdater.GRACE_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_KEY, org.wideec.archive.hdfs.ParityUpdater.EXECUTOR_DEFAULT);
+    d.put(org.wideec.archive.hdfs.ParityUpdater.REENCODE_KEY, org.wideec.archive.hdfs.ParityUpdater.REENCODE_DEFAULT);
     d.put(org.wideec.archive.hdfs.ParityUpdater.CHUNK_KEY,
         org.wideec.archive.hdfs.ParityUpdater.CHUNK_DEFAULT);
     d.put(org.wideec.engine.UpdateRoleService.MEMORY_KEY, org.wideec.engine.UpdateRoleService.MEMORY_DEFAULT);

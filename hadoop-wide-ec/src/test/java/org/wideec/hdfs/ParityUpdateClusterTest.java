@@ -186,18 +186,8 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
       long archive = store.inodeOf(new Path(dir));
       StripeManifest before = manifestOf(dir);
       long inode = store.inodeOf(new Path(files.get(3)));
-      ParityUpdater.Hook crash = s -> {
-        if (s.equals(step)) {
-          throw new Crash(s);
-        }
-      };
-      Crash c = assertThrows(Crash.class, () -> updater(0, crash).remove(List.of(new Path(files.get(3)))), step);
-      assertEquals("injected crash after " + step, c.getMessage());
-      boolean committed = steps.indexOf(step) >= steps.indexOf("committed");
-      assertEquals(committed ? 1 : 0, store.find(archive).version(), step);
-      if (!committed) {
-        assertEquals(before, store.find(archive), step + ": the old manifest stays");
-      }
+      boolean committed = crashesAfter(step, steps, archive, before,
+          crash -> updater(0, crash).remove(List.of(new Path(files.get(3)))));
       assertEquals(step.equals("locked"), fs.exists(new Path(files.get(3))), step);
 
       ParityUpdater.Result r = step.equals("locked") ? updater(0, ParityUpdater.Hook.NONE)
@@ -206,15 +196,51 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
       boolean wroteParity = steps.indexOf(step) >= steps.indexOf("parity-written") && !committed;
       assertEquals(wroteParity ? before.stripesOf(inode).length : 0, r.rolledBack(),
           step + ": one version directory per updated stripe");
-      StripeManifest after = store.find(archive);
-      assertEquals(1, after.version(), step);
-      assertEquals(List.of(), unitsOf(after, inode), step);
-      everythingChecksOut(after);
-      for (ArchivedStripe s : after.stripes()) {
-        assertFalse(fs.exists(ArchiveLayout.parityVersionDir(s.parityFilePath(), 2)), step + ": nothing of version 2");
-      }
+      recoveredAsVersion1(step, archive, inode);
       assertEquals(0, fs.listStatus(store.layout().asideRoot(archive)).length, step + ": everything freed");
     }
+  }
+
+  /**
+   * After a crashed run's rerun: version 1 is current without the inode's units, everything checks out, and nothing
+   * of a version 2 was left.
+   */
+  void recoveredAsVersion1(String step, long archive, long inode) throws Exception {
+    StripeManifest after = store.find(archive);
+    assertEquals(1, after.version(), step);
+    assertEquals(List.of(), unitsOf(after, inode), step);
+    everythingChecksOut(after);
+    for (ArchivedStripe s : after.stripes()) {
+      assertFalse(fs.exists(ArchiveLayout.parityVersionDir(s.parityFilePath(), 2)), step + ": nothing of version 2");
+    }
+  }
+
+  /** An update run given the crash tests' hook. */
+  @FunctionalInterface
+  interface CrashingRun {
+    void run(ParityUpdater.Hook hook) throws Exception;
+  }
+
+  /**
+   * Runs {@code run} with a crash injected after {@code step} of {@code steps}: it fails with the crash, and the
+   * archive's manifest is still {@code before} when the crash came before the commit, version 1 after it. Whether it
+   * came after the commit.
+   */
+  boolean crashesAfter(String step, List<String> steps, long archive, StripeManifest before, CrashingRun run)
+      throws Exception {
+    ParityUpdater.Hook crash = s -> {
+      if (s.equals(step)) {
+        throw new Crash(s);
+      }
+    };
+    Crash c = assertThrows(Crash.class, () -> run.run(crash), step);
+    assertEquals("injected crash after " + step, c.getMessage());
+    boolean committed = steps.indexOf(step) >= steps.indexOf("committed");
+    assertEquals(committed ? 1 : 0, store.find(archive).version(), step);
+    if (!committed) {
+      assertEquals(before, store.find(archive), step + ": the old manifest stays");
+    }
+    return committed;
   }
 
   /** A cron job's {@code rm --finish}: an archive it cannot finish now (its lock held) does not hold up the others. */
@@ -398,20 +424,30 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
   }
 
   @Test
-  void aMemberDeletedByAStockRmIsDecodedOutOfTheParityByAnUpdate() throws Exception {
-    List<String> files = archiveDir("/stock");
-    long archive = store.inodeOf(new Path("/stock"));
+  void aMemberDeletedByAStockRmIsTakenOutOfTheParityByAnUpdate() throws Exception {
+    stockRmReconciled("/stock", archiveDir("/stock"));
+  }
+
+  /**
+   * A stock {@code hdfs dfs -rm} of the archived directory's second file (the block is gone, the stripe still counts
+   * it), reconciled by {@code rm --finish DIR} with this class's executor: one file removed from each of its stripes,
+   * version 1 committed, and everything checks out. The run.
+   */
+  ToolRun stockRmReconciled(String dir, List<String> files) throws Exception {
+    long archive = store.inodeOf(new Path(dir));
     long inode = store.inodeOf(new Path(files.get(1)));
-    StripeManifest before = manifestOf("/stock");
-    checks.delete(files.get(1)); // hdfs dfs -rm: the block is gone, the stripe still counts it
-    ToolRun r = toolNoGrace("rm", "--finish", "/stock", "--json");
+    StripeManifest before = manifestOf(dir);
+    checks.delete(files.get(1));
+    ToolRun r = toolNoGrace("rm", "--finish", dir, "--json");
     assertEquals(0, r.exit(), r.out() + r.err());
     var j = r.json().get("archives").get(0);
+    assertEquals(executor(), j.get("executor").asText(), r.out());
     assertEquals(1, j.get("filesRemoved").asInt(), r.out());
     StripeManifest after = store.find(archive);
     assertEquals(1, after.version());
     assertEquals(List.of(), unitsOf(after, inode));
     assertEquals(before.stripesOf(inode).length, j.get("stripesUpdated").asInt(), r.out());
     everythingChecksOut(after);
+    return r;
   }
 }

@@ -15,6 +15,7 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeManifest;
+import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.transport.TransportFaultInjector;
@@ -225,6 +226,134 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     everythingChecksOut(after);
   }
 
+  /** The stock-deleted member's old bytes are gone: its stripe is re-encoded on the DataNodes, nothing decoded. */
+  @Test
+  void aMemberDeletedByAStockRmIsReEncodedOutOfItsStripeOnTheDataNodesWithoutADecode() throws Exception {
+    List<String> files = archiveDirOnPlan("/dn-stock");
+    ReEncodings planned = reEncodings(manifestOf("/dn-stock"), inodeOf(files.get(1)), true);
+    long[] counters = chainCounters();
+    stockRmReconciled("/dn-stock", files); // "executor":"datanode": no stripe fell back to the client's decode
+    assertEquals(planned.crossRackBytes(), chainCrossRackSince(counters, planned.replyBytes()),
+        "the chain's streams and deliveries across racks against the plan: " + planned.described());
+  }
+
+  @Test
+  void manyRemovedUnitsOfAStripeAreReEncodedOnTheDataNodesWhenThatCrossesRacksLess() throws Exception {
+    List<String> files = archiveDirOnPlan("/dn-many");
+    StripeManifest before = manifestOf("/dn-many");
+    // f0, f1 and f2 are units 0-3 of stripe 0: two of its six data units stay.
+    List<String> removed = List.of(files.get(0), files.get(1), files.get(2));
+    for (String f : removed) {
+      assertTrue(unitsOf(before, store.inodeOf(new Path(f))).stream().allMatch(u -> u.startsWith("0:")), f);
+    }
+    ToolRun plan = tool("rm", removed.get(0), removed.get(1), removed.get(2), "--scheme", "baseline", "--dry-run",
+        "--json");
+    assertEquals(0, plan.exit(), plan.out() + plan.err());
+    JsonNode stripe0 = plan.json().get("archives").get(0).get("stripes").get(0);
+    assertTrue(stripe0.get("plan").get("reEncode").asBoolean(), "the dry run re-encodes: " + plan.out());
+    assertEquals("chain", stripe0.get("plan").get("encoder").asText(), plan.out());
+    ReEncodings planned = reEncodings(before, removed.stream().map(f -> inodeOf(f)).toList(), false);
+    assertEquals(planned.crossRackBytes(), stripe0.get("crossRackBytes").asLong(), "the dry run prints what runs");
+    long[] counters = chainCounters();
+    long rows = sumOverDataNodes(RepairMetrics::updateRowBytesSent);
+    ToolRun r = toolNoGrace("rm", removed.get(0), removed.get(1), removed.get(2), "--scheme", "baseline", "--json");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    removed.forEach(checks::removed);
+    assertEquals("datanode", r.json().get("executor").asText(), r.out());
+    assertEquals(rows, sumOverDataNodes(RepairMetrics::updateRowBytesSent), "no delta rows were sent");
+    assertEquals(planned.crossRackBytes(), chainCrossRackSince(counters, planned.replyBytes()),
+        "the chain's streams and deliveries across racks against the plan: " + planned.described());
+    everythingChecksOut(manifestOf("/dn-many"));
+  }
+
+  @Test
+  void aCrashAfterEveryStepOfAReEncodingOnTheDataNodesIsRolledBackBeforeTheCommitAndForwardAfterIt()
+      throws Exception {
+    List<String> steps = List.of("locked", "planned", "parity-written", "verified", "committed", "freed");
+    for (String step : steps) {
+      String dir = "/dn-crash-" + step;
+      List<String> files = archiveDirOnPlan(dir);
+      long archive = store.inodeOf(new Path(dir));
+      StripeManifest before = manifestOf(dir);
+      long inode = store.inodeOf(new Path(files.get(1)));
+      checks.delete(files.get(1)); // hdfs dfs -rm behind wide-ec's back
+      boolean committed = crashesAfter(step, steps, archive, before,
+          crash -> updater(0, crash).reconcile(List.of(new Path(dir))));
+      ParityUpdater.Result r = updater(0, ParityUpdater.Hook.NONE).reconcile(List.of(new Path(dir))).get(0);
+      boolean wroteParity = steps.indexOf(step) >= steps.indexOf("parity-written") && !committed;
+      assertEquals(wroteParity ? 1 : 0, r.rolledBack(), step + ": the crashed run's version directory");
+      if (!committed) {
+        assertEquals("datanode", r.executor(), step);
+      }
+      recoveredAsVersion1(step, archive, inode);
+    }
+  }
+
+  private long inodeOf(String path) {
+    try {
+      return store.inodeOf(new Path(path));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The re-encodings removing these inodes from their stripes make, each on its stripe's planned nodes (where the
+   * DataNodes run it: the files were archived on plan): what crosses racks, and the replies the updater gets over
+   * the slice ports (one result frame per tree that stores a parity, one CRC32C digest per new parity read back).
+   *
+   * @param gone the inodes were deleted by a stock client (else set aside by wide-ec rm, baseline scheme)
+   */
+  ReEncodings reEncodings(StripeManifest m, long inode, boolean gone) {
+    return reEncodings(m, List.of(inode), gone);
+  }
+
+  ReEncodings reEncodings(StripeManifest m, List<Long> inodes, boolean gone) {
+    long bytes = 0;
+    long replies = 0;
+    StringBuilder text = new StringBuilder();
+    java.util.Set<Long> removed = new java.util.HashSet<>(inodes);
+    for (org.wideec.archive.ArchivedStripe s : m.stripes()) {
+      if (s.members().stream().noneMatch(x -> !x.padding() && removed.contains(x.inodeId()))) {
+        continue;
+      }
+      org.wideec.archive.StripeUpdate up = org.wideec.archive.StripeUpdate.removing(s, removed);
+      org.wideec.archive.UpdateChoice choice = org.wideec.archive.UpdateChoice.of(up, gone
+          ? new org.wideec.update.RackCu() : new org.wideec.update.BaselineUpdate(), gone ? removed : java.util.Set.of(),
+          org.wideec.archive.encode.EncodePlan.Shape.CHAIN);
+      assertTrue(choice.reEncodes(), "stripe " + s.stripeId() + " is re-encoded");
+      org.wideec.archive.encode.EncodePlan p = choice.reEncode();
+      java.util.Set<Integer> rewritten = new java.util.HashSet<>();
+      java.util.Arrays.stream(up.rewrittenParities()).forEach(rewritten::add);
+      bytes += p.crossRackBytes();
+      for (org.wideec.archive.encode.EncodePlan.Tree t : p.trees()) {
+        replies += org.wideec.protocol.EncodeTreeRequest.resultLength(
+            (int) java.util.Arrays.stream(t.rows()).filter(rewritten::contains).count());
+      }
+      replies += 8L * rewritten.size();
+      text.append(p.describe());
+    }
+    return new ReEncodings(bytes, replies, text.toString());
+  }
+
+  /** What re-encodings cross racks, the updater's replies over the slice ports, and the plans as text. */
+  record ReEncodings(long crossRackBytes, long replyBytes, String described) {}
+
+  /** The DataNodes' cross-rack counters a chain moves: slice bytes sent, parities delivered. */
+  long[] chainCounters() {
+    return new long[] {sumOverDataNodes(RepairMetrics::bytesSentCrossRack),
+        sumOverDataNodes(RepairMetrics::encodeParityBytesCrossRack)};
+  }
+
+  /**
+   * The chain's bytes across racks since {@code before}: the slice bytes the DataNodes sent to other racks less the
+   * replies to the updater (in no rack), plus the parities their collectors delivered to other racks.
+   */
+  long chainCrossRackSince(long[] before, long replyBytes) {
+    long[] now = chainCounters();
+    return now[0] - before[0] - replyBytes + now[1] - before[1];
+  }
+
   /**
    * As {@link #archiveDir}, by the chain encoder, which first moves every data block onto its planned node: the
    * holders are the plan's, so the plan an update prints is the one whose traffic the DataNodes count.
@@ -244,8 +373,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   record RmOnDataNodes(ToolRun plan, ToolRun run, long crossRackBytes) {}
 
   /**
-   * {@code rm} of the files (set aside in {@code checks}) under the scheme, after its dry run: it runs on the DataNodes
-   * and they deliver across racks exactly the dry run's cross-rack chunks times the unit length.
+   * {@code rm} of the files (set aside in {@code checks}) under the scheme's delta plan (re-encoding when cheaper off,
+   * so the scheme's own plan runs), after its dry run: it runs on the DataNodes and they deliver across racks exactly
+   * the dry run's cross-rack chunks times the unit length.
    */
   RmOnDataNodes rmOnDataNodes(String scheme, String... files) throws Exception {
     List<String> args = new java.util.ArrayList<>(List.of("rm"));
@@ -253,11 +383,15 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     args.addAll(List.of("--scheme", scheme, "--json"));
     List<String> dry = new java.util.ArrayList<>(args);
     dry.add("--dry-run");
-    ToolRun plan = tool(dry.toArray(new String[0]));
+    // A copy of the tool's configuration: a -D option would change the class's own for every later test.
+    Configuration deltaOnly = new Configuration(conf);
+    deltaOnly.setBoolean(ParityUpdater.REENCODE_KEY, false);
+    ToolRun plan = ToolRun.of(deltaOnly, dry.toArray(new String[0]));
     assertEquals(0, plan.exit(), plan.out() + plan.err());
     long expected = plannedCrossRackBytes(plan.json(), scheme);
     long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
-    ToolRun r = toolNoGrace(args.toArray(new String[0]));
+    deltaOnly.setLong(ParityUpdater.GRACE_KEY, 0);
+    ToolRun r = ToolRun.of(deltaOnly, args.toArray(new String[0]));
     assertEquals(0, r.exit(), r.out() + r.err());
     for (String f : files) {
       checks.removed(f);

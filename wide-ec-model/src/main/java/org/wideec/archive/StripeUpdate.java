@@ -171,6 +171,20 @@ public final class StripeUpdate {
     return after.get(unit);
   }
 
+  /**
+   * The data units stored after the update, ascending, each with its member (kept, replaced or filled): what
+   * re-encoding the stripe reads. A removed unit is not among them; it counts as zeros.
+   */
+  public Map<Integer, StripeMember> storedDataAfter() {
+    Map<Integer, StripeMember> out = new java.util.TreeMap<>();
+    for (int u = 0; u < before.code().k(); u++) {
+      if (!after.get(u).padding()) {
+        out.put(u, after.get(u));
+      }
+    }
+    return out;
+  }
+
   /** True when no stored data unit remains: the stripe protects nothing and leaves the manifest at the commit. */
   public boolean dropsStripe() {
     for (int u = 0; u < before.code().k(); u++) {

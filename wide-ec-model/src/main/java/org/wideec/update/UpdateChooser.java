@@ -15,7 +15,15 @@ public final class UpdateChooser {
   public UpdatePlan choose(UpdatePattern pattern, UpdateHistory history) {
     UpdatePlan d = delta.plan(pattern, history);
     UpdatePlan r = reEncoding.plan(pattern, history);
-    return r.crossRackChunks() < d.crossRackChunks() ? r : d;
+    return prefersReEncoding(r.crossRackChunks(), d.crossRackChunks()) ? r : d;
+  }
+
+  /**
+   * The rule, for any pricing of the two in the same unit (chunks, bytes): re-encode only when it crosses racks
+   * strictly less.
+   */
+  public static boolean prefersReEncoding(long reEncodeCrossRack, long deltaCrossRack) {
+    return reEncodeCrossRack < deltaCrossRack;
   }
 
   public UpdatePlan choose(UpdatePattern pattern) {

@@ -1,7 +1,5 @@
 package org.wideec.protocol;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,11 +30,9 @@ import org.wideec.topology.Endpoint;
  * for the receiving place, proving the transfer's key (random, given only to that producer and that consumer), so
  * another role of the update, or any other DataNode, cannot take them ({@link UpdateFetchRequest}).
  *
- * <p>Wire format: kind byte {@link #KIND}, version byte 1, then the fields in declaration order (an absent block is a
- * zero flag byte). Version {@link #VERSION_2} (every request the updater sends now): a flags byte after the version
- * byte (bit 0 the old data is zeros, bit 1 the old parity is), then the same fields with each input's key after its
- * node, and each output's consumer and key after its transfer number; a zero old unit is then absent. A DataNode that
- * knows only version 1 refuses it by its version, so an older node never reads a zero unit as a missing block nor
+ * <p>Wire format: {@link UpdateRoleCodec}, kind byte {@link #KIND}, version 1 or {@link #VERSION_2} (every request the
+ * updater sends now: it says which old units are zeros and binds the transfers). A DataNode that
+ * knows only version 1 refuses version 2 by its version, so an older node never reads a zero unit as a missing block nor
  * serves a bound transfer to anyone. A version-1 request (an older updater) still runs, its transfers unbound. The
  * reply is empty frames while the role runs (so the updater's stall timeout never fires on a long update), one result
  * frame ({@link EncodeTreeRequest#resultBytes}: the new parity's length and CRC32C, or none), then
@@ -54,8 +50,6 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
    * each transfer to its consumer.
    */
   public static final int VERSION_2 = 2;
-  private static final int OLD_DATA_ZERO = 1;
-  private static final int OLD_PARITY_ZERO = 2;
   /**
    * Most transfers one role takes or sends, and most rows it holds or sends in all: a role's inputs bring at most one
    * row per changed unit and its outputs at most one per parity (RackCU §III-A), so a stripe's units bound both.
@@ -216,7 +210,7 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
   }
 
   /** A relay, or a parity coming on fed by others only: it proves its asker may read the stripe by a relay token. */
-  private static boolean readsNoBlock(BlockRef oldData, BlockRef newData, BlockRef oldParity) {
+  static boolean readsNoBlock(BlockRef oldData, BlockRef newData, BlockRef oldParity) {
     return oldData == null && newData == null && oldParity == null;
   }
 
@@ -297,58 +291,9 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     return MessageKind.peek(body) == MessageKind.UPDATE_ROLE;
   }
 
+  /** The request's bytes ({@link UpdateRoleCodec}): version 1 unless a unit is zeros or its transfers are bound. */
   public byte[] toBytes() {
-    return WireCodec.encode(out -> {
-      int zeros = (oldDataZero ? OLD_DATA_ZERO : 0) | (oldParityZero ? OLD_PARITY_ZERO : 0);
-      boolean v2 = zeros != 0 || bound();
-      out.writeByte(KIND);
-      out.writeByte(v2 ? VERSION_2 : VERSION); // version 1's bytes stay exactly as they were
-      if (v2) {
-        out.writeByte(zeros);
-      }
-      out.writeLong(updateKey);
-      out.writeUTF(update);
-      out.writeUTF(place);
-      out.writeInt(sliceBytes);
-      out.writeLong(length);
-      writeOptional(out, oldData);
-      writeOptional(out, newData);
-      out.writeShort(inputs.size());
-      for (Input in : inputs) {
-        out.writeInt(in.transfer());
-        out.writeShort(in.rows());
-        WireCodec.writeEndpoint(out, in.from());
-        if (v2) {
-          out.writeLong(in.key());
-        }
-      }
-      out.writeShort(outputs.size());
-      for (Output o : outputs) {
-        out.writeInt(o.transfer());
-        if (v2) {
-          out.writeUTF(o.bound() ? o.consumer() : "");
-          out.writeLong(o.key());
-        }
-        out.writeShort(o.rows.length);
-        for (int[] row : o.rows) {
-          writeRow(out, row);
-        }
-      }
-      out.writeBoolean(parityDelta != null);
-      if (parityDelta != null) {
-        writeRow(out, parityDelta);
-        if (oldParity != null) {
-          WireCodec.writeBlock(out, oldParity);
-        }
-        WireCodec.writeBlock(out, newParity.block());
-        EncodeTreeRequest.writeTargetNode(out, newParity.target());
-      }
-      out.writeInt(checksumType);
-      out.writeInt(bytesPerChecksum);
-      if (relayToken != null) { // only a role that reads no block has one
-        WireCodec.writeBlock(out, relayToken);
-      }
-    });
+    return UpdateRoleCodec.toBytes(this);
   }
 
   /** Whether every transfer is bound to its consumer (the updater binds all or none). */
@@ -356,104 +301,9 @@ public record UpdateRoleRequest(long updateKey, String update, String place, int
     return inputs.stream().anyMatch(Input::bound) || outputs.stream().anyMatch(Output::bound);
   }
 
-  private static void writeOptional(DataOutputStream out, BlockRef b) throws IOException {
-    out.writeBoolean(b != null);
-    if (b != null) {
-      WireCodec.writeBlock(out, b);
-    }
-  }
-
-  private static void writeRow(DataOutputStream out, int[] row) throws IOException {
-    for (int c : row) {
-      out.writeByte(c);
-    }
-  }
-
   /** @throws IOException naming what is wrong with a malformed, truncated or out-of-bounds request */
   public static UpdateRoleRequest parse(byte[] bytes) throws IOException {
-    return WireCodec.decode(bytes, "update role", in -> {
-      int version = WireCodec.requireKind(in, MessageKind.UPDATE_ROLE, VERSION, VERSION_2, "an update role");
-      int zeros = version == VERSION ? 0 : in.readUnsignedByte();
-      if ((zeros & ~(OLD_DATA_ZERO | OLD_PARITY_ZERO)) != 0) {
-        throw new IOException("update role of version " + version + " with zero-unit flags " + zeros + "; known: "
-            + OLD_DATA_ZERO + " (old data) and " + OLD_PARITY_ZERO + " (old parity)");
-      }
-      boolean oldDataZero = (zeros & OLD_DATA_ZERO) != 0;
-      boolean oldParityZero = (zeros & OLD_PARITY_ZERO) != 0;
-      long key = in.readLong();
-      String update = in.readUTF();
-      String place = in.readUTF();
-      String subject = "update role " + place + " of " + update;
-      int slice = in.readInt();
-      long length = in.readLong();
-      BlockRef oldData = readOptional(in, subject);
-      BlockRef newData = readOptional(in, subject);
-      int held = oldData == null && !oldDataZero ? 0 : 1;
-      List<Input> inputs = new ArrayList<>();
-      for (int i = count(in, subject); i > 0; i--) {
-        Input input = new Input(in.readInt(), in.readUnsignedShort(), WireCodec.readEndpoint(in),
-            version == VERSION ? 0 : in.readLong());
-        inputs.add(input);
-        held += input.rows();
-      }
-      if (held > MAX_TRANSFERS) { // before any row of that width is allocated
-        throw new IOException(subject + " holds " + held + " rows; at most " + MAX_TRANSFERS + " (units in a stripe)");
-      }
-      List<Output> outputs = new ArrayList<>();
-      int sent = 0;
-      for (int i = count(in, subject); i > 0; i--) {
-        int transfer = in.readInt();
-        String consumer = version == VERSION ? "" : in.readUTF();
-        long outKey = version == VERSION ? 0 : in.readLong();
-        int rows = in.readUnsignedShort();
-        sent += rows;
-        if (rows > StepRequest.MAX_ROWS || sent > MAX_TRANSFERS) {
-          throw new IOException(subject + ": output transfer " + transfer + " of " + rows + " rows; at most "
-              + MAX_TRANSFERS + " rows sent in all (units in a stripe)");
-        }
-        int[][] r = new int[rows][];
-        for (int j = 0; j < rows; j++) {
-          r[j] = readRow(in, held);
-        }
-        outputs.add(new Output(transfer, r, consumer.isEmpty() ? null : consumer, outKey));
-      }
-      int[] parityDelta = null;
-      BlockRef oldParity = null;
-      EncodeTreeRequest.ParityOutput newParity = null;
-      if (in.readBoolean()) {
-        parityDelta = readRow(in, held);
-        oldParity = oldParityZero ? null : WireCodec.readBlock(in, subject);
-        BlockRef nb = WireCodec.readBlock(in, subject);
-        newParity = new EncodeTreeRequest.ParityOutput(-1, nb, EncodeTreeRequest.readTargetNode(in));
-      }
-      int checksumType = in.readInt();
-      int bytesPerChecksum = in.readInt();
-      BlockRef relayToken = readsNoBlock(oldData, newData, oldParity) ? WireCodec.readBlock(in, subject) : null;
-      UpdateRoleRequest r = new UpdateRoleRequest(key, update, place, slice, length, oldData, newData, inputs, outputs,
-          parityDelta, oldParity, newParity, checksumType, bytesPerChecksum, relayToken, oldDataZero, oldParityZero);
-      WireCodec.requireEnd(in, subject);
-      return r;
-    });
-  }
-
-  private static BlockRef readOptional(DataInputStream in, String subject) throws IOException {
-    return in.readBoolean() ? WireCodec.readBlock(in, subject) : null;
-  }
-
-  private static int[] readRow(DataInputStream in, int held) throws IOException {
-    int[] row = new int[held];
-    for (int j = 0; j < held; j++) {
-      row[j] = in.readUnsignedByte();
-    }
-    return row;
-  }
-
-  private static int count(DataInputStream in, String subject) throws IOException {
-    int n = in.readUnsignedShort();
-    if (n > MAX_TRANSFERS) {
-      throw new IOException(subject + " lists " + n + " transfers; at most " + MAX_TRANSFERS);
-    }
-    return n;
+    return UpdateRoleCodec.parse(bytes);
   }
 
   @Override

@@ -86,7 +86,7 @@ final class ChainCollectors {
     } finally {
       running.forEach(f -> f.cancel(true));
     }
-    checkStored(stripe, parities, out, runningWhat);
+    checkStored(stripe, plan.unitBytes(), parities, out, runningWhat);
     return out;
   }
 
@@ -136,14 +136,17 @@ final class ChainCollectors {
     return out;
   }
 
-  /** Every stored parity unit reported by its collector at the full unit length. */
-  private static void checkStored(ArchivedStripe stripe, Map<Integer, ParityFiles.Allocated> parities,
+  /**
+   * Every stored parity unit reported by its collector at the full unit length (the plan's: a re-encoding update
+   * may change it from the stripe's).
+   */
+  private static void checkStored(ArchivedStripe stripe, long unitLength, Map<Integer, ParityFiles.Allocated> parities,
       Map<Integer, EncodeTreeRequest.Stored> out, List<String> runningWhat) throws IOException {
     for (int u : parities.keySet()) {
       EncodeTreeRequest.Stored s = out.get(u);
-      if (s == null || s.length() != stripe.unitLength()) {
+      if (s == null || s.length() != unitLength) {
         throw new IOException("stripe " + stripe.stripeId() + " unit " + u + ": the collectors reported "
-            + (s == null ? "nothing" : s.length() + " bytes") + " stored, expected " + stripe.unitLength() + " bytes ("
+            + (s == null ? "nothing" : s.length() + " bytes") + " stored, expected " + unitLength + " bytes ("
             + runningWhat + ")");
       }
     }

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.UpdateChoice;
 import org.wideec.engine.UpdateCoordinator;
 import org.wideec.engine.UpdateRoleBudget;
 import org.wideec.protocol.EncodeTreeRequest;
@@ -47,10 +48,13 @@ import org.wideec.update.UpdateScheme;
  * read zero-padded blocks at the new length, and a parity the changed units do not touch is carried over to it on its
  * own node).
  *
- * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why: a
- * member deleted behind wide-ec's back (its old bytes must be decoded), a re-encoding plan, parities the plan does
- * not reach, or a replacement not beside the block it replaces. A failure of a role fails the update with an
- * IOException naming the node; the lifecycle rolls back before the commit.
+ * <p>A stripe {@link UpdateChoice} re-encodes (a member deleted behind wide-ec's back, whose old bytes are gone; or
+ * re-encoding crossing racks less than the plan) is re-encoded on the DataNodes by the archival chain
+ * ({@link ChainReEncoder}) into the same new parity blocks, the removed units as zeros.
+ *
+ * <p>A stripe whose update the plan cannot carry falls back to the client executor for that stripe, saying why:
+ * parities the plan does not reach, or a replacement not beside the block it replaces. A failure of a role or of a
+ * chain's tree fails the update with an IOException naming the node; the lifecycle rolls back before the commit.
  */
 final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(DataNodeParityDeltaExecutor.class);
@@ -59,6 +63,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private final SlicePortClient ports;
   private final ParityFiles files;
   private final ParityDeltaWriter fallback;
+  private final org.wideec.archive.encode.EncodePlan.Shape shape;
+  private final boolean reEncodeWhenCheaper;
+  private ChainReEncoder reEncoder;
   private final SecureRandom keys = new SecureRandom();
   private boolean ranOnDataNodes;
   private long read;
@@ -67,12 +74,14 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private BlockMover mover;
 
   DataNodeParityDeltaExecutor(DistributedFileSystem dfs, UpdateScheme scheme, SlicePortClient ports,
-      ParityDeltaWriter fallback) {
+      ParityDeltaWriter fallback, boolean reEncodeWhenCheaper) {
     this.dfs = dfs;
     this.scheme = scheme;
     this.ports = ports;
     this.files = new ParityFiles(dfs);
     this.fallback = fallback;
+    this.shape = ChainEncoder.shapeOf(dfs.getConf());
+    this.reEncodeWhenCheaper = reEncodeWhenCheaper;
   }
 
   /**
@@ -81,7 +90,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
    *
    * @throws IllegalArgumentException naming the key when its value is neither datanode nor client
    */
-  static ParityDeltaExecutor choose(DistributedFileSystem dfs, UpdateScheme scheme, int chunkBytes) {
+  static ParityDeltaExecutor choose(DistributedFileSystem dfs, UpdateScheme scheme, int chunkBytes,
+      boolean reEncodeWhenCheaper) {
     ParityDeltaWriter client = new ParityDeltaWriter(dfs, chunkBytes);
     String v = dfs.getConf().getTrimmed(ParityUpdater.EXECUTOR_KEY, ParityUpdater.EXECUTOR_DEFAULT)
         .toLowerCase(java.util.Locale.ROOT);
@@ -91,7 +101,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       }
       case "datanode" -> {
         try {
-          return new DataNodeParityDeltaExecutor(dfs, scheme, new SlicePortClient(dfs.getConf()), client);
+          return new DataNodeParityDeltaExecutor(dfs, scheme, new SlicePortClient(dfs.getConf()), client,
+              reEncodeWhenCheaper);
         } catch (IOException | IllegalArgumentException e) {
           LOG.warn("parity updates run in this process (client executor): the DataNodes' slice ports cannot be"
               + " used from here: {}", e.getMessage());
@@ -105,6 +116,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
 
   @Override
   public void close() {
+    if (reEncoder != null) {
+      reEncoder.close();
+    }
     ports.close();
     if (mover != null) {
       mover.close();
@@ -130,15 +144,17 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   public Map<Integer, StripeMember> write(StripeUpdate up, long version, Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     String name = "stripe " + s.stripeId() + " update to version " + version;
-    UpdatePlan plan = scheme.plan(up.pattern());
-    String why = unstreamable(up, gone, plan);
+    UpdateChoice choice = UpdateChoice.of(up, scheme, gone, shape, reEncodeWhenCheaper);
+    if (choice.reEncodes()) {
+      return reEncode(up, version, name, choice, gone);
+    }
+    UpdatePlan plan = choice.delta();
+    String why = null;
     UpdateRoles roles = null;
-    if (why == null) {
-      try {
-        roles = UpdateRoles.of(plan);
-      } catch (IllegalArgumentException e) {
-        why = e.getMessage();
-      }
+    try {
+      roles = UpdateRoles.of(plan);
+    } catch (IllegalArgumentException e) {
+      why = e.getMessage();
     }
     // The pattern drops the parities that vanish (a local group whose data all left), so the plan renews exactly
     // the parities the update rewrites, and when the unit length changes the others are carried over to it; a
@@ -152,12 +168,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       why = at.unplaced;
     }
     if (why == null) {
-      try {
-        ports.requireToken(TokenBytes.of(at.old.values().iterator().next().getBlockToken()), name);
-      } catch (IOException e) {
-        why = "block tokens are off (dfs.block.access.token.enable): the updater has nothing to prove to the"
-            + " DataNodes' slice ports";
-      }
+      why = noTokens(at.old.values().iterator().next(), name);
     }
     Map<Place, Endpoint> nodes = null;
     if (why == null) {
@@ -176,16 +187,83 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     return run(up, version, name, plan, roles, at, nodes, gone);
   }
 
-  /** Why the DataNodes cannot carry this update, or null. */
-  private static String unstreamable(StripeUpdate up, Set<Long> gone, UpdatePlan plan) {
-    ArchivedStripe s = up.before();
-    if (Arrays.stream(up.changedUnits()).anyMatch(u -> gone.contains(s.member(u).inodeId()))) {
-      return "a changed member was deleted behind wide-ec's back; its old bytes are decoded from the stripe";
+  /** Why the updater cannot prove anything to the DataNodes' slice ports (block tokens off), or null. */
+  private String noTokens(LocatedBlock any, String name) {
+    try {
+      ports.requireToken(TokenBytes.of(any.getBlockToken()), name);
+      return null;
+    } catch (IOException e) {
+      return "block tokens are off (dfs.block.access.token.enable): the updater has nothing to prove to the"
+          + " DataNodes' slice ports";
     }
-    if (plan.reEncode()) {
-      return "the plan re-encodes the stripe";
+  }
+
+  /**
+   * The update re-encoded on the DataNodes ({@link ChainReEncoder}): the rewritten parities' new blocks allocated,
+   * the chain's trees run, the parity files completed and read back; the client executor's when block tokens are off.
+   */
+  private Map<Integer, StripeMember> reEncode(StripeUpdate up, long version, String name, UpdateChoice choice,
+      Set<Long> gone) throws IOException {
+    ChainReEncoder.Sources at = ChainReEncoder.Sources.of(dfs, up, gone);
+    String why = noTokens(at.blocks().values().iterator().next(), name);
+    if (why != null) {
+      LOG.warn("{}: computed in the updater's process (client executor): {}", name, why);
+      fellBack = true;
+      return fallback.write(up, version, gone);
     }
-    return null;
+    long length = up.nextUnitLength();
+    Map<Integer, ParityFiles.Allocated> allocated = allocate(up, version, at.blockSize());
+    if (reEncoder == null) {
+      reEncoder = new ChainReEncoder(ports, files, shape);
+    }
+    Map<Integer, EncodeTreeRequest.Stored> stored = reEncoder.run(up, at, allocated,
+        dfs.getClient().getConf().getDefaultChecksumOpt());
+    ranOnDataNodes = true;
+    Map<Integer, StripeMember> out = finish(up, name, allocated, stored, at.blocks(), at.holders());
+    org.wideec.archive.encode.EncodePlan ran = reEncoder.plans().get(reEncoder.plans().size() - 1);
+    for (org.wideec.archive.encode.EncodePlan.Tree t : ran.trees()) {
+      for (org.wideec.archive.encode.EncodePlan.Step step : t.steps()) {
+        read += ran.stripe().dataLength(step.unit());
+      }
+    }
+    written += (long) allocated.size() * length;
+    LOG.info("{}: re-encoded on the DataNodes by the chain ({}), {} bytes across racks planned", name, choice.reason(),
+        ran.crossRackBytes());
+    return out;
+  }
+
+  /** A new single-block file for each parity the update rewrites, its block allocated on the planned node. */
+  private Map<Integer, ParityFiles.Allocated> allocate(StripeUpdate up, long version, long blockSize)
+      throws IOException {
+    long length = up.nextUnitLength();
+    Map<Integer, ParityFiles.Allocated> allocated = new LinkedHashMap<>();
+    for (int u : up.rewrittenParities()) {
+      allocated.put(u, files.allocate(up.before(), u, up.after(u).plannedNode(), Math.max(blockSize, length), length,
+          version));
+    }
+    return allocated;
+  }
+
+  /**
+   * The update's new members: each parity file completed and checked against what its writer computed, and each
+   * replaced or filled data unit with the CRC32C its holder reads.
+   */
+  private Map<Integer, StripeMember> finish(StripeUpdate up, String name, Map<Integer, ParityFiles.Allocated> allocated,
+      Map<Integer, EncodeTreeRequest.Stored> stored, Map<Integer, LocatedBlock> blocks,
+      Map<Integer, DatanodeInfo> holders) throws IOException {
+    long length = up.nextUnitLength();
+    Map<Integer, StripeMember> out = new HashMap<>();
+    for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
+      out.put(e.getKey(), complete(up, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
+    }
+    for (int u : up.changedUnits()) {
+      if (!up.after(u).padding()) {
+        LocatedBlock lb = blocks.get(u);
+        String where = name + " unit " + u + " (new block " + lb.getBlock().getBlockId() + ")";
+        out.put(u, up.after(u).withCrc(ports.crcOf(lb, holders.get(u), where)));
+      }
+    }
+    return out;
   }
 
   /**
@@ -213,14 +291,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     ArchivedStripe s = up.before();
     long length = up.nextUnitLength();
     byte[] token = TokenBytes.of(at.old.values().iterator().next().getBlockToken());
-    Map<Integer, ParityFiles.Allocated> allocated = new LinkedHashMap<>();
+    Map<Integer, ParityFiles.Allocated> allocated = allocate(up, version, at.blockSize);
     Map<Integer, EncodeTreeRequest.ParityOutput> outputs = new HashMap<>();
-    for (int u : up.rewrittenParities()) {
-      ParityFiles.Allocated a = files.allocate(s, u, up.after(u).plannedNode(), Math.max(at.blockSize, length), length,
-          version);
-      allocated.put(u, a);
-      outputs.put(u, a.output(u));
-    }
+    allocated.forEach((u, a) -> outputs.put(u, a.output(u)));
     Map<Integer, BlockRef> old = new HashMap<>();
     at.old.forEach((u, lb) -> old.put(u, ref(lb)));
     Map<Integer, BlockRef> next = new HashMap<>();
@@ -259,14 +332,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       return fallback.write(up, version, gone);
     }
     ranOnDataNodes = true;
-    Map<Integer, StripeMember> out = new HashMap<>();
-    for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
-      out.put(e.getKey(), complete(up, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
-    }
-    for (Map.Entry<Integer, LocatedBlock> e : at.replacement.entrySet()) {
-      String where = name + " unit " + e.getKey() + " (replacement block " + e.getValue().getBlock().getBlockId() + ")";
-      out.put(e.getKey(), up.after(e.getKey()).withCrc(ports.crcOf(e.getValue(), at.holder.get(e.getKey()), where)));
-    }
+    Map<Integer, StripeMember> out = finish(up, name, allocated, stored, at.replacement, at.holder);
     read += (long) (up.changedUnits().length + at.replacement.size() + allocated.size() - zeros.size()) * length;
     written += (long) allocated.size() * length;
     LOG.info("{}: {} on the DataNodes, {} cross-rack chunks of {} bytes planned", name, plan.scheme(),

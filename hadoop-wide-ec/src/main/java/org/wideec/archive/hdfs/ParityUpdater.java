@@ -25,8 +25,9 @@ import org.wideec.update.UpdateScheme;
  * order are the {@link UpdateLifecycle}'s ({@link UpdateRun}). Holding the archive's lock (one writer per archive, so
  * per stripe), a run sets the files aside ({@link MemberAside}), rolls back what a crashed run left uncommitted, plans
  * every stripe that holds a set-aside member as one batch ({@link UpdateBatch}: several removals in a stripe are one
- * update), writes the new parity as new blocks (on the DataNodes as the scheme's plan says,
- * {@link DataNodeParityDeltaExecutor}, or in this process, {@link ParityDeltaWriter}: {@link #EXECUTOR_KEY}),
+ * update), writes the new parity as new blocks (on the DataNodes as the scheme's plan says, or re-encoded there along
+ * the archival chain when that crosses racks less or a member's old bytes are gone ({@link #REENCODE_KEY}),
+ * {@link DataNodeParityDeltaExecutor}; or in this process, {@link ParityDeltaWriter}: {@link #EXECUTOR_KEY}),
  * verifies it by decoding ({@link UpdateVerifier}), commits by the
  * rename of the next manifest version over the current one ({@link ManifestStore#write}), and frees what the old
  * version used once {@link #GRACE_KEY} has passed since the commit. Every step is shown to the crash tests' hook; a
@@ -50,6 +51,13 @@ public final class ParityUpdater {
    */
   public static final String EXECUTOR_KEY = "wide-ec.update.executor";
   public static final String EXECUTOR_DEFAULT = "datanode";
+  /**
+   * Whether the DataNodes re-encode a stripe's rewritten parities instead of running the scheme's delta plan when
+   * re-encoding crosses racks strictly less ({@link org.wideec.archive.UpdateChoice}); false: the delta plan always
+   * runs, except for a member a stock client deleted, which is re-encoded either way (its old bytes are gone).
+   */
+  public static final String REENCODE_KEY = "wide-ec.update.reencode.when-cheaper";
+  public static final boolean REENCODE_DEFAULT = true;
 
   /**
    * Called after each step (the crash tests' fault injector): locked, aside, rolled-back, planned, parity-written,
@@ -95,6 +103,7 @@ public final class ParityUpdater {
   private final Random rnd;
   private final Hook hook;
   private final UpdateScheme scheme;
+  private final boolean reEncodeWhenCheaper;
 
   public ParityUpdater(DistributedFileSystem dfs, ManifestStore store, long graceMs, int chunkBytes, Random rnd,
       Hook hook) {
@@ -107,6 +116,12 @@ public final class ParityUpdater {
    */
   public ParityUpdater(DistributedFileSystem dfs, ManifestStore store, long graceMs, int chunkBytes, Random rnd,
       Hook hook, UpdateScheme scheme) {
+    this(dfs, store, graceMs, chunkBytes, rnd, hook, scheme, REENCODE_DEFAULT);
+  }
+
+  /** @param reEncodeWhenCheaper {@link #REENCODE_KEY} */
+  public ParityUpdater(DistributedFileSystem dfs, ManifestStore store, long graceMs, int chunkBytes, Random rnd,
+      Hook hook, UpdateScheme scheme, boolean reEncodeWhenCheaper) {
     if (graceMs < 0) {
       throw new IllegalArgumentException(GRACE_KEY + " must be at least 0, got " + graceMs);
     }
@@ -120,6 +135,7 @@ public final class ParityUpdater {
     this.rnd = rnd;
     this.hook = hook;
     this.scheme = scheme;
+    this.reEncodeWhenCheaper = reEncodeWhenCheaper;
   }
 
   /** The updater as configured ({@link #GRACE_KEY}, {@link #CHUNK_KEY}), running RackCU's plans. */
@@ -136,7 +152,8 @@ public final class ParityUpdater {
       throw new IllegalArgumentException(CHUNK_KEY + " must be below 1 GiB, got " + chunk);
     }
     return new ParityUpdater(dfs, store, conf.getLong(GRACE_KEY, GRACE_DEFAULT), (int) chunk,
-        new java.security.SecureRandom(), hook, UpdateScheme.byName(scheme));
+        new java.security.SecureRandom(), hook, UpdateScheme.byName(scheme),
+        conf.getBoolean(REENCODE_KEY, REENCODE_DEFAULT));
   }
 
   /**
@@ -243,8 +260,9 @@ public final class ParityUpdater {
 
   /**
    * Finishes the updates of these archived directories, reconciling too each member a stock client deleted behind
-   * wide-ec's back ({@code hdfs dfs -rm}, which reprotection covered meanwhile): its old bytes are decoded from the
-   * rest of its stripe and removed from the parity like a {@code wide-ec rm}'s.
+   * wide-ec's back ({@code hdfs dfs -rm}, which reprotection covered meanwhile): its stripes are re-encoded on the
+   * DataNodes from the members they keep, the deleted unit as zeros (by the client executor, its old bytes are
+   * decoded from the rest of its stripe and removed from the parity like a {@code wide-ec rm}'s).
    */
   public List<Result> reconcile(List<Path> archivedDirs) throws IOException {
     List<Result> out = new ArrayList<>();
@@ -314,7 +332,8 @@ public final class ParityUpdater {
    * run's updates are the fill's, not pending removals.
    */
   private Result run(long archive, boolean reconcile, FillPlanner filling) throws IOException {
-    try (ParityDeltaExecutor writer = DataNodeParityDeltaExecutor.choose(dfs, scheme, chunkBytes)) {
+    try (ParityDeltaExecutor writer = DataNodeParityDeltaExecutor.choose(dfs, scheme, chunkBytes,
+        reEncodeWhenCheaper)) {
       return new UpdateRun(dfs, store, archive, writer, new UpdateVerifier(dfs, chunkBytes, rnd), graceMs, hook)
           .run(reconcile, filling);
     }

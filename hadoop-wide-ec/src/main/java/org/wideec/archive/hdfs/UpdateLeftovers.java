@@ -110,7 +110,7 @@ final class UpdateLeftovers {
       }
       for (StripeMember m : s.members()) {
         if (m.role() == UnitRole.DATA && !m.padding() && !gone.contains(m.inodeId()) && !exists(m.inodeId())) {
-          gone.add(m.inodeId()); // deleted behind wide-ec's back: its units are decoded out of the parity
+          gone.add(m.inodeId()); // deleted behind wide-ec's back: its stripes are re-encoded without it
         }
       }
     }

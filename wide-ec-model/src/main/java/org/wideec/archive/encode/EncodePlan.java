@@ -184,6 +184,26 @@ public final class EncodePlan {
     return new EncodePlan(stripe, encoder, shape, sliceBytes, List.of(tree), mine);
   }
 
+  /**
+   * The traffic of this plan run storing only {@code parities}: the trees that compute none of them are not run and
+   * only their finished rows are delivered; a tree that stores one still carries all its rows in every stream (the
+   * collector discards the rows it is given no block for). What re-encoding the parities an update rewrites costs,
+   * where the stripe's other parities stay as they are.
+   *
+   * @throws IllegalArgumentException when a unit is not a parity row of the plan
+   */
+  public EncodePlan storing(java.util.Set<Integer> parities) {
+    java.util.Set<Integer> rows = new java.util.HashSet<>();
+    trees.forEach(t -> Arrays.stream(t.rows()).forEach(rows::add));
+    if (!rows.containsAll(parities)) {
+      throw new IllegalArgumentException("stripe " + name() + ": parities " + new java.util.TreeSet<>(parities)
+          + " are not all rows of the plan (rows " + new java.util.TreeSet<>(rows) + ")");
+    }
+    List<Tree> kept = trees.stream().filter(t -> Arrays.stream(t.rows()).anyMatch(parities::contains)).toList();
+    List<Delivery> delivered = deliveries.stream().filter(d -> parities.contains(d.parity())).toList();
+    return new EncodePlan(stripe, encoder, shape, sliceBytes, kept, delivered);
+  }
+
   /** Bytes of every parity unit and of every row of every stream. */
   public long unitBytes() {
     return stripe.parityLength();
