@@ -205,9 +205,9 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
   }
 
   /**
-   * The chain over the live nodes but {@code leftOut}, each copy's source chosen by {@link RapidRaidChainSources#withSources}, and
-   * RapidRAID's pipeline along it: what the DataNodes will run. A copy no holder can serve leaves its target out and
-   * plans again (the same loop for the dry run and the run, over the same located blocks).
+   * The chain over the live nodes but {@code leftOut} with each copy's source ({@link
+   * RapidRaidChainSources#chainWithSources}), and RapidRAID's pipeline along it: what the DataNodes will run (the same
+   * planning for the dry run and the run, over the same located blocks).
    */
   RapidRaidPlan plan(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
       Map<String, DatanodeInfo> live, Set<String> leftOut, short replication) throws IOException {
@@ -215,33 +215,8 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     for (int t = 0; t < s.sources().size(); t++) {
       lengths[t] = s.sources().get(t).length();
     }
-    Set<String> out = new HashSet<>(leftOut);
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
-    RapidRaidChain chain;
-    while (true) {
-      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
-      candidates.keySet().removeAll(out);
-      RapidRaidChain planned;
-      try {
-        planned = RapidRaidChainSources.chainFor(s, name, located, candidates);
-      } catch (IOException e) {
-        if (out.isEmpty()) {
-          throw e;
-        }
-        // Say why the nodes are short: not dead, but left out of this stripe's chain.
-        throw new IOException(e.getMessage() + " once " + out.size() + " live nodes were left out of the chain (copies"
-            + " they could not take, or left out by the caller): " + new java.util.TreeSet<>(out), e);
-      }
-      try {
-        chain = RapidRaidChainSources.withSources(s, name, path, planned, located, live, replication);
-        break;
-      } catch (RapidRaidChainSources.CannotCopy e) {
-        if (out.size() >= RapidRaidChainSources.MAX_REPLANS || !out.add(e.target)) {
-          throw e;
-        }
-        LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
-      }
-    }
+    RapidRaidChain chain = RapidRaidChainSources.chainWithSources(s, name, path, located, live, leftOut, replication);
     RapidRaidPlan plan = RapidRaidPlan.pipeline(name, s.code(), chain, lengths,
         f.ports.conf().sliceBytes(), f.ports.conf().maxFrameBytes());
     if (plan.unitBytes() != s.unitLength()) {

@@ -15,6 +15,8 @@ import org.wideec.archive.encode.RapidRaidChainPlanner;
 import org.wideec.archive.encode.RapidRaidPipeline;
 import org.wideec.topology.Site;
 import org.wideec.topology.hdfs.DataNodeSites;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The RapidRAID chain of a sealed stripe over the live replicas, and the source of each copy it needs (RapidRAID §IV:
@@ -22,26 +24,41 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * the run share, over the same located blocks.
  */
 final class RapidRaidChainSources {
+  private static final Logger LOG = LoggerFactory.getLogger(RapidRaidChainSources.class);
+
   private RapidRaidChainSources() {}
 
   /** Chains planned again at most this many times, each without one more node a piece could not be copied onto. */
   static final int MAX_REPLANS = 8;
 
+  /** Positions barred from one more node each, at most, before the chain is planned without a node instead. */
+  static final int MAX_BARS = 32;
+
   /** A copy onto a chain node that HDFS cannot make keeping the pieces other positions need. */
   static final class CannotCopy extends IOException {
     final String target;
+    /** The chain position the copy was for, -1 when not known (a copy refused at run time). */
+    final int position;
     final List<String> done;
 
     CannotCopy(String message, IOException cause, String target, List<String> done) {
+      this(message, cause, target, -1, done);
+    }
+
+    CannotCopy(String message, IOException cause, String target, int position, List<String> done) {
       super(message, cause);
       this.target = target;
+      this.position = position;
       this.done = List.copyOf(done);
     }
   }
 
-  /** The chain over the live nodes; a short stripe's virtual pieces are "held" everywhere (zeros need no copy). */
+  /**
+   * The chain over the live nodes, each position kept off the nodes {@code barred} names for it where a chain can;
+   * a short stripe's virtual pieces are "held" everywhere (zeros need no copy).
+   */
   static RapidRaidChain chainFor(ArchivedStripe s, String name, Map<Integer, LocatedBlock> located,
-      Map<String, DatanodeInfo> live) throws IOException {
+      Map<String, DatanodeInfo> live, Map<Integer, Set<String>> barred) throws IOException {
     List<Site> liveSites = live.values().stream().map(DataNodeSites::of).toList();
     Map<Integer, List<Site>> replicas = new HashMap<>();
     for (int t = 0; t < s.code().k(); t++) {
@@ -50,9 +67,54 @@ final class RapidRaidChainSources {
           : java.util.Arrays.stream(lb.getLocations()).map(DataNodeSites::of).toList());
     }
     try {
-      return RapidRaidChainPlanner.plan(name, s.code(), replicas, liveSites);
+      return RapidRaidChainPlanner.plan(name, s.code(), replicas, liveSites, barred);
     } catch (IllegalArgumentException e) {
       throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The chain over the live nodes but {@code leftOut}, with every copy's source ({@link #withSources}). A copy with
+   * no source HDFS would let drop its replica (the one holder in the target's rack is the other position reading the
+   * piece, say) fails for that position on that node only: the position is barred from the node, which stays for the
+   * others, and the chain is planned again. Only when every chain needs a barred pairing (or the bars are spent) is
+   * the node left out: each node left out is one of the few a chain has to spare (a 16-node chain on 18 nodes failed
+   * once three were left out for copies alone).
+   */
+  static RapidRaidChain chainWithSources(ArchivedStripe s, String name, String path,
+      Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live, Set<String> leftOut, short replication)
+      throws IOException {
+    Set<String> out = new HashSet<>(leftOut);
+    Map<Integer, Set<String>> barred = new HashMap<>();
+    int bars = 0;
+    while (true) {
+      Map<String, DatanodeInfo> candidates = new java.util.LinkedHashMap<>(live);
+      candidates.keySet().removeAll(out);
+      RapidRaidChain planned;
+      try {
+        planned = chainFor(s, name, located, candidates, barred);
+      } catch (IOException e) {
+        if (out.isEmpty()) {
+          throw e;
+        }
+        // Say why the nodes are short: not dead, but left out of this stripe's chain.
+        throw new IOException(e.getMessage() + " once " + out.size() + " live nodes were left out of the chain (copies"
+            + " they could not take, or left out by the caller): " + new java.util.TreeSet<>(out), e);
+      }
+      try {
+        return withSources(s, name, path, planned, located, live, replication);
+      } catch (CannotCopy e) {
+        if (e.position >= 0 && bars < MAX_BARS && barred.computeIfAbsent(e.position, i -> new HashSet<>())
+            .add(e.target)) {
+          bars++;
+          LOG.debug("{}; planning the chain again with position {} off {}", e.getMessage(), e.position, e.target);
+          continue;
+        }
+        if (out.size() >= MAX_REPLANS || !out.add(e.target)) {
+          throw e;
+        }
+        LOG.info("{}; planning the chain without {}", e.getMessage(), e.target);
+      }
     }
   }
 
@@ -117,7 +179,7 @@ final class RapidRaidChainSources {
         throw new CannotCopy(name + " piece " + piece + " (block " + lb.getBlock().getBlockId() + "): cannot copy it"
             + " onto chain node " + mv.to() + ": every holder HDFS would let drop its replica (" + at.stream()
                 .map(DatanodeInfo::getXferAddr).toList() + ") is a chain node that needs the piece itself", null,
-            mv.to().node(), List.of());
+            mv.to().node(), chain.sites().indexOf(mv.to()), List.of());
       }
       DatanodeInfo source = candidates.get(0).source();
       out.add(new RapidRaidChain.Move(piece, DataNodeSites.of(source), mv.to()));

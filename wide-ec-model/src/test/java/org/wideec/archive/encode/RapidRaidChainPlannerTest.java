@@ -145,6 +145,32 @@ class RapidRaidChainPlannerTest {
   }
 
   @Test
+  void aPositionBarredFromANodeTakesAnotherWhenAChainCanAndTheBarredOneOnlyWhenNoneCan() {
+    LinearCode code = Codes.pinnedFromSpec("rapidraid:n=16,k=11");
+    List<Site> nodes = cluster(4, 5);
+    Map<Integer, List<Site>> replicas = new HashMap<>();
+    for (int i = 0; i < code.n(); i++) {
+      for (int j : RapidRaidPipeline.piecesAt(code.n(), code.k(), i)) {
+        replicas.computeIfAbsent(j, x -> new ArrayList<>()).add(nodes.get(i));
+      }
+    }
+    // Unbarred, position 0 sits on node 0, with no move; barred from it, it goes elsewhere at the price of copies.
+    RapidRaidChain free = RapidRaidChainPlanner.plan("object", code, replicas, nodes);
+    assertEquals(nodes.get(0), free.site(0));
+    RapidRaidChain barred = RapidRaidChainPlanner.plan("object", code, replicas, nodes,
+        Map.of(0, Set.of(nodes.get(0).node()), 5, Set.of(nodes.get(5).node())));
+    assertCovered(code, barred, replicas);
+    assertTrue(!barred.site(0).equals(nodes.get(0)) && !barred.site(5).equals(nodes.get(5)), barred.toString());
+    assertTrue(barred.moves().size() > 0, barred.toString());
+    // Sixteen nodes for sixteen positions, position 0 barred from all of them: it takes one anyway.
+    List<Site> exact = nodes.subList(0, 16);
+    Set<String> all = new HashSet<>();
+    exact.forEach(n -> all.add(n.node()));
+    RapidRaidChain forced = RapidRaidChainPlanner.plan("object", code, replicas, exact, Map.of(0, all));
+    assertCovered(code, forced, replicas);
+  }
+
+  @Test
   void aWideRandomLayoutIsCoveredWithTheFewestMovesTheAssignmentAllows() {
     LinearCode code = Codes.pinnedFromSpec("rapidraid:n=16,k=11");
     Random rnd = new Random(7);
