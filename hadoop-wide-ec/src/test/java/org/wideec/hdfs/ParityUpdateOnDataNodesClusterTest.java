@@ -39,6 +39,10 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     Configuration c = MiniClusters.withWideEcRepair(new Configuration());
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
+    // The chain encoder these beds archive with first moves blocks onto plan, each move waiting for HDFS to delete the
+    // source's excess replica: the NameNode hands that out every quarter second, to every DataNode each time.
+    c.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
+    c.setFloat(DFSConfigKeys.DFS_NAMENODE_INVALIDATE_WORK_PCT_PER_ITERATION, 1.0f);
     return c;
   }
 

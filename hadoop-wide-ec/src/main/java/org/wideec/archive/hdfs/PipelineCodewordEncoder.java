@@ -286,7 +286,7 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
           f.moves.addAll(done);
           f.copies.addAll(copies);
         }
-        throw RapidRaidChainSources.CannotCopy.onto(name, piece, lb.getBlock().getBlockId(), mv.to(),
+        throw RapidRaidChainSources.CannotCopy.onto(name, piece, lb.getBlock().getBlockId(), mv.to(), -1,
             Arrays.stream(lb.getLocations()).map(DatanodeInfo::getXferAddr).toList(), last, done);
       }
     }

@@ -18,7 +18,8 @@ import org.wideec.topology.Site;
  * Chooses RapidRAID's chain from where an object's replicas already are: n distinct live nodes, one per
  * position, such that position i's node holds the pieces position i reads (RapidRaidPipeline#piecesAt).
  *
- * <p>Objectives, in order: (1) the fewest moves (a move copies one piece's replica onto a chain node), exact: an
+ * <p>Objectives, in order: (0) no position on a node the caller barred it from, when some chain can do without;
+ * (1) the fewest moves (a move copies one piece's replica onto a chain node), exact: an
  * assignment problem of positions to nodes, costed by the pieces a node lacks, solved by the Hungarian method; (2)
  * among chains with that many moves, codewords spread so that losing any one rack leaves a decodable set (checked
  * with the code's exact decodability: RapidRAID is not MDS unless k >= n-3); (3) the fewest hops of the chain that
@@ -39,7 +40,7 @@ public final class RapidRaidChainPlanner {
   private final int[] rackOf;
   private final Map<BitSet, Boolean> decodable = new HashMap<>();
 
-  private RapidRaidChainPlanner(LinearCode code, List<Site> nodes, boolean[][] holds) {
+  private RapidRaidChainPlanner(LinearCode code, List<Site> nodes, boolean[][] holds, Map<Integer, Set<String>> barred) {
     this.code = code;
     this.n = code.n();
     this.k = code.k();
@@ -55,6 +56,10 @@ public final class RapidRaidChainPlanner {
         for (int j : RapidRaidPipeline.piecesAt(n, k, i)) {
           cost[i][v] += holds[v][j] ? 0 : 1;
         }
+        // Dearer than every move of a whole chain: taken only when no chain avoids it.
+        if (barred.getOrDefault(i, Set.of()).contains(nodes.get(v).node())) {
+          cost[i][v] += n * k + 1;
+        }
       }
     }
   }
@@ -66,6 +71,18 @@ public final class RapidRaidChainPlanner {
    *     fewer live nodes than positions
    */
   public static RapidRaidChain plan(String object, LinearCode code, Map<Integer, List<Site>> replicas, List<Site> live) {
+    return plan(object, code, replicas, live, Map.of());
+  }
+
+  /**
+   * As {@link #plan(String, LinearCode, Map, List)}, keeping each position off the nodes {@code barred} names for it
+   * whenever some chain can (a copy the position needs on that node has no source, say), at any number of moves; a
+   * position takes a barred node only when every chain needs one.
+   *
+   * @param barred position to the nodes it should not take
+   */
+  public static RapidRaidChain plan(String object, LinearCode code, Map<Integer, List<Site>> replicas, List<Site> live,
+      Map<Integer, Set<String>> barred) {
     RapidRaidPipeline.of(code); // refuses a code that is not a RapidRAID pipeline
     Map<String, Site> byNode = new LinkedHashMap<>();
     live.stream().sorted(Comparator.comparing(Site::rack).thenComparing(Site::node))
@@ -100,7 +117,7 @@ public final class RapidRaidChainPlanner {
             + " has pieces 0.." + (code.k() - 1));
       }
     }
-    return new RapidRaidChainPlanner(code, nodes, holds).solve();
+    return new RapidRaidChainPlanner(code, nodes, holds, barred).solve();
   }
 
   private RapidRaidChain solve() {

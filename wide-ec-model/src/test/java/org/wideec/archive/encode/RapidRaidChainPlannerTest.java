@@ -126,22 +126,49 @@ class RapidRaidChainPlannerTest {
     }
   }
 
-  @Test
-  void replicasLaidOutAsThePaperAssumesNeedNoMovesAndRacksStayTogether() {
-    LinearCode code = Codes.pinnedFromSpec("rapidraid:n=16,k=11");
-    List<Site> nodes = cluster(4, 5);
+  /** Each piece on the nodes of the positions reading it, position i on node i: no chain needs a move. */
+  private static Map<Integer, List<Site>> asThePaperAssumes(LinearCode code, List<Site> nodes) {
     Map<Integer, List<Site>> replicas = new HashMap<>();
-    // Position i on node i of the cluster: racks of 5 consecutive positions, the chain crosses racks 3 times.
     for (int i = 0; i < code.n(); i++) {
       for (int j : RapidRaidPipeline.piecesAt(code.n(), code.k(), i)) {
         replicas.computeIfAbsent(j, x -> new ArrayList<>()).add(nodes.get(i));
       }
     }
+    return replicas;
+  }
+
+  @Test
+  void replicasLaidOutAsThePaperAssumesNeedNoMovesAndRacksStayTogether() {
+    LinearCode code = Codes.pinnedFromSpec("rapidraid:n=16,k=11");
+    List<Site> nodes = cluster(4, 5);
+    // Position i on node i of the cluster: racks of 5 consecutive positions, the chain crosses racks 3 times.
+    Map<Integer, List<Site>> replicas = asThePaperAssumes(code, nodes);
     RapidRaidChain chain = RapidRaidChainPlanner.plan("object", code, replicas, nodes);
     assertCovered(code, chain, replicas);
     assertEquals(List.of(), chain.moves());
     assertEquals(3, chain.crossRackHops());
     assertEquals(tolerant(code, chain.sites()), chain.rackLossTolerant());
+  }
+
+  @Test
+  void aPositionBarredFromANodeTakesAnotherWhenAChainCanAndTheBarredOneOnlyWhenNoneCan() {
+    LinearCode code = Codes.pinnedFromSpec("rapidraid:n=16,k=11");
+    List<Site> nodes = cluster(4, 5);
+    Map<Integer, List<Site>> replicas = asThePaperAssumes(code, nodes);
+    // Unbarred, position 0 sits on node 0, with no move; barred from it, it goes elsewhere at the price of copies.
+    RapidRaidChain free = RapidRaidChainPlanner.plan("object", code, replicas, nodes);
+    assertEquals(nodes.get(0), free.site(0));
+    RapidRaidChain barred = RapidRaidChainPlanner.plan("object", code, replicas, nodes,
+        Map.of(0, Set.of(nodes.get(0).node()), 5, Set.of(nodes.get(5).node())));
+    assertCovered(code, barred, replicas);
+    assertTrue(!barred.site(0).equals(nodes.get(0)) && !barred.site(5).equals(nodes.get(5)), barred.toString());
+    assertTrue(barred.moves().size() > 0, barred.toString());
+    // Sixteen nodes for sixteen positions, position 0 barred from all of them: it takes one anyway.
+    List<Site> exact = nodes.subList(0, 16);
+    Set<String> all = new HashSet<>();
+    exact.forEach(n -> all.add(n.node()));
+    RapidRaidChain forced = RapidRaidChainPlanner.plan("object", code, replicas, exact, Map.of(0, all));
+    assertCovered(code, forced, replicas);
   }
 
   @Test
