@@ -18,7 +18,8 @@ final class ReadPaths {
 
   private static long[] values(ReadPathCounters c) {
     return new long[] {c.degradedReads(), c.pipelinedReads(), c.hedgedReads(), c.directFirstReads(),
-        c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros()};
+        c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros(),
+        c.hedgesWithheld()};
   }
 
   /** The counts since construction, with the delivering chains' mean times to their first and last slice. */
@@ -35,6 +36,7 @@ final class ReadPaths {
     m.put("byDirectDecodeAtOnce", d[3]);
     m.put("chainFallbacks", d[4]);
     m.put("hedgesFired", d[5]);
+    m.put("hedgesWithheld", d[9]);
     m.put("chainFirstSliceMillisMean", d[6] == 0 ? null : Phase.round(d[7] / 1000.0 / d[6]));
     m.put("chainMillisMean", d[6] == 0 ? null : Phase.round(d[8] / 1000.0 / d[6]));
     return m;
