@@ -241,9 +241,9 @@ class PipelinedDegradedReadClusterTest {
           return;
         }
         // The chain's end, about to send the client its first slice: held until its upstream sent the whole range,
-        // for at most 10 s (below the client's 30 s stall timeout; on a window of 4 the upstream stops at 5 slices).
+        // for at most 4 s (below the fixture's 5 s stall timeout; on a window of 4 the upstream stops at 5 slices).
         String upstreamHop = node + " " + repairId;
-        long until = System.nanoTime() + 10_000_000_000L;
+        long until = System.nanoTime() + 4_000_000_000L;
         synchronized (bytesTo) {
           try {
             while (sent(bytesTo, upstreamHop) < length && System.nanoTime() < until) {
