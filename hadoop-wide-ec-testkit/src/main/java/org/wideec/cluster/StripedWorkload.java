@@ -246,6 +246,7 @@ final class StripedWorkload {
     List<Double> stockDegraded = new ArrayList<>();
     List<Double> oursDegraded = new ArrayList<>();
     List<String> stockFailures = new ArrayList<>();
+    ReadPaths paths = new ReadPaths(bed.ours.readPathCounters());
     for (int sample = 0; sample < s.readSamples(); sample++) {
       long[] lost = rangeOf(true);
       long[] healthy = rangeOf(false);
@@ -269,6 +270,7 @@ final class StripedWorkload {
     if (!stockFailures.isEmpty()) {
       m.put("degradedReadStockFailures", stockFailures);
     }
+    m.put("degradedReadOursPaths", paths.since(bed.ours.readPathCounters()));
     AtomicBoolean whole = new AtomicBoolean();
     Thread watcher = new Thread(() -> {
       try {

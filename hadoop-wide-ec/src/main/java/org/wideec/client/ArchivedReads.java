@@ -116,7 +116,8 @@ final class ArchivedReads implements Closeable {
     UnitLocation self = port.self();
     long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] out = new byte[(int) req.length()];
-    try (PeerStream s = t.open(e, self.node(), self.rack(), id, req.toBytes(), t.credentialFor(req.block().token()))) {
+    try (PeerStream s = t.open(e, self.node(), self.rack(), id, req.toBytes(), t.credentialFor(req.block().token()),
+        t.windowFor(id, req.sliceBytes()))) {
       for (int i = 0; i < req.slices(); i++) {
         int n = req.sliceLength(i);
         Frame f = s.next(i, n);

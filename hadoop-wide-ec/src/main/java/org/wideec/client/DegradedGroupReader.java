@@ -173,14 +173,17 @@ final class DegradedGroupReader {
     BitSet withRebuilt = (BitSet) live.clone();
     withRebuilt.set(unit);
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
-    Object answer = firstAnswer(group, from, to, cells, unit, lost);
+    ChainProgress progress = new ChainProgress();
+    Object answer = firstAnswer(group, from, to, cells, unit, lost, progress);
     if (answer == null) {
       return null; // the chain failed before the hedge delay: the caller reads by direct decode
     }
     if (answer instanceof DirectResult d) {
       dst.put(d.range().flip());
       file.counters().hedgedReads.incrementAndGet();
-      outlook.overtaken();
+      if (progress.helpersAsked()) { // else it was held up finding its helpers' slice ports (once per FileSystem)
+        outlook.overtaken();
+      }
       count(d.plan(), group);
       return Served.HEDGED;
     }
@@ -195,18 +198,26 @@ final class DegradedGroupReader {
 
   /**
    * Runs the chain and, once {@link RepairChains#hedgeMs} passes without its answer, direct decode beside it; returns
-   * the first answer (the chain's inputs or a {@link DirectResult}) and cancels the other. Null when the chain failed
-   * before direct decode started; when both fail, direct decode's error, which names the units.
+   * the first answer (the chain's inputs or a {@link DirectResult}) and cancels the other. A chain still delivering
+   * at a pace that finishes it within another hedge delay is given that delay instead ({@link ChainProgress}: direct
+   * decode would add one range per helper to the uplinks the chain uses), as often as it keeps that pace. Null when
+   * the chain failed before direct decode started; when both fail, direct decode's error, which names the units.
    */
   private Object firstAnswer(LocatedStripedBlock group, long from, long to, DegradedReadPlan cells, int unit,
-      DegradedReadPlan lost) throws IOException {
+      DegradedReadPlan lost, ChainProgress progress) throws IOException {
     CompletionService<Object> race = new ExecutorCompletionService<>(WideEcClientAccess.stripedReadsPool(file.client()));
-    Future<Object> chain = race.submit(() -> chainedInputs(group, cells, unit, lost));
+    Future<Object> chain = race.submit(() -> chainedInputs(group, cells, unit, lost, progress));
     Future<Object> direct = null;
     IOException directFailure = null;
     try {
       long hedge = file.chains().hedgeMs();
       Future<Object> done = hedge > 0 ? race.poll(hedge, TimeUnit.MILLISECONDS) : race.take();
+      if (done == null && progress.onTrack(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(hedge))) {
+        file.counters().hedgesWithheld.incrementAndGet();
+        do {
+          done = race.poll(hedge, TimeUnit.MILLISECONDS);
+        } while (done == null && progress.onTrack(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(hedge)));
+      }
       if (done == null) {
         file.counters().hedgesFired.incrementAndGet();
         LOG.debug("{}: the chain rebuilding unit {} of block group {} has not delivered within {} ms: direct decode "
@@ -252,7 +263,7 @@ final class DegradedGroupReader {
 
   /** The range's inputs with the lost unit's rows from a chain, the other cells fetched meanwhile over HDFS. */
   private Map<Integer, ByteBuffer> chainedInputs(LocatedStripedBlock group, DegradedReadPlan cells, int unit,
-      DegradedReadPlan lost) throws IOException {
+      DegradedReadPlan lost, ChainProgress progress) throws IOException {
     Map<UnitRange, Future<ByteBuffer>> pending = new LinkedHashMap<>();
     for (UnitRange r : cells.fetches()) {
       if (r.unit() != unit) {
@@ -261,7 +272,7 @@ final class DegradedGroupReader {
     }
     Map<Integer, ByteBuffer> inputs = new HashMap<>();
     try {
-      inputs.put(unit, file.chains().rebuild(file, group, unit, lost.rowFrom(), lost.rowTo()));
+      inputs.put(unit, file.chains().rebuild(file, group, unit, lost.rowFrom(), lost.rowTo(), progress));
       for (Map.Entry<UnitRange, Future<ByteBuffer>> p : pending.entrySet()) {
         inputs.put(p.getKey().unit(), await(p.getValue(), pending));
       }

@@ -16,6 +16,7 @@ public final class ReadPathCounters {
   final AtomicLong pipelinedFallbacks = new AtomicLong();
   final AtomicLong hedgedReads = new AtomicLong();
   final AtomicLong hedgesFired = new AtomicLong();
+  final AtomicLong hedgesWithheld = new AtomicLong();
   final AtomicLong directFirstReads = new AtomicLong();
   final AtomicLong degradedReadMicros = new AtomicLong();
   final AtomicLong chainsTimed = new AtomicLong();
@@ -92,6 +93,15 @@ public final class ReadPathCounters {
   }
 
   /**
+   * Chains that had not delivered their whole range within wide-ec.client.degraded-read.hedge.ms but were delivering
+   * at a pace that finished them within another such delay, so direct decode was not started beside them then (it is
+   * if they stop keeping that pace: {@link #hedgesFired()} counts those too).
+   */
+  public long hedgesWithheld() {
+    return hedgesWithheld.get();
+  }
+
+  /**
    * Degraded reads of one lost unit that decoded directly at once, without a chain, because a chain of this
    * FileSystem was overtaken by direct decode less than wide-ec.client.degraded-read.direct-after-overtaken.ms ago
    * (its helpers were queued, in practice behind the repair of the same unit). Each is also counted in
@@ -154,8 +164,8 @@ public final class ReadPathCounters {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
         + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
         + " pipelinedFallbacks=" + pipelinedFallbacks + " hedgedReads=" + hedgedReads + " hedgesFired=" + hedgesFired
-        + " directFirstReads=" + directFirstReads + " degradedReadMicros=" + degradedReadMicros + " chainsTimed="
-        + chainsTimed + " chainSetupMicros=" + chainSetupMicros + " chainFirstSliceMicros=" + chainFirstSliceMicros
+        + " hedgesWithheld=" + hedgesWithheld + " directFirstReads=" + directFirstReads + " degradedReadMicros="
+        + degradedReadMicros + " chainsTimed=" + chainsTimed + " chainSetupMicros=" + chainSetupMicros + " chainFirstSliceMicros=" + chainFirstSliceMicros
         + " chainMicros=" + chainMicros + " chainHops=" + chainHops + " bytesFromChains=" + bytesFromChains
         + " archivedReads=" + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;
   }

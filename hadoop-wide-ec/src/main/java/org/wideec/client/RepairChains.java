@@ -119,6 +119,12 @@ final class RepairChains implements Closeable {
    * @throws IOException when no chain can be run or the chain fails (the caller reads by direct decode)
    */
   ByteBuffer rebuild(StripedFile file, LocatedStripedBlock group, int unit, long rowFrom, long rowTo) throws IOException {
+    return rebuild(file, group, unit, rowFrom, rowTo, new ChainProgress());
+  }
+
+  /** The same, telling {@code progress} when the helpers are asked and as the rebuilt rows arrive. */
+  ByteBuffer rebuild(StripedFile file, LocatedStripedBlock group, int unit, long rowFrom, long rowTo,
+      ChainProgress progress) throws IOException {
     BlockGroupLayout layout = file.layout(group);
     // Helpers read whole checksum chunks (they verify them): widen the rows to chunks, trim after.
     int chunk = Math.max(1, file.client().getConf().getDefaultChecksumOpt().getBytesPerChecksum());
@@ -138,10 +144,11 @@ final class RepairChains implements Closeable {
     StripeRepair repair = reachableRepair(file, group, unit, unreachableHelpers);
     int length = (int) (end - offset);
     int slice = sliceBytes(length, chunk, t.conf().sliceBytes());
-    RangeSink sink = new RangeSink(new byte[length]);
+    RangeSink sink = new RangeSink(new byte[length], progress);
     RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
     long planned = System.nanoTime();
     RepairEngine.Result result;
+    progress.asked(length);
     try {
       result = engine.repair(repair, port.self(), (u, len) -> sink.open(len), slice, offset, length);
     } catch (IOException e) {
@@ -290,11 +297,13 @@ final class RepairChains implements Closeable {
     final byte[] bytes;
     /** When the first slice of the last attempt arrived (System.nanoTime). */
     volatile long firstSliceAt;
+    private final ChainProgress progress;
     private long expected;
     private long next;
 
-    RangeSink(byte[] bytes) {
+    RangeSink(byte[] bytes, ChainProgress progress) {
       this.bytes = bytes;
+      this.progress = progress;
     }
 
     SliceSink open(long length) throws IOException {
@@ -312,11 +321,13 @@ final class RepairChains implements Closeable {
         throw new IOException("the chain sent bytes [" + offset + ", " + (offset + len) + ") after " + next + " of "
             + expected);
       }
+      long now = System.nanoTime();
       if (offset == 0) {
-        firstSliceAt = System.nanoTime();
+        firstSliceAt = now;
       }
       System.arraycopy(data, off, bytes, (int) offset, len);
       next = offset + len;
+      progress.arrived(offset, len, now);
     }
 
     @Override

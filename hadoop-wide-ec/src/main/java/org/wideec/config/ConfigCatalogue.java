@@ -112,7 +112,8 @@ public final class ConfigCatalogue {
       fixed("wide-ec.transport.slice.bytes", TRANSPORT, "256k", DIALERS,
           "slice size: a multiple of 512, at most max-frame.bytes"),
       fixed("wide-ec.transport.window.slices", TRANSPORT, "4", DIALERS,
-          "credits per stream (1..max-credits): memory per repair is (window + 1) x slice per hop"),
+          "credits per stream of background work (1..max-credits): memory per repair is (window + 1) x slice per"
+              + " hop; a user's degraded read grants 2 MiB of slices per hop (at least this, at most max-credits)"),
       fixed("wide-ec.transport.max-frame.bytes", TRANSPORT, "4m", DIALERS,
           "frames (and requests for slices) above this are refused before they are buffered; at least 1024"),
       fixed("wide-ec.transport.max-credits", TRANSPORT, "64", DIALERS,
@@ -154,7 +155,8 @@ public final class ConfigCatalogue {
               + " start"),
       fixed("wide-ec.client.degraded-read.hedge.ms", CLIENT, "500", EnumSet.of(Role.CLIENT),
           "milliseconds a pipelined degraded read waits for its chain before it also reads the range by direct"
-              + " decode and takes whichever answers first; 0 waits for the chain"),
+              + " decode and takes whichever answers first (a chain still delivering at a pace that finishes it within"
+              + " another such delay is given it instead); 0 waits for the chain"),
       fixed("wide-ec.client.degraded-read.direct-after-overtaken.ms", CLIENT, "30000", EnumSet.of(Role.CLIENT),
           "milliseconds after a chain was overtaken by direct decode (its helpers queued, in practice behind the"
               + " repair of the same unit) during which the FileSystem's degraded reads decode directly at once"

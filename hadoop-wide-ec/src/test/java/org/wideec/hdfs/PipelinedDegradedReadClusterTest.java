@@ -213,6 +213,67 @@ class PipelinedDegradedReadClusterTest {
    * 11 to 24 s): once the hedge delay passes the client also reads the range by direct decode, serves the read from
    * it and cancels the chain, instead of waiting for the chain's slices.
    */
+  /**
+   * A user's chain is not held to the configured window (wide-ec.transport.window.slices, 4) on its hops: while the
+   * chain's last helper is held before it sends the client anything, its upstream still sends it the whole range
+   * (8 slices of 8 KiB for a 64 KiB cell), as a TCP stream across a queued uplink would, instead of stopping after
+   * 4 slices plus the one taken and waiting a round trip for each credit.
+   */
+  @Test
+  void aReadsChainHopSendsTheWholeRangeWithoutWaitingForItsConsumersCredits() throws Exception {
+    long from = inLostCell(2, 0);
+    int length = RepairClusterFixture.CELL;
+    java.util.Map<String, AtomicInteger> bytesTo = new java.util.concurrent.ConcurrentHashMap<>();
+    AtomicInteger aheadOfTheHeldHelper = new AtomicInteger(-1);
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, io.netty.buffer.ByteBuf payload)
+          throws IOException {
+        String hop = toNode + " " + repairId;
+        if (!toNode.startsWith("client ")) {
+          synchronized (bytesTo) {
+            bytesTo.computeIfAbsent(hop, h -> new AtomicInteger()).addAndGet(payload.readableBytes());
+            bytesTo.notifyAll();
+          }
+          return;
+        }
+        if (slice != 0 || aheadOfTheHeldHelper.get() >= 0) {
+          return;
+        }
+        // The chain's end, about to send the client its first slice: held until its upstream sent the whole range,
+        // for at most 4 s (below the fixture's 5 s stall timeout; on a window of 4 the upstream stops at 5 slices).
+        String upstreamHop = node + " " + repairId;
+        long until = System.nanoTime() + 4_000_000_000L;
+        synchronized (bytesTo) {
+          try {
+            while (sent(bytesTo, upstreamHop) < length && System.nanoTime() < until) {
+              bytesTo.wait(100);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while held back", e);
+          }
+          aheadOfTheHeldHelper.set(sent(bytesTo, upstreamHop));
+        }
+      }
+    });
+    try {
+      Counts before = Counts.of(wide);
+      assertArrayEquals(expected(from, length), pread(wide, from, length), "the cell read through its chain");
+      Counts d = Counts.of(wide).since(before);
+      assertEquals(1, d.pipelined(), "a chain served the read: " + wide.readPathCounters());
+      assertEquals(0, d.fallbacks(), wide.readPathCounters().toString());
+    } finally {
+      TransportFaultInjector.set(null);
+    }
+    assertEquals(length, aheadOfTheHeldHelper.get(), "bytes the last helper's upstream sent it while it sent nothing");
+  }
+
+  private static int sent(java.util.Map<String, AtomicInteger> bytesTo, String hop) {
+    AtomicInteger n = bytesTo.get(hop);
+    return n == null ? 0 : n.get();
+  }
+
   @Test
   void aChainHeldBackByRecoveryTrafficIsOvertakenByDirectDecode() throws Exception {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);

@@ -196,7 +196,8 @@ public final class StepService implements RequestHandler {
     boolean finished = false;
     try {
       for (SliceStep.Upstream u : step.upstreams()) {
-        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.body()));
+        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.body(),
+            transport.windowFor(repairId, step.rows() * step.sliceBytes())));
       }
       for (BlockRef local : step.locals()) {
         readers.add(step.padsShortLocals() && SliceStep.virtual(local) ? null : store.open(local));

@@ -197,11 +197,41 @@ public final class SliceTransport implements Closeable {
   }
 
   /**
+   * How many slices of {@code sliceBytes} a consumer lets the producer of stream {@code streamId} send ahead of it.
+   * Background work keeps the configured window (wide-ec.transport.window.slices): it is paced by the caps anyway,
+   * and many of its streams run at once. A user's stream ({@link BackgroundWork}: a degraded read's chain) gets
+   * enough slices for {@link #FOREGROUND_WINDOW_BYTES}, at most what producers accept
+   * (wide-ec.transport.max-credits): a hop sends at most one window per round trip, and a chain cuts a range into
+   * many small slices to keep its fill short (ECPipe §3.2), so with the configured 4 slices of 16 KiB a hop across a
+   * rack uplink whose queue a recovery keeps full (tens of ms a round trip) ran at a fraction of the uplink, while
+   * HDFS's read beside it, one TCP stream, used what TCP gave it. With the window the hop is TCP's too.
+   */
+  public int windowFor(long streamId, int sliceBytes) {
+    if (BackgroundWork.isBackground(streamId) || sliceBytes <= 0) {
+      return conf.window();
+    }
+    long slices = (FOREGROUND_WINDOW_BYTES + sliceBytes - 1) / sliceBytes;
+    return (int) Math.max(conf.window(), Math.min(slices, conf.limits().maxCredits()));
+  }
+
+  /**
+   * The bytes a user's stream may have in flight on one hop: a bandwidth-delay product with room to spare (10 MB/s of
+   * uplink times 200 ms of queue), twice what the default window of the largest default slices holds (4 x 256 KiB).
+   */
+  public static final int FOREGROUND_WINDOW_BYTES = 2 << 20;
+
+  /**
    * Connects to a peer, authenticates and asks it for a stream; slices then arrive on the returned stream.
    * {@code myNode}/{@code myRack} say who asks, as the requestor named this node.
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body) throws PeerFailure {
     return open(peer, myNode, myRack, repairId, body, own());
+  }
+
+  /** The same with a window of {@code window} slices ({@link #windowFor}). */
+  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, int window)
+      throws PeerFailure {
+    return open(peer, myNode, myRack, repairId, body, own(), window);
   }
 
   /**
@@ -226,8 +256,14 @@ public final class SliceTransport implements Closeable {
    */
   public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential)
       throws PeerFailure {
+    return open(peer, myNode, myRack, repairId, body, credential, conf.window());
+  }
+
+  /** The same, granting the producer {@code window} slices ahead of what this node has taken ({@link #windowFor}). */
+  public PeerStream open(Endpoint peer, String myNode, String myRack, long repairId, byte[] body, Credential credential,
+      int window) throws PeerFailure {
     PeerStream stream = new PeerStream(peer, repairId, PeerStream.requestPayload(myNode, myRack, peer, body),
-        conf.window(), conf.stallTimeoutMs(), () -> connect(peer, credential));
+        window, conf.stallTimeoutMs(), () -> connect(peer, credential));
     PeerConnection kept = pool.borrow(new ConnectionPool.Key(peer.host(), peer.port(), credential.mode));
     if (kept != null) {
       stream.startOn(kept, true);

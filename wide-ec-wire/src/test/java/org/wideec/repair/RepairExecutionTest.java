@@ -409,7 +409,8 @@ class RepairExecutionTest {
         }
       }
     };
-    cluster.engine("req", 1).repair(r, cluster.where("req"), (u, len) -> sink);
+    // A repair is background work, whose streams keep the configured window (a user's read may run further ahead).
+    cluster.engine("req", 1).asBackground().repair(r, cluster.where("req"), (u, len) -> sink);
     assertArrayEquals(units[0], sink.bytes);
     long worst = lead.stream().mapToLong(Long::longValue).max().orElseThrow();
     // Each hop holds at most its window plus the slice in hand: the bound does not depend on the 200 slices.

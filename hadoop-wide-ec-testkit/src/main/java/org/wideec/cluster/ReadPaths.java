@@ -1,0 +1,44 @@
+package org.wideec.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.wideec.client.ReadPathCounters;
+
+/**
+ * Which path served our FileSystem's degraded reads over a stretch of a run, and where a delivering chain's time went:
+ * the counters' differences, so a ratio in the results can be told apart (a chain, direct decode that overtook one,
+ * direct decode at once).
+ */
+final class ReadPaths {
+  private final long[] before;
+
+  ReadPaths(ReadPathCounters c) {
+    before = values(c);
+  }
+
+  private static long[] values(ReadPathCounters c) {
+    return new long[] {c.degradedReads(), c.pipelinedReads(), c.hedgedReads(), c.directFirstReads(),
+        c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros(),
+        c.hedgesWithheld()};
+  }
+
+  /** The counts since construction, with the delivering chains' mean times to their first and last slice. */
+  Map<String, Object> since(ReadPathCounters c) {
+    long[] now = values(c);
+    long[] d = new long[now.length];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = now[i] - before[i];
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("degradedReads", d[0]);
+    m.put("byChain", d[1]);
+    m.put("byDirectDecodeOvertakingAChain", d[2]);
+    m.put("byDirectDecodeAtOnce", d[3]);
+    m.put("chainFallbacks", d[4]);
+    m.put("hedgesFired", d[5]);
+    m.put("hedgesWithheld", d[9]);
+    m.put("chainFirstSliceMillisMean", d[6] == 0 ? null : Phase.round(d[7] / 1000.0 / d[6]));
+    m.put("chainMillisMean", d[6] == 0 ? null : Phase.round(d[8] / 1000.0 / d[6]));
+    return m;
+  }
+}
