@@ -1,7 +1,6 @@
 package org.wideec.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,8 +25,8 @@ import org.wideec.minicluster.StripedGroups;
  * until the NameNode reports it DECOMMISSIONED, with the kernel's uplink bytes and the bytes the leaving node's link
  * sent. Done for the busiest DataNode of a stock RS directory, where HDFS copies every unit from the leaving node (at
  * most dfs.namenode.replication.max-streams at a time, its NIC the bottleneck: HDFS-16613), and of a directory of our
- * Azure-LRC, where the NameNode plugin rebuilds each unit elsewhere from its local group while
- * {@code wide-ec decommission NODE} follows. Reconstruction from k units (HDFS-17550's way) cannot be forced through
+ * Azure-LRC, where the NameNode plugin rebuilds each unit elsewhere from its local group (its counters, the ones
+ * {@code wide-ec decommission NODE} follows, beside). Reconstruction from k units (HDFS-17550's way) cannot be forced through
  * HDFS or our configuration, so it is measured where HDFS does it: its reconstructor rebuilding the RS directory's
  * units of its busiest DataNode after that node is stopped, timed from the NameNode dropping them (detection left out).
  * The two directories put different numbers of units on their busiest node, so the ratios compare time per byte the
@@ -38,7 +37,8 @@ final class DecommissionComparison {
   /** The data written to each directory, and the stock and our policy. */
   record Settings(long dataBytes, long fileBytes, String stockPolicy, String oursPolicy) {}
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] PLUGIN = {"DecommissionUnitsRebuilt", "DecommissionBytesRebuilt",
+      "DecommissionUnitsFromLeavingNode", "DecommissionRebuildFailures"};
 
   private final ClusterBed bed;
   private final Settings s;
@@ -67,14 +67,14 @@ final class DecommissionComparison {
     long lost = 0;
     Directory stock = new Directory(stockPolicy, 11_000);
     stock.write();
-    r.put("stock", decommission(stock, false));
+    r.put("stock", decommission(stock));
     r.put("global", stockReconstruction(stock));
     lost += stock.compare(mismatches);
     stock.delete();
 
     Directory ours = new Directory(oursPolicy, 12_000);
     ours.write();
-    r.put("ours", decommission(ours, true));
+    r.put("ours", decommission(ours));
     lost += ours.compare(mismatches);
     ours.delete();
     ratios(r);
@@ -106,46 +106,40 @@ final class DecommissionComparison {
   }
 
   /** Decommissions the directory's busiest DataNode and recommissions it once the NameNode reports it DECOMMISSIONED. */
-  private Map<String, Object> decommission(Directory d, boolean follow) throws Exception {
+  private Map<String, Object> decommission(Directory d) throws Exception {
     DatanodeInfo victim = d.busiest();
     String node = ClusterScript.nodeName(victim);
     Map<String, Object> held = d.heldBy(victim);
     Map<String, Long> before = bed.counters.sum(Set.of());
+    Map<String, Long> pluginBefore = pluginDecommission();
     long[] nodeBefore = nodeBytes(node);
     Phase p = bed.phase(d.policy.getName() + " decommission (" + node + ", " + held.get("units") + " units)");
     Files.writeString(exclude, victim.getIpAddr() + "\n", StandardCharsets.UTF_8);
-    bed.stock.refreshNodes();
-    ToolProcess follower = follow ? ToolProcess.start("decommission", victim.getXferAddr(), "--json") : null;
+    bed.stock.refreshNodes(); // what hdfs dfsadmin -refreshNodes calls
     Map<String, Object> m;
     try {
       Await.until(node + " DECOMMISSIONED", bed.timeoutMs, () -> state(victim).isDecommissioned());
       m = p.end();
     } catch (IOException e) {
       Files.writeString(exclude, "", StandardCharsets.UTF_8);
-      bed.stock.refreshNodes(); // back in service, so no later phase sees the node leaving
+      bed.stock.refreshNodes(); // back in service, so nothing after this sees the node leaving
       throw e;
-    } finally {
-      Files.writeString(exclude, "", StandardCharsets.UTF_8);
-      if (follower != null && follower.waitFor(60_000) != 0) {
-        bed.log.println("cluster bench: " + follower.command() + " did not end well: " + follower.output().trim());
-      }
     }
+    Files.writeString(exclude, "", StandardCharsets.UTF_8); // recommission() refreshes
     long[] nodeAfter = nodeBytes(node);
     m.put("node", node);
     m.putAll(held);
     m.put("leavingNodeBytesSent", nodeAfter[0] - nodeBefore[0]);
     m.put("leavingNodeBytesReceived", nodeAfter[1] - nodeBefore[1]);
     m.put("counters", DataNodeCounters.delta(before, bed.counters.sum(Set.of())));
-    if (follower != null) {
-      m.put("follower", lastJson(follower.output()));
-    }
+    m.put("plugin", DataNodeCounters.delta(pluginBefore, pluginDecommission()));
     recommission(victim, d);
     return m;
   }
 
   /** Back in service: off the exclude list (emptied already), refreshed, NORMAL, and the excess units deleted. */
   private void recommission(DatanodeInfo victim, Directory d) throws IOException {
-    bed.stock.refreshNodes(); // what hdfs dfsadmin -refreshNodes calls
+    bed.stock.refreshNodes();
     Await.until(ClusterScript.nodeName(victim) + " back in service", bed.timeoutMs,
         () -> state(victim).isInService() && !state(victim).isDecommissioned());
     bed.awaitWhole(d.files, d.policy);
@@ -192,14 +186,18 @@ final class DecommissionComparison {
     return new long[] {Long.parseLong(f[f.length - 2]), Long.parseLong(f[f.length - 1])};
   }
 
-  /** The last line of a tool's output that is a JSON object, as a map; null when there is none. */
-  private static Object lastJson(String output) throws IOException {
-    List<String> lines = output.lines().filter(l -> l.startsWith("{")).toList();
-    if (lines.isEmpty()) {
-      return null;
+  /**
+   * The NameNode plugin's decommission counters (its WideEc bean: units rebuilt elsewhere and their bytes, units left
+   * to HDFS's copy from the leaving node, failed rebuilds), what {@code wide-ec decommission NODE} and {@code wide-ec
+   * status} show; read here rather than by running the command, whose JVM would share the measured phase's CPU.
+   */
+  private Map<String, Long> pluginDecommission() throws IOException {
+    JsonNode b = bed.nameNodeBean("WideEc");
+    Map<String, Long> m = new LinkedHashMap<>();
+    for (String k : PLUGIN) {
+      m.put(Character.toLowerCase(k.charAt(0)) + k.substring(1), b == null ? 0 : b.path(k).asLong(0));
     }
-    JsonNode n = JSON.readTree(lines.get(lines.size() - 1));
-    return JSON.convertValue(n, Map.class);
+    return m;
   }
 
   private int files() {
