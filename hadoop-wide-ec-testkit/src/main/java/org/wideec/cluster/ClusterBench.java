@@ -260,7 +260,8 @@ public final class ClusterBench {
   private static String summary(Map<String, Object> r) {
     StringBuilder sb = new StringBuilder();
     for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
-        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal", "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
+        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal",
+        "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
         "decommissionStockOverOurs", "decommissionGlobalOverLocal", "drills", "bytesLost",
         "invalidPhases")) {
       if (r.containsKey(k)) {

@@ -26,12 +26,12 @@ import org.wideec.minicluster.StripedGroups;
  * sent. Done for the busiest DataNode of a stock RS directory, where HDFS copies every unit from the leaving node (at
  * most dfs.namenode.replication.max-streams at a time, its NIC the bottleneck: HDFS-16613), and of a directory of our
  * Azure-LRC, where the NameNode plugin rebuilds each unit elsewhere from its local group (its counters, the ones
- * {@code wide-ec decommission NODE} follows, beside). Reconstruction from k units (HDFS-17550's way) cannot be forced through
- * HDFS or our configuration, so it is measured where HDFS does it: its reconstructor rebuilding the RS directory's
- * units of its busiest DataNode after that node is stopped, timed from the NameNode dropping them (detection left out).
- * The two directories put different numbers of units on their busiest node, so the ratios compare time per byte the
- * node held. After each, the node is recommissioned (or started) and the groups left whole, so later phases see the
- * cluster as before; every file is compared byte for byte.
+ * {@code wide-ec decommission NODE} follows, beside). Reconstruction from k units (HDFS-17550's way) cannot be
+ * forced through HDFS or our configuration, so it is measured where HDFS does it: its reconstructor rebuilding the RS
+ * directory's units of its busiest DataNode after that node is stopped, timed from the NameNode dropping them
+ * (detection left out). The two directories put different numbers of units on their busiest node, so the ratios
+ * compare time per byte the node held. After each, the node is recommissioned (or started) and the groups left whole,
+ * so later phases see the cluster as before; every file is compared byte for byte.
  */
 final class DecommissionComparison {
   /** The data written to each directory, and the stock and our policy. */
@@ -105,7 +105,7 @@ final class DecommissionComparison {
     return t.doubleValue() / b.doubleValue();
   }
 
-  /** Decommissions the directory's busiest DataNode and recommissions it once the NameNode reports it DECOMMISSIONED. */
+  /** Decommissions the directory's busiest DataNode, and recommissions it once the NameNode calls it DECOMMISSIONED. */
   private Map<String, Object> decommission(Directory d) throws Exception {
     DatanodeInfo victim = d.busiest();
     String node = ClusterScript.nodeName(victim);
