@@ -13,6 +13,9 @@
 #                                  $dir/conf-NODE instead of $dir/conf when that directory exists
 #   cluster.sh rack R down|up      cut off / heal rack R (its uplink)
 #   cluster.sh counters            bytes each rack uplink carried, both directions (kernel counters)
+#   cluster.sh node-bytes NODE     bytes NODE's link carried: sent by it, received by it (kernel counters)
+#   Decommission the operator's way: the NameNode reads dfs.hosts.exclude = $dir/conf/dfs.exclude (empty at start);
+#   write a DataNode's address into it and run `hdfs dfsadmin -refreshNodes`.
 # Options of up (defaults in brackets):
 #   --dir DIR [/tmp/wide-ec-cluster]  everything the cluster writes; --prefix P [wec] names its namespaces
 #   --tarball FILE [target/hadoop-wide-ec-*-bin.tar.gz]   --hadoop-version V [the parent pom's]
@@ -181,6 +184,11 @@ if [ "$cmd" != up ]; then
       done ;;
     counters)
       for r in $(seq 1 "$racks"); do echo "rack$r $(uplink_bytes "$r")"; done ;;
+    node-bytes)
+      # The fabric's end of the node's veth receives what the node sends and sends what the node receives.
+      node="${rest[0]:-}"
+      [ -n "$node" ] && [ "$node" != fab ] && in_ns fab test -e "/sys/class/net/$node" || die "no node link '$node' (nn, cl, dn1 .. dn$nodes)"
+      echo "$(in_ns fab cat "/sys/class/net/$node/statistics/rx_bytes") $(in_ns fab cat "/sys/class/net/$node/statistics/tx_bytes")" ;;
     client)
       [ ${#rest[@]} -gt 0 ] || die "usage: cluster.sh client [--dir DIR] CMD..."
       # Named "client" like the hosts file says, as the daemons are named: the host's own name resolves nowhere here.
@@ -203,7 +211,7 @@ if [ "$cmd" != up ]; then
       in_ns fab ip link set "u$r" "$how"
       in_ns fab ip link set "U$r" "$how"
       log "rack$r uplink $how" ;;
-    *) die "unknown command '$cmd' (up, down, status, client, kill, start, rack, counters)" ;;
+    *) die "unknown command '$cmd' (up, down, status, client, kill, start, rack, counters, node-bytes)" ;;
   esac
   exit 0
 fi
@@ -381,6 +389,7 @@ for host in "\$@"; do
 done
 EOF
 chmod +x "$conf/topology.sh"
+: > "$conf/dfs.exclude"
 property() { printf '  <property><name>%s</name><value>%s</value></property>\n' "$1" "$2"; }
 { echo '<?xml version="1.0"?>'; echo '<configuration>'
   property fs.defaultFS "hdfs://$(nn_addr):8020"
@@ -399,6 +408,10 @@ property() { printf '  <property><name>%s</name><value>%s</value></property>\n' 
   property dfs.block.access.token.enable true
   property dfs.namenode.datanode.registration.ip-hostname-check false
   property dfs.permissions.superusergroup root
+  echo '  <!-- Decommission the operator way: DataNodes listed here leave service at hdfs dfsadmin -refreshNodes; the'
+  echo '       monitor checks their progress every 5 s instead of 30 s, so a short decommission is timed to within 5 s. -->'
+  property dfs.hosts.exclude "$conf/dfs.exclude"
+  property dfs.namenode.decommission.interval 5s
   echo '  <!-- Merged from the distribution: conf/hdfs-site-wide-ec.xml -->'
   sed -e '1,/<configuration>/d' -e '/<\/configuration>/,$d' "$dir/dist/conf/hdfs-site-wide-ec.xml"
   echo '</configuration>'; } > "$conf/hdfs-site.xml"

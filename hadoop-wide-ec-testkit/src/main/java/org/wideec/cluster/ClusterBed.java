@@ -65,6 +65,16 @@ final class ClusterBed implements AutoCloseable {
     return Phase.setup(name, cluster);
   }
 
+  /**
+   * The active NameNode's bean {@code Hadoop:service=NameNode,name=NAME} from its /jmx page (our plugin's is
+   * {@code WideEc}), or null when it has none.
+   */
+  com.fasterxml.jackson.databind.JsonNode nameNodeBean(String name) throws IOException {
+    String web = org.apache.hadoop.hdfs.DFSUtil.getInfoServer(org.apache.hadoop.hdfs.HAUtil.getAddressOfActive(stock),
+        conf, org.apache.hadoop.hdfs.DFSUtil.getHttpClientScheme(conf)).toString();
+    return jmx.firstBean(web + "/jmx?qry=Hadoop:service=NameNode,name=" + name);
+  }
+
   /** The block size files are written with here: the cluster's configured dfs.blocksize. */
   long blockBytes() {
     return conf.getLongBytes(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_SIZE_KEY,

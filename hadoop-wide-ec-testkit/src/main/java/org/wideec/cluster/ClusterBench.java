@@ -15,7 +15,9 @@ import org.wideec.cli.Options;
 /**
  * {@code wide-ec bench cluster [--json]}: stock RS policies (HDFS's placement and reconstructor) against our LRC
  * policies (our placement and worker) on the real-process cluster of dev-support/cluster.sh, under the kernel's
- * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory. Run in
+ * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory; last, the
+ * decommission of a DataNode the operator's way, stock RS against our Azure-LRC ({@link DecommissionComparison};
+ * {@code --decommission} runs it alone, {@code --no-decommission} leaves it out). Run in
  * the cluster's client namespace ({@code cluster.sh client}); from outside it, {@link ClusterBenchLauncher} brings a
  * cluster up, runs this inside, and takes it down. {@code --faults} runs {@link FaultDrills} instead.
  * The last line is one JSON object with the measurements and the ratios.
@@ -23,28 +25,33 @@ import org.wideec.cli.Options;
 public final class ClusterBench {
   static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
       "archive-data", "archive-code", "archive-placement", "rapidraid-code", "distcp-policy", "maps", "timeout", "cluster-script",
+      "decommission-data", "decommission-policies",
       // cluster.sh up's options, for the launcher
       "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
-  static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive");
+  static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive", "decommission", "no-decommission");
   static final String DEFAULT_WORKLOADS = "RS-6-3-1024k,RS-10-4-1024k,AZURE-LRC-L2-12-4-1024k,UNILRC-6-6-1024k";
 
   private ClusterBench() {}
 
   public static int run(Configuration conf, String[] args, PrintStream out) throws Exception {
     Options o = new Options(args, VALUED, SWITCHES);
+    // Checked before a cluster is brought up, with the size the launcher would give it.
+    decommissionSettings(o, (int) o.getLong("nodes", 24));
     if (System.getenv("WIDE_EC_CLUSTER_DIR") == null) {
       return ClusterBenchLauncher.run(o, args);
     }
     ClusterScript cluster = ClusterScript.fromEnvironment(o.has("cluster-script") ? o.get("cluster-script", "") : null);
     long timeoutMs = o.getLong("timeout", 600) * 1000;
     try (ClusterBed bed = new ClusterBed(conf, cluster, System.err, timeoutMs)) {
-      Map<String, Object> result = o.has("faults") ? new FaultDrills(bed, faultSettings(o, bed)).run() : bench(o, bed);
+      Map<String, Object> result = o.has("faults") ? new FaultDrills(bed, faultSettings(o, bed)).run()
+          : o.has("decommission") ? decommissionOnly(o, bed) : bench(o, bed);
       if (!o.has("json")) {
         out.println(summary(result));
       }
       out.println(Json.write(result));
-      return ((Number) result.get("bytesLost")).longValue() == 0 && !result.containsKey("archiveFailed") ? 0 : 1;
+      return ((Number) result.get("bytesLost")).longValue() == 0 && !result.containsKey("archiveFailed")
+          && !result.containsKey("decommissionFailed") ? 0 : 1;
     }
   }
 
@@ -84,13 +91,66 @@ public final class ClusterBench {
       }
     }
     ratios(r, workloads, archive);
+    if (!o.has("no-decommission")) {
+      try {
+        lost += decommission(o, bed, r);
+      } catch (IOException e) {
+        // As with the archival comparison: what ran before stands, and the run fails.
+        bed.log.println("cluster bench: decommission comparison failed: " + e.getMessage());
+        r.put("decommissionFailed", e.getMessage());
+      }
+    }
     r.put("bytesLost", lost);
+    return invalid(r, bed);
+  }
+
+  /** {@code --decommission}: the decommission comparison alone. */
+  private static Map<String, Object> decommissionOnly(Options o, ClusterBed bed) throws Exception {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("dataNodes", bed.liveDataNodes());
+    r.put("cluster", bed.cluster.run("status").lines().findFirst().orElse(""));
+    r.put("bytesLost", decommission(o, bed, r));
+    return invalid(r, bed);
+  }
+
+  /** Runs the decommission comparison into {@code r} (its figures, its two ratios at the top level); bytes lost. */
+  private static long decommission(Options o, ClusterBed bed, Map<String, Object> r) throws Exception {
+    Map<String, Object> d = new DecommissionComparison(bed, decommissionSettings(o, bed.liveDataNodes())).run();
+    r.put("decommission", d);
+    r.put("decommissionStockOverOurs", d.get("decommissionStockOverOurs"));
+    r.put("decommissionGlobalOverLocal", d.get("decommissionGlobalOverLocal"));
+    return ((Number) d.get("bytesLost")).longValue();
+  }
+
+  private static Map<String, Object> invalid(Map<String, Object> r, ClusterBed bed) {
     r.put("invalidPhases", new ArrayList<>(bed.invalid));
     if (!bed.invalid.isEmpty()) {
       bed.log.println("cluster bench: INVALID phases (host CPU above " + (int) (HostCpu.LIMIT * 100) + "%: they measured"
           + " the CPU, not the network): " + bed.invalid);
     }
     return r;
+  }
+
+  /**
+   * The decommission's data and policies: RS-10-4 against Azure-LRC 12+2+2 where the cluster has a DataNode beyond
+   * each group's width to take the leaving node's units, else RS-6-3 against Azure-LRC 6+2+2.
+   */
+  static DecommissionComparison.Settings decommissionSettings(Options o, int nodes) {
+    if (o.has("decommission") && o.has("no-decommission")) {
+      throw new Options.UsageException("--decommission runs the decommission alone, --no-decommission leaves it out:"
+          + " give one");
+    }
+    if (o.has("decommission") && o.has("faults")) {
+      throw new Options.UsageException("--decommission and --faults are separate runs: give one");
+    }
+    String dflt = nodes >= 17 ? "RS-10-4-1024k,AZURE-LRC-L2-12-4-1024k" : "RS-6-3-1024k,AZURE-LRC-L2-6-4-1024k";
+    String[] p = o.get("decommission-policies", dflt).split(",");
+    if (p.length != 2 || p[0].isBlank() || p[1].isBlank()) {
+      throw new Options.UsageException("--decommission-policies takes two policies, a stock RS one then one of ours"
+          + " (like " + dflt + "), got '" + o.get("decommission-policies", dflt) + "'");
+    }
+    return new DecommissionComparison.Settings(bytes(o, "decommission-data", "2g"), bytes(o, "file-size", "64m"),
+        p[0].trim(), p[1].trim());
   }
 
   /**
@@ -200,7 +260,9 @@ public final class ClusterBench {
   private static String summary(Map<String, Object> r) {
     StringBuilder sb = new StringBuilder();
     for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
-        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal", "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack", "drills", "bytesLost",
+        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal",
+        "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
+        "decommissionStockOverOurs", "decommissionGlobalOverLocal", "drills", "bytesLost",
         "invalidPhases")) {
       if (r.containsKey(k)) {
         sb.append(k).append(": ").append(r.get(k)).append('\n');

@@ -58,7 +58,19 @@ class KitCommandsTest {
         Arguments.of("unknown option --quik", new String[] {"bench", "encode", "--quik"}),
         Arguments.of("--encoders takes classic, chain or rack-tree, not 'chian'",
             new String[] {"bench", "encode", "--encoders", "classic,chian"}),
-        Arguments.of("block sizes must be whole MiB", new String[] {"bench", "repair", "--block-size", "1500k"}));
+        Arguments.of("block sizes must be whole MiB", new String[] {"bench", "repair", "--block-size", "1500k"}),
+        Arguments.of("--decommission-policies takes two policies, a stock RS one then one of ours (like"
+            + " RS-10-4-1024k,AZURE-LRC-L2-12-4-1024k), got 'RS-10-4-1024k'",
+            new String[] {"bench", "cluster", "--decommission-policies", "RS-10-4-1024k"}),
+        Arguments.of("--decommission-policies takes two policies, a stock RS one then one of ours (like"
+            + " RS-6-3-1024k,AZURE-LRC-L2-6-4-1024k), got 'RS-6-3-1024k,'",
+            new String[] {"bench", "cluster", "--nodes", "12", "--decommission-policies", "RS-6-3-1024k,"}),
+        Arguments.of("--decommission runs the decommission alone, --no-decommission leaves it out: give one",
+            new String[] {"bench", "cluster", "--decommission", "--no-decommission"}),
+        Arguments.of("--decommission and --faults are separate runs: give one",
+            new String[] {"bench", "cluster", "--decommission", "--faults"}),
+        Arguments.of("--decommission-data needs a size like 64m, got '2gb'",
+            new String[] {"bench", "cluster", "--decommission-data", "2gb"}));
   }
 
   @ParameterizedTest(name = "{0}")
