@@ -43,6 +43,7 @@ final class Decommission {
   }
 
   void start(Runnable wakeMonitor, long intervalMs) {
+    groups.onOrderEnded(wakeMonitor);
     DecommissionClaims.start(wakeMonitor, intervalMs);
   }
 

@@ -58,11 +58,14 @@ public final class DecommissionClaims {
    */
   static void start(Runnable wakeMonitor, long intervalMs) {
     returned.clear();
-    groups = NONE;
-    archived = NONE;
     wake = wakeMonitor;
     wakeEveryNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
     leaseNanos = intervalMs <= 0 ? 0 : Math.max(2 * wakeEveryNanos, TimeUnit.MILLISECONDS.toNanos(MIN_LEASE_MS));
+    // An empty lease until the first pass: a node that starts leaving before it (the first pass waits an interval
+    // for the DataNodes' block reports) is claimed and wakes the monitor, instead of being copied by HDFS unseen; if
+    // no pass follows, the lease lapses and HDFS copies everything, as it always did.
+    groups = lease(Set.of(), Set.of());
+    archived = lease(Set.of(), Set.of());
     nextWake = System.nanoTime();
     active = true;
   }

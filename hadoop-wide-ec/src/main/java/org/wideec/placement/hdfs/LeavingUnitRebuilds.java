@@ -80,6 +80,14 @@ final class LeavingUnitRebuilds {
   /** Transfer addresses of the nodes leaving at this pass. */
   private Set<String> leaving = Set.of();
   /**
+   * Runs a pass soon (the monitor's wake): an order that ends while groups wait runs the next pass at once, so the
+   * decommission keeps its orders busy instead of waiting a whole repair interval per batch (HDFS's own admin monitor
+   * reschedules every few seconds; ours would otherwise pace a wide node's units at max-concurrent per interval).
+   */
+  private volatile Runnable orderEnded = () -> { };
+  /** Whether the last pass left groups waiting for an order, or leaving nodes its walk has not covered. */
+  private volatile boolean moreToOrder;
+  /**
    * The leaving nodes whose every block a walk has looked at since they started leaving (nodes entering maintenance
    * keep their units, so are looked at at once): only their groups the passes did not plan are HDFS's to copy. Until
    * a lap covers a node, its groups are claimed, or HDFS would copy those the walk had not reached yet.
@@ -101,6 +109,11 @@ final class LeavingUnitRebuilds {
     this.placementScheme = placementScheme;
     this.giveBackMs = giveBackMs;
     this.planner = new DecommissionPlanner(scheme);
+  }
+
+  /** {@code wake} runs a pass soon; it is run when an order ends while more is waiting. */
+  void onOrderEnded(Runnable wake) {
+    orderEnded = wake;
   }
 
   /** Transfer addresses of the DataNodes leaving service at the last pass. */
@@ -142,6 +155,7 @@ final class LeavingUnitRebuilds {
       planned.addAll(unitsInFlight.values());
       planned.removeIf(DecommissionClaims::givenBack);
       DecommissionClaims.claimGroups(planned, covered);
+      moreToOrder = !waiting.isEmpty() || !covered.containsAll(leaving);
     }
   }
 
@@ -322,6 +336,9 @@ final class LeavingUnitRebuilds {
         } finally {
           unitsInFlight.remove(internal);
           metrics.decommissionUnitsRebuilding.set(running.decrementAndGet());
+          if (moreToOrder) {
+            orderEnded.run(); // only sets a flag and unparks the monitor
+          }
         }
       });
     } catch (RejectedExecutionException e) { // stopping
