@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.wideec.archive.ArchivalPlan;
 import org.wideec.archive.ArchivalPlanner;
+import org.wideec.archive.ArchiveGrouping;
 import org.wideec.archive.ArchiveSummary;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeState;
@@ -46,6 +47,10 @@ import org.wideec.code.LinearCode;
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
       "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic|chain|rapidraid] [--no-trim] [--json]",
+      "        [--grouping files|racks|auto]                   stripes of blocks in file order, around core racks (each",
+      "                                                        stripe's blocks with a replica in one rack, EAR), or the",
+      "                                                        one the plan costs less across racks (default auto, or",
+      "                                                        wide-ec.archive.grouping); --dry-run says which and why",
       "                                                        archive a replicated file or directory into wide stripes",
       "                                                        (manifest, parity, verified, committed, pointers), then trim",
       "                                                        each data block to its planned replica (needs the wide-ec",
@@ -71,9 +76,11 @@ final class ArchiveCommand {
       "                                                        and racks, the encoding's cross-rack bytes and redundancy",
       FillCommand.USAGE);
 
-  private final Configuration conf;
+  private Configuration conf;
   private final PrintStream out;
   private final PrintStream err;
+  /** How new plans group blocks into stripes. */
+  private ArchiveGrouping grouping;
 
   ArchiveCommand(Configuration conf, PrintStream out, PrintStream err) {
     this.conf = conf;
@@ -85,8 +92,9 @@ final class ArchiveCommand {
     if (java.util.Arrays.asList(args).contains("--fill")) {
       return new FillCommand(conf, out).run(args);
     }
-    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from"),
-        Set.of("dry-run", "json", "no-trim", "mr"));
+    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from",
+        "grouping"), Set.of("dry-run", "json", "no-trim", "mr"));
+    grouping = grouping(o);
     boolean listed = o.has("paths-from");
     String encoder = checkedEncoder(o, listed);
     CodeNames.Named named = o.code();
@@ -114,6 +122,23 @@ final class ArchiveCommand {
       return one(o, paths.get(0), named, systematic, placement, encoder);
     }
     return eachListed(o, paths, named, systematic, placement, encoder);
+  }
+
+  /**
+   * {@code --grouping}, else {@code wide-ec.archive.grouping}; set in this command's configuration too, so an
+   * archival job's tasks plan the same way.
+   */
+  private ArchiveGrouping grouping(Options o) {
+    String label = o.get("grouping", conf.getTrimmed(ArchiveGrouping.KEY, ArchiveGrouping.DEFAULT));
+    ArchiveGrouping g;
+    try {
+      g = ArchiveGrouping.byLabel(label);
+    } catch (org.wideec.archive.ArchivalPlanException e) {
+      throw new Options.UsageException(e.getMessage());
+    }
+    conf = new Configuration(conf);
+    conf.set(ArchiveGrouping.KEY, g.label());
+    return g;
   }
 
   /** The paths and modes the command line gives fit together; returns the encoder it names. */
@@ -198,7 +223,7 @@ final class ArchiveCommand {
     }
     // The chain is costed in the shape the encoder would run (wide-ec.archive.chain.shape), on the planned nodes.
     ArchivalPlan plan = ArchivalPlanner.plan(
-        new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement))
+        new ArchivalSource(hdfs(conf, path, "archive"), grouping).request(path, named.spec(), placement))
         .withChainShape(ChainEncoder.shapeOf(conf));
     DryRunOutput.print(plan, encoder, o.has("json"), Map.of(), List.of(), out);
     if (o.has("json")) {
@@ -224,7 +249,7 @@ final class ArchiveCommand {
     StripeEncoder encoder = ArchiveOrchestrator.encoder(dfs, encoderName);
     ArchiveOrchestrator.Outcome outcome;
     try {
-      outcome = new ArchiveOrchestrator(dfs, store, encoder, Archiver.Hook.NONE).run(path, spec, placement, trim,
+      outcome = new ArchiveOrchestrator(dfs, store, encoder, Archiver.Hook.NONE, grouping).run(path, spec, placement, trim,
           (stripe, done, total) -> progress.at(done, total), (settled, total) -> {
             progress.finish(); // the archive's line ends before the trim's begins
             trimming.at(settled, total);

@@ -204,16 +204,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       EncodePlan p = plans.get(i);
       ArchivedStripe s = m.stripes().get(i);
       streams += p.crossRackStreamBytes();
-      // Each tree that stores a parity answers with one result frame (2 bytes + 18 a parity); the archiver then asks
-      // for one 8-byte CRC32C digest per stored unit, data and parity, and VERIFIED asks each parity's holder again
-      // (no parity byte crosses to the archiver).
-      for (EncodePlan.Tree t : p.trees()) {
-        int rows = (int) java.util.Arrays.stream(t.rows()).filter(r -> !s.member(r).padding()).count();
-        replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
-      }
-      replies += 8L * s.storedUnits().length;
-      replies += 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
-          .filter(u -> !s.member(u).padding()).count();
+      replies += repliesToArchiver(p, s);
       System.out.printf("stripe %d: executed plan %d bytes across racks (streams %d, deliveries %d), dry run's chain"
           + " estimate %d%n", s.stripeId(), p.crossRackBytes(), p.crossRackStreamBytes(), p.crossRackDeliveryBytes(),
           dryRun.stripes().get(i).chain().crossRackBytes());
@@ -443,6 +434,22 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       checks.stripeMatchesIndependentEncode(s, false); // a parity planned on the dead node went elsewhere
     }
     checks.everyByteReadsBack();
+  }
+
+  /**
+   * What the DataNodes send the archiver for one stripe (its rack being none of theirs): each tree that stores a parity
+   * answers with one result frame (2 bytes + 18 a parity); the archiver then asks for one 8-byte CRC32C digest per
+   * stored unit, data and parity, and VERIFIED asks each parity's holder again (no parity byte crosses to it).
+   */
+  static long repliesToArchiver(EncodePlan p, ArchivedStripe s) {
+    long replies = 0;
+    for (EncodePlan.Tree t : p.trees()) {
+      int rows = (int) java.util.Arrays.stream(t.rows()).filter(r -> !s.member(r).padding()).count();
+      replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
+    }
+    replies += 8L * s.storedUnits().length;
+    return replies + 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
+        .filter(u -> !s.member(u).padding()).count();
   }
 
   /** Cross-rack and in-rack slice bytes every running DataNode plugin has sent. */
