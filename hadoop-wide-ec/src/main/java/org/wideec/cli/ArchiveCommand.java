@@ -35,7 +35,9 @@ import org.wideec.code.LinearCode;
  * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
  * COMMITTED). Before lowering, the plan's moves are executed (a replica copied onto each planned node that holds
  * none, the source's copy dropped by the NameNode through the delete hint); {@code --encoder chain} makes them before
- * it encodes instead, so the chain runs on the kept replicas, as the dry run costs it (ECWide §4.2). A block left off plan (it could not be
+ * it encodes instead, so the chain runs on the kept replicas, as the dry run costs it (ECWide §4.2), except for a
+ * stripe whose chain costs less read in its core rack (EAR), whose moves wait for the trim. {@code --grouping} chooses
+ * how blocks form stripes: file order, around core racks, or the cheaper of the two (auto). A block left off plan (it could not be
  * moved) keeps its stripe COMMITTED and makes the exit status 1.
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
@@ -47,15 +49,15 @@ import org.wideec.code.LinearCode;
 final class ArchiveCommand {
   static final String USAGE = String.join("\n",
       "  archive PATH --code SPEC [--placement cl|unilrc|flat] [--encoder classic|chain|rapidraid] [--no-trim] [--json]",
-      "        [--grouping files|racks|auto]                   stripes of blocks in file order, around core racks (each",
-      "                                                        stripe's blocks with a replica in one rack, EAR), or the",
-      "                                                        one the plan costs less across racks (default auto, or",
-      "                                                        wide-ec.archive.grouping); --dry-run says which and why",
       "                                                        archive a replicated file or directory into wide stripes",
       "                                                        (manifest, parity, verified, committed, pointers), then trim",
       "                                                        each data block to its planned replica (needs the wide-ec",
       "                                                        NameNode plugin and replica placement policy); rerun to",
       "                                                        resume; --no-trim keeps every replica",
+      "        [--grouping files|racks|auto]                   stripes of blocks in file order, around core racks (each",
+      "                                                        stripe's blocks with a replica in one rack, EAR), or the",
+      "                                                        one the plan costs less across racks (default auto, or",
+      "                                                        wide-ec.archive.grouping); --dry-run says which and why",
       "  archive PATH --code SPEC [--placement ..] [--encoder classic|chain] --dry-run [--stripe ID] [--json]",
       "                                                        the plan only: kept replicas, moves, parity targets, encoding",
       "                                                        cost, redundancy after; changes nothing",
