@@ -23,10 +23,17 @@ import org.apache.hadoop.util.ToolRunner;
 final class ArchivalComparison {
   /** What to archive and how. */
   record Settings(long dataBytes, long fileBytes, String wideCode, String rapidRaidCode, String distcpPolicy, int maps,
-      String placement) {
-    /** {@code wide-ec archive}'s arguments after PATH: the code, the encoder, and the placement when one is forced. */
+      String placement, String grouping) {
+    /**
+     * {@code wide-ec archive}'s arguments after PATH: the code, the encoder, the placement when one is forced, and for
+     * the chain the stripe grouping (auto: around core racks where that crosses racks less, EAR).
+     */
     String[] archiveArgs(String code, String encoder) {
       java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("--code", code, "--encoder", encoder));
+      if (encoder.equals("chain")) {
+        a.add("--grouping");
+        a.add(grouping);
+      }
       if (placement != null) {
         a.add("--placement");
         a.add(placement);
@@ -49,6 +56,7 @@ final class ArchivalComparison {
     r.put("wideCode", s.wideCode());
     r.put("rapidRaidCode", s.rapidRaidCode());
     r.put("distcpPolicy", s.distcpPolicy());
+    r.put("grouping", s.grouping());
     Path root = new Path("/bench-archive");
     bed.stock.delete(root, true);
     Path chain = writeReplicated(new Path(root, "chain"));

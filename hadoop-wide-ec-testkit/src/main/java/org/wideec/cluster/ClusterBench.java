@@ -24,8 +24,8 @@ import org.wideec.cli.Options;
  */
 public final class ClusterBench {
   static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
-      "archive-data", "archive-code", "archive-placement", "rapidraid-code", "distcp-policy", "maps", "timeout", "cluster-script",
-      "decommission-data", "decommission-policies",
+      "archive-data", "archive-code", "archive-placement", "archive-grouping", "rapidraid-code", "distcp-policy", "maps",
+      "timeout", "cluster-script", "decommission-data", "decommission-policies",
       // cluster.sh up's options, for the launcher
       "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
@@ -178,7 +178,7 @@ public final class ClusterBench {
     return new ArchivalComparison.Settings(bytes(o, "archive-data", "512m"), bytes(o, "file-size", "64m"),
         code, rapidRaid,
         o.get("distcp-policy", nodes >= 14 ? "RS-10-4-1024k" : "RS-6-3-1024k"), (int) o.getLong("maps", 4),
-        o.has("archive-placement") ? o.get("archive-placement", "") : null);
+        o.has("archive-placement") ? o.get("archive-placement", "") : null, o.get("archive-grouping", "auto"));
   }
 
   static FaultDrills.Settings faultSettings(Options o, ClusterBed bed) throws IOException {

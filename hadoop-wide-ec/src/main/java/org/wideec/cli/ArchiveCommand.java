@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.wideec.archive.ArchivalPlan;
 import org.wideec.archive.ArchivalPlanner;
+import org.wideec.archive.ArchiveGrouping;
 import org.wideec.archive.ArchiveSummary;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeState;
@@ -34,7 +35,9 @@ import org.wideec.code.LinearCode;
  * data block down to its planned replica (kept by the NameNode plugin's trimmer; {@code --no-trim} stops at
  * COMMITTED). Before lowering, the plan's moves are executed (a replica copied onto each planned node that holds
  * none, the source's copy dropped by the NameNode through the delete hint); {@code --encoder chain} makes them before
- * it encodes instead, so the chain runs on the kept replicas, as the dry run costs it (ECWide §4.2). A block left off plan (it could not be
+ * it encodes instead, so the chain runs on the kept replicas, as the dry run costs it (ECWide §4.2), except for a
+ * stripe whose chain costs less read in its core rack (EAR), whose moves wait for the trim. {@code --grouping} chooses
+ * how blocks form stripes: file order, around core racks, or the cheaper of the two (auto). A block left off plan (it could not be
  * moved) keeps its stripe COMMITTED and makes the exit status 1.
  * Rerunning resumes a crashed run from its manifest, trimming included. {@code --dry-run} prints the plan, read from the live cluster,
  * with its cost (kept replicas, moves, parity targets, cross-rack bytes of classic and chain encoding, redundancy
@@ -51,6 +54,10 @@ final class ArchiveCommand {
       "                                                        each data block to its planned replica (needs the wide-ec",
       "                                                        NameNode plugin and replica placement policy); rerun to",
       "                                                        resume; --no-trim keeps every replica",
+      "        [--grouping files|racks|auto]                   stripes of blocks in file order, around core racks (each",
+      "                                                        stripe's blocks with a replica in one rack, EAR), or the",
+      "                                                        one the plan costs less across racks (default auto, or",
+      "                                                        wide-ec.archive.grouping); --dry-run says which and why",
       "  archive PATH --code SPEC [--placement ..] [--encoder classic|chain] --dry-run [--stripe ID] [--json]",
       "                                                        the plan only: kept replicas, moves, parity targets, encoding",
       "                                                        cost, redundancy after; changes nothing",
@@ -71,9 +78,11 @@ final class ArchiveCommand {
       "                                                        and racks, the encoding's cross-rack bytes and redundancy",
       FillCommand.USAGE);
 
-  private final Configuration conf;
+  private Configuration conf;
   private final PrintStream out;
   private final PrintStream err;
+  /** How new plans group blocks into stripes. */
+  private ArchiveGrouping grouping;
 
   ArchiveCommand(Configuration conf, PrintStream out, PrintStream err) {
     this.conf = conf;
@@ -85,8 +94,9 @@ final class ArchiveCommand {
     if (java.util.Arrays.asList(args).contains("--fill")) {
       return new FillCommand(conf, out).run(args);
     }
-    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from"),
-        Set.of("dry-run", "json", "no-trim", "mr"));
+    Options o = new Options(args, Set.of("code", "k", "m", "placement", "encoder", "stripe", "maps", "paths-from",
+        "grouping"), Set.of("dry-run", "json", "no-trim", "mr"));
+    grouping = grouping(o);
     boolean listed = o.has("paths-from");
     String encoder = checkedEncoder(o, listed);
     CodeNames.Named named = o.code();
@@ -114,6 +124,23 @@ final class ArchiveCommand {
       return one(o, paths.get(0), named, systematic, placement, encoder);
     }
     return eachListed(o, paths, named, systematic, placement, encoder);
+  }
+
+  /**
+   * {@code --grouping}, else {@code wide-ec.archive.grouping}; set in this command's configuration too, so an
+   * archival job's tasks plan the same way.
+   */
+  private ArchiveGrouping grouping(Options o) {
+    String label = o.get("grouping", conf.getTrimmed(ArchiveGrouping.KEY, ArchiveGrouping.DEFAULT));
+    ArchiveGrouping g;
+    try {
+      g = ArchiveGrouping.byLabel(label);
+    } catch (org.wideec.archive.ArchivalPlanException e) {
+      throw new Options.UsageException(e.getMessage());
+    }
+    conf = new Configuration(conf);
+    conf.set(ArchiveGrouping.KEY, g.label());
+    return g;
   }
 
   /** The paths and modes the command line gives fit together; returns the encoder it names. */
@@ -198,7 +225,7 @@ final class ArchiveCommand {
     }
     // The chain is costed in the shape the encoder would run (wide-ec.archive.chain.shape), on the planned nodes.
     ArchivalPlan plan = ArchivalPlanner.plan(
-        new ArchivalSource(hdfs(conf, path, "archive")).request(path, named.spec(), placement))
+        new ArchivalSource(hdfs(conf, path, "archive"), grouping).request(path, named.spec(), placement))
         .withChainShape(ChainEncoder.shapeOf(conf));
     DryRunOutput.print(plan, encoder, o.has("json"), Map.of(), List.of(), out);
     if (o.has("json")) {
@@ -224,7 +251,7 @@ final class ArchiveCommand {
     StripeEncoder encoder = ArchiveOrchestrator.encoder(dfs, encoderName);
     ArchiveOrchestrator.Outcome outcome;
     try {
-      outcome = new ArchiveOrchestrator(dfs, store, encoder, Archiver.Hook.NONE).run(path, spec, placement, trim,
+      outcome = new ArchiveOrchestrator(dfs, store, encoder, Archiver.Hook.NONE, grouping).run(path, spec, placement, trim,
           (stripe, done, total) -> progress.at(done, total), (settled, total) -> {
             progress.finish(); // the archive's line ends before the trim's begins
             trimming.at(settled, total);

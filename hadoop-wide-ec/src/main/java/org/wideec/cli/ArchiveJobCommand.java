@@ -57,7 +57,8 @@ final class ArchiveJobCommand {
     }
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
     List<ArchiveItem> items = ArchiveListing.of(dfs, store, paths, spec, placement, encoder,
-        ChainEncoder.shapeOf(conf), trim);
+        ChainEncoder.shapeOf(conf), trim, org.wideec.archive.ArchiveGrouping.byLabel(
+            conf.getTrimmed(org.wideec.archive.ArchiveGrouping.KEY, org.wideec.archive.ArchiveGrouping.DEFAULT)));
     if (dryRun) {
       return dryRun(items, maps, encoder, json);
     }

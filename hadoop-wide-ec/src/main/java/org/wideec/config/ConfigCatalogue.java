@@ -174,6 +174,10 @@ public final class ConfigCatalogue {
               + " parities) x this"),
       fixed("wide-ec.archive.chain.shape", ARCHIVAL, "chain", ARCHIVER,
           "the chain encoder's trees: chain (one chain through every holder) or rack-tree (a chain per rack)"),
+      fixed("wide-ec.archive.grouping", ARCHIVAL, "auto", ARCHIVER,
+          "how a new plan groups blocks into stripes: files (file order), racks (around core racks, each stripe's"
+              + " blocks with a replica in one rack, EAR) or auto (the one whose chain archival crosses racks less);"
+              + " archive --grouping overrides it"),
       fixed("wide-ec.archive.move.parallel", ARCHIVAL, "8", ARCHIVER,
           "blocks the archiver moves onto their planned nodes at once"),
       fixed("wide-ec.archive.move.wait.ms", ARCHIVAL, "120000", ARCHIVER,

@@ -220,7 +220,8 @@ class ArchivalPlannerTest {
         + " cl placement"), text);
     assertTrue(text.contains("3 stripes, the last one short: 1 data block, 3 virtual data units"), text);
     assertTrue(text.contains("redundancy after: "), text);
-    assertEquals(5 + 1 + 3, text.lines().count(), "summary, table header, one line per stripe: " + text);
+    assertTrue(text.contains("stripes grouped by files: asked for"), text);
+    assertEquals(6 + 1 + 3, text.lines().count(), "summary, table header, one line per stripe: " + text);
     String units = plan.describeUnits(2);
     assertTrue(units.contains("/data/p block 8 (id 1073741833)"), units);
     assertTrue(units.lines().anyMatch(l -> l.startsWith("6     l     virtual")), units);

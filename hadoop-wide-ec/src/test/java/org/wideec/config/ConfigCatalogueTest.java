@@ -167,6 +167,8 @@ class ConfigCatalogueTest {
     d.put(ArchiveLayout.MANIFEST_REPLICATION_KEY, ArchiveLayout.from(none).manifestReplication());
     d.put(ClientClassicEncoder.CHUNK_KEY, ClientClassicEncoder.CHUNK_DEFAULT);
     d.put(ChainEncoder.SHAPE_KEY, ChainEncoder.shapeOf(none).name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    d.put(org.wideec.archive.ArchiveGrouping.KEY, org.wideec.archive.ArchiveGrouping.byLabel(
+        org.wideec.archive.ArchiveGrouping.DEFAULT).label());
     d.put(BlockMover.PARALLEL_KEY, BlockMover.PARALLEL_DEFAULT);
     d.put(BlockMover.WAIT_KEY, BlockMover.WAIT_DEFAULT);
     d.put(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);

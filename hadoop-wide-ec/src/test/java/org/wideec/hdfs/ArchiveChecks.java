@@ -40,7 +40,7 @@ final class ArchiveChecks {
 
   /**
    * The archival test bed: 6 racks x 3 DataNodes, 64 KiB blocks, the classic encoder coding 16 KiB chunks (so every
-   * unit spans several and short blocks end mid-chunk).
+   * unit spans several and short blocks end mid-chunk), stripes in file order unless a test asks otherwise.
    */
   static org.apache.hadoop.hdfs.MiniDFSCluster cluster(java.io.File dir, long blockSize) throws java.io.IOException {
     return cluster(dir, blockSize, new org.apache.hadoop.conf.Configuration());
@@ -51,6 +51,9 @@ final class ArchiveChecks {
       org.apache.hadoop.conf.Configuration conf) throws java.io.IOException {
     org.apache.hadoop.conf.Configuration base = new org.apache.hadoop.conf.Configuration(conf);
     base.setInt(org.wideec.archive.hdfs.ClientClassicEncoder.CHUNK_KEY, 16 * 1024);
+    // The archival tests' stripes, counts and fills were written for blocks in file order; tests of core-rack
+    // grouping (CoreRackArchivalClusterTest) ask for it themselves.
+    base.setIfUnset(org.wideec.archive.ArchiveGrouping.KEY, "files");
     // Every manifest write and parity file ends in a close, which polls the NameNode from 400 ms on by default.
     base.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
     return org.wideec.minicluster.MiniClusters.start(base, dir, 6, 3, blockSize);

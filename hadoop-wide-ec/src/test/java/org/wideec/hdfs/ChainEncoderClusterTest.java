@@ -119,14 +119,17 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
           String chainPath = "/chain-" + tag + part;
           String classicPath = "/classic-" + tag + part;
           long t0 = System.nanoTime();
-          ToolRun chain = tool("archive", chainPath, "--code", code, "--encoder", "chain", "--no-trim", "--json");
+          // Both copies in file order: grouped by racks, their different replicas could make different stripes.
+          ToolRun chain = tool("archive", chainPath, "--code", code, "--encoder", "chain", "--no-trim", "--json",
+              "--grouping", "files");
           long t1 = System.nanoTime();
           assertEquals(0, chain.exit(), chain.err());
           JsonNode j = chain.json();
           assertEquals("chain", j.get("encoder").asText());
           assertEquals(0, j.get("parityOffPlan").size(), j.toString());
           long t2 = System.nanoTime();
-          ToolRun classic = tool("archive", classicPath, "--code", code, "--encoder", "classic", "--no-trim", "--json");
+          ToolRun classic = tool("archive", classicPath, "--code", code, "--encoder", "classic", "--no-trim", "--json",
+              "--grouping", "files");
           System.out.printf("wall time of archive %s (%s): chain %d ms, classic %d ms%n", part, code,
               (t1 - t0) / 1_000_000, (System.nanoTime() - t2) / 1_000_000);
           assertEquals(0, classic.exit(), classic.err());
@@ -204,16 +207,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       EncodePlan p = plans.get(i);
       ArchivedStripe s = m.stripes().get(i);
       streams += p.crossRackStreamBytes();
-      // Each tree that stores a parity answers with one result frame (2 bytes + 18 a parity); the archiver then asks
-      // for one 8-byte CRC32C digest per stored unit, data and parity, and VERIFIED asks each parity's holder again
-      // (no parity byte crosses to the archiver).
-      for (EncodePlan.Tree t : p.trees()) {
-        int rows = (int) java.util.Arrays.stream(t.rows()).filter(r -> !s.member(r).padding()).count();
-        replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
-      }
-      replies += 8L * s.storedUnits().length;
-      replies += 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
-          .filter(u -> !s.member(u).padding()).count();
+      replies += repliesToArchiver(p, s);
       System.out.printf("stripe %d: executed plan %d bytes across racks (streams %d, deliveries %d), dry run's chain"
           + " estimate %d%n", s.stripeId(), p.crossRackBytes(), p.crossRackStreamBytes(), p.crossRackDeliveryBytes(),
           dryRun.stripes().get(i).chain().crossRackBytes());
@@ -443,6 +437,22 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       checks.stripeMatchesIndependentEncode(s, false); // a parity planned on the dead node went elsewhere
     }
     checks.everyByteReadsBack();
+  }
+
+  /**
+   * What the DataNodes send the archiver for one stripe (its rack being none of theirs): each tree that stores a parity
+   * answers with one result frame (2 bytes + 18 a parity); the archiver then asks for one 8-byte CRC32C digest per
+   * stored unit, data and parity, and VERIFIED asks each parity's holder again (no parity byte crosses to it).
+   */
+  static long repliesToArchiver(EncodePlan p, ArchivedStripe s) {
+    long replies = 0;
+    for (EncodePlan.Tree t : p.trees()) {
+      int rows = (int) java.util.Arrays.stream(t.rows()).filter(r -> !s.member(r).padding()).count();
+      replies += rows == 0 ? 0 : EncodeTreeRequest.resultLength(rows);
+    }
+    replies += 8L * s.storedUnits().length;
+    return replies + 8L * java.util.stream.IntStream.range(s.code().k(), s.code().n())
+        .filter(u -> !s.member(u).padding()).count();
   }
 
   /** Cross-rack and in-rack slice bytes every running DataNode plugin has sent. */

@@ -17,10 +17,15 @@ import java.util.function.LongFunction;
  * nothing is trimmed before the parity is verified, and trimming keeps exactly the planned node's replica.
  */
 public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int n, int k, PlacementKind placement,
-    int files, List<PlannedStripe> stripes) implements StripePlan {
+    int files, List<PlannedStripe> stripes, ArchiveGrouping grouping, String groupingReason) implements StripePlan {
 
   public ArchivalPlan {
     stripes = List.copyOf(stripes);
+  }
+
+  /** The same plan, saying how its stripes were grouped and why. */
+  public ArchivalPlan withGrouping(ArchiveGrouping g, String reason) {
+    return new ArchivalPlan(path, scope, codeSpec, n, k, placement, files, stripes, g, reason);
   }
 
   @Override
@@ -31,7 +36,7 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
   /** The same plan with every stripe's chain costed in another shape. */
   public ArchivalPlan withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
     return new ArchivalPlan(path, scope, codeSpec, n, k, placement, files,
-        stripes.stream().map(s -> s.withChainShape(shape)).toList());
+        stripes.stream().map(s -> s.withChainShape(shape)).toList(), grouping, groupingReason);
   }
 
   public int dataBlocks() {
@@ -59,6 +64,16 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
 
   public long crossRackBytesChain() {
     return stripes.stream().mapToLong(s -> s.chain().crossRackBytes()).sum();
+  }
+
+  /** What the chain archival sends across racks in all: the chains' streams and deliveries, and the moves. */
+  public long crossRackBytesPlanned() {
+    return stripes.stream().mapToLong(PlannedStripe::crossRackBytesPlanned).sum();
+  }
+
+  /** Stripes whose chain reads in a core rack instead of on the planned nodes. */
+  public long coreRackStripes() {
+    return stripes.stream().filter(s -> s.chain().coreRack() != null).count();
   }
 
   /** The chain encoder's cross-rack bytes for {@code chain}, the classic encoder's for any other. */
@@ -134,8 +149,10 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
             + (lastStripe.dataBlocks() == 1 ? "" : "s") + ", " + lastStripe.paddingUnits() + " virtual data units"));
     sb.append(String.format(Locale.ROOT, "moves: %d blocks, %s (%s of it across racks)%n", blocksMoved(),
         bytes(bytesMoved()), bytes(crossRackBytesMoved())));
-    sb.append(String.format(Locale.ROOT, "encoding across racks: classic %s, chain %s%n",
-        bytes(crossRackBytesClassic()), bytes(crossRackBytesChain())));
+    sb.append(String.format(Locale.ROOT, "stripes grouped by %s: %s%n", grouping.label(), groupingReason));
+    sb.append(String.format(Locale.ROOT, "encoding across racks: classic %s, chain %s (%d of %d stripes read in a core"
+        + " rack; with the moves %s)%n", bytes(crossRackBytesClassic()), bytes(crossRackBytesChain()),
+        coreRackStripes(), stripes.size(), bytes(crossRackBytesPlanned())));
     sb.append(String.format(Locale.ROOT, "redundancy after: %.4f (full stripes %s, the code's n/k %.4f); %d virtual"
             + " padding units stand for %s of zeros, never stored%n", redundancy(), ratio(redundancyOfFullStripes()),
         (double) n / k, paddingUnits(), bytes(paddingBytes())));
@@ -184,6 +201,10 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     j.put("crossRackBytesMoved", crossRackBytesMoved());
     j.put("crossRackBytesClassic", crossRackBytesClassic());
     j.put("crossRackBytesChain", crossRackBytesChain());
+    j.put("crossRackBytesPlanned", crossRackBytesPlanned());
+    j.put("grouping", grouping.label());
+    j.put("groupingReason", groupingReason);
+    j.put("coreRackStripes", coreRackStripes());
     j.put("logicalBytes", logicalBytes());
     j.put("storedBytes", storedBytes());
     j.put("redundancyAfter", redundancy());
@@ -238,6 +259,8 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     chain.put("crossRackDeliveryBytes", s.chain().crossRackDeliveryBytes());
     chain.put("crossRackBytes", s.chain().crossRackBytes());
     chain.put("streams", s.chain().streams());
+    chain.put("coreRack", s.chain().coreRack());
+    chain.put("sources", s.chain().sources());
     return chain;
   }
 

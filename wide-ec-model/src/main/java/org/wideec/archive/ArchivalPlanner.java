@@ -17,8 +17,8 @@ import org.wideec.topology.Site;
 /**
  * Plans the archival of replicated files into wide stripes (DESIGN.md §3.2), without touching HDFS:
  * <ol>
- *   <li>the blocks form stripes ({@link StripeGrouping}); the short last stripe is padded virtually, and a parity
- *       that covers only padding is zero and virtual too;</li>
+ *   <li>the blocks form stripes ({@link StripeGrouping}) in file order or around core racks; the short last stripe
+ *       is padded virtually, and a parity that covers only padding is zero and virtual too;</li>
  *   <li>the placement kind's planner gives the stripe's plan racks (combined locality, one local group per rack,
  *       flat); {@link KeepAssignment} maps them to real racks and keeps replicas with the fewest bytes moved;</li>
  *   <li>moved blocks and parities go to free nodes of their racks, the least loaded by this plan first, never to a
@@ -27,6 +27,8 @@ import org.wideec.topology.Site;
  *       refused naming the stripe and the rack;</li>
  *   <li>each stripe is costed for both encoders ({@link ClassicEncoding}, {@link ChainEncoding}).</li>
  * </ol>
+ * {@link ArchiveGrouping#AUTO} plans both groupings and keeps, for the whole archive, the one whose chain archival
+ * sends fewer bytes across racks (streams, deliveries and moves; file order on a tie); the plan says which and why.
  * The systematic layout of {@link StripePlanner}: only codes pinned by the on-disk format may store data, and only
  * systematic ones keep their data blocks as they are; anything else is refused before planning.
  */
@@ -34,6 +36,20 @@ public final class ArchivalPlanner {
   private ArchivalPlanner() {}
 
   public static ArchivalPlan plan(ArchivalRequest request) {
+    if (request.grouping() != ArchiveGrouping.AUTO) {
+      return plan(request, request.grouping()).withGrouping(request.grouping(), "asked for");
+    }
+    ArchivalPlan files = plan(request, ArchiveGrouping.FILES);
+    ArchivalPlan racks = plan(request, ArchiveGrouping.RACKS);
+    long f = files.crossRackBytesPlanned();
+    long r = racks.crossRackBytesPlanned();
+    String costs = "chain archival across racks " + ArchivalPlan.bytes(r) + " (" + r + " B) grouped by racks, "
+        + ArchivalPlan.bytes(f) + " (" + f + " B) in file order";
+    return r < f ? racks.withGrouping(ArchiveGrouping.RACKS, "auto: " + costs)
+        : files.withGrouping(ArchiveGrouping.FILES, "auto: " + costs + (r == f ? "; a tie keeps file order" : ""));
+  }
+
+  private static ArchivalPlan plan(ArchivalRequest request, ArchiveGrouping grouping) {
     LinearCode code = StripePlanner.code(StripeLayout.SYSTEMATIC, request.path(), request.codeSpec());
     PlacementPlan base;
     try {
@@ -44,10 +60,10 @@ public final class ArchivalPlanner {
     Map<String, String> rackOfNode = StripePlanner.rackOfNode(request.topology());
     Map<String, Long> load = new HashMap<>();
     List<PlannedStripe> stripes = StripePlanner.stripes(code, request.path(), request.scope(), request.files(),
-        request.firstStripeId(),
+        request.firstStripeId(), grouping, rackOfNode.keySet(),
         (id, blocks) -> new StripePlanning(request, code, id, blocks, rackOfNode, load).plan(base.rackOf()));
     return new ArchivalPlan(request.path(), request.scope(), code.spec(), code.n(), code.k(), request.placement(),
-        request.files().size(), stripes);
+        request.files().size(), stripes, grouping, "");
   }
 
   /** The planning of one stripe. */
@@ -120,16 +136,18 @@ public final class ArchivalPlanner {
       List<PlannedUnit> list = List.of(units);
       requireRackLossDecodable(code, name, list);
       Map<Integer, Set<String>> replicaNodes = new HashMap<>();
+      Map<Integer, List<Site>> live = new HashMap<>();
       for (PlannedUnit u : list) {
         if (u.isStoredData()) {
           Set<String> nodes = new LinkedHashSet<>(data.get(u.unit()).replicaNodes());
+          live.put(u.unit(), nodes.stream().map(n -> new Site(n, rackOfNode.get(n))).toList());
           nodes.add(u.node());
           replicaNodes.put(u.unit(), nodes);
         }
       }
       return new PlannedStripe(id, code.spec(), list, unitLength,
           ClassicEncoding.of(list, replicaNodes, rackOfNode, request.topology()),
-          ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN), keep.relabelOptimum());
+          ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN, live), keep.relabelOptimum(), live);
     }
 
     /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */

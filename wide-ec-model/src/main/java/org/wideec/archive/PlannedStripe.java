@@ -10,18 +10,22 @@ import java.util.TreeMap;
  *
  * @param bytesMovedWithPlanRacks the fewest bytes moved had each unit kept its plan rack from the placement
  *     planner (the exact optimum of relabelling alone); {@link #bytesMoved()} is never more
+ * @param liveReplicas each stored data unit's live replicas before archival (where a chain may read it)
  */
 public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> units, long unitLength,
-    ClassicEncoding classic, ChainEncoding chain, long bytesMovedWithPlanRacks) {
+    ClassicEncoding classic, ChainEncoding chain, long bytesMovedWithPlanRacks,
+    Map<Integer, List<org.wideec.topology.Site>> liveReplicas) {
 
   public PlannedStripe {
     units = List.copyOf(units);
+    liveReplicas = Map.copyOf(liveReplicas);
   }
 
   /** The same stripe with its chain costed in another shape (the encoder's {@code wide-ec.archive.chain.shape}). */
   public PlannedStripe withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
     return new PlannedStripe(stripeId, codeSpec, units, unitLength, classic,
-        ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape), bytesMovedWithPlanRacks);
+        ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape, liveReplicas),
+        bytesMovedWithPlanRacks, liveReplicas);
   }
 
   public PlannedUnit unit(int u) {
@@ -47,6 +51,11 @@ public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> un
 
   public long crossRackBytesMoved() {
     return units.stream().filter(PlannedUnit::crossRackMove).mapToLong(PlannedUnit::length).sum();
+  }
+
+  /** What the chain archival sends across racks in all: the chain's streams and deliveries, and the plan's moves. */
+  public long crossRackBytesPlanned() {
+    return chain.crossRackBytes() + crossRackBytesMoved();
   }
 
   /** Bytes of data the stripe protects. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.wideec.code.Codes;
 import org.wideec.code.InvalidCodeSpecException;
 import org.wideec.code.LinearCode;
@@ -56,7 +57,16 @@ public final class StripePlanner {
   /** The files' blocks grouped into stripes of {@code code.k()}, each planned by {@code layout}, ids in order. */
   public static <S> List<S> stripes(LinearCode code, String path, ArchiveScope scope, List<SourceFile> files,
       long firstStripeId, StripeLayoutPlanner<S> layout) {
-    List<List<DataBlock>> groups = StripeGrouping.group(path, scope, files, code.k());
+    return stripes(code, path, scope, files, firstStripeId, ArchiveGrouping.FILES, Set.of(), layout);
+  }
+
+  /**
+   * As above, grouped by {@code grouping} (FILES or RACKS; {@code liveNodes}: the nodes whose replicas RACKS
+   * counts).
+   */
+  static <S> List<S> stripes(LinearCode code, String path, ArchiveScope scope, List<SourceFile> files,
+      long firstStripeId, ArchiveGrouping grouping, Set<String> liveNodes, StripeLayoutPlanner<S> layout) {
+    List<List<DataBlock>> groups = StripeGrouping.group(path, scope, files, code.k(), grouping, liveNodes);
     List<S> stripes = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {
       stripes.add(layout.plan(firstStripeId + i, groups.get(i)));

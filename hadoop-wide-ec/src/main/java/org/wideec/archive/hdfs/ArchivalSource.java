@@ -18,6 +18,7 @@ import org.wideec.archive.ArchivalRequest;
 import org.wideec.archive.ArchiveScope;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.SourceFile;
+import org.wideec.archive.ArchiveGrouping;
 import org.wideec.topology.Site;
 import org.wideec.topology.Topology;
 import org.wideec.topology.hdfs.DataNodeSites;
@@ -33,9 +34,35 @@ public final class ArchivalSource {
   public static final String POINTER_XATTR = "trusted.wideec.archive";
 
   private final DistributedFileSystem dfs;
+  private final ArchiveGrouping grouping;
 
+  /** Grouped as {@code wide-ec.archive.grouping} in the file system's configuration says. */
   public ArchivalSource(DistributedFileSystem dfs) {
+    this(dfs, null);
+  }
+
+  /** Grouped by {@code grouping}; null: as the configuration says. */
+  public ArchivalSource(DistributedFileSystem dfs, ArchiveGrouping grouping) {
     this.dfs = dfs;
+    this.grouping = grouping;
+  }
+
+  /**
+   * How the blocks form stripes: as given, else {@code wide-ec.archive.grouping} (files, racks or auto; default
+   * auto).
+   *
+   * @throws IOException naming the key and its value when it is none of those
+   */
+  public ArchiveGrouping grouping() throws IOException {
+    if (grouping != null) {
+      return grouping;
+    }
+    String v = dfs.getConf().getTrimmed(ArchiveGrouping.KEY, ArchiveGrouping.DEFAULT);
+    try {
+      return ArchiveGrouping.byLabel(v);
+    } catch (org.wideec.archive.ArchivalPlanException e) {
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   /** The request for archiving {@code path}: a file alone (file-level stripes) or every file under a directory. */
@@ -56,7 +83,7 @@ public final class ArchivalSource {
     if (files.isEmpty()) {
       throw new IOException(name + " holds no data blocks to archive");
     }
-    return new ArchivalRequest(name, scope, files, codeSpec, placement, liveTopology());
+    return new ArchivalRequest(name, scope, files, codeSpec, placement, liveTopology(), 0, grouping());
   }
 
   /**

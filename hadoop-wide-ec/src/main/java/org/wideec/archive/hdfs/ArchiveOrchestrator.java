@@ -60,8 +60,16 @@ public final class ArchiveOrchestrator {
   private final ManifestStore store;
   private final StripeEncoder encoder;
   private final Archiver.Hook hook;
+  private final org.wideec.archive.ArchiveGrouping grouping;
 
   public ArchiveOrchestrator(DistributedFileSystem dfs, ManifestStore store, StripeEncoder encoder, Archiver.Hook hook) {
+    this(dfs, store, encoder, hook, null);
+  }
+
+  /** @param grouping how a new plan groups the blocks into stripes; null: {@code wide-ec.archive.grouping} */
+  public ArchiveOrchestrator(DistributedFileSystem dfs, ManifestStore store, StripeEncoder encoder, Archiver.Hook hook,
+      org.wideec.archive.ArchiveGrouping grouping) {
+    this.grouping = grouping;
     this.dfs = dfs;
     this.store = store;
     this.encoder = encoder;
@@ -99,7 +107,7 @@ public final class ArchiveOrchestrator {
       }
       hook.recorded(manifest, stripe);
     };
-    Archiver archiver = new Archiver(dfs, store, encoder, counting, listener);
+    Archiver archiver = new Archiver(dfs, store, encoder, counting, listener, grouping);
     Archiver.Result r = archiver.archive(path, codeSpec, placement);
     Archiver.TrimResult t = trim ? archiver.trim(path, trimProgress) : null;
     return new Outcome(path, r, t, alreadyDone, encoded.get());

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivalPlan;
 import org.wideec.archive.ArchivalPlanner;
+import org.wideec.archive.ArchiveGrouping;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.PlacementKind;
 import org.wideec.archive.StripeLayout;
@@ -109,8 +110,16 @@ public final class Archiver {
   private final StripeEncoder encoder;
   private final Hook hook;
   private final Listener listener;
+  private final ArchiveGrouping grouping;
 
   public Archiver(DistributedFileSystem dfs, ManifestStore store, StripeEncoder encoder, Hook hook, Listener listener) {
+    this(dfs, store, encoder, hook, listener, null);
+  }
+
+  /** @param grouping how a new plan groups the blocks into stripes; null: {@code wide-ec.archive.grouping} */
+  public Archiver(DistributedFileSystem dfs, ManifestStore store, StripeEncoder encoder, Hook hook, Listener listener,
+      ArchiveGrouping grouping) {
+    this.grouping = grouping;
     this.dfs = dfs;
     this.store = store;
     this.encoder = encoder;
@@ -139,7 +148,7 @@ public final class Archiver {
       LOG.info("resuming {} from {}", path, at);
       rec = new ManifestRecorder(store, archiveInode, found, hook);
     } else {
-      ArchivalPlan plan = ArchivalPlanner.plan(new ArchivalSource(dfs).request(path, spec, placement));
+      ArchivalPlan plan = ArchivalPlanner.plan(new ArchivalSource(dfs, grouping).request(path, spec, placement));
       rec = ManifestRecorder.planned(store, archiveInode,
           plan.toManifest(id -> store.layout().parityDir(archiveInode, id).toString()), hook);
     }

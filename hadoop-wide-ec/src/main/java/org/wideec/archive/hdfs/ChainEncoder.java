@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
+import org.wideec.archive.encode.ChainSources;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.encode.EncodePlanner;
 import org.wideec.archive.encode.EncodeStripe;
@@ -44,9 +45,11 @@ import org.wideec.transport.hdfs.TokenBytes;
  * passes through the archiver.
  *
  * <p>The archiver's part, per stripe: it finds each data block as the NameNode lists it now (a changed block makes the
- * stripe stale) and the replica to read, the kept one of the plan (the {@link Archiver} moves blocks onto their
- * planned nodes before a chain encodes, {@link #readsPlannedHolders}, so the chain that runs is the one the dry run
- * costs: {@code ArchivalPlan}'s chain is this planner over the planned nodes); creates each parity unit's
+ * stripe stale) and the replica to read, as {@link ChainSources} chooses from the plan and the live replicas: the
+ * kept one of the plan (the {@link Archiver} moves blocks onto their planned nodes before such a chain encodes,
+ * {@link #readsPlannedHolders}), or, when that costs less, the stripe's core rack's replicas (EAR: nothing moves
+ * before the encode, the plan's moves wait for the trim); the dry run makes the same choice, so the chain that runs
+ * is the one it costs; creates each parity unit's
  * single-block file in the stripe's parity directory and allocates its block on the planned node (a favored node, as
  * the classic encoder asks); plans the chain over the nodes that hold the replicas and the nodes HDFS allocated the
  * parity blocks on ({@link EncodePlanner#chain}); and asks every tree's collector to run its tree with an
@@ -73,6 +76,8 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   private final ChainCollectors collectors;
   private final Map<Long, ChecksumOpt> checksums = new HashMap<>();
   private final List<EncodePlan> plans = new ArrayList<>();
+  /** Each stripe's sources as chosen before its moves (the moves change the replicas the choice was made on). */
+  private final Map<Long, ChainSources> chosenBeforeMoves = new java.util.concurrent.ConcurrentHashMap<>();
 
   private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape) throws IOException {
     this.dfs = dfs;
@@ -107,8 +112,60 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   }
 
   @Override
-  public boolean readsPlannedHolders() {
-    return true;
+  public boolean readsPlannedHolders(ArchivedStripe stripe) throws IOException {
+    ChainSources c = sources(stripe, StripeData.locate(dfs, stripe));
+    chosenBeforeMoves.put(stripe.stripeId(), c);
+    LOG.info("stripe {}: the chain reads {}", stripe.stripeId(), c.movesFirst() ? "the planned nodes (blocks moved"
+        + " there first)" : "in core rack " + c.coreRack() + " (no move before the encode)");
+    return c.movesFirst();
+  }
+
+  /** {@link ChainSources} over the data blocks' replicas as the NameNode lists them now and the stripe's plan. */
+  private ChainSources sources(ArchivedStripe stripe, List<StripeData.Unit> data) {
+    LinearCode code = stripe.code();
+    Map<Integer, List<Site>> replicas = new HashMap<>();
+    Map<Integer, Site> planned = new HashMap<>();
+    long[] lengths = new long[code.k()];
+    for (StripeData.Unit d : data) {
+      List<Site> live = new ArrayList<>();
+      for (DatanodeInfo dn : d.block().getLocations()) {
+        live.add(DataNodeSites.of(dn));
+      }
+      replicas.put(d.unit(), live);
+      planned.put(d.unit(), new Site(d.member().plannedNode(), d.member().plannedRack()));
+      lengths[d.unit()] = d.member().length();
+    }
+    Map<Integer, Site> targets = new HashMap<>();
+    for (int u = code.k(); u < code.n(); u++) {
+      StripeMember m = stripe.member(u);
+      if (!m.padding()) {
+        targets.put(u, new Site(m.plannedNode(), m.plannedRack()));
+      }
+    }
+    return ChainSources.choose("stripe " + stripe.stripeId(), code, replicas, planned, lengths, targets, shape);
+  }
+
+  /**
+   * The replica each data unit is read from: the core rack's, as chosen before the moves, or the kept ones of the
+   * plan ({@link StripeData#readHolders}); a chosen replica the NameNode no longer lists is read as the plan says.
+   */
+  private Map<Integer, DatanodeInfo> readHolders(ArchivedStripe stripe, List<StripeData.Unit> data)
+      throws IOException {
+    ChainSources c = chosenBeforeMoves.remove(stripe.stripeId());
+    c = c != null ? c : sources(stripe, data);
+    Map<Integer, DatanodeInfo> onPlan = StripeData.readHolders(stripe, data);
+    if (c.movesFirst()) {
+      return onPlan;
+    }
+    Map<Integer, DatanodeInfo> out = new HashMap<>(onPlan);
+    for (StripeData.Unit d : data) {
+      for (DatanodeInfo dn : d.block().getLocations()) {
+        if (dn.getXferAddr().equals(c.holders().get(d.unit()).node())) {
+          out.put(d.unit(), dn);
+        }
+      }
+    }
+    return out;
   }
 
   @Override
@@ -137,7 +194,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     Map<Integer, Site> holders = new HashMap<>();
     Map<Integer, BlockRef> blocks = new HashMap<>();
     long[] lengths = new long[code.k()];
-    Map<Integer, DatanodeInfo> chosen = StripeData.readHolders(stripe, data);
+    Map<Integer, DatanodeInfo> chosen = readHolders(stripe, data);
     for (StripeData.Unit d : data) {
       DatanodeInfo holder = chosen.get(d.unit());
       nodes.put(holder.getXferAddr(), holder);

@@ -25,11 +25,12 @@ public interface StripeEncoder {
   Encoded encode(ArchivedStripe stripe) throws IOException;
 
   /**
-   * True when the encoder reads each data block on the node that keeps it (the chain: ECWide §4.2 runs where the kept
-   * replicas will be), so the {@link Archiver} moves the plan's blocks onto their planned nodes before it encodes,
-   * rather than at the trim. The classic encoder reads through a stock client from any replica: false.
+   * True when the encoder reads this stripe's data blocks on the nodes that keep them (the chain, ECWide §4.2, when
+   * that costs less than reading them in a core rack), so the {@link Archiver} moves the plan's blocks onto their
+   * planned nodes before it encodes, rather than at the trim. The classic encoder reads through a stock client from
+   * any replica: false.
    */
-  default boolean readsPlannedHolders() {
+  default boolean readsPlannedHolders(ArchivedStripe stripe) throws IOException {
     return false;
   }
 

@@ -73,7 +73,8 @@ final class SystematicSteps implements LayoutSteps {
   }
 
   /**
-   * ECWide §4.2: a chain runs where the kept replicas will be. So before such an encoder reads a PLANNED stripe, each
+   * ECWide §4.2: a chain runs where the kept replicas will be, unless it costs less in a core rack (then it reads the
+   * replicas there and the moves wait for the trim). So before such an encoder reads a PLANNED stripe, each
    * data block whose planned node holds no replica gets one copied there (the plan's moves, which the trim would
    * otherwise make later; the NameNode drops the source's copy, so the block keeps its replication and nothing is
    * deleted by us), and the chain that runs is the one {@code archive --dry-run} costed. The stripe stays PLANNED
@@ -82,7 +83,7 @@ final class SystematicSteps implements LayoutSteps {
    */
   @Override
   public void prepareEncode(ArchivedStripe s) throws IOException {
-    if (!encoder.readsPlannedHolders()) {
+    if (!encoder.readsPlannedHolders(s)) {
       return;
     }
     List<StripeMember> toMove = moves.notOnPlannedNode(List.of(s));

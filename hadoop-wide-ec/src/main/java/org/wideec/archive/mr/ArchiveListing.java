@@ -41,6 +41,13 @@ public final class ArchiveListing {
   /** The listing of {@code paths}, in the order given. */
   public static List<ArchiveItem> of(DistributedFileSystem dfs, ManifestStore store, List<Path> paths, String codeSpec,
       PlacementKind placement, String encoder, EncodePlan.Shape chainShape, boolean trim) throws IOException {
+    return of(dfs, store, paths, codeSpec, placement, encoder, chainShape, trim, null);
+  }
+
+  /** As above, new plans grouped by {@code grouping} (null: {@code wide-ec.archive.grouping}). */
+  public static List<ArchiveItem> of(DistributedFileSystem dfs, ManifestStore store, List<Path> paths, String codeSpec,
+      PlacementKind placement, String encoder, EncodePlan.Shape chainShape, boolean trim,
+      org.wideec.archive.ArchiveGrouping grouping) throws IOException {
     refuseOverlaps(paths);
     Map<String, String> hostOf = new HashMap<>();
     for (DatanodeInfo d : dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
@@ -54,7 +61,7 @@ public final class ArchiveListing {
         items.add(fromManifest(name, m, hostOf, trim));
         continue;
       }
-      ArchivalPlan plan = ArchivalPlanner.plan(new ArchivalSource(dfs).request(p, codeSpec, placement))
+      ArchivalPlan plan = ArchivalPlanner.plan(new ArchivalSource(dfs, grouping).request(p, codeSpec, placement))
           .withChainShape(chainShape);
       long[] cross = new long[plan.stripes().size()];
       for (PlannedStripe s : plan.stripes()) {
@@ -62,7 +69,7 @@ public final class ArchiveListing {
       }
       PlannedStripe first = plan.stripes().get(0);
       String node = encoder.equals("chain") && !first.chain().trees().isEmpty()
-          ? first.unit(first.chain().trees().get(0).get(0)).node() : first.classic().encoderNode();
+          ? first.chain().sources().get(first.chain().trees().get(0).get(0)) : first.classic().encoderNode();
       items.add(new ArchiveItem(name, hostOf.getOrDefault(node, ""), plan.logicalBytes(), plan.stripes().size(),
           cross));
     }

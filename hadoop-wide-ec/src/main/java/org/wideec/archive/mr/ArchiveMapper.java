@@ -70,7 +70,13 @@ public final class ArchiveMapper extends Mapper<Text, ArchiveItem, Text, Text> {
       }
       hook.recorded(manifest, stripe);
     };
-    orchestrator = new ArchiveOrchestrator(dfs, store, encoder, counting);
+    String grouping = conf.getTrimmed(org.wideec.archive.ArchiveGrouping.KEY, org.wideec.archive.ArchiveGrouping.DEFAULT);
+    try {
+      orchestrator = new ArchiveOrchestrator(dfs, store, encoder, counting,
+          org.wideec.archive.ArchiveGrouping.byLabel(grouping));
+    } catch (org.wideec.archive.ArchivalPlanException e) {
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   private ArchiveItem current;

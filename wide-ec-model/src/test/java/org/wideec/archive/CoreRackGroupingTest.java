@@ -1,0 +1,169 @@
+package org.wideec.archive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.wideec.topology.Site;
+import org.wideec.topology.Topology;
+
+/**
+ * Stripes grouped around core racks (EAR): with every member's replica in one rack the chain computes the parity
+ * there, so only the parities' deliveries cross racks; auto keeps file order where it costs as little.
+ */
+class CoreRackGroupingTest {
+  private static final long L = PlanFixtures.MIB;
+  private static final String RS = "rs:k=4,m=2";
+  /** Six racks of three nodes: rs:k=4,m=2 flat puts one unit in each. */
+  private final Topology t = PlanFixtures.topology(3, 3, 3, 3, 3, 3);
+
+  /**
+   * A block as HDFS's default policy leaves it for a writer outside the racks: one replica on {@code first} in rack
+   * {@code a}, two in rack {@code b}.
+   */
+  private static SourceFile.Block block(long id, int a, int first, int b) {
+    return new SourceFile.Block(id, 1000 + id, L, List.of(new Site("r" + a + "n" + first, "/r" + a),
+        new Site("r" + b + "n0", "/r" + b), new Site("r" + b + "n1", "/r" + b)));
+  }
+
+  private static SourceFile file(String path, long inode, List<SourceFile.Block> blocks) {
+    return new SourceFile(path, inode, L * blocks.size(), L, blocks);
+  }
+
+  /** x1..x4 have a replica in rack 0, y1..y4 in rack 5; each one's other two replicas in racks 1..4. */
+  private static List<SourceFile.Block> xs() {
+    List<SourceFile.Block> out = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      out.add(block(100 + i, 0, (i - 1) % 3, i));
+    }
+    return out;
+  }
+
+  private static List<SourceFile.Block> ys() {
+    List<SourceFile.Block> out = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      out.add(block(200 + i, 5, (i - 1) % 3, i));
+    }
+    return out;
+  }
+
+  private ArchivalRequest dir(List<SourceFile> files, ArchiveGrouping g) {
+    return new ArchivalRequest("/d", ArchiveScope.DIRECTORY, files, RS, PlacementKind.FLAT, t, 0, g);
+  }
+
+  /** Files that interleave the two core racks: /d/a = x1 y1 x2 y2, /d/b = x3 y3 x4 y4. */
+  private List<SourceFile> interleaved() {
+    List<SourceFile.Block> x = xs();
+    List<SourceFile.Block> y = ys();
+    return List.of(file("/d/a", 16386, List.of(x.get(0), y.get(0), x.get(1), y.get(1))),
+        file("/d/b", 16387, List.of(x.get(2), y.get(2), x.get(3), y.get(3))));
+  }
+
+  private static List<List<Long>> blockIds(ArchivalPlan p) {
+    return p.stripes().stream().map(s -> s.units().stream().filter(PlannedUnit::isStoredData)
+        .map(u -> u.block().blockId()).toList()).toList();
+  }
+
+  @Test
+  void groupingByRacksGathersEachStripeInACoreRackAndCutsTheChainFrom14To4Units() {
+    ArchivalPlan files = ArchivalPlanner.plan(dir(interleaved(), ArchiveGrouping.FILES));
+    ArchivalPlan racks = ArchivalPlanner.plan(dir(interleaved(), ArchiveGrouping.RACKS));
+    assertEquals(List.of(List.of(101L, 201L, 102L, 202L), List.of(103L, 203L, 104L, 204L)), blockIds(files));
+    assertEquals(List.of(List.of(101L, 102L, 103L, 104L), List.of(201L, 202L, 203L, 204L)), blockIds(racks),
+        "a stripe per core rack, members in file order");
+    assertEquals(List.of("/r0", "/r5"), racks.stripes().stream().map(s -> s.chain().coreRack()).toList());
+    assertEquals(0, racks.bytesMoved(), "each block keeps a replica on the plan");
+    assertEquals(0, files.bytesMoved());
+    // File order: each stripe's data in 4 racks, parities in 2 others: 7 units across racks per stripe.
+    assertEquals(14 * L, files.crossRackBytesPlanned());
+    // Racks: stripe 0's parities both outside /r0 (its two rows stream to one target, which delivers the other: 3
+    // units); stripe 1 has a parity in /r5, where the rows are finished (the other delivered: 1 unit).
+    assertEquals(List.of(3 * L, L), racks.stripes().stream().map(PlannedStripe::crossRackBytesPlanned).toList());
+    assertEquals(4 * L, racks.crossRackBytesPlanned());
+    ArchivalPlan auto = ArchivalPlanner.plan(dir(interleaved(), ArchiveGrouping.AUTO));
+    assertEquals(ArchiveGrouping.RACKS, auto.grouping());
+    assertEquals("auto: chain archival across racks 4.00 MiB (4194304 B) grouped by racks, 14.00 MiB (14680064 B) in"
+        + " file order", auto.groupingReason());
+    assertEquals(blockIds(racks), blockIds(auto));
+    assertTrue(auto.describe().contains("stripes grouped by racks: auto: "), auto.describe());
+    assertEquals("racks", auto.toJson().get("grouping"));
+  }
+
+  /**
+   * azure-lrc:k=4,l=2,g=1 flat over 7 racks: each stripe's core rack keeps one of its blocks (x4 and x1 share their
+   * other rack), so its three parities go to three other racks and each of its three trees (the global row, a local
+   * row per group) sends one finished row across: exactly m/k of the data.
+   */
+  @Test
+  void aCoreRackStripeWhoseParitiesAllLieElsewhereSendsExactlyMOverKOfTheDataAcrossRacks() {
+    Topology seven = PlanFixtures.topology(3, 3, 3, 3, 3, 3, 3);
+    List<SourceFile.Block> x = List.of(block(101, 0, 0, 1), block(102, 0, 1, 2), block(103, 0, 2, 3),
+        new SourceFile.Block(104, 1104, L, List.of(new Site("r1n2", "/r1"), new Site("r0n0", "/r0"),
+            new Site("r0n1", "/r0"))));
+    List<SourceFile.Block> y = List.of(block(201, 6, 0, 1), block(202, 6, 1, 2), block(203, 6, 2, 3),
+        new SourceFile.Block(204, 1204, L, List.of(new Site("r1n2", "/r1"), new Site("r6n0", "/r6"),
+            new Site("r6n1", "/r6"))));
+    List<SourceFile> files = List.of(file("/d/a", 16386, List.of(x.get(0), y.get(0), x.get(1), y.get(1))),
+        file("/d/b", 16387, List.of(x.get(2), y.get(2), x.get(3), y.get(3))));
+    ArchivalPlan racks = ArchivalPlanner.plan(new ArchivalRequest("/d", ArchiveScope.DIRECTORY, files,
+        "azure-lrc:k=4,l=2,g=1", PlacementKind.FLAT, seven, 0, ArchiveGrouping.AUTO));
+    assertEquals(ArchiveGrouping.RACKS, racks.grouping(), racks.groupingReason());
+    assertEquals(List.of("/r0", "/r6"), racks.stripes().stream().map(s -> s.chain().coreRack()).toList());
+    assertEquals(0, racks.bytesMoved());
+    for (PlannedStripe s : racks.stripes()) {
+      assertEquals(1, s.unitsPerRack().get(s.chain().coreRack()), "stripe " + s.stripeId() + " keeps a block there");
+      assertEquals(3 * L, s.crossRackBytesPlanned(), "stripe " + s.stripeId());
+    }
+    long data = 8 * L;
+    assertEquals(data * 3 / 4, racks.crossRackBytesPlanned(), "m/k = 3/4 of the data");
+  }
+
+  @Test
+  void whereFileOrderAlreadyGathersEachStripeInARackAutoKeepsFileOrder() {
+    List<SourceFile> files = List.of(file("/d/a", 16386, xs()), file("/d/b", 16387, ys()));
+    ArchivalPlan racks = ArchivalPlanner.plan(dir(files, ArchiveGrouping.RACKS));
+    ArchivalPlan auto = ArchivalPlanner.plan(dir(files, ArchiveGrouping.AUTO));
+    assertEquals(ArchiveGrouping.FILES, auto.grouping());
+    assertEquals(blockIds(racks), blockIds(auto), "the same stripes either way");
+    assertEquals(racks.crossRackBytesPlanned(), auto.crossRackBytesPlanned());
+    assertEquals(4 * L, auto.crossRackBytesPlanned());
+    assertEquals("auto: chain archival across racks 4.00 MiB (4194304 B) grouped by racks, 4.00 MiB (4194304 B) in"
+        + " file order; a tie keeps file order", auto.groupingReason());
+    assertEquals(List.of("/r0", "/r5"), auto.stripes().stream().map(s -> s.chain().coreRack()).toList(),
+        "file-ordered stripes read in their core racks too");
+  }
+
+  @Test
+  void groupingByRacksOnRandomHdfsLayoutsHoldsEveryRuleAndAutoNeverCostsMoreThanFileOrder() {
+    for (long seed = 0; seed < 40; seed++) {
+      Random rnd = new Random(seed);
+      Topology topo = PlanFixtures.randomTopology(rnd, 6 + rnd.nextInt(3), 4, 6);
+      List<SourceFile> files = new ArrayList<>();
+      long block = 1073741825L;
+      for (int i = 0; i < 1 + rnd.nextInt(4); i++) {
+        int blocks = 1 + rnd.nextInt(30);
+        files.add(PlanFixtures.file(rnd, topo, "/data/f" + i, 16386 + i, block, blocks, 4 * L, 1 + rnd.nextInt(4) * L,
+            null));
+        block += blocks;
+      }
+      String spec = rnd.nextBoolean() ? "azure-lrc:k=8,l=2,g=2" : "rs:k=6,m=3";
+      ArchivalRequest req = new ArchivalRequest("/data", ArchiveScope.DIRECTORY, files, spec, PlacementKind.CL, topo,
+          0, ArchiveGrouping.RACKS);
+      ArchivalPlan racks = ArchivalPlanner.plan(req);
+      PlanChecks.assertHolds(req, racks);
+      long blocks = files.stream().mapToLong(f -> f.blocks().size()).sum();
+      assertEquals(blocks, racks.dataBlocks(), "seed " + seed + ": every block in one stripe");
+      assertEquals(blocks, racks.stripes().stream().flatMap(s -> s.units().stream()).filter(PlannedUnit::isStoredData)
+          .map(u -> u.block().blockId()).distinct().count());
+      for (int i = 0; i + 1 < racks.stripes().size(); i++) {
+        assertEquals(0, racks.stripes().get(i).paddingUnits(), "seed " + seed + ": only the last stripe is short");
+      }
+      long files0 = ArchivalPlanner.plan(req.withGrouping(ArchiveGrouping.FILES)).crossRackBytesPlanned();
+      ArchivalPlan auto = ArchivalPlanner.plan(req.withGrouping(ArchiveGrouping.AUTO));
+      assertEquals(Math.min(files0, racks.crossRackBytesPlanned()), auto.crossRackBytesPlanned(), "seed " + seed);
+    }
+  }
+}
