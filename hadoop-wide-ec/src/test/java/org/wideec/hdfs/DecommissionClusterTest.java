@@ -219,15 +219,9 @@ class DecommissionClusterTest extends ArchiveTestBed {
         "the decommissioned node still lists its units, each live elsewhere too");
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        java.util.Set<Integer> all = new java.util.TreeSet<>();
-        java.util.Set<Integer> inService = new java.util.TreeSet<>();
-        for (int i = 0; i < g.getBlockIndices().length; i++) {
-          all.add((int) g.getBlockIndices()[i]);
-          if (!g.getLocations()[i].getXferAddr().equals(node)) {
-            inService.add((int) g.getBlockIndices()[i]);
-          }
-        }
-        assertEquals(all, inService, p + " group " + g.getBlock() + " has every unit on a node in service");
+        var units = StripedGroups.unitsAndUnitsOutside(g, node);
+        assertEquals(units.getKey(), units.getValue(),
+            p + " group " + g.getBlock() + " has every unit on a node in service");
       }
       assertArrayEquals(striped.get(p), read(p), p.toString());
       // Every replica of every unit, the rebuilt ones and those left on the decommissioned node, read from disk

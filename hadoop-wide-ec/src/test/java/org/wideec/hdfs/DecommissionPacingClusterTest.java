@@ -105,15 +105,9 @@ class DecommissionPacingClusterTest extends ArchiveTestBed {
     assertEquals(0, metrics.decommissionUnitsFromLeavingNode() - fromLeavingBefore, "none left to HDFS's copy");
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        java.util.Set<Integer> all = new java.util.TreeSet<>();
-        java.util.Set<Integer> inService = new java.util.TreeSet<>();
-        for (int i = 0; i < g.getBlockIndices().length; i++) {
-          all.add((int) g.getBlockIndices()[i]);
-          if (!g.getLocations()[i].getXferAddr().equals(leaving)) {
-            inService.add((int) g.getBlockIndices()[i]);
-          }
-        }
-        assertEquals(all, inService, p + " group " + g.getBlock() + " has every unit on a node in service");
+        var units = StripedGroups.unitsAndUnitsOutside(g, leaving);
+        assertEquals(units.getKey(), units.getValue(),
+            p + " group " + g.getBlock() + " has every unit on a node in service");
       }
       byte[] back = new byte[striped.get(p).length];
       try (FSDataInputStream in = fs.open(p)) {

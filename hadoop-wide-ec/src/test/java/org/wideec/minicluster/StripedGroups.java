@@ -90,6 +90,23 @@ public final class StripedGroups {
     return m;
   }
 
+  /**
+   * The unit indices of a group, and those of them located on a node other than {@code node}: equal when every unit
+   * is live elsewhere too (a node leaving service still lists its units).
+   */
+  public static java.util.Map.Entry<java.util.Set<Integer>, java.util.Set<Integer>> unitsAndUnitsOutside(
+      LocatedStripedBlock g, String node) {
+    java.util.Set<Integer> all = new java.util.TreeSet<>();
+    java.util.Set<Integer> outside = new java.util.TreeSet<>();
+    for (int i = 0; i < g.getBlockIndices().length; i++) {
+      all.add((int) g.getBlockIndices()[i]);
+      if (!g.getLocations()[i].getXferAddr().equals(node)) {
+        outside.add((int) g.getBlockIndices()[i]);
+      }
+    }
+    return java.util.Map.entry(all, outside);
+  }
+
   /** The node holding unit {@code index} of the group, or null. */
   public static DatanodeInfo location(LocatedStripedBlock g, int index) {
     byte[] idx = g.getBlockIndices();
