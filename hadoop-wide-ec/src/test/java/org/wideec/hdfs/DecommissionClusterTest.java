@@ -219,8 +219,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
         "the decommissioned node still lists its units, each live elsewhere too");
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        var units = StripedGroups.unitsAndUnitsOutside(g, node);
-        assertEquals(units.getKey(), units.getValue(),
+        var placed = StripedGroups.unitsAndUnitsOutside(g, node);
+        assertEquals(placed.getKey(), placed.getValue(),
             p + " group " + g.getBlock() + " has every unit on a node in service");
       }
       assertArrayEquals(striped.get(p), read(p), p.toString());

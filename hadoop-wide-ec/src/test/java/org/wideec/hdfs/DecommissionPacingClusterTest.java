@@ -105,8 +105,8 @@ class DecommissionPacingClusterTest extends ArchiveTestBed {
     assertEquals(0, metrics.decommissionUnitsFromLeavingNode() - fromLeavingBefore, "none left to HDFS's copy");
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        var units = StripedGroups.unitsAndUnitsOutside(g, leaving);
-        assertEquals(units.getKey(), units.getValue(),
+        var placed = StripedGroups.unitsAndUnitsOutside(g, leaving);
+        assertEquals(placed.getKey(), placed.getValue(),
             p + " group " + g.getBlock() + " has every unit on a node in service");
       }
       byte[] back = new byte[striped.get(p).length];
