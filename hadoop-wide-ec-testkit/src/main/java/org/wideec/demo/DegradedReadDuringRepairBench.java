@@ -1,9 +1,6 @@
 package org.wideec.demo;
 
-import static org.wideec.demo.EmbeddedGroups.plugin;
 import static org.wideec.demo.EmbeddedGroups.repairOf;
-import static org.wideec.demo.EmbeddedGroups.resolver;
-import static org.wideec.demo.EmbeddedGroups.where;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -17,19 +14,19 @@ import org.wideec.client.WideEcFileSystem;
 import org.wideec.demo.DegradedReadBench.Cells;
 import org.wideec.demo.DegradedReadBench.Timed;
 import org.wideec.demo.RepairBench.Stripe;
-import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
 
 /**
  * Degraded reads while the same unit is being repaired: the case the real-process cluster measured, where the lost
  * unit's local-group helpers and their rack uplinks are busy rebuilding it. The worker's repair of the stripe's lost
- * unit (its rack-aggregated chain, asked by the spare DataNode in the lost unit's rack, as the worker would) runs
- * again and again in the background, node links and rack uplinks shaped ({@link ReadsDuringRepairs}), while this
+ * unit (its rack-aggregated chain, asked by the spare DataNode in the lost unit's rack, as background work, as the
+ * worker would) runs again and again, node links and rack uplinks shaped ({@link ReadsDuringRepairs}), while this
  * times a normal read of the healthy cell (one shaped stream), the lost cell through WideEcFileSystem as configured
  * (its policy picks the path, the counters say which), the same through a chain only (no hedge), and direct decode as
- * the star of the same helpers over the shaped links. HDFS's own data transfer is not shaped, so a read our FileSystem serves by direct decode is timed as the
- * star it amounts to over the links (see {@link #pathOverShapedLinks}); its own time through HDFS is reported beside.
+ * the star of the same helpers over the shaped links. HDFS's own data transfer is not shaped, so a read our
+ * FileSystem serves by direct decode is timed as the star it amounts to over the links (see
+ * {@link #pathOverShapedLinks}); its own time through HDFS is reported beside.
  */
 final class DegradedReadDuringRepairBench {
   private final ReadsDuringRepairs bench;
@@ -144,11 +141,9 @@ final class DegradedReadDuringRepairBench {
     return t;
   }
 
-  /** The worker's repair of the stripe's lost unit, run again and again until stopped. */
-  private static RepeatedRepairs backgroundRepair(MiniDFSCluster cluster, Stripe st, int slice) throws IOException {
+  /** The worker's repair of the stripe's lost unit, as background work, run again and again until stopped. */
+  static RepeatedRepairs backgroundRepair(MiniDFSCluster cluster, Stripe st, int slice) throws IOException {
     StripeRepair r = repairOf(st.policy(), st.group(), st.lost(), RepairScheme.RACK_AGGREGATED);
-    RepairEngine engine = new RepairEngine(plugin(st.requestor()).transport(), resolver(cluster, st.requestor()),
-        plugin(st.requestor()).metrics(), 1);
-    return new RepeatedRepairs().add("bench background repair", engine, r, where(cluster, st.requestor()), slice);
+    return new RepeatedRepairs().add("bench background repair", cluster, st.requestor(), r, slice);
   }
 }

@@ -13,7 +13,6 @@ import org.wideec.datanode.BackgroundTraffic;
 import org.wideec.demo.DegradedReadBench.Cells;
 import org.wideec.demo.RepairBench.Settings;
 import org.wideec.demo.RepairBench.Stripe;
-import org.wideec.engine.RepairEngine;
 import org.wideec.repair.BackgroundCaps;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
@@ -126,9 +125,7 @@ final class ForegroundDuringRecoveryBench {
       }
       DataNode req = requestors.get(next++ % requestors.size());
       StripeRepair r = EmbeddedGroups.repairOf(st.policy(), c.group(), unit, RepairScheme.RACK_AGGREGATED);
-      RepairEngine engine = new RepairEngine(EmbeddedGroups.plugin(req).transport(),
-          EmbeddedGroups.resolver(cluster, req), EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
-      all.add("bench recovery of unit " + unit, engine, r, EmbeddedGroups.where(cluster, req), c.slice());
+      all.add("bench recovery of unit " + unit, cluster, req, r, c.slice());
     }
     return all;
   }

@@ -145,8 +145,8 @@ public final class RepairBench {
         json.put("fullNode", new FullNodeBench(out, progress, s).run(cluster, fs, smallestSlice()));
         return;
       }
-      Stripe rs = write(cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes());
-      Stripe lrc = write(cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes());
+      Stripe rs = write(out, cluster, fs, RS, 10, 4, "/bench/rs", s.blockBytes());
+      Stripe lrc = write(out, cluster, fs, LRC, 12, 4, "/bench/lrc-flat", s.blockBytes());
       Map<String, Object> nodeLinks = new LinkedHashMap<>();
       TrafficShaper.emulate(new long[] {s.nodeRate(), 0});
       int best = bestSlice(cluster, rs);
@@ -170,7 +170,7 @@ public final class RepairBench {
       // ECWide's comparison uses Azure-LRC(10,2,2): local groups of r + 1 = 6, f = 3 per rack under combined
       // locality, so a data unit's repair crosses racks exactly once ((r+1)/f - 1 = 1).
       TrafficShaper.emulate(null);
-      Stripe wide = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-flat", s.blockBytes());
+      Stripe wide = write(out, cluster, fs, LRC, 10, 4, "/bench/lrc10-flat", s.blockBytes());
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
       double direct = directSend(cluster, wide, true, best);
@@ -196,7 +196,7 @@ public final class RepairBench {
     MiniDFSCluster cluster = start(dir, "cl", 8, 4, s.sliceSizes().get(0), true);
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
-      Stripe lrc = write(cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes());
+      Stripe lrc = write(out, cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes());
       int best = (Integer) json.get("bestSliceBytes");
       TrafficShaper.emulate(new long[] {s.nodeRate(), s.nodeRate() / s.oversubscription()});
       Map<String, Object> gw = new LinkedHashMap<>();
@@ -248,8 +248,12 @@ public final class RepairBench {
   record Stripe(String label, Path file, ErasureCodingPolicy policy, LocatedStripedBlock group, int lost,
       DataNode requestor, long lostCrc) {}
 
-  private Stripe write(MiniDFSCluster cluster, DistributedFileSystem fs, String codec, int k, int m, String path,
-      long blockBytes) throws Exception {
+  /**
+   * One full block group written under {@code codec(k,m)} at {@code path}, unit 0 to be repaired by a spare DataNode
+   * in its rack; printed to {@code out}.
+   */
+  static Stripe write(PrintStream out, MiniDFSCluster cluster, DistributedFileSystem fs, String codec, int k, int m,
+      String path, long blockBytes) throws Exception {
     ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy(codec, k, m, CELL));
     Path file = new Path(path);
     fs.mkdirs(file.getParent());

@@ -1,0 +1,71 @@
+package org.wideec.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wideec.datanode.RepairMetrics;
+import org.wideec.minicluster.Eventually;
+import org.wideec.placement.StripedPlacement;
+
+/**
+ * The repair a degraded read is timed beside is the one a DataNode's worker runs: background work at every hop. Its
+ * helpers then grant it the configured window of slices, where a user's stream gets up to
+ * {@link org.wideec.transport.SliceTransport#FOREGROUND_WINDOW_BYTES} a hop; an unmarked load kept that much queued on
+ * every link the healthy read beside it crossed. Counted by the DataNodes' own metrics; nothing here is timed.
+ */
+class DegradedReadDuringRepairBenchTest {
+  private static final int SLICE = 64 << 10;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void everySliceTheRepairLoadSendsIsBackgroundWorkAtEveryHelper() throws Exception {
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    MiniDFSCluster cluster = RepairBench.start(new Configuration(), out, dir.toFile(), StripedPlacement.AUTO,
+        FullNodeSpreadBench.RACKS, FullNodeSpreadBench.PER_RACK, SLICE, false, 1 << 20);
+    try {
+      RepairBench.Stripe st = RepairBench.write(out, cluster, cluster.getFileSystem(), RepairBench.LRC, 10, 4,
+          "/bench/lrc10", 1 << 20);
+      long[] before = sent(cluster);
+      RepeatedRepairs load = DegradedReadDuringRepairBench.backgroundRepair(cluster, st, SLICE);
+      load.start();
+      int repairs;
+      try {
+        // A repair's hops each send at most one unit (1 MiB) and it has fewer than 14 helpers: 32 MiB is two at least.
+        Eventually.await("the repair load to send 32 MiB", Duration.ofSeconds(120),
+            () -> sent(cluster)[0] + sent(cluster)[1] - before[0] - before[1] >= 32L << 20);
+      } finally {
+        repairs = load.stop();
+      }
+      long[] after = sent(cluster);
+      assertTrue(repairs >= 2, "repairs of the load completed: " + repairs);
+      assertEquals(0, after[0] - before[0], "no slice of the load went out as a user's stream");
+      assertTrue(after[1] - before[1] >= 32L << 20, "every slice went out as background work: "
+          + (after[1] - before[1]) + " bytes");
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  /** Slice bytes the DataNodes sent for users and as background work, summed over the cluster. */
+  private static long[] sent(MiniDFSCluster cluster) {
+    long[] s = new long[2];
+    for (DataNode dn : cluster.getDataNodes()) {
+      RepairMetrics m = EmbeddedGroups.plugin(dn).metrics();
+      s[0] += m.foregroundBytesSent();
+      s[1] += m.backgroundBytesSent();
+    }
+    return s;
+  }
+}
