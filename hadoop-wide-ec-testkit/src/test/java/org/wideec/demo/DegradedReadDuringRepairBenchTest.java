@@ -42,16 +42,16 @@ class DegradedReadDuringRepairBenchTest {
       load.start();
       int repairs;
       try {
-        // A repair's hops each send at most one unit (1 MiB) and it has fewer than 14 helpers: 32 MiB is two at least.
-        Eventually.await("the repair load to send 32 MiB", Duration.ofSeconds(120),
-            () -> sent(cluster)[0] + sent(cluster)[1] - before[0] - before[1] >= 32L << 20);
+        // A repair's hops each send at most one unit (1 MiB) and it has fewer than 14 helpers: 16 MiB is one at least.
+        Eventually.await("the repair load to send 16 MiB", Duration.ofSeconds(120),
+            () -> sent(cluster)[0] + sent(cluster)[1] - before[0] - before[1] >= 16L << 20);
       } finally {
         repairs = load.stop();
       }
       long[] after = sent(cluster);
-      assertTrue(repairs >= 2, "repairs of the load completed: " + repairs);
+      assertTrue(repairs >= 1, "repairs of the load completed: " + repairs);
       assertEquals(0, after[0] - before[0], "no slice of the load went out as a user's stream");
-      assertTrue(after[1] - before[1] >= 32L << 20, "every slice went out as background work: "
+      assertTrue(after[1] - before[1] >= 16L << 20, "every slice went out as background work: "
           + (after[1] - before[1]) + " bytes");
     } finally {
       cluster.shutdown();
