@@ -45,30 +45,37 @@ class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
 
   @Test
   void aStripeThatCanLoseNothingMoreIsRebuiltFirstThoughOneWithMarginLeftWasMetFirst() throws Exception {
-    checks.write("/ru/a", 6 * BLOCK);
+    // Two stripes planned on the very same ten nodes leave no such losses, and two one-stripe files are planned so
+    // about once in twenty (their kept replicas are HDFS's random choice). One archive puts each stripe's parities on
+    // the nodes its earlier stripes left least loaded, so the two stripes of one file differ, and a stripe of the
+    // other file differs from one of them at least.
+    checks.write("/ru/a", STRIPES_PER_FILE * 6 * BLOCK);
     StripeManifest first = archived("/ru/a");
-    checks.write("/ru/b", 6 * BLOCK);
+    checks.write("/ru/b", STRIPES_PER_FILE * 6 * BLOCK);
     StripeManifest second = archived("/ru/b");
-    ArchivedStripe margin = first.stripes().get(0);
-    ArchivedStripe none = second.stripes().get(0);
     assertTrue(store.inodeOf(new org.apache.hadoop.fs.Path("/ru/a")) < store.inodeOf(
         new org.apache.hadoop.fs.Path("/ru/b")), "the monitor meets /ru/a's manifest first");
-    List<String> victims = victims(margin, none);
-    assertNotNull(victims, "three nodes that take three units of the second stripe and one or two of the first");
-    List<StripeMember> lostMargin = onNodes(margin, victims);
-    List<StripeMember> lostNone = onNodes(none, victims);
+    List<ArchivedStripe> stripes = new ArrayList<>(first.stripes());
+    stripes.addAll(second.stripes());
+    Losses losses = losses(first.stripes(), second.stripes());
+    assertNotNull(losses, "three nodes that take three units of a stripe of /ru/b and one or two of a stripe of /ru/a: "
+        + stripes.stream().map(s -> s.stripeId() + "=" + plannedNodes(s)).toList());
+    List<StripeMember> lostMargin = onNodes(losses.margin(), losses.victims());
+    List<StripeMember> lostNone = onNodes(losses.none(), losses.victims());
     assertEquals(TOLERATED, lostNone.size());
     // Every loss at once, as the monitor sees it: it runs no pass while the NameNode is in an operator's safe mode.
     fs.setSafeMode(SafeModeAction.SAFEMODE_ENTER);
-    for (String v : victims) {
+    for (String v : losses.victims()) {
       DataNode dn = datanode(v);
       cluster.stopDataNode(v);
       cluster.setDataNodeDead(dn.getDatanodeId());
     }
     fs.setSafeMode(SafeModeAction.SAFEMODE_LEAVE);
     Map<Long, Long> liveAt = new HashMap<>();
-    List<StripeMember> all = new ArrayList<>(lostMargin);
-    all.addAll(lostNone);
+    List<StripeMember> all = new ArrayList<>();
+    for (ArchivedStripe s : stripes) {
+      all.addAll(onNodes(s, losses.victims()));
+    }
     long deadline = System.nanoTime() + 120_000_000_000L;
     while (liveAt.size() < all.size() && System.nanoTime() < deadline) {
       for (StripeMember m : all) {
@@ -80,7 +87,8 @@ class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
     }
     assertEquals(all.size(), liveAt.size(), "every lost block rebuilt: " + liveAt);
     // Once one order has rebuilt part of it, the second stripe has margin again and the two take turns by margin,
-    // then by the order they were met in: what matters is who goes first.
+    // then by the order they were met in: what matters is who goes first. (Another stripe the victims left with no
+    // margin may go before both; three losses leave every stripe decodable.)
     long firstOfNone = lostNone.stream().mapToLong(m -> liveAt.get(m.blockId())).min().getAsLong();
     long firstOfMargin = lostMargin.stream().mapToLong(m -> liveAt.get(m.blockId())).min().getAsLong();
     assertTrue(firstOfNone < firstOfMargin, "a block of the stripe with no margin left came back "
@@ -88,20 +96,34 @@ class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
     checks.everyByteReadsBack();
   }
 
+  private static final int STRIPES_PER_FILE = 2;
+
   /**
-   * Up to three nodes holding, together, exactly {@value #TOLERATED} units of {@code none} and one or two of
-   * {@code margin}; null if the placements allow none.
+   * The stripe met first that keeps a margin ({@code margin}, of the first file), the one met after that can lose
+   * nothing more ({@code none}, of the second), and the nodes whose loss makes them so.
    */
-  private static List<String> victims(ArchivedStripe margin, ArchivedStripe none) {
-    List<String> nodes = new ArrayList<>(new HashSet<>(plannedNodes(none)));
-    java.util.Collections.sort(nodes);
-    for (int i = 0; i < nodes.size(); i++) {
-      for (int j = i + 1; j < nodes.size(); j++) {
-        for (int k = j + 1; k < nodes.size(); k++) {
-          List<String> pick = List.of(nodes.get(i), nodes.get(j), nodes.get(k));
-          int a = onNodes(margin, pick).size();
-          if (onNodes(none, pick).size() == TOLERATED && a >= 1 && a < TOLERATED) {
-            return pick;
+  private record Losses(ArchivedStripe margin, ArchivedStripe none, List<String> victims) {}
+
+  /**
+   * Three nodes holding, together, exactly {@value #TOLERATED} units of a stripe of {@code second} and one or two of
+   * a stripe of {@code first}; null if the placements allow none.
+   */
+  private static Losses losses(List<ArchivedStripe> first, List<ArchivedStripe> second) {
+    for (ArchivedStripe none : second) {
+      List<String> nodes = new ArrayList<>(new java.util.TreeSet<>(plannedNodes(none)));
+      for (int i = 0; i < nodes.size(); i++) {
+        for (int j = i + 1; j < nodes.size(); j++) {
+          for (int k = j + 1; k < nodes.size(); k++) {
+            List<String> pick = List.of(nodes.get(i), nodes.get(j), nodes.get(k));
+            if (onNodes(none, pick).size() != TOLERATED) {
+              continue;
+            }
+            for (ArchivedStripe margin : first) {
+              int lost = onNodes(margin, pick).size();
+              if (lost >= 1 && lost < TOLERATED) {
+                return new Losses(margin, none, pick);
+              }
+            }
           }
         }
       }

@@ -334,21 +334,26 @@ class DecommissionClusterTest extends ArchiveTestBed {
   void aUnitWhoseReplicaOnTheLeavingNodeIsCorruptIsReconstructedByHdfsAndTheDecommissionCompletes() throws Exception {
     var fsn = cluster.getNamesystem();
     DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    // HDFS counts a group's units on a node in maintenance (the one of the test before stays there) toward its
+    // redundancy and asks for as many units as it is short of that, and a DataNode rebuilds the lowest missing
+    // indexes first: with a lower unit in maintenance, HDFS rebuilds that one, calls the group whole, and the
+    // decommission completes with this unit still missing. So the unit is the lowest its group lacks once it is
+    // corrupt: every unit below it is live in service, and it is live on its node only.
     Path file = null;
     LocatedStripedBlock group = null;
     int at = -1;
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-        for (int i = 0; i < g.getLocations().length && group == null; i++) {
-          if (dm.getDatanode(g.getLocations()[i]).isInService()) {
-            file = p;
-            group = g;
-            at = i;
-          }
+        int i = group == null ? lowestSingleUnitInService(dm, g) : -1;
+        if (i >= 0) {
+          file = p;
+          group = g;
+          at = i;
         }
       }
     }
-    assertTrue(group != null, "some unit is on a node in service");
+    assertTrue(group != null, "some group has every unit below one live in service and that one on a node in service"
+        + " only");
     DatanodeInfo holder = group.getLocations()[at];
     DataNode dn = datanode(holder.getXferAddr());
     var internal = new org.apache.hadoop.hdfs.protocol.ExtendedBlock(group.getBlock().getBlockPoolId(),
@@ -367,8 +372,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
     int unit = group.getBlockIndices()[at];
     Path inFile = file;
     long groupId = group.getBlock().getBlockId();
-    // HDFS may drop the corrupt replica at once, and the node then leaves without it: the unit's reconstruction is
-    // HDFS's own work, which a loaded host can finish after the decommission.
+    // The decommission completes once HDFS counts the group whole, which its reconstruction of this unit makes it; the
+    // unit's new replica may reach the locations a client is given a moment later.
     Eventually.await("unit " + unit + " of " + group.getBlock() + " live on a node in service again",
         Duration.ofSeconds(60), () -> {
           for (LocatedStripedBlock g : StripedGroups.groups(fs, inFile)) {
@@ -381,6 +386,30 @@ class DecommissionClusterTest extends ArchiveTestBed {
           return "not yet";
         }, java.util.Objects::isNull);
     everyByteReadsBack();
+  }
+
+  /**
+   * The position in {@code g}'s locations of its lowest unit held on one node in service only, when every unit below
+   * it is live in service; -1 when a unit below is not (in maintenance, say).
+   */
+  private int lowestSingleUnitInService(DatanodeManager dm, LocatedStripedBlock g) throws IOException {
+    for (int unit = 0; unit < policy.getNumDataUnits() + policy.getNumParityUnits(); unit++) {
+      int position = -1;
+      int held = 0;
+      for (int i = 0; i < g.getLocations().length; i++) {
+        if (g.getBlockIndices()[i] == unit && dm.getDatanode(g.getLocations()[i]).isInService()) {
+          position = i;
+          held++;
+        }
+      }
+      if (held == 1) {
+        return position;
+      }
+      if (held == 0) {
+        return -1;
+      }
+    }
+    return -1;
   }
 
   /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
