@@ -24,7 +24,8 @@ import org.wideec.minicluster.StripeReadBack;
  * embedded cluster onto the real one). Per code and scheme (baseline, CAU, RackCU), on a fresh archive of
  * {@code 2k + k/2} one-block files: the oldest k/2 removed in one batch, the next replaced, k/2 new files filled into
  * the open stripe's empty slots. Each command is one measured phase: the bytes the kernel counted on the rack
- * uplinks beside the plan's figure (RackCU §III's chunks times the unit length), and its wall time (the time to
+ * uplinks, those into the racks (a byte from rack to rack once, as the plan counts it) beside the plan's figure
+ * (RackCU §III's chunks times the unit length), and its wall time (the time to
  * reclaim, for {@code rm}: the space is freed at the commit, the grace period 0). Re-encoding is priced beside, not
  * chosen, so each scheme's own delta traffic is measured; a sweep removes 1, 2, 4, ... and k files of one full stripe
  * and finds where the model's re-encoding of the stripe would cross racks less than the measured update. Every
@@ -58,11 +59,12 @@ final class UpdateComparison {
 
   Map<String, Object> run() throws Exception {
     Map<String, Object> perCode = new LinkedHashMap<>();
-    Map<String, long[]> totals = new LinkedHashMap<>(); // scheme -> cross-rack bytes, planned, files changed, nanos
+    // scheme -> bytes into racks, planned, files changed, nanos, uplink bytes both ways
+    Map<String, long[]> totals = new LinkedHashMap<>();
     for (String code : s.codes()) {
       Map<String, Object> schemes = new LinkedHashMap<>();
       for (String scheme : s.schemes()) {
-        Map<String, Object> j = churn(code, scheme, totals.computeIfAbsent(scheme, x -> new long[4]));
+        Map<String, Object> j = churn(code, scheme, totals.computeIfAbsent(scheme, x -> new long[5]));
         if (s.sweepSchemes().contains(scheme)) {
           j.put("crossover", sweep(code, scheme));
         }
@@ -79,6 +81,7 @@ final class UpdateComparison {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("crossRackBytes", t[0]);
       j.put("plannedCrossRackBytes", t[1]);
+      j.put("uplinkBytes", t[4]);
       j.put("filesChanged", t[2]);
       j.put("updatesPerSecond", Phase.round(t[2] / (t[3] / 1e9)));
       schemes.put(scheme, j);
@@ -94,7 +97,7 @@ final class UpdateComparison {
 
   /**
    * The update bench's ratios over the churn (every code's rm, replace and fill): baselineOverRackcuTraffic and
-   * cauOverRackcuTraffic by the uplinks' bytes, rackcuOverBaselineThroughput by files changed per second.
+   * cauOverRackcuTraffic by the bytes into racks, rackcuOverBaselineThroughput by files changed per second.
    */
   static void ratios(Map<String, Object> r, Map<String, long[]> totals) {
     long[] rackcu = totals.get("rackcu");
@@ -125,7 +128,7 @@ final class UpdateComparison {
     rm.put("plannedCrossRackBytes", planned);
     rm.put("reclaimedBytes", reclaimed);
     rm.put("crossRackBytesPerReclaimedGiB", reclaimed <= 0 ? null
-        : Phase.round(ProductCrossover.perReclaimedGiB((Long) rm.get("crossRackBytes"), reclaimed)));
+        : Phase.round(ProductCrossover.perReclaimedGiB((Long) rm.get("uplinkBytesDown"), reclaimed)));
 
     Path replaced = files.get(removed);
     Path src = new Path("/bench-updates/src/" + tag(code) + "-" + scheme);
@@ -144,8 +147,11 @@ final class UpdateComparison {
     int stripes = check(dir);
 
     for (Map<String, Object> m : List.of(rm, replace, fill)) {
-      total[0] += (Long) m.get("crossRackBytes");
+      // Into the racks: a byte from rack to rack once (as the plan counts it), and what the tool writes; the way up
+      // also carries the tool's reads (its verification's decode), which no scheme's plan prices.
+      total[0] += (Long) m.get("uplinkBytesDown");
       total[3] += (long) ((Double) m.get("seconds") * 1e9);
+      total[4] += (Long) m.get("crossRackBytes");
     }
     total[1] += planned + replacePlanned;
     total[2] += removed + 1 + added.size();
@@ -175,7 +181,7 @@ final class UpdateComparison {
       if (c < k) {
         check(dir);
       }
-      points.add(new ProductCrossover.Point(c, c == k, (Long) m.get("crossRackBytes"), planned, reEncode));
+      points.add(new ProductCrossover.Point(c, c == k, (Long) m.get("uplinkBytesDown"), planned, reEncode));
     }
     return ProductCrossover.toJson(points);
   }
