@@ -15,7 +15,7 @@ import org.wideec.cli.Options;
 /**
  * {@code wide-ec bench cluster [--json]}: stock RS policies (HDFS's placement and reconstructor) against our LRC
  * policies (our placement and worker) on the real-process cluster of dev-support/cluster.sh, under the kernel's
- * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory; last, the
+ * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory; then the
  * decommission of a DataNode the operator's way, stock RS against our Azure-LRC ({@link DecommissionComparison};
  * {@code --decommission} runs it alone, {@code --no-decommission} leaves it out); last, file churn in archived
  * directories through {@code wide-ec rm|replace|archive --fill} per update scheme ({@link UpdateComparison};
