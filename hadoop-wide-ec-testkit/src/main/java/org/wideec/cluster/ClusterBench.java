@@ -15,9 +15,11 @@ import org.wideec.cli.Options;
 /**
  * {@code wide-ec bench cluster [--json]}: stock RS policies (HDFS's placement and reconstructor) against our LRC
  * policies (our placement and worker) on the real-process cluster of dev-support/cluster.sh, under the kernel's
- * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory; last, the
+ * shaping; then archival of a replicated directory by our encoders against DistCp into a stock RS directory; then the
  * decommission of a DataNode the operator's way, stock RS against our Azure-LRC ({@link DecommissionComparison};
- * {@code --decommission} runs it alone, {@code --no-decommission} leaves it out). Run in
+ * {@code --decommission} runs it alone, {@code --no-decommission} leaves it out); last, file churn in archived
+ * directories through {@code wide-ec rm|replace|archive --fill} per update scheme ({@link UpdateComparison};
+ * {@code --updates} runs it alone, {@code --no-updates} leaves it out; with {@code --decommission}, the two). Run in
  * the cluster's client namespace ({@code cluster.sh client}); from outside it, {@link ClusterBenchLauncher} brings a
  * cluster up, runs this inside, and takes it down. {@code --faults} runs {@link FaultDrills} instead.
  * The last line is one JSON object with the measurements and the ratios.
@@ -25,11 +27,13 @@ import org.wideec.cli.Options;
 public final class ClusterBench {
   static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
       "archive-data", "archive-code", "archive-placement", "archive-grouping", "rapidraid-code", "distcp-policy", "maps",
-      "timeout", "cluster-script", "decommission-data", "decommission-policies",
+      "timeout", "cluster-script", "decommission-data", "decommission-policies", "update-codes", "update-schemes",
+      "update-sweep-schemes", "update-file-size",
       // cluster.sh up's options, for the launcher
       "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
-  static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive", "decommission", "no-decommission");
+  static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive", "decommission", "no-decommission",
+      "updates", "no-updates");
   static final String DEFAULT_WORKLOADS = "RS-6-3-1024k,RS-10-4-1024k,AZURE-LRC-L2-12-4-1024k,UNILRC-6-6-1024k";
 
   private ClusterBench() {}
@@ -38,6 +42,7 @@ public final class ClusterBench {
     Options o = new Options(args, VALUED, SWITCHES);
     // Checked before a cluster is brought up, with the size the launcher would give it.
     decommissionSettings(o, (int) o.getLong("nodes", 24));
+    updateSettings(o, (int) o.getLong("nodes", 24), bytes(o, "block-size", "8m"));
     if (System.getenv("WIDE_EC_CLUSTER_DIR") == null) {
       return ClusterBenchLauncher.run(o, args);
     }
@@ -45,13 +50,13 @@ public final class ClusterBench {
     long timeoutMs = o.getLong("timeout", 600) * 1000;
     try (ClusterBed bed = new ClusterBed(conf, cluster, System.err, timeoutMs)) {
       Map<String, Object> result = o.has("faults") ? new FaultDrills(bed, faultSettings(o, bed)).run()
-          : o.has("decommission") ? decommissionOnly(o, bed) : bench(o, bed);
+          : o.has("decommission") || o.has("updates") ? only(o, bed) : bench(o, bed);
       if (!o.has("json")) {
         out.println(summary(result));
       }
       out.println(Json.write(result));
       return ((Number) result.get("bytesLost")).longValue() == 0 && !result.containsKey("archiveFailed")
-          && !result.containsKey("decommissionFailed") ? 0 : 1;
+          && !result.containsKey("decommissionFailed") && !result.containsKey("updatesFailed") ? 0 : 1;
     }
   }
 
@@ -100,17 +105,40 @@ public final class ClusterBench {
         r.put("decommissionFailed", e.getMessage());
       }
     }
+    if (!o.has("no-updates")) {
+      lost += updates(o, bed, r);
+    }
     r.put("bytesLost", lost);
     return invalid(r, bed);
   }
 
-  /** {@code --decommission}: the decommission comparison alone. */
-  private static Map<String, Object> decommissionOnly(Options o, ClusterBed bed) throws Exception {
+  /** {@code --decommission} and / or {@code --updates}: those comparisons alone. */
+  private static Map<String, Object> only(Options o, ClusterBed bed) throws Exception {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("dataNodes", bed.liveDataNodes());
     r.put("cluster", bed.cluster.run("status").lines().findFirst().orElse(""));
-    r.put("bytesLost", decommission(o, bed, r));
+    long lost = o.has("decommission") ? decommission(o, bed, r) : 0;
+    r.put("bytesLost", lost + (o.has("updates") ? updates(o, bed, r) : 0));
     return invalid(r, bed);
+  }
+
+  /**
+   * Runs the update comparison into {@code r} (its figures under {@code updates}, its three ratios at the top level);
+   * bytes lost. A failure is recorded as updatesFailed: what ran before stands, and the run fails.
+   */
+  private static long updates(Options o, ClusterBed bed, Map<String, Object> r) throws Exception {
+    try {
+      Map<String, Object> u = new UpdateComparison(bed, updateSettings(o, bed.liveDataNodes(), bed.blockBytes())).run();
+      r.put("updates", u);
+      for (String k : List.of("baselineOverRackcuTraffic", "cauOverRackcuTraffic", "rackcuOverBaselineThroughput")) {
+        r.put(k, u.get(k));
+      }
+      return ((Number) u.get("bytesLost")).longValue();
+    } catch (IOException e) {
+      bed.log.println("cluster bench: update comparison failed: " + e.getMessage());
+      r.put("updatesFailed", e.getMessage());
+      return 0;
+    }
   }
 
   /** Runs the decommission comparison into {@code r} (its figures, its two ratios at the top level); bytes lost. */
@@ -151,6 +179,46 @@ public final class ClusterBench {
     }
     return new DecommissionComparison.Settings(bytes(o, "decommission-data", "2g"), bytes(o, "file-size", "64m"),
         p[0].trim(), p[1].trim());
+  }
+
+  /**
+   * The update churn's codes (an LRC and an RS code of the same k: 12 from 24 DataNodes, else 6; only pinned codes
+   * store data), schemes (baseline, cau, rackcu), the schemes whose re-encode sweep runs (rackcu) and the size of
+   * each file (one block: whole-block deltas).
+   */
+  static UpdateComparison.Settings updateSettings(Options o, int nodes, long blockBytes) {
+    if (o.has("updates") && o.has("no-updates")) {
+      throw new Options.UsageException("--updates runs the update comparison alone, --no-updates leaves it out: give"
+          + " one");
+    }
+    if (o.has("updates") && o.has("faults")) {
+      throw new Options.UsageException("--updates and --faults are separate runs: give one");
+    }
+    String dflt = nodes >= 24 ? "azure-lrc:k=12,l=2,g=2,rs:k=12,m=4" : "azure-lrc:k=6,l=2,g=2,rs:k=6,m=3";
+    List<String> codes = List.of(o.get("update-codes", dflt).split(",(?=[a-z-]+:)"));
+    for (String c : codes) {
+      try {
+        org.wideec.code.Codes.pinnedFromSpec(c);
+      } catch (IllegalArgumentException e) {
+        throw new Options.UsageException("--update-codes: " + e.getMessage());
+      }
+    }
+    List<String> schemes = List.of(o.get("update-schemes", "baseline,cau,rackcu").split(","));
+    List<String> sweep = List.of(o.get("update-sweep-schemes", "rackcu").split(","));
+    for (String sc : schemes) {
+      if (!List.of("baseline", "cau", "rackcu").contains(sc)) {
+        throw new Options.UsageException("--update-schemes takes baseline, cau and rackcu, got '" + sc + "'");
+      }
+    }
+    if (!schemes.containsAll(sweep)) {
+      throw new Options.UsageException("--update-sweep-schemes " + sweep + " must be among --update-schemes " + schemes);
+    }
+    long file = o.has("update-file-size") ? bytes(o, "update-file-size", "") : blockBytes;
+    if (file < 1 || file > blockBytes) {
+      throw new Options.UsageException("--update-file-size must be 1 byte to one block (" + blockBytes + "), got "
+          + file);
+    }
+    return new UpdateComparison.Settings(codes, schemes, sweep, file);
   }
 
   /**
@@ -262,7 +330,8 @@ public final class ClusterBench {
     for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
         "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal",
         "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
-        "decommissionStockOverOurs", "decommissionGlobalOverLocal", "drills", "bytesLost",
+        "decommissionStockOverOurs", "decommissionGlobalOverLocal", "baselineOverRackcuTraffic",
+        "cauOverRackcuTraffic", "rackcuOverBaselineThroughput", "drills", "bytesLost",
         "invalidPhases")) {
       if (r.containsKey(k)) {
         sb.append(k).append(": ").append(r.get(k)).append('\n');

@@ -23,8 +23,6 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.util.ToolRunner;
-import org.wideec.archive.StripeManifest;
-import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.ParityUpdater;
@@ -33,8 +31,6 @@ import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripeReadBack;
 import org.wideec.transport.TrafficShaper;
-import org.wideec.update.ReEncoding;
-import org.wideec.update.UpdateScheme;
 
 /**
  * {@code wide-ec bench update --product}: file churn on directory-level archives of an embedded MiniDFSCluster with
@@ -199,12 +195,7 @@ final class ProductUpdateBench {
       List<Path> files = writeFiles(dir, 0, k);
       archive(dir, code);
       List<Path> batch = files.subList(0, c);
-      long reEncode = 0;
-      for (Map.Entry<StripeManifest, List<StripeUpdate>> e : updater().preview(batch).entrySet()) {
-        for (StripeUpdate u : e.getValue()) {
-          reEncode += new ReEncoding().plan(u.pattern()).crossRackChunks() * u.before().unitLength();
-        }
-      }
+      long reEncode = ProductCrossover.reEncodeBytes(updater().preview(batch));
       long planned = planned(batch, scheme);
       long bytes = measured(() -> rm(batch, scheme));
       batch.forEach(expected::remove);
@@ -214,15 +205,11 @@ final class ProductUpdateBench {
       points.add(new ProductCrossover.Point(c, c == k, bytes, planned, reEncode));
       progress.step(code + " " + scheme + " sweep " + c + "/" + k);
     }
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("points", points.stream().map(ProductCrossover.Point::toJson).toList());
-    int from = ProductCrossover.crossover(points, ProductCrossover.Point::measuredCrossRackBytes);
-    int planFrom = ProductCrossover.crossover(points, ProductCrossover.Point::plannedCrossRackBytes);
-    j.put("reEncodeWinsFromChangedUnits", from < 0 ? null : from);
-    j.put("reEncodeBeatsPlanFromChangedUnits", planFrom < 0 ? null : planFrom);
+    Map<String, Object> j = ProductCrossover.toJson(points);
+    Object wins = j.get("reEncodeWinsFromChangedUnits");
     out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: measured B / re-encode B): %s; re-encode wins %s%n",
         code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": " + p.measuredCrossRackBytes()
-            + " / " + p.reEncodeCrossRackBytes()).toList()), from < 0 ? "nowhere" : "from " + from + " units");
+            + " / " + p.reEncodeCrossRackBytes()).toList()), wins == null ? "nowhere" : "from " + wins + " units");
     return j;
   }
 
@@ -236,15 +223,7 @@ final class ProductUpdateBench {
 
   /** The scheme's planned cross-rack bytes of removing these files now (the dry run's stripe updates). */
   private long planned(List<Path> files, String scheme) throws IOException {
-    long bytes = 0;
-    for (List<StripeUpdate> us : updater().preview(files).values()) {
-      for (StripeUpdate u : us) {
-        if (!u.dropsStripe()) {
-          bytes += UpdateScheme.byName(scheme).plan(u.pattern()).crossRackChunks() * u.before().unitLength();
-        }
-      }
-    }
-    return bytes;
+    return ProductCrossover.plannedBytes(updater().preview(files), scheme);
   }
 
   private ParityUpdater updater() {

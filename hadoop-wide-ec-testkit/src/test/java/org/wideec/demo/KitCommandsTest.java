@@ -70,7 +70,12 @@ class KitCommandsTest {
         Arguments.of("--decommission and --faults are separate runs: give one",
             new String[] {"bench", "cluster", "--decommission", "--faults"}),
         Arguments.of("--decommission-data needs a size like 64m, got '2gb'",
-            new String[] {"bench", "cluster", "--decommission-data", "2gb"}));
+            new String[] {"bench", "cluster", "--decommission-data", "2gb"}),
+        Arguments.of("--updates and --faults are separate runs: give one",
+            new String[] {"bench", "cluster", "--updates", "--faults"}),
+        // Refused before the launcher: a command line that passes would bring a real cluster up (and down).
+        Arguments.of("--update-schemes takes baseline, cau and rackcu, got 'parix'",
+            new String[] {"bench", "cluster", "--updates", "--update-schemes", "rackcu,parix"}));
   }
 
   @ParameterizedTest(name = "{0}")

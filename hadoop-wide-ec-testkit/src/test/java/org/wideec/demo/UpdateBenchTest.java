@@ -35,6 +35,15 @@ class UpdateBenchTest {
     assertEquals((double) modelled.get("baseline").crossRackChunks() / modelled.get("rackcu").crossRackChunks(),
         ((Number) json.get("baselineOverRackcuTraffic")).doubleValue(), 1e-9);
     assertTrue(json.containsKey("cauOverRackcuTraffic") && json.containsKey("rackcuOverBaselineThroughput"));
+    // Beside the testbed's transports, the seed's simulation setting counted by the model, ten runs.
+    var sim = org.wideec.update.SeedSimulation.run(List.of(v), 8, 1, 10);
+    Map<String, Object> simulation = (Map<String, Object>) json.get("simulation");
+    assertEquals(10, simulation.get("runs"));
+    assertEquals(sim.crossRackChunks().get("rackcu") * 4096,
+        ((Map<String, Object>) simulation.get("crossRackBytes")).get("rackcu"));
+    assertEquals(sim.cauOverRackcu(), ((Number) json.get("simulationCauOverRackcuTraffic")).doubleValue(), 0.0005);
+    assertEquals(sim.baselineOverRackcu(), ((Number) json.get("simulationBaselineOverRackcuTraffic")).doubleValue(),
+        0.0005);
     String text = out.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("cross-rack 1000 Mb/s, node links 10x faster") && !text.contains("CHECK FAILED"), text);
   }
