@@ -32,7 +32,7 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     }
     boolean copy = isCopy(lost, survivors, zeroUnits);
     for (int u : lost) {
-      if (!copy && survivors.containsKey(u) || zeroUnits.contains(u)) {
+      if ((!copy && survivors.containsKey(u)) || zeroUnits.contains(u)) {
         throw new IllegalArgumentException(name + ": unit " + u + " is both lost and available");
       }
     }
