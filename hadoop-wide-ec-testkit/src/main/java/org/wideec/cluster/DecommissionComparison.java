@@ -38,7 +38,8 @@ final class DecommissionComparison {
   record Settings(long dataBytes, long fileBytes, String stockPolicy, String oursPolicy) {}
 
   private static final String[] PLUGIN = {"DecommissionUnitsRebuilt", "DecommissionBytesRebuilt",
-      "DecommissionUnitsFromLeavingNode", "DecommissionRebuildFailures"};
+      "DecommissionUnitsCopied", "DecommissionBytesCopied", "DecommissionUnitsFromLeavingNode",
+      "DecommissionRebuildFailures"};
 
   private final ClusterBed bed;
   private final Settings s;

@@ -139,16 +139,18 @@ final class DecommissionCommand {
     j.put("state", d.getAdminState().name());
     j.put("unitsRebuilt", p.unitsRebuilt() - start.unitsRebuilt());
     j.put("bytesRebuilt", p.bytesRebuilt() - start.bytesRebuilt());
+    j.put("unitsCopied", p.unitsCopied() - start.unitsCopied());
     j.put("unitsFromLeavingNode", p.fromLeavingNode() - start.fromLeavingNode());
     j.put("rebuildFailures", p.failures() - start.failures());
     j.put("seconds", seconds);
     if (json) {
       out.println(Json.write(j));
     } else {
-      out.printf("%s is %s after %s: %,d unit(s) rebuilt elsewhere by local reconstruction (%,d bytes), %,d left to"
-              + " HDFS's copy from the node, %,d failed rebuild(s) (counts cover every node leaving meanwhile)%n",
+      out.printf("%s is %s after %s: %,d unit(s) moved elsewhere by our workers (%,d bytes; %,d copied from the node"
+              + " through our workers, the others rebuilt by local reconstruction), %,d left to HDFS's copy from the"
+              + " node, %,d failed rebuild(s) (counts cover every node leaving meanwhile)%n",
           node.getXferAddr(), d.getAdminState(), ProgressReport.duration(seconds * 1_000_000_000L), j.get("unitsRebuilt"),
-          j.get("bytesRebuilt"), j.get("unitsFromLeavingNode"), j.get("rebuildFailures"));
+          j.get("bytesRebuilt"), j.get("unitsCopied"), j.get("unitsFromLeavingNode"), j.get("rebuildFailures"));
     }
     return 0;
   }
@@ -195,7 +197,10 @@ final class DecommissionCommand {
     } catch (IllegalArgumentException e) {
       repair = RepairWorkerConf.DEFAULT_SCHEME;
     }
-    DecommissionPlan plan = new DecommissionPlanner(repair).plan(Set.of(node.getXferAddr()), stripes, candidates);
+    // A malformed rate is refused naming its key, as the NameNode refuses it.
+    org.wideec.repair.LinkRates rates = org.wideec.placement.hdfs.DecommissionSettings.rates(conf);
+    DecommissionPlan plan = new DecommissionPlanner(repair, org.wideec.repair.RackLinkLoad.Links.FULL_DUPLEX, rates)
+        .plan(Set.of(node.getXferAddr()), stripes, candidates);
     long archived = archivedBlocksOnlyOn(dfs, node);
     if (json) {
       List<Map<String, Object>> rows = new ArrayList<>();
@@ -209,6 +214,7 @@ final class DecommissionCommand {
         j.put("bytes", r.bytes());
         j.put("crossRackBytes", r.crossRackBytes());
         j.put("fromLeavingNode", r.fromLeavingNode());
+        j.put("way", r.fromLeavingNode() ? "copy" : "rebuild");
         rows.add(j);
       }
       Map<String, Object> j = new LinkedHashMap<>();
@@ -220,6 +226,13 @@ final class DecommissionCommand {
       j.put("bytes", plan.bytes());
       j.put("crossRackBytes", plan.crossRackBytes());
       j.put("unitsFromLeavingNode", plan.fromLeavingNode() + plan.unplaced().size());
+      j.put("unitsCopied", plan.fromLeavingNode());
+      j.put("unitsRebuilt", plan.rebuilds().size() - plan.fromLeavingNode());
+      if (rates != null) {
+        j.put("predictedSeconds", plan.predictedSeconds());
+        j.put("nodeBytesPerSecond", rates.nodeBytesPerSecond());
+        j.put("rackBytesPerSecond", rates.rackBytesPerSecond());
+      }
       j.put("archivedBlocks", archived);
       out.println(Json.write(j));
     } else {

@@ -11,14 +11,14 @@ import org.apache.hadoop.hdfs.HAUtil;
 import org.wideec.datanode.JmxEndpointResolver;
 
 /**
- * The decommission by local reconstruction as the active NameNode's WideEc bean says (its /jmx page): DataNodes
- * leaving, units still held only on them, units rebuilt elsewhere and their bytes, units left to HDFS's copy from
- * the leaving node, failed rebuilds. What {@code wide-ec status} and {@code wide-ec decommission} show.
+ * The decommission by our workers as the active NameNode's WideEc bean says (its /jmx page): DataNodes leaving, units
+ * still held only on them, units moved elsewhere and their bytes (those our workers copied from the leaving node
+ * among them), units left to HDFS's copy from the leaving node, failed orders. What {@code wide-ec status} and {@code wide-ec decommission} show.
  *
  * @param running whether the NameNode's archive repair monitor runs (the decommission runs within it)
  */
 record DecommissionProgress(boolean running, long nodes, long unitsLeft, long unitsRebuilt, long bytesRebuilt,
-    long fromLeavingNode, long failures) {
+    long fromLeavingNode, long failures, long unitsCopied) {
 
   /** The active NameNode's WideEc bean, or null when it has none (the plugin is not configured). */
   static JsonNode wideEcBean(DistributedFileSystem dfs) throws IOException {
@@ -37,12 +37,13 @@ record DecommissionProgress(boolean running, long nodes, long unitsLeft, long un
   static DecommissionProgress of(DistributedFileSystem dfs) throws IOException {
     JsonNode b = wideEcBean(dfs);
     if (b == null) {
-      return new DecommissionProgress(false, 0, 0, 0, 0, 0, 0);
+      return new DecommissionProgress(false, 0, 0, 0, 0, 0, 0, 0);
     }
     return new DecommissionProgress(b.path("ArchiveRepairRunning").asLong(0) == 1 && b.has("DecommissionNodes"),
         b.path("DecommissionNodes").asLong(0), b.path("DecommissionUnitsLeft").asLong(0),
         b.path("DecommissionUnitsRebuilt").asLong(0), b.path("DecommissionBytesRebuilt").asLong(0),
-        b.path("DecommissionUnitsFromLeavingNode").asLong(0), b.path("DecommissionRebuildFailures").asLong(0));
+        b.path("DecommissionUnitsFromLeavingNode").asLong(0), b.path("DecommissionRebuildFailures").asLong(0),
+        b.path("DecommissionUnitsCopied").asLong(0));
   }
 
   /** One line for people. */
@@ -51,9 +52,10 @@ record DecommissionProgress(boolean running, long nodes, long unitsLeft, long un
       return "decommission: no wide-ec decommission runs on the NameNode (its archive repair monitor is off, or"
           + " wide-ec.decommission.enabled is false): HDFS copies every unit from a leaving DataNode";
     }
-    return String.format("decommission: %d DataNode(s) leaving, %,d unit(s) still only on them; %,d rebuilt elsewhere by"
-        + " local reconstruction (%,d bytes), %,d left to HDFS's copy from the leaving node, %,d failed rebuild(s)"
-        + " (since the NameNode started)", nodes, unitsLeft, unitsRebuilt, bytesRebuilt, fromLeavingNode, failures);
+    return String.format("decommission: %d DataNode(s) leaving, %,d unit(s) still only on them; %,d moved elsewhere by"
+        + " our workers (%,d bytes; %,d of them copied from the leaving node, the others rebuilt by local"
+        + " reconstruction), %,d left to HDFS's copy from the leaving node, %,d failed rebuild(s) (since the NameNode"
+        + " started)", nodes, unitsLeft, unitsRebuilt, bytesRebuilt, unitsCopied, fromLeavingNode, failures);
   }
 
   Map<String, Object> toJson() {
@@ -63,6 +65,7 @@ record DecommissionProgress(boolean running, long nodes, long unitsLeft, long un
     j.put("unitsLeft", unitsLeft);
     j.put("unitsRebuilt", unitsRebuilt);
     j.put("bytesRebuilt", bytesRebuilt);
+    j.put("unitsCopied", unitsCopied);
     j.put("unitsFromLeavingNode", fromLeavingNode);
     j.put("rebuildFailures", failures);
     return j;

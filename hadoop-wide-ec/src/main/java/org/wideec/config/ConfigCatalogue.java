@@ -93,6 +93,13 @@ public final class ConfigCatalogue {
       fixed("wide-ec.decommission.blocks-per-pass", REPAIR, "100000", EnumSet.of(NAMENODE),
           "blocks of the leaving DataNodes one decommission pass walks (1,000 per hold of the namesystem lock); the next"
               + " pass resumes where it stopped, so a node with more blocks is covered over several passes"),
+      fixed("wide-ec.decommission.link.node.bytes-per-second", REPAIR, "1250000000", EnumSet.of(NAMENODE, CLI),
+          "one direction of a DataNode's NIC, as decommission plans price each unit's copy from its leaving node"
+              + " against its rebuild from other units (the leaving node's NIC carries every copy); 0 (or a rack rate"
+              + " of 0): every unit the other units can rebuild is rebuilt"),
+      fixed("wide-ec.decommission.link.rack.bytes-per-second", REPAIR, "5000000000", EnumSet.of(NAMENODE, CLI),
+          "one direction of a rack's link to the core, as decommission plans price copies against rebuilds (a rebuild"
+              + " crossing racks loads the rack links it crosses); 0: as the node rate's 0"),
 
       none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
           "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"

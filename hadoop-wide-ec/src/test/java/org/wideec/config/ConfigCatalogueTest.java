@@ -185,6 +185,8 @@ class ConfigCatalogueTest {
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
     d.put("wide-ec.decommission.max-concurrent", constant(nr + "DecommissionSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.decommission.blocks-per-pass", constant(nr + "DecommissionSettings", "BLOCKS_PER_PASS_DEFAULT"));
+    d.put("wide-ec.decommission.link.node.bytes-per-second", constant(nr + "DecommissionSettings", "NODE_RATE_DEFAULT"));
+    d.put("wide-ec.decommission.link.rack.bytes-per-second", constant(nr + "DecommissionSettings", "RACK_RATE_DEFAULT"));
     d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairSettings", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.archive.repair.backoff.ms", constant(nr + "ArchiveRepairSettings", "BACKOFF_DEFAULT"));

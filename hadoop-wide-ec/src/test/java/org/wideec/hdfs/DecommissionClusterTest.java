@@ -68,6 +68,8 @@ class DecommissionClusterTest extends ArchiveTestBed {
     base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
     // A few blocks per pass: each leaving node here is walked over several passes, as a node with millions is.
     base.setInt("wide-ec.decommission.blocks-per-pass", 3);
+    // Local reconstruction only (copies through our workers: DecommissionCopyClusterTest).
+    base.setLong(org.wideec.placement.hdfs.DecommissionSettings.NODE_RATE_KEY, 0);
     return base;
   }
 

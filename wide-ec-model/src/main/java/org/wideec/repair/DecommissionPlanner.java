@@ -15,11 +15,15 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Site;
 
 /**
- * Plans the decommission (or maintenance) of DataNodes by local reconstruction: each unit a leaving node holds is
- * rebuilt on another node from the fewest other units the code allows (its local group first,
- * {@link SingleUnitRepairPlanner}), so the leaving node's NIC, which a copy would queue every unit behind, sends
- * nothing. The idea is HDFS-17550's (reconstruct rather than copy), with an LRC's local groups making each rebuild
- * read a few units instead of k.
+ * Plans the decommission (or maintenance) of DataNodes: each unit a leaving node holds is either copied from it to
+ * its target or rebuilt there from the fewest other units the code allows (its local group first,
+ * {@link SingleUnitRepairPlanner}, the idea of HDFS-17550 with an LRC's local groups reading a few units instead of
+ * k). A copy sends the unit once through the leaving node's NIC, which every copy shares (HDFS-16613); a rebuild
+ * sends one unit's worth per helper through the helpers' NICs and, with racks oversubscribed, through every rack link
+ * its chain crosses. Priced under one link model ({@link RackLinkLoad} at {@link LinkRates}, as the full-node
+ * recovery planner prices racks), the split with the shortest time is taken over all the units planned together: a
+ * small node copies, a node with many units copies some while the local groups rebuild the others. Both ways run
+ * through the repair worker and land on the same target, so the stripe's placement is the same either way.
  *
  * <p>Targets keep the stripe's placement: a node in the unit's own rack (where its local group lives: one local group
  * per rack, or the combined-locality packing) holding no unit of the stripe; failing that, a node holding no unit of
@@ -28,20 +32,43 @@ import org.wideec.topology.Site;
  * stock client, which never retries another set of parities: DESIGN.md §2); a rack that would break it is passed over,
  * and with none left the unit is HDFS's to copy, the plan saying why. Helpers and targets are
  * chosen least recently selected first over the whole plan (ECWide §4.1 keeps one list for both; ECPipe §3.3), so a
- * node's hundreds of units spread over many requestors and helpers that run at once. A unit is read from its leaving
- * node only when the other units cannot rebuild it (the plan says so). Not thread-safe; pure: no HDFS.
+ * node's hundreds of units spread over many requestors and helpers that run at once. A unit the other units cannot
+ * rebuild is always copied. Without link rates every other unit is rebuilt. Not thread-safe; pure: no HDFS.
  */
 public final class DecommissionPlanner {
+  /** Above this many units a plan tries single moves only, not swaps (a swap search is quadratic in the units). */
+  private static final int MAX_UNITS_FOR_SWAPS = 64;
+
   private final RepairScheme scheme;
+  private final RackLinkLoad.Links links;
+  private final LinkRates rates;
   private final Map<String, Long> lastSelected = new HashMap<>();
   private long clock;
 
-  /** @param scheme how the DataNodes repair (decides which rack links a rebuild crosses) */
+  /**
+   * A planner that rebuilds every unit the other units can rebuild, whatever it costs, and copies only the others.
+   *
+   * @param scheme how the DataNodes repair (decides which rack links a rebuild crosses)
+   */
   public DecommissionPlanner(RepairScheme scheme) {
-    if (scheme == null) {
-      throw new IllegalArgumentException("a decommission plan needs the DataNodes' repair scheme");
+    this(scheme, RackLinkLoad.Links.FULL_DUPLEX, null);
+  }
+
+  /**
+   * A planner that prices each unit's copy from its leaving node against its rebuild by the other units under the
+   * link model and takes, over all the units it plans, the split with the shortest time.
+   *
+   * @param scheme how the DataNodes repair (decides which rack links a rebuild crosses)
+   * @param links how racks meet the core
+   * @param rates the NICs' and the rack links' speeds; null: rebuild every unit the others can
+   */
+  public DecommissionPlanner(RepairScheme scheme, RackLinkLoad.Links links, LinkRates rates) {
+    if (scheme == null || links == null) {
+      throw new IllegalArgumentException("a decommission plan needs the DataNodes' repair scheme and a link model");
     }
     this.scheme = scheme;
+    this.links = links;
+    this.rates = rates;
   }
 
   /**
@@ -84,17 +111,140 @@ public final class DecommissionPlanner {
    * @param candidates live nodes in service that may receive a unit (leaving nodes among them are ignored)
    */
   public DecommissionPlan plan(Set<String> leaving, List<LeavingStripe> stripes, List<Site> candidates) {
-    List<Site> targets = candidates.stream().filter(s -> !leaving.contains(s.node())).toList();
-    List<DecommissionPlan.Rebuild> rebuilds = new ArrayList<>();
-    List<DecommissionPlan.Unplaced> unplaced = new ArrayList<>();
-    for (LeavingStripe s : stripes) {
-      planStripe(leaving, s, targets, rebuilds, unplaced);
-    }
-    return new DecommissionPlan(rebuilds, unplaced);
+    return plan(leaving, stripes, candidates, new RackLinkLoad(links));
   }
 
-  private void planStripe(Set<String> leaving, LeavingStripe s, List<Site> targets,
-      List<DecommissionPlan.Rebuild> rebuilds, List<DecommissionPlan.Unplaced> unplaced) {
+  /**
+   * @param inFlight what copies and rebuilds already under way put on the links, which these share them with
+   */
+  public DecommissionPlan plan(Set<String> leaving, List<LeavingStripe> stripes, List<Site> candidates,
+      RackLinkLoad inFlight) {
+    List<Site> targets = candidates.stream().filter(s -> !leaving.contains(s.node())).toList();
+    List<UnitChoice> choices = new ArrayList<>();
+    List<DecommissionPlan.Unplaced> unplaced = new ArrayList<>();
+    for (LeavingStripe s : stripes) {
+      planStripe(leaving, s, targets, choices, unplaced);
+    }
+    boolean[] copy = new boolean[choices.size()];
+    for (int i = 0; i < copy.length; i++) {
+      copy[i] = choices.get(i).rebuild == null;
+    }
+    RackLinkLoad load = inFlight.copy();
+    for (int i = 0; i < copy.length; i++) {
+      load.add(choices.get(i).flows(copy[i]), 1);
+    }
+    if (rates != null) {
+      load = fastestSplit(choices, copy, load);
+    }
+    return new DecommissionPlan(interleaved(choices, copy), unplaced, load, rates);
+  }
+
+  /** A leaving unit's two ways off its node: copied from it, or rebuilt by the other units (null: they cannot). */
+  private record UnitChoice(DecommissionPlan.Rebuild copy, DecommissionPlan.Rebuild rebuild) {
+    RackLinkLoad flows(boolean copied) {
+      return copied ? copy.flows() : rebuild.flows();
+    }
+  }
+
+  /**
+   * Local search for the split of copies and rebuilds with the shortest time (the busiest link's seconds, then the
+   * next busiest's): from rebuilding every unit the others can, the single change of way that shortens it most,
+   * while one does; then, where no single change does, a copy and a rebuild exchanging ways. The leaving node's NIC
+   * bounds the copies, the rack links and the helpers' NICs the rebuilds, so the fastest split keeps both busy: the
+   * node copies some units while the local groups rebuild the others. Changes {@code copy} in place.
+   *
+   * @return the load of the split found, the load in flight included
+   */
+  private RackLinkLoad fastestSplit(List<UnitChoice> choices, boolean[] copy, RackLinkLoad load) {
+    while (true) {
+      int best = -1;
+      RackLinkLoad bestLoad = load;
+      for (int i = 0; i < copy.length; i++) {
+        if (choices.get(i).rebuild == null) {
+          continue;
+        }
+        RackLinkLoad trial = switched(load, choices.get(i), copy[i]);
+        if (trial.compareSeconds(bestLoad, rates) < 0) {
+          best = i;
+          bestLoad = trial;
+        }
+      }
+      if (best < 0 && copy.length <= MAX_UNITS_FOR_SWAPS) {
+        int[] pair = bestSwap(choices, copy, load);
+        if (pair != null) {
+          load = switched(switched(load, choices.get(pair[0]), copy[pair[0]]), choices.get(pair[1]), copy[pair[1]]);
+          copy[pair[0]] = !copy[pair[0]];
+          copy[pair[1]] = !copy[pair[1]];
+          continue;
+        }
+      }
+      if (best < 0) {
+        return load;
+      }
+      copy[best] = !copy[best];
+      load = bestLoad;
+    }
+  }
+
+  /** The copied and the rebuilt unit whose exchange of ways shortens the time most; null when none does. */
+  private int[] bestSwap(List<UnitChoice> choices, boolean[] copy, RackLinkLoad load) {
+    int[] best = null;
+    RackLinkLoad bestLoad = load;
+    for (int i = 0; i < copy.length; i++) {
+      if (!copy[i] || choices.get(i).rebuild == null) {
+        continue;
+      }
+      RackLinkLoad half = switched(load, choices.get(i), true);
+      for (int j = 0; j < copy.length; j++) {
+        if (copy[j] || choices.get(j).rebuild == null) {
+          continue;
+        }
+        RackLinkLoad trial = switched(half, choices.get(j), false);
+        if (trial.compareSeconds(bestLoad, rates) < 0) {
+          best = new int[] {i, j};
+          bestLoad = trial;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The load with one unit's way changed (copied now: rebuilt after, and the other way round). */
+  private static RackLinkLoad switched(RackLinkLoad load, UnitChoice c, boolean copiedNow) {
+    RackLinkLoad t = load.copy();
+    t.add(c.flows(copiedNow), -1);
+    t.add(c.flows(!copiedNow), 1);
+    return t;
+  }
+
+  /**
+   * The chosen ways in the order orders run them: copies spread evenly among the rebuilds, so that orders running a
+   * few at a time keep the leaving node's NIC and the rebuilds' links busy together rather than one after the other.
+   */
+  private static List<DecommissionPlan.Rebuild> interleaved(List<UnitChoice> choices, boolean[] copy) {
+    long copies = 0;
+    for (boolean c : copy) {
+      copies += c ? 1 : 0;
+    }
+    long rebuilds = copy.length - copies;
+    List<double[]> keyed = new ArrayList<>();
+    long ci = 0;
+    long ri = 0;
+    for (int i = 0; i < copy.length; i++) {
+      double at = copy[i] ? (ci++ + 0.5) / copies : (ri++ + 0.5) / rebuilds;
+      keyed.add(new double[] {at, i});
+    }
+    keyed.sort(Comparator.comparingDouble((double[] k) -> k[0]).thenComparingDouble(k -> k[1]));
+    List<DecommissionPlan.Rebuild> out = new ArrayList<>();
+    for (double[] k : keyed) {
+      int i = (int) k[1];
+      out.add(copy[i] ? choices.get(i).copy : choices.get(i).rebuild);
+    }
+    return out;
+  }
+
+  private void planStripe(Set<String> leaving, LeavingStripe s, List<Site> targets, List<UnitChoice> choices,
+      List<DecommissionPlan.Unplaced> unplaced) {
     Map<Integer, UnitLocation> staying = new TreeMap<>();
     List<Integer> leavingUnits = new ArrayList<>();
     Set<String> stripeNodes = new HashSet<>();
@@ -129,31 +279,53 @@ public final class DecommissionPlanner {
       perRack.merge(target.rack(), target.rack().equals(from.rack()) ? 0 : 1, Integer::sum);
       rackOf[u] = target.rack();
       selected(target.node());
-      rebuilds.add(rebuild(s, u, from, target, staying));
+      choices.add(choice(s, u, from, target, staying));
     }
   }
 
-  private DecommissionPlan.Rebuild rebuild(LeavingStripe s, int unit, UnitLocation from, Site target,
+  private UnitChoice choice(LeavingStripe s, int unit, UnitLocation from, Site target,
       Map<Integer, UnitLocation> staying) {
     long bytes = s.unitLengths()[unit];
+    RackLinkLoad copyFlows = new RackLinkLoad(links);
+    copyFlows.addNodeTransfer(from.node(), target.node(), bytes);
+    copyFlows.addTransfer(from.rack(), target.rack(), bytes);
+    long copyCrossRack = from.rack().equals(target.rack()) ? 0 : bytes;
     Map<Integer, UnitLocation> available = new HashMap<>(staying);
     s.zeros().forEach(z -> available.put(z, UnitLocation.zero(z, target.rack())));
+    RepairGraph g;
     try {
-      RepairGraph g = SingleUnitRepairPlanner.plan(scheme, s.code(), unit, available, target.node(), target.rack(),
+      g = SingleUnitRepairPlanner.plan(scheme, s.code(), unit, available, target.node(), target.rack(),
           LinkWeights.UNIFORM, helperPreference(available));
-      List<UnitLocation> helpers = new ArrayList<>();
-      for (RepairStep step : g.steps()) {
-        if (!s.zeros().contains(step.helper().unit())) {
-          helpers.add(step.helper());
-          selected(step.helper().node());
-        }
-      }
-      return new DecommissionPlan.Rebuild(s.name(), unit, from.site(), target, helpers, bytes,
-          (long) g.crossRackTransfers() * bytes, false);
     } catch (NotDecodableException e) {
-      return new DecommissionPlan.Rebuild(s.name(), unit, from.site(), target, List.of(from), bytes,
-          from.rack().equals(target.rack()) ? 0 : bytes, true);
+      return new UnitChoice(new DecommissionPlan.Rebuild(s.name(), unit, from.site(), target, List.of(from), bytes,
+          copyCrossRack, true, copyFlows, null), null);
     }
+    List<UnitLocation> helpers = new ArrayList<>();
+    RackLinkLoad rebuildFlows = new RackLinkLoad(links);
+    for (RepairStep step : g.steps()) {
+      if (!s.zeros().contains(step.helper().unit())) {
+        UnitLocation to = receiver(g, step, s.zeros(), target);
+        helpers.add(step.helper());
+        selected(step.helper().node());
+        rebuildFlows.addNodeTransfer(step.helper().node(), to.node(), bytes);
+        rebuildFlows.addTransfer(step.helper().rack(), to.rack(), bytes);
+      }
+    }
+    return new UnitChoice(new DecommissionPlan.Rebuild(s.name(), unit, from.site(), target, List.of(from), bytes,
+        copyCrossRack, true, copyFlows, rebuildFlows), new DecommissionPlan.Rebuild(s.name(), unit, from.site(),
+        target, helpers, bytes, (long) g.crossRackTransfers() * bytes, false, rebuildFlows, copyFlows));
+  }
+
+  /** Where a step's sum goes: the next step that reads a stored unit (a zero unit reads and sends nothing), else the target. */
+  private static UnitLocation receiver(RepairGraph g, RepairStep step, Set<Integer> zeros, Site target) {
+    RepairStep next = step;
+    while (next.next() != RepairStep.REQUESTOR) {
+      next = g.steps().get(next.next());
+      if (!zeros.contains(next.helper().unit())) {
+        return next.helper();
+      }
+    }
+    return new UnitLocation(-1, target);
   }
 
   /**

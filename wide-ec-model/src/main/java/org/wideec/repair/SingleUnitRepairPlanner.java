@@ -20,7 +20,8 @@ public final class SingleUnitRepairPlanner {
   private SingleUnitRepairPlanner() {}
 
   /**
-   * @param available surviving units that may serve as helpers, by unit
+   * @param available surviving units that may serve as helpers, by unit; the lost unit itself among them (a replica
+   *     on a node leaving service) makes the plan a copy of that replica
    * @param preference order in which to try helpers when the cheapest plan is not available (e.g.
    *     least recently selected first)
    */
@@ -37,7 +38,9 @@ public final class SingleUnitRepairPlanner {
       String requestorNode, String requestorRack, LinkWeights weights, Comparator<Integer> preference,
       List<String> rackChain) {
     if (available.containsKey(lost)) {
-      throw new IllegalArgumentException(code.spec() + ": unit " + lost + " is listed both as lost and available");
+      // A replica of the unit itself is an input (a copy off a leaving node): it alone rebuilds the unit, times one.
+      return new RepairGraph(code, lost, scheme, requestorNode, requestorRack,
+          List.of(new RepairStep(available.get(lost), 1, RepairStep.REQUESTOR)));
     }
     List<UnitLocation> helpers;
     if (scheme == RepairScheme.WEIGHTED) {

@@ -30,14 +30,38 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
     if (lost.length == 0 || lost.length != lostLengths.length) {
       throw new IllegalArgumentException(name + ": " + lost.length + " lost units with " + lostLengths.length + " lengths");
     }
+    boolean copy = isCopy(lost, survivors, zeroUnits);
     for (int u : lost) {
-      if (survivors.containsKey(u) || zeroUnits.contains(u)) {
+      if ((!copy && survivors.containsKey(u)) || zeroUnits.contains(u)) {
         throw new IllegalArgumentException(name + ": unit " + u + " is both lost and available");
       }
     }
     lost = lost.clone();
     lostLengths = lostLengths.clone();
     rackChain = List.copyOf(rackChain);
+  }
+
+  /**
+   * A copy of one unit from a replica of it (a unit leaving service with its DataNode): the repair's only input is
+   * that replica, read through the slice port with every chunk checked against its checksum and stored by the
+   * worker on the target the NameNode chose, like any rebuilt unit.
+   */
+  public static StripeRepair copy(String name, LinearCode code, int unit, long length, UnitLocation from,
+      BlockRef replica, RepairScheme scheme) {
+    if (from.unit() != unit) {
+      throw new IllegalArgumentException(name + ": a copy of unit " + unit + " from a replica of unit " + from.unit());
+    }
+    return new StripeRepair(name, code, new int[] {unit}, new long[] {length}, Map.of(unit, from),
+        Map.of(unit, replica), Set.of(), scheme, LinkWeights.UNIFORM, Comparator.naturalOrder());
+  }
+
+  /** Whether this repair copies its one unit from a replica of it ({@link #copy}). */
+  public boolean copies() {
+    return isCopy(lost, survivors, zeroUnits);
+  }
+
+  private static boolean isCopy(int[] lost, Map<Integer, UnitLocation> survivors, Set<Integer> zeroUnits) {
+    return lost.length == 1 && survivors.size() == 1 && survivors.containsKey(lost[0]) && zeroUnits.isEmpty();
   }
 
   /** A repair with the default helper preference (unit order). */

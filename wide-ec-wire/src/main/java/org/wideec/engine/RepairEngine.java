@@ -311,7 +311,10 @@ public final class RepairEngine {
     for (int o = 0; o < unitLengths.length; o++) {
       unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
     }
-    int[] sample = validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
+    // A copy has no other input set to decode from: reading its one replica again would check nothing that the
+    // CRC32C its target must match (computed by the replica's own node from its disk) does not, at twice its reads.
+    int[] sample = r.copies() ? new int[0]
+        : validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
     Map<Integer, byte[][]> kept = new HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
     boolean done = false;

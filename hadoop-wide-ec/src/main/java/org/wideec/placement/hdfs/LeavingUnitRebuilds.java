@@ -25,6 +25,7 @@ import org.wideec.datanode.GroupRepair;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DecommissionPlan;
 import org.wideec.repair.DecommissionPlanner;
+import org.wideec.repair.RackLinkLoad;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
@@ -32,14 +33,15 @@ import org.wideec.topology.Site;
 import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
- * The units of our block groups on leaving DataNodes, rebuilt elsewhere ({@link Decommission}). When DataNodes leave
- * service, HDFS copies each unit they hold from them, and their NIC is the bottleneck of the whole decommission
- * (HDFS-16613); here each unit of our block groups on a leaving node is rebuilt from its local group on a node that
- * keeps the group's placement ({@link DecommissionPlanner}), many requestors at once with helpers least recently
- * selected, through the same orders as archived blocks ({@link RebuildOrders}). While we rebuild a unit, the
- * placement policies give HDFS no target for its copy ({@link DecommissionClaims}); HDFS sees the rebuilt unit live on
- * a node in service and completes the decommission itself. A unit nothing else can rebuild, or whose rebuild failed,
- * is given back to HDFS's copy for at least its retry back-off. Only what a pass planned or has in flight is claimed: a
+ * The units of our block groups on leaving DataNodes, moved elsewhere by our workers ({@link Decommission}). When
+ * DataNodes leave service, HDFS copies each unit they hold from them, and their NIC is the bottleneck of the whole
+ * decommission (HDFS-16613); here each unit of our block groups on a leaving node goes to a node that keeps the
+ * group's placement ({@link DecommissionPlanner}), copied from the leaving node or rebuilt from its local group,
+ * whichever split of the two the link model finds fastest with the orders in flight, many requestors at once with
+ * helpers least recently selected, through the same orders as archived blocks ({@link RebuildOrders}). While we move a
+ * unit, the placement policies give HDFS no target for its copy ({@link DecommissionClaims}); HDFS sees the unit live
+ * on a node in service and completes the decommission itself. A unit whose order failed is given back to HDFS's copy
+ * for at least its retry back-off. Only what a pass planned or has in flight is claimed: a
  * group it skipped (one HDFS reconstructs a truly missing unit of, one whose leaving replica is corrupt) stays HDFS's.
  *
  * <p>Each pass walks on over the leaving nodes' blocks from where the last one stopped ({@link
@@ -68,6 +70,8 @@ final class LeavingUnitRebuilds {
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
   /** Units of block groups being rebuilt now (internal block id), with their group. */
   private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
+  /** What each unit's order in flight puts on the links (internal block id): the load the next plans share. */
+  private final Map<Long, RackLinkLoad> flowsInFlight = new ConcurrentHashMap<>();
   /**
    * Block groups the walk found to rebuild that no order took yet, in the order found, as the last pass saw them:
    * claimed, and ordered first as orders end.
@@ -108,7 +112,7 @@ final class LeavingUnitRebuilds {
     this.scheme = scheme;
     this.placementScheme = placementScheme;
     this.giveBackMs = giveBackMs;
-    this.planner = new DecommissionPlanner(scheme);
+    this.planner = new DecommissionPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX, settings.rates());
   }
 
   /** {@code wake} runs a pass soon; it is run when an order ends while more is waiting. */
@@ -213,7 +217,9 @@ final class LeavingUnitRebuilds {
     }
     if (!stripes.isEmpty()) {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
-      execute(planner.plan(addrs, stripes, candidates), byName, live);
+      RackLinkLoad inFlight = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
+      flowsInFlight.values().forEach(f -> inFlight.add(f, 1));
+      execute(planner.plan(addrs, stripes, candidates, inFlight), byName, live);
     }
     // What no order took now waits, first in line; the walk has passed it and meets it again only a lap later.
     for (WideEcLeavingUnits.LeavingGroup g : byName.values()) {
@@ -261,10 +267,6 @@ final class LeavingUnitRebuilds {
     }
     for (DecommissionPlan.Rebuild r : plan.rebuilds()) {
       WideEcLeavingUnits.LeavingGroup g = byName.get(r.stripe());
-      if (r.fromLeavingNode()) {
-        giveBack(g, "unit " + r.unit() + " cannot be rebuilt without its leaving node " + r.leaving());
-        continue;
-      }
       if (running.get() >= settings.maxConcurrent()) {
         return; // the rest at a later pass (the planner remembers whom it selected)
       }
@@ -300,25 +302,31 @@ final class LeavingUnitRebuilds {
     for (int i = 0; i < units.length; i++) {
       at[i] = g.inService().get(units[i]);
     }
+    long internal = g.groupId() + r.unit();
+    ExtendedBlock unit = new ExtendedBlock(pool, internal, r.bytes(), g.generationStamp());
+    BlockRef leavingReplica = new BlockRef(pool, internal, g.generationStamp(), r.bytes(), readToken(secrets, unit));
     StripeRepair repair;
     try {
       StripeRepair planned = GroupRepair.of(group, g.policy(), units, at, new int[] {r.unit()}, scheme,
           b -> readToken(secrets, b)).repair();
-      repair = new StripeRepair(planned.name(), planned.code(), planned.lost(), planned.lostLengths(),
-          planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
-          planFirst(r.helpers()));
+      // A copy is the unit's own replica streamed through the target's worker, every chunk checked against its
+      // checksum as the leaving node reads it, and stored like a rebuilt unit: on the target the plan chose.
+      repair = r.fromLeavingNode()
+          ? StripeRepair.copy(planned.name(), planned.code(), r.unit(), r.bytes(),
+              new UnitLocation(r.unit(), DataNodeSites.of(from)), leavingReplica, scheme)
+          : new StripeRepair(planned.name(), planned.code(), planned.lost(), planned.lostLengths(),
+              planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
+              planFirst(r.helpers()));
     } catch (RuntimeException e) {
       giveBack(g, "its repair could not be built: " + e.getMessage());
       return;
     }
-    long internal = g.groupId() + r.unit();
-    ExtendedBlock unit = new ExtendedBlock(pool, internal, r.bytes(), g.generationStamp());
-    BlockRef leavingReplica = new BlockRef(pool, internal, g.generationStamp(), r.bytes(), readToken(secrets, unit));
     String what = "unit " + r.unit() + " (blk_" + internal + ") of block group blk_" + g.groupId() + " of "
         + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId())
         + ", leaving with " + from.getXferAddr();
     state.startedLeaving(internal);
     unitsInFlight.put(internal, g.groupId());
+    flowsInFlight.put(internal, r.flows());
     metrics.decommissionUnitsRebuilding.set(running.incrementAndGet());
     metrics.decommissionCrossRackBytesPlanned.incr(r.crossRackBytes());
     String target = to.node().getXferAddr();
@@ -330,11 +338,16 @@ final class LeavingUnitRebuilds {
           if (stored) {
             metrics.decommissionUnitsRebuilt.incr();
             metrics.decommissionBytesRebuilt.incr(r.bytes());
+            if (r.fromLeavingNode()) {
+              metrics.decommissionUnitsCopied.incr();
+              metrics.decommissionBytesCopied.incr(r.bytes());
+            }
           } else { // the warning before says why
             DecommissionClaims.giveBack(g.groupId(), giveBackMs);
           }
         } finally {
           unitsInFlight.remove(internal);
+          flowsInFlight.remove(internal);
           metrics.decommissionUnitsRebuilding.set(running.decrementAndGet());
           if (moreToOrder) {
             orderEnded.run(); // only sets a flag and unparks the monitor
@@ -343,6 +356,7 @@ final class LeavingUnitRebuilds {
       });
     } catch (RejectedExecutionException e) { // stopping
       unitsInFlight.remove(internal);
+      flowsInFlight.remove(internal);
       state.endedLeaving(internal);
       metrics.decommissionUnitsRebuilding.set(running.decrementAndGet());
     }

@@ -121,9 +121,10 @@ final class RebuildOrders {
 
   /**
    * On a rebuild thread: a unit leaving with its DataNode (decommission or maintenance) rebuilt by its target from the
-   * other units and stored there under its own id, then confirmed live there at this NameNode, or failed (one WARN
-   * line; its next attempt waits the back-off). The rebuilt bytes must have the CRC32C of the leaving replica, which
-   * the leaving node computes from its disk: an 8-byte digest crosses its NIC, never the unit.
+   * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own
+   * id, then confirmed live there at this NameNode, or failed (one WARN line; its next attempt waits the back-off).
+   * The stored bytes must have the CRC32C of the leaving replica, which the leaving node computes from its disk: an
+   * 8-byte digest crosses its NIC (and, for a rebuild, never the unit).
    *
    * @param leaving the leaving node's slice port and the READ token of its replica
    * @param live whether the NameNode lists the unit live on its target
@@ -154,9 +155,14 @@ final class RebuildOrders {
         return false;
       }
       state.succeeded(block);
-      LOG.info("{} rebuilt on {} ({}) from helpers {} without reading its leaving node {}, confirmed live at the"
-          + " NameNode", what, target.getXferAddr(), target.getNetworkLocation(),
-          new java.util.TreeSet<>(helperNodes(repair)), leaving.getXferAddr());
+      if (repair.copies()) {
+        LOG.info("{} copied from its leaving node {} to {} ({}) through our worker, confirmed live at the NameNode",
+            what, leaving.getXferAddr(), target.getXferAddr(), target.getNetworkLocation());
+      } else {
+        LOG.info("{} rebuilt on {} ({}) from helpers {} without reading its leaving node {}, confirmed live at the"
+            + " NameNode", what, target.getXferAddr(), target.getNetworkLocation(),
+            new java.util.TreeSet<>(helperNodes(repair)), leaving.getXferAddr());
+      }
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -136,13 +136,19 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableGaugeLong decommissionUnitsRebuilding = registry.newGauge("DecommissionUnitsRebuilding",
       "units of our block groups on leaving DataNodes whose rebuild order is running now", 0L);
   final MutableCounterLong decommissionUnitsRebuilt = registry.newCounter("DecommissionUnitsRebuilt",
-      "units of our block groups and archived blocks that were on leaving DataNodes, rebuilt elsewhere from other"
-          + " units (the leaving node sent none of their bytes) and confirmed live", 0L);
+      "units of our block groups and archived blocks that were on leaving DataNodes, moved elsewhere by our workers"
+          + " (rebuilt from other units, or copied from the leaving node: DecommissionUnitsCopied) and confirmed live",
+      0L);
   final MutableCounterLong decommissionBytesRebuilt = registry.newCounter("DecommissionBytesRebuilt",
       "bytes of the units counted in DecommissionUnitsRebuilt", 0L);
   final MutableCounterLong decommissionUnitsFromLeavingNode = registry.newCounter("DecommissionUnitsFromLeavingNode",
-      "units on leaving DataNodes that no other units (or no target keeping the placement) could rebuild, left to"
-          + " HDFS's copy from the leaving node", 0L);
+      "units on leaving DataNodes left to HDFS's copy from the leaving node (no target keeps the placement, the order"
+          + " could not be built, or an archived block the rest of its stripe cannot rebuild)", 0L);
+  final MutableCounterLong decommissionUnitsCopied = registry.newCounter("DecommissionUnitsCopied",
+      "units of block groups on leaving DataNodes our workers copied from the leaving node (the plan found the copy"
+          + " faster, or no other units rebuild them), of DecommissionUnitsRebuilt", 0L);
+  final MutableCounterLong decommissionBytesCopied = registry.newCounter("DecommissionBytesCopied",
+      "bytes of the units our workers copied from leaving DataNodes, of DecommissionBytesRebuilt", 0L);
   final MutableCounterLong decommissionRebuildFailures = registry.newCounter("DecommissionRebuildFailures",
       "rebuilds of units of our block groups on leaving DataNodes that failed or were not confirmed (each unit then"
           + " left to HDFS's copy for a back-off)", 0L);
@@ -335,6 +341,14 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long decommissionUnitsFromLeavingNode() {
     return decommissionUnitsFromLeavingNode.value();
+  }
+
+  public long decommissionUnitsCopied() {
+    return decommissionUnitsCopied.value();
+  }
+
+  public long decommissionBytesCopied() {
+    return decommissionBytesCopied.value();
   }
 
   public long decommissionRebuildFailures() {
