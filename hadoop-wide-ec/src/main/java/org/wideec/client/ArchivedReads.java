@@ -111,8 +111,17 @@ final class ArchivedReads implements Closeable {
     throw none;
   }
 
+  /** Asks the DataNode where it listens; where it listens now if that moved (it restarted on a new slice port). */
   private ByteBuffer ask(SliceTransport t, DatanodeInfo dn, ArchivedReadRequest req) throws IOException {
-    Endpoint e = port.endpoints().resolve(new UnitLocation(-1, DataNodeSites.of(dn)), dn);
+    try {
+      return port.endpoints().dial(dn, DataNodeSites.of(dn), at -> ask(t, dn, at, req));
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted reading " + req.block() + " from " + dn.getXferAddr());
+    }
+  }
+
+  private ByteBuffer ask(SliceTransport t, DatanodeInfo dn, Endpoint e, ArchivedReadRequest req) throws IOException {
     UnitLocation self = port.self();
     long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] out = new byte[(int) req.length()];

@@ -83,7 +83,8 @@ public final class ConfigCatalogue {
               + " rebuilt from the units that agree; false: found, logged and recorded only"),
       fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
-              + " reached, runs no worker or refused, in ms; 0: only within the repair that found it"),
+              + " reached, runs no worker or refused, in ms, or until it names another slice port; 0: only within"
+              + " the repair that found it"),
       fixed("wide-ec.decommission.enabled", REPAIR, "true", EnumSet.of(NAMENODE),
           "false: units of our block groups on a decommissioning or entering-maintenance DataNode are copied from it"
               + " by HDFS, as stock; true: rebuilt elsewhere from their local groups by the workers (runs within the"

@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
+import org.wideec.engine.SliceDial;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.protocol.RebuildRequest;
 import org.wideec.engine.RepairEngine;
@@ -54,12 +55,15 @@ final class ArchiveRebuildService {
   private final RepairScheme scheme;
   private final DataChecksum checksum;
   private final boolean blockTokens;
+  private final EndpointResolver current;
 
+  /** @param current where a DataNode listens now ({@link ClusterDataNodes#current}), for a helper that moved */
   ArchiveRebuildService(DataNode dn, SliceTransport transport, RepairEngine.Builder engines, RepairScheme scheme,
-      DataChecksum checksum) {
+      DataChecksum checksum, EndpointResolver current) {
     this.dn = dn;
     this.transport = transport;
     this.engines = engines;
+    this.current = current;
     this.scheme = scheme;
     this.checksum = checksum;
     this.blockTokens = BlockTokenAccess.enabled(dn);
@@ -129,13 +133,10 @@ final class ArchiveRebuildService {
     Map<String, Endpoint> endpoints = new HashMap<>(req.endpoints());
     Endpoint self = new Endpoint(dn.getDatanodeId().getIpAddr(), transport.port(), new Site(selfNode, selfRack));
     endpoints.put(selfNode, self);
-    EndpointResolver resolver = loc -> {
-      Endpoint e = endpoints.get(loc.node());
-      if (e == null) {
-        throw new IOException("no slice endpoint named for " + loc.node());
-      }
-      return e;
-    };
+    req.targets().stream().filter(t -> t.at() != null).forEach(t -> endpoints.put(t.at().slice().node(),
+        t.at().slice()));
+    EndpointResolver resolver = new NamedEndpoints(endpoints, current,
+        node -> new IOException("no slice endpoint named for " + node));
     Map<Integer, RebuildRequest.Target> byUnit = new HashMap<>();
     req.targets().forEach(t -> byUnit.put(t.unit(), t));
     Map<Integer, Outcome> outcomes = new java.util.TreeMap<>();
@@ -148,7 +149,8 @@ final class ArchiveRebuildService {
           block.getNumBytes(), BlockTokenAccess.readToken(dn, block));
       Outcome o = new Outcome(new Progress(new BlockTargetWriter(dn, block, target,
           StorageType.parseStorageType(t.storageType()), t.storageId(), checksum,
-          b -> DigestRequest.crcOf(transport, readFrom, requestor, readBack, transport.conf().sliceBytes()),
+          b -> SliceDial.following(readFrom, resolver, at -> DigestRequest.crcOf(transport, at, requestor, readBack,
+              transport.conf().sliceBytes())),
           tokens.get(unit), t.expectedCrc()), progress));
       outcomes.put(unit, o); // a new attempt replaces the last one's
       return o;

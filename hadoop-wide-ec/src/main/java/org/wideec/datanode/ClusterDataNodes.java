@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.wideec.client.LiveDataNodes;
+import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
@@ -75,6 +76,29 @@ final class ClusterDataNodes {
           + "DataNode " + e.node() + ", whose slice port is " + real.host() + ":" + real.port()
           + "; a DataNode dials only its cluster's DataNodes");
     }
+  }
+
+  /**
+   * Where each live DataNode of this cluster listens now, by its own word (its /jmx page), named by its transfer
+   * address. A node forgotten (it failed, or moved) is looked up afresh, with a fresh list of the live DataNodes at
+   * most once per {@link #RECHECK_MS} (a restarted DataNode may have a new web port too).
+   */
+  EndpointResolver current() {
+    return new EndpointResolver() {
+      @Override
+      public Endpoint resolve(UnitLocation loc) throws IOException {
+        return endpoints.resolve(loc, live.get().stream().filter(n -> n.getXferAddr().equals(loc.node())).findFirst()
+            .orElse(null));
+      }
+
+      @Override
+      public void forget(String node) {
+        endpoints.forget(node);
+        if (mayRecheckList()) {
+          live.invalidate();
+        }
+      }
+    };
   }
 
   private static DatanodeInfo find(List<DatanodeInfo> nodes, Endpoint e) {

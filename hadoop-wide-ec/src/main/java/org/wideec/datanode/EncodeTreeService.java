@@ -168,13 +168,8 @@ final class EncodeTreeService {
     DataChecksum checksum = AllocatedOutputs.checksum(req, req.checksumType(), req.bytesPerChecksum());
     Map<String, Endpoint> endpoints = new HashMap<>();
     req.endpoints().forEach(e -> endpoints.put(e.node(), e));
-    EndpointResolver resolver = loc -> {
-      Endpoint e = endpoints.get(loc.node());
-      if (e == null) {
-        throw new PeerFailure(loc.node(), "the encode request names no slice port for " + loc.node());
-      }
-      return e;
-    };
+    EndpointResolver resolver = new NamedEndpoints(endpoints, members.current(),
+        node -> new PeerFailure(node, "the encode request names no slice port for " + node));
     Map<Integer, BlockTargetWriter> writers = new LinkedHashMap<>();
     ParitySinks sinks = (parity, length, collector, target) -> open(req, parity, length, checksum, writers);
     EncodeExecutor executor = new EncodeExecutor(site -> transport, resolver);

@@ -16,20 +16,27 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.web.URLConnectionFactory;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authentication.client.AuthenticationException;
+import org.wideec.engine.SliceDial;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * Finds a DataNode's slice port on its /jmx page ({@link SliceEndpointMXBean}); remembers answers for ten
- * minutes, or until a repair blames the node (a restarted DataNode listens on a new port). The page is read
+ * minutes, or until a repair blames the node (a restarted DataNode listens on a new port: a port that moved is logged,
+ * one line a minute at most). The page is read
  * the way HDFS's own tools read web UIs: over HTTPS when {@code dfs.http.policy} is HTTPS_ONLY (trusting
  * ssl-client.xml), with SPNEGO when Kerberos security is on.
  */
 public final class JmxEndpointResolver {
   private static final long TTL_MS = 600_000;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JmxEndpointResolver.class);
   private final Map<String, long[]> cache = new ConcurrentHashMap<>(); // node -> {port, expiry}
+  private final Map<String, Integer> lastSeen = new ConcurrentHashMap<>(); // node -> port, kept when forgotten
+  private final org.wideec.placement.hdfs.RateLimitedWarning moves =
+      new org.wideec.placement.hdfs.RateLimitedWarning(LOG, 60_000);
   private final URLConnectionFactory connections;
   private final boolean https;
 
@@ -57,6 +64,15 @@ public final class JmxEndpointResolver {
     };
   }
 
+  /**
+   * {@code attempt} at the DataNode's slice port, and once more where it listens now when it failed there and moved
+   * ({@link SliceDial}: a DataNode restarted on a new slice port).
+   */
+  public <T> T dial(DatanodeInfo dn, Site site, SliceDial.Attempt<T> attempt) throws IOException, InterruptedException {
+    UnitLocation loc = new UnitLocation(-1, site);
+    return SliceDial.following(resolve(loc, dn), over(node -> node.equals(loc.node()) ? dn : null), attempt);
+  }
+
   public Endpoint resolve(UnitLocation loc, DatanodeInfo dn) throws IOException {
     if (dn == null) {
       throw new IOException("no DataNode known at " + loc.node());
@@ -66,6 +82,11 @@ public final class JmxEndpointResolver {
     if (hit == null || hit[1] < now) {
       hit = new long[] {fetchPort(dn), now + TTL_MS};
       cache.put(loc.node(), hit);
+      Integer before = lastSeen.put(loc.node(), (int) hit[0]);
+      if (before != null && before != hit[0]) {
+        moves.warn("wide-ec: DataNode {} moved its slice port from {} to {} (it restarted); its peers dial it there",
+            loc.node(), before, hit[0]);
+      }
     }
     return new Endpoint(dn.getIpAddr(), (int) hit[0], loc.site());
   }

@@ -89,19 +89,19 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     // Archive rebuilds and degraded reads served here plan without a helper found unusable, for a while.
     org.wideec.repair.UnusableHelpers unusable = new org.wideec.repair.UnusableHelpers(dn.getConf().getLong(
         org.wideec.repair.UnusableHelpers.AVOID_KEY, org.wideec.repair.UnusableHelpers.AVOID_DEFAULT_MS));
+    endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
+    org.wideec.client.LiveDataNodes live = new org.wideec.client.LiveDataNodes(dn.getConf(),
+        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs());
+    members = new ClusterDataNodes(live, endpoints);
     ArchiveRebuildService rebuilds = new ArchiveRebuildService(dn, transport,
         resolver -> new RepairEngine(transport, resolver, metrics, conf.maxAttempts(), conf.validation(), unusable)
             .asBackground(),
-        conf.scheme(), RepairWorker.checksumOf(dn.getConf()));
-    endpoints = new JmxEndpointResolver(dn.getConf(), conf.transport().connectTimeoutMs());
+        conf.scheme(), RepairWorker.checksumOf(dn.getConf()), members.current());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
     // One port, eight kinds of request: a step of a repair or encode, a client's range of an archived block, the
     // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
     // updater's roles of a stripe's parity update (and their fetches of each other's rows), the NameNode's orders
     // to rebuild an archived block and to pin archived replicas, a scrub's unit summary, and an operator's caps.
-    org.wideec.client.LiveDataNodes live = new org.wideec.client.LiveDataNodes(dn.getConf(),
-        org.apache.hadoop.fs.FileSystem.getDefaultUri(dn.getConf()), conf.transport().connectTimeoutMs());
-    members = new ClusterDataNodes(live, endpoints);
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     PinService pins = new PinService(dn, transport);
     CapsService caps = new CapsService(transport, () -> background);

@@ -7,15 +7,12 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
@@ -53,26 +50,6 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
     cluster.waitActive();
     Eventually.await("blk_" + held.blockId() + " reported again", Duration.ofSeconds(60),
         () -> located(held).getLocations().length > 0);
-  }
-
-  /** Stops the DataNode holding the member and has the NameNode declare it dead at once. */
-  private void lose(StripeMember m) throws Exception {
-    String holder = located(m).getLocations()[0].getXferAddr();
-    DataNode dn = datanode(holder);
-    cluster.stopDataNode(holder);
-    cluster.setDataNodeDead(dn.getDatanodeId());
-  }
-
-  /** Waits until the member is live again, with the manifest's CRC. */
-  private void awaitRebuilt(StripeMember m) throws Exception {
-    Eventually.await("blk_" + m.blockId() + " live again", Duration.ofSeconds(60),
-        () -> located(m).getLocations().length > 0);
-    LocatedBlock lb = located(m);
-    byte[] b = new byte[(int) lb.getBlockSize()];
-    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(ArchiveLayout.inodePath(m.inodeId()))) {
-      in.readFully(lb.getStartOffset(), b);
-    }
-    assertEquals(m.crc32c(), ArchiveChecks.crc(b), "blk_" + m.blockId());
   }
 
   @Test

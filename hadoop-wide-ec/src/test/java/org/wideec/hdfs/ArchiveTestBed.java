@@ -1,11 +1,13 @@
 package org.wideec.hdfs;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -105,6 +107,45 @@ abstract class ArchiveTestBed {
   org.apache.hadoop.hdfs.server.datanode.DataNode datanode(String xferAddr) {
     return cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(xferAddr)).findFirst()
         .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
+  }
+
+  /**
+   * Restarts a stopped DataNode on the ports it had (the manifests name it by them). They were free when it stopped,
+   * but a test JVM running beside this one may take one meanwhile as an ephemeral port, for a while: so try again
+   * (a DataNode that fails to start shuts down what it started).
+   */
+  void restartOnItsPorts(MiniDFSCluster.DataNodeProperties p) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        cluster.restartDataNode(p, true);
+        return;
+      } catch (java.net.BindException e) {
+        if (attempt == 20) {
+          throw e;
+        }
+        Thread.sleep(1_000);
+      }
+    }
+  }
+
+  /** Stops the DataNode holding the member and has the NameNode declare it dead at once. */
+  void lose(StripeMember m) throws Exception {
+    String holder = located(m).getLocations()[0].getXferAddr();
+    DataNode dn = datanode(holder);
+    cluster.stopDataNode(holder);
+    cluster.setDataNodeDead(dn.getDatanodeId());
+  }
+
+  /** Waits until the member is live again, with the manifest's CRC. */
+  void awaitRebuilt(StripeMember m) throws Exception {
+    Eventually.await("blk_" + m.blockId() + " live again", Duration.ofSeconds(60),
+        () -> located(m).getLocations().length > 0);
+    LocatedBlock lb = located(m);
+    byte[] b = new byte[(int) lb.getBlockSize()];
+    try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(ArchiveLayout.inodePath(m.inodeId()))) {
+      in.readFully(lb.getStartOffset(), b);
+    }
+    assertEquals(m.crc32c(), ArchiveChecks.crc(b), "blk_" + m.blockId());
   }
 
   /** A counter of our DataNode plugin's metrics summed over every DataNode running it. */

@@ -21,6 +21,7 @@ import org.wideec.repair.SliceSink;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
 import org.wideec.repair.UnusableHelpers;
+import org.wideec.topology.Endpoint;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.SliceTransport;
 
@@ -155,9 +156,12 @@ public final class RepairEngine {
     long start = System.nanoTime();
     counters.repairStarted(r.scheme());
     Set<String> helperNodes = r.survivors().values().stream().map(UnitLocation::node).collect(Collectors.toSet());
-    // Helpers earlier repairs found unusable are left out from the start; asked only if the others cannot decode.
+    // Helpers earlier repairs found unusable are left out from the start; asked only if the others cannot decode. One
+    // that was unreachable at an endpoint it no longer names (restarted on a new slice port) is asked at once.
+    unusable.liftMoved(helperNodes, resolver);
     Set<String> avoided = new HashSet<>(unusable.among(helperNodes));
     Set<String> excluded = new HashSet<>(avoided);
+    Set<String> followed = new HashSet<>(); // helpers asked again at the endpoint they moved to, once each
     IOException last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
@@ -190,7 +194,11 @@ public final class RepairEngine {
           throw new RepairFailedException(r.name() + ": interrupted", f, tried(attempt, excluded));
         }
         last = f;
-        attemptFailed(r, attempt, f, helperNodes, excluded);
+        if (movedAway(r, plan, f, followed)) {
+          attempt--; // the helper was asked at an endpoint it left: not its failure, nor an attempt of this repair
+          continue;
+        }
+        attemptFailed(r, attempt, f, plan, helperNodes, excluded);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         counters.repairFailed();
@@ -227,7 +235,7 @@ public final class RepairEngine {
     if (culprit != null) {
       excluded.add(culprit);
       resolver.forget(culprit);
-      unusable(r, culprit, e);
+      unusable(r, culprit, e, null);
     }
     LOG.warn("{}: attempt {} could not resolve helpers: {}{}", r.name(), attempt, e.getMessage(),
         culprit != null ? "; restarting without " + culprit : "");
@@ -251,8 +259,28 @@ public final class RepairEngine {
     return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
   }
 
+  /**
+   * Whether the helper a failure blames was asked at an endpoint it no longer names, looked up again now (a DataNode
+   * restarted on a new slice port): then the next plan asks it where it listens, once per helper and repair.
+   */
+  private boolean movedAway(StripeRepair r, StreamPlan plan, PeerFailure f, Set<String> followed) {
+    Endpoint used = f.culprit() == null ? null : plan.endpoints.get(f.culprit());
+    if (used == null || followed.contains(f.culprit())) {
+      return false;
+    }
+    Endpoint now = resolver.moved(used);
+    if (now == null) {
+      return false;
+    }
+    followed.add(f.culprit());
+    unusable.lift(f.culprit());
+    LOG.info("{}: helper {} no longer listens at {}:{} but at {}:{} (restarted); asking it there", r.name(),
+        f.culprit(), used.host(), used.port(), now.host(), now.port());
+    return true;
+  }
+
   /** A helper failed mid-attempt: excluded (and its corrupt source reported) before the next attempt. */
-  private void attemptFailed(StripeRepair r, int attempt, PeerFailure f, Set<String> helperNodes,
+  private void attemptFailed(StripeRepair r, int attempt, PeerFailure f, StreamPlan plan, Set<String> helperNodes,
       Set<String> excluded) {
     // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
     boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
@@ -261,7 +289,7 @@ public final class RepairEngine {
       resolver.forget(f.culprit());
       reportCorrupt(r, f);
       if (f instanceof HelperStreams.Unreachable) {
-        unusable(r, f.culprit(), f);
+        unusable(r, f.culprit(), f, plan.endpoints.get(f.culprit()));
       }
     }
     if (attempt < maxAttempts) {
@@ -289,11 +317,17 @@ public final class RepairEngine {
     }
   }
 
-  /** A helper that could not be reached or refused this node before any slice flowed: unusable for a while. */
-  private void unusable(StripeRepair r, String node, IOException why) {
-    if (unusable.avoid(node, why.getMessage()) && unusable.avoidMs() > 0) {
-      LOG.warn("{}: helper {} is unusable ({}); repairs plan without it for {} ms", r.name(), node, why.getMessage(),
-          unusable.avoidMs());
+  /**
+   * A helper that could not be reached (at {@code at}, when known) or refused this node before any slice flowed:
+   * unusable for a while, or until it names another endpoint.
+   */
+  private void unusable(StripeRepair r, String node, IOException why, Endpoint at) {
+    UnitLocation helper = r.survivors().values().stream().filter(h -> h.node().equals(node)).findFirst().orElse(null);
+    boolean first = helper == null ? unusable.avoid(node, why.getMessage())
+        : unusable.avoid(helper.site(), why.getMessage(), at);
+    if (first && unusable.avoidMs() > 0) {
+      LOG.warn("{}: helper {} is unusable ({}); repairs plan without it for {} ms{}", r.name(), node,
+          why.getMessage(), unusable.avoidMs(), helper == null ? "" : ", or until it names another slice port");
     }
   }
 

@@ -34,12 +34,15 @@ final class StreamPlan {
   final int[][] coefficients; // [lost unit][stream]
   final List<RepairGraph> graphs;
   final List<UnitLocation> helpers;
+  /** The endpoint each helper's node was asked at, by node. */
+  final Map<String, Endpoint> endpoints;
 
-  private StreamPlan(List<Stream> streams, int[][] coefficients, List<RepairGraph> graphs, List<UnitLocation> helpers) {
-    this.streams = streams;
+  private StreamPlan(Builder b, int[][] coefficients) {
+    this.streams = b.streams;
     this.coefficients = coefficients;
-    this.graphs = graphs;
-    this.helpers = helpers;
+    this.graphs = b.graphs;
+    this.helpers = b.helpers;
+    this.endpoints = b.endpoints;
   }
 
   static StreamPlan of(StripeRepair r, Set<String> excludedNodes, String requestorNode, String requestorRack,
@@ -73,7 +76,7 @@ final class StreamPlan {
       }
       int[][] c = new int[1][b.streams.size()];
       java.util.Arrays.fill(c[0], 1);
-      return new StreamPlan(b.streams, c, b.graphs, b.helpers);
+      return new StreamPlan(b, c);
     }
     // Several lost units: one multi-unit decode; a rack with more inputs than outputs sends partial sums.
     Map<Integer, UnitLocation> survivors = new HashMap<>(available);
@@ -83,7 +86,7 @@ final class StreamPlan {
     for (MultiUnitStreams.Shape shape : m.streams()) {
       b.addChain(shape);
     }
-    return new StreamPlan(b.streams, m.combine(), b.graphs, b.helpers);
+    return new StreamPlan(b, m.combine());
   }
 
   /** Turns repair graphs into step-request trees, resolving every helper's endpoint. */
@@ -95,6 +98,7 @@ final class StreamPlan {
     final List<Stream> streams = new ArrayList<>();
     final List<RepairGraph> graphs = new ArrayList<>();
     final List<UnitLocation> helpers = new ArrayList<>();
+    final Map<String, Endpoint> endpoints = new HashMap<>();
 
     Builder(StripeRepair r, EndpointResolver resolver, long length, int sliceBytes) {
       this.r = r;
@@ -161,7 +165,9 @@ final class StreamPlan {
     /** A helper's endpoint; a helper that cannot be found is to blame (the requestor plans without it). */
     private Endpoint resolve(UnitLocation helper) throws PeerFailure {
       try {
-        return resolver.resolve(helper);
+        Endpoint e = resolver.resolve(helper);
+        endpoints.put(helper.node(), e);
+        return e;
       } catch (PeerFailure e) {
         throw e;
       } catch (IOException e) {

@@ -364,6 +364,49 @@ class RepairExecutionTest {
     assertEquals(List.of("n4"), forgotten);
   }
 
+  /**
+   * A helper restarted on a new port (a DataNode whose slice port is 0) while the requestor still names the old one:
+   * the refused connection makes the requestor look it up again, and the same repair asks it there, with no attempt
+   * spent and nobody left out.
+   */
+  @ParameterizedTest
+  @EnumSource(value = RepairScheme.class, names = {"CONVENTIONAL", "PIPELINED"})
+  void aHelperThatMovedToANewPortIsAskedThereWithoutAnotherAttemptOrBeingLeftOut(RepairScheme scheme)
+      throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=6,m=3");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    byte[][] units = start(plan, 30_000, 0, 5000, 17);
+    int before;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      before = s.getLocalPort(); // nothing listens there any more: n1's port before its restart
+    }
+    EndpointResolver all = cluster.resolver();
+    Set<String> forgotten = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    EndpointResolver stale = new EndpointResolver() {
+      @Override
+      public org.wideec.topology.Endpoint resolve(UnitLocation loc) throws IOException {
+        return loc.node().equals("n1") && !forgotten.contains("n1")
+            ? new org.wideec.topology.Endpoint("127.0.0.1", before, loc.site()) : all.resolve(loc);
+      }
+
+      @Override
+      public void forget(String node) {
+        forgotten.add(node);
+      }
+    };
+    UnusableHelpers unusable = new UnusableHelpers(300_000);
+    StripeRepair r = StripeRepair.of("moved-helper", code, new int[] {0}, new long[] {30_000},
+        RepairPlanningTest.locations(plan, 0), MemoryCluster.blocks(code.n(), 30_000), Set.of(), scheme);
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(30_000);
+    RepairEngine.Result res = new RepairEngine(cluster.transports.get("req"), stale, cluster.counters.get("req"), 3,
+        RebuildValidation.OFF, unusable).repair(r, cluster.where("req"), (u, len) -> sink);
+    assertArrayEquals(units[0], sink.bytes);
+    assertEquals(1, res.attempts());
+    assertEquals(List.of(), res.excludedNodes());
+    assertEquals(Set.of(), unusable.now());
+    assertTrue(cluster.counters.get("n1").slices.get() > 0, "n1 was a helper, at its new port");
+  }
+
   @Test
   void aRepairThatRunsOutOfHelpersFailsNamingThem() throws IOException {
     LinearCode code = Codes.fromSpec("rs:k=4,m=2");

@@ -19,6 +19,7 @@ import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
+import org.wideec.engine.SliceDial;
 import org.wideec.engine.SummaryQuery;
 import org.wideec.protocol.SummaryRequest;
 import org.wideec.repair.UnitLocation;
@@ -182,10 +183,10 @@ public final class SlicePortClient implements Closeable {
     ExtendedBlock b = lb.getBlock();
     byte[] token = TokenBytes.of(lb.getBlockToken());
     BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
-    Endpoint e = endpoint(node.getXferAddr(), node.getNetworkLocation(), node);
     try {
-      return DigestRequest.crcOf(transport, e, self, ref, tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK,
-          credential(token, where));
+      Credential proof = credential(token, where);
+      return atNode(node, e -> DigestRequest.crcOf(transport, e, self, ref,
+          tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK, proof));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
@@ -203,7 +204,8 @@ public final class SlicePortClient implements Closeable {
       throws IOException {
     SummaryRequest req = foldOf(lb, pageSize, multiplier, where);
     try {
-      return SummaryQuery.summaryOf(transport, endpointOf(node), self, req, transport.credentialFor(req.unit().token()));
+      Credential proof = transport.credentialFor(req.unit().token());
+      return atNode(node, e -> SummaryQuery.summaryOf(transport, e, self, req, proof));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not fold its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
@@ -234,8 +236,8 @@ public final class SlicePortClient implements Closeable {
     RackSumRequest req = new RackSumRequest(foldOf(collector.block(), pageSize, multiplier, collector.where()),
         collector.coefficients(), ups);
     try {
-      return SummaryQuery.rackSumOf(transport, endpointOf(collector.holder()), self, req,
-          transport.credentialFor(req.fold().unit().token()));
+      Credential proof = transport.credentialFor(req.fold().unit().token());
+      return atNode(collector.holder(), e -> SummaryQuery.rackSumOf(transport, e, self, req, proof));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + collector.holder().getXferAddr() + " did not sum its rack's summaries"
           + (p.culprit() == null ? "" : " (" + p.culprit() + " to blame)") + ": " + p.getMessage(), p);
@@ -252,6 +254,11 @@ public final class SlicePortClient implements Closeable {
     requireToken(token, where, "a scrub", "; scrubbing needs block tokens");
     return new SummaryRequest(new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
         token), pageSize, multiplier, tc.sliceBytes());
+  }
+
+  /** {@code attempt} at the node's slice port, once more where it listens now if it moved there ({@link SliceDial}). */
+  private <T> T atNode(DatanodeInfo node, SliceDial.Attempt<T> attempt) throws IOException, InterruptedException {
+    return endpoints.dial(node, new Site(node.getXferAddr(), node.getNetworkLocation()), attempt);
   }
 
   private Endpoint endpointOf(DatanodeInfo node) throws IOException {

@@ -34,9 +34,7 @@ import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.BlockMover;
 import org.wideec.repair.BlockRef;
 import org.wideec.protocol.PinRequest;
-import org.wideec.repair.UnitLocation;
 import org.wideec.time.FailureBackoff;
-import org.wideec.topology.Endpoint;
 import org.wideec.topology.hdfs.DataNodeSites;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerStream;
@@ -286,20 +284,21 @@ final class ArchivePlacementKeeper extends ArchivePass {
             secrets == null ? new byte[0] : TokenBytes.of(NameNodeKeys.token(secrets, b, StorageType.DEFAULT))));
       }
       PinRequest req = new PinRequest(refs);
-      Endpoint at = endpoints.resolve(new UnitLocation(-1, new Site(addr, node.getNetworkLocation())), node);
       long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-      try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
-        Frame f = stream.next(0, refs.size());
-        byte[] answer = new byte[refs.size()];
-        try {
-          f.payload().getBytes(f.payload().readerIndex(), answer);
-        } finally {
-          f.release();
-          stream.credit();
+      outcomes = endpoints.dial(node, new Site(addr, node.getNetworkLocation()), at -> {
+        try (PeerStream stream = transport.open(at, "namenode", "", id, req.toBytes())) {
+          Frame f = stream.next(0, refs.size());
+          byte[] answer = new byte[refs.size()];
+          try {
+            f.payload().getBytes(f.payload().readerIndex(), answer);
+          } finally {
+            f.release();
+            stream.credit();
+          }
+          stream.awaitEnd();
+          return req.outcomes(answer);
         }
-        stream.awaitEnd();
-        outcomes = req.outcomes(answer);
-      }
+      });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;

@@ -96,7 +96,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.settings = settings;
     this.dataNodeScheme = ArchiveRepairSettings.dataNodeScheme(conf);
     this.interval = interval;
-    this.state = new RebuildState(metrics, settings.backoff(), settings.maxBackoff(), settings.avoidMs());
+    this.state = new RebuildState(metrics, settings.backoff(), settings.maxBackoff(), settings.avoidMs(),
+        RebuildOrders.current(fsn, endpoints));
     this.orders = new RebuildOrders(fsn, transport, endpoints, state, settings.confirmTimeout());
     this.leaving = decommission.enabled() ? new Decommission(fsn, metrics, state, orders, workers, decommission,
         dataNodeScheme, placementScheme(conf), settings.backoff()) : null;

@@ -20,8 +20,10 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.RebuildJobs;
 import org.wideec.archive.StripeMember;
 import org.wideec.code.UnitRole;
+import org.wideec.engine.SliceDial;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
+import org.wideec.repair.EndpointResolver;
 import org.wideec.protocol.RebuildRequest;
 import org.wideec.repair.StripeRepair;
 import org.wideec.repair.UnitLocation;
@@ -137,9 +139,9 @@ final class RebuildOrders {
     try {
       long crc;
       try {
-        Endpoint from = slicePort(leaving);
-        crc = org.wideec.engine.DigestRequest.crcOf(transport, from, new UnitLocation(-1,
-            new org.wideec.topology.Site("namenode", "/")), leavingReplica, transport.conf().sliceBytes());
+        UnitLocation me = new UnitLocation(-1, new org.wideec.topology.Site("namenode", "/"));
+        crc = SliceDial.following(slicePort(leaving), current(fsn, endpoints), from -> org.wideec.engine.DigestRequest
+            .crcOf(transport, from, me, leavingReplica, transport.conf().sliceBytes()));
         send(repair, target, List.of(new UnitTarget(unit.unit(), unit.block(), unit.to(), crc)));
       } catch (IOException | RuntimeException | LinkageError e) {
         endpoints.forget(target.getXferAddr());
@@ -224,11 +226,16 @@ final class RebuildOrders {
     RebuildRequest req = new RebuildRequest(repair, eps, targetList);
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     PeerStream opened;
+    Endpoint[] tried = {at};
     try {
-      opened = transport.open(at, "namenode", "", id, req.toBytes());
+      opened = SliceDial.following(at, current(fsn, endpoints), e -> {
+        tried[0] = e;
+        return transport.open(e, "namenode", "", id, req.toBytes());
+      });
     } catch (org.wideec.transport.PeerFailure e) {
       if (at.node().equals(e.culprit())) {
-        state.unusable(at.node(), e.getMessage()); // unreachable, or refused this NameNode (a wrong secret)
+        // Unreachable where it says it listens, or refused this NameNode (a wrong secret).
+        state.unusable(at.site(), e.getMessage(), tried[0]);
       }
       throw e;
     }
@@ -260,7 +267,7 @@ final class RebuildOrders {
         eps.put(h.node(), endpoints.resolve(h, nodes.get(h.node())));
       } catch (IOException e) { // not found, or its worker is off: this order is planned again without it
         dropped.add(h.node());
-        state.unusable(h.node(), e.getMessage());
+        state.unusable(h.site(), e.getMessage(), null);
       }
     }
     if (dropped.isEmpty()) {
@@ -271,12 +278,18 @@ final class RebuildOrders {
     return kept;
   }
 
+  /** Where each live DataNode listens now, by its transfer address, as this NameNode's resolver finds it. */
+  static EndpointResolver current(FSNamesystem fsn, JmxEndpointResolver endpoints) {
+    return endpoints.over(node -> WideEcArchivedBlocks.liveNodes(fsn).get(node));
+  }
+
   /** A requestor's or target's slice port; one that cannot be found is left out of the next orders for a while. */
   private Endpoint slicePort(DatanodeInfo d) throws TargetUnusable {
+    UnitLocation at = new UnitLocation(-1, DataNodeSites.of(d));
     try {
-      return endpoints.resolve(new UnitLocation(-1, DataNodeSites.of(d)), d);
+      return endpoints.resolve(at, d);
     } catch (IOException e) {
-      state.unusable(d.getXferAddr(), e.getMessage());
+      state.unusable(at.site(), e.getMessage(), null);
       throw new TargetUnusable(e);
     }
   }

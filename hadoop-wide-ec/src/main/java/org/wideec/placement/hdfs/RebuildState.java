@@ -6,8 +6,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.UnusableHelpers;
 import org.wideec.time.FailureBackoff;
+import org.wideec.topology.Endpoint;
+import org.wideec.topology.Site;
 
 /**
  * What the archive repair monitor remembers between passes and orders: the blocks being rebuilt (never ordered
@@ -24,10 +27,14 @@ final class RebuildState {
   private final FailureBackoff<Long> backingOff;
   private final UnusableHelpers unusable;
 
-  RebuildState(WideEcNameNodeMetrics metrics, long backoff, long maxBackoff, long avoidMs) {
+  private final EndpointResolver current;
+
+  /** @param current where each live DataNode listens now: a node left out is asked again once it names another */
+  RebuildState(WideEcNameNodeMetrics metrics, long backoff, long maxBackoff, long avoidMs, EndpointResolver current) {
     this.metrics = metrics;
     this.backingOff = new FailureBackoff<>(backoff, maxBackoff);
     this.unusable = new UnusableHelpers(avoidMs);
+    this.current = current;
   }
 
   /** Whether the block is being rebuilt or waits out the back-off of its last failure. */
@@ -128,24 +135,35 @@ final class RebuildState {
     return next;
   }
 
-  /** Leaves a DataNode out of rebuilds for a while; one WARN line when it was not left out already. */
-  void unusable(String node, String why) {
-    if (unusable.avoid(node, why)) {
+  /**
+   * Leaves a DataNode out of rebuilds for a while, or until it names another slice port than {@code at} (any, when
+   * {@code at} is null: none was found); one WARN line when it was not left out already.
+   */
+  void unusable(Site node, String why, Endpoint at) {
+    if (unusable.avoid(node, why, at)) {
       metrics.archiveNodesFoundUnusable.incr();
-      LOG.warn("wide-ec archive repair leaves DataNode {} out of rebuild orders for {} ms: {}", node,
-          unusable.avoidMs(), why);
+      LOG.warn("wide-ec archive repair leaves DataNode {} out of rebuild orders for {} ms, or until it names another"
+          + " slice port: {}", node.node(), unusable.avoidMs(), why);
     }
   }
 
   /** {@code nodes} and the nodes left out now. */
   Set<String> withUnusable(Set<String> nodes) {
     Set<String> all = new HashSet<>(nodes);
-    all.addAll(unusable.now());
+    all.addAll(unusableNow(unusable.now()));
     return all;
   }
 
   /** Those of {@code nodes} left out now. */
   Set<String> unusableAmong(Set<String> nodes) {
-    return unusable.among(nodes);
+    return unusableNow(unusable.among(nodes));
+  }
+
+  /** Those of the nodes left out that do not name another slice port by now. */
+  private Set<String> unusableNow(Set<String> left) {
+    for (String node : unusable.liftMoved(left, current)) {
+      LOG.info("wide-ec archive repair asks DataNode {} again: it names another slice port now", node);
+    }
+    return unusable.among(left);
   }
 }
