@@ -94,8 +94,9 @@ public final class MiniClusters {
       // A value set on the configuration beats any resource added to it, so the NameNode's interval moves into a
       // resource and each DataNode's own resource, added after it, overrides it (a restarted DataNode keeps its own).
       Configuration nameNode = new Configuration(false);
-      nameNode.set(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
-          conf.get(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, String.valueOf(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT)));
+      String nameNodeInterval = conf.get(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
+          String.valueOf(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT));
+      nameNode.set(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, nameNodeInterval);
       conf.unset(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY);
       conf.addResource(nameNode);
       Configuration dataNode = new Configuration(false);
