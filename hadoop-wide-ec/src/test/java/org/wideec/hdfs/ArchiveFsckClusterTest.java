@@ -47,7 +47,8 @@ import org.wideec.minicluster.MiniClusters;
 class ArchiveFsckClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcArchiveTrim(new Configuration(), 300);
+    Configuration base =
+        MiniClusters.withWideEcArchiveTrim(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300);
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setLong(Unarchiver.WAIT_KEY, 60_000);
     // Every archive and unarchive here waits for HDFS to delete or copy replicas: the NameNode hands that work out

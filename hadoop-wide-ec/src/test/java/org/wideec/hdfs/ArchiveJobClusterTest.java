@@ -90,7 +90,8 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
     // Our DataNode plugin and block tokens too: the chain encoder's job runs on the DataNodes' slice ports.
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(
+        MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300));
     base.setBoolean(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     base.setLong(TrimProtocol.WAIT_KEY, 60_000);
     // Every map task's archive ends waiting for the trim's excess replicas to go: the NameNode hands deletions out

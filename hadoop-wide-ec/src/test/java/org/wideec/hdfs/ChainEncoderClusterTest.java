@@ -81,7 +81,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
+    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()));
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     return c;
   }

@@ -42,7 +42,8 @@ class CoreRackArchivalClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(
+        MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300));
     base.setLong(TrimProtocol.WAIT_KEY, 30_000);
     base.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     return base;

@@ -85,7 +85,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(
+        MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300));
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong(TrimProtocol.WAIT_KEY, 30_000);
     // A 64 KiB unit is four slices, so a chain node can die with its stream part sent.

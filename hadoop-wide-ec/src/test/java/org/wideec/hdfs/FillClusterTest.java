@@ -38,6 +38,11 @@ class FillClusterTest extends ArchiveTestBed {
     }
   }
 
+  @Override
+  Configuration baseConf() {
+    return org.wideec.minicluster.MiniClusters.withQuickDataNodeHeartbeats(new Configuration());
+  }
+
   /** Writes the files of a directory (9 blocks: a full stripe and one of 3) and archives it, replication kept. */
   void archiveDir(String dir) throws Exception {
     for (int i = 0; i < SIZES.length; i++) {

@@ -40,6 +40,11 @@ class ParityUpdateClusterTest extends ArchiveTestBed {
     }
   }
 
+  @Override
+  Configuration baseConf() {
+    return org.wideec.minicluster.MiniClusters.withQuickDataNodeHeartbeats(new Configuration());
+  }
+
   /** Writes the files of a directory and archives it (committed, replication kept); returns its file paths. */
   List<String> archiveDir(String dir) throws Exception {
     List<String> files = new ArrayList<>();

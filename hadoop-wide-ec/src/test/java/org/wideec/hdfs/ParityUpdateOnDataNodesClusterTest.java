@@ -36,7 +36,7 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
 
   /** Our DataNode plugin with block tokens on, so the DataNodes compute new parity (the executor's default). */
   static Configuration onDataNodes() {
-    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
+    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()));
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
     // The chain encoder these beds archive with first moves blocks onto plan, each move waiting for HDFS to delete the

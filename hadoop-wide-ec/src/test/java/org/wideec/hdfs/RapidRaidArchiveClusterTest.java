@@ -71,7 +71,7 @@ class RapidRaidArchiveClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration c = MiniClusters.withWideEcRepair(new Configuration());
+    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()));
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setInt("wide-ec.archive.rapidraid.max-positions", 1); // one pipeline at a time per DataNode: refusals testable
     return c;

@@ -56,6 +56,26 @@ public final class MiniClusters {
     return conf;
   }
 
+  /**
+   * Test-only: how often the cluster's DataNodes heartbeat (a time duration, "250ms"), where the NameNode keeps its
+   * whole seconds. See {@link #withQuickDataNodeHeartbeats}.
+   */
+  public static final String DATANODE_HEARTBEAT_KEY = "wideec.test.datanode.heartbeat";
+
+  /**
+   * DataNodes that heartbeat every quarter second while the NameNode keeps its whole-second interval. A DataNode
+   * takes its orders (delete, copy, rebuild) only in a heartbeat's reply and reports a deleted replica only in its
+   * next heartbeat (HDFS sends a received block at once, a deleted one with the next heartbeat), so each trim, move
+   * or unarchive waits up to two DataNode heartbeats on the NameNode. The NameNode reads the interval in whole
+   * seconds (dead-node and block-recovery times derive from it), so it keeps 1 s: a node is declared dead as before.
+   * Not for benchmarks, whose numbers compare with HDFS's own timings.
+   */
+  public static Configuration withQuickDataNodeHeartbeats(Configuration base) {
+    Configuration conf = new Configuration(base);
+    conf.set(DATANODE_HEARTBEAT_KEY, "250ms");
+    return conf;
+  }
+
   /** Racks /rack0../rack{r-1}, nodesPerRack DataNodes each. */
   public static MiniDFSCluster start(Configuration base, File dir, int racks, int nodesPerRack, long blockSize)
       throws IOException {
@@ -68,7 +88,24 @@ public final class MiniClusters {
     for (int i = 0; i < rackOf.length; i++) {
       rackOf[i] = "/rack" + (i / nodesPerRack);
     }
-    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf).build();
+    MiniDFSCluster.Builder builder = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf);
+    String heartbeat = conf.getTrimmed(DATANODE_HEARTBEAT_KEY);
+    if (heartbeat != null) {
+      // A value set on the configuration beats any resource added to it, so the NameNode's interval moves into a
+      // resource and each DataNode's own resource, added after it, overrides it (a restarted DataNode keeps its own).
+      Configuration nameNode = new Configuration(false);
+      String nameNodeInterval = conf.get(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
+          String.valueOf(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT));
+      nameNode.set(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, nameNodeInterval);
+      conf.unset(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY);
+      conf.addResource(nameNode);
+      Configuration dataNode = new Configuration(false);
+      dataNode.set(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, heartbeat);
+      Configuration[] overlays = new Configuration[rackOf.length];
+      java.util.Arrays.fill(overlays, dataNode);
+      builder.dataNodeConfOverlays(overlays);
+    }
+    MiniDFSCluster cluster = builder.build();
     cluster.waitActive();
     return cluster;
   }
