@@ -162,4 +162,34 @@ abstract class ArchiveTestBed {
   static void await(String what, Eventually.Look<Boolean> done) {
     Eventually.await(what, Duration.ofSeconds(60), done);
   }
+
+  /** The Azure-LRC(6,2,2) block-group policy the decommission test beds write, with 64 KiB cells. */
+  org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy lrcPolicy() throws java.io.IOException {
+    return org.wideec.coder.hadoop.WideEcPolicies.addAndEnable(fs,
+        org.wideec.coder.hadoop.WideEcPolicies.policy("azure-lrc-l2", 6, 4, 64 * 1024));
+  }
+
+  /**
+   * Writes {@code files} files of random bytes (file i has {@code size.applyAsLong(i)} bytes) into {@code dir} under
+   * {@code policy}, and waits until every block group is where the placement put it.
+   */
+  java.util.Map<Path, byte[]> writeStriped(String dir, org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy policy,
+      int files, long seed, java.util.function.IntToLongFunction size) throws Exception {
+    Path d = new Path(dir);
+    fs.mkdirs(d);
+    fs.setErasureCodingPolicy(d, policy.getName());
+    java.util.Map<Path, byte[]> written = new java.util.TreeMap<>();
+    java.util.Random r = new java.util.Random(seed);
+    for (int i = 0; i < files; i++) {
+      byte[] data = new byte[(int) size.applyAsLong(i)];
+      r.nextBytes(data);
+      Path p = new Path(d, "f" + i);
+      try (org.apache.hadoop.fs.FSDataOutputStream o = fs.create(p)) {
+        o.write(data);
+      }
+      written.put(p, data);
+    }
+    org.wideec.minicluster.StripedGroups.awaitSettled(cluster, fs, policy, written.keySet(), 60_000);
+    return written;
+  }
 }

@@ -10,11 +10,9 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -33,7 +31,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
@@ -56,7 +53,6 @@ import org.wideec.transport.TransportFaultInjector;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecommissionClusterTest extends ArchiveTestBed {
-  private static final int CELL = 64 * 1024;
   private final Map<Path, byte[]> striped = new TreeMap<>();
   private ErasureCodingPolicy policy;
 
@@ -76,21 +72,9 @@ class DecommissionClusterTest extends ArchiveTestBed {
   @BeforeAll
   void writeBothLayouts() throws Exception {
     awaitTrimmerLease();
-    policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
-    Path dir = new Path("/lrc");
-    fs.mkdirs(dir);
-    fs.setErasureCodingPolicy(dir, policy.getName());
-    Random r = new Random(11);
-    for (int i = 0; i < 6; i++) {
-      byte[] data = new byte[(int) (6 * BLOCK) * (1 + i % 2) - 1000 * i]; // one or two groups, some short
-      r.nextBytes(data);
-      Path p = new Path(dir, "f" + i);
-      try (FSDataOutputStream o = fs.create(p)) {
-        o.write(data);
-      }
-      striped.put(p, data);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, striped.keySet(), 60_000);
+    policy = lrcPolicy();
+    // One or two groups a file, some short.
+    striped.putAll(writeStriped("/lrc", policy, 6, 11, i -> 6 * BLOCK * (1 + i % 2) - 1000 * i));
     checks.write("/ar/a", 3 * BLOCK + 17);
     checks.write("/ar/b", 7 * BLOCK);
     checks.write("/ar/c", 2 * BLOCK + 5);

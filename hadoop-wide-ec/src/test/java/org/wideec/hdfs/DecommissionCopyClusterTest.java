@@ -11,11 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -28,7 +26,6 @@ import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
@@ -49,7 +46,6 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
  * computes from the file's bytes.
  */
 class DecommissionCopyClusterTest extends ArchiveTestBed {
-  private static final int CELL = 64 * 1024;
 
   @Override
   Configuration baseConf() {
@@ -69,22 +65,8 @@ class DecommissionCopyClusterTest extends ArchiveTestBed {
   void aDecommissionThatThePlanCopiesMovesExactlyThePlannedBytesFromTheLeavingNodeAndEveryByteReadsBack()
       throws Exception {
     awaitTrimmerLease();
-    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
-    Path dir = new Path("/lrc");
-    fs.mkdirs(dir);
-    fs.setErasureCodingPolicy(dir, policy.getName());
-    Map<Path, byte[]> striped = new TreeMap<>();
-    Random r = new Random(17);
-    for (int i = 0; i < 8; i++) {
-      byte[] data = new byte[(int) (6 * BLOCK) - 999 * i];
-      r.nextBytes(data);
-      Path p = new Path(dir, "f" + i);
-      try (FSDataOutputStream o = fs.create(p)) {
-        o.write(data);
-      }
-      striped.put(p, data);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, striped.keySet(), 60_000);
+    ErasureCodingPolicy policy = lrcPolicy();
+    Map<Path, byte[]> striped = writeStriped("/lrc", policy, 8, 17, i -> 6 * BLOCK - 999 * i);
     List<String> candidates = holdingOnlyOurUnits(striped);
     assertTrue(!candidates.isEmpty(), "some DataNode holds units of our groups and nothing else");
     String leaving = candidates.get(0);

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -20,7 +18,6 @@ import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
@@ -34,7 +31,6 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
  * wait runs the next pass at once (HDFS's own admin monitor reschedules every few seconds).
  */
 class DecommissionPacingClusterTest extends ArchiveTestBed {
-  private static final int CELL = 64 * 1024;
 
   @Override
   Configuration baseConf() {
@@ -49,22 +45,8 @@ class DecommissionPacingClusterTest extends ArchiveTestBed {
   @Test
   void eachRebuildThatEndsStartsTheNextSoOneOrderAtATimeDecommissionsANodeWithinMinutes() throws Exception {
     awaitTrimmerLease();
-    ErasureCodingPolicy policy = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", 6, 4, CELL));
-    Path dir = new Path("/lrc");
-    fs.mkdirs(dir);
-    fs.setErasureCodingPolicy(dir, policy.getName());
-    Map<Path, byte[]> striped = new TreeMap<>();
-    Random r = new Random(5);
-    for (int i = 0; i < 8; i++) {
-      byte[] data = new byte[(int) (6 * BLOCK) - 777 * i];
-      r.nextBytes(data);
-      Path p = new Path(dir, "f" + i);
-      try (FSDataOutputStream o = fs.create(p)) {
-        o.write(data);
-      }
-      striped.put(p, data);
-    }
-    StripedGroups.awaitSettled(cluster, fs, policy, striped.keySet(), 60_000);
+    ErasureCodingPolicy policy = lrcPolicy();
+    Map<Path, byte[]> striped = writeStriped("/lrc", policy, 8, 5, i -> 6 * BLOCK - 777 * i);
     Map<String, Integer> unitsOn = new TreeMap<>();
     for (Path p : striped.keySet()) {
       for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
