@@ -93,6 +93,13 @@ public final class ConfigCatalogue {
       fixed("wide-ec.decommission.blocks-per-pass", REPAIR, "100000", EnumSet.of(NAMENODE),
           "blocks of the leaving DataNodes one decommission pass walks (1,000 per hold of the namesystem lock); the next"
               + " pass resumes where it stopped, so a node with more blocks is covered over several passes"),
+      fixed("wide-ec.lost-units.enabled", REPAIR, "true", EnumSet.of(NAMENODE),
+          "false: units of our block groups lost with their DataNode are reconstructed as HDFS's RedundancyMonitor"
+              + " schedules them, stock; true: the NameNode orders the workers to rebuild every lost unit at once,"
+              + " holding HDFS's reconstruction back meanwhile (runs within the archive repair monitor, so"
+              + " wide-ec.archive.repair.enabled must be true)"),
+      fixed("wide-ec.lost-units.max-concurrent", REPAIR, "32", EnumSet.of(NAMENODE),
+          "rebuild orders for lost units of our block groups the NameNode has running at once"),
 
       none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
           "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"

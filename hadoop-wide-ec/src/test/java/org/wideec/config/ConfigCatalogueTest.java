@@ -184,6 +184,7 @@ class ConfigCatalogueTest {
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
     d.put("wide-ec.decommission.max-concurrent", constant(nr + "DecommissionSettings", "MAX_CONCURRENT_DEFAULT"));
+    d.put("wide-ec.lost-units.max-concurrent", constant(nr + "LostUnitSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.decommission.blocks-per-pass", constant(nr + "DecommissionSettings", "BLOCKS_PER_PASS_DEFAULT"));
     d.put("wide-ec.archive.repair.interval.ms", constant(nr + "ArchiveRepairSettings", "INTERVAL_DEFAULT"));
     d.put("wide-ec.archive.repair.max-concurrent", constant(nr + "ArchiveRepairSettings", "MAX_CONCURRENT_DEFAULT"));

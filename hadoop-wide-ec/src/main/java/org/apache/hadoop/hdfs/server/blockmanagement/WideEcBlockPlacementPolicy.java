@@ -32,7 +32,7 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.placement.hdfs.AtRiskLog;
-import org.wideec.placement.hdfs.DecommissionClaims;
+import org.wideec.placement.hdfs.RebuildClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 import org.wideec.repair.FullNodeRecoveryPlanner;
@@ -191,9 +191,15 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     }
     LostUnits group = lostUnits(src, chosen, count);
     if (group != null && !group.leavingFrom().isEmpty()
-        && DecommissionClaims.claimsGroup(group.groupId(), group.leavingFrom())) {
+        && RebuildClaims.claimsGroup(group.groupId(), group.leavingFrom())) {
       // HDFS would copy the units from their leaving node; our decommission rebuilds them from their local groups.
       // No target: the group stays queued, and needs nothing once the rebuilt units are live.
+      return new DatanodeStorageInfo[0];
+    }
+    if (group != null && group.ours() && group.leavingFrom().isEmpty()
+        && RebuildClaims.claimsLostGroup(group.groupId())) {
+      // The units are lost (their DataNode died, say): the NameNode plugin orders our workers to rebuild them all at
+      // once. No target: the group stays queued, and needs nothing once the rebuilt units are live.
       return new DatanodeStorageInfo[0];
     }
     if (group != null) {
@@ -243,10 +249,10 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   /**
    * A group's lost units, ascending, the real rack of each surviving unit, its data units past the end of a short
    * group (zeros, never rebuilt), the bytes of its largest unit, and the leaving DataNodes that still hold every lost
-   * unit (a decommission's work; empty when some lost unit is held by none).
+   * unit (a decommission's work; empty when some lost unit is held by none), and whether its codec is ours.
    */
   private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks, java.util.Set<Integer> zeros,
-      long unitBytes, java.util.Set<String> leavingFrom) {}
+      long unitBytes, java.util.Set<String> leavingFrom, boolean ours) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
@@ -274,7 +280,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
           found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
-              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost));
+              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost), WideEcLeavingUnits.ours(g));
         }
       }
       return found;
