@@ -61,6 +61,7 @@ class ConfigCatalogueTest {
       "wide-ec.coder.native", "wide-ec.coder.vector", "wide-ec.coder.wide.tuning", // read once per JVM, at class init
       "wide-ec.archive.trim.enabled", "wide-ec.archive.repair.enabled", "wide-ec.archive.keeper.enabled",
       "wide-ec.decommission.enabled",
+      "wide-ec.lost-units.enabled",
       "wide-ec.archive.mr.encoder", "wide-ec.archive.mr.trim");
 
   @Test

@@ -33,8 +33,9 @@ public final class WideEcLeavingUnits {
    *
    * @param inService each unit on a live DataNode in service (normal storage, neither corrupt nor excess)
    * @param leaving each unit held only on a leaving DataNode, with that node
-   * @param lost each unit no live DataNode holds usable (its DataNode died, say); units past the end of a short group
-   *     never existed and are not lost
+   * @param lost each unit no live DataNode and no DataNode in maintenance holds at all (its DataNode died, say); a
+   *     unit with a replica HDFS knows of on a live node (corrupt, on a failed storage, decommissioned) is HDFS's to
+   *     reconstruct or copy, and units past the end of a short group never existed
    * @param whole whether every unit is in service or leaving and HDFS reconstructs none of them now (a unit truly
    *     missing is not a decommission's to rebuild)
    * @param reconstructing whether HDFS has reconstruction of some unit pending (scheduled before we claimed it)
@@ -252,10 +253,14 @@ public final class WideEcLeavingUnits {
     Collection<DatanodeDescriptor> corrupt = bm.getCorruptReplicas(g);
     Map<Integer, DatanodeInfo> inService = new HashMap<>();
     Map<Integer, DatanodeInfo> leaving = new HashMap<>();
+    java.util.Set<Integer> held = new java.util.HashSet<>();
     for (BlockInfoStriped.StorageAndBlockIndex si : g.getStorageAndIndexInfos()) {
       DatanodeStorageInfo s = si.getStorage();
       DatanodeDescriptor dn = s.getDatanodeDescriptor();
       int unit = si.getBlockIndex();
+      if (dn.isAlive() || dn.isMaintenance()) {
+        held.add(unit); // by some replica, usable or not, or on a node in maintenance that HDFS expects back
+      }
       if (!dn.isAlive() || s.getState() != DatanodeStorage.State.NORMAL
           || (corrupt != null && corrupt.contains(dn)) || bm.isExcess(dn, g)) {
         continue;
@@ -268,16 +273,18 @@ public final class WideEcLeavingUnits {
     }
     leaving.keySet().removeAll(inService.keySet()); // a unit live in service elsewhere already is not leaving
     boolean reconstructing = bm.pendingReconstruction.getNumReplicas(g) > 0;
+    boolean whole = !reconstructing;
     java.util.Set<Integer> lost = new java.util.TreeSet<>();
     for (int u = 0; u < g.getTotalBlockNum(); u++) {
       // Data units past the end of a short group never existed; any other unit must be in service or leaving.
       boolean exists = u < g.getRealDataBlockNum() || u >= g.getDataBlockNum();
-      if (exists && !inService.containsKey(u) && !leaving.containsKey(u)) {
+      whole &= !exists || inService.containsKey(u) || leaving.containsKey(u);
+      if (exists && !held.contains(u)) {
         lost.add(u);
       }
     }
     return new GroupUnits(g.getBlockId(), g.getGenerationStamp(), g.getNumBytes(), g.getErasureCodingPolicy(),
-        g.getBlockCollectionId(), inService, leaving, lost, !reconstructing && lost.isEmpty(), reconstructing);
+        g.getBlockCollectionId(), inService, leaving, lost, whole, reconstructing);
   }
 
   /**
