@@ -196,8 +196,8 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
       // No target: the group stays queued, and needs nothing once the rebuilt units are live.
       return new DatanodeStorageInfo[0];
     }
-    if (group != null && group.ours() && group.leavingFrom().isEmpty()
-        && RebuildClaims.claimsLostGroup(group.groupId())) {
+    if (group != null ? group.ours() && group.leavingFrom().isEmpty() && RebuildClaims.claimsLostGroup(group.groupId())
+        : everyCandidateClaimedLost(src, chosen, count)) {
       // The units are lost (their DataNode died, say): the NameNode plugin orders our workers to rebuild them all at
       // once. No target: the group stays queued, and needs nothing once the rebuilt units are live.
       return new DatanodeStorageInfo[0];
@@ -259,9 +259,15 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
    * such group or more than one (small clusters can put two groups on the same nodes).
    */
   private static LostUnits lostUnits(String src, List<DatanodeStorageInfo> chosen, int count) {
+    List<LostUnits> all = candidates(src, chosen, count);
+    return all.size() == 1 ? all.get(0) : null;
+  }
+
+  /** Every group of src that holds every chosen storage and lacks exactly count units. */
+  private static List<LostUnits> candidates(String src, List<DatanodeStorageInfo> chosen, int count) {
     FSNamesystem fsn = NamespaceAccess.get();
-    return fsn == null ? null : WideEcNamespace.withBlocks(fsn, src, blocks -> {
-      LostUnits found = null;
+    return fsn == null ? List.of() : WideEcNamespace.withBlocks(fsn, src, blocks -> {
+      List<LostUnits> found = new ArrayList<>();
       for (BlockInfo b : blocks) {
         if (!(b instanceof BlockInfoStriped g) || !chosen.stream().allMatch(s -> g.getStorageBlockIndex(s) >= 0)) {
           continue;
@@ -272,19 +278,26 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
         int[] lost = IntStream.range(0, g.getTotalBlockNum())
             .filter(u -> !live.containsKey(u) && (u < g.getRealDataBlockNum() || u >= g.getDataBlockNum())).toArray();
         if (lost.length == count) {
-          if (found != null) {
-            return null;
-          }
           java.util.Set<Integer> zeros = new java.util.HashSet<>();
           IntStream.range(g.getRealDataBlockNum(), g.getDataBlockNum()).forEach(zeros::add);
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
-          found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
-              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost), WideEcLeavingUnits.ours(g));
+          found.add(new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
+              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost), WideEcLeavingUnits.ours(g)));
         }
       }
       return found;
     });
+  }
+
+  /**
+   * Whether every group of src that the request could be for has lost units (none on a leaving node) that our workers
+   * rebuild now: small clusters put several groups of a file on the same nodes, and HDFS does not say which it places.
+   */
+  private static boolean everyCandidateClaimedLost(String src, List<DatanodeStorageInfo> chosen, int count) {
+    List<LostUnits> all = candidates(src, chosen, count);
+    return !all.isEmpty() && all.stream().allMatch(g -> g.ours() && g.leavingFrom().isEmpty()
+        && RebuildClaims.claimsLostGroup(g.groupId()));
   }
 
   /**
