@@ -101,6 +101,13 @@ public final class ConfigCatalogue {
       fixed("wide-ec.decommission.link.rack.bytes-per-second", REPAIR, "5000000000", EnumSet.of(NAMENODE, CLI),
           "one direction of a rack's link to the core, as decommission plans price copies against rebuilds (a rebuild"
               + " crossing racks loads the rack links it crosses); 0: as the node rate's 0"),
+      fixed("wide-ec.lost-units.enabled", REPAIR, "true", EnumSet.of(NAMENODE),
+          "false: units of our block groups lost with their DataNode are reconstructed as HDFS's RedundancyMonitor"
+              + " schedules them, stock; true: the NameNode orders the workers to rebuild every lost unit at once,"
+              + " holding HDFS's reconstruction back meanwhile (runs within the archive repair monitor, so"
+              + " wide-ec.archive.repair.enabled must be true)"),
+      fixed("wide-ec.lost-units.max-concurrent", REPAIR, "32", EnumSet.of(NAMENODE),
+          "rebuild orders for lost units of our block groups the NameNode has running at once"),
 
       none("wide-ec.transport.secret", TRANSPORT, "none (required while auth is hmac)", EnumSet.of(DATANODE, NAMENODE),
           "cluster secret (at least 16 characters) DataNodes and the NameNode prove in the handshake; read through"

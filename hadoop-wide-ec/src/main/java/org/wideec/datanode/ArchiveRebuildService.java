@@ -164,9 +164,10 @@ final class ArchiveRebuildService {
         stored.add(unit);
       }
     });
-    LOG.info("wide-ec: {} rebuilt on {}: units {} stored under their own ids with the manifest's CRC32C{} ({} helpers,"
-        + " attempt {})", req.repair().name(), selfNode, stored, failed.isEmpty() ? "" : ", " + failed.size()
-        + " refused", r.helpers(), r.attempts());
+    LOG.info("wide-ec: {} rebuilt on {}: units {} stored under their own ids {}{} ({} helpers, attempt {})",
+        req.repair().name(), selfNode, stored, req.expectedCrc() == RebuildRequest.NO_CRC
+            ? "after a second decode agreed" : "with the CRC32C the NameNode named", failed.isEmpty() ? ""
+            : ", " + failed.size() + " refused", r.helpers(), r.attempts());
     if (!failed.isEmpty()) {
       // Each refused unit is named with its block (blk_...), so the NameNode backs off exactly those; units stored
       // are listed by unit number only.

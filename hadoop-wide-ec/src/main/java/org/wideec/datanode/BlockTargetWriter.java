@@ -96,7 +96,7 @@ final class BlockTargetWriter implements SliceSink {
   }
 
   /** No CRC to check beyond the read-back. */
-  static final long NO_CRC = -1;
+  static final long NO_CRC = org.wideec.protocol.RebuildRequest.NO_CRC;
 
   /** The rebuilt bytes' CRC32C is not the one the manifest records: nothing was stored. */
   static final class CrcMismatchException extends IOException {

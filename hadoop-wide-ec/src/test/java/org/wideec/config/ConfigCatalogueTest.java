@@ -61,6 +61,7 @@ class ConfigCatalogueTest {
       "wide-ec.coder.native", "wide-ec.coder.vector", "wide-ec.coder.wide.tuning", // read once per JVM, at class init
       "wide-ec.archive.trim.enabled", "wide-ec.archive.repair.enabled", "wide-ec.archive.keeper.enabled",
       "wide-ec.decommission.enabled",
+      "wide-ec.lost-units.enabled",
       "wide-ec.archive.mr.encoder", "wide-ec.archive.mr.trim");
 
   @Test
@@ -184,6 +185,7 @@ class ConfigCatalogueTest {
     d.put("wide-ec.archive.rapidraid.max-positions", call("org.wideec.datanode.DataNodeSteps",
         "maxPositions", none, RepairWorkerConf.DEFAULT_HELPER_THREADS));
     d.put("wide-ec.decommission.max-concurrent", constant(nr + "DecommissionSettings", "MAX_CONCURRENT_DEFAULT"));
+    d.put("wide-ec.lost-units.max-concurrent", constant(nr + "LostUnitSettings", "MAX_CONCURRENT_DEFAULT"));
     d.put("wide-ec.decommission.blocks-per-pass", constant(nr + "DecommissionSettings", "BLOCKS_PER_PASS_DEFAULT"));
     d.put("wide-ec.decommission.link.node.bytes-per-second", constant(nr + "DecommissionSettings", "NODE_RATE_DEFAULT"));
     d.put("wide-ec.decommission.link.rack.bytes-per-second", constant(nr + "DecommissionSettings", "RACK_RATE_DEFAULT"));

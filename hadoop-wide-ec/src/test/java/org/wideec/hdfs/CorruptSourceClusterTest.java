@@ -54,6 +54,9 @@ class CorruptSourceClusterTest {
   @Test
   void aCorruptSourceFoundWhileRebuildingThreeUnitsIsReportedAndRebuiltToo() throws Exception {
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
+    // A corrupt helper found by the worker while it runs a task HDFS scheduled: the path a lost unit takes when the
+    // NameNode's rebuild orders are off or hand it back.
+    conf.setBoolean("wide-ec.lost-units.enabled", false);
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
     conf = MiniClusters.tuned(conf, new File(base.toFile(), "dfs"), BLOCK);
     // HDFS's default heartbeat (as in HDFS's own test): a helper's DataNode queues its report of a corrupt replica

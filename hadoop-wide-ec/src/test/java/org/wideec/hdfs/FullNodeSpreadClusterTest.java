@@ -53,6 +53,9 @@ class FullNodeSpreadClusterTest {
   @Test
   void aLostNodesUnitsAreRebuiltInSeveralRacksAndEveryGroupKeepsItsPlan() throws Exception {
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
+    // The spread under test is the placement policy's, for the repairs HDFS schedules: the path a lost unit takes
+    // when the NameNode's rebuild orders are off or hand it back.
+    conf.setBoolean("wide-ec.lost-units.enabled", false);
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
     MiniDFSCluster cluster = MiniClusters.start(conf, base.toFile(), 6, 4, BLOCK);
     try {

@@ -91,6 +91,9 @@ final class RepairClusterFixture {
     stopped.clear();
     File dir = Files.createTempDirectory("wideec-repair").toFile();
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(extra));
+    // These tests are about the worker taking over HDFS's own reconstruction tasks: the path a lost unit takes when
+    // the NameNode's rebuild orders are off or hand it back (LostUnitRebuildClusterTest covers the orders).
+    conf.setIfUnset("wide-ec.lost-units.enabled", "false");
     validating = org.wideec.datanode.RepairWorkerConf.validation(conf).enabled();
     conf.setInt("wide-ec.transport.slice.bytes", 16 * 1024);
     if (extra.get("wide-ec.transport.stall.timeout.ms") == null) {

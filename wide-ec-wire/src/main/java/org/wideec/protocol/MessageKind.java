@@ -20,6 +20,11 @@ public enum MessageKind {
   REBUILD(0x03, Family.REBUILD),
   /** The NameNode's order to rebuild several units of one stripe by one decode, each to its own target. */
   JOINT_REBUILD(0x04, Family.REBUILD),
+  /**
+   * The NameNode's order to rebuild lost units of a block group whose CRC32C nobody holds (their DataNode died): the
+   * joint layout, each unit checked by the worker's second decode instead.
+   */
+  UNCHECKED_REBUILD(0x05, Family.REBUILD),
   /** A client's range of a lost block of an archived file ('A'). */
   ARCHIVED_READ(0x41, Family.ARCHIVED_READ),
   /** The archiver's order to collect one tree of a chain encode ('E'). */

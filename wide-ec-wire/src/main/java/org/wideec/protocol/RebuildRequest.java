@@ -26,13 +26,15 @@ import org.wideec.repair.UnitLocation;
  * virtual zero units) and the authority to store (the WRITE token of each target block), all minted by the NameNode.
  * Sent on the slice port, so only a peer that proved the cluster secret may send it.
  *
- * <p>Two kinds, after {@link StepRequest}'s 0..2. Kind {@value #KIND} (version 1) rebuilds one unit and stores it on
+ * <p>Three kinds, after {@link StepRequest}'s 0..2. Kind {@value #KIND} (version 1) rebuilds one unit and stores it on
  * the receiving node; it is what the NameNode sends for one unit, so DataNodes of either version take it (rolling
  * upgrade). Kind {@value #KIND_JOINT} (version 2) rebuilds several units of one stripe by one decode and names each
  * unit's target: the receiving node itself ({@code at} null) or another DataNode, which the receiving node writes to
  * through DataTransferProtocol and whose stored CRC it reads back over the target's slice port. A DataNode older than
  * kind {@value #KIND_JOINT} refuses it as an unknown step request, so a mixed cluster fails a joint order (the
- * NameNode backs off and retries), never stores a wrong unit.
+ * NameNode backs off and retries), never stores a wrong unit. Kind {@value #KIND_UNCHECKED} (version 3) is the
+ * joint layout for units with no known CRC32C ({@link #NO_CRC}: a block group's units lost with their DataNode),
+ * which a DataNode older than it refuses in the same way.
  *
  * @param repair the lost units; its helpers' order is the preference the NameNode chose (least recently selected
  *     first)
@@ -44,6 +46,16 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
   public static final int KIND = MessageKind.REBUILD.code();
   /** The kind byte of a several-unit order. */
   public static final int KIND_JOINT = MessageKind.JOINT_REBUILD.code();
+  /** The kind byte of an order whose units have no known CRC32C ({@link #NO_CRC}). */
+  public static final int KIND_UNCHECKED = MessageKind.UNCHECKED_REBUILD.code();
+  /**
+   * A target's expected CRC32C when nobody holds one: a block group's unit lost with its DataNode (an archived block's
+   * manifest always has one, a leaving unit's DataNode computes one). The receiving node then stores the unit once the
+   * repair engine's second decode of a sample agrees (dfs.datanode.ec.reconstruction.validation), as it does for
+   * HDFS's own reconstruction tasks. Sent as its own kind: a DataNode that predates it refuses the order rather than
+   * compare the rebuilt bytes with a CRC that is not one.
+   */
+  public static final long NO_CRC = -1;
 
   /**
    * A DataNode that stores a unit it does not rebuild itself: what a DataTransferProtocol write to it needs (its
@@ -58,7 +70,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
    * @param block the block to store, with its WRITE token
    * @param storageType the storage type to store on (a {@code StorageType} name)
    * @param storageId the target's storage to store on
-   * @param expectedCrc the manifest's CRC32C of the unit
+   * @param expectedCrc the CRC32C the rebuilt unit must have, or {@link #NO_CRC}
    * @param at the target; null: the node that rebuilds
    */
   public record Target(int unit, BlockRef block, String storageType, String storageId, long expectedCrc, RemoteNode at) {}
@@ -79,9 +91,12 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         throw new IllegalArgumentException(repair.name() + ": target " + t.block() + " is not "
             + repair.lostLengths()[i] + " bytes long");
       }
-      if (t.expectedCrc() < 0 || t.expectedCrc() > 0xFFFF_FFFFL) {
+      if ((t.expectedCrc() < 0 && t.expectedCrc() != NO_CRC) || t.expectedCrc() > 0xFFFF_FFFFL) {
         throw new IllegalArgumentException(repair.name() + ": CRC32C " + t.expectedCrc()
             + " is not an unsigned 32-bit value");
+      }
+      if ((t.expectedCrc() == NO_CRC) != (targets.get(0).expectedCrc() == NO_CRC)) {
+        throw new IllegalArgumentException(repair.name() + ": units with and without a CRC32C in one order");
       }
     }
     endpoints = Map.copyOf(endpoints);
@@ -127,9 +142,10 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
   }
 
   public byte[] toBytes() {
-    boolean one = targets.size() == 1 && targets.get(0).at() == null;
+    boolean unchecked = targets.get(0).expectedCrc() == NO_CRC;
+    boolean one = targets.size() == 1 && targets.get(0).at() == null && !unchecked;
     return WireCodec.encode(out -> {
-      out.writeByte(one ? KIND : KIND_JOINT);
+      out.writeByte(one ? KIND : unchecked ? KIND_UNCHECKED : KIND_JOINT);
       out.writeUTF(repair.name());
       out.writeUTF(repair.code().spec());
       if (one) {
@@ -173,7 +189,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
     WireCodec.writeBlock(out, t.block());
     out.writeUTF(t.storageType());
     out.writeUTF(t.storageId());
-    out.writeInt((int) t.expectedCrc());
+    out.writeInt(t.expectedCrc() == NO_CRC ? 0 : (int) t.expectedCrc());
   }
 
   /**
@@ -185,7 +201,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
   public static RebuildRequest parse(byte[] bytes, RepairScheme scheme) throws IOException {
     return WireCodec.decode(bytes, "rebuild request", in -> {
       int kind = in.readUnsignedByte();
-      if (kind != KIND && kind != KIND_JOINT) {
+      if (kind != KIND && kind != KIND_JOINT && kind != KIND_UNCHECKED) {
         throw new IOException("not a rebuild request");
       }
       String name = in.readUTF();
@@ -201,6 +217,9 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         Set<Integer> seen = new TreeSet<>();
         for (int i = 0; i < nt; i++) {
           Target t = readTarget(in, name, code);
+          if (kind == KIND_UNCHECKED) {
+            t = new Target(t.unit(), t.block(), t.storageType(), t.storageId(), NO_CRC, null);
+          }
           if (!seen.add(t.unit())) {
             throw new IOException(name + ": unit " + t.unit() + " has two targets");
           }

@@ -1,6 +1,7 @@
 package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -127,6 +128,28 @@ class ProtocolGoldenBytesTest {
         + "302e302e302e323a3938363600032f7232000442502d31000000004000004e00000000000003e9000000000000100000"
         + "0102", req.toBytes());
     assertEquals(hex(req.toBytes()), hex(RebuildRequest.parse(req.toBytes(), RepairScheme.PIPELINED).toBytes()));
+  }
+
+  @Test
+  void aRebuildOfAUnitWhoseCrcNobodyHoldsIsKindFiveAndItsBytesArePinned() throws Exception {
+    StripeRepair r = repair(new int[] {0});
+    RebuildRequest req = new RebuildRequest(r, endpoints(r), List.of(new RebuildRequest.Target(0,
+        new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[] {4, 5}), "DISK", "DS-1", RebuildRequest.NO_CRC, null)));
+    assertPinned("05000e7374726970652037206f66202f780015617a7572652d6c72633a6b3d362c6c3d322c673d3200010000000442502d"
+        + "31000000004000004c00000000000003e900000000000010000002040500044449534b000444532d310000000000000100"
+        + "050003000600093132372e302e302e310000138e000d31302e302e302e363a3938363600032f7236000442502d31000000"
+        + "004000005200000000000003e90000000000001000000106000300093132372e302e302e310000138b000d31302e302e30"
+        + "2e333a3938363600032f7233000442502d31000000004000004f00000000000003e9000000000000100000010300020009"
+        + "3132372e302e302e310000138a000d31302e302e302e323a3938363600032f7232000442502d31000000004000004e0000"
+        + "0000000003e90000000000001000000102", req.toBytes());
+    RebuildRequest back = RebuildRequest.parse(req.toBytes(), RepairScheme.PIPELINED);
+    assertEquals(RebuildRequest.NO_CRC, back.expectedCrc());
+    assertEquals(req.targets(), back.targets());
+    assertEquals(hex(req.toBytes()), hex(back.toBytes()));
+    assertThrows(IllegalArgumentException.class, () -> new RebuildRequest(repair(new int[] {0, 1}), endpoints(r),
+        List.of(new RebuildRequest.Target(0, new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[0]), "DISK", "DS-1",
+            RebuildRequest.NO_CRC, null), new RebuildRequest.Target(1, new BlockRef("BP-1", 1073741901L, 1001, 4096,
+            new byte[0]), "DISK", "DS-2", 7, null))), "units with and without a CRC32C in one order");
   }
 
   @Test

@@ -53,7 +53,9 @@ import org.wideec.repair.UnusableHelpers;
  *
  * <p>Its parts: the damaged stripes a pass meets are kept most urgent first ({@link MostUrgentStripes}) and turned
  * into orders at the pass's end ({@link StripeRebuildDispatch}); decommission and maintenance by local reconstruction
- * run within its passes ({@link Decommission}).
+ * run within its passes ({@link Decommission}), and so does the rebuild of the units of our block groups lost with
+ * their DataNode ({@link LostUnitRebuilds} over {@link DeadNodeUnits}). An archived block lost with its DataNode needs
+ * no claim: its one replica is gone, so HDFS has nothing to copy it from and leaves it missing to this monitor.
  */
 final class ArchiveRepairMonitor extends ArchivePass {
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
@@ -71,6 +73,8 @@ final class ArchiveRepairMonitor extends ArchivePass {
   private final StripeRebuildDispatch dispatch;
   /** Decommission and maintenance by local reconstruction; null when wide-ec.decommission.enabled is false. */
   private final Decommission leaving;
+  /** Lost units of our block groups rebuilt on our order; null when wide-ec.lost-units.enabled is false. */
+  private final LostUnitRebuilds lost;
   /** What was reported once (stale stripes, unrecoverable blocks), so a pass every few seconds does not flood. */
   private final ReportedOnce<String> reported = new ReportedOnce<>();
   /** When this monitor started (about when the NameNode did) and how long it waits to rebuild in safe mode. */
@@ -85,13 +89,15 @@ final class ArchiveRepairMonitor extends ArchivePass {
    */
   ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval)
       throws IOException {
-    this(nn, fsn, conf, metrics, interval, ArchiveRepairSettings.from(conf), DecommissionSettings.from(conf));
+    this(nn, fsn, conf, metrics, interval, ArchiveRepairSettings.from(conf), DecommissionSettings.from(conf),
+        LostUnitSettings.from(conf));
   }
 
   private ArchiveRepairMonitor(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics,
-      long interval, ArchiveRepairSettings settings, DecommissionSettings decommission) throws IOException {
-    super(nn, fsn, conf, interval, settings.maxConcurrent() + (decommission.enabled() ? decommission.maxConcurrent() : 0),
-        "archive repair", LOG, true);
+      long interval, ArchiveRepairSettings settings, DecommissionSettings decommission, LostUnitSettings lostUnits)
+      throws IOException {
+    super(nn, fsn, conf, interval, settings.maxConcurrent() + (decommission.enabled() ? decommission.maxConcurrent() : 0)
+        + (lostUnits.enabled() ? lostUnits.maxConcurrent() : 0), "archive repair", LOG, true);
     this.metrics = metrics;
     this.settings = settings;
     this.dataNodeScheme = ArchiveRepairSettings.dataNodeScheme(conf);
@@ -101,6 +107,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
     this.orders = new RebuildOrders(fsn, transport, endpoints, state, settings.confirmTimeout());
     this.leaving = decommission.enabled() ? new Decommission(fsn, metrics, state, orders, workers, decommission,
         dataNodeScheme, placementScheme(conf), settings.backoff()) : null;
+    this.lost = lostUnits.enabled() ? new LostUnitRebuilds(new DeadNodeUnits(fsn, metrics, placementScheme(conf),
+        dataNodeScheme), fsn, state, orders, workers, lostUnits.maxConcurrent(), dataNodeScheme, settings.backoff())
+        : null;
     this.damaged = new MostUrgentStripes<>(settings.maxConcurrent());
     this.dispatch = new StripeRebuildDispatch(fsn, metrics, settings.maxConcurrent(), state, orders, workers,
         dataNodeScheme);
@@ -136,7 +145,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
   void start() {
     metrics.archiveRepairRunning.set(1);
     if (leaving != null) {
-      leaving.start(this::wake, interval);
+      leaving.start(this::wake);
+    }
+    if (lost != null) {
+      lost.onOrderEnded(this::wake);
+    }
+    if (leaving != null || lost != null) {
+      RebuildClaims.start(this::wake, interval, leaving != null, lost != null);
     }
     start("wide-ec archive repair monitor: missing blocks of archived stripes are rebuilt every " + interval + " ms ("
         + settings.maxConcurrent() + " at once)");
@@ -145,9 +160,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
   @Override
   void stop() {
     metrics.archiveRepairRunning.set(0);
-    if (leaving != null) {
-      leaving.stop();
-    }
+    RebuildClaims.stop();
     super.stop();
   }
 
@@ -170,6 +183,13 @@ final class ArchiveRepairMonitor extends ArchivePass {
     reported.beginPass();
     if (leaving != null) {
       leaving.beginPass(live, safeMode, failed);
+    }
+    if (lost != null && !safeMode) { // in safe mode nothing of the namespace changes, and HDFS reconstructs nothing
+      try {
+        lost.pass(live);
+      } catch (RuntimeException | LinkageError e) { // the archive repairs still run; HDFS reconstructs what is not claimed
+        failed.warn("wide-ec lost-unit rebuild pass failed ({}); archived stripes are still repaired", e.toString(), e);
+      }
     }
   }
 
@@ -198,6 +218,9 @@ final class ArchiveRepairMonitor extends ArchivePass {
     reported.endPass(); // what this pass no longer found is forgotten (and reported again if it comes back)
     if (leaving != null) {
       leaving.endPass();
+    }
+    if (lost != null) {
+      lost.endPass();
     }
   }
 

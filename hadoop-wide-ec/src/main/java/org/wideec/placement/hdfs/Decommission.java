@@ -9,21 +9,24 @@ import org.wideec.repair.RepairScheme;
 
 /**
  * Decommission and maintenance by local reconstruction, as the archive repair monitor runs it within its passes: the
- * units of our block groups on leaving DataNodes ({@link LeavingUnitRebuilds}, at each pass's start: a leaving node's
+ * units of our block groups on leaving DataNodes ({@link LostUnitRebuilds} over {@link LeavingNodeUnits}, at each
+ * pass's start: a leaving node's
  * decommission waits on every unit) and the archived blocks held only there ({@link LeavingArchivedBlocks}, met as the
- * pass looks at each stripe), their claims on HDFS's copy ({@link DecommissionClaims}) and the units left. A failing
+ * pass looks at each stripe), their claims on HDFS's copy ({@link RebuildClaims}) and the units left. A failing
  * leaving pass never stops the archive repairs: it is one rate-limited warning, and what it did not claim HDFS copies.
  */
 final class Decommission {
   private final WideEcNameNodeMetrics metrics;
-  private final LeavingUnitRebuilds groups;
+  private final LeavingNodeUnits leavingUnits;
+  private final LostUnitRebuilds groups;
   private final LeavingArchivedBlocks archived;
 
   Decommission(FSNamesystem fsn, WideEcNameNodeMetrics metrics, RebuildState state, RebuildOrders orders,
       ExecutorService workers, DecommissionSettings settings, RepairScheme scheme, String placementScheme,
       long giveBackMs) {
     this.metrics = metrics;
-    this.groups = new LeavingUnitRebuilds(fsn, metrics, state, orders, workers, settings, scheme, placementScheme,
+    this.leavingUnits = new LeavingNodeUnits(fsn, metrics, settings, placementScheme, orders);
+    this.groups = new LostUnitRebuilds(leavingUnits, fsn, state, orders, workers, settings.maxConcurrent(), scheme,
         giveBackMs);
     this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs);
     state.tell(new RebuildState.Outcomes() {
@@ -35,20 +38,13 @@ final class Decommission {
       @Override
       public void failed(long block, long backoffMs) {
         // HDFS copies it at least until our next attempt, which the back-off delays (doubling up to an hour).
-        long ms = Math.max(giveBackMs, backoffMs);
-        archived.failed(block, ms);
-        groups.failed(block, ms);
+        archived.failed(block, Math.max(giveBackMs, backoffMs));
       }
     });
   }
 
-  void start(Runnable wakeMonitor, long intervalMs) {
+  void start(Runnable wakeMonitor) {
     groups.onOrderEnded(wakeMonitor);
-    DecommissionClaims.start(wakeMonitor, intervalMs);
-  }
-
-  void stop() {
-    DecommissionClaims.stop();
   }
 
   /**
@@ -63,7 +59,7 @@ final class Decommission {
         failed.warn("wide-ec decommission pass failed ({}); archived stripes are still repaired", e.toString(), e);
       }
     }
-    archived.beginPass(groups.leavingNodes());
+    archived.beginPass(leavingUnits.leavingNodes());
   }
 
   /** The monitor looked at this stripe. */
@@ -80,6 +76,7 @@ final class Decommission {
   void endPass() {
     groups.endPass();
     archived.endPass();
-    metrics.decommissionUnitsLeft.set(groups.leavingNodes().isEmpty() ? 0 : groups.unitsLeft() + archived.left());
+    metrics.decommissionUnitsLeft.set(leavingUnits.leavingNodes().isEmpty() ? 0
+        : leavingUnits.unitsLeft() + archived.left());
   }
 }

@@ -5,7 +5,7 @@ import org.wideec.config.ConfigValues;
 import org.wideec.repair.LinkRates;
 
 /**
- * How the NameNode plugin decommissions by local reconstruction ({@link LeavingUnitRebuilds}), read once at start.
+ * How the NameNode plugin decommissions by local reconstruction ({@link LeavingNodeUnits}), read once at start.
  *
  * @param enabled whether units on leaving DataNodes are rebuilt by our worker (false: HDFS copies them, stock)
  * @param maxConcurrent rebuild orders for units of block groups on leaving DataNodes running at once

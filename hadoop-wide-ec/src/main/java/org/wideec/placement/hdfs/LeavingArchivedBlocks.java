@@ -12,7 +12,7 @@ import org.wideec.archive.StripeMember;
 /**
  * Archived blocks on leaving DataNodes. A leaving replica is not live in service, so a block held only on leaving
  * nodes is missing to the archive repair monitor and rebuilt from its stripe like any lost block; this counts it for
- * the decommission, claims it while the monitor rebuilds it ({@link DecommissionClaims}: HDFS does not copy it from the
+ * the decommission, claims it while the monitor rebuilds it ({@link RebuildClaims}: HDFS does not copy it from the
  * leaving node meanwhile), and gives back to HDFS's copy one the stripe cannot rebuild, one the monitor could not
  * order, or one whose rebuild failed (for at least its retry back-off). Called on the monitor's thread, but for the
  * outcomes of rebuilds, which come from the rebuild threads.
@@ -59,7 +59,7 @@ final class LeavingArchivedBlocks {
       StripeMember m = s.member(u);
       if (onLeavingNode(now, m)) {
         // The rest of its stripe cannot rebuild it: HDFS copies it from the leaving node, as the plan would say.
-        DecommissionClaims.giveBack(m.blockId(), giveBackMs);
+        RebuildClaims.giveBack(m.blockId(), giveBackMs);
         if (givenBack.first(m.blockId())) {
           metrics.decommissionUnitsFromLeavingNode.incr();
         }
@@ -79,7 +79,7 @@ final class LeavingArchivedBlocks {
   void notOrdered(long[] blocks) {
     for (long b : blocks) {
       if (ordered.remove(b) != null) {
-        DecommissionClaims.giveBack(b, giveBackMs);
+        RebuildClaims.giveBack(b, giveBackMs);
       }
     }
   }
@@ -96,7 +96,7 @@ final class LeavingArchivedBlocks {
   /** A rebuild failed: HDFS copies the block at least until our next attempt, which {@code ms} delays. */
   void failed(long block, long ms) {
     if (ordered.remove(block) != null) {
-      DecommissionClaims.giveBack(block, ms);
+      RebuildClaims.giveBack(block, ms);
     }
   }
 
@@ -112,6 +112,6 @@ final class LeavingArchivedBlocks {
   void endPass() {
     givenBack.endPass();
     ordered.keySet().removeIf(b -> !seen.contains(b) && !state.busy(b));
-    DecommissionClaims.claimArchived(ordered.keySet(), leaving);
+    RebuildClaims.claimArchived(ordered.keySet(), leaving);
   }
 }

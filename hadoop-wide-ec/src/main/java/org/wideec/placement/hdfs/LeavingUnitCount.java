@@ -2,7 +2,7 @@ package org.wideec.placement.hdfs;
 
 /**
  * Units of our block groups still held only on leaving DataNodes, counted over whole laps of the walk over the
- * leaving nodes' blocks ({@link LeavingUnitRebuilds}): a pass walks a stretch of them, so one pass's count is only
+ * leaving nodes' blocks ({@link LeavingNodeUnits}): a pass walks a stretch of them, so one pass's count is only
  * part of a node. Until the first lap ends, the count so far (it only grows); after, the last whole lap's count, or
  * the lap under way's once it is larger (a node that started leaving since). Not thread-safe: the monitor's thread.
  */

@@ -121,56 +121,74 @@ final class RebuildOrders {
     }
   }
 
+  /** The CRC32C a rebuilt block-group unit must have, asked of whoever knows it when its order is sent. */
+  interface ExpectedCrc {
+    /** @return the CRC32C, or {@link RebuildRequest#NO_CRC} when nobody holds one */
+    long get() throws IOException, InterruptedException;
+  }
+
+  /** A unit lost with its DataNode: nobody holds its CRC32C; the worker's second decode checks it. */
+  static final ExpectedCrc UNKNOWN_CRC = () -> RebuildRequest.NO_CRC;
+
   /**
-   * On a rebuild thread: a unit leaving with its DataNode (decommission or maintenance) rebuilt by its target from the
-   * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own
-   * id, then confirmed live there at this NameNode, or failed (one WARN line; its next attempt waits the back-off).
-   * The stored bytes must have the CRC32C of the leaving replica, which the leaving node computes from its disk: an
-   * 8-byte digest crosses its NIC (and, for a rebuild, never the unit).
+   * A unit leaving with its DataNode: the CRC32C of its replica there, which the leaving node computes from its disk,
+   * so an 8-byte digest crosses its NIC, never the unit.
+   */
+  ExpectedCrc ofLeavingReplica(DatanodeInfo leaving, BlockRef replica) {
+    return () -> {
+      try {
+        UnitLocation me = new UnitLocation(-1, new org.wideec.topology.Site("namenode", "/"));
+        return SliceDial.following(slicePort(leaving), current(fsn, endpoints), from -> org.wideec.engine.DigestRequest
+            .crcOf(transport, from, me, replica, transport.conf().sliceBytes()));
+      } catch (IOException | RuntimeException e) {
+        endpoints.forget(leaving.getXferAddr());
+        throw e;
+      }
+    };
+  }
+
+  /**
+   * On a rebuild thread: a block group's unit (leaving with its DataNode, or lost) rebuilt by its target from the
+   * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own id, then confirmed live there at this NameNode, or failed (counted in
+   * {@code failures}, one WARN line; its next attempt waits the back-off).
    *
-   * @param leaving the leaving node's slice port and the READ token of its replica
+   * @param expected the CRC32C the rebuilt bytes must have
    * @param live whether the NameNode lists the unit live on its target
    * @return true once the unit is confirmed live on its target
    */
-  boolean runLeaving(StripeRepair repair, UnitTarget unit, DatanodeInfo leaving, BlockRef leavingReplica,
-      java.util.function.BooleanSupplier live, String what) {
+  boolean runUnit(StripeRepair repair, UnitTarget unit, ExpectedCrc expected, java.util.function.BooleanSupplier live,
+      String what, org.apache.hadoop.metrics2.lib.MutableCounterLong failures) {
     long block = unit.block().getBlockId();
     DatanodeInfo target = unit.to().node();
     try {
-      long crc;
       try {
-        UnitLocation me = new UnitLocation(-1, new org.wideec.topology.Site("namenode", "/"));
-        crc = SliceDial.following(slicePort(leaving), current(fsn, endpoints), from -> org.wideec.engine.DigestRequest
-            .crcOf(transport, from, me, leavingReplica, transport.conf().sliceBytes()));
-        send(repair, target, List.of(new UnitTarget(unit.unit(), unit.block(), unit.to(), crc)));
+        send(repair, target, List.of(new UnitTarget(unit.unit(), unit.block(), unit.to(), expected.get())));
       } catch (IOException | RuntimeException | LinkageError e) {
         endpoints.forget(target.getXferAddr());
-        endpoints.forget(leaving.getXferAddr());
         repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
-        state.leavingFailure(block, what, "rebuild on " + target.getXferAddr() + " failed: "
-            + (e.getMessage() == null ? e.toString() : e.getMessage()));
+        state.unitFailure(block, what, "rebuild on " + target.getXferAddr() + " failed: "
+            + (e.getMessage() == null ? e.toString() : e.getMessage()), failures);
         return false;
       }
       if (!confirmed(live)) {
-        state.leavingFailure(block, what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
-            + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")");
+        state.unitFailure(block, what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
+            + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")", failures);
         return false;
       }
       state.succeeded(block);
       if (repair.copies()) {
-        LOG.info("{} copied from its leaving node {} to {} ({}) through our worker, confirmed live at the NameNode",
-            what, leaving.getXferAddr(), target.getXferAddr(), target.getNetworkLocation());
+        LOG.info("{} copied to {} ({}) from its leaving replica through our worker, confirmed live at the NameNode",
+            what, target.getXferAddr(), target.getNetworkLocation());
       } else {
-        LOG.info("{} rebuilt on {} ({}) from helpers {} without reading its leaving node {}, confirmed live at the"
-            + " NameNode", what, target.getXferAddr(), target.getNetworkLocation(),
-            new java.util.TreeSet<>(helperNodes(repair)), leaving.getXferAddr());
+        LOG.info("{} rebuilt on {} ({}) from helpers {}, confirmed live at the NameNode", what, target.getXferAddr(),
+            target.getNetworkLocation(), new java.util.TreeSet<>(helperNodes(repair)));
       }
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
     } finally {
-      state.endedLeaving(block);
+      state.endedUnit(block);
     }
   }
 

@@ -76,20 +76,17 @@ final class RebuildState {
     void failed(long block, long backoffMs);
   }
 
-  private volatile Outcomes outcomes;
+  private final java.util.List<Outcomes> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   void tell(Outcomes o) {
-    outcomes = o;
+    outcomes.add(o);
   }
 
   /** The block is live again: its next loss is ordered at once. */
   void repaired(long block) {
     backingOff.succeeded(block);
     metrics.archivedBlocksRepaired.incr();
-    Outcomes o = outcomes;
-    if (o != null) {
-      o.repaired(block);
-    }
+    outcomes.forEach(o -> o.repaired(block));
   }
 
   /** A block group's unit is live on its new node: its next attempt, if ever, is ordered at once. */
@@ -98,15 +95,15 @@ final class RebuildState {
   }
 
   /**
-   * A decommission's order for a block group's unit is about to be sent: the unit is in flight, but the order is the
-   * decommission's to count ({@link LeavingUnitRebuilds}), so archive repairs keep their own concurrency.
+   * An order for a block group's unit (leaving or lost) is about to be sent: the unit is in flight, but the order is
+   * {@link LostUnitRebuilds}' to count, so archive repairs keep their own concurrency.
    */
-  void startedLeaving(long block) {
+  void startedUnit(long block) {
     inFlight.add(block);
   }
 
-  /** The decommission's order for the unit has ended. */
-  void endedLeaving(long block) {
+  /** The order for the block group's unit has ended. */
+  void endedUnit(long block) {
     inFlight.remove(block);
   }
 
@@ -117,21 +114,19 @@ final class RebuildState {
   }
 
   /**
-   * A decommission's rebuild of a block group's unit failed: one WARN line naming it; the caller gives the unit back
-   * to HDFS's copy for the back-off.
+   * A rebuild of a block group's unit (leaving or lost) failed: counted in {@code failures}, one WARN line naming it;
+   * the unit goes back to HDFS for the back-off.
    */
-  long leavingFailure(long block, String what, String why) {
-    metrics.decommissionRebuildFailures.incr();
+  long unitFailure(long block, String what, String why,
+      org.apache.hadoop.metrics2.lib.MutableCounterLong failures) {
+    failures.incr();
     return failed(block, what, why);
   }
 
   private long failed(long block, String what, String why) {
     long next = backingOff.failed(block);
     LOG.warn("{} was not repaired: {}; next attempt in {} ms", what, why, next);
-    Outcomes o = outcomes;
-    if (o != null) {
-      o.failed(block, next);
-    }
+    outcomes.forEach(o -> o.failed(block, next));
     return next;
   }
 

@@ -155,6 +155,60 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong decommissionCrossRackBytesPlanned = registry.newCounter("DecommissionCrossRackBytesPlanned",
       "cross-rack bytes the decommission rebuild orders sent were planned to move", 0L);
 
+  final MutableGaugeLong lostUnitsFound = registry.newGauge("LostUnitsFound",
+      "units of our block groups no live DataNode holds (their DataNode died, say) that the last pass found in HDFS's"
+          + " reconstruction queue", 0L);
+  final MutableGaugeLong lostUnitsRebuilding = registry.newGauge("LostUnitsRebuilding",
+      "lost units of our block groups whose rebuild order is running now", 0L);
+  final MutableCounterLong lostUnitsRebuilt = registry.newCounter("LostUnitsRebuilt",
+      "lost units of our block groups rebuilt by our workers on this NameNode's order and confirmed live", 0L);
+  final MutableCounterLong lostUnitBytesRebuilt = registry.newCounter("LostUnitBytesRebuilt",
+      "bytes of the units counted in LostUnitsRebuilt", 0L);
+  final MutableCounterLong lostUnitsLeftToHdfs = registry.newCounter("LostUnitsLeftToHdfs",
+      "lost units of our block groups no plan could rebuild (no target keeping the placement, no decodable helper"
+          + " set), left to HDFS's reconstruction", 0L);
+  final MutableCounterLong lostUnitRebuildFailures = registry.newCounter("LostUnitRebuildFailures",
+      "rebuilds of lost units of our block groups that failed or were not confirmed (each group then left to HDFS's"
+          + " reconstruction for a back-off)", 0L);
+  final MutableCounterLong lostUnitCrossRackBytesPlanned = registry.newCounter("LostUnitCrossRackBytesPlanned",
+      "cross-rack bytes the rebuild orders for lost units were planned to move", 0L);
+
+  /** The counters of one kind of rebuild of block-group units the NameNode orders ({@link LostUnitRebuilds}). */
+  /**
+   * The counters of one kind of rebuild of block-group units the NameNode orders ({@link LostUnitRebuilds}); the units
+   * copied (also counted rebuilt) are null where units are never copied.
+   */
+  record UnitRebuildCounters(MutableGaugeLong rebuilding, MutableCounterLong rebuilt, MutableCounterLong bytes,
+      MutableCounterLong leftToHdfs, MutableCounterLong failures, MutableCounterLong crossRackBytesPlanned,
+      MutableCounterLong copied, MutableCounterLong bytesCopied) {}
+
+  UnitRebuildCounters decommissionCounters() {
+    return new UnitRebuildCounters(decommissionUnitsRebuilding, decommissionUnitsRebuilt, decommissionBytesRebuilt,
+        decommissionUnitsFromLeavingNode, decommissionRebuildFailures, decommissionCrossRackBytesPlanned,
+        decommissionUnitsCopied, decommissionBytesCopied);
+  }
+
+  UnitRebuildCounters lostUnitCounters() {
+    return new UnitRebuildCounters(lostUnitsRebuilding, lostUnitsRebuilt, lostUnitBytesRebuilt, lostUnitsLeftToHdfs,
+        lostUnitRebuildFailures, lostUnitCrossRackBytesPlanned, null, null);
+  }
+
+  public long lostUnitsFound() {
+    return lostUnitsFound.value();
+  }
+
+  public long lostUnitsRebuilt() {
+    return lostUnitsRebuilt.value();
+  }
+
+  public long lostUnitsLeftToHdfs() {
+    return lostUnitsLeftToHdfs.value();
+  }
+
+  public long lostUnitRebuildFailures() {
+    return lostUnitRebuildFailures.value();
+  }
+
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
     DefaultMetricsSystem.instance().register(NAME, "wide-ec NameNode plugin", m);

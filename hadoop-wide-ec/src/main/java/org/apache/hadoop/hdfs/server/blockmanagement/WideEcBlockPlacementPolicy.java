@@ -32,7 +32,7 @@ import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.placement.StripedPlacement;
 import org.wideec.placement.hdfs.AtRiskLog;
-import org.wideec.placement.hdfs.DecommissionClaims;
+import org.wideec.placement.hdfs.RebuildClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 import org.wideec.repair.FullNodeRecoveryPlanner;
@@ -191,9 +191,15 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     }
     LostUnits group = lostUnits(src, chosen, count);
     if (group != null && !group.leavingFrom().isEmpty()
-        && DecommissionClaims.claimsGroup(group.groupId(), group.leavingFrom())) {
+        && RebuildClaims.claimsGroup(group.groupId(), group.leavingFrom())) {
       // HDFS would copy the units from their leaving node; our decommission rebuilds them from their local groups.
       // No target: the group stays queued, and needs nothing once the rebuilt units are live.
+      return new DatanodeStorageInfo[0];
+    }
+    if (group != null ? group.ours() && group.leavingFrom().isEmpty() && RebuildClaims.claimsLostGroup(group.groupId())
+        : everyCandidateClaimedLost(src, chosen, count)) {
+      // The units are lost (their DataNode died, say): the NameNode plugin orders our workers to rebuild them all at
+      // once. No target: the group stays queued, and needs nothing once the rebuilt units are live.
       return new DatanodeStorageInfo[0];
     }
     if (group != null) {
@@ -243,19 +249,25 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   /**
    * A group's lost units, ascending, the real rack of each surviving unit, its data units past the end of a short
    * group (zeros, never rebuilt), the bytes of its largest unit, and the leaving DataNodes that still hold every lost
-   * unit (a decommission's work; empty when some lost unit is held by none).
+   * unit (a decommission's work; empty when some lost unit is held by none), and whether its codec is ours.
    */
   private record LostUnits(long groupId, int[] lost, Map<Integer, String> liveRacks, java.util.Set<Integer> zeros,
-      long unitBytes, java.util.Set<String> leavingFrom) {}
+      long unitBytes, java.util.Set<String> leavingFrom, boolean ours) {}
 
   /**
    * The group of src that holds every chosen storage and lacks exactly count units, or null when there is no
    * such group or more than one (small clusters can put two groups on the same nodes).
    */
   private static LostUnits lostUnits(String src, List<DatanodeStorageInfo> chosen, int count) {
+    List<LostUnits> all = candidates(src, chosen, count);
+    return all.size() == 1 ? all.get(0) : null;
+  }
+
+  /** Every group of src that holds every chosen storage and lacks exactly count units. */
+  private static List<LostUnits> candidates(String src, List<DatanodeStorageInfo> chosen, int count) {
     FSNamesystem fsn = NamespaceAccess.get();
-    return fsn == null ? null : WideEcNamespace.withBlocks(fsn, src, blocks -> {
-      LostUnits found = null;
+    return fsn == null ? List.of() : WideEcNamespace.withBlocks(fsn, src, blocks -> {
+      List<LostUnits> found = new ArrayList<>();
       for (BlockInfo b : blocks) {
         if (!(b instanceof BlockInfoStriped g) || !chosen.stream().allMatch(s -> g.getStorageBlockIndex(s) >= 0)) {
           continue;
@@ -266,19 +278,26 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
         int[] lost = IntStream.range(0, g.getTotalBlockNum())
             .filter(u -> !live.containsKey(u) && (u < g.getRealDataBlockNum() || u >= g.getDataBlockNum())).toArray();
         if (lost.length == count) {
-          if (found != null) {
-            return null;
-          }
           java.util.Set<Integer> zeros = new java.util.HashSet<>();
           IntStream.range(g.getRealDataBlockNum(), g.getDataBlockNum()).forEach(zeros::add);
           long unitBytes = org.apache.hadoop.hdfs.util.StripedBlockUtil.getInternalBlockLength(g.getNumBytes(),
               g.getCellSize(), g.getDataBlockNum(), 0);
-          found = new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
-              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost));
+          found.add(new LostUnits(g.getBlockId(), lost, live, zeros, unitBytes,
+              WideEcLeavingUnits.onlyOnLeavingNodes(fsn.getBlockManager(), g, lost), WideEcLeavingUnits.ours(g)));
         }
       }
       return found;
     });
+  }
+
+  /**
+   * Whether every group of src that the request could be for has lost units (none on a leaving node) that our workers
+   * rebuild now: small clusters put several groups of a file on the same nodes, and HDFS does not say which it places.
+   */
+  private static boolean everyCandidateClaimedLost(String src, List<DatanodeStorageInfo> chosen, int count) {
+    List<LostUnits> all = candidates(src, chosen, count);
+    return !all.isEmpty() && all.stream().allMatch(g -> g.ours() && g.leavingFrom().isEmpty()
+        && RebuildClaims.claimsLostGroup(g.groupId()));
   }
 
   /**

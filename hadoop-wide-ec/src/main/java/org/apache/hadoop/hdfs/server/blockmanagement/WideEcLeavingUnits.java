@@ -18,8 +18,9 @@ import org.wideec.coder.StripedCodec;
  * evaluated there): the DataNodes leaving (decommissioning, or entering maintenance), the block groups of our codecs
  * with a unit on one of them, and whether a rebuilt unit is live on its target. HDFS completes a decommission once
  * every internal block of a group is live on a node in service; these views are what our worker needs to make it so
- * without the leaving node sending the unit. A thin adapter in Hadoop's package because a group's storage indexes
- * and a storage's block list are package-private.
+ * without the leaving node sending the unit. The same view serves the rebuild of units lost with their DataNode: the
+ * groups of our codecs in HDFS's reconstruction queue. A thin adapter in Hadoop's package because a group's storage
+ * indexes, a storage's block list and the queue are package-private.
  */
 public final class WideEcLeavingUnits {
   private WideEcLeavingUnits() {}
@@ -32,11 +33,53 @@ public final class WideEcLeavingUnits {
    *
    * @param inService each unit on a live DataNode in service (normal storage, neither corrupt nor excess)
    * @param leaving each unit held only on a leaving DataNode, with that node
+   * @param lost each unit no live DataNode and no DataNode in maintenance holds at all (its DataNode died, say); a
+   *     unit with a replica HDFS knows of on a live node (corrupt, on a failed storage, decommissioned) is HDFS's to
+   *     reconstruct or copy, and units past the end of a short group never existed
    * @param whole whether every unit is in service or leaving and HDFS reconstructs none of them now (a unit truly
-   *     missing is HDFS's to reconstruct, to a target our plan cannot see)
+   *     missing is not a decommission's to rebuild)
+   * @param reconstructing whether HDFS has reconstruction of some unit pending (scheduled before we claimed it)
    */
-  public record LeavingGroup(long groupId, long generationStamp, long numBytes, ErasureCodingPolicy policy,
-      long fileId, Map<Integer, DatanodeInfo> inService, Map<Integer, DatanodeInfo> leaving, boolean whole) {}
+  public record GroupUnits(long groupId, long generationStamp, long numBytes, ErasureCodingPolicy policy,
+      long fileId, Map<Integer, DatanodeInfo> inService, Map<Integer, DatanodeInfo> leaving, java.util.Set<Integer> lost,
+      boolean whole, boolean reconstructing) {}
+
+  /**
+   * What a look at HDFS's queue of low-redundancy blocks found.
+   *
+   * @param lost the complete block groups of our codecs with a lost unit and no reconstruction pending, in queue order
+   * @param seen every block group of our codecs in the queue
+   * @param whole whether the look reached the end of the queue
+   */
+  public record LostGroups(List<GroupUnits> lost, java.util.Set<Long> seen, boolean whole) {}
+
+  /**
+   * The block groups of our codecs that HDFS queues for reconstruction (a DataNode died with units of theirs, say), at
+   * most {@code maxBlocks} queue entries, looked at in one hold of the namesystem read lock (HDFS's RedundancyMonitor
+   * picks its batches from the same queue under the write lock).
+   */
+  public static LostGroups lost(FSNamesystem fsn, int maxBlocks) {
+    BlockManager bm = fsn.getBlockManager();
+    List<GroupUnits> lost = new ArrayList<>();
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    int looked = 0;
+    fsn.readLock();
+    try {
+      Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
+      for (; looked < maxBlocks && it.hasNext(); looked++) {
+        if (it.next() instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
+            && seen.add(g.getBlockId())) {
+          GroupUnits v = view(bm, g);
+          if (!v.lost().isEmpty() && !v.reconstructing()) {
+            lost.add(v);
+          }
+        }
+      }
+      return new LostGroups(lost, seen, !it.hasNext());
+    } finally {
+      fsn.readUnlock();
+    }
+  }
 
   /** The DataNodes decommissioning or entering maintenance, alive. */
   public static List<LeavingNode> leaving(FSNamesystem fsn) {
@@ -79,7 +122,7 @@ public final class WideEcLeavingUnits {
    * @param lapEnded whether this walk reached the end of the last storage (the next walk starts a new lap at {@link
    *     WalkCursor#START})
    */
-  public record Walk(List<LeavingGroup> taken, long leavingUnits, WalkCursor next, boolean lapEnded) {}
+  public record Walk(List<GroupUnits> taken, long leavingUnits, WalkCursor next, boolean lapEnded) {}
 
   /**
    * Walks the block lists of the storages of these DataNodes being decommissioned (storages in the order of {@link
@@ -89,7 +132,7 @@ public final class WideEcLeavingUnits {
    * counts replicas of contiguous blocks), and the units come back with the node.
    *
    * <p>Each complete block group of our codecs met with a unit held only on a leaving node is taken, unless its id is
-   * in {@code skip} or it is not {@link LeavingGroup#whole}, up to {@code room} groups: the walk stops before a group
+   * in {@code skip} or it is not {@link GroupUnits#whole}, up to {@code room} groups: the walk stops before a group
    * it would take with no room left, so the next walk begins there and no group is passed over for want of room.
    *
    * <p>A leaving node may hold millions of blocks: the namesystem read lock is held for at most {@link
@@ -113,7 +156,7 @@ public final class WideEcLeavingUnits {
     } finally {
       fsn.readUnlock();
     }
-    List<LeavingGroup> taken = new ArrayList<>();
+    List<GroupUnits> taken = new ArrayList<>();
     long units = 0;
     int walked = 0;
     // A storage gone since the cursor was set: the walk goes on with the next one, from its head.
@@ -139,7 +182,7 @@ public final class WideEcLeavingUnits {
           for (int inHold = 0; inHold < BLOCKS_PER_LOCK && walked < maxBlocks && it.hasNext(); inHold++) {
             BlockInfo b = it.next();
             if (b instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)) {
-              LeavingGroup v = view(bm, g);
+              GroupUnits v = view(bm, g);
               boolean take = !v.leaving().isEmpty() && v.whole() && !skip.contains(g.getBlockId());
               if (take && taken.size() == room) {
                 taken.add(v); // one past the room: the walk stops before it
@@ -169,9 +212,9 @@ public final class WideEcLeavingUnits {
    * only on a DataNode being decommissioned; the namesystem read lock is held for at most {@link #BLOCKS_PER_LOCK} of
    * them at a time.
    */
-  public static Map<Long, LeavingGroup> groups(FSNamesystem fsn, Collection<Long> ids) {
+  public static Map<Long, GroupUnits> groups(FSNamesystem fsn, Collection<Long> ids) {
     BlockManager bm = fsn.getBlockManager();
-    Map<Long, LeavingGroup> out = new java.util.LinkedHashMap<>();
+    Map<Long, GroupUnits> out = new java.util.LinkedHashMap<>();
     List<Long> all = new ArrayList<>(ids);
     for (int i = 0; i < all.size(); i += BLOCKS_PER_LOCK) {
       fsn.readLock();
@@ -179,7 +222,7 @@ public final class WideEcLeavingUnits {
         for (long id : all.subList(i, Math.min(all.size(), i + BLOCKS_PER_LOCK))) {
           if (bm.getStoredBlock(new Block(id)) instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted()
               && ours(g)) {
-            LeavingGroup v = view(bm, g);
+            GroupUnits v = view(bm, g);
             if (!v.leaving().isEmpty()) {
               out.put(id, v);
             }
@@ -195,7 +238,8 @@ public final class WideEcLeavingUnits {
   /** Blocks of a leaving node's storage looked at per hold of the namesystem read lock. */
   static final int BLOCKS_PER_LOCK = 1_000;
 
-  private static boolean ours(BlockInfoStriped g) {
+  /** Whether the group's codec is one of ours (groups of HDFS's own codecs are never claimed or rebuilt by us). */
+  static boolean ours(BlockInfoStriped g) {
     return StripedCodec.names().contains(g.getErasureCodingPolicy().getCodecName());
   }
 
@@ -205,14 +249,18 @@ public final class WideEcLeavingUnits {
    * leaving. A replica counts only when usable (its DataNode alive, its storage NORMAL, neither corrupt nor excess).
    * Under the namesystem read lock.
    */
-  private static LeavingGroup view(BlockManager bm, BlockInfoStriped g) {
+  private static GroupUnits view(BlockManager bm, BlockInfoStriped g) {
     Collection<DatanodeDescriptor> corrupt = bm.getCorruptReplicas(g);
     Map<Integer, DatanodeInfo> inService = new HashMap<>();
     Map<Integer, DatanodeInfo> leaving = new HashMap<>();
+    java.util.Set<Integer> held = new java.util.HashSet<>();
     for (BlockInfoStriped.StorageAndBlockIndex si : g.getStorageAndIndexInfos()) {
       DatanodeStorageInfo s = si.getStorage();
       DatanodeDescriptor dn = s.getDatanodeDescriptor();
       int unit = si.getBlockIndex();
+      if (dn.isAlive() || dn.isMaintenance()) {
+        held.add(unit); // by some replica, usable or not, or on a node in maintenance that HDFS expects back
+      }
       if (!dn.isAlive() || s.getState() != DatanodeStorage.State.NORMAL
           || (corrupt != null && corrupt.contains(dn)) || bm.isExcess(dn, g)) {
         continue;
@@ -224,14 +272,19 @@ public final class WideEcLeavingUnits {
       }
     }
     leaving.keySet().removeAll(inService.keySet()); // a unit live in service elsewhere already is not leaving
-    boolean whole = bm.pendingReconstruction.getNumReplicas(g) == 0;
-    for (int u = 0; u < g.getTotalBlockNum() && whole; u++) {
+    boolean reconstructing = bm.pendingReconstruction.getNumReplicas(g) > 0;
+    boolean whole = !reconstructing;
+    java.util.Set<Integer> lost = new java.util.TreeSet<>();
+    for (int u = 0; u < g.getTotalBlockNum(); u++) {
       // Data units past the end of a short group never existed; any other unit must be in service or leaving.
       boolean exists = u < g.getRealDataBlockNum() || u >= g.getDataBlockNum();
-      whole = !exists || inService.containsKey(u) || leaving.containsKey(u);
+      whole &= !exists || inService.containsKey(u) || leaving.containsKey(u);
+      if (exists && !held.contains(u)) {
+        lost.add(u);
+      }
     }
-    return new LeavingGroup(g.getBlockId(), g.getGenerationStamp(), g.getNumBytes(), g.getErasureCodingPolicy(),
-        g.getBlockCollectionId(), inService, leaving, whole);
+    return new GroupUnits(g.getBlockId(), g.getGenerationStamp(), g.getNumBytes(), g.getErasureCodingPolicy(),
+        g.getBlockCollectionId(), inService, leaving, lost, whole, reconstructing);
   }
 
   /**
@@ -257,7 +310,7 @@ public final class WideEcLeavingUnits {
 
   /**
    * Whether one of a file's blocks is an archived block our decommission rebuilds ({@link
-   * org.wideec.placement.hdfs.DecommissionClaims#claimsArchivedBlock}) with every replica on a leaving DataNode.
+   * org.wideec.placement.hdfs.RebuildClaims#claimsArchivedBlock}) with every replica on a leaving DataNode.
    */
   static boolean claimedArchivedBlock(BlockInfo[] blocks) {
     for (BlockInfo b : blocks) {
@@ -273,7 +326,7 @@ public final class WideEcLeavingUnits {
           from.add(dn.getXferAddr());
         }
       }
-      if (allLeaving && org.wideec.placement.hdfs.DecommissionClaims.claimsArchivedBlock(b.getBlockId(), from)) {
+      if (allLeaving && org.wideec.placement.hdfs.RebuildClaims.claimsArchivedBlock(b.getBlockId(), from)) {
         return true;
       }
     }

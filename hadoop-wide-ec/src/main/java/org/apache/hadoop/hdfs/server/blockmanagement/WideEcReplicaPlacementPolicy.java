@@ -17,7 +17,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.placement.hdfs.DecommissionClaims;
+import org.wideec.placement.hdfs.RebuildClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
 
@@ -74,7 +74,7 @@ public class WideEcReplicaPlacementPolicy extends BlockPlacementPolicyDefault {
 
   /**
    * No target while our decommission rebuilds an archived block whose every replica is on a leaving DataNode ({@link
-   * DecommissionClaims}): HDFS would copy it from the leaving node, whose NIC every other such block waits behind,
+   * RebuildClaims}): HDFS would copy it from the leaving node, whose NIC every other such block waits behind,
    * while our worker rebuilds it from its stripe elsewhere. HDFS keeps the block queued and asks again next cycle;
    * once the rebuilt replica is live the block needs nothing. Otherwise, and on any failure of ours, stock.
    */

@@ -1,0 +1,324 @@
+package org.wideec.placement.hdfs;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenSecretManager;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcLeavingUnits;
+import org.apache.hadoop.hdfs.server.blockmanagement.WideEcLeavingUnits.GroupUnits;
+import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.wideec.datanode.GroupRepair;
+import org.wideec.repair.BlockRef;
+import org.wideec.repair.DecommissionPlan;
+import org.wideec.repair.DecommissionPlanner;
+import org.wideec.repair.RackLinkLoad;
+import org.wideec.repair.RepairScheme;
+import org.wideec.repair.StripeRepair;
+import org.wideec.repair.UnitLocation;
+import org.wideec.topology.Site;
+import org.wideec.topology.hdfs.DataNodeSites;
+
+/**
+ * Units of our block groups rebuilt elsewhere on the NameNode's order, whatever took them away ({@link
+ * LostUnitSource}: a decommission, a dead DataNode). HDFS would copy a leaving unit from its node, whose NIC then paces
+ * the whole decommission (HDFS-16613), and reconstructs a lost unit in batches a RedundancyMonitor pass picks and a
+ * heartbeat delivers; here each unit is rebuilt from its local group on a node that keeps the group's placement ({@link
+ * DecommissionPlanner}), many requestors at once with helpers least recently selected, through the same orders as
+ * archived blocks ({@link RebuildOrders}). While we rebuild a unit, the placement policies give HDFS no target for it
+ * ({@link RebuildClaims}); HDFS sees the rebuilt unit live and needs nothing more. A unit nothing else can rebuild, or
+ * whose rebuild failed, is given back to HDFS for at least its retry back-off. Only what a pass planned or has in
+ * flight is claimed (and what it has not looked at yet, as the source says): a group it skipped stays HDFS's.
+ *
+ * <p>At most a configured number of orders run at once; the groups found beyond them wait, claimed, first in line, and
+ * an order that ends while groups wait runs the next pass at once, so the orders stay busy whatever the pass interval.
+ */
+final class LostUnitRebuilds {
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
+  /**
+   * Block groups found to rebuild and waiting for an order, at most: a node with millions of units is planned over
+   * many passes, and the search for more waits while this many wait.
+   */
+  private static final int MAX_WAITING = 10_000;
+
+  private final LostUnitSource source;
+  private final FSNamesystem fsn;
+  private final RebuildState state;
+  private final RebuildOrders orders;
+  private final ExecutorService workers;
+  private final int maxConcurrent;
+  private final RepairScheme scheme;
+  private final long giveBackMs;
+  private final WideEcNameNodeMetrics.UnitRebuildCounters counters;
+  private final DecommissionPlanner planner;
+  private final AtomicInteger running = new AtomicInteger();
+  private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
+  /** Units of block groups being rebuilt now (internal block id), with their group. */
+  private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
+  /** What each unit's order in flight puts on the links (internal block id): the load the next plans share. */
+  private final Map<Long, RackLinkLoad> flowsInFlight = new ConcurrentHashMap<>();
+  /**
+   * Block groups found to rebuild that no order took yet, in the order found, as the last pass saw them: claimed, and
+   * ordered first as orders end.
+   */
+  private final Map<Long, GroupUnits> waiting = new LinkedHashMap<>();
+  /** Runs a pass soon (the monitor's wake): an order that ends while groups wait runs the next pass at once. */
+  private volatile Runnable orderEnded = () -> { };
+  /** Whether the last pass left groups waiting for an order, or something the source has not looked at. */
+  private volatile boolean moreToOrder;
+
+  LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
+      ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs) {
+    this.source = source;
+    this.fsn = fsn;
+    this.state = state;
+    this.orders = orders;
+    this.workers = workers;
+    this.maxConcurrent = maxConcurrent;
+    this.scheme = scheme;
+    this.giveBackMs = giveBackMs;
+    this.counters = source.counters();
+    // Priced against the links, a unit that can be copied is copied where that shortens the whole plan; without
+    // rates every unit the others can rebuild is rebuilt.
+    this.planner = source.copyRates() == null ? new DecommissionPlanner(scheme)
+        : new DecommissionPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX, source.copyRates());
+    state.tell(new RebuildState.Outcomes() {
+      @Override
+      public void repaired(long block) {}
+
+      @Override
+      public void failed(long block, long backoffMs) {
+        // HDFS takes the group over at least until our next attempt, which the back-off delays (doubling up to an hour).
+        Long group = unitsInFlight.get(block);
+        if (group != null) {
+          RebuildClaims.giveBack(group, Math.max(giveBackMs, backoffMs));
+        }
+      }
+    });
+  }
+
+  /** {@code wake} runs a pass soon; it is run when an order ends while more is waiting. */
+  void onOrderEnded(Runnable wake) {
+    orderEnded = wake;
+  }
+
+  /** At the end of a repair pass: what was given back this pass is counted again only once it comes back. */
+  void endPass() {
+    givenBack.endPass();
+  }
+
+  /**
+   * At the start of a repair pass: every unit the source finds planned and, up to the configured number at once,
+   * ordered; the rest wait, claimed.
+   */
+  void pass(Map<String, WideEcArchivedBlocks.Target> live) {
+    Set<Long> planned = new HashSet<>();
+    boolean failed = true;
+    try {
+      plan(live, planned);
+      failed = false;
+    } catch (RuntimeException | LinkageError e) {
+      planned.clear(); // only what is in flight stays claimed
+      throw e;
+    } finally {
+      planned.addAll(unitsInFlight.values());
+      planned.removeIf(RebuildClaims::givenBack);
+      source.publish(planned, failed);
+      moreToOrder = !waiting.isEmpty() || source.more();
+    }
+  }
+
+  /** Plans and orders; {@code planned} gets each group this pass will rebuild, now or once an order is free. */
+  private void plan(Map<String, WideEcArchivedBlocks.Target> live, Set<Long> planned) {
+    givenBack.beginPass();
+    Set<Long> skip = new HashSet<>(unitsInFlight.values());
+    List<GroupUnits> groups = source.find(waiting.keySet(), skip, MAX_WAITING - waiting.size());
+    waiting.clear();
+    Map<Long, GroupUnits> later = new LinkedHashMap<>();
+    List<GroupUnits> now = new ArrayList<>();
+    // Only as many groups as orders may start now are planned: the planner's least-recently-selected memory then
+    // holds only the nodes orders really went to.
+    int free = maxConcurrent - running.get();
+    for (GroupUnits g : groups) {
+      if (RebuildClaims.givenBack(g.groupId())) {
+        givenBack.first(g.groupId()); // still with HDFS: counted once while it lasts
+        continue;
+      }
+      if (!source.takes(g)) {
+        continue;
+      }
+      if (source.units(g).stream().anyMatch(u -> state.busy(g.groupId() + u))) {
+        continue; // in flight (claimed as such), or backing off (given back meanwhile)
+      }
+      planned.add(g.groupId());
+      if (now.size() >= free) {
+        later.put(g.groupId(), g); // planned at a later pass, as orders end
+      } else {
+        now.add(g);
+      }
+    }
+    Map<String, GroupUnits> byName = new LinkedHashMap<>();
+    List<DecommissionPlanner.LeavingStripe> stripes = new ArrayList<>();
+    if (!now.isEmpty()) {
+      Map<Long, String> refused = new HashMap<>();
+      Map<Long, DecommissionPlanner.LeavingStripe> views = source.stripes(now, live, refused);
+      for (GroupUnits g : now) {
+        DecommissionPlanner.LeavingStripe s = views.get(g.groupId());
+        if (s == null) {
+          giveBack(g, refused.getOrDefault(g.groupId(), "it has no plan"));
+          continue;
+        }
+        stripes.add(s);
+        byName.put(s.name(), g);
+      }
+    }
+    if (!stripes.isEmpty()) {
+      List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
+      RackLinkLoad inFlight = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
+      flowsInFlight.values().forEach(f -> inFlight.add(f, 1));
+      execute(planner.plan(source.from(), stripes, candidates, inFlight), byName, live);
+    }
+    // What no order took now waits, first in line.
+    for (GroupUnits g : byName.values()) {
+      if (!unitsInFlight.containsValue(g.groupId()) && !RebuildClaims.givenBack(g.groupId())) {
+        waiting.put(g.groupId(), g);
+      }
+    }
+    waiting.putAll(later);
+  }
+
+  private void execute(DecommissionPlan plan, Map<String, GroupUnits> byName,
+      Map<String, WideEcArchivedBlocks.Target> live) {
+    for (DecommissionPlan.Unplaced u : plan.unplaced()) {
+      giveBack(byName.get(u.stripe()), "unit " + u.unit() + ": " + u.why());
+    }
+    for (DecommissionPlan.Rebuild r : plan.rebuilds()) {
+      GroupUnits g = byName.get(r.stripe());
+      if (r.fromLeavingNode() && source.copyFrom(g, r.unit()) == null) {
+        giveBack(g, "unit " + r.unit() + " cannot be rebuilt from the group's other units");
+        continue;
+      }
+      if (running.get() >= maxConcurrent) {
+        return; // the rest at a later pass (the planner remembers whom it selected)
+      }
+      if (RebuildClaims.givenBack(g.groupId())) {
+        continue; // an earlier unit of this group was given back in this pass
+      }
+      order(g, r, live);
+    }
+  }
+
+  /** HDFS takes the group's units over for a while (counted and logged once while it lasts). */
+  private void giveBack(GroupUnits g, String why) {
+    RebuildClaims.giveBack(g.groupId(), giveBackMs);
+    if (givenBack.first(g.groupId())) {
+      counters.leftToHdfs().incr(source.units(g).size());
+      LOG.info("wide-ec {} leaves block group blk_{} to HDFS for {} ms: {}", source.name(), g.groupId(), giveBackMs,
+          why);
+    }
+  }
+
+  private void order(GroupUnits g, DecommissionPlan.Rebuild r, Map<String, WideEcArchivedBlocks.Target> live) {
+    WideEcArchivedBlocks.Target to = live.get(r.target().node());
+    if (to == null || !source.units(g).contains(r.unit())) {
+      return;
+    }
+    String pool = fsn.getBlockPoolId();
+    BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
+    ExtendedBlock group = new ExtendedBlock(pool, g.groupId(), g.numBytes(), g.generationStamp());
+    Map<Integer, DatanodeInfo> helpers = source.helpers(g);
+    int[] units = helpers.keySet().stream().mapToInt(Integer::intValue).toArray();
+    DatanodeInfo[] at = new DatanodeInfo[units.length];
+    for (int i = 0; i < units.length; i++) {
+      at[i] = helpers.get(units[i]);
+    }
+    long internal = g.groupId() + r.unit();
+    ExtendedBlock unit = new ExtendedBlock(pool, internal, r.bytes(), g.generationStamp());
+    BlockRef replica = new BlockRef(pool, internal, g.generationStamp(), r.bytes(), readToken(secrets, unit));
+    DatanodeInfo from = r.fromLeavingNode() ? source.copyFrom(g, r.unit()) : null;
+    StripeRepair repair;
+    try {
+      StripeRepair planned = GroupRepair.of(group, g.policy(), units, at, new int[] {r.unit()}, scheme,
+          b -> readToken(secrets, b)).repair();
+      // A copy is the unit's own replica streamed through the target's worker, every chunk checked against its
+      // checksum as the leaving node reads it, and stored like a rebuilt unit: on the target the plan chose.
+      repair = from != null
+          ? StripeRepair.copy(planned.name(), planned.code(), r.unit(), r.bytes(),
+              new UnitLocation(r.unit(), DataNodeSites.of(from)), replica, scheme)
+          : new StripeRepair(planned.name(), planned.code(), planned.lost(), planned.lostLengths(),
+              planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
+              planFirst(r.helpers()));
+    } catch (RuntimeException e) {
+      giveBack(g, "its repair could not be built: " + e.getMessage());
+      return;
+    }
+    RebuildOrders.ExpectedCrc crc = source.expectedCrc(g, r.unit(), replica);
+    String what = "unit " + r.unit() + " (blk_" + internal + ") of block group blk_" + g.groupId() + " of "
+        + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId()) + ", "
+        + source.where(g, r.unit());
+    state.startedUnit(internal);
+    unitsInFlight.put(internal, g.groupId());
+    flowsInFlight.put(internal, r.flows());
+    counters.rebuilding().set(running.incrementAndGet());
+    counters.crossRackBytesPlanned().incr(r.crossRackBytes());
+    String target = to.node().getXferAddr();
+    try {
+      workers.execute(() -> {
+        try {
+          boolean stored = orders.runUnit(repair, new RebuildOrders.UnitTarget(r.unit(), unit, to, 0), crc,
+              () -> WideEcLeavingUnits.unitLiveOn(fsn, g.groupId(), r.unit(), target), what, counters.failures());
+          if (stored) {
+            counters.rebuilt().incr();
+            counters.bytes().incr(r.bytes());
+            if (from != null) {
+              counters.copied().incr();
+              counters.bytesCopied().incr(r.bytes());
+            }
+          } else { // the warning before says why
+            RebuildClaims.giveBack(g.groupId(), giveBackMs);
+          }
+        } finally {
+          unitsInFlight.remove(internal);
+          flowsInFlight.remove(internal);
+          counters.rebuilding().set(running.decrementAndGet());
+          if (moreToOrder) {
+            orderEnded.run(); // only sets a flag and unparks the monitor
+          }
+        }
+      });
+    } catch (RejectedExecutionException e) { // stopping
+      unitsInFlight.remove(internal);
+      flowsInFlight.remove(internal);
+      state.endedUnit(internal);
+      counters.rebuilding().set(running.decrementAndGet());
+    }
+  }
+
+  /** The plan's helpers first, in its order (the DataNode plans the same from this preference), then by unit. */
+  private static Comparator<Integer> planFirst(List<UnitLocation> helpers) {
+    Map<Integer, Integer> rank = new HashMap<>();
+    for (int i = 0; i < helpers.size(); i++) {
+      rank.put(helpers.get(i).unit(), i);
+    }
+    return Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)).thenComparingInt(u -> u);
+  }
+
+  private static byte[] readToken(BlockTokenSecretManager secrets, ExtendedBlock b) {
+    return RebuildOrders.token(secrets, b, BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]);
+  }
+}
