@@ -27,10 +27,8 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.code.UnitRole;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.transport.TransportFaultInjector;
@@ -48,9 +46,7 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setLong("wide-ec.archive.repair.backoff.ms", 500);
     // Transient failures (a DataNode restarted by an earlier test, its slice port not yet found) double a block's
     // back-off too; capped, the corrupt-helper test sees its block attempted again within its deadline.

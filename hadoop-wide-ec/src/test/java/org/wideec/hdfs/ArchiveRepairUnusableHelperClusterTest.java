@@ -13,9 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
@@ -27,9 +25,7 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setLong("wide-ec.archive.repair.backoff.ms", 500);
     return base;
   }

@@ -18,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.minicluster.MiniClusters;
 
 /**
  * The NameNode's archive repair monitor, with one rebuild order at a time, starts with the stripe that can lose
@@ -31,9 +29,7 @@ class ArchiveRepairUrgencyClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setInt("wide-ec.archive.repair.max-concurrent", 1);
     return base;
   }

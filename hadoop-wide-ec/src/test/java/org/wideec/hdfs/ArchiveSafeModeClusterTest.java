@@ -21,9 +21,7 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.transport.TransportFaultInjector;
 
@@ -38,9 +36,7 @@ import org.wideec.transport.TransportFaultInjector;
 class ArchiveSafeModeClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setLong("wide-ec.archive.repair.backoff.ms", 500);
     base.setLong("wide-ec.archive.repair.backoff.max.ms", 1_000);
     base.setBoolean("dfs.datanode.ec.reconstruction.validation", false);

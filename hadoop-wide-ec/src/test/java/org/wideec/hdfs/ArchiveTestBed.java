@@ -192,4 +192,31 @@ abstract class ArchiveTestBed {
     org.wideec.minicluster.StripedGroups.awaitSettled(cluster, fs, policy, written.keySet(), 60_000);
     return written;
   }
+
+  /**
+   * The repair test beds' base configuration: our repair worker and trimmer (a trim pass every 300 ms), trims waited
+   * for 30 s, and the archive repair monitor's pass every {@code passMs}.
+   */
+  static Configuration repairConf(long passMs) {
+    Configuration base = org.wideec.minicluster.MiniClusters.withWideEcRepair(
+        org.wideec.minicluster.MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
+    base.setLong(org.wideec.archive.hdfs.TrimProtocol.WAIT_KEY, 30_000);
+    base.setLong("wide-ec.archive.repair.interval.ms", passMs);
+    return base;
+  }
+
+  /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
+  org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor startDecommission(String xferAddr)
+      throws java.io.IOException {
+    var fsn = cluster.getNamesystem();
+    var dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      var d = dm.getDatanode(datanode(xferAddr).getDatanodeId());
+      dm.getDatanodeAdminManager().startDecommission(d);
+      return d;
+    } finally {
+      fsn.writeUnlock();
+    }
+  }
 }

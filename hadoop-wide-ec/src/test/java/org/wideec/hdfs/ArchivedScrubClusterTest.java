@@ -20,8 +20,6 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.SilentCorruption;
 
 /**
@@ -41,9 +39,7 @@ class ArchivedScrubClusterTest extends ArchiveTestBed {
    * The scrub tests' bed: the trimmer, the archive repair monitor and the DataNodes' workers, block tokens on.
    */
   static Configuration scrubBed() {
-    Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    c.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    c.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration c = repairConf(300);
     // A scrub proves the READ token of each member block to its holder's slice port.
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     return c;

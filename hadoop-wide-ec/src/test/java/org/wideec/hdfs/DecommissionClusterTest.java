@@ -30,11 +30,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -58,9 +56,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
     // A few blocks per pass: each leaving node here is walked over several passes, as a node with millions is.
     base.setInt("wide-ec.decommission.blocks-per-pass", 3);
@@ -177,7 +173,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
     long slicesBefore = worker.bytesSentInRack() + worker.bytesSentCrossRack();
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
 
-    decommission(leaving);
+    startDecommission(leaving);
     String node = leaving;
     // The command follows the decommission HDFS runs and returns once HDFS calls the node DECOMMISSIONED.
     ToolRun follow = assertTimeoutPreemptively(Duration.ofSeconds(180), () -> tool("decommission", node, "--json"),
@@ -297,7 +293,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
       }
     });
     try {
-      decommission(node);
+      startDecommission(node);
       awaitAdminState(l, "the decommission of " + node + " complete", DatanodeDescriptor::isDecommissioned,
           () -> "failures " + (metrics().decommissionRebuildFailures() - failedBefore));
     } finally {
@@ -397,19 +393,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
       }
     }
     return -1;
-  }
-
-  /** Starts the node's decommission as dfsadmin -refreshNodes does for a host added to the exclude file. */
-  private void decommission(String xferAddr) throws java.io.IOException {
-    var fsn = cluster.getNamesystem();
-    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
-    fsn.writeLock();
-    try {
-      DatanodeDescriptor d = dm.getDatanode(datanode(xferAddr).getDatanodeId());
-      dm.getDatanodeAdminManager().startDecommission(d);
-    } finally {
-      fsn.writeUnlock();
-    }
   }
 
   private Map<String, Integer> stripedUnitsPerNode() throws Exception {

@@ -25,11 +25,9 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.DecommissionSettings;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
@@ -49,9 +47,7 @@ class DecommissionCopyClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
     base.setLong(DecommissionSettings.NODE_RATE_KEY, 1_000_000_000L);
     base.setLong(DecommissionSettings.RACK_RATE_KEY, 1_000_000L);
@@ -97,14 +93,7 @@ class DecommissionCopyClusterTest extends ArchiveTestBed {
     long copiedBefore = metrics.decommissionUnitsCopied();
     long bytesCopiedBefore = metrics.decommissionBytesCopied();
 
-    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
-    DatanodeDescriptor d = dm.getDatanode(dn.getDatanodeId());
-    cluster.getNamesystem().writeLock();
-    try {
-      dm.getDatanodeAdminManager().startDecommission(d);
-    } finally {
-      cluster.getNamesystem().writeUnlock();
-    }
+    DatanodeDescriptor d = startDecommission(leaving);
     Eventually.await("the decommission of " + leaving, Duration.ofSeconds(150),
         () -> d.isDecommissioned() ? null : "copied " + (metrics.decommissionUnitsCopied() - copiedBefore) + " of "
             + units + ", state " + d.getAdminState(), java.util.Objects::isNull);

@@ -17,9 +17,7 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
 import org.junit.jupiter.api.Test;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -34,9 +32,7 @@ class DecommissionPacingClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 600_000);
+    Configuration base = repairConf(600_000);
     base.setInt("wide-ec.decommission.max-concurrent", 1);
     base.setInt(DFSConfigKeys.DFS_NAMENODE_DECOMMISSION_INTERVAL_KEY, 1);
     return base;
@@ -71,13 +67,7 @@ class DecommissionPacingClusterTest extends ArchiveTestBed {
     long rebuiltBefore = metrics.decommissionUnitsRebuilt();
     long fromLeavingBefore = metrics.decommissionUnitsFromLeavingNode();
 
-    DatanodeDescriptor d = dm.getDatanode(datanode(leaving).getDatanodeId());
-    cluster.getNamesystem().writeLock();
-    try {
-      dm.getDatanodeAdminManager().startDecommission(d);
-    } finally {
-      cluster.getNamesystem().writeUnlock();
-    }
+    DatanodeDescriptor d = startDecommission(leaving);
     // One order at a time, a pass every 10 minutes: without the next pass at each order's end, the second unit
     // would wait 10 minutes.
     Eventually.await("the decommission of " + leaving, Duration.ofSeconds(150),

@@ -26,10 +26,8 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RepairScheme;
@@ -49,9 +47,7 @@ class JointRebuildClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(new Configuration(), 300));
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
+    Configuration base = repairConf(300);
     base.setLong("wide-ec.archive.repair.backoff.ms", 500);
     // No second decode of a sample: the DataNodes' byte counts are then the plan's alone.
     base.setBoolean("dfs.datanode.ec.reconstruction.validation", false);
