@@ -41,9 +41,10 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * heartbeat delivers; here each unit is rebuilt from its local group on a node that keeps the group's placement ({@link
  * DecommissionPlanner}), or, a leaving unit whose copy the links finish sooner, copied from its leaving replica through
  * our worker to that node ({@link LostUnitSource#copyRates}), many requestors at once with helpers least recently
- * selected, through the same orders as archived blocks ({@link RebuildOrders}). While we rebuild a unit, the placement policies give HDFS no target for it
- * ({@link RebuildClaims}); HDFS sees the rebuilt unit live and needs nothing more. A unit nothing else can rebuild, or
- * whose rebuild failed, is given back to HDFS for at least its retry back-off. Only what a pass planned or has in
+ * selected, through the same orders as archived blocks ({@link RebuildOrders}). While we rebuild a unit, the
+ * placement policies give HDFS no target for it ({@link RebuildClaims}); HDFS sees the rebuilt unit live and needs
+ * nothing more. A unit nothing else can rebuild or copy, or whose order failed, is given back to HDFS for at least its
+ * retry back-off. Only what a pass planned or has in
  * flight is claimed (and what it has not looked at yet, as the source says): a group it skipped stays HDFS's.
  *
  * <p>At most a configured number of orders run at once; the groups found beyond them wait, claimed, first in line, and

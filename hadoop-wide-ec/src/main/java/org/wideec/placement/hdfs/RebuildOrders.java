@@ -149,8 +149,9 @@ final class RebuildOrders {
 
   /**
    * On a rebuild thread: a block group's unit (leaving with its DataNode, or lost) rebuilt by its target from the
-   * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own id, then confirmed live there at this NameNode, or failed (counted in
-   * {@code failures}, one WARN line; its next attempt waits the back-off).
+   * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own
+   * id, then confirmed live there at this NameNode, or failed (counted in {@code failures}, one WARN line; its next
+   * attempt waits the back-off).
    *
    * @param expected the CRC32C the rebuilt bytes must have
    * @param live whether the NameNode lists the unit live on its target
