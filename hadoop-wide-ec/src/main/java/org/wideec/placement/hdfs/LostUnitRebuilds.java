@@ -44,8 +44,8 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * selected, through the same orders as archived blocks ({@link RebuildOrders}). While we rebuild a unit, the
  * placement policies give HDFS no target for it ({@link RebuildClaims}); HDFS sees the rebuilt unit live and needs
  * nothing more. A unit nothing else can rebuild or copy, or whose order failed, is given back to HDFS for at least its
- * retry back-off. Only what a pass planned or has in
- * flight is claimed (and what it has not looked at yet, as the source says): a group it skipped stays HDFS's.
+ * retry back-off. Only what a pass planned or has in flight is claimed (and what it has not looked at yet, as the
+ * source says): a group it skipped stays HDFS's.
  *
  * <p>At most a configured number of orders run at once; the groups found beyond them wait, claimed, first in line, and
  * an order that ends while groups wait runs the next pass at once, so the orders stay busy whatever the pass interval.
