@@ -393,6 +393,7 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     ToolRun plan = ToolRun.of(deltaOnly, dry.toArray(new String[0]));
     assertEquals(0, plan.exit(), plan.out() + plan.err());
     long expected = plannedCrossRackBytes(plan.json(), scheme);
+    awaitUpdateRowsQuiet();
     long before = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
     deltaOnly.setLong(ParityUpdater.GRACE_KEY, 0);
     ToolRun r = ToolRun.of(deltaOnly, args.toArray(new String[0]));
@@ -402,8 +403,25 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     }
     assertEquals("datanode", r.json().get("executor").asText(), scheme + ": " + r.out() + r.err());
     long sent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - before;
-    assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out());
+    assertEquals(expected, sent, scheme + ": rows delivered across racks against the plan: " + plan.out()
+        + "\nthe run: " + r.out());
     return new RmOnDataNodes(plan, r, sent);
+  }
+
+  /**
+   * Waits until no DataNode has sent an update row for a second: the roles of an earlier test's update whose updater
+   * was killed at a step run on to their end on the DataNodes, and their rows would be counted as this run's.
+   */
+  void awaitUpdateRowsQuiet() throws InterruptedException {
+    long last = sumOverDataNodes(RepairMetrics::updateRowBytesSent);
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    for (int quiet = 0; quiet < 4; ) {
+      assertTrue(System.nanoTime() < deadline, "DataNodes still sending update rows after 60 s");
+      Thread.sleep(250);
+      long now = sumOverDataNodes(RepairMetrics::updateRowBytesSent);
+      quiet = now == last ? quiet + 1 : 0;
+      last = now;
+    }
   }
 
   /** The dry run's cross-rack chunks times each stripe's unit length, summed over the stripes updated. */
