@@ -117,9 +117,13 @@ class ShippedSettingsClusterTest {
     assertArrayEquals(data, back);
   }
 
-  /** Reconstruction tasks our workers completed, over the DataNodes still running. */
+  /**
+   * Units our workers rebuilt: on the NameNode's order (the shipped settings order a dead node's units at once), or
+   * taking over a reconstruction task of HDFS's (one it scheduled before the order's pass claimed the group), over the
+   * DataNodes still running.
+   */
   private static long rebuiltByOurWorkers() {
-    long n = 0;
+    long n = WideEcNameNodePlugin.metrics().lostUnitsRebuilt();
     for (DataNode dn : cluster.getDataNodes()) {
       WideEcDataNodePlugin worker = WideEcDataNodePlugin.running(dn.getXferPort());
       RepairMetrics m = worker == null ? null : worker.metrics();
