@@ -264,9 +264,13 @@ public final class DemoCommand {
         worker[4] += p.metrics().validations();
       }
     }
-    step(String.format("repair worker: %d NameNode tasks taken over, %d repairs (a single lost unit by a rack-aggregated "
-        + "chain, several at once by one decode), %d validated by a second decode of a sample before storing; %,d bytes "
-        + "sent in-rack, %,d across racks", worker[0], worker[1], worker[4], worker[2], worker[3]));
+    // A dead node's units are ordered by the NameNode plugin at once; a task HDFS scheduled before that is taken over.
+    long ordered = org.wideec.placement.hdfs.WideEcNameNodePlugin.metrics() == null ? 0
+        : org.wideec.placement.hdfs.WideEcNameNodePlugin.metrics().lostUnitsRebuilt();
+    step(String.format("repair worker: %d lost units rebuilt on the NameNode's order, %d NameNode tasks taken over, %d"
+        + " repairs (a single lost unit by a rack-aggregated chain, several at once by one decode), %d validated by a"
+        + " second decode of a sample before storing; %,d bytes sent in-rack, %,d across racks", ordered, worker[0],
+        worker[1], worker[4], worker[2], worker[3]));
   }
 
   /** A plan in one line: each rack's units by role (d data, g global parity, l local parity). */
