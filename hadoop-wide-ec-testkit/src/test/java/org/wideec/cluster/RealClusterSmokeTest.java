@@ -55,7 +55,7 @@ class RealClusterSmokeTest {
       assertEquals("2", facts.get("files"), smoke::toString);
       assertEquals(facts.get("written"), facts.get("compared"), smoke::toString);
       assertEquals("0", facts.get("mismatched"), smoke::toString);
-      assertTrue(Long.parseLong(facts.get("workerTasks")) >= 1, () -> "no task ran on our worker: " + smoke);
+      assertTrue(Long.parseLong(facts.get("workerRepairs")) >= 1, () -> "no repair ran on our worker: " + smoke);
       assertEquals("0", facts.get("stockTasks"), smoke::toString);
     } finally {
       Run down = run(2, script, "down", "--dir", cluster.toString());

@@ -99,7 +99,7 @@ public final class SmokeClient {
         mismatched++;
       }
     }
-    System.out.printf("smoke: killed=%s files=%d written=%d compared=%d mismatched=%d workerTasks=%d stockTasks=%d "
+    System.out.printf("smoke: killed=%s files=%d written=%d compared=%d mismatched=%d workerRepairs=%d stockTasks=%d "
         + "deadAfter=%.1fs wholeAfter=%.1fs%n", node, FILES, (long) FILES * FILE_BYTES, compared, mismatched,
         after[0] - before[0], after[1] - before[1], deadSeconds, wholeSeconds);
   }
@@ -121,7 +121,10 @@ public final class SmokeClient {
     return b;
   }
 
-  /** Reconstruction tasks our workers completed, and handed to HDFS's stock reconstructor, on the other live DataNodes. */
+  /**
+   * Repairs our workers stored and confirmed (on the NameNode plugin's order, or taking over a reconstruction task of
+   * HDFS's), and tasks they handed to HDFS's stock reconstructor, on the other live DataNodes.
+   */
   private static long[] workerTasks(DistributedFileSystem fs, JmxEndpointResolver jmx, DatanodeInfo victim)
       throws IOException {
     long[] t = new long[2];
@@ -129,7 +132,7 @@ public final class SmokeClient {
       if (dn.getXferAddr().equals(victim.getXferAddr())) {
         continue;
       }
-      t[0] += jmx.bean(dn).path("TasksCompleted").asLong();
+      t[0] += jmx.bean(dn).path("RepairsSucceeded").asLong();
       t[1] += jmx.bean(dn).path("TasksHandedToStock").asLong();
     }
     return t;
