@@ -122,8 +122,8 @@ public final class SmokeClient {
   }
 
   /**
-   * Repairs our workers stored and confirmed (on the NameNode plugin's order, or taking over a reconstruction task of
-   * HDFS's), and tasks they handed to HDFS's stock reconstructor, on the other live DataNodes.
+   * Units our workers rebuilt, on the NameNode plugin's order (its LostUnitsRebuilt) or taking over a reconstruction
+   * task of HDFS's on the other live DataNodes, and tasks they handed to HDFS's stock reconstructor.
    */
   private static long[] workerTasks(DistributedFileSystem fs, JmxEndpointResolver jmx, DatanodeInfo victim)
       throws IOException {
@@ -132,9 +132,13 @@ public final class SmokeClient {
       if (dn.getXferAddr().equals(victim.getXferAddr())) {
         continue;
       }
-      t[0] += jmx.bean(dn).path("RepairsSucceeded").asLong();
+      t[0] += jmx.bean(dn).path("TasksCompleted").asLong();
       t[1] += jmx.bean(dn).path("TasksHandedToStock").asLong();
     }
+    String web = org.apache.hadoop.hdfs.DFSUtil.getInfoServer(org.apache.hadoop.hdfs.HAUtil.getAddressOfActive(fs),
+        fs.getConf(), org.apache.hadoop.hdfs.DFSUtil.getHttpClientScheme(fs.getConf())).toString();
+    com.fasterxml.jackson.databind.JsonNode plugin = jmx.firstBean(web + "/jmx?qry=Hadoop:service=NameNode,name=WideEc");
+    t[0] += plugin == null ? 0 : plugin.path("LostUnitsRebuilt").asLong();
     return t;
   }
 
