@@ -4,9 +4,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToLongFunction;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.UpdateChoice;
+import org.wideec.archive.encode.EncodePlan;
 import org.wideec.update.ReEncoding;
 import org.wideec.update.UpdateScheme;
 
@@ -98,6 +101,24 @@ public final class ProductCrossover {
       for (StripeUpdate u : us) {
         if (!u.dropsStripe()) {
           bytes += UpdateScheme.byName(scheme).plan(u.pattern()).crossRackChunks() * u.before().unitLength();
+        }
+      }
+    }
+    return bytes;
+  }
+
+  /**
+   * The cross-rack bytes of what the parity updater runs for these stripe updates: the scheme's delta plan or, where
+   * re-encoding crosses racks less and {@code whenCheaper} allows it, the re-encoding chain ({@link UpdateChoice});
+   * a stripe the update drops costs nothing.
+   */
+  public static long chosenBytes(Map<StripeManifest, List<StripeUpdate>> preview, String scheme,
+      EncodePlan.Shape shape, boolean whenCheaper) {
+    long bytes = 0;
+    for (List<StripeUpdate> us : preview.values()) {
+      for (StripeUpdate u : us) {
+        if (!u.dropsStripe()) {
+          bytes += UpdateChoice.of(u, UpdateScheme.byName(scheme), Set.of(), shape, whenCheaper).crossRackBytes();
         }
       }
     }

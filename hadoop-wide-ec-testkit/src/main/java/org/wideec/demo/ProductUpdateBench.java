@@ -23,7 +23,11 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.util.ToolRunner;
+import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.ChainEncoder;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.cli.WideEcTool;
@@ -149,6 +153,7 @@ final class ProductUpdateBench {
     int removed = Math.max(1, k / 2);
     List<Path> oldest = files.subList(0, removed);
     long planned = planned(oldest, scheme);
+    Map<String, Long> chosen = chosen(oldest);
     long spaceBefore = fs.getContentSummary(new Path("/")).getSpaceConsumed();
     long t0 = System.nanoTime();
     long rmBytes = measured(() -> rm(oldest, scheme));
@@ -173,6 +178,8 @@ final class ProductUpdateBench {
     j.put("reclaimedBytes", reclaimed);
     j.put("crossRackBytes", rmBytes);
     j.put("plannedCrossRackBytes", planned);
+    j.put("chosenCrossRackBytes", chosen.get(scheme));
+    j.put("chosenCrossRackBytesByScheme", chosen);
     j.put("crossRackBytesPerReclaimedGiB", ProductCrossover.perReclaimedGiB(rmBytes, reclaimed));
     j.put("reclaimSeconds", reclaimSeconds);
     j.put("replaceCrossRackBytes", replaceBytes);
@@ -224,6 +231,23 @@ final class ProductUpdateBench {
   /** The scheme's planned cross-rack bytes of removing these files now (the dry run's stripe updates). */
   private long planned(List<Path> files, String scheme) throws IOException {
     return ProductCrossover.plannedBytes(updater().preview(files), scheme);
+  }
+
+  /**
+   * What each scheme's run of this removal would send across racks on this archive, re-encoding where the updater
+   * would (the measured run is one of them; comparing schemes on one archive keeps the random placement out of it).
+   */
+  private Map<String, Long> chosen(List<Path> files) throws IOException {
+    Map<StripeManifest, List<StripeUpdate>> preview = updater().preview(files);
+    EncodePlan.Shape shape = ChainEncoder.shapeOf(toolConf);
+    boolean whenCheaper = toolConf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT);
+    Map<String, Long> out = new LinkedHashMap<>();
+    java.util.Set<String> schemes = new java.util.LinkedHashSet<>(List.of("baseline", "cau", "rackcu"));
+    schemes.addAll(s.schemes());
+    for (String scheme : schemes) {
+      out.put(scheme, ProductCrossover.chosenBytes(preview, scheme, shape, whenCheaper));
+    }
+    return out;
   }
 
   private ParityUpdater updater() {
