@@ -90,10 +90,12 @@ class ProductUpdateBenchTest {
       // With re-encoding off the delta plan runs whatever it costs, so the measured is the plan's chunks.
       assertTrue(planned > 0 && planned % unit == 0, "whole chunks: " + p);
       assertTrue(ProductCrossover.heldTo(planned, measured, unit), "the delta update as planned: " + p);
-      assertEquals(dflt.get("reEncodes"), dflt.get("ranOnItsOwnArchive"), "run again exactly where it re-encodes: " + p);
+      // Where the delta run's archive would be re-encoded, the default run has an archive of its own (placed at
+      // random, so its own choice may differ); elsewhere the delta run is the default run.
+      assertTrue(!(Boolean) dflt.get("reEncodes") || (Boolean) dflt.get("ranOnItsOwnArchive"), p.toString());
       assertTrue(dfltChosen > 0 && dfltChosen % unit == 0 && ProductCrossover.heldTo(dfltChosen, dfltMeasured, unit),
           "the default run as it chose: " + p);
-      if (!(Boolean) dflt.get("reEncodes")) {
+      if (!(Boolean) dflt.get("ranOnItsOwnArchive")) {
         assertEquals(planned, dfltChosen, "the default run is the delta update: " + p);
         assertEquals(measured, dfltMeasured, p.toString());
       }
