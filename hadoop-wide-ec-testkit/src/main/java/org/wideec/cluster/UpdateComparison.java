@@ -206,23 +206,15 @@ final class UpdateComparison {
     List<Path> files = write(dir, 0, k);
     archive(dir, code);
     List<Path> batch = files.subList(0, c);
-    return new ProductCrossover.Trial() {
-      @Override
-      public Map<StripeManifest, List<StripeUpdate>> preview() throws IOException {
-        return updater().preview(batch);
+    String name = code + " " + scheme + " sweep (" + run + "): rm of " + c + " of " + k;
+    return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
+      long bytes = (Long) command(name, rm(batch, scheme, reEncodeWhenCheaper)).get("uplinkBytesDown");
+      batch.forEach(expected::remove);
+      if (c < k) {
+        check(dir);
       }
-
-      @Override
-      public long remove(boolean reEncodeWhenCheaper) throws IOException {
-        Map<String, Object> m = command(code + " " + scheme + " sweep (" + run + "): rm of " + c + " of " + k,
-            rm(batch, scheme, reEncodeWhenCheaper));
-        batch.forEach(expected::remove);
-        if (c < k) {
-          check(dir);
-        }
-        return (Long) m.get("uplinkBytesDown");
-      }
-    };
+      return bytes;
+    });
   }
 
   /**

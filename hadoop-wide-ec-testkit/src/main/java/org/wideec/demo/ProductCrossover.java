@@ -74,13 +74,21 @@ public final class ProductCrossover {
     }
   }
 
-  /** A sweep point's archive: a fresh archive of one full stripe of one-block files, a batch of them to remove. */
-  public interface Trial {
-    /** The stripe updates removing the batch would make (the dry run's), before it runs. */
-    Map<StripeManifest, List<StripeUpdate>> preview() throws Exception;
+  /**
+   * A sweep point's archive: a fresh archive of one full stripe of one-block files, a batch of them to remove; the
+   * stripe updates removing the batch would make (the dry run's, before it runs), and the removal of the batch in one
+   * {@code rm}, re-encoding when cheaper or never, which returns the cross-rack bytes measured.
+   */
+  public record Trial(Preview preview, Removal removal) {
+    @FunctionalInterface
+    public interface Preview {
+      Map<StripeManifest, List<StripeUpdate>> get() throws Exception;
+    }
 
-    /** Removes the batch in one {@code rm}, re-encoding when cheaper or never; the cross-rack bytes measured. */
-    long remove(boolean reEncodeWhenCheaper) throws Exception;
+    @FunctionalInterface
+    public interface Removal {
+      long remove(boolean reEncodeWhenCheaper) throws Exception;
+    }
   }
 
   /** Makes a sweep point's archives; {@code run} names which run an archive is for ("delta", "when-cheaper"). */
@@ -98,19 +106,19 @@ public final class ProductCrossover {
   public static Point measure(int k, int changed, String scheme, EncodePlan.Shape shape, Trials trials)
       throws Exception {
     Trial delta = trials.fresh(changed, "delta");
-    Map<StripeManifest, List<StripeUpdate>> preview = delta.preview();
+    Map<StripeManifest, List<StripeUpdate>> preview = delta.preview().get();
     long planned = plannedBytes(preview, scheme);
     long reEncode = reEncodeBytes(preview);
     List<UpdateChoice> choices = choices(preview, scheme, shape, true);
-    long measured = delta.remove(false);
+    long measured = delta.removal().remove(false);
     WhenCheaper dflt;
     if (choices.stream().noneMatch(UpdateChoice::reEncodes)) {
       dflt = new WhenCheaper(false, bytes(choices), measured, false);
     } else {
       Trial own = trials.fresh(changed, "when-cheaper");
-      List<UpdateChoice> ownChoices = choices(own.preview(), scheme, shape, true);
+      List<UpdateChoice> ownChoices = choices(own.preview().get(), scheme, shape, true);
       dflt = new WhenCheaper(ownChoices.stream().anyMatch(UpdateChoice::reEncodes), bytes(ownChoices),
-          own.remove(true), true);
+          own.removal().remove(true), true);
     }
     return new Point(changed, changed == k, measured, planned, reEncode, dflt);
   }

@@ -231,22 +231,14 @@ final class ProductUpdateBench {
     List<Path> files = writeFiles(dir, 0, k);
     archive(dir, code);
     List<Path> batch = files.subList(0, c);
-    return new ProductCrossover.Trial() {
-      @Override
-      public Map<StripeManifest, List<StripeUpdate>> preview() throws IOException {
-        return updater().preview(batch);
+    return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
+      long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
+      batch.forEach(expected::remove);
+      if (c < k) {
+        checkArchive(dir);
       }
-
-      @Override
-      public long remove(boolean reEncodeWhenCheaper) throws Exception {
-        long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
-        batch.forEach(expected::remove);
-        if (c < k) {
-          checkArchive(dir);
-        }
-        return bytes;
-      }
-    };
+      return bytes;
+    });
   }
 
   /**

@@ -120,18 +120,11 @@ class ProductCrossoverTest {
   /** Trials over {@link #stripe()} removing {@code inodes}, each measuring {@code bytes}; {@code runs} says which ran. */
   private static ProductCrossover.Trials trials(List<String> runs, Set<Long> inodes, long bytes) {
     StripeManifest m = new StripeManifest("/d", ArchiveScope.DIRECTORY, List.of(stripe()));
-    return (changed, run) -> new ProductCrossover.Trial() {
-      @Override
-      public Map<StripeManifest, List<StripeUpdate>> preview() {
-        return Map.of(m, List.of(StripeUpdate.removing(stripe(), inodes)));
-      }
-
-      @Override
-      public long remove(boolean reEncodeWhenCheaper) {
-        runs.add(run + " " + changed + (reEncodeWhenCheaper ? " re-encoding when cheaper" : " re-encoding off"));
-        return bytes;
-      }
-    };
+    return (changed, run) -> new ProductCrossover.Trial(() -> Map.of(m, List.of(StripeUpdate.removing(stripe(),
+        inodes))), reEncodeWhenCheaper -> {
+          runs.add(run + " " + changed + (reEncodeWhenCheaper ? " re-encoding when cheaper" : " re-encoding off"));
+          return bytes;
+        });
   }
 
   /** An azure-lrc:k=6,l=2,g=2 stripe: data 0-2 in /r0, 3-5 in /r1; parities 6 and 9 in /r0, 7 in /r1, 8 in /r2. */
