@@ -9,9 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.hdfs.ArchiveLayout;
+import org.wideec.archive.hdfs.BlockMover;
+import org.wideec.archive.hdfs.ChainEncoder;
+import org.wideec.archive.hdfs.FillUpdate;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.demo.ProductCrossover;
@@ -25,19 +33,20 @@ import org.wideec.minicluster.StripeReadBack;
  * {@code 2k + k/2} one-block files: the oldest k/2 removed in one batch, the next replaced, k/2 new files filled into
  * the open stripe's empty slots. Each command is one measured phase: the bytes the kernel counted on the rack
  * uplinks, those into the racks (a byte from rack to rack once, as the plan counts it) beside the plan's figure
- * (RackCU §III's chunks times the unit length), and its wall time (the time to
- * reclaim, for {@code rm}: the space is freed at the commit, the grace period 0). Re-encoding is priced beside, not
- * chosen, so each scheme's own delta traffic is measured; a sweep removes 1, 2, 4, ... and k files of one full stripe
- * and finds where the model's re-encoding of the stripe would cross racks less than the measured update. Every
- * remaining file is then compared byte for byte, every stripe checked against an encode and decoded from a random
- * k-subset.
+ * (RackCU §III's chunks times the unit length; for the fill, its own dry run's, and the moves of its new blocks onto
+ * their slots), and its wall time (the time to reclaim, for {@code rm}: the space is freed at the commit, the grace
+ * period 0). Each command is followed by the wait for the deletions it caused, measured as a phase of its own
+ * ({@link FreedReplicas}), so they are not counted in the next one. Re-encoding is priced beside, not chosen, so each
+ * scheme's own delta traffic is measured; a sweep removes 1, 2, 4, ... and k files of one full stripe and finds where
+ * the model's re-encoding of the stripe would cross racks less than the measured delta update, and what the default
+ * run (re-encoding when cheaper) does. Every remaining file is then compared byte for byte, every stripe checked
+ * against an encode and decoded from a random k-subset.
  */
 final class UpdateComparison {
   /** The codes, the schemes churned, the schemes swept, and the size of each file (at most one block). */
   record Settings(List<String> codes, List<String> schemes, List<String> sweepSchemes, long fileBytes) {}
 
-  private static final String[] TOOL_CONF = {"-D", ParityUpdater.GRACE_KEY + "=0", "-D",
-      ParityUpdater.REENCODE_KEY + "=false"};
+  private static final String GRACE_ZERO = ParityUpdater.GRACE_KEY + "=0";
 
   private final ClusterBed bed;
   private final Settings s;
@@ -59,12 +68,12 @@ final class UpdateComparison {
 
   Map<String, Object> run() throws Exception {
     Map<String, Object> perCode = new LinkedHashMap<>();
-    // scheme -> bytes into racks, planned, files changed, nanos, uplink bytes both ways
+    // scheme -> bytes into racks, planned, files changed, nanos, uplink bytes both ways, uplink bytes of the trims
     Map<String, long[]> totals = new LinkedHashMap<>();
     for (String code : s.codes()) {
       Map<String, Object> schemes = new LinkedHashMap<>();
       for (String scheme : s.schemes()) {
-        Map<String, Object> j = churn(code, scheme, totals.computeIfAbsent(scheme, x -> new long[5]));
+        Map<String, Object> j = churn(code, scheme, totals.computeIfAbsent(scheme, x -> new long[6]));
         if (s.sweepSchemes().contains(scheme)) {
           j.put("crossover", sweep(code, scheme));
         }
@@ -82,6 +91,7 @@ final class UpdateComparison {
       j.put("crossRackBytes", t[0]);
       j.put("plannedCrossRackBytes", t[1]);
       j.put("uplinkBytes", t[4]);
+      j.put("trimUplinkBytes", t[5]);
       j.put("filesChanged", t[2]);
       j.put("updatesPerSecond", Phase.round(t[2] / (t[3] / 1e9)));
       schemes.put(scheme, j);
@@ -121,7 +131,7 @@ final class UpdateComparison {
     List<Path> oldest = files.subList(0, removed);
     long planned = ProductCrossover.plannedBytes(updater().preview(oldest), scheme);
     long spaceBefore = bed.stock.getContentSummary(new Path("/")).getSpaceConsumed();
-    Map<String, Object> rm = command(code + " " + scheme + " rm of " + removed + " files", rm(oldest, scheme));
+    Map<String, Object> rm = command(code + " " + scheme + " rm of " + removed + " files", rm(oldest, scheme, false));
     long reclaimed = spaceBefore - bed.stock.getContentSummary(new Path("/")).getSpaceConsumed();
     oldest.forEach(expected::remove);
     rm.put("filesRemoved", removed);
@@ -134,16 +144,22 @@ final class UpdateComparison {
     Path src = new Path("/bench-updates/src/" + tag(code) + "-" + scheme);
     long seed = writeOne(src);
     long replacePlanned = ProductCrossover.plannedBytes(updater().previewReplace(replaced, src), scheme);
-    Map<String, Object> replace = command(code + " " + scheme + " replace", args("replace", replaced.toString(),
+    Map<String, Object> replace = command(code + " " + scheme + " replace", args(false, "replace", replaced.toString(),
         src.toString(), "--scheme", scheme, "--json"));
     expected.remove(src);
     expected.put(replaced, seed);
     replace.put("plannedCrossRackBytes", replacePlanned);
 
     List<Path> added = write(dir, files.size(), k / 2);
+    FillUpdate.Preview fp = new FillUpdate(bed.stock, store, updater()).preview(dir);
+    long fillPlanned = ProductCrossover.chosenBytes(Map.of(fp.manifest(), fp.updates()), scheme,
+        ChainEncoder.shapeOf(bed.conf), false);
+    long fillMoves = plannedMoveBytes(fp);
     Map<String, Object> fill = command(code + " " + scheme + " fill of " + added.size() + " files",
-        args("archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
+        args(false, "archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
     fill.put("filesFilled", added.size());
+    fill.put("plannedCrossRackBytes", fillPlanned);
+    fill.put("plannedMoveCrossRackBytes", fillMoves);
     int stripes = check(dir);
 
     for (Map<String, Object> m : List.of(rm, replace, fill)) {
@@ -152,8 +168,13 @@ final class UpdateComparison {
       total[0] += (Long) m.get("uplinkBytesDown");
       total[3] += (long) ((Double) m.get("seconds") * 1e9);
       total[4] += (Long) m.get("crossRackBytes");
+      @SuppressWarnings("unchecked")
+      Map<String, Object> trims = (Map<String, Object>) m.get("trims");
+      total[5] += (Long) trims.get("crossRackBytes");
+      long plan = (Long) m.get("plannedCrossRackBytes") + (Long) m.getOrDefault("plannedMoveCrossRackBytes", 0L);
+      m.put("overPlanBytes", (Long) m.get("uplinkBytesDown") - plan);
     }
-    total[1] += planned + replacePlanned;
+    total[1] += planned + replacePlanned + fillPlanned + fillMoves;
     total[2] += removed + 1 + added.size();
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("rm", rm);
@@ -164,33 +185,83 @@ final class UpdateComparison {
     return j;
   }
 
-  /** Per point a fresh archive of one full stripe of k one-block files, {@code c} of them removed at once. */
+  /**
+   * Per point the delta update on a fresh archive of one full stripe of k one-block files, {@code c} of them removed
+   * at once with re-encoding off, and the default run where it differs ({@link ProductCrossover#measure}).
+   */
   private Map<String, Object> sweep(String code, String scheme) throws Exception {
     int k = org.wideec.code.Codes.pinnedFromSpec(code).k();
+    EncodePlan.Shape shape = ChainEncoder.shapeOf(bed.conf);
     List<ProductCrossover.Point> points = new ArrayList<>();
     for (int c : ProductCrossover.points(k)) {
-      Path dir = new Path("/bench-updates/" + tag(code) + "/" + scheme + "-sweep-" + c);
-      List<Path> files = write(dir, 0, k);
-      archive(dir, code);
-      List<Path> batch = files.subList(0, c);
-      Map<StripeManifest, List<StripeUpdate>> preview = updater().preview(batch);
-      long planned = ProductCrossover.plannedBytes(preview, scheme);
-      long reEncode = ProductCrossover.reEncodeBytes(preview);
-      Map<String, Object> m = command(code + " " + scheme + " sweep: rm of " + c + " of " + k, rm(batch, scheme));
-      batch.forEach(expected::remove);
-      if (c < k) {
-        check(dir);
-      }
-      points.add(new ProductCrossover.Point(c, c == k, (Long) m.get("uplinkBytesDown"), planned, reEncode));
+      points.add(ProductCrossover.measure(k, c, scheme, shape, (changed, run) -> trial(code, scheme, changed, run)));
     }
     return ProductCrossover.toJson(points);
   }
 
+  /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */
+  private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws IOException {
+    int k = org.wideec.code.Codes.pinnedFromSpec(code).k();
+    Path dir = new Path("/bench-updates/" + tag(code) + "/" + scheme + "-sweep-" + c + "-" + run);
+    List<Path> files = write(dir, 0, k);
+    archive(dir, code);
+    List<Path> batch = files.subList(0, c);
+    String name = code + " " + scheme + " sweep (" + run + "): rm of " + c + " of " + k;
+    return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
+      long bytes = (Long) command(name, rm(batch, scheme, reEncodeWhenCheaper)).get("uplinkBytesDown");
+      batch.forEach(expected::remove);
+      if (c < k) {
+        check(dir);
+      }
+      return bytes;
+    });
+  }
+
+  /**
+   * The cross-rack bytes of moving the fill's new blocks onto their slots' planned nodes before its update, as the
+   * fill moves them ({@link BlockMover#candidates}: none when the planned node holds a replica, from within the
+   * planned rack when a replica is there, else a whole block across racks). The plan prices the update from the
+   * planned nodes, so these bytes come on top of it.
+   */
+  private long plannedMoveBytes(FillUpdate.Preview p) throws IOException {
+    Map<String, DatanodeInfo> live = new java.util.HashMap<>();
+    for (DatanodeInfo d : bed.stock.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+      live.put(d.getXferAddr(), d);
+    }
+    long bytes = 0;
+    for (StripeUpdate u : p.updates()) {
+      for (int unit : u.changedUnits()) {
+        StripeMember m = u.after(unit);
+        DatanodeInfo target = live.get(m.plannedNode());
+        String file = ArchiveLayout.inodePath(m.inodeId()).toUri().getPath();
+        LocatedBlock lb = null;
+        for (LocatedBlock b : bed.stock.getClient().getLocatedBlocks(file, 0, Long.MAX_VALUE).getLocatedBlocks()) {
+          lb = b.getBlock().getBlockId() == m.blockId() ? b : lb;
+        }
+        if (target == null || lb == null) {
+          throw new IOException("the fill's slot for block blk_" + m.blockId() + " of " + file + " is planned on "
+              + m.plannedNode() + ", " + (target == null ? "not a live DataNode" : "and the block is gone"));
+        }
+        bytes += crossRackMoveBytes(file, lb, target);
+      }
+    }
+    return bytes;
+  }
+
+  /** The bytes moving the block onto {@code target} sends across racks: none, or the block from another rack. */
+  static long crossRackMoveBytes(String file, LocatedBlock lb, DatanodeInfo target) {
+    List<BlockMover.Move> ways = BlockMover.candidates(file, lb, target, null);
+    return !ways.isEmpty() && !ways.get(0).source().getNetworkLocation().equals(target.getNetworkLocation())
+        ? lb.getBlockSize() : 0;
+  }
+
   /** Runs one command as a measured phase: its uplink bytes and seconds, and what its JSON reports. */
   private Map<String, Object> command(String name, String[] args) throws IOException {
+    FreedReplicas freed = FreedReplicas.before(bed);
     Phase p = bed.phase(name);
     String output = ToolProcess.run(bed.timeoutMs, args);
     Map<String, Object> m = p.end();
+    m.put("trims", freed.await(name));
     JsonNode j = lastJson(output);
     String executor = j.path("executor").asText("client");
     executors.add(executor);
@@ -211,26 +282,33 @@ final class UpdateComparison {
   }
 
   private void archive(Path dir, String code) throws IOException {
-    Phase p = bed.setup("archive " + dir + " (" + code + ")");
+    FreedReplicas freed = FreedReplicas.before(bed);
+    String name = "archive " + dir + " (" + code + ")";
+    Phase p = bed.setup(name);
     // Combined locality (ECWide §3.4) for both codes: an RS stripe then has up to m units per rack, so rack
     // coordination has units to gather, as on the seed's racks.
-    ToolProcess.run(bed.timeoutMs, args("archive", dir.toString(), "--code", code, "--placement", "cl", "--json"));
+    ToolProcess.run(bed.timeoutMs, args(false, "archive", dir.toString(), "--code", code, "--placement", "cl",
+        "--json"));
     p.end();
+    freed.await(name); // its trim's excess replicas gone before the next step is measured
   }
 
-  private String[] rm(List<Path> files, String scheme) {
+  private String[] rm(List<Path> files, String scheme, boolean reEncodeWhenCheaper) {
     List<String> a = new ArrayList<>(List.of("rm"));
     files.forEach(f -> a.add(f.toString()));
     a.addAll(List.of("--scheme", scheme, "--json"));
-    return args(a.toArray(new String[0]));
+    return args(reEncodeWhenCheaper, a.toArray(new String[0]));
   }
 
-  /** The command with the bench's configuration: space freed at the commit, re-encoding priced and not chosen. */
-  private static String[] args(String... command) {
-    String[] a = new String[TOOL_CONF.length + command.length];
-    System.arraycopy(TOOL_CONF, 0, a, 0, TOOL_CONF.length);
-    System.arraycopy(command, 0, a, TOOL_CONF.length, command.length);
-    return a;
+  /**
+   * The command with the bench's configuration: space freed at the commit, and re-encoding when cheaper on or off
+   * (off: the scheme's own delta update runs, re-encoding is priced beside it).
+   */
+  static String[] args(boolean reEncodeWhenCheaper, String... command) {
+    List<String> a = new ArrayList<>(List.of("-D", GRACE_ZERO, "-D", ParityUpdater.REENCODE_KEY + "="
+        + reEncodeWhenCheaper));
+    a.addAll(List.of(command));
+    return a.toArray(new String[0]);
   }
 
   private ParityUpdater updater() {

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
@@ -26,9 +27,18 @@ public final class ProductCrossover {
   /**
    * One sweep point: {@code changed} data units removed from one stripe in one batch; {@code dropped} when that was
    * all of its data, so the stripe left the manifest and neither an update nor a re-encode had parity to write.
+   * {@code measuredCrossRackBytes} is the scheme's delta update as run with re-encoding off, beside its plan and the
+   * model's price of re-encoding; {@code whenCheaper} is what the updater's default run does with the same batch.
    */
   public record Point(int changed, boolean dropped, long measuredCrossRackBytes, long plannedCrossRackBytes,
-      long reEncodeCrossRackBytes) {
+      long reEncodeCrossRackBytes, WhenCheaper whenCheaper) {
+    /** A point whose default run is the delta update itself (no stripe of it would be re-encoded). */
+    public Point(int changed, boolean dropped, long measuredCrossRackBytes, long plannedCrossRackBytes,
+        long reEncodeCrossRackBytes) {
+      this(changed, dropped, measuredCrossRackBytes, plannedCrossRackBytes, reEncodeCrossRackBytes,
+          new WhenCheaper(false, plannedCrossRackBytes, measuredCrossRackBytes, false));
+    }
+
     public boolean reEncodeWins() {
       return reEncodeCrossRackBytes < measuredCrossRackBytes;
     }
@@ -37,12 +47,80 @@ public final class ProductCrossover {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("changedUnits", changed);
       j.put("stripeDropped", dropped);
-      j.put("measuredCrossRackBytes", measuredCrossRackBytes);
-      j.put("plannedCrossRackBytes", plannedCrossRackBytes);
+      j.put("deltaMeasuredCrossRackBytes", measuredCrossRackBytes);
+      j.put("deltaPlannedCrossRackBytes", plannedCrossRackBytes);
       j.put("reEncodeCrossRackBytes", reEncodeCrossRackBytes);
       j.put("reEncodeWins", reEncodeWins());
+      j.put("whenCheaper", whenCheaper.toJson());
       return j;
     }
+  }
+
+  /**
+   * What the updater's default run ({@code wide-ec.update.reencode.when-cheaper} true) does with a sweep point's
+   * batch: whether it re-encodes any stripe ({@link UpdateChoice}), the cross-rack bytes of its choice, and those
+   * measured. Where it re-encodes, it runs on an archive of its own ({@code ownArchive}); elsewhere it is the delta
+   * update, and the delta run's measurement is its own.
+   */
+  public record WhenCheaper(boolean reEncodes, long chosenCrossRackBytes, long measuredCrossRackBytes,
+      boolean ownArchive) {
+    public Map<String, Object> toJson() {
+      Map<String, Object> j = new LinkedHashMap<>();
+      j.put("reEncodes", reEncodes);
+      j.put("chosenCrossRackBytes", chosenCrossRackBytes);
+      j.put("measuredCrossRackBytes", measuredCrossRackBytes);
+      j.put("ranOnItsOwnArchive", ownArchive);
+      return j;
+    }
+  }
+
+  /**
+   * A sweep point's archive: a fresh archive of one full stripe of one-block files, a batch of them to remove; the
+   * stripe updates removing the batch would make (the dry run's, before it runs), and the removal of the batch in one
+   * {@code rm}, re-encoding when cheaper or never, which returns the cross-rack bytes measured.
+   */
+  public record Trial(Preview preview, Removal removal) {
+    @FunctionalInterface
+    public interface Preview {
+      Map<StripeManifest, List<StripeUpdate>> get() throws Exception;
+    }
+
+    @FunctionalInterface
+    public interface Removal {
+      long remove(boolean reEncodeWhenCheaper) throws Exception;
+    }
+  }
+
+  /** Makes a sweep point's archives; {@code run} names which run an archive is for ("delta", "when-cheaper"). */
+  @FunctionalInterface
+  public interface Trials {
+    Trial fresh(int changed, String run) throws Exception;
+  }
+
+  /**
+   * Measures one sweep point, the same way on every bench: the scheme's delta update with re-encoding off, on a fresh
+   * archive, beside its plan and the model's re-encoding price; then the default run. Where the updater would
+   * re-encode a stripe of that archive, the default run is measured on an archive of its own, its choice priced on
+   * that archive; elsewhere it is the delta update just measured.
+   */
+  public static Point measure(int k, int changed, String scheme, EncodePlan.Shape shape, Trials trials)
+      throws Exception {
+    Trial delta = trials.fresh(changed, "delta");
+    Map<StripeManifest, List<StripeUpdate>> preview = delta.preview().get();
+    long planned = plannedBytes(preview, scheme);
+    long reEncode = reEncodeBytes(preview);
+    List<UpdateChoice> choices = choices(preview, scheme, shape, true);
+    long measured = delta.removal().remove(false);
+    WhenCheaper dflt;
+    if (choices.stream().noneMatch(UpdateChoice::reEncodes)) {
+      dflt = new WhenCheaper(false, bytes(choices), measured, false);
+    } else {
+      Trial own = trials.fresh(changed, "when-cheaper");
+      List<UpdateChoice> ownChoices = choices(own.preview().get(), scheme, shape, true);
+      dflt = new WhenCheaper(ownChoices.stream().anyMatch(UpdateChoice::reEncodes), bytes(ownChoices),
+          own.removal().remove(true), true);
+    }
+    return new Point(changed, changed == k, measured, planned, reEncode, dflt);
   }
 
   private ProductCrossover() {}
@@ -66,12 +144,20 @@ public final class ProductCrossover {
    * as the chooser breaks it. Dropped stripes are skipped: with no data left there is nothing to choose.
    */
   public static int crossover(List<Point> sweep, ToLongFunction<Point> update) {
+    return fromChangedUnits(sweep, p -> p.reEncodeCrossRackBytes() < update.applyAsLong(p));
+  }
+
+  /**
+   * The fewest changed units from which {@code reEncoded} holds at every larger point too, or -1 when it does not
+   * hold at the largest point; dropped stripes are skipped.
+   */
+  static int fromChangedUnits(List<Point> sweep, Predicate<Point> reEncoded) {
     int from = -1;
     for (Point p : sweep) {
       if (p.dropped()) {
         continue;
       }
-      if (p.reEncodeCrossRackBytes() < update.applyAsLong(p)) {
+      if (reEncoded.test(p)) {
         if (from < 0) {
           from = p.changed();
         }
@@ -114,15 +200,33 @@ public final class ProductCrossover {
    */
   public static long chosenBytes(Map<StripeManifest, List<StripeUpdate>> preview, String scheme,
       EncodePlan.Shape shape, boolean whenCheaper) {
-    long bytes = 0;
+    return bytes(choices(preview, scheme, shape, whenCheaper));
+  }
+
+  /** The updater's choice for each stripe these updates keep (a dropped stripe writes nothing, so has none). */
+  public static List<UpdateChoice> choices(Map<StripeManifest, List<StripeUpdate>> preview, String scheme,
+      EncodePlan.Shape shape, boolean whenCheaper) {
+    List<UpdateChoice> out = new ArrayList<>();
     for (List<StripeUpdate> us : preview.values()) {
       for (StripeUpdate u : us) {
         if (!u.dropsStripe()) {
-          bytes += UpdateChoice.of(u, UpdateScheme.byName(scheme), Set.of(), shape, whenCheaper).crossRackBytes();
+          out.add(UpdateChoice.of(u, UpdateScheme.byName(scheme), Set.of(), shape, whenCheaper));
         }
       }
     }
-    return bytes;
+    return out;
+  }
+
+  private static long bytes(List<UpdateChoice> choices) {
+    return choices.stream().mapToLong(UpdateChoice::crossRackBytes).sum();
+  }
+
+  /**
+   * Whether a measured figure is held to its plan: every planned byte crossed racks, and besides them less than one
+   * unit, the few bytes of the roles' reports, digests and the manifest that no plan prices.
+   */
+  public static boolean heldTo(long planned, long measured, long unitBytes) {
+    return measured >= planned && measured - planned < unitBytes;
   }
 
   /** The model's cross-rack bytes of re-encoding every stripe these updates touch ({@link ReEncoding}). */
@@ -137,16 +241,20 @@ public final class ProductCrossover {
   }
 
   /**
-   * A sweep's JSON: its points, reEncodeWinsFromChangedUnits (against the measured update) and
-   * reEncodeBeatsPlanFromChangedUnits (against the plan), null where the update wins at the largest point.
+   * A sweep's JSON: its points; reEncodeWinsFromChangedUnits (the model's re-encoding against the delta update
+   * measured with re-encoding off) and reEncodeBeatsPlanFromChangedUnits (against the delta plan), null where the
+   * delta update wins at the largest point; whenCheaperReEncodesFromChangedUnits, the fewest changed units from which
+   * the default run re-encodes at every larger point too, null where it runs the delta plan at the largest point.
    */
   public static Map<String, Object> toJson(List<Point> sweep) {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("points", sweep.stream().map(Point::toJson).toList());
     int from = crossover(sweep, Point::measuredCrossRackBytes);
     int planFrom = crossover(sweep, Point::plannedCrossRackBytes);
+    int defaultFrom = fromChangedUnits(sweep, p -> p.whenCheaper().reEncodes());
     j.put("reEncodeWinsFromChangedUnits", from < 0 ? null : from);
     j.put("reEncodeBeatsPlanFromChangedUnits", planFrom < 0 ? null : planFrom);
+    j.put("whenCheaperReEncodesFromChangedUnits", defaultFrom < 0 ? null : defaultFrom);
     return j;
   }
 }

@@ -28,6 +28,7 @@ import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ChainEncoder;
+import org.wideec.archive.hdfs.FillUpdate;
 import org.wideec.archive.hdfs.ManifestStore;
 import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.cli.WideEcTool;
@@ -44,9 +45,11 @@ import org.wideec.transport.TrafficShaper;
  * <ul>
  *   <li>churn: the oldest files removed in one batch, the next oldest replaced, new files filled into the open
  *       stripe's virtual slots; measured: cross-rack bytes per reclaimed GiB (space the namespace consumed before the
- *       removal less after its commit, the grace period 0) and the seconds the removal took;</li>
- *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch; per point the measured cross-rack
- *       bytes against the model's price of re-encoding the stripe ({@link ReEncoding}), and the crossover.</li>
+ *       removal less after its commit, the grace period 0) and the seconds the removal took; each command beside
+ *       its plan (the fill's from the fill's own dry run), and what the updater chooses (the plan, or re-encoding);</li>
+ *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch; per point the scheme's delta
+ *       update measured with re-encoding off against the model's price of re-encoding the stripe
+ *       ({@link ReEncoding}), and the crossover; beside it what the default run (re-encoding when cheaper) does.</li>
  * </ul>
  * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
  * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
@@ -170,6 +173,10 @@ final class ProductUpdateBench {
     expected.put(replaced, content);
 
     List<Path> added = writeFiles(dir, files.size(), k / 2);
+    Map<StripeManifest, List<StripeUpdate>> fillPreview = fillPreview(dir);
+    long fillPlanned = ProductCrossover.plannedBytes(fillPreview, scheme);
+    long fillChosen = ProductCrossover.chosenBytes(fillPreview, scheme, ChainEncoder.shapeOf(toolConf),
+        toolConf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT));
     long fillBytes = measured(() -> tool("archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
     int stripes = checkArchive(dir);
 
@@ -185,39 +192,53 @@ final class ProductUpdateBench {
     j.put("replaceCrossRackBytes", replaceBytes);
     j.put("filesFilled", added.size());
     j.put("fillCrossRackBytes", fillBytes);
+    j.put("fillPlannedCrossRackBytes", fillPlanned);
+    j.put("fillChosenCrossRackBytes", fillChosen);
     j.put("stripesChecked", stripes);
     out.printf(Locale.ROOT, "%-24s %-8s rm %d files: %,d B cross-rack (plan %,d), %,d B reclaimed, %.2f s; replace %,d"
-        + " B; fill %d files %,d B; %d stripes checked%n", code, scheme, removed, rmBytes, planned, reclaimed,
-        reclaimSeconds, replaceBytes, added.size(), fillBytes, stripes);
+        + " B; fill %d files %,d B (plan %,d); %d stripes checked%n", code, scheme, removed, rmBytes, planned,
+        reclaimed, reclaimSeconds, replaceBytes, added.size(), fillBytes, fillChosen, stripes);
     progress.step(code + " " + scheme + " churn");
     return j;
   }
 
-  /** Per point a fresh archive of exactly one full stripe of one-block files, {@code c} of them removed at once. */
+  /**
+   * Per point the delta update on a fresh archive of exactly one full stripe of one-block files, {@code c} of them
+   * removed at once with re-encoding off, and the default run where it differs ({@link ProductCrossover#measure}).
+   */
   private Map<String, Object> sweep(String code, String scheme) throws Exception {
     int k = k(code);
+    EncodePlan.Shape shape = ChainEncoder.shapeOf(toolConf);
     List<ProductCrossover.Point> points = new ArrayList<>();
     for (int c : ProductCrossover.points(k)) {
-      Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c);
-      List<Path> files = writeFiles(dir, 0, k);
-      archive(dir, code);
-      List<Path> batch = files.subList(0, c);
-      long reEncode = ProductCrossover.reEncodeBytes(updater().preview(batch));
-      long planned = planned(batch, scheme);
-      long bytes = measured(() -> rm(batch, scheme));
-      batch.forEach(expected::remove);
-      if (c < k) {
-        checkArchive(dir);
-      }
-      points.add(new ProductCrossover.Point(c, c == k, bytes, planned, reEncode));
+      points.add(ProductCrossover.measure(k, c, scheme, shape, (changed, run) -> trial(code, scheme, changed, run)));
       progress.step(code + " " + scheme + " sweep " + c + "/" + k);
     }
     Map<String, Object> j = ProductCrossover.toJson(points);
     Object wins = j.get("reEncodeWinsFromChangedUnits");
-    out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: measured B / re-encode B): %s; re-encode wins %s%n",
-        code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": " + p.measuredCrossRackBytes()
-            + " / " + p.reEncodeCrossRackBytes()).toList()), wins == null ? "nowhere" : "from " + wins + " units");
+    out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: delta measured B / re-encode B / default run B): %s;"
+        + " re-encode wins %s%n", code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": "
+            + p.measuredCrossRackBytes() + " / " + p.reEncodeCrossRackBytes() + " / "
+            + p.whenCheaper().measuredCrossRackBytes() + (p.whenCheaper().reEncodes() ? " re-encoded" : "")).toList()),
+        wins == null ? "nowhere" : "from " + wins + " units");
     return j;
+  }
+
+  /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */
+  private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws Exception {
+    int k = k(code);
+    Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c + "-" + run);
+    List<Path> files = writeFiles(dir, 0, k);
+    archive(dir, code);
+    List<Path> batch = files.subList(0, c);
+    return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
+      long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
+      batch.forEach(expected::remove);
+      if (c < k) {
+        checkArchive(dir);
+      }
+      return bytes;
+    });
   }
 
   /**
@@ -250,12 +271,23 @@ final class ProductUpdateBench {
     return out;
   }
 
+  /** The fill's stripe updates as the updater will plan them ({@code archive --fill --dry-run}), changing nothing. */
+  private Map<StripeManifest, List<StripeUpdate>> fillPreview(Path dir) throws IOException {
+    FillUpdate.Preview p = new FillUpdate(fs, store, updater()).preview(dir);
+    return Map.of(p.manifest(), p.updates());
+  }
+
   private ParityUpdater updater() {
     return ParityUpdater.from(fs, store, toolConf, ParityUpdater.Hook.NONE);
   }
 
   private JsonNode rm(List<Path> files, String scheme) throws Exception {
-    List<String> args = new ArrayList<>(List.of("rm"));
+    return rm(files, scheme, toolConf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT));
+  }
+
+  /** {@code wide-ec rm} of the files in one batch, re-encoding when cheaper or never (the tool's {@code -D}). */
+  private JsonNode rm(List<Path> files, String scheme, boolean reEncodeWhenCheaper) throws Exception {
+    List<String> args = new ArrayList<>(List.of("-D", ParityUpdater.REENCODE_KEY + "=" + reEncodeWhenCheaper, "rm"));
     files.forEach(p -> args.add(p.toString()));
     args.addAll(List.of("--scheme", scheme, "--json"));
     return tool(args.toArray(new String[0]));

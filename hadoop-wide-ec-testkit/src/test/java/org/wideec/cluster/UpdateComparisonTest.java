@@ -8,10 +8,17 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo.DatanodeInfoBuilder;
+import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.junit.jupiter.api.Test;
 import org.wideec.cli.Options;
 
-/** The update comparison's settings and ratios, without a cluster (the real run is the bench itself). */
+/**
+ * The update comparison's settings, ratios, tool arguments and the fill's planned moves, without a cluster (the real
+ * run is the bench itself).
+ */
 class UpdateComparisonTest {
   private static Options options(String... args) {
     return new Options(args, ClusterBench.VALUED, ClusterBench.SWITCHES);
@@ -69,5 +76,33 @@ class UpdateComparisonTest {
     assertEquals("--updates runs the update comparison alone, --no-updates leaves it out: give one",
         assertThrows(Options.UsageException.class, () -> ClusterBench.updateSettings(
             options("--updates", "--no-updates"), 12, 1L << 20)).getMessage());
+  }
+
+  @Test
+  void everyCommandFreesAtTheCommitAndSaysWhetherItReEncodesWhenCheaper() {
+    assertEquals(List.of("-D", "wide-ec.update.gc.grace.ms=0", "-D", "wide-ec.update.reencode.when-cheaper=false", "rm",
+        "/a", "--json"), List.of(UpdateComparison.args(false, "rm", "/a", "--json")));
+    assertEquals("wide-ec.update.reencode.when-cheaper=true", UpdateComparison.args(true, "rm", "/a")[3]);
+  }
+
+  @Test
+  void aFilledBlockMovesAcrossRacksOnlyWhenNoReplicaIsInItsSlotsRack() {
+    DatanodeInfo a1 = node(11, "/rack1");
+    DatanodeInfo a2 = node(12, "/rack1");
+    DatanodeInfo b1 = node(21, "/rack2");
+    DatanodeInfo c1 = node(31, "/rack3");
+    long size = 1 << 20;
+    assertEquals(0, UpdateComparison.crossRackMoveBytes("/f", block(size, a1, b1), a1), "already on its node");
+    assertEquals(0, UpdateComparison.crossRackMoveBytes("/f", block(size, c1, a2), a1), "copied within the rack");
+    assertEquals(size, UpdateComparison.crossRackMoveBytes("/f", block(size, b1, c1), a1), "copied from another rack");
+  }
+
+  private static DatanodeInfo node(int host, String rack) {
+    return new DatanodeInfoBuilder().setIpAddr("10.77.0." + host).setHostName("dn" + host).setXferPort(9866)
+        .setDatanodeUuid("uuid-" + host).setNetworkLocation(rack).build();
+  }
+
+  private static LocatedBlock block(long size, DatanodeInfo... at) {
+    return new LocatedBlock(new ExtendedBlock("BP-1", 1073741825L, size, 1001), at);
   }
 }
