@@ -8,6 +8,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
@@ -16,12 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.minicluster.Eventually;
 import org.wideec.placement.StripedPlacement;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
+import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TrafficCounters;
+import org.wideec.transport.hdfs.TransportConfReader;
 
 /**
  * The repair a degraded read is timed beside is the one a DataNode's worker runs: background work at every hop. Its
  * helpers then grant it the configured window of slices, where a user's stream gets up to
  * {@link org.wideec.transport.SliceTransport#FOREGROUND_WINDOW_BYTES} a hop; an unmarked load kept that much queued on
- * every link the healthy read beside it crossed. Counted by the DataNodes' own metrics; nothing here is timed.
+ * every link the healthy read beside it crossed. And the reads timed beside it read a lost unit, by the path their
+ * FileSystem's own counters name. Counted by the DataNodes' and the FileSystems' own metrics; nothing here is timed.
  */
 class DegradedReadDuringRepairBenchTest {
   private static final int SLICE = 64 << 10;
@@ -54,6 +63,46 @@ class DegradedReadDuringRepairBenchTest {
       assertTrue(after[1] - before[1] >= 16L << 20, "every slice went out as background work: "
           + (after[1] - before[1]) + " bytes");
     } finally {
+      cluster.shutdown();
+    }
+  }
+
+  /**
+   * The reads timed beside the repair read a lost unit: its DataNode stopped and nothing rebuilding it (the cluster
+   * runs without the NameNode's lost-unit orders, which rebuilt it at once and left the reads a healthy unit, 2 ms
+   * each), so every read of ours and of the chain-only FileSystem took the degraded path, as their own counters say.
+   * The links are shaped fast: this checks which path ran, not how long it took.
+   */
+  @Test
+  void everyReadBesideTheRepairTakesTheDegradedPathAndNothingRebuildsTheUnit() throws Exception {
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    long block = 2 << 20; // two cells per internal block: the reads take a full stripe's cells
+    MiniDFSCluster cluster = RepairBench.start(DegradedReadBench.withLostUnitsKept(new Configuration()), out,
+        dir.toFile(), StripedPlacement.AUTO, FullNodeSpreadBench.RACKS, FullNodeSpreadBench.PER_RACK, SLICE, true, block);
+    ExecutorService idle = Executors.newSingleThreadExecutor();
+    try {
+      RepairBench.Stripe st = RepairBench.write(out, cluster, cluster.getFileSystem(), RepairBench.LRC, 10, 4,
+          "/bench/lrc10", block);
+      long rebuiltBefore = WideEcNameNodePlugin.metrics().lostUnitsRebuilt();
+      DegradedReadBench.Lost lost = DegradedReadBench.Lost.of(cluster, cluster.getFileSystem(), st);
+      RepairBench.Settings fast = new RepairBench.Settings(block, 200_000_000L, 10, List.of(SLICE), 0, 0, 0, false,
+          true);
+      Map<String, Object> m;
+      try (SliceTransport client = new SliceTransport(TransportConfReader.forClient(lost.clientConf()), "test client",
+          TrafficCounters.NONE, idle)) {
+        m = new DegradedReadDuringRepairBench(new ReadsDuringRepairs(out, fast)).run(cluster, st, lost.clientConf(),
+            lost.cells(client, EmbeddedGroups.resolver(cluster, st.requestor())));
+      }
+      Map<?, ?> paths = (Map<?, ?>) m.get("paths");
+      assertEquals((long) DegradedReadDuringRepairBench.READS, paths.get("degradedReads"),
+          "every read of ours was degraded: " + m);
+      assertEquals((long) DegradedReadDuringRepairBench.READS, ((Map<?, ?>) m.get("chainOnlyTiming")).get("chains"),
+          "every chain-only read was served by a chain: " + m);
+      assertTrue((Integer) m.get("repairsDuringReads") >= 1, "the repair ran beside the reads: " + m);
+      assertEquals(rebuiltBefore, WideEcNameNodePlugin.metrics().lostUnitsRebuilt(),
+          "the NameNode ordered no rebuild of the lost unit");
+    } finally {
+      idle.shutdownNow();
       cluster.shutdown();
     }
   }
