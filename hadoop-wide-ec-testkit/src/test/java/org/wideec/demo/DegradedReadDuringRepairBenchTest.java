@@ -107,6 +107,79 @@ class DegradedReadDuringRepairBenchTest {
     }
   }
 
+  /**
+   * The lost unit's local group (Azure-LRC(10,2,2): five helpers, three units a rack) sits in two racks, neither the
+   * client's, so our FileSystem reads the cell as a rack star: each rack's helpers add their parts inside it and send
+   * one partial sum, exactly the cell, straight to the client. No partial sum crosses from one helper rack into the
+   * other, as one chain's did (in from the first rack and out again, through the uplink the unit's rebuild also uses).
+   */
+  @Test
+  void aLostCellReachesTheClientAsOnePartialSumFromEachOfItsTwoHelperRacks() throws Exception {
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    long block = 2 << 20;
+    MiniDFSCluster cluster = RepairBench.start(DegradedReadBench.withLostUnitsKept(new Configuration()), out,
+        dir.toFile(), StripedPlacement.AUTO, FullNodeSpreadBench.RACKS, FullNodeSpreadBench.PER_RACK, SLICE, true, block);
+    try {
+      RepairBench.Stripe st = RepairBench.write(out, cluster, cluster.getFileSystem(), RepairBench.LRC, 10, 4,
+          "/bench/lrc10", block);
+      DegradedReadBench.Lost lost = DegradedReadBench.Lost.of(cluster, cluster.getFileSystem(), st);
+      java.util.Set<String> helperRacks = new java.util.TreeSet<>();
+      int[] localGroup = org.wideec.coder.StripedCodec.AZURE_LRC_L2.codeFor(10, 4).repairPlan(st.lost()).helpers();
+      assertEquals(5, localGroup.length, "unit 0's local group: data units 1..4 and its local parity");
+      for (int h : localGroup) {
+        helperRacks.add(org.wideec.minicluster.StripedGroups.location(lost.group(), h).getNetworkLocation());
+      }
+      assertEquals(2, helperRacks.size(), "the local group's helpers sit in two racks: " + helperRacks);
+      Map<String, Map<String, Long>> before = sentAcrossRacks(cluster);
+      try (org.wideec.client.WideEcFileSystem ours = (org.wideec.client.WideEcFileSystem)
+          org.apache.hadoop.fs.FileSystem.newInstance(cluster.getURI(), lost.clientConf());
+          org.apache.hadoop.fs.FSDataInputStream in = ours.open(st.file())) {
+        byte[] got = new byte[lost.lostCell().length];
+        in.readFully(lost.lostAt(), got);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(lost.lostCell(), got, "the lost cell, read degraded");
+        org.wideec.client.ReadPathCounters c = ours.readPathCounters();
+        assertEquals(List.of(1L, 1L, 0L, 0L, 5L), List.of(c.degradedReads(), c.pipelinedReads(), c.pipelinedFallbacks(),
+            c.unitsFetched(), c.chainHops()), "one pipelined read of the five helpers, nothing fetched over HDFS: " + c);
+      }
+      Map<String, Map<String, Long>> sent = since(sentAcrossRacks(cluster), before);
+      assertEquals(helperRacks, sent.keySet(), "only the helper racks sent across racks: " + sent);
+      String clientRack = org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK;
+      for (String rack : helperRacks) {
+        assertEquals(Map.of(clientRack, (long) lost.lostCell().length), sent.get(rack),
+            "rack " + rack + " sent one partial sum, exactly the cell, to the client's rack and none to the other");
+      }
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  /** Slice bytes each rack's DataNodes have sent to each other rack so far. */
+  private static Map<String, Map<String, Long>> sentAcrossRacks(MiniDFSCluster cluster) {
+    Map<String, Map<String, Long>> m = new java.util.TreeMap<>();
+    for (DataNode dn : cluster.getDataNodes()) {
+      if (!dn.isDatanodeUp()) {
+        continue;
+      }
+      String rack = EmbeddedGroups.rackOf(cluster, dn);
+      EmbeddedGroups.plugin(dn).metrics().crossRackBytesByDestination().forEach((to, bytes) ->
+          m.computeIfAbsent(rack, r -> new java.util.TreeMap<>()).merge(to, bytes, Long::sum));
+    }
+    return m;
+  }
+
+  /** What was sent since {@code before}: only the rack pairs with bytes. */
+  private static Map<String, Map<String, Long>> since(Map<String, Map<String, Long>> now,
+      Map<String, Map<String, Long>> before) {
+    Map<String, Map<String, Long>> d = new java.util.TreeMap<>();
+    now.forEach((from, to) -> to.forEach((rack, bytes) -> {
+      long was = before.getOrDefault(from, Map.of()).getOrDefault(rack, 0L);
+      if (bytes > was) {
+        d.computeIfAbsent(from, r -> new java.util.TreeMap<>()).put(rack, bytes - was);
+      }
+    }));
+    return d;
+  }
+
   /** Slice bytes the DataNodes sent for users and as background work, summed over the cluster. */
   private static long[] sent(MiniDFSCluster cluster) {
     long[] s = new long[2];

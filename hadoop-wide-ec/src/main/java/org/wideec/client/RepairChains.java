@@ -66,6 +66,7 @@ final class RepairChains implements Closeable {
    * where the client's NIC is no faster than a rack's uplink, keeps the chain.
    */
   static final String RACK_STAR = "wide-ec.client.degraded-read.rack-star";
+  static final boolean RACK_STAR_DEFAULT = true;
   /** The first chain, and one restart without the helper to blame (ECPipe §3.2); then direct decode. */
   static final int ATTEMPTS = 2;
   /**
@@ -104,7 +105,7 @@ final class RepairChains implements Closeable {
     this.conf = new Configuration(conf);
     this.port = new ClientSlicePort(this.conf);
     this.hedgeMs = ConfigValues.longAtLeast(conf, HEDGE_MS, HEDGE_MS_DEFAULT, 0);
-    this.rackStar = ConfigValues.bool(conf, RACK_STAR, true);
+    this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
   }

@@ -160,66 +160,6 @@ class PipelinedDegradedReadClusterTest {
         "a chain through the local group's helpers: " + wide.readPathCounters());
   }
 
-  /**
-   * The local group's helpers sit in two racks, neither the client's, so the read is a rack star: each rack's helpers
-   * add their parts inside it and send one partial sum, of exactly the aligned range, straight to the client, which
-   * adds them. No partial sum crosses from one helper rack into the other, where a chain would pass its second rack's
-   * uplink twice (in and on to the client) beside the repair of the same unit flowing into that rack.
-   */
-  @Test
-  void aLostRangeReachesTheClientAsOnePartialSumFromEachHelperRack() throws Exception {
-    int cell = RepairClusterFixture.CELL;
-    long from = inLostCell(2, 0);
-    LocatedStripedBlock g = group0();
-    java.util.Set<String> helperRacks = new java.util.TreeSet<>();
-    for (int h : RepairClusterFixture.code.repairPlan(LOST).helpers()) {
-      helperRacks.add(StripedGroups.location(g, h).getNetworkLocation());
-    }
-    Map<String, Map<String, Long>> before = sentAcrossRacks();
-    Counts counted = Counts.of(wide);
-    assertArrayEquals(expected(from, cell), pread(wide, from, cell), "the lost cell read degraded");
-    Map<String, Map<String, Long>> sent = since(sentAcrossRacks(), before);
-    assertEquals(new Counts(1, 1, 0, 0, cell, (long) LOCAL_GROUP_HELPERS * cell), Counts.of(wide).since(counted),
-        "one pipelined read of the local group: " + wide.readPathCounters());
-    assertEquals(2, helperRacks.size(), "the local group's helpers sit in two racks: " + helperRacks);
-    assertEquals(helperRacks, sent.keySet(), "only the helper racks sent across racks: " + sent);
-    String clientRack = sent.values().iterator().next().keySet().iterator().next();
-    for (String rack : helperRacks) {
-      assertEquals(Map.of(clientRack, (long) cell), sent.get(rack),
-          "rack " + rack + " sent its partial sum, exactly the range, to the client's rack and nothing to " + helperRacks);
-    }
-    assertTrue(!helperRacks.contains(clientRack), "the client is in neither helper rack: " + clientRack);
-  }
-
-  /** Slice bytes each rack's DataNodes have sent to each other rack so far. */
-  static Map<String, Map<String, Long>> sentAcrossRacks() throws IOException {
-    Map<String, Map<String, Long>> m = new java.util.TreeMap<>();
-    for (org.apache.hadoop.hdfs.server.datanode.DataNode dn : RepairClusterFixture.cluster.getDataNodes()) {
-      RepairMetrics w = RepairClusterFixture.workers.get(dn.getDatanodeId().getXferAddr());
-      if (w == null || RepairClusterFixture.stopped.contains(dn.getDatanodeId().getXferAddr())) {
-        continue;
-      }
-      String rack = RepairClusterFixture.cluster.getNamesystem().getBlockManager().getDatanodeManager()
-          .getDatanode(dn.getDatanodeId()).getNetworkLocation();
-      w.crossRackBytesByDestination().forEach((to, bytes) -> m.computeIfAbsent(rack, r -> new java.util.TreeMap<>())
-          .merge(to, bytes, Long::sum));
-    }
-    return m;
-  }
-
-  /** What was sent since {@code before}: only the rack pairs with bytes. */
-  static Map<String, Map<String, Long>> since(Map<String, Map<String, Long>> now,
-      Map<String, Map<String, Long>> before) {
-    Map<String, Map<String, Long>> d = new java.util.TreeMap<>();
-    now.forEach((from, to) -> to.forEach((rack, bytes) -> {
-      long was = before.getOrDefault(from, Map.of()).getOrDefault(rack, 0L);
-      if (bytes > was) {
-        d.computeIfAbsent(from, r -> new java.util.TreeMap<>()).put(rack, bytes - was);
-      }
-    }));
-    return d;
-  }
-
   @Test
   void theWholeFileReadsBackWithEveryLostRangeFromAChain() throws Exception {
     Counts before = Counts.of(wide);

@@ -153,7 +153,8 @@ class RepairPlanningTest {
 
   @Test
   void aDegradedReadTakesTheRackStarFromAtMostTwoRacksBesidesTheClientsAndTheChainFromMore() {
-    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    // Local groups of six, three units a rack: a data unit's helpers sit in two racks.
+    LinearCode code = Codes.fromSpec("azure-lrc:k=10,l=2,g=2");
     PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
     int lost = 0;
     int globalParity = code.k();
