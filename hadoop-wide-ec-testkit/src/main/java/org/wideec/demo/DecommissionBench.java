@@ -205,8 +205,12 @@ final class DecommissionBench {
       StripeRepair full = EmbeddedGroups.repairOf(policy, l.group(), l.unit(), RepairScheme.PIPELINED)
           .without(Set.of(victim));
       StripeRepair r = firstK ? firstKUnits(full, k) : inPlanOrder(full, l.plan());
-      RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(l.target()).transport(),
+      // Ours is background work, as the worker runs decommission rebuilds. The k-unit reconstruction stands for
+      // HDFS's reconstructor, whose block readers are plain TCP streams that no window of ours limits: it stays
+      // unmarked, sent as a user's stream is (as the stock copy above is).
+      RepairEngine stock = new RepairEngine(EmbeddedGroups.plugin(l.target()).transport(),
           EmbeddedGroups.resolver(cluster, l.target()), EmbeddedGroups.plugin(l.target()).metrics(), 1);
+      RepairEngine e = firstK ? stock : stock.asBackground();
       UnitLocation at = EmbeddedGroups.where(cluster, l.target());
       work.add(() -> {
         e.repair(r, at, (u, len) -> new CrcSink(l.crc()), slice);

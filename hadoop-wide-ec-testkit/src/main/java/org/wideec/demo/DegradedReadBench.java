@@ -66,28 +66,22 @@ final class DegradedReadBench {
    * unchanged (a step of coefficient 1), the direct decode as the conventional star (the same helpers each send their
    * range to the client, which combines them) and, to see whether it pays, the cyclic variant (ECPipe §4.1). Each is
    * warmed up once, then the median of five runs; every read is checked against the bytes read before the loss. The
-   * unit's DataNode is stopped with the NameNode's RedundancyMonitor, so the unit stays lost: this runs last on its
-   * cluster. For orientation the same reads are also timed unshaped through HDFS.
+   * unit's DataNode is stopped with the NameNode's RedundancyMonitor, on a cluster without lost-unit orders, so the
+   * unit stays lost: this runs last on its cluster. For orientation the same reads are also timed unshaped through HDFS.
    */
   Map<String, Object> run(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st) throws Exception {
-    int k = st.policy().getNumDataUnits();
-    int stripe = 1; // a full stripe inside the group
-    int healthy = st.lost() + 1;
-    long lostAt = (long) stripe * k * CELL + (long) st.lost() * CELL;
-    long healthyAt = (long) stripe * k * CELL + (long) healthy * CELL;
-    long row = (long) stripe * CELL; // where both cells start in their internal blocks
-    TrafficShaper.emulate(null);
-    byte[] lostCell = readRange(fs, st.file(), lostAt);
-    byte[] healthyCell = readRange(fs, st.file(), healthyAt);
-
-    LocatedStripedBlock g = loseUnit(cluster, fs, st);
-
-    Configuration clientConf = clientConf(cluster);
+    Lost lost = Lost.of(cluster, fs, st);
+    LocatedStripedBlock g = lost.group();
+    Configuration clientConf = lost.clientConf();
     TransportConf tc = TransportConfReader.forClient(clientConf);
-    int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY, DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
-    int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
-    UnitLocation me = new UnitLocation(-1, new Site("client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
-        org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK));
+    int slice = lost.slice();
+    int healthy = lost.healthy();
+    long row = lost.row();
+    long lostAt = lost.lostAt();
+    long healthyAt = lost.healthyAt();
+    byte[] lostCell = lost.lostCell();
+    byte[] healthyCell = lost.healthyCell();
+    UnitLocation me = Lost.client();
     EndpointResolver endpoints = EmbeddedGroups.resolver(cluster, st.requestor());
     out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
         + "links shaped:%n", CELL / 1024, st.label(), st.lost(), slice / 1024);
@@ -98,8 +92,13 @@ final class DegradedReadBench {
     ExecutorService idle = Executors.newSingleThreadExecutor();
     Configuration directConf = new Configuration(clientConf);
     directConf.set("wide-ec.client.degraded-read", "direct");
+    // Only node links are shaped here, racks not: a flat network, where a reader's NIC is no faster than the racks'
+    // links, so the client is configured as docs/reads.md says for one (one chain always); the rack star, which takes
+    // a range per helper rack on the client's NIC, is timed beside it.
+    Configuration flatConf = new Configuration(clientConf);
+    flatConf.setBoolean(RACK_STAR_KEY, false);
     try (SliceTransport client = new SliceTransport(tc, "bench client", org.wideec.transport.TrafficCounters.NONE, idle);
-        WideEcFileSystem wide = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), clientConf);
+        WideEcFileSystem wide = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), flatConf);
         WideEcFileSystem direct = (WideEcFileSystem) org.apache.hadoop.fs.FileSystem.newInstance(fs.getUri(), directConf);
         org.apache.hadoop.fs.FSDataInputStream pipelinedIn = wide.open(st.file());
         org.apache.hadoop.fs.FSDataInputStream directIn = direct.open(st.file());
@@ -121,7 +120,12 @@ final class DegradedReadBench {
           lostCell));
       double cyclic = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.CYCLIC, row, slice,
           lostCell));
+      double rackStar = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.RACK_STAR, row, slice,
+          lostCell));
       shaped(m, normal, pipelined, star, cyclic, streamSetup, chainSetup);
+      m.put("rackStarSeconds", rackStar);
+      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "rack star (a partial sum per rack at the NIC)", rackStar,
+          rackStar / normal);
 
       TrafficShaper.emulate(null);
       m.put("unshapedHdfs", unshaped(direct, stockIn, pipelinedIn, directIn, healthyAt, healthyCell, lostAt, lostCell));
@@ -131,7 +135,7 @@ final class DegradedReadBench {
           pipelined / normal, star / pipelined);
       progress.step("degraded reads");
 
-      Cells cells = new Cells(client, endpoints, me, g, healthy, row, slice, healthyCell, lostAt, lostCell);
+      Cells cells = lost.cells(client, endpoints);
       ReadsDuringRepairs duringRepairs = new ReadsDuringRepairs(out, s);
       Map<String, Object> during = new DegradedReadDuringRepairBench(duringRepairs).run(cluster, st, clientConf, cells);
       m.put("duringRepair", during);
@@ -160,11 +164,76 @@ final class DegradedReadBench {
       int healthy, long row, int slice, byte[] healthyCell, long lostAt, byte[] lostCell) {}
 
   /**
+   * The stripe after its unit is lost, as the degraded reads see it: the group as the NameNode lists it then, a
+   * client's configuration, the slice a read's chain moves, a healthy cell and the lost one (as written, read before
+   * the loss) and where each starts. A full stripe inside the group: unit {@code lost} against unit {@code lost + 1}.
+   */
+  record Lost(LocatedStripedBlock group, Configuration clientConf, int slice, int healthy, long row, long lostAt,
+      long healthyAt, byte[] lostCell, byte[] healthyCell) {
+
+    /**
+     * Reads both cells, then stops the DataNode of the stripe's lost unit. Nothing may rebuild it while the reads run:
+     * the NameNode's RedundancyMonitor is stopped first, and the cluster must run without the NameNode's lost-unit
+     * orders ({@link DegradedReadBench#withLostUnitsKept}), which this checks.
+     */
+    static Lost of(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st) throws IOException {
+      int k = st.policy().getNumDataUnits();
+      int stripe = 1; // a full stripe inside the group
+      int healthy = st.lost() + 1;
+      long lostAt = (long) stripe * k * CELL + (long) st.lost() * CELL;
+      long healthyAt = (long) stripe * k * CELL + (long) healthy * CELL;
+      long row = (long) stripe * CELL; // where both cells start in their internal blocks
+      TrafficShaper.emulate(null);
+      byte[] lostCell = readRange(fs, st.file(), lostAt);
+      byte[] healthyCell = readRange(fs, st.file(), healthyAt);
+      LocatedStripedBlock g = loseUnit(cluster, fs, st);
+      Configuration clientConf = DegradedReadBench.clientConf(cluster);
+      TransportConf tc = TransportConfReader.forClient(clientConf);
+      int chunk = clientConf.getInt(DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_KEY,
+          DFSConfigKeys.DFS_BYTES_PER_CHECKSUM_DEFAULT);
+      int slice = WideEcFileSystem.chainSliceBytes(CELL, chunk, tc.sliceBytes());
+      return new Lost(g, clientConf, slice, healthy, row, lostAt, healthyAt, lostCell, healthyCell);
+    }
+
+    /** The benches' client, a requestor in a rack of its own (HDFS's default rack), as the embedded client resolves. */
+    static UnitLocation client() {
+      return new UnitLocation(-1, new Site("client " + org.apache.hadoop.net.NetUtils.getLocalHostname(),
+          org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK));
+    }
+
+    /** What a timed read needs, with the client's own slice transport and resolver. */
+    Cells cells(SliceTransport client, EndpointResolver endpoints) {
+      return new Cells(client, endpoints, client(), group, healthy, row, slice, healthyCell, lostAt, lostCell);
+    }
+  }
+
+  /**
+   * A cluster configuration under which a lost unit stays lost: without the NameNode's lost-unit orders, which
+   * rebuild a dead DataNode's units at once (the benches stop its RedundancyMonitor too). The degraded reads stand for
+   * those during the unit's rebuild; the bench runs that rebuild itself, again and again, as the load beside them.
+   */
+  static Configuration withLostUnitsKept(Configuration base) {
+    Configuration conf = new Configuration(base);
+    conf.setBoolean(LOST_UNIT_ORDERS, false);
+    return conf;
+  }
+
+  /** The client's choice of a rack star over one chain (ConfigCatalogue). */
+  static final String RACK_STAR_KEY = "wide-ec.client.degraded-read.rack-star";
+
+  /** The NameNode's lost-unit orders (ConfigCatalogue). */
+  static final String LOST_UNIT_ORDERS = "wide-ec.lost-units.enabled";
+
+  /**
    * Stops the DataNode of the stripe's lost unit, with the NameNode's RedundancyMonitor stopped first so that the unit
    * stays lost; the group as the NameNode lists it then.
    */
   private static LocatedStripedBlock loseUnit(MiniDFSCluster cluster, DistributedFileSystem fs, Stripe st)
       throws IOException {
+    if (cluster.getConfiguration(0).getBoolean(LOST_UNIT_ORDERS, true)) {
+      throw new IOException(LOST_UNIT_ORDERS + " is on in this cluster: the NameNode would have unit " + st.lost()
+          + " of " + st.label() + " rebuilt at once, and the degraded reads would read a healthy unit");
+    }
     org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.stopRedundancyThread(
         cluster.getNamesystem().getBlockManager());
     DatanodeInfo lostOn = StripedGroups.location(st.group(), st.lost());
@@ -173,11 +242,19 @@ final class DegradedReadBench {
     cluster.stopDataNode(cluster.getDataNodes().indexOf(dn));
     cluster.setDataNodeDead(dn.getDatanodeId());
     LocatedStripedBlock g = StripedGroups.groups(fs, st.file()).get(0);
-    if (!StripedGroups.missingUnits(g, st.policy()).contains(st.lost())) {
-      throw new IOException("the NameNode still lists unit " + st.lost() + " of " + st.label()
-          + " after its DataNode stopped");
-    }
+    requireLost(fs, st);
     return g;
+  }
+
+  /** Fails unless the NameNode lists the stripe's unit as lost: a read of it would take the healthy path. */
+  static void requireLost(DistributedFileSystem fs, Stripe st) throws IOException {
+    LocatedStripedBlock g = StripedGroups.groups(fs, st.file()).get(0);
+    if (!StripedGroups.missingUnits(g, st.policy()).contains(st.lost())) {
+      throw new IOException("the NameNode lists unit " + st.lost() + " of " + st.label() + " as live: something "
+          + "rebuilt it (units rebuilt on the NameNode's lost-unit orders so far: "
+          + org.wideec.placement.hdfs.WideEcNameNodePlugin.metrics().lostUnitsRebuilt() + "), and reads of its cells "
+          + "would not be degraded");
+    }
   }
 
   /** A client's configuration: only what the NameNode gives it (block tokens), and our file system. */

@@ -23,10 +23,13 @@ import org.wideec.repair.StripeRepair;
  * unit (its rack-aggregated chain, asked by the spare DataNode in the lost unit's rack, as background work, as the
  * worker would) runs again and again, node links and rack uplinks shaped ({@link ReadsDuringRepairs}), while this
  * times a normal read of the healthy cell (one shaped stream), the lost cell through WideEcFileSystem as configured
- * (its policy picks the path, the counters say which), the same through a chain only (no hedge), and direct decode as
- * the star of the same helpers over the shaped links. HDFS's own data transfer is not shaped, so a read our
- * FileSystem serves by direct decode is timed as the star it amounts to over the links (see
- * {@link #pathOverShapedLinks}); its own time through HDFS is reported beside.
+ * (its policy picks the path, the counters say which), the same through one chain only (no hedge, no rack star: the
+ * shape before {@link org.wideec.repair.DegradedReadShape}), and direct decode as the star of the same helpers over
+ * the shaped links. HDFS's own data transfer is not shaped, so a read our FileSystem serves by direct decode is timed
+ * as the star it amounts to over the links (see {@link #pathOverShapedLinks}); its own time through HDFS is reported
+ * beside. The unit stays lost while they read (the cluster runs without the NameNode's lost-unit orders: the load is
+ * the rebuild they would order), and a figure is refused unless every read took the degraded path by its
+ * FileSystem's own counters.
  */
 final class DegradedReadDuringRepairBench {
   private final ReadsDuringRepairs bench;
@@ -42,6 +45,7 @@ final class DegradedReadDuringRepairBench {
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Configuration clientConf, Cells c) throws Exception {
     Configuration chainOnly = new Configuration(clientConf);
     chainOnly.set("wide-ec.client.degraded-read.hedge.ms", "0");
+    chainOnly.setBoolean(DegradedReadBench.RACK_STAR_KEY, false); // one chain through both racks, as before the star
     return bench.overShapedLinks("degraded reads while unit " + st.lost() + " of " + st.label() + " is repaired", "",
         () -> {
           try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
@@ -49,8 +53,12 @@ final class DegradedReadDuringRepairBench {
               FSDataInputStream oursIn = ours.open(st.file());
               FSDataInputStream chainIn = chained.open(st.file())) {
             double hedge = clientConf.getLong("wide-ec.client.degraded-read.hedge.ms", 500) / 1000.0;
+            DegradedReadBench.requireLost(cluster.getFileSystem(), st);
             ReadsDuringRepairs.UnderLoad<Times> t = ReadsDuringRepairs.underLoad(
                 () -> backgroundRepair(cluster, st, c.slice()), () -> times(st, c, ours, oursIn, chainIn, hedge));
+            DegradedReadBench.requireLost(cluster.getFileSystem(), st);
+            requireDegraded("WideEcFileSystem's reads", ours.readPathCounters(), st, false);
+            requireDegraded("the chain-only reads", chained.readPathCounters(), st, true);
             return figures(st, t.measured(), t.repairs(), ours, chained);
           }
         });
@@ -70,6 +78,24 @@ final class DegradedReadDuringRepairBench {
     return new Times(normal, wide, throughHdfs[0], chain, star);
   }
 
+  /** Reads of the lost cell each FileSystem makes: the median's untimed and timed runs. */
+  static final int READS = ReadsDuringRepairs.WARM_UP + DegradedReadBench.RUNS;
+
+  /**
+   * Refuses a during-repair figure from reads that did not all take the degraded path (by the FileSystem's own
+   * counters): a read of a unit that is back is a healthy read, and its time says nothing of a degraded one. With
+   * {@code chainOnly}, every read must also have been served by a chain, without falling back.
+   */
+  static void requireDegraded(String what, ReadPathCounters c, Stripe st, boolean chainOnly) throws IOException {
+    boolean chains = c.pipelinedReads() == READS && c.pipelinedFallbacks() == 0;
+    if (c.degradedReads() != READS || (chainOnly && !chains)) {
+      throw new IOException(what + " of unit " + st.lost() + " of " + st.label() + " during its repair did not all "
+          + (c.degradedReads() != READS ? "take the degraded path (" + c.degradedReads() + " of " + READS
+              + "; the others read a healthy unit)" : "go through a chain") + ", so no during-repair ratio is "
+          + "reported: " + c);
+    }
+  }
+
   /** The figures of the reads, printed. */
   private Map<String, Object> figures(Stripe st, Times t, int repairs, WideEcFileSystem ours,
       WideEcFileSystem chained) {
@@ -80,13 +106,15 @@ final class DegradedReadDuringRepairBench {
     m.put("chainOnlySeconds", t.chain());
     m.put("directStarSeconds", t.star());
     m.put("repairsDuringReads", repairs);
+    m.put("reads", READS);
     m.put("paths", paths(ours.readPathCounters()));
     m.put("chainOnlyTiming", chainTiming(chained.readPathCounters()));
     m.put("degradedReadDuringRepairOverNormal", t.wide() / t.normal());
     bench.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", t.normal());
     bench.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "WideEcFileSystem's path, over the links", t.wide(),
         t.wide() / t.normal(), m.get("paths"));
-    bench.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "chain only (no hedge)", t.chain(), t.chain() / t.normal(),
+    bench.printf("  %-44s %7.3f s  %5.2fx normal  (%s)%n", "one chain only (no hedge, no rack star)", t.chain(),
+        t.chain() / t.normal(),
         m.get("chainOnlyTiming"));
     bench.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", t.star(),
         t.star() / t.normal());

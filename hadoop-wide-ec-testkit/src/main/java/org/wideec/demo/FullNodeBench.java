@@ -170,8 +170,9 @@ final class FullNodeBench {
           full.zeroUnits(), RepairScheme.PIPELINED, org.wideec.repair.LinkWeights.UNIFORM,
           Comparator.comparingInt(order::indexOf));
       long crc = EmbeddedGroups.crcOf(cluster, policy, g, a.stripe().lostUnit(), req);
+      // Background work, as the worker runs a node's recovery.
       RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(req).transport(), EmbeddedGroups.resolver(cluster, req),
-          EmbeddedGroups.plugin(req).metrics(), 1);
+          EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
       UnitLocation at = EmbeddedGroups.where(cluster, req);
       repairs.add(() -> {
         e.repair(r, at, (u, len) -> new CrcSink(crc), slice);

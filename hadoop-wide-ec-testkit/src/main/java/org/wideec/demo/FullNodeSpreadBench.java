@@ -179,8 +179,9 @@ final class FullNodeSpreadBench {
       StripeRepair repair = EmbeddedGroups.repairOf(policy, g, lostUnit.get(r.group()), RepairScheme.RACK_AGGREGATED)
           .withRackChain(plannedRacks ? List.of() : r.chain());
       long crc = EmbeddedGroups.crcOf(cluster, policy, g, lostUnit.get(r.group()), req);
+      // Background work, as the worker runs the NameNode's rebuild orders for a dead node's units.
       RepairEngine e = new RepairEngine(EmbeddedGroups.plugin(req).transport(), EmbeddedGroups.resolver(cluster, req),
-          EmbeddedGroups.plugin(req).metrics(), 1);
+          EmbeddedGroups.plugin(req).metrics(), 1).asBackground();
       org.wideec.repair.UnitLocation at = EmbeddedGroups.where(cluster, req);
       repairs.add(() -> {
         e.repair(repair, at, (u, len) -> new CrcSink(crc), slice);

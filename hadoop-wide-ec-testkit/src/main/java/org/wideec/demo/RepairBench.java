@@ -114,13 +114,7 @@ public final class RepairBench {
   }
 
   private MiniDFSCluster start(File dir, String scheme, int racks, int perRack, int sliceBytes) throws IOException {
-    return start(dir, scheme, racks, perRack, sliceBytes, false);
-  }
-
-  /** @param blockTokens block access tokens on (a client proves them to the slice port; DataNodes to each other too) */
-  private MiniDFSCluster start(File dir, String scheme, int racks, int perRack, int sliceBytes, boolean blockTokens)
-      throws IOException {
-    return start(base, out, dir, scheme, racks, perRack, sliceBytes, blockTokens, s.blockBytes());
+    return start(base, out, dir, scheme, racks, perRack, sliceBytes, false, s.blockBytes());
   }
 
   /** An embedded cluster of the benchmarks: our placement ({@code scheme}) and repair worker on every DataNode. */
@@ -192,8 +186,10 @@ public final class RepairBench {
   }
 
   private void combinedLocalityCluster(File dir) throws Exception {
-    // Block tokens on: the degraded-read client, which holds no cluster secret, proves them to the slice ports.
-    MiniDFSCluster cluster = start(dir, "cl", 8, 4, s.sliceSizes().get(0), true);
+    // Block tokens on: the degraded-read client, which holds no cluster secret, proves them to the slice ports. The
+    // degraded reads end on this cluster and keep their unit lost while they read.
+    MiniDFSCluster cluster = start(DegradedReadBench.withLostUnitsKept(base), out, dir, "cl", 8, 4,
+        s.sliceSizes().get(0), true, s.blockBytes());
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
       Stripe lrc = write(out, cluster, fs, LRC, 10, 4, "/bench/lrc10-cl", s.blockBytes());
@@ -275,8 +271,10 @@ public final class RepairBench {
   private Map<String, Object> measure(MiniDFSCluster cluster, Stripe st, RepairScheme scheme, int slice, double direct)
       throws Exception {
     StripeRepair r = repairOf(st.policy, st.group, st.lost, scheme);
+    // Background work, as the DataNode's worker runs every repair, whichever scheme it is configured with: its helpers
+    // grant it the configured window of slices per hop, not a user's.
     RepairEngine engine = new RepairEngine(plugin(st.requestor).transport(), resolver(cluster, st.requestor),
-        plugin(st.requestor).metrics(), 1);
+        plugin(st.requestor).metrics(), 1).asBackground();
     CrcSink sink = new CrcSink(st.lostCrc);
     long cross = crossRackBytes(cluster);
     long t0 = System.nanoTime();

@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.JmxEndpointResolver;
+import org.wideec.repair.DegradedReadShape;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.engine.RepairCounters;
 import org.wideec.engine.RepairEngine;
@@ -40,8 +41,10 @@ import org.wideec.transport.TransportConf;
  * rows it reads. The lost unit's helpers (its local group first, as the code's repair plan says) form one chain,
  * grouped by rack so that partial sums are added inside each rack before they cross (ECWide §4.1); each helper reads
  * its rows, multiplies, adds what its upstream sent and forwards, slice by slice, and the client receives the rebuilt
- * rows once, from the chain's end: one range's worth of bytes on its link instead of one per helper. Every helper is
- * asked with the block token the NameNode gave this client for its replica (a client holds no cluster secret).
+ * rows once, from the chain's end: one range's worth of bytes on its link instead of one per helper. When the helpers
+ * sit in at most two racks besides the client's, each rack's chain sends its partial sum straight to the client
+ * instead (a rack star, {@link DegradedReadShape}; {@link #RACK_STAR} turns it off). Every helper is asked with the
+ * block token the NameNode gave this client for its replica (a client holds no cluster secret).
  *
  * <p>One per FileSystem; its slice transport starts with the first chain and stops with the FileSystem. Any
  * failure is an IOException, and the caller then reads by direct decode.
@@ -57,6 +60,13 @@ final class RepairChains implements Closeable {
 
   /** A pipelined chain ordered rack by rack, the requestor's rack last (ECPipe §3.2 with ECWide §4.1's in-rack sums). */
   static final RepairScheme SCHEME = RepairScheme.RACK_AGGREGATED;
+  /**
+   * Whether a read whose helpers sit in at most two racks besides the client's has each rack send its partial sum
+   * straight to the client ({@link DegradedReadShape}) instead of one chain through every rack; a flat network,
+   * where the client's NIC is no faster than a rack's uplink, keeps the chain.
+   */
+  static final String RACK_STAR = "wide-ec.client.degraded-read.rack-star";
+  static final boolean RACK_STAR_DEFAULT = true;
   /** The first chain, and one restart without the helper to blame (ECPipe §3.2); then direct decode. */
   static final int ATTEMPTS = 2;
   /**
@@ -85,6 +95,7 @@ final class RepairChains implements Closeable {
 
   private final Configuration conf;
   private final long hedgeMs;
+  private final boolean rackStar;
   private final ChainOutlook outlook;
   private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
   private final AtomicBoolean fellBackBefore = new AtomicBoolean();
@@ -94,6 +105,7 @@ final class RepairChains implements Closeable {
     this.conf = new Configuration(conf);
     this.port = new ClientSlicePort(this.conf);
     this.hedgeMs = ConfigValues.longAtLeast(conf, HEDGE_MS, HEDGE_MS_DEFAULT, 0);
+    this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
   }
@@ -142,6 +154,9 @@ final class RepairChains implements Closeable {
     SliceTransport t = port.transport();
     List<IOException> unreachableHelpers = new ArrayList<>();
     StripeRepair repair = reachableRepair(file, group, unit, unreachableHelpers);
+    if (rackStar) {
+      repair = repair.withScheme(DegradedReadShape.of(repair, port.self().node(), port.self().rack()));
+    }
     int length = (int) (end - offset);
     int slice = sliceBytes(length, chunk, t.conf().sliceBytes());
     RangeSink sink = new RangeSink(new byte[length], progress);

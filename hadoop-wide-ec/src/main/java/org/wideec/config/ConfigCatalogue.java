@@ -40,8 +40,8 @@ public final class ConfigCatalogue {
           "how often the NameNode plugin checks policies and low-redundancy groups of our codecs, in ms"),
 
       fixed("wide-ec.repair.scheme", REPAIR, "rack_aggregated", EnumSet.of(DATANODE, NAMENODE),
-          "conventional, pipelined, cyclic, weighted or rack_aggregated; any other value turns the worker off with"
-              + " one error and the DataNode keeps HDFS's stock reconstruction"),
+          "conventional, pipelined, cyclic, weighted, rack_aggregated or rack_star; any other value turns the worker off"
+              + " with one error and the DataNode keeps HDFS's stock reconstruction"),
       fixed("wide-ec.repair.max-attempts", REPAIR, "3", EnumSet.of(DATANODE),
           "attempts of one repair (1..255), each without the helpers blamed before"),
       fixed("wide-ec.repair.fallback-to-stock", REPAIR, "true", EnumSet.of(DATANODE),
@@ -176,6 +176,11 @@ public final class ConfigCatalogue {
           "milliseconds after a chain was overtaken by direct decode (its helpers queued, in practice behind the"
               + " repair of the same unit) during which the FileSystem's degraded reads decode directly at once"
               + " instead of asking a chain first; 0 always asks a chain"),
+      fixed("wide-ec.client.degraded-read.rack-star", CLIENT, "true", EnumSet.of(Role.CLIENT),
+          "true: a pipelined degraded read whose helpers sit in at most two racks besides the client's has each rack"
+              + " send its partial sum straight to the client (a rack star), keeping a second range off the uplink of"
+              + " the chain's middle rack, which a rebuild of the same unit also uses; false: one chain through every"
+              + " rack (a flat network, where a reader's NIC is no faster than a rack's uplink)"),
       fixed("wide-ec.client.archived-reads", CLIENT, "true", EnumSet.of(Role.CLIENT),
           "read a block of an archived file with no live replica through a DataNode that rebuilds the range; false"
               + " reads it as stock HDFS (a missing block)"),

@@ -175,7 +175,7 @@ public final class RebuildJobs {
       RepairScheme scheme) {
     String rack = targetRack.get(units[requestor]);
     MultiUnitStreams m = MultiUnitStreams.plan(p.stripe().code(), units, p.helpers(), p.zeros(), rack,
-        scheme == RepairScheme.RACK_AGGREGATED);
+        scheme.aggregatesInRacks());
     long longest = 0;
     long writes = 0;
     int remote = 0;

@@ -351,7 +351,7 @@ public final class FullNodeRecoveryPlanner {
   private List<Choice> jointRebuild(GroupLoss g, Map<Integer, String> planned) {
     String requestorRack = planned.get(g.lost()[0]);
     MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), g.lost(), survivors(g), g.zeros(), requestorRack,
-        scheme == RepairScheme.RACK_AGGREGATED);
+        scheme.aggregatesInRacks());
     List<FullNodeRecoveryPlan.Transfer> joint = new ArrayList<>();
     for (MultiUnitStreams.Shape s : m.streams()) {
       List<UnitLocation> chain = s.chain();

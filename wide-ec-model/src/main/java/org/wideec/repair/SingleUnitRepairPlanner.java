@@ -13,8 +13,9 @@ import org.wideec.gf.Matrix;
  * Plans the repair of one lost unit from the actual locations of the survivors. Helpers: the code's
  * cheapest plan (fewest units, local group first, XOR when possible) when available, otherwise (or when
  * any k will do) a rebuilding set taken in the caller's order of preference. The scheme then decides who sends
- * what to whom: a star, a chain, the chain grouped by rack (in-rack partial sums, ECWide §4.1), the
- * lightest chain (ECPipe Algorithm 1), or rotations of the chain (cyclic, ECPipe §4.1).
+ * what to whom: a star, a chain, the chain grouped by rack (in-rack partial sums, ECWide §4.1), one chain per rack
+ * each sending its partial sum to the requestor (a rack star), the lightest chain (ECPipe Algorithm 1), or rotations
+ * of the chain (cyclic, ECPipe §4.1).
  */
 public final class SingleUnitRepairPlanner {
   private SingleUnitRepairPlanner() {}
@@ -53,7 +54,7 @@ public final class SingleUnitRepairPlanner {
       }
     } else {
       helpers = helpers(code, lost, available, preference);
-      if (scheme == RepairScheme.RACK_AGGREGATED) {
+      if (scheme.aggregatesInRacks()) {
         // Rack by rack, the requestor's rack last: each other rack hands on one partial sum.
         helpers.sort(Comparator.comparing((UnitLocation h) -> h.rack().equals(requestorRack))
             .thenComparingInt(h -> rackChain.contains(h.rack()) ? rackChain.indexOf(h.rack()) : rackChain.size())
@@ -86,7 +87,11 @@ public final class SingleUnitRepairPlanner {
     List<RepairStep> steps = new ArrayList<>();
     boolean star = scheme == RepairScheme.CONVENTIONAL;
     for (int i = 0; i < helpers.size(); i++) {
-      int next = star || i == helpers.size() - 1 ? RepairStep.REQUESTOR : i + 1;
+      boolean last = i == helpers.size() - 1;
+      // A rack star's chain ends where its rack's helpers end: that rack's partial sum goes to the requestor.
+      boolean rackEnds = scheme == RepairScheme.RACK_STAR && !last
+          && !helpers.get(i + 1).rack().equals(helpers.get(i).rack());
+      int next = star || last || rackEnds ? RepairStep.REQUESTOR : i + 1;
       steps.add(new RepairStep(helpers.get(i), d.get(0, i), next));
     }
     return new RepairGraph(code, lost, scheme, requestorNode, requestorRack, steps);

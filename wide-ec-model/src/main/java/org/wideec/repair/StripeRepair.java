@@ -116,6 +116,28 @@ public record StripeRepair(String name, LinearCode code, int[] lost, long[] lost
         racks);
   }
 
+  /**
+   * The units a plan of this repair may take as helpers: the survivors on none of {@code excludedNodes}, and the zero
+   * units, placed in the requestor's rack (they are added at the requestor and cross no link).
+   */
+  public Map<Integer, UnitLocation> helpersAvailable(Set<String> excludedNodes, String requestorRack) {
+    Map<Integer, UnitLocation> available = new java.util.HashMap<>();
+    survivors.forEach((u, loc) -> {
+      if (!excludedNodes.contains(loc.node())) {
+        available.put(u, loc);
+      }
+    });
+    for (int z : zeroUnits) {
+      available.put(z, UnitLocation.zero(z, requestorRack));
+    }
+    return available;
+  }
+
+  /** The order in which a plan takes helpers beyond the code's cheapest plan: zero units first, then the preference. */
+  public Comparator<Integer> helperPreference() {
+    return Comparator.comparing((Integer u) -> !zeroUnits.contains(u)).thenComparing(preference);
+  }
+
   public long length() {
     return Arrays.stream(lostLengths).max().orElse(0);
   }

@@ -93,7 +93,9 @@ class RepairPlanningTest {
         } else {
           assertArrayEquals(units[lost], RepairSimulation.run(g, visible), spec + " " + scheme + " lost " + lost);
         }
-        assertEquals(scheme == RepairScheme.CONVENTIONAL ? g.helpers() : 1, g.maxFanIn());
+        long helperRacks = g.steps().stream().map(st -> st.helper().rack()).distinct().count();
+        assertEquals(scheme == RepairScheme.CONVENTIONAL ? g.helpers() : scheme == RepairScheme.RACK_STAR
+            ? (int) helperRacks : 1, g.maxFanIn());
       }
     }
   }
@@ -120,6 +122,58 @@ class RepairPlanningTest {
         assertTrue(g.crossRackTransfers() <= chain.crossRackTransfers());
       }
     }
+  }
+
+  @Test
+  void aRackStarSendsOnePartialSumPerRackStraightToTheRequestorAndNoneFromRackToRack() {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    for (int lost = 0; lost < code.k(); lost++) {
+      Map<Integer, UnitLocation> at = locations(plan, lost);
+      RepairGraph star = SingleUnitRepairPlanner.plan(RepairScheme.RACK_STAR, code, lost, at, "client", "elsewhere",
+          LinkWeights.UNIFORM, Comparator.naturalOrder());
+      RepairGraph chain = SingleUnitRepairPlanner.plan(RepairScheme.RACK_AGGREGATED, code, lost, at, "client",
+          "elsewhere", LinkWeights.UNIFORM, Comparator.naturalOrder());
+      assertArrayEquals(chain.helperUnits(), star.helperUnits(), "the same helpers in the same order, unit " + lost);
+      Map<String, Integer> toRequestor = new HashMap<>();
+      for (RepairStep st : star.steps()) {
+        if (st.next() == RepairStep.REQUESTOR) {
+          toRequestor.merge(st.helper().rack(), 1, Integer::sum);
+        } else {
+          assertEquals(st.helper().rack(), star.steps().get(st.next()).helper().rack(),
+              "unit " + lost + ": a step sends to a helper only inside its rack");
+        }
+      }
+      long racks = star.steps().stream().map(st -> st.helper().rack()).distinct().count();
+      assertEquals(racks, toRequestor.size(), "unit " + lost + ": every helper rack sends to the requestor");
+      assertTrue(toRequestor.values().stream().allMatch(n -> n == 1), "one partial sum per rack: " + toRequestor);
+      assertEquals(chain.crossRackTransfers(), star.crossRackTransfers(), "as many cross-rack chunks as the chain");
+    }
+  }
+
+  @Test
+  void aDegradedReadTakesTheRackStarFromAtMostTwoRacksBesidesTheClientsAndTheChainFromMore() {
+    // Local groups of six, three units a rack: a data unit's helpers sit in two racks.
+    LinearCode code = Codes.fromSpec("azure-lrc:k=10,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    int lost = 0;
+    int globalParity = code.k();
+    Map<Integer, UnitLocation> at = locations(plan, lost);
+    StripeRepair local = StripeRepair.of("local", code, new int[] {lost}, new long[] {1}, at, Map.of(),
+        java.util.Set.of(), RepairScheme.RACK_AGGREGATED);
+    long localRacks = java.util.Arrays.stream(code.repairPlan(lost).helpers()).mapToObj(h -> at.get(h).rack())
+        .distinct().count();
+    assertTrue(localRacks <= DegradedReadShape.MAX_STAR_RACKS, "a local group under combined locality: " + localRacks);
+    assertEquals(RepairScheme.RACK_STAR, DegradedReadShape.of(local, "client", "elsewhere"));
+    assertEquals(RepairScheme.RACK_STAR, DegradedReadShape.of(local, "client", "r" + plan.rackOf(lost)));
+    Map<Integer, UnitLocation> wide = locations(plan, globalParity);
+    StripeRepair global = StripeRepair.of("global", code, new int[] {globalParity}, new long[] {1}, wide, Map.of(),
+        java.util.Set.of(), RepairScheme.RACK_AGGREGATED);
+    RepairGraph g = SingleUnitRepairPlanner.plan(RepairScheme.RACK_AGGREGATED, code, globalParity, wide, "client",
+        "elsewhere", LinkWeights.UNIFORM, Comparator.naturalOrder());
+    assertTrue(g.steps().stream().map(st -> st.helper().rack()).distinct().count() > DegradedReadShape.MAX_STAR_RACKS,
+        "a global parity's repair spans more racks");
+    assertEquals(RepairScheme.RACK_AGGREGATED, DegradedReadShape.of(global, "client", "elsewhere"));
   }
 
   @RepeatedTest(25)

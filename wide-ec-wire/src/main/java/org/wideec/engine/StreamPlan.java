@@ -47,17 +47,8 @@ final class StreamPlan {
 
   static StreamPlan of(StripeRepair r, Set<String> excludedNodes, String requestorNode, String requestorRack,
       EndpointResolver resolver, int sliceBytes) throws IOException {
-    Map<Integer, UnitLocation> available = new HashMap<>();
-    r.survivors().forEach((u, loc) -> {
-      if (!excludedNodes.contains(loc.node())) {
-        available.put(u, loc);
-      }
-    });
-    for (int z : r.zeroUnits()) {
-      available.put(z, UnitLocation.zero(z, requestorRack));
-    }
-    Comparator<Integer> preference = Comparator.comparing((Integer u) -> !r.zeroUnits().contains(u))
-        .thenComparing(r.preference());
+    Map<Integer, UnitLocation> available = r.helpersAvailable(excludedNodes, requestorRack);
+    Comparator<Integer> preference = r.helperPreference();
     long length = r.length();
     Builder b = new Builder(r, resolver, length, sliceBytes);
     if (r.lost().length == 1) {
@@ -82,7 +73,7 @@ final class StreamPlan {
     Map<Integer, UnitLocation> survivors = new HashMap<>(available);
     r.zeroUnits().forEach(survivors::remove);
     MultiUnitStreams m = MultiUnitStreams.plan(r.code(), r.lost(), survivors, r.zeroUnits(), requestorRack,
-        r.scheme() == RepairScheme.RACK_AGGREGATED);
+        r.scheme().aggregatesInRacks());
     for (MultiUnitStreams.Shape shape : m.streams()) {
       b.addChain(shape);
     }
