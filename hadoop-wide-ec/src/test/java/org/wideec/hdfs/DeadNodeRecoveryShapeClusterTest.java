@@ -18,11 +18,14 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -227,14 +230,25 @@ class DeadNodeRecoveryShapeClusterTest {
     return rack;
   }
 
-  /** Stops the DataNodes, and the NameNode declares them dead at once (as after their heartbeats stopped). */
-  private void kill(Set<String> nodes) throws IOException {
+  /**
+   * Stops the DataNodes, then the NameNode declares them all dead at once (as after their heartbeats stopped), under
+   * the namesystem's write lock: no pass of the repair monitor (which reads under its read lock) sees some of them
+   * removed and plans with the others still live (the heartbeat check removes dead nodes one lock at a time).
+   */
+  private void kill(Set<String> nodes) {
+    List<DatanodeDescriptor> dead = new ArrayList<>();
     for (String node : nodes) {
       DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(node))
           .findFirst().orElseThrow();
-      var id = dn.getDatanodeId();
+      dead.add(cluster.getNamesystem().getBlockManager().getDatanodeManager().getDatanode(dn.getDatanodeId()));
       assertTrue(cluster.stopDataNode(node) != null, node);
-      cluster.setDataNodeDead(id);
+    }
+    cluster.getNamesystem().writeLock();
+    try {
+      dead.forEach(DFSTestUtil::setDatanodeDead);
+      BlockManagerTestUtil.checkHeartbeat(cluster.getNamesystem().getBlockManager());
+    } finally {
+      cluster.getNamesystem().writeUnlock();
     }
   }
 
