@@ -235,7 +235,7 @@ class DeadNodeRecoveryShapeClusterTest {
    * the namesystem's write lock: no pass of the repair monitor (which reads under its read lock) sees some of them
    * removed and plans with the others still live (the heartbeat check removes dead nodes one lock at a time).
    */
-  private void kill(Set<String> nodes) {
+  private void kill(Set<String> nodes) throws IOException {
     List<DatanodeDescriptor> dead = new ArrayList<>();
     for (String node : nodes) {
       DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(node))
