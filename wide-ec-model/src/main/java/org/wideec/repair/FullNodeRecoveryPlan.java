@@ -17,12 +17,33 @@ import java.util.Map;
  * @param racks racks of the cluster, all of whose links can carry repair traffic
  * @param linkFloorBytes bytes the busiest rack link carries at least, whatever option each rebuild takes: every
  *     link carries what each rebuild puts on it at its lightest option for that link, repairs in flight in full
+ * @param jointChoices for each group whose lost units could be decoded jointly or each alone (a caller running the
+ *     plan's shapes), what each way costs and which the plan took
  */
 public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, RackLinkLoad baselineLoad,
-    RackLinkLoad inFlight, long mustCrossBytes, int racks, long linkFloorBytes) {
+    RackLinkLoad inFlight, long mustCrossBytes, int racks, long linkFloorBytes, List<JointChoice> jointChoices) {
+
+  /** A plan with no joint-or-alone choice made. */
+  public FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, RackLinkLoad baselineLoad,
+      RackLinkLoad inFlight, long mustCrossBytes, int racks, long linkFloorBytes) {
+    this(rebuilds, load, baselineLoad, inFlight, mustCrossBytes, racks, linkFloorBytes, List.of());
+  }
 
   /** One cross-rack transfer of a rebuild. */
   public record Transfer(String fromRack, String toRack, long bytes) {}
+
+  /**
+   * Lost units of one group whose local repair reads another lost unit (they need a wider decode anyway), rebuilt by
+   * one joint decode (the helpers read once for all of them, at the first unit's target, which sends the others on)
+   * or each alone (each reading its own helper set): what each way reads from helpers and sends across racks, each
+   * unit in its planned rack. The joint decode is taken only where it sends fewer bytes across racks.
+   */
+  public record JointChoice(String group, List<Integer> units, long jointReadBytes, long jointCrossRackBytes,
+      long aloneReadBytes, long aloneCrossRackBytes, boolean joint) {
+    public JointChoice {
+      units = List.copyOf(units);
+    }
+  }
 
   /**
    * One lost unit's rebuild.
@@ -34,10 +55,16 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    * @param transfers the cross-rack transfers of its repair in its rack along that chain
    * @param options every rack the plan's guarantees allow it to be rebuilt in, the planned rack first, with the
    *     cross-rack transfers its repair makes there along the worker's default chain (racks in name order)
+   * @param decodedWith the lost units of its group that one decode rebuilds together with it (it among them,
+   *     ascending), at the target of the first, which sends the others on: the first's transfers are the decode's,
+   *     each other's its sending on; empty when it is rebuilt alone
+   * @param helperBytes bytes its repair reads from helpers, each helper's unit once (a joint decode's on its first
+   *     unit, none on the others)
    */
   public record Rebuild(String group, int unit, String plannedRack, String rack, List<String> chain,
-      List<Transfer> transfers, Map<String, List<Transfer>> options) {
+      List<Transfer> transfers, Map<String, List<Transfer>> options, List<Integer> decodedWith, long helperBytes) {
     public Rebuild {
+      decodedWith = List.copyOf(decodedWith);
       Map<String, List<Transfer>> copy = new java.util.LinkedHashMap<>();
       options.forEach((r, t) -> copy.put(r, List.copyOf(t)));
       options = java.util.Collections.unmodifiableMap(copy);
@@ -59,6 +86,7 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
   }
 
   public FullNodeRecoveryPlan {
+    jointChoices = List.copyOf(jointChoices);
     rebuilds = List.copyOf(rebuilds);
     load = load.copy();
     baselineLoad = baselineLoad.copy();
@@ -133,9 +161,15 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
         + " busiest link %,d bytes (planned racks: %,d), %d racks, %s", rebuilds.size(), crossRackBytes(), mustCrossBytes,
         withInFlight(load).max(), withInFlight(baselineLoad).max(), racks, load.links()));
     for (Rebuild r : rebuilds) {
-      lines.add(String.format(java.util.Locale.ROOT, "  %s unit %d: %s%s, %,d bytes across racks %s", r.group(), r.unit(),
-          r.rack(), r.moved() ? " (planned " + r.plannedRack() + ")" : "", r.crossRackBytes(),
+      lines.add(String.format(java.util.Locale.ROOT, "  %s unit %d: %s%s%s, %,d bytes across racks %s", r.group(),
+          r.unit(), r.rack(), r.moved() ? " (planned " + r.plannedRack() + ")" : "",
+          r.decodedWith().isEmpty() ? "" : " decoded with units " + r.decodedWith(), r.crossRackBytes(),
           r.transfers().stream().map(t -> t.fromRack() + "->" + t.toRack()).toList()));
+    }
+    for (JointChoice j : jointChoices) {
+      lines.add(String.format(java.util.Locale.ROOT, "  %s units %s %s: jointly %,d bytes read, %,d across racks;"
+          + " each alone %,d read, %,d across racks", j.group(), j.units(), j.joint() ? "decoded jointly"
+          : "each alone", j.jointReadBytes(), j.jointCrossRackBytes(), j.aloneReadBytes(), j.aloneCrossRackBytes()));
     }
     return String.join("\n", lines);
   }

@@ -33,9 +33,13 @@ import org.wideec.topology.Site;
  * most chains.
  *
  * <p>A repair's streams are the ones the DataNode worker runs ({@link SingleUnitRepairPlanner} with the rebuilt
- * unit's new node as requestor: the NameNode's first target runs the task). A group that lost several units is
- * rebuilt by one joint decode at its first target and sends the other units on from there
- * ({@link MultiUnitStreams}); such a group keeps its planned racks: restoring its plan matters more than spreading.
+ * unit's new node as requestor: the NameNode's first target runs the task). A group that lost several units keeps
+ * its planned racks (restoring its plan matters more than spreading). HDFS's reconstruction task rebuilds them by one
+ * joint decode at its first target, which sends the other units on ({@link MultiUnitStreams}). A caller that runs
+ * the plan's shapes gets a choice instead: the lost units whose local repair reads another lost unit (two units of
+ * one Azure-LRC local group need a global decode anyway) are decoded jointly, one read of the helpers for all of
+ * them, only where that sends fewer bytes across racks than rebuilding each alone; each way's reads and cross-rack
+ * bytes are in the plan ({@link FullNodeRecoveryPlan.JointChoice}). Every other lost unit is rebuilt alone.
  */
 public final class FullNodeRecoveryPlanner {
   private static final int MAX_PASSES = 8;
@@ -73,7 +77,7 @@ public final class FullNodeRecoveryPlanner {
 
   private final RepairScheme scheme;
   private final RackLinkLoad.Links links;
-  private final boolean chainOrders;
+  private final boolean plannedShapes;
 
   /**
    * A planner whose rebuilds follow the worker's default chain (racks in name order): for a caller that can only
@@ -86,23 +90,27 @@ public final class FullNodeRecoveryPlanner {
   }
 
   /**
-   * @param chainOrders whether a rack-aggregated chain may visit its racks in any order: only for a caller that
-   *     runs each rebuild along the chain the plan names ({@link StripeRepair#withRackChain})
+   * @param plannedShapes whether the caller runs each rebuild as the plan shapes it: a rack-aggregated chain along
+   *     the racks in the order the plan names ({@link StripeRepair#withRackChain}), and a group's lost units decoded
+   *     jointly or each alone as the plan chooses ({@link FullNodeRecoveryPlan.Rebuild#decodedWith}); false for a
+   *     caller that can only choose racks (HDFS's tasks: racks in name order, every lost unit of a group in one
+   *     decode)
    */
-  public FullNodeRecoveryPlanner(RepairScheme scheme, RackLinkLoad.Links links, boolean chainOrders) {
+  public FullNodeRecoveryPlanner(RepairScheme scheme, RackLinkLoad.Links links, boolean plannedShapes) {
     this.scheme = scheme;
     this.links = links;
-    this.chainOrders = chainOrders;
+    this.plannedShapes = plannedShapes;
   }
 
   /** The plan; throws PlacementException when some unit has no rack at all (as {@link RackAssignment} does). */
   public FullNodeRecoveryPlan plan(List<GroupLoss> losses, RackLinkLoad inFlight) {
     List<Choice> choices = new ArrayList<>();
+    List<FullNodeRecoveryPlan.JointChoice> joints = new ArrayList<>();
     Set<String> racks = new TreeSet<>();
     for (GroupLoss g : losses) {
       racks.addAll(g.liveRacks().values());
       racks.addAll(g.freeNodes().keySet());
-      choices.addAll(choicesOf(g));
+      choices.addAll(choicesOf(g, joints));
     }
     RackLinkLoad baseline = new RackLinkLoad(links);
     choices.forEach(c -> baseline.add(c.at.flows, 1));
@@ -120,10 +128,10 @@ public final class FullNodeRecoveryPlanner {
       Map<String, List<FullNodeRecoveryPlan.Transfer>> byRack = new LinkedHashMap<>();
       c.options.forEach(o -> byRack.putIfAbsent(o.rack, o.transfers));
       rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at.rack, c.at.chain, c.at.transfers,
-          byRack));
+          byRack, c.decodedWith, c.at.readBytes));
     }
     return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(),
-        linkFloor(choices, inFlight));
+        linkFloor(choices, inFlight), joints);
   }
 
   /** The most bytes some link carries whatever option each rebuild takes (each at its lightest for that link). */
@@ -173,22 +181,32 @@ public final class FullNodeRecoveryPlanner {
     return t;
   }
 
-  /** One way to rebuild a lost unit: its rack, the racks its chain passes through in order, what crosses racks. */
+  /**
+   * One way to rebuild a lost unit: its rack, the racks its chain passes through in order, what crosses racks, what
+   * its repair reads from helpers.
+   */
   private record Option(String rack, List<String> chain, List<FullNodeRecoveryPlan.Transfer> transfers,
-      RackLinkLoad flows) {}
+      RackLinkLoad flows, long readBytes) {}
 
   /** A lost unit's options (the planned rack's default chain first) and the one chosen. */
   private static final class Choice {
     final String group;
     final int unit;
     final String planned;
+    /** The units one decode rebuilds with this one (it among them), or empty when it is rebuilt alone. */
+    final List<Integer> decodedWith;
     final List<Option> options = new ArrayList<>();
     Option at;
 
     Choice(String group, int unit, String planned) {
+      this(group, unit, planned, List.of());
+    }
+
+    Choice(String group, int unit, String planned, List<Integer> decodedWith) {
       this.group = group;
       this.unit = unit;
       this.planned = planned;
+      this.decodedWith = List.copyOf(decodedWith);
     }
 
     void add(Option o) {
@@ -225,10 +243,10 @@ public final class FullNodeRecoveryPlanner {
     return null;
   }
 
-  private List<Choice> choicesOf(GroupLoss g) {
+  private List<Choice> choicesOf(GroupLoss g, List<FullNodeRecoveryPlan.JointChoice> joints) {
     Map<Integer, String> planned = RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes());
     if (g.lost().length > 1) {
-      return jointRebuild(g, planned);
+      return plannedShapes ? severalLost(g, planned, joints) : jointRebuild(g, planned, g.lost());
     }
     int u = g.lost()[0];
     Choice c = new Choice(g.id(), u, planned.get(u));
@@ -239,10 +257,59 @@ public final class FullNodeRecoveryPlanner {
     for (String rack : racks) {
       // A unit leaves its planned rack only where the group keeps what the plan promised.
       if (whyNot(g, u, rack, planned, guarantees) == null) {
-        chainOrders(g, singleUnitTransfers(g.plan().code(), g, u, rack), rack).forEach(c::add);
+        chainOrders(g, singleUnitRepair(g.plan().code(), g, u, rack), rack).forEach(c::add);
       }
     }
     return List.of(c);
+  }
+
+  /**
+   * A group that lost several units, for a caller that runs the plan's shapes: the units whose local repair reads
+   * another lost unit decoded jointly where that sends fewer bytes across racks than each alone (the choice and both
+   * ways' counts go into {@code joints}); every other unit alone, along any order of its chain's racks. Planned racks.
+   */
+  private List<Choice> severalLost(GroupLoss g, Map<Integer, String> planned,
+      List<FullNodeRecoveryPlan.JointChoice> joints) {
+    LinearCode code = g.plan().code();
+    List<Integer> wider = new ArrayList<>();
+    for (int u : g.lost()) {
+      for (int h : code.repairPlan(u).helpers()) {
+        if (!g.liveRacks().containsKey(h) && !g.zeros().contains(h)) {
+          wider.add(u); // its cheapest repair reads a lost unit
+          break;
+        }
+      }
+    }
+    List<Choice> out = new ArrayList<>();
+    List<Integer> alone = new ArrayList<>();
+    for (int u : g.lost()) {
+      alone.add(u);
+    }
+    if (wider.size() > 1) {
+      int[] together = wider.stream().mapToInt(Integer::intValue).toArray();
+      JointShape joint = jointShape(g, planned, together);
+      long aloneReads = 0;
+      long aloneCross = 0;
+      for (int u : together) {
+        RepairShape r = singleUnitRepair(code, g, u, planned.get(u));
+        aloneReads += r.readBytes();
+        aloneCross += r.transfers().stream().mapToLong(FullNodeRecoveryPlan.Transfer::bytes).sum();
+      }
+      long jointCross = joint.transfers().stream().mapToLong(FullNodeRecoveryPlan.Transfer::bytes).sum();
+      boolean takeJoint = jointCross < aloneCross;
+      joints.add(new FullNodeRecoveryPlan.JointChoice(g.id(), wider, joint.readBytes(), jointCross, aloneReads,
+          aloneCross, takeJoint));
+      if (takeJoint) {
+        out.addAll(jointRebuild(g, planned, together));
+        alone.removeAll(wider);
+      }
+    }
+    for (int u : alone) {
+      Choice c = new Choice(g.id(), u, planned.get(u));
+      chainOrders(g, singleUnitRepair(code, g, u, c.planned), c.planned).forEach(c::add);
+      out.add(c);
+    }
+    return out;
   }
 
   /**
@@ -252,7 +319,8 @@ public final class FullNodeRecoveryPlanner {
    * its gateway, one over each of its links) moves: spread over the racks, the middles of many chains stop piling
    * up on the racks late in name order. Another scheme's repair keeps its one shape.
    */
-  private List<Option> chainOrders(GroupLoss g, List<FullNodeRecoveryPlan.Transfer> stock, String rack) {
+  private List<Option> chainOrders(GroupLoss g, RepairShape repair, String rack) {
+    List<FullNodeRecoveryPlan.Transfer> stock = repair.transfers();
     List<String> path = new ArrayList<>();
     boolean chain = scheme == RepairScheme.RACK_AGGREGATED;
     for (int i = 0; i < stock.size() && chain; i++) {
@@ -262,8 +330,8 @@ public final class FullNodeRecoveryPlanner {
       path.add(t.fromRack());
     }
     List<Option> out = new ArrayList<>();
-    out.add(option(rack, chain ? path : List.of(), stock));
-    if (!chainOrders || !chain || path.size() < 2 || path.size() > MAX_ORDERED_RACKS) {
+    out.add(option(rack, chain ? path : List.of(), stock, repair.readBytes()));
+    if (!plannedShapes || !chain || path.size() < 2 || path.size() > MAX_ORDERED_RACKS) {
       return out;
     }
     for (List<String> order : orders(path)) {
@@ -273,16 +341,17 @@ public final class FullNodeRecoveryPlanner {
           t.add(new FullNodeRecoveryPlan.Transfer(order.get(i), i + 1 < order.size() ? order.get(i + 1) : rack,
               g.unitBytes()));
         }
-        out.add(option(rack, order, t));
+        out.add(option(rack, order, t, repair.readBytes()));
       }
     }
     return out;
   }
 
-  private Option option(String rack, List<String> chain, List<FullNodeRecoveryPlan.Transfer> transfers) {
+  private Option option(String rack, List<String> chain, List<FullNodeRecoveryPlan.Transfer> transfers,
+      long readBytes) {
     RackLinkLoad f = new RackLinkLoad(links);
     transfers.forEach(x -> f.addTransfer(x.fromRack(), x.toRack(), x.bytes()));
-    return new Option(rack, List.copyOf(chain), transfers, f);
+    return new Option(rack, List.copyOf(chain), transfers, f, readBytes);
   }
 
   /** Every order of the racks (a handful: a chain visits at most every other rack of its group once). */
@@ -312,8 +381,11 @@ public final class FullNodeRecoveryPlanner {
     return out;
   }
 
-  /** The cross-rack transfers of the worker's repair of unit u with its requestor in {@code rack}. */
-  private List<FullNodeRecoveryPlan.Transfer> singleUnitTransfers(LinearCode code, GroupLoss g, int u, String rack) {
+  /** What a repair reads from its helpers (each helper's unit once, zero units never) and sends across racks. */
+  private record RepairShape(List<FullNodeRecoveryPlan.Transfer> transfers, long readBytes) {}
+
+  /** The worker's repair of unit u alone with its requestor in {@code rack}. */
+  private RepairShape singleUnitRepair(LinearCode code, GroupLoss g, int u, String rack) {
     Map<Integer, UnitLocation> available = survivors(g);
     for (int z : g.zeros()) {
       available.put(z, UnitLocation.zero(z, rack));
@@ -326,6 +398,7 @@ public final class FullNodeRecoveryPlanner {
         preference);
     List<RepairGraph> graphs = scheme == RepairScheme.CYCLIC ? SingleUnitRepairPlanner.cyclic(chain) : List.of(chain);
     List<FullNodeRecoveryPlan.Transfer> out = new ArrayList<>();
+    long read = 0;
     for (RepairGraph graph : graphs) {
       long bytes = g.unitBytes() / graphs.size();
       List<RepairStep> steps = graph.steps();
@@ -333,6 +406,7 @@ public final class FullNodeRecoveryPlanner {
         if (g.zeros().contains(s.helper().unit())) {
           continue;
         }
+        read += bytes;
         // A zero unit is never a step: whatever feeds it goes straight to where it would send (StreamPlan).
         int next = s.next();
         while (next != RepairStep.REQUESTOR && g.zeros().contains(steps.get(next).helper().unit())) {
@@ -344,14 +418,24 @@ public final class FullNodeRecoveryPlanner {
         }
       }
     }
-    return out;
+    return new RepairShape(out, read);
   }
 
-  /** A group that lost several units: one joint decode at the first target, the others sent on; planned racks. */
-  private List<Choice> jointRebuild(GroupLoss g, Map<Integer, String> planned) {
-    String requestorRack = planned.get(g.lost()[0]);
-    MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), g.lost(), survivors(g), g.zeros(), requestorRack,
+  /**
+   * One decode of the units at the target of the first, in its planned rack, the others sent on from there to their
+   * planned racks: what crosses racks, the first's streams then each unit sent on, per unit.
+   */
+  private record JointShape(Map<Integer, List<FullNodeRecoveryPlan.Transfer>> byUnit, long readBytes) {
+    List<FullNodeRecoveryPlan.Transfer> transfers() {
+      return byUnit.values().stream().flatMap(List::stream).toList();
+    }
+  }
+
+  private JointShape jointShape(GroupLoss g, Map<Integer, String> planned, int[] units) {
+    String requestorRack = planned.get(units[0]);
+    MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), units, survivors(g), g.zeros(), requestorRack,
         scheme.aggregatesInRacks());
+    Map<Integer, List<FullNodeRecoveryPlan.Transfer>> byUnit = new LinkedHashMap<>();
     List<FullNodeRecoveryPlan.Transfer> joint = new ArrayList<>();
     for (MultiUnitStreams.Shape s : m.streams()) {
       List<UnitLocation> chain = s.chain();
@@ -362,15 +446,23 @@ public final class FullNodeRecoveryPlanner {
         }
       }
     }
+    byUnit.put(units[0], joint);
+    for (int i = 1; i < units.length; i++) {
+      String rack = planned.get(units[i]);
+      byUnit.put(units[i], rack.equals(requestorRack) ? List.of()
+          : List.of(new FullNodeRecoveryPlan.Transfer(requestorRack, rack, g.unitBytes())));
+    }
+    return new JointShape(byUnit, (long) m.inputs().length * g.unitBytes());
+  }
+
+  /** Units of a group rebuilt by one joint decode at the first one's target, the others sent on; planned racks. */
+  private List<Choice> jointRebuild(GroupLoss g, Map<Integer, String> planned, int[] units) {
+    JointShape joint = jointShape(g, planned, units);
+    List<Integer> together = java.util.Arrays.stream(units).boxed().toList();
     List<Choice> out = new ArrayList<>();
-    for (int i = 0; i < g.lost().length; i++) {
-      int u = g.lost()[i];
-      Choice c = new Choice(g.id(), u, planned.get(u));
-      List<FullNodeRecoveryPlan.Transfer> t = new ArrayList<>(i == 0 ? joint : List.of());
-      if (!c.planned.equals(requestorRack)) {
-        t.add(new FullNodeRecoveryPlan.Transfer(requestorRack, c.planned, g.unitBytes()));
-      }
-      c.add(option(c.planned, List.of(), t));
+    for (int u : units) {
+      Choice c = new Choice(g.id(), u, planned.get(u), together);
+      c.add(option(c.planned, List.of(), joint.byUnit().get(u), u == units[0] ? joint.readBytes() : 0));
       out.add(c);
     }
     return out;

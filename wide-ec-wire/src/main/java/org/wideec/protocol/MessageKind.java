@@ -25,6 +25,11 @@ public enum MessageKind {
    * joint layout, each unit checked by the worker's second decode instead.
    */
   UNCHECKED_REBUILD(0x05, Family.REBUILD),
+  /**
+   * The NameNode's order to rebuild units along the rack chain a full-node recovery plan chose: the joint layout, a
+   * flag for units with no known CRC32C, and the order in which the rack-aggregated chain visits its racks.
+   */
+  CHAINED_REBUILD(0x06, Family.REBUILD),
   /** A client's range of a lost block of an archived file ('A'). */
   ARCHIVED_READ(0x41, Family.ARCHIVED_READ),
   /** The archiver's order to collect one tree of a chain encode ('E'). */

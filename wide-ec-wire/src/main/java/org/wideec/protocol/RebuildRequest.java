@@ -34,7 +34,10 @@ import org.wideec.repair.UnitLocation;
  * kind {@value #KIND_JOINT} refuses it as an unknown step request, so a mixed cluster fails a joint order (the
  * NameNode backs off and retries), never stores a wrong unit. Kind {@value #KIND_UNCHECKED} (version 3) is the
  * joint layout for units with no known CRC32C ({@link #NO_CRC}: a block group's units lost with their DataNode),
- * which a DataNode older than it refuses in the same way.
+ * which a DataNode older than it refuses in the same way. Kind {@value #KIND_CHAINED} (version 4) is sent only for a
+ * repair whose rack-aggregated chain visits its racks in an order a full-node recovery plan chose
+ * ({@link StripeRepair#rackChain}): the joint layout with a flag for units with no known CRC32C, then that order; a
+ * DataNode older than it refuses the order, which then goes back to HDFS, never runs a chain the plan did not cost.
  *
  * @param repair the lost units; its helpers' order is the preference the NameNode chose (least recently selected
  *     first)
@@ -48,6 +51,8 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
   public static final int KIND_JOINT = MessageKind.JOINT_REBUILD.code();
   /** The kind byte of an order whose units have no known CRC32C ({@link #NO_CRC}). */
   public static final int KIND_UNCHECKED = MessageKind.UNCHECKED_REBUILD.code();
+  /** The kind byte of an order whose rack-aggregated chain visits racks in the order it names. */
+  public static final int KIND_CHAINED = MessageKind.CHAINED_REBUILD.code();
   /**
    * A target's expected CRC32C when nobody holds one: a block group's unit lost with its DataNode (an archived block's
    * manifest always has one, a leaving unit's DataNode computes one). The receiving node then stores the unit once the
@@ -143,11 +148,15 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
 
   public byte[] toBytes() {
     boolean unchecked = targets.get(0).expectedCrc() == NO_CRC;
-    boolean one = targets.size() == 1 && targets.get(0).at() == null && !unchecked;
+    boolean chained = !repair.rackChain().isEmpty();
+    boolean one = targets.size() == 1 && targets.get(0).at() == null && !unchecked && !chained;
     return WireCodec.encode(out -> {
-      out.writeByte(one ? KIND : unchecked ? KIND_UNCHECKED : KIND_JOINT);
+      out.writeByte(one ? KIND : chained ? KIND_CHAINED : unchecked ? KIND_UNCHECKED : KIND_JOINT);
       out.writeUTF(repair.name());
       out.writeUTF(repair.code().spec());
+      if (chained) {
+        out.writeBoolean(unchecked);
+      }
       if (one) {
         writeTarget(out, targets.get(0));
       } else {
@@ -181,6 +190,12 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         WireCodec.writeEndpoint(out, endpoints.get(loc.node()));
         WireCodec.writeBlock(out, repair.blocks().get(u));
       }
+      if (chained) {
+        out.writeShort(repair.rackChain().size());
+        for (String rack : repair.rackChain()) {
+          out.writeUTF(rack);
+        }
+      }
     });
   }
 
@@ -201,11 +216,12 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
   public static RebuildRequest parse(byte[] bytes, RepairScheme scheme) throws IOException {
     return WireCodec.decode(bytes, "rebuild request", in -> {
       int kind = in.readUnsignedByte();
-      if (kind != KIND && kind != KIND_JOINT && kind != KIND_UNCHECKED) {
+      if (kind != KIND && kind != KIND_JOINT && kind != KIND_UNCHECKED && kind != KIND_CHAINED) {
         throw new IOException("not a rebuild request");
       }
       String name = in.readUTF();
       LinearCode code = Codes.pinnedFromSpec(in.readUTF());
+      boolean unchecked = kind == KIND_UNCHECKED || (kind == KIND_CHAINED && in.readBoolean());
       List<Target> targets = new ArrayList<>();
       if (kind == KIND) {
         targets.add(readTarget(in, name, code));
@@ -217,7 +233,7 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         Set<Integer> seen = new TreeSet<>();
         for (int i = 0; i < nt; i++) {
           Target t = readTarget(in, name, code);
-          if (kind == KIND_UNCHECKED) {
+          if (unchecked) {
             t = new Target(t.unit(), t.block(), t.storageType(), t.storageId(), NO_CRC, null);
           }
           if (!seen.add(t.unit())) {
@@ -252,11 +268,27 @@ public record RebuildRequest(StripeRepair repair, Map<String, Endpoint> endpoint
         endpoints.put(e.node(), e);
         rank.put(u, i);
       }
+      List<String> chain = new ArrayList<>();
+      if (kind == KIND_CHAINED) {
+        int nr = in.readUnsignedShort();
+        // A chain visits each rack at most once, and a rack holds at least one helper.
+        if (nr < 1 || nr > ns) {
+          throw new IOException(name + ": a rack chain of " + nr + " racks for " + ns + " helpers");
+        }
+        for (int i = 0; i < nr; i++) {
+          String rack = in.readUTF();
+          if (chain.contains(rack)) {
+            throw new IOException(name + ": rack " + rack + " twice in the rack chain " + chain);
+          }
+          chain.add(rack);
+        }
+      }
       WireCodec.requireEnd(in, name + ": rebuild request");
       int[] lost = targets.stream().mapToInt(Target::unit).toArray();
       long[] lengths = targets.stream().mapToLong(t -> t.block().numBytes()).toArray();
       StripeRepair repair = new StripeRepair(name, code, lost, lengths, survivors, blocks, zeros, scheme,
-          LinkWeights.UNIFORM, java.util.Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)));
+          LinkWeights.UNIFORM, java.util.Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)),
+          chain);
       return new RebuildRequest(repair, endpoints, targets);
     });
   }

@@ -153,6 +153,42 @@ class ProtocolGoldenBytesTest {
   }
 
   @Test
+  void aRebuildAlongAPlannedRackChainIsKindSixAndItsBytesArePinned() throws Exception {
+    StripeRepair r = repair(new int[] {0}).withRackChain(List.of("/r6", "/r2"));
+    RebuildRequest req = new RebuildRequest(r, endpoints(r), List.of(new RebuildRequest.Target(0,
+        new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[] {4, 5}), "DISK", "DS-1", RebuildRequest.NO_CRC, null)));
+    assertPinned("06000e7374726970652037206f66202f780015617a7572652d6c72633a6b3d362c6c3d322c673d320100010000000442"
+        + "502d31000000004000004c00000000000003e900000000000010000002040500044449534b000444532d310000000000"
+        + "000100050003000600093132372e302e302e310000138e000d31302e302e302e363a3938363600032f7236000442502d"
+        + "31000000004000005200000000000003e90000000000001000000106000300093132372e302e302e310000138b000d31"
+        + "302e302e302e333a3938363600032f7233000442502d31000000004000004f00000000000003e9000000000000100000"
+        + "0103000200093132372e302e302e310000138a000d31302e302e302e323a3938363600032f7232000442502d31000000"
+        + "004000004e00000000000003e90000000000001000000102000200032f723600032f7232", req.toBytes());
+    RebuildRequest back = RebuildRequest.parse(req.toBytes(), RepairScheme.RACK_AGGREGATED);
+    assertEquals(List.of("/r6", "/r2"), back.repair().rackChain());
+    assertEquals(req.targets(), back.targets());
+    assertEquals(hex(req.toBytes()), hex(back.toBytes()));
+    // With a known CRC32C the same kind carries it, flagged as checked.
+    RebuildRequest checked = new RebuildRequest(r, endpoints(r), List.of(new RebuildRequest.Target(0,
+        new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[] {4, 5}), "DISK", "DS-1", 0xFFFFFFFEL, null)));
+    assertEquals(RebuildRequest.KIND_CHAINED, checked.toBytes()[0]);
+    assertEquals(0xFFFFFFFEL, RebuildRequest.parse(checked.toBytes(), RepairScheme.RACK_AGGREGATED).expectedCrc());
+    // Without a chain the order keeps the kind an older DataNode reads.
+    assertEquals(RebuildRequest.KIND_UNCHECKED, new RebuildRequest(repair(new int[] {0}), endpoints(r), req.targets())
+        .toBytes()[0]);
+  }
+
+  @Test
+  void aRackChainNamingARackTwiceIsRefused() throws Exception {
+    StripeRepair r = repair(new int[] {0}).withRackChain(List.of("/r6", "/r6"));
+    RebuildRequest req = new RebuildRequest(r, endpoints(r), List.of(new RebuildRequest.Target(0,
+        new BlockRef("BP-1", 1073741900L, 1001, 4096, new byte[0]), "DISK", "DS-1", RebuildRequest.NO_CRC, null)));
+    java.io.IOException e = assertThrows(java.io.IOException.class,
+        () -> RebuildRequest.parse(req.toBytes(), RepairScheme.RACK_AGGREGATED));
+    assertEquals(true, e.getMessage().contains("rack /r6 twice"), e.getMessage());
+  }
+
+  @Test
   void anArchivedReadIsKind0x41AndItsBytesArePinned() throws Exception {
     ArchivedReadRequest req = new ArchivedReadRequest(16390, UNIT, 100, 2000, 1024);
     assertPinned("41010000000000004006000442502d31000000004000000100000000000003e900000000000010000003010203000000"

@@ -28,10 +28,16 @@ import org.wideec.topology.Site;
  * nodes, every few seconds), a heartbeat delivers each task, and the groups of a large node wait for many passes.
  * Here each pass takes every group of ours from that queue at once: the rack of each lost unit from the full-node
  * scheduler over every rack link ({@link FullNodeRecoveryPlanner}, which keeps each group's placement guarantees), and
- * the node and helpers in that rack least recently selected over the whole pass ({@link DecommissionPlanner}), so the
- * rebuilds run on disjoint helpers. Helpers are the units in service or on leaving nodes. Nobody holds a lost unit's
+ * the node in that rack least recently selected over the whole pass ({@link DecommissionPlanner}). Helpers are the
+ * units in service or on leaving nodes, those the plan costed. Nobody holds a lost unit's
  * CRC32C: the worker checks it by its second decode (dfs.datanode.ec.reconstruction.validation), as it checks the
  * tasks it takes over from HDFS.
+ *
+ * <p>The orders run the plan's shapes ({@link #shape}): each rack-aggregated chain visits its racks in the order the
+ * plan chose to share the rack links, and a group's lost units that need a wider decode than their local group are
+ * decoded jointly where the plan found that sends fewer bytes across racks. Rack links are full duplex, as a switch
+ * port and the multi-process cluster's HTB-shaped rack uplinks are: a chain's middle rack then loads its downlink and
+ * its uplink once each.
  *
  * <p>A group HDFS has a reconstruction pending for (scheduled before we claimed it) stays HDFS's, and so does a group
  * whose lost units have no rack that keeps its plan or no helper set that decodes them one by one.
@@ -49,6 +55,8 @@ final class DeadNodeUnits implements LostUnitSource {
   private final FullNodeRecoveryPlanner racks;
   /** The planner's stand-in nodes of the lost units of this pass's groups. */
   private final Set<String> lostAt = new HashSet<>();
+  /** This pass's plan of each group's lost units, by group and unit. */
+  private final Map<Long, Map<Integer, FullNodeRecoveryPlan.Rebuild>> shapes = new HashMap<>();
   /** The groups of ours the last look at the queue saw, or null when it could not look at all of them. */
   private Set<Long> seen = Set.of();
 
@@ -56,7 +64,7 @@ final class DeadNodeUnits implements LostUnitSource {
     this.fsn = fsn;
     this.metrics = metrics;
     this.placementScheme = placementScheme;
-    this.racks = new FullNodeRecoveryPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX);
+    this.racks = new FullNodeRecoveryPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX, true);
   }
 
   @Override
@@ -105,6 +113,7 @@ final class DeadNodeUnits implements LostUnitSource {
   public Map<Long, DecommissionPlanner.LeavingStripe> stripes(List<GroupUnits> groups,
       Map<String, WideEcArchivedBlocks.Target> live, Map<Long, String> refused) {
     lostAt.clear();
+    shapes.clear();
     Map<Long, DecommissionPlanner.LeavingStripe> held = new HashMap<>();
     List<FullNodeRecoveryPlanner.GroupLoss> losses = new ArrayList<>();
     for (GroupUnits g : groups) {
@@ -154,26 +163,26 @@ final class DeadNodeUnits implements LostUnitSource {
         free.merge(t.node().getNetworkLocation(), 1, Integer::sum);
       }
     });
-    long unitBytes = java.util.Arrays.stream(s.unitLengths()).max().orElse(0);
+    // Each helper streams as many bytes as the longest unit its repair rebuilds (a short group's tail units less).
+    long unitBytes = g.lost().stream().mapToLong(u -> s.unitLengths()[u]).max().orElse(0);
     return new FullNodeRecoveryPlanner.GroupLoss("blk_" + g.groupId(), s.plan(), liveRacks,
         g.lost().stream().mapToInt(Integer::intValue).toArray(), s.zeros(), free, unitBytes);
   }
 
   /**
    * The rack of every lost unit, all groups planned together so their repairs spread over the rack links; when some
-   * unit has no rack at all, each group alone, and a group whose unit has none is refused.
+   * unit has no rack at all, each group alone, and a group whose unit has none is refused. Keeps each rebuild's shape.
    */
   private Map<Long, Map<Integer, String>> racks(List<FullNodeRecoveryPlanner.GroupLoss> losses,
       Map<Long, String> refused) {
     Map<Long, Map<Integer, String>> out = new HashMap<>();
     try {
-      FullNodeRecoveryPlan plan = racks.plan(losses, new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX));
-      losses.forEach(l -> out.put(idOf(l), plan.racksOf(l.id())));
+      keep(racks.plan(losses, new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX)), out);
       return out;
     } catch (RuntimeException all) {
       for (FullNodeRecoveryPlanner.GroupLoss l : losses) {
         try {
-          out.put(idOf(l), racks.plan(List.of(l), new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX)).racksOf(l.id()));
+          keep(racks.plan(List.of(l), new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX)), out);
         } catch (RuntimeException e) {
           refused.put(idOf(l), "no rack can take its lost units " + java.util.Arrays.toString(l.lost()) + ": "
               + e.getMessage());
@@ -183,8 +192,25 @@ final class DeadNodeUnits implements LostUnitSource {
     }
   }
 
+  private void keep(FullNodeRecoveryPlan plan, Map<Long, Map<Integer, String>> racksOf) {
+    for (FullNodeRecoveryPlan.Rebuild r : plan.rebuilds()) {
+      long id = idOf(r.group());
+      racksOf.computeIfAbsent(id, x -> new HashMap<>()).put(r.unit(), r.rack());
+      shapes.computeIfAbsent(id, x -> new HashMap<>()).put(r.unit(), r);
+    }
+  }
+
   private static long idOf(FullNodeRecoveryPlanner.GroupLoss l) {
-    return Long.parseLong(l.id().substring("blk_".length()));
+    return idOf(l.id());
+  }
+
+  private static long idOf(String group) {
+    return Long.parseLong(group.substring("blk_".length()));
+  }
+
+  @Override
+  public FullNodeRecoveryPlan.Rebuild shape(GroupUnits g, int unit) {
+    return shapes.getOrDefault(g.groupId(), Map.of()).get(unit);
   }
 
   @Override

@@ -27,6 +27,7 @@ import org.wideec.datanode.GroupRepair;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.DecommissionPlan;
 import org.wideec.repair.DecommissionPlanner;
+import org.wideec.repair.FullNodeRecoveryPlan;
 import org.wideec.repair.RackLinkLoad;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
@@ -46,6 +47,11 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * nothing more. A unit nothing else can rebuild or copy, or whose order failed, is given back to HDFS for at least its
  * retry back-off. Only what a pass planned or has in flight is claimed (and what it has not looked at yet, as the
  * source says): a group it skipped stays HDFS's.
+ *
+ * <p>Where the source shaped a unit's rebuild ({@link LostUnitSource#shape}: a dead node's units, by the full-node
+ * recovery plan), the order runs that shape: its chain visits the racks in the plan's order, with the helpers the plan
+ * costed, and the units the plan decodes jointly are rebuilt by one order at the first one's target, which sends the
+ * others on; what it records of the links is the plan's.
  *
  * <p>At most a configured number of orders run at once; the groups found beyond them wait, claimed, first in line, and
  * an order that ends while groups wait runs the next pass at once, so the orders stay busy whatever the pass interval.
@@ -209,6 +215,8 @@ final class LostUnitRebuilds {
     for (DecommissionPlan.Unplaced u : plan.unplaced()) {
       giveBack(byName.get(u.stripe()), "unit " + u.unit() + ": " + u.why());
     }
+    Map<String, Map<Integer, DecommissionPlan.Rebuild>> placed = new HashMap<>();
+    plan.rebuilds().forEach(r -> placed.computeIfAbsent(r.stripe(), x -> new HashMap<>()).put(r.unit(), r));
     for (DecommissionPlan.Rebuild r : plan.rebuilds()) {
       GroupUnits g = byName.get(r.stripe());
       if (r.fromLeavingNode() && source.copyFrom(g, r.unit()) == null) {
@@ -221,7 +229,28 @@ final class LostUnitRebuilds {
       if (RebuildClaims.givenBack(g.groupId())) {
         continue; // an earlier unit of this group was given back in this pass
       }
-      order(g, r, live);
+      FullNodeRecoveryPlan.Rebuild shape = source.shape(g, r.unit());
+      List<DecommissionPlan.Rebuild> together = new ArrayList<>();
+      if (shape == null || shape.decodedWith().isEmpty()) {
+        together.add(r);
+      } else if (shape.decodedWith().get(0) == r.unit()) {
+        // One decode at the first unit's target rebuilds them all and sends the others on to their targets.
+        for (int u : shape.decodedWith()) {
+          DecommissionPlan.Rebuild other = placed.getOrDefault(r.stripe(), Map.of()).get(u);
+          if (other == null || other.fromLeavingNode()) {
+            break;
+          }
+          together.add(other);
+        }
+        if (together.size() != shape.decodedWith().size()) {
+          giveBack(g, "units " + shape.decodedWith() + " are planned to be decoded together, and not all of them got"
+              + " a target");
+          continue;
+        }
+      } else {
+        continue; // ordered with the first unit of its joint decode
+      }
+      order(g, together, shape, live);
     }
   }
 
@@ -235,10 +264,20 @@ final class LostUnitRebuilds {
     }
   }
 
-  private void order(GroupUnits g, DecommissionPlan.Rebuild r, Map<String, WideEcArchivedBlocks.Target> live) {
-    WideEcArchivedBlocks.Target to = live.get(r.target().node());
-    if (to == null || !source.units(g).contains(r.unit())) {
-      return;
+  /**
+   * Orders the rebuild of one unit, or of several units of the group by one decode at the first one's target, which
+   * sends the others on; along the rack chain the source's plan chose ({@code shape}, null: racks in name order).
+   */
+  private void order(GroupUnits g, List<DecommissionPlan.Rebuild> rs, FullNodeRecoveryPlan.Rebuild shape,
+      Map<String, WideEcArchivedBlocks.Target> live) {
+    DecommissionPlan.Rebuild r = rs.get(0);
+    List<WideEcArchivedBlocks.Target> to = new ArrayList<>();
+    for (DecommissionPlan.Rebuild x : rs) {
+      WideEcArchivedBlocks.Target t = live.get(x.target().node());
+      if (t == null || !source.units(g).contains(x.unit())) {
+        return;
+      }
+      to.add(t);
     }
     String pool = fsn.getBlockPoolId();
     BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
@@ -249,13 +288,30 @@ final class LostUnitRebuilds {
     for (int i = 0; i < units.length; i++) {
       at[i] = helpers.get(units[i]);
     }
-    long internal = g.groupId() + r.unit();
-    ExtendedBlock unit = new ExtendedBlock(pool, internal, r.bytes(), g.generationStamp());
-    BlockRef replica = new BlockRef(pool, internal, g.generationStamp(), r.bytes(), readToken(secrets, unit));
+    int[] lost = rs.stream().mapToInt(DecommissionPlan.Rebuild::unit).toArray();
+    List<RebuildOrders.UnitTarget> targets = new ArrayList<>();
+    List<RebuildOrders.ExpectedCrc> crcs = new ArrayList<>();
+    List<java.util.function.BooleanSupplier> lives = new ArrayList<>();
+    List<String> whats = new ArrayList<>();
+    BlockRef replica = null;
+    for (int i = 0; i < rs.size(); i++) {
+      DecommissionPlan.Rebuild x = rs.get(i);
+      long internal = g.groupId() + x.unit();
+      ExtendedBlock unit = new ExtendedBlock(pool, internal, x.bytes(), g.generationStamp());
+      BlockRef ref = new BlockRef(pool, internal, g.generationStamp(), x.bytes(), readToken(secrets, unit));
+      replica = i == 0 ? ref : replica;
+      targets.add(new RebuildOrders.UnitTarget(x.unit(), unit, to.get(i), 0));
+      crcs.add(source.expectedCrc(g, x.unit(), ref));
+      String target = to.get(i).node().getXferAddr();
+      lives.add(() -> WideEcLeavingUnits.unitLiveOn(fsn, g.groupId(), x.unit(), target));
+      whats.add("unit " + x.unit() + " (blk_" + internal + ") of block group blk_" + g.groupId() + " of "
+          + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId()) + ", "
+          + source.where(g, x.unit()) + (rs.size() == 1 ? "" : ", decoded with units " + java.util.Arrays.toString(lost)));
+    }
     DatanodeInfo from = r.fromLeavingNode() ? source.copyFrom(g, r.unit()) : null;
     StripeRepair repair;
     try {
-      StripeRepair planned = GroupRepair.of(group, g.policy(), units, at, new int[] {r.unit()}, scheme,
+      StripeRepair planned = GroupRepair.of(group, g.policy(), units, at, lost, scheme,
           b -> readToken(secrets, b)).repair();
       // A copy is the unit's own replica streamed through the target's worker, every chunk checked against its
       // checksum as the leaving node reads it, and stored like a rebuilt unit: on the target the plan chose.
@@ -264,39 +320,62 @@ final class LostUnitRebuilds {
               new UnitLocation(r.unit(), DataNodeSites.of(from)), replica, scheme)
           : new StripeRepair(planned.name(), planned.code(), planned.lost(), planned.lostLengths(),
               planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
-              planFirst(r.helpers()));
+              helperPreference(r, shape), reordered(shape) ? shape.chain() : List.of());
     } catch (RuntimeException e) {
       giveBack(g, "its repair could not be built: " + e.getMessage());
       return;
     }
-    RebuildOrders.ExpectedCrc crc = source.expectedCrc(g, r.unit(), replica);
-    String what = "unit " + r.unit() + " (blk_" + internal + ") of block group blk_" + g.groupId() + " of "
-        + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId()) + ", "
-        + source.where(g, r.unit());
-    state.startedUnit(internal);
-    unitsInFlight.put(internal, g.groupId());
-    flowsInFlight.put(internal, r.flows());
+    // What the order puts on the rack links: the source's plan where it shaped the rebuild, else the planner's.
+    RackLinkLoad flows = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
+    long crossRack = 0;
+    long helperBytes = 0;
+    if (shape == null) {
+      rs.forEach(x -> flows.add(x.flows(), 1));
+      crossRack = rs.stream().mapToLong(DecommissionPlan.Rebuild::crossRackBytes).sum();
+      helperBytes = from != null ? r.bytes() : (long) r.helpers().size() * r.bytes();
+    } else {
+      for (DecommissionPlan.Rebuild x : rs) {
+        FullNodeRecoveryPlan.Rebuild planned = source.shape(g, x.unit());
+        helperBytes += planned.helperBytes();
+        for (FullNodeRecoveryPlan.Transfer t : planned.transfers()) {
+          flows.addTransfer(t.fromRack(), t.toRack(), t.bytes());
+          crossRack += t.bytes();
+        }
+      }
+    }
+    long[] internals = rs.stream().mapToLong(x -> g.groupId() + x.unit()).toArray();
+    for (long internal : internals) {
+      state.startedUnit(internal);
+      unitsInFlight.put(internal, g.groupId());
+    }
+    flowsInFlight.put(internals[0], flows);
     counters.rebuilding().set(running.incrementAndGet());
-    counters.crossRackBytesPlanned().incr(r.crossRackBytes());
-    String target = to.node().getXferAddr();
+    counters.crossRackBytesPlanned().incr(crossRack);
+    counters.planned(flows, helperBytes, reordered(shape), rs.size());
     try {
       workers.execute(() -> {
         try {
-          boolean stored = orders.runUnit(repair, new RebuildOrders.UnitTarget(r.unit(), unit, to, 0), crc,
-              () -> WideEcLeavingUnits.unitLiveOn(fsn, g.groupId(), r.unit(), target), what, counters.failures());
-          if (stored) {
-            counters.rebuilt().incr();
-            counters.bytes().incr(r.bytes());
-            if (from != null) {
-              counters.copied().incr();
-              counters.bytesCopied().incr(r.bytes());
+          boolean[] stored = orders.runUnits(repair, targets, crcs, lives, whats, counters.failures());
+          boolean all = true;
+          for (int i = 0; i < stored.length; i++) {
+            all &= stored[i];
+            if (stored[i]) {
+              counters.rebuilt().incr();
+              counters.bytes().incr(rs.get(i).bytes());
+              if (from != null) {
+                counters.copied().incr();
+                counters.bytesCopied().incr(rs.get(i).bytes());
+              }
             }
-          } else { // the warning before says why
+          }
+          if (!all) { // the warning before says why
             RebuildClaims.giveBack(g.groupId(), giveBackMs);
           }
         } finally {
-          unitsInFlight.remove(internal);
-          flowsInFlight.remove(internal);
+          for (long internal : internals) {
+            unitsInFlight.remove(internal);
+          }
+          flowsInFlight.remove(internals[0]);
           counters.rebuilding().set(running.decrementAndGet());
           if (moreToOrder) {
             orderEnded.run(); // only sets a flag and unparks the monitor
@@ -304,11 +383,31 @@ final class LostUnitRebuilds {
         }
       });
     } catch (RejectedExecutionException e) { // stopping
-      unitsInFlight.remove(internal);
-      flowsInFlight.remove(internal);
-      state.endedUnit(internal);
+      for (long internal : internals) {
+        unitsInFlight.remove(internal);
+        state.endedUnit(internal);
+      }
+      flowsInFlight.remove(internals[0]);
       counters.rebuilding().set(running.decrementAndGet());
     }
+  }
+
+  /**
+   * Whether the plan has the rebuild's chain visit its racks in another order than the worker's default (name order):
+   * only then does the order name it, so that an order a DataNode of an earlier release can run keeps its kind.
+   */
+  private static boolean reordered(FullNodeRecoveryPlan.Rebuild shape) {
+    return shape != null && shape.decodedWith().isEmpty()
+        && !shape.chain().equals(shape.chain().stream().sorted().toList());
+  }
+
+  /**
+   * The helpers the rebuild prefers: where the source's plan shaped it, those the plan costed (the code's cheapest
+   * repair, else the first in unit order), so every rack link carries the plan's bytes; else the decommission
+   * planner's, least recently selected.
+   */
+  private static Comparator<Integer> helperPreference(DecommissionPlan.Rebuild r, FullNodeRecoveryPlan.Rebuild shape) {
+    return shape != null ? Comparator.naturalOrder() : planFirst(r.helpers());
   }
 
   /** The plan's helpers first, in its order (the DataNode plans the same from this preference), then by unit. */

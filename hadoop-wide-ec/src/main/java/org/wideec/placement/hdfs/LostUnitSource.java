@@ -57,6 +57,16 @@ interface LostUnitSource {
    */
   org.wideec.repair.LinkRates copyRates();
 
+  /**
+   * How this pass's plan shaped the unit's rebuild, where the source plans shapes (a dead node's units, by the
+   * full-node recovery plan): the order of its rack-aggregated chain's racks, the units of its group one decode
+   * rebuilds with it, and the rack links it crosses. Null where the decommission planner's default holds: racks in
+   * name order, each unit alone.
+   */
+  default org.wideec.repair.FullNodeRecoveryPlan.Rebuild shape(GroupUnits g, int unit) {
+    return null;
+  }
+
   /** What the unit's rebuilt bytes are checked against, asked when its order is sent. */
   RebuildOrders.ExpectedCrc expectedCrc(GroupUnits g, int unit, BlockRef replica);
 

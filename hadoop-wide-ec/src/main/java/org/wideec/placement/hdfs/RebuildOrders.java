@@ -86,13 +86,7 @@ final class RebuildOrders {
       }
       // Each unit on its own: a joint order may store some units and refuse others (each refused one is named by its
       // block); a unit the DataNode did not name is confirmed live or failed after the timeout.
-      Set<Long> named = new HashSet<>();
-      if (refused != null) {
-        java.util.regex.Matcher x = java.util.regex.Pattern.compile("blk_(\\d+)").matcher(refused);
-        while (x.find()) {
-          named.add(Long.parseLong(x.group(1)));
-        }
-      }
+      Set<Long> named = refused == null ? Set.of() : refusedBlocks(refused);
       for (int u : units) {
         StripeMember m = s.member(u);
         DatanodeInfo target = chosen.get(u).node();
@@ -150,47 +144,81 @@ final class RebuildOrders {
   /**
    * On a rebuild thread: a block group's unit (leaving with its DataNode, or lost) rebuilt by its target from the
    * other units, or copied by it from the leaving replica ({@link StripeRepair#copy}), and stored there under its own
-   * id, then confirmed live there at this NameNode, or failed (counted in {@code failures}, one WARN line; its next
-   * attempt waits the back-off).
+   * id; or several lost units of the group rebuilt by one decode at the first one's target, which stores the first
+   * and sends each other on to its own target. Each unit is then confirmed live on its target at this NameNode, or
+   * failed on its own (counted in {@code failures}, one WARN line; its next attempt waits the back-off).
    *
-   * @param expected the CRC32C the rebuilt bytes must have
-   * @param live whether the NameNode lists the unit live on its target
-   * @return true once the unit is confirmed live on its target
+   * @param units the units in the repair's order; the first one's target is the requestor
+   * @param expected per unit, the CRC32C its rebuilt bytes must have
+   * @param live per unit, whether the NameNode lists it live on its target
+   * @return per unit, whether it is confirmed live on its target
    */
-  boolean runUnit(StripeRepair repair, UnitTarget unit, ExpectedCrc expected, java.util.function.BooleanSupplier live,
-      String what, org.apache.hadoop.metrics2.lib.MutableCounterLong failures) {
-    long block = unit.block().getBlockId();
-    DatanodeInfo target = unit.to().node();
+  boolean[] runUnits(StripeRepair repair, List<UnitTarget> units, List<ExpectedCrc> expected,
+      List<java.util.function.BooleanSupplier> live, List<String> what,
+      org.apache.hadoop.metrics2.lib.MutableCounterLong failures) {
+    boolean[] stored = new boolean[units.size()];
+    DatanodeInfo requestor = units.get(0).to().node();
     try {
+      String refused = null;
       try {
-        send(repair, target, List.of(new UnitTarget(unit.unit(), unit.block(), unit.to(), expected.get())));
+        List<UnitTarget> withCrc = new java.util.ArrayList<>();
+        for (int i = 0; i < units.size(); i++) {
+          UnitTarget u = units.get(i);
+          withCrc.add(new UnitTarget(u.unit(), u.block(), u.to(), expected.get(i).get()));
+        }
+        send(repair, requestor, withCrc);
       } catch (IOException | RuntimeException | LinkageError e) {
-        endpoints.forget(target.getXferAddr());
+        endpoints.forget(requestor.getXferAddr());
         repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
-        state.unitFailure(block, what, "rebuild on " + target.getXferAddr() + " failed: "
-            + (e.getMessage() == null ? e.toString() : e.getMessage()), failures);
-        return false;
+        units.forEach(u -> endpoints.forget(u.to().node().getXferAddr()));
+        refused = e.getMessage() == null ? e.toString() : e.getMessage();
       }
-      if (!confirmed(live)) {
-        state.unitFailure(block, what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
-            + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")", failures);
-        return false;
+      // A joint order may store some units and refuse others (each refused one named by its block); a unit the
+      // DataNode did not name is confirmed live or failed after the timeout.
+      Set<Long> named = refused == null ? Set.of() : refusedBlocks(refused);
+      for (int i = 0; i < units.size(); i++) {
+        UnitTarget u = units.get(i);
+        long block = u.block().getBlockId();
+        DatanodeInfo target = u.to().node();
+        if (refused != null && (units.size() == 1 || named.contains(block) || named.isEmpty())) {
+          state.unitFailure(block, what.get(i), "rebuild on " + requestor.getXferAddr() + " failed: " + refused,
+              failures);
+          continue;
+        }
+        if (!confirmed(live.get(i))) {
+          state.unitFailure(block, what.get(i), target.getXferAddr() + " stored it, but the NameNode lists no live"
+              + " replica there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")"
+              + (refused == null ? "" : "; " + refused), failures);
+          continue;
+        }
+        state.succeeded(block);
+        stored[i] = true;
+        if (repair.copies()) {
+          LOG.info("{} copied to {} ({}) from its leaving replica through our worker, confirmed live at the NameNode",
+              what.get(i), target.getXferAddr(), target.getNetworkLocation());
+        } else {
+          LOG.info("{} rebuilt on {} ({}){} from helpers {}{}, confirmed live at the NameNode", what.get(i),
+              target.getXferAddr(), target.getNetworkLocation(), units.size() == 1 ? ""
+                  : " by one decode on " + requestor.getXferAddr(), new java.util.TreeSet<>(helperNodes(repair)),
+              repair.rackChain().isEmpty() ? "" : " along racks " + repair.rackChain());
+        }
       }
-      state.succeeded(block);
-      if (repair.copies()) {
-        LOG.info("{} copied to {} ({}) from its leaving replica through our worker, confirmed live at the NameNode",
-            what, target.getXferAddr(), target.getNetworkLocation());
-      } else {
-        LOG.info("{} rebuilt on {} ({}) from helpers {}, confirmed live at the NameNode", what, target.getXferAddr(),
-            target.getNetworkLocation(), new java.util.TreeSet<>(helperNodes(repair)));
-      }
-      return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return false;
     } finally {
-      state.endedUnit(block);
+      units.forEach(u -> state.endedUnit(u.block().getBlockId()));
     }
+    return stored;
+  }
+
+  /** The blocks a DataNode's refusal names (blk_...): the units of a joint order it did not store. */
+  private static Set<Long> refusedBlocks(String refused) {
+    Set<Long> named = new HashSet<>();
+    java.util.regex.Matcher x = java.util.regex.Pattern.compile("blk_(\\d+)").matcher(refused);
+    while (x.find()) {
+      named.add(Long.parseLong(x.group(1)));
+    }
+    return named;
   }
 
   /**

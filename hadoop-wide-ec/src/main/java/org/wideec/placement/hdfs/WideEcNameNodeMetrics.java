@@ -6,6 +6,7 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.metrics2.lib.MetricsRegistry;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
+import org.wideec.repair.RackLinkLoad;
 
 /**
  * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
@@ -172,25 +173,94 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
           + " reconstruction for a back-off)", 0L);
   final MutableCounterLong lostUnitCrossRackBytesPlanned = registry.newCounter("LostUnitCrossRackBytesPlanned",
       "cross-rack bytes the rebuild orders for lost units were planned to move", 0L);
+  final MutableCounterLong lostUnitChainsReordered = registry.newCounter("LostUnitChainsReordered",
+      "rebuild orders for lost units whose rack-aggregated chain visits its racks in an order the full-node recovery"
+          + " plan chose to share the rack links (not name order)", 0L);
+  final MutableCounterLong lostUnitJointDecodes = registry.newCounter("LostUnitJointDecodes",
+      "rebuild orders that rebuilt several lost units of one block group by one decode (the plan found it sends fewer"
+          + " bytes across racks than each alone)", 0L);
+  final MutableCounterLong lostUnitsDecodedJointly = registry.newCounter("LostUnitsDecodedJointly",
+      "lost units of our block groups whose order was one of LostUnitJointDecodes", 0L);
+  final MutableCounterLong lostUnitHelperBytesPlanned = registry.newCounter("LostUnitHelperBytesPlanned",
+      "bytes the rebuild orders for lost units were planned to read from helpers (each helper's unit once per order)",
+      0L);
+  /** Bytes the lost units' orders were planned to put on each rack link, since start. */
+  private final RackLinkLoad lostUnitRackLinksPlanned = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
 
-  /** The counters of one kind of rebuild of block-group units the NameNode orders ({@link LostUnitRebuilds}). */
   /**
    * The counters of one kind of rebuild of block-group units the NameNode orders ({@link LostUnitRebuilds}); the units
-   * copied (also counted rebuilt) are null where units are never copied.
+   * copied (also counted rebuilt) are null where units are never copied; the rack links planned, the chains
+   * reordered and the joint decodes are null where orders take the decommission planner's default shape.
    */
   record UnitRebuildCounters(MutableGaugeLong rebuilding, MutableCounterLong rebuilt, MutableCounterLong bytes,
       MutableCounterLong leftToHdfs, MutableCounterLong failures, MutableCounterLong crossRackBytesPlanned,
-      MutableCounterLong copied, MutableCounterLong bytesCopied) {}
+      MutableCounterLong copied, MutableCounterLong bytesCopied, RackLinkLoad rackLinksPlanned,
+      MutableCounterLong chainsReordered, MutableCounterLong jointDecodes, MutableCounterLong unitsDecodedJointly,
+      MutableCounterLong helperBytesPlanned) {
+    /**
+     * An order was sent: what it was planned to put on the rack links and read from helpers, whether its chain was
+     * reordered, and how many units it decodes.
+     */
+    void planned(RackLinkLoad flows, long helperBytes, boolean chainReordered, int units) {
+      if (rackLinksPlanned != null) {
+        synchronized (rackLinksPlanned) {
+          rackLinksPlanned.add(flows, 1);
+        }
+      }
+      if (chainReordered && chainsReordered != null) {
+        chainsReordered.incr();
+      }
+      if (units > 1 && jointDecodes != null) {
+        jointDecodes.incr();
+        unitsDecodedJointly.incr(units);
+      }
+      if (helperBytesPlanned != null) {
+        helperBytesPlanned.incr(helperBytes);
+      }
+    }
+  }
 
   UnitRebuildCounters decommissionCounters() {
     return new UnitRebuildCounters(decommissionUnitsRebuilding, decommissionUnitsRebuilt, decommissionBytesRebuilt,
         decommissionUnitsFromLeavingNode, decommissionRebuildFailures, decommissionCrossRackBytesPlanned,
-        decommissionUnitsCopied, decommissionBytesCopied);
+        decommissionUnitsCopied, decommissionBytesCopied, null, null, null, null, null);
   }
 
   UnitRebuildCounters lostUnitCounters() {
     return new UnitRebuildCounters(lostUnitsRebuilding, lostUnitsRebuilt, lostUnitBytesRebuilt, lostUnitsLeftToHdfs,
-        lostUnitRebuildFailures, lostUnitCrossRackBytesPlanned, null, null);
+        lostUnitRebuildFailures, lostUnitCrossRackBytesPlanned, null, null, lostUnitRackLinksPlanned,
+        lostUnitChainsReordered, lostUnitJointDecodes, lostUnitsDecodedJointly, lostUnitHelperBytesPlanned);
+  }
+
+  /**
+   * Bytes the orders for lost units were planned to put on each rack link since start ("up /r1": leaving rack /r1,
+   * "down /r2": entering /r2), the full-node recovery plan's transfers: what the DataNodes' per-rack-link counters
+   * must add up to.
+   */
+  public java.util.Map<String, Long> lostUnitRackLinkBytesPlanned() {
+    synchronized (lostUnitRackLinksPlanned) {
+      return new java.util.TreeMap<>(lostUnitRackLinksPlanned.bytes());
+    }
+  }
+
+  public long lostUnitChainsReordered() {
+    return lostUnitChainsReordered.value();
+  }
+
+  public long lostUnitJointDecodes() {
+    return lostUnitJointDecodes.value();
+  }
+
+  public long lostUnitsDecodedJointly() {
+    return lostUnitsDecodedJointly.value();
+  }
+
+  public long lostUnitHelperBytesPlanned() {
+    return lostUnitHelperBytesPlanned.value();
+  }
+
+  public long lostUnitBytesRebuilt() {
+    return lostUnitBytesRebuilt.value();
   }
 
   public long lostUnitsFound() {
