@@ -50,8 +50,8 @@ import org.wideec.repair.RackLinkLoad;
  * A dead DataNode's, then a dead rack's, units of Azure-LRC(12,2,2) block groups rebuilt on the NameNode's orders as
  * its full-node recovery plan shapes them, on a racked cluster (7 racks of 3 DataNodes, 64 KiB cells): each
  * rack-aggregated chain visits its racks in the order the plan chose, so the slice bytes the DataNodes sent across
- * each rack link (their per-destination counters) are exactly the bytes the plan put there; and a group that lost two
- * units of one local group has them rebuilt by one joint decode, its helpers read once. The second decode that checks
+ * each rack link (their per-destination counters) are exactly the bytes the plan put there; and a group that lost
+ * units of one local group with its rack has them rebuilt by one joint decode, the DataNodes reading what it plans. The second decode that checks
  * a unit nobody holds a CRC32C of is off here: its sampled slices are no part of the plan. Every byte reads back and
  * every unit on disk is what the code computes. The tests share the cluster and run in this order.
  */
@@ -143,7 +143,7 @@ class DeadNodeRecoveryShapeClusterTest {
 
   @Test
   @Order(2)
-  void aDeadRacksGroupThatLostTwoUnitsOfOneLocalGroupDecodesThemJointlyReadingItsHelpersOnce() throws Exception {
+  void aDeadRacksGroupsThatLostUnitsOfOneLocalGroupDecodeThemJointlyAndReadExactlyWhatThePlanReads() throws Exception {
     String rack = rackWithTwoUnitsOfOneLocalGroup();
     Set<String> nodes = new TreeSet<>();
     for (DataNode dn : cluster.getDataNodes()) {
@@ -173,8 +173,8 @@ class DeadNodeRecoveryShapeClusterTest {
         + " decoded by one order: " + jointOrders + " joint orders of " + jointUnits + " units");
     assertEquals(rebuilt - jointUnits + jointOrders, sum(RepairMetrics::succeeded) - repairsBefore,
         "one repair per order: the units of a joint order by one decode");
-    // Each order reads each of its helpers' units once (a joint decode once for all its units), and each stored unit
-    // is read back once on its target to confirm it.
+    // Each order reads what its plan says (a joint decode one input set for all its units; a rack summing its inputs
+    // reads them once per output), and each stored unit is read back once on its target to confirm it.
     assertEquals(metrics().lostUnitHelperBytesPlanned() - helperBytesBefore
         + (metrics().lostUnitBytesRebuilt() - bytesBefore), sum(RepairMetrics::bytesReadLocally) - readBefore,
         "the DataNodes read what the plan's repairs read, and each stored unit back");
