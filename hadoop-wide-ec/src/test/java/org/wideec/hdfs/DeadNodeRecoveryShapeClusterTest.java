@@ -47,7 +47,7 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RackLinkLoad;
 
 /**
- * A dead DataNode's, then a dead rack's, units of Azure-LRC(12,2,2) block groups rebuilt on the NameNode's orders as
+ * A dead rack's, then a dead DataNode's, units of Azure-LRC(12,2,2) block groups rebuilt on the NameNode's orders as
  * its full-node recovery plan shapes them, on a racked cluster (7 racks of 3 DataNodes, 64 KiB cells): each
  * rack-aggregated chain visits its racks in the order the plan chose, so the slice bytes the DataNodes sent across
  * each rack link (their per-destination counters) are exactly the bytes the plan put there; and a group that lost
@@ -117,7 +117,7 @@ class DeadNodeRecoveryShapeClusterTest {
   }
 
   @Test
-  @Order(1)
+  @Order(2)
   void aDeadNodesUnitsAreRebuiltAlongThePlannedChainsAndEachRackLinkCarriesExactlyThePlannedBytes() throws Exception {
     String node = busiest();
     int units = unitsOn(Set.of(node));
@@ -142,7 +142,7 @@ class DeadNodeRecoveryShapeClusterTest {
   }
 
   @Test
-  @Order(2)
+  @Order(1)
   void aDeadRacksGroupsThatLostUnitsOfOneLocalGroupDecodeThemJointlyAndReadExactlyWhatThePlanReads() throws Exception {
     String rack = rackWithTwoUnitsOfOneLocalGroup();
     Set<String> nodes = new TreeSet<>();
