@@ -34,9 +34,10 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
 
   /**
    * Lost units of one group whose local repair reads another lost unit (they need a wider decode anyway), rebuilt by
-   * one joint decode (the helpers read once for all of them, at the first unit's target, which sends the others on)
-   * or each alone (each reading its own helper set): what each way reads from helpers and sends across racks, each
-   * unit in its planned rack. The joint decode is taken only where it sends fewer bytes across racks.
+   * one joint decode (one input set for all of them, at the first unit's target, which sends the others on; a rack
+   * that sums its inputs reads each once per output it feeds, any other input is read once) or each alone (each
+   * reading its own helper set): what each way reads from helpers and sends across racks, each unit in its planned
+   * rack. The joint decode is taken only where it sends fewer bytes across racks.
    */
   public record JointChoice(String group, List<Integer> units, long jointReadBytes, long jointCrossRackBytes,
       long aloneReadBytes, long aloneCrossRackBytes, boolean joint) {
@@ -58,8 +59,7 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    * @param decodedWith the lost units of its group that one decode rebuilds together with it (it among them,
    *     ascending), at the target of the first, which sends the others on: the first's transfers are the decode's,
    *     each other's its sending on; empty when it is rebuilt alone
-   * @param helperBytes bytes its repair reads from helpers, each helper's unit once (a joint decode's on its first
-   *     unit, none on the others)
+   * @param helperBytes bytes its repair reads from helpers (a joint decode's on its first unit, none on the others)
    */
   public record Rebuild(String group, int unit, String plannedRack, String rack, List<String> chain,
       List<Transfer> transfers, Map<String, List<Transfer>> options, List<Integer> decodedWith, long helperBytes) {

@@ -437,8 +437,11 @@ public final class FullNodeRecoveryPlanner {
         scheme.aggregatesInRacks());
     Map<Integer, List<FullNodeRecoveryPlan.Transfer>> byUnit = new LinkedHashMap<>();
     List<FullNodeRecoveryPlan.Transfer> joint = new ArrayList<>();
+    long read = 0;
     for (MultiUnitStreams.Shape s : m.streams()) {
       List<UnitLocation> chain = s.chain();
+      // Each step of a stream reads its unit: a rack that sums its inputs reads each once per output it feeds.
+      read += chain.size() * g.unitBytes();
       for (int i = 0; i < chain.size(); i++) {
         String to = i + 1 < chain.size() ? chain.get(i + 1).rack() : requestorRack;
         if (!to.equals(chain.get(i).rack())) {
@@ -452,7 +455,7 @@ public final class FullNodeRecoveryPlanner {
       byUnit.put(units[i], rack.equals(requestorRack) ? List.of()
           : List.of(new FullNodeRecoveryPlan.Transfer(requestorRack, rack, g.unitBytes())));
     }
-    return new JointShape(byUnit, (long) m.inputs().length * g.unitBytes());
+    return new JointShape(byUnit, read);
   }
 
   /** Units of a group rebuilt by one joint decode at the first one's target, the others sent on; planned racks. */

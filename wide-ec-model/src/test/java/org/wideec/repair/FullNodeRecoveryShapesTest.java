@@ -82,18 +82,18 @@ class FullNodeRecoveryShapesTest {
   @Test
   void twoUnitsOfOneLocalGroupLostTogetherAreDecodedJointlyWhereThatSendsFewerBytesAcrossRacks() {
     // Units 0 and 1 go back to /r0. Each alone needs a global decode from units 2..13 (its local group misses the
-    // other), a chain through /r1, /r2, /r3, /r4, /r5 into /r0: 5 units across racks and 12 read, each. Jointly the
-    // same 12 units are read once, /r0's unit 2 is local, and each other rack sends one partial sum per lost unit
-    // (/r1, /r3, /r4: 2 each) or its one input raw (/r2's unit 12, /r5's 13): 8 across racks.
+    // other), a chain through /r1, /r2, /r3, /r4, /r5 into /r0: 5 units across racks and 12 read, each. Jointly /r0's
+    // unit 2 is local, and each other rack sends one partial sum per lost unit (/r1, /r3, /r4: 2 each, each summing
+    // chain reading the rack's 3 units: 18 read) or its one input raw (2, 12, 13: 3 read): 8 across racks, 21 read.
     FullNodeRecoveryPlan p = plan(AS_PLANNED, loss("g", A, 0, 1));
-    assertEquals(List.of(new FullNodeRecoveryPlan.JointChoice("g", List.of(0, 1), 12 * U, 8 * U, 24 * U, 10 * U,
+    assertEquals(List.of(new FullNodeRecoveryPlan.JointChoice("g", List.of(0, 1), 21 * U, 8 * U, 24 * U, 10 * U,
         true)), p.jointChoices());
     assertEquals(8 * U, p.crossRackBytes());
     FullNodeRecoveryPlan.Rebuild first = p.rebuilds().get(0);
     FullNodeRecoveryPlan.Rebuild second = p.rebuilds().get(1);
     assertEquals(List.of(0, 1), first.decodedWith());
     assertEquals(List.of(0, 1), second.decodedWith());
-    assertEquals(12 * U, first.helperBytes(), "the joint decode reads each helper once");
+    assertEquals(21 * U, first.helperBytes(), "one decode's reads");
     assertEquals(0, second.helperBytes());
     assertEquals(List.of(), second.transfers(), "both go back to /r0: nothing sent on across racks");
     assertEquals(Map.of("up /r1", 2 * U, "up /r2", U, "up /r3", 2 * U, "up /r4", 2 * U, "up /r5", U, "down /r0",
@@ -118,10 +118,10 @@ class FullNodeRecoveryShapesTest {
 
   @Test
   void aJointDecodeThatSendsNoFewerBytesAcrossRacksIsNotTaken() {
-    // Units 0 and 1 back to /r0 on the NameNode's layout: /r1 sends two partial sums jointly as alone, and so does
-    // every other rack (two inputs each): 10 across racks either way, so each is rebuilt alone.
+    // Units 0 and 1 back to /r0 on the NameNode's layout: /r1 sends two partial sums jointly as alone (each reading
+    // its three units), and every other rack its two inputs: 10 across racks either way, so each is rebuilt alone.
     FullNodeRecoveryPlan p = plan(AS_PLANNED, loss("g", CL, 0, 1));
-    assertEquals(List.of(new FullNodeRecoveryPlan.JointChoice("g", List.of(0, 1), 12 * U, 10 * U, 24 * U, 10 * U,
+    assertEquals(List.of(new FullNodeRecoveryPlan.JointChoice("g", List.of(0, 1), 15 * U, 10 * U, 24 * U, 10 * U,
         false)), p.jointChoices());
   }
 
