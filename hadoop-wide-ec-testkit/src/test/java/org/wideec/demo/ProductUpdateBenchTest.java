@@ -61,45 +61,4 @@ class ProductUpdateBenchTest {
           "three units of a stripe removed at once, on the " + scheme + " run's archive: " + byScheme);
     }
   }
-
-  @Test
-  @SuppressWarnings("unchecked")
-  void theSweepMeasuresTheDeltaUpdateWithReEncodingOffAndTheDefaultRunWhereItReEncodes() throws Exception {
-    String code = "rs:k=6,m=3";
-    ProductUpdateBench.Settings s = new ProductUpdateBench.Settings(List.of(code), List.of("rackcu"), true, 6, 3,
-        1 << 20, null, 100_000_000, 10, 1);
-    Map<String, Object> json = new ProductUpdateBench(s, new PrintStream(new ByteArrayOutputStream(), true,
-        StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
-    assertEquals(0, ((Number) json.get("bytesLost")).longValue());
-    Map<String, Object> rackcu = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>)
-        json.get("codes")).get(code)).get("rackcu");
-    Map<String, Object> crossover = (Map<String, Object>) rackcu.get("crossover");
-    List<Map<String, Object>> points = (List<Map<String, Object>>) crossover.get("points");
-    assertEquals(List.of(1, 2, 4, 6), points.stream().map(p -> p.get("changedUnits")).toList());
-    long unit = 1 << 20;
-    for (Map<String, Object> p : points) {
-      long measured = ((Number) p.get("deltaMeasuredCrossRackBytes")).longValue();
-      long planned = ((Number) p.get("deltaPlannedCrossRackBytes")).longValue();
-      Map<String, Object> dflt = (Map<String, Object>) p.get("whenCheaper");
-      long dfltMeasured = ((Number) dflt.get("measuredCrossRackBytes")).longValue();
-      long dfltChosen = ((Number) dflt.get("chosenCrossRackBytes")).longValue();
-      if ((Boolean) p.get("stripeDropped")) {
-        assertTrue(planned == 0 && measured < unit && !(Boolean) dflt.get("reEncodes"), "nothing to write: " + p);
-        continue;
-      }
-      // With re-encoding off the delta plan runs whatever it costs, so the measured is the plan's chunks.
-      assertTrue(planned > 0 && planned % unit == 0, "whole chunks: " + p);
-      assertTrue(ProductCrossover.heldTo(planned, measured, unit), "the delta update as planned: " + p);
-      // Where the delta run's archive would be re-encoded, the default run has an archive of its own (placed at
-      // random, so its own choice may differ); elsewhere the delta run is the default run.
-      assertTrue(!(Boolean) dflt.get("reEncodes") || (Boolean) dflt.get("ranOnItsOwnArchive"), p.toString());
-      assertTrue(dfltChosen > 0 && dfltChosen % unit == 0 && ProductCrossover.heldTo(dfltChosen, dfltMeasured, unit),
-          "the default run as it chose: " + p);
-      if (!(Boolean) dflt.get("ranOnItsOwnArchive")) {
-        assertEquals(planned, dfltChosen, "the default run is the delta update: " + p);
-        assertEquals(measured, dfltMeasured, p.toString());
-      }
-    }
-    assertTrue(crossover.containsKey("whenCheaperReEncodesFromChangedUnits"), crossover.toString());
-  }
 }
