@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code bench update --product} end to end on one RS archive (the LRC is the same path, with local groups): the
- * churn with two schemes, each command held to its plan; the sweep with RackCU, each point's delta update held to its
- * plan and the default run to its choice.
+ * churn with two schemes, each command held to its plan. The sweep's end-to-end run is the bench's (it would add about
+ * 200 s to the suite); {@code ProductCrossoverTest} checks how it measures and chooses.
  */
 class ProductUpdateBenchTest {
   @Test
