@@ -131,8 +131,12 @@ class DegradedReadDuringRepairBenchTest {
       }
       assertEquals(2, helperRacks.size(), "the local group's helpers sit in two racks: " + helperRacks);
       Map<String, Map<String, Long>> before = sentAcrossRacks(cluster);
+      // No hedge: this asserts which path served the read, and on a busy host direct decode could overtake a first
+      // chain that is merely slow (slice-port look-ups, cold code).
+      Configuration noHedge = new Configuration(lost.clientConf());
+      noHedge.set("wide-ec.client.degraded-read.hedge.ms", "0");
       try (org.wideec.client.WideEcFileSystem ours = (org.wideec.client.WideEcFileSystem)
-          org.apache.hadoop.fs.FileSystem.newInstance(cluster.getURI(), lost.clientConf());
+          org.apache.hadoop.fs.FileSystem.newInstance(cluster.getURI(), noHedge);
           org.apache.hadoop.fs.FSDataInputStream in = ours.open(st.file())) {
         byte[] got = new byte[lost.lostCell().length];
         in.readFully(lost.lostAt(), got);
