@@ -18,13 +18,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterAll;
@@ -261,13 +259,7 @@ class DeadNodeRecoveryShapeClusterTest {
       dead.add(cluster.getNamesystem().getBlockManager().getDatanodeManager().getDatanode(dn.getDatanodeId()));
       assertTrue(cluster.stopDataNode(node) != null, node);
     }
-    cluster.getNamesystem().writeLock();
-    try {
-      dead.forEach(DFSTestUtil::setDatanodeDead);
-      BlockManagerTestUtil.checkHeartbeat(cluster.getNamesystem().getBlockManager());
-    } finally {
-      cluster.getNamesystem().writeUnlock();
-    }
+    MiniClusters.declareDeadAtOnce(cluster, dead);
   }
 
   private void awaitEveryUnitBack(String what) {

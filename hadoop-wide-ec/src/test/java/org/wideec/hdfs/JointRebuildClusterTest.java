@@ -12,9 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
-import org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,6 +26,7 @@ import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
+import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RepairScheme;
@@ -113,15 +112,8 @@ class JointRebuildClusterTest extends ArchiveTestBed {
       }
     }
     assertEquals(3, dead.size());
-    // Under the namesystem's write lock, so that no pass of the monitor (which reads under its read lock) sees one or
-    // two of the three removed: the heartbeat check removes dead nodes one lock at a time.
-    cluster.getNamesystem().writeLock();
-    try {
-      dead.forEach(DFSTestUtil::setDatanodeDead);
-      BlockManagerTestUtil.checkHeartbeat(cluster.getNamesystem().getBlockManager());
-    } finally {
-      cluster.getNamesystem().writeUnlock();
-    }
+    // At once, so that no pass of the monitor sees one or two of the three removed.
+    MiniClusters.declareDeadAtOnce(cluster, dead);
 
     for (int u : lost) {
       Eventually.await("unit " + u + " live again", Duration.ofSeconds(60),

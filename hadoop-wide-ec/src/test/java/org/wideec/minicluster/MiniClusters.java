@@ -110,6 +110,23 @@ public final class MiniClusters {
     return cluster;
   }
 
+  /**
+   * Has the NameNode declare these stopped DataNodes dead at once (as after their heartbeats stopped), under the
+   * namesystem's write lock: the heartbeat check removes dead nodes one lock at a time, so without it a reader under the
+   * read lock (our repair monitor's pass) may see some removed and the others still live.
+   */
+  public static void declareDeadAtOnce(MiniDFSCluster cluster,
+      java.util.Collection<org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor> dead) {
+    cluster.getNamesystem().writeLock();
+    try {
+      dead.forEach(org.apache.hadoop.hdfs.DFSTestUtil::setDatanodeDead);
+      org.apache.hadoop.hdfs.server.blockmanagement.BlockManagerTestUtil.checkHeartbeat(
+          cluster.getNamesystem().getBlockManager());
+    } finally {
+      cluster.getNamesystem().writeUnlock();
+    }
+  }
+
   /** Whether {@code key} in {@code base} is unset or comes from Hadoop's *-default.xml, not from the test. */
   private static boolean isDefault(Configuration base, String key) {
     String[] sources = base.getPropertySources(key);
