@@ -73,7 +73,7 @@ final class LostUnitRebuilds {
   /** Units of block groups being rebuilt now (internal block id), with their group. */
   private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
   /** What each unit's order in flight puts on the links (internal block id): the load the next plans share. */
-  private final Map<Long, RackLinkLoad> flowsInFlight = new ConcurrentHashMap<>();
+  private final LinksInFlight flowsInFlight;
   /**
    * Block groups found to rebuild that no order took yet, in the order found, as the last pass saw them: claimed, and
    * ordered first as orders end.
@@ -86,6 +86,13 @@ final class LostUnitRebuilds {
 
   LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
       ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs) {
+    this(source, fsn, state, orders, workers, maxConcurrent, scheme, giveBackMs, new LinksInFlight());
+  }
+
+  /** @param flowsInFlight what orders under way put on the links, shared with other plans of the same links */
+  LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
+      ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs, LinksInFlight flowsInFlight) {
+    this.flowsInFlight = flowsInFlight;
     this.source = source;
     this.fsn = fsn;
     this.state = state;
@@ -191,9 +198,7 @@ final class LostUnitRebuilds {
     }
     if (!stripes.isEmpty()) {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
-      RackLinkLoad inFlight = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
-      flowsInFlight.values().forEach(f -> inFlight.add(f, 1));
-      execute(planner.plan(source.from(), stripes, candidates, inFlight), byName, live);
+      execute(planner.plan(source.from(), stripes, candidates, flowsInFlight.load()), byName, live);
     }
     // What no order took now waits, first in line.
     for (GroupUnits g : byName.values()) {
@@ -275,7 +280,7 @@ final class LostUnitRebuilds {
         + source.where(g, r.unit());
     state.startedUnit(internal);
     unitsInFlight.put(internal, g.groupId());
-    flowsInFlight.put(internal, r.flows());
+    flowsInFlight.started(internal, r.flows());
     counters.rebuilding().set(running.incrementAndGet());
     counters.crossRackBytesPlanned().incr(r.crossRackBytes());
     String target = to.node().getXferAddr();
@@ -296,7 +301,7 @@ final class LostUnitRebuilds {
           }
         } finally {
           unitsInFlight.remove(internal);
-          flowsInFlight.remove(internal);
+          flowsInFlight.ended(internal);
           counters.rebuilding().set(running.decrementAndGet());
           if (moreToOrder) {
             orderEnded.run(); // only sets a flag and unparks the monitor
@@ -305,7 +310,7 @@ final class LostUnitRebuilds {
       });
     } catch (RejectedExecutionException e) { // stopping
       unitsInFlight.remove(internal);
-      flowsInFlight.remove(internal);
+      flowsInFlight.ended(internal);
       state.endedUnit(internal);
       counters.rebuilding().set(running.decrementAndGet());
     }
