@@ -14,7 +14,8 @@ import java.util.PriorityQueue;
  * the few links of the unit's two ways, so it is priced against the whole load by those links alone (the sorted link
  * times of two loads that differ in a few links first differ at the largest time the change adds or removes), and the
  * changes are tried best first from a queue keyed by that price, each priced again against the load of the moment
- * before it is taken and queued again when no longer the best (lazy greedy; at most 8 n log2 n + 64 times a round, after which
+ * before it is taken and queued again when no longer the best (lazy greedy; at most 16 n log2 n + 64 times a
+ * round, after which
  * a change that still shortens the time is taken as it comes). A round ends when the queue is empty; the next prices every unit afresh, until a
  * round changes nothing (a local optimum: no single change shortens the time) or {@code 2 + log2 n} rounds. Plans of
  * at most {@link #MAX_UNITS_FOR_SWAPS} units also try a copy and a rebuild exchanging ways. The quadratic search it
@@ -204,7 +205,7 @@ public final class CopyOrRebuildSplit {
       boolean changed = false;
       // Re-queued changes at most, log n per unit: where every change's price moves with each one taken (they all
       // load the leaving node's NIC), best first exactly would price every unit again after each, n^2 in all.
-      int requeues = 8 * n * (32 - Integer.numberOfLeadingZeros(n)) + 64;
+      int requeues = 16 * n * (32 - Integer.numberOfLeadingZeros(n)) + 64;
       while (!queue.isEmpty()) {
         Queued q = queue.poll();
         if (q.version != version[q.unit]) {
