@@ -14,7 +14,7 @@ import org.wideec.repair.RepairScheme;
  * (one leaving node holding 50, 500 and 5000 units): milliseconds per search, the ratio, and each split's predicted
  * seconds. Run: {@code java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)
  * org.wideec.bench.DecommissionSplitBench [sizes...]}; the quadratic search runs up to the size in the system property
- * {@code quadratic.max} (default 5000: about 20 minutes there on 2 vCPUs).
+ * {@code quadratic.max} (default 5000, where it takes many minutes).
  */
 public final class DecommissionSplitBench {
   private DecommissionSplitBench() {}
