@@ -3,18 +3,14 @@ package org.wideec.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
-import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
@@ -129,24 +125,5 @@ class DecommissionArchivedCopyClusterTest extends ArchiveTestBed {
     }
     assertTrue(best != null, "some DataNode holds archived blocks and nothing else: " + archivedOn);
     return best;
-  }
-
-  /** Stored members (data and parity) whose one replica is on each node. */
-  private Map<String, Integer> archivedMembersPerNode(StripeManifest m) {
-    Map<String, Integer> n = new TreeMap<>();
-    for (ArchivedStripe s : m.stripes()) {
-      for (int u : s.storedUnits()) {
-        for (DatanodeInfo x : located(s.member(u)).getLocations()) {
-          n.merge(x.getXferAddr(), 1, Integer::sum);
-        }
-      }
-    }
-    return n;
-  }
-
-  private static long counter(DataNodeMetrics m, String name) throws ReflectiveOperationException {
-    Field f = DataNodeMetrics.class.getDeclaredField(name);
-    f.setAccessible(true);
-    return ((MutableCounterLong) f.get(m)).value();
   }
 }
