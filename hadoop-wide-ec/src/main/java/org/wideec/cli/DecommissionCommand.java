@@ -43,7 +43,8 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * itself: where the node leaves service stays HDFS's decision, made with HDFS's own tools. With {@code --dry-run} it
  * changes nothing and prints the plan for the node's units of our block groups under PATH ({@code --path}, default
  * /): where each is rebuilt, from which units, the bytes across racks, and which must be copied from the node; and
- * how many archived blocks only the node holds (the archive repair monitor rebuilds those from their stripes).
+ * how many archived blocks only the node holds (the archive repair monitor copies or rebuilds each, priced as it
+ * comes up, to its planned rack).
  */
 final class DecommissionCommand {
   static final String USAGE = String.join("\n",
@@ -239,8 +240,9 @@ final class DecommissionCommand {
       out.println("decommission plan for " + node.getXferAddr() + " (" + node.getNetworkLocation() + ", "
           + node.getAdminState() + "), block groups of our codecs under " + root.toUri().getPath() + ":");
       out.println(plan.describe());
-      out.println(archived + " archived block(s) held only on the node: the NameNode's archive repair monitor rebuilds"
-          + " each from its stripe in its planned rack (`wide-ec fsck PATH` lists a stripe the others cannot rebuild)");
+      out.println(archived + " archived block(s) held only on the node: the NameNode's archive repair monitor copies"
+          + " each from the node or rebuilds it from its stripe, priced against the orders under way, into its planned"
+          + " rack (`wide-ec fsck PATH` lists a stripe the others cannot rebuild)");
     }
     return 0;
   }

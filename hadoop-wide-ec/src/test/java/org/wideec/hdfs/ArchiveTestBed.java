@@ -219,4 +219,26 @@ abstract class ArchiveTestBed {
       fsn.writeUnlock();
     }
   }
+
+  /** Stored members (data and parity) whose one replica is on each node. */
+  java.util.Map<String, Integer> archivedMembersPerNode(org.wideec.archive.StripeManifest m) {
+    java.util.Map<String, Integer> n = new java.util.TreeMap<>();
+    for (org.wideec.archive.ArchivedStripe s : m.stripes()) {
+      for (int u : s.storedUnits()) {
+        for (org.apache.hadoop.hdfs.protocol.DatanodeInfo d : located(s.member(u)).getLocations()) {
+          n.merge(d.getXferAddr(), 1, Integer::sum);
+        }
+      }
+    }
+    return n;
+  }
+
+  /** A counter of HDFS's own DataNode metrics (blocksReplicated: the blocks it copied), by field name. */
+  static long counter(org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics m, String name)
+      throws ReflectiveOperationException {
+    java.lang.reflect.Field f = org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics.class
+        .getDeclaredField(name);
+    f.setAccessible(true);
+    return ((org.apache.hadoop.metrics2.lib.MutableCounterLong) f.get(m)).value();
+  }
 }

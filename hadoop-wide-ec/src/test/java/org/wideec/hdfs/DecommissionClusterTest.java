@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,15 +20,12 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
-import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
-import org.wideec.archive.StripeManifest;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
@@ -407,18 +403,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
     return n;
   }
 
-  /** Stored members (data and parity) whose one replica is on each node. */
-  private Map<String, Integer> archivedMembersPerNode(StripeManifest m) {
-    Map<String, Integer> n = new TreeMap<>();
-    for (ArchivedStripe s : m.stripes()) {
-      for (int u : s.storedUnits()) {
-        for (DatanodeInfo d : located(s.member(u)).getLocations()) {
-          n.merge(d.getXferAddr(), 1, Integer::sum);
-        }
-      }
-    }
-    return n;
-  }
 
   /** A replica's bytes read from the DataNode's disk through its checksums. */
   private byte[] replica(DatanodeInfo at, org.wideec.archive.StripeMember m) throws Exception {
@@ -437,11 +421,5 @@ class DecommissionClusterTest extends ArchiveTestBed {
       in.readFully(0, back);
     }
     return back;
-  }
-
-  private static long counter(DataNodeMetrics m, String name) throws ReflectiveOperationException {
-    Field f = DataNodeMetrics.class.getDeclaredField(name);
-    f.setAccessible(true);
-    return ((MutableCounterLong) f.get(m)).value();
   }
 }

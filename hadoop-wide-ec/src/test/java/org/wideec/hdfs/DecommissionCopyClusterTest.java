@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,8 +21,6 @@ import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
-import org.apache.hadoop.hdfs.server.datanode.metrics.DataNodeMetrics;
-import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.junit.jupiter.api.Test;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
@@ -161,11 +158,5 @@ class DecommissionCopyClusterTest extends ArchiveTestBed {
     }
     out.sort(java.util.Comparator.comparing((String n) -> -unitsOn.get(n)).thenComparing(n -> n));
     return out;
-  }
-
-  private static long counter(DataNodeMetrics m, String name) throws ReflectiveOperationException {
-    Field f = DataNodeMetrics.class.getDeclaredField(name);
-    f.setAccessible(true);
-    return ((MutableCounterLong) f.get(m)).value();
   }
 }

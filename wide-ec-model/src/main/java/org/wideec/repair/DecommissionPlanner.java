@@ -21,9 +21,11 @@ import org.wideec.topology.Site;
  * k). A copy sends the unit once through the leaving node's NIC, which every copy shares (HDFS-16613); a rebuild
  * sends one unit's worth per helper through the helpers' NICs and, with racks oversubscribed, through every rack link
  * its chain crosses. Priced under one link model ({@link RackLinkLoad} at {@link LinkRates}, as the full-node
- * recovery planner prices racks), the split with the shortest time is taken over all the units planned together: a
- * small node copies, a node with many units copies some while the local groups rebuild the others. Both ways run
- * through the repair worker and land on the same target, so the stripe's placement is the same either way.
+ * recovery planner prices racks), the split with the shortest time is taken over all the units planned together
+ * ({@link CopyOrRebuildSplit}, near-linear in the units): a small node copies, a node with many units copies some while
+ * the local groups rebuild the others. Both ways run through the repair worker and land on the same target, so the
+ * stripe's placement is the same either way. Block groups and archived stripes are priced in one split: an archived
+ * stripe's leaving unit comes with its target chosen by the archive's own rules ({@link LeavingStripe#targets}).
  *
  * <p>Targets keep the stripe's placement: a node in the unit's own rack (where its local group lives: one local group
  * per rack, or the combined-locality packing) holding no unit of the stripe; failing that, a node holding no unit of
@@ -36,9 +38,6 @@ import org.wideec.topology.Site;
  * rebuild is always copied. Without link rates every other unit is rebuilt. Not thread-safe; pure: no HDFS.
  */
 public final class DecommissionPlanner {
-  /** Above this many units a plan tries single moves only, not swaps (a swap search is quadratic in the units). */
-  private static final int MAX_UNITS_FOR_SWAPS = 64;
-
   private final RepairScheme scheme;
   private final RackLinkLoad.Links links;
   private final LinkRates rates;
@@ -80,18 +79,27 @@ public final class DecommissionPlanner {
    * @param maxUnitsPerRack the most units of the stripe its placement puts in one rack
    * @param plan the placement the stripe was planned by, whose rack guarantees a unit moved to another rack keeps;
    *     null when none is known (then only the per-rack limit holds)
+   * @param targets leaving units whose target is chosen already, by the rules of the stripe's own layout (an archived
+   *     stripe's unit goes to its planned rack, as its rebuild would): priced only, copy and rebuild landing there
    */
   public record LeavingStripe(String name, LinearCode code, Map<Integer, UnitLocation> units, Set<Integer> zeros,
-      long[] unitLengths, int maxUnitsPerRack, PlacementPlan plan) {
+      long[] unitLengths, int maxUnitsPerRack, PlacementPlan plan, Map<Integer, Site> targets) {
     /** A stripe whose plan is not known: only the per-rack limit holds for a unit moved to another rack. */
     public LeavingStripe(String name, LinearCode code, Map<Integer, UnitLocation> units, Set<Integer> zeros,
         long[] unitLengths, int maxUnitsPerRack) {
       this(name, code, units, zeros, unitLengths, maxUnitsPerRack, null);
     }
 
+    /** A stripe whose units' targets the planner chooses. */
+    public LeavingStripe(String name, LinearCode code, Map<Integer, UnitLocation> units, Set<Integer> zeros,
+        long[] unitLengths, int maxUnitsPerRack, PlacementPlan plan) {
+      this(name, code, units, zeros, unitLengths, maxUnitsPerRack, plan, Map.of());
+    }
+
     public LeavingStripe {
       units = Map.copyOf(units);
       zeros = Set.copyOf(zeros);
+      targets = Map.copyOf(targets);
       if (unitLengths.length != code.n()) {
         throw new IllegalArgumentException(name + ": " + unitLengths.length + " unit lengths for " + code.spec()
             + " (" + code.n() + " units)");
@@ -102,6 +110,16 @@ public final class DecommissionPlanner {
       if (plan != null && plan.code().n() != code.n()) {
         throw new IllegalArgumentException(name + ": a plan of " + plan.code().spec() + " for " + code.spec());
       }
+      for (int u : targets.keySet()) {
+        if (!units.containsKey(u)) {
+          throw new IllegalArgumentException(name + ": a target for unit " + u + ", which the stripe does not hold");
+        }
+      }
+    }
+
+    /** The same stripe with these leaving units' targets chosen already. */
+    public LeavingStripe withTargets(Map<Integer, Site> chosen) {
+      return new LeavingStripe(name, code, units, zeros, unitLengths, maxUnitsPerRack, plan, chosen);
     }
   }
 
@@ -125,97 +143,25 @@ public final class DecommissionPlanner {
     for (LeavingStripe s : stripes) {
       planStripe(leaving, s, targets, choices, unplaced);
     }
+    List<CopyOrRebuildSplit.Ways> ways = choices.stream()
+        .map(c -> new CopyOrRebuildSplit.Ways(c.copy.flows(), c.rebuild == null ? null : c.rebuild.flows())).toList();
     boolean[] copy = new boolean[choices.size()];
     for (int i = 0; i < copy.length; i++) {
       copy[i] = choices.get(i).rebuild == null;
     }
-    RackLinkLoad load = inFlight.copy();
-    for (int i = 0; i < copy.length; i++) {
-      load.add(choices.get(i).flows(copy[i]), 1);
-    }
+    RackLinkLoad load;
     if (rates != null) {
-      load = fastestSplit(choices, copy, load);
+      CopyOrRebuildSplit.Split split = CopyOrRebuildSplit.fastest(ways, inFlight, rates);
+      copy = split.copy();
+      load = split.load();
+    } else {
+      load = CopyOrRebuildSplit.loadOf(ways, copy, inFlight);
     }
     return new DecommissionPlan(interleaved(choices, copy), unplaced, load, rates);
   }
 
   /** A leaving unit's two ways off its node: copied from it, or rebuilt by the other units (null: they cannot). */
-  private record UnitChoice(DecommissionPlan.Rebuild copy, DecommissionPlan.Rebuild rebuild) {
-    RackLinkLoad flows(boolean copied) {
-      return copied ? copy.flows() : rebuild.flows();
-    }
-  }
-
-  /**
-   * Local search for the split of copies and rebuilds with the shortest time (the busiest link's seconds, then the
-   * next busiest's): from rebuilding every unit the others can, the single change of way that shortens it most,
-   * while one does; then, where no single change does, a copy and a rebuild exchanging ways. The leaving node's NIC
-   * bounds the copies, the rack links and the helpers' NICs the rebuilds, so the fastest split keeps both busy: the
-   * node copies some units while the local groups rebuild the others. Changes {@code copy} in place.
-   *
-   * @return the load of the split found, the load in flight included
-   */
-  private RackLinkLoad fastestSplit(List<UnitChoice> choices, boolean[] copy, RackLinkLoad load) {
-    while (true) {
-      int best = -1;
-      RackLinkLoad bestLoad = load;
-      for (int i = 0; i < copy.length; i++) {
-        if (choices.get(i).rebuild == null) {
-          continue;
-        }
-        RackLinkLoad trial = switched(load, choices.get(i), copy[i]);
-        if (trial.compareSeconds(bestLoad, rates) < 0) {
-          best = i;
-          bestLoad = trial;
-        }
-      }
-      if (best < 0 && copy.length <= MAX_UNITS_FOR_SWAPS) {
-        int[] pair = bestSwap(choices, copy, load);
-        if (pair != null) {
-          load = switched(switched(load, choices.get(pair[0]), copy[pair[0]]), choices.get(pair[1]), copy[pair[1]]);
-          copy[pair[0]] = !copy[pair[0]];
-          copy[pair[1]] = !copy[pair[1]];
-          continue;
-        }
-      }
-      if (best < 0) {
-        return load;
-      }
-      copy[best] = !copy[best];
-      load = bestLoad;
-    }
-  }
-
-  /** The copied and the rebuilt unit whose exchange of ways shortens the time most; null when none does. */
-  private int[] bestSwap(List<UnitChoice> choices, boolean[] copy, RackLinkLoad load) {
-    int[] best = null;
-    RackLinkLoad bestLoad = load;
-    for (int i = 0; i < copy.length; i++) {
-      if (!copy[i] || choices.get(i).rebuild == null) {
-        continue;
-      }
-      RackLinkLoad half = switched(load, choices.get(i), true);
-      for (int j = 0; j < copy.length; j++) {
-        if (copy[j] || choices.get(j).rebuild == null) {
-          continue;
-        }
-        RackLinkLoad trial = switched(half, choices.get(j), false);
-        if (trial.compareSeconds(bestLoad, rates) < 0) {
-          best = new int[] {i, j};
-          bestLoad = trial;
-        }
-      }
-    }
-    return best;
-  }
-
-  /** The load with one unit's way changed (copied now: rebuilt after, and the other way round). */
-  private static RackLinkLoad switched(RackLinkLoad load, UnitChoice c, boolean copiedNow) {
-    RackLinkLoad t = load.copy();
-    t.add(c.flows(copiedNow), -1);
-    t.add(c.flows(!copiedNow), 1);
-    return t;
-  }
+  private record UnitChoice(DecommissionPlan.Rebuild copy, DecommissionPlan.Rebuild rebuild) {}
 
   /**
    * The chosen ways in the order orders run them: copies spread evenly among the rebuilds, so that orders running a
@@ -266,7 +212,14 @@ public final class DecommissionPlanner {
     for (int u : leavingUnits) {
       UnitLocation from = s.units().get(u);
       List<String> passedOver = new ArrayList<>();
-      Site target = target(s, u, from, targets, stripeNodes, perRack, rackOf, guarantees, passedOver);
+      Site chosen = s.targets().get(u);
+      if (chosen != null && leaving.contains(chosen.node())) {
+        unplaced.add(new DecommissionPlan.Unplaced(s.name(), u, from.site(), "its target " + chosen.node()
+            + " is leaving too"));
+        continue;
+      }
+      Site target = chosen != null ? chosen
+          : target(s, u, from, targets, stripeNodes, perRack, rackOf, guarantees, passedOver);
       if (target == null) {
         unplaced.add(new DecommissionPlan.Unplaced(s.name(), u, from.site(), "no live DataNode in service holds no"
             + " unit of the stripe in rack " + from.rack() + " or in a rack below " + s.maxUnitsPerRack() + " of its"

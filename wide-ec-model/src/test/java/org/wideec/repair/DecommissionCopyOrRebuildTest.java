@@ -194,4 +194,51 @@ class DecommissionCopyOrRebuildTest {
     assertTrue(!StripeRepair.of("g", LRC, new int[] {4}, new long[] {UNIT}, Map.of(3, from), Map.of(), Set.of(),
         RepairScheme.PIPELINED).copies());
   }
+
+  @Test
+  void anArchivedUnitIsPricedAtTheTargetItsStripesPlanChoseWithExactBytesPerLink() {
+    // The stripe's plan puts unit 0 in rack B, where its local group lives: both ways land on b3 there, not on t0 in
+    // the leaving rack the planner would pick. The copy crosses A's uplink and B's downlink (10 s at 100 bytes/s), the
+    // rebuild stays in rack B (1 s per NIC at 1000 bytes/s): rebuilt.
+    DecommissionPlanner.LeavingStripe s = stripe("archived", new Site("b0", "/B"), new Site("b1", "/B"),
+        new Site("b2", "/B")).withTargets(Map.of(0, new Site("b3", "/B")));
+    LinkRates rates = new LinkRates(1000, 100);
+    DecommissionPlan plan = new DecommissionPlanner(RepairScheme.PIPELINED, RackLinkLoad.Links.FULL_DUPLEX, rates)
+        .plan(Set.of(LEAVING), List.of(s), List.of(new Site("t0", "/A"), new Site("b3", "/B")));
+
+    assertEquals("R", ways(plan), plan.describe());
+    DecommissionPlan.Rebuild r = plan.rebuilds().get(0);
+    assertEquals(new Site("b3", "/B"), r.target());
+    List<String> chain = r.helpers().stream().map(UnitLocation::node).toList();
+    assertEquals(Set.of("b0", "b1", "b2"), Set.copyOf(chain));
+    Map<String, Long> expected = new java.util.TreeMap<>();
+    for (int i = 0; i < chain.size(); i++) {
+      expected.put("out " + chain.get(i), UNIT);
+      expected.put("in " + (i + 1 < chain.size() ? chain.get(i + 1) : "b3"), UNIT);
+    }
+    assertEquals(expected, plan.load().nodeBytes());
+    assertEquals(Map.of(), plan.load().bytes(), "the rebuild crosses no rack link");
+    assertEquals(0, r.crossRackBytes());
+    assertEquals(Map.of("up /A", UNIT, "down /B", UNIT), r.otherWay().bytes(), "the copy's rack links");
+    assertEquals(Map.of("out " + LEAVING, UNIT, "in b3", UNIT), r.otherWay().nodeBytes(), "the copy's NICs");
+    assertEquals(1.0, plan.predictedSeconds());
+
+    // With the rack links as fast as the NICs the copy, loading four links where the rebuild loads six, is taken.
+    DecommissionPlan fast = new DecommissionPlanner(RepairScheme.PIPELINED, RackLinkLoad.Links.FULL_DUPLEX,
+        new LinkRates(1000, 1000)).plan(Set.of(LEAVING), List.of(s), List.of(new Site("b3", "/B")));
+    assertEquals("C", ways(fast), fast.describe());
+    assertEquals(Map.of("up /A", UNIT, "down /B", UNIT), fast.load().bytes());
+    assertEquals(Map.of("out " + LEAVING, UNIT, "in b3", UNIT), fast.load().nodeBytes());
+  }
+
+  @Test
+  void aUnitWhoseChosenTargetIsLeavingTooIsLeftUnplacedSayingSo() {
+    DecommissionPlanner.LeavingStripe s = stripe("archived", new Site("b0", "/B"), new Site("b1", "/B"),
+        new Site("b2", "/B")).withTargets(Map.of(0, new Site("b3", "/B")));
+    DecommissionPlan plan = new DecommissionPlanner(RepairScheme.PIPELINED, RackLinkLoad.Links.FULL_DUPLEX,
+        new LinkRates(1000, 100)).plan(Set.of(LEAVING, "b3"), List.of(s), List.of(new Site("b3", "/B")));
+    assertEquals(0, plan.rebuilds().size());
+    assertEquals(1, plan.unplaced().size());
+    assertEquals("its target b3 is leaving too", plan.unplaced().get(0).why());
+  }
 }

@@ -112,7 +112,7 @@ final class ArchiveRepairMonitor extends ArchivePass {
         : null;
     this.damaged = new MostUrgentStripes<>(settings.maxConcurrent());
     this.dispatch = new StripeRebuildDispatch(fsn, metrics, settings.maxConcurrent(), state, orders, workers,
-        dataNodeScheme);
+        dataNodeScheme, leaving);
   }
 
   /** The striped placement scheme the NameNode's policy plans by (a wrong value: the policy's own fallback, auto). */

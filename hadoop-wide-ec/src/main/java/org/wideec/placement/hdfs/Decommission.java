@@ -12,10 +12,11 @@ import org.wideec.repair.RepairScheme;
  * units of our block groups on leaving DataNodes ({@link LostUnitRebuilds} over {@link LeavingNodeUnits}, at each
  * pass's start: a leaving node's
  * decommission waits on every unit) and the archived blocks held only there ({@link LeavingArchivedBlocks}, met as the
- * pass looks at each stripe), their claims on HDFS's copy ({@link RebuildClaims}) and the units left. A failing
+ * pass looks at each stripe, each copied from the leaving node or rebuilt from its stripe, priced in one link model
+ * with the block groups' units), their claims on HDFS's copy ({@link RebuildClaims}) and the units left. A failing
  * leaving pass never stops the archive repairs: it is one rate-limited warning, and what it did not claim HDFS copies.
  */
-final class Decommission {
+final class Decommission implements StripeRebuildDispatch.LeavingCopies {
   private final WideEcNameNodeMetrics metrics;
   private final LeavingNodeUnits leavingUnits;
   private final LostUnitRebuilds groups;
@@ -26,9 +27,11 @@ final class Decommission {
       long giveBackMs) {
     this.metrics = metrics;
     this.leavingUnits = new LeavingNodeUnits(fsn, metrics, settings, placementScheme, orders);
+    // One load in flight for both: a block group's unit and an archived block are priced against each other's orders.
+    LinksInFlight inFlight = new LinksInFlight();
     this.groups = new LostUnitRebuilds(leavingUnits, fsn, state, orders, workers, settings.maxConcurrent(), scheme,
-        giveBackMs);
-    this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs);
+        giveBackMs, inFlight);
+    this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs, settings.rates(), scheme, inFlight);
     state.tell(new RebuildState.Outcomes() {
       @Override
       public void repaired(long block) {
@@ -65,6 +68,23 @@ final class Decommission {
   /** The monitor looked at this stripe. */
   void note(ArchivedStripe s, ArchivedStripeNow now) {
     archived.note(s, now);
+  }
+
+  /**
+   * Which of the stripe's lost units on leaving nodes to copy from there, each to the target the monitor chose
+   * ({@link LeavingArchivedBlocks#copies}).
+   */
+  @Override
+  public Map<Integer, org.wideec.repair.UnitLocation> copies(org.wideec.archive.ArchivedStripeRepair p,
+      Map<Integer, org.wideec.topology.Site> targets,
+      java.util.function.Supplier<Map<String, org.apache.hadoop.hdfs.protocol.DatanodeInfo>> nodes) {
+    return archived.copies(p, targets, nodes);
+  }
+
+  /** The archived block is about to be copied from its leaving node. */
+  @Override
+  public void copying(long block) {
+    archived.copying(block);
   }
 
   /** The monitor could not order the rebuild of these archived blocks. */

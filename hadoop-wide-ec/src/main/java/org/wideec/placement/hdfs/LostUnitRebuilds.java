@@ -79,7 +79,7 @@ final class LostUnitRebuilds {
   /** Units of block groups being rebuilt now (internal block id), with their group. */
   private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
   /** What each unit's order in flight puts on the links (internal block id): the load the next plans share. */
-  private final Map<Long, RackLinkLoad> flowsInFlight = new ConcurrentHashMap<>();
+  private final LinksInFlight flowsInFlight;
   /**
    * Block groups found to rebuild that no order took yet, in the order found, as the last pass saw them: claimed, and
    * ordered first as orders end.
@@ -92,6 +92,13 @@ final class LostUnitRebuilds {
 
   LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
       ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs) {
+    this(source, fsn, state, orders, workers, maxConcurrent, scheme, giveBackMs, new LinksInFlight());
+  }
+
+  /** @param flowsInFlight what orders under way put on the links, shared with other plans of the same links */
+  LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
+      ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs, LinksInFlight flowsInFlight) {
+    this.flowsInFlight = flowsInFlight;
     this.source = source;
     this.fsn = fsn;
     this.state = state;
@@ -197,9 +204,7 @@ final class LostUnitRebuilds {
     }
     if (!stripes.isEmpty()) {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
-      RackLinkLoad inFlight = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
-      flowsInFlight.values().forEach(f -> inFlight.add(f, 1));
-      execute(planner.plan(source.from(), stripes, candidates, inFlight), byName, live);
+      execute(planner.plan(source.from(), stripes, candidates, flowsInFlight.load()), byName, live);
     }
     // What no order took now waits, first in line.
     for (GroupUnits g : byName.values()) {
@@ -348,7 +353,7 @@ final class LostUnitRebuilds {
       state.startedUnit(internal);
       unitsInFlight.put(internal, g.groupId());
     }
-    flowsInFlight.put(internals[0], flows);
+    flowsInFlight.started(internals[0], flows);
     counters.rebuilding().set(running.incrementAndGet());
     counters.crossRackBytesPlanned().incr(crossRack);
     counters.planned(flows, helperBytes, reordered(shape), rs.size());
@@ -375,7 +380,7 @@ final class LostUnitRebuilds {
           for (long internal : internals) {
             unitsInFlight.remove(internal);
           }
-          flowsInFlight.remove(internals[0]);
+          flowsInFlight.ended(internals[0]);
           counters.rebuilding().set(running.decrementAndGet());
           if (moreToOrder) {
             orderEnded.run(); // only sets a flag and unparks the monitor
@@ -387,7 +392,7 @@ final class LostUnitRebuilds {
         unitsInFlight.remove(internal);
         state.endedUnit(internal);
       }
-      flowsInFlight.remove(internals[0]);
+      flowsInFlight.ended(internals[0]);
       counters.rebuilding().set(running.decrementAndGet());
     }
   }

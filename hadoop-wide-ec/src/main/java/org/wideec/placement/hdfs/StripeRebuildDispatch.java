@@ -32,12 +32,27 @@ import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Turns one damaged archived stripe into rebuild orders for the archive repair monitor: a target for each lost unit
- * in its planned rack ({@link RebuildTargets}, least recently selected), the units grouped into orders ({@link
- * RebuildJobs}), each order's repair with the NameNode's READ tokens for its helpers, and the order handed to the
- * rebuild threads ({@link RebuildOrders}). Helpers and targets it selects are remembered, so the next stripe's spread
- * over other nodes. The monitor's thread only.
+ * in its planned rack ({@link RebuildTargets}, least recently selected), the units on leaving DataNodes that the link
+ * model copies from there ({@link LeavingCopies}) each one copy order to that target, the others grouped into orders
+ * ({@link RebuildJobs}), each order's repair with the NameNode's READ tokens for its helpers, and the order handed to
+ * the rebuild threads ({@link RebuildOrders}). Helpers and targets it selects are remembered, so the next stripe's
+ * spread over other nodes. The monitor's thread only.
  */
 final class StripeRebuildDispatch {
+  /** Which lost units still held on leaving DataNodes are copied from there rather than rebuilt (a decommission). */
+  interface LeavingCopies {
+    /**
+     * @param targets the target chosen for each lost unit about to be ordered
+     * @param nodes the live DataNodes, leaving ones included, by transfer address (looked up only when needed)
+     * @return the units to copy, each with where its leaving replica is
+     */
+    Map<Integer, UnitLocation> copies(ArchivedStripeRepair p, Map<Integer, Site> targets,
+        java.util.function.Supplier<Map<String, org.apache.hadoop.hdfs.protocol.DatanodeInfo>> nodes);
+
+    /** The block is about to be copied from its leaving node. */
+    void copying(long block);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(ArchiveRepairMonitor.class);
 
   private final FSNamesystem fsn;
@@ -51,9 +66,12 @@ final class StripeRebuildDispatch {
   /** A placeholder in the orders: the DataNode repairs by its own wide-ec.repair.scheme. */
   private final RepairScheme scheme = RepairScheme.PIPELINED;
   private final RebuildTargets targets = new RebuildTargets();
+  /** Null when nothing decommissions by our workers: every lost unit is rebuilt. */
+  private final LeavingCopies leavingCopies;
 
   StripeRebuildDispatch(FSNamesystem fsn, WideEcNameNodeMetrics metrics, int maxConcurrent, RebuildState state,
-      RebuildOrders orders, ExecutorService workers, RepairScheme dataNodeScheme) {
+      RebuildOrders orders, ExecutorService workers, RepairScheme dataNodeScheme, LeavingCopies leavingCopies) {
+    this.leavingCopies = leavingCopies;
     this.fsn = fsn;
     this.metrics = metrics;
     this.maxConcurrent = maxConcurrent;
@@ -106,13 +124,25 @@ final class StripeRebuildDispatch {
     if (chosen.isEmpty()) {
       return;
     }
+    Map<Integer, UnitLocation> copies = copies(p, chosen, manifest);
+    for (Map.Entry<Integer, UnitLocation> c : copies.entrySet()) {
+      if (state.ordersRunning() >= maxConcurrent) {
+        return;
+      }
+      orderCopy(p, c.getKey(), c.getValue(), manifest, chosen);
+    }
+    int[] rebuilt = chosen.keySet().stream().filter(u -> !copies.containsKey(u)).mapToInt(Integer::intValue).toArray();
+    if (rebuilt.length == 0) {
+      return;
+    }
     java.util.Comparator<Integer> preference = targets.helperPreference(p.helpers());
     List<RebuildJobs.Job> jobs;
     try {
-      jobs = RebuildJobs.plan(p, chosen.keySet().stream().mapToInt(Integer::intValue).toArray(), targetRack,
-          dataNodeScheme, preference);
+      jobs = RebuildJobs.plan(p, rebuilt, targetRack, dataNodeScheme, preference);
     } catch (RuntimeException e) {
-      chosen.keySet().forEach(u -> state.failure(s.member(u).blockId(), what(s, u, manifest), e.getMessage()));
+      for (int u : rebuilt) {
+        state.failure(s.member(u).blockId(), what(s, u, manifest), e.getMessage());
+      }
       return;
     }
     for (RebuildJobs.Job job : jobs) {
@@ -121,6 +151,49 @@ final class StripeRebuildDispatch {
       }
       order(p, job, manifest, chosen, preference);
     }
+  }
+
+  /**
+   * The lost units held on leaving DataNodes that the decommission copies from there, to the targets chosen; none
+   * when nothing decommissions, or when pricing fails (then they are rebuilt, as before).
+   */
+  private Map<Integer, UnitLocation> copies(ArchivedStripeRepair p, Map<Integer, WideEcArchivedBlocks.Target> chosen,
+      String manifest) {
+    if (leavingCopies == null) {
+      return Map.of();
+    }
+    Map<Integer, Site> at = new java.util.TreeMap<>();
+    chosen.forEach((u, t) -> at.put(u, DataNodeSites.of(t.node())));
+    try {
+      return leavingCopies.copies(p, at, () -> WideEcArchivedBlocks.liveNodes(fsn));
+    } catch (RuntimeException e) {
+      LOG.warn("wide-ec: the copies of stripe {} of manifest {} from leaving DataNodes could not be priced ({}): its"
+          + " units are rebuilt from the stripe", p.stripe().stripeId(), manifest, e.toString());
+      return Map.of();
+    }
+  }
+
+  /**
+   * One order copying an archived block from its leaving replica to its target (the one its rebuild would have had,
+   * in its planned rack), stored under its own id, generation stamp and length with the manifest's CRC32C; the leaving
+   * replica stays until HDFS ends the decommission.
+   */
+  private void orderCopy(ArchivedStripeRepair p, int unit, UnitLocation from, String manifest,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen) {
+    ArchivedStripe s = p.stripe();
+    StripeMember m = s.member(unit);
+    String name = "stripe " + s.stripeId() + " unit " + unit + " (blk_" + m.blockId() + " of "
+        + RebuildOrders.fileOf(fsn, s, m) + ", copied from its leaving replica on " + from.node() + ")";
+    StripeRepair repair;
+    try {
+      repair = StripeRepair.copy(name, s.code(), unit, m.length(), from, readRef(m), scheme);
+    } catch (RuntimeException e) {
+      state.failure(m.blockId(), what(s, unit, manifest), e.getMessage());
+      return;
+    }
+    long cross = from.rack().equals(chosen.get(unit).node().getNetworkLocation()) ? 0 : m.length();
+    leavingCopies.copying(m.blockId());
+    send(s, new RebuildJobs.Job(new int[] {unit}, 0, cross, 0, cross), repair, manifest, chosen);
   }
 
   private String what(ArchivedStripe s, int unit, String manifest) {
@@ -149,34 +222,40 @@ final class StripeRebuildDispatch {
       }
       return;
     }
-    state.started(RebuildOrders.blocks(s, units));
-    metrics.archiveRebuildOrders.incr();
     if (job.joint()) {
       metrics.archiveJointRebuilds.incr();
-    }
-    metrics.archiveRebuildCrossRackBytesPlanned.incr(job.crossRackBytes());
-    if (job.joint()) {
       LOG.info("wide-ec: {} of manifest {} rebuilt by one decode at the target of unit {}: {} bytes across racks"
           + " planned, {} one by one", name, manifest, job.requestorUnit(), job.crossRackBytes(), job.perUnitBytes());
     }
+    send(s, job, repair, manifest, chosen);
+  }
+
+  /** Hands the order to the rebuild threads, its blocks in flight until it ends. */
+  private void send(ArchivedStripe s, RebuildJobs.Job job, StripeRepair repair, String manifest,
+      Map<Integer, WideEcArchivedBlocks.Target> chosen) {
+    state.started(RebuildOrders.blocks(s, job.units()));
+    metrics.archiveRebuildOrders.incr();
+    metrics.archiveRebuildCrossRackBytesPlanned.incr(job.crossRackBytes());
     try {
       workers.execute(() -> orders.run(repair, s, job, chosen, manifest));
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      state.ended(RebuildOrders.blocks(s, units)); // stopping
+      state.ended(RebuildOrders.blocks(s, job.units())); // stopping
     }
+  }
+
+  /** A member's block with the NameNode's READ token for it. */
+  private BlockRef readRef(StripeMember h) {
+    BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
+    String pool = fsn.getBlockPoolId();
+    ExtendedBlock b = new ExtendedBlock(pool, h.blockId(), h.length(), h.generationStamp());
+    return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), RebuildOrders.token(secrets, b,
+        BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
   }
 
   /** The repair with the NameNode's READ tokens and the helpers least recently selected first. */
   private StripeRepair repair(ArchivedStripeRepair p, int[] units, String name, java.util.Comparator<Integer> preference,
       String requestorRack) {
-    BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
-    String pool = fsn.getBlockPoolId();
-    StripeRepair r = p.repairOf(units, name, u -> {
-      StripeMember h = p.stripe().member(u);
-      ExtendedBlock b = new ExtendedBlock(pool, h.blockId(), h.length(), h.generationStamp());
-      return new BlockRef(pool, h.blockId(), h.generationStamp(), h.length(), RebuildOrders.token(secrets, b,
-          BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]));
-    }, scheme, preference);
+    StripeRepair r = p.repairOf(units, name, u -> readRef(p.stripe().member(u)), scheme, preference);
     // Helpers found unusable lately are left out, unless the others cannot rebuild the units.
     Set<String> avoided = state.unusableAmong(RebuildOrders.helperNodes(r));
     if (!avoided.isEmpty()) {

@@ -146,10 +146,15 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
       "units on leaving DataNodes left to HDFS's copy from the leaving node (no target keeps the placement, the order"
           + " could not be built, or an archived block the rest of its stripe cannot rebuild)", 0L);
   final MutableCounterLong decommissionUnitsCopied = registry.newCounter("DecommissionUnitsCopied",
-      "units of block groups on leaving DataNodes our workers copied from the leaving node (the plan found the copy"
-          + " faster, or no other units rebuild them), of DecommissionUnitsRebuilt", 0L);
+      "units of block groups and archived blocks on leaving DataNodes our workers copied from the leaving node (the"
+          + " plan found the copy faster, or no other units rebuild them), of DecommissionUnitsRebuilt", 0L);
   final MutableCounterLong decommissionBytesCopied = registry.newCounter("DecommissionBytesCopied",
       "bytes of the units our workers copied from leaving DataNodes, of DecommissionBytesRebuilt", 0L);
+  final MutableCounterLong decommissionArchivedBlocksCopied = registry.newCounter("DecommissionArchivedBlocksCopied",
+      "archived blocks our workers copied from leaving DataNodes to the targets their stripes' plans chose, the links"
+          + " finishing sooner so, of DecommissionUnitsCopied", 0L);
+  final MutableCounterLong decommissionArchivedBlocksRebuilt = registry.newCounter("DecommissionArchivedBlocksRebuilt",
+      "archived blocks on leaving DataNodes rebuilt from their stripes, of DecommissionUnitsRebuilt", 0L);
   final MutableCounterLong decommissionRebuildFailures = registry.newCounter("DecommissionRebuildFailures",
       "rebuilds of units of our block groups on leaving DataNodes that failed or were not confirmed (each unit then"
           + " left to HDFS's copy for a back-off)", 0L);
@@ -473,6 +478,14 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long decommissionBytesCopied() {
     return decommissionBytesCopied.value();
+  }
+
+  public long decommissionArchivedBlocksCopied() {
+    return decommissionArchivedBlocksCopied.value();
+  }
+
+  public long decommissionArchivedBlocksRebuilt() {
+    return decommissionArchivedBlocksRebuilt.value();
   }
 
   public long decommissionRebuildFailures() {
