@@ -15,11 +15,11 @@ import java.util.PriorityQueue;
  * times of two loads that differ in a few links first differ at the largest time the change adds or removes), and the
  * changes are tried best first from a queue keyed by that price, each priced again against the load of the moment
  * before it is taken and queued again when no longer the best (lazy greedy; at most 16 n log2 n + 64 times a
- * round, after which
- * a change that still shortens the time is taken as it comes). A round ends when the queue is empty; the next prices every unit afresh, until a
- * round changes nothing (a local optimum: no single change shortens the time) or {@code 2 + log2 n} rounds. Plans of
- * at most {@link #MAX_UNITS_FOR_SWAPS} units also try a copy and a rebuild exchanging ways. The quadratic search it
- * replaced ({@link ExchangeSplitSearch}) is kept as the reference it is tested and measured against. Pure.
+ * round, after which a change that still shortens the time is taken as it comes). A round ends when the queue is
+ * empty; the next prices every unit afresh, until a round changes nothing (a local optimum: no single change shortens
+ * the time) or {@code 2 + log2 n} rounds. Plans of at most {@link #MAX_UNITS_FOR_SWAPS} units also try a copy and a
+ * rebuild exchanging ways. The quadratic search it replaced (ExchangeSplitSearch, in the model's tests) is kept as the
+ * reference it is tested and measured against. Pure.
  */
 public final class CopyOrRebuildSplit {
   /** Up to this many units a plan also tries exchanges of a copy and a rebuild (quadratic in the units). */
