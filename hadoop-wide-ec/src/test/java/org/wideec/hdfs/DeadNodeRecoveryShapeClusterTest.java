@@ -124,8 +124,10 @@ class DeadNodeRecoveryShapeClusterTest {
     Map<String, Long> plannedBefore = metrics().lostUnitRackLinkBytesPlanned();
     Map<String, Long> sentBefore = sentByRackLink();
 
+    long[] ordersBefore = orderCounts();
     kill(Set.of(node));
     awaitEveryUnitBack("every unit " + node + " held back on a live DataNode");
+    awaitOrdersAccounted(ordersBefore, units);
 
     assertEquals(units, metrics().lostUnitsRebuilt() - rebuiltBefore, "every unit on " + node
         + " rebuilt on the NameNode's order");
@@ -159,8 +161,10 @@ class DeadNodeRecoveryShapeClusterTest {
     long readBefore = sum(RepairMetrics::bytesReadLocally);
     long repairsBefore = sum(RepairMetrics::succeeded);
 
+    long[] ordersBefore = orderCounts();
     kill(nodes);
     awaitEveryUnitBack("every unit rack " + rack + " held back on a live DataNode");
+    awaitOrdersAccounted(ordersBefore, units);
 
     long rebuilt = metrics().lostUnitsRebuilt() - rebuiltBefore;
     long jointOrders = metrics().lostUnitJointDecodes() - jointBefore;
@@ -260,6 +264,30 @@ class DeadNodeRecoveryShapeClusterTest {
       assertTrue(cluster.stopDataNode(node) != null, node);
     }
     MiniClusters.declareDeadAtOnce(cluster, dead);
+  }
+
+  /**
+   * A unit is live once its DataNode reports it, but the NameNode counts it rebuilt on its order only when the order's
+   * outcome comes back and the unit is confirmed live, a little later: wait until every lost unit is counted one way
+   * or another (rebuilt, left to HDFS, failed) and no order runs. A unit rebuilt some other way is never counted, so
+   * the wait fails naming the counts.
+   */
+  /** The NameNode's counts of lost units rebuilt on its orders, left to HDFS and failed, now. */
+  private static long[] orderCounts() {
+    return new long[] {metrics().lostUnitsRebuilt(), metrics().lostUnitsLeftToHdfs(),
+        metrics().lostUnitRebuildFailures()};
+  }
+
+  private static void awaitOrdersAccounted(long[] before, int units) {
+    long rebuiltBefore = before[0];
+    long leftBefore = before[1];
+    long failedBefore = before[2];
+    Eventually.await("every lost unit's order counted (rebuilt, left to HDFS or failed)", Duration.ofSeconds(60),
+        () -> metrics().lostUnitsRebuilding() == 0 && metrics().lostUnitsRebuilt() - rebuiltBefore
+            + metrics().lostUnitsLeftToHdfs() - leftBefore + metrics().lostUnitRebuildFailures() - failedBefore >= units
+            ? null : "rebuilt " + (metrics().lostUnitsRebuilt() - rebuiltBefore) + " of " + units + ", left to HDFS "
+            + (metrics().lostUnitsLeftToHdfs() - leftBefore) + ", failed " + (metrics().lostUnitRebuildFailures()
+            - failedBefore) + ", running " + metrics().lostUnitsRebuilding(), java.util.Objects::isNull);
   }
 
   private void awaitEveryUnitBack(String what) {

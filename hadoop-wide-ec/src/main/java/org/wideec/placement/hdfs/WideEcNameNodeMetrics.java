@@ -272,6 +272,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return lostUnitsFound.value();
   }
 
+  public long lostUnitsRebuilding() {
+    return lostUnitsRebuilding.value();
+  }
+
   public long lostUnitsRebuilt() {
     return lostUnitsRebuilt.value();
   }
