@@ -36,6 +36,7 @@ import org.wideec.repair.SliceSink;
  * CRC32C of what was sent, so a unit is only reported repaired once it is stored as rebuilt. An archived unit
  * is also held to the CRC32C its manifest records: the check runs before the last packet goes
  * out, and a mismatch drops the temporary replica, so bytes that differ from what was archived are never stored.
+ * One writer per unit and target at a time ({@link UnitsBeingStored}).
  */
 final class BlockTargetWriter implements SliceSink {
   /** Reads a stored replica's CRC32C back from the node that holds it. */
@@ -59,6 +60,7 @@ final class BlockTargetWriter implements SliceSink {
   private int pendingBytes;
   private long blockOffset;
   private long seqno;
+  private final UnitsBeingStored.Claim claim;
   private Socket socket;
   private DataOutputStream out;
   private InputStream in;
@@ -92,6 +94,7 @@ final class BlockTargetWriter implements SliceSink {
     this.pending = new byte[chunksPerPacket * bpc];
     this.sums = new byte[chunksPerPacket * checksum.getChecksumSize()];
     this.packetBuf = new byte[PacketHeader.PKT_MAX_HEADER_LEN + pending.length + sums.length];
+    this.claim = UnitsBeingStored.take(block, target);
     connect(storageType, storageId, writeToken);
   }
 
@@ -229,5 +232,6 @@ final class BlockTargetWriter implements SliceSink {
     IOUtils.closeStream(out);
     IOUtils.closeStream(in);
     IOUtils.closeSocket(socket);
+    claim.release();
   }
 }

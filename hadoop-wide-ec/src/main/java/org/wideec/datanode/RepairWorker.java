@@ -78,14 +78,18 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     stopping = true;
   }
 
-  /** What a task asks of our worker: which missing units to rebuild, and where each goes. */
-  private record Job(GroupRepair group, int[] units, DatanodeInfo[] targets) {
+  /**
+   * What a task asks of our worker: which missing units to rebuild, the index of each one's target among the task's,
+   * and the units left out because another rebuild on this DataNode is storing them on their targets already.
+   */
+  private record Job(GroupRepair group, int[] units, int[] targetIndex, DatanodeInfo[] targets,
+      List<Integer> beingStored) {
     List<Integer> unitList() {
       return Arrays.stream(units).boxed().toList();
     }
 
     List<String> targetList() {
-      return Arrays.stream(targets).limit(units.length).map(DatanodeInfo::getXferAddr).toList();
+      return Arrays.stream(targetIndex).mapToObj(i -> targets[i].getXferAddr()).toList();
     }
   }
 
@@ -98,7 +102,9 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     try {
       job = job(task);
       if (job.units().length == 0) {
-        outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, null, "nothing to rebuild");
+        outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, null, job.beingStored().isEmpty()
+            ? "nothing to rebuild" : "nothing to rebuild: units " + job.beingStored() + " are being stored on their"
+            + " targets by another rebuild on this DataNode (the NameNode's order)");
       } else {
         RepairEngine.Result r = repair(task, job, stored);
         outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, r, "stored and confirmed");
@@ -110,7 +116,10 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       }
       RepairEngine.Result tried = e instanceof RepairEngine.RepairFailedException f ? f.result() : null;
       String why = e.getMessage();
-      if (stopping) {
+      if (UnitsBeingStored.refused(e)) {
+        // Another rebuild here stores the unit now; HDFS's reconstructor would collide with it the same way.
+        outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, why);
+      } else if (stopping) {
         outcome = outcome(task, job, ReconstructionOutcome.Route.ABANDONED, tried, "the DataNode is shutting down: " + why);
       } else if (!stored.isEmpty()) {
         // HDFS's reconstructor would write the same units again: once anything is stored the NameNode retargets the rest.
@@ -161,7 +170,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     GroupRepair all = GroupRepair.of(t.blockGroup(), t.policy(), live, t.sources(), null, scheme,
         b -> BlockTokenAccess.readToken(dn, b));
     if (all.repair() == null) {
-      return new Job(all, new int[0], t.targets());
+      return new Job(all, new int[0], new int[0], t.targets(), List.of());
     }
     List<Integer> missing = new ArrayList<>();
     for (int u : all.repair().lost()) {
@@ -170,7 +179,21 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       }
     }
     int count = Math.min(missing.size(), t.targets().length);
-    return new Job(all, missing.subList(0, count).stream().mapToInt(Integer::intValue).toArray(), t.targets());
+    List<Integer> units = new ArrayList<>();
+    List<Integer> targetIndex = new ArrayList<>();
+    List<Integer> beingStored = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int u = missing.get(i);
+      if (UnitsBeingStored.isBeingStored(t.blockGroup().getBlockPoolId(), t.blockGroup().getBlockId() + u,
+          t.targets()[i])) {
+        beingStored.add(u);
+      } else {
+        units.add(u);
+        targetIndex.add(i);
+      }
+    }
+    return new Job(all, units.stream().mapToInt(Integer::intValue).toArray(),
+        targetIndex.stream().mapToInt(Integer::intValue).toArray(), t.targets(), beingStored);
   }
 
   /**
@@ -199,8 +222,9 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
     Map<String, DatanodeInfo> nodes = new HashMap<>(job.group().nodes());
     Map<Integer, Integer> targetOf = new HashMap<>();
     for (int i = 0; i < wanted.length; i++) {
-      targetOf.put(wanted[i], i);
-      nodes.put(t.targets()[i].getXferAddr(), t.targets()[i]);
+      int ti = job.targetIndex()[i];
+      targetOf.put(wanted[i], ti);
+      nodes.put(t.targets()[ti].getXferAddr(), t.targets()[ti]);
     }
     DatanodeInfo self = t.targets()[0];
     UnitLocation requestor = new UnitLocation(-1, DataNodeSites.of(self));

@@ -48,7 +48,9 @@ public final class WideEcLeavingUnits {
    * What a look at HDFS's queue of low-redundancy blocks found.
    *
    * @param lost the complete block groups of our codecs with a lost unit and no reconstruction pending, in queue order
-   * @param seen every block group of our codecs in the queue
+   * @param seen every block group of our codecs in the queue that had a lost unit when looked at (pending HDFS's
+   *     reconstruction or not). A group queued with nothing lost (HDFS queues a group whose racks break its placement
+   *     policy, too) is not seen: a unit it loses later is a new loss the next pass decides on, not HDFS's.
    * @param whole whether the look reached the end of the queue
    */
   public record LostGroups(List<GroupUnits> lost, java.util.Set<Long> seen, boolean whole) {}
@@ -61,17 +63,21 @@ public final class WideEcLeavingUnits {
   public static LostGroups lost(FSNamesystem fsn, int maxBlocks) {
     BlockManager bm = fsn.getBlockManager();
     List<GroupUnits> lost = new ArrayList<>();
+    java.util.Set<Long> looked = new java.util.HashSet<>();
     java.util.Set<Long> seen = new java.util.HashSet<>();
-    int looked = 0;
+    int entries = 0;
     fsn.readLock();
     try {
       Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
-      for (; looked < maxBlocks && it.hasNext(); looked++) {
+      for (; entries < maxBlocks && it.hasNext(); entries++) {
         if (it.next() instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-            && seen.add(g.getBlockId())) {
+            && looked.add(g.getBlockId())) {
           GroupUnits v = view(bm, g);
-          if (!v.lost().isEmpty() && !v.reconstructing()) {
-            lost.add(v);
+          if (!v.lost().isEmpty()) {
+            seen.add(g.getBlockId());
+            if (!v.reconstructing()) {
+              lost.add(v);
+            }
           }
         }
       }
