@@ -2,7 +2,6 @@ package org.wideec.demo;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -41,7 +40,8 @@ import org.wideec.demo.RepairBench.Stripe;
  * The repair benchmark's degraded reads (ECPipe applied to reads): one cell of a lost unit read through our
  * FileSystem's chain, against a normal read of a healthy cell, a direct decode at the client (a star of the same
  * helpers) and the cyclic variant, over node links shaped to the benchmark's rate; each the median of {@link #RUNS}
- * runs after {@link #WARM_UP} untimed ones. Prints its lines and puts its figures where {@link RepairBench} reports.
+ * runs after {@link #WARM_UP} untimed ones. Prints its lines and puts its figures where {@link RepairBench} reports
+ * ({@link DegradedReadReport}).
  */
 final class DegradedReadBench {
   private static final int CELL = RepairBench.CELL;
@@ -83,12 +83,8 @@ final class DegradedReadBench {
     byte[] healthyCell = lost.healthyCell();
     UnitLocation me = Lost.client();
     EndpointResolver endpoints = EmbeddedGroups.resolver(cluster, st.requestor());
-    out.printf("degraded reads of a %d KiB cell of %s, unit %d lost (its DataNode stopped), in %d KiB slices, node "
-        + "links shaped:%n", CELL / 1024, st.label(), st.lost(), slice / 1024);
-
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("rangeBytes", CELL);
-    m.put("sliceBytes", slice);
+    DegradedReadReport report = new DegradedReadReport(out, json);
+    report.start(CELL, st.label(), st.lost(), slice);
     ExecutorService idle = Executors.newSingleThreadExecutor();
     Configuration directConf = new Configuration(clientConf);
     directConf.set("wide-ec.client.degraded-read", "direct");
@@ -122,38 +118,26 @@ final class DegradedReadBench {
           lostCell));
       double rackStar = median(() -> rebuildAtClient(client, endpoints, me, st, g, RepairScheme.RACK_STAR, row, slice,
           lostCell));
-      shaped(m, normal, pipelined, star, cyclic, streamSetup, chainSetup);
-      m.put("rackStarSeconds", rackStar);
-      out.printf("  %-44s %7.3f s  %5.2fx normal%n", "rack star (a partial sum per rack at the NIC)", rackStar,
-          rackStar / normal);
+      report.shaped(new DegradedReadReport.Shaped(normal, pipelined, star, cyclic, rackStar, PROBE, streamSetup,
+          chainSetup));
 
       TrafficShaper.emulate(null);
-      m.put("unshapedHdfs", unshaped(direct, stockIn, pipelinedIn, directIn, healthyAt, healthyCell, lostAt, lostCell));
-      json.put("degradedReadOverNormal", pipelined / normal);
-      json.put("degradedReadDirectOverPipelined", star / pipelined);
-      out.printf("degraded read / normal read = %.2f (target <= 1.3); direct decode / pipelined = %.2f%n",
-          pipelined / normal, star / pipelined);
+      unshaped(report, direct, stockIn, pipelinedIn, directIn, healthyAt, healthyCell, lostAt, lostCell);
+      report.ratios();
       progress.step("degraded reads");
 
       Cells cells = lost.cells(client, endpoints);
       ReadsDuringRepairs duringRepairs = new ReadsDuringRepairs(out, s);
-      Map<String, Object> during = new DegradedReadDuringRepairBench(duringRepairs).run(cluster, st, clientConf, cells);
-      m.put("duringRepair", during);
-      json.put("degradedReadDuringRepairOverNormal", during.get("degradedReadDuringRepairOverNormal"));
-      out.printf("degraded read during the unit's repair / normal read = %.2f (target <= 1.3)%n",
-          (Double) during.get("degradedReadDuringRepairOverNormal"));
+      report.duringRepair(new DegradedReadDuringRepairBench(duringRepairs).run(cluster, st, clientConf, cells));
       progress.step("degraded reads during a repair");
 
-      Map<String, Object> foreground = new ForegroundDuringRecoveryBench(duringRepairs).run(cluster, st, cells);
-      m.put("foregroundDuringRecovery", foreground);
-      json.put("foregroundFractionWithCaps", foreground.get("foregroundFractionWithCaps"));
-      json.put("foregroundFractionWithoutCaps", foreground.get("foregroundFractionWithoutCaps"));
+      report.foreground(new ForegroundDuringRecoveryBench(duringRepairs).run(cluster, st, cells));
     } finally {
       TrafficShaper.emulate(null);
       idle.shutdownNow();
     }
     progress.step("foreground reads during a recovery, with and without caps");
-    return m;
+    return report.figures();
   }
 
   /**
@@ -265,37 +249,18 @@ final class DegradedReadBench {
     return clientConf;
   }
 
-  /** The shaped figures, into the JSON and printed. */
-  private void shaped(Map<String, Object> m, double normal, double pipelined, double star, double cyclic,
-      double streamSetup, double chainSetup) {
-    m.put("normalReadSeconds", normal);
-    m.put("pipelinedSeconds", pipelined);
-    m.put("directStarSeconds", star);
-    m.put("cyclicSeconds", cyclic);
-    m.put("probeBytes", PROBE);
-    m.put("streamSetupSeconds", streamSetup);
-    m.put("chainSetupSeconds", chainSetup);
-    out.printf("  %-44s %7.3f s%n", "normal read (healthy unit, one stream)", normal);
-    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "pipelined, WideEcFileSystem", pipelined, pipelined / normal);
-    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "direct decode (star of the same helpers)", star, star / normal);
-    out.printf("  %-44s %7.3f s  %5.2fx normal%n", "cyclic (rotations of the chain)", cyclic, cyclic / normal);
-    out.printf("  fixed costs (%d KiB): one stream %.3f s, the chain %.3f s%n", PROBE / 1024, streamSetup, chainSetup);
-  }
-
   /** The same reads unshaped through HDFS, for orientation: stock, pipelined and direct-decoding clients. */
-  private Map<String, Object> unshaped(WideEcFileSystem direct, org.apache.hadoop.fs.FSDataInputStream stockIn,
-      org.apache.hadoop.fs.FSDataInputStream pipelinedIn, org.apache.hadoop.fs.FSDataInputStream directIn,
-      long healthyAt, byte[] healthyCell, long lostAt, byte[] lostCell) throws Exception {
-    Map<String, Object> hdfs = new LinkedHashMap<>();
-    hdfs.put("normalReadSeconds", median(() -> pread(stockIn, healthyAt, healthyCell)));
-    hdfs.put("pipelinedSeconds", median(() -> pread(pipelinedIn, lostAt, lostCell)));
-    hdfs.put("directDecodeSeconds", median(() -> pread(directIn, lostAt, lostCell)));
+  private static void unshaped(DegradedReadReport report, WideEcFileSystem direct,
+      org.apache.hadoop.fs.FSDataInputStream stockIn, org.apache.hadoop.fs.FSDataInputStream pipelinedIn,
+      org.apache.hadoop.fs.FSDataInputStream directIn, long healthyAt, byte[] healthyCell, long lostAt, byte[] lostCell)
+      throws Exception {
+    double normal = median(() -> pread(stockIn, healthyAt, healthyCell));
+    double pipelined = median(() -> pread(pipelinedIn, lostAt, lostCell));
+    double decoded = median(() -> pread(directIn, lostAt, lostCell));
     if (direct.readPathCounters().pipelinedReads() != 0 || direct.readPathCounters().degradedReads() != RUNS + WARM_UP) {
       throw new IOException("the direct reads did not all decode at the client: " + direct.readPathCounters());
     }
-    out.printf("  unshaped, through HDFS: normal %.3f s, pipelined %.3f s, direct decode %.3f s%n",
-        hdfs.get("normalReadSeconds"), hdfs.get("pipelinedSeconds"), hdfs.get("directDecodeSeconds"));
-    return hdfs;
+    report.unshaped(normal, pipelined, decoded);
   }
 
   static final int RUNS = 5;

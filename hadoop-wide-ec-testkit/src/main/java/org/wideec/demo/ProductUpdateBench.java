@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -74,7 +73,7 @@ final class ProductUpdateBench {
   }
 
   private final Settings s;
-  private final PrintStream out;
+  private final ProductUpdateReport report;
   private final BenchProgress progress;
   private final ObjectMapper mapper = new ObjectMapper();
   private MiniDFSCluster cluster;
@@ -88,7 +87,7 @@ final class ProductUpdateBench {
 
   ProductUpdateBench(Settings s, PrintStream out, PrintStream err) {
     this.s = s;
-    this.out = out;
+    this.report = new ProductUpdateReport(out, s);
     int sweepPoints = s.sweep() ? s.codes().stream().mapToInt(c -> ProductCrossover.points(k(c)).size()).sum() : 0;
     this.progress = new BenchProgress(err, "bench update --product", s.schemes().size() * (s.codes().size()
         + sweepPoints));
@@ -104,8 +103,7 @@ final class ProductUpdateBench {
       // Each scheme's own delta traffic is measured; re-encoding is priced by the model beside it.
       c.setBoolean("wide-ec.update.reencode.when-cheaper", false);
     }
-    out.printf("product layer: %d racks x %d DataNodes, %d MiB blocks, codes %s, executor %s%n", s.racks(),
-        s.nodesPerRack(), s.blockBytes() >> 20, s.codes(), s.executor() == null ? "as configured" : s.executor());
+    report.header();
     cluster = MiniClusters.start(c, dir, s.racks(), s.nodesPerRack(), s.blockBytes());
     try {
       fs = cluster.getFileSystem();
@@ -124,27 +122,12 @@ final class ProductUpdateBench {
         }
         perCode.put(code, schemes);
       }
-      return summary(perCode);
+      return report.summary(perCode, executors, bytesCompared, stripesDecoded);
     } finally {
       TrafficShaper.emulate(null);
       cluster.shutdown();
       org.apache.hadoop.fs.FileUtil.fullyDelete(dir);
     }
-  }
-
-  private Map<String, Object> summary(Map<String, Object> perCode) {
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("layer", LAYER);
-    j.put("executor", String.join(",", executors.stream().distinct().toList()));
-    j.put("racks", s.racks() + " racks of " + s.nodesPerRack() + " DataNodes");
-    j.put("blockBytes", s.blockBytes());
-    j.put("nodeBytesPerSecond", s.nodeRate());
-    j.put("oversubscription", s.oversubscription());
-    j.put("codes", perCode);
-    j.put("bytesCompared", bytesCompared);
-    j.put("stripesDecoded", stripesDecoded);
-    j.put("bytesLost", 0); // any difference stops the run with an IOException
-    return j;
   }
 
   /** The churn on a fresh archive of {@code 2k + k/2} one-block files; the last stripe has k/2 open slots. */
@@ -180,24 +163,8 @@ final class ProductUpdateBench {
     long fillBytes = measured(() -> tool("archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
     int stripes = checkArchive(dir);
 
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("filesRemoved", removed);
-    j.put("reclaimedBytes", reclaimed);
-    j.put("crossRackBytes", rmBytes);
-    j.put("plannedCrossRackBytes", planned);
-    j.put("chosenCrossRackBytes", chosen.get(scheme));
-    j.put("chosenCrossRackBytesByScheme", chosen);
-    j.put("crossRackBytesPerReclaimedGiB", ProductCrossover.perReclaimedGiB(rmBytes, reclaimed));
-    j.put("reclaimSeconds", reclaimSeconds);
-    j.put("replaceCrossRackBytes", replaceBytes);
-    j.put("filesFilled", added.size());
-    j.put("fillCrossRackBytes", fillBytes);
-    j.put("fillPlannedCrossRackBytes", fillPlanned);
-    j.put("fillChosenCrossRackBytes", fillChosen);
-    j.put("stripesChecked", stripes);
-    out.printf(Locale.ROOT, "%-24s %-8s rm %d files: %,d B cross-rack (plan %,d), %,d B reclaimed, %.2f s; replace %,d"
-        + " B; fill %d files %,d B (plan %,d); %d stripes checked%n", code, scheme, removed, rmBytes, planned,
-        reclaimed, reclaimSeconds, replaceBytes, added.size(), fillBytes, fillChosen, stripes);
+    Map<String, Object> j = report.churn(code, scheme, new ProductUpdateReport.Churn(removed, reclaimed, rmBytes,
+        planned, chosen, reclaimSeconds, replaceBytes, added.size(), fillBytes, fillPlanned, fillChosen, stripes));
     progress.step(code + " " + scheme + " churn");
     return j;
   }
@@ -214,14 +181,7 @@ final class ProductUpdateBench {
       points.add(ProductCrossover.measure(k, c, scheme, shape, (changed, run) -> trial(code, scheme, changed, run)));
       progress.step(code + " " + scheme + " sweep " + c + "/" + k);
     }
-    Map<String, Object> j = ProductCrossover.toJson(points);
-    Object wins = j.get("reEncodeWinsFromChangedUnits");
-    out.printf(Locale.ROOT, "%-24s %-8s sweep (changed units: delta measured B / re-encode B / default run B): %s;"
-        + " re-encode wins %s%n", code, scheme, String.join(", ", points.stream().map(p -> p.changed() + ": "
-            + p.measuredCrossRackBytes() + " / " + p.reEncodeCrossRackBytes() + " / "
-            + p.whenCheaper().measuredCrossRackBytes() + (p.whenCheaper().reEncodes() ? " re-encoded" : "")).toList()),
-        wins == null ? "nowhere" : "from " + wins + " units");
-    return j;
+    return report.sweep(code, scheme, points);
   }
 
   /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */

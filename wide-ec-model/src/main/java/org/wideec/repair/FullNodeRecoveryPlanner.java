@@ -271,15 +271,7 @@ public final class FullNodeRecoveryPlanner {
   private List<Choice> severalLost(GroupLoss g, Map<Integer, String> planned,
       List<FullNodeRecoveryPlan.JointChoice> joints) {
     LinearCode code = g.plan().code();
-    List<Integer> wider = new ArrayList<>();
-    for (int u : g.lost()) {
-      for (int h : code.repairPlan(u).helpers()) {
-        if (!g.liveRacks().containsKey(h) && !g.zeros().contains(h)) {
-          wider.add(u); // its cheapest repair reads a lost unit
-          break;
-        }
-      }
-    }
+    List<Integer> wider = JointShape.needingWiderDecode(g);
     List<Choice> out = new ArrayList<>();
     List<Integer> alone = new ArrayList<>();
     for (int u : g.lost()) {
@@ -287,19 +279,11 @@ public final class FullNodeRecoveryPlanner {
     }
     if (wider.size() > 1) {
       int[] together = wider.stream().mapToInt(Integer::intValue).toArray();
-      JointShape joint = jointShape(g, planned, together);
-      long aloneReads = 0;
-      long aloneCross = 0;
-      for (int u : together) {
-        RepairShape r = singleUnitRepair(code, g, u, planned.get(u));
-        aloneReads += r.readBytes();
-        aloneCross += r.transfers().stream().mapToLong(FullNodeRecoveryPlan.Transfer::bytes).sum();
-      }
-      long jointCross = joint.transfers().stream().mapToLong(FullNodeRecoveryPlan.Transfer::bytes).sum();
-      boolean takeJoint = jointCross < aloneCross;
-      joints.add(new FullNodeRecoveryPlan.JointChoice(g.id(), wider, joint.readBytes(), jointCross, aloneReads,
-          aloneCross, takeJoint));
-      if (takeJoint) {
+      JointShape joint = JointShape.of(g, planned, together, scheme.aggregatesInRacks());
+      FullNodeRecoveryPlan.JointChoice choice = joint.choose(g.id(), wider,
+          wider.stream().map(u -> singleUnitRepair(code, g, u, planned.get(u))).toList());
+      joints.add(choice);
+      if (choice.joint()) {
         out.addAll(jointRebuild(g, planned, together));
         alone.removeAll(wider);
       }
@@ -382,7 +366,7 @@ public final class FullNodeRecoveryPlanner {
   }
 
   /** What a repair reads from its helpers (each helper's unit once, zero units never) and sends across racks. */
-  private record RepairShape(List<FullNodeRecoveryPlan.Transfer> transfers, long readBytes) {}
+  record RepairShape(List<FullNodeRecoveryPlan.Transfer> transfers, long readBytes) {}
 
   /** The worker's repair of unit u alone with its requestor in {@code rack}. */
   private RepairShape singleUnitRepair(LinearCode code, GroupLoss g, int u, String rack) {
@@ -421,46 +405,9 @@ public final class FullNodeRecoveryPlanner {
     return new RepairShape(out, read);
   }
 
-  /**
-   * One decode of the units at the target of the first, in its planned rack, the others sent on from there to their
-   * planned racks: what crosses racks, the first's streams then each unit sent on, per unit.
-   */
-  private record JointShape(Map<Integer, List<FullNodeRecoveryPlan.Transfer>> byUnit, long readBytes) {
-    List<FullNodeRecoveryPlan.Transfer> transfers() {
-      return byUnit.values().stream().flatMap(List::stream).toList();
-    }
-  }
-
-  private JointShape jointShape(GroupLoss g, Map<Integer, String> planned, int[] units) {
-    String requestorRack = planned.get(units[0]);
-    MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), units, survivors(g), g.zeros(), requestorRack,
-        scheme.aggregatesInRacks());
-    Map<Integer, List<FullNodeRecoveryPlan.Transfer>> byUnit = new LinkedHashMap<>();
-    List<FullNodeRecoveryPlan.Transfer> joint = new ArrayList<>();
-    long read = 0;
-    for (MultiUnitStreams.Shape s : m.streams()) {
-      List<UnitLocation> chain = s.chain();
-      // Each step of a stream reads its unit: a rack that sums its inputs reads each once per output it feeds.
-      read += chain.size() * g.unitBytes();
-      for (int i = 0; i < chain.size(); i++) {
-        String to = i + 1 < chain.size() ? chain.get(i + 1).rack() : requestorRack;
-        if (!to.equals(chain.get(i).rack())) {
-          joint.add(new FullNodeRecoveryPlan.Transfer(chain.get(i).rack(), to, g.unitBytes()));
-        }
-      }
-    }
-    byUnit.put(units[0], joint);
-    for (int i = 1; i < units.length; i++) {
-      String rack = planned.get(units[i]);
-      byUnit.put(units[i], rack.equals(requestorRack) ? List.of()
-          : List.of(new FullNodeRecoveryPlan.Transfer(requestorRack, rack, g.unitBytes())));
-    }
-    return new JointShape(byUnit, read);
-  }
-
   /** Units of a group rebuilt by one joint decode at the first one's target, the others sent on; planned racks. */
   private List<Choice> jointRebuild(GroupLoss g, Map<Integer, String> planned, int[] units) {
-    JointShape joint = jointShape(g, planned, units);
+    JointShape joint = JointShape.of(g, planned, units, scheme.aggregatesInRacks());
     List<Integer> together = java.util.Arrays.stream(units).boxed().toList();
     List<Choice> out = new ArrayList<>();
     for (int u : units) {
@@ -471,7 +418,7 @@ public final class FullNodeRecoveryPlanner {
     return out;
   }
 
-  private static Map<Integer, UnitLocation> survivors(GroupLoss g) {
+  static Map<Integer, UnitLocation> survivors(GroupLoss g) {
     Map<Integer, UnitLocation> out = new HashMap<>();
     g.liveRacks().forEach((u, rack) -> out.put(u, new UnitLocation(u, new Site("unit " + u, rack))));
     return out;

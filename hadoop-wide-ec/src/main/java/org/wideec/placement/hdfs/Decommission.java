@@ -96,7 +96,7 @@ final class Decommission implements StripeRebuildDispatch.LeavingCopies {
   void endPass() {
     groups.endPass();
     archived.endPass();
-    metrics.decommissionUnitsLeft.set(leavingUnits.leavingNodes().isEmpty() ? 0
+    metrics.decommission.unitsLeft.set(leavingUnits.leavingNodes().isEmpty() ? 0
         : leavingUnits.unitsLeft() + archived.left());
   }
 }

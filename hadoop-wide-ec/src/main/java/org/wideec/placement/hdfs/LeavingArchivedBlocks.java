@@ -98,7 +98,7 @@ final class LeavingArchivedBlocks {
         // The rest of its stripe cannot rebuild it: HDFS copies it from the leaving node, as the plan would say.
         RebuildClaims.giveBack(m.blockId(), giveBackMs);
         if (givenBack.first(m.blockId())) {
-          metrics.decommissionUnitsFromLeavingNode.incr();
+          metrics.decommission.unitsFromLeavingNode.incr();
         }
       }
     }
@@ -187,14 +187,14 @@ final class LeavingArchivedBlocks {
     boolean copied = copying.remove(block);
     Long bytes = ordered.remove(block);
     if (bytes != null) {
-      metrics.decommissionUnitsRebuilt.incr();
-      metrics.decommissionBytesRebuilt.incr(bytes);
+      metrics.decommission.unitsRebuilt.incr();
+      metrics.decommission.bytesRebuilt.incr(bytes);
       if (copied) {
-        metrics.decommissionUnitsCopied.incr();
-        metrics.decommissionBytesCopied.incr(bytes);
-        metrics.decommissionArchivedBlocksCopied.incr();
+        metrics.decommission.unitsCopied.incr();
+        metrics.decommission.bytesCopied.incr(bytes);
+        metrics.decommission.archivedBlocksCopied.incr();
       } else {
-        metrics.decommissionArchivedBlocksRebuilt.incr();
+        metrics.decommission.archivedBlocksRebuilt.incr();
       }
     }
   }

@@ -78,7 +78,7 @@ final class LeavingNodeUnits implements LostUnitSource {
     nodes.stream().filter(WideEcLeavingUnits.LeavingNode::maintenance).forEach(n -> seen.add(n.node().getXferAddr()));
     seen.retainAll(addrs);
     covered = seen;
-    metrics.decommissionNodes.set(nodes.size());
+    metrics.decommission.nodes.set(nodes.size());
     if (nodes.isEmpty()) {
       cursor = WideEcLeavingUnits.WalkCursor.START;
       groupUnitsLeft.reset();

@@ -8,10 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
@@ -74,12 +72,8 @@ final class LostUnitRebuilds {
   private final long giveBackMs;
   private final WideEcNameNodeMetrics.UnitRebuildCounters counters;
   private final DecommissionPlanner planner;
-  private final AtomicInteger running = new AtomicInteger();
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
-  /** Units of block groups being rebuilt now (internal block id), with their group. */
-  private final Map<Long, Long> unitsInFlight = new ConcurrentHashMap<>();
-  /** What each unit's order in flight puts on the links (internal block id): the load the next plans share. */
-  private final LinksInFlight flowsInFlight;
+  private final UnitsInFlight inFlight;
   /**
    * Block groups found to rebuild that no order took yet, in the order found, as the last pass saw them: claimed, and
    * ordered first as orders end.
@@ -98,7 +92,6 @@ final class LostUnitRebuilds {
   /** @param flowsInFlight what orders under way put on the links, shared with other plans of the same links */
   LostUnitRebuilds(LostUnitSource source, FSNamesystem fsn, RebuildState state, RebuildOrders orders,
       ExecutorService workers, int maxConcurrent, RepairScheme scheme, long giveBackMs, LinksInFlight flowsInFlight) {
-    this.flowsInFlight = flowsInFlight;
     this.source = source;
     this.fsn = fsn;
     this.state = state;
@@ -108,6 +101,7 @@ final class LostUnitRebuilds {
     this.scheme = scheme;
     this.giveBackMs = giveBackMs;
     this.counters = source.counters();
+    this.inFlight = new UnitsInFlight(flowsInFlight, counters.rebuilding());
     // Priced against the links, a unit that can be copied is copied where that shortens the whole plan; without
     // rates every unit the others can rebuild is rebuilt.
     this.planner = source.copyRates() == null ? new DecommissionPlanner(scheme)
@@ -119,7 +113,7 @@ final class LostUnitRebuilds {
       @Override
       public void failed(long block, long backoffMs) {
         // HDFS takes the group over at least until our next attempt, which the back-off delays (doubling up to an hour).
-        Long group = unitsInFlight.get(block);
+        Long group = inFlight.groupOf(block);
         if (group != null) {
           RebuildClaims.giveBack(group, Math.max(giveBackMs, backoffMs));
         }
@@ -151,7 +145,7 @@ final class LostUnitRebuilds {
       planned.clear(); // only what is in flight stays claimed
       throw e;
     } finally {
-      planned.addAll(unitsInFlight.values());
+      planned.addAll(inFlight.groups());
       planned.removeIf(RebuildClaims::givenBack);
       source.publish(planned, failed);
       moreToOrder = !waiting.isEmpty() || source.more();
@@ -161,14 +155,14 @@ final class LostUnitRebuilds {
   /** Plans and orders; {@code planned} gets each group this pass will rebuild, now or once an order is free. */
   private void plan(Map<String, WideEcArchivedBlocks.Target> live, Set<Long> planned) {
     givenBack.beginPass();
-    Set<Long> skip = new HashSet<>(unitsInFlight.values());
+    Set<Long> skip = new HashSet<>(inFlight.groups());
     List<GroupUnits> groups = source.find(waiting.keySet(), skip, MAX_WAITING - waiting.size());
     waiting.clear();
     Map<Long, GroupUnits> later = new LinkedHashMap<>();
     List<GroupUnits> now = new ArrayList<>();
     // Only as many groups as orders may start now are planned: the planner's least-recently-selected memory then
     // holds only the nodes orders really went to.
-    int free = maxConcurrent - running.get();
+    int free = maxConcurrent - inFlight.orders();
     for (GroupUnits g : groups) {
       if (RebuildClaims.givenBack(g.groupId())) {
         givenBack.first(g.groupId()); // still with HDFS: counted once while it lasts
@@ -204,11 +198,11 @@ final class LostUnitRebuilds {
     }
     if (!stripes.isEmpty()) {
       List<Site> candidates = live.values().stream().map(t -> DataNodeSites.of(t.node())).toList();
-      execute(planner.plan(source.from(), stripes, candidates, flowsInFlight.load()), byName, live);
+      execute(planner.plan(source.from(), stripes, candidates, inFlight.links()), byName, live);
     }
     // What no order took now waits, first in line.
     for (GroupUnits g : byName.values()) {
-      if (!unitsInFlight.containsValue(g.groupId()) && !RebuildClaims.givenBack(g.groupId())) {
+      if (!inFlight.hasGroup(g.groupId()) && !RebuildClaims.givenBack(g.groupId())) {
         waiting.put(g.groupId(), g);
       }
     }
@@ -228,7 +222,7 @@ final class LostUnitRebuilds {
         giveBack(g, "unit " + r.unit() + " cannot be rebuilt from the group's other units");
         continue;
       }
-      if (running.get() >= maxConcurrent) {
+      if (inFlight.orders() >= maxConcurrent) {
         return; // the rest at a later pass (the planner remembers whom it selected)
       }
       if (RebuildClaims.givenBack(g.groupId())) {
@@ -351,10 +345,8 @@ final class LostUnitRebuilds {
     long[] internals = rs.stream().mapToLong(x -> g.groupId() + x.unit()).toArray();
     for (long internal : internals) {
       state.startedUnit(internal);
-      unitsInFlight.put(internal, g.groupId());
     }
-    flowsInFlight.started(internals[0], flows);
-    counters.rebuilding().set(running.incrementAndGet());
+    inFlight.started(g.groupId(), internals, flows);
     counters.crossRackBytesPlanned().incr(crossRack);
     counters.planned(flows, helperBytes, reordered(shape), rs.size());
     try {
@@ -377,23 +369,17 @@ final class LostUnitRebuilds {
             RebuildClaims.giveBack(g.groupId(), giveBackMs);
           }
         } finally {
-          for (long internal : internals) {
-            unitsInFlight.remove(internal);
-          }
-          flowsInFlight.ended(internals[0]);
-          counters.rebuilding().set(running.decrementAndGet());
+          inFlight.ended(internals);
           if (moreToOrder) {
             orderEnded.run(); // only sets a flag and unparks the monitor
           }
         }
       });
     } catch (RejectedExecutionException e) { // stopping
+      inFlight.ended(internals);
       for (long internal : internals) {
-        unitsInFlight.remove(internal);
         state.endedUnit(internal);
       }
-      flowsInFlight.ended(internals[0]);
-      counters.rebuilding().set(running.decrementAndGet());
     }
   }
 

@@ -65,7 +65,7 @@ final class RebuildOrders {
       String manifest) {
     int[] units = job.units();
     DatanodeInfo requestor = chosen.get(job.requestorUnit()).node();
-    String refused = null;
+    OrderRefusal refusal = OrderRefusal.NONE;
     StripeRepair sent = repair;
     try {
       try {
@@ -76,29 +76,20 @@ final class RebuildOrders {
             e.getMessage());
         return;
       } catch (IOException | RuntimeException | LinkageError e) {
-        // A restarted DataNode listens on a new slice port: look every node of this rebuild up afresh next time.
-        endpoints.forget(requestor.getXferAddr());
-        repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
-        for (int u : units) {
-          endpoints.forget(chosen.get(u).node().getXferAddr());
-        }
-        refused = e.getMessage() == null ? e.toString() : e.getMessage();
+        forget(requestor, repair, java.util.Arrays.stream(units).mapToObj(u -> chosen.get(u).node()).toList());
+        refusal = OrderRefusal.of(e);
       }
-      // Each unit on its own: a joint order may store some units and refuse others (each refused one is named by its
-      // block); a unit the DataNode did not name is confirmed live or failed after the timeout.
-      Set<Long> named = refused == null ? Set.of() : refusedBlocks(refused);
+      // Each unit on its own: a joint order may store some units and refuse others.
       for (int u : units) {
         StripeMember m = s.member(u);
         DatanodeInfo target = chosen.get(u).node();
         String what = what(fsn, s, u, manifest);
-        if (refused != null && (named.contains(m.blockId()) || named.isEmpty())) {
-          state.failure(m.blockId(), what, "rebuild on " + requestor.getXferAddr() + " failed: " + refused);
+        if (refusal.refuses(m.blockId())) {
+          state.failure(m.blockId(), what, refusal.failure(requestor));
           continue;
         }
         if (!confirmed(m, target)) {
-          state.failure(m.blockId(), what, target.getXferAddr() + " stored it, but the NameNode lists no live replica"
-              + " there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")"
-              + (refused == null ? "" : "; " + refused));
+          state.failure(m.blockId(), what, refusal.unconfirmed(target, confirmTimeout));
           continue;
         }
         state.repaired(m.blockId());
@@ -159,7 +150,7 @@ final class RebuildOrders {
     boolean[] stored = new boolean[units.size()];
     DatanodeInfo requestor = units.get(0).to().node();
     try {
-      String refused = null;
+      OrderRefusal refusal = OrderRefusal.NONE;
       try {
         List<UnitTarget> withCrc = new java.util.ArrayList<>();
         for (int i = 0; i < units.size(); i++) {
@@ -168,27 +159,20 @@ final class RebuildOrders {
         }
         send(repair, requestor, withCrc);
       } catch (IOException | RuntimeException | LinkageError e) {
-        endpoints.forget(requestor.getXferAddr());
-        repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
-        units.forEach(u -> endpoints.forget(u.to().node().getXferAddr()));
-        refused = e.getMessage() == null ? e.toString() : e.getMessage();
+        forget(requestor, repair, units.stream().map(u -> u.to().node()).toList());
+        refusal = OrderRefusal.of(e);
       }
-      // A joint order may store some units and refuse others (each refused one named by its block); a unit the
-      // DataNode did not name is confirmed live or failed after the timeout.
-      Set<Long> named = refused == null ? Set.of() : refusedBlocks(refused);
+      // A joint order may store some units and refuse others; an order of one unit is refused whole.
       for (int i = 0; i < units.size(); i++) {
         UnitTarget u = units.get(i);
         long block = u.block().getBlockId();
         DatanodeInfo target = u.to().node();
-        if (refused != null && (units.size() == 1 || named.contains(block) || named.isEmpty())) {
-          state.unitFailure(block, what.get(i), "rebuild on " + requestor.getXferAddr() + " failed: " + refused,
-              failures);
+        if ((refusal.refused() && units.size() == 1) || refusal.refuses(block)) {
+          state.unitFailure(block, what.get(i), refusal.failure(requestor), failures);
           continue;
         }
         if (!confirmed(live.get(i))) {
-          state.unitFailure(block, what.get(i), target.getXferAddr() + " stored it, but the NameNode lists no live"
-              + " replica there after " + confirmTimeout + " ms (" + ArchiveRepairSettings.CONFIRM_KEY + ")"
-              + (refused == null ? "" : "; " + refused), failures);
+          state.unitFailure(block, what.get(i), refusal.unconfirmed(target, confirmTimeout), failures);
           continue;
         }
         state.succeeded(block);
@@ -211,14 +195,11 @@ final class RebuildOrders {
     return stored;
   }
 
-  /** The blocks a DataNode's refusal names (blk_...): the units of a joint order it did not store. */
-  private static Set<Long> refusedBlocks(String refused) {
-    Set<Long> named = new HashSet<>();
-    java.util.regex.Matcher x = java.util.regex.Pattern.compile("blk_(\\d+)").matcher(refused);
-    while (x.find()) {
-      named.add(Long.parseLong(x.group(1)));
-    }
-    return named;
+  /** A restarted DataNode listens on a new slice port: every node of a failed order is looked up afresh next time. */
+  private void forget(DatanodeInfo requestor, StripeRepair repair, List<DatanodeInfo> targets) {
+    endpoints.forget(requestor.getXferAddr());
+    repair.survivors().values().forEach(h -> endpoints.forget(h.node()));
+    targets.forEach(t -> endpoints.forget(t.getXferAddr()));
   }
 
   /**

@@ -14,9 +14,10 @@ import org.wideec.repair.RackLinkLoad;
  * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
  * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable), and what the archive
  * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves), what the continuous scrubber
- * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures), and
- * what the decommission of DataNodes left to do and did (units left, rebuilt, bytes, units left to HDFS's copy from
- * the leaving node).
+ * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures), the
+ * lost units of block groups found, and the counters of the rebuild orders for leaving DataNodes
+ * ({@link DecommissionMetrics}) and for lost units ({@link LostUnitRebuildMetrics}), which register in this source's
+ * registry: one record, so every metric keeps its JMX attribute name.
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -129,68 +130,12 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong archivedMoveBackFailures = registry.newCounter("ArchivedMoveBackFailures",
       "moves of archived blocks back onto plan that failed (each retried after a back-off)", 0L);
 
-  final MutableGaugeLong decommissionNodes = registry.newGauge("DecommissionNodes",
-      "DataNodes decommissioning or entering maintenance at the last archive repair pass", 0L);
-  final MutableGaugeLong decommissionUnitsLeft = registry.newGauge("DecommissionUnitsLeft",
-      "units of our block groups and archived blocks held only on leaving DataNodes at the last archive repair pass",
-      0L);
-  final MutableGaugeLong decommissionUnitsRebuilding = registry.newGauge("DecommissionUnitsRebuilding",
-      "units of our block groups on leaving DataNodes whose rebuild order is running now", 0L);
-  final MutableCounterLong decommissionUnitsRebuilt = registry.newCounter("DecommissionUnitsRebuilt",
-      "units of our block groups and archived blocks that were on leaving DataNodes, moved elsewhere by our workers"
-          + " (rebuilt from other units, or copied from the leaving node: DecommissionUnitsCopied) and confirmed live",
-      0L);
-  final MutableCounterLong decommissionBytesRebuilt = registry.newCounter("DecommissionBytesRebuilt",
-      "bytes of the units counted in DecommissionUnitsRebuilt", 0L);
-  final MutableCounterLong decommissionUnitsFromLeavingNode = registry.newCounter("DecommissionUnitsFromLeavingNode",
-      "units on leaving DataNodes left to HDFS's copy from the leaving node (no target keeps the placement, the order"
-          + " could not be built, or an archived block the rest of its stripe cannot rebuild)", 0L);
-  final MutableCounterLong decommissionUnitsCopied = registry.newCounter("DecommissionUnitsCopied",
-      "units of block groups and archived blocks on leaving DataNodes our workers copied from the leaving node (the"
-          + " plan found the copy faster, or no other units rebuild them), of DecommissionUnitsRebuilt", 0L);
-  final MutableCounterLong decommissionBytesCopied = registry.newCounter("DecommissionBytesCopied",
-      "bytes of the units our workers copied from leaving DataNodes, of DecommissionBytesRebuilt", 0L);
-  final MutableCounterLong decommissionArchivedBlocksCopied = registry.newCounter("DecommissionArchivedBlocksCopied",
-      "archived blocks our workers copied from leaving DataNodes to the targets their stripes' plans chose, the links"
-          + " finishing sooner so, of DecommissionUnitsCopied", 0L);
-  final MutableCounterLong decommissionArchivedBlocksRebuilt = registry.newCounter("DecommissionArchivedBlocksRebuilt",
-      "archived blocks on leaving DataNodes rebuilt from their stripes, of DecommissionUnitsRebuilt", 0L);
-  final MutableCounterLong decommissionRebuildFailures = registry.newCounter("DecommissionRebuildFailures",
-      "rebuilds of units of our block groups on leaving DataNodes that failed or were not confirmed (each unit then"
-          + " left to HDFS's copy for a back-off)", 0L);
-  final MutableCounterLong decommissionCrossRackBytesPlanned = registry.newCounter("DecommissionCrossRackBytesPlanned",
-      "cross-rack bytes the decommission rebuild orders sent were planned to move", 0L);
+  final DecommissionMetrics decommission = new DecommissionMetrics(registry);
 
   final MutableGaugeLong lostUnitsFound = registry.newGauge("LostUnitsFound",
       "units of our block groups no live DataNode holds (their DataNode died, say) that the last pass found in HDFS's"
           + " reconstruction queue", 0L);
-  final MutableGaugeLong lostUnitsRebuilding = registry.newGauge("LostUnitsRebuilding",
-      "lost units of our block groups whose rebuild order is running now", 0L);
-  final MutableCounterLong lostUnitsRebuilt = registry.newCounter("LostUnitsRebuilt",
-      "lost units of our block groups rebuilt by our workers on this NameNode's order and confirmed live", 0L);
-  final MutableCounterLong lostUnitBytesRebuilt = registry.newCounter("LostUnitBytesRebuilt",
-      "bytes of the units counted in LostUnitsRebuilt", 0L);
-  final MutableCounterLong lostUnitsLeftToHdfs = registry.newCounter("LostUnitsLeftToHdfs",
-      "lost units of our block groups no plan could rebuild (no target keeping the placement, no decodable helper"
-          + " set), left to HDFS's reconstruction", 0L);
-  final MutableCounterLong lostUnitRebuildFailures = registry.newCounter("LostUnitRebuildFailures",
-      "rebuilds of lost units of our block groups that failed or were not confirmed (each group then left to HDFS's"
-          + " reconstruction for a back-off)", 0L);
-  final MutableCounterLong lostUnitCrossRackBytesPlanned = registry.newCounter("LostUnitCrossRackBytesPlanned",
-      "cross-rack bytes the rebuild orders for lost units were planned to move", 0L);
-  final MutableCounterLong lostUnitChainsReordered = registry.newCounter("LostUnitChainsReordered",
-      "rebuild orders for lost units whose rack-aggregated chain visits its racks in an order the full-node recovery"
-          + " plan chose to share the rack links (not name order)", 0L);
-  final MutableCounterLong lostUnitJointDecodes = registry.newCounter("LostUnitJointDecodes",
-      "rebuild orders that rebuilt several lost units of one block group by one decode (the plan found it sends fewer"
-          + " bytes across racks than each alone)", 0L);
-  final MutableCounterLong lostUnitsDecodedJointly = registry.newCounter("LostUnitsDecodedJointly",
-      "lost units of our block groups whose order was one of LostUnitJointDecodes", 0L);
-  final MutableCounterLong lostUnitHelperBytesPlanned = registry.newCounter("LostUnitHelperBytesPlanned",
-      "bytes the rebuild orders for lost units were planned to read from helpers (each helper's unit once per order)",
-      0L);
-  /** Bytes the lost units' orders were planned to put on each rack link, since start. */
-  private final RackLinkLoad lostUnitRackLinksPlanned = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
+  final LostUnitRebuildMetrics lostUnits = new LostUnitRebuildMetrics(registry);
 
   /**
    * The counters of one kind of rebuild of block-group units the NameNode orders ({@link LostUnitRebuilds}); the units
@@ -226,15 +171,11 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   }
 
   UnitRebuildCounters decommissionCounters() {
-    return new UnitRebuildCounters(decommissionUnitsRebuilding, decommissionUnitsRebuilt, decommissionBytesRebuilt,
-        decommissionUnitsFromLeavingNode, decommissionRebuildFailures, decommissionCrossRackBytesPlanned,
-        decommissionUnitsCopied, decommissionBytesCopied, null, null, null, null, null);
+    return decommission.counters();
   }
 
   UnitRebuildCounters lostUnitCounters() {
-    return new UnitRebuildCounters(lostUnitsRebuilding, lostUnitsRebuilt, lostUnitBytesRebuilt, lostUnitsLeftToHdfs,
-        lostUnitRebuildFailures, lostUnitCrossRackBytesPlanned, null, null, lostUnitRackLinksPlanned,
-        lostUnitChainsReordered, lostUnitJointDecodes, lostUnitsDecodedJointly, lostUnitHelperBytesPlanned);
+    return lostUnits.counters();
   }
 
   /**
@@ -243,29 +184,27 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
    * must add up to.
    */
   public java.util.Map<String, Long> lostUnitRackLinkBytesPlanned() {
-    synchronized (lostUnitRackLinksPlanned) {
-      return new java.util.TreeMap<>(lostUnitRackLinksPlanned.bytes());
-    }
+    return lostUnits.rackLinkBytesPlanned();
   }
 
   public long lostUnitChainsReordered() {
-    return lostUnitChainsReordered.value();
+    return lostUnits.chainsReordered.value();
   }
 
   public long lostUnitJointDecodes() {
-    return lostUnitJointDecodes.value();
+    return lostUnits.jointDecodes.value();
   }
 
   public long lostUnitsDecodedJointly() {
-    return lostUnitsDecodedJointly.value();
+    return lostUnits.unitsDecodedJointly.value();
   }
 
   public long lostUnitHelperBytesPlanned() {
-    return lostUnitHelperBytesPlanned.value();
+    return lostUnits.helperBytesPlanned.value();
   }
 
   public long lostUnitBytesRebuilt() {
-    return lostUnitBytesRebuilt.value();
+    return lostUnits.bytesRebuilt.value();
   }
 
   public long lostUnitsFound() {
@@ -273,19 +212,19 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   }
 
   public long lostUnitsRebuilding() {
-    return lostUnitsRebuilding.value();
+    return lostUnits.rebuilding.value();
   }
 
   public long lostUnitsRebuilt() {
-    return lostUnitsRebuilt.value();
+    return lostUnits.rebuilt.value();
   }
 
   public long lostUnitsLeftToHdfs() {
-    return lostUnitsLeftToHdfs.value();
+    return lostUnits.leftToHdfs.value();
   }
 
   public long lostUnitRebuildFailures() {
-    return lostUnitRebuildFailures.value();
+    return lostUnits.failures.value();
   }
 
   static WideEcNameNodeMetrics register() {
@@ -457,43 +396,43 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   }
 
   public long decommissionNodes() {
-    return decommissionNodes.value();
+    return decommission.nodes.value();
   }
 
   public long decommissionUnitsLeft() {
-    return decommissionUnitsLeft.value();
+    return decommission.unitsLeft.value();
   }
 
   public long decommissionUnitsRebuilt() {
-    return decommissionUnitsRebuilt.value();
+    return decommission.unitsRebuilt.value();
   }
 
   public long decommissionBytesRebuilt() {
-    return decommissionBytesRebuilt.value();
+    return decommission.bytesRebuilt.value();
   }
 
   public long decommissionUnitsFromLeavingNode() {
-    return decommissionUnitsFromLeavingNode.value();
+    return decommission.unitsFromLeavingNode.value();
   }
 
   public long decommissionUnitsCopied() {
-    return decommissionUnitsCopied.value();
+    return decommission.unitsCopied.value();
   }
 
   public long decommissionBytesCopied() {
-    return decommissionBytesCopied.value();
+    return decommission.bytesCopied.value();
   }
 
   public long decommissionArchivedBlocksCopied() {
-    return decommissionArchivedBlocksCopied.value();
+    return decommission.archivedBlocksCopied.value();
   }
 
   public long decommissionArchivedBlocksRebuilt() {
-    return decommissionArchivedBlocksRebuilt.value();
+    return decommission.archivedBlocksRebuilt.value();
   }
 
   public long decommissionRebuildFailures() {
-    return decommissionRebuildFailures.value();
+    return decommission.rebuildFailures.value();
   }
 
   public long trimFailures() {
