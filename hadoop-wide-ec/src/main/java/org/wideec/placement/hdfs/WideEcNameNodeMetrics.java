@@ -189,6 +189,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong lostUnitHelperBytesPlanned = registry.newCounter("LostUnitHelperBytesPlanned",
       "bytes the rebuild orders for lost units were planned to read from helpers (each helper's unit once per order)",
       0L);
+  final MutableCounterLong lostUnitsPlacedBeyondRackCap = registry.newCounter("LostUnitsPlacedBeyondRackCap",
+      "lost units of our block groups the full-node recovery plan put in a rack already holding its plan's cap of the"
+          + " group's units, because every rack with a free node did (a whole rack lost, too few racks left for the"
+          + " plan); each counted once while it stays planned so", 0L);
   /** Bytes the lost units' orders were planned to put on each rack link, since start. */
   private final RackLinkLoad lostUnitRackLinksPlanned = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
 
@@ -286,6 +290,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long lostUnitRebuildFailures() {
     return lostUnitRebuildFailures.value();
+  }
+
+  public long lostUnitsPlacedBeyondRackCap() {
+    return lostUnitsPlacedBeyondRackCap.value();
   }
 
   static WideEcNameNodeMetrics register() {
