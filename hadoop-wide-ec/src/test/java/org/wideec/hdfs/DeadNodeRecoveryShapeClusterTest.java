@@ -1,12 +1,9 @@
 package org.wideec.hdfs;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -23,7 +19,6 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
-import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,11 +32,9 @@ import org.wideec.coder.StripedCodec;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
-import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
-import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.repair.RackLinkLoad;
 
 /**
@@ -111,7 +104,27 @@ class DeadNodeRecoveryShapeClusterTest {
   }
 
   private static WideEcNameNodeMetrics metrics() {
-    return WideEcNameNodePlugin.metrics();
+    return DeadUnitDrills.metrics();
+  }
+
+  private void kill(Set<String> nodes) throws IOException {
+    DeadUnitDrills.kill(cluster, nodes);
+  }
+
+  private static long[] orderCounts() {
+    return DeadUnitDrills.orderCounts();
+  }
+
+  private static void awaitOrdersAccounted(long[] before, int units) {
+    DeadUnitDrills.awaitOrdersAccounted(before, units);
+  }
+
+  private void awaitEveryUnitBack(String what) {
+    DeadUnitDrills.awaitEveryUnitBack(what, fs, lrc, files.keySet());
+  }
+
+  private void everyByteReadsBack() throws Exception {
+    DeadUnitDrills.everyByteReadsBack(cluster, fs, lrc, StripedCodec.AZURE_LRC_L2.codeFor(K, 4), files);
   }
 
   @Test
@@ -251,61 +264,6 @@ class DeadNodeRecoveryShapeClusterTest {
   }
 
   /**
-   * Stops the DataNodes, then the NameNode declares them all dead at once (as after their heartbeats stopped), under
-   * the namesystem's write lock: no pass of the repair monitor (which reads under its read lock) sees some of them
-   * removed and plans with the others still live (the heartbeat check removes dead nodes one lock at a time).
-   */
-  private void kill(Set<String> nodes) throws IOException {
-    List<DatanodeDescriptor> dead = new ArrayList<>();
-    for (String node : nodes) {
-      DataNode dn = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(node))
-          .findFirst().orElseThrow();
-      dead.add(cluster.getNamesystem().getBlockManager().getDatanodeManager().getDatanode(dn.getDatanodeId()));
-      assertTrue(cluster.stopDataNode(node) != null, node);
-    }
-    MiniClusters.declareDeadAtOnce(cluster, dead);
-  }
-
-  /**
-   * A unit is live once its DataNode reports it, but the NameNode counts it rebuilt on its order only when the order's
-   * outcome comes back and the unit is confirmed live, a little later: wait until every lost unit is counted one way
-   * or another (rebuilt, left to HDFS, failed) and no order runs. A unit rebuilt some other way is never counted, so
-   * the wait fails naming the counts.
-   */
-  /** The NameNode's counts of lost units rebuilt on its orders, left to HDFS and failed, now. */
-  private static long[] orderCounts() {
-    return new long[] {metrics().lostUnitsRebuilt(), metrics().lostUnitsLeftToHdfs(),
-        metrics().lostUnitRebuildFailures()};
-  }
-
-  private static void awaitOrdersAccounted(long[] before, int units) {
-    long rebuiltBefore = before[0];
-    long leftBefore = before[1];
-    long failedBefore = before[2];
-    Eventually.await("every lost unit's order counted (rebuilt, left to HDFS or failed)", Duration.ofSeconds(60),
-        () -> metrics().lostUnitsRebuilding() == 0 && metrics().lostUnitsRebuilt() - rebuiltBefore
-            + metrics().lostUnitsLeftToHdfs() - leftBefore + metrics().lostUnitRebuildFailures() - failedBefore >= units
-            ? null : "rebuilt " + (metrics().lostUnitsRebuilt() - rebuiltBefore) + " of " + units + ", left to HDFS "
-            + (metrics().lostUnitsLeftToHdfs() - leftBefore) + ", failed " + (metrics().lostUnitRebuildFailures()
-            - failedBefore) + ", running " + metrics().lostUnitsRebuilding(), java.util.Objects::isNull);
-  }
-
-  private void awaitEveryUnitBack(String what) {
-    Eventually.await(what, Duration.ofSeconds(180), () -> {
-      List<String> missing = new ArrayList<>();
-      for (Path p : files.keySet()) {
-        for (LocatedStripedBlock g : StripedGroups.groups(fs, p)) {
-          if (!StripedGroups.missingUnits(g, lrc).isEmpty()) {
-            missing.add(g.getBlock() + " of " + p + " misses " + StripedGroups.missingUnits(g, lrc));
-          }
-        }
-      }
-      return missing.isEmpty() ? null : missing + "; rebuilt " + metrics().lostUnitsRebuilt() + ", failures "
-          + metrics().lostUnitRebuildFailures();
-    }, java.util.Objects::isNull);
-  }
-
-  /**
    * Slice bytes every DataNode (stopped ones included) sent across rack links so far, by link: "up R" leaving rack R,
    * "down R" entering it. Only DataNodes' racks: an order's progress frames to the NameNode are no repair traffic.
    */
@@ -333,19 +291,5 @@ class DeadNodeRecoveryShapeClusterTest {
 
   private long sum(java.util.function.ToLongFunction<RepairMetrics> f) {
     return workers.values().stream().mapToLong(f).sum();
-  }
-
-  /** Every file reads back as written, and every unit on disk is what the code computes. */
-  private void everyByteReadsBack() throws Exception {
-    for (Path p : files.keySet()) {
-      byte[] back = new byte[files.get(p).length];
-      try (FSDataInputStream in = fs.open(p)) {
-        in.readFully(0, back);
-      }
-      assertArrayEquals(files.get(p), back, p.toString());
-      int located = StripedGroups.groups(fs, p).stream().mapToInt(g -> g.getLocations().length).sum();
-      assertEquals(located, StripedGroups.verifyEveryUnit(cluster, fs, p, lrc,
-          StripedCodec.AZURE_LRC_L2.codeFor(K, 4), files.get(p)), p.toString());
-    }
   }
 }

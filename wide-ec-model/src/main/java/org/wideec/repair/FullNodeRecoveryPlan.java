@@ -60,9 +60,13 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
    *     ascending), at the target of the first, which sends the others on: the first's transfers are the decode's,
    *     each other's its sending on; empty when it is rebuilt alone
    * @param helperBytes bytes its repair reads from helpers (a joint decode's on its first unit, none on the others)
+   * @param beyondCap null when its rack holds no more of the group than the plan's per-rack cap; else why it does
+   *     (every rack with a free node was at the cap: a whole rack lost and too few racks left for the plan) and what
+   *     that rack's loss then costs ({@link org.wideec.placement.RackAssignment#repairPlacement})
    */
   public record Rebuild(String group, int unit, String plannedRack, String rack, List<String> chain,
-      List<Transfer> transfers, Map<String, List<Transfer>> options, List<Integer> decodedWith, long helperBytes) {
+      List<Transfer> transfers, Map<String, List<Transfer>> options, List<Integer> decodedWith, long helperBytes,
+      String beyondCap) {
     public Rebuild {
       decodedWith = List.copyOf(decodedWith);
       Map<String, List<Transfer>> copy = new java.util.LinkedHashMap<>();
@@ -115,6 +119,11 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
     return l;
   }
 
+  /** The rebuilds placed beyond the plan's per-rack cap ({@link Rebuild#beyondCap}). */
+  public List<Rebuild> beyondCap() {
+    return rebuilds.stream().filter(r -> r.beyondCap() != null).toList();
+  }
+
   /** Bytes these rebuilds send across racks. */
   public long crossRackBytes() {
     return rebuilds.stream().mapToLong(Rebuild::crossRackBytes).sum();
@@ -161,10 +170,11 @@ public record FullNodeRecoveryPlan(List<Rebuild> rebuilds, RackLinkLoad load, Ra
         + " busiest link %,d bytes (planned racks: %,d), %d racks, %s", rebuilds.size(), crossRackBytes(), mustCrossBytes,
         withInFlight(load).max(), withInFlight(baselineLoad).max(), racks, load.links()));
     for (Rebuild r : rebuilds) {
-      lines.add(String.format(java.util.Locale.ROOT, "  %s unit %d: %s%s%s, %,d bytes across racks %s", r.group(),
+      lines.add(String.format(java.util.Locale.ROOT, "  %s unit %d: %s%s%s, %,d bytes across racks %s%s", r.group(),
           r.unit(), r.rack(), r.moved() ? " (planned " + r.plannedRack() + ")" : "",
           r.decodedWith().isEmpty() ? "" : " decoded with units " + r.decodedWith(), r.crossRackBytes(),
-          r.transfers().stream().map(t -> t.fromRack() + "->" + t.toRack()).toList()));
+          r.transfers().stream().map(t -> t.fromRack() + "->" + t.toRack()).toList(),
+          r.beyondCap() == null ? "" : "; beyond the plan's rack cap: " + r.beyondCap()));
     }
     for (JointChoice j : jointChoices) {
       lines.add(String.format(java.util.Locale.ROOT, "  %s units %s %s: jointly %,d bytes read, %,d across racks;"

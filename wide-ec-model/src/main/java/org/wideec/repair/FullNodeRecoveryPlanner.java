@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.analysis.PlanGuarantees;
 import org.wideec.code.LinearCode;
+import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
 import org.wideec.topology.Site;
@@ -23,7 +24,10 @@ import org.wideec.topology.Site;
  * ({@link RackAssignment#repairRacks}) and moves to another rack only where its group keeps every guarantee of
  * its plan ({@link PlanGuarantees}: per-rack cap, rack-loss tolerance, stock readability, repair locality); among
  * those, a greedy local search moves one rebuild at a time to the rack that most lowers the link loads (busiest
- * link first, then the next), until no move helps. Repairs already in flight count on the links they use.
+ * link first, then the next), until no move helps. Repairs already in flight count on the links they use. Where the
+ * surviving racks cannot hold the plan (a whole rack lost, no empty rack left), a unit's planned rack is one beyond
+ * the plan's per-rack cap, chosen so that rack's loss stays decodable where some rack keeps it so; the rebuild says
+ * so ({@link FullNodeRecoveryPlan.Rebuild#beyondCap}) and stays there.
  *
  * <p>Where the caller runs each rebuild along the chain the plan names, the search also chooses the order in which
  * a rack-aggregated chain visits its racks. With rack gateways shared by both directions (the embedded benches'
@@ -102,7 +106,10 @@ public final class FullNodeRecoveryPlanner {
     this.plannedShapes = plannedShapes;
   }
 
-  /** The plan; throws PlacementException when some unit has no rack at all (as {@link RackAssignment} does). */
+  /**
+   * The plan; throws PlacementException naming the group when some unit has no rack with a free node at all (as
+   * {@link RackAssignment} does).
+   */
   public FullNodeRecoveryPlan plan(List<GroupLoss> losses, RackLinkLoad inFlight) {
     List<Choice> choices = new ArrayList<>();
     List<FullNodeRecoveryPlan.JointChoice> joints = new ArrayList<>();
@@ -128,7 +135,7 @@ public final class FullNodeRecoveryPlanner {
       Map<String, List<FullNodeRecoveryPlan.Transfer>> byRack = new LinkedHashMap<>();
       c.options.forEach(o -> byRack.putIfAbsent(o.rack, o.transfers));
       rebuilds.add(new FullNodeRecoveryPlan.Rebuild(c.group, c.unit, c.planned, c.at.rack, c.at.chain, c.at.transfers,
-          byRack, c.decodedWith, c.at.readBytes));
+          byRack, c.decodedWith, c.at.readBytes, c.at.rack.equals(c.planned) ? c.beyondCap : null));
     }
     return new FullNodeRecoveryPlan(rebuilds, load, baseline, inFlight, must, racks.size(),
         linkFloor(choices, inFlight), joints);
@@ -197,6 +204,8 @@ public final class FullNodeRecoveryPlanner {
     final List<Integer> decodedWith;
     final List<Option> options = new ArrayList<>();
     Option at;
+    /** Why its planned rack holds more of the group than the plan's cap, or null when it does not. */
+    String beyondCap;
 
     Choice(String group, int unit, String planned) {
       this(group, unit, planned, List.of());
@@ -244,13 +253,26 @@ public final class FullNodeRecoveryPlanner {
   }
 
   private List<Choice> choicesOf(GroupLoss g, List<FullNodeRecoveryPlan.JointChoice> joints) {
-    Map<Integer, String> planned = RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes());
+    RackAssignment.RepairPlacement placement;
+    try {
+      placement = RackAssignment.repairPlacement(g.plan(), g.liveRacks(), g.lost(), g.freeNodes());
+    } catch (PlacementException e) {
+      throw new PlacementException("group " + g.id() + ": " + e.getMessage());
+    }
+    List<Choice> out = choicesOf(g, placement.racks(), joints);
+    out.forEach(c -> c.beyondCap = placement.beyondCap().get(c.unit));
+    return out;
+  }
+
+  private List<Choice> choicesOf(GroupLoss g, Map<Integer, String> planned,
+      List<FullNodeRecoveryPlan.JointChoice> joints) {
     if (g.lost().length > 1) {
       return plannedShapes ? severalLost(g, planned, joints) : jointRebuild(g, planned, g.lost());
     }
     int u = g.lost()[0];
     Choice c = new Choice(g.id(), u, planned.get(u));
     PlanGuarantees guarantees = PlanGuarantees.of(g.plan());
+    // A unit placed beyond the cap has no rack that keeps the plan's guarantees: each other rack breaks them too.
     List<String> racks = new ArrayList<>(new TreeSet<>(g.freeNodes().keySet()));
     racks.remove(c.planned);
     racks.add(0, c.planned);

@@ -1,7 +1,6 @@
 package org.wideec.repair;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * Target racks for one group's rebuilt units at a time, spread around the repairs placed just before it: what a
@@ -22,10 +21,5 @@ public final class RepairTargetSpread {
     FullNodeRecoveryPlan plan = planner.plan(List.of(group), recent.load(nowMs, group.id()));
     recent.record(group.id(), plan.loadOf(group.id()), nowMs);
     return plan;
-  }
-
-  /** Target rack of each of the group's lost units. */
-  public Map<Integer, String> racks(FullNodeRecoveryPlanner.GroupLoss group, long nowMs) {
-    return place(group, nowMs).racksOf(group.id());
   }
 }

@@ -152,6 +152,62 @@ class FullNodeRecoveryPlannerTest {
     }
   }
 
+  @ParameterizedTest
+  @CsvSource({"true", "false"})
+  void aWholeRackLostLeavesEachTwelveTwoTwoGroupOneUnitBeyondTheCapMarkedInThePlanAndEveryRackLossStillDecodes(
+      boolean plannedShapes) {
+    // 6 racks of 4 for a plan of 6 racks with at most 3 units each: with /r0 lost the 5 others have room below the
+    // cap for one unit fewer than each group lost there, whatever it lost, so exactly one unit a group goes beyond.
+    Cluster c = Cluster.of("azure-lrc-l2", 12, 4, 12, 17);
+    Set<String> dead = new java.util.HashSet<>();
+    for (int i = 0; i < PER_RACK; i++) {
+      dead.add("/r0-n" + i);
+    }
+    List<FullNodeRecoveryPlanner.GroupLoss> losses = c.lossesOf(dead);
+    assertEquals(12, losses.size(), "every group has units in every rack");
+    FullNodeRecoveryPlan plan = new FullNodeRecoveryPlanner(RepairScheme.RACK_AGGREGATED,
+        RackLinkLoad.Links.FULL_DUPLEX, plannedShapes).plan(losses, new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX));
+    assertEquals(losses.stream().mapToInt(g -> g.lost().length).sum(), plan.rebuilds().size(), plan.toString());
+    assertEquals(12, plan.beyondCap().size(), plan.toString());
+    assertTrue(plan.toString().contains("beyond the plan's rack cap: every rack with a free node already holds 3"),
+        plan.toString());
+    for (FullNodeRecoveryPlanner.GroupLoss g : losses) {
+      String[] after = new String[16];
+      g.liveRacks().forEach((u, rack) -> after[u] = rack);
+      List<FullNodeRecoveryPlan.Rebuild> mine = plan.rebuilds().stream().filter(r -> r.group().equals(g.id())).toList();
+      mine.forEach(r -> after[r.unit()] = r.rack());
+      assertEquals(1, mine.stream().filter(r -> r.beyondCap() != null).count(), g.id() + ": " + mine);
+      Map<String, List<Integer>> byRack = new TreeMap<>();
+      for (int u = 0; u < after.length; u++) {
+        byRack.computeIfAbsent(after[u], x -> new ArrayList<>()).add(u);
+      }
+      assertEquals(5, byRack.size(), g.id() + " " + byRack);
+      for (Map.Entry<String, List<Integer>> e : byRack.entrySet()) {
+        int[] erased = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+        boolean marked = mine.stream().anyMatch(r -> r.beyondCap() != null && r.rack().equals(e.getKey()));
+        assertEquals(erased.length > 3, marked, g.id() + ": only the rack the plan marks holds more than 3 units "
+            + byRack);
+        assertTrue(c.plan().code().isDecodable(erased), g.id() + ": the loss of " + e.getKey() + " " + e.getValue()
+            + " still decodes");
+        // Where some rack with a free node keeps it so (here always), a stock client reads through the marked one.
+        assertTrue(!marked || org.wideec.code.StockStripedReader.canReadEveryStripe(c.plan().code(), 12, erased),
+            g.id() + ": the loss of " + e.getKey() + " " + e.getValue() + " reads through a stock client");
+      }
+    }
+  }
+
+  @Test
+  void aGroupWithNoFreeNodeLeftForALostUnitIsAnErrorNamingTheGroup() {
+    Cluster c = Cluster.of("azure-lrc-l2", 12, 4, 1, 17);
+    FullNodeRecoveryPlanner.GroupLoss g = c.lossesOf(Set.of(c.groups().get(0).get(0))).get(0);
+    FullNodeRecoveryPlanner.GroupLoss full = new FullNodeRecoveryPlanner.GroupLoss(g.id(), g.plan(), g.liveRacks(),
+        g.lost(), g.zeros(), Map.of(), g.unitBytes());
+    org.wideec.placement.PlacementException e = org.junit.jupiter.api.Assertions.assertThrows(
+        org.wideec.placement.PlacementException.class,
+        () -> PLANNER.plan(List.of(full), new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX)));
+    assertEquals("group g0: no rack has a free node for lost unit 0 (the group lost units [0])", e.getMessage());
+  }
+
   /** True when moving one rebuild to another of its valid racks lowers the busiest link of the planned racks. */
   private static boolean oneMoveLowersTheBusiestLink(FullNodeRecoveryPlan plan) {
     for (FullNodeRecoveryPlan.Rebuild r : plan.rebuilds()) {

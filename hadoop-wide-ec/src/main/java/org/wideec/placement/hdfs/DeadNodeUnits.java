@@ -39,10 +39,17 @@ import org.wideec.topology.Site;
  * port and the multi-process cluster's HTB-shaped rack uplinks are: a chain's middle rack then loads its downlink and
  * its uplink once each.
  *
+ * <p>Where the surviving racks cannot hold a group's plan (a whole rack lost, every rack with a free node at the plan's
+ * per-rack cap), the plan puts a unit in a rack beyond the cap, one whose loss stays decodable where some rack keeps
+ * it so, and this orders it like any other: one INFO line per group says so and why, and {@code
+ * LostUnitsPlacedBeyondRackCap} counts the units. HDFS's own reconstruction would place it beyond the cap anyway, by
+ * its stock fallback, after waiting.
+ *
  * <p>A group HDFS has a reconstruction pending for (scheduled before we claimed it) stays HDFS's, and so does a group
- * whose lost units have no rack that keeps its plan or no helper set that decodes them one by one.
+ * whose lost units have no rack with a free node or no helper set that decodes them one by one.
  */
 final class DeadNodeUnits implements LostUnitSource {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArchiveRepairMonitor.class);
   /**
    * Queue entries one pass looks at, at most, in one hold of the namesystem read lock; a queue longer than this is
    * looked at from its head (the most urgent groups) and nothing beyond it is claimed.
@@ -57,6 +64,8 @@ final class DeadNodeUnits implements LostUnitSource {
   private final Set<String> lostAt = new HashSet<>();
   /** This pass's plan of each group's lost units, by group and unit. */
   private final Map<Long, Map<Integer, FullNodeRecoveryPlan.Rebuild>> shapes = new HashMap<>();
+  /** Units (internal block ids) planned beyond their plan's rack cap: counted and logged once while they stay so. */
+  private final ReportedOnce<Long> beyondCap = new ReportedOnce<>();
   /** The groups of ours the last look at the queue saw, or null when it could not look at all of them. */
   private Set<Long> seen = Set.of();
 
@@ -114,6 +123,7 @@ final class DeadNodeUnits implements LostUnitSource {
       Map<String, WideEcArchivedBlocks.Target> live, Map<Long, String> refused) {
     lostAt.clear();
     shapes.clear();
+    beyondCap.beginPass();
     Map<Long, DecommissionPlanner.LeavingStripe> held = new HashMap<>();
     List<FullNodeRecoveryPlanner.GroupLoss> losses = new ArrayList<>();
     for (GroupUnits g : groups) {
@@ -131,6 +141,7 @@ final class DeadNodeUnits implements LostUnitSource {
       }
     }
     Map<Long, Map<Integer, String>> rackOf = racks(losses, refused);
+    beyondCap.endPass();
     Map<Long, DecommissionPlanner.LeavingStripe> out = new HashMap<>();
     held.forEach((id, s) -> {
       Map<Integer, String> r = rackOf.get(id);
@@ -198,6 +209,23 @@ final class DeadNodeUnits implements LostUnitSource {
       racksOf.computeIfAbsent(id, x -> new HashMap<>()).put(r.unit(), r.rack());
       shapes.computeIfAbsent(id, x -> new HashMap<>()).put(r.unit(), r);
     }
+    reportBeyondCap(plan);
+  }
+
+  /** Counts each unit newly planned beyond its plan's rack cap, and says so once per group, with why. */
+  private void reportBeyondCap(FullNodeRecoveryPlan plan) {
+    Map<String, List<FullNodeRecoveryPlan.Rebuild>> newly = new java.util.TreeMap<>();
+    for (FullNodeRecoveryPlan.Rebuild r : plan.beyondCap()) {
+      if (beyondCap.first(idOf(r.group()) + r.unit())) {
+        newly.computeIfAbsent(r.group(), x -> new ArrayList<>()).add(r);
+      }
+    }
+    newly.forEach((group, rs) -> {
+      metrics.lostUnits.placedBeyondRackCap.incr(rs.size());
+      LOG.info("wide-ec lost-unit rebuild places unit(s) {} of block group {} beyond its plan's rack limit: {}",
+          rs.stream().map(FullNodeRecoveryPlan.Rebuild::unit).toList(), group,
+          rs.stream().map(FullNodeRecoveryPlan.Rebuild::beyondCap).collect(java.util.stream.Collectors.joining("; ")));
+    });
   }
 
   private static long idOf(FullNodeRecoveryPlanner.GroupLoss l) {

@@ -24,6 +24,7 @@ final class LostUnitRebuildMetrics {
   final MutableCounterLong jointDecodes;
   final MutableCounterLong unitsDecodedJointly;
   final MutableCounterLong helperBytesPlanned;
+  final MutableCounterLong placedBeyondRackCap;
   /** Bytes the orders were planned to put on each rack link, since start. */
   private final RackLinkLoad rackLinksPlanned = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
 
@@ -52,6 +53,10 @@ final class LostUnitRebuildMetrics {
     helperBytesPlanned = registry.newCounter("LostUnitHelperBytesPlanned",
         "bytes the rebuild orders for lost units were planned to read from helpers (each helper's unit once per order)",
         0L);
+    placedBeyondRackCap = registry.newCounter("LostUnitsPlacedBeyondRackCap",
+        "lost units of our block groups the full-node recovery plan put in a rack already holding its plan's cap of the"
+            + " group's units, because every rack with a free node did (a whole rack lost, too few racks left for the"
+            + " plan); each counted once while it stays planned so", 0L);
   }
 
   WideEcNameNodeMetrics.UnitRebuildCounters counters() {

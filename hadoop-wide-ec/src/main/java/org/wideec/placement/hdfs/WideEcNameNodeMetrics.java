@@ -227,6 +227,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return lostUnits.failures.value();
   }
 
+  public long lostUnitsPlacedBeyondRackCap() {
+    return lostUnits.placedBeyondRackCap.value();
+  }
+
   static WideEcNameNodeMetrics register() {
     WideEcNameNodeMetrics m = new WideEcNameNodeMetrics();
     DefaultMetricsSystem.instance().register(NAME, "wide-ec NameNode plugin", m);

@@ -35,6 +35,7 @@ import org.wideec.placement.hdfs.AtRiskLog;
 import org.wideec.placement.hdfs.RebuildClaims;
 import org.wideec.placement.hdfs.NamespaceAccess;
 import org.wideec.placement.hdfs.RateLimitedWarning;
+import org.wideec.repair.FullNodeRecoveryPlan;
 import org.wideec.repair.FullNodeRecoveryPlanner;
 import org.wideec.repair.RackLinkLoad;
 import org.wideec.repair.RecentRepairFlows;
@@ -57,6 +58,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   private final RateLimitedWarning unplaceable = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning failures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning spreadFailures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  private final RateLimitedWarning beyondCap = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   /**
    * Repairs placed within this window count as running when the next group's rebuilt units are placed: HDFS asks
    * for a lost node's groups one by one, within one RedundancyMonitor round, and a unit's rebuild takes seconds.
@@ -215,7 +217,9 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     for (int i = 0; i < count; i++) {
       String rack = racks != null ? racks.get(group.lost()[i])
           : RackAssignment.repairRack(load, freeCounts(excluded), plan.maxUnitsPerRack());
-      targets[i] = chooseRandom(rack, excluded, blocksize, plan.maxUnitsPerRack() + 1, results, false, types);
+      // The rack is the model's choice, beyond the plan's cap too where every rack with a free node is at it.
+      int rackLimit = Math.max(plan.maxUnitsPerRack(), load.getOrDefault(rack, 0)) + 1;
+      targets[i] = chooseRandom(rack, excluded, blocksize, rackLimit, results, false, types);
       load.merge(rack, 1, Integer::sum);
     }
     return targets;
@@ -230,13 +234,22 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
    * Racks for a group's rebuilt units: spread over the rack links around the repairs placed just before
    * ({@link RepairTargetSpread}), each unit in its planned rack unless another keeps every guarantee of the plan.
    * If that fails, the planned racks ({@link RackAssignment#repairRacks}), as before, with a rate-limited warning.
+   * Where every rack with a free node holds the plan's cap of the group's units (a whole rack lost), a unit goes beyond
+   * it to the rack the model chooses (its loss decodable where some rack keeps it so), with a rate-limited warning;
+   * only when no rack has a free node at all does the caller fall back to stock placement.
    */
   private Map<Integer, String> repairRacks(PlacementPlan plan, String src, LostUnits group, Map<String, Integer> free) {
     try {
       Map<String, Integer> forGroup = new HashMap<>(free);
       forGroup.values().removeIf(n -> n <= 0);
-      return spread.racks(new FullNodeRecoveryPlanner.GroupLoss("blk_" + group.groupId(), plan, group.liveRacks(),
-          group.lost(), group.zeros(), forGroup, group.unitBytes()), org.apache.hadoop.util.Time.monotonicNow());
+      FullNodeRecoveryPlan placed = spread.place(new FullNodeRecoveryPlanner.GroupLoss("blk_" + group.groupId(), plan,
+          group.liveRacks(), group.lost(), group.zeros(), forGroup, group.unitBytes()),
+          org.apache.hadoop.util.Time.monotonicNow());
+      for (FullNodeRecoveryPlan.Rebuild r : placed.beyondCap()) {
+        beyondCap.warn("rebuilt unit {} of block group blk_{} ({}) goes beyond its plan's rack limit: {}", r.unit(),
+            group.groupId(), src, r.beyondCap());
+      }
+      return placed.racksOf("blk_" + group.groupId());
     } catch (PlacementException e) {
       throw e; // no rack can take some unit at all: the caller's stock fallback, as before
     } catch (RuntimeException | LinkageError e) {
