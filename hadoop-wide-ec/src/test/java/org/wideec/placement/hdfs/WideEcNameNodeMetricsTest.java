@@ -34,7 +34,8 @@ class WideEcNameNodeMetricsTest {
       "DecommissionArchivedBlocksCopied", "DecommissionArchivedBlocksRebuilt", "DecommissionRebuildFailures",
       "DecommissionCrossRackBytesPlanned", "LostUnitsFound", "LostUnitsRebuilding", "LostUnitsRebuilt",
       "LostUnitBytesRebuilt", "LostUnitsLeftToHdfs", "LostUnitRebuildFailures", "LostUnitCrossRackBytesPlanned",
-      "LostUnitChainsReordered", "LostUnitJointDecodes", "LostUnitsDecodedJointly", "LostUnitHelperBytesPlanned");
+      "LostUnitChainsReordered", "LostUnitJointDecodes", "LostUnitsDecodedJointly", "LostUnitHelperBytesPlanned",
+      "LostUnitsPlacedBeyondRackCap");
 
   @Test
   void everyMetricKeepsItsNameInTheOneRecord() {
