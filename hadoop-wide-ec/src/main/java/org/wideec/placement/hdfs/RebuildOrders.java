@@ -77,7 +77,8 @@ final class RebuildOrders {
         return;
       } catch (IOException | RuntimeException | LinkageError e) {
         forget(requestor, repair, java.util.Arrays.stream(units).mapToObj(u -> chosen.get(u).node()).toList());
-        refusal = OrderRefusal.of(e);
+        refusal = OrderRefusal.of(e, java.util.Arrays.stream(units).mapToObj(u -> s.member(u).blockId())
+            .collect(java.util.stream.Collectors.toSet()));
       }
       // Each unit on its own: a joint order may store some units and refuse others.
       for (int u : units) {
@@ -160,7 +161,8 @@ final class RebuildOrders {
         send(repair, requestor, withCrc);
       } catch (IOException | RuntimeException | LinkageError e) {
         forget(requestor, repair, units.stream().map(u -> u.to().node()).toList());
-        refusal = OrderRefusal.of(e);
+        refusal = OrderRefusal.of(e, units.stream().map(u -> u.block().getBlockId())
+            .collect(java.util.stream.Collectors.toSet()));
       }
       // A joint order may store some units and refuse others; an order of one unit is refused whole.
       for (int i = 0; i < units.size(); i++) {
