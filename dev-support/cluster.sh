@@ -415,12 +415,16 @@ property() { printf '  <property><name>%s</name><value>%s</value></property>\n' 
   echo '  <!-- Merged from the distribution: conf/hdfs-site-wide-ec.xml -->'
   sed -e '1,/<configuration>/d' -e '/<\/configuration>/,$d' "$dir/dist/conf/hdfs-site-wide-ec.xml"
   echo '  <!-- This cluster'"'"'s links, in bytes/s, for the decommission plans'"'"' copy-or-rebuild pricing (after the merged'
-  echo '       defaults, so these win): node links, and rack uplinks (egress-cap: a rack'"'"'s nodes'"'"' capped egress together). -->'
+  echo '       defaults, so these win): node links, and rack uplinks (egress-cap: a rack'"'"'s nodes'"'"' capped egress together);'
+  echo '       and the node link background streams size their window to (the bandwidth-delay product of a hop). -->'
   property wide-ec.decommission.link.node.bytes-per-second "$(( $(bits "$node_rate") / 8 ))"
+  property wide-ec.transport.background.window.node.bytes-per-second "$(( $(bits "$node_rate") / 8 ))"
   if [ "$shaping" = uplinks ]; then
     property wide-ec.decommission.link.rack.bytes-per-second "$(( $(bits "$uplink_rate") / 8 ))"
+    property wide-ec.transport.background.window.rack.bytes-per-second "$(( $(bits "$uplink_rate") / 8 ))"
   else
     property wide-ec.decommission.link.rack.bytes-per-second "$(( $(bits "$cross_rate") * per_rack / 8 ))"
+    property wide-ec.transport.background.window.rack.bytes-per-second "$(( $(bits "$cross_rate") / 8 ))"
   fi
   echo '</configuration>'; } > "$conf/hdfs-site.xml"
 cat > "$conf/log4j.properties" <<'EOF'

@@ -126,7 +126,7 @@ final class ArchivedReads implements Closeable {
     long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] out = new byte[(int) req.length()];
     try (PeerStream s = t.open(e, self.node(), self.rack(), id, req.toBytes(), t.credentialFor(req.block().token()),
-        t.windowFor(id, req.sliceBytes()))) {
+        t.windowFor(id, req.sliceBytes(), !self.rack().equals(e.rack())))) {
       for (int i = 0; i < req.slices(); i++) {
         int n = req.sliceLength(i);
         Frame f = s.next(i, n);

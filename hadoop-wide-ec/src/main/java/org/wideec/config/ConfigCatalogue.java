@@ -127,8 +127,19 @@ public final class ConfigCatalogue {
       fixed("wide-ec.transport.slice.bytes", TRANSPORT, "256k", DIALERS,
           "slice size: a multiple of 512, at most max-frame.bytes"),
       fixed("wide-ec.transport.window.slices", TRANSPORT, "4", DIALERS,
-          "credits per stream of background work (1..max-credits): memory per repair is (window + 1) x slice per"
-              + " hop; a user's degraded read grants 2 MiB of slices per hop (at least this, at most max-credits)"),
+          "least credits per stream (1..max-credits): background work grants its link's bandwidth-delay product"
+              + " (background.window.*), a user's degraded read 2 MiB of slices per hop, each at least this and at"
+              + " most max-credits; memory per stream is (window + 1) x slice per hop"),
+      fixed("wide-ec.transport.background.window.round-trip.ms", TRANSPORT, "100", DIALERS,
+          "round trip, in ms, a hop of background work keeps its path busy across: its window is the narrowest link's"
+              + " rate times this, in slices (at least window.slices, at most max-credits); the caps, not the window,"
+              + " set its rate; 0 keeps background streams at window.slices"),
+      fixed("wide-ec.transport.background.window.node.bytes-per-second", TRANSPORT, "0", DIALERS,
+          "a node's link, bytes/s, as background windows are sized to it; 0: the emulated node link (shaping.node)"
+              + " when shaping is on, else 1 Gbit/s (125000000)"),
+      fixed("wide-ec.transport.background.window.rack.bytes-per-second", TRANSPORT, "0", DIALERS,
+          "a rack's uplink, bytes/s, which sizes the background window of a hop between racks when narrower than the"
+              + " node links; 0: the emulated uplink (shaping.rack) when shaping is on, else none"),
       fixed("wide-ec.transport.max-frame.bytes", TRANSPORT, "4m", DIALERS,
           "frames (and requests for slices) above this are refused before they are buffered; at least 1024"),
       fixed("wide-ec.transport.max-credits", TRANSPORT, "64", DIALERS,

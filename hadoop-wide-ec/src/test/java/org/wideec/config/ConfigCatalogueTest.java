@@ -143,6 +143,9 @@ class ConfigCatalogueTest {
     d.put(TransportConf.TLS, t.tls() != null);
     d.put(TransportConf.SLICE_BYTES, t.sliceBytes());
     d.put(TransportConf.WINDOW, t.window());
+    d.put(org.wideec.transport.BackgroundWindow.ROUND_TRIP, t.backgroundWindow().roundTripMs());
+    d.put(org.wideec.transport.BackgroundWindow.NODE_LINK, t.backgroundWindow().nodeBytesPerSecond());
+    d.put(org.wideec.transport.BackgroundWindow.RACK_LINK, t.backgroundWindow().rackBytesPerSecond());
     d.put(TransportConf.MAX_FRAME, t.maxFrameBytes());
     d.put(TransportConf.STALL_TIMEOUT, t.stallTimeoutMs());
     d.put(TransportConf.CONNECT_TIMEOUT, t.connectTimeoutMs());

@@ -33,6 +33,10 @@ class TransportConfTest {
     assertTrue(t.handshake().authenticates());
     assertEquals(TransportConf.DEFAULT_SLICE_BYTES, t.sliceBytes());
     assertEquals(4, t.window());
+    assertEquals(BackgroundWindow.DEFAULT, t.backgroundWindow(), "100 ms of the node link (0: emulated, else 1 Gbit/s)");
+    assertEquals(new BackgroundWindow(25_000_000, 10_000_000, 0), TransportConfReader.from(conf(TransportConf.AUTH,
+        "none", BackgroundWindow.NODE_LINK, "25000000", BackgroundWindow.RACK_LINK, "10000000", BackgroundWindow.ROUND_TRIP,
+        "0")).backgroundWindow());
     assertFalse(t.shaper().enabled(), "no shaping unless configured");
     assertEquals(9873, t.port(), "a fixed port a firewall rule can name");
     assertEquals(4 << 20, t.maxFrameBytes());
@@ -62,6 +66,15 @@ class TransportConfTest {
     IllegalArgumentException rate = assertThrows(IllegalArgumentException.class,
         () -> TransportConfReader.from(conf(TransportConf.AUTH, "none", TransportConf.SHAPE_NODE, "-5")));
     assertTrue(rate.getMessage().contains("shaping"), rate.getMessage());
+  }
+
+  @Test
+  void aNegativeBackgroundWindowSettingNamesItsKey() {
+    for (String key : new String[] {BackgroundWindow.NODE_LINK, BackgroundWindow.RACK_LINK, BackgroundWindow.ROUND_TRIP}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> TransportConfReader.from(conf(TransportConf.AUTH, "none", key, "-1")));
+      assertTrue(e.getMessage().contains(key), e.getMessage());
+    }
   }
 
   @Test

@@ -57,7 +57,7 @@ final class HelperStreams {
     TransportFaultInjector.get().onRepairAttempt(requestor.node(), repairId);
     List<PeerStream> streams = new ArrayList<>();
     try {
-      open(r, requestor, plan, repairId, rangeOffset, length, transport.windowFor(repairId, sliceBytes), streams);
+      open(r, requestor, plan, repairId, rangeOffset, length, sliceBytes, streams);
       opened.run();
       int slices = StepRequest.slices(length, sliceBytes);
       byte[][] out = new byte[r.lost().length][sliceBytes];
@@ -84,14 +84,15 @@ final class HelperStreams {
 
   /** Opens one stream per helper of the plan, each asking for the range; a helper that fails here is Unreachable. */
   private void open(StripeRepair r, UnitLocation requestor, StreamPlan plan, long repairId, long rangeOffset,
-      long length, int window, List<PeerStream> streams) throws IOException {
+      long length, int sliceBytes, List<PeerStream> streams) throws IOException {
     boolean whole = rangeOffset == 0 && length == r.length();
     for (StreamPlan.Stream s : plan.streams) {
       StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
       // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
       try {
         streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-            transport.credentialFor(req.unit().token()), window));
+            transport.credentialFor(req.unit().token()),
+            transport.windowFor(repairId, sliceBytes, !requestor.rack().equals(s.endpoint().rack()))));
       } catch (PeerFailure f) {
         throw f.culprit() == null ? f : new Unreachable(f);
       }

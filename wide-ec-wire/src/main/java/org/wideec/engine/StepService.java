@@ -197,7 +197,8 @@ public final class StepService implements RequestHandler {
     try {
       for (SliceStep.Upstream u : step.upstreams()) {
         ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.body(),
-            transport.windowFor(repairId, step.rows() * step.sliceBytes())));
+            transport.windowFor(repairId, step.rows() * step.sliceBytes(),
+                !downstream.selfRack().equals(u.endpoint().rack()))));
       }
       for (BlockRef local : step.locals()) {
         readers.add(step.padsShortLocals() && SliceStep.virtual(local) ? null : store.open(local));

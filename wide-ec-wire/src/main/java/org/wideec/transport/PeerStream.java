@@ -36,6 +36,8 @@ public final class PeerStream implements AutoCloseable {
   private final Reconnect reconnect;
   private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
+  /** The most slices this stream held at once, received and not yet taken: its window in use. */
+  private final AtomicInteger mostBuffered = new AtomicInteger();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private volatile PeerConnection connection;
   private volatile boolean reused;
@@ -98,7 +100,9 @@ public final class PeerStream implements AutoCloseable {
     if (closing) {
       return;
     }
-    if (buffered.incrementAndGet() > window) {
+    int held = buffered.incrementAndGet();
+    mostBuffered.accumulateAndGet(held, Math::max);
+    if (held > window) {
       connection.fail(new PeerFailure(peer.node(), peer + " sent more than the " + window + " slices it was granted"), false);
       ctx.close();
       return;
@@ -220,6 +224,19 @@ public final class PeerStream implements AutoCloseable {
       fresh.begin(this);
       awaitReady(stallMs);
     }
+  }
+
+  /** The window this stream granted its producer, in slices. */
+  public int window() {
+    return window;
+  }
+
+  /**
+   * The most slices this stream held at once, received from the producer and not yet taken: how much of its window
+   * the producer kept in flight (never more than {@link #window}, which the producer would break).
+   */
+  public int mostSlicesHeld() {
+    return mostBuffered.get();
   }
 
   public void credit() {

@@ -25,8 +25,9 @@ import org.wideec.topology.Endpoint;
 /**
  * One node's end of the slice protocol (Netty): a server whose authenticated peers ask it for streams, and
  * a client that asks peers for theirs. Streams are credit-based (a producer holds at most the window of
- * unacknowledged slices per consumer, so memory per repair does not grow with block size), shaped by the
- * {@link TrafficShaper} and counted in-rack or cross-rack.
+ * unacknowledged slices per consumer, so memory per repair does not grow with block size; {@link #windowFor}, and for
+ * background work {@link BackgroundWindow}, which says why a window sized to the link leaves the background caps in
+ * charge of the rate), shaped by the {@link TrafficShaper} and counted in-rack or cross-rack.
  */
 public final class SliceTransport implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SliceTransport.class);
@@ -118,10 +119,12 @@ public final class SliceTransport implements Closeable {
           + TransportConf.BIND_HOST + ", " + TransportConf.PORT + "; port 0 takes any free port): " + e, e);
     }
     boundPort = ((InetSocketAddress) server.localAddress()).getPort();
-    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, frame tags {}, TLS {}, shaping {})",
-        node(), conf.bindHost(), boundPort, handshake.authenticates() ? "HMAC" : "OFF",
-        handshake.authenticates() ? conf.frameMac() + " preferred" : "none", tls != null ? "on" : "off",
-        conf.shaper().enabled() ? "on" : "off");
+    LOG.info("wide-ec slice transport of {} listening on {}:{} (authentication {}, frame tags {}, TLS {}, shaping {},"
+        + " background window {} slices a hop in a rack, {} between racks)", node(), conf.bindHost(), boundPort,
+        handshake.authenticates() ? "HMAC" : "OFF", handshake.authenticates() ? conf.frameMac() + " preferred" : "none",
+        tls != null ? "on" : "off", conf.shaper().enabled() ? "on" : "off",
+        windowFor(BackgroundWork.id(true), conf.sliceBytes(), false),
+        windowFor(BackgroundWork.id(true), conf.sliceBytes(), true));
     return boundPort;
   }
 
@@ -198,20 +201,32 @@ public final class SliceTransport implements Closeable {
 
   /**
    * How many slices of {@code sliceBytes} a consumer lets the producer of stream {@code streamId} send ahead of it.
-   * Background work keeps the configured window (wide-ec.transport.window.slices): it is paced by the caps anyway,
-   * and many of its streams run at once. A user's stream ({@link BackgroundWork}: a degraded read's chain) gets
-   * enough slices for {@link #FOREGROUND_WINDOW_BYTES}, at most what producers accept
-   * (wide-ec.transport.max-credits): a hop sends at most one window per round trip, and a chain cuts a range into
-   * many small slices to keep its fill short (ECPipe §3.2), so with the configured 4 slices of 16 KiB a hop across a
-   * rack uplink whose queue a recovery keeps full (tens of ms a round trip) ran at a fraction of the uplink, while
-   * HDFS's read beside it, one TCP stream, used what TCP gave it. With the window the hop is TCP's too.
+   * Background work gets the bandwidth-delay product of its hop ({@link BackgroundWindow}: the narrowest link of the
+   * path, the rack uplinks too when {@code crossRack}, times the configured round trip), at least the configured
+   * window (wide-ec.transport.window.slices) and at most what producers accept (wide-ec.transport.max-credits): its rate is
+   * set by the caps and back-off every background slice waits for at its sender, never by the window, which only
+   * keeps an uncapped hop from idling across the round trip. A user's stream ({@link BackgroundWork}: a degraded
+   * read's chain) gets enough slices for {@link #FOREGROUND_WINDOW_BYTES}, within the same bounds: a hop sends at most
+   * one window per round trip, and a chain cuts a range into many small slices to keep its fill short (ECPipe §3.2),
+   * so with the configured 4 slices of 16 KiB a hop across a rack uplink whose queue a recovery keeps full (tens of
+   * ms a round trip) ran at a fraction of the uplink, while HDFS's read beside it, one TCP stream, used what TCP gave
+   * it. With the window the hop is TCP's too.
    */
-  public int windowFor(long streamId, int sliceBytes) {
-    if (BackgroundWork.isBackground(streamId) || sliceBytes <= 0) {
+  public int windowFor(long streamId, int sliceBytes, boolean crossRack) {
+    if (sliceBytes <= 0) {
       return conf.window();
     }
-    long slices = (FOREGROUND_WINDOW_BYTES + sliceBytes - 1) / sliceBytes;
-    return (int) Math.max(conf.window(), Math.min(slices, conf.limits().maxCredits()));
+    if (BackgroundWork.isBackground(streamId)) {
+      BackgroundWindow w = conf.backgroundWindow();
+      return w.slices(w.link(conf.shaper(), crossRack), sliceBytes, conf.window(), conf.limits().maxCredits());
+    }
+    return inSlices(FOREGROUND_WINDOW_BYTES, sliceBytes, conf.window(), conf.limits().maxCredits());
+  }
+
+  /** A window of {@code bytes} in whole slices of {@code sliceBytes}, at least {@code least}, at most {@code most}. */
+  static int inSlices(long bytes, int sliceBytes, int least, int most) {
+    long slices = bytes / sliceBytes + (bytes % sliceBytes == 0 ? 0 : 1);
+    return (int) Math.max(least, Math.min(slices, most));
   }
 
   /**

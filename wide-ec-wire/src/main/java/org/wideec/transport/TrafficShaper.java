@@ -34,6 +34,18 @@ public final class TrafficShaper {
     return e != null ? e[0] > 0 || e[1] > 0 : nodeBytesPerSecond > 0 || rackBytesPerSecond > 0;
   }
 
+  /** Every node link's rate now, bytes/s: as an embedded benchmark emulates it, else as configured; 0 is unshaped. */
+  public long nodeBytesPerSecond() {
+    long[] e = emulated;
+    return e != null ? e[0] : nodeBytesPerSecond;
+  }
+
+  /** Every rack uplink's rate now, bytes/s, as {@link #nodeBytesPerSecond}. */
+  public long rackBytesPerSecond() {
+    long[] e = emulated;
+    return e != null ? e[1] : rackBytesPerSecond;
+  }
+
   /**
    * For embedded benchmarks (every DataNode in this JVM): replaces the configured rates of all shapers, or
    * restores them with null. Links are reset so no reservation from an earlier run carries over.

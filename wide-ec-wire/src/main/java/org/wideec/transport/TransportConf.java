@@ -3,11 +3,12 @@ package org.wideec.transport;
 /**
  * The slice transport's settings as plain values (the HDFS side reads them from Hadoop configuration; keys and
  * defaults documented in conf/hdfs-site-wide-ec.xml and docs/configuration.md). {@code tls} is null when the slice
- * port runs without TLS.
+ * port runs without TLS. {@code window} is the least window of any stream; background work's is sized to the link
+ * by {@code backgroundWindow}.
  */
 public record TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
     long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, TlsEngines.Factory tls, PeerLimits limits,
-    FrameMac frameMac) {
+    FrameMac frameMac, BackgroundWindow backgroundWindow) {
 
   public static final String PREFIX = "wide-ec.transport.";
   public static final String BIND_HOST = PREFIX + "bind-host";
@@ -46,7 +47,18 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
         limits, FrameMac.DEFAULT);
   }
 
+  /** Settings with the default background window ({@link BackgroundWindow#DEFAULT}). */
+  public TransportConf(String bindHost, int port, byte[] secret, int sliceBytes, int window, int maxFrameBytes,
+      long stallTimeoutMs, int connectTimeoutMs, TrafficShaper shaper, TlsEngines.Factory tls, PeerLimits limits,
+      FrameMac frameMac) {
+    this(bindHost, port, secret, sliceBytes, window, maxFrameBytes, stallTimeoutMs, connectTimeoutMs, shaper, tls,
+        limits, frameMac, BackgroundWindow.DEFAULT);
+  }
+
   public TransportConf {
+    if (backgroundWindow == null) {
+      throw new IllegalArgumentException(BackgroundWindow.ROUND_TRIP + " must be set");
+    }
     if (frameMac == null) {
       throw new IllegalArgumentException(FrameMac.KEY + " must be set");
     }
@@ -76,7 +88,7 @@ public record TransportConf(String bindHost, int port, byte[] secret, int sliceB
   /** The same settings with other stall and connect timeouts. */
   public TransportConf withTimeouts(int millis) {
     return new TransportConf(bindHost, port, secret, sliceBytes, window, maxFrameBytes, millis, millis, shaper, tls, limits,
-        frameMac);
+        frameMac, backgroundWindow);
   }
 
   public Handshake handshake() {

@@ -26,8 +26,12 @@ import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Site;
+import org.wideec.transport.BackgroundWindow;
+import org.wideec.transport.BackgroundWork;
 import org.wideec.transport.Frame;
+import org.wideec.transport.FrameMac;
 import org.wideec.transport.PeerFailure;
+import org.wideec.transport.PeerLimits;
 import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TrafficShaper;
 import org.wideec.transport.TransportConf;
@@ -58,7 +62,11 @@ class RepairExecutionTest {
 
   /** Starts one node per unit (node "n{u}", rack per the plan) and a requestor "req" in the lost unit's rack. */
   private byte[][] start(PlacementPlan plan, int length, int lost, long stallMs, long seed) throws IOException {
-    cluster = new MemoryCluster(conf(SECRET, stallMs));
+    return start(conf(SECRET, stallMs), plan, length, lost, seed);
+  }
+
+  private byte[][] start(TransportConf conf, PlacementPlan plan, int length, int lost, long seed) throws IOException {
+    cluster = new MemoryCluster(conf);
     byte[][] units = RepairPlanningTest.codeword(plan.code(), length, new Random(seed));
     for (int u = 0; u < plan.code().n(); u++) {
       if (u != lost) {
@@ -425,13 +433,25 @@ class RepairExecutionTest {
     assertTrue(sinks.values().stream().allMatch(s -> s.aborted && !s.finished), "nothing half-written is kept");
   }
 
+  /**
+   * A repair is background work, whose hops grant their path's bandwidth-delay product (here 100 ms of 409,600
+   * bytes/s: 10 slices of 4 KiB), not the configured window of 2: held at its first slice, the requestor finds the
+   * chain further ahead than windows of 2 could ever take it, and never further than windows of 10 can.
+   */
   @Test
-  void producersNeverRunMoreThanTheirWindowAhead() throws IOException {
+  void producersRunAheadByTheirBackgroundWindowAndNeverMore() throws IOException {
     LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
     PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
     int length = 200 * SLICE;
-    byte[][] units = start(plan, length, 0, 5000, 15);
+    byte[][] units = start(new TransportConf("127.0.0.1", 0, SECRET, SLICE, WINDOW, 1 << 20, 5000, 3000,
+        TrafficShaper.OFF, null, PeerLimits.DEFAULTS, FrameMac.DEFAULT, new BackgroundWindow(409_600, 0, 100)), plan,
+        length, 0, 15);
+    int window = cluster.transports.get("req").windowFor(BackgroundWork.id(true), SLICE, true);
+    assertEquals(10, window, "100 ms of 409,600 bytes/s in slices of 4 KiB");
     int helpers = code.repairPlan(0).cost();
+    long configuredBound = 1 + (long) (WINDOW + 1) * helpers;
+    java.util.function.LongSupplier mostSent =
+        () -> cluster.counters.values().stream().mapToLong(c -> c.slices.get()).max().orElse(0);
     List<Long> lead = new ArrayList<>();
     Map<Integer, UnitLocation> survivors = RepairPlanningTest.locations(plan, 0);
     StripeRepair r = StripeRepair.of("slow", code, new int[] {0}, new long[] {length}, survivors,
@@ -443,21 +463,31 @@ class RepairExecutionTest {
       public void write(long offset, byte[] data, int off, int len) {
         super.write(offset, data, off, len);
         written++;
-        long mostSent = cluster.counters.values().stream().mapToLong(c -> c.slices.get()).max().orElse(0);
-        lead.add(mostSent - written);
-        try {
-          Thread.sleep(1);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+        // The first slice waits until the chain ran further ahead than windows of 2 allow (the deadline bounds a
+        // chain that never does, which fails below; it times nothing).
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (written == 1 && mostSent.getAsLong() - written <= configuredBound && System.nanoTime() < deadline) {
+          pause(5);
         }
+        lead.add(mostSent.getAsLong() - written);
+        pause(1);
       }
     };
-    // A repair is background work, whose streams keep the configured window (a user's read may run further ahead).
     cluster.engine("req", 1).asBackground().repair(r, cluster.where("req"), (u, len) -> sink);
     assertArrayEquals(units[0], sink.bytes);
     long worst = lead.stream().mapToLong(Long::longValue).max().orElseThrow();
+    assertTrue(worst > configuredBound, "the chain ran only " + worst + " slices ahead of the requestor: no more than"
+        + " the configured window of " + WINDOW + " a hop");
     // Each hop holds at most its window plus the slice in hand: the bound does not depend on the 200 slices.
-    assertTrue(worst <= 1 + (long) (WINDOW + 1) * helpers, "a helper ran " + worst + " slices ahead of the requestor");
+    assertTrue(worst <= 1 + (long) (window + 1) * helpers, "a helper ran " + worst + " slices ahead of the requestor");
+  }
+
+  private static void pause(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
 import org.wideec.config.ConfigValues;
+import org.wideec.transport.BackgroundWindow;
 import org.wideec.transport.FrameMac;
 import org.wideec.transport.PeerLimits;
 import org.wideec.transport.TlsEngines;
@@ -65,7 +66,14 @@ public final class TransportConfReader {
         ConfigValues.intIn(conf, CONNECT_TIMEOUT, 10_000, 1, Integer.MAX_VALUE),
         new TrafficShaper(ConfigValues.bytesAtLeast(conf, SHAPE_NODE, 0, 0),
             ConfigValues.bytesAtLeast(conf, SHAPE_RACK, 0, 0)),
-        tls, limits(conf), FrameMac.parse(conf.getTrimmed(FrameMac.KEY, "gmac")));
+        tls, limits(conf), FrameMac.parse(conf.getTrimmed(FrameMac.KEY, "gmac")), backgroundWindow(conf));
+  }
+
+  /** How background streams size their window to the link ({@link BackgroundWindow}). */
+  static BackgroundWindow backgroundWindow(Configuration conf) {
+    return new BackgroundWindow(ConfigValues.bytesAtLeast(conf, BackgroundWindow.NODE_LINK, 0, 0),
+        ConfigValues.bytesAtLeast(conf, BackgroundWindow.RACK_LINK, 0, 0),
+        ConfigValues.longAtLeast(conf, BackgroundWindow.ROUND_TRIP, BackgroundWindow.DEFAULT_ROUND_TRIP_MS, 0));
   }
 
   /** The cluster secret a DataNode proves, or null (auth=none, or a client, which proves block tokens). */
