@@ -130,10 +130,11 @@ public final class ConfigCatalogue {
           "least credits per stream (1..max-credits): background work grants its link's bandwidth-delay product"
               + " (background.window.*), a user's degraded read 2 MiB of slices per hop, each at least this and at"
               + " most max-credits; memory per stream is (window + 1) x slice per hop"),
-      fixed("wide-ec.transport.background.window.round-trip.ms", TRANSPORT, "100", DIALERS,
+      fixed("wide-ec.transport.background.window.round-trip.ms", TRANSPORT, "0", DIALERS,
           "round trip, in ms, a hop of background work keeps its path busy across: its window is the narrowest link's"
               + " rate times this, in slices (at least window.slices, at most max-credits); the caps, not the window,"
-              + " set its rate; 0 keeps background streams at window.slices"),
+              + " set its rate; 0 (the default until a run where the links bind shows a gain; 100 is the candidate) keeps background"
+              + " streams at window.slices"),
       fixed("wide-ec.transport.background.window.node.bytes-per-second", TRANSPORT, "0", DIALERS,
           "a node's link, bytes/s, as background windows are sized to it; 0: the emulated node link (shaping.node)"
               + " when shaping is on, else 1 Gbit/s (125000000)"),

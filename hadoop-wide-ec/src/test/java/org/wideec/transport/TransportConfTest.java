@@ -33,7 +33,7 @@ class TransportConfTest {
     assertTrue(t.handshake().authenticates());
     assertEquals(TransportConf.DEFAULT_SLICE_BYTES, t.sliceBytes());
     assertEquals(4, t.window());
-    assertEquals(BackgroundWindow.DEFAULT, t.backgroundWindow(), "100 ms of the node link (0: emulated, else 1 Gbit/s)");
+    assertEquals(new BackgroundWindow(0, 0, 0), t.backgroundWindow(), "off: background streams keep window.slices");
     assertEquals(new BackgroundWindow(25_000_000, 10_000_000, 0), TransportConfReader.from(conf(TransportConf.AUTH,
         "none", BackgroundWindow.NODE_LINK, "25000000", BackgroundWindow.RACK_LINK, "10000000", BackgroundWindow.ROUND_TRIP,
         "0")).backgroundWindow());
