@@ -44,7 +44,9 @@ import org.wideec.time.Backoff;
  * task JVMs run the mappers, so a killed attempt is a dead process whose archive lock HDFS still holds. A tree of
  * files and directories ends TRIMMED with exact counters; a first task attempt halted right after a stripe was
  * VERIFIED is retried and resumes without encoding that stripe again; a job killed mid-run is rerun and every
- * stripe verified before the kill keeps the parity it had.
+ * stripe verified before the kill keeps the parity it had. The jobs whose test is not about a task's process (the
+ * reruns, the paths-file job) run their maps inside the application master ({@link #IN_THE_AM}): the same mapper,
+ * counters and job client, without a JVM started per map on the suite's 2 cores.
  */
 class ArchiveJobClusterTest extends ArchiveTestBed {
   static final String PAUSE_KEY = "wideec.test.pause.ms";
@@ -82,6 +84,13 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
       }
     }
   }
+
+  /**
+   * MapReduce's uber mode: the job's maps run one after another inside its application master, not each in a task JVM
+   * of its own. Any input size qualifies (the default limit is one HDFS block, 64 KiB here).
+   */
+  static final Map<String, String> IN_THE_AM = Map.of("mapreduce.job.ubertask.enable", "true",
+      "mapreduce.job.ubertask.maxbytes", Long.toString(Long.MAX_VALUE));
 
   private MiniMRYarnCluster mr;
   private Configuration mrConf;
@@ -145,6 +154,17 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     Configuration c = new Configuration(mrConf);
     extra.forEach(c::set);
     return ToolRun.of(c, args);
+  }
+
+  /** The job the tool's JSON names ran its maps in its application master ({@link #IN_THE_AM} took). */
+  private void assertRanInTheAm(JsonNode j) throws Exception {
+    org.apache.hadoop.mapreduce.Cluster yarn = new org.apache.hadoop.mapreduce.Cluster(mrConf);
+    try {
+      Job ran = yarn.getJob(org.apache.hadoop.mapreduce.JobID.forName(j.get("job").asText()));
+      assertTrue(ran != null && ran.isUber(), j.get("job").asText() + " ran its maps in the application master");
+    } finally {
+      yarn.close();
+    }
   }
 
   private ArchivalPlan plan(String path) throws Exception {
@@ -237,8 +257,9 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     }
 
     // A rerun finds everything done and changes nothing.
-    ToolRun again = job(args.toArray(String[]::new));
+    ToolRun again = job(IN_THE_AM, args.toArray(String[]::new));
     assertEquals(0, again.exit(), again.out() + again.err());
+    assertRanInTheAm(again.json());
     assertEquals(4, counter(again.json(), "PATHS_SKIPPED"));
     assertEquals(0, counter(again.json(), "STRIPES_ENCODED"));
     assertEquals(0, counter(again.json(), "BYTES_ENCODED"));
@@ -260,10 +281,11 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     try (org.apache.hadoop.fs.FSDataOutputStream o = fs.create(new Path("/ops/chain-paths.txt"))) {
       o.write("# two units\n/chainjob/a\n\n/chainjob/d\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
-    ToolRun r = job("archive", "--paths-from", "/ops/chain-paths.txt", "--code", CODE, "--encoder", "chain", "--mr",
-        "--maps", "2", "--json");
+    ToolRun r = job(IN_THE_AM, "archive", "--paths-from", "/ops/chain-paths.txt", "--code", CODE, "--encoder",
+        "chain", "--mr", "--maps", "2", "--json");
     assertEquals(0, r.exit(), r.out() + r.err());
     JsonNode j = r.json();
+    assertRanInTheAm(j);
     assertEquals("SUCCEEDED", j.get("state").asText());
     assertEquals(2, counter(j, "PATHS_DONE"));
     assertEquals(0, counter(j, "PATHS_FAILED"));
@@ -371,10 +393,11 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
     List<String> args = new ArrayList<>(List.of("archive"));
     args.addAll(paths);
     args.addAll(List.of("--code", CODE, "--mr", "--maps", "2", "--json"));
-    ToolRun r = job(args.toArray(String[]::new));
+    ToolRun r = job(IN_THE_AM, args.toArray(String[]::new));
     assertEquals(0, r.exit(), r.out() + r.err());
     assertAllTrimmed(paths);
     JsonNode j = r.json();
+    assertRanInTheAm(j);
     assertEquals(unverified, counter(j, "STRIPES_ENCODED"), before.toString());
     assertEquals(midEncoding, counter(j, "STRIPES_ROLLED_BACK"));
     assertEquals(0, counter(j, "PATHS_FAILED"));

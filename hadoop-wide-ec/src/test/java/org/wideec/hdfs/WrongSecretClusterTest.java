@@ -50,7 +50,8 @@ class WrongSecretClusterTest {
         new Configuration())), dir, 4L * CELL);
     String[] racks = {"/rack0", "/rack0", "/rack1", "/rack1", "/rack2"};
     String[] hosts = {"localhost", "localhost", "localhost", "localhost", "localhost"};
-    cluster = new MiniDFSCluster.Builder(conf).numDataNodes(racks.length).racks(racks).hosts(hosts).build();
+    cluster = new MiniDFSCluster.Builder(conf).numDataNodes(racks.length).racks(racks).hosts(hosts)
+        .storagesPerDatanode(1).build(); // one volume each, as MiniClusters.start
     Configuration other = new Configuration(conf);
     other.set("wide-ec.transport.secret", "00112233445566778899aabbccddeeff0011223344556677");
     cluster.startDataNodes(other, 1, true, null, new String[] {"/rack2"}, new String[] {"localhost"}, null);

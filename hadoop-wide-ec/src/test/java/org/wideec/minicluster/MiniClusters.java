@@ -88,7 +88,10 @@ public final class MiniClusters {
     for (int i = 0; i < rackOf.length; i++) {
       rackOf[i] = "/rack" + (i / nodesPerRack);
     }
-    MiniDFSCluster.Builder builder = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf);
+    // One storage directory a DataNode, not MiniDFSCluster's two: both would sit on the one disk, and each volume costs
+    // its start (format, checks, scanners): a 6 x 3 cluster started in 13 s instead of 18 on the shared 2 cores.
+    MiniDFSCluster.Builder builder = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf)
+        .storagesPerDatanode(1);
     String heartbeat = conf.getTrimmed(DATANODE_HEARTBEAT_KEY);
     if (heartbeat != null) {
       // A value set on the configuration beats any resource added to it, so the NameNode's interval moves into a
