@@ -30,8 +30,7 @@ import java.util.concurrent.TimeUnit;
  * placement policy for targets of a batch every few seconds; while we claim the group it gets none and stays queued.
  * A claim covers the groups the last pass planned or has in flight, and every group of ours that pass did not see at
  * all (lost since it looked): the claim wakes the monitor, whose pass then plans it or leaves it to HDFS. A group the
- * pass saw with a lost unit and did not plan (HDFS reconstructs one of its units already, say) is HDFS's; one it
- * saw queued with nothing lost (HDFS queues a group whose racks break its placement, too) is not seen; so is every group a pass
+ * pass saw and did not plan (HDFS reconstructs one of its units already, say) is HDFS's; so is every group a pass
  * could not look at whole (then only what it planned is claimed), and everything once the lease lapses.
  */
 public final class RebuildClaims {

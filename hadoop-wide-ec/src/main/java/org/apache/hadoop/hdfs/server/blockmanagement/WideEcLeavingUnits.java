@@ -48,9 +48,7 @@ public final class WideEcLeavingUnits {
    * What a look at HDFS's queue of low-redundancy blocks found.
    *
    * @param lost the complete block groups of our codecs with a lost unit and no reconstruction pending, in queue order
-   * @param seen every block group of our codecs in the queue that had a lost unit when looked at (pending HDFS's
-   *     reconstruction or not). A group queued with nothing lost (HDFS queues a group whose racks break its placement
-   *     policy, too) is not seen: a unit it loses later is a new loss the next pass decides on, not HDFS's.
+   * @param seen every block group of our codecs in the queue
    * @param whole whether the look reached the end of the queue
    */
   public record LostGroups(List<GroupUnits> lost, java.util.Set<Long> seen, boolean whole) {}
@@ -63,21 +61,17 @@ public final class WideEcLeavingUnits {
   public static LostGroups lost(FSNamesystem fsn, int maxBlocks) {
     BlockManager bm = fsn.getBlockManager();
     List<GroupUnits> lost = new ArrayList<>();
-    java.util.Set<Long> looked = new java.util.HashSet<>();
     java.util.Set<Long> seen = new java.util.HashSet<>();
-    int entries = 0;
+    int looked = 0;
     fsn.readLock();
     try {
       Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
-      for (; entries < maxBlocks && it.hasNext(); entries++) {
+      for (; looked < maxBlocks && it.hasNext(); looked++) {
         if (it.next() instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-            && looked.add(g.getBlockId())) {
+            && seen.add(g.getBlockId())) {
           GroupUnits v = view(bm, g);
-          if (!v.lost().isEmpty()) {
-            seen.add(g.getBlockId());
-            if (!v.reconstructing()) {
-              lost.add(v);
-            }
+          if (!v.lost().isEmpty() && !v.reconstructing()) {
+            lost.add(v);
           }
         }
       }
