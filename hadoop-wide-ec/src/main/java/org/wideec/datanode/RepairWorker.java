@@ -104,7 +104,7 @@ final class RepairWorker implements ReconstructionTakeover.Worker {
       if (job.units().length == 0) {
         outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, null, job.beingStored().isEmpty()
             ? "nothing to rebuild" : "nothing to rebuild: units " + job.beingStored() + " are being stored on their"
-            + " targets by another rebuild on this DataNode (the NameNode's order)");
+            + " targets by another rebuild on this DataNode (the NameNode's order, or an earlier task)");
       } else {
         RepairEngine.Result r = repair(task, job, stored);
         outcome = outcome(task, job, ReconstructionOutcome.Route.OUR_WORKER, r, "stored and confirmed");
