@@ -48,14 +48,15 @@ final class FillCommand {
     Path dir = new Path(o.positional().get(0));
     DistributedFileSystem dfs = ArchiveCommand.hdfs(conf, dir, "archive --fill");
     ManifestStore store = new ManifestStore(dfs, ArchiveLayout.from(conf));
-    FillUpdate fill = new FillUpdate(dfs, store, ParityUpdater.from(dfs, store, conf, ParityUpdater.Hook.NONE,
-        scheme));
+    ParityUpdater updater = ParityUpdater.from(dfs, store, conf, ParityUpdater.Hook.NONE, scheme);
+    FillUpdate fill = new FillUpdate(dfs, store, updater);
     if (o.has("dry-run")) {
       FillUpdate.Preview p = fill.preview(dir);
       Map<String, Object> extra = new LinkedHashMap<>();
       extra.put("filesFilled", p.filled());
       extra.put("left", left(p.left()));
-      new MemberUpdateCommand(conf, out, false).printPlan(Map.of(p.manifest(), p.updates()), scheme, o.has("json"),
+      new MemberUpdateCommand(conf, out, false).printPlan(updater, Map.of(p.manifest(), p.updates()), scheme,
+          o.has("json"),
           extra);
       if (!o.has("json")) {
         printFiles(p.filled(), p.left());

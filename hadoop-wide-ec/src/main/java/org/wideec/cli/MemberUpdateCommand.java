@@ -70,7 +70,7 @@ final class MemberUpdateCommand {
     Path src = new Path(o.positional().get(1));
     ParityUpdater updater = updater(path, scheme);
     if (o.has("dry-run")) {
-      printPlan(updater.previewReplace(path, src), scheme, o.has("json"));
+      printPlan(updater, updater.previewReplace(path, src), scheme, o.has("json"));
       return 0;
     }
     print(List.of(updater.replace(path, src)), scheme, o.has("json"));
@@ -104,7 +104,7 @@ final class MemberUpdateCommand {
       if (o.has("finish")) {
         throw new Options.UsageException("--dry-run prints the update of rm PATH...; --finish has none to print");
       }
-      printPlan(updater.preview(paths), scheme, o.has("json"));
+      printPlan(updater, updater.preview(paths), scheme, o.has("json"));
       return 0;
     }
     if (o.has("finish")) {
@@ -190,12 +190,16 @@ final class MemberUpdateCommand {
     return names.isEmpty() ? "none" : names.size() == 1 ? names.iterator().next() : "datanode+client";
   }
 
-  private void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json) {
-    printPlan(plans, scheme, json, Map.of());
+  private void printPlan(ParityUpdater updater, Map<StripeManifest, List<StripeUpdate>> plans, String scheme,
+      boolean json) {
+    printPlan(updater, plans, scheme, json, Map.of());
   }
 
-  /** The dry run's stripe updates and the scheme's plans; {@code extra}: more top-level JSON fields. */
-  void printPlan(Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json,
+  /**
+   * The dry run's stripe updates and the scheme's plans, each planned from the racks its units are read in now
+   * ({@link ParityUpdater#readRacks}), as the run plans it; {@code extra}: more top-level JSON fields.
+   */
+  void printPlan(ParityUpdater updater, Map<StripeManifest, List<StripeUpdate>> plans, String scheme, boolean json,
       Map<String, Object> extra) {
     List<Map<String, Object>> archives = new ArrayList<>();
     org.wideec.archive.encode.EncodePlan.Shape shape = ChainEncoder.shapeOf(conf);
@@ -212,8 +216,8 @@ final class MemberUpdateCommand {
         s.put("vanishingParities", u.vanishingParities());
         s.put("dropped", u.dropsStripe());
         s.put("unitLength", u.nextUnitLength());
-        UpdateChoice choice = UpdateChoice.of(u, org.wideec.update.UpdateScheme.byName(scheme), Set.of(), shape,
-            whenCheaper);
+        UpdateChoice choice = UpdateChoice.of(u, updater.readRacks(u), org.wideec.update.UpdateScheme.byName(scheme),
+            Set.of(), shape, whenCheaper);
         s.put("plan", choice.reEncodes() ? reEncodeJson(choice) : choice.delta().toJson());
         s.put("crossRackBytes", u.dropsStripe() ? 0 : choice.crossRackBytes());
         stripes.add(s);

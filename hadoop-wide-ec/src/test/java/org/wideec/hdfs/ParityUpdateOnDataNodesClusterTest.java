@@ -5,16 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeManifest;
+import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ParityUpdater;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.minicluster.MiniClusters;
@@ -91,6 +96,63 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
       assertTrue(after.stripe(0).member(8).padding(), scheme + ": the emptied group's local parity is virtual");
       everythingChecksOut(after);
     }
+  }
+
+  @Test
+  void aChangedUnitWhoseReplicasAllLeftItsPlannedRackIsPlannedFromWhereItIsReadAndCountedExactly() throws Exception {
+    List<String> files = archiveDirOnPlan("/off-rack");
+    StripeManifest before = manifestOf("/off-rack");
+    assertEquals(List.of("0:0", "0:1"), unitsOf(before, store.inodeOf(new Path(files.get(0)))));
+    StripeMember d0 = before.stripe(0).member(0);
+    Set<String> racksNow = everyReplicaOutOfItsPlannedRack(d0, before.stripe(0));
+    // The dry run plans unit 0's delta from a rack it is read in now; planned from the manifest, the DataNodes would
+    // send it across racks the plan does not count (rmOnDataNodes asserts the count exactly).
+    RmOnDataNodes rm = rmOnDataNodes("rackcu", files.get(0));
+    JsonNode plan = rm.plan().json().get("archives").get(0).get("stripes").get(0).get("plan");
+    boolean fromWhereItIs = false;
+    for (JsonNode t : plan.get("transfers")) {
+      fromWhereItIs |= racksNow.contains(t.get("from").get("rack").asText());
+    }
+    assertTrue(fromWhereItIs, "a transfer from " + racksNow + ": " + plan);
+    everythingChecksOut(manifestOf("/off-rack"));
+  }
+
+  /**
+   * Moves each replica of the member's block that is in its planned rack to a DataNode of a rack holding no replica
+   * of it and no member of the stripe (so the NameNode drops the moved one as the excess), and returns the racks it is
+   * in then.
+   */
+  private Set<String> everyReplicaOutOfItsPlannedRack(StripeMember m, org.wideec.archive.ArchivedStripe stripe)
+      throws Exception {
+    Set<String> stripeRacks = new HashSet<>();
+    for (int u = 0; u < stripe.code().n(); u++) {
+      stripeRacks.add(stripe.member(u).plannedRack());
+    }
+    String file = org.wideec.archive.hdfs.ArchiveLayout.inodePath(m.inodeId()).toString();
+    try (org.wideec.archive.hdfs.BlockMover mover = new org.wideec.archive.hdfs.BlockMover(fs)) {
+      for (DatanodeInfo holder : located(m).getLocations()) {
+        if (!holder.getNetworkLocation().equals(m.plannedRack())) {
+          continue;
+        }
+        Set<String> racksHolding = racksOf(located(m));
+        DatanodeInfo target = Arrays.stream(fs.getDataNodeStats())
+            .filter(d -> !stripeRacks.contains(d.getNetworkLocation()) && !racksHolding.contains(d.getNetworkLocation()))
+            .findFirst().orElseThrow(() -> new AssertionError("no rack free of the stripe and of blk_" + m.blockId()));
+        mover.move(org.wideec.archive.hdfs.BlockMover.candidates(file, located(m), target, holder.getXferAddr())
+            .get(0));
+      }
+    }
+    await("no replica of blk_" + m.blockId() + " left in its planned rack " + m.plannedRack(),
+        () -> !racksOf(located(m)).contains(m.plannedRack()));
+    return racksOf(located(m));
+  }
+
+  private static Set<String> racksOf(org.apache.hadoop.hdfs.protocol.LocatedBlock lb) {
+    Set<String> out = new HashSet<>();
+    for (DatanodeInfo d : lb.getLocations()) {
+      out.add(d.getNetworkLocation());
+    }
+    return out;
   }
 
   @Test

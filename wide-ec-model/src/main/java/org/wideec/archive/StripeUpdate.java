@@ -273,6 +273,15 @@ public final class StripeUpdate {
    * every unit.
    */
   public org.wideec.update.UpdatePattern pattern() {
+    return pattern(Map.of());
+  }
+
+  /**
+   * As {@link #pattern()}, with the stored units of {@code readRacks} in the racks their roles read them from rather
+   * than their planned ones: a unit whose replicas left its planned rack (an excess replica dropped after a move, the
+   * Balancer) has its delta computed where it is, and the plan must count the racks that delta really crosses.
+   */
+  public org.wideec.update.UpdatePattern pattern(Map<Integer, String> readRacks) {
     LinearCode code = before.code();
     List<String> racks = new ArrayList<>();
     int[] rackOf = new int[code.n()];
@@ -280,18 +289,21 @@ public final class StripeUpdate {
     for (int u = 0; u < code.n(); u++) {
       StripeMember m = before.member(u);
       if (!m.padding()) {
-        home = home == null ? m.plannedRack() : home;
-        if (!racks.contains(m.plannedRack())) {
-          racks.add(m.plannedRack());
+        String rack = readRacks.getOrDefault(u, m.plannedRack());
+        home = home == null ? rack : home;
+        if (!racks.contains(rack)) {
+          racks.add(rack);
         }
       }
     }
     for (int u = 0; u < code.n(); u++) {
-      StripeMember m = before.member(u).padding() ? after.get(u) : before.member(u); // a filled slot: its new rack
-      if (!m.padding() && !racks.contains(m.plannedRack())) {
-        racks.add(m.plannedRack());
+      boolean filled = before.member(u).padding();
+      StripeMember m = filled ? after.get(u) : before.member(u); // a filled slot: its new rack
+      String rack = filled ? m.plannedRack() : readRacks.getOrDefault(u, m.plannedRack());
+      if (!m.padding() && !racks.contains(rack)) {
+        racks.add(rack);
       }
-      rackOf[u] = racks.indexOf(m.padding() ? home : m.plannedRack());
+      rackOf[u] = racks.indexOf(m.padding() ? home : rack);
     }
     org.wideec.placement.PlacementPlan placement = new org.wideec.placement.PlacementPlan("manifest", code, rackOf);
     return org.wideec.update.UpdatePattern.of(placement, changedUnits()).withRackNames(racks)

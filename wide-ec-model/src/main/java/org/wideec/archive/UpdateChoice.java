@@ -43,7 +43,16 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
    */
   public static UpdateChoice of(StripeUpdate up, UpdateScheme scheme, Set<Long> gone, EncodePlan.Shape shape,
       boolean whenCheaper) {
-    UpdatePlan delta = scheme.plan(up.pattern());
+    return of(up, Map.of(), scheme, gone, shape, whenCheaper);
+  }
+
+  /**
+   * As {@link #of(StripeUpdate, UpdateScheme, Set, EncodePlan.Shape, boolean)}, the delta planned with the stored
+   * units of {@code readRacks} in the racks their roles read them from ({@link StripeUpdate#pattern(Map)}).
+   */
+  public static UpdateChoice of(StripeUpdate up, Map<Integer, String> readRacks, UpdateScheme scheme, Set<Long> gone,
+      EncodePlan.Shape shape, boolean whenCheaper) {
+    UpdatePlan delta = scheme.plan(up.pattern(readRacks));
     if (up.dropsStripe()) {
       return new UpdateChoice(up, delta, null, null); // nothing is written: the stripe leaves the manifest
     }

@@ -75,6 +75,19 @@ class StripeUpdateTest {
   }
 
   @Test
+  void aUnitReadInAnotherRackIsPlannedThereAndItsDeltaCrossesFromIt() {
+    StripeUpdate up = StripeUpdate.removing(stripe(), Set.of(101L)); // unit 1, planned in /r0 with units 0 and 2
+    org.wideec.update.UpdatePattern planned = up.pattern();
+    assertEquals("/r0", planned.rackName(planned.rackOf(1)));
+    org.wideec.update.UpdatePattern read = up.pattern(java.util.Map.of(1, "/elsewhere"));
+    assertEquals("/elsewhere", read.rackName(read.rackOf(1)));
+    assertEquals("/r0", read.rackName(read.rackOf(0)));
+    org.wideec.update.UpdateScheme rackcu = org.wideec.update.UpdateScheme.byName("rackcu");
+    // Its delta now leaves a rack with no parity: one more chunk crosses racks than the manifest's racks say.
+    assertEquals(rackcu.plan(planned).crossRackChunks() + 1, rackcu.plan(read).crossRackChunks());
+  }
+
+  @Test
   void removingEveryLongestBlockShrinksEveryStoredParity() {
     StripeUpdate up = StripeUpdate.removing(stripe(), Set.of(100L, 101L, 102L, 103L, 104L));
     assertEquals(1000, up.nextUnitLength());

@@ -144,7 +144,8 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   public Map<Integer, StripeMember> write(StripeUpdate up, long version, Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     String name = "stripe " + s.stripeId() + " update to version " + version;
-    UpdateChoice choice = UpdateChoice.of(up, scheme, gone, shape, reEncodeWhenCheaper);
+    UpdateSources located = UpdateSources.located(dfs, up, gone);
+    UpdateChoice choice = UpdateChoice.of(up, located.readRacks(), scheme, gone, shape, reEncodeWhenCheaper);
     if (choice.reEncodes()) {
       return reEncode(up, version, name, choice, gone);
     }
@@ -163,7 +164,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       why = "its plan renews parities " + Arrays.toString(roles.rewrittenParities()) + ", the update rewrites "
           + Arrays.toString(up.rewrittenParities());
     }
-    UpdateSources at = why == null ? UpdateSources.of(dfs, up, gone, this::mover) : null;
+    UpdateSources at = why == null ? located.placing(dfs, up, this::mover) : null;
     if (at != null && at.unplaced != null) {
       why = at.unplaced;
     }

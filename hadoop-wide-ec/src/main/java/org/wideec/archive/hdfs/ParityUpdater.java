@@ -157,6 +157,20 @@ public final class ParityUpdater {
   }
 
   /**
+   * The racks the stored units of {@code up} are read in now, by unit: what a dry run plans from, as the DataNodes'
+   * run does ({@link StripeUpdate#pattern(Map)}). Empty (the planned racks) when a member cannot be located, e.g. a
+   * file deleted behind wide-ec's back: such an update re-encodes, and the run says why.
+   */
+  public Map<Integer, String> readRacks(StripeUpdate up) {
+    try {
+      return UpdateSources.located(dfs, up, Set.of()).readRacks();
+    } catch (IOException e) {
+      LOG.debug("stripe {}: planned from its manifest's racks: {}", up.before().stripeId(), e.getMessage());
+      return Map.of();
+    }
+  }
+
+  /**
    * Removes archived files: each leaves the namespace at once, then one update per archive zeroes them all in the
    * parity. Files of several archives are updated archive by archive.
    */

@@ -36,12 +36,11 @@ final class UpdateSources {
   private UpdateSources() {}
 
   /**
-   * Where the roles of {@code up} read, as the NameNode lists the blocks now: each data unit's replica (the plan's
-   * kept one where it is, {@link StripeData#readHolders}), each replacement beside the block it replaces, and each
-   * rewritten parity's block on its planned node where it is there.
+   * The stored units' replicas the roles of {@code up} read, without changing anything: each data unit's (the plan's
+   * kept one where it is) and each rewritten parity's old block (on its planned node where it is there). What a dry
+   * run plans from, so its plan counts the racks the run's deltas cross ({@link #readRacks}).
    */
-  static UpdateSources of(DistributedFileSystem dfs, StripeUpdate up, Set<Long> gone, Supplier<BlockMover> mover)
-      throws IOException {
+  static UpdateSources located(DistributedFileSystem dfs, StripeUpdate up, Set<Long> gone) throws IOException {
     ArchivedStripe s = up.before();
     UpdateSources at = new UpdateSources();
     List<StripeData.Unit> data = StripeData.locate(dfs, s, gone); // checks every data block is the one archived
@@ -51,6 +50,41 @@ final class UpdateSources {
       at.old.put(d.unit(), d.block());
       at.holder.put(d.unit(), holders.get(d.unit()));
     }
+    for (int u : up.rewrittenParities()) {
+      if (s.member(u).padding()) {
+        continue; // a parity a fill brings on: no old block; its role's node is chosen by placing
+      }
+      LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(s.member(u).inodeId()).toString(),
+          0, s.unitLength());
+      if (lbs.getLocatedBlocks().size() != 1 || lbs.getLocatedBlocks().get(0).getLocations().length == 0) {
+        throw new IOException("stripe " + s.stripeId() + " parity unit " + u + " (inode " + s.member(u).inodeId()
+            + "): should be one block with a live replica, HDFS lists " + lbs.getLocatedBlocks().size() + " block(s)");
+      }
+      LocatedBlock lb = lbs.getLocatedBlocks().get(0);
+      at.old.put(u, lb);
+      DatanodeInfo pick = lb.getLocations()[0];
+      for (DatanodeInfo dn : lb.getLocations()) {
+        pick = dn.getXferAddr().equals(s.member(u).plannedNode()) ? dn : pick;
+      }
+      at.holder.put(u, pick);
+    }
+    return at;
+  }
+
+  /** The rack each located stored unit is read in, by unit ({@link StripeUpdate#pattern(Map)}). */
+  Map<Integer, String> readRacks() {
+    Map<Integer, String> out = new HashMap<>();
+    holder.forEach((u, dn) -> out.put(u, dn.getNetworkLocation()));
+    return out;
+  }
+
+  /**
+   * The rest of what the roles read, placed for them: each replacement copied beside the block it replaces, each
+   * filled slot's new block, and the node computing each parity a fill brings on.
+   */
+  UpdateSources placing(DistributedFileSystem dfs, StripeUpdate up, Supplier<BlockMover> mover) throws IOException {
+    ArchivedStripe s = up.before();
+    UpdateSources at = this;
     for (int u : up.changedUnits()) {
       StripeMember next = up.after(u);
       if (next.padding()) {
@@ -71,24 +105,6 @@ final class UpdateSources {
             + at.holder.get(u).getXferAddr() + ", which holds the block it replaces";
       }
       at.replacement.put(u, b);
-    }
-    for (int u : up.rewrittenParities()) {
-      if (s.member(u).padding()) {
-        continue; // a parity a fill brings on: no old block; its role's node is chosen below
-      }
-      LocatedBlocks lbs = dfs.getClient().getLocatedBlocks(ArchiveLayout.inodePath(s.member(u).inodeId()).toString(),
-          0, s.unitLength());
-      if (lbs.getLocatedBlocks().size() != 1 || lbs.getLocatedBlocks().get(0).getLocations().length == 0) {
-        throw new IOException("stripe " + s.stripeId() + " parity unit " + u + " (inode " + s.member(u).inodeId()
-            + "): should be one block with a live replica, HDFS lists " + lbs.getLocatedBlocks().size() + " block(s)");
-      }
-      LocatedBlock lb = lbs.getLocatedBlocks().get(0);
-      at.old.put(u, lb);
-      DatanodeInfo pick = lb.getLocations()[0];
-      for (DatanodeInfo dn : lb.getLocations()) {
-        pick = dn.getXferAddr().equals(s.member(u).plannedNode()) ? dn : pick;
-      }
-      at.holder.put(u, pick);
     }
     DatanodeInfo[] live = null;
     for (int u : up.rewrittenParities()) {
