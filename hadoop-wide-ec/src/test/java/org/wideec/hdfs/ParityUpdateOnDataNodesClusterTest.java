@@ -118,9 +118,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
   }
 
   /**
-   * Moves each replica of the member's block that is in its planned rack to a DataNode of a rack holding no replica
-   * of it and no member of the stripe (so the NameNode drops the moved one as the excess), and returns the racks it is
-   * in then.
+   * Moves each replica of the member's block that is in its planned rack to a DataNode of another rack holding no
+   * replica of it (so the NameNode drops the moved one as the excess, the number of racks kept), one free of the
+   * stripe where there is one, and returns the racks it is in then.
    */
   private Set<String> everyReplicaOutOfItsPlannedRack(StripeMember m, org.wideec.archive.ArchivedStripe stripe)
       throws Exception {
@@ -136,8 +136,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
         }
         Set<String> racksHolding = racksOf(located(m));
         DatanodeInfo target = Arrays.stream(fs.getDataNodeStats())
-            .filter(d -> !stripeRacks.contains(d.getNetworkLocation()) && !racksHolding.contains(d.getNetworkLocation()))
-            .findFirst().orElseThrow(() -> new AssertionError("no rack free of the stripe and of blk_" + m.blockId()));
+            .filter(d -> !d.getNetworkLocation().equals(m.plannedRack()) && !racksHolding.contains(d.getNetworkLocation()))
+            .min(java.util.Comparator.comparing((DatanodeInfo d) -> stripeRacks.contains(d.getNetworkLocation())))
+            .orElseThrow(() -> new AssertionError("no rack free of blk_" + m.blockId() + " besides its planned one"));
         mover.move(org.wideec.archive.hdfs.BlockMover.candidates(file, located(m), target, holder.getXferAddr())
             .get(0));
       }
