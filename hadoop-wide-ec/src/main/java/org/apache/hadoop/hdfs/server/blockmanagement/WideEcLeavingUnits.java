@@ -12,6 +12,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 import org.wideec.coder.StripedCodec;
+import org.wideec.placement.hdfs.WhyQueued;
 
 /**
  * What the decommission of DataNodes asks of the blocks map, copied under the namesystem read lock (nothing is
@@ -47,8 +48,10 @@ public final class WideEcLeavingUnits {
   /**
    * What a look at HDFS's queue of low-redundancy blocks found.
    *
-   * @param lost the complete block groups of our codecs with a lost unit and no reconstruction pending, in queue order
-   * @param seen every block group of our codecs in the queue
+   * @param lost the complete block groups of our codecs with a lost unit and nothing else for HDFS to do but fix their
+   *     racks ({@link WhyQueued#LOST_UNITS}), in queue order
+   * @param seen every block group of our codecs in the queue but those queued only for their racks ({@link
+   *     WhyQueued#seen}): those in {@code lost}, and those HDFS has other work on, which stay HDFS's
    * @param whole whether the look reached the end of the queue
    */
   public record LostGroups(List<GroupUnits> lost, java.util.Set<Long> seen, boolean whole) {}
@@ -56,21 +59,26 @@ public final class WideEcLeavingUnits {
   /**
    * The block groups of our codecs that HDFS queues for reconstruction (a DataNode died with units of theirs, say), at
    * most {@code maxBlocks} queue entries, looked at in one hold of the namesystem read lock (HDFS's RedundancyMonitor
-   * picks its batches from the same queue under the write lock).
+   * picks its batches from the same queue under the write lock), each with why it is queued ({@link WhyQueued}).
    */
   public static LostGroups lost(FSNamesystem fsn, int maxBlocks) {
     BlockManager bm = fsn.getBlockManager();
     List<GroupUnits> lost = new ArrayList<>();
+    java.util.Set<Long> looked = new java.util.HashSet<>();
     java.util.Set<Long> seen = new java.util.HashSet<>();
-    int looked = 0;
+    int entries = 0;
     fsn.readLock();
     try {
       Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
-      for (; looked < maxBlocks && it.hasNext(); looked++) {
+      for (; entries < maxBlocks && it.hasNext(); entries++) {
         if (it.next() instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-            && seen.add(g.getBlockId())) {
+            && looked.add(g.getBlockId())) {
           GroupUnits v = view(bm, g);
-          if (!v.lost().isEmpty() && !v.reconstructing()) {
+          WhyQueued why = whyQueued(bm, g, v);
+          if (why.seen()) {
+            seen.add(g.getBlockId());
+          }
+          if (why == WhyQueued.LOST_UNITS) {
             lost.add(v);
           }
         }
@@ -79,6 +87,13 @@ public final class WideEcLeavingUnits {
     } finally {
       fsn.readUnlock();
     }
+  }
+
+  /** Why HDFS queues the group, from its own count of the group's replicas. Under the namesystem lock. */
+  private static WhyQueued whyQueued(BlockManager bm, BlockInfoStriped g, GroupUnits v) {
+    NumberReplicas n = bm.countNodes(g);
+    return WhyQueued.of(g.getRealTotalBlockNum(), n.liveReplicas(), v.lost().size(), n.corruptReplicas(),
+        n.replicasOnStaleNodes(), n.decommissioning(), n.maintenanceReplicas(), v.reconstructing());
   }
 
   /** The DataNodes decommissioning or entering maintenance, alive. */
