@@ -232,7 +232,7 @@ class LostGroupsQueueClusterTest {
         () -> metrics().archiveRepairPasses() >= from + passes);
   }
 
-  private static List<DatanodeDescriptor> nodesOf(MiniDFSCluster cluster, String rack) {
+  private static List<DatanodeDescriptor> nodesOf(MiniDFSCluster cluster, String rack) throws IOException {
     DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
     List<DatanodeDescriptor> out = new ArrayList<>();
     for (DataNode dn : cluster.getDataNodes()) {
