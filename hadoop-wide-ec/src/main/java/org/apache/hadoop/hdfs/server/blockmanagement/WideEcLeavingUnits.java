@@ -20,7 +20,8 @@ import org.wideec.placement.hdfs.WhyQueued;
  * with a unit on one of them, and whether a rebuilt unit is live on its target. HDFS completes a decommission once
  * every internal block of a group is live on a node in service; these views are what our worker needs to make it so
  * without the leaving node sending the unit. The same view serves the rebuild of units lost with their DataNode: the
- * groups of our codecs in HDFS's reconstruction queue. A thin adapter in Hadoop's package because a group's storage
+ * groups of our codecs in HDFS's reconstruction queue, each with why HDFS queues it ({@link WhyQueued}, a few
+ * comparisons of HDFS's own count of its replicas). A thin adapter in Hadoop's package because a group's storage
  * indexes, a storage's block list and the queue are package-private.
  */
 public final class WideEcLeavingUnits {
