@@ -56,19 +56,17 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 class LostGroupsQueueClusterTest {
   private static final int CELL = 64 * 1024;
   private static final int K = 6;
+  private static final Path DIR = new Path("/lrc");
 
   @Test
   void aGroupQueuedOnlyForItsRacksThatLosesAUnitIsRebuiltOnOurOrderAndHdfsSchedulesNothingForIt(
       @TempDir java.nio.file.Path dir) throws Exception {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
     // HDFS's RedundancyMonitor every 200 ms, our pass every 3 s: a unit lost just after a pass meets HDFS's request
     // for a target long before the next pass, as on the real cluster, where passes are seconds apart.
-    base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "200ms");
-    base.setLong("wide-ec.archive.repair.interval.ms", 3000);
-    MiniDFSCluster cluster = MiniClusters.start(base, dir.toFile(), 4, 4, CELL);
+    MiniDFSCluster cluster = start(dir, "200ms", 3000, 4, 4);
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
-      ErasureCodingPolicy lrc = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", K, 4, CELL));
+      ErasureCodingPolicy lrc = lrcDirectory(fs);
       FSNamesystem fsn = cluster.getNamesystem();
       BlockManager bm = fsn.getBlockManager();
 
@@ -77,7 +75,7 @@ class LostGroupsQueueClusterTest {
       // rack rule, and HDFS keeps it queued (a copy to another rack leaves the full rack as full).
       List<DatanodeDescriptor> rack3 = nodesOf(cluster, "/rack3");
       adminState(fsn, rack3, true);
-      Path file = new Path(writeDir(fs, lrc), "f");
+      Path file = new Path(DIR, "f");
       byte[] data = write(fs, file, 5);
       StripedGroups.awaitComplete(fs, file, lrc, 60_000);
       adminState(fsn, rack3, false);
@@ -119,25 +117,22 @@ class LostGroupsQueueClusterTest {
   @Test
   void aGroupQueuedForACorruptUnitThatLosesAnotherStaysHdfssAndIsRepairedWhole(@TempDir java.nio.file.Path dir)
       throws Exception {
-    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
-    // HDFS's RedundancyMonitor does not run by itself: the test runs its work, so the corrupt unit stays queued while
-    // our passes look at it, and HDFS schedules its reconstruction only once the group has lost another unit.
-    base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "3600");
-    base.setLong("wide-ec.archive.repair.interval.ms", 300);
-    MiniDFSCluster cluster = MiniClusters.start(base, dir.toFile(), 5, 3, CELL);
+    MiniDFSCluster cluster = start(dir, "3600", 300, 5, 3);
     try {
       DistributedFileSystem fs = cluster.getFileSystem();
-      ErasureCodingPolicy lrc = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", K, 4, CELL));
+      ErasureCodingPolicy lrc = lrcDirectory(fs);
       FSNamesystem fsn = cluster.getNamesystem();
       BlockManager bm = fsn.getBlockManager();
-      Path file = new Path(writeDir(fs, lrc), "f");
+      Path file = new Path(DIR, "f");
       byte[] data = write(fs, file, 7);
       StripedGroups.awaitComplete(fs, file, lrc, 60_000);
       LocatedStripedBlock g = StripedGroups.groups(fs, file).get(0);
       long id = g.getBlock().getBlockId();
       BlockInfo stored = bm.getStoredBlock(new Block(id));
 
-      // Unit 1 silently corrupt, and reported as the scrub's repair reports it.
+      // Unit 1 silently corrupt, and reported as the scrub's repair reports it. HDFS's RedundancyMonitor does not run by
+      // itself here: the test runs its work, so the corrupt unit stays queued while our passes look at it, and HDFS
+      // schedules its reconstruction only once the group has lost another unit.
       int corrupt = 1;
       DatanodeInfo holder = StripedGroups.location(g, corrupt);
       ExtendedBlock internal = StripedBlockUtil.constructInternalBlock(g.getBlock(), lrc, corrupt);
@@ -221,6 +216,18 @@ class LostGroupsQueueClusterTest {
     }
   }
 
+  /**
+   * A racked cluster with our placement, NameNode plugin and DataNode worker, HDFS's RedundancyMonitor running every
+   * {@code redundancyInterval} and our repair monitor's pass every {@code passMs}.
+   */
+  private static MiniDFSCluster start(java.nio.file.Path dir, String redundancyInterval, long passMs, int racks,
+      int perRack) throws IOException {
+    Configuration base = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(new Configuration()));
+    base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, redundancyInterval);
+    base.setLong("wide-ec.archive.repair.interval.ms", passMs);
+    return MiniClusters.start(base, dir.toFile(), racks, perRack, CELL);
+  }
+
   private static WideEcNameNodeMetrics metrics() {
     return WideEcNameNodePlugin.metrics();
   }
@@ -277,11 +284,12 @@ class LostGroupsQueueClusterTest {
     }
   }
 
-  private static Path writeDir(DistributedFileSystem fs, ErasureCodingPolicy lrc) throws IOException {
-    Path d = new Path("/lrc");
-    fs.mkdirs(d);
-    fs.setErasureCodingPolicy(d, lrc.getName());
-    return d;
+  /** Azure-LRC(6,2,2), enabled and set on {@link #DIR}. */
+  private static ErasureCodingPolicy lrcDirectory(DistributedFileSystem fs) throws IOException {
+    ErasureCodingPolicy lrc = WideEcPolicies.addAndEnable(fs, WideEcPolicies.policy("azure-lrc-l2", K, 4, CELL));
+    fs.mkdirs(DIR);
+    fs.setErasureCodingPolicy(DIR, lrc.getName());
+    return lrc;
   }
 
   /** One full group of random bytes. */
