@@ -45,8 +45,10 @@ import org.wideec.topology.Site;
  * LostUnitsPlacedBeyondRackCap} counts the units. HDFS's own reconstruction would place it beyond the cap anyway, by
  * its stock fallback, after waiting.
  *
- * <p>A group HDFS has a reconstruction pending for (scheduled before we claimed it) stays HDFS's, and so does a group
- * whose lost units have no rack with a free node or no helper set that decodes them one by one.
+ * <p>A group HDFS has a reconstruction pending for (scheduled before we claimed it) stays HDFS's, and so does one HDFS
+ * has other work on (a corrupt, stale, leaving or in-maintenance replica: {@link WhyQueued#HDFS_WORK}), whatever it
+ * loses, and a group whose lost units have no rack with a free node or no helper set that decodes them one by one. A
+ * group queued only for its racks is not counted seen: a unit it loses is claimed until a pass takes it.
  */
 final class DeadNodeUnits implements LostUnitSource {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArchiveRepairMonitor.class);
@@ -66,7 +68,10 @@ final class DeadNodeUnits implements LostUnitSource {
   private final Map<Long, Map<Integer, FullNodeRecoveryPlan.Rebuild>> shapes = new HashMap<>();
   /** Units (internal block ids) planned beyond their plan's rack cap: counted and logged once while they stay so. */
   private final ReportedOnce<Long> beyondCap = new ReportedOnce<>();
-  /** The groups of ours the last look at the queue saw, or null when it could not look at all of them. */
+  /**
+   * The groups of ours the last look at the queue saw (all but those queued only for their racks), or null when it
+   * could not look at all of them.
+   */
   private Set<Long> seen = Set.of();
 
   DeadNodeUnits(FSNamesystem fsn, WideEcNameNodeMetrics metrics, String placementScheme, RepairScheme scheme) {

@@ -29,9 +29,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Lost units. When a DataNode dies, HDFS queues each group that lost a unit and the RedundancyMonitor asks the
  * placement policy for targets of a batch every few seconds; while we claim the group it gets none and stays queued.
  * A claim covers the groups the last pass planned or has in flight, and every group of ours that pass did not see at
- * all (lost since it looked): the claim wakes the monitor, whose pass then plans it or leaves it to HDFS. A group the
- * pass saw and did not plan (HDFS reconstructs one of its units already, say) is HDFS's; so is every group a pass
- * could not look at whole (then only what it planned is claimed), and everything once the lease lapses.
+ * all (lost since it looked): the claim wakes the monitor, whose pass then plans it or leaves it to HDFS. A group
+ * queued only for its racks is not seen ({@link WhyQueued#RACKS}): HDFS's request to copy a unit to another rack
+ * names no lost unit and never meets a claim, and a unit the group loses later is claimed until a pass takes it. A
+ * group the pass saw and did not plan (HDFS reconstructs one of its units already, or has a corrupt, stale or leaving
+ * replica of it to deal with) is HDFS's; so is every group a pass could not look at whole (then only what it planned
+ * is claimed), and everything once the lease lapses.
  */
 public final class RebuildClaims {
   private static volatile boolean active;

@@ -12,6 +12,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 import org.wideec.coder.StripedCodec;
+import org.wideec.placement.hdfs.WhyQueued;
 
 /**
  * What the decommission of DataNodes asks of the blocks map, copied under the namesystem read lock (nothing is
@@ -19,7 +20,8 @@ import org.wideec.coder.StripedCodec;
  * with a unit on one of them, and whether a rebuilt unit is live on its target. HDFS completes a decommission once
  * every internal block of a group is live on a node in service; these views are what our worker needs to make it so
  * without the leaving node sending the unit. The same view serves the rebuild of units lost with their DataNode: the
- * groups of our codecs in HDFS's reconstruction queue. A thin adapter in Hadoop's package because a group's storage
+ * groups of our codecs in HDFS's reconstruction queue, each with why HDFS queues it ({@link WhyQueued}, a few
+ * comparisons of HDFS's own count of its replicas). A thin adapter in Hadoop's package because a group's storage
  * indexes, a storage's block list and the queue are package-private.
  */
 public final class WideEcLeavingUnits {
@@ -47,8 +49,10 @@ public final class WideEcLeavingUnits {
   /**
    * What a look at HDFS's queue of low-redundancy blocks found.
    *
-   * @param lost the complete block groups of our codecs with a lost unit and no reconstruction pending, in queue order
-   * @param seen every block group of our codecs in the queue
+   * @param lost the complete block groups of our codecs with a lost unit and nothing else for HDFS to do but fix their
+   *     racks ({@link WhyQueued#LOST_UNITS}), in queue order
+   * @param seen every block group of our codecs in the queue but those queued only for their racks ({@link
+   *     WhyQueued#seen}): those in {@code lost}, and those HDFS has other work on, which stay HDFS's
    * @param whole whether the look reached the end of the queue
    */
   public record LostGroups(List<GroupUnits> lost, java.util.Set<Long> seen, boolean whole) {}
@@ -56,21 +60,26 @@ public final class WideEcLeavingUnits {
   /**
    * The block groups of our codecs that HDFS queues for reconstruction (a DataNode died with units of theirs, say), at
    * most {@code maxBlocks} queue entries, looked at in one hold of the namesystem read lock (HDFS's RedundancyMonitor
-   * picks its batches from the same queue under the write lock).
+   * picks its batches from the same queue under the write lock), each with why it is queued ({@link WhyQueued}).
    */
   public static LostGroups lost(FSNamesystem fsn, int maxBlocks) {
     BlockManager bm = fsn.getBlockManager();
     List<GroupUnits> lost = new ArrayList<>();
+    java.util.Set<Long> looked = new java.util.HashSet<>();
     java.util.Set<Long> seen = new java.util.HashSet<>();
-    int looked = 0;
+    int entries = 0;
     fsn.readLock();
     try {
       Iterator<BlockInfo> it = bm.neededReconstruction.iterator();
-      for (; looked < maxBlocks && it.hasNext(); looked++) {
+      for (; entries < maxBlocks && it.hasNext(); entries++) {
         if (it.next() instanceof BlockInfoStriped g && g.isComplete() && !g.isDeleted() && ours(g)
-            && seen.add(g.getBlockId())) {
+            && looked.add(g.getBlockId())) {
           GroupUnits v = view(bm, g);
-          if (!v.lost().isEmpty() && !v.reconstructing()) {
+          WhyQueued why = whyQueued(bm, g, v);
+          if (why.seen()) {
+            seen.add(g.getBlockId());
+          }
+          if (why == WhyQueued.LOST_UNITS) {
             lost.add(v);
           }
         }
@@ -79,6 +88,13 @@ public final class WideEcLeavingUnits {
     } finally {
       fsn.readUnlock();
     }
+  }
+
+  /** Why HDFS queues the group, from its own count of the group's replicas. Under the namesystem lock. */
+  private static WhyQueued whyQueued(BlockManager bm, BlockInfoStriped g, GroupUnits v) {
+    NumberReplicas n = bm.countNodes(g);
+    return WhyQueued.of(g.getRealTotalBlockNum(), n.liveReplicas(), v.lost().size(), n.corruptReplicas(),
+        n.replicasOnStaleNodes(), n.decommissioning(), n.maintenanceReplicas(), v.reconstructing());
   }
 
   /** The DataNodes decommissioning or entering maintenance, alive. */
