@@ -57,11 +57,26 @@ final class DemoArchive {
 
   private final Configuration conf;
   private final DemoConsole console;
+  /**
+   * The cluster's block size: {@link #BLOCK} for the demo. The file sizes are counted in blocks (all but the few
+   * under one block), so a smaller one keeps every stripe, rack, node and block count and moves less data; the suite's
+   * test runs the demo so.
+   */
+  private final long block;
   private final ObjectMapper json = new ObjectMapper();
 
   DemoArchive(Configuration conf, DemoConsole console) {
+    this(conf, console, BLOCK);
+  }
+
+  DemoArchive(Configuration conf, DemoConsole console, long block) {
+    // The files under one block are up to 200,000 bytes here and 400,000 in the MapReduce stage's directory.
+    if (block < 512 * 1024) {
+      throw new IllegalArgumentException("the archival demo needs blocks of at least 512 KiB, not " + block);
+    }
     this.conf = conf;
     this.console = console;
+    this.block = block;
   }
 
   /** Many DataNodes in one process: fewer threads each, no periodic scans the demo does not need; block tokens on. */
@@ -83,7 +98,7 @@ final class DemoArchive {
     console.step("starting an HDFS mini cluster: " + RACKS + " racks x " + NODES_PER_RACK + " DataNodes in " + dir
         + ", with our replica placement policy and trimmer on the NameNode and our repair worker on every DataNode");
     Configuration c = light(MiniClusters.withWideEcRepair(MiniClusters.withWideEcArchiveTrim(conf, 300)));
-    MiniDFSCluster cluster = MiniClusters.start(c, dir, RACKS, NODES_PER_RACK, BLOCK);
+    MiniDFSCluster cluster = MiniClusters.start(c, dir, RACKS, NODES_PER_RACK, block);
     try {
       return demo(cluster, dir, t0);
     } finally {
@@ -118,8 +133,8 @@ final class DemoArchive {
     unarchive(cluster, big, written.get(big));
 
     MapReduceArchiveStage.JobRun job =
-        new MapReduceArchiveStage(console).archiveWithMapReduce(cluster, new File(dir, "yarn"), store, rnd, lost.rack());
-    RapidRaidSealStage.SealRun seal = new RapidRaidSealStage(console).seal(cluster, rnd);
+        new MapReduceArchiveStage(console, block).archiveWithMapReduce(cluster, new File(dir, "yarn"), store, rnd, lost.rack());
+    RapidRaidSealStage.SealRun seal = new RapidRaidSealStage(console, block).seal(cluster, rnd);
 
     LinearCode code = manifests.get(0).stripes().get(0).code();
     Map<String, Object> j = new LinkedHashMap<>();
@@ -173,13 +188,13 @@ final class DemoArchive {
       // Mostly files of a few blocks, some under one block, a few large: what a directory of logs looks like.
       long size = switch (i % 6) {
         case 0 -> 1 + rnd.nextInt(200_000);
-        case 5 -> 3 * BLOCK + rnd.nextInt((int) (2 * BLOCK));
-        default -> BLOCK / 2 + rnd.nextInt((int) (2 * BLOCK));
+        case 5 -> 3 * block + rnd.nextInt((int) (2 * block));
+        default -> block / 2 + rnd.nextInt((int) (2 * block));
       };
       written.put(new Path(data, String.format("part-%05d", i)), write(fs, new Path(data, String.format("part-%05d", i)),
           size, rnd));
     }
-    written.put(big, write(fs, big, 20 * BLOCK + 12345, rnd));
+    written.put(big, write(fs, big, 20 * block + 12345, rnd));
     long bytesWritten = written.values().stream().mapToLong(b -> b.length).sum();
     console.step(String.format("wrote %d files under %s (%s .. %s) and %s (%s), %.1f MiB in all, 3 replicas of every block",
         DIRECTORY_FILES, data, human(written.entrySet().stream().filter(e -> !e.getKey().equals(big))

@@ -1,6 +1,5 @@
 package org.wideec.demo;
 
-import static org.wideec.demo.DemoArchive.BLOCK;
 import static org.wideec.demo.DemoArchive.CODE;
 import static org.wideec.demo.DemoArchive.JOB_FILES;
 import static org.wideec.demo.DemoFiles.readAll;
@@ -30,10 +29,13 @@ import org.wideec.archive.hdfs.ManifestStore;
 /** {@code archive --mr}: one more directory archived by a MapReduce job on a MiniMRYarnCluster. */
 final class MapReduceArchiveStage {
   private final DemoConsole console;
+  /** The cluster's block size: a few of the job's files are just over one block. */
+  private final long block;
   private final ObjectMapper json = new ObjectMapper();
 
-  MapReduceArchiveStage(DemoConsole console) {
+  MapReduceArchiveStage(DemoConsole console, long block) {
     this.console = console;
+    this.block = block;
   }
 
   /** What the archival MapReduce job did: the archive units it was given and the stripes their manifests hold. */
@@ -90,7 +92,7 @@ final class MapReduceArchiveStage {
       // Small files, as a day of events is: a few tiny, most of some hundred KiB, a few just over one block.
       long size = switch (i % 6) {
         case 0 -> 1 + rnd.nextInt(20_000);
-        case 5 -> BLOCK + 1 + rnd.nextInt(100_000);
+        case 5 -> block + 1 + rnd.nextInt(100_000);
         default -> 30_000 + rnd.nextInt(370_000);
       };
       Path p = new Path(events, String.format("event-%05d", i));

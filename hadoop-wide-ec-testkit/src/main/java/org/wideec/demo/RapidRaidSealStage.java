@@ -1,6 +1,5 @@
 package org.wideec.demo;
 
-import static org.wideec.demo.DemoArchive.BLOCK;
 import static org.wideec.demo.DemoArchive.SEALED_CODE;
 import static org.wideec.demo.DemoFiles.human;
 import static org.wideec.demo.DemoFiles.readAll;
@@ -36,9 +35,12 @@ import org.wideec.time.Backoff;
 /** One object sealed by RapidRAID's pipeline (Pamies-Juarez et al., RapidRAID) and read back decoded. */
 final class RapidRaidSealStage {
   private final DemoConsole console;
+  /** The object's block size: each of its k pieces is one block. */
+  private final long block;
 
-  RapidRaidSealStage(DemoConsole console) {
+  RapidRaidSealStage(DemoConsole console, long block) {
     this.console = console;
+    this.block = block;
   }
 
   /** The sealed object's length, the bytes read back equal through WideEcFileSystem, and whether a stock open failed. */
@@ -101,17 +103,17 @@ final class RapidRaidSealStage {
    * pipeline read piece t, so the chain needs no copies. Checks that HDFS put every replica there (waiting up to 30 s
    * for replicas still being reported).
    */
-  private static byte[] writeAlongChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k,
+  private byte[] writeAlongChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k,
       Random rnd) throws IOException {
-    byte[] bytes = new byte[(int) (k * BLOCK)];
+    byte[] bytes = new byte[(int) (k * block)];
     rnd.nextBytes(bytes);
     for (int t = 0; t < k; t++) {
       InetSocketAddress[] favored = {NetUtils.createSocketAddr(chain.get(t).getXferAddr()),
           NetUtils.createSocketAddr(chain.get(t + n - k).getXferAddr())};
       try (FSDataOutputStream o = t == 0
-          ? fs.create(p, FsPermission.getFileDefault(), true, 4096, (short) 2, BLOCK, null, favored)
+          ? fs.create(p, FsPermission.getFileDefault(), true, 4096, (short) 2, block, null, favored)
           : fs.append(p, EnumSet.of(CreateFlag.APPEND, CreateFlag.NEW_BLOCK), 4096, null, favored)) {
-        o.write(bytes, (int) (t * BLOCK), (int) BLOCK);
+        o.write(bytes, (int) (t * block), (int) block);
       }
     }
     // A block's second replica may be reported after its writer closed (HDFS needs one to close the file): poll.
@@ -124,9 +126,9 @@ final class RapidRaidSealStage {
   }
 
   /** The first block of p whose replicas are not exactly its two favored chain nodes, said in words; or null. */
-  private static String offChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k)
+  private String offChain(DistributedFileSystem fs, Path p, List<DatanodeInfo> chain, int n, int k)
       throws IOException {
-    List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(p.toString(), 0, k * BLOCK).getLocatedBlocks();
+    List<LocatedBlock> blocks = fs.getClient().getLocatedBlocks(p.toString(), 0, k * block).getLocatedBlocks();
     require(blocks.size() == k, p + " has " + blocks.size() + " blocks, not " + k);
     for (int t = 0; t < k; t++) {
       java.util.Set<String> at = new java.util.TreeSet<>();
