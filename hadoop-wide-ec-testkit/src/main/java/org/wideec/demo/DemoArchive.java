@@ -59,8 +59,8 @@ final class DemoArchive {
   private final DemoConsole console;
   /**
    * The cluster's block size: {@link #BLOCK} for the demo. The file sizes are counted in blocks (all but the few
-   * under one block), so a smaller one keeps every stripe, rack, node and block count and moves less data; the suite's
-   * test runs the demo so.
+   * under one block), so a smaller one keeps the racks, nodes, codes and stripes, about as many blocks, and moves less
+   * data; the suite's test runs the demo so.
    */
   private final long block;
   private final ObjectMapper json = new ObjectMapper();

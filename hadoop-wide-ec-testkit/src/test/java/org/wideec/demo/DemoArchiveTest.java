@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster (108 DataNodes): every byte written is read back through WideEcFileSystem with a rack down, every block
  * lost with the rack is rebuilt under its own id, a directory is archived by a MapReduce job and an object sealed by
  * RapidRAID, and the last line is the JSON the issue asks for. The demo's blocks are 1 MiB; the test's are
- * {@link #BLOCK}: the same racks, DataNodes, codes and stripes with every block count the same, and half the bytes
- * written, moved, encoded, rebuilt and read back.
+ * {@link #BLOCK}: the same racks, DataNodes, codes and stripes, about as many blocks, and half the bytes written,
+ * moved, encoded, rebuilt and read back.
  */
 class DemoArchiveTest {
   static final long BLOCK = 512 * 1024;
