@@ -426,13 +426,6 @@ property() { printf '  <property><name>%s</name><value>%s</value></property>\n' 
     property wide-ec.decommission.link.rack.bytes-per-second "$(( $(bits "$cross_rate") * per_rack / 8 ))"
     property wide-ec.transport.background.window.rack.bytes-per-second "$(( $(bits "$cross_rate") / 8 ))"
   fi
-  echo '  <!-- The same links for the client'"'"'s degraded reads, which time a chain by its helpers'"'"' path. -->'
-  property wide-ec.client.degraded-read.link.node.bytes-per-second "$(( $(bits "$node_rate") / 8 ))"
-  if [ "$shaping" = uplinks ]; then
-    property wide-ec.client.degraded-read.link.rack.bytes-per-second "$(( $(bits "$uplink_rate") / 8 ))"
-  else
-    property wide-ec.client.degraded-read.link.rack.bytes-per-second "$(( $(bits "$cross_rate") * per_rack / 8 ))"
-  fi
   echo '</configuration>'; } > "$conf/hdfs-site.xml"
 cat > "$conf/log4j.properties" <<'EOF'
 hadoop.root.logger=INFO,console

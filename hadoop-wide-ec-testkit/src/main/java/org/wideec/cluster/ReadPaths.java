@@ -19,7 +19,7 @@ final class ReadPaths {
   private static long[] values(ReadPathCounters c) {
     return new long[] {c.degradedReads(), c.pipelinedReads(), c.hedgedReads(), c.directFirstReads(),
         c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros(),
-        c.hedgesWithheld(), c.directGlobalReads()};
+        c.hedgesWithheld()};
   }
 
   /** The counts since construction, with the delivering chains' mean times to their first and last slice. */
@@ -34,7 +34,6 @@ final class ReadPaths {
     m.put("byChain", d[1]);
     m.put("byDirectDecodeOvertakingAChain", d[2]);
     m.put("byDirectDecodeAtOnce", d[3]);
-    m.put("byDirectDecodeForAGlobalDecode", d[10]);
     m.put("chainFallbacks", d[4]);
     m.put("hedgesFired", d[5]);
     m.put("hedgesWithheld", d[9]);

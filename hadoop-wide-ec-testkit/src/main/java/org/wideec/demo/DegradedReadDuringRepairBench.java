@@ -43,23 +43,19 @@ final class DegradedReadDuringRepairBench {
 
   /** The figures; {@code degradedReadDuringRepairOverNormal} is our FileSystem's read over the healthy one. */
   Map<String, Object> run(MiniDFSCluster cluster, Stripe st, Configuration clientConf, Cells c) throws Exception {
-    // Our FileSystem is told the links it reads over (the emulated ones), so it times its chain by the link model.
-    Configuration oursConf = new Configuration(clientConf);
-    oursConf.setLong("wide-ec.client.degraded-read.link.node.bytes-per-second", bench.settings().nodeRate());
-    oursConf.setLong("wide-ec.client.degraded-read.link.rack.bytes-per-second",
-        bench.settings().nodeRate() / bench.settings().oversubscription());
     Configuration chainOnly = new Configuration(clientConf);
     chainOnly.set("wide-ec.client.degraded-read.hedge.ms", "0");
     chainOnly.setBoolean(DegradedReadBench.RACK_STAR_KEY, false); // one chain through both racks, as before the star
     return bench.overShapedLinks("degraded reads while unit " + st.lost() + " of " + st.label() + " is repaired", "",
         () -> {
-          try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), oursConf);
+          try (WideEcFileSystem ours = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), clientConf);
               WideEcFileSystem chained = (WideEcFileSystem) FileSystem.newInstance(cluster.getURI(), chainOnly);
               FSDataInputStream oursIn = ours.open(st.file());
               FSDataInputStream chainIn = chained.open(st.file())) {
+            double hedge = clientConf.getLong("wide-ec.client.degraded-read.hedge.ms", 500) / 1000.0;
             DegradedReadBench.requireLost(cluster.getFileSystem(), st);
             ReadsDuringRepairs.UnderLoad<Times> t = ReadsDuringRepairs.underLoad(
-                () -> backgroundRepair(cluster, st, c.slice()), () -> times(st, c, ours, oursIn, chainIn));
+                () -> backgroundRepair(cluster, st, c.slice()), () -> times(st, c, ours, oursIn, chainIn, hedge));
             DegradedReadBench.requireLost(cluster.getFileSystem(), st);
             requireDegraded("WideEcFileSystem's reads", ours.readPathCounters(), st, false);
             requireDegraded("the chain-only reads", chained.readPathCounters(), st, true);
@@ -70,13 +66,13 @@ final class DegradedReadDuringRepairBench {
 
   /** Each read's median while the repair runs: the healthy cell, then the lost one by each path. */
   private static Times times(Stripe st, Cells c, WideEcFileSystem ours, FSDataInputStream oursIn,
-      FSDataInputStream chainIn) throws Exception {
+      FSDataInputStream chainIn, double hedge) throws Exception {
     double normal = ReadsDuringRepairs.median(() -> DegradedReadBench.normalRead(c.client(), c.endpoints(), c.me(), st,
         c.group(), c.healthy(), c.row(), c.slice(), c.healthyCell()));
     Timed starRead = () -> DegradedReadBench.rebuildAtClient(c.client(), c.endpoints(), c.me(), st, c.group(),
         RepairScheme.CONVENTIONAL, c.row(), c.slice(), c.lostCell());
     double[] throughHdfs = new double[1];
-    double wide = ReadsDuringRepairs.median(() -> pathOverShapedLinks(ours, oursIn, c, starRead, throughHdfs));
+    double wide = ReadsDuringRepairs.median(() -> pathOverShapedLinks(ours, oursIn, c, starRead, hedge, throughHdfs));
     double chain = ReadsDuringRepairs.median(() -> DegradedReadBench.pread(chainIn, c.lostAt(), c.lostCell()));
     double star = ReadsDuringRepairs.median(starRead);
     return new Times(normal, wide, throughHdfs[0], chain, star);
@@ -130,23 +126,22 @@ final class DegradedReadDuringRepairBench {
   /**
    * One read of the lost cell through our FileSystem, timed over the shaped links by the path it took: a chain is
    * shaped and timed as it ran; direct decode fetches over HDFS, which the emulation does not shape, so a read served
-   * by it costs a star of the same helpers over the links (after the chain's time until the hedge fired, when the
-   * chain was asked first: the read's own time, direct decode through HDFS adding milliseconds to it).
-   * {@code throughHdfs} gets the read's own time.
+   * by it costs a star of the same helpers over the links (once the hedge delay has passed, when the chain was asked
+   * first). {@code throughHdfs} gets the read's own time.
    */
   private static double pathOverShapedLinks(WideEcFileSystem fs, FSDataInputStream in, Cells c, Timed star,
-      double[] throughHdfs) throws Exception {
+      double hedgeSeconds, double[] throughHdfs) throws Exception {
     ReadPathCounters k = fs.readPathCounters();
-    long direct = k.directFirstReads() + k.directGlobalReads();
+    long direct = k.directFirstReads();
     long hedged = k.hedgedReads();
     long fallbacks = k.pipelinedFallbacks();
     double secs = DegradedReadBench.pread(in, c.lostAt(), c.lostCell());
     throughHdfs[0] = secs;
-    if (k.directFirstReads() + k.directGlobalReads() > direct) {
+    if (k.directFirstReads() > direct) {
       return star.run();
     }
     if (k.hedgedReads() > hedged) {
-      return secs + star.run();
+      return hedgeSeconds + star.run();
     }
     return k.pipelinedFallbacks() > fallbacks ? secs + star.run() : secs;
   }
@@ -158,8 +153,6 @@ final class DegradedReadDuringRepairBench {
     p.put("pipelinedReads", c.pipelinedReads());
     p.put("hedgedReads", c.hedgedReads());
     p.put("directFirstReads", c.directFirstReads());
-    p.put("directGlobalReads", c.directGlobalReads());
-    p.put("hedgesWithheld", c.hedgesWithheld());
     p.put("pipelinedFallbacks", c.pipelinedFallbacks());
     return p;
   }

@@ -5,14 +5,14 @@ import java.util.function.LongSupplier;
 
 /**
  * Whether a degraded read asks a chain first, from how this client's last chain fared. A chain that direct decode
- * overtook (direct decode, started once the chain fell behind the pace its path allows, at least the hedge grace
- * after its helpers were asked, still answered first) ran on helpers or rack uplinks that are busy, in practice with
- * the repair of that very unit: the repair worker reads the same local group over the same uplinks at the same time,
- * and the chain's one range queues behind it. So for {@link #DIRECT_AFTER_OVERTAKEN_MS} after an overtaken chain
- * the FileSystem's degraded reads decode directly at once instead of paying the chain's grace first; the first read
- * after that asks a chain again (with the hedge). The choice follows what was measured: unless the chain falls behind
- * and direct decode then answers first, the chain wins its race and nothing changes. A chain that fails is no sign of
- * busy helpers (its fallback and the unreachable-helper memory handle it) and changes nothing here.
+ * overtook (direct decode, started the hedge delay later, still answered first, so it was faster by more than that
+ * delay) ran on helpers or rack uplinks that are busy, in practice with the repair of that very unit: the repair
+ * worker reads the same local group over the same uplinks at the same time, and the chain's one range queues behind
+ * it. So for {@link #DIRECT_AFTER_OVERTAKEN_MS} after an overtaken chain the FileSystem's degraded reads decode
+ * directly at once instead of paying the hedge delay first; the first read after that asks a chain again (with the
+ * hedge). The choice follows what was measured: unless direct decode is faster by more than the hedge delay, the chain
+ * wins its race and nothing changes. A chain that fails is no sign of busy helpers (its fallback and the
+ * unreachable-helper memory handle it) and changes nothing here.
  */
 final class ChainOutlook {
   /** How long after a chain was overtaken by direct decode reads skip the chain; 0 never skips it. */

@@ -26,7 +26,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.client.DegradedReadPlan.UnitRange;
 import org.wideec.code.NotDecodableException;
-import org.wideec.repair.DegradedReadShape;
 
 /**
  * Carries out a {@link DegradedReadPlan} against DataNodes: fetches the planned internal-block ranges in
@@ -54,7 +53,6 @@ final class DegradedGroupReader {
     PIPELINED("a chain"),
     HEDGED("direct decode, which overtook the chain"),
     DIRECT_FIRST("direct decode at once, a chain having been overtaken lately"),
-    DIRECT_GLOBAL("direct decode at once, the lost unit's local group having lost other units too"),
     DIRECT("direct decode");
 
     private final String how;
@@ -147,12 +145,10 @@ final class DegradedGroupReader {
   /**
    * Reads the range with its one lost unit's rows rebuilt by a chain of DataNodes (ECPipe §3.2), the live cells as
    * they are. Null when the range does not qualify (several lost units: a multi-unit decode, which a chain does not
-   * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. A chain that falls
-   * behind the pace its path allows ({@link ChainProgress}) is raced by direct decode, and the first to finish serves
-   * the read (the other is cancelled). The range is decoded directly at once when the layout says a chain would run a
-   * global decode (the lost unit's local group lost other units too, {@link DegradedReadShape#chainWorthAsking}) and
-   * while {@link ChainOutlook} says chains are being overtaken. Nothing is written to dst unless every byte of the
-   * range is in hand.
+   * do; or none) or the chain failed, counted and logged: the caller then reads by direct decode. A chain that has
+   * not delivered within {@link RepairChains#hedgeMs} is raced by direct decode, and the first to finish serves the
+   * read (the other is cancelled); while {@link ChainOutlook} says chains are being overtaken, the range is decoded
+   * directly at once. Nothing is written to dst unless every byte of the range is in hand.
    */
   private Served readThroughChain(LocatedStripedBlock group, long from, long to, ByteBuffer dst) throws IOException {
     BitSet live = StripedFile.liveUnits(group);
@@ -166,24 +162,18 @@ final class DegradedGroupReader {
     if (lost.wanted().length != 1) {
       return null;
     }
-    int unit = lost.wanted()[0];
-    if (!DegradedReadShape.chainWorthAsking(file.code(), unit, u -> live.get(u) || layout.internalLength(u) == 0)) {
-      count(decodeDirectly(group, from, to, dst), group);
-      file.counters().directGlobalReads.incrementAndGet();
-      return Served.DIRECT_GLOBAL;
-    }
     ChainOutlook outlook = file.chains().outlook();
     if (!outlook.chainFirst()) {
       count(decodeDirectly(group, from, to, dst), group);
       file.counters().directFirstReads.incrementAndGet();
       return Served.DIRECT_FIRST;
     }
+    int unit = lost.wanted()[0];
     // Planned as if the lost unit were live: its rows come from the chain, every other cell is read as it is.
     BitSet withRebuilt = (BitSet) live.clone();
     withRebuilt.set(unit);
     DegradedReadPlan cells = DegradedReadPlan.of(file.code(), layout, withRebuilt, from, to);
-    ChainProgress progress = new ChainProgress(System::nanoTime,
-        TimeUnit.MILLISECONDS.toNanos(Math.max(1, file.chains().hedgeMs())));
+    ChainProgress progress = new ChainProgress();
     Object answer = firstAnswer(group, from, to, cells, unit, lost, progress);
     if (answer == null) {
       return null; // the chain failed before the hedge delay: the caller reads by direct decode
@@ -207,10 +197,11 @@ final class DegradedGroupReader {
   }
 
   /**
-   * Runs the chain and, once it falls behind ({@link ChainProgress#hedgeAt}: its grace from when its helpers were
-   * asked, then the pace its path allows), direct decode beside it; returns the first answer (the chain's inputs or a
-   * {@link DirectResult}) and cancels the other. Null when the chain failed before direct decode started; when both
-   * fail, direct decode's error, which names the units.
+   * Runs the chain and, once {@link RepairChains#hedgeMs} passes without its answer, direct decode beside it; returns
+   * the first answer (the chain's inputs or a {@link DirectResult}) and cancels the other. A chain still delivering
+   * at a pace that finishes it within another hedge delay is given that delay instead ({@link ChainProgress}: direct
+   * decode would add one range per helper to the uplinks the chain uses), as often as it keeps that pace. Null when
+   * the chain failed before direct decode started; when both fail, direct decode's error, which names the units.
    */
   private Object firstAnswer(LocatedStripedBlock group, long from, long to, DegradedReadPlan cells, int unit,
       DegradedReadPlan lost, ChainProgress progress) throws IOException {
@@ -219,11 +210,18 @@ final class DegradedGroupReader {
     Future<Object> direct = null;
     IOException directFailure = null;
     try {
-      Future<Object> done = file.chains().hedgeMs() > 0 ? untilBehind(race, progress) : race.take();
+      long hedge = file.chains().hedgeMs();
+      Future<Object> done = hedge > 0 ? race.poll(hedge, TimeUnit.MILLISECONDS) : race.take();
+      if (done == null && progress.onTrack(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(hedge))) {
+        file.counters().hedgesWithheld.incrementAndGet();
+        do {
+          done = race.poll(hedge, TimeUnit.MILLISECONDS);
+        } while (done == null && progress.onTrack(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(hedge)));
+      }
       if (done == null) {
         file.counters().hedgesFired.incrementAndGet();
-        LOG.debug("{}: the chain rebuilding unit {} of block group {} fell behind its path's pace (helpers asked: {}): "
-            + "direct decode races it", file.src(), unit, group.getBlock(), progress.helpersAsked());
+        LOG.debug("{}: the chain rebuilding unit {} of block group {} has not delivered within {} ms: direct decode "
+            + "races it", file.src(), unit, group.getBlock(), hedge);
         ByteBuffer own = ByteBuffer.allocate((int) (to - from));
         direct = race.submit(() -> new DirectResult(decodeDirectly(group, from, to, own), own));
       }
@@ -257,33 +255,6 @@ final class DegradedGroupReader {
       }
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading a degraded block group");
-    }
-  }
-
-  /**
-   * The chain's answer, or null once it falls behind ({@link ChainProgress#hedgeAt}); counts a chain given time past
-   * its grace for keeping its path's pace in {@code hedgesWithheld}.
-   */
-  private Future<Object> untilBehind(CompletionService<Object> race, ChainProgress progress)
-      throws InterruptedException {
-    boolean withheld = false;
-    while (true) {
-      long now = System.nanoTime();
-      long at = progress.hedgeAt();
-      if (at == Long.MAX_VALUE) {
-        return race.take(); // every byte is in: the chain is answering
-      }
-      if (now - at >= 0) {
-        return null;
-      }
-      if (!withheld && progress.keptPastGrace(now)) {
-        withheld = true;
-        file.counters().hedgesWithheld.incrementAndGet();
-      }
-      Future<Object> done = race.poll(at - now, TimeUnit.NANOSECONDS);
-      if (done != null) {
-        return done;
-      }
     }
   }
 
@@ -373,11 +344,8 @@ final class DegradedGroupReader {
       try (BlockReader reader = WideEcClientAccess.blockReader(file.client(), file.src(), internal, 0, r.start(),
           r.length(), file.verifyChecksum())) {
         reader.readFully(buf, 0, buf.length);
-        long took = System.nanoTime() - began;
-        WideEcClientAccess.countFetched(file.client(), reader.getNetworkDistance(), buf.length, took / 1_000_000);
-        if (file.chains() != null) {
-          file.chains().pace().healthyRead(buf.length, took);
-        }
+        WideEcClientAccess.countFetched(file.client(), reader.getNetworkDistance(), buf.length,
+            (System.nanoTime() - began) / 1_000_000);
       } catch (InvalidBlockTokenException | InvalidToken e) {
         throw e;
       } catch (IOException e) {

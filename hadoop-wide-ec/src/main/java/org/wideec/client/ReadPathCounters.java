@@ -18,7 +18,6 @@ public final class ReadPathCounters {
   final AtomicLong hedgesFired = new AtomicLong();
   final AtomicLong hedgesWithheld = new AtomicLong();
   final AtomicLong directFirstReads = new AtomicLong();
-  final AtomicLong directGlobalReads = new AtomicLong();
   final AtomicLong degradedReadMicros = new AtomicLong();
   final AtomicLong chainsTimed = new AtomicLong();
   final AtomicLong chainSetupMicros = new AtomicLong();
@@ -77,9 +76,8 @@ public final class ReadPathCounters {
   }
 
   /**
-   * Degraded reads whose chain fell behind the pace its path allows (after its grace,
-   * wide-ec.client.degraded-read.hedge.ms from when its helpers were asked) and that direct decode, started then beside
-   * it, served first (the chain was cancelled). Counted neither as pipelined reads nor as
+   * Degraded reads whose chain had not delivered within wide-ec.client.degraded-read.hedge.ms and that direct decode,
+   * started then beside it, served first (the chain was cancelled). Counted neither as pipelined reads nor as
    * fallbacks; each is also counted in {@link #degradedReads()}.
    */
   public long hedgedReads() {
@@ -87,18 +85,17 @@ public final class ReadPathCounters {
   }
 
   /**
-   * Chains raced by direct decode because they fell behind the pace their path allows (or had not been asked, or had
-   * delivered nothing, within their grace, wide-ec.client.degraded-read.hedge.ms), whichever then served the read
-   * ({@link #hedgedReads()} counts those direct decode won).
+   * Chains raced by direct decode because they had not delivered within wide-ec.client.degraded-read.hedge.ms,
+   * whichever then served the read ({@link #hedgedReads()} counts those direct decode won).
    */
   public long hedgesFired() {
     return hedgesFired.get();
   }
 
   /**
-   * Chains that had not delivered their whole range when their grace (wide-ec.client.degraded-read.hedge.ms from when
-   * their helpers were asked) ended but were keeping the pace their path allows, so direct decode was not started
-   * beside them then (it is if they fall behind: {@link #hedgesFired()} counts those too).
+   * Chains that had not delivered their whole range within wide-ec.client.degraded-read.hedge.ms but were delivering
+   * at a pace that finished them within another such delay, so direct decode was not started beside them then (it is
+   * if they stop keeping that pace: {@link #hedgesFired()} counts those too).
    */
   public long hedgesWithheld() {
     return hedgesWithheld.get();
@@ -112,15 +109,6 @@ public final class ReadPathCounters {
    */
   public long directFirstReads() {
     return directFirstReads.get();
-  }
-
-  /**
-   * Degraded reads of one lost unit that decoded directly at once, without a chain, because the unit's local groups
-   * had lost other units too (a lost rack that held the group), so a chain would have run a global decode through
-   * k helpers one after another. Each is also counted in {@link #degradedReads()}.
-   */
-  public long directGlobalReads() {
-    return directGlobalReads.get();
   }
 
   /** Wall time of every degraded read, whichever path served it, in microseconds (divide by degradedReads). */
@@ -176,8 +164,7 @@ public final class ReadPathCounters {
     return "degradedReads=" + degradedReads + " unitsFetched=" + unitsFetched + " bytesFetched=" + bytesFetched
         + " bytesDecoded=" + bytesDecoded + " stockFallbacks=" + stockFallbacks + " pipelinedReads=" + pipelinedReads
         + " pipelinedFallbacks=" + pipelinedFallbacks + " hedgedReads=" + hedgedReads + " hedgesFired=" + hedgesFired
-        + " hedgesWithheld=" + hedgesWithheld + " directFirstReads=" + directFirstReads + " directGlobalReads="
-        + directGlobalReads + " degradedReadMicros="
+        + " hedgesWithheld=" + hedgesWithheld + " directFirstReads=" + directFirstReads + " degradedReadMicros="
         + degradedReadMicros + " chainsTimed=" + chainsTimed + " chainSetupMicros=" + chainSetupMicros + " chainFirstSliceMicros=" + chainFirstSliceMicros
         + " chainMicros=" + chainMicros + " chainHops=" + chainHops + " bytesFromChains=" + bytesFromChains
         + " archivedReads=" + archivedReads + " bytesFromArchivedReads=" + bytesFromArchivedReads;

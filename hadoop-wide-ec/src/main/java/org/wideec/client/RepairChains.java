@@ -83,14 +83,12 @@ final class RepairChains implements Closeable {
   /** How long a DataNode whose slice port could not be found is left out of chains. */
   static final long UNREACHABLE_MS = 60_000;
   /**
-   * The grace a degraded read's chain gets from when its helpers are asked (connection set-up, the chain's fill, a
-   * queue's worth of waiting) before it must keep the pace its path allows ({@link ChainProgress}, {@link RangePace});
-   * once it falls behind, direct decode also reads the range and whichever answers first serves the read (HDFS's hedged
-   * reads, dfs.client.hedged.read.threshold.millis, race a slow replica the same way); 0 waits for the chain. A chain's
-   * hops run one after another, so when recovery traffic queues on the rack uplinks every hop's connection set-up and
-   * every slice pays those queues in turn, while direct decode pays them once, in parallel: on the real-process
-   * cluster a chain of 12 helpers over five racks took 11 to 15 s during a rack's recovery, where the stock client's
-   * direct decode took 1.2 to 2.0 s.
+   * How long a degraded read waits for its chain before it also reads the range by direct decode, and takes whichever
+   * answers first (HDFS's hedged reads, dfs.client.hedged.read.threshold.millis, race a slow replica the same way); 0
+   * waits for the chain. A chain's hops run one after another, so when recovery traffic queues on the rack uplinks
+   * every hop's connection set-up and every slice pays those queues in turn, while direct decode pays them once, in
+   * parallel: on the real-process cluster a chain of 12 helpers over five racks took 11 to 15 s during a rack's
+   * recovery, where the stock client's direct decode took 1.2 to 2.0 s.
    */
   static final String HEDGE_MS = "wide-ec.client.degraded-read.hedge.ms";
   static final long HEDGE_MS_DEFAULT = 500;
@@ -99,7 +97,6 @@ final class RepairChains implements Closeable {
   private final long hedgeMs;
   private final boolean rackStar;
   private final ChainOutlook outlook;
-  private final RangePace pace;
   private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
   private final AtomicBoolean fellBackBefore = new AtomicBoolean();
   private final ClientSlicePort port;
@@ -111,12 +108,6 @@ final class RepairChains implements Closeable {
     this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
-    this.pace = new RangePace(conf);
-  }
-
-  /** The pace a degraded read's range should keep over its helpers' path; healthy reads of ranges feed it. */
-  RangePace pace() {
-    return pace;
   }
 
   /** Whether degraded reads ask a chain first now, from how the last chain fared. */
@@ -124,10 +115,7 @@ final class RepairChains implements Closeable {
     return outlook;
   }
 
-  /**
-   * Milliseconds a degraded read's chain is given from when its helpers are asked before it must keep the pace its
-   * path allows ({@link ChainProgress}); 0: no hedging.
-   */
+  /** Milliseconds a degraded read gives its chain before it also reads by direct decode; 0: no hedging. */
   long hedgeMs() {
     return hedgeMs;
   }
@@ -137,13 +125,16 @@ final class RepairChains implements Closeable {
   }
 
   /**
-   * Rebuilds rows [rowFrom, rowTo) of lost unit {@code unit} of a block group through a chain of DataNodes, telling
-   * {@code progress} when the helpers are asked (with the time the range should take over their path) and as the
-   * rebuilt rows arrive.
+   * Rebuilds rows [rowFrom, rowTo) of lost unit {@code unit} of a block group through a chain of DataNodes.
    *
    * @return exactly those rows
    * @throws IOException when no chain can be run or the chain fails (the caller reads by direct decode)
    */
+  ByteBuffer rebuild(StripedFile file, LocatedStripedBlock group, int unit, long rowFrom, long rowTo) throws IOException {
+    return rebuild(file, group, unit, rowFrom, rowTo, new ChainProgress());
+  }
+
+  /** The same, telling {@code progress} when the helpers are asked and as the rebuilt rows arrive. */
   ByteBuffer rebuild(StripedFile file, LocatedStripedBlock group, int unit, long rowFrom, long rowTo,
       ChainProgress progress) throws IOException {
     BlockGroupLayout layout = file.layout(group);
@@ -172,8 +163,7 @@ final class RepairChains implements Closeable {
     RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
     long planned = System.nanoTime();
     RepairEngine.Result result;
-    UnitLocation self = port.self();
-    progress.asked(length, pace.expectedNanos(repair, self.node(), self.rack(), length));
+    progress.asked(length);
     try {
       result = engine.repair(repair, port.self(), (u, len) -> sink.open(len), slice, offset, length);
     } catch (IOException e) {
@@ -352,7 +342,7 @@ final class RepairChains implements Closeable {
       }
       System.arraycopy(data, off, bytes, (int) offset, len);
       next = offset + len;
-      progress.arrived(offset, len);
+      progress.arrived(offset, len, now);
     }
 
     @Override

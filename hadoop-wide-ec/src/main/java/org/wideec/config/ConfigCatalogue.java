@@ -181,17 +181,9 @@ public final class ConfigCatalogue {
               + " (the client fetches the helpers' ranges and decodes); any other value: the file system refuses to"
               + " start"),
       fixed("wide-ec.client.degraded-read.hedge.ms", CLIENT, "500", EnumSet.of(Role.CLIENT),
-          "milliseconds a pipelined degraded read's chain is given from when its helpers are asked (set-up, fill, a"
-              + " queue) before it must keep the pace its path allows; once it falls behind that pace (or has not"
-              + " been asked this long after the read began) direct decode also reads the range and whichever answers"
-              + " first serves it; 0 waits for the chain"),
-      fixed("wide-ec.client.degraded-read.link.node.bytes-per-second", CLIENT, "0", EnumSet.of(Role.CLIENT),
-          "one direction of a DataNode's NIC, for the link model a degraded read's chain is timed by (the busiest"
-              + " link of its helpers' path, the links shared with the rebuild of the same unit); 0 (with the rack"
-              + " rate 0): the recent pace of this client's reads of ranges from one DataNode instead; set both or"
-              + " neither"),
-      fixed("wide-ec.client.degraded-read.link.rack.bytes-per-second", CLIENT, "0", EnumSet.of(Role.CLIENT),
-          "one direction of a rack's link to the core, for the same link model; 0: as the node rate's 0"),
+          "milliseconds a pipelined degraded read waits for its chain before it also reads the range by direct"
+              + " decode and takes whichever answers first (a chain still delivering at a pace that finishes it within"
+              + " another such delay is given it instead); 0 waits for the chain"),
       fixed("wide-ec.client.degraded-read.direct-after-overtaken.ms", CLIENT, "30000", EnumSet.of(Role.CLIENT),
           "milliseconds after a chain was overtaken by direct decode (its helpers queued, in practice behind the"
               + " repair of the same unit) during which the FileSystem's degraded reads decode directly at once"

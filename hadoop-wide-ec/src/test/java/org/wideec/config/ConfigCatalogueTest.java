@@ -166,10 +166,6 @@ class ConfigCatalogueTest {
     d.put("wide-ec.client.degraded-read.hedge.ms", constant("org.wideec.client.RepairChains", "HEDGE_MS_DEFAULT"));
     d.put("wide-ec.client.degraded-read.direct-after-overtaken.ms",
         constant("org.wideec.client.ChainOutlook", "DIRECT_AFTER_OVERTAKEN_MS_DEFAULT"));
-    d.put("wide-ec.client.degraded-read.link.node.bytes-per-second",
-        constant("org.wideec.client.RangePace", "NODE_RATE_DEFAULT"));
-    d.put("wide-ec.client.degraded-read.link.rack.bytes-per-second",
-        constant("org.wideec.client.RangePace", "RACK_RATE_DEFAULT"));
     d.put("wide-ec.client.degraded-read.rack-star", constant("org.wideec.client.RepairChains", "RACK_STAR_DEFAULT"));
     d.put("wide-ec.client.archived-reads", call("org.wideec.client.ArchivedReads", "enabled", none));
     d.put(ArchiveLayout.DIR_KEY, ArchiveLayout.DIR_DEFAULT);

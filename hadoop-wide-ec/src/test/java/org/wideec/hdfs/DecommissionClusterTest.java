@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
@@ -28,7 +26,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
-import org.wideec.archive.StripeMember;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
@@ -45,10 +42,8 @@ import org.wideec.transport.TransportFaultInjector;
  * leaving node copied nothing (HDFS's copies are counted by its blocksReplicated) and served no slice of any unit;
  * {@code wide-ec decommission} refuses a node in service, prints the plan with {@code --dry-run}, and follows the
  * decommission to its end. Then a node enters maintenance: its archived blocks are rebuilt, its group units stay.
- * Then a node whose units our workers cannot rebuild is still decommissioned, by HDFS's own copies, and one holding a
- * unit whose replica there is corrupt, by HDFS's reconstruction. Last, an archived block also listed on a
- * decommissioned node is rebuilt, not copied, when its live replica's node leaves. The tests share the cluster and run
- * in this order.
+ * Last, a node whose units our workers cannot rebuild is still decommissioned, by HDFS's own copies.
+ * The tests share the cluster and run in this order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecommissionClusterTest extends ArchiveTestBed {
@@ -63,11 +58,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
     base.setInt("wide-ec.decommission.blocks-per-pass", 3);
     // Local reconstruction only (copies through our workers: DecommissionCopyClusterTest).
     base.setLong(org.wideec.placement.hdfs.DecommissionSettings.NODE_RATE_KEY, 0);
-    // No placement keeper: its first pass, a minute after the NameNode starts, moves back the parity blocks the
-    // archive's write left off plan (HDFS did not choose their favored nodes), and it may fall in any drill here. A
-    // move just done leaves the old replica listed, excess, until its node deletes it: a drill taking that node out
-    // counts it among the node's archived blocks, yet it needs no rebuild ("rebuilt: expected 3 but was 1").
-    base.setBoolean("wide-ec.archive.keeper.enabled", false);
     return base;
   }
 
@@ -119,16 +109,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
       DatanodeDescriptor d = dm.getDatanode(l.dn().getDatanodeId());
       return reached.test(d) ? null : progress.get() + ", state " + d.getAdminState();
     }, java.util.Objects::isNull);
-  }
-
-  /**
-   * Waits until no rebuild order of ours runs: HDFS ends a decommission or a node's entry into maintenance as soon as
-   * the last rebuilt replica is reported, which may be a moment before the order's thread has confirmed it and counted
-   * it; the counts are final after.
-   */
-  private static void awaitOrdersEnded() {
-    Eventually.await("every rebuild order ended", Duration.ofSeconds(60),
-        () -> metrics().archivedBlocksRebuilding() == 0 && metrics().decommissionUnitsRebuilding() == 0);
   }
 
   /** Every striped file and every archived file reads back as written. */
@@ -200,7 +180,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
     assertEquals(0, follow.json().path("unitsFromLeavingNode").asLong(), follow.out());
     DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
     assertTrue(dm.getDatanode(dn.getDatanodeId()).isDecommissioned());
-    awaitOrdersEnded();
 
     assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
         "HDFS copied nothing from the leaving node");
@@ -258,10 +237,16 @@ class DecommissionClusterTest extends ArchiveTestBed {
     long copiedBefore = counter(l.dn().getMetrics(), "blocksReplicated");
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
 
-    startMaintenance(l.dn());
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(l.dn().getDatanodeId()), Long.MAX_VALUE);
+    } finally {
+      fsn.writeUnlock();
+    }
     awaitAdminState(l, l.node() + " in maintenance", DatanodeDescriptor::isInMaintenance,
         () -> "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore));
-    awaitOrdersEnded();
 
     assertEquals(0, counter(l.dn().getMetrics(), "blocksReplicated") - copiedBefore,
         "HDFS copied nothing from " + l.node());
@@ -310,7 +295,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
     } finally {
       TransportFaultInjector.set(null);
     }
-    awaitOrdersEnded();
     // HDFS may copy a unit before our walk reaches it (the node it keeps in maintenance since @Order(2) changes what
     // HDFS counts as missing), so not every unit's rebuild need have been tried; none may have succeeded.
     assertTrue(metrics().decommissionRebuildFailures() - failedBefore >= 1, "our worker's rebuilds failed");
@@ -381,113 +365,6 @@ class DecommissionClusterTest extends ArchiveTestBed {
           return "not yet";
         }, java.util.Objects::isNull);
     everyByteReadsBack();
-  }
-
-  /**
-   * A decommissioned node keeps its replicas listed: each archived block the first test rebuilt elsewhere is still
-   * listed there beside its new replica, and HDFS never copies from a decommissioned node. When the node holding the
-   * new replica enters maintenance, the block has no replica to copy but the leaving one, as if it had only that one:
-   * our workers rebuild it from its stripe and HDFS copies nothing from the node, though every rebuild here is held
-   * back {@link #HOLD_MS} ms, past the cycles in which HDFS would order its copy (its admin monitor, redundancy
-   * monitor and heartbeats run every second here).
-   */
-  @Test
-  @Order(5)
-  void anArchivedBlockAlsoListedOnADecommissionedNodeIsRebuiltNotCopiedWhenItsLiveReplicaLeaves() throws Exception {
-    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
-    // Each stored member by the one DataNode in service listing it; the first also listed on a decommissioned node.
-    Map<String, Integer> onlyLiveOn = new TreeMap<>();
-    StripeMember both = null;
-    String holder = null;
-    for (ArchivedStripe s : manifestOf("/ar").stripes()) {
-      for (int u : s.storedUnits()) {
-        StripeMember m = s.member(u);
-        List<String> inService = new ArrayList<>();
-        boolean decommissioned = false;
-        for (DatanodeInfo d : located(m).getLocations()) {
-          DatanodeDescriptor dd = dm.getDatanode(d);
-          decommissioned |= dd.isDecommissioned();
-          if (dd.isInService()) {
-            inService.add(d.getXferAddr());
-          }
-        }
-        if (inService.size() == 1) {
-          onlyLiveOn.merge(inService.get(0), 1, Integer::sum);
-          if (both == null && decommissioned && aloneInItsFileOn(m, inService.get(0))) {
-            both = m;
-            holder = inService.get(0);
-          }
-        }
-      }
-    }
-    assertTrue(both != null, "some archived block is listed on a decommissioned node and on one node in service that"
-        + " holds no other block of its file (one that were claimed would hold back HDFS's copy of the whole file)");
-    DataNode dn = datanode(holder);
-    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
-    long rebuiltBefore = metrics().decommissionArchivedBlocksRebuilt();
-    TransportFaultInjector.set(new TransportFaultInjector() {
-      @Override
-      public void onRepairAttempt(String requestorNode, long repairId) {
-        if (requestorNode.startsWith("client ")) {
-          return; // a degraded read, not our worker's rebuild
-        }
-        try {
-          Thread.sleep(HOLD_MS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
-    try {
-      startMaintenance(dn);
-      awaitAdminState(new Leaving(holder, dn, Map.of(), Map.of()), holder + " in maintenance",
-          DatanodeDescriptor::isInMaintenance, () -> "");
-    } finally {
-      TransportFaultInjector.set(null);
-    }
-    awaitOrdersEnded();
-    String what = "blk_" + both.blockId() + ", listed on " + holder + " and on a decommissioned node";
-    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
-        "HDFS copied nothing from " + holder + ", " + what);
-    assertEquals(onlyLiveOn.get(holder).longValue(), metrics().decommissionArchivedBlocksRebuilt() - rebuiltBefore,
-        "every archived block live only on " + holder + " rebuilt from its stripe, " + what + " among them");
-    int live = 0;
-    for (DatanodeInfo d : located(both).getLocations()) {
-      live += dm.getDatanode(d).isInService() ? 1 : 0;
-    }
-    assertEquals(1, live, what + ": one replica in service, the rebuilt one");
-    everyByteReadsBack();
-  }
-
-  /**
-   * How long each rebuild attempt waits before it starts in the last test: with the claim, HDFS waits for our rebuild
-   * however long it takes, so the hold only gives HDFS's copy, were the block not claimed, time to happen first.
-   */
-  private static final long HOLD_MS = 5_000;
-
-  /** Whether no block of {@code m}'s file but its own is listed on {@code node}. */
-  private boolean aloneInItsFileOn(StripeMember m, String node) throws IOException {
-    String file = org.wideec.archive.hdfs.ArchiveLayout.inodePath(m.inodeId()).toString();
-    for (var lb : cluster.getFileSystem().getClient().getLocatedFileInfo(file, false).getLocatedBlocks()
-        .getLocatedBlocks()) {
-      if (lb.getBlock().getBlockId() != m.blockId()
-          && java.util.Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(node))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Starts the node's maintenance (with no end), as dfsadmin -refreshNodes does for a host so listed. */
-  private void startMaintenance(DataNode dn) throws IOException {
-    var fsn = cluster.getNamesystem();
-    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
-    fsn.writeLock();
-    try {
-      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(dn.getDatanodeId()), Long.MAX_VALUE);
-    } finally {
-      fsn.writeUnlock();
-    }
   }
 
   /**

@@ -1,9 +1,6 @@
 package org.wideec.repair;
 
 import java.util.Set;
-import java.util.function.IntPredicate;
-import org.wideec.code.LinearCode;
-import org.wideec.code.LocalGroup;
 import org.wideec.code.NotDecodableException;
 
 /**
@@ -37,79 +34,16 @@ public final class DegradedReadShape {
     if (r.lost().length != 1) {
       return RepairScheme.RACK_AGGREGATED;
     }
-    RepairGraph chain = plan(r, RepairScheme.RACK_AGGREGATED, clientNode, clientRack);
-    if (chain == null) {
-      return RepairScheme.RACK_AGGREGATED; // the repair itself fails as the engine plans it, with its reason
+    RepairGraph chain;
+    try {
+      chain = SingleUnitRepairPlanner.plan(RepairScheme.RACK_AGGREGATED, r.code(), r.lost()[0],
+          r.helpersAvailable(Set.of(), clientRack), clientNode, clientRack, r.weights(), r.helperPreference(),
+          r.rackChain());
+    } catch (NotDecodableException e) {
+      return RepairScheme.RACK_AGGREGATED; // the repair itself fails as the engine plans it, with this reason
     }
     long otherRacks = chain.steps().stream().map(s -> s.helper().rack()).filter(rack -> !rack.equals(clientRack))
         .distinct().count();
     return otherRacks <= MAX_STAR_RACKS ? RepairScheme.RACK_STAR : RepairScheme.RACK_AGGREGATED;
-  }
-
-  /**
-   * Whether a chain is worth asking for a read of lost unit {@code lost}, from the layout alone: yes when the code has
-   * no local group for it (an MDS code, where every repair reads k units: ECPipe's case) or when one of its groups
-   * survives whole apart from it ({@code live}: units that can be read, zero units included). When the unit's group
-   * lost other members too (a lost rack that held the group: combined locality packs a group into few racks, ECWide
-   * §3), its repair is a global decode: k helpers over most racks, whose chain pays every hop's queue one after
-   * another, where direct decode fetches the same k ranges at once. On the real-process cluster such a chain of 12
-   * helpers over five racks took 11 to 15 s during a rack's recovery against 1.2 to 2.0 s for direct decode.
-   */
-  public static boolean chainWorthAsking(LinearCode code, int lost, IntPredicate live) {
-    java.util.List<LocalGroup> groups = code.groupsOf(lost);
-    if (groups.isEmpty()) {
-      return true;
-    }
-    for (LocalGroup g : groups) {
-      boolean whole = true;
-      for (int u : g.members()) {
-        whole &= u == lost || live.test(u);
-      }
-      if (whole) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Seconds the links need to move a degraded read of {@code bytes} rebuilt by {@code r} to the client at {@code rates}
-   * with nothing else on them: the busiest link's bytes ({@link RackLinkLoad#seconds}) over the plan the repair engine
-   * runs for {@code r}'s scheme, each step's partial sum crossing its sender's NIC and rack link once and its
-   * receiver's once. Rack links full duplex, as switch ports and HTB shaping behave. A zero unit reads and sends
-   * nothing; a step's sum goes to the next step that reads a stored unit. 0 for a plan the helpers cannot make (the
-   * repair then fails as the engine plans it).
-   */
-  public static double idleSeconds(StripeRepair r, String clientNode, String clientRack, long bytes, LinkRates rates) {
-    RepairGraph g = r.lost().length == 1 ? plan(r, r.scheme(), clientNode, clientRack) : null;
-    if (g == null) {
-      return 0;
-    }
-    Set<Integer> zeros = r.zeroUnits();
-    RackLinkLoad load = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
-    for (RepairStep s : g.steps()) {
-      if (zeros.contains(s.helper().unit())) {
-        continue;
-      }
-      int next = s.next();
-      while (next != RepairStep.REQUESTOR && zeros.contains(g.steps().get(next).helper().unit())) {
-        next = g.steps().get(next).next();
-      }
-      String toNode = next == RepairStep.REQUESTOR ? clientNode : g.steps().get(next).helper().node();
-      String toRack = next == RepairStep.REQUESTOR ? clientRack : g.steps().get(next).helper().rack();
-      load.addNodeTransfer(s.helper().node(), toNode, bytes);
-      load.addTransfer(s.helper().rack(), toRack, bytes);
-    }
-    return load.seconds(rates);
-  }
-
-  /** The plan of {@code r}'s one lost unit with the client as requestor, as the engine makes it; null if none. */
-  private static RepairGraph plan(StripeRepair r, RepairScheme scheme, String clientNode, String clientRack) {
-    try {
-      return SingleUnitRepairPlanner.plan(scheme, r.code(), r.lost()[0], r.helpersAvailable(Set.of(), clientRack),
-          clientNode, clientRack, r.weights(), r.helperPreference(), r.rackChain());
-    } catch (NotDecodableException e) {
-      return null;
-    }
   }
 }

@@ -339,10 +339,6 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return archivedBlocksRepaired.value();
   }
 
-  public long archivedBlocksRebuilding() {
-    return archivedBlocksRebuilding.value();
-  }
-
   public long archivedRepairFailures() {
     return archivedRepairFailures.value();
   }
@@ -409,10 +405,6 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long decommissionUnitsLeft() {
     return decommission.unitsLeft.value();
-  }
-
-  public long decommissionUnitsRebuilding() {
-    return decommission.unitsRebuilding.value();
   }
 
   public long decommissionUnitsRebuilt() {
