@@ -58,6 +58,11 @@ class DecommissionClusterTest extends ArchiveTestBed {
     base.setInt("wide-ec.decommission.blocks-per-pass", 3);
     // Local reconstruction only (copies through our workers: DecommissionCopyClusterTest).
     base.setLong(org.wideec.placement.hdfs.DecommissionSettings.NODE_RATE_KEY, 0);
+    // No placement keeper: its first pass, a minute after the NameNode starts, moves back the parity blocks the
+    // archive's write left off plan (HDFS did not choose their favored nodes), and it may fall in any drill here. A
+    // move just done leaves the old replica listed, excess, until its node deletes it: a drill taking that node out
+    // counts it among the node's archived blocks, yet it needs no rebuild ("rebuilt: expected 3 but was 1").
+    base.setBoolean("wide-ec.archive.keeper.enabled", false);
     return base;
   }
 
@@ -109,6 +114,16 @@ class DecommissionClusterTest extends ArchiveTestBed {
       DatanodeDescriptor d = dm.getDatanode(l.dn().getDatanodeId());
       return reached.test(d) ? null : progress.get() + ", state " + d.getAdminState();
     }, java.util.Objects::isNull);
+  }
+
+  /**
+   * Waits until no rebuild order of ours runs: HDFS ends a decommission or a node's entry into maintenance as soon as
+   * the last rebuilt replica is reported, which may be a moment before the order's thread has confirmed it and counted
+   * it; the counts are final after.
+   */
+  private static void awaitOrdersEnded() {
+    Eventually.await("every rebuild order ended", Duration.ofSeconds(60),
+        () -> metrics().archivedBlocksRebuilding() == 0 && metrics().decommissionUnitsRebuilding() == 0);
   }
 
   /** Every striped file and every archived file reads back as written. */
@@ -180,6 +195,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
     assertEquals(0, follow.json().path("unitsFromLeavingNode").asLong(), follow.out());
     DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
     assertTrue(dm.getDatanode(dn.getDatanodeId()).isDecommissioned());
+    awaitOrdersEnded();
 
     assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
         "HDFS copied nothing from the leaving node");
@@ -237,16 +253,10 @@ class DecommissionClusterTest extends ArchiveTestBed {
     long copiedBefore = counter(l.dn().getMetrics(), "blocksReplicated");
     long rebuiltBefore = metrics().decommissionUnitsRebuilt();
 
-    var fsn = cluster.getNamesystem();
-    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
-    fsn.writeLock();
-    try {
-      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(l.dn().getDatanodeId()), Long.MAX_VALUE);
-    } finally {
-      fsn.writeUnlock();
-    }
+    startMaintenance(l.dn());
     awaitAdminState(l, l.node() + " in maintenance", DatanodeDescriptor::isInMaintenance,
         () -> "rebuilt " + (metrics().decommissionUnitsRebuilt() - rebuiltBefore));
+    awaitOrdersEnded();
 
     assertEquals(0, counter(l.dn().getMetrics(), "blocksReplicated") - copiedBefore,
         "HDFS copied nothing from " + l.node());
@@ -295,6 +305,7 @@ class DecommissionClusterTest extends ArchiveTestBed {
     } finally {
       TransportFaultInjector.set(null);
     }
+    awaitOrdersEnded();
     // HDFS may copy a unit before our walk reaches it (the node it keeps in maintenance since @Order(2) changes what
     // HDFS counts as missing), so not every unit's rebuild need have been tried; none may have succeeded.
     assertTrue(metrics().decommissionRebuildFailures() - failedBefore >= 1, "our worker's rebuilds failed");
@@ -365,6 +376,18 @@ class DecommissionClusterTest extends ArchiveTestBed {
           return "not yet";
         }, java.util.Objects::isNull);
     everyByteReadsBack();
+  }
+
+  /** Starts the node's maintenance (with no end), as dfsadmin -refreshNodes does for a host so listed. */
+  private void startMaintenance(DataNode dn) throws IOException {
+    var fsn = cluster.getNamesystem();
+    DatanodeManager dm = fsn.getBlockManager().getDatanodeManager();
+    fsn.writeLock();
+    try {
+      dm.getDatanodeAdminManager().startMaintenance(dm.getDatanode(dn.getDatanodeId()), Long.MAX_VALUE);
+    } finally {
+      fsn.writeUnlock();
+    }
   }
 
   /**

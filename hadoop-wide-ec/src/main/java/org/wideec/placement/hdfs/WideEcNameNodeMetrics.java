@@ -339,6 +339,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return archivedBlocksRepaired.value();
   }
 
+  public long archivedBlocksRebuilding() {
+    return archivedBlocksRebuilding.value();
+  }
+
   public long archivedRepairFailures() {
     return archivedRepairFailures.value();
   }
@@ -405,6 +409,10 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long decommissionUnitsLeft() {
     return decommission.unitsLeft.value();
+  }
+
+  public long decommissionUnitsRebuilding() {
+    return decommission.unitsRebuilding.value();
   }
 
   public long decommissionUnitsRebuilt() {
