@@ -100,6 +100,19 @@ abstract class ArchiveTestBed {
       org.junit.jupiter.api.Assertions.assertEquals(org.wideec.archive.StripeState.TRIMMED, s.state(),
           "stripe " + s.stripeId());
     }
+    // The trim sets each block's replication to one; the NameNode deletes the other replicas over the next heartbeats.
+    // Until then a DataNode listed as a member's holder may hold only an excess copy, and a drill taking it out would
+    // find nothing of ours to move (its decommission ends at once).
+    await("every stored member of " + path + " down to its one replica", () -> {
+      for (org.wideec.archive.ArchivedStripe s : m.stripes()) {
+        for (int u : s.storedUnits()) {
+          if (located(s.member(u)).getLocations().length != 1) {
+            return false;
+          }
+        }
+      }
+      return true;
+    });
     return m;
   }
 
