@@ -24,6 +24,7 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.util.ToolRunner;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
+import org.wideec.archive.UpdateChoice;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ChainEncoder;
@@ -140,6 +141,7 @@ final class ProductUpdateBench {
     List<Path> oldest = files.subList(0, removed);
     long planned = planned(oldest, scheme);
     Map<String, Long> chosen = chosen(oldest);
+    boolean reEncodes = reEncodes(updater().preview(oldest), scheme);
     long spaceBefore = fs.getContentSummary(new Path("/")).getSpaceConsumed();
     long t0 = System.nanoTime();
     long rmBytes = measured(() -> rm(oldest, scheme));
@@ -160,11 +162,13 @@ final class ProductUpdateBench {
     long fillPlanned = ProductCrossover.plannedBytes(fillPreview, scheme);
     long fillChosen = ProductCrossover.chosenBytes(fillPreview, scheme, ChainEncoder.shapeOf(toolConf),
         toolConf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT));
+    boolean fillReEncodes = reEncodes(fillPreview, scheme);
     long fillBytes = measured(() -> tool("archive", "--fill", dir.toString(), "--scheme", scheme, "--json"));
     int stripes = checkArchive(dir);
 
     Map<String, Object> j = report.churn(code, scheme, new ProductUpdateReport.Churn(removed, reclaimed, rmBytes,
-        planned, chosen, reclaimSeconds, replaceBytes, added.size(), fillBytes, fillPlanned, fillChosen, stripes));
+        planned, chosen, reEncodes, reclaimSeconds, replaceBytes, added.size(), fillBytes, fillPlanned, fillChosen,
+        fillReEncodes, stripes));
     progress.step(code + " " + scheme + " churn");
     return j;
   }
@@ -229,6 +233,16 @@ final class ProductUpdateBench {
       out.put(scheme, ProductCrossover.chosenBytes(preview, scheme, shape, whenCheaper));
     }
     return out;
+  }
+
+  /**
+   * Whether the updater re-encodes a stripe of these updates under the scheme: its chain then sends the kept units'
+   * own lengths, not whole chunks.
+   */
+  private boolean reEncodes(Map<StripeManifest, List<StripeUpdate>> preview, String scheme) {
+    return ProductCrossover.choices(preview, scheme, ChainEncoder.shapeOf(toolConf),
+        toolConf.getBoolean(ParityUpdater.REENCODE_KEY, ParityUpdater.REENCODE_DEFAULT)).stream()
+        .anyMatch(UpdateChoice::reEncodes);
   }
 
   /** The fill's stripe updates as the updater will plan them ({@code archive --fill --dry-run}), changing nothing. */

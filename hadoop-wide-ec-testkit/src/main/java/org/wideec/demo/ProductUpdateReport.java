@@ -30,8 +30,9 @@ final class ProductUpdateReport {
    * checked after.
    */
   record Churn(int filesRemoved, long reclaimedBytes, long crossRackBytes, long plannedCrossRackBytes,
-      Map<String, Long> chosenByScheme, double reclaimSeconds, long replaceCrossRackBytes, int filesFilled,
-      long fillCrossRackBytes, long fillPlannedCrossRackBytes, long fillChosenCrossRackBytes, int stripesChecked) {}
+      Map<String, Long> chosenByScheme, boolean chosenReEncodes, double reclaimSeconds, long replaceCrossRackBytes,
+      int filesFilled, long fillCrossRackBytes, long fillPlannedCrossRackBytes, long fillChosenCrossRackBytes,
+      boolean fillChosenReEncodes, int stripesChecked) {}
 
   /** Prints the churn's line; its JSON. */
   Map<String, Object> churn(String code, String scheme, Churn c) {
@@ -42,6 +43,7 @@ final class ProductUpdateReport {
     j.put("plannedCrossRackBytes", c.plannedCrossRackBytes());
     j.put("chosenCrossRackBytes", c.chosenByScheme().get(scheme));
     j.put("chosenCrossRackBytesByScheme", c.chosenByScheme());
+    j.put("chosenReEncodes", c.chosenReEncodes());
     j.put("crossRackBytesPerReclaimedGiB", ProductCrossover.perReclaimedGiB(c.crossRackBytes(), c.reclaimedBytes()));
     j.put("reclaimSeconds", c.reclaimSeconds());
     j.put("replaceCrossRackBytes", c.replaceCrossRackBytes());
@@ -49,6 +51,7 @@ final class ProductUpdateReport {
     j.put("fillCrossRackBytes", c.fillCrossRackBytes());
     j.put("fillPlannedCrossRackBytes", c.fillPlannedCrossRackBytes());
     j.put("fillChosenCrossRackBytes", c.fillChosenCrossRackBytes());
+    j.put("fillChosenReEncodes", c.fillChosenReEncodes());
     j.put("stripesChecked", c.stripesChecked());
     out.printf(Locale.ROOT, "%-24s %-8s rm %d files: %,d B cross-rack (plan %,d), %,d B reclaimed, %.2f s; replace %,d"
         + " B; fill %d files %,d B (plan %,d); %d stripes checked%n", code, scheme, c.filesRemoved(),
