@@ -13,7 +13,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.erasurecode.CodecUtil;
 import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
 import org.apache.hadoop.io.erasurecode.rawcoder.RawErasureEncoder;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,14 +40,40 @@ class NativeCoderTest {
     assertEquals(IsalNative.ABI_VERSION, IsalNative.abiVersion(), "a library of another version is refused at load");
   }
 
+  /**
+   * In a JVM of its own started with {@code -Dwide-ec.coder.native=false} (this one has the library loaded, once per
+   * JVM): the library is not loaded, the Java kernel codes direct buffers, and the ISA-L kernel refuses to run.
+   */
   @Test
-  void withoutTheNativeLibraryTheJavaKernelTakesOver() {
-    Assumptions.assumeFalse(IsalNative.isAvailable(), "the native library loaded");
-    assertFalse(NativeRequirement.required(), "native required (" + NativeRequirement.rule() + ") but did not load: "
-        + IsalNative.unavailableReason());
-    assertSame(Kernels.java(), Kernels.best(), "without ISA-L the Java kernel takes over");
-    assertThrows(IllegalStateException.class, () -> IsalKernel.INSTANCE.multiply(
-        new CodingMatrix(Matrix.identity(Gf256.INSTANCE, 2)), direct(2, 8), direct(2, 8), 8));
+  void withoutTheNativeLibraryTheJavaKernelTakesOver() throws Exception {
+    Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), "-D" + Kernels.NATIVE_PROPERTY + "=false",
+        NativeOffCheck.class.getName()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "the check's JVM ended: " + out);
+    assertEquals(0, p.exitValue(), out);
+    assertTrue(out.contains(NativeOffCheck.PASSED), out);
+  }
+
+  /** The checks {@link #withoutTheNativeLibraryTheJavaKernelTakesOver} runs in its own JVM. */
+  static final class NativeOffCheck {
+    static final String PASSED = "the Java kernel took over";
+
+    public static void main(String[] args) {
+      assertFalse(IsalNative.isAvailable(), "the library stays unloaded");
+      assertTrue(IsalNative.unavailableReason().contains(Kernels.NATIVE_PROPERTY), IsalNative.unavailableReason());
+      assertSame(Kernels.java(), Kernels.best(), "without ISA-L the Java kernel takes over");
+      assertThrows(IllegalStateException.class, () -> IsalKernel.INSTANCE.multiply(
+          new CodingMatrix(Matrix.identity(Gf256.INSTANCE, 2)), direct(2, 8), direct(2, 8), 8));
+      LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+      ByteBuffer[] data = ErasureCoderTest.randomData(code.k(), 4097, true, new Random(7));
+      ByteBuffer[] best = ErasureCoderTest.codeword(new ErasureCoder(code, Kernels.best()), data, 4097, true);
+      ByteBuffer[] tables = ErasureCoderTest.codeword(new ErasureCoder(code, JavaKernel.INSTANCE), data, 4097, true);
+      for (int u = 0; u < code.n(); u++) {
+        assertArrayEquals(bytes(tables[u]), bytes(best[u]), "unit " + u + " of direct buffers, coded in Java");
+      }
+      System.out.println(PASSED);
+    }
   }
 
   static ByteBuffer[] direct(int count, int len) {

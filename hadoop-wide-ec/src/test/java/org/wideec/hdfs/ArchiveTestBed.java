@@ -68,7 +68,7 @@ abstract class ArchiveTestBed {
   /** The trimmer's first pass writes its lease; archivers lower replication only under it. */
   static void awaitTrimmerLease() {
     Eventually.await("a trimmer pass", Duration.ofSeconds(20),
-        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trimPasses() > 0);
+        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trim().passes() > 0);
   }
 
   /**

@@ -93,7 +93,7 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     long summedUnits = java.util.Arrays.stream(plans).flatMap(p -> p.sums().stream()).mapToInt(s -> s.units().length)
         .sum();
     assertEquals(cleanPassBytes(plans) + summedUnits * UnitSummary.DEFAULT_PAGE_SIZE,
-        m.scrubSummaryBytes() - before[6]);
+        m.scrub().summaryBytes() - before[6]);
     assertFalse(status.midPass());
     assertEquals(List.of(
         "/s/a unit_at_fault [" + DATA_MEMBER + "] " + memberHolder + " true",
@@ -128,7 +128,7 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
     before = counters(m);
     status = scrubber.passNow();
     assertEquals(List.of(2L, 0L, 0L, 0L, 0L, 1L), delta(before, counters(m)), "the next pass finds both consistent");
-    assertEquals(cleanPassBytes(plans(file, code)), m.scrubSummaryBytes() - before[6], "rack sums and lone pages only");
+    assertEquals(cleanPassBytes(plans(file, code)), m.scrub().summaryBytes() - before[6], "rack sums and lone pages only");
     assertEquals(List.of(), status.bad());
     assertEquals(0, tool("fsck", "/s", "--json").json().get("scrub").get("bad").size());
   }
@@ -181,8 +181,8 @@ class ContinuousScrubClusterTest extends ArchiveTestBed {
   }
 
   private long[] counters(WideEcNameNodeMetrics m) {
-    return new long[] {m.scrubStripesChecked(), m.scrubMismatches(), m.scrubUndecidable(), m.scrubRepairsRequested(),
-        m.scrubFailures(), m.scrubPasses(), m.scrubSummaryBytes()};
+    return new long[] {m.scrub().stripesChecked(), m.scrub().mismatches(), m.scrub().undecidable(), m.scrub().repairsRequested(),
+        m.scrub().failures(), m.scrub().passes(), m.scrub().summaryBytes()};
   }
 
   /** Checked, mismatches, undecidable, repairs requested, failures, passes: what a pass added. */

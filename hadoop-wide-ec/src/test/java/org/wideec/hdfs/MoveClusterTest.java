@@ -257,7 +257,7 @@ class MoveClusterTest extends ArchiveTestBed {
     Archiver archiver = new Archiver(fs, store, ClientClassicEncoder.from(fs), Archiver.Hook.NONE,
         Archiver.Listener.NONE);
     archiver.archive(dir, CODE, PlacementKind.CL);
-    long offPlanBefore = WideEcNameNodePlugin.metrics().blocksOffPlan();
+    long offPlanBefore = WideEcNameNodePlugin.metrics().trim().blocksOffPlan();
     CallerContext was = CallerContext.getCurrent();
     CallerContext.setCurrent(new CallerContext.Builder(TrimProtocol.CALLER_CONTEXT).build());
     try {
@@ -266,7 +266,7 @@ class MoveClusterTest extends ArchiveTestBed {
       CallerContext.setCurrent(was);
     }
     Eventually.await("the trimmer sees the blocks whose planned node holds none", Duration.ofSeconds(20),
-        () -> WideEcNameNodePlugin.metrics().blocksOffPlan(), n -> n >= offPlanBefore + moves.size());
+        () -> WideEcNameNodePlugin.metrics().trim().blocksOffPlan(), n -> n >= offPlanBefore + moves.size());
     Map<Long, List<String>> lowered = replicas(dir);
     for (long b : moves) {
       assertEquals(3, lowered.get(b).size(), "block " + b + ": off plan, nothing deleted");

@@ -166,7 +166,7 @@ class TrimClusterTest extends ArchiveTestBed {
   @Test
   void aFileOfTwoStripesIsTrimmedToExactlyItsPlannedReplicas() throws Exception {
     checks.write("/f/a", 9 * BLOCK + 1000); // 10 blocks: a full stripe and a short one
-    long offPlanBefore = metrics().blocksOffPlan();
+    long offPlanBefore = metrics().trim().blocksOffPlan();
     assertEquals(0, tool("archive", "/f/a", "--code", CODE, "--no-trim").exit());
     java.util.Map<Long, List<String>> committed = replicasNow(manifestOf("/f/a"));
     ToolRun r = tool("archive", "/f/a", "--code", CODE, "--json"); // resumes: COMMITTED, then the trim
@@ -185,9 +185,9 @@ class TrimClusterTest extends ArchiveTestBed {
     assertEquals(1, fs.getFileStatus(new Path("/f/a")).getReplication());
     checks.everyStripeMatchesIndependentEncode(m); // parity untouched, still on its planned nodes
     checks.everyByteReadsBack();
-    assertTrue(metrics().blocksTrimmed() > 0);
+    assertTrue(metrics().trim().blocksTrimmed() > 0);
     // Moved before the file was lowered, so the trimmer never found a block off plan.
-    assertEquals(offPlanBefore, metrics().blocksOffPlan());
+    assertEquals(offPlanBefore, metrics().trim().blocksOffPlan());
   }
 
   @Test
@@ -298,8 +298,8 @@ class TrimClusterTest extends ArchiveTestBed {
         () -> liveReplicas(deferred), List.of(3, 3)::equals);
     withMarker(() -> fs.setReplication(deferred, (short) 1));
     assertEquals(List.of(3, 3), liveReplicas(deferred));
-    long passes = metrics().trimPasses();
-    Eventually.await("two more trim passes", Duration.ofSeconds(60), () -> metrics().trimPasses(),
+    long passes = metrics().trim().passes();
+    Eventually.await("two more trim passes", Duration.ofSeconds(60), () -> metrics().trim().passes(),
         n -> n >= passes + 2);
     assertEquals(List.of(3, 3), liveReplicas(deferred), "not archived: the trimmer leaves it alone");
     checks.everyByteReadsBack();

@@ -88,7 +88,7 @@ class TrimRestartClusterTest {
     cluster.restartNameNode(true);
     fs = cluster.getFileSystem();
     Eventually.await("a pass of the restarted NameNode's trimmer", Duration.ofSeconds(30),
-        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trimPasses() > 0);
+        () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trim().passes() > 0);
 
     // What the restart left: once the stock choice's excess replicas are gone, one replica per block.
     ManifestStore store = new ManifestStore(fs, ArchiveLayout.from(conf));
@@ -139,7 +139,7 @@ class TrimRestartClusterTest {
     assertEquals(0, r.exit(), r.out() + r.err());
     assertEquals(offPlan.size(), r.out().lines().filter(l -> l.startsWith("moved onto plan: ")).count(), r.out());
     // The trimmer may count an off-plan block before the archiver moves it, never one the restart kept on plan.
-    assertTrue(WideEcNameNodePlugin.metrics().blocksOffPlan() <= offPlan.size());
+    assertTrue(WideEcNameNodePlugin.metrics().trim().blocksOffPlan() <= offPlan.size());
     checks.everyByteReadsBack();
   }
 }

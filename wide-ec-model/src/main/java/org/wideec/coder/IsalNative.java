@@ -56,6 +56,11 @@ public final class IsalNative {
   }
 
   private static String load() {
+    // Switched off means not loaded at all: an operator ruling the native coder out (or a test of the Java
+    // fallback) must not depend on a library that is still in the process.
+    if ("false".equalsIgnoreCase(System.getProperty(Kernels.NATIVE_PROPERTY))) {
+      return "not loaded: -D" + Kernels.NATIVE_PROPERTY + "=false";
+    }
     String loaded = loadLibrary();
     if (loaded != null) {
       return loaded;

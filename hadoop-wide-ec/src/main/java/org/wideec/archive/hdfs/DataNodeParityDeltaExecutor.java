@@ -18,6 +18,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.UpdateChoice;
+import org.wideec.archive.encode.EncodePlan;
 import org.wideec.engine.UpdateCoordinator;
 import org.wideec.engine.UpdateRoleBudget;
 import org.wideec.protocol.EncodeTreeRequest;
@@ -62,8 +63,9 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
   private final UpdateScheme scheme;
   private final SlicePortClient ports;
   private final ParityFiles files;
+  private final UpdatedParities parities;
   private final ParityDeltaWriter fallback;
-  private final org.wideec.archive.encode.EncodePlan.Shape shape;
+  private final EncodePlan.Shape shape;
   private final boolean reEncodeWhenCheaper;
   private ChainReEncoder reEncoder;
   private final SecureRandom keys = new SecureRandom();
@@ -79,6 +81,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     this.scheme = scheme;
     this.ports = ports;
     this.files = new ParityFiles(dfs);
+    this.parities = new UpdatedParities(dfs, files, ports);
     this.fallback = fallback;
     this.shape = ChainEncoder.shapeOf(dfs.getConf());
     this.reEncodeWhenCheaper = reEncodeWhenCheaper;
@@ -213,57 +216,23 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       return fallback.write(up, version, gone);
     }
     long length = up.nextUnitLength();
-    Map<Integer, ParityFiles.Allocated> allocated = allocate(up, version, at.blockSize());
+    Map<Integer, ParityFiles.Allocated> allocated = parities.allocate(up, version, at.blockSize());
     if (reEncoder == null) {
       reEncoder = new ChainReEncoder(ports, files, shape);
     }
     Map<Integer, EncodeTreeRequest.Stored> stored = reEncoder.run(up, at, allocated,
         dfs.getClient().getConf().getDefaultChecksumOpt());
     ranOnDataNodes = true;
-    Map<Integer, StripeMember> out = finish(up, name, allocated, stored, at.blocks(), at.holders());
-    org.wideec.archive.encode.EncodePlan ran = reEncoder.plans().get(reEncoder.plans().size() - 1);
-    for (org.wideec.archive.encode.EncodePlan.Tree t : ran.trees()) {
-      for (org.wideec.archive.encode.EncodePlan.Step step : t.steps()) {
+    Map<Integer, StripeMember> out = parities.finish(up, name, allocated, stored, at.blocks(), at.holders());
+    EncodePlan ran = reEncoder.plans().get(reEncoder.plans().size() - 1);
+    for (EncodePlan.Tree t : ran.trees()) {
+      for (EncodePlan.Step step : t.steps()) {
         read += ran.stripe().dataLength(step.unit());
       }
     }
     written += (long) allocated.size() * length;
     LOG.info("{}: re-encoded on the DataNodes by the chain ({}), {} bytes across racks planned", name, choice.reason(),
         ran.crossRackBytes());
-    return out;
-  }
-
-  /** A new single-block file for each parity the update rewrites, its block allocated on the planned node. */
-  private Map<Integer, ParityFiles.Allocated> allocate(StripeUpdate up, long version, long blockSize)
-      throws IOException {
-    long length = up.nextUnitLength();
-    Map<Integer, ParityFiles.Allocated> allocated = new LinkedHashMap<>();
-    for (int u : up.rewrittenParities()) {
-      allocated.put(u, files.allocate(up.before(), u, up.after(u).plannedNode(), Math.max(blockSize, length), length,
-          version));
-    }
-    return allocated;
-  }
-
-  /**
-   * The update's new members: each parity file completed and checked against what its writer computed, and each
-   * replaced or filled data unit with the CRC32C its holder reads.
-   */
-  private Map<Integer, StripeMember> finish(StripeUpdate up, String name, Map<Integer, ParityFiles.Allocated> allocated,
-      Map<Integer, EncodeTreeRequest.Stored> stored, Map<Integer, LocatedBlock> blocks,
-      Map<Integer, DatanodeInfo> holders) throws IOException {
-    long length = up.nextUnitLength();
-    Map<Integer, StripeMember> out = new HashMap<>();
-    for (Map.Entry<Integer, ParityFiles.Allocated> e : allocated.entrySet()) {
-      out.put(e.getKey(), complete(up, e.getKey(), e.getValue(), stored.get(e.getKey()), length));
-    }
-    for (int u : up.changedUnits()) {
-      if (!up.after(u).padding()) {
-        LocatedBlock lb = blocks.get(u);
-        String where = name + " unit " + u + " (new block " + lb.getBlock().getBlockId() + ")";
-        out.put(u, up.after(u).withCrc(ports.crcOf(lb, holders.get(u), where)));
-      }
-    }
     return out;
   }
 
@@ -292,7 +261,7 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     ArchivedStripe s = up.before();
     long length = up.nextUnitLength();
     byte[] token = TokenBytes.of(at.old.values().iterator().next().getBlockToken());
-    Map<Integer, ParityFiles.Allocated> allocated = allocate(up, version, at.blockSize);
+    Map<Integer, ParityFiles.Allocated> allocated = parities.allocate(up, version, at.blockSize);
     Map<Integer, EncodeTreeRequest.ParityOutput> outputs = new HashMap<>();
     allocated.forEach((u, a) -> outputs.put(u, a.output(u)));
     Map<Integer, BlockRef> old = new HashMap<>();
@@ -324,16 +293,14 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
       }
       // A DataNode older than this updater (a rolling upgrade) cannot read the request; nothing it was asked is
       // stored yet but the new parity files, which the client executor creates again.
-      for (ParityFiles.Allocated a : allocated.values()) {
-        dfs.delete(a.file(), false);
-      }
+      parities.discard(allocated);
       LOG.warn("{}: computed in the updater's process (client executor): a DataNode does not know this request's"
           + " version yet: {}", name, e.getMessage());
       fellBack = true;
       return fallback.write(up, version, gone);
     }
     ranOnDataNodes = true;
-    Map<Integer, StripeMember> out = finish(up, name, allocated, stored, at.replacement, at.holder);
+    Map<Integer, StripeMember> out = parities.finish(up, name, allocated, stored, at.replacement, at.holder);
     read += (long) (up.changedUnits().length + at.replacement.size() + allocated.size() - zeros.size()) * length;
     written += (long) allocated.size() * length;
     LOG.info("{}: {} on the DataNodes, {} cross-rack chunks of {} bytes planned", name, plan.scheme(),
@@ -410,31 +377,5 @@ final class DataNodeParityDeltaExecutor implements ParityDeltaExecutor {
     ExtendedBlock b = lb.getBlock();
     return new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(),
         TokenBytes.of(lb.getBlockToken()));
-  }
-
-  /** Completes one new parity file and checks its node stores what its role computed. */
-  private StripeMember complete(StripeUpdate up, int u, ParityFiles.Allocated a, EncodeTreeRequest.Stored st,
-      long length) throws IOException {
-    ArchivedStripe s = up.before();
-    String where = "stripe " + s.stripeId() + " unit " + u + " (" + a.file() + ")";
-    if (st == null || st.length() != length) {
-      throw new IOException(where + ": its role reported " + (st == null ? "nothing" : st.length() + " bytes")
-          + ", expected " + length + " bytes");
-    }
-    files.complete(s, u, a);
-    LocatedBlock lb = ParityFiles.closedSingleBlock(dfs, s, u, a.file(), length);
-    DatanodeInfo node = lb.getLocations()[0];
-    long crc = ports.crcOf(lb, node, where);
-    if (crc != st.crc32c()) {
-      throw new IOException(where + ": " + node.getXferAddr() + " stores CRC32C 0x" + Long.toHexString(crc)
-          + ", its role computed 0x" + Long.toHexString(st.crc32c()));
-    }
-    StripeMember m = up.after(u); // a parity a fill brings on: its planned member, not the virtual one it was
-    if (!node.getXferAddr().equals(m.plannedNode())) {
-      LOG.warn("{}: HDFS placed the updated parity on {}, the plan says {}; left for the placement keeper", where,
-          node.getXferAddr(), m.plannedNode());
-    }
-    return new StripeMember(m.role(), false, a.inode(), lb.getBlock().getBlockId(), lb.getBlock().getGenerationStamp(),
-        length, crc, m.plannedNode(), m.plannedRack());
   }
 }

@@ -88,7 +88,7 @@ final class ArchiveTrimmer extends PeriodicPass {
 
   @Override
   void passFailed(Throwable e) {
-    metrics.trimFailures.incr();
+    metrics.trim.failures.incr();
     failed.warn("wide-ec archive trim pass failed: {}", e.toString(), e);
   }
 
@@ -139,12 +139,12 @@ final class ArchiveTrimmer extends PeriodicPass {
           settled.put(key, st.getModificationTime());
         }
       } catch (IOException | RuntimeException e) {
-        metrics.trimFailures.incr();
+        metrics.trim.failures.incr();
         failed.warn("wide-ec trim of the stripes of manifest {} failed: {}", key, e.toString(), e);
       }
     }
-    metrics.blocksAwaitingTrim.set(awaiting);
-    metrics.trimPasses.incr();
+    metrics.trim.blocksAwaiting.set(awaiting);
+    metrics.trim.passes.incr();
   }
 
   /** Trims the committed stripes of one manifest; returns how many blocks may still need a pass. */
@@ -174,14 +174,14 @@ final class ArchiveTrimmer extends PeriodicPass {
             d.plannedNode());
         switch (r.outcome()) {
           case TRIMMED -> {
-            metrics.blocksTrimmed.incr();
+            metrics.trim.blocksTrimmed.incr();
             LOG.info("archived block blk_{} of inode {} (stripe {} of {}) trimmed to its planned replica on {}",
                 d.blockId(), d.inodeId(), s.stripeId(), manifest, d.plannedNode());
           }
           case RETRY -> left++;
           case OFF_PLAN -> {
             if (offPlanReported.add(d.blockId())) {
-              metrics.blocksOffPlan.incr();
+              metrics.trim.blocksOffPlan.incr();
               LOG.warn("archived block blk_{} of inode {} (stripe {} of {}) is off plan: its planned node {} holds no"
                   + " live replica (replicas on {}); nothing was deleted. The archiver's next trim of it moves a"
                   + " replica there (replaceBlock with a delete hint)", d.blockId(), d.inodeId(), s.stripeId(), manifest,

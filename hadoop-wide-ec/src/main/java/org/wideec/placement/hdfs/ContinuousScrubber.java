@@ -127,7 +127,7 @@ public final class ContinuousScrubber extends PeriodicPass {
     }
     status.end(System.currentTimeMillis());
     status.write(fs, layout);
-    metrics.scrubPasses.incr();
+    metrics.scrub.passes.incr();
     return status;
   }
 
@@ -145,7 +145,7 @@ public final class ContinuousScrubber extends PeriodicPass {
         StripeManifest m = manifests.read(st);
         pass.archive(m);
       } catch (IOException | RuntimeException e) {
-        metrics.scrubFailures.incr();
+        metrics.scrub.failures.incr();
         failed.warn("wide-ec scrub could not check the archive of manifest {}: {}", st.getPath(), e.toString());
       }
       advance(status, ARCHIVED, inode, fs, layout);
@@ -163,7 +163,7 @@ public final class ContinuousScrubber extends PeriodicPass {
           pass.stripedFile(ArchiveLayout.inodePath(inode), shown == null ? ArchiveLayout.inodePath(inode).toString()
               : shown);
         } catch (IOException | RuntimeException e) {
-          metrics.scrubFailures.incr();
+          metrics.scrub.failures.incr();
           failed.warn("wide-ec scrub could not check the block groups of {} (inode {}): {}", shown, inode,
               e.toString());
         }
@@ -204,30 +204,30 @@ public final class ContinuousScrubber extends PeriodicPass {
     return new ScrubPass.Counters() {
       @Override
       public void checked() {
-        metrics.scrubStripesChecked.incr();
+        metrics.scrub.stripesChecked.incr();
       }
 
       @Override
       public void summaryBytes(long bytes) {
-        metrics.scrubSummaryBytes.incr(bytes);
+        metrics.scrub.summaryBytes.incr(bytes);
       }
 
       @Override
       public void mismatch(boolean unitAtFault) {
-        metrics.scrubMismatches.incr();
+        metrics.scrub.mismatches.incr();
         if (!unitAtFault) {
-          metrics.scrubUndecidable.incr();
+          metrics.scrub.undecidable.incr();
         }
       }
 
       @Override
       public void repairRequested() {
-        metrics.scrubRepairsRequested.incr();
+        metrics.scrub.repairsRequested.incr();
       }
 
       @Override
       public void failed(String stripe, String error) {
-        metrics.scrubFailures.incr();
+        metrics.scrub.failures.incr();
         ContinuousScrubber.this.failed.warn("wide-ec scrub could not check {}: {}", stripe, error);
       }
     };

@@ -10,14 +10,13 @@ import org.wideec.repair.RackLinkLoad;
 
 /**
  * The NameNode plugin's gauges, published through metrics2 (JMX bean {@code Hadoop:service=NameNode,name=WideEc}
- * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of
- * our codecs that cannot be built, what the archive trimmer did (trimmed, off plan, waiting, failed), and what the
- * archive repair monitor found and did (missing, repaired, failed, stale, unrecoverable), and what the archive
- * placement keeper did (replicas pinned, blocks moved back onto plan, failed moves), what the continuous scrubber
- * checked and found (stripes checked, summary bytes, mismatches, undecidable ones, repairs requested, failures), the
- * lost units of block groups found, and the counters of the rebuild orders for leaving DataNodes
- * ({@link DecommissionMetrics}) and for lost units ({@link LostUnitRebuildMetrics}), which register in this source's
- * registry: one record, so every metric keeps its JMX attribute name.
+ * and any configured sink): block groups of our codecs at risk or lost by the code's own measure, policies of our
+ * codecs that cannot be built, what the archive repair monitor found and did (missing, repaired, failed, stale,
+ * unrecoverable), what the archive placement keeper did (replicas pinned, blocks moved back onto plan, failed moves),
+ * the lost units of block groups found, and the counters of the archive trimmer ({@link TrimMetrics}), the continuous
+ * scrubber ({@link ScrubMetrics}) and the rebuild orders for leaving DataNodes ({@link DecommissionMetrics}) and for
+ * lost units ({@link LostUnitRebuildMetrics}), which register in this source's registry: one record, so every metric
+ * keeps its JMX attribute name.
  */
 public final class WideEcNameNodeMetrics implements MetricsSource {
   static final String NAME = "WideEc";
@@ -45,32 +44,9 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
   final MutableCounterLong scanFailures = registry.newCounter("ScanFailures",
       "scans that failed (a bug: see the NameNode log)", 0L);
 
-  final MutableCounterLong scrubPasses = registry.newCounter("ScrubPasses",
-      "completed passes of the continuous scrubber over every archived stripe and block group of our policies", 0L);
-  final MutableCounterLong scrubStripesChecked = registry.newCounter("ScrubStripesChecked",
-      "archived stripes and block groups the scrubber checked from their units' summaries", 0L);
-  final MutableCounterLong scrubSummaryBytes = registry.newCounter("ScrubSummaryBytes",
-      "summary bytes the DataNodes sent the scrubber (one page per unit checked)", 0L);
-  final MutableCounterLong scrubMismatches = registry.newCounter("ScrubMismatches",
-      "stripes and block groups the scrubber found not to be what their code computes", 0L);
-  final MutableCounterLong scrubUndecidable = registry.newCounter("ScrubUndecidable",
-      "of the mismatches, those no single unit explains (several units corrupt, or a code of distance 2)", 0L);
-  final MutableCounterLong scrubRepairsRequested = registry.newCounter("ScrubRepairsRequested",
-      "units at fault whose disagreeing replicas the scrubber reported corrupt, so they are rebuilt from the units that"
-          + " agree", 0L);
-  final MutableCounterLong scrubFailures = registry.newCounter("ScrubFailures",
-      "stripes, block groups, files or archives the scrubber could not check (see the NameNode log)", 0L);
+  final ScrubMetrics scrub = new ScrubMetrics(registry);
 
-  final MutableCounterLong trimPasses = registry.newCounter("TrimPasses",
-      "completed passes of the archive trimmer over the manifests", 0L);
-  final MutableCounterLong blocksTrimmed = registry.newCounter("BlocksTrimmed",
-      "archived data blocks trimmed to their planned replica (the others marked excess)", 0L);
-  final MutableCounterLong blocksOffPlan = registry.newCounter("BlocksOffPlan",
-      "archived data blocks whose planned node holds no live replica, so they were not trimmed (each once)", 0L);
-  final MutableGaugeLong blocksAwaitingTrim = registry.newGauge("BlocksAwaitingTrim",
-      "archived data blocks lowered to one replica that the trimmer must look at again (stale or postponed)", 0L);
-  final MutableCounterLong trimFailures = registry.newCounter("TrimFailures",
-      "trim passes or manifests that failed (see the NameNode log)", 0L);
+  final TrimMetrics trim = new TrimMetrics(registry);
 
   final MutableGaugeLong archivedBlocksMissing = registry.newGauge("ArchivedBlocksMissing",
       "blocks of archived stripes (data or parity) with no live replica at the last repair pass", 0L);
@@ -247,32 +223,12 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
     return register();
   }
 
-  public long scrubPasses() {
-    return scrubPasses.value();
+  public TrimMetrics trim() {
+    return trim;
   }
 
-  public long scrubStripesChecked() {
-    return scrubStripesChecked.value();
-  }
-
-  public long scrubSummaryBytes() {
-    return scrubSummaryBytes.value();
-  }
-
-  public long scrubMismatches() {
-    return scrubMismatches.value();
-  }
-
-  public long scrubUndecidable() {
-    return scrubUndecidable.value();
-  }
-
-  public long scrubRepairsRequested() {
-    return scrubRepairsRequested.value();
-  }
-
-  public long scrubFailures() {
-    return scrubFailures.value();
+  public ScrubMetrics scrub() {
+    return scrub;
   }
 
   public long archivedBlocksPinned() {
@@ -317,18 +273,6 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long scans() {
     return scans.value();
-  }
-
-  public long blocksTrimmed() {
-    return blocksTrimmed.value();
-  }
-
-  public long blocksOffPlan() {
-    return blocksOffPlan.value();
-  }
-
-  public long trimPasses() {
-    return trimPasses.value();
   }
 
   public long archivedBlocksMissing() {
@@ -445,10 +389,6 @@ public final class WideEcNameNodeMetrics implements MetricsSource {
 
   public long decommissionRebuildFailures() {
     return decommission.rebuildFailures.value();
-  }
-
-  public long trimFailures() {
-    return trimFailures.value();
   }
 
   @Override
