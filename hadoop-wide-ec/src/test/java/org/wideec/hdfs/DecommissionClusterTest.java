@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.wideec.archive.ArchivedStripe;
+import org.wideec.archive.StripeMember;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
@@ -42,8 +45,10 @@ import org.wideec.transport.TransportFaultInjector;
  * leaving node copied nothing (HDFS's copies are counted by its blocksReplicated) and served no slice of any unit;
  * {@code wide-ec decommission} refuses a node in service, prints the plan with {@code --dry-run}, and follows the
  * decommission to its end. Then a node enters maintenance: its archived blocks are rebuilt, its group units stay.
- * Last, a node whose units our workers cannot rebuild is still decommissioned, by HDFS's own copies.
- * The tests share the cluster and run in this order.
+ * Then a node whose units our workers cannot rebuild is still decommissioned, by HDFS's own copies, and one holding a
+ * unit whose replica there is corrupt, by HDFS's reconstruction. Last, an archived block also listed on a
+ * decommissioned node is rebuilt, not copied, when its live replica's node leaves. The tests share the cluster and run
+ * in this order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecommissionClusterTest extends ArchiveTestBed {
@@ -388,6 +393,101 @@ class DecommissionClusterTest extends ArchiveTestBed {
     } finally {
       fsn.writeUnlock();
     }
+  }
+
+  /**
+   * A decommissioned node keeps its replicas listed: each archived block the first test rebuilt elsewhere is still
+   * listed there beside its new replica, and HDFS never copies from a decommissioned node. When the node holding the
+   * new replica enters maintenance, the block has no replica to copy but the leaving one, as if it had only that one:
+   * our workers rebuild it from its stripe and HDFS copies nothing from the node, though every rebuild here is held
+   * back {@link #HOLD_MS} ms, past the cycles in which HDFS would order its copy (its admin monitor, redundancy
+   * monitor and heartbeats run every second here).
+   */
+  @Test
+  @Order(5)
+  void anArchivedBlockAlsoListedOnADecommissionedNodeIsRebuiltNotCopiedWhenItsLiveReplicaLeaves() throws Exception {
+    DatanodeManager dm = cluster.getNamesystem().getBlockManager().getDatanodeManager();
+    // Each stored member by the one DataNode in service listing it; the first also listed on a decommissioned node.
+    Map<String, Integer> onlyLiveOn = new TreeMap<>();
+    StripeMember both = null;
+    String holder = null;
+    for (ArchivedStripe s : manifestOf("/ar").stripes()) {
+      for (int u : s.storedUnits()) {
+        StripeMember m = s.member(u);
+        List<String> inService = new ArrayList<>();
+        boolean decommissioned = false;
+        for (DatanodeInfo d : located(m).getLocations()) {
+          DatanodeDescriptor dd = dm.getDatanode(d);
+          decommissioned |= dd.isDecommissioned();
+          if (dd.isInService()) {
+            inService.add(d.getXferAddr());
+          }
+        }
+        if (inService.size() == 1) {
+          onlyLiveOn.merge(inService.get(0), 1, Integer::sum);
+          if (both == null && decommissioned && aloneInItsFileOn(m, inService.get(0))) {
+            both = m;
+            holder = inService.get(0);
+          }
+        }
+      }
+    }
+    assertTrue(both != null, "some archived block is listed on a decommissioned node and on one node in service that"
+        + " holds no other block of its file (one that were claimed would hold back HDFS's copy of the whole file)");
+    DataNode dn = datanode(holder);
+    long copiedBefore = counter(dn.getMetrics(), "blocksReplicated");
+    long rebuiltBefore = metrics().decommissionArchivedBlocksRebuilt();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void onRepairAttempt(String requestorNode, long repairId) {
+        if (requestorNode.startsWith("client ")) {
+          return; // a degraded read, not our worker's rebuild
+        }
+        try {
+          Thread.sleep(HOLD_MS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    try {
+      startMaintenance(dn);
+      awaitAdminState(new Leaving(holder, dn, Map.of(), Map.of()), holder + " in maintenance",
+          DatanodeDescriptor::isInMaintenance, () -> "");
+    } finally {
+      TransportFaultInjector.set(null);
+    }
+    awaitOrdersEnded();
+    String what = "blk_" + both.blockId() + ", listed on " + holder + " and on a decommissioned node";
+    assertEquals(0, counter(dn.getMetrics(), "blocksReplicated") - copiedBefore,
+        "HDFS copied nothing from " + holder + ", " + what);
+    assertEquals(onlyLiveOn.get(holder).longValue(), metrics().decommissionArchivedBlocksRebuilt() - rebuiltBefore,
+        "every archived block live only on " + holder + " rebuilt from its stripe, " + what + " among them");
+    int live = 0;
+    for (DatanodeInfo d : located(both).getLocations()) {
+      live += dm.getDatanode(d).isInService() ? 1 : 0;
+    }
+    assertEquals(1, live, what + ": one replica in service, the rebuilt one");
+    everyByteReadsBack();
+  }
+
+  /**
+   * How long each rebuild attempt waits before it starts in the last test: with the claim, HDFS waits for our rebuild
+   * however long it takes, so the hold only gives HDFS's copy, were the block not claimed, time to happen first.
+   */
+  private static final long HOLD_MS = 5_000;
+
+  /** Whether no block of {@code m}'s file but its own is listed on {@code node}. */
+  private boolean aloneInItsFileOn(StripeMember m, String node) throws IOException {
+    String file = org.wideec.archive.hdfs.ArchiveLayout.inodePath(m.inodeId()).toString();
+    for (var lb : cluster.getFileSystem().getClient().getLocatedFileInfo(file, false).getLocatedBlocks()
+        .getLocatedBlocks()) {
+      if (lb.getBlock().getBlockId() != m.blockId()
+          && java.util.Arrays.stream(lb.getLocations()).anyMatch(d -> d.getXferAddr().equals(node))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -81,8 +81,7 @@ public final class WideEcArchivedBlocks {
         for (DatanodeStorageInfo s : bm.getStorages(bi)) {
           DatanodeDescriptor dn = s.getDatanodeDescriptor();
           holders.add(dn.getXferAddr());
-          if (s.getState() == DatanodeStorage.State.NORMAL && dn.isAlive() && dn.isInService()
-              && (corrupt == null || !corrupt.contains(dn)) && !bm.isExcess(dn, bi)) {
+          if (liveInService(bm, bi, s, corrupt)) {
             live.add(DataNodeSites.of(dn));
           }
         }
@@ -92,6 +91,18 @@ public final class WideEcArchivedBlocks {
       fsn.readUnlock();
     }
     return out;
+  }
+
+  /**
+   * Whether the replica on {@code s} is one the block counts as live in service: on a normal storage of a live DataNode
+   * in service, neither corrupt ({@code corrupt}: the block's corrupt replicas, or null) nor excess. Call under the
+   * namesystem lock.
+   */
+  static boolean liveInService(BlockManager bm, BlockInfo bi, DatanodeStorageInfo s,
+      Collection<DatanodeDescriptor> corrupt) {
+    DatanodeDescriptor dn = s.getDatanodeDescriptor();
+    return s.getState() == DatanodeStorage.State.NORMAL && dn.isAlive() && dn.isInService()
+        && (corrupt == null || !corrupt.contains(dn)) && !bm.isExcess(dn, bi);
   }
 
   /** Live DataNodes in service, each with a normal storage of the default type, by transfer address. */

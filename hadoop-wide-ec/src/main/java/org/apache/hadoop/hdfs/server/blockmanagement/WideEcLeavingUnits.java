@@ -326,23 +326,33 @@ public final class WideEcLeavingUnits {
 
   /**
    * Whether one of a file's blocks is an archived block our decommission rebuilds ({@link
-   * org.wideec.placement.hdfs.RebuildClaims#claimsArchivedBlock}) with every replica on a leaving DataNode.
+   * org.wideec.placement.hdfs.RebuildClaims#claimsArchivedBlock}): no replica of it is live in service and a leaving
+   * DataNode holds one. The repair monitor calls such a block lost on its leaving nodes and rebuilds it, so the claim
+   * reads the replicas as the monitor does ({@link WideEcArchivedBlocks#liveInService}): a replica on a node already
+   * decommissioned or in maintenance, or one excess or corrupt, does not make the block HDFS's to copy. Such replicas
+   * outlive a decommission (the rebuilt block's old replica stays listed on the decommissioned node; a replica moved
+   * back to its plan leaves an excess one until it is deleted), and HDFS never copies from them: it would copy from the
+   * leaving node while our worker rebuilds the same block. Call under the namesystem lock.
    */
-  static boolean claimedArchivedBlock(BlockInfo[] blocks) {
+  static boolean claimedArchivedBlock(BlockManager bm, BlockInfo[] blocks) {
     for (BlockInfo b : blocks) {
       if (b.isStriped() || b.numNodes() == 0 || !b.isComplete()) { // a block being written is its writer's
         continue;
       }
-      boolean allLeaving = true;
+      Collection<DatanodeDescriptor> corrupt = bm.getCorruptReplicas(b);
+      boolean liveInService = false;
       java.util.Set<String> from = new java.util.HashSet<>();
-      for (int i = 0; i < b.getCapacity() && allLeaving; i++) {
-        DatanodeDescriptor dn = b.getDatanode(i);
-        allLeaving = dn == null || dn.isDecommissionInProgress() || dn.isEnteringMaintenance();
-        if (dn != null) {
+      for (DatanodeStorageInfo s : bm.getStorages(b)) {
+        DatanodeDescriptor dn = s.getDatanodeDescriptor();
+        if (dn.isDecommissionInProgress() || dn.isEnteringMaintenance()) {
           from.add(dn.getXferAddr());
+        } else if (WideEcArchivedBlocks.liveInService(bm, b, s, corrupt)) {
+          liveInService = true;
+          break;
         }
       }
-      if (allLeaving && org.wideec.placement.hdfs.RebuildClaims.claimsArchivedBlock(b.getBlockId(), from)) {
+      if (!liveInService && !from.isEmpty()
+          && org.wideec.placement.hdfs.RebuildClaims.claimsArchivedBlock(b.getBlockId(), from)) {
         return true;
       }
     }

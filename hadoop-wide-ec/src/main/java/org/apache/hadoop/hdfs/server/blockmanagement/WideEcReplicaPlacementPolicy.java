@@ -87,7 +87,7 @@ public class WideEcReplicaPlacementPolicy extends BlockPlacementPolicyDefault {
           && (source.isDecommissionInProgress() || source.isEnteringMaintenance())) {
         FSNamesystem fsn = NamespaceAccess.get();
         Boolean claimed = fsn == null ? null : WideEcNamespace.withBlocks(fsn, srcPath,
-            blocks -> WideEcLeavingUnits.claimedArchivedBlock(blocks));
+            blocks -> WideEcLeavingUnits.claimedArchivedBlock(fsn.getBlockManager(), blocks));
         if (Boolean.TRUE.equals(claimed)) {
           return new DatanodeStorageInfo[0];
         }
