@@ -192,14 +192,23 @@ class ValidatedRepairTest {
     }
   }
 
+  /** Repairs unit 0 of {@code units} locally on a fresh cluster, {@code sends} watching, into {@code sink}. */
+  private RepairEngine.Result repairLocally(byte[][] units, Sends sends, MemoryCluster.MemorySink sink)
+      throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+    StripeRepair r = startLocalRepair(units);
+    TransportFaultInjector.set(sends);
+    return engine(RebuildValidation.DEFAULT_SLICES).repair(r, cluster.where("req"), (u, len) -> sink);
+  }
+
   @Test
   void theSecondDecodeOfALocalRepairIsOneStarFromAnInputSetWithoutAFirstPassHelper() throws IOException {
     byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(23));
-    StripeRepair r = startLocalRepair(units);
     Sends sends = new Sends(null);
-    TransportFaultInjector.set(sends);
     MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
-    RepairEngine.Result res = engine(RebuildValidation.DEFAULT_SLICES).repair(r, cluster.where("req"), (u, len) -> sink);
+    RepairEngine.Result res = repairLocally(units, sends, sink);
     assertArrayEquals(units[0], sink.bytes);
     assertEquals(1, validated.get());
     assertEquals(6, res.helpers(), "the first pass is the local repair");
@@ -234,24 +243,16 @@ class ValidatedRepairTest {
   @Test
   void aWrongInputTheSecondDecodeLeavesOutIsCaught() throws IOException {
     byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(29));
-    StripeRepair r = startLocalRepair(units);
     Sends clean = new Sends(null);
-    TransportFaultInjector.set(clean);
-    engine(RebuildValidation.DEFAULT_SLICES).repair(r, cluster.where("req"), (u, len) -> new MemoryCluster.MemorySink(
-        LENGTH));
+    repairLocally(units, clean, new MemoryCluster.MemorySink(LENGTH));
     Set<String> leftOut = new TreeSet<>(clean.senders(0));
     leftOut.removeAll(clean.senders(1));
     assertFalse(leftOut.isEmpty(), "the second decode leaves a first-pass helper out");
     String wrong = leftOut.iterator().next();
-    cluster.close();
 
-    r = startLocalRepair(units);
-    TransportFaultInjector.set(new Sends(wrong));
     MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
-    StripeRepair repair = r;
-    RepairEngine e = engine(RebuildValidation.DEFAULT_SLICES);
     RepairEngine.RepairFailedException x = assertThrows(RepairEngine.RepairFailedException.class,
-        () -> e.repair(repair, cluster.where("req"), (u, len) -> sink));
+        () -> repairLocally(units, new Sends(wrong), sink));
     ValidationFailedAssertion.check(x, 12);
     String m = x.getMessage();
     assertTrue(m.contains(" as a star from ["), m);
