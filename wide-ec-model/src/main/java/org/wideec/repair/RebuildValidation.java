@@ -5,9 +5,9 @@ import java.util.TreeSet;
 
 /**
  * How a rebuilt unit is checked before it is stored (HDFS's DecodingValidator, HDFS-15759, for a pipelined
- * repair): a sample of its slices is decoded a second time from another input set (one of the first pass's helpers
- * left out, where the code leaves a choice; else the same inputs through the conventional star instead of the
- * chain) and must equal the first pass byte for byte. The last slice is always in the sample (a short tail is where
+ * repair): a sample of its slices is decoded a second time, through the conventional star (one round of setup, in
+ * parallel), from another input set (one of the first pass's helpers left out, where the code leaves a choice; else
+ * the same inputs) and must equal the first pass byte for byte. The last slice is always in the sample (a short tail is where
  * off-by-one bugs live); the others are drawn at random.
  *
  * @param slices slices per unit to check; 0 or less, or at least the unit's slice count, checks every slice

@@ -38,7 +38,10 @@ final class HelperStreams {
     }
   }
 
-  /** Receives each rebuilt slice in order: out[o][0..n) is slice s, at offset within the range, of lost unit o. */
+  /**
+   * Receives each rebuilt slice in order: out[o][0..n) is slice s, at offset within the range, of lost unit o. Slices
+   * that no stream of the plan carries are skipped.
+   */
   @FunctionalInterface
   interface RebuiltSlices {
     void accept(int s, long offset, int n, byte[][] out) throws IOException;
@@ -62,6 +65,9 @@ final class HelperStreams {
       int slices = StepRequest.slices(length, sliceBytes);
       byte[][] out = new byte[r.lost().length][sliceBytes];
       for (int s = 0; s < slices; s++) {
+        if (!carried(plan, s)) {
+          continue; // a plan asking for a sample of slices (a validation's) has nothing of the others
+        }
         long offset = (long) s * sliceBytes;
         int n = (int) Math.min(sliceBytes, length - offset);
         for (byte[] o : out) {
@@ -80,6 +86,19 @@ final class HelperStreams {
     } finally {
       streams.forEach(PeerStream::close);
     }
+  }
+
+  /** Whether some stream carries slice s; a plan of no streams (every input a zero unit) rebuilds zeros for all. */
+  private static boolean carried(StreamPlan plan, int s) {
+    if (plan.streams.isEmpty()) {
+      return true;
+    }
+    for (StreamPlan.Stream st : plan.streams) {
+      if (st.request().carries(s)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Opens one stream per helper of the plan, each asking for the range; a helper that fails here is Unreachable. */

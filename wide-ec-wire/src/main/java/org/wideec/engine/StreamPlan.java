@@ -45,6 +45,29 @@ final class StreamPlan {
     this.endpoints = b.endpoints;
   }
 
+  private StreamPlan(StreamPlan p, List<Stream> streams) {
+    this.streams = streams;
+    this.coefficients = p.coefficients;
+    this.graphs = p.graphs;
+    this.helpers = p.helpers;
+    this.endpoints = p.endpoints;
+  }
+
+  /**
+   * The same plan asking every helper only for slices first, first + stride, ... ({@link StepRequest#carrying}). Only
+   * for a plan whose streams each carry every slice (not the cyclic scheme's rotations, which already stride).
+   */
+  StreamPlan carrying(int first, int stride) {
+    List<Stream> strided = new ArrayList<>();
+    for (Stream s : streams) {
+      if (s.request().firstSlice() != 0 || s.request().stride() != 1) {
+        throw new IllegalStateException("a plan whose streams already stride cannot be asked for a sample");
+      }
+      strided.add(new Stream(s.endpoint(), s.request().carrying(first, stride)));
+    }
+    return new StreamPlan(this, strided);
+  }
+
   static StreamPlan of(StripeRepair r, Set<String> excludedNodes, String requestorNode, String requestorRack,
       EndpointResolver resolver, int sliceBytes) throws IOException {
     Map<Integer, UnitLocation> available = r.helpersAvailable(excludedNodes, requestorRack);

@@ -136,6 +136,16 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     return new StepRequest(unit, coefficients, from, bytes, sliceBytes, firstSlice, stride, ups, digest);
   }
 
+  /**
+   * The same tree asking for slices first, first + stride, ... only (every step of it): how a requestor asks for a
+   * sample of slices in one stream (a repair's validation).
+   */
+  public StepRequest carrying(int first, int stride) {
+    List<Upstream> ups = upstreams.stream()
+        .map(u -> new Upstream(u.endpoint(), u.request().carrying(first, stride))).toList();
+    return new StepRequest(unit, coefficients, offset, length, sliceBytes, first, stride, ups, digest);
+  }
+
   public int slices() {
     return slices(length, sliceBytes);
   }

@@ -10,15 +10,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wideec.code.Codes;
 import org.wideec.code.LinearCode;
+import org.wideec.placement.CombinedLocalityPlanner;
 import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Site;
@@ -60,7 +65,13 @@ class ValidatedRepairTest {
   /** RS(6,3), unit 0 lost; {@code survivors} of the other units hold replicas. */
   private StripeRepair start(byte[][] units, int survivors, RepairScheme scheme) throws IOException {
     LinearCode code = Codes.fromSpec("rs:k=6,m=3");
-    PlacementPlan plan = new FlatPlanner().plan(code);
+    return start(new FlatPlanner().plan(code), units, survivors, scheme);
+  }
+
+  /** Unit 0 of the plan's code lost; units 1..survivors hold replicas, node "n{u}" in the plan's rack of u. */
+  private StripeRepair start(PlacementPlan plan, byte[][] units, int survivors, RepairScheme scheme)
+      throws IOException {
+    LinearCode code = plan.code();
     cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
     Map<Integer, UnitLocation> where = new HashMap<>();
     for (int u = 1; u <= survivors; u++) {
@@ -134,6 +145,121 @@ class ValidatedRepairTest {
       cluster.close();
     }
     assertEquals(2, failed.get());
+  }
+
+  private static final String LRC = "azure-lrc:k=12,l=2,g=2";
+
+  /**
+   * Azure-LRC(12,2,2), 3 units a rack, unit 0 lost: the first pass is a local repair from its 6-unit group as one
+   * rack-aggregated chain. Leaving any of those out leaves only a global decode from 12 units, which the second
+   * decode runs as a star: every helper sends straight to the requestor, asked once for both sampled slices.
+   */
+  private StripeRepair startLocalRepair(byte[][] units) throws IOException {
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(Codes.fromSpec(LRC));
+    return start(plan, units, plan.code().n() - 1, RepairScheme.RACK_AGGREGATED);
+  }
+
+  /** Who sent which slice to whom, per stream the requestor opened (in the order it opened them). */
+  private static final class Sends extends TransportFaultInjector {
+    final List<Long> streams = new CopyOnWriteArrayList<>();
+    final Map<Long, Map<String, Set<String>>> to = new ConcurrentHashMap<>(); // stream -> sender -> receivers
+    final Map<Long, Map<String, Set<Integer>>> slices = new ConcurrentHashMap<>(); // stream -> sender -> slices
+    final String corrupt;
+
+    /** @param corrupt a node whose slice 12 (the last, in every sample) is wrong in every stream, or null */
+    Sends(String corrupt) {
+      this.corrupt = corrupt;
+    }
+
+    @Override
+    public void onRepairAttempt(String requestor, long repairId) {
+      streams.add(repairId);
+    }
+
+    @Override
+    public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) {
+      to.computeIfAbsent(repairId, x -> new ConcurrentHashMap<>())
+          .computeIfAbsent(node, x -> ConcurrentHashMap.newKeySet()).add(toNode);
+      slices.computeIfAbsent(repairId, x -> new ConcurrentHashMap<>())
+          .computeIfAbsent(node, x -> ConcurrentHashMap.newKeySet()).add(slice);
+      if (node.equals(corrupt) && slice == 12) {
+        payload.setByte(payload.readerIndex(), payload.getByte(payload.readerIndex()) ^ 0x40);
+      }
+    }
+
+    Set<String> senders(int stream) {
+      return to.get(streams.get(stream)).keySet();
+    }
+  }
+
+  /** Repairs unit 0 of {@code units} locally on a fresh cluster, {@code sends} watching, into {@code sink}. */
+  private RepairEngine.Result repairLocally(byte[][] units, Sends sends, MemoryCluster.MemorySink sink)
+      throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+    StripeRepair r = startLocalRepair(units);
+    TransportFaultInjector.set(sends);
+    return engine(RebuildValidation.DEFAULT_SLICES).repair(r, cluster.where("req"), (u, len) -> sink);
+  }
+
+  @Test
+  void theSecondDecodeOfALocalRepairIsOneStarFromAnInputSetWithoutAFirstPassHelper() throws IOException {
+    byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(23));
+    Sends sends = new Sends(null);
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
+    RepairEngine.Result res = repairLocally(units, sends, sink);
+    assertArrayEquals(units[0], sink.bytes);
+    assertEquals(1, validated.get());
+    assertEquals(6, res.helpers(), "the first pass is the local repair");
+    assertEquals(2, sends.streams.size(), "the first pass, then one stream for both sampled slices");
+    Set<String> first = sends.senders(0);
+    Set<String> second = sends.senders(1);
+    assertEquals(6, first.size());
+    assertTrue(sends.to.get(sends.streams.get(0)).values().stream().anyMatch(t -> !t.contains("req")),
+        "the first pass is a chain");
+    assertEquals(12, second.size(), "without a helper of the local group, a global decode from 12 units");
+    Set<String> leftOut = new TreeSet<>(first);
+    leftOut.removeAll(second);
+    assertFalse(leftOut.isEmpty(), "another input set: some first-pass helper is not asked again " + first + second);
+    sends.to.get(sends.streams.get(1)).forEach((node, t) -> assertEquals(Set.of("req"), t, node + " sends to"));
+    sends.slices.get(sends.streams.get(1)).forEach((node, s) -> {
+      assertEquals(2, s.size(), node + " sends the sample only: " + s);
+      assertTrue(s.contains(12), node + " sends the last slice");
+    });
+    // Exact bytes across racks. The first pass's chain visits the racks of the local group, the requestor's last: one
+    // whole unit (LENGTH bytes) crosses per other rack. The star sends both sampled slices (one of 4096 bytes, and the
+    // last, 50_001 - 12 x 4096 = 849 bytes) from each of its helpers outside the requestor's rack.
+    String home = cluster.racks.get("req");
+    long firstRacks = first.stream().map(cluster.racks::get).filter(k -> !k.equals(home)).distinct().count();
+    long starOutside = second.stream().filter(n -> !cluster.racks.get(n).equals(home)).count();
+    assertEquals(firstRacks * LENGTH + starOutside * (4096 + 849), cluster.crossRackBytes());
+  }
+
+  /**
+   * A helper whose slice is wrong in every stream (a disk that reads wrong past its checksum, a bug in it): a second
+   * decode from the same inputs would agree with the first and store wrong bytes; the star without it does not.
+   */
+  @Test
+  void aWrongInputTheSecondDecodeLeavesOutIsCaught() throws IOException {
+    byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(29));
+    Sends clean = new Sends(null);
+    repairLocally(units, clean, new MemoryCluster.MemorySink(LENGTH));
+    Set<String> leftOut = new TreeSet<>(clean.senders(0));
+    leftOut.removeAll(clean.senders(1));
+    assertFalse(leftOut.isEmpty(), "the second decode leaves a first-pass helper out");
+    String wrong = leftOut.iterator().next();
+
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
+    RepairEngine.RepairFailedException x = assertThrows(RepairEngine.RepairFailedException.class,
+        () -> repairLocally(units, new Sends(wrong), sink));
+    ValidationFailedAssertion.check(x, 12);
+    String m = x.getMessage();
+    assertTrue(m.contains(" as a star from ["), m);
+    String star = m.substring(m.indexOf(" as a star from [") + " as a star from [".length());
+    assertFalse(List.of(star.substring(0, star.indexOf(']')).split(", ")).contains(wrong), "the star asked " + wrong);
+    assertTrue(sink.aborted && !sink.finished, "nothing stored");
+    assertEquals(1, failed.get());
   }
 
   /** What a validation failure says. */
