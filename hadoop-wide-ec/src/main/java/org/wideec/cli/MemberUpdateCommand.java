@@ -164,7 +164,9 @@ final class MemberUpdateCommand {
     j.put("reEncode", true);
     j.put("encoder", "chain");
     j.put("reason", choice.reason());
-    j.put("crossRackChunks", p.crossRackBytes() / p.unitBytes());
+    // Kept units shorter than a chunk send their own lengths: rounded up, the chunk count never understates the
+    // bytes (crossRackBytes is exact).
+    j.put("crossRackChunks", (p.crossRackBytes() + p.unitBytes() - 1) / p.unitBytes());
     j.put("crossRackBytes", p.crossRackBytes());
     List<Map<String, Object>> trees = new ArrayList<>();
     for (org.wideec.archive.encode.EncodePlan.Tree t : p.trees()) {

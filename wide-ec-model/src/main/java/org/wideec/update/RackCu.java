@@ -18,7 +18,22 @@ public final class RackCu implements UpdateScheme {
   @Override
   public UpdatePlan plan(UpdatePattern pattern, UpdateHistory history) {
     int[] units = pattern.changed();
-    return SelectiveParityUpdate.plan(name(), pattern, units, soleCollector(pattern, units), false);
+    UpdatePlan best = SelectiveParityUpdate.plan(name(), pattern, units, soleCollector(pattern, units), false);
+    if (pattern.localParities().length == 0 || pattern.globalParities().length == 0) {
+      return best;
+    }
+    // With local parities (the seed's §III-D extension) a local parity that shares a rack with global ones can be
+    // renewed from the data deltas that rack collected, so Algorithm 1's choice, which counts global parities only,
+    // is no longer always the cheapest sole collector: price every rack, keeping Algorithm 1's on ties.
+    for (int r = 0; r < pattern.racks(); r++) {
+      int[] collectorOf = new int[pattern.racks()];
+      Arrays.fill(collectorOf, r);
+      UpdatePlan p = SelectiveParityUpdate.plan(name(), pattern, units, collectorOf, false);
+      if (p.crossRackChunks() < best.crossRackChunks()) {
+        best = p;
+      }
+    }
+    return best;
   }
 
   /** Every rack mapped to L-bar for the given sending units (Algorithm 1, lines 1-8). */

@@ -49,12 +49,38 @@ class LocalParityUpdateTest {
   @Test
   void rackCuRenewsALocalParityFromTheDeltasItsCollectorAlreadyHolds() {
     // CL places Azure-LRC(12,2,2) as R1[d0-d2] R2[d3-d5] R3[p0,p1,p2] ...: the group's local parity p2 sits with the
-    // global parities. d4's delta went to the collector R1, so R1 sums d0, d1, d4 into one chunk for p2.
+    // global parities. Algorithm 1 collects in R1 (d4's delta 1, two parity deltas, R1's sum of d0, d1, d4 for p2:
+    // 4 chunks); collecting in R3 renews p0, p1 and p2 there from the three data deltas: 3.
     UpdatePattern p = UpdatePattern.of(new CombinedLocalityPlanner().plan(Codes.fromSpec("azure-lrc:k=12,l=2,g=2")), 0, 1, 4);
     UpdatePlan plan = new RackCu().plan(p);
-    assertEquals(1, plan.crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
-    assertEquals(1 + 2 + 1, plan.crossRackChunks());
+    assertEquals("[2]", Arrays.toString(plan.collectorRacks()), plan.describe());
+    assertEquals(0, plan.crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
+    assertEquals(3, plan.crossRackChunks());
+    assertEquals(4, SelectiveParityUpdate.plan("rackcu", p, p.changed(), RackCu.soleCollector(p, p.changed()), false)
+        .crossRackChunks(), "Algorithm 1's own collector");
     assertEquals(2, new BaselineUpdate().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
+  }
+
+  @Test
+  void rackCuCollectsInTheRackWhereGlobalAndLocalParitiesMeetWhenThatIsCheaper() {
+    // A placement HDFS chose, not ours: d0 in R4, d1 and d3 in R5, both global parities and d0's group's local
+    // parity in R6, the other local parity in R1. Algorithm 1 picks R5 (2 changed units >= 2 global parities):
+    // 1 to collect, 2 parity deltas and 1 local one to R6, 1 to R1 = 5. Collecting in
+    // R6 renews all three parities there from the same 3 data deltas: 3 + 1 to R1 = 4 (the baseline's 9).
+    LinearCode code = Codes.fromSpec("azure-lrc:k=6,l=2,g=2");
+    UpdatePattern probe = UpdatePattern.of(new PlacementPlan("probe", code, new int[code.n()]), 0);
+    int[] g = probe.globalParities();
+    int[] l = probe.localParities();
+    int[] rackOf = {3, 4, 0, 4, 1, 2, 0, 0, 0, 0};
+    rackOf[g[0]] = 5;
+    rackOf[g[1]] = 5;
+    rackOf[l[0]] = 5;
+    rackOf[l[1]] = 0;
+    UpdatePattern p = UpdatePattern.of(new PlacementPlan("hdfs", code, rackOf), 0, 1, 3);
+    UpdatePlan plan = new RackCu().plan(p);
+    assertEquals(4, plan.crossRackChunks(), plan.describe());
+    assertEquals("[5]", Arrays.toString(plan.collectorRacks()), plan.describe());
+    assertEquals(9, new BaselineUpdate().plan(p).crossRackChunks());
   }
 
   @Test
