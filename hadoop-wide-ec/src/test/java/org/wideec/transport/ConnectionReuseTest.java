@@ -178,7 +178,7 @@ class ConnectionReuseTest {
       readWhole(streams.get(2), 30 + round);
     }
     assertEquals(6, requests.get());
-    assertEquals(List.of(2, 1), List.of(a.acceptedConnections(), b.acceptedConnections()),
+    assertEquals(List.of(2L, 1L), List.of(a.acceptedConnections(), b.acceptedConnections()),
         "two streams at a time to a, one to b: the second round reused the first's connections");
     assertEquals(3, client.keptConnections());
   }
