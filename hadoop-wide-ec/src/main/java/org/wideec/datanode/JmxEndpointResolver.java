@@ -44,8 +44,8 @@ import org.wideec.topology.Site;
 public final class JmxEndpointResolver {
   private static final long TTL_MS = 600_000;
   /**
-   * The most pages {@link #prefetch} reads at once: a NameNode's few threads, which read the 24 DataNodes of a node-loss
-   * recovery in three rounds rather than one page after the other. They end when idle.
+   * The most pages {@link #prefetch} reads at once: a NameNode's few threads, which read the 24 DataNodes of a
+   * node-loss recovery in three rounds rather than one page after the other. They end when idle.
    */
   static final int LOOKUP_THREADS = 8;
   private static final ObjectMapper JSON = new ObjectMapper();

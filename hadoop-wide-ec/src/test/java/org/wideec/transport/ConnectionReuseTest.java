@@ -157,6 +157,22 @@ class ConnectionReuseTest {
     assertEquals(0, client.keptConnections(), "a connection that carried an ERROR is retired");
   }
 
+  /** Peers named {@code nodes}, each serving ({@link #serve}). */
+  private List<SliceTransport> servers(String... nodes) throws IOException {
+    List<SliceTransport> out = new ArrayList<>();
+    for (String node : nodes) {
+      SliceTransport t = transport(node, PeerLimits.DEFAULTS);
+      serve(t);
+      out.add(t);
+    }
+    return out;
+  }
+
+  /** Where a serving peer listens, in rack /r1. */
+  private static Endpoint at(SliceTransport t) {
+    return new Endpoint("127.0.0.1", t.port(), new Site(t.node(), "/r1"));
+  }
+
   /** A stream of {@link SliceTransport#openAll} asking {@code at} with a body of {@code request}. */
   private static SliceTransport.Ask ask(SliceTransport client, Endpoint at, int request) {
     return new SliceTransport.Ask(at, new byte[] {(byte) request}, client.ownCredential(), 4);
@@ -164,10 +180,9 @@ class ConnectionReuseTest {
 
   @Test
   void streamsOpenedTogetherEachTakeAConnectionAndKeepItForTheNextOpen() throws Exception {
-    SliceTransport a = transport("a", PeerLimits.DEFAULTS);
-    SliceTransport b = transport("b", PeerLimits.DEFAULTS);
-    Endpoint atA = new Endpoint("127.0.0.1", serve(a), new Site("a", "/r1"));
-    Endpoint atB = new Endpoint("127.0.0.1", serve(b), new Site("b", "/r1"));
+    List<SliceTransport> peers = servers("a", "b");
+    Endpoint atA = at(peers.get(0));
+    Endpoint atB = at(peers.get(1));
     SliceTransport client = transport("client", PeerLimits.DEFAULTS);
     for (int round = 0; round < 2; round++) {
       List<PeerStream> streams = client.openAll("client", "/r2", round, List.of(ask(client, atA, 10 + round),
@@ -178,7 +193,7 @@ class ConnectionReuseTest {
       readWhole(streams.get(2), 30 + round);
     }
     assertEquals(6, requests.get());
-    assertEquals(List.of(2L, 1L), List.of(a.acceptedConnections(), b.acceptedConnections()),
+    assertEquals(List.of(2L, 1L), List.of(peers.get(0).acceptedConnections(), peers.get(1).acceptedConnections()),
         "two streams at a time to a, one to b: the second round reused the first's connections");
     assertEquals(3, client.keptConnections());
   }
@@ -189,10 +204,9 @@ class ConnectionReuseTest {
    */
   @Test
   void streamsOpenedTogetherFailWholeNamingThePeerThatCouldNotBeReached() throws Exception {
-    SliceTransport a = transport("a", PeerLimits.DEFAULTS);
-    SliceTransport b = transport("b", PeerLimits.DEFAULTS);
-    Endpoint atA = new Endpoint("127.0.0.1", serve(a), new Site("a", "/r1"));
-    Endpoint atB = new Endpoint("127.0.0.1", serve(b), new Site("b", "/r1"));
+    List<SliceTransport> peers = servers("a", "b");
+    Endpoint atA = at(peers.get(0));
+    Endpoint atB = at(peers.get(1));
     int closed;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort(); // nothing listens there once it is closed: the connect is refused
@@ -205,7 +219,7 @@ class ConnectionReuseTest {
     assertTrue(f.getMessage().startsWith("cannot connect to "), f.getMessage());
     assertEquals(0, client.keptConnections());
     Eventually.await("no connection of the call left open at a or b", Duration.ofSeconds(5),
-        () -> List.of(a.openConnections(), b.openConnections()), List.of(0, 0)::equals);
+        () -> List.of(peers.get(0).openConnections(), peers.get(1).openConnections()), List.of(0, 0)::equals);
     // The client is whole: the same streams without the lost peer open and carry every byte.
     List<PeerStream> streams = client.openAll("client", "/r2", 2, List.of(ask(client, atA, 4), ask(client, atB, 5)));
     readWhole(streams.get(0), 4);

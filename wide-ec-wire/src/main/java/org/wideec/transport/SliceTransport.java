@@ -313,7 +313,8 @@ public final class SliceTransport implements Closeable {
             PeerStream.requestPayload(myNode, myRack, a.peer(), a.body()), a.window(), conf.stallTimeoutMs(),
             () -> connect(a.peer(), a.credential()));
         streams.add(stream);
-        PeerConnection kept = pool.borrow(new ConnectionPool.Key(a.peer().host(), a.peer().port(), a.credential().mode));
+        PeerConnection kept =
+            pool.borrow(new ConnectionPool.Key(a.peer().host(), a.peer().port(), a.credential().mode));
         if (kept != null) {
           stream.startOn(kept, true);
           dialing.add(null);
@@ -334,7 +335,8 @@ public final class SliceTransport implements Closeable {
           connected(d);
         }
       }
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(conf.connectTimeoutMs() + conf.stallTimeoutMs());
+      long deadline =
+          System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(conf.connectTimeoutMs() + conf.stallTimeoutMs());
       for (int i = 0; i < streams.size(); i++) {
         if (dialing.get(i) != null) {
           streams.get(i).awaitReady(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
@@ -393,7 +395,8 @@ public final class SliceTransport implements Closeable {
       throw new PeerFailure(null, node() + " is shutting down: its slice transport is closed");
     }
     if (!f.isSuccess()) {
-      throw new PeerFailure(d.peer().node(), "cannot connect to " + d.peer() + ": " + f.cause().getMessage(), f.cause());
+      throw new PeerFailure(d.peer().node(), "cannot connect to " + d.peer() + ": " + f.cause().getMessage(),
+          f.cause());
     }
     return d.connection();
   }
