@@ -75,7 +75,12 @@ class ConnectionReuseTest {
 
   /** Reads a whole stream and checks every byte. */
   private static void readWhole(SliceTransport client, Endpoint at, int request) throws Exception {
-    try (PeerStream s = client.open(at, "client", "/r2", request, new byte[] {(byte) request})) {
+    readWhole(client.open(at, "client", "/r2", request, new byte[] {(byte) request}), request);
+  }
+
+  /** Reads a whole stream opened with a body of {@code request}, checks every byte and closes it. */
+  private static void readWhole(PeerStream stream, int request) throws Exception {
+    try (PeerStream s = stream) {
       for (int i = 0; i < SLICES; i++) {
         Frame f = s.next(i);
         try {
@@ -150,6 +155,75 @@ class ConnectionReuseTest {
     assertEquals(2, requests.get(), "asked once");
     assertEquals(1, server.acceptedConnections());
     assertEquals(0, client.keptConnections(), "a connection that carried an ERROR is retired");
+  }
+
+  /** Peers named {@code nodes}, each serving ({@link #serve}). */
+  private List<SliceTransport> servers(String... nodes) throws IOException {
+    List<SliceTransport> out = new ArrayList<>();
+    for (String node : nodes) {
+      SliceTransport t = transport(node, PeerLimits.DEFAULTS);
+      serve(t);
+      out.add(t);
+    }
+    return out;
+  }
+
+  /** Where a serving peer listens, in rack /r1. */
+  private static Endpoint at(SliceTransport t) {
+    return new Endpoint("127.0.0.1", t.port(), new Site(t.node(), "/r1"));
+  }
+
+  /** A stream of {@link SliceTransport#openAll} asking {@code at} with a body of {@code request}. */
+  private static SliceTransport.Ask ask(SliceTransport client, Endpoint at, int request) {
+    return new SliceTransport.Ask(at, new byte[] {(byte) request}, client.ownCredential(), 4);
+  }
+
+  @Test
+  void streamsOpenedTogetherEachTakeAConnectionAndKeepItForTheNextOpen() throws Exception {
+    List<SliceTransport> peers = servers("a", "b");
+    Endpoint atA = at(peers.get(0));
+    Endpoint atB = at(peers.get(1));
+    SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+    for (int round = 0; round < 2; round++) {
+      List<PeerStream> streams = client.openAll("client", "/r2", round, List.of(ask(client, atA, 10 + round),
+          ask(client, atB, 20 + round), ask(client, atA, 30 + round)));
+      assertEquals(List.of(atA, atB, atA), streams.stream().map(PeerStream::peer).toList(), "in the asks' order");
+      readWhole(streams.get(0), 10 + round);
+      readWhole(streams.get(1), 20 + round);
+      readWhole(streams.get(2), 30 + round);
+    }
+    assertEquals(6, requests.get());
+    assertEquals(List.of(2L, 1L), List.of(peers.get(0).acceptedConnections(), peers.get(1).acceptedConnections()),
+        "two streams at a time to a, one to b: the second round reused the first's connections");
+    assertEquals(3, client.keptConnections());
+  }
+
+  /**
+   * Streams opened together fail together: a peer that cannot be reached fails the call under its name, and no stream
+   * of the call is left open or kept, at either end, whatever the other peers' connections had got to.
+   */
+  @Test
+  void streamsOpenedTogetherFailWholeNamingThePeerThatCouldNotBeReached() throws Exception {
+    List<SliceTransport> peers = servers("a", "b");
+    Endpoint atA = at(peers.get(0));
+    Endpoint atB = at(peers.get(1));
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort(); // nothing listens there once it is closed: the connect is refused
+    }
+    Endpoint gone = new Endpoint("127.0.0.1", closed, new Site("gone", "/r1"));
+    SliceTransport client = transport("client", PeerLimits.DEFAULTS);
+    PeerFailure f = assertThrows(PeerFailure.class, () -> client.openAll("client", "/r2", 1,
+        List.of(ask(client, atA, 1), ask(client, gone, 2), ask(client, atB, 3))));
+    assertEquals("gone", f.culprit());
+    assertTrue(f.getMessage().startsWith("cannot connect to "), f.getMessage());
+    assertEquals(0, client.keptConnections());
+    Eventually.await("no connection of the call left open at a or b", Duration.ofSeconds(5),
+        () -> List.of(peers.get(0).openConnections(), peers.get(1).openConnections()), List.of(0, 0)::equals);
+    // The client is whole: the same streams without the lost peer open and carry every byte.
+    List<PeerStream> streams = client.openAll("client", "/r2", 2, List.of(ask(client, atA, 4), ask(client, atB, 5)));
+    readWhole(streams.get(0), 4);
+    readWhole(streams.get(1), 5);
   }
 
   @Test

@@ -101,20 +101,25 @@ final class HelperStreams {
     return false;
   }
 
-  /** Opens one stream per helper of the plan, each asking for the range; a helper that fails here is Unreachable. */
+  /**
+   * Opens one stream per helper of the plan, each asking for the range, all at once ({@link SliceTransport#openAll}:
+   * on cold connections a star's k handshakes cost about one, not k in turn); a helper that fails here is Unreachable,
+   * the first in the plan's order when several do, and then no stream of the attempt is left open.
+   */
   private void open(StripeRepair r, UnitLocation requestor, StreamPlan plan, long repairId, long rangeOffset,
       long length, int sliceBytes, List<PeerStream> streams) throws IOException {
     boolean whole = rangeOffset == 0 && length == r.length();
-    for (StreamPlan.Stream s : plan.streams) {
-      StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
-      // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
-      try {
-        streams.add(transport.open(s.endpoint(), requestor.node(), requestor.rack(), repairId, req.toBytes(),
-            transport.credentialFor(req.unit().token()),
+    try {
+      List<SliceTransport.Ask> asks = new ArrayList<>(plan.streams.size());
+      for (StreamPlan.Stream s : plan.streams) {
+        StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
+        // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
+        asks.add(new SliceTransport.Ask(s.endpoint(), req.toBytes(), transport.credentialFor(req.unit().token()),
             transport.windowFor(repairId, sliceBytes, !requestor.rack().equals(s.endpoint().rack()))));
-      } catch (PeerFailure f) {
-        throw f.culprit() == null ? f : new Unreachable(f);
       }
+      streams.addAll(transport.openAll(requestor.node(), requestor.rack(), repairId, asks));
+    } catch (PeerFailure f) {
+      throw f.culprit() == null ? f : new Unreachable(f);
     }
   }
 

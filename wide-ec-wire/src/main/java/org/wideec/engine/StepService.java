@@ -195,11 +195,14 @@ public final class StepService implements RequestHandler {
     SliceSink sink = null;
     boolean finished = false;
     try {
+      List<SliceTransport.Ask> asks = new ArrayList<>(step.upstreams().size());
       for (SliceStep.Upstream u : step.upstreams()) {
-        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), repairId, u.body(),
+        asks.add(new SliceTransport.Ask(u.endpoint(), u.body(), transport.ownCredential(),
             transport.windowFor(repairId, step.rows() * step.sliceBytes(),
                 !downstream.selfRack().equals(u.endpoint().rack()))));
       }
+      // A step of several upstreams (a tree's inner node) asks them all at once, as a requestor asks its helpers.
+      ups.addAll(transport.openAll(me, downstream.selfRack(), repairId, asks));
       for (BlockRef local : step.locals()) {
         readers.add(step.padsShortLocals() && SliceStep.virtual(local) ? null : store.open(local));
       }

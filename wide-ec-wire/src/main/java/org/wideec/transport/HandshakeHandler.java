@@ -41,6 +41,7 @@ final class HandshakeHandler extends SimpleChannelInboundHandler<Frame> {
         session.refuse(0, "no authenticated request within " + timeout + " ms (" + PeerLimits.HANDSHAKE_TIMEOUT + ")");
       }
     }, timeout, TimeUnit.MILLISECONDS);
+    TransportFaultInjector.get().beforeChallenge(port.node());
     ctx.writeAndFlush(new Frame(FrameType.CHALLENGE, 0, port.handshake.offer(), Unpooled.wrappedBuffer(nonce)));
     ctx.fireChannelActive();
   }

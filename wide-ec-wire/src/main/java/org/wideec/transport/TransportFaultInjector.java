@@ -57,6 +57,12 @@ public class TransportFaultInjector {
    */
   public void beforeScreen(String node, byte[] body) throws java.io.IOException {}
 
+  /**
+   * Called by a node as a peer's new connection reaches its slice port, on that node's event loop, before it challenges
+   * the peer: a test may hold the handshake back here, as a busy host's would be.
+   */
+  public void beforeChallenge(String node) {}
+
   /** Called by a requestor as it starts an attempt of a repair (each attempt has its own repair id). */
   public void onRepairAttempt(String requestorNode, long repairId) {}
 }

@@ -295,6 +295,44 @@ class RepairExecutionTest {
   }
 
   /**
+   * The requestor of a star opens its helpers' streams at once: each helper holds its handshake until every helper's
+   * connection has reached it, which streams opened in turn (each waiting for the one before to be authenticated) never
+   * do. So k helpers each slow by D to handshake, as on a busy host, hold the repair up by about D, not k times D.
+   */
+  @Test
+  void theRequestorOpensEveryHelpersStreamAtOnce() throws IOException {
+    LinearCode code = Codes.fromSpec("azure-lrc:k=12,l=2,g=2");
+    PlacementPlan plan = new CombinedLocalityPlanner().plan(code);
+    int helpers = code.repairPlan(0).cost();
+    byte[][] units = start(plan, 20_000, 0, 5000, 21);
+    java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(helpers);
+    Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    AtomicBoolean inTurn = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeChallenge(String node) {
+        held.add(node);
+        arrived.countDown();
+        try {
+          // Bounded, below the requestor's handshake wait (3 s to connect + 5 s), only so that streams opened in turn
+          // fail the test instead of hanging it: the first helper's wait then ends with the others never dialled.
+          if (!inTurn.get() && !arrived.await(4, java.util.concurrent.TimeUnit.SECONDS)) {
+            inTurn.set(true);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    RepairEngine.Result res = repairOne(plan, 0, 20_000, RepairScheme.CONVENTIONAL, units);
+    assertEquals(1, res.attempts());
+    assertEquals(helpers, res.helpers());
+    assertEquals(helpers, held.size(), "one connection to each helper of the star: " + held);
+    assertTrue(!inTurn.get(), "a helper's handshake waited in vain for the other helpers' connections: the requestor"
+        + " opened the streams one after the other");
+  }
+
+  /**
    * A helper holds its second slice back until the requestor has declared it stalled: the stall, not a race
    * between a timeout and a sleep, decides what happens. In the star scheme only the requestor reads the
    * helper's stream, so the requestor is the one node that can declare the stall and whom it blames is
