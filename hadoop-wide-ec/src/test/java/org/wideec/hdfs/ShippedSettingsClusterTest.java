@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.wideec.coder.hadoop.WideEcPolicies;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
+import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
 import org.wideec.minicluster.StripedGroups;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
@@ -109,7 +111,10 @@ class ShippedSettingsClusterTest {
     cluster.setDataNodeDead(lost); // the NameNode drops its replicas now, not at the next heartbeat recheck
     StripedGroups.awaitComplete(fs, file, policy, 120_000);
 
-    assertTrue(rebuiltByOurWorkers() > rebuiltBefore, "the lost unit was rebuilt by our worker, not HDFS's");
+    // The NameNode counts an order's unit once the DataNode has answered it, which can trail the new replica's
+    // report that completed the group: wait for the count, which a rebuild by HDFS's reconstruction never raises.
+    Eventually.await("the lost unit was rebuilt by our worker, not HDFS's", Duration.ofSeconds(30),
+        () -> rebuiltByOurWorkers() > rebuiltBefore);
     byte[] back = new byte[data.length];
     try (FSDataInputStream in = fs.open(file)) {
       IOUtils.readFully(in, back, 0, back.length);
