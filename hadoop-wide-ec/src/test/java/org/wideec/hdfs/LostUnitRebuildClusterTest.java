@@ -197,14 +197,15 @@ class LostUnitRebuildClusterTest extends ArchiveTestBed {
     String node = busiest();
     int ourUnits = unitsPerNode(lrcFiles).get(node);
     int stockUnits = unitsPerNode(stockFiles).get(node);
-    long rebuiltBefore = metrics().lostUnitsRebuilt();
+    long[] ordersBefore = DeadUnitDrills.orderCounts();
     long takenOverBefore = sum(RepairMetrics::tasksTakenOver);
     long stockTasksBefore = stockTasks();
 
     kill(node);
     awaitEveryUnitBack("every unit " + node + " held back on a live DataNode");
+    DeadUnitDrills.awaitOrdersAccounted(ordersBefore, ourUnits);
 
-    assertEquals(ourUnits, metrics().lostUnitsRebuilt() - rebuiltBefore,
+    assertEquals(ourUnits, metrics().lostUnitsRebuilt() - ordersBefore[0],
         "every unit of the LRC groups on " + node + " rebuilt on the NameNode's order");
     assertEquals(0, metrics().lostUnitsLeftToHdfs(), "none left to HDFS");
     assertEquals(takenOverBefore, sum(RepairMetrics::tasksTakenOver),
