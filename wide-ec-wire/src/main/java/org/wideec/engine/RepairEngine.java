@@ -117,8 +117,8 @@ public final class RepairEngine {
     RepairEngine create(EndpointResolver resolver);
   }
 
-  /** How a repair went. */
-  public record Result(int attempts, int helpers, List<String> excludedNodes, long millis) {}
+  /** How a repair went; {@code phases}: how its successful attempt spent its time. */
+  public record Result(int attempts, int helpers, List<String> excludedNodes, long millis, AttemptPhases phases) {}
 
   /** Thrown when a repair cannot complete; the message says why, the cause is the last failure. */
   public static final class RepairFailedException extends IOException {
@@ -184,8 +184,8 @@ public final class RepairEngine {
         continue;
       }
       try {
-        run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
-        return succeeded(r, plan, attempt, excluded, start, offset, length);
+        AttemptPhases phases = run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
+        return succeeded(r, plan, attempt, excluded, start, offset, length, phases);
       } catch (PeerFailure f) {
         if (Thread.currentThread().isInterrupted()) {
           // Cancelled (a degraded read that direct decode answered first, a stopping daemon): no helper's fault, and
@@ -246,17 +246,18 @@ public final class RepairEngine {
 
   /** Counts and logs a repair whose sinks confirmed every unit. */
   private Result succeeded(StripeRepair r, StreamPlan plan, int attempt, Set<String> excluded, long start,
-      long offset, long length) {
+      long offset, long length, AttemptPhases phases) {
     long ms = (System.nanoTime() - start) / 1_000_000;
     counters.repairSucceeded(ms);
     if (offset == 0 && length == r.length()) {
-      LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(),
-          Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+      LOG.info("{}: rebuilt units {} ({} scheme, {} helpers, attempt {}) in {} ms; last attempt: {}", r.name(),
+          Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms, phases.describe());
     } else { // a degraded read's range: a busy client rebuilds many a second, so not one INFO line each
-      LOG.debug("{}: rebuilt bytes [{}, {}) of units {} ({} scheme, {} helpers, attempt {}) in {} ms", r.name(), offset,
-          offset + length, Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms);
+      LOG.debug("{}: rebuilt bytes [{}, {}) of units {} ({} scheme, {} helpers, attempt {}) in {} ms; last attempt: {}",
+          r.name(), offset, offset + length, Arrays.toString(r.lost()), r.scheme(), plan.helpers.size(), attempt, ms,
+          phases.describe());
     }
-    return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms);
+    return new Result(attempt, plan.helpers.size(), new ArrayList<>(excluded), ms, phases);
   }
 
   /**
@@ -332,15 +333,18 @@ public final class RepairEngine {
   }
 
   private static Result tried(int attempts, Set<String> excluded) {
-    return new Result(attempts, 0, new ArrayList<>(excluded), 0);
+    return new Result(attempts, 0, new ArrayList<>(excluded), 0, AttemptPhases.NONE);
   }
 
   /**
    * One attempt: streams the range, writes it to the sinks, has a sample validated, and only then lets the sinks
    * store it. Any failure aborts every sink, so nothing of a failed or unvalidated attempt is stored.
+   *
+   * @return when each of its phases ended
    */
-  private void run(StripeRepair r, UnitLocation requestor, StreamPlan plan, Set<String> excluded,
+  private AttemptPhases run(StripeRepair r, UnitLocation requestor, StreamPlan plan, Set<String> excluded,
       SliceSink.Factory factory, int sliceBytes, long rangeOffset, long length) throws IOException, InterruptedException {
+    AttemptPhases.Clock clock = new AttemptPhases.Clock();
     long[] unitLengths = new long[r.lost().length];
     for (int o = 0; o < unitLengths.length; o++) {
       unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));
@@ -356,22 +360,27 @@ public final class RepairEngine {
       // Targets are opened only once every helper accepted: a helper that cannot be reached fails the attempt before
       // any target holds a temporary replica the next attempt would collide with.
       streams.stream(r, requestor, plan, sliceBytes, rangeOffset, length, () -> {
+        clock.accepted();
         for (int o = 0; o < r.lost().length; o++) {
           sinks.add(factory.open(r.lost()[o], unitLengths[o]));
         }
       }, (s, offset, n, out) -> {
+        clock.slice();
         writeToSinks(sinks, unitLengths, offset, n, out);
         if (Arrays.binarySearch(sample, s) >= 0) {
           kept.put(s, copyOf(out, n));
         }
       });
+      clock.firstPassDone();
       if (sample.length > 0) {
         secondDecode.validate(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, unitLengths, sample, kept);
       }
+      clock.secondDecodeDone();
       for (SliceSink sink : sinks) {
         sink.finish();
       }
       done = true;
+      return clock.stored();
     } finally {
       if (!done) {
         sinks.forEach(SliceSink::abort);

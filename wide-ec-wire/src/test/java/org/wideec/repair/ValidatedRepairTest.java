@@ -28,6 +28,7 @@ import org.wideec.placement.FlatPlanner;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.topology.Site;
 import org.wideec.transport.TransportFaultInjector;
+import org.wideec.engine.AttemptPhases;
 import org.wideec.engine.RepairEngine;
 import org.wideec.engine.RepairCounters;
 
@@ -160,7 +161,7 @@ class ValidatedRepairTest {
   }
 
   /** Who sent which slice to whom, per stream the requestor opened (in the order it opened them). */
-  private static final class Sends extends TransportFaultInjector {
+  private static class Sends extends TransportFaultInjector {
     final List<Long> streams = new CopyOnWriteArrayList<>();
     final Map<Long, Map<String, Set<String>>> to = new ConcurrentHashMap<>(); // stream -> sender -> receivers
     final Map<Long, Map<String, Set<Integer>>> slices = new ConcurrentHashMap<>(); // stream -> sender -> slices
@@ -240,6 +241,38 @@ class ValidatedRepairTest {
    * A helper whose slice is wrong in every stream (a disk that reads wrong past its checksum, a bug in it): a second
    * decode from the same inputs would agree with the first and store wrong bytes; the star without it does not.
    */
+  /**
+   * The result says where the attempt's time went: a second decode held up for 300 ms shows as 300 ms or more between
+   * the first pass's end and the second decode's, and the phases end in order within the repair's time.
+   */
+  @Test
+  void aRepairsPhasesShowWhereItsTimeWent() throws IOException {
+    byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(23));
+    long holdMs = 300;
+    Sends held = new Sends(null) {
+      private final AtomicInteger heldOnce = new AtomicInteger();
+
+      @Override
+      public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) {
+        super.beforeSend(node, toNode, repairId, slice, payload);
+        if (streams.size() == 2 && repairId == streams.get(1) && heldOnce.getAndIncrement() == 0) {
+          java.util.concurrent.locks.LockSupport.parkNanos(holdMs * 1_000_000); // the delay under test
+        }
+      }
+    };
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
+    RepairEngine.Result res = repairLocally(units, held, sink);
+    assertArrayEquals(units[0], sink.bytes);
+    assertEquals(2, held.streams.size(), "the first pass, then the second decode");
+    AttemptPhases p = res.phases();
+    long[] ends = {p.acceptedMs(), p.firstSliceMs(), p.firstPassMs(), p.secondDecodeMs(), p.storedMs(), res.millis()};
+    for (int i = 1; i < ends.length; i++) {
+      assertTrue(ends[i - 1] <= ends[i], "phases in order, within the repair's time: " + p + " in " + res.millis());
+    }
+    assertTrue(p.secondDecodeMs() - p.firstPassMs() >= holdMs, "the held second decode: " + p);
+    assertTrue(p.describe().startsWith("streams accepted at " + p.acceptedMs() + " ms, first slice "), p.describe());
+  }
+
   @Test
   void aWrongInputTheSecondDecodeLeavesOutIsCaught() throws IOException {
     byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(29));

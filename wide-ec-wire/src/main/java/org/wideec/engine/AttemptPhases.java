@@ -1,0 +1,59 @@
+package org.wideec.engine;
+
+/**
+ * When each phase of a repair attempt ended, in milliseconds after the attempt began: every helper's stream accepted
+ * (a chain's whole setup, hop after hop, ECPipe §3.2), the first rebuilt slice, the first pass's last slice, the
+ * second decode's comparison (RebuildValidation) and the targets' confirmation. A recovery that is slower than its
+ * bytes explain is read from these, not guessed from the daemons' timestamps. A phase the attempt did not run (no
+ * second decode for a copy) ends when the one before it did.
+ */
+public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs, long secondDecodeMs, long storedMs) {
+  /** What a repair that did nothing reports. */
+  public static final AttemptPhases NONE = new AttemptPhases(0, 0, 0, 0, 0);
+
+  /** For the repair's log line: each phase's end, after the attempt began. */
+  public String describe() {
+    return "streams accepted at " + acceptedMs + " ms, first slice " + firstSliceMs + ", first pass " + firstPassMs
+        + ", second decode " + secondDecodeMs + ", stored " + storedMs;
+  }
+
+  /** Records the phases of one attempt as they end, on the attempt's thread and the first slice's. */
+  static final class Clock {
+    private final long start = System.nanoTime();
+    private volatile long accepted = -1;
+    private volatile long firstSlice = -1;
+    private long firstPass = -1;
+    private long secondDecode = -1;
+
+    void accepted() {
+      accepted = now();
+    }
+
+    void slice() {
+      if (firstSlice < 0) {
+        firstSlice = now();
+      }
+    }
+
+    void firstPassDone() {
+      firstPass = now();
+    }
+
+    void secondDecodeDone() {
+      secondDecode = now();
+    }
+
+    /** The phases, the attempt's targets having confirmed just now. */
+    AttemptPhases stored() {
+      long a = Math.max(0, accepted);
+      long f = firstSlice < 0 ? a : firstSlice; // an empty range moves no slice
+      long p = Math.max(f, firstPass);
+      long s = Math.max(p, secondDecode);
+      return new AttemptPhases(a, f, p, s, Math.max(s, now()));
+    }
+
+    private long now() {
+      return (System.nanoTime() - start) / 1_000_000;
+    }
+  }
+}
