@@ -1,6 +1,7 @@
 package org.wideec.repair;
 
 import java.io.IOException;
+import java.util.List;
 
 /** Where a rebuilt unit goes, slice by slice in order (a block written to its target; memory in tests). */
 public interface SliceSink {
@@ -24,6 +25,19 @@ public interface SliceSink {
     @Override
     public void abort() {}
   };
+
+  /**
+   * Writes a rebuilt slice (one row per lost unit, {@code n} bytes at {@code offset}) to each unit's sink, clipped to
+   * the part of the range that unit has: lost units of one stripe may differ in length.
+   */
+  static void writeEach(List<SliceSink> sinks, long[] unitLengths, long offset, int n, byte[][] rows)
+      throws IOException {
+    for (int o = 0; o < rows.length; o++) {
+      if (offset < unitLengths[o]) {
+        sinks.get(o).write(offset, rows[o], 0, (int) Math.min(n, unitLengths[o] - offset));
+      }
+    }
+  }
 
   /** Opens the sink of one lost unit for one attempt. */
   @FunctionalInterface

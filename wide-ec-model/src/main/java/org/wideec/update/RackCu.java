@@ -18,7 +18,8 @@ public final class RackCu implements UpdateScheme {
   @Override
   public UpdatePlan plan(UpdatePattern pattern, UpdateHistory history) {
     int[] units = pattern.changed();
-    UpdatePlan best = SelectiveParityUpdate.plan(name(), pattern, units, soleCollector(pattern, units), false);
+    int[] algorithm1 = soleCollector(pattern, units);
+    UpdatePlan best = SelectiveParityUpdate.plan(name(), pattern, units, algorithm1, false);
     if (pattern.localParities().length == 0 || pattern.globalParities().length == 0) {
       return best;
     }
@@ -26,6 +27,9 @@ public final class RackCu implements UpdateScheme {
     // renewed from the data deltas that rack collected, so Algorithm 1's choice, which counts global parities only,
     // is no longer always the cheapest sole collector: price every rack, keeping Algorithm 1's on ties.
     for (int r = 0; r < pattern.racks(); r++) {
+      if (r == algorithm1[0]) {
+        continue; // priced above
+      }
       int[] collectorOf = new int[pattern.racks()];
       Arrays.fill(collectorOf, r);
       UpdatePlan p = SelectiveParityUpdate.plan(name(), pattern, units, collectorOf, false);

@@ -366,7 +366,7 @@ public final class RepairEngine {
         }
       }, (s, offset, n, out) -> {
         clock.slice();
-        writeToSinks(sinks, unitLengths, offset, n, out);
+        SliceSink.writeEach(sinks, unitLengths, offset, n, out);
         if (Arrays.binarySearch(sample, s) >= 0) {
           kept.put(s, copyOf(out, n));
         }
@@ -384,16 +384,6 @@ public final class RepairEngine {
     } finally {
       if (!done) {
         sinks.forEach(SliceSink::abort);
-      }
-    }
-  }
-
-  /** Writes a rebuilt slice to each lost unit's sink, clipped to the part of the range that unit has. */
-  private static void writeToSinks(List<SliceSink> sinks, long[] unitLengths, long offset, int n, byte[][] out)
-      throws IOException {
-    for (int o = 0; o < out.length; o++) {
-      if (offset < unitLengths[o]) {
-        sinks.get(o).write(offset, out[o], 0, (int) Math.min(n, unitLengths[o] - offset));
       }
     }
   }
