@@ -1,20 +1,23 @@
 package org.wideec.engine;
 
 /**
- * When each phase of a repair attempt ended, in milliseconds after the attempt began: every helper's stream accepted
- * (a chain's whole setup, hop after hop, ECPipe §3.2), the first rebuilt slice, the first pass's last slice, the
+ * When each phase of a repair attempt ended, in milliseconds after the attempt began: the requestor's streams asked
+ * (a chain's last hop only; the hops behind it are asked after, ECPipe §3.2), the first rebuilt slice (every hop set
+ * up and one slice through), the first pass's last slice (and how much of it went into writing the targets), the
  * second decode's comparison (RebuildValidation) and the targets' confirmation. A recovery that is slower than its
  * bytes explain is read from these, not guessed from the daemons' timestamps. A phase the attempt did not run (no
  * second decode for a copy) ends when the one before it did.
  */
-public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs, long secondDecodeMs, long storedMs) {
+public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs, long secondDecodeMs, long storedMs,
+    long targetWritesMs) {
   /** What a repair that did nothing reports. */
-  public static final AttemptPhases NONE = new AttemptPhases(0, 0, 0, 0, 0);
+  public static final AttemptPhases NONE = new AttemptPhases(0, 0, 0, 0, 0, 0);
 
   /** For the repair's log line: each phase's end, after the attempt began. */
   public String describe() {
     return "streams accepted at " + acceptedMs + " ms, first slice " + firstSliceMs + ", first pass " + firstPassMs
-        + ", second decode " + secondDecodeMs + ", stored " + storedMs;
+        + " (" + targetWritesMs + " ms of it writing the targets, the rest waiting for the helpers), second decode "
+        + secondDecodeMs + ", stored " + storedMs;
   }
 
   /** Records the phases of one attempt as they end, on the attempt's thread and the first slice's. */
@@ -24,6 +27,7 @@ public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs
     private volatile long firstSlice = -1;
     private long firstPass = -1;
     private long secondDecode = -1;
+    private long targetWrites;
 
     void accepted() {
       accepted = now();
@@ -33,6 +37,11 @@ public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs
       if (firstSlice < 0) {
         firstSlice = now();
       }
+    }
+
+    /** Adds the time since {@code from} (System.nanoTime) to writing rebuilt slices to the targets. */
+    void wroteTargets(long from) {
+      targetWrites += System.nanoTime() - from;
     }
 
     void firstPassDone() {
@@ -49,7 +58,7 @@ public record AttemptPhases(long acceptedMs, long firstSliceMs, long firstPassMs
       long f = firstSlice < 0 ? a : firstSlice; // an empty range moves no slice
       long p = Math.max(f, firstPass);
       long s = Math.max(p, secondDecode);
-      return new AttemptPhases(a, f, p, s, Math.max(s, now()));
+      return new AttemptPhases(a, f, p, s, Math.max(s, now()), targetWrites / 1_000_000);
     }
 
     private long now() {

@@ -366,7 +366,9 @@ public final class RepairEngine {
         }
       }, (s, offset, n, out) -> {
         clock.slice();
+        long writing = System.nanoTime();
         SliceSink.writeEach(sinks, unitLengths, offset, n, out);
+        clock.wroteTargets(writing);
         if (Arrays.binarySearch(sample, s) >= 0) {
           kept.put(s, copyOf(out, n));
         }

@@ -20,6 +20,7 @@ import org.wideec.repair.ReplicaAccess;
 import org.wideec.repair.SliceSink;
 import org.wideec.repair.UnitStore;
 import org.wideec.scrub.UnitSummary;
+import org.wideec.transport.BackgroundWork;
 import org.wideec.transport.Downstream;
 import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
@@ -45,7 +46,7 @@ public final class StepService implements RequestHandler {
   private final ReplicaAccess access;
   private final CodewordSinks sinks;
   private final RepairCounters counters;
-  private final ScrubThrottle scrubReads;
+  private final SummarySteps summaries;
 
   /** A helper that serves every replica it holds (block tokens off, or tests), and no pipeline position. */
   public StepService(SliceTransport transport, UnitStore store, RepairCounters counters) {
@@ -61,7 +62,7 @@ public final class StepService implements RequestHandler {
   /** @param scrubReads paces the reads of summary requests (the other steps are a repair's or an encode's) */
   public StepService(SliceTransport transport, UnitStore store, ReplicaAccess access, CodewordSinks sinks,
       RepairCounters counters, ScrubThrottle scrubReads) {
-    this.scrubReads = scrubReads;
+    this.summaries = new SummarySteps(transport, store, access, counters, scrubReads);
     this.transport = transport;
     this.store = store;
     this.access = access;
@@ -80,11 +81,11 @@ public final class StepService implements RequestHandler {
         return;
       }
       if (RackSumRequest.isOne(body)) {
-        rackSum(repairId, admitRackSum(body), downstream);
+        summaries.rackSum(repairId, summaries.admitRackSum(body), downstream);
         return;
       }
       if (SummaryRequest.isOne(body)) {
-        summary(admitSummary(body), downstream);
+        summaries.summary(summaries.admitSummary(body), downstream);
         return;
       }
       StepRequest req = admit(body);
@@ -127,10 +128,10 @@ public final class StepService implements RequestHandler {
       return null;
     }
     if (RackSumRequest.isOne(body)) {
-      return access.clientOf(admitRackSum(body).fold().unit());
+      return access.clientOf(summaries.admitRackSum(body).fold().unit());
     }
     if (SummaryRequest.isOne(body)) {
-      return access.clientOf(admitSummary(body).unit());
+      return access.clientOf(summaries.admitSummary(body).unit());
     }
     return access.clientOf(admit(body).unit());
   }
@@ -141,25 +142,6 @@ public final class StepService implements RequestHandler {
     RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
     // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
     access.checkRead(req.unit());
-    return req;
-  }
-
-  /** A summary request, once its page and slices fit a frame and its asker may read its unit. */
-  private SummaryRequest admitSummary(byte[] body) throws IOException {
-    SummaryRequest req = SummaryRequest.parse(body);
-    req.checkFits(transport.conf().maxFrameBytes());
-    access.checkRead(req.unit());
-    return req;
-  }
-
-  /**
-   * A rack sum, once its answer and slices fit a frame, its upstreams are DataNodes' ports and its asker may read its
-   * unit; each upstream checks its own unit's token when this node asks it.
-   */
-  private RackSumRequest admitRackSum(byte[] body) throws IOException {
-    RackSumRequest req = RackSumRequest.parse(body);
-    req.checkFits(transport.conf().maxFrameBytes());
-    access.checkRead(req.fold().unit());
     return req;
   }
 
@@ -190,6 +172,7 @@ public final class StepService implements RequestHandler {
   /** Carries out a step: upstreams asked first, then every slice it carries, then its sink's report, then END. */
   private void run(long repairId, Downstream downstream, SliceStep step) throws IOException, InterruptedException {
     String me = downstream.selfNode();
+    StageTimes times = new StageTimes(downstream.askedAtNanos());
     List<PeerStream> ups = new ArrayList<>();
     List<UnitStore.Reader> readers = new ArrayList<>();
     SliceSink sink = null;
@@ -206,6 +189,7 @@ public final class StepService implements RequestHandler {
       for (BlockRef local : step.locals()) {
         readers.add(step.padsShortLocals() && SliceStep.virtual(local) ? null : store.open(local));
       }
+      times.ready();
       SliceStep.Arithmetic rows = step.arithmetic();
       CRC32C crc = new CRC32C();
       for (int s = step.firstSlice(); s < step.slices(); s += step.stride()) {
@@ -215,7 +199,7 @@ public final class StepService implements RequestHandler {
         try {
           byte[] a = out.array();
           int off = out.arrayOffset() + out.writerIndex();
-          combine(step, rows, s, n, readers, ups, a, off);
+          combine(step, rows, s, n, readers, ups, a, off, times);
           if (step.sinks()) {
             int row = off + (step.rows() - 1) * n;
             crc.update(a, row, n);
@@ -229,7 +213,9 @@ public final class StepService implements RequestHandler {
           out.release();
           throw t;
         }
+        long sending = times.now();
         downstream.send(s, out);
+        times.sent(sending);
       }
       byte[] report = step.sinks() ? report(step, ups, crc.getValue()) : null;
       for (PeerStream up : ups) {
@@ -243,6 +229,7 @@ public final class StepService implements RequestHandler {
             step.position().object());
       }
       downstream.end();
+      logTimes(repairId, me, downstream, step, times);
     } finally {
       if (sink != null && !finished) {
         sink.abort();
@@ -259,13 +246,34 @@ public final class StepService implements RequestHandler {
    * multiplied, then each upstream's rows added in.
    */
   private void combine(SliceStep step, SliceStep.Arithmetic rows, int s, int n, List<UnitStore.Reader> readers,
-      List<PeerStream> ups, byte[] a, int off) throws IOException, InterruptedException {
+      List<PeerStream> ups, byte[] a, int off, StageTimes times) throws IOException, InterruptedException {
+    long t0 = times.now();
     for (int t = 0; t < readers.size(); t++) {
       read(readers.get(t), step, t, s, rows.input(t), n);
     }
+    t0 = times.disk(t0);
     rows.compute(a, off, n);
+    t0 = times.compute(t0);
     for (int u = 0; u < ups.size(); u++) {
       step.upstreams().get(u).addInto(ups.get(u), s, n, a, off, step.rows());
+    }
+    times.upstream(t0);
+  }
+
+  /**
+   * One line per step of background work (a repair's hop, an encode's position) saying where its time went, so a
+   * slow chain's bottleneck is read from its hops' lines; a user's degraded read logs it at DEBUG.
+   */
+  private static void logTimes(long repairId, String me, Downstream downstream, SliceStep step, StageTimes times) {
+    if (BackgroundWork.isBackground(repairId) ? LOG.isInfoEnabled() : LOG.isDebugEnabled()) {
+      String line = "step " + repairId + " at " + me + " for " + downstream.node() + ": " + step.slices()
+          + " slices of " + step.rows() + " x " + step.sliceBytes() + " B, " + step.upstreams().size() + " upstreams, "
+          + step.locals().size() + " local units; " + times.describe();
+      if (BackgroundWork.isBackground(repairId)) {
+        LOG.info(line);
+      } else {
+        LOG.debug(line);
+      }
     }
   }
 
@@ -320,82 +328,5 @@ public final class StepService implements RequestHandler {
     out.writeLong(crc.getValue());
     downstream.send(0, out);
     downstream.end();
-  }
-
-  /**
-   * The unit's linear summary instead of its bytes: a scrub checks the code's parity relations on one page per unit,
-   * so one page leaves this node whatever the block size.
-   */
-  private void summary(SummaryRequest req, Downstream downstream) throws IOException, InterruptedException {
-    byte[] page = fold(req);
-    ByteBuf out = downstream.alloc().heapBuffer(page.length);
-    out.writeBytes(page);
-    downstream.send(0, out);
-    downstream.end();
-    counters.summaryServed();
-  }
-
-  /**
-   * A rack's share of each check row instead of one page per unit (ECWide §4.1's in-rack aggregation): the other
-   * holders of the rack are asked first, so they fold while this node folds, then this node's page times each
-   * coefficient and every upstream's rows are added, and one frame of rows goes on.
-   */
-  private void rackSum(long id, RackSumRequest req, Downstream downstream) throws IOException, InterruptedException {
-    String me = downstream.selfNode();
-    List<PeerStream> ups = new ArrayList<>();
-    try {
-      for (RackSumRequest.Upstream u : req.upstreams()) {
-        ups.add(transport.open(u.endpoint(), me, downstream.selfRack(), id, u.request().toBytes()));
-      }
-      byte[] page = fold(req.fold());
-      int bytes = req.answerBytes();
-      ByteBuf out = downstream.alloc().heapBuffer(bytes, bytes);
-      try {
-        byte[] a = out.array();
-        int off = out.arrayOffset() + out.writerIndex();
-        int[] c = req.coefficients();
-        for (int i = 0; i < c.length; i++) {
-          RegionKernels.mul(c[i], page, 0, a, off + i * page.length, page.length);
-        }
-        for (PeerStream up : ups) {
-          Frame f = up.next(0, bytes);
-          try {
-            RegionKernels.xor(f.payload().nioBuffer(), 0, ByteBuffer.wrap(a, off, bytes).slice(), 0, bytes);
-          } finally {
-            f.release();
-          }
-          up.credit();
-        }
-        out.writerIndex(out.writerIndex() + bytes);
-      } catch (Throwable t) {
-        out.release();
-        throw t;
-      }
-      downstream.send(0, out);
-      for (PeerStream up : ups) {
-        up.awaitEnd();
-      }
-      downstream.end();
-      counters.summaryServed();
-    } finally {
-      ups.forEach(PeerStream::close);
-    }
-  }
-
-  /** Folds a local replica into its one-page summary, read through its verified path at the scrub's pace. */
-  private byte[] fold(SummaryRequest req) throws IOException, InterruptedException {
-    UnitSummary fold = new UnitSummary(req.pageSize(), req.multiplier());
-    long length = req.unit().numBytes();
-    byte[] buf = new byte[(int) Math.min(req.sliceBytes(), Math.max(1, length))];
-    try (UnitStore.Reader reader = store.open(req.unit())) {
-      for (long at = 0; at < length; at += buf.length) {
-        int n = (int) Math.min(buf.length, length - at);
-        scrubReads.acquire(req.unit(), n);
-        reader.read(at, buf, 0, n);
-        counters.readLocally(n);
-        fold.update(buf, 0, n);
-      }
-    }
-    return fold.summary();
   }
 }

@@ -26,6 +26,11 @@ public interface Downstream {
 
   ByteBufAllocator alloc();
 
+  /** When the consumer's request arrived (System.nanoTime), or -1 when unknown: how long it queued for a thread. */
+  default long askedAtNanos() {
+    return -1;
+  }
+
   /**
    * Sends one slice, taking ownership of {@code data}. Blocks until the consumer has granted a credit (so a
    * repair never buffers more than the window) and the emulated links have carried it.

@@ -25,6 +25,7 @@ final class SliceDownstream implements Downstream {
   private final String selfNode;
   private final String selfRack;
   private final boolean clusterPeer;
+  private final long askedAt = System.nanoTime();
   private final Semaphore credits = new Semaphore(0);
   private final AtomicLong sent = new AtomicLong();
   private long granted; // event loop only
@@ -48,6 +49,11 @@ final class SliceDownstream implements Downstream {
     this.peerRack = peerRack;
     this.selfNode = selfNode;
     this.selfRack = selfRack;
+  }
+
+  @Override
+  public long askedAtNanos() {
+    return askedAt;
   }
 
   @Override

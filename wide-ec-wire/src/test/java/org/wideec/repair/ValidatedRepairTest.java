@@ -238,12 +238,9 @@ class ValidatedRepairTest {
   }
 
   /**
-   * A helper whose slice is wrong in every stream (a disk that reads wrong past its checksum, a bug in it): a second
-   * decode from the same inputs would agree with the first and store wrong bytes; the star without it does not.
-   */
-  /**
    * The result says where the attempt's time went: a second decode held up for 300 ms shows as 300 ms or more between
-   * the first pass's end and the second decode's, and the phases end in order within the repair's time.
+   * the first pass's end and the second decode's, a target whose first write is held 200 ms shows it as the first
+   * pass's time writing the targets, and the phases end in order within the repair's time.
    */
   @Test
   void aRepairsPhasesShowWhereItsTimeWent() throws IOException {
@@ -260,7 +257,16 @@ class ValidatedRepairTest {
         }
       }
     };
-    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
+    long writeHoldMs = 200;
+    MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH) {
+      @Override
+      public void write(long offset, byte[] data, int off, int len) {
+        if (offsets.isEmpty()) {
+          java.util.concurrent.locks.LockSupport.parkNanos(writeHoldMs * 1_000_000); // the slow target under test
+        }
+        super.write(offset, data, off, len);
+      }
+    };
     RepairEngine.Result res = repairLocally(units, held, sink);
     assertArrayEquals(units[0], sink.bytes);
     assertEquals(2, held.streams.size(), "the first pass, then the second decode");
@@ -270,9 +276,15 @@ class ValidatedRepairTest {
       assertTrue(ends[i - 1] <= ends[i], "phases in order, within the repair's time: " + p + " in " + res.millis());
     }
     assertTrue(p.secondDecodeMs() - p.firstPassMs() >= holdMs, "the held second decode: " + p);
+    assertTrue(p.targetWritesMs() >= writeHoldMs && p.targetWritesMs() <= p.firstPassMs() - p.acceptedMs(),
+        "the held target write, within the first pass: " + p);
     assertTrue(p.describe().startsWith("streams accepted at " + p.acceptedMs() + " ms, first slice "), p.describe());
   }
 
+  /**
+   * A helper whose slice is wrong in every stream (a disk that reads wrong past its checksum, a bug in it): a second
+   * decode from the same inputs would agree with the first and store wrong bytes; the star without it does not.
+   */
   @Test
   void aWrongInputTheSecondDecodeLeavesOutIsCaught() throws IOException {
     byte[][] units = RepairPlanningTest.codeword(Codes.fromSpec(LRC), LENGTH, new Random(29));
