@@ -355,14 +355,18 @@ public final class RepairEngine {
         : validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
     Map<Integer, byte[][]> kept = new HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
+    List<SecondDecode.Pending> second = new ArrayList<>(1);
     boolean done = false;
     try {
       // Targets are opened only once every helper accepted: a helper that cannot be reached fails the attempt before
-      // any target holds a temporary replica the next attempt would collide with.
+      // any target holds a temporary replica the next attempt would collide with. The second decode starts then too.
       streams.stream(r, requestor, plan, sliceBytes, rangeOffset, length, () -> {
         clock.accepted();
         for (int o = 0; o < r.lost().length; o++) {
           sinks.add(factory.open(r.lost()[o], unitLengths[o]));
+        }
+        if (sample.length > 0) {
+          second.add(secondDecode.start(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, sample));
         }
       }, (s, offset, n, out) -> {
         clock.slice();
@@ -370,12 +374,12 @@ public final class RepairEngine {
         SliceSink.writeEach(sinks, unitLengths, offset, n, out);
         clock.wroteTargets(writing);
         if (Arrays.binarySearch(sample, s) >= 0) {
-          kept.put(s, copyOf(out, n));
+          kept.put(s, SecondDecode.copyOf(out, n));
         }
       });
       clock.firstPassDone();
-      if (sample.length > 0) {
-        secondDecode.validate(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, unitLengths, sample, kept);
+      for (SecondDecode.Pending p : second) {
+        p.compare(sliceBytes, unitLengths, kept);
       }
       clock.secondDecodeDone();
       for (SliceSink sink : sinks) {
@@ -385,16 +389,9 @@ public final class RepairEngine {
       return clock.stored();
     } finally {
       if (!done) {
+        second.forEach(SecondDecode.Pending::cancel);
         sinks.forEach(SliceSink::abort);
       }
     }
-  }
-
-  private static byte[][] copyOf(byte[][] out, int n) {
-    byte[][] copy = new byte[out.length][];
-    for (int o = 0; o < out.length; o++) {
-      copy[o] = Arrays.copyOf(out[o], n);
-    }
-    return copy;
   }
 }

@@ -3,11 +3,16 @@ package org.wideec.engine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.code.NotDecodableException;
@@ -22,7 +27,8 @@ import org.wideec.transport.PeerFailure;
  * Validation of a rebuild (RebuildValidation): decodes sampled slices again from another input set and compares them
  * with what the first pass rebuilt, so that one bad input or a wrong code path cannot pass as a good unit.
  *
- * <p>The second decode runs as the conventional star (every helper of the other input set sends straight to the
+ * <p>It runs beside the first pass ({@link #start}), and the unit is stored only once both ended and agree. It runs as
+ * the conventional star (every helper of the other input set sends straight to the
  * requestor), whatever scheme the first pass used. It decodes a handful of slices, so its cost is its setup, not its
  * bytes: a chain is set up hop after hop (a helper asks its upstream only once it is itself asked), and leaving one
  * helper out of a 6-helper local repair makes it a 12-helper global chain, 12 serial setups per stream on a host
@@ -51,36 +57,109 @@ final class SecondDecode {
   }
 
   /**
-   * Decodes the sampled slices again and compares them with {@code kept}, what the first pass rebuilt.
-   *
-   * @throws RepairEngine.ValidationFailedException naming the unit, the slice and both input sets on the first
-   *     difference
+   * Starts decoding the sampled slices again, on a thread of its own, while the first pass streams: the two share no
+   * input set, and a chain's first pass is mostly setup and its first slice's way through the hops, so the second
+   * decode's own setup and sampled slices fit in that time instead of adding theirs after it (on the real cluster the
+   * second decode took 2-4 s of a 6-19 s repair). {@link Pending#compare} then compares with what the first pass kept.
    */
-  void validate(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
-      long rangeOffset, long length, long[] unitLengths, int[] sample, Map<Integer, byte[][]> kept)
-      throws IOException, InterruptedException {
-    AlternativePlan alt = alternative(r, requestor, first, excluded, sliceBytes);
-    List<Progression> runs = Progression.cover(sample);
-    int[] compared = {0};
-    for (Progression p : runs) {
-      // The range ends with the progression's last slice, so the helpers stop there; the last progression holds the
-      // unit's last slice and so reads to the range's end, short tail included.
-      long end = Math.min(length, (long) (p.last() + 1) * sliceBytes);
-      streams.stream(r, requestor, alt.plan().carrying(p.first(), p.stride()), sliceBytes, rangeOffset, end, () -> {},
-          (s, offset, n, again) -> {
-            if (p.holds(s)) { // a plan of no streams (every input a zero unit) hands on every slice of the range
-              compare(r, first, alt, s, rangeOffset, offset, n, unitLengths, kept.get(s), again);
-              compared[0]++;
-            }
-          });
+  Pending start(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
+      long rangeOffset, long length, int[] sample) {
+    Pending p = new Pending(r, first, rangeOffset, sample);
+    Set<String> left = Set.copyOf(excluded); // the caller's set changes with its next attempt
+    p.decoded = DECODES.submit(() -> {
+      p.alt = alternative(r, requestor, first, left, sliceBytes);
+      Map<Integer, byte[][]> again = new HashMap<>();
+      for (Progression run : p.runs) {
+        // The range ends with the progression's last slice, so the helpers stop there; the last progression holds the
+        // unit's last slice and so reads to the range's end, short tail included.
+        long end = Math.min(length, (long) (run.last() + 1) * sliceBytes);
+        streams.stream(r, requestor, p.alt.plan().carrying(run.first(), run.stride()), sliceBytes, rangeOffset, end,
+            () -> {}, (s, offset, n, out) -> {
+              if (run.holds(s)) { // a plan of no streams (every input a zero unit) hands on every slice of the range
+                again.put(s, copyOf(out, n));
+              }
+            });
+      }
+      return again;
+    });
+    return p;
+  }
+
+  /** Threads of second decodes: one per repair that validates, while its first pass runs; none kept when idle. */
+  private static final ExecutorService DECODES = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "wide-ec-second-decode");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** A second decode under way: compared once the first pass has ended, or cancelled when the attempt fails. */
+  final class Pending {
+    private final StripeRepair r;
+    private final StreamPlan first;
+    private final long rangeOffset;
+    private final int[] sample;
+    private final List<Progression> runs;
+    private volatile AlternativePlan alt;
+    private Future<Map<Integer, byte[][]>> decoded;
+
+    private Pending(StripeRepair r, StreamPlan first, long rangeOffset, int[] sample) {
+      this.r = r;
+      this.first = first;
+      this.rangeOffset = rangeOffset;
+      this.sample = sample;
+      this.runs = Progression.cover(sample);
     }
-    if (compared[0] != sample.length) { // never stored as validated on fewer slices than sampled
-      throw new RepairEngine.ValidationFailedException("the second decode " + alt.how() + " compared " + compared[0]
-          + " of " + sample.length + " sampled slices");
+
+    /**
+     * Waits for the second decode and compares it with {@code kept}, what the first pass rebuilt.
+     *
+     * @throws RepairEngine.ValidationFailedException naming the unit, the slice and both input sets on the first
+     *     difference, or when fewer slices than sampled were decoded again
+     * @throws IOException the second decode's own failure (a helper it asked)
+     */
+    void compare(long sliceBytes, long[] unitLengths, Map<Integer, byte[][]> kept)
+        throws IOException, InterruptedException {
+      Map<Integer, byte[][]> again = await();
+      int compared = 0;
+      for (int s : sample) {
+        byte[][] slice = again.get(s);
+        if (slice != null) {
+          SecondDecode.compare(r, first, alt, s, rangeOffset, s * sliceBytes, slice[0].length, unitLengths,
+              kept.get(s), slice);
+          compared++;
+        }
+      }
+      if (compared != sample.length) { // never stored as validated on fewer slices than sampled
+        throw new RepairEngine.ValidationFailedException("the second decode " + alt.how() + " compared " + compared
+            + " of " + sample.length + " sampled slices");
+      }
+      counters.validated();
+      LOG.debug("{}: {} slices validated by a second decode {} ({} helpers, {} stream{})", r.name(), sample.length,
+          alt.how(), alt.plan().helpers.size(), runs.size(), runs.size() == 1 ? "" : "s");
     }
-    counters.validated();
-    LOG.debug("{}: {} slices validated by a second decode {} ({} helpers, {} stream{})", r.name(), sample.length,
-        alt.how(), alt.plan().helpers.size(), runs.size(), runs.size() == 1 ? "" : "s");
+
+    private Map<Integer, byte[][]> await() throws IOException, InterruptedException {
+      try {
+        return decoded.get();
+      } catch (ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof IOException io) {
+          throw io;
+        }
+        if (c instanceof InterruptedException ie) {
+          throw ie;
+        }
+        if (c instanceof RuntimeException re) {
+          throw re;
+        }
+        throw (Error) c;
+      }
+    }
+
+    /** The attempt failed: its second decode stops (its streams close as its thread is interrupted). */
+    void cancel() {
+      decoded.cancel(true);
+    }
   }
 
   private static void compare(StripeRepair r, StreamPlan first, AlternativePlan alt, int s, long rangeOffset,
@@ -154,6 +233,15 @@ final class SecondDecode {
     return new AlternativePlan(StreamPlan.of(star, unreachable, requestor.node(), requestor.rack(), resolver, sliceBytes),
         r.scheme() == RepairScheme.CONVENTIONAL ? "from the same inputs again (the code leaves no other)"
             : "from the same inputs through the conventional star (the code leaves no other)");
+  }
+
+  /** The first n bytes of each lost unit's slice: the rows are reused for the next slice. */
+  static byte[][] copyOf(byte[][] out, int n) {
+    byte[][] copy = new byte[out.length][];
+    for (int o = 0; o < out.length; o++) {
+      copy[o] = Arrays.copyOf(out[o], n);
+    }
+    return copy;
   }
 
   private static List<String> nodes(StreamPlan p) {
