@@ -2,7 +2,6 @@ package org.wideec.repair;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,11 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.analysis.PlanGuarantees;
-import org.wideec.code.LinearCode;
 import org.wideec.placement.PlacementException;
 import org.wideec.placement.PlacementPlan;
 import org.wideec.placement.RackAssignment;
-import org.wideec.topology.Site;
 
 /**
  * Full-node recovery over every rack link (multi-pipeline recovery, as FullRepair argues against one chain per
@@ -36,7 +33,7 @@ import org.wideec.topology.Site;
  * middle rack carries two passes and its first only one, and in name order the same late racks are the middle of
  * most chains.
  *
- * <p>A repair's streams are the ones the DataNode worker runs ({@link SingleUnitRepairPlanner} with the rebuilt
+ * <p>A repair's streams are the ones the DataNode worker runs ({@link SingleUnitShape}, with the rebuilt
  * unit's new node as requestor: the NameNode's first target runs the task). A group that lost several units keeps
  * its planned racks (restoring its plan matters more than spreading). HDFS's reconstruction task rebuilds them by one
  * joint decode at its first target, which sends the other units on ({@link MultiUnitStreams}). A caller that runs
@@ -226,30 +223,11 @@ public final class FullNodeRecoveryPlanner {
 
   /**
    * Why unit u of the group may not be rebuilt in {@code rack} instead of its planned rack, or null when it may:
-   * no free node there, or a guarantee of the group's plan it would break ({@link PlanGuarantees}).
+   * no free node there, or a guarantee of the group's plan it would break ({@link RebuildRack}).
    */
   public static String whyNot(GroupLoss g, int u, String rack) {
-    return whyNot(g, u, rack, RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes()),
+    return RebuildRack.whyNot(g, u, rack, RackAssignment.repairRacks(g.plan(), g.liveRacks(), g.lost(), g.freeNodes()),
         PlanGuarantees.of(g.plan()));
-  }
-
-  private static String whyNot(GroupLoss g, int u, String rack, Map<Integer, String> planned,
-      PlanGuarantees guarantees) {
-    if (rack.equals(planned.get(u))) {
-      return null;
-    }
-    if (g.freeNodes().getOrDefault(rack, 0) <= 0) {
-      return "no free node in " + rack;
-    }
-    String[] after = racksWith(g, u, rack);
-    String broken = guarantees.rackFaultBroken(after, g.zeros());
-    if (broken != null) {
-      return broken;
-    }
-    if (!guarantees.keepsRepairLocality(after, racksWith(g, u, planned.get(u)), g.zeros())) {
-      return "some unit's repair would reach more racks than under the plan";
-    }
-    return null;
   }
 
   private List<Choice> choicesOf(GroupLoss g, List<FullNodeRecoveryPlan.JointChoice> joints) {
@@ -278,8 +256,8 @@ public final class FullNodeRecoveryPlanner {
     racks.add(0, c.planned);
     for (String rack : racks) {
       // A unit leaves its planned rack only where the group keeps what the plan promised.
-      if (whyNot(g, u, rack, planned, guarantees) == null) {
-        chainOrders(g, singleUnitRepair(g.plan().code(), g, u, rack), rack).forEach(c::add);
+      if (RebuildRack.whyNot(g, u, rack, planned, guarantees) == null) {
+        chainOrders(g, SingleUnitShape.of(scheme, g, u, rack), rack).forEach(c::add);
       }
     }
     return List.of(c);
@@ -292,7 +270,6 @@ public final class FullNodeRecoveryPlanner {
    */
   private List<Choice> severalLost(GroupLoss g, Map<Integer, String> planned,
       List<FullNodeRecoveryPlan.JointChoice> joints) {
-    LinearCode code = g.plan().code();
     List<Integer> wider = JointShape.needingWiderDecode(g);
     List<Choice> out = new ArrayList<>();
     List<Integer> alone = new ArrayList<>();
@@ -303,7 +280,7 @@ public final class FullNodeRecoveryPlanner {
       int[] together = wider.stream().mapToInt(Integer::intValue).toArray();
       JointShape joint = JointShape.of(g, planned, together, scheme.aggregatesInRacks());
       FullNodeRecoveryPlan.JointChoice choice = joint.choose(g.id(), wider,
-          wider.stream().map(u -> singleUnitRepair(code, g, u, planned.get(u))).toList());
+          wider.stream().map(u -> SingleUnitShape.of(scheme, g, u, planned.get(u))).toList());
       joints.add(choice);
       if (choice.joint()) {
         out.addAll(jointRebuild(g, planned, together));
@@ -312,7 +289,7 @@ public final class FullNodeRecoveryPlanner {
     }
     for (int u : alone) {
       Choice c = new Choice(g.id(), u, planned.get(u));
-      chainOrders(g, singleUnitRepair(code, g, u, c.planned), c.planned).forEach(c::add);
+      chainOrders(g, SingleUnitShape.of(scheme, g, u, c.planned), c.planned).forEach(c::add);
       out.add(c);
     }
     return out;
@@ -325,29 +302,16 @@ public final class FullNodeRecoveryPlanner {
    * its gateway, one over each of its links) moves: spread over the racks, the middles of many chains stop piling
    * up on the racks late in name order. Another scheme's repair keeps its one shape.
    */
-  private List<Option> chainOrders(GroupLoss g, RepairShape repair, String rack) {
-    List<FullNodeRecoveryPlan.Transfer> stock = repair.transfers();
-    List<String> path = new ArrayList<>();
-    boolean chain = scheme == RepairScheme.RACK_AGGREGATED;
-    for (int i = 0; i < stock.size() && chain; i++) {
-      FullNodeRecoveryPlan.Transfer t = stock.get(i);
-      String next = i + 1 < stock.size() ? stock.get(i + 1).fromRack() : rack;
-      chain = t.toRack().equals(next) && !path.contains(t.fromRack());
-      path.add(t.fromRack());
-    }
+  private List<Option> chainOrders(GroupLoss g, SingleUnitShape repair, String rack) {
+    List<String> path = repair.chainInto(rack, scheme);
     List<Option> out = new ArrayList<>();
-    out.add(option(rack, chain ? path : List.of(), stock, repair.readBytes()));
-    if (!plannedShapes || !chain || path.size() < 2 || path.size() > MAX_ORDERED_RACKS) {
+    out.add(option(rack, path, repair.transfers(), repair.readBytes()));
+    if (!plannedShapes || path.size() < 2 || path.size() > MAX_ORDERED_RACKS) {
       return out;
     }
-    for (List<String> order : orders(path)) {
+    for (List<String> order : SingleUnitShape.orders(path)) {
       if (!order.equals(path)) {
-        List<FullNodeRecoveryPlan.Transfer> t = new ArrayList<>();
-        for (int i = 0; i < order.size(); i++) {
-          t.add(new FullNodeRecoveryPlan.Transfer(order.get(i), i + 1 < order.size() ? order.get(i + 1) : rack,
-              g.unitBytes()));
-        }
-        out.add(option(rack, order, t, repair.readBytes()));
+        out.add(option(rack, order, SingleUnitShape.along(order, rack, g.unitBytes()), repair.readBytes()));
       }
     }
     return out;
@@ -360,89 +324,16 @@ public final class FullNodeRecoveryPlanner {
     return new Option(rack, List.copyOf(chain), transfers, f, readBytes);
   }
 
-  /** Every order of the racks (a handful: a chain visits at most every other rack of its group once). */
-  static List<List<String>> orders(List<String> racks) {
-    if (racks.size() <= 1) {
-      return List.of(List.copyOf(racks));
-    }
-    List<List<String>> out = new ArrayList<>();
-    for (String first : racks) {
-      List<String> rest = new ArrayList<>(racks);
-      rest.remove(first);
-      for (List<String> tail : orders(rest)) {
-        List<String> o = new ArrayList<>();
-        o.add(first);
-        o.addAll(tail);
-        out.add(o);
-      }
-    }
-    return out;
-  }
-
-  /** The rack of every unit of the group with lost unit u rebuilt in {@code rack}; null for zero units. */
-  private static String[] racksWith(GroupLoss g, int u, String rack) {
-    String[] out = new String[g.plan().code().n()];
-    g.liveRacks().forEach((unit, r) -> out[unit] = r);
-    out[u] = rack;
-    return out;
-  }
-
-  /** What a repair reads from its helpers (each helper's unit once, zero units never) and sends across racks. */
-  record RepairShape(List<FullNodeRecoveryPlan.Transfer> transfers, long readBytes) {}
-
-  /** The worker's repair of unit u alone with its requestor in {@code rack}. */
-  private RepairShape singleUnitRepair(LinearCode code, GroupLoss g, int u, String rack) {
-    Map<Integer, UnitLocation> available = survivors(g);
-    for (int z : g.zeros()) {
-      available.put(z, UnitLocation.zero(z, rack));
-    }
-    // The worker's order: zero units first (free), then unit order (StreamPlan).
-    Comparator<Integer> preference = Comparator.comparing((Integer x) -> !g.zeros().contains(x))
-        .thenComparing(Comparator.naturalOrder());
-    RepairScheme planned = scheme == RepairScheme.CYCLIC ? RepairScheme.PIPELINED : scheme;
-    RepairGraph chain = SingleUnitRepairPlanner.plan(planned, code, u, available, "requestor", rack, LinkWeights.UNIFORM,
-        preference);
-    List<RepairGraph> graphs = scheme == RepairScheme.CYCLIC ? SingleUnitRepairPlanner.cyclic(chain) : List.of(chain);
-    List<FullNodeRecoveryPlan.Transfer> out = new ArrayList<>();
-    long read = 0;
-    for (RepairGraph graph : graphs) {
-      long bytes = g.unitBytes() / graphs.size();
-      List<RepairStep> steps = graph.steps();
-      for (RepairStep s : steps) {
-        if (g.zeros().contains(s.helper().unit())) {
-          continue;
-        }
-        read += bytes;
-        // A zero unit is never a step: whatever feeds it goes straight to where it would send (StreamPlan).
-        int next = s.next();
-        while (next != RepairStep.REQUESTOR && g.zeros().contains(steps.get(next).helper().unit())) {
-          next = steps.get(next).next();
-        }
-        String to = next == RepairStep.REQUESTOR ? rack : steps.get(next).helper().rack();
-        if (!to.equals(s.helper().rack())) {
-          out.add(new FullNodeRecoveryPlan.Transfer(s.helper().rack(), to, bytes));
-        }
-      }
-    }
-    return new RepairShape(out, read);
-  }
-
   /** Units of a group rebuilt by one joint decode at the first one's target, the others sent on; planned racks. */
   private List<Choice> jointRebuild(GroupLoss g, Map<Integer, String> planned, int[] units) {
     JointShape joint = JointShape.of(g, planned, units, scheme.aggregatesInRacks());
-    List<Integer> together = java.util.Arrays.stream(units).boxed().toList();
+    List<Integer> together = Arrays.stream(units).boxed().toList();
     List<Choice> out = new ArrayList<>();
     for (int u : units) {
       Choice c = new Choice(g.id(), u, planned.get(u), together);
       c.add(option(c.planned, List.of(), joint.byUnit().get(u), u == units[0] ? joint.readBytes() : 0));
       out.add(c);
     }
-    return out;
-  }
-
-  static Map<Integer, UnitLocation> survivors(GroupLoss g) {
-    Map<Integer, UnitLocation> out = new HashMap<>();
-    g.liveRacks().forEach((u, rack) -> out.put(u, new UnitLocation(u, new Site("unit " + u, rack))));
     return out;
   }
 }

@@ -26,7 +26,7 @@ record JointShape(Map<Integer, List<Transfer>> byUnit, long readBytes) {
   /** The joint decode of {@code units} (ascending) at the first one's planned rack. */
   static JointShape of(GroupLoss g, Map<Integer, String> planned, int[] units, boolean aggregatesInRacks) {
     String requestorRack = planned.get(units[0]);
-    MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), units, FullNodeRecoveryPlanner.survivors(g), g.zeros(),
+    MultiUnitStreams m = MultiUnitStreams.plan(g.plan().code(), units, SingleUnitShape.survivors(g), g.zeros(),
         requestorRack, aggregatesInRacks);
     Map<Integer, List<Transfer>> byUnit = new LinkedHashMap<>();
     List<Transfer> joint = new ArrayList<>();
@@ -74,10 +74,10 @@ record JointShape(Map<Integer, List<Transfer>> byUnit, long readBytes) {
    * units' own repairs ({@code alone}, in the same order); both ways' reads and cross-rack bytes go into the plan.
    */
   FullNodeRecoveryPlan.JointChoice choose(String group, List<Integer> units,
-      List<FullNodeRecoveryPlanner.RepairShape> alone) {
+      List<SingleUnitShape> alone) {
     long aloneReads = 0;
     long aloneCross = 0;
-    for (FullNodeRecoveryPlanner.RepairShape r : alone) {
+    for (SingleUnitShape r : alone) {
       aloneReads += r.readBytes();
       aloneCross += r.transfers().stream().mapToLong(Transfer::bytes).sum();
     }

@@ -1,22 +1,18 @@
 package org.wideec.transport;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,23 +22,23 @@ import org.wideec.topology.Endpoint;
 
 /**
  * One node's end of the slice protocol (Netty): a server whose authenticated peers ask it for streams, and
- * a client that asks peers for theirs. Streams are credit-based (a producer holds at most the window of
- * unacknowledged slices per consumer, so memory per repair does not grow with block size; {@link #windowFor}, and for
- * background work {@link BackgroundWindow}, which says why a window sized to the link leaves the background caps in
- * charge of the rate), shaped by the {@link TrafficShaper} and counted in-rack or cross-rack.
+ * a client that asks peers for theirs ({@link StreamDialer}). Streams are credit-based (a producer holds at most the
+ * window of unacknowledged slices per consumer, so memory per repair does not grow with block size; {@link #windowFor},
+ * and for background work {@link BackgroundWindow}, which says why a window sized to the link leaves the background
+ * caps in charge of the rate), shaped by the {@link TrafficShaper} and counted in-rack or cross-rack.
  */
 public final class SliceTransport implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SliceTransport.class);
   private final TransportConf conf;
   /** This node's name as its peers know it: looked up on each use, as a DataNode learns its own once registered. */
   private final java.util.function.Supplier<String> self;
-  private final TrafficCounters counters;
   private final Handshake handshake;
   private final EventLoopGroup loops;
   private final TransportTls tls;
   private final SlicePort port;
   private final ConnectionPool pool;
   private final RefusedHandshakes refusals = new RefusedHandshakes();
+  private final StreamDialer dialer;
   private Channel server;
   private int boundPort;
 
@@ -70,12 +66,12 @@ public final class SliceTransport implements Closeable {
       ExecutorService workers, TokenKeys tokens) throws IOException {
     this.conf = conf;
     this.self = self;
-    this.counters = counters;
     this.handshake = conf.handshake().withTokens(tokens);
     this.port = new SlicePort(conf, self, handshake, counters, refusals, workers);
     this.tls = conf.tls() == null ? null : new TransportTls(conf.tls());
     this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("wide-ec-transport-" + self.get().replace(':', '-'), true));
     this.pool = new ConnectionPool(conf.limits());
+    this.dialer = new StreamDialer(conf, self, counters, loops, tls, pool, refusals);
     if (conf.limits().poolMaxIdlePerPeer() > 0) {
       long every = Math.max(1, conf.limits().poolIdleMs() / 2);
       loops.next().scheduleAtFixedRate(pool::sweep, every, every, TimeUnit.MILLISECONDS);
@@ -304,106 +300,7 @@ public final class SliceTransport implements Closeable {
    *     closed, and no connection it dialled is left open or kept
    */
   public List<PeerStream> openAll(String myNode, String myRack, long repairId, List<Ask> asks) throws PeerFailure {
-    List<PeerStream> streams = new ArrayList<>(asks.size());
-    List<Dialing> dialing = new ArrayList<>(asks.size()); // null where a kept connection carries the stream
-    boolean opened = false;
-    try {
-      for (Ask a : asks) { // every connect in flight before any is waited for
-        PeerStream stream = new PeerStream(a.peer(), repairId,
-            PeerStream.requestPayload(myNode, myRack, a.peer(), a.body()), a.window(), conf.stallTimeoutMs(),
-            () -> connect(a.peer(), a.credential()));
-        streams.add(stream);
-        PeerConnection kept =
-            pool.borrow(new ConnectionPool.Key(a.peer().host(), a.peer().port(), a.credential().mode));
-        if (kept != null) {
-          stream.startOn(kept, true);
-          dialing.add(null);
-          continue;
-        }
-        Dialing d = dial(a.peer(), a.credential());
-        dialing.add(d);
-        // Its request goes out once its own handshake is done, however far the others got: a peer refuses a
-        // connection that has not asked within its handshake timeout.
-        d.future().addListener(f -> {
-          if (f.isSuccess()) {
-            stream.startOn(d.connection(), false);
-          }
-        });
-      }
-      for (Dialing d : dialing) { // a connect that failed fails the call, the first in the asks' order
-        if (d != null) {
-          connected(d);
-        }
-      }
-      long deadline =
-          System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(conf.connectTimeoutMs() + conf.stallTimeoutMs());
-      for (int i = 0; i < streams.size(); i++) {
-        if (dialing.get(i) != null) {
-          streams.get(i).awaitReady(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        }
-      }
-      opened = true;
-      return streams;
-    } finally {
-      if (!opened) {
-        for (Dialing d : dialing) {
-          if (d != null) {
-            d.future().channel().close(); // also ends a connect still in flight
-          }
-        }
-        streams.forEach(PeerStream::close);
-      }
-    }
-  }
-
-  /** A new connection on its way to a peer: its connect is in flight ({@link #connected} waits for it). */
-  private record Dialing(Endpoint peer, PeerConnection connection, ChannelFuture future) {}
-
-  /** Starts a new connection to a peer; its handshake runs as soon as the peer challenges. */
-  private Dialing dial(Endpoint peer, Credential credential) throws PeerFailure {
-    FrameAuth auth = new FrameAuth();
-    PeerConnection connection = new PeerConnection(peer, credential, auth, pool, conf.frameMac(), why -> {
-      refusals.refusedBy(peer.node(), why, System.currentTimeMillis());
-      counters.ownHandshakeRefused(why);
-    });
-    Bootstrap b = new Bootstrap().group(loops).channel(NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, conf.connectTimeoutMs())
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            if (tls != null) {
-              ch.pipeline().addLast(tls.clientHandler());
-            }
-            ch.pipeline().addLast(new FrameCodec.Decoder(conf.maxFrameBytes(), auth), new FrameCodec.Encoder(auth),
-                connection);
-          }
-        });
-    if (loops.isShuttingDown()) {
-      throw new PeerFailure(null, node() + " is shutting down: its slice transport is closed");
-    }
-    ChannelFuture f = b.connect(peer.host(), peer.port());
-    // Attached at once: its handshake may run, or fail, while the caller still waits for other connects.
-    connection.attach(f.channel());
-    return new Dialing(peer, connection, f);
-  }
-
-  /** The dialled connection once connected (at most the connect timeout), or why it could not connect. */
-  private PeerConnection connected(Dialing d) throws PeerFailure {
-    ChannelFuture f = d.future().awaitUninterruptibly();
-    if (!f.isSuccess() && loops.isShuttingDown()) {
-      throw new PeerFailure(null, node() + " is shutting down: its slice transport is closed");
-    }
-    if (!f.isSuccess()) {
-      throw new PeerFailure(d.peer().node(), "cannot connect to " + d.peer() + ": " + f.cause().getMessage(),
-          f.cause());
-    }
-    return d.connection();
-  }
-
-  /** A new connection to a peer, connected; its handshake runs as soon as the peer challenges. */
-  private PeerConnection connect(Endpoint peer, Credential credential) throws PeerFailure {
-    return connected(dial(peer, credential));
+    return dialer.openAll(myNode, myRack, repairId, asks);
   }
 
   /** Whether this transport is shutting down (its node is stopping): it opens no more streams. */

@@ -1,7 +1,6 @@
 package org.wideec.placement.hdfs;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -10,26 +9,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import org.apache.hadoop.fs.StorageType;
-import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
-import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
-import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
-import org.apache.hadoop.hdfs.security.token.block.BlockTokenSecretManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
-import org.apache.hadoop.hdfs.server.blockmanagement.WideEcLeavingUnits;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcLeavingUnits.GroupUnits;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.wideec.datanode.GroupRepair;
-import org.wideec.repair.BlockRef;
 import org.wideec.repair.DecommissionPlan;
 import org.wideec.repair.DecommissionPlanner;
 import org.wideec.repair.FullNodeRecoveryPlan;
 import org.wideec.repair.RackLinkLoad;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
-import org.wideec.repair.UnitLocation;
 import org.wideec.topology.Site;
 import org.wideec.topology.hdfs.DataNodeSites;
 
@@ -47,9 +37,9 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * source says): a group it skipped stays HDFS's.
  *
  * <p>Where the source shaped a unit's rebuild ({@link LostUnitSource#shape}: a dead node's units, by the full-node
- * recovery plan), the order runs that shape: its chain visits the racks in the plan's order, with the helpers the plan
- * costed, and the units the plan decodes jointly are rebuilt by one order at the first one's target, which sends the
- * others on; what it records of the links is the plan's.
+ * recovery plan), the order ({@link UnitRebuildOrder}) runs that shape: its chain visits the racks in the plan's
+ * order, with the helpers the plan costed, and the units the plan decodes jointly are rebuilt by one order at the
+ * first one's target, which sends the others on; what it records of the links is the plan's.
  *
  * <p>At most a configured number of orders run at once; the groups found beyond them wait, claimed, first in line, and
  * an order that ends while groups wait runs the next pass at once, so the orders stay busy whatever the pass interval.
@@ -269,99 +259,38 @@ final class LostUnitRebuilds {
    */
   private void order(GroupUnits g, List<DecommissionPlan.Rebuild> rs, FullNodeRecoveryPlan.Rebuild shape,
       Map<String, WideEcArchivedBlocks.Target> live) {
-    DecommissionPlan.Rebuild r = rs.get(0);
-    List<WideEcArchivedBlocks.Target> to = new ArrayList<>();
-    for (DecommissionPlan.Rebuild x : rs) {
-      WideEcArchivedBlocks.Target t = live.get(x.target().node());
-      if (t == null || !source.units(g).contains(x.unit())) {
-        return;
-      }
-      to.add(t);
+    UnitRebuildOrder order = UnitRebuildOrder.of(source, fsn, g, rs, shape, live);
+    if (order == null) {
+      return;
     }
-    String pool = fsn.getBlockPoolId();
-    BlockTokenSecretManager secrets = fsn.getBlockManager().getBlockTokenSecretManager();
-    ExtendedBlock group = new ExtendedBlock(pool, g.groupId(), g.numBytes(), g.generationStamp());
-    Map<Integer, DatanodeInfo> helpers = source.helpers(g);
-    int[] units = helpers.keySet().stream().mapToInt(Integer::intValue).toArray();
-    DatanodeInfo[] at = new DatanodeInfo[units.length];
-    for (int i = 0; i < units.length; i++) {
-      at[i] = helpers.get(units[i]);
-    }
-    int[] lost = rs.stream().mapToInt(DecommissionPlan.Rebuild::unit).toArray();
-    List<RebuildOrders.UnitTarget> targets = new ArrayList<>();
-    List<RebuildOrders.ExpectedCrc> crcs = new ArrayList<>();
-    List<java.util.function.BooleanSupplier> lives = new ArrayList<>();
-    List<String> whats = new ArrayList<>();
-    BlockRef replica = null;
-    for (int i = 0; i < rs.size(); i++) {
-      DecommissionPlan.Rebuild x = rs.get(i);
-      long internal = g.groupId() + x.unit();
-      ExtendedBlock unit = new ExtendedBlock(pool, internal, x.bytes(), g.generationStamp());
-      BlockRef ref = new BlockRef(pool, internal, g.generationStamp(), x.bytes(), readToken(secrets, unit));
-      replica = i == 0 ? ref : replica;
-      targets.add(new RebuildOrders.UnitTarget(x.unit(), unit, to.get(i), 0));
-      crcs.add(source.expectedCrc(g, x.unit(), ref));
-      String target = to.get(i).node().getXferAddr();
-      lives.add(() -> WideEcLeavingUnits.unitLiveOn(fsn, g.groupId(), x.unit(), target));
-      whats.add("unit " + x.unit() + " (blk_" + internal + ") of block group blk_" + g.groupId() + " of "
-          + org.apache.hadoop.hdfs.server.blockmanagement.WideEcGroupRiskScanner.fileOf(fsn, g.fileId()) + ", "
-          + source.where(g, x.unit()) + (rs.size() == 1 ? "" : ", decoded with units " + java.util.Arrays.toString(lost)));
-    }
-    DatanodeInfo from = r.fromLeavingNode() ? source.copyFrom(g, r.unit()) : null;
     StripeRepair repair;
     try {
-      StripeRepair planned = GroupRepair.of(group, g.policy(), units, at, lost, scheme,
-          b -> readToken(secrets, b)).repair();
-      // A copy is the unit's own replica streamed through the target's worker, every chunk checked against its
-      // checksum as the leaving node reads it, and stored like a rebuilt unit: on the target the plan chose.
-      repair = from != null
-          ? StripeRepair.copy(planned.name(), planned.code(), r.unit(), r.bytes(),
-              new UnitLocation(r.unit(), DataNodeSites.of(from)), replica, scheme)
-          : new StripeRepair(planned.name(), planned.code(), planned.lost(), planned.lostLengths(),
-              planned.survivors(), planned.blocks(), planned.zeroUnits(), planned.scheme(), planned.weights(),
-              helperPreference(r, shape), reordered(shape) ? shape.chain() : List.of());
+      repair = order.repair(scheme);
     } catch (RuntimeException e) {
       giveBack(g, "its repair could not be built: " + e.getMessage());
       return;
     }
-    // What the order puts on the rack links: the source's plan where it shaped the rebuild, else the planner's.
-    RackLinkLoad flows = new RackLinkLoad(RackLinkLoad.Links.FULL_DUPLEX);
-    long crossRack = 0;
-    long helperBytes = 0;
-    if (shape == null) {
-      rs.forEach(x -> flows.add(x.flows(), 1));
-      crossRack = rs.stream().mapToLong(DecommissionPlan.Rebuild::crossRackBytes).sum();
-      helperBytes = from != null ? r.bytes() : (long) r.helpers().size() * r.bytes();
-    } else {
-      for (DecommissionPlan.Rebuild x : rs) {
-        FullNodeRecoveryPlan.Rebuild planned = source.shape(g, x.unit());
-        helperBytes += planned.helperBytes();
-        for (FullNodeRecoveryPlan.Transfer t : planned.transfers()) {
-          flows.addTransfer(t.fromRack(), t.toRack(), t.bytes());
-          crossRack += t.bytes();
-        }
-      }
-    }
-    long[] internals = rs.stream().mapToLong(x -> g.groupId() + x.unit()).toArray();
+    long[] internals = order.internals;
     for (long internal : internals) {
       state.startedUnit(internal);
     }
-    inFlight.started(g.groupId(), internals, flows);
-    counters.crossRackBytesPlanned().incr(crossRack);
-    counters.planned(flows, helperBytes, reordered(shape), rs.size());
+    inFlight.started(g.groupId(), internals, order.flows);
+    counters.crossRackBytesPlanned().incr(order.crossRackBytes);
+    counters.planned(order.flows, order.helperBytes, order.reordered(), order.size());
     try {
       workers.execute(() -> {
         try {
-          boolean[] stored = orders.runUnits(repair, targets, crcs, lives, whats, counters.failures());
+          boolean[] stored =
+              orders.runUnits(repair, order.targets, order.crcs, order.lives, order.whats, counters.failures());
           boolean all = true;
           for (int i = 0; i < stored.length; i++) {
             all &= stored[i];
             if (stored[i]) {
               counters.rebuilt().incr();
-              counters.bytes().incr(rs.get(i).bytes());
-              if (from != null) {
+              counters.bytes().incr(order.bytes(i));
+              if (order.from != null) {
                 counters.copied().incr();
-                counters.bytesCopied().incr(rs.get(i).bytes());
+                counters.bytesCopied().incr(order.bytes(i));
               }
             }
           }
@@ -381,36 +310,5 @@ final class LostUnitRebuilds {
         state.endedUnit(internal);
       }
     }
-  }
-
-  /**
-   * Whether the plan has the rebuild's chain visit its racks in another order than the worker's default (name order):
-   * only then does the order name it, so that an order a DataNode of an earlier release can run keeps its kind.
-   */
-  private static boolean reordered(FullNodeRecoveryPlan.Rebuild shape) {
-    return shape != null && shape.decodedWith().isEmpty()
-        && !shape.chain().equals(shape.chain().stream().sorted().toList());
-  }
-
-  /**
-   * The helpers the rebuild prefers: where the source's plan shaped it, those the plan costed (the code's cheapest
-   * repair, else the first in unit order), so every rack link carries the plan's bytes; else the decommission
-   * planner's, least recently selected.
-   */
-  private static Comparator<Integer> helperPreference(DecommissionPlan.Rebuild r, FullNodeRecoveryPlan.Rebuild shape) {
-    return shape != null ? Comparator.naturalOrder() : planFirst(r.helpers());
-  }
-
-  /** The plan's helpers first, in its order (the DataNode plans the same from this preference), then by unit. */
-  private static Comparator<Integer> planFirst(List<UnitLocation> helpers) {
-    Map<Integer, Integer> rank = new HashMap<>();
-    for (int i = 0; i < helpers.size(); i++) {
-      rank.put(helpers.get(i).unit(), i);
-    }
-    return Comparator.comparingInt((Integer u) -> rank.getOrDefault(u, Integer.MAX_VALUE)).thenComparingInt(u -> u);
-  }
-
-  private static byte[] readToken(BlockTokenSecretManager secrets, ExtendedBlock b) {
-    return RebuildOrders.token(secrets, b, BlockTokenIdentifier.AccessMode.READ, new StorageType[0], new String[0]);
   }
 }
