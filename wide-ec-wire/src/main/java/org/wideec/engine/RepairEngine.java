@@ -184,7 +184,7 @@ public final class RepairEngine {
         continue;
       }
       try {
-        AttemptPhases phases = run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length);
+        AttemptPhases phases = run(r, requestor, plan, excluded, sinks, sliceBytes, offset, length, start);
         return succeeded(r, plan, attempt, excluded, start, offset, length, phases);
       } catch (PeerFailure f) {
         if (Thread.currentThread().isInterrupted()) {
@@ -343,8 +343,9 @@ public final class RepairEngine {
    * @return when each of its phases ended
    */
   private AttemptPhases run(StripeRepair r, UnitLocation requestor, StreamPlan plan, Set<String> excluded,
-      SliceSink.Factory factory, int sliceBytes, long rangeOffset, long length) throws IOException, InterruptedException {
-    AttemptPhases.Clock clock = new AttemptPhases.Clock();
+      SliceSink.Factory factory, int sliceBytes, long rangeOffset, long length, long repairStart)
+      throws IOException, InterruptedException {
+    AttemptPhases.Clock clock = new AttemptPhases.Clock(repairStart);
     long[] unitLengths = new long[r.lost().length];
     for (int o = 0; o < unitLengths.length; o++) {
       unitLengths[o] = Math.max(0, Math.min(length, r.lostLengths()[o] - rangeOffset));

@@ -278,7 +278,9 @@ class ValidatedRepairTest {
     assertTrue(p.secondDecodeMs() - p.acceptedMs() >= holdMs, "the held second decode: " + p);
     assertTrue(p.targetWritesMs() >= writeHoldMs && p.targetWritesMs() <= p.firstPassMs() - p.acceptedMs(),
         "the held target write, within the first pass: " + p);
-    assertTrue(p.describe().startsWith("streams accepted at " + p.acceptedMs() + " ms, first slice "), p.describe());
+    assertTrue(p.beganMs() <= res.millis(), "the attempt began within the repair: " + p + " in " + res.millis());
+    assertTrue(p.describe().startsWith("began " + p.beganMs() + " ms into the repair (planning, earlier attempts);"
+        + " streams accepted at " + p.acceptedMs() + " ms, first slice "), p.describe());
   }
 
   /**
