@@ -17,6 +17,7 @@ import org.apache.hadoop.util.DataChecksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.engine.EncodeExecutor;
+import org.wideec.engine.TaskFailure;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.archive.encode.ParitySinks;
@@ -188,14 +189,7 @@ final class EncodeTreeService {
         }
       }
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      if (cause instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new IOException(cause.toString(), cause);
+      throw TaskFailure.cause(e, "encode tree step");
     } finally {
       task.cancel(true); // the asker left (a heartbeat failed) or this thread was interrupted: the tree stops too
     }

@@ -221,14 +221,7 @@ public final class EncodeExecutor {
           done.take().get();
         } catch (ExecutionException e) {
           running.forEach(other -> other.cancel(true));
-          Throwable cause = e.getCause();
-          if (cause instanceof IOException io) {
-            throw io;
-          }
-          if (cause instanceof RuntimeException re) {
-            throw re;
-          }
-          throw new IOException(plan.name() + ": encode failed: " + cause, cause);
+          throw TaskFailure.cause(e, plan.name() + ": encode failed");
         }
       }
     } finally {

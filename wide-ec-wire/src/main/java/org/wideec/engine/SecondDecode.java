@@ -142,17 +142,7 @@ final class SecondDecode {
       try {
         return decoded.get();
       } catch (ExecutionException e) {
-        Throwable c = e.getCause();
-        if (c instanceof IOException io) {
-          throw io;
-        }
-        if (c instanceof InterruptedException ie) {
-          throw ie;
-        }
-        if (c instanceof RuntimeException re) {
-          throw re;
-        }
-        throw (Error) c;
+        throw TaskFailure.cause(e, r.name() + ": the second decode failed");
       }
     }
 

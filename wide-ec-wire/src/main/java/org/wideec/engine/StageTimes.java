@@ -15,10 +15,11 @@ final class StageTimes {
   private final long start;
   private long ready = -1;
   private long firstSent = -1;
-  private long upstreamNanos;
-  private long diskNanos;
-  private long computeNanos;
-  private long sendNanos;
+  private static final int UPSTREAM = 0;
+  private static final int DISK = 1;
+  private static final int COMPUTE = 2;
+  private static final int SEND = 3;
+  private final long[] nanos = new long[4];
 
   /** @param askedNanos when the request arrived (System.nanoTime), or -1 when unknown */
   StageTimes(long askedNanos) {
@@ -44,27 +45,26 @@ final class StageTimes {
 
   /** Adds the nanoseconds since {@code from} to waiting for (and adding) upstream slices; returns now. */
   long upstream(long from) {
-    long now = clock.getAsLong();
-    upstreamNanos += now - from;
-    return now;
+    return spent(UPSTREAM, from);
   }
 
   long disk(long from) {
-    long now = clock.getAsLong();
-    diskNanos += now - from;
-    return now;
+    return spent(DISK, from);
   }
 
   long compute(long from) {
+    return spent(COMPUTE, from);
+  }
+
+  private long spent(int part, long from) {
     long now = clock.getAsLong();
-    computeNanos += now - from;
+    nanos[part] += now - from;
     return now;
   }
 
   /** Adds the time since {@code from} to sending a slice; the first send marks the first slice out. */
   long sent(long from) {
-    long now = clock.getAsLong();
-    sendNanos += now - from;
+    long now = spent(SEND, from);
     if (firstSent < 0) {
       firstSent = now;
     }
@@ -75,8 +75,8 @@ final class StageTimes {
   String describe() {
     long end = clock.getAsLong();
     return "queued " + ms(start - asked) + " ms, ready at " + at(ready) + ", first slice out at " + at(firstSent)
-        + ", done at " + at(end) + "; waited for upstreams " + ms(upstreamNanos) + " ms, read " + ms(diskNanos)
-        + ", computed " + ms(computeNanos) + ", waited to send " + ms(sendNanos);
+        + ", done at " + at(end) + "; waited for upstreams " + ms(nanos[UPSTREAM]) + " ms, read "
+        + ms(nanos[DISK]) + ", computed " + ms(nanos[COMPUTE]) + ", waited to send " + ms(nanos[SEND]);
   }
 
   private String at(long t) {
