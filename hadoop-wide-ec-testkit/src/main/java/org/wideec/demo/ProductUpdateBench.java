@@ -188,13 +188,17 @@ final class ProductUpdateBench {
     return report.sweep(code, scheme, points);
   }
 
-  /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */
+  /**
+   * A sweep point's fresh one-stripe archive of k files, those holding data units 0 .. c-1 to be removed in one batch:
+   * the same units of the placement plan on every archive, whichever file HDFS's placement put in which unit, so the
+   * delta run and the default run of a point (two archives) price the same update.
+   */
   private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws Exception {
     int k = k(code);
     Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c + "-" + run);
     List<Path> files = writeFiles(dir, 0, k);
     archive(dir, code);
-    List<Path> batch = files.subList(0, c);
+    List<Path> batch = firstUnits(files, c);
     return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
       long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
       batch.forEach(expected::remove);
@@ -203,6 +207,28 @@ final class ProductUpdateBench {
       }
       return bytes;
     });
+  }
+
+  /** The files of a one-stripe archive of one-block files that hold its data units 0 .. c-1, in unit order. */
+  private List<Path> firstUnits(List<Path> files, int c) throws IOException {
+    List<StripeUpdate> all = updater().preview(files).values().stream().flatMap(List::stream).toList();
+    if (all.size() != 1) {
+      throw new IllegalStateException("a sweep archive is one stripe, " + files + " make " + all.size());
+    }
+    org.wideec.archive.ArchivedStripe s = all.get(0).before();
+    Map<Long, Path> byInode = new LinkedHashMap<>();
+    for (Path f : files) {
+      byInode.put(store.inodeOf(f), f);
+    }
+    List<Path> out = new ArrayList<>();
+    for (int u = 0; u < c; u++) {
+      Path f = byInode.get(s.member(u).inodeId());
+      if (f == null || out.contains(f)) {
+        throw new IllegalStateException("stripe " + s.stripeId() + " unit " + u + " is not one file's only block");
+      }
+      out.add(f);
+    }
+    return out;
   }
 
   /**
@@ -236,8 +262,8 @@ final class ProductUpdateBench {
   }
 
   /**
-   * Whether the updater re-encodes a stripe of these updates under the scheme: its chain then sends the kept units'
-   * own lengths, not whole chunks.
+   * Whether the updater re-encodes a stripe of these updates under the scheme: its chain's streams then carry every
+   * row at the parity length (the longest kept unit), shorter units read as zeros past their end.
    */
   private boolean reEncodes(Map<StripeManifest, List<StripeUpdate>> preview, String scheme) {
     return ProductCrossover.choices(preview, scheme, ChainEncoder.shapeOf(toolConf),
