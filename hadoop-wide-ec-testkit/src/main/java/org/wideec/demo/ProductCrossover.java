@@ -1,5 +1,6 @@
 package org.wideec.demo;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
+import org.apache.hadoop.fs.Path;
+import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.UpdateChoice;
@@ -133,6 +136,47 @@ public final class ProductCrossover {
   }
 
   private ProductCrossover() {}
+
+  /** A file's inode number, as the NameNode has it. */
+  @FunctionalInterface
+  public interface InodeOf {
+    long of(Path file) throws IOException;
+  }
+
+  /**
+   * A sweep point's batch: the files of a one-stripe archive of one-block files ({@code all}, the dry run removing
+   * every one of them) that hold its first {@code c} data units rack by rack: the units in the planned rack of unit 0
+   * first, then those in the rack of the lowest unit left, and so on. Which block the archiver gives which unit, and
+   * so which units share a rack, follows from where HDFS happened to put the blocks; taking the units rack by rack
+   * makes every archive of a point (the delta run's, the default run's) and every run remove the same shape.
+   *
+   * @throws IllegalStateException when the files make more than one stripe, or a unit is not one file's only block
+   */
+  public static List<Path> batch(Map<StripeManifest, List<StripeUpdate>> all, List<Path> files, InodeOf inodeOf,
+      int c) throws IOException {
+    List<StripeUpdate> updates = all.values().stream().flatMap(List::stream).toList();
+    if (updates.size() != 1) {
+      throw new IllegalStateException("a sweep archive is one stripe, " + files + " make " + updates.size());
+    }
+    ArchivedStripe s = updates.get(0).before();
+    Map<String, List<Integer>> byRack = new LinkedHashMap<>();
+    for (int u = 0; u < s.code().k(); u++) {
+      byRack.computeIfAbsent(s.member(u).plannedRack(), r -> new ArrayList<>()).add(u);
+    }
+    Map<Long, Path> byInode = new LinkedHashMap<>();
+    for (Path f : files) {
+      byInode.put(inodeOf.of(f), f);
+    }
+    List<Path> out = new ArrayList<>();
+    for (int u : byRack.values().stream().flatMap(List::stream).limit(c).toList()) {
+      Path f = s.member(u).padding() ? null : byInode.get(s.member(u).inodeId());
+      if (f == null || out.contains(f)) {
+        throw new IllegalStateException("stripe " + s.stripeId() + " unit " + u + " is not one file's only block");
+      }
+      out.add(f);
+    }
+    return out;
+  }
 
   /** 1, 2, 4, ... below k, then k: the batch sizes the sweep measures. */
   public static List<Integer> points(int k) {

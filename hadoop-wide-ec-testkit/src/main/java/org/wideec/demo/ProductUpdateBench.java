@@ -47,9 +47,10 @@ import org.wideec.transport.TrafficShaper;
  *       stripe's virtual slots; measured: cross-rack bytes per reclaimed GiB (space the namespace consumed before the
  *       removal less after its commit, the grace period 0) and the seconds the removal took; each command beside
  *       its plan (the fill's from the fill's own dry run), and what the updater chooses (the plan, or re-encoding);</li>
- *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch; per point the scheme's delta
- *       update measured with re-encoding off against the model's price of re-encoding the stripe
- *       ({@link ReEncoding}), and the crossover; beside it what the default run (re-encoding when cheaper) does.</li>
+ *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch, rack by rack; per point the
+ *       scheme's delta update measured with re-encoding off against the price of re-encoding the stripe instead, the
+ *       chain the updater runs ({@link ReEncoding}), and the crossover; beside it what the default run (re-encoding
+ *       when cheaper) does.</li>
  * </ul>
  * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
  * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
@@ -189,16 +190,16 @@ final class ProductUpdateBench {
   }
 
   /**
-   * A sweep point's fresh one-stripe archive of k files, those holding data units 0 .. c-1 to be removed in one batch:
-   * the same units of the placement plan on every archive, whichever file HDFS's placement put in which unit, so the
-   * delta run and the default run of a point (two archives) price the same update.
+   * A sweep point's fresh one-stripe archive of k files, the first c of its data units rack by rack to be removed in
+   * one batch ({@link ProductCrossover#batch}): the same shape of update on every archive, wherever HDFS put the blocks, so the
+   * delta run and the default run of a point (two archives) price the same update, and every run the same.
    */
   private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws Exception {
     int k = k(code);
     Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c + "-" + run);
     List<Path> files = writeFiles(dir, 0, k);
     archive(dir, code);
-    List<Path> batch = firstUnits(files, c);
+    List<Path> batch = ProductCrossover.batch(updater().preview(files), files, store::inodeOf, c);
     return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
       long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
       batch.forEach(expected::remove);
@@ -207,28 +208,6 @@ final class ProductUpdateBench {
       }
       return bytes;
     });
-  }
-
-  /** The files of a one-stripe archive of one-block files that hold its data units 0 .. c-1, in unit order. */
-  private List<Path> firstUnits(List<Path> files, int c) throws IOException {
-    List<StripeUpdate> all = updater().preview(files).values().stream().flatMap(List::stream).toList();
-    if (all.size() != 1) {
-      throw new IllegalStateException("a sweep archive is one stripe, " + files + " make " + all.size());
-    }
-    org.wideec.archive.ArchivedStripe s = all.get(0).before();
-    Map<Long, Path> byInode = new LinkedHashMap<>();
-    for (Path f : files) {
-      byInode.put(store.inodeOf(f), f);
-    }
-    List<Path> out = new ArrayList<>();
-    for (int u = 0; u < c; u++) {
-      Path f = byInode.get(s.member(u).inodeId());
-      if (f == null || out.contains(f)) {
-        throw new IllegalStateException("stripe " + s.stripeId() + " unit " + u + " is not one file's only block");
-      }
-      out.add(f);
-    }
-    return out;
   }
 
   /**
