@@ -101,7 +101,7 @@ public final class UpdateExecution {
           for (int p : t.parities()) {
             Delta sum = parityDelta(t, p, held, partials, parity);
             if (t.to().unit() == p) {
-              targetParity(t.to(), p, t);
+              requireRenewed(p, t);
               add(parity[p], 1, sum);
             } else if (t.parities().length == 1 && !t.to().isRelay() && t.to().unit() >= k) {
               targetParity(t); // a single parity's delta sent to another parity's node: names the mistake
@@ -200,8 +200,8 @@ public final class UpdateExecution {
     return Arrays.stream(pattern.changed()).allMatch(d -> pattern.code().generator().get(p, d) == 0);
   }
 
-  /** Checks that a transfer may renew parity {@code p} at its node {@code to}: not a parity the update drops. */
-  private void targetParity(Place to, int p, Transfer t) {
+  /** Checks that a transfer may renew parity {@code p}: not a parity the update drops. */
+  private void requireRenewed(int p, Transfer t) {
     if (pattern.isDropped(p)) {
       throw new IllegalStateException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
           + ", which the update drops");
@@ -217,10 +217,7 @@ public final class UpdateExecution {
     if (t.to().isRelay() || p < k || !Arrays.equals(t.parities(), new int[] {p})) {
       throw new IllegalStateException(plan.scheme() + ": " + t + " must end at the node of the single parity it serves");
     }
-    if (pattern.isDropped(p)) {
-      throw new IllegalStateException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
-          + ", which the update drops");
-    }
+    requireRenewed(p, t);
     return p;
   }
 
