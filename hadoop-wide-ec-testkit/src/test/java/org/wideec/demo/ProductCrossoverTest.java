@@ -166,7 +166,7 @@ class ProductCrossoverTest {
         ProductCrossover.batch(all, files, inodeOf, 4), "/r0's units 0, 2, 4, then /r1's unit 1");
     assertEquals(List.of(new Path("/d/f5")), ProductCrossover.batch(all, files, inodeOf, 1));
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> ProductCrossover.batch(all, files.subList(1, 6), inodeOf, 1));
+        () -> ProductCrossover.batch(all, files.subList(0, 5), inodeOf, 1)); // f5, unit 0, missing
     assertEquals("stripe 3 unit 0 is not one file's only block", e.getMessage());
   }
 
