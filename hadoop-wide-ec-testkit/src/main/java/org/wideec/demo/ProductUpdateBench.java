@@ -191,8 +191,9 @@ final class ProductUpdateBench {
 
   /**
    * A sweep point's fresh one-stripe archive of k files, the first c of its data units rack by rack to be removed in
-   * one batch ({@link ProductCrossover#batch}): the same shape of update on every archive, wherever HDFS put the blocks, so the
-   * delta run and the default run of a point (two archives) price the same update, and every run the same.
+   * one batch ({@link ProductCrossover#batch}): the same shape of update on every archive, wherever HDFS put the
+   * blocks, so the delta run and the default run of a point (two archives) price the same update, and every run the
+   * same.
    */
   private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws Exception {
     int k = k(code);
