@@ -198,13 +198,16 @@ final class UpdateComparison {
     return ProductCrossover.toJson(points);
   }
 
-  /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */
+  /**
+   * A sweep point's fresh one-stripe archive of k files, the first {@code c} of its data units rack by rack to be
+   * removed in one batch ({@link ProductCrossover#batch}).
+   */
   private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws IOException {
     int k = org.wideec.code.Codes.pinnedFromSpec(code).k();
     Path dir = new Path("/bench-updates/" + tag(code) + "/" + scheme + "-sweep-" + c + "-" + run);
     List<Path> files = write(dir, 0, k);
     archive(dir, code);
-    List<Path> batch = files.subList(0, c);
+    List<Path> batch = ProductCrossover.batch(updater().preview(files), files, store::inodeOf, c);
     String name = code + " " + scheme + " sweep (" + run + "): rm of " + c + " of " + k;
     return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
       long bytes = (Long) command(name, rm(batch, scheme, reEncodeWhenCheaper)).get("uplinkBytesDown");

@@ -1,5 +1,6 @@
 package org.wideec.demo;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,19 +8,23 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
+import org.apache.hadoop.fs.Path;
+import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeUpdate;
 import org.wideec.archive.UpdateChoice;
 import org.wideec.archive.encode.EncodePlan;
 import org.wideec.update.ReEncoding;
+import org.wideec.update.UpdateChooser;
 import org.wideec.update.UpdateScheme;
 
 /**
  * The product layer's arithmetic, kept apart from the cluster so it can be checked on its own: cross-rack bytes per
  * reclaimed GiB, the sweep's points (1, 2, 4, ... changed data units of one stripe, and k) and the crossover, the
- * fewest changed units at which the model's re-encoding of the stripe crosses racks less than the measured delta
- * update (RackCU §III prices both in chunks; here a chunk is a whole unit, since whole blocks change). Shared by the
- * embedded product layer and the multi-process cluster's update phase.
+ * fewest changed units at which re-encoding the stripe crosses racks less than the delta update (RackCU §III prices
+ * the delta in chunks; here a chunk is a whole unit, since whole blocks change). Re-encoding is priced as the updater
+ * prices and runs it ({@link UpdateChoice}, {@link ReEncoding#chain}). Shared by the embedded product layer and the
+ * multi-process cluster's update phase.
  */
 public final class ProductCrossover {
   private static final double GIB = 1024.0 * 1024 * 1024;
@@ -28,7 +33,8 @@ public final class ProductCrossover {
    * One sweep point: {@code changed} data units removed from one stripe in one batch; {@code dropped} when that was
    * all of its data, so the stripe left the manifest and neither an update nor a re-encode had parity to write.
    * {@code measuredCrossRackBytes} is the scheme's delta update as run with re-encoding off, beside its plan and the
-   * model's price of re-encoding; {@code whenCheaper} is what the updater's default run does with the same batch.
+   * price of re-encoding instead (both as the updater prices them, {@link UpdateChoice}); {@code whenCheaper} is what
+   * the updater's default run does with the same batch.
    */
   public record Point(int changed, boolean dropped, long measuredCrossRackBytes, long plannedCrossRackBytes,
       long reEncodeCrossRackBytes, WhenCheaper whenCheaper) {
@@ -39,8 +45,13 @@ public final class ProductCrossover {
           new WhenCheaper(false, plannedCrossRackBytes, measuredCrossRackBytes, false));
     }
 
+    /**
+     * The updater's decision on this point's plans ({@link UpdateChooser#prefersReEncoding}): re-encoding crosses
+     * racks strictly less than the delta plan. Against the plan, not the measurement: the run adds a few hundred
+     * bytes of reports no plan prices, which would turn a tie into a win the updater never takes.
+     */
     public boolean reEncodeWins() {
-      return reEncodeCrossRackBytes < measuredCrossRackBytes;
+      return !dropped && UpdateChooser.prefersReEncoding(reEncodeCrossRackBytes, plannedCrossRackBytes);
     }
 
     public Map<String, Object> toJson() {
@@ -99,7 +110,8 @@ public final class ProductCrossover {
 
   /**
    * Measures one sweep point, the same way on every bench: the scheme's delta update with re-encoding off, on a fresh
-   * archive, beside its plan and the model's re-encoding price; then the default run. Where the updater would
+   * archive, beside its plan and the price of re-encoding instead, both as the updater prices them; then the default
+   * run. Where the updater would
    * re-encode a stripe of that archive, the default run is measured on an archive of its own, its choice priced on
    * that archive; elsewhere it is the delta update just measured.
    */
@@ -107,9 +119,9 @@ public final class ProductCrossover {
       throws Exception {
     Trial delta = trials.fresh(changed, "delta");
     Map<StripeManifest, List<StripeUpdate>> preview = delta.preview().get();
-    long planned = plannedBytes(preview, scheme);
-    long reEncode = reEncodeBytes(preview);
     List<UpdateChoice> choices = choices(preview, scheme, shape, true);
+    long planned = choices.stream().mapToLong(UpdateChoice::deltaCrossRackBytes).sum();
+    long reEncode = choices.stream().mapToLong(UpdateChoice::reEncodeCrossRackBytes).sum();
     long measured = delta.removal().remove(false);
     WhenCheaper dflt;
     if (choices.stream().noneMatch(UpdateChoice::reEncodes)) {
@@ -124,6 +136,47 @@ public final class ProductCrossover {
   }
 
   private ProductCrossover() {}
+
+  /** A file's inode number, as the NameNode has it. */
+  @FunctionalInterface
+  public interface InodeOf {
+    long of(Path file) throws IOException;
+  }
+
+  /**
+   * A sweep point's batch: the files of a one-stripe archive of one-block files ({@code all}, the dry run removing
+   * every one of them) that hold its first {@code c} data units rack by rack: the units in the planned rack of unit 0
+   * first, then those in the rack of the lowest unit left, and so on. Which block the archiver gives which unit, and
+   * so which units share a rack, follows from where HDFS happened to put the blocks; taking the units rack by rack
+   * makes every archive of a point (the delta run's, the default run's) and every run remove the same shape.
+   *
+   * @throws IllegalStateException when the files make more than one stripe, or a unit is not one file's only block
+   */
+  public static List<Path> batch(Map<StripeManifest, List<StripeUpdate>> all, List<Path> files, InodeOf inodeOf,
+      int c) throws IOException {
+    List<StripeUpdate> updates = all.values().stream().flatMap(List::stream).toList();
+    if (updates.size() != 1) {
+      throw new IllegalStateException("a sweep archive is one stripe, " + files + " make " + updates.size());
+    }
+    ArchivedStripe s = updates.get(0).before();
+    Map<String, List<Integer>> byRack = new LinkedHashMap<>();
+    for (int u = 0; u < s.code().k(); u++) {
+      byRack.computeIfAbsent(s.member(u).plannedRack(), r -> new ArrayList<>()).add(u);
+    }
+    Map<Long, Path> byInode = new LinkedHashMap<>();
+    for (Path f : files) {
+      byInode.put(inodeOf.of(f), f);
+    }
+    List<Path> out = new ArrayList<>();
+    for (int u : byRack.values().stream().flatMap(List::stream).limit(c).toList()) {
+      Path f = s.member(u).padding() ? null : byInode.get(s.member(u).inodeId());
+      if (f == null || out.contains(f)) {
+        throw new IllegalStateException("stripe " + s.stripeId() + " unit " + u + " is not one file's only block");
+      }
+      out.add(f);
+    }
+    return out;
+  }
 
   /** 1, 2, 4, ... below k, then k: the batch sizes the sweep measures. */
   public static List<Integer> points(int k) {
@@ -229,19 +282,8 @@ public final class ProductCrossover {
     return measured >= planned && measured - planned < unitBytes;
   }
 
-  /** The model's cross-rack bytes of re-encoding every stripe these updates touch ({@link ReEncoding}). */
-  public static long reEncodeBytes(Map<StripeManifest, List<StripeUpdate>> preview) {
-    long bytes = 0;
-    for (List<StripeUpdate> us : preview.values()) {
-      for (StripeUpdate u : us) {
-        bytes += new ReEncoding().plan(u.pattern()).crossRackChunks() * u.before().unitLength();
-      }
-    }
-    return bytes;
-  }
-
   /**
-   * A sweep's JSON: its points; reEncodeWinsFromChangedUnits (the model's re-encoding against the delta update
+   * A sweep's JSON: its points; reEncodeWinsFromChangedUnits (re-encoding's price against the delta update
    * measured with re-encoding off) and reEncodeBeatsPlanFromChangedUnits (against the delta plan), null where the
    * delta update wins at the largest point; whenCheaperReEncodesFromChangedUnits, the fewest changed units from which
    * the default run re-encodes at every larger point too, null where it runs the delta plan at the largest point.

@@ -47,9 +47,10 @@ import org.wideec.transport.TrafficShaper;
  *       stripe's virtual slots; measured: cross-rack bytes per reclaimed GiB (space the namespace consumed before the
  *       removal less after its commit, the grace period 0) and the seconds the removal took; each command beside
  *       its plan (the fill's from the fill's own dry run), and what the updater chooses (the plan, or re-encoding);</li>
- *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch; per point the scheme's delta
- *       update measured with re-encoding off against the model's price of re-encoding the stripe
- *       ({@link ReEncoding}), and the crossover; beside it what the default run (re-encoding when cheaper) does.</li>
+ *   <li>sweep: 1, 2, 4, ... and k of a full stripe's data units removed in one batch, rack by rack; per point the
+ *       scheme's delta update measured with re-encoding off against the price of re-encoding the stripe instead, the
+ *       chain the updater runs ({@link ReEncoding}), and the crossover; beside it what the default run (re-encoding
+ *       when cheaper) does.</li>
  * </ul>
  * Cross-rack bytes are the DataNodes' slice-transport counters (the DataNode executor's traffic) plus, when the
  * client executor ran, every byte the tool's process read or wrote through HDFS: that process sits in no rack, so
@@ -188,13 +189,18 @@ final class ProductUpdateBench {
     return report.sweep(code, scheme, points);
   }
 
-  /** A sweep point's fresh one-stripe archive of k files, the first {@code c} to be removed in one batch. */
+  /**
+   * A sweep point's fresh one-stripe archive of k files, the first c of its data units rack by rack to be removed in
+   * one batch ({@link ProductCrossover#batch}): the same shape of update on every archive, wherever HDFS put the
+   * blocks, so the delta run and the default run of a point (two archives) price the same update, and every run the
+   * same.
+   */
   private ProductCrossover.Trial trial(String code, String scheme, int c, String run) throws Exception {
     int k = k(code);
     Path dir = new Path("/product/" + tag(code) + "/" + scheme + "/sweep-" + c + "-" + run);
     List<Path> files = writeFiles(dir, 0, k);
     archive(dir, code);
-    List<Path> batch = files.subList(0, c);
+    List<Path> batch = ProductCrossover.batch(updater().preview(files), files, store::inodeOf, c);
     return new ProductCrossover.Trial(() -> updater().preview(batch), reEncodeWhenCheaper -> {
       long bytes = measured(() -> rm(batch, scheme, reEncodeWhenCheaper));
       batch.forEach(expected::remove);
@@ -236,8 +242,8 @@ final class ProductUpdateBench {
   }
 
   /**
-   * Whether the updater re-encodes a stripe of these updates under the scheme: its chain then sends the kept units'
-   * own lengths, not whole chunks.
+   * Whether the updater re-encodes a stripe of these updates under the scheme: its chain's streams then carry every
+   * row at the parity length (the longest kept unit), shorter units read as zeros past their end.
    */
   private boolean reEncodes(Map<StripeManifest, List<StripeUpdate>> preview, String scheme) {
     return ProductCrossover.choices(preview, scheme, ChainEncoder.shapeOf(toolConf),

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.ArchiveScope;
 import org.wideec.archive.ArchivedStripe;
@@ -139,6 +140,34 @@ class ProductCrossoverTest {
       members.add(new StripeMember(code.role(u), false, 200 + u, 6000 + u, 1, 4096, u, "dn" + u, "/r" + (u % 3)));
     }
     return new ArchivedStripe(3, spec, 1, StripeState.TRIMMED, "/.wideec/parity/9/3", 300, members);
+  }
+
+  @Test
+  void aSweepBatchTakesTheStripesDataUnitsRackByRackWhateverFileHoldsWhichUnit() throws Exception {
+    String spec = "rs:k=6,m=3";
+    LinearCode code = Codes.pinnedFromSpec(spec);
+    List<StripeMember> members = new ArrayList<>();
+    for (int u = 0; u < code.k(); u++) {
+      members.add(StripeMember.data(100 + u, 5000 + u, 1, 4096, "dn" + u, "/r" + u % 2).withCrc(u));
+    }
+    for (int u = code.k(); u < code.n(); u++) {
+      members.add(new StripeMember(code.role(u), false, 200 + u, 6000 + u, 1, 4096, u, "dn" + u, "/r2"));
+    }
+    ArchivedStripe s = new ArchivedStripe(3, spec, 1, StripeState.TRIMMED, "/.wideec/parity/9/3", 300, members);
+    Map<StripeManifest, List<StripeUpdate>> all = Map.of(new StripeManifest("/d", ArchiveScope.DIRECTORY,
+        List.of(s)), List.of(StripeUpdate.removing(s, Set.of(100L, 101L, 102L, 103L, 104L, 105L))));
+    // File fi holds unit 5 - i; units 0, 2, 4 are in /r0, 1, 3, 5 in /r1.
+    List<Path> files = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      files.add(new Path("/d/f" + i));
+    }
+    ProductCrossover.InodeOf inodeOf = f -> 105 - Integer.parseInt(f.getName().substring(1));
+    assertEquals(List.of(new Path("/d/f5"), new Path("/d/f3"), new Path("/d/f1"), new Path("/d/f4")),
+        ProductCrossover.batch(all, files, inodeOf, 4), "/r0's units 0, 2, 4, then /r1's unit 1");
+    assertEquals(List.of(new Path("/d/f5")), ProductCrossover.batch(all, files, inodeOf, 1));
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> ProductCrossover.batch(all, files.subList(0, 5), inodeOf, 1)); // f5, unit 0, missing
+    assertEquals("stripe 3 unit 0 is not one file's only block", e.getMessage());
   }
 
   @Test

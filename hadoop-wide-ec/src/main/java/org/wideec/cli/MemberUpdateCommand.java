@@ -164,8 +164,8 @@ final class MemberUpdateCommand {
     j.put("reEncode", true);
     j.put("encoder", "chain");
     j.put("reason", choice.reason());
-    // Kept units shorter than a chunk send their own lengths: rounded up, the chunk count never understates the
-    // bytes (crossRackBytes is exact).
+    // Every stream carries each row at the parity length (the longest kept unit; shorter units read as zeros past
+    // their end), so this is exact; rounded up all the same, it never understates the bytes.
     j.put("crossRackChunks", (p.crossRackBytes() + p.unitBytes() - 1) / p.unitBytes());
     j.put("crossRackBytes", p.crossRackBytes());
     List<Map<String, Object>> trees = new ArrayList<>();

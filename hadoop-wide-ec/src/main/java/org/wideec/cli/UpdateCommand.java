@@ -13,6 +13,7 @@ import org.wideec.code.LinearCode;
 import org.wideec.placement.PlacementPlanner;
 import org.wideec.update.RackCoordinatedUpdate;
 import org.wideec.update.RackLayout;
+import org.wideec.update.ReEncoding;
 import org.wideec.update.UpdateChooser;
 import org.wideec.update.UpdateHistory;
 import org.wideec.update.UpdatePattern;
@@ -51,7 +52,9 @@ final class UpdateCommand {
     List<UpdatePlan> plans = new ArrayList<>();
     if (scheme.equals("all")) {
       for (String name : UpdateScheme.NAMES) {
-        plans.add(UpdateScheme.byName(name).plan(pattern, history));
+        if (!name.equals("reencode") || ReEncoding.runs(pattern.code())) { // re-encoding needs a pinned code
+          plans.add(UpdateScheme.byName(name).plan(pattern, history));
+        }
       }
     } else {
       plans.add(parse("scheme", () -> UpdateScheme.byName(scheme)).plan(pattern, history));

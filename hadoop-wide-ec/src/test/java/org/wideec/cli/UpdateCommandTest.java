@@ -37,7 +37,7 @@ class UpdateCommandTest {
   void figure3PrintsBaseline24TwoCollectors10AndRackCu8() throws Exception {
     assertEquals(0, run(with(FIGURE_3, "--collectors", "R1:R2,R3:R4")));
     String text = out.toString(StandardCharsets.UTF_8);
-    assertTrue(text.contains("cross-rack chunks: baseline 24 cau 12 parix 48 rackcu 8 reencode 8 coordinated 10\n"), text);
+    assertTrue(text.contains("cross-rack chunks: baseline 24 cau 12 parix 48 rackcu 8 reencode 14 coordinated 10\n"), text);
     assertTrue(text.contains("rackcu: 8 cross-rack chunks, 2 inside racks; collector [R1]"), text);
     assertTrue(text.contains("chosen: rackcu"), text);
   }

@@ -333,6 +333,79 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     everythingChecksOut(manifestOf("/dn-many"));
   }
 
+  /**
+   * The product sweep's crossover ({@code bench update --product --quick}: RS(6,3) placed with combined locality, data
+   * 0-2 in one rack, 3-5 in another, the parities in a third), 4 of the stripe's 6 units removed under RackCU. Where
+   * the 2 kept units share a rack the chain crosses once with 3 rows against RackCU's 4 deltas; where they are in two
+   * racks it crosses twice (6). In both the updater (re-encoding when cheaper, the default) runs what the update
+   * model decides on the stripe's pattern ({@link org.wideec.update.ReEncoding} against RackCU): the model used to
+   * price both at 2 units (the kept units read into the parity rack) and say re-encode where the updater did not.
+   */
+  @Test
+  void atTheProductSweepsCrossoverTheUpdaterReEncodesExactlyWhereTheModelDecidesTo() throws Exception {
+    long[] sizes = {BLOCK, BLOCK, BLOCK, BLOCK, BLOCK, BLOCK};
+    for (boolean oneRackKept : List.of(true, false)) {
+      String dir = "/dn-crossover-" + (oneRackKept ? "one-rack" : "two-racks");
+      List<String> files = archiveDirOnPlan(dir, sizes, "--code", "rs:k=6,m=3", "--placement", "cl");
+      StripeManifest before = manifestOf(dir);
+      org.wideec.archive.ArchivedStripe s = before.stripe(0);
+      // Combined locality puts the data in two racks of three (which units in which the archiver decides by where
+      // the blocks were) and the parities in a third.
+      Map<String, List<Integer>> dataRacks = new java.util.TreeMap<>();
+      for (int u = 0; u < 6; u++) {
+        dataRacks.computeIfAbsent(s.member(u).plannedRack(), r -> new java.util.ArrayList<>()).add(u);
+      }
+      List<List<Integer>> racks = List.copyOf(dataRacks.values());
+      assertEquals(List.of(3, 3), racks.stream().map(List::size).toList(), "data racks: " + dataRacks);
+      Set<String> parityRacks = new HashSet<>();
+      for (int u = 6; u < 9; u++) {
+        parityRacks.add(s.member(u).plannedRack());
+      }
+      assertEquals(1, parityRacks.size(), "one parity rack: " + parityRacks);
+      assertTrue(!dataRacks.containsKey(parityRacks.iterator().next()), "the parity rack holds no data");
+      // Kept: the second rack's last two units, or the last unit of each rack.
+      List<Integer> units = oneRackKept ? List.of(racks.get(0).get(0), racks.get(0).get(1), racks.get(0).get(2),
+          racks.get(1).get(0)) : List.of(racks.get(0).get(0), racks.get(0).get(1), racks.get(1).get(0),
+          racks.get(1).get(1));
+      Map<Long, String> byInode = new HashMap<>();
+      files.forEach(f -> byInode.put(inodeOf(f), f));
+      List<String> removed = units.stream().map(u -> byInode.get(s.member(u).inodeId())).toList();
+      List<Long> inodes = removed.stream().map(this::inodeOf).toList();
+      org.wideec.archive.StripeUpdate up = org.wideec.archive.StripeUpdate.removing(s, new HashSet<>(inodes));
+      boolean model = new org.wideec.update.UpdateChooser(new org.wideec.update.RackCu()).choose(up.pattern())
+          .scheme().equals("reencode");
+      String[] rm = {"rm", removed.get(0), removed.get(1), removed.get(2), removed.get(3), "--scheme", "rackcu",
+          "--json"};
+      String[] dry = Arrays.copyOf(rm, rm.length + 1);
+      dry[rm.length] = "--dry-run";
+      ToolRun plan = tool(dry);
+      assertEquals(0, plan.exit(), plan.out() + plan.err());
+      JsonNode stripe0 = plan.json().get("archives").get(0).get("stripes").get(0);
+      assertEquals(model, stripe0.get("plan").get("reEncode").asBoolean(), "the updater's choice is the model's on "
+          + up.pattern() + ": " + plan.out());
+      assertEquals(oneRackKept, model, "the model re-encodes exactly where the kept units share a rack: "
+          + up.pattern());
+      awaitUpdateRowsQuiet();
+      long rows = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack);
+      long[] counters = chainCounters();
+      ReEncodings chain = reEncodings(before, inodes, false);
+      ToolRun r = toolNoGrace(rm);
+      assertEquals(0, r.exit(), r.out() + r.err());
+      removed.forEach(checks::removed);
+      assertEquals("datanode", r.json().get("executor").asText(), r.out());
+      long rowsSent = sumOverDataNodes(RepairMetrics::updateRowBytesSentCrossRack) - rows;
+      if (model) {
+        assertEquals(0, rowsSent, "re-encoded: no delta row crossed racks");
+        assertEquals(chain.crossRackBytes(), chainCrossRackSince(counters, chain.replyBytes()),
+            "the chain's streams and deliveries across racks against the plan: " + chain.described());
+      } else {
+        assertEquals(plannedCrossRackBytes(plan.json(), "rackcu"), rowsSent, "RackCU's deltas ran: " + plan.out());
+        assertEquals(4 * BLOCK, rowsSent, "4 deltas into the parity rack");
+      }
+      everythingChecksOut(manifestOf(dir));
+    }
+  }
+
   @Test
   void aCrashAfterEveryStepOfAReEncodingOnTheDataNodesIsRolledBackBeforeTheCommitAndForwardAfterIt()
       throws Exception {
@@ -426,12 +499,20 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
    * holders are the plan's, so the plan an update prints is the one whose traffic the DataNodes count.
    */
   List<String> archiveDirOnPlan(String dir) throws Exception {
+    return archiveDirOnPlan(dir, SIZES, "--code", CODE);
+  }
+
+  /** As {@link #archiveDirOnPlan(String)}, files of these sizes archived with these options. */
+  List<String> archiveDirOnPlan(String dir, long[] sizes, String... options) throws Exception {
     List<String> files = new java.util.ArrayList<>();
-    for (int i = 0; i < SIZES.length; i++) {
+    for (int i = 0; i < sizes.length; i++) {
       files.add(dir + "/f" + i);
-      checks.write(dir + "/f" + i, SIZES[i]);
+      checks.write(dir + "/f" + i, sizes[i]);
     }
-    ToolRun r = tool("archive", dir, "--code", CODE, "--no-trim", "--encoder", "chain");
+    List<String> args = new java.util.ArrayList<>(List.of("archive", dir));
+    args.addAll(List.of(options));
+    args.addAll(List.of("--no-trim", "--encoder", "chain"));
+    ToolRun r = tool(args.toArray(new String[0]));
     assertEquals(0, r.exit(), r.out() + r.err());
     // The chain's moves onto plan each leave an excess replica for the NameNode to delete: a dry run and its run made
     // while that settles may read a unit in different racks (seen: the dry run found unit 1 only off its rack, the

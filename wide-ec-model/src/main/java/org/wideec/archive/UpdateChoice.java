@@ -5,9 +5,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.wideec.archive.encode.EncodePlan;
-import org.wideec.archive.encode.EncodePlanner;
-import org.wideec.archive.encode.EncodeStripe;
 import org.wideec.topology.Site;
+import org.wideec.update.ReEncoding;
 import org.wideec.update.UpdateChooser;
 import org.wideec.update.UpdatePlan;
 import org.wideec.update.UpdateScheme;
@@ -20,7 +19,8 @@ import org.wideec.update.UpdateScheme;
  * client deleted: its delta would first have to be decoded from the rest of the stripe) and when it crosses racks
  * strictly less than the delta plan ({@link UpdateChooser#prefersReEncoding}; many changed units, mostly removed).
  * Both are priced on the stripe's planned nodes, which is where the DataNodes run them once every unit is on its
- * planned node. Pure: the HDFS layer runs the choice.
+ * planned node. The re-encoding is priced by {@link ReEncoding#chain}, the one price of re-encoding that the update
+ * model, the product sweep and this choice share. Pure: the HDFS layer runs the choice.
  *
  * @param delta the scheme's plan (what runs unless re-encoding is chosen)
  * @param reEncode the chain re-encoding of the rewritten parities on the planned nodes; null for a dropped stripe
@@ -71,7 +71,7 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
             + " bytes are gone, and re-encoding needs none";
       }
     }
-    long deltaBytes = (long) delta.crossRackChunks() * up.nextUnitLength();
+    long deltaBytes = deltaBytes(up, delta);
     if (reason == null && delta.reEncode()) {
       reason = "the " + delta.scheme() + " scheme re-encodes the stripe";
     } else if (reason == null && whenCheaper && UpdateChooser.prefersReEncoding(chain.crossRackBytes(), deltaBytes)) {
@@ -114,8 +114,8 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
     }
     long[] lengths = new long[s.code().k()];
     kept.forEach((u, m) -> lengths[u] = m.length());
-    EncodeStripe es = EncodeStripe.archival("stripe " + s.stripeId(), s.code(), holders, lengths, targets);
-    return EncodePlanner.chain(es, shape, sliceBytes, maxFrameBytes);
+    return ReEncoding.chain("stripe " + s.stripeId(), s.code(), holders, lengths, targets, shape, sliceBytes,
+        maxFrameBytes);
   }
 
   private static Set<Integer> rewritten(StripeUpdate up) {
@@ -132,6 +132,23 @@ public record UpdateChoice(StripeUpdate update, UpdatePlan delta, EncodePlan reE
 
   /** What the chosen way sends across racks, in bytes. */
   public long crossRackBytes() {
-    return reEncodes() ? reEncode.crossRackBytes() : (long) delta.crossRackChunks() * update.nextUnitLength();
+    return reEncodes() ? reEncodeCrossRackBytes() : deltaCrossRackBytes();
+  }
+
+  /** What the scheme's delta plan sends across racks, in bytes: a chunk is a unit of the stripe after the update. */
+  public long deltaCrossRackBytes() {
+    return deltaBytes(update, delta);
+  }
+
+  /**
+   * What re-encoding the rewritten parities sends across racks, in bytes ({@link ReEncoding#chain}), whether or not
+   * it is chosen; 0 for a dropped stripe, which writes nothing.
+   */
+  public long reEncodeCrossRackBytes() {
+    return reEncode == null ? 0 : reEncode.crossRackBytes();
+  }
+
+  private static long deltaBytes(StripeUpdate up, UpdatePlan delta) {
+    return (long) delta.crossRackChunks() * up.nextUnitLength();
   }
 }

@@ -16,6 +16,6 @@ public final class CauUpdate implements UpdateScheme {
   @Override
   public UpdatePlan plan(UpdatePattern pattern, UpdateHistory history) {
     int[] ownRack = IntStream.range(0, pattern.racks()).toArray();
-    return SelectiveParityUpdate.plan(name(), pattern, pattern.changed(), ownRack, false);
+    return SelectiveParityUpdate.plan(name(), pattern, pattern.changed(), ownRack);
   }
 }

@@ -43,6 +43,6 @@ public final class RackCoordinatedUpdate implements UpdateScheme {
             + pattern.rackName(collectorOf[c]));
       }
     }
-    return SelectiveParityUpdate.plan(name(), pattern, pattern.changed(), collectorOf, false);
+    return SelectiveParityUpdate.plan(name(), pattern, pattern.changed(), collectorOf);
   }
 }

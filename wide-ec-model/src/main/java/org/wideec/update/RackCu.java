@@ -19,7 +19,7 @@ public final class RackCu implements UpdateScheme {
   public UpdatePlan plan(UpdatePattern pattern, UpdateHistory history) {
     int[] units = pattern.changed();
     int[] algorithm1 = soleCollector(pattern, units);
-    UpdatePlan best = SelectiveParityUpdate.plan(name(), pattern, units, algorithm1, false);
+    UpdatePlan best = SelectiveParityUpdate.plan(name(), pattern, units, algorithm1);
     if (pattern.localParities().length == 0 || pattern.globalParities().length == 0) {
       return best;
     }
@@ -32,7 +32,7 @@ public final class RackCu implements UpdateScheme {
       }
       int[] collectorOf = new int[pattern.racks()];
       Arrays.fill(collectorOf, r);
-      UpdatePlan p = SelectiveParityUpdate.plan(name(), pattern, units, collectorOf, false);
+      UpdatePlan p = SelectiveParityUpdate.plan(name(), pattern, units, collectorOf);
       if (p.crossRackChunks() < best.crossRackChunks()) {
         best = p;
       }

@@ -19,7 +19,7 @@ final class SelectiveParityUpdate {
   private SelectiveParityUpdate() {}
 
   /**
-   * @param units the data units whose deltas are sent (the changed ones, or every live one when re-encoding)
+   * @param units the data units whose deltas are sent (the changed ones)
    * @param collectorOf for each rack holding some of {@code units}, the rack it sends them to
    */
   static List<Transfer> transfers(UpdatePattern pattern, int[] units, int[] collectorOf) {
@@ -67,14 +67,14 @@ final class SelectiveParityUpdate {
   }
 
   /** The plan: local parities renewed from the same units, after the global ones. */
-  static UpdatePlan plan(String scheme, UpdatePattern pattern, int[] units, int[] collectorOf, boolean reEncode) {
+  static UpdatePlan plan(String scheme, UpdatePattern pattern, int[] units, int[] collectorOf) {
     if (pattern.globalParities().length == 0) {
       // Every global parity is dropped: nothing to collect for, each local parity is renewed from its own group.
-      return new UpdatePlan(scheme, pattern, new int[0], LocalParityUpdate.transfers(pattern, units, null), reEncode);
+      return new UpdatePlan(scheme, pattern, new int[0], LocalParityUpdate.transfers(pattern, units, null), false);
     }
     List<Transfer> ts = new ArrayList<>(transfers(pattern, units, collectorOf));
     ts.addAll(LocalParityUpdate.transfers(pattern, units, collectorOf));
     int[] collectors = Arrays.stream(units).map(d -> collectorOf[pattern.rackOf(d)]).distinct().sorted().toArray();
-    return new UpdatePlan(scheme, pattern, collectors, ts, reEncode);
+    return new UpdatePlan(scheme, pattern, collectors, ts, false);
   }
 }

@@ -1,8 +1,9 @@
 package org.wideec.update;
 
 /**
- * Picks between a delta update and re-encoding the stripe: whichever crosses racks less. On a tie the delta update
- * wins, since re-encoding also reads every live unit from disk.
+ * Picks between a delta update and re-encoding the stripe ({@link ReEncoding}): whichever crosses racks less. On a
+ * tie the delta update wins, since re-encoding also reads every live unit from disk. A code whose coefficients no
+ * on-disk format pins is never re-encoded (no stored stripe uses it, and the chain encoder refuses it).
  */
 public final class UpdateChooser {
   private final UpdateScheme delta;
@@ -14,6 +15,9 @@ public final class UpdateChooser {
 
   public UpdatePlan choose(UpdatePattern pattern, UpdateHistory history) {
     UpdatePlan d = delta.plan(pattern, history);
+    if (!ReEncoding.runs(pattern.code())) {
+      return d;
+    }
     UpdatePlan r = reEncoding.plan(pattern, history);
     return prefersReEncoding(r.crossRackChunks(), d.crossRackChunks()) ? r : d;
   }

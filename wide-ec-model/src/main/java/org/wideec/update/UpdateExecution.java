@@ -72,24 +72,20 @@ public final class UpdateExecution {
       byte[] delta = plan.reEncode() ? after[d] : xor(after[d], oldUnits[d]);
       held.computeIfAbsent(Place.unit(d, pattern.rackOf(d)), p -> new HashMap<>()).put(d, new Delta(delta, unitVector(d)));
     }
+    // Partial sums of parity rows held at a place, each with the units it sums over (a re-encoding chain's).
+    Map<Place, Map<Integer, Partial>> partials = new HashMap<>();
     Delta[] parity = new Delta[n];
     for (int p = k; p < n; p++) {
       parity[p] = new Delta(new byte[len], new int[k]);
     }
     for (Transfer t : plan.transfers()) {
       switch (t.kind()) {
-        case DATA_DELTA, PARITY_DELTA -> {
-          Map<Integer, Delta> source = held.getOrDefault(t.from(), Map.of());
+        case DATA_DELTA -> {
           Delta[] sent = new Delta[t.units().length];
           for (int i = 0; i < sent.length; i++) {
-            int s = t.units()[i];
-            // A parity's own node holds its delta as accumulated so far (a UniLRC group's global parity).
-            sent[i] = s >= k && t.from().unit() == s ? parity[s] : source.get(s);
-            if (sent[i] == null) {
-              throw new IllegalStateException(plan.scheme() + ": " + t + ": the source does not hold the delta of " + pattern.unitName(s));
-            }
+            sent[i] = held(t, t.units()[i], held, parity);
           }
-          if (t.to().isRelay() && t.kind() == Transfer.Kind.DATA_DELTA) {
+          if (t.to().isRelay()) {
             Map<Integer, Delta> target = held.computeIfAbsent(t.to(), p -> new HashMap<>());
             for (int i = 0; i < sent.length; i++) {
               target.put(t.units()[i], copy(sent[i]));
@@ -98,6 +94,29 @@ public final class UpdateExecution {
             int p = targetParity(t);
             for (int i = 0; i < sent.length; i++) {
               add(parity[p], pattern.coefficient(p, t.units()[i]), copy(sent[i]));
+            }
+          }
+        }
+        case PARITY_DELTA -> {
+          for (int p : t.parities()) {
+            Delta sum = parityDelta(t, p, held, partials, parity);
+            if (t.to().unit() == p) {
+              requireRenewed(p, t);
+              add(parity[p], 1, sum);
+            } else if (t.parities().length == 1 && !t.to().isRelay() && t.to().unit() >= k) {
+              targetParity(t); // a single parity's delta sent to another parity's node: names the mistake
+            } else {
+              // A partial sum on its way (a re-encoding chain's step, or its collector holding a row to deliver).
+              Partial at = partials.computeIfAbsent(t.to(), x -> new HashMap<>()).computeIfAbsent(p,
+                  x -> new Partial(new Delta(new byte[len], new int[k]), new java.util.BitSet()));
+              add(at.sum(), 1, sum);
+              for (int u : t.units()) {
+                if (at.units().get(u)) {
+                  throw new IllegalStateException(plan.scheme() + ": " + t + ": " + t.to() + " already holds a sum"
+                      + " over " + pattern.unitName(u) + " for " + pattern.unitName(p));
+                }
+                at.units().set(u);
+              }
             }
           }
         }
@@ -117,7 +136,9 @@ public final class UpdateExecution {
     }
     for (int p = k; p < n; p++) {
       int[] expected = new int[k];
-      for (int d = 0; d < k && !pattern.isDropped(p); d++) {
+      // A re-encoding writes only the parities the change touches; the others are already the live data's encode.
+      boolean kept = plan.reEncode() && untouched(p);
+      for (int d = 0; d < k && !pattern.isDropped(p) && !kept; d++) {
         boolean sends = plan.reEncode() ? !pattern.isCleared(d) : pattern.isChanged(d);
         expected[d] = sends ? pattern.code().generator().get(p, d) : 0;
       }
@@ -127,10 +148,68 @@ public final class UpdateExecution {
       }
       // A dropped parity is virtual after the update: a known zero block, not renewed (it received nothing).
       after[p] = pattern.isDropped(p) ? new byte[len]
-          : plan.reEncode() ? parity[p].bytes() : xor(oldUnits[p], parity[p].bytes());
+          : kept ? oldUnits[p].clone() : plan.reEncode() ? parity[p].bytes() : xor(oldUnits[p], parity[p].bytes());
     }
     return after;
   }
+
+  /** What the transfer's source holds of unit {@code s}: its delta, or a parity's as accumulated so far. */
+  private Delta held(Transfer t, int s, Map<Place, Map<Integer, Delta>> held, Delta[] parity) {
+    // A parity's own node holds its delta as accumulated so far (a UniLRC group's global parity).
+    Delta d = s >= k && t.from().unit() == s ? parity[s] : held.getOrDefault(t.from(), Map.of()).get(s);
+    if (d == null) {
+      throw new IllegalStateException(plan.scheme() + ": " + t + ": the source does not hold the delta of "
+          + pattern.unitName(s));
+    }
+    return d;
+  }
+
+  /**
+   * Parity {@code p}'s delta over the transfer's units as its source sends it: the partial sum over some of them it
+   * was sent (a chain's upstream steps) plus gamma(p, s) times each other unit's delta it holds.
+   */
+  private Delta parityDelta(Transfer t, int p, Map<Place, Map<Integer, Delta>> held,
+      Map<Place, Map<Integer, Partial>> partials, Delta[] parity) {
+    Partial part = partials.getOrDefault(t.from(), Map.of()).get(p);
+    java.util.BitSet listed = new java.util.BitSet();
+    for (int u : t.units()) {
+      listed.set(u);
+    }
+    Delta sum = new Delta(new byte[parity[k].bytes().length], new int[k]);
+    if (part != null) {
+      java.util.BitSet extra = (java.util.BitSet) part.units().clone();
+      extra.andNot(listed);
+      if (!extra.isEmpty()) {
+        throw new IllegalStateException(plan.scheme() + ": " + t + ": the source's sum for " + pattern.unitName(p)
+            + " also covers " + pattern.unitNames(extra.stream().toArray()));
+      }
+      add(sum, 1, part.sum());
+    }
+    for (int u : t.units()) {
+      if (part == null || !part.units().get(u)) {
+        // A re-encoding computes every row from the data, by the generator (a UniLRC local parity's row included).
+        int gamma = plan.reEncode() && u < k ? pattern.code().generator().get(p, u) : pattern.coefficient(p, u);
+        add(sum, gamma, copy(held(t, u, held, parity)));
+      }
+    }
+    return sum;
+  }
+
+  /** Whether no changed unit enters parity {@code p}'s row. */
+  private boolean untouched(int p) {
+    return Arrays.stream(pattern.changed()).allMatch(d -> pattern.code().generator().get(p, d) == 0);
+  }
+
+  /** Checks that a transfer may renew parity {@code p}: not a parity the update drops. */
+  private void requireRenewed(int p, Transfer t) {
+    if (pattern.isDropped(p)) {
+      throw new IllegalStateException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
+          + ", which the update drops");
+    }
+  }
+
+  /** A partial sum of a parity row and the units it sums over. */
+  private record Partial(Delta sum, java.util.BitSet units) {}
 
   /** The parity a transfer to a unit's node renews: that unit, which the transfer must serve alone. */
   private int targetParity(Transfer t) {
@@ -138,10 +217,7 @@ public final class UpdateExecution {
     if (t.to().isRelay() || p < k || !Arrays.equals(t.parities(), new int[] {p})) {
       throw new IllegalStateException(plan.scheme() + ": " + t + " must end at the node of the single parity it serves");
     }
-    if (pattern.isDropped(p)) {
-      throw new IllegalStateException(plan.scheme() + ": " + t + " renews parity " + pattern.unitName(p)
-          + ", which the update drops");
-    }
+    requireRenewed(p, t);
     return p;
   }
 

@@ -15,13 +15,16 @@ import org.wideec.placement.PlacementPlan;
 
 class LocalParityUpdateTest {
   @Test
-  void uniLrcGroupPerRackRenewsEveryLocalParityInsideItsRackUnderEveryScheme() {
+  void uniLrcGroupPerRackRenewsEveryLocalParityInsideItsRackUnderEveryDeltaScheme() {
     PlacementPlan plan = new GroupPerRackPlanner(1).plan(Codes.fromSpec("unilrc:alpha=1,z=6"));
     Random rnd = new Random(11L);
     for (int trial = 0; trial < 50; trial++) {
       UpdatePattern p = UpdatePattern.of(plan, randomChanges(rnd, plan.code()));
       assertEquals(6, p.localParities().length);
       for (String name : UpdateScheme.NAMES) {
+        if (name.equals("reencode")) {
+          continue; // the re-encoding chain computes UniLRC's local rows in its global tree (they span the data)
+        }
         UpdatePlan up = UpdateScheme.byName(name).plan(p);
         assertEquals(0, up.crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE), name + " on " + p);
         assertTrue(up.transfers().stream().anyMatch(t -> t.phase() == Transfer.Phase.LOCAL_PARITY_UPDATE), name);
@@ -56,7 +59,7 @@ class LocalParityUpdateTest {
     assertEquals("[2]", Arrays.toString(plan.collectorRacks()), plan.describe());
     assertEquals(0, plan.crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
     assertEquals(3, plan.crossRackChunks());
-    assertEquals(4, SelectiveParityUpdate.plan("rackcu", p, p.changed(), RackCu.soleCollector(p, p.changed()), false)
+    assertEquals(4, SelectiveParityUpdate.plan("rackcu", p, p.changed(), RackCu.soleCollector(p, p.changed()))
         .crossRackChunks(), "Algorithm 1's own collector");
     assertEquals(2, new BaselineUpdate().plan(p).crossRackChunks(Transfer.Phase.LOCAL_PARITY_UPDATE));
   }

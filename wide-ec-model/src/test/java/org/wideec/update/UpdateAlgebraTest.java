@@ -75,8 +75,9 @@ class UpdateAlgebraTest {
     byte[][] newData = new byte[code.k()][CHUNK];
     UpdatePlan plan = new ReEncoding().plan(p);
     assertStripeEqualsFreshEncode(code, UpdateExecution.apply(plan, stripe, newData, new UpdateExecution.ParixLog()), plan);
-    // Live d10, d11 share rack 5: sent to the encoder there, 2 chunks to each of the two parity racks.
-    assertEquals(4, plan.crossRackChunks());
+    // Live d10, d11 share rack 5: their chain sends the 4 rows once to the collector in a parity rack, which
+    // delivers the other parity rack's 2.
+    assertEquals(6, plan.crossRackChunks());
   }
 
   @Test

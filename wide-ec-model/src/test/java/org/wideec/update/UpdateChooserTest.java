@@ -21,7 +21,8 @@ class UpdateChooserTest {
     UpdatePattern deletes = RS_12_4.withChanged(ten).clearing(ten);
     UpdatePlan chosen = new UpdateChooser(new RackCu()).choose(deletes);
     assertEquals("reencode", chosen.scheme());
-    assertEquals(4, chosen.crossRackChunks());
+    // The chain: d10 -> d11 (rack 5) -> the collector in a parity rack, 4 rows; 2 rows delivered to the other.
+    assertEquals(6, chosen.crossRackChunks());
     assertEquals(12, new RackCu().plan(deletes).crossRackChunks());
   }
 
@@ -31,14 +32,23 @@ class UpdateChooserTest {
     assertEquals(40, new BaselineUpdate().plan(ten).crossRackChunks());
     UpdatePlan chosen = new UpdateChooser(new BaselineUpdate()).choose(ten);
     assertEquals("reencode", chosen.scheme());
-    assertEquals(14, chosen.crossRackChunks());
+    // The chain crosses each of the 6 data racks' boundaries with 4 rows, then delivers 2 rows to the other parity rack.
+    assertEquals(6 * 4 + 2, chosen.crossRackChunks());
+  }
+
+  @Test
+  void everyUnitChangedKeepsRackCusDeltas() {
+    // Every unit changed and none cleared: RackCU gathers 10 data deltas and sends 4 parity deltas; the chain
+    // carries 4 rows out of each of the 6 data racks and delivers 2.
+    UpdatePattern all = RS_12_4.withChanged(IntStream.range(0, 12).toArray());
+    assertEquals(14, new RackCu().plan(all).crossRackChunks());
+    assertEquals(26, new ReEncoding().plan(all).crossRackChunks());
+    assertEquals("rackcu", new UpdateChooser(new RackCu()).choose(all).scheme());
   }
 
   @Test
   void aTieKeepsTheDeltaUpdate() {
-    // Every unit changed and none cleared: re-encoding reads what RackCU collects and sends the same parity deltas.
-    UpdatePattern all = RS_12_4.withChanged(IntStream.range(0, 12).toArray());
-    assertEquals(new ReEncoding().plan(all).crossRackChunks(), new RackCu().plan(all).crossRackChunks());
-    assertEquals("rackcu", new UpdateChooser(new RackCu()).choose(all).scheme());
+    assertEquals(false, UpdateChooser.prefersReEncoding(6, 6), "re-encoding also reads every live unit from disk");
+    assertEquals(true, UpdateChooser.prefersReEncoding(5, 6));
   }
 }
