@@ -64,26 +64,28 @@ final class SecondDecode {
    */
   Pending start(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
       long rangeOffset, long length, int[] sample) {
-    Pending p = new Pending(r, first, rangeOffset, sample);
+    List<Progression> runs = Progression.cover(sample);
     Set<String> left = Set.copyOf(excluded); // the caller's set changes with its next attempt
-    p.decoded = DECODES.submit(() -> {
-      p.alt = alternative(r, requestor, first, left, sliceBytes);
+    return new Pending(r, first, rangeOffset, sample, runs, DECODES.submit(() -> {
+      AlternativePlan alt = alternative(r, requestor, first, left, sliceBytes);
       Map<Integer, byte[][]> again = new HashMap<>();
-      for (Progression run : p.runs) {
+      for (Progression run : runs) {
         // The range ends with the progression's last slice, so the helpers stop there; the last progression holds the
         // unit's last slice and so reads to the range's end, short tail included.
         long end = Math.min(length, (long) (run.last() + 1) * sliceBytes);
-        streams.stream(r, requestor, p.alt.plan().carrying(run.first(), run.stride()), sliceBytes, rangeOffset, end,
+        streams.stream(r, requestor, alt.plan().carrying(run.first(), run.stride()), sliceBytes, rangeOffset, end,
             () -> {}, (s, offset, n, out) -> {
               if (run.holds(s)) { // a plan of no streams (every input a zero unit) hands on every slice of the range
                 again.put(s, copyOf(out, n));
               }
             });
       }
-      return again;
-    });
-    return p;
+      return new Decoded(alt, again);
+    }));
   }
+
+  /** What a second decode gave: the input set it used and its slices, by index. */
+  private record Decoded(AlternativePlan alt, Map<Integer, byte[][]> again) {}
 
   /** Threads of second decodes: one per repair that validates, while its first pass runs; none kept when idle. */
   private static final ExecutorService DECODES = Executors.newCachedThreadPool(r -> {
@@ -99,15 +101,16 @@ final class SecondDecode {
     private final long rangeOffset;
     private final int[] sample;
     private final List<Progression> runs;
-    private volatile AlternativePlan alt;
-    private Future<Map<Integer, byte[][]>> decoded;
+    private final Future<Decoded> decoded;
 
-    private Pending(StripeRepair r, StreamPlan first, long rangeOffset, int[] sample) {
+    private Pending(StripeRepair r, StreamPlan first, long rangeOffset, int[] sample, List<Progression> runs,
+        Future<Decoded> decoded) {
       this.r = r;
       this.first = first;
       this.rangeOffset = rangeOffset;
       this.sample = sample;
-      this.runs = Progression.cover(sample);
+      this.runs = runs;
+      this.decoded = decoded;
     }
 
     /**
@@ -119,10 +122,11 @@ final class SecondDecode {
      */
     void compare(long sliceBytes, long[] unitLengths, Map<Integer, byte[][]> kept)
         throws IOException, InterruptedException {
-      Map<Integer, byte[][]> again = await();
+      Decoded d = await();
+      AlternativePlan alt = d.alt();
       int compared = 0;
       for (int s : sample) {
-        byte[][] slice = again.get(s);
+        byte[][] slice = d.again().get(s);
         if (slice != null) {
           SecondDecode.compare(r, first, alt, s, rangeOffset, s * sliceBytes, slice[0].length, unitLengths,
               kept.get(s), slice);
@@ -138,7 +142,7 @@ final class SecondDecode {
           alt.how(), alt.plan().helpers.size(), runs.size(), runs.size() == 1 ? "" : "s");
     }
 
-    private Map<Integer, byte[][]> await() throws IOException, InterruptedException {
+    private Decoded await() throws IOException, InterruptedException {
       try {
         return decoded.get();
       } catch (ExecutionException e) {
