@@ -37,8 +37,16 @@ import org.wideec.repair.SliceSink;
  * is also held to the CRC32C its manifest records: the check runs before the last packet goes
  * out, and a mismatch drops the temporary replica, so bytes that differ from what was archived are never stored.
  * One writer per unit and target at a time ({@link UnitsBeingStored}).
+ *
+ * <p>Two repairs of one unit can still meet on a target: the NameNode's order and an HDFS task our worker took over
+ * run on different DataNodes, and a task issued before the order's replica was reported names the same target. That
+ * target refuses the second write (the replica exists) by closing the stream. A write that breaks is therefore not
+ * failed at once when a confirmation can ask the target: if the target holds a finalized replica of the block, the
+ * rest of the unit is rebuilt without sending, and the unit counts as stored when that replica's CRC32C equals the
+ * rebuilt bytes'; otherwise the write fails as it broke.
  */
 final class BlockTargetWriter implements SliceSink {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockTargetWriter.class);
   /** Reads a stored replica's CRC32C back from the node that holds it. */
   @FunctionalInterface
   interface Confirmation {
@@ -64,6 +72,10 @@ final class BlockTargetWriter implements SliceSink {
   private Socket socket;
   private DataOutputStream out;
   private InputStream in;
+  /** Why sending broke while the target already held a finalized replica of the block; null while sending. */
+  private IOException broken;
+  /** That replica's CRC32C, which the rebuilt bytes must equal. */
+  private long heldCrc;
 
   BlockTargetWriter(DataNode datanode, ExtendedBlock block, DatanodeInfo target, StorageType storageType, String storageId,
       DataChecksum checksum, Confirmation confirmation) throws IOException {
@@ -153,9 +165,47 @@ final class BlockTargetWriter implements SliceSink {
       off += n;
       len -= n;
       if (pendingBytes == pending.length) {
-        flushPacket();
+        send();
       }
     }
+  }
+
+  /** Sends the pending bytes; once sending broke against a replica already held, only counts them. */
+  private void send() throws IOException {
+    if (broken == null) {
+      try {
+        flushPacket();
+        return;
+      } catch (IOException e) {
+        if (!heldAlready(e)) {
+          abort();
+          throw e;
+        }
+      }
+    }
+    blockOffset += pendingBytes;
+    pendingBytes = 0;
+  }
+
+  /**
+   * Whether the target holds a finalized replica of the block after a write to it broke (another repair stored the
+   * unit first): then {@code why} is kept and the rebuilt bytes are checked against that replica at the end.
+   */
+  private boolean heldAlready(IOException why) {
+    if (confirmation == null) {
+      return false;
+    }
+    try {
+      heldCrc = confirmation.storedCrc(block);
+    } catch (IOException e) {
+      return false; // no finalized replica there (or the target is gone): the write failed as it broke
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    broken = why;
+    close();
+    return true;
   }
 
   private void flushPacket() throws IOException {
@@ -181,21 +231,35 @@ final class BlockTargetWriter implements SliceSink {
           + ", the manifest records " + Long.toHexString(expectedCrc) + ": refused, nothing stored on " + target);
     }
     try {
-      flushPacket();
+      send();
       if (blockOffset != block.getNumBytes()) {
         throw new IOException("rebuilt " + blockOffset + " bytes of " + block + ", expected " + block.getNumBytes());
       }
-      new DFSPacket(packetBuf, 0, blockOffset, seqno++, checksum.getChecksumSize(), true).writeTo(out);
-      out.flush();
-      // A DataNode-to-DataNode write has no acks: the target closes the stream once the replica is finalized.
-      while (in.read() >= 0) {
-        // drain
+      if (broken == null) {
+        new DFSPacket(packetBuf, 0, blockOffset, seqno++, checksum.getChecksumSize(), true).writeTo(out);
+        out.flush();
+        // A DataNode-to-DataNode write has no acks: the target closes the stream once the replica is finalized.
+        while (in.read() >= 0) {
+          // drain
+        }
       }
     } catch (IOException e) {
-      abort();
-      throw new IOException("writing " + block + " to " + target + " failed: " + e.getMessage(), e);
+      if (broken != null || !heldAlready(e)) {
+        abort();
+        throw new IOException("writing " + block + " to " + target + " failed: " + e.getMessage(), e);
+      }
     }
     close();
+    if (broken != null) {
+      if (heldCrc != crc.getValue()) {
+        throw new IOException("writing " + block + " to " + target + " failed: " + broken.getMessage() + "; the target"
+            + " holds another replica of it with CRC32C " + Long.toHexString(heldCrc) + ", not the rebuilt "
+            + Long.toHexString(crc.getValue()));
+      }
+      LOG.info("{} was stored on {} by another repair meanwhile, with the rebuilt bytes (CRC32C {}): this write broke"
+          + " off ({}) and the unit counts as stored", block, target, Long.toHexString(heldCrc), broken.getMessage());
+      return;
+    }
     if (confirmation == null) {
       return;
     }
@@ -221,6 +285,11 @@ final class BlockTargetWriter implements SliceSink {
   /** CRC32C of every byte written so far. */
   long crc32c() {
     return crc.getValue();
+  }
+
+  /** Whether the target turned out to hold the unit already, with the rebuilt bytes (see the class comment). */
+  boolean storedByAnother() {
+    return broken != null && heldCrc == crc.getValue() && blockOffset == block.getNumBytes();
   }
 
   /** Bytes written so far. */
