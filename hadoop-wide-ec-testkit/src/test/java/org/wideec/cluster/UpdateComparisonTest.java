@@ -39,6 +39,17 @@ class UpdateComparisonTest {
   }
 
   @Test
+  void theFillsMovesStayOutOfTheSchemesTraffic() {
+    Map<String, long[]> totals = new LinkedHashMap<>();
+    // as the real run at 5540097 counted RS(12,4): the same plans, moves of 16.8 MB against 41.9 MB
+    totals.put("cau", new long[] {147_653_923, 125_829_120, 13, 1, 0, 0, 16_777_216});
+    totals.put("rackcu", new long[] {184_803_177, 150_994_944, 13, 1, 0, 0, 41_943_040});
+    Map<String, Object> r = new HashMap<>();
+    UpdateComparison.ratios(r, totals);
+    assertEquals(Phase.round((147_653_923.0 - 16_777_216) / (184_803_177 - 41_943_040)), r.get("cauOverRackcuTraffic"));
+  }
+
+  @Test
   void aSchemeThatDidNotRunLeavesItsRatiosNull() {
     Map<String, long[]> totals = new LinkedHashMap<>();
     totals.put("rackcu", new long[] {3_000, 3_000, 10, 5_000_000_000L});
