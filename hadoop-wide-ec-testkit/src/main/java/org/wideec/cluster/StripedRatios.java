@@ -21,7 +21,7 @@ final class StripedRatios {
 
   private StripedRatios() {}
 
-  /** Puts the ratios of {@code workloads} (policy name to its result) into {@code r}; a ratio whose parts are missing is null. */
+  /** Puts the ratios of {@code workloads} (policy name to result) into {@code r}; null where a part is missing. */
   static void put(Map<String, Object> r, Map<String, Object> workloads) {
     Map<String, Object> stock = widest(workloads, true);
     Map<String, Object> lrc = widest(workloads, false);

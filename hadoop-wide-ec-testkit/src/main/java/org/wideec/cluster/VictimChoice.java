@@ -19,12 +19,13 @@ import org.wideec.minicluster.StripedGroups;
  * Which DataNode a node loss of the cluster bench strikes, chosen the same way for every policy so that "one node's
  * loss" is the same work for stock RS and for our LRC: the live node holding the number of the policy's units closest
  * to a target ({@code --victim-units}), among the nodes holding a data unit of a full group (the reads phase reads a
- * range of it); ties go to the first name in natural order (dn2 before dn10). Striking whoever holds unit 0 of the first
- * group instead compared a node of 5 units with one of 7.
+ * range of it); ties go to the first name in natural order (dn2 before dn10). Striking whoever held unit 0 of the
+ * first group instead compared a node of 5 units with one of 7.
  */
 final class VictimChoice {
   /** dn2 before dn10: shorter names first, then the names' order. */
-  static final Comparator<String> NATURAL = Comparator.comparingInt(String::length).thenComparing(Comparator.naturalOrder());
+  static final Comparator<String> NATURAL =
+      Comparator.comparingInt(String::length).thenComparing(Comparator.naturalOrder());
 
   private VictimChoice() {}
 

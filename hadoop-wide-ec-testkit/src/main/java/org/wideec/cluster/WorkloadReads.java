@@ -20,10 +20,10 @@ import org.wideec.minicluster.StripedGroups;
 
 /**
  * The reads of one striped workload's files on the real cluster: foreground streams (HDFS's client for a stock policy,
- * our FileSystem for ours), and one cell of a lost data unit read through the stock client and through WideEcFileSystem,
- * each beside a healthy cell read the same two ways, bytes checked against what was written. Lost cells are sampled in
- * two moments of a node loss: while the node is down and the NameNode still lists it (the common degraded read, a
- * DataNode briefly unavailable, before any repair starts), and while its units are rebuilt.
+ * our FileSystem for ours), and one cell of a lost data unit read through the stock client and through
+ * WideEcFileSystem, each beside a healthy cell read the same two ways, bytes checked against what was written. Lost
+ * cells are sampled in two moments of a node loss: while the node is down and the NameNode still lists it (the common
+ * degraded read, a DataNode briefly unavailable, before any repair starts), and while its units are rebuilt.
  */
 final class WorkloadReads {
   /** The first cell of data unit {@code unit} of a full group: its file, its file offset, and its listed holder. */
@@ -170,7 +170,7 @@ final class WorkloadReads {
     return null;
   }
 
-  /** One sample's seconds: the healthy cell through ours and stock, the lost cell through stock (null: failed) and ours. */
+  /** One sample's seconds: the healthy cell through ours and stock, the lost one through stock (null: failed), ours. */
   private record Sample(double normal, double normalStock, Double stock, String stockFailure, double ours) {}
 
   /** The samples of one moment, reported as medians. */
