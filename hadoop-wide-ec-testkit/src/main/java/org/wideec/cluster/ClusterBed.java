@@ -81,6 +81,19 @@ final class ClusterBed implements AutoCloseable {
         org.apache.hadoop.hdfs.DFSConfigKeys.DFS_BLOCK_SIZE_DEFAULT);
   }
 
+  /**
+   * How long after a DataNode's last heartbeat the NameNode declares it dead, from this cluster's configuration (the
+   * client's is the daemons'): 2 x the heartbeat recheck interval + 10 heartbeats, as HDFS's DatanodeManager computes
+   * it (20 s on cluster.sh's cluster).
+   */
+  long deadNodeExpiryMs() {
+    long recheckMs = conf.getInt(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_DEFAULT);
+    long heartbeatSeconds = conf.getTimeDuration(org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY,
+        org.apache.hadoop.hdfs.DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_DEFAULT, java.util.concurrent.TimeUnit.SECONDS);
+    return 2 * recheckMs + 10 * 1000 * heartbeatSeconds;
+  }
+
   int liveDataNodes() throws IOException {
     return stock.getDataNodeStats(DatanodeReportType.LIVE).length;
   }

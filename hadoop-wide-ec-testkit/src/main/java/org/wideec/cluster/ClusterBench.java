@@ -28,7 +28,7 @@ public final class ClusterBench {
   static final Set<String> VALUED = Set.of("workloads", "data", "file-size", "read-samples", "foreground-seconds",
       "archive-data", "archive-code", "archive-placement", "archive-grouping", "rapidraid-code", "distcp-policy", "maps",
       "timeout", "cluster-script", "decommission-data", "decommission-policies", "update-codes", "update-schemes",
-      "update-sweep-schemes", "update-file-size",
+      "update-sweep-schemes", "update-file-size", "victim-units",
       // cluster.sh up's options, for the launcher
       "nodes", "racks", "node-rate", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
@@ -41,6 +41,7 @@ public final class ClusterBench {
   public static int run(Configuration conf, String[] args, PrintStream out) throws Exception {
     Options o = new Options(args, VALUED, SWITCHES);
     // Checked before a cluster is brought up, with the size the launcher would give it.
+    workloadSettings(o);
     decommissionSettings(o, (int) o.getLong("nodes", 24));
     updateSettings(o, (int) o.getLong("nodes", 24), bytes(o, "block-size", "8m"));
     if (System.getenv("WIDE_EC_CLUSTER_DIR") == null) {
@@ -66,8 +67,8 @@ public final class ClusterBench {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("dataNodes", nodes);
     r.put("cluster", bed.cluster.run("status").lines().findFirst().orElse(""));
-    StripedWorkload.Settings ws = new StripedWorkload.Settings(bytes(o, "data", "512m"), bytes(o, "file-size", "64m"),
-        (int) o.getLong("read-samples", 5), Double.parseDouble(o.get("foreground-seconds", "10")));
+    StripedWorkload.Settings ws = workloadSettings(o);
+    r.put("victimUnits", ws.victimUnits());
     Map<String, Object> workloads = new LinkedHashMap<>();
     long lost = 0;
     for (String name : o.get("workloads", DEFAULT_WORKLOADS).split(",")) {
@@ -95,7 +96,8 @@ public final class ClusterBench {
         r.put("archiveFailed", e.getMessage());
       }
     }
-    ratios(r, workloads, archive);
+    StripedRatios.put(r, workloads);
+    archiveRatios(r, archive);
     if (!o.has("no-decommission")) {
       try {
         lost += decommission(o, bed, r);
@@ -257,82 +259,41 @@ public final class ClusterBench {
   }
 
   /**
-   * The target ratios. Recovery compares stock RS-10-4 with Azure-LRC 12+2+2 when both ran (else the widest stock
-   * policy with the widest Azure-LRC that ran: ratioBasis says which), by the time from the NameNode dropping the
-   * lost replicas to every group whole (the 20 s of failure detection are the same for both and left out), and by the
-   * bytes the rack uplinks carried meanwhile.
+   * The striped workloads' sizes and counts; a node loss strikes the DataNode holding closest to --victim-units (4)
+   * units of the policy ({@link VictimChoice}).
    */
+  static StripedWorkload.Settings workloadSettings(Options o) {
+    long victimUnits = o.getLong("victim-units", 4);
+    if (victimUnits < 1) {
+      throw new Options.UsageException("--victim-units must be at least 1 (a victim holds a data unit), got "
+          + victimUnits);
+    }
+    return new StripedWorkload.Settings(bytes(o, "data", "512m"), bytes(o, "file-size", "64m"),
+        (int) o.getLong("read-samples", 5), Double.parseDouble(o.get("foreground-seconds", "10")), (int) victimUnits);
+  }
+
+  /** Archival by our chain and by RapidRAID against DistCp: time and uplink bytes. */
   @SuppressWarnings("unchecked")
-  private static void ratios(Map<String, Object> r, Map<String, Object> workloads, Map<String, Object> archive) {
-    Map<String, Object> stock = widest(workloads, true);
-    Map<String, Object> lrc = widest(workloads, false);
-    if (stock != null && lrc != null) {
-      Map<String, Object> s = (Map<String, Object>) stock.get("nodeLoss");
-      Map<String, Object> l = (Map<String, Object>) lrc.get("nodeLoss");
-      r.put("ratioBasis", stock.get("policy") + " over " + lrc.get("policy"));
-      r.put("recoveryStockRs104OverLrc", ratio(s.get("repairSeconds"), l.get("repairSeconds")));
-      r.put("crossRackStockRs104OverLrc", ratio(s.get("crossRackBytes"), l.get("crossRackBytes")));
-    }
-    if (lrc != null) {
-      // The target is about one lost DataNode (its local group survives); a rack's loss is reported beside it.
-      Map<String, Object> reads = (Map<String, Object>) lrc.get("readsDuringNodeRecovery");
-      r.put("degradedReadOverNormal", reads == null ? null
-          : ratio(reads.get("degradedReadOursSeconds"), reads.get("normalReadSeconds")));
-      Map<String, Object> rack = (Map<String, Object>) lrc.get("rackLoss");
-      r.put("degradedReadOverNormalRackLoss", rack == null ? null
-          : ratio(rack.get("degradedReadOursSeconds"), rack.get("normalReadSeconds")));
-      if (stock != null) {
-        Map<String, Object> sr = (Map<String, Object>) stock.get("readsDuringNodeRecovery");
-        r.put("degradedReadStockOverNormal", sr == null ? null
-            : ratio(sr.get("degradedReadStockSeconds"), sr.get("normalReadSeconds")));
-      }
-    }
+  private static void archiveRatios(Map<String, Object> r, Map<String, Object> archive) {
     if (archive != null) {
       Map<String, Object> d = (Map<String, Object>) archive.get("distcp");
       Map<String, Object> c = (Map<String, Object>) archive.get("chain");
       Map<String, Object> rr = (Map<String, Object>) archive.get("rapidRaid");
-      r.put("distcpOverWideArchiveTime", ratio(d.get("seconds"), c.get("seconds")));
-      r.put("distcpOverWideArchiveCrossRack", ratio(d.get("crossRackBytes"), c.get("crossRackBytes")));
-      r.put("distcpOverRapidRaidTime", ratio(d.get("seconds"), rr.get("seconds")));
-      r.put("distcpOverRapidRaidCrossRack", ratio(d.get("crossRackBytes"), rr.get("crossRackBytes")));
+      r.put("distcpOverWideArchiveTime", StripedRatios.ratio(d.get("seconds"), c.get("seconds")));
+      r.put("distcpOverWideArchiveCrossRack", StripedRatios.ratio(d.get("crossRackBytes"), c.get("crossRackBytes")));
+      r.put("distcpOverRapidRaidTime", StripedRatios.ratio(d.get("seconds"), rr.get("seconds")));
+      r.put("distcpOverRapidRaidCrossRack", StripedRatios.ratio(d.get("crossRackBytes"), rr.get("crossRackBytes")));
     }
   }
 
-  /** The run of the preferred policy of its kind (RS-10-4, Azure-LRC 12+2+2), else the widest that ran. */
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> widest(Map<String, Object> workloads, boolean stock) {
-    Map<String, Object> best = null;
-    String preferred = stock ? "RS-10-4-1024k" : "AZURE-LRC-L2-12-4-1024k";
-    for (Object v : workloads.values()) {
-      Map<String, Object> w = (Map<String, Object>) v;
-      if (!w.containsKey("policy") || (Boolean) w.get("stock") != stock
-          || !stock && !w.get("policy").toString().startsWith("AZURE-LRC")) {
-        continue;
-      }
-      if (w.get("policy").equals(preferred)) {
-        return w;
-      }
-      best = w; // listed narrow to wide
-    }
-    return best;
-  }
-
-  private static Double ratio(Object a, Object b) {
-    if (!(a instanceof Number x) || !(b instanceof Number y) || y.doubleValue() == 0) {
-      return null;
-    }
-    return Phase.round(x.doubleValue() / y.doubleValue());
-  }
-
-  @SuppressWarnings("unchecked")
-  private static String summary(Map<String, Object> r) {
-    StringBuilder sb = new StringBuilder();
-    for (String k : List.of("ratioBasis", "recoveryStockRs104OverLrc", "crossRackStockRs104OverLrc",
-        "degradedReadOverNormal", "degradedReadOverNormalRackLoss", "degradedReadStockOverNormal",
-        "distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
+  /** The summary printed before the JSON without --json: the ratios and the verdicts. */
+  static String summary(Map<String, Object> r) {
+    List<String> keys = new ArrayList<>(StripedRatios.KEYS);
+    keys.addAll(List.of("distcpOverWideArchiveTime", "distcpOverWideArchiveCrossRack",
         "decommissionStockOverOurs", "decommissionGlobalOverLocal", "baselineOverRackcuTraffic",
-        "cauOverRackcuTraffic", "rackcuOverBaselineThroughput", "drills", "bytesLost",
-        "invalidPhases")) {
+        "cauOverRackcuTraffic", "rackcuOverBaselineThroughput", "drills", "bytesLost", "invalidPhases"));
+    StringBuilder sb = new StringBuilder();
+    for (String k : keys) {
       if (r.containsKey(k)) {
         sb.append(k).append(": ").append(r.get(k)).append('\n');
       }

@@ -7,7 +7,9 @@ import org.wideec.client.ReadPathCounters;
 /**
  * Which path served our FileSystem's degraded reads over a stretch of a run, and where a delivering chain's time went:
  * the counters' differences, so a ratio in the results can be told apart (a chain, direct decode that overtook one,
- * direct decode at once).
+ * direct decode at once). A read of a group the NameNode lists whole goes through HDFS's own striped stream and none
+ * of these count it unless that stream fails on it ({@code stockFallbacks}): a lost range read while the NameNode
+ * still lists its dead holder and counted nowhere was decoded by HDFS's stream (our raw decoder, k units).
  */
 final class ReadPaths {
   private final long[] before;
@@ -19,7 +21,7 @@ final class ReadPaths {
   private static long[] values(ReadPathCounters c) {
     return new long[] {c.degradedReads(), c.pipelinedReads(), c.hedgedReads(), c.directFirstReads(),
         c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros(),
-        c.hedgesWithheld()};
+        c.hedgesWithheld(), c.stockFallbacks()};
   }
 
   /** The counts since construction, with the delivering chains' mean times to their first and last slice. */
@@ -31,6 +33,8 @@ final class ReadPaths {
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("degradedReads", d[0]);
+    // Stock reads that failed on a group listed whole and were read again by our path (a DataNode died since).
+    m.put("stockFallbacks", d[10]);
     m.put("byChain", d[1]);
     m.put("byDirectDecodeOvertakingAChain", d[2]);
     m.put("byDirectDecodeAtOnce", d[3]);
