@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.hdfs.DFSInputStream;
 import org.apache.hadoop.hdfs.WideEcClientAccess;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
@@ -22,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * lowest-index parities and fails on the rest, DESIGN.md §2). The NameNode's block list is the one the
  * stock stream holds, so routing costs no extra NameNode call. A stock read that fails on a group listed
  * as whole (a DataNode died since the list was fetched) is retried once by our path with fresh locations,
- * and that group stays on our path for this stream.
+ * and that group stays on our path for this stream. The DataNodes HDFS's reader could not reach are remembered by the
+ * FileSystem ({@link StripedFile#reachable}): a group with a data unit on one of them is read by our path around it,
+ * in every stream, until the memory lapses. HDFS's reader would decode that unit from k units of the group, an LRC's
+ * local group needs far fewer.
  *
  * <p>Sequential reads of a degraded group decode one stripe at a time and serve from it, as the stock
  * reader does; positional reads decode only the range asked for (at most {@link #MAX_PREAD_BYTES}).
@@ -95,6 +99,8 @@ final class CodeAwareInputStream extends WrappingInputStream
         throw ours;
       }
       return fromStripe(dst);
+    } finally {
+      noteUnreachable();
     }
   }
 
@@ -147,6 +153,8 @@ final class CodeAwareInputStream extends WrappingInputStream
         ours.addSuppressed(e);
         throw ours;
       }
+    } finally {
+      noteUnreachable();
     }
   }
 
@@ -185,14 +193,35 @@ final class CodeAwareInputStream extends WrappingInputStream
     return n;
   }
 
-  /** The group holding file offset at, as the stock stream lists it, unless a failure moved it. */
+  /**
+   * The group holding file offset at, as the stock stream lists it unless a failure moved it, less the replicas on
+   * DataNodes the FileSystem could not reach lately.
+   */
   private LocatedStripedBlock group(long at) throws IOException {
     LocatedBlock b = WideEcClientAccess.blockAt(stock, at);
     if (!(b instanceof LocatedStripedBlock g)) {
       throw new IOException(file.src() + ": block at offset " + at + " is not striped: " + b);
     }
     LocatedStripedBlock moved = movedToDegraded.get(g.getStartOffset());
-    return moved != null ? moved : g;
+    LocatedStripedBlock listed = moved != null ? moved : g;
+    LocatedStripedBlock reachable = file.reachable(listed);
+    if (reachable != listed && !file.lostData(listed) && file.lostData(reachable)) {
+      file.counters().readsAroundUnreachable.incrementAndGet();
+    }
+    return reachable;
+  }
+
+  /**
+   * Remembers, for every stream of the FileSystem, the DataNodes HDFS's reader of this stream could not reach (it
+   * reads without them for its own life only).
+   */
+  private void noteUnreachable() {
+    for (DatanodeInfo d : WideEcClientAccess.localDeadNodes(stock)) {
+      if (file.unreachable().avoid(d.getXferAddr(), "a read of " + file.src() + " could not reach it")) {
+        LOG.info("{}: DataNode {} could not be reached; reads of this FileSystem go around it for {} ms ({})",
+            file.src(), d.getXferAddr(), file.unreachable().avoidMs(), org.wideec.repair.UnusableHelpers.AVOID_KEY);
+      }
+    }
   }
 
   private boolean isDegraded(LocatedStripedBlock group) {

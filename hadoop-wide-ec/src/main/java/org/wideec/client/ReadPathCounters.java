@@ -12,6 +12,7 @@ public final class ReadPathCounters {
   final AtomicLong bytesFetched = new AtomicLong();
   final AtomicLong bytesDecoded = new AtomicLong();
   final AtomicLong stockFallbacks = new AtomicLong();
+  final AtomicLong readsAroundUnreachable = new AtomicLong();
   final AtomicLong pipelinedReads = new AtomicLong();
   final AtomicLong pipelinedFallbacks = new AtomicLong();
   final AtomicLong hedgedReads = new AtomicLong();
@@ -56,6 +57,15 @@ public final class ReadPathCounters {
   /** Stock reads of a group the NameNode listed as whole that failed and were served by our path. */
   public long stockFallbacks() {
     return stockFallbacks.get();
+  }
+
+  /**
+   * Reads of a group the NameNode lists whole but with a data unit on a DataNode this FileSystem could not reach lately
+   * (one that died and is not yet declared dead): read by our path around that DataNode, as if the NameNode had
+   * dropped it, instead of by HDFS's striped reader. Each is also counted in {@link #degradedReads()}.
+   */
+  public long readsAroundUnreachable() {
+    return readsAroundUnreachable.get();
   }
 
   /**

@@ -1,18 +1,28 @@
 package org.wideec.client;
 
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.DFSClient;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.apache.hadoop.hdfs.security.token.block.BlockTokenIdentifier;
+import org.apache.hadoop.security.token.Token;
 import org.wideec.code.LinearCode;
 import org.wideec.coder.ErasureCoder;
+import org.wideec.repair.UnusableHelpers;
 
 /**
  * One open striped file of our codec: what every read of it needs to know. {@code chains} runs pipelined degraded
  * reads; null when the FileSystem reads lost units by direct decode ({@code wide-ec.client.degraded-read=direct}).
+ * {@code unreachable} holds the DataNodes (by transfer address) this FileSystem's reads could not reach lately, shared
+ * by its streams.
  */
 record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, LinearCode code, ErasureCoder coder,
-    boolean verifyChecksum, ReadPathCounters counters, RepairChains chains) {
+    boolean verifyChecksum, ReadPathCounters counters, RepairChains chains, UnusableHelpers unreachable) {
 
   BlockGroupLayout layout(LocatedStripedBlock group) {
     return new BlockGroupLayout(policy.getNumDataUnits(), policy.getCellSize(), group.getBlockSize());
@@ -40,5 +50,49 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
       }
     }
     return false;
+  }
+
+  /**
+   * The group as listed, less the replicas on DataNodes this FileSystem could not reach lately; the group itself when
+   * none of its replicas is there. A DataNode that died is listed until the NameNode declares it dead (10.5 minutes by
+   * default), and HDFS's striped reader, finding it unreachable, decodes a lost data unit from k units of the group;
+   * without it listed, a lost unit reads through its local group like any loss the NameNode knows of.
+   */
+  LocatedStripedBlock reachable(LocatedStripedBlock g) {
+    Set<String> avoided = unreachable.now();
+    DatanodeInfo[] at = g.getLocations();
+    List<Integer> keep = new ArrayList<>();
+    for (int i = 0; i < at.length; i++) {
+      if (!avoided.contains(at[i].getXferAddr())) {
+        keep.add(i);
+      }
+    }
+    if (keep.size() == at.length) {
+      return g;
+    }
+    int n = keep.size();
+    DatanodeInfo[] locations = new DatanodeInfo[n];
+    String[] storageIds = new String[n];
+    StorageType[] storageTypes = new StorageType[n];
+    byte[] indices = new byte[n];
+    Token<BlockTokenIdentifier>[] tokens = g.getBlockTokens() == null ? null : java.util.Arrays.copyOf(
+        g.getBlockTokens(), n);
+    for (int j = 0; j < n; j++) {
+      int i = keep.get(j);
+      locations[j] = at[i];
+      storageIds[j] = g.getStorageIDs() == null ? null : g.getStorageIDs()[i];
+      storageTypes[j] = g.getStorageTypes() == null ? null : g.getStorageTypes()[i];
+      indices[j] = g.getBlockIndices()[i];
+      if (tokens != null) {
+        tokens[j] = g.getBlockTokens().length > i ? g.getBlockTokens()[i] : null;
+      }
+    }
+    LocatedStripedBlock out = new LocatedStripedBlock(g.getBlock(), locations, storageIds, storageTypes, indices,
+        g.getStartOffset(), g.isCorrupt(), null);
+    out.setBlockToken(g.getBlockToken());
+    if (tokens != null) {
+      out.setBlockTokens(tokens);
+    }
+    return out;
   }
 }

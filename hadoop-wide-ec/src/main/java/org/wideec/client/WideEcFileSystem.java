@@ -26,6 +26,7 @@ import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 import org.wideec.code.InvalidCodeSpecException;
 import org.wideec.code.LinearCode;
+import org.wideec.repair.UnusableHelpers;
 import org.wideec.coder.ErasureCoder;
 import org.wideec.coder.StripedCodec;
 
@@ -50,6 +51,11 @@ public class WideEcFileSystem extends DistributedFileSystem {
   private final ConcurrentHashMap<String, ErasureCoder> coders = new ConcurrentHashMap<>();
   /** Pipelined degraded reads (null: direct decode), read from wide-ec.client.degraded-read. */
   private RepairChains chains;
+  /**
+   * DataNodes a stream of this FileSystem could not reach, read around by every stream for a while (the same memory
+   * and key as repairs' unusable helpers).
+   */
+  private UnusableHelpers unreachable;
   /** Reads of archived files' lost blocks through a DataNode (null: off), from wide-ec.client.archived-reads. */
   private ArchivedReads archived;
   /** Reader's indexes of sealed files, by placeholder inode. */
@@ -59,10 +65,13 @@ public class WideEcFileSystem extends DistributedFileSystem {
   public void initialize(URI uri, Configuration conf) throws IOException {
     // A misspelt mode fails here, naming the key, rather than silently choosing a read path.
     RepairChains.Mode mode = RepairChains.mode(conf);
+    long avoidMs = org.wideec.config.ConfigValues.longAtLeast(conf, UnusableHelpers.AVOID_KEY,
+        UnusableHelpers.AVOID_DEFAULT_MS, 0);
     boolean archivedReads = ArchivedReads.enabled(conf);
     org.wideec.config.UnknownKeys.warn(conf, "WideEcFileSystem");
     super.initialize(uri, conf);
     chains = mode == RepairChains.Mode.PIPELINED ? new RepairChains(conf) : null;
+    unreachable = new UnusableHelpers(avoidMs);
     archived = archivedReads ? new ArchivedReads(conf, getUri()) : null;
   }
 
@@ -98,7 +107,7 @@ public class WideEcFileSystem extends DistributedFileSystem {
     }
     ErasureCoder coder = coders.computeIfAbsent(code.spec(), s -> ErasureCoder.best(code));
     StripedFile file = new StripedFile(getClient(), WideEcClientAccess.src(striped), policy, code, coder, WideEcClientAccess.verifiesChecksums(striped),
-        counters, chains);
+        counters, chains, unreachable);
     return new FSDataInputStream(new CodeAwareInputStream(striped, file));
   }
 

@@ -81,10 +81,11 @@ public final class ConfigCatalogue {
       fixed("wide-ec.scrub.repair", REPAIR, "true", EnumSet.of(NAMENODE),
           "the scrubber reports a unit at fault's replicas that disagree with the other units as corrupt, so they are"
               + " rebuilt from the units that agree; false: found, logged and recorded only"),
-      fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE),
+      fixed("wide-ec.repair.unusable-helper.avoid.ms", REPAIR, "300000", EnumSet.of(DATANODE, NAMENODE, Role.CLIENT),
           "how long archive rebuilds, degraded reads and rebuild orders plan without a node that could not be"
               + " reached, runs no worker or refused, in ms, or until it names another slice port; 0: only within"
-              + " the repair that found it"),
+              + " the repair that found it. In WideEcFileSystem: how long its streams read around a DataNode one of"
+              + " them could not reach (a dead DataNode the NameNode still lists), by its local group"),
       fixed("wide-ec.decommission.enabled", REPAIR, "true", EnumSet.of(NAMENODE),
           "false: units of our block groups on a decommissioning or entering-maintenance DataNode are copied from it"
               + " by HDFS, as stock; true: rebuilt elsewhere from their local groups by the workers (runs within the"

@@ -365,4 +365,35 @@ class CodeAwareReadClusterTest {
     assertEquals(0, wide.readPathCounters().pipelinedReads(), wide.readPathCounters().toString());
     assertFalse(StripedGroups.missingUnits(group(multiGroup, 0), policy).isEmpty());
   }
+
+  /**
+   * A DataNode that died and is still listed (before the NameNode's heartbeat expiry): HDFS's reader of the first
+   * stream finds it unreachable and decodes the lost cell from k units; the FileSystem remembers the node, so the next
+   * stream reads the cell around it from its local group, 6 units (5 data + L1) instead of 12.
+   */
+  @Test
+  void aDeadDataNodeStillListedIsReadAroundByItsLocalGroupOnceAStreamFoundItUnreachable() throws Exception {
+    setHeartbeatExpiry(3_600_000); // the NameNode keeps listing the stopped DataNode
+    stopUnits(group(multiGroup, 0), true, 2);
+    assertTrue(StripedGroups.missingUnits(group(multiGroup, 0), policy).isEmpty(), "still listed");
+    byte[] data = files.get(multiGroup);
+    byte[] expected = Arrays.copyOfRange(data, 2 * CELL, 3 * CELL);
+    long degraded = wide.readPathCounters().degradedReads();
+    long around = wide.readPathCounters().readsAroundUnreachable();
+    byte[] cell = new byte[CELL];
+    try (FSDataInputStream in = wide.open(multiGroup)) {
+      in.readFully(2L * CELL, cell, 0, CELL); // unit 2's first cell
+    }
+    assertArrayEquals(expected, cell, "read by HDFS's reader, which decodes unit 2 from k units");
+    assertEquals(degraded, wide.readPathCounters().degradedReads(), "the first stream does not know the node is gone");
+    long fetched = wide.readPathCounters().unitsFetched();
+    try (FSDataInputStream in = wide.open(multiGroup)) {
+      in.readFully(2L * CELL, cell, 0, CELL);
+    }
+    assertArrayEquals(expected, cell, "read around the unreachable DataNode");
+    assertEquals(around + 1, wide.readPathCounters().readsAroundUnreachable(), wide.readPathCounters().toString());
+    assertEquals(degraded + 1, wide.readPathCounters().degradedReads(), wide.readPathCounters().toString());
+    assertEquals(6, wide.readPathCounters().unitsFetched() - fetched, "its local group: 5 data + L1, not 12 units");
+    assertArrayEquals(data, readSequentially(wide, multiGroup, data.length), "every byte, sequentially");
+  }
 }

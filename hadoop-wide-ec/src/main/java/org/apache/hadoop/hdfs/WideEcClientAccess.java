@@ -24,6 +24,11 @@ public final class WideEcClientAccess {
     }
   }
 
+  /** The DataNodes a stream could not reach and reads without for its life (its local dead nodes), a copy. */
+  public static java.util.Set<DatanodeInfo> localDeadNodes(DFSInputStream in) {
+    return new java.util.HashSet<>(in.getLocalDeadNodes().keySet());
+  }
+
   /** The block holding file offset {@code offset}, from the stream's cache or fetched exactly as the stream would. */
   public static LocatedBlock blockAt(DFSInputStream in, long offset) throws IOException {
     return in.getBlockAt(offset);
