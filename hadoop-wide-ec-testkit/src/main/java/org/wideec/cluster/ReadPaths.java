@@ -9,7 +9,8 @@ import org.wideec.client.ReadPathCounters;
  * the counters' differences, so a ratio in the results can be told apart (a chain, direct decode that overtook one,
  * direct decode at once). A read of a group the NameNode lists whole goes through HDFS's own striped stream and none
  * of these count it unless that stream fails on it ({@code stockFallbacks}): a lost range read while the NameNode
- * still lists its dead holder and counted nowhere was decoded by HDFS's stream (our raw decoder, k units).
+ * still lists its dead holder and counted nowhere was decoded by HDFS's stream (our raw decoder, k units): a stream's
+ * first read after the holder died; the FileSystem then reads around it ({@code aroundUnreachable}).
  */
 final class ReadPaths {
   private final long[] before;
@@ -21,7 +22,7 @@ final class ReadPaths {
   private static long[] values(ReadPathCounters c) {
     return new long[] {c.degradedReads(), c.pipelinedReads(), c.hedgedReads(), c.directFirstReads(),
         c.pipelinedFallbacks(), c.hedgesFired(), c.chainsTimed(), c.chainFirstSliceMicros(), c.chainMicros(),
-        c.hedgesWithheld(), c.stockFallbacks()};
+        c.hedgesWithheld(), c.stockFallbacks(), c.readsAroundUnreachable()};
   }
 
   /** The counts since construction, with the delivering chains' mean times to their first and last slice. */
@@ -35,6 +36,8 @@ final class ReadPaths {
     m.put("degradedReads", d[0]);
     // Stock reads that failed on a group listed whole and were read again by our path (a DataNode died since).
     m.put("stockFallbacks", d[10]);
+    // Groups listed whole but read around a DataNode a stream of this FileSystem could not reach (dead, still listed).
+    m.put("aroundUnreachable", d[11]);
     m.put("byChain", d[1]);
     m.put("byDirectDecodeOvertakingAChain", d[2]);
     m.put("byDirectDecodeAtOnce", d[3]);
