@@ -85,7 +85,8 @@ final class StripeData {
   /**
    * The replica each data unit is read from by an encoder that reads on the DataNodes (the chain, ECWide §4.2): the kept replica of the plan where it already is (the trim's moves come
    * later), else one in the unit's planned rack; a unit with neither is read in the rack that already serves most of
-   * the stripe's other units (every rack a chain enters costs a stream across), else from its first listed replica.
+   * the stripe's other units (every rack a chain enters costs a stream across); equals are chosen in a fixed order of
+   * racks and nodes ({@link #before}), so a dry run and its run read the same racks.
    */
   static Map<Integer, DatanodeInfo> readHolders(ArchivedStripe stripe, List<StripeData.Unit> data)
       throws IOException {
@@ -104,8 +105,10 @@ final class StripeData {
           pick = dn;
         }
       }
-      for (int i = 0; pick == null && i < locs.length; i++) {
-        pick = locs[i].getNetworkLocation().equals(d.member().plannedRack()) ? locs[i] : null;
+      for (DatanodeInfo dn : locs) {
+        if (pick == null || !pick.getXferAddr().equals(d.member().plannedNode())) {
+          pick = dn.getNetworkLocation().equals(d.member().plannedRack()) && before(dn, pick) ? dn : pick;
+        }
       }
       if (pick == null) {
         unplaced.add(d);
@@ -115,9 +118,11 @@ final class StripeData {
       }
     }
     for (StripeData.Unit d : unplaced) {
-      DatanodeInfo best = d.block().getLocations()[0];
+      DatanodeInfo best = null;
       for (DatanodeInfo dn : d.block().getLocations()) {
-        if (perRack.getOrDefault(dn.getNetworkLocation(), 0) > perRack.getOrDefault(best.getNetworkLocation(), 0)) {
+        int have = perRack.getOrDefault(dn.getNetworkLocation(), 0);
+        int bestHave = best == null ? -1 : perRack.getOrDefault(best.getNetworkLocation(), 0);
+        if (have > bestHave || have == bestHave && before(dn, best)) {
           best = dn;
         }
       }
@@ -125,5 +130,18 @@ final class StripeData {
       perRack.merge(best.getNetworkLocation(), 1, Integer::sum);
     }
     return out;
+  }
+
+  /**
+   * Whether {@code a} comes before {@code b} (null: anything does) in a fixed order of racks, then nodes. The NameNode
+   * lists the replicas at one distance from a client in a random order, so a choice between equals by listing order
+   * could differ between a dry run and its run, and the run's deltas then cross racks its plan did not count.
+   */
+  private static boolean before(DatanodeInfo a, DatanodeInfo b) {
+    if (b == null) {
+      return true;
+    }
+    int byRack = a.getNetworkLocation().compareTo(b.getNetworkLocation());
+    return byRack != 0 ? byRack < 0 : a.getXferAddr().compareTo(b.getXferAddr()) < 0;
   }
 }
