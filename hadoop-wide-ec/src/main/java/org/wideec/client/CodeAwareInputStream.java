@@ -217,7 +217,9 @@ final class CodeAwareInputStream extends WrappingInputStream
    */
   private void noteUnreachable() {
     for (DatanodeInfo d : WideEcClientAccess.localDeadNodes(stock)) {
-      if (file.unreachable().avoid(d.getXferAddr(), "a read of " + file.src() + " could not reach it")) {
+      // Once per node and lapse: the stream keeps it for its life, and this runs after every read.
+      if (file.unreachable().why(d.getXferAddr()) == null
+          && file.unreachable().avoid(d.getXferAddr(), "a read of " + file.src() + " could not reach it")) {
         LOG.info("{}: DataNode {} could not be reached; reads of this FileSystem go around it for {} ms ({})",
             file.src(), d.getXferAddr(), file.unreachable().avoidMs(), org.wideec.repair.UnusableHelpers.AVOID_KEY);
       }

@@ -3,7 +3,6 @@ package org.wideec.client;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.fs.StorageType;
 import org.apache.hadoop.hdfs.DFSClient;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
@@ -59,11 +58,10 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
    * without it listed, a lost unit reads through its local group like any loss the NameNode knows of.
    */
   LocatedStripedBlock reachable(LocatedStripedBlock g) {
-    Set<String> avoided = unreachable.now();
     DatanodeInfo[] at = g.getLocations();
-    List<Integer> keep = new ArrayList<>();
+    List<Integer> keep = new ArrayList<>(at.length);
     for (int i = 0; i < at.length; i++) {
-      if (!avoided.contains(at[i].getXferAddr())) {
+      if (unreachable.why(at[i].getXferAddr()) == null) { // a lookup, no copy of the memory: every read asks
         keep.add(i);
       }
     }

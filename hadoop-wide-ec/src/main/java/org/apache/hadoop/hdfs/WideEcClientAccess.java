@@ -24,9 +24,12 @@ public final class WideEcClientAccess {
     }
   }
 
-  /** The DataNodes a stream could not reach and reads without for its life (its local dead nodes), a copy. */
+  /**
+   * The DataNodes a stream could not reach and reads without for its life (its local dead nodes): a read-only view,
+   * no copy (asked after every read).
+   */
   public static java.util.Set<DatanodeInfo> localDeadNodes(DFSInputStream in) {
-    return new java.util.HashSet<>(in.getLocalDeadNodes().keySet());
+    return java.util.Collections.unmodifiableSet(in.getLocalDeadNodes().keySet());
   }
 
   /** The block holding file offset {@code offset}, from the stream's cache or fetched exactly as the stream would. */
