@@ -48,8 +48,11 @@ import org.wideec.repair.RepairTargetSpread;
  * {@code Host2NodesMap} is package-private): the plan comes from {@link StripedPlacement}, the racks from
  * {@link RackAssignment}; this class only turns them into storages. A new group's targets are ordered by
  * internal block index, so each local group lands in its planned racks. When the plan cannot be met the
- * stock policy places the group and one warning says why. Needs {@code WideEcNameNodePlugin} in
- * {@code dfs.namenode.plugins} to learn a file's EC policy.
+ * stock policy places the group and one warning says why. A planned rack whose free nodes are all too busy for
+ * HDFS's load check ({@code dfs.namenode.redundancy.considerLoad}) still takes its units, from a busy node: the plan's
+ * rack guarantees outrank spreading the xceiver load, and the stock fallback would break them (it put 4 data units
+ * of one Azure-LRC 12+2+2 local group in one rack, and, short of idle nodes, wrote the group one unit short). Needs
+ * {@code WideEcNameNodePlugin} in {@code dfs.namenode.plugins} to learn a file's EC policy.
  */
 public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTolerant {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcBlockPlacementPolicy.class);
@@ -59,6 +62,9 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
   private final RateLimitedWarning failures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning spreadFailures = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
   private final RateLimitedWarning beyondCap = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  private final RateLimitedWarning busyTargets = new RateLimitedWarning(LOG, WARN_INTERVAL_MS);
+  /** Set while this thread chooses a planned unit's node again with HDFS's load check off ({@link #chooseInRack}). */
+  private static final ThreadLocal<Boolean> IGNORING_LOAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
   /**
    * Repairs placed within this window count as running when the next group's rebuilt units are placed: HDFS asks
    * for a lost node's groups one by one, within one RedundancyMonitor round, and a unit's rebuild takes seconds.
@@ -173,7 +179,7 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
     EnumMap<StorageType, Integer> types = storageTypes(storagePolicy, plan.code().n());
     DatanodeStorageInfo[] targets = new DatanodeStorageInfo[plan.code().n()];
     for (int u = 0; u < targets.length; u++) {
-      targets[u] = chooseRandom(racks.get(plan.rackOf(u)), excluded, blocksize, plan.maxUnitsPerRack(), results, false, types);
+      targets[u] = chooseInRack(racks.get(plan.rackOf(u)), excluded, blocksize, plan.maxUnitsPerRack(), results, types);
     }
     return targets;
   }
@@ -219,10 +225,83 @@ public class WideEcBlockPlacementPolicy extends BlockPlacementPolicyRackFaultTol
           : RackAssignment.repairRack(load, freeCounts(excluded), plan.maxUnitsPerRack());
       // The rack is the model's choice, beyond the plan's cap too where every rack with a free node is at it.
       int rackLimit = Math.max(plan.maxUnitsPerRack(), load.getOrDefault(rack, 0)) + 1;
-      targets[i] = chooseRandom(rack, excluded, blocksize, rackLimit, results, false, types);
+      targets[i] = chooseInRack(rack, excluded, blocksize, rackLimit, results, types);
       load.merge(rack, 1, Integer::sum);
     }
     return targets;
+  }
+
+  /**
+   * A node of the rack for one planned unit; {@code excluded} gains only the chosen node. Where every free node of the
+   * rack is too busy for HDFS's load check, a busy one: the unit must be in this rack for the plan's guarantees, and
+   * HDFS's load check is a preference; the retry drops only it (a leaving, full or slow node is still refused).
+   */
+  private DatanodeStorageInfo chooseInRack(String rack, Set<Node> excluded, long blocksize, int rackLimit,
+      List<DatanodeStorageInfo> results, EnumMap<StorageType, Integer> types) throws NotEnoughReplicasException {
+    DatanodeStorageInfo chosen;
+    // chooseRandom excludes every node it looks at, the busy ones too: a copy, so a busy node stays a candidate for
+    // the retry below and for the group's next units.
+    try {
+      chosen = chooseRandom(rack, new HashSet<>(excluded), blocksize, rackLimit, results, false, types);
+    } catch (NotEnoughReplicasException e) {
+      if (!considerLoad) {
+        throw e;
+      }
+      IGNORING_LOAD.set(Boolean.TRUE);
+      try {
+        chosen = chooseRandom(rack, new HashSet<>(excluded), blocksize, rackLimit, results, false, types);
+      } finally {
+        IGNORING_LOAD.remove();
+      }
+      busyTargets.warn("every free node of {} is too busy by HDFS's load check; a unit goes to the busy {} to keep"
+          + " its group's placement plan", rack, chosen.getDatanodeDescriptor().getXferAddr());
+    }
+    excluded.add(chosen.getDatanodeDescriptor());
+    return chosen;
+  }
+
+  /** HDFS's check of a candidate node, without its load check while {@link #chooseInRack} retries a planned unit. */
+  @Override
+  boolean isGoodDatanode(DatanodeDescriptor node, int maxTargetPerRack, boolean considerLoad,
+      List<DatanodeStorageInfo> results, boolean avoidStaleNodes) {
+    return super.isGoodDatanode(node, maxTargetPerRack, considerLoad && !IGNORING_LOAD.get(), results,
+        avoidStaleNodes);
+  }
+
+  /**
+   * Of a striped group's two copies of one unit (its DataNode came back after the unit was rebuilt elsewhere), the one
+   * deleted is in the rack holding most of the group's units ({@code rackMap}: every live unit of the group by rack).
+   * HDFS's rack-fault-tolerant choice takes any copy in a rack with another unit, then the least free space: with a
+   * rack above its plan's cap it could keep that rack full and delete the copy the repair placed within the plan. The
+   * group is left either as it was or as its repair placed it, whichever has the emptier rack; a tie stays HDFS's.
+   */
+  @Override
+  public DatanodeStorageInfo chooseReplicaToDelete(java.util.Collection<DatanodeStorageInfo> moreThanOne,
+      java.util.Collection<DatanodeStorageInfo> exactlyOne, List<StorageType> excessTypes,
+      Map<String, List<DatanodeStorageInfo>> rackMap) {
+    try {
+      java.util.Collection<DatanodeStorageInfo> set = pickupReplicaSet(moreThanOne, exactlyOne, rackMap);
+      int most = 0;
+      List<DatanodeStorageInfo> fullest = new ArrayList<>();
+      for (DatanodeStorageInfo s : set) {
+        List<DatanodeStorageInfo> inRack = rackMap.get(getRack(s.getDatanodeDescriptor()));
+        int units = inRack == null ? 0 : inRack.size();
+        if (!excessTypes.contains(s.getStorageType()) || units < most) {
+          continue;
+        }
+        if (units > most) {
+          most = units;
+          fullest.clear();
+        }
+        fullest.add(s);
+      }
+      if (!fullest.isEmpty() && fullest.size() < set.size()) {
+        return super.chooseReplicaToDelete(fullest, List.of(), excessTypes, rackMap);
+      }
+    } catch (RuntimeException | LinkageError e) {
+      failures.warn("wide-ec choice of an excess replica failed ({}); using the stock choice", e.toString(), e);
+    }
+    return super.chooseReplicaToDelete(moreThanOne, exactlyOne, excessTypes, rackMap);
   }
 
   private static RepairTargetSpread spreadFor(RepairScheme scheme) {
