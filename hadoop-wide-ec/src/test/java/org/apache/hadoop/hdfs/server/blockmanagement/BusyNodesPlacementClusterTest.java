@@ -73,6 +73,7 @@ class BusyNodesPlacementClusterTest {
       assertEquals(3, plan.maxUnitsPerRack());
       BlockManager bm = cluster.getNamesystem().getBlockManager();
       WideEcBlockPlacementPolicy policy = (WideEcBlockPlacementPolicy) bm.getStriptedBlockPlacementPolicy();
+      assertTrue(policy.considerLoad, "HDFS's load check is on in the NameNode");
 
       // The first DataNode of every rack reports many xceivers and no heartbeat of its own until the file is written:
       // 6 nodes over twice the average load, so 12 idle nodes, 2 a rack, where the plan puts 3 units in 5 racks.
