@@ -48,6 +48,10 @@ public final class ConfigCatalogue {
           "hand a task the worker gave up on to HDFS's reconstructor; false leaves it to the NameNode's retargeting"),
       fixed("wide-ec.repair.helper.threads", REPAIR, "64", EnumSet.of(DATANODE),
           "concurrent helper streams one DataNode serves (at least 1)"),
+      fixed("wide-ec.repair.warmup.enabled", REPAIR, "true", EnumSet.of(DATANODE),
+          "when the worker starts, run its repair path once on made-up stripes in a background thread (codes, planners,"
+              + " request codecs, coding kernel checked against the Java one), so a DataNode's first repairs after"
+              + " a start do not wait 1-3 s for it; nothing is sent or stored"),
       fixed("wide-ec.repair.validation.slices", REPAIR, "2", EnumSet.of(DATANODE),
           "slices per rebuilt unit decoded a second time from another input set before it is stored; 0 checks every"
               + " slice (off only with dfs.datanode.ec.reconstruction.validation=false)"),

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.wideec.engine.MessageRouter;
 import org.wideec.engine.UpdateRoleService;
 import org.wideec.engine.RepairEngine;
+import org.wideec.engine.RepairWarmup;
 import org.wideec.protocol.MessageKind;
 import org.wideec.transport.RequestHandler;
 import org.wideec.transport.SliceTransport;
@@ -37,6 +38,8 @@ import org.wideec.transport.SliceTransport;
  */
 public final class WideEcDataNodePlugin implements ServicePlugin {
   private static final Logger LOG = LoggerFactory.getLogger(WideEcDataNodePlugin.class);
+  public static final String WARMUP_KEY = "wide-ec.repair.warmup.enabled";
+  public static final boolean WARMUP_DEFAULT = true;
   private static final Map<Integer, WideEcDataNodePlugin> RUNNING = new ConcurrentHashMap<>();
   private DataNode dn;
   private SliceTransport transport;
@@ -52,6 +55,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private BackgroundTraffic.Settings backgroundSettings;
   private volatile BackgroundTraffic background;
   private volatile String disabledReason;
+  private volatile RepairWarmup.Result warmedUp;
 
   @Override
   public void start(Object service) {
@@ -129,6 +133,35 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     background = new BackgroundTraffic(dn, backgroundSettings, transport, live::get, metrics::foregroundBytesSent);
     ReconstructionTakeover.Installed queue = takeover;
     metrics.background(background, () -> queue == null ? 0 : queue.queued());
+    if (dn.getConf().getBoolean(WARMUP_KEY, WARMUP_DEFAULT)) {
+      warmUp(conf.scheme());
+    }
+  }
+
+  /**
+   * The repair path run once in a background thread of the lowest priority ({@link RepairWarmup}): the first repairs
+   * after a DataNode starts then ask their helpers at once. A failure is logged, never thrown.
+   */
+  private void warmUp(org.wideec.repair.RepairScheme scheme) {
+    Thread t = new Daemon(() -> {
+      try {
+        RepairWarmup.Result r = RepairWarmup.run(scheme);
+        warmedUp = r;
+        if (r.kernelAgrees()) {
+          LOG.info("wide-ec repair path of {} warmed up in {} ms: {} repairs planned, {} requests, kernel {}",
+              nameOf(dn), r.millis(), r.plans(), r.requests(), r.kernel());
+        } else {
+          LOG.error("wide-ec: the coding kernel {} of {} disagrees with the Java kernel on a test product; its repairs"
+              + " would rebuild wrong bytes: start the DataNode with -D{}=false", r.kernel(), nameOf(dn),
+              org.wideec.coder.Kernels.NATIVE_PROPERTY);
+        }
+      } catch (Throwable e) { // DESIGN.md §2: a warm-up that fails costs the first repairs time, nothing more
+        LOG.warn("wide-ec repair path warm-up on {} failed: {}", nameOf(dn), e.toString(), e);
+      }
+    });
+    t.setName("wide-ec-warmup-" + xferPort);
+    t.setPriority(Thread.MIN_PRIORITY);
+    t.start();
   }
 
   /** One error, then everything that had started is released; HDFS runs on as stock. */
@@ -193,6 +226,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   @Override
   public void close() {
     stop();
+  }
+
+  /** What the warm-up of the repair path found, once it ran (null before, when off, or when it failed). */
+  public RepairWarmup.Result warmedUp() {
+    return warmedUp;
   }
 
   /** This worker's metrics (null when disabled or stopped). */

@@ -96,6 +96,13 @@ class RepairWorkerClusterTest {
       assertEquals(org.wideec.Version.of(), d.get("version").asText());
       assertEquals(org.wideec.coder.Kernels.describe(), d.get("coder").asText(), "which coder runs, as the DataNode says");
       assertEquals("", d.get("lastError").asText());
+      // The repair path ran once at the worker's start, in the background: four repairs planned, the kernel agreeing.
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (p.warmedUp() == null && System.currentTimeMillis() < deadline) {
+        Thread.sleep(50);
+      }
+      assertEquals(4, p.warmedUp().plans(), "the warm-up ran on " + xfer);
+      assertTrue(p.warmedUp().kernelAgrees());
     }
     for (DataNode dn : cluster.getDataNodes()) {
       assertTrue(dn.getDatanodeId().getInfoSecurePort() > 0 && dn.getInfoPort() == 0, "web UI on HTTPS only");
