@@ -112,13 +112,9 @@ class CodeAwareReadClusterTest {
   @AfterEach
   void restoreDataNodes() throws Exception {
     setHeartbeatExpiry(14_000);
-    for (DataNodeProperties dn : stopped) {
-      // On fresh ports: other clusters on the machine may have taken the old ones meanwhile.
-      cluster.restartDataNode(dn, false);
-    }
+    // On fresh ports: other clusters on the machine may have taken the old ones meanwhile.
+    MiniClusters.restartAndReport(cluster, stopped, false);
     stopped.clear();
-    cluster.waitActive();
-    cluster.triggerBlockReports();
     for (org.apache.hadoop.fs.Path p : files.keySet()) {
       StripedGroups.awaitComplete(stock, p, policy, 60_000);
     }

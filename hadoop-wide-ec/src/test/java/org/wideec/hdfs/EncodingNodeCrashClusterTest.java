@@ -115,12 +115,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
   }
 
   private void restart() throws Exception {
-    for (MiniDFSCluster.DataNodeProperties p : stopped) {
-      assertTrue(cluster.restartDataNode(p, true));
-    }
+    MiniClusters.restartAndReport(cluster, stopped, true);
     stopped.clear();
-    cluster.waitActive();
-    cluster.triggerBlockReports();
   }
 
   /** Which DataNode of the stripe is stopped. */

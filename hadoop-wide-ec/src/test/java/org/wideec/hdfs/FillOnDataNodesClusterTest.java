@@ -22,6 +22,15 @@ class FillOnDataNodesClusterTest extends FillClusterTest {
     return ParityUpdateOnDataNodesClusterTest.onDataNodes();
   }
 
+  // Not run again here: each ends before any executor is chosen (a refusal, or a dry run's plan), so the DataNodes take
+  // no part and FillClusterTest's run is the proof. Overridden without @Test, JUnit does not run them.
+
+  @Override
+  void dryRunPrintsTheStripeUpdateAndThePlanAndChangesNothing() {}
+
+  @Override
+  void aFileOpenForWriteAnotherBlockSizeASingleFilesASealedAndNoArchiveAreRefused() {}
+
   @Test
   void aFillRunsOnTheDataNodesForEachSchemeCrossingRacksExactlyItsPlansChunks() throws Exception {
     for (String scheme : List.of("baseline", "cau", "rackcu")) {
