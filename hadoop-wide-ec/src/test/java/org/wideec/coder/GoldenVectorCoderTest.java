@@ -41,7 +41,7 @@ class GoldenVectorCoderTest {
 
   /** The kernels that must agree with the golden vectors, and the buffers each codes. */
   enum Kernel {
-    JAVA_TABLE(false), JAVA_BEST(false), NATIVE(true);
+    JAVA_TABLE(false), VECTOR(false), NATIVE(true);
 
     final boolean direct;
 
@@ -55,7 +55,7 @@ class GoldenVectorCoderTest {
       }
       return switch (this) {
         case JAVA_TABLE -> JavaKernel.INSTANCE;
-        case JAVA_BEST -> Kernels.java();
+        case VECTOR -> VectorKernel.INSTANCE;
         case NATIVE -> IsalKernel.INSTANCE;
       };
     }
@@ -154,7 +154,7 @@ class GoldenVectorCoderTest {
 
   /** Hadoop's own entry points (what DataNodes and clients call) write and read the golden bytes. */
   @ParameterizedTest
-  @EnumSource(value = Kernel.class, names = {"JAVA_BEST", "NATIVE"})
+  @EnumSource(value = Kernel.class, names = {"JAVA_TABLE", "NATIVE"})
   void hadoopRawCodersOfEveryShippedPolicyWriteAndReadTheGoldenBytes(Kernel kernel) throws Exception {
     kernel.kernel();
     Configuration conf = new Configuration();
