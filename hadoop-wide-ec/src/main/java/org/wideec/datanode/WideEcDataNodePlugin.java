@@ -153,7 +153,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         } else {
           LOG.error("wide-ec: the coding kernel {} of {} disagrees with the Java kernel on a test product; its repairs"
               + " would rebuild wrong bytes: start the DataNode with -D{}=false", r.kernel(), nameOf(dn),
-              org.wideec.coder.Kernels.NATIVE_PROPERTY);
+              org.wideec.coder.Kernels.nativeInUse() ? org.wideec.coder.Kernels.NATIVE_PROPERTY
+                  : org.wideec.coder.Kernels.VECTOR_PROPERTY);
         }
       } catch (Throwable e) { // DESIGN.md §2: a warm-up that fails costs the first repairs time, nothing more
         LOG.warn("wide-ec repair path warm-up on {} failed: {}", nameOf(dn), e.toString(), e);
