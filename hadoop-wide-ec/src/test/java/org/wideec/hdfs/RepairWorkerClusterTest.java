@@ -97,12 +97,10 @@ class RepairWorkerClusterTest {
       assertEquals(org.wideec.coder.Kernels.describe(), d.get("coder").asText(), "which coder runs, as the DataNode says");
       assertEquals("", d.get("lastError").asText());
       // The repair path ran once at the worker's start, in the background: four repairs planned, the kernel agreeing.
-      long deadline = System.currentTimeMillis() + 60_000;
-      while (p.warmedUp() == null && System.currentTimeMillis() < deadline) {
-        Thread.sleep(50);
-      }
-      assertEquals(4, p.warmedUp().plans(), "the warm-up ran on " + xfer);
-      assertTrue(p.warmedUp().kernelAgrees());
+      org.wideec.engine.RepairWarmup.Result warm = org.wideec.minicluster.Eventually.await("the warm-up of " + xfer,
+          java.time.Duration.ofSeconds(60), p::warmedUp, java.util.Objects::nonNull);
+      assertEquals(4, warm.plans(), "the warm-up ran on " + xfer);
+      assertTrue(warm.kernelAgrees());
     }
     for (DataNode dn : cluster.getDataNodes()) {
       assertTrue(dn.getDatanodeId().getInfoSecurePort() > 0 && dn.getInfoPort() == 0, "web UI on HTTPS only");
