@@ -102,10 +102,11 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
             .asBackground(),
         conf.scheme(), RepairWorker.checksumOf(dn.getConf()), members.current());
     archivedReads = new ArchivedReadService(dn, transport, access, conf, endpoints, metrics, unusable);
-    // One port, eight kinds of request: a step of a repair or encode, a client's range of an archived block, the
-    // archiver's order to collect a tree of a chain encode or to run a position of a RapidRAID pipeline, the
-    // updater's roles of a stripe's parity update (and their fetches of each other's rows), the NameNode's orders
-    // to rebuild an archived block and to pin archived replicas, a scrub's unit summary, and an operator's caps.
+    // One port, nine kinds of request: a step of a repair or encode (and a requestor's word to dial ahead for one),
+    // a client's range of an archived block, the archiver's order to collect a tree of a chain encode or to run a
+    // position of a RapidRAID pipeline, the updater's roles of a stripe's parity update (and their fetches of each
+    // other's rows), the NameNode's orders to rebuild an archived block and to pin archived replicas, a scrub's unit
+    // summary, and an operator's caps.
     EncodeTreeService encodes = new EncodeTreeService(dn, transport, access, metrics, members);
     PinService pins = new PinService(dn, transport);
     CapsService caps = new CapsService(transport, () -> background);
@@ -125,6 +126,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
         MessageKind.Family.PIN, RequestHandler.clusterOnly("order pins", pins::onRequest),
         MessageKind.Family.CAPS, RequestHandler.clusterOnly("set background caps", caps::onRequest),
         MessageKind.Family.STEP, steps,
+        MessageKind.Family.DIAL_AHEAD, steps,
         MessageKind.Family.RAPIDRAID_POSITION, steps,
         MessageKind.Family.UPDATE, updates,
         MessageKind.Family.SUMMARY, steps)));

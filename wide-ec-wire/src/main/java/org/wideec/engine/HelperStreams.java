@@ -24,11 +24,13 @@ import org.wideec.transport.TransportFaultInjector;
 final class HelperStreams {
   private final SliceTransport transport;
   private final boolean background;
+  private final DialAhead ahead;
 
   /** @param background whether the streams carry background work, which helpers send under their caps */
   HelperStreams(SliceTransport transport, boolean background) {
     this.transport = transport;
     this.background = background;
+    this.ahead = new DialAhead(transport);
   }
 
   /** A helper's stream failed while opening: it could not be reached, or refused this node (a wrong secret). */
@@ -111,12 +113,16 @@ final class HelperStreams {
     boolean whole = rangeOffset == 0 && length == r.length();
     try {
       List<SliceTransport.Ask> asks = new ArrayList<>(plan.streams.size());
+      List<StepRequest> heads = new ArrayList<>(plan.streams.size());
       for (StreamPlan.Stream s : plan.streams) {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
+        heads.add(req);
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
         asks.add(new SliceTransport.Ask(s.endpoint(), req.toBytes(), transport.credentialFor(req.unit().token()),
             transport.windowFor(repairId, sliceBytes, !requestor.rack().equals(s.endpoint().rack()))));
       }
+      // The inner helpers dial their upstreams while the heads are asked, not each after its downstream.
+      ahead.tell(requestor.node(), requestor.rack(), repairId, heads);
       streams.addAll(transport.openAll(requestor.node(), requestor.rack(), repairId, asks));
     } catch (PeerFailure f) {
       throw f.culprit() == null ? f : new Unreachable(f);

@@ -9,6 +9,7 @@ import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.gf.RegionKernels;
+import org.wideec.protocol.DialAheadRequest;
 import org.wideec.protocol.EncodeTreeRequest;
 import org.wideec.protocol.RackSumRequest;
 import org.wideec.protocol.RapidRaidStepRequest;
@@ -88,7 +89,11 @@ public final class StepService implements RequestHandler {
         summaries.summary(summaries.admitSummary(body), downstream);
         return;
       }
-      StepRequest req = admit(body);
+      if (DialAheadRequest.isOne(body)) {
+        dialAhead(admit(DialAheadRequest.parse(body).step()), downstream);
+        return;
+      }
+      StepRequest req = admit(StepRequest.parse(body));
       if (req.digest()) {
         digest(req, downstream);
       } else {
@@ -133,12 +138,15 @@ public final class StepService implements RequestHandler {
     if (SummaryRequest.isOne(body)) {
       return access.clientOf(summaries.admitSummary(body).unit());
     }
-    return access.clientOf(admit(body).unit());
+    StepRequest step = DialAheadRequest.isOne(body) ? DialAheadRequest.parse(body).step() : StepRequest.parse(body);
+    return access.clientOf(admit(step).unit());
   }
 
-  /** The request, once it is within every bound and its asker may read its unit; each upstream checks its own. */
-  private StepRequest admit(byte[] body) throws IOException {
-    StepRequest req = StepRequest.parse(body);
+  /**
+   * The request, once it is within every bound and its asker may read its unit; each upstream checks its own. A
+   * dial-ahead's step passes the same checks before anything is dialled.
+   */
+  private StepRequest admit(StepRequest req) throws IOException {
     RequestLimits.forFrames(transport.conf().maxFrameBytes()).check(req);
     // Authorized before anything is read or dialled; each upstream checks its own unit's token in turn.
     access.checkRead(req.unit());
@@ -167,6 +175,18 @@ public final class StepService implements RequestHandler {
       }
     }
     return SliceStep.of(req);
+  }
+
+  /**
+   * Dials the step's upstreams now, for the request its downstream is about to send ({@link DialAheadRequest}), and
+   * answers at once: the connections wait in the transport's pool, so this node's part of the chain's set-up runs
+   * beside every other helper's instead of after its downstream's.
+   */
+  private void dialAhead(StepRequest req, Downstream downstream) {
+    for (StepRequest.Upstream u : req.upstreams()) {
+      transport.dialAhead(u.endpoint(), transport.ownCredential());
+    }
+    downstream.end();
   }
 
   /** Carries out a step: upstreams asked first, then every slice it carries, then its sink's report, then END. */

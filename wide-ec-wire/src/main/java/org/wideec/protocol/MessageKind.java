@@ -30,6 +30,8 @@ public enum MessageKind {
    * flag for units with no known CRC32C, and the order in which the rack-aggregated chain visits its racks.
    */
   CHAINED_REBUILD(0x06, Family.REBUILD),
+  /** A requestor's word to an inner helper of its plan to dial its upstreams now ('D'). */
+  DIAL_AHEAD(0x44, Family.DIAL_AHEAD),
   /** A client's range of a lost block of an archived file ('A'). */
   ARCHIVED_READ(0x41, Family.ARCHIVED_READ),
   /** The archiver's order to collect one tree of a chain encode ('E'). */
@@ -51,7 +53,7 @@ public enum MessageKind {
 
   /** The record a kind decodes to; a family may span versions (steps, rebuilds). */
   public enum Family {
-    STEP, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE, SUMMARY, CAPS
+    STEP, DIAL_AHEAD, REBUILD, ARCHIVED_READ, ENCODE_TREE, PIN, RAPIDRAID_POSITION, UPDATE, SUMMARY, CAPS
   }
 
   private static final MessageKind[] BY_BYTE = new MessageKind[256];
@@ -115,6 +117,7 @@ public enum MessageKind {
   public static Object decode(byte[] body, RepairScheme scheme) throws IOException {
     return switch (of(body).family) {
       case STEP -> StepRequest.parse(body);
+      case DIAL_AHEAD -> DialAheadRequest.parse(body);
       case REBUILD -> RebuildRequest.parse(body, scheme);
       case ARCHIVED_READ -> ArchivedReadRequest.parse(body);
       case ENCODE_TREE -> EncodeTreeRequest.parse(body);

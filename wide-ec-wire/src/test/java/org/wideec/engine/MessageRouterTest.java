@@ -31,8 +31,8 @@ class MessageRouterTest {
     }
     router.screen(new byte[] {0x7f}, true);
     router.screen(new byte[0], true);
-    assertEquals("STEP STEP STEP REBUILD REBUILD REBUILD REBUILD ARCHIVED_READ ENCODE_TREE PIN RAPIDRAID_POSITION UPDATE"
-        + " UPDATE SUMMARY SUMMARY CAPS STEP STEP ", seen.toString());
+    assertEquals("STEP STEP STEP REBUILD REBUILD REBUILD REBUILD DIAL_AHEAD ARCHIVED_READ ENCODE_TREE PIN RAPIDRAID_POSITION"
+        + " UPDATE UPDATE SUMMARY SUMMARY CAPS STEP STEP ", seen.toString());
   }
 
   @Test

@@ -1,0 +1,42 @@
+package org.wideec.protocol;
+
+import java.io.IOException;
+
+/**
+ * A requestor's word to an inner helper of its plan: here is the step you will be asked for by your downstream in a
+ * moment; dial your upstreams now. A chain is set up from the requestor backwards, each helper dialling its
+ * upstream only once its own request arrived (ECPipe §3.2), so a chain of m helpers pays m connects and handshakes
+ * one after another, each through links already busy with other chains' slices. Told ahead, every helper dials at
+ * once and keeps the authenticated connection for the request that follows; the chain's set-up then costs about
+ * two handshakes and m one-way request hops. The helper checks the step as it would the request itself (bounds and
+ * READ token) before it dials anything, then answers END at once; nothing is read or sent. Kind {@value #KIND},
+ * version {@value #VERSION}; a DataNode of an earlier release refuses the kind as unknown, and the chain is set up
+ * as before.
+ */
+public record DialAheadRequest(StepRequest step) {
+  public static final int KIND = MessageKind.DIAL_AHEAD.code();
+  public static final int VERSION = 1;
+
+  /** Whether a request body is a dial-ahead. */
+  public static boolean isOne(byte[] body) {
+    return MessageKind.isOf(body, MessageKind.Family.DIAL_AHEAD);
+  }
+
+  public byte[] toBytes() {
+    byte[] inner = step.toBytes();
+    return WireCodec.encode(out -> {
+      out.writeByte(KIND);
+      out.writeByte(VERSION);
+      out.write(inner);
+    });
+  }
+
+  /** @throws IOException naming what is malformed, in the dial-ahead or in its step */
+  public static DialAheadRequest parse(byte[] bytes) throws IOException {
+    byte[] inner = WireCodec.decode(bytes, "dial-ahead request", in -> {
+      WireCodec.requireKind(in, MessageKind.DIAL_AHEAD, VERSION, "a dial-ahead request");
+      return in.readAllBytes();
+    });
+    return new DialAheadRequest(StepRequest.parse(inner));
+  }
+}
