@@ -55,6 +55,9 @@ public final class ConfigCatalogue {
       fixed("wide-ec.repair.validation.slices", REPAIR, "2", EnumSet.of(DATANODE),
           "slices per rebuilt unit decoded a second time from another input set before it is stored; 0 checks every"
               + " slice (off only with dfs.datanode.ec.reconstruction.validation=false)"),
+      fixed("wide-ec.repair.validation.window.bytes", REPAIR, "16384", EnumSet.of(DATANODE),
+          "bytes of each sampled slice the second decode checks: a random window, the unit's last bytes in its last"
+              + " slice (a multiple of 512; 0, or a size that does not divide the slice, checks whole slices)"),
       fixed("wide-ec.scrub.bytes-per-second", REPAIR, "16777216", EnumSet.of(DATANODE),
           "bytes per second each volume of a DataNode reads for scrub summaries (wide-ec verify), shared by every scrub"
               + " at once; 0: no limit"),

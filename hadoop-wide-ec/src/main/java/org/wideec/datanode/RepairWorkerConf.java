@@ -24,6 +24,7 @@ public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fal
   /** HDFS's own switch for validating reconstruction (HDFS-15759); for our codecs it is on unless set false. */
   public static final String VALIDATION = "dfs.datanode.ec.reconstruction.validation";
   public static final String VALIDATION_SLICES = "wide-ec.repair.validation.slices";
+  public static final String VALIDATION_WINDOW = "wide-ec.repair.validation.window.bytes";
 
   public static final RepairScheme DEFAULT_SCHEME = RepairScheme.RACK_AGGREGATED;
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
@@ -33,15 +34,24 @@ public record RepairWorkerConf(RepairScheme scheme, int maxAttempts, boolean fal
   static final int MAX_MAX_ATTEMPTS = 255;
 
   /**
+   * How rebuilt units are validated: HDFS's switch when the operator set it, else on; the sample size; the window of
+   * each sampled slice decoded again.
+   */
+  public static RebuildValidation validation(Configuration conf) {
+    int window = ConfigValues.intIn(conf, VALIDATION_WINDOW, RebuildValidation.DEFAULT_WINDOW_BYTES, 0,
+        Integer.MAX_VALUE);
+    if (window % RebuildValidation.WINDOW_ALIGNMENT != 0) {
+      throw ConfigValues.invalid(VALIDATION_WINDOW, Integer.toString(window), "0 (whole slices) or a multiple of "
+          + RebuildValidation.WINDOW_ALIGNMENT + " (HDFS's checksum chunk)");
+    }
+    return new RebuildValidation(!setByOperator(conf, VALIDATION) || ConfigValues.bool(conf, VALIDATION, true),
+        ConfigValues.intIn(conf, VALIDATION_SLICES, RebuildValidation.DEFAULT_SLICES, 0, Integer.MAX_VALUE), window);
+  }
+
+  /**
    * Whether a key was set by the operator rather than by hdfs-default.xml (which sets HDFS's validation switch false
    * for HDFS's own codecs; ours default to validating).
    */
-  /** How rebuilt units are validated: HDFS's switch when the operator set it, else on; the sample size. */
-  public static RebuildValidation validation(Configuration conf) {
-    return new RebuildValidation(!setByOperator(conf, VALIDATION) || ConfigValues.bool(conf, VALIDATION, true),
-        ConfigValues.intIn(conf, VALIDATION_SLICES, RebuildValidation.DEFAULT_SLICES, 0, Integer.MAX_VALUE));
-  }
-
   static boolean setByOperator(Configuration conf, String key) {
     String[] sources = conf.getPropertySources(key);
     return sources != null && java.util.Arrays.stream(sources).anyMatch(s -> !s.equals("hdfs-default.xml"));

@@ -127,6 +127,7 @@ class ConfigCatalogueTest {
     d.put(RepairWorkerConf.FALLBACK, worker.fallbackToStock());
     d.put(RepairWorkerConf.HELPER_THREADS, worker.helperThreads());
     d.put(RepairWorkerConf.VALIDATION_SLICES, worker.validation().slices());
+    d.put(RepairWorkerConf.VALIDATION_WINDOW, worker.validation().windowBytes());
     d.put(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS);
     d.put(org.wideec.datanode.WideEcDataNodePlugin.WARMUP_KEY, org.wideec.datanode.WideEcDataNodePlugin.WARMUP_DEFAULT);
     d.put(org.wideec.datanode.VolumeScrubRate.KEY, org.wideec.datanode.VolumeScrubRate.bytesPerSecond(none));

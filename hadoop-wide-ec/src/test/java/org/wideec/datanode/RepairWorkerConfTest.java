@@ -100,12 +100,15 @@ class RepairWorkerConfTest {
     Configuration withDefaults = new org.apache.hadoop.hdfs.HdfsConfiguration();
     withDefaults.set(TransportConf.SECRET, SECRET);
     assertEquals("false", withDefaults.get(RepairWorkerConf.VALIDATION));
-    assertEquals(new org.wideec.repair.RebuildValidation(true, 2), RepairWorkerConf.from(withDefaults).validation());
+    assertEquals(new org.wideec.repair.RebuildValidation(true, 2, 16 * 1024),
+        RepairWorkerConf.from(withDefaults).validation());
     withDefaults.setBoolean(RepairWorkerConf.VALIDATION, false);
     assertFalse(RepairWorkerConf.from(withDefaults).validation().enabled());
-    assertEquals(new org.wideec.repair.RebuildValidation(true, 0),
-        RepairWorkerConf.from(conf(RepairWorkerConf.VALIDATION, "true", RepairWorkerConf.VALIDATION_SLICES, "0")).validation());
+    assertEquals(new org.wideec.repair.RebuildValidation(true, 0, 0),
+        RepairWorkerConf.from(conf(RepairWorkerConf.VALIDATION, "true", RepairWorkerConf.VALIDATION_SLICES, "0",
+            RepairWorkerConf.VALIDATION_WINDOW, "0")).validation());
     refused(RepairWorkerConf.VALIDATION, "yes", "true or false");
     refused(RepairWorkerConf.VALIDATION_SLICES, "-1", "an integer from 0");
+    refused(RepairWorkerConf.VALIDATION_WINDOW, "1000", "a multiple of 512 (HDFS's checksum chunk)");
   }
 }

@@ -354,6 +354,8 @@ public final class RepairEngine {
     // CRC32C its target must match (computed by the replica's own node from its disk) does not, at twice its reads.
     int[] sample = r.copies() ? new int[0]
         : validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
+    int window = validation.windowFor(sliceBytes);
+    int[] windows = validation.windows(sample, length, sliceBytes, ThreadLocalRandom.current());
     Map<Integer, byte[][]> kept = new HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
     List<SecondDecode.Pending> second = new ArrayList<>(1);
@@ -367,7 +369,8 @@ public final class RepairEngine {
           sinks.add(factory.open(r.lost()[o], unitLengths[o]));
         }
         if (sample.length > 0) {
-          second.add(secondDecode.start(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, sample));
+          second.add(secondDecode.start(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, sample, window,
+              windows));
         }
       }, (s, offset, n, out) -> {
         clock.slice();
@@ -380,7 +383,7 @@ public final class RepairEngine {
       });
       clock.firstPassDone();
       for (SecondDecode.Pending p : second) {
-        p.compare(sliceBytes, unitLengths, kept);
+        p.compare(unitLengths, kept);
       }
       clock.secondDecodeDone();
       for (SliceSink sink : sinks) {

@@ -35,13 +35,17 @@ import org.wideec.transport.PeerFailure;
  * already busy with the first passes. The star's helpers are all asked by the requestor, each one round trip, and
  * none waits for another. What it costs: no partial sums inside racks, so each helper outside the requestor's rack
  * sends its sampled slices across racks itself, where the rack-aggregated chain sends one partial sum per other rack
- * (12+2+2 with 3 units a rack: about 10 slices across racks per sampled slice instead of 5). At the default 2 sampled
- * slices of 256 KiB, that is some 5 MiB across racks per rebuilt unit instead of 2.5: cheap next to the unit itself.
+ * (12+2+2 with 3 units a rack: about 10 windows across racks per sampled slice instead of 5). So only a window of
+ * each sampled slice is decoded again (RebuildValidation, 16 KiB by default): whole 256 KiB slices made it 6 MiB
+ * across racks per rebuilt unit, and on the real-process cluster the four second decodes of a node loss, all
+ * arriving at the lost node's rack in the repairs' first second, held the chains' first slices behind them on that
+ * rack's uplink for 1-2 s of a 5 s recovery. Windows cost some 400 KiB a unit.
  *
- * <p>All sampled slices travel in one stream where they form an arithmetic progression ({@link StepRequest#carrying}:
- * the default sample of 2, and every slice, always do), so the helpers are asked once per validation, not once per
- * slice. The sample itself stays random, with the last slice always in it (RebuildValidation): a contiguous run
- * would have been one stream too, but would never look at most of a unit.
+ * <p>The second decode cuts the range in windows, and all sampled windows travel in one stream where they form an
+ * arithmetic progression ({@link StepRequest#carrying}: the default sample of 2, and every slice checked whole, always
+ * do), so the helpers are asked once per validation, not once per slice. The sample itself stays random, with the
+ * last slice's last window always in it (RebuildValidation): a contiguous run would have been one stream too, but
+ * would never look at most of a unit.
  */
 final class SecondDecode {
   // Logged under the engine's name: operators filter repair lines by it.
@@ -63,20 +67,20 @@ final class SecondDecode {
    * second decode took 2-4 s of a 6-19 s repair). {@link Pending#compare} then compares with what the first pass kept.
    */
   Pending start(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
-      long rangeOffset, long length, int[] sample) {
-    List<Progression> runs = Progression.cover(sample);
+      long rangeOffset, long length, int[] sample, int window, int[] windows) {
+    List<Progression> runs = Progression.cover(windows);
     Set<String> left = Set.copyOf(excluded); // the caller's set changes with its next attempt
-    return new Pending(r, first, rangeOffset, sample, runs, DECODES.submit(() -> {
-      AlternativePlan alt = alternative(r, requestor, first, left, sliceBytes);
+    return new Pending(r, first, rangeOffset, sample, sliceBytes, window, windows, runs, DECODES.submit(() -> {
+      AlternativePlan alt = alternative(r, requestor, first, left, window);
       Map<Integer, byte[][]> again = new HashMap<>();
       for (Progression run : runs) {
-        // The range ends with the progression's last slice, so the helpers stop there; the last progression holds the
-        // unit's last slice and so reads to the range's end, short tail included.
-        long end = Math.min(length, (long) (run.last() + 1) * sliceBytes);
-        streams.stream(r, requestor, alt.plan().carrying(run.first(), run.stride()), sliceBytes, rangeOffset, end,
-            () -> {}, (s, offset, n, out) -> {
-              if (run.holds(s)) { // a plan of no streams (every input a zero unit) hands on every slice of the range
-                again.put(s, copyOf(out, n));
+        // The range ends with the progression's last window, so the helpers stop there; the last progression holds the
+        // range's last window and so reads to the range's end, short tail included.
+        long end = Math.min(length, (long) (run.last() + 1) * window);
+        streams.stream(r, requestor, alt.plan().carrying(run.first(), run.stride()), window, rangeOffset, end,
+            () -> {}, (w, offset, n, out) -> {
+              if (run.holds(w)) { // a plan of no streams (every input a zero unit) hands on every window of the range
+                again.put(w, copyOf(out, n));
               }
             });
       }
@@ -100,15 +104,21 @@ final class SecondDecode {
     private final StreamPlan first;
     private final long rangeOffset;
     private final int[] sample;
+    private final int sliceBytes;
+    private final int window;
+    private final int[] windows;
     private final List<Progression> runs;
     private final Future<Decoded> decoded;
 
-    private Pending(StripeRepair r, StreamPlan first, long rangeOffset, int[] sample, List<Progression> runs,
-        Future<Decoded> decoded) {
+    private Pending(StripeRepair r, StreamPlan first, long rangeOffset, int[] sample, int sliceBytes, int window,
+        int[] windows, List<Progression> runs, Future<Decoded> decoded) {
       this.r = r;
       this.first = first;
       this.rangeOffset = rangeOffset;
       this.sample = sample;
+      this.sliceBytes = sliceBytes;
+      this.window = window;
+      this.windows = windows;
       this.runs = runs;
       this.decoded = decoded;
     }
@@ -120,16 +130,16 @@ final class SecondDecode {
      *     difference, or when fewer slices than sampled were decoded again
      * @throws IOException the second decode's own failure (a helper it asked)
      */
-    void compare(long sliceBytes, long[] unitLengths, Map<Integer, byte[][]> kept)
-        throws IOException, InterruptedException {
+    void compare(long[] unitLengths, Map<Integer, byte[][]> kept) throws IOException, InterruptedException {
       Decoded d = await();
       AlternativePlan alt = d.alt();
       int compared = 0;
-      for (int s : sample) {
-        byte[][] slice = d.again().get(s);
-        if (slice != null) {
-          SecondDecode.compare(r, first, alt, s, rangeOffset, s * sliceBytes, slice[0].length, unitLengths,
-              kept.get(s), slice);
+      for (int i = 0; i < sample.length; i++) {
+        byte[][] again = d.again().get(windows[i]);
+        if (again != null) {
+          long offset = (long) windows[i] * window;
+          SecondDecode.compare(r, first, alt, sample[i], rangeOffset, offset,
+              (int) (offset - (long) sample[i] * sliceBytes), again[0].length, unitLengths, kept.get(sample[i]), again);
           compared++;
         }
       }
@@ -138,8 +148,8 @@ final class SecondDecode {
             + " of " + sample.length + " sampled slices");
       }
       counters.validated();
-      LOG.debug("{}: {} slices validated by a second decode {} ({} helpers, {} stream{})", r.name(), sample.length,
-          alt.how(), alt.plan().helpers.size(), runs.size(), runs.size() == 1 ? "" : "s");
+      LOG.debug("{}: {} slices validated ({} bytes of each) by a second decode {} ({} helpers, {} stream{})", r.name(),
+          sample.length, window, alt.how(), alt.plan().helpers.size(), runs.size(), runs.size() == 1 ? "" : "s");
     }
 
     private Decoded await() throws IOException, InterruptedException {
@@ -156,30 +166,34 @@ final class SecondDecode {
     }
   }
 
+  /**
+   * Window {@code again} (n bytes at {@code offset} into the range) against the first pass's slice s, in which the
+   * window starts {@code within} bytes in.
+   */
   private static void compare(StripeRepair r, StreamPlan first, AlternativePlan alt, int s, long rangeOffset,
-      long offset, int n, long[] unitLengths, byte[][] expected, byte[][] again)
+      long offset, int within, int n, long[] unitLengths, byte[][] expected, byte[][] again)
       throws RepairEngine.ValidationFailedException {
     for (int o = 0; o < again.length; o++) {
       int bytes = (int) Math.max(0, Math.min(n, unitLengths[o] - offset));
-      int at = Arrays.mismatch(expected[o], 0, bytes, again[o], 0, bytes);
+      int at = Arrays.mismatch(expected[o], within, within + bytes, again[o], 0, bytes);
       if (at >= 0) {
         throw new RepairEngine.ValidationFailedException("unit " + r.lost()[o] + " byte "
             + (rangeOffset + offset + at) + " (slice " + s + "): first decode from " + nodes(first) + " gave "
-            + (expected[o][at] & 0xff) + ", second decode " + alt.how() + " from " + nodes(alt.plan()) + " gave "
-            + (again[o][at] & 0xff));
+            + (expected[o][within + at] & 0xff) + ", second decode " + alt.how() + " from " + nodes(alt.plan())
+            + " gave " + (again[o][at] & 0xff));
       }
     }
   }
 
-  /** Slices first, first + stride, ..., last: what one stream of the second decode carries. */
+  /** Windows first, first + stride, ..., last: what one stream of the second decode carries. */
   record Progression(int first, int stride, int last) {
     boolean holds(int s) {
       return s >= first && s <= last && (s - first) % stride == 0;
     }
 
     /**
-     * The fewest progressions, taken greedily in order, that hold exactly the sampled slices (ascending): one for
-     * the default sample of 2 and for every slice, at most half the sample's size otherwise.
+     * The fewest progressions, taken greedily in order, that hold exactly the sampled windows (ascending): one for
+     * the default sample of 2 and for every slice checked whole, at most half the sample's size otherwise.
      */
     static List<Progression> cover(int[] sample) {
       List<Progression> out = new ArrayList<>();

@@ -85,8 +85,11 @@ class ValidatedRepairTest {
   }
 
   private RepairEngine engine(int slices) {
-    return new RepairEngine(cluster.transports.get("req"), cluster.resolver(), counters, 3,
-        new RebuildValidation(true, slices));
+    return engine(new RebuildValidation(true, slices));
+  }
+
+  private RepairEngine engine(RebuildValidation validation) {
+    return new RepairEngine(cluster.transports.get("req"), cluster.resolver(), counters, 3, validation);
   }
 
   private static byte[][] codeword() {
@@ -142,6 +145,58 @@ class ValidatedRepairTest {
       assertTrue(sink.aborted, "the rebuilt unit was dropped");
       assertFalse(sink.finished, "nothing was stored");
       assertEquals(1, x.result().attempts(), "not retried: two decodes disagree");
+      TransportFaultInjector.set(null);
+      cluster.close();
+    }
+    assertEquals(2, failed.get());
+  }
+
+  /**
+   * Checks of 1 KiB windows: the second decode's frames carry a window of each sampled slice, not the slice, and it
+   * still finds a first pass wrong in the last slice's tail (its window is always checked) or wrong in every byte one
+   * helper sent (as a wrong decoding matrix would be), and passes a right one.
+   */
+  @Test
+  void windowsCarryLessAndStillFindATailOrAHelperWrongThroughout() throws IOException {
+    byte[][] units = codeword();
+    RebuildValidation windows = new RebuildValidation(true, RebuildValidation.DEFAULT_SLICES, 1024);
+    for (String wrong : new String[] {"nothing", "tail", "throughout"}) {
+      StripeRepair r = start(units, 8, RepairScheme.PIPELINED);
+      Map<Long, Integer> largest = new ConcurrentHashMap<>();
+      List<Long> streams = new CopyOnWriteArrayList<>();
+      TransportFaultInjector.set(new TransportFaultInjector() {
+        @Override
+        public void onRepairAttempt(String requestor, long repairId) {
+          streams.add(repairId);
+        }
+
+        @Override
+        public void beforeSend(String node, String toNode, long repairId, int slice, ByteBuf payload) {
+          largest.merge(repairId, payload.readableBytes(), Math::max);
+          boolean firstPass = repairId == streams.get(0) && node.equals("n2");
+          if (firstPass && (wrong.equals("throughout") || wrong.equals("tail") && slice == 12)) {
+            for (int i = payload.readerIndex(); i < payload.writerIndex(); i++) {
+              payload.setByte(i, payload.getByte(i) ^ 0x40);
+            }
+          }
+        }
+      });
+      MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(LENGTH);
+      if (wrong.equals("nothing")) {
+        engine(windows).repair(r, cluster.where("req"), (u, len) -> sink);
+        assertArrayEquals(units[0], sink.bytes);
+        assertEquals(2, streams.size(), "a first pass and a second decode");
+        assertEquals(RepairExecutionTest.SLICE, largest.get(streams.get(0)), "the first pass moves whole slices");
+        assertEquals(1024, largest.get(streams.get(1)), "the second decode moves windows");
+      } else {
+        RepairEngine.RepairFailedException x = assertThrows(RepairEngine.RepairFailedException.class,
+            () -> engine(windows).repair(r, cluster.where("req"), (u, len) -> sink));
+        assertInstanceOf(RepairEngine.ValidationFailedException.class, x.getCause(), wrong);
+        if (wrong.equals("tail")) {
+          ValidationFailedAssertion.check(x, 12);
+        }
+        assertFalse(sink.finished, wrong + ": nothing stored");
+      }
       TransportFaultInjector.set(null);
       cluster.close();
     }
