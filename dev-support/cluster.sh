@@ -442,8 +442,6 @@ log4j.appender.RFA.MaxFileSize=64MB
 log4j.appender.RFA.MaxBackupIndex=2
 log4j.appender.RFA.layout=org.apache.log4j.PatternLayout
 log4j.appender.RFA.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
-log4j.logger.org.wideec.engine.StepService=DEBUG
-log4j.logger.org.wideec.engine.RepairEngine=DEBUG
 EOF
 secret="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
 HADOOP_CONF_DIR="$conf" "$dir/bin/hadoop" credential create wide-ec.transport.secret -value "$secret" \
