@@ -135,6 +135,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     background = new BackgroundTraffic(dn, backgroundSettings, transport, live::get, metrics::foregroundBytesSent);
     ReconstructionTakeover.Installed queue = takeover;
     metrics.background(background, () -> queue == null ? 0 : queue.queued());
+    metrics.dialAhead(transport::dialAheadCounts);
     if (dn.getConf().getBoolean(WARMUP_KEY, WARMUP_DEFAULT)) {
       warmUp(conf.scheme());
     }

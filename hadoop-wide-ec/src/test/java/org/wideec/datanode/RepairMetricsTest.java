@@ -43,6 +43,16 @@ class RepairMetricsTest {
   }
 
   @Test
+  void theConnectionsDialledAheadAndThoseUsedAreTheTransportsCounts() {
+    RepairMetrics m = new RepairMetrics("WideEcRepair-test");
+    assertEquals(Map.of("ConnectionsDialledAhead", 0L, "ConnectionsDialledAheadUsed", 0L),
+        pick(record(m), "ConnectionsDialledAhead", "ConnectionsDialledAheadUsed"), "before the worker runs");
+    m.dialAhead(() -> new long[] {5, 3});
+    assertEquals(Map.of("ConnectionsDialledAhead", 5L, "ConnectionsDialledAheadUsed", 3L),
+        pick(record(m), "ConnectionsDialledAhead", "ConnectionsDialledAheadUsed"));
+  }
+
+  @Test
   void slicesToOtherRacksAreCountedPerDestinationRackAndSlicesWithinTheRackAreNot() {
     RepairMetrics m = new RepairMetrics("WideEcRepair-test");
     m.sliceSentBetween(100, "/r1", "/r2");
