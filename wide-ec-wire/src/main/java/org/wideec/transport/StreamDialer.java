@@ -123,8 +123,13 @@ final class StreamDialer {
         long lifetime = conf.limits().handshakeTimeoutMs() / 2;
         boolean keeping = pool.keepAhead(d.connection(), lifetime);
         if (keeping) {
-          d.future().channel().eventLoop().schedule(() -> pool.expireAhead(d.connection()), lifetime,
-              TimeUnit.MILLISECONDS);
+          try {
+            d.future().channel().eventLoop().schedule(() -> pool.expireAhead(d.connection()), lifetime,
+                TimeUnit.MILLISECONDS);
+          } catch (java.util.concurrent.RejectedExecutionException e) { // this node's transport is closing
+            pool.expireAhead(d.connection());
+            keeping = false;
+          }
         }
         kept.complete(keeping);
       } else {
