@@ -10,8 +10,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wideec.code.Codes;
+import org.wideec.code.LinearCode;
+import org.wideec.engine.RepairEngine;
+import org.wideec.placement.FlatPlanner;
+import org.wideec.placement.PlacementPlan;
 import org.wideec.protocol.DialAheadRequest;
 import org.wideec.protocol.StepRequest;
 import org.wideec.topology.Endpoint;
@@ -20,6 +28,7 @@ import org.wideec.transport.Frame;
 import org.wideec.transport.PeerFailure;
 import org.wideec.transport.PeerStream;
 import org.wideec.transport.SliceTransport;
+import org.wideec.transport.TransportFaultInjector;
 
 /**
  * A helper told its step ahead dials its upstream at once and keeps the connection; the step's request then runs on
@@ -35,6 +44,7 @@ class DialAheadOverSlicePortTest {
 
   @AfterEach
   void tearDown() {
+    TransportFaultInjector.set(null);
     if (cluster != null) {
       cluster.close();
     }
@@ -108,6 +118,62 @@ class DialAheadOverSlicePortTest {
     assertEquals(1, h2.acceptedConnections(), "h1 reached h2 once: the request took the kept connection");
     assertEquals(1, h1.dialAheadCounts()[0]);
     assertEquals(1, h1.dialAheadCounts()[1], "the connection dialled ahead was used");
+  }
+
+  /**
+   * A 6-helper chain (RS(6,3), pipelined): the requestor tells the 4 helpers between its head and its far end their
+   * steps, each dials its upstream, and when the requests come down the chain each takes the connection it dialled:
+   * every upstream accepts one connection, and the unit is rebuilt. The head's request is held until every told
+   * helper's connection is kept (as a busy head's handshake would), so the order is the one the mechanism is for.
+   */
+  @Test
+  void aChainsInnerHelpersDialTheirUpstreamsWhenToldAndTheChainRunsOnThoseConnections() throws Exception {
+    LinearCode code = Codes.fromSpec("rs:k=6,m=3");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    int length = 5 * RepairExecutionTest.SLICE + 77;
+    byte[][] units = RepairPlanningTest.codeword(code, length, new Random(3));
+    cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
+    for (int u = 1; u < code.n(); u++) {
+      cluster.node("n" + u, "r" + plan.rackOf(u), Map.of(u, units[u]));
+    }
+    cluster.node("req", "r" + plan.rackOf(0), Map.of());
+    Map<Integer, UnitLocation> survivors = RepairPlanningTest.locations(plan, -1);
+    survivors.remove(0);
+    StripeRepair r = StripeRepair.of("told ahead", code, new int[] {0}, new long[] {length}, survivors,
+        MemoryCluster.blocks(code.n(), length), Set.of(), RepairScheme.PIPELINED);
+    Set<String> told = ConcurrentHashMap.newKeySet();
+    AtomicBoolean headSeen = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeScreen(String node, byte[] body) {
+        if (DialAheadRequest.isOne(body)) {
+          told.add(node);
+        } else if (!headSeen.getAndSet(true)) { // the head's request: held until the told helpers hold their dials
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+          while (System.nanoTime() < until && !(told.size() == 4
+              && told.stream().allMatch(n -> cluster.transports.get(n).keptConnections() == 1))) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+          }
+        }
+      }
+    });
+    try {
+      MemoryCluster.MemorySink sink = new MemoryCluster.MemorySink(length);
+      RepairEngine.Result res = cluster.engine("req", 1).repair(r, cluster.where("req"), (u, len) -> sink);
+      assertArrayEquals(units[0], sink.bytes, "the chain rebuilt the unit");
+      assertEquals(6, res.helpers());
+      assertEquals(4, told.size(), "the helpers between the head and the far end were told: " + told);
+      for (String n : told) {
+        assertArrayEquals(new long[] {1, 1}, cluster.transports.get(n).dialAheadCounts(),
+            n + " dialled its upstream once when told, and its request took that connection");
+      }
+      long accepted = cluster.transports.entrySet().stream().filter(e -> !e.getKey().equals("req"))
+          .mapToLong(e -> e.getValue().acceptedConnections()).sum();
+      assertEquals(1 + 4 + 5, accepted, "the requestor's to the head and its four words, and one for each of the chain's "
+          + "5 links: no helper dialled its upstream twice");
+    } finally {
+      TransportFaultInjector.set(null);
+    }
   }
 
   @Test
