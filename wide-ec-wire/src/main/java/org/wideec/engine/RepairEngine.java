@@ -91,7 +91,7 @@ public final class RepairEngine {
     this.unusable = unusable;
     this.background = background;
     this.streams = new HelperStreams(transport, background);
-    this.secondDecode = new SecondDecode(resolver, counters, streams);
+    this.secondDecode = new SecondDecode(resolver, counters, streams, validation);
   }
 
   /**
@@ -354,8 +354,6 @@ public final class RepairEngine {
     // CRC32C its target must match (computed by the replica's own node from its disk) does not, at twice its reads.
     int[] sample = r.copies() ? new int[0]
         : validation.sample(StepRequest.slices(length, sliceBytes), ThreadLocalRandom.current());
-    int window = validation.windowFor(sliceBytes);
-    int[] windows = validation.windows(sample, length, sliceBytes, ThreadLocalRandom.current());
     Map<Integer, byte[][]> kept = new HashMap<>();
     List<SliceSink> sinks = new ArrayList<>();
     List<SecondDecode.Pending> second = new ArrayList<>(1);
@@ -369,8 +367,7 @@ public final class RepairEngine {
           sinks.add(factory.open(r.lost()[o], unitLengths[o]));
         }
         if (sample.length > 0) {
-          second.add(secondDecode.start(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, sample, window,
-              windows));
+          second.add(secondDecode.start(r, requestor, plan, excluded, sliceBytes, rangeOffset, length, sample));
         }
       }, (s, offset, n, out) -> {
         clock.slice();

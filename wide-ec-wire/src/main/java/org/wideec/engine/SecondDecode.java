@@ -13,10 +13,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.wideec.code.NotDecodableException;
 import org.wideec.protocol.StepRequest;
+import org.wideec.repair.RebuildValidation;
 import org.wideec.repair.EndpointResolver;
 import org.wideec.repair.RepairScheme;
 import org.wideec.repair.StripeRepair;
@@ -53,11 +55,14 @@ final class SecondDecode {
   private final EndpointResolver resolver;
   private final RepairCounters counters;
   private final HelperStreams streams;
+  /** Which window of each sampled slice is decoded again. */
+  private final RebuildValidation validation;
 
-  SecondDecode(EndpointResolver resolver, RepairCounters counters, HelperStreams streams) {
+  SecondDecode(EndpointResolver resolver, RepairCounters counters, HelperStreams streams, RebuildValidation validation) {
     this.resolver = resolver;
     this.counters = counters;
     this.streams = streams;
+    this.validation = validation;
   }
 
   /**
@@ -67,7 +72,9 @@ final class SecondDecode {
    * second decode took 2-4 s of a 6-19 s repair). {@link Pending#compare} then compares with what the first pass kept.
    */
   Pending start(StripeRepair r, UnitLocation requestor, StreamPlan first, Set<String> excluded, int sliceBytes,
-      long rangeOffset, long length, int[] sample, int window, int[] windows) {
+      long rangeOffset, long length, int[] sample) {
+    int window = validation.windowFor(sliceBytes);
+    int[] windows = validation.windows(sample, length, sliceBytes, ThreadLocalRandom.current());
     List<Progression> runs = Progression.cover(windows);
     Set<String> left = Set.copyOf(excluded); // the caller's set changes with its next attempt
     return new Pending(r, first, rangeOffset, sample, sliceBytes, window, windows, runs, DECODES.submit(() -> {
