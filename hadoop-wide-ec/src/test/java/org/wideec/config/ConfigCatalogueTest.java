@@ -130,6 +130,8 @@ class ConfigCatalogueTest {
     d.put(RepairWorkerConf.VALIDATION_WINDOW, worker.validation().windowBytes());
     d.put(UnusableHelpers.AVOID_KEY, UnusableHelpers.AVOID_DEFAULT_MS);
     d.put(org.wideec.datanode.WideEcDataNodePlugin.WARMUP_KEY, org.wideec.datanode.WideEcDataNodePlugin.WARMUP_DEFAULT);
+    d.put(org.wideec.datanode.WideEcDataNodePlugin.CHAIN_WARMUP_KEY,
+        org.wideec.datanode.WideEcDataNodePlugin.CHAIN_WARMUP_DEFAULT);
     d.put(org.wideec.datanode.VolumeScrubRate.KEY, org.wideec.datanode.VolumeScrubRate.bytesPerSecond(none));
     org.wideec.datanode.BackgroundTraffic.Settings bg = org.wideec.datanode.BackgroundTraffic.Settings.from(none);
     d.put(org.wideec.datanode.BackgroundTraffic.NODE_KEY, bg.caps().nodeBytesPerSecond());

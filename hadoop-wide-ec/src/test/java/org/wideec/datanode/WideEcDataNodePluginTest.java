@@ -47,6 +47,7 @@ class WideEcDataNodePluginTest {
 
   private DataNode dataNode(String... kv) {
     Configuration conf = new Configuration(false);
+    conf.setLong(WideEcDataNodePlugin.CHAIN_WARMUP_KEY, 0); // only the test of it runs loopback chains
     for (int i = 0; i < kv.length; i += 2) {
       conf.set(kv[i], kv[i + 1]);
     }
@@ -115,6 +116,24 @@ class WideEcDataNodePluginTest {
     plugin.start("a NameNode");
     assertTrue(plugin.disabledReason().contains("dfs.datanode.plugins"), plugin.disabledReason());
     assertEquals(1, errorLines(), log.getOutput());
+  }
+
+  @Test
+  void theWarmUpRunsLoopbackChainsThatRebuildTheLostUnitRight() throws Exception {
+    DataNode dn = dataNode(TransportConf.AUTH, "none", TransportConf.BIND_HOST, "127.0.0.1",
+        WideEcDataNodePlugin.CHAIN_WARMUP_KEY, "300");
+    when(dn.getErasureCodingWorker()).thenReturn(null);
+    plugin.start(dn);
+    long until = System.nanoTime() + 60_000_000_000L;
+    while (plugin.chainWarmedUp() == null && System.nanoTime() < until) {
+      Thread.sleep(50);
+    }
+    org.wideec.engine.ChainWarmup.Result r = plugin.chainWarmedUp();
+    assertNotNull(r, "the warm-up ran its chains: " + log.getOutput());
+    assertEquals(2, r.repairs(), "300 slices: two chains of four helpers and 64 slices each: " + r);
+    assertTrue(r.rebuiltRight(), r.toString());
+    assertNotNull(plugin.warmedUp(), "the planning warm-up ran first");
+    assertEquals(0, errorLines(), log.getOutput());
   }
 
   @Test

@@ -92,6 +92,9 @@ public final class MiniClusters {
     // its start (format, checks, scanners): a 6 x 3 cluster started in 13 s instead of 18 on the shared 2 cores.
     // MiniDFSCluster's Builder turns HDFS's load check off on the configuration it is given: read a test's choice first.
     boolean considerLoad = conf.getBoolean(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_CONSIDERLOAD_KEY, false);
+    // No loopback chains at the start unless asked: their transports pass through the process-wide fault injector a
+    // test installs right after its cluster starts, and an embedded bench warms its own paths before it measures.
+    conf.setIfUnset(org.wideec.datanode.WideEcDataNodePlugin.CHAIN_WARMUP_KEY, "0");
     MiniDFSCluster.Builder builder = new MiniDFSCluster.Builder(conf).numDataNodes(rackOf.length).racks(rackOf)
         .storagesPerDatanode(1).setNNRedundancyConsiderLoad(considerLoad);
     String heartbeat = conf.getTrimmed(DATANODE_HEARTBEAT_KEY);
@@ -167,6 +170,7 @@ public final class MiniClusters {
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, blockSize);
     conf.setLong(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, Math.min(blockSize, 64 * 1024));
     conf.setInt(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
+    conf.setIfUnset(org.wideec.datanode.WideEcDataNodePlugin.CHAIN_WARMUP_KEY, "0"); // as in start: see there
     // Seconds to declare a stopped DataNode dead, unless the base keeps it listed longer on purpose (a test of what a
     // client sees while the NameNode still lists a dead node's replicas).
     if (isDefault(base, DFSConfigKeys.DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_KEY)) {
