@@ -16,6 +16,7 @@ final class ChainProgress {
   private volatile long length = -1;
   private volatile long firstSliceAt;
   private volatile boolean asked;
+  private volatile boolean askedWhenRaced;
   /** Bytes arrived at the last {@link #onTrack} look. */
   private long seen;
 
@@ -35,9 +36,18 @@ final class ChainProgress {
     arrived.addAndGet(bytes);
   }
 
-  /** Whether the helpers were asked: a chain overtaken before that was held up finding them, not queued on them. */
-  boolean helpersAsked() {
-    return asked;
+  /** Direct decode starts beside the chain now: remembers whether the chain had asked its helpers by then. */
+  void raced() {
+    askedWhenRaced = asked;
+  }
+
+  /**
+   * Whether the helpers had been asked when direct decode started beside the chain: a chain overtaken that had not
+   * was held up before them (finding their slice ports, starting the client's transport), not queued on them, and
+   * says nothing about how busy they are.
+   */
+  boolean askedBeforeRace() {
+    return askedWhenRaced;
   }
 
   /**

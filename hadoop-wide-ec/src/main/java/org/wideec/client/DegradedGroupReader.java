@@ -181,7 +181,7 @@ final class DegradedGroupReader {
     if (answer instanceof DirectResult d) {
       dst.put(d.range().flip());
       file.counters().hedgedReads.incrementAndGet();
-      if (progress.helpersAsked()) { // else it was held up finding its helpers' slice ports (once per FileSystem)
+      if (progress.askedBeforeRace()) { // else it was held up before its helpers (finding their slice ports)
         outlook.overtaken();
       }
       count(d.plan(), group);
@@ -220,6 +220,7 @@ final class DegradedGroupReader {
       }
       if (done == null) {
         file.counters().hedgesFired.incrementAndGet();
+        progress.raced();
         LOG.debug("{}: the chain rebuilding unit {} of block group {} has not delivered within {} ms: direct decode "
             + "races it", file.src(), unit, group.getBlock(), hedge);
         ByteBuffer own = ByteBuffer.allocate((int) (to - from));

@@ -42,11 +42,22 @@ class ChainProgressTest {
   @Test
   void aChainNotYetAskedOrWithoutASliceIsNotOnTrack() {
     ChainProgress p = new ChainProgress();
-    assertFalse(p.helpersAsked(), "still finding its helpers' slice ports");
-    assertFalse(p.onTrack(t0, HEDGE));
+    assertFalse(p.onTrack(t0, HEDGE), "still finding its helpers' slice ports");
     p.asked(1 << 20);
-    assertTrue(p.helpersAsked());
     assertFalse(p.onTrack(t0 + HEDGE, HEDGE), "asked, nothing arrived");
+  }
+
+  @Test
+  void whetherTheHelpersWereAskedIsTakenWhenDirectDecodeStarts() {
+    ChainProgress setUp = new ChainProgress();
+    setUp.raced(); // the hedge fired while the chain was finding its helpers' slice ports
+    setUp.asked(1 << 20); // it asked them later, before direct decode overtook it
+    assertFalse(setUp.askedBeforeRace(), "held up before its helpers: no sign they are busy");
+
+    ChainProgress queued = new ChainProgress();
+    queued.asked(1 << 20);
+    queued.raced();
+    assertTrue(queued.askedBeforeRace(), "asked, and still overtaken: queued on its helpers");
   }
 
   @Test
