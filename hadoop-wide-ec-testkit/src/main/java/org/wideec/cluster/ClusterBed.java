@@ -48,8 +48,19 @@ final class ClusterBed implements AutoCloseable {
     URI nn = FileSystem.getDefaultUri(conf);
     stock = new DistributedFileSystem();
     stock.initialize(nn, conf);
+    // Our FileSystem as a long-running reader runs it (a query engine's executor, a region server): its chain path
+    // warmed on loopback when it starts, as each DataNode's is, so the reads compare warm paths on both sides.
+    Configuration reader = new Configuration(conf);
+    reader.setIfUnset("wide-ec.client.degraded-read.warmup.slices", "4096");
     ours = new WideEcFileSystem();
-    ours.initialize(nn, conf);
+    ours.initialize(nn, reader);
+    try {
+      org.wideec.engine.ChainWarmup.Result w = ours.degradedReadWarmup(120_000);
+      log.println("cluster bench: our FileSystem's chain path warmed up: " + w);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while our FileSystem warmed up");
+    }
     jmx = new JmxEndpointResolver(conf, 10_000);
     counters = new DataNodeCounters(stock, jmx);
   }

@@ -24,6 +24,7 @@ import org.wideec.datanode.GroupRepair;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.DegradedReadShape;
 import org.wideec.repair.EndpointResolver;
+import org.wideec.engine.ChainWarmup;
 import org.wideec.engine.RepairCounters;
 import org.wideec.engine.RepairEngine;
 import org.wideec.repair.RepairScheme;
@@ -94,6 +95,7 @@ final class RepairChains implements Closeable {
   static final long HEDGE_MS_DEFAULT = 500;
 
   private final Configuration conf;
+  private final DegradedReadWarmup warmup;
   private final long hedgeMs;
   private final boolean rackStar;
   private final ChainOutlook outlook;
@@ -108,6 +110,12 @@ final class RepairChains implements Closeable {
     this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
+    this.warmup = DegradedReadWarmup.start(this.conf);
+  }
+
+  /** The warm-up's result, waiting up to {@code timeoutMs} for it; null when it is off, failed or still running. */
+  ChainWarmup.Result warmup(long timeoutMs) throws InterruptedException {
+    return warmup == null ? null : warmup.await(timeoutMs);
   }
 
   /** Whether degraded reads ask a chain first now, from how the last chain fared. */

@@ -296,4 +296,12 @@ public class WideEcFileSystem extends DistributedFileSystem {
   public ReadPathCounters readPathCounters() {
     return counters;
   }
+
+  /**
+   * What the warm-up of the degraded reads' chain path found ({@link DegradedReadWarmup}), waiting up to
+   * {@code timeoutMs}; null when it is off, failed or still running, or degraded reads are not pipelined.
+   */
+  public org.wideec.engine.ChainWarmup.Result degradedReadWarmup(long timeoutMs) throws InterruptedException {
+    return chains == null ? null : chains.warmup(timeoutMs);
+  }
 }
