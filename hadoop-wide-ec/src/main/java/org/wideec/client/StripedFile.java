@@ -56,6 +56,11 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
    * none of its replicas is there. A DataNode that died is listed until the NameNode declares it dead (10.5 minutes by
    * default), and HDFS's striped reader, finding it unreachable, decodes a lost data unit from k units of the group;
    * without it listed, a lost unit reads through its local group like any loss the NameNode knows of.
+   *
+   * <p>The memory is a guess, not the NameNode's word: a DataNode it holds may be back (restarted, its link healed).
+   * So when the group cannot be decoded without those replicas, it is returned as listed and the read asks them too:
+   * on the real-process cluster a restarted DataNode's replica was avoided for 5 minutes, and a rack's loss then left
+   * a group of Azure-LRC 12+2+2 four units short, its reads failing while the replica was there.
    */
   LocatedStripedBlock reachable(LocatedStripedBlock g) {
     DatanodeInfo[] at = g.getLocations();
@@ -65,7 +70,7 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
         keep.add(i);
       }
     }
-    if (keep.size() == at.length) {
+    if (keep.size() == at.length || !decodableWith(g, keep)) {
       return g;
     }
     int n = keep.size();
@@ -92,5 +97,21 @@ record StripedFile(DFSClient client, String src, ErasureCodingPolicy policy, Lin
       out.setBlockTokens(tokens);
     }
     return out;
+  }
+
+  /** Whether the group's data can be decoded from the replicas at positions {@code keep} of its listing. */
+  private boolean decodableWith(LocatedStripedBlock g, List<Integer> keep) {
+    BitSet present = new BitSet();
+    for (int i : keep) {
+      present.set(g.getBlockIndices()[i]);
+    }
+    BlockGroupLayout layout = layout(g);
+    List<Integer> erased = new ArrayList<>();
+    for (int u = 0; u < code.n(); u++) {
+      if (!present.get(u) && layout.internalLength(u) > 0) { // a unit of no bytes reads as zeros
+        erased.add(u);
+      }
+    }
+    return code.isDecodable(erased.stream().mapToInt(Integer::intValue).toArray());
   }
 }
