@@ -15,6 +15,8 @@ class ChainOutlookTest {
     ChainOutlook o = new ChainOutlook(30_000, now::get);
     assertTrue(o.chainFirst(), "no chain was overtaken yet");
     o.overtaken();
+    assertTrue(o.chainFirst(), "the FileSystem's first chain, overtaken, says nothing of its helpers");
+    o.overtaken();
     assertFalse(o.chainFirst(), "right after an overtaken chain");
     now.addAndGet(29_999_999_999L);
     assertFalse(o.chainFirst(), "a nanosecond before the time is up");
@@ -26,10 +28,13 @@ class ChainOutlookTest {
   @Test
   void aChainThatServesEndsTheSkipAndZeroNeverSkips() {
     ChainOutlook o = new ChainOutlook(30_000, now::get);
+    o.served(); // the first chain answered in time
     o.overtaken();
+    assertFalse(o.chainFirst(), "a chain after the first, overtaken");
     o.served(); // a chain started before the skip answered in time
     assertTrue(o.chainFirst());
     ChainOutlook never = new ChainOutlook(0, now::get);
+    never.overtaken();
     never.overtaken();
     assertTrue(never.chainFirst(), "0 always asks a chain first");
     assertThrows(IllegalArgumentException.class, () -> new ChainOutlook(-1, now::get));

@@ -90,12 +90,12 @@ class DegradedReadDuringRepairClusterTest {
   }
 
   @Test
-  void aReadDuringItsUnitsRepairDecodesDirectlyAtOnceAfterOneChainWasOvertaken() throws Exception {
+  void aReadDuringItsUnitsRepairDecodesDirectlyAtOnceAfterAChainBeyondTheFirstWasOvertaken() throws Exception {
     HeldHelpers held = new HeldHelpers();
     TransportFaultInjector.set(held);
     long from = PipelinedDegradedReadClusterTest.inLostCell(1, 0);
     int length = RepairClusterFixture.CELL;
-    // A hedge long enough for the FileSystem's first chain to find its helpers' slice ports and ask them: a chain
+    // A hedge long enough for a chain to find its helpers' slice ports and ask them before direct decode starts: one
     // overtaken before it asked says nothing about them, and the outlook ignores it.
     try (WideEcFileSystem wide = PipelinedDegradedReadClusterTest.open(null, "2000")) {
       try {
@@ -110,17 +110,21 @@ class DegradedReadDuringRepairClusterTest {
             + "after 2 s: " + c);
         assertEquals(1, c.hedgedReads(), "and direct decode served the read: " + c);
 
-        assertArrayEquals(expected(from + 4096, length), pread(wide, from + 4096, length),
-            "the second read during the repair");
-        // The first read's chain may not have started its attempt before it was cancelled; no other chain starts.
-        assertTrue(held.clientAttempts.get() <= 1, "the second read asked no chain: " + held.clientAttempts.get()
+        // The FileSystem's first chain says nothing of its helpers (ChainOutlook): the second read asks one again.
+        assertArrayEquals(expected(from, length), pread(wide, from, length), "the second read during the repair");
+        assertEquals(2, c.hedgesFired(), "the second read asked a chain, raced like the first: " + c);
+        assertEquals(2, c.hedgedReads(), c.toString());
+
+        assertArrayEquals(expected(from, length), pread(wide, from, length), "the third read during the repair");
+        // The first two reads' chains may not have started their attempts before they were cancelled; no other starts.
+        assertTrue(held.clientAttempts.get() <= 2, "the third read asked no chain: " + held.clientAttempts.get()
             + " chain attempts by this client");
         assertEquals(1, c.directFirstReads(), "it decoded directly at once: " + c);
-        assertEquals(1, c.hedgesFired(), "so no hedge delay was paid: " + c);
-        assertEquals(2, c.degradedReads(), c.toString());
+        assertEquals(2, c.hedgesFired(), "so no hedge delay was paid: " + c);
+        assertEquals(3, c.degradedReads(), c.toString());
         assertEquals(0, c.pipelinedReads(), c.toString());
-        assertEquals(0, c.pipelinedFallbacks(), "no chain failed, one was overtaken: " + c);
-        assertEquals(2L * LOCAL_GROUP_HELPERS, c.unitsFetched(), "each direct decode fetched the local group: " + c);
+        assertEquals(0, c.pipelinedFallbacks(), "no chain failed, two were overtaken: " + c);
+        assertEquals(3L * LOCAL_GROUP_HELPERS, c.unitsFetched(), "each direct decode fetched the local group: " + c);
       } finally {
         held.release.countDown();
         TransportFaultInjector.set(null);
