@@ -351,18 +351,7 @@ final class DegradedReadBench {
       LocatedStripedBlock g, RepairScheme scheme, long row, int slice, byte[] expected) throws Exception {
     StripeRepair r = EmbeddedGroups.repairOf(st.policy(), g, st.lost(), scheme);
     byte[] got = new byte[expected.length];
-    SliceSink sink = new SliceSink() {
-      @Override
-      public void write(long offset, byte[] data, int off, int len) {
-        System.arraycopy(data, off, got, (int) offset, len);
-      }
-
-      @Override
-      public void finish() {}
-
-      @Override
-      public void abort() {}
-    };
+    SliceSink sink = SliceSink.into(got);
     long t0 = System.nanoTime();
     new RepairEngine(client, endpoints, org.wideec.engine.RepairCounters.NONE, 1).repair(r, me, (u, len) -> sink, slice,
         row, expected.length);

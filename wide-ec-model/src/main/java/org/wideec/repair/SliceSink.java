@@ -26,6 +26,22 @@ public interface SliceSink {
     public void abort() {}
   };
 
+  /** A sink writing the rebuilt range into {@code bytes}, offset for offset (a client's range, a self-test's unit). */
+  static SliceSink into(byte[] bytes) {
+    return new SliceSink() {
+      @Override
+      public void write(long offset, byte[] data, int off, int len) {
+        System.arraycopy(data, off, bytes, (int) offset, len);
+      }
+
+      @Override
+      public void finish() {}
+
+      @Override
+      public void abort() {}
+    };
+  }
+
   /**
    * Writes a rebuilt slice (one row per lost unit, {@code n} bytes at {@code offset}) to each unit's sink, clipped to
    * the part of the range that unit has: lost units of one stripe may differ in length.

@@ -103,7 +103,7 @@ public final class ChainWarmup {
       for (int i = 0; i < repairs; i++) {
         Stripe s = stripes.get(i % stripes.size());
         byte[] rebuilt = new byte[UNIT_BYTES];
-        engine.repair(s.repair(i % stripes.size()), self, (u, len) -> new ArraySink(rebuilt), SLICE_BYTES, 0,
+        engine.repair(s.repair(i % stripes.size()), self, (u, len) -> SliceSink.into(rebuilt), SLICE_BYTES, 0,
             UNIT_BYTES);
         right &= Arrays.equals(rebuilt, s.units[Stripe.LOST]);
       }
@@ -169,19 +169,5 @@ public final class ChainWarmup {
       return StripeRepair.of("warm-up chain of " + code.spec(), code, new int[] {LOST}, new long[] {UNIT_BYTES},
           survivors, blocks, Set.of(), RepairScheme.RACK_AGGREGATED);
     }
-  }
-
-  /** The rebuilt unit, in memory. */
-  private record ArraySink(byte[] bytes) implements SliceSink {
-    @Override
-    public void write(long offset, byte[] data, int off, int len) {
-      System.arraycopy(data, off, bytes, (int) offset, len);
-    }
-
-    @Override
-    public void finish() {}
-
-    @Override
-    public void abort() {}
   }
 }
