@@ -65,7 +65,9 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   private volatile BackgroundTraffic background;
   private volatile String disabledReason;
   private volatile RepairWarmup.Result warmedUp;
-  private volatile ChainWarmup.Result chainWarmedUp;
+  /** Completed by the warm-up thread: the loopback chains' result, or null when they did not run or failed. */
+  private final java.util.concurrent.CompletableFuture<ChainWarmup.Result> chainWarmedUp =
+      new java.util.concurrent.CompletableFuture<>();
 
   @Override
   public void start(Object service) {
@@ -148,6 +150,8 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     metrics.dialAhead(transport::dialAheadCounts);
     if (dn.getConf().getBoolean(WARMUP_KEY, WARMUP_DEFAULT)) {
       warmUp(conf, ConfigValues.longAtLeast(dn.getConf(), CHAIN_WARMUP_KEY, CHAIN_WARMUP_DEFAULT, 0));
+    } else {
+      chainWarmedUp.complete(null);
     }
   }
 
@@ -166,29 +170,34 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
               nameOf(dn), r.millis(), r.plans(), r.requests(), r.kernel());
         } else {
           LOG.error("wide-ec: the coding kernel {} of {} disagrees with the Java kernel on a test product; its repairs"
-              + " would rebuild wrong bytes: start the DataNode with -D{}=false", r.kernel(), nameOf(dn),
-              org.wideec.coder.Kernels.nativeInUse() ? org.wideec.coder.Kernels.NATIVE_PROPERTY
-                  : org.wideec.coder.Kernels.VECTOR_PROPERTY);
+              + " would rebuild wrong bytes: start the DataNode with -D{}=false", r.kernel(), nameOf(dn), coderSwitch());
         }
         if (chainSlices > 0) {
           ChainWarmup.Result c = ChainWarmup.run(conf.transport(), conf.validation(), chainSlices);
-          chainWarmedUp = c;
+          chainWarmedUp.complete(c);
           if (c.rebuiltRight()) {
             LOG.info("wide-ec slice path of {} warmed up in {} ms: {} loopback chains, {} slices through helper steps",
                 nameOf(dn), c.millis(), c.repairs(), c.hopSlices());
           } else {
             LOG.error("wide-ec: a loopback chain of {} rebuilt a unit wrong; its repairs would store wrong bytes: start"
-                + " the DataNode with -D{}=false", nameOf(dn), org.wideec.coder.Kernels.nativeInUse()
-                    ? org.wideec.coder.Kernels.NATIVE_PROPERTY : org.wideec.coder.Kernels.VECTOR_PROPERTY);
+                + " the DataNode with -D{}=false", nameOf(dn), coderSwitch());
           }
         }
       } catch (Throwable e) { // DESIGN.md §2: a warm-up that fails costs the first repairs time, nothing more
         LOG.warn("wide-ec repair path warm-up on {} failed: {}", nameOf(dn), e.toString(), e);
+      } finally {
+        chainWarmedUp.complete(null); // no-op once the chains completed it
       }
     });
     t.setName("wide-ec-warmup-" + xferPort);
     t.setPriority(Thread.MIN_PRIORITY);
     t.start();
+  }
+
+  /** The switch that turns off the coding kernel in use (native ISA-L, else the Vector API one). */
+  private static String coderSwitch() {
+    return org.wideec.coder.Kernels.nativeInUse() ? org.wideec.coder.Kernels.NATIVE_PROPERTY
+        : org.wideec.coder.Kernels.VECTOR_PROPERTY;
   }
 
   /** One error, then everything that had started is released; HDFS runs on as stock. */
@@ -260,9 +269,16 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     return warmedUp;
   }
 
-  /** What the loopback chains of the warm-up found, once they ran (null before, when off, or when they failed). */
-  public ChainWarmup.Result chainWarmedUp() {
-    return chainWarmedUp;
+  /**
+   * What the loopback chains of the warm-up found, waiting up to {@code timeoutMs} for the warm-up to end; null when it
+   * is off, its chains did not run or failed, or it is still running.
+   */
+  public ChainWarmup.Result chainWarmedUp(long timeoutMs) throws InterruptedException {
+    try {
+      return chainWarmedUp.get(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      return null;
+    }
   }
 
   /** This worker's metrics (null when disabled or stopped). */

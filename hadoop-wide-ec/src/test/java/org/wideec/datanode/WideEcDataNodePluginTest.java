@@ -124,11 +124,7 @@ class WideEcDataNodePluginTest {
         WideEcDataNodePlugin.CHAIN_WARMUP_KEY, "300");
     when(dn.getErasureCodingWorker()).thenReturn(null);
     plugin.start(dn);
-    long until = System.nanoTime() + 60_000_000_000L;
-    while (plugin.chainWarmedUp() == null && System.nanoTime() < until) {
-      Thread.sleep(50);
-    }
-    org.wideec.engine.ChainWarmup.Result r = plugin.chainWarmedUp();
+    org.wideec.engine.ChainWarmup.Result r = plugin.chainWarmedUp(60_000);
     assertNotNull(r, "the warm-up ran its chains: " + log.getOutput());
     assertEquals(2, r.repairs(), "300 slices: two chains of four helpers and 64 slices each: " + r);
     assertTrue(r.rebuiltRight(), r.toString());
