@@ -45,6 +45,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   private final RackLinkBytes rackLinks = new RackLinkBytes();
   final MutableCounterLong slicesSent;
   final MutableCounterLong backgroundBytesSent;
+  final MutableCounterLong foregroundBytesSent;
   private final BackgroundGauges background = new BackgroundGauges();
   final MutableRate repairTime;
   /** The slice transport's dial-ahead counts, read when a record is taken; none until the worker runs. */
@@ -91,6 +92,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
     backgroundBytesSent = registry.newCounter("BackgroundBytesSent",
         "slice bytes of background work (repairs, rebuild orders, archival encodes) sent under the background caps",
         0L);
+    foregroundBytesSent = registry.newCounter("ForegroundBytesSent",
+        "slice bytes of users' streams (degraded reads) sent, outside the background caps", 0L);
     for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
       handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
           "handshakes this DataNode's slice port refused: " + r, 0L));
@@ -163,7 +166,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   /** Slice bytes this node sent for users (degraded reads): every slice sent that was not background work. */
   public long foregroundBytesSent() {
-    return bytesSentInRack.value() + bytesSentCrossRack.value() - backgroundBytesSent.value();
+    return foregroundBytesSent.value();
   }
 
   /** Counts a task's outcome and keeps it among the recent ones. */
@@ -236,6 +239,11 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   @Override
   public void backgroundSliceSent(int bytes, boolean crossRack) {
     backgroundBytesSent.incr(bytes);
+  }
+
+  @Override
+  public void foregroundSliceSent(int bytes, boolean crossRack) {
+    foregroundBytesSent.incr(bytes);
   }
 
   @Override

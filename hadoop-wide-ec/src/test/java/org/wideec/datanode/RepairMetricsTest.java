@@ -29,11 +29,14 @@ class RepairMetricsTest {
       m.background(traffic, () -> 7);
       traffic.setNodeCap(NODE_CAP);
       m.backgroundSliceSent(4096, true);
+      m.foregroundSliceSent(1024, false);
       Map<String, Long> r = record(m);
       assertEquals(Map.of("RepairBacklog", 7L, "BackgroundNodeCapNow", NODE_CAP, "BackgroundRackShareNow", 0L,
           "BackgroundBackoffPercent", 100L, "BackgroundThrottleWaits", 0L, "BackgroundThrottleOverruns", 0L,
-          "BackgroundBytesSent", 4096L), pick(r, "RepairBacklog", "BackgroundNodeCapNow", "BackgroundRackShareNow",
-          "BackgroundBackoffPercent", "BackgroundThrottleWaits", "BackgroundThrottleOverruns", "BackgroundBytesSent"));
+          "BackgroundBytesSent", 4096L, "ForegroundBytesSent", 1024L), pick(r, "RepairBacklog", "BackgroundNodeCapNow",
+          "BackgroundRackShareNow", "BackgroundBackoffPercent", "BackgroundThrottleWaits", "BackgroundThrottleOverruns",
+          "BackgroundBytesSent", "ForegroundBytesSent"));
+      assertEquals(1024, m.foregroundBytesSent(), "a user's slices, counted apart from the background's");
       for (String name : List.of("BackgroundBytesUnderCap", "BackgroundThrottleWaitMs", "TasksCompleted",
           "RepairsRackAggregated", "HandshakesRefusedWrongSecret")) {
         assertEquals(true, r.containsKey(name), name + " in " + r.keySet());

@@ -127,6 +127,8 @@ final class SliceDownstream implements Downstream {
         // At most half the stall timeout, so the consumer never gives the stream up for a cap and resends it all.
         port.background.acquire(bytes, crossRack, TimeUnit.MILLISECONDS.toNanos(stallMs) / 2);
         port.counters.backgroundSliceSent(bytes, crossRack);
+      } else {
+        port.counters.foregroundSliceSent(bytes, crossRack);
       }
       long delay = port.conf.shaper().reserve(selfNode, selfRack, peerNode, peerRack, bytes);
       port.counters.sliceSent(bytes, crossRack);

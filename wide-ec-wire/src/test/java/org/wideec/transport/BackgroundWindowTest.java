@@ -120,10 +120,12 @@ class BackgroundWindowTest {
   /**
    * Opens stream {@code id} from a producer of {@code slices} slices of 256 KiB, takes nothing until the producer has
    * filled the window the consumer's transport chose, then reads every slice; returns the most slices the stream held
-   * at once, and checks that the window is all it held and that every background slice was counted as such.
+   * at once, and checks that the window is all it held and that every slice was counted as background work or as a user's,
+   * as it was.
    */
   private int slicesHeld(BackgroundWindow w, long id, int window, int slices) throws Exception {
     AtomicLong backgroundSent = new AtomicLong();
+    AtomicLong foregroundSent = new AtomicLong();
     TrafficCounters counted = new TrafficCounters() {
       @Override
       public void sliceSent(int bytes, boolean crossRack) {}
@@ -131,6 +133,11 @@ class BackgroundWindowTest {
       @Override
       public void backgroundSliceSent(int bytes, boolean crossRack) {
         backgroundSent.incrementAndGet();
+      }
+
+      @Override
+      public void foregroundSliceSent(int bytes, boolean crossRack) {
+        foregroundSent.incrementAndGet();
       }
     };
     TransportConf conf = new TransportConf("127.0.0.1", 0, null, KIB256, 4, 4 << 20, 20_000, 5000,
@@ -154,6 +161,7 @@ class BackgroundWindowTest {
         s.awaitEnd();
         assertEquals(window, s.window());
         assertEquals(BackgroundWork.isBackground(id) ? slices : 0, backgroundSent.get());
+        assertEquals(BackgroundWork.isBackground(id) ? 0 : slices, foregroundSent.get());
         return s.mostSlicesHeld();
       }
     }
