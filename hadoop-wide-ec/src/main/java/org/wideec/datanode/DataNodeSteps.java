@@ -58,6 +58,11 @@ final class DataNodeSteps implements RequestHandler {
     return ConfigValues.intIn(conf, MAX_KEY, Math.max(1, helperThreads / 2), 1, helperThreads);
   }
 
+  /** Streams started ahead of their steps' requests on this DataNode, and those a request took: {started, taken}. */
+  long[] startedAheadCounts() {
+    return steps.startedAheadCounts();
+  }
+
   @Override
   public void onRequest(long id, byte[] body, Downstream downstream) {
     if (!RapidRaidStepRequest.isOne(body)) {

@@ -48,8 +48,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong foregroundBytesSent;
   private final BackgroundGauges background = new BackgroundGauges();
   final MutableRate repairTime;
-  /** The slice transport's dial-ahead counts, read when a record is taken; none until the worker runs. */
-  private volatile java.util.function.Supplier<long[]> dialAhead = () -> new long[2];
+  /** The step service's started-ahead counts, read when a record is taken; none until the worker runs. */
+  private volatile java.util.function.Supplier<long[]> startedAhead = () -> new long[2];
   private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
       new EnumMap<>(org.wideec.transport.RefusalReason.class);
   final MutableCounterLong ownHandshakesRefused;
@@ -137,16 +137,16 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         .tag(Interns.info("Worker", "wide-ec repair worker"), name);
     registry.snapshot(rb, all);
     background.snapshot(rb);
-    long[] ahead = dialAhead.get();
-    rb.addCounter(Interns.info("ConnectionsDialledAhead",
-        "connections this DataNode dialled to its upstream when told its step of a chain ahead of the request"), ahead[0]);
-    rb.addCounter(Interns.info("ConnectionsDialledAheadUsed",
-        "connections dialled ahead that the step's request then took (the rest came too late or aged out)"), ahead[1]);
+    long[] ahead = startedAhead.get();
+    rb.addCounter(Interns.info("StreamsStartedAhead",
+        "upstream streams this DataNode asked for when told its step of a chain ahead of the request"), ahead[0]);
+    rb.addCounter(Interns.info("StreamsStartedAheadTaken",
+        "streams started ahead that the step's request then took (the rest came too late or aged out)"), ahead[1]);
   }
 
-  /** Where the dial-ahead counts come from: the slice transport's {dialled, used} ({@code SliceTransport}). */
-  void dialAhead(java.util.function.Supplier<long[]> counts) {
-    dialAhead = counts;
+  /** Where the started-ahead counts come from: the step service's {started, taken} ({@code StepService}). */
+  void startedAhead(java.util.function.Supplier<long[]> counts) {
+    startedAhead = counts;
   }
 
   /** The caps and the worker's queue the gauges show. */

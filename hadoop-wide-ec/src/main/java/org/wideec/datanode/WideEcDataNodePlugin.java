@@ -147,7 +147,7 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
     background = new BackgroundTraffic(dn, backgroundSettings, transport, live::get, metrics::foregroundBytesSent);
     ReconstructionTakeover.Installed queue = takeover;
     metrics.background(background, () -> queue == null ? 0 : queue.queued());
-    metrics.dialAhead(transport::dialAheadCounts);
+    metrics.startedAhead(steps::startedAheadCounts);
     if (dn.getConf().getBoolean(WARMUP_KEY, WARMUP_DEFAULT)) {
       warmUp(conf, ConfigValues.longAtLeast(dn.getConf(), CHAIN_WARMUP_KEY, CHAIN_WARMUP_DEFAULT, 0));
     } else {

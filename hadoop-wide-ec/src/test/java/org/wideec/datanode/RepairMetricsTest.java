@@ -46,13 +46,13 @@ class RepairMetricsTest {
   }
 
   @Test
-  void theConnectionsDialledAheadAndThoseUsedAreTheTransportsCounts() {
+  void theStreamsStartedAheadAndThoseTakenAreTheStepServicesCounts() {
     RepairMetrics m = new RepairMetrics("WideEcRepair-test");
-    assertEquals(Map.of("ConnectionsDialledAhead", 0L, "ConnectionsDialledAheadUsed", 0L),
-        pick(record(m), "ConnectionsDialledAhead", "ConnectionsDialledAheadUsed"), "before the worker runs");
-    m.dialAhead(() -> new long[] {5, 3});
-    assertEquals(Map.of("ConnectionsDialledAhead", 5L, "ConnectionsDialledAheadUsed", 3L),
-        pick(record(m), "ConnectionsDialledAhead", "ConnectionsDialledAheadUsed"));
+    assertEquals(Map.of("StreamsStartedAhead", 0L, "StreamsStartedAheadTaken", 0L),
+        pick(record(m), "StreamsStartedAhead", "StreamsStartedAheadTaken"), "before the worker runs");
+    m.startedAhead(() -> new long[] {5, 3});
+    assertEquals(Map.of("StreamsStartedAhead", 5L, "StreamsStartedAheadTaken", 3L),
+        pick(record(m), "StreamsStartedAhead", "StreamsStartedAheadTaken"));
   }
 
   @Test

@@ -18,13 +18,13 @@ import org.wideec.transport.SliceTransport;
 /**
  * A requestor's parallel set-up of its plan's chains, as ECPipe's coordinator notifies every helper at once (ECPipe
  * §5): every inner helper (one below a stream's head that has upstreams of its own) is told its step
- * ({@link DialAheadRequest}) and dials its upstreams while the requests travel down the chain. A chain is otherwise
- * set up one hop after another (ECPipe §3.2, asked from its end): each helper dials its upstream only when its own
- * request arrived, so m helpers pay m connects and handshakes in turn, and on a cluster under recovery each pays the
- * queues of links busy with other chains' slices (0.4-1.5 s a hop in the lost node's rack on the real-process
- * cluster). Told ahead, the set-up costs about two handshakes and m one-way requests. Only an optimization: a helper
- * that cannot be told, refuses, runs an earlier release or is told after its request arrived sets its part up as
- * before, and nothing of the repair waits for the word.
+ * ({@link DialAheadRequest}) and asks its upstreams at once, keeping what they send for the request that follows
+ * ({@link StartedAhead}). A chain is otherwise set up one hop after another (ECPipe §3.2, asked from its end): each
+ * helper asks its upstream only when its own request arrived, so m helpers pay m connects, handshakes and hand-offs in
+ * turn, and on a cluster under recovery each pays the queues of links busy with other chains' slices (0.4-1.5 s a hop
+ * in the lost node's rack on the real-process cluster). Told ahead, every hop starts about two handshakes in. Only an
+ * optimization: a helper that cannot be told, refuses, runs an earlier release or is told after its request arrived
+ * sets its part up as before, and nothing of the repair waits for the word.
  */
 final class DialAhead {
   private static final Logger LOG = LoggerFactory.getLogger(DialAhead.class);

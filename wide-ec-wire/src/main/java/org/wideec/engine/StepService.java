@@ -48,6 +48,7 @@ public final class StepService implements RequestHandler {
   private final CodewordSinks sinks;
   private final RepairCounters counters;
   private final SummarySteps summaries;
+  private final StartedAhead ahead;
 
   /** A helper that serves every replica it holds (block tokens off, or tests), and no pipeline position. */
   public StepService(SliceTransport transport, UnitStore store, RepairCounters counters) {
@@ -69,6 +70,7 @@ public final class StepService implements RequestHandler {
     this.access = access;
     this.sinks = sinks;
     this.counters = counters;
+    this.ahead = new StartedAhead(transport);
   }
 
   @Override
@@ -90,7 +92,7 @@ public final class StepService implements RequestHandler {
         return;
       }
       if (DialAheadRequest.isOne(body)) {
-        dialAhead(admit(DialAheadRequest.parse(body).step()), downstream);
+        startAhead(repairId, admit(DialAheadRequest.parse(body).step()), downstream);
         return;
       }
       StepRequest req = admit(StepRequest.parse(body));
@@ -178,15 +180,30 @@ public final class StepService implements RequestHandler {
   }
 
   /**
-   * Dials the step's upstreams now, for the request its downstream is about to send ({@link DialAheadRequest}), and
-   * answers at once: the connections wait in the transport's pool, so this node's part of the chain's set-up runs
-   * beside every other helper's instead of after its downstream's.
+   * Asks the step's upstreams now, for the request its downstream is about to send ({@link DialAheadRequest}), and
+   * answers: what they send waits within the window for that request ({@link StartedAhead}), so this node's part of
+   * the chain starts beside every other helper's instead of after its downstream's.
    */
-  private void dialAhead(StepRequest req, Downstream downstream) {
-    for (StepRequest.Upstream u : req.upstreams()) {
-      transport.dialAhead(u.endpoint(), transport.ownCredential());
-    }
+  private void startAhead(long repairId, StepRequest req, Downstream downstream) throws IOException,
+      InterruptedException {
+    ahead.start(downstream.selfNode(), downstream.selfRack(), repairId,
+        upstreamAsks(repairId, SliceStep.of(req), downstream.selfRack()));
     downstream.end();
+  }
+
+  /** What a step asks each upstream, under this node's own credential, with the window its hop's link warrants. */
+  private List<SliceTransport.Ask> upstreamAsks(long repairId, SliceStep step, String selfRack) {
+    List<SliceTransport.Ask> asks = new ArrayList<>(step.upstreams().size());
+    for (SliceStep.Upstream u : step.upstreams()) {
+      asks.add(new SliceTransport.Ask(u.endpoint(), u.body(), transport.ownCredential(),
+          transport.windowFor(repairId, step.rows() * step.sliceBytes(), !selfRack.equals(u.endpoint().rack()))));
+    }
+    return asks;
+  }
+
+  /** Streams started ahead of their steps' requests on this node so far, and those a request took: {started, taken}. */
+  public long[] startedAheadCounts() {
+    return ahead.counts();
   }
 
   /** Carries out a step: upstreams asked first, then every slice it carries, then its sink's report, then END. */
@@ -198,14 +215,10 @@ public final class StepService implements RequestHandler {
     SliceSink sink = null;
     boolean finished = false;
     try {
-      List<SliceTransport.Ask> asks = new ArrayList<>(step.upstreams().size());
-      for (SliceStep.Upstream u : step.upstreams()) {
-        asks.add(new SliceTransport.Ask(u.endpoint(), u.body(), transport.ownCredential(),
-            transport.windowFor(repairId, step.rows() * step.sliceBytes(),
-                !downstream.selfRack().equals(u.endpoint().rack()))));
-      }
-      // A step of several upstreams (a tree's inner node) asks them all at once, as a requestor asks its helpers.
-      ups.addAll(transport.openAll(me, downstream.selfRack(), repairId, asks));
+      // A step of several upstreams (a tree's inner node) asks them all at once, as a requestor asks its helpers;
+      // those started when this node was told its step are taken as they are.
+      ups.addAll(ahead.open(me, downstream.selfRack(), repairId,
+          upstreamAsks(repairId, step, downstream.selfRack())));
       for (BlockRef local : step.locals()) {
         readers.add(step.padsShortLocals() && SliceStep.virtual(local) ? null : store.open(local));
       }

@@ -21,8 +21,6 @@ final class ConnectionPool {
   private final long idleNanos;
   private final Map<Key, ArrayDeque<PeerConnection>> idle = new HashMap<>();
   private boolean closed;
-  /** Connections dialled ahead of a request that a request then took. */
-  private long usedAhead;
 
   ConnectionPool(PeerLimits limits) {
     this.maxIdlePerPeer = limits.poolMaxIdlePerPeer();
@@ -40,10 +38,6 @@ final class ConnectionPool {
         PeerConnection c = q.pollLast();
         if (c.reusable() && now - c.idleSince < idleNanos) {
           found = c;
-          if (c.dialledAhead) {
-            c.dialledAhead = false;
-            usedAhead++;
-          }
           break;
         }
         stale.add(c);
@@ -69,55 +63,6 @@ final class ConnectionPool {
       }
     }
     c.close();
-  }
-
-  /** Whether a kept connection to the peer is waiting (it may have aged out since). */
-  synchronized boolean hasIdle(Key key) {
-    ArrayDeque<PeerConnection> q = idle.get(key);
-    return q != null && !q.isEmpty();
-  }
-
-  /**
-   * Keeps a connection dialled ahead of the request it is for ({@link SliceTransport#dialAhead}), still handshaking
-   * or just authenticated, for at most {@code lifetimeMs}: a peer closes a connection that has not asked within its
-   * handshake timeout, so it must be taken well before that or not at all.
-   */
-  boolean keepAhead(PeerConnection c, long lifetimeMs) {
-    synchronized (this) {
-      ArrayDeque<PeerConnection> q = closed || maxIdlePerPeer == 0 || !c.reusable() ? null
-          : idle.computeIfAbsent(c.key, k -> new ArrayDeque<>());
-      if (q != null && q.size() < maxIdlePerPeer) {
-        c.idleSince = System.nanoTime() - idleNanos + Math.min(idleNanos, lifetimeMs * 1_000_000L);
-        c.dialledAhead = true;
-        q.addLast(c);
-        return true;
-      }
-      if (q != null && q.isEmpty()) {
-        idle.remove(c.key);
-      }
-    }
-    c.close();
-    return false;
-  }
-
-  /**
-   * Closes a connection dialled ahead that no request took within its lifetime, before its peer's handshake
-   * deadline refuses it; one a request took is left alone.
-   */
-  void expireAhead(PeerConnection c) {
-    synchronized (this) {
-      if (!c.dialledAhead) {
-        return;
-      }
-      c.dialledAhead = false;
-    }
-    remove(c);
-    c.close();
-  }
-
-  /** Connections dialled ahead of their requests that a request took. */
-  synchronized long usedAhead() {
-    return usedAhead;
   }
 
   /** Forgets a connection that closed while kept (the peer restarted, or timed it out). */

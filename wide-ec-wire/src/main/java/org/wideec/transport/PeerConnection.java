@@ -28,8 +28,6 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
   private volatile PeerFailure failure;
   /** When it was last put in the pool (the pool's lock). */
   long idleSince;
-  /** Dialled ahead of its first request and not yet taken by one (the pool's lock). */
-  boolean dialledAhead;
   // Event loop only:
   private byte[] serverNonce;
   private FrameMac picked;

@@ -303,24 +303,6 @@ public final class SliceTransport implements Closeable {
     return dialer.openAll(myNode, myRack, repairId, asks);
   }
 
-  /**
-   * Starts a connection to a peer that a request will soon be sent to ({@link org.wideec.protocol.DialAheadRequest}),
-   * proving {@code credential}, and keeps it, authenticated or still handshaking, for that request to take: the next
-   * {@link #openAll} asking the peer under the same kind of credential sends its request on it as soon as the
-   * handshake is done. Nothing is dialled when a kept connection to the peer is already waiting. Never blocks, and
-   * never fails the caller: a connection that cannot be made is simply not kept.
-   *
-   * @return completes once the connection is kept (true) or was not dialled, could not connect or found the pool full
-   */
-  public java.util.concurrent.CompletableFuture<Boolean> dialAhead(Endpoint peer, Credential credential) {
-    return dialer.dialAhead(peer, credential);
-  }
-
-  /** Connections dialled ahead of their requests so far, and how many of them a request took: {dialled, used}. */
-  public long[] dialAheadCounts() {
-    return new long[] {dialer.dialledAhead(), pool.usedAhead()};
-  }
-
   /** Whether this transport is shutting down (its node is stopping): it opens no more streams. */
   public boolean closing() {
     return loops.isShuttingDown();

@@ -9,9 +9,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.wideec.topology.Endpoint;
 
@@ -29,7 +27,6 @@ final class StreamDialer {
   private final TransportTls tls;
   private final ConnectionPool pool;
   private final RefusedHandshakes refusals;
-  private final AtomicLong dialledAhead = new AtomicLong();
 
   /** @param tls null when the transport runs without TLS */
   StreamDialer(TransportConf conf, Supplier<String> self, TrafficCounters counters, EventLoopGroup loops,
@@ -103,46 +100,6 @@ final class StreamDialer {
         streams.forEach(PeerStream::close);
       }
     }
-  }
-
-  /** {@link SliceTransport#dialAhead}: kept as soon as it connects, for at most half the handshake timeout. */
-  CompletableFuture<Boolean> dialAhead(Endpoint peer, Credential credential) {
-    if (loops.isShuttingDown() || pool.hasIdle(new ConnectionPool.Key(peer.host(), peer.port(), credential.mode))) {
-      return CompletableFuture.completedFuture(false);
-    }
-    Dialing d;
-    try {
-      d = dial(peer, credential);
-    } catch (PeerFailure e) {
-      return CompletableFuture.completedFuture(false); // shutting down
-    }
-    dialledAhead.incrementAndGet();
-    CompletableFuture<Boolean> kept = new CompletableFuture<>();
-    d.future().addListener(f -> {
-      if (f.isSuccess()) {
-        long lifetime = conf.limits().handshakeTimeoutMs() / 2;
-        boolean keeping = pool.keepAhead(d.connection(), lifetime);
-        if (keeping) {
-          try {
-            d.future().channel().eventLoop().schedule(() -> pool.expireAhead(d.connection()), lifetime,
-                TimeUnit.MILLISECONDS);
-          } catch (java.util.concurrent.RejectedExecutionException e) { // this node's transport is closing
-            pool.expireAhead(d.connection());
-            keeping = false;
-          }
-        }
-        kept.complete(keeping);
-      } else {
-        d.future().channel().close();
-        kept.complete(false);
-      }
-    });
-    return kept;
-  }
-
-  /** Connections dialled ahead of their requests so far. */
-  long dialledAhead() {
-    return dialledAhead.get();
   }
 
   /** A new connection on its way to a peer: its connect is in flight ({@link #connected} waits for it). */

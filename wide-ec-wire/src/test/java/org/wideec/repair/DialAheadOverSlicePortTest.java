@@ -31,16 +31,17 @@ import org.wideec.transport.SliceTransport;
 import org.wideec.transport.TransportFaultInjector;
 
 /**
- * A helper told its step ahead dials its upstream at once and keeps the connection; the step's request then runs on
- * that connection (its upstream accepts one connection, not two) and sums the same bytes; a dial-ahead whose step
- * fails the request's own checks dials nothing.
+ * A helper told its step ahead asks its upstream at once and keeps the stream; the step's request then takes that
+ * stream (its upstream is asked once and reads its unit once) and sums the same bytes; a request that came first
+ * leaves nothing for a late word to start; a stream nobody takes is closed well before its upstream's stall timeout;
+ * a word whose step fails the request's own checks asks nothing.
  */
 @org.junit.jupiter.api.extension.ExtendWith(org.wideec.transport.NettyLeakCheck.class)
 class DialAheadOverSlicePortTest {
   private static final int LENGTH = 3 * RepairExecutionTest.SLICE;
   private MemoryCluster cluster;
-  private final byte[] one = new byte[LENGTH];
-  private final byte[] two = new byte[LENGTH];
+  private byte[] one;
+  private byte[] two;
 
   @AfterEach
   void tearDown() {
@@ -51,13 +52,34 @@ class DialAheadOverSlicePortTest {
   }
 
   private void start() throws IOException {
+    start(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000), java.util.concurrent.Executors.newCachedThreadPool(),
+        LENGTH);
+  }
+
+  /** h1 holding unit 1, h2 unit 2 (its requests on {@code h2Helpers}), each of {@code length}, and the requestor. */
+  private void start(org.wideec.transport.TransportConf conf, java.util.concurrent.ExecutorService h2Helpers,
+      int length) throws IOException {
     Random r = new Random(7);
+    one = new byte[length];
+    two = new byte[length];
     r.nextBytes(one);
     r.nextBytes(two);
-    cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
+    cluster = new MemoryCluster(conf);
     cluster.node("h1", "r1", Map.of(1, one));
-    cluster.node("h2", "r2", Map.of(2, two));
+    cluster.node("h2", "r2", Map.of(2, two), h2Helpers);
     cluster.node("req", "r1", Map.of());
+  }
+
+  private long[] startedAhead(String node) {
+    return cluster.steps.get(node).startedAheadCounts();
+  }
+
+  /** Tells h1 its step of {@link #chain} under chain id {@code id}; h1 answers once it has asked its upstream. */
+  private void tell(long id, StepRequest step) throws IOException, InterruptedException {
+    try (PeerStream told = cluster.transports.get("req").open(at("h1"), "req", "r1", id,
+        new DialAheadRequest(step).toBytes())) {
+      told.awaitEnd();
+    }
   }
 
   private Endpoint at(String node) {
@@ -66,16 +88,17 @@ class DialAheadOverSlicePortTest {
 
   /** h1's unit plus h2's, h2 asked by h1. */
   private StepRequest chain(Endpoint upstream) {
-    StepRequest leaf = new StepRequest(MemoryCluster.blocks(3, LENGTH).get(2), 1, LENGTH, RepairExecutionTest.SLICE,
+    int length = one.length;
+    StepRequest leaf = new StepRequest(MemoryCluster.blocks(3, length).get(2), 1, length, RepairExecutionTest.SLICE,
         0, 1, List.of());
-    return new StepRequest(MemoryCluster.blocks(3, LENGTH).get(1), 1, LENGTH, RepairExecutionTest.SLICE, 0, 1,
+    return new StepRequest(MemoryCluster.blocks(3, length).get(1), 1, length, RepairExecutionTest.SLICE, 0, 1,
         List.of(new StepRequest.Upstream(upstream, leaf)));
   }
 
-  private byte[] run(StepRequest step) throws IOException, InterruptedException {
-    byte[] got = new byte[LENGTH];
-    try (PeerStream s = cluster.transports.get("req").open(at("h1"), "req", "r1", 11, step.toBytes())) {
-      for (int i = 0; i < LENGTH / RepairExecutionTest.SLICE; i++) {
+  private byte[] run(long id, StepRequest step) throws IOException, InterruptedException {
+    byte[] got = new byte[one.length];
+    try (PeerStream s = cluster.transports.get("req").open(at("h1"), "req", "r1", id, step.toBytes())) {
+      for (int i = 0; i < one.length / RepairExecutionTest.SLICE; i++) {
         Frame f = s.next(i, RepairExecutionTest.SLICE);
         f.payload().getBytes(f.payload().readerIndex(), got, i * RepairExecutionTest.SLICE, RepairExecutionTest.SLICE);
         f.release();
@@ -86,45 +109,72 @@ class DialAheadOverSlicePortTest {
     return got;
   }
 
-  @Test
-  void aToldHelperDialsItsUpstreamBeforeItsRequestArrives() throws Exception {
-    start();
-    SliceTransport h1 = cluster.transports.get("h1");
-    try (PeerStream told = cluster.transports.get("req").open(at("h1"), "req", "r1", 10,
-        new DialAheadRequest(chain(at("h2"))).toBytes())) {
-      told.awaitEnd(); // answered at once, before any slice of its step could exist
+  private byte[] sum() {
+    byte[] sum = new byte[one.length];
+    for (int i = 0; i < one.length; i++) {
+      sum[i] = (byte) (one[i] ^ two[i]);
     }
-    assertEquals(1, h1.dialAheadCounts()[0], "h1 dialled its upstream when told");
-    assertEquals(0, h1.dialAheadCounts()[1]);
+    return sum;
   }
 
   @Test
-  void theRequestTakesTheConnectionDialledAhead() throws Exception {
+  void theRequestTakesTheStreamStartedWhenItsHelperWasTold() throws Exception {
     start();
-    SliceTransport h1 = cluster.transports.get("h1");
-    SliceTransport h2 = cluster.transports.get("h2");
-    assertTrue(h1.dialAhead(at("h2"), h1.ownCredential()).get(5, TimeUnit.SECONDS), "kept once connected");
-    assertEquals(1, h1.keptConnections());
-    // A second word while one waits dials nothing more.
-    assertEquals(false, h1.dialAhead(at("h2"), h1.ownCredential()).get(5, TimeUnit.SECONDS));
+    tell(11, chain(at("h2")));
+    assertArrayEquals(new long[] {1, 0}, startedAhead("h1"), "h1 asked its upstream when told");
 
-    byte[] got = run(chain(at("h2")));
+    byte[] got = run(11, chain(at("h2")));
 
-    byte[] sum = new byte[LENGTH];
-    for (int i = 0; i < LENGTH; i++) {
-      sum[i] = (byte) (one[i] ^ two[i]);
+    assertArrayEquals(sum(), got, "the chain sums both units over the stream started ahead");
+    assertArrayEquals(new long[] {1, 1}, startedAhead("h1"), "the request took it");
+    assertEquals(1, cluster.transports.get("h2").acceptedConnections(), "h1 reached h2 once");
+    assertEquals(LENGTH, cluster.counters.get("h2").localReads.get(), "h2 was asked once: it read its unit once");
+  }
+
+  @Test
+  void aWordArrivingAfterItsRequestStartsNothing() throws Exception {
+    start();
+    assertArrayEquals(sum(), run(12, chain(at("h2"))));
+    tell(12, chain(at("h2")));
+    assertArrayEquals(new long[] {0, 0}, startedAhead("h1"), "the late word asked nothing");
+    assertEquals(LENGTH, cluster.counters.get("h2").localReads.get(), "h2 read its unit once, for the request");
+    // Another chain's word is no late one.
+    tell(13, chain(at("h2")));
+    assertArrayEquals(new long[] {1, 0}, startedAhead("h1"));
+  }
+
+  /**
+   * A stream started ahead that no request takes is closed after a quarter of the stall timeout (here 1 of 4 s), so
+   * its upstream's step, its window full (a user's stream: 2 MiB of a 4 MiB unit), ends then and not at its own
+   * stall; a request for the same chain afterwards asks again.
+   */
+  @Test
+  void aStreamNoRequestTakesIsClosedBeforeItsUpstreamStalls() throws Exception {
+    java.util.concurrent.ThreadPoolExecutor h2Helpers = new java.util.concurrent.ThreadPoolExecutor(1, 4, 30,
+        TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>());
+    try {
+      start(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 4000), h2Helpers, 4 << 20);
+      long told = System.nanoTime();
+      tell(14, chain(at("h2")));
+      long until = told + TimeUnit.MILLISECONDS.toNanos(3000); // a bound below h2's 4 s stall, not a timing
+      while (h2Helpers.getCompletedTaskCount() < 1 && System.nanoTime() < until) {
+        java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+      }
+      assertEquals(1, h2Helpers.getCompletedTaskCount(), "h2's step ended when h1 let the untaken stream go");
+      assertArrayEquals(sum(), run(14, chain(at("h2"))));
+      assertArrayEquals(new long[] {1, 0}, startedAhead("h1"), "nothing was left to take");
+      assertEquals(2, cluster.transports.get("h2").acceptedConnections(), "the request reached h2 on its own");
+    } finally {
+      h2Helpers.shutdownNow();
     }
-    assertArrayEquals(sum, got, "the chain sums both units over the connection dialled ahead");
-    assertEquals(1, h2.acceptedConnections(), "h1 reached h2 once: the request took the kept connection");
-    assertEquals(1, h1.dialAheadCounts()[0]);
-    assertEquals(1, h1.dialAheadCounts()[1], "the connection dialled ahead was used");
   }
 
   /**
    * A 6-helper chain (RS(6,3), pipelined): the requestor tells the 4 helpers between its head and its far end their
-   * steps, each dials its upstream, and when the requests come down the chain each takes the connection it dialled:
-   * every upstream accepts one connection, and the unit is rebuilt. The head's request is held until every told
-   * helper's connection is kept (as a busy head's handshake would), so the order is the one the mechanism is for.
+   * steps, each asks its upstream at once, and when the requests come down the chain each takes the stream it
+   * started: every upstream accepts one connection, every helper reads its unit once, and the unit is rebuilt. The
+   * head's request is held until every told helper has started its upstream (as a busy head's handshake would), so
+   * the order is the one the mechanism is for.
    */
   @Test
   void aChainsInnerHelpersDialTheirUpstreamsWhenToldAndTheChainRunsOnThoseConnections() throws Exception {
@@ -151,7 +201,7 @@ class DialAheadOverSlicePortTest {
         } else if (!headSeen.getAndSet(true)) { // the head's request: held until the told helpers hold their dials
           long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
           while (System.nanoTime() < until && !(told.size() == 4
-              && told.stream().allMatch(n -> cluster.transports.get(n).keptConnections() == 1))) {
+              && told.stream().allMatch(n -> cluster.steps.get(n).startedAheadCounts()[0] == 1))) {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
           }
         }
@@ -164,9 +214,14 @@ class DialAheadOverSlicePortTest {
       assertEquals(6, res.helpers());
       assertEquals(4, told.size(), "the helpers between the head and the far end were told: " + told);
       for (String n : told) {
-        assertArrayEquals(new long[] {1, 1}, cluster.transports.get(n).dialAheadCounts(),
-            n + " dialled its upstream once when told, and its request took that connection");
+        assertArrayEquals(new long[] {1, 1}, cluster.steps.get(n).startedAheadCounts(),
+            n + " started its upstream once when told, and its request took that stream");
       }
+      Map<Long, Long> reads = new java.util.TreeMap<>();
+      for (int u = 1; u < code.n(); u++) {
+        reads.merge(cluster.counters.get("n" + u).localReads.get(), 1L, Long::sum);
+      }
+      assertEquals(Map.of((long) length, 6L, 0L, 2L), reads, "six helpers read their units once, the others nothing");
       long accepted = cluster.transports.entrySet().stream().filter(e -> !e.getKey().equals("req"))
           .mapToLong(e -> e.getValue().acceptedConnections()).sum();
       assertEquals(1 + 4 + 5, accepted, "the requestor's to the head and its four words, and one for each of the chain's "
@@ -177,9 +232,8 @@ class DialAheadOverSlicePortTest {
   }
 
   @Test
-  void aDialAheadFailingTheStepsChecksDialsNothing() throws Exception {
+  void aWordFailingTheStepsChecksAsksNothing() throws Exception {
     start();
-    SliceTransport h1 = cluster.transports.get("h1");
     // An upstream named as a DataNode on another host than its slice port: the request itself would be refused.
     Endpoint elsewhere = new Endpoint("127.0.0.1", cluster.transports.get("h2").port(), new Site("10.9.9.9:9866", "r2"));
     PeerFailure e = assertThrows(PeerFailure.class, () -> {
@@ -189,7 +243,7 @@ class DialAheadOverSlicePortTest {
       }
     });
     assertTrue(e.getMessage().contains("on another host than DataNode 10.9.9.9:9866"), e.getMessage());
-    assertEquals(0, h1.dialAheadCounts()[0], "nothing dialled for a step the request's checks refuse");
+    assertEquals(0, startedAhead("h1")[0], "nothing asked for a step the request's checks refuse");
     assertEquals(0, cluster.transports.get("h2").acceptedConnections());
   }
 }

@@ -41,6 +41,7 @@ final class MemoryCluster implements AutoCloseable {
   }
 
   final Map<String, SliceTransport> transports = new HashMap<>();
+  final Map<String, StepService> steps = new HashMap<>();
   final Map<String, String> racks = new HashMap<>();
   final Map<String, Counters> counters = new HashMap<>();
   final Map<String, Map<Long, byte[]>> stored = new HashMap<>();
@@ -81,8 +82,10 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, helpers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    t.start(new StepService(t, store, ReplicaAccess.OPEN, sinks, c));
+    StepService service = new StepService(t, store, ReplicaAccess.OPEN, sinks, c);
+    t.start(service);
     transports.put(node, t);
+    steps.put(node, service);
   }
 
   EndpointResolver resolver() {
