@@ -78,7 +78,7 @@ final class WorkloadReads {
     m.put("sampledUntilSeconds", Phase.round(expiryMs / 2000.0));
     m.put("lastSampleEndSeconds", lastEnd);
     m.put("samplesDiscardedAfterDrop", discarded);
-    s.into(m);
+    s.into(m, "while " + ClusterScript.nodeName(victim) + " is down", true);
     m.put("degradedReadOursPaths", paths.since(bed.ours.readPathCounters()));
     return m;
   }
@@ -99,7 +99,7 @@ final class WorkloadReads {
       s.add(s.read(lost, healthy));
     }
     Map<String, Object> m = new LinkedHashMap<>();
-    s.into(m);
+    s.into(m, "while units are rebuilt", false);
     m.put("degradedReadOursPaths", paths.since(bed.ours.readPathCounters()));
     AtomicBoolean whole = new AtomicBoolean();
     Thread watcher = new Thread(() -> {
@@ -170,8 +170,15 @@ final class WorkloadReads {
     return null;
   }
 
-  /** One sample's seconds: the healthy cell through ours and stock, the lost one through stock (null: failed), ours. */
-  private record Sample(double normal, double normalStock, Double stock, String stockFailure, double ours) {}
+  /**
+   * One sample's seconds: the healthy cell through ours and stock, the lost one through stock (null: failed), ours;
+   * and the host's CPU during our two reads and the stock client's lost one (null: failed).
+   */
+  private record Sample(double normal, double normalStock, Double stock, String stockFailure, double ours,
+      double normalCpu, double oursCpu, Double stockCpu) {}
+
+  /** A read's seconds and the host's CPU during it. */
+  private record Timed(double seconds, double cpu) {}
 
   /** The samples of one moment, reported as medians. */
   private final class Samples {
@@ -182,23 +189,37 @@ final class WorkloadReads {
     }
 
     Sample read(Cell lost, Cell healthy) throws IOException {
-      double normal = timedRead(bed.ours, healthy);
+      Timed normal = timed(bed.ours, healthy);
       double normalStock = timedRead(bed.stock, healthy);
-      Double stock = null;
+      Timed stock = null;
       String failure = null;
       try {
-        stock = timedRead(bed.stock, lost);
+        stock = timed(bed.stock, lost);
       } catch (IOException e) {
         failure = e.getMessage();
       }
-      return new Sample(normal, normalStock, stock, failure, timedRead(bed.ours, lost));
+      Timed ours = timed(bed.ours, lost);
+      return new Sample(normal.seconds(), normalStock, stock == null ? null : stock.seconds(), failure,
+          ours.seconds(), normal.cpu(), ours.cpu(), stock == null ? null : stock.cpu());
+    }
+
+    private Timed timed(FileSystem fs, Cell c) throws IOException {
+      HostCpu before = HostCpu.sample();
+      double seconds = timedRead(fs, c);
+      return new Timed(seconds, HostCpu.sample().busySince(before));
     }
 
     void add(Sample s) {
       list.add(s);
     }
 
-    void into(Map<String, Object> m) {
+    /**
+     * The medians into {@code m}, with the host's CPU during our reads. With {@code judged} (the reads a target is
+     * about), our degraded reads are held to the phases' rule: when the host's CPU during them was above
+     * {@link HostCpu#LIMIT} (a chain's helpers and the client each a JVM on this host's cores), they measured the CPU,
+     * not the network, and the run lists them among its invalid phases. Reads beside a rebuild share the CPU with it.
+     */
+    void into(Map<String, Object> m, String when, boolean judged) {
       List<String> failures = list.stream().map(Sample::stockFailure).filter(f -> f != null).toList();
       m.put("rangeBytes", policy.getCellSize());
       m.put("normalReadSeconds", median(list.stream().map(Sample::normal).toList()));
@@ -206,6 +227,17 @@ final class WorkloadReads {
       m.put("degradedReadStockSeconds", median(list.stream().map(Sample::stock).filter(v -> v != null).toList()));
       m.put("degradedReadOursSeconds", median(list.stream().map(Sample::ours).toList()));
       m.put("degradedSamples", list.size());
+      Double oursCpu = median(list.stream().map(Sample::oursCpu).toList());
+      m.put("normalReadHostCpu", median(list.stream().map(Sample::normalCpu).toList()));
+      m.put("degradedReadOursHostCpu", oursCpu);
+      m.put("degradedReadStockHostCpu", median(list.stream().map(Sample::stockCpu).filter(v -> v != null).toList()));
+      if (judged && !stockPolicy) {
+        boolean valid = oursCpu == null || oursCpu <= HostCpu.LIMIT;
+        m.put("degradedReadOursValid", valid);
+        if (!valid) {
+          bed.invalid.add(policy.getName() + " degraded reads (ours) " + when);
+        }
+      }
       if (!failures.isEmpty()) {
         m.put("degradedReadStockFailures", failures);
       }
