@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,12 +28,21 @@ import org.wideec.transport.SliceTransport;
  * moves) until the step's request arrives here and takes them. Matched exactly: the same chain (its id) and the same
  * request bytes to the same port, so a step takes only what it would have asked for itself.
  *
- * <p>Only an optimization. A stream no request takes within its lifetime (a quarter of the stall timeout, so its
- * upstream, waiting for credit, never gives it up first) is closed; a request that arrives before the word opens its
- * upstreams itself and leaves a mark for the mark's lifetime, so the late word starts nothing twice.
+ * <p>Only an optimization, and bounded: the word is answered at once and its streams are started on a few threads of
+ * their own (none free: the word starts nothing, as a late word is worth nothing), at most {@link #MOST_KEPT} streams
+ * are kept at once, and one no request takes within its lifetime (a quarter of the stall timeout, at most
+ * {@link #MOST_LIFETIME_MS}) is closed, long before its upstream, waiting for credit, would give it up. A request that
+ * arrives before the word opens its upstreams itself and leaves a mark for the same lifetime, so the late word starts
+ * nothing twice.
  */
 final class StartedAhead {
+  /** Streams kept at once on one node, started and not yet taken or let go. */
+  static final int MOST_KEPT = 64;
+  /** The longest a started stream waits for its request: a chain's requests follow their words within a few hops. */
+  static final long MOST_LIFETIME_MS = 2000;
   private static final ScheduledThreadPoolExecutor EXPIRY = expiry();
+  private static final ExecutorService STARTERS = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS,
+      new SynchronousQueue<>(), daemons("wide-ec-start-ahead-"), new ThreadPoolExecutor.DiscardPolicy());
 
   /** One request to one upstream of one chain. */
   private record Key(long repairId, String host, int port, ByteBuffer body) {
@@ -40,41 +52,55 @@ final class StartedAhead {
   }
 
   /** A stream started (or being started) ahead; or, with no stream, the mark a step that asked first leaves. */
-  private static final class Entry {
-    final CompletableFuture<PeerStream> stream;
-
-    Entry(CompletableFuture<PeerStream> stream) {
-      this.stream = stream;
-    }
-  }
+  private record Entry(CompletableFuture<PeerStream> stream) {}
 
   private final SliceTransport transport;
   private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
+  /** Started entries in the map (the marks are not counted). */
+  private final AtomicInteger kept = new AtomicInteger();
   private final AtomicLong started = new AtomicLong();
   private final AtomicLong taken = new AtomicLong();
+  /** Words whose start has run to its end, whatever it started. */
+  private final AtomicLong settled = new AtomicLong();
 
   StartedAhead(SliceTransport transport) {
     this.transport = transport;
   }
 
   private long lifetimeMs() {
-    return Math.max(1, transport.conf().stallTimeoutMs() / 4);
+    return Math.max(1, Math.min(MOST_LIFETIME_MS, transport.conf().stallTimeoutMs() / 4));
   }
 
   /**
-   * Asks the upstreams now, for a step whose request is on its way (a told helper's part): every ask not started or
-   * asked already. Returns once the requests are sent; a failure to reach one only leaves the step to ask itself.
+   * Asks the upstreams soon, on a thread of its own, for a step whose request is on its way (a told helper's part):
+   * every ask not started or asked already, if the node keeps room for them. Returns at once.
    */
-  void start(String me, String rack, long repairId, List<SliceTransport.Ask> asks) throws InterruptedException {
+  void start(String me, String rack, long repairId, List<SliceTransport.Ask> asks) {
+    STARTERS.execute(() -> {
+      try {
+        startNow(me, rack, repairId, asks);
+      } finally {
+        settled.incrementAndGet();
+      }
+    });
+  }
+
+  private void startNow(String me, String rack, long repairId, List<SliceTransport.Ask> asks) {
+    if (kept.addAndGet(asks.size()) > MOST_KEPT) {
+      kept.addAndGet(-asks.size());
+      return;
+    }
     List<SliceTransport.Ask> mine = new ArrayList<>(asks.size());
-    List<Entry> kept = new ArrayList<>(asks.size());
+    List<Entry> mineKept = new ArrayList<>(asks.size());
     for (SliceTransport.Ask a : asks) {
       Key k = Key.of(repairId, a);
       Entry e = new Entry(new CompletableFuture<>());
       if (entries.putIfAbsent(k, e) == null) {
         mine.add(a);
-        kept.add(e);
+        mineKept.add(e);
         expire(k, e);
+      } else {
+        kept.decrementAndGet();
       }
     }
     if (mine.isEmpty()) {
@@ -83,22 +109,21 @@ final class StartedAhead {
     List<PeerStream> streams;
     try {
       streams = transport.openAll(me, rack, repairId, mine);
-    } catch (PeerFailure f) {
-      kept.forEach(e -> e.stream.completeExceptionally(f));
+    } catch (Throwable t) { // a failure here only leaves the step to ask itself; nothing escapes into the thread
+      mineKept.forEach(e -> e.stream().completeExceptionally(t));
       return;
     }
     started.addAndGet(streams.size());
     for (int i = 0; i < streams.size(); i++) {
-      if (!kept.get(i).stream.complete(streams.get(i))) {
-        streams.get(i).close();
-      }
+      mineKept.get(i).stream().complete(streams.get(i));
     }
   }
 
   /**
    * The step's upstream streams, in the asks' order: each one started ahead taken, the rest opened now together.
    *
-   * @throws PeerFailure as {@link SliceTransport#openAll}; every stream taken or opened is then closed
+   * @throws PeerFailure as {@link SliceTransport#openAll}, or the failure to reach an upstream that the start met
+   *     already; every stream taken or opened is then closed
    */
   List<PeerStream> open(String me, String rack, long repairId, List<SliceTransport.Ask> asks) throws PeerFailure,
       InterruptedException {
@@ -107,7 +132,7 @@ final class StartedAhead {
     boolean done = false;
     try {
       for (int i = 0; i < asks.size(); i++) {
-        got[i] = take(Key.of(repairId, asks.get(i)));
+        got[i] = take(Key.of(repairId, asks.get(i)), asks.get(i).peer().node());
         if (got[i] == null) {
           rest.add(asks.get(i));
         }
@@ -131,49 +156,71 @@ final class StartedAhead {
     }
   }
 
-  /** The stream started ahead for this request, waiting for one still starting; null (and a mark) when there is none. */
-  private PeerStream take(Key k) throws InterruptedException {
+  /**
+   * The stream started ahead for this request, waiting a while for one still starting; null (and a mark) when there
+   * is none, or it was refused before it carried anything (asked again now).
+   *
+   * @throws PeerFailure when the start could not reach {@code node} itself: asking again would only wait as long again
+   */
+  private PeerStream take(Key k, String node) throws PeerFailure, InterruptedException {
     Entry mark = new Entry(null);
     Entry found = entries.put(k, mark);
     expire(k, mark);
-    if (found == null || found.stream == null) {
+    if (found == null || found.stream() == null) {
       return null;
     }
-    long waitMs = transport.conf().connectTimeoutMs() + transport.conf().stallTimeoutMs();
+    kept.decrementAndGet();
+    long waitMs = Math.min(transport.conf().connectTimeoutMs(), transport.conf().stallTimeoutMs() / 2);
+    PeerStream s;
     try {
-      PeerStream s = found.stream.get(waitMs, TimeUnit.MILLISECONDS);
-      taken.incrementAndGet();
-      return s;
+      s = found.stream().get(waitMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      return null; // it could not be started: asked again now, whose failure names the node to blame
+      if (e.getCause() instanceof PeerFailure f && node.equals(f.culprit())) {
+        throw f;
+      }
+      return null;
     } catch (TimeoutException e) {
-      found.stream.thenAccept(PeerStream::close);
+      found.stream().thenAccept(PeerStream::close);
+      return null;
+    } catch (InterruptedException e) {
+      found.stream().thenAccept(PeerStream::close);
+      throw e;
+    }
+    if (s.failedBeforeAnyFrame()) {
+      s.close();
       return null;
     }
+    taken.incrementAndGet();
+    return s;
   }
 
   /** Forgets the entry after its lifetime, closing a stream nobody took. */
   private void expire(Key k, Entry e) {
     EXPIRY.schedule(() -> {
-      if (entries.remove(k, e) && e.stream != null) {
-        e.stream.thenAccept(PeerStream::close);
+      if (entries.remove(k, e) && e.stream() != null) {
+        kept.decrementAndGet();
+        e.stream().thenAccept(PeerStream::close);
       }
     }, lifetimeMs(), TimeUnit.MILLISECONDS);
   }
 
-  /** Streams started ahead so far, and how many a step's request took: {started, taken}. */
+  /** Streams started ahead so far, how many a step's request took, and the words whose start ran: {started, taken, words}. */
   long[] counts() {
-    return new long[] {started.get(), taken.get()};
+    return new long[] {started.get(), taken.get(), settled.get()};
   }
 
   private static ScheduledThreadPoolExecutor expiry() {
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "wide-ec-started-ahead-expiry-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, daemons("wide-ec-started-ahead-expiry-"));
     s.setRemoveOnCancelPolicy(true);
     return s;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemons(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

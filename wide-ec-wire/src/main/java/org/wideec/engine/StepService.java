@@ -180,12 +180,11 @@ public final class StepService implements RequestHandler {
   }
 
   /**
-   * Asks the step's upstreams now, for the request its downstream is about to send ({@link DialAheadRequest}), and
-   * answers: what they send waits within the window for that request ({@link StartedAhead}), so this node's part of
-   * the chain starts beside every other helper's instead of after its downstream's.
+   * Answers at once and has the step's upstreams asked now, for the request its downstream is about to send
+   * ({@link DialAheadRequest}): what they send waits within the window for that request ({@link StartedAhead}), so
+   * this node's part of the chain starts beside every other helper's instead of after its downstream's.
    */
-  private void startAhead(long repairId, StepRequest req, Downstream downstream) throws IOException,
-      InterruptedException {
+  private void startAhead(long repairId, StepRequest req, Downstream downstream) throws IOException {
     ahead.start(downstream.selfNode(), downstream.selfRack(), repairId,
         upstreamAsks(repairId, SliceStep.of(req), downstream.selfRack()));
     downstream.end();
@@ -201,7 +200,10 @@ public final class StepService implements RequestHandler {
     return asks;
   }
 
-  /** Streams started ahead of their steps' requests on this node so far, and those a request took: {started, taken}. */
+  /**
+   * Streams started ahead of their steps' requests on this node so far, those a request took, and the words whose
+   * start has run (it runs after the word is answered): {started, taken, words}.
+   */
   public long[] startedAheadCounts() {
     return ahead.counts();
   }

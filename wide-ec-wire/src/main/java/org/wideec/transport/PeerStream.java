@@ -90,6 +90,14 @@ public final class PeerStream implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the stream failed before any frame of it arrived: its peer refused the request (busy, say) or could not be
+   * reached. Nothing of it was consumed, so asking again may still succeed.
+   */
+  public boolean failedBeforeAnyFrame() {
+    return lost && !received;
+  }
+
   /** A SLICE or END of this stream (event loop). */
   void onFrame(ChannelHandlerContext ctx, Frame f) {
     received = true;

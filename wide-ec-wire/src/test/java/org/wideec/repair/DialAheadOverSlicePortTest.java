@@ -70,16 +70,24 @@ class DialAheadOverSlicePortTest {
     cluster.node("req", "r1", Map.of());
   }
 
+  /** {started, taken} of a node's streams started ahead. */
   private long[] startedAhead(String node) {
-    return cluster.steps.get(node).startedAheadCounts();
+    return java.util.Arrays.copyOf(cluster.steps.get(node).startedAheadCounts(), 2);
   }
 
-  /** Tells h1 its step of {@link #chain} under chain id {@code id}; h1 answers once it has asked its upstream. */
+  /** Tells h1 its step of {@link #chain} under chain id {@code id}, and waits until h1 has acted on the word. */
   private void tell(long id, StepRequest step) throws IOException, InterruptedException {
+    long words = cluster.steps.get("h1").startedAheadCounts()[2];
     try (PeerStream told = cluster.transports.get("req").open(at("h1"), "req", "r1", id,
         new DialAheadRequest(step).toBytes())) {
       told.awaitEnd();
     }
+    // The word is answered at once and its start runs after: wait for it, so the counts below are its outcome.
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // a bound on a hung start, not a timing
+    while (cluster.steps.get("h1").startedAheadCounts()[2] == words && System.nanoTime() < until) {
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+    assertEquals(words + 1, cluster.steps.get("h1").startedAheadCounts()[2], "h1's start for the word ran");
   }
 
   private Endpoint at(String node) {
@@ -214,7 +222,7 @@ class DialAheadOverSlicePortTest {
       assertEquals(6, res.helpers());
       assertEquals(4, told.size(), "the helpers between the head and the far end were told: " + told);
       for (String n : told) {
-        assertArrayEquals(new long[] {1, 1}, cluster.steps.get(n).startedAheadCounts(),
+        assertArrayEquals(new long[] {1, 1, 1}, cluster.steps.get(n).startedAheadCounts(),
             n + " started its upstream once when told, and its request took that stream");
       }
       Map<Long, Long> reads = new java.util.TreeMap<>();
@@ -229,6 +237,42 @@ class DialAheadOverSlicePortTest {
     } finally {
       TransportFaultInjector.set(null);
     }
+  }
+
+  /**
+   * A word is answered before its upstream is even reached: it holds no helper thread (nor a background slot) while
+   * the told helper connects, so words can never crowd out the requests they precede.
+   */
+  @Test
+  void aWordIsAnsweredBeforeItsUpstreamIsReached() throws Exception {
+    start();
+    java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicBoolean exited = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeChallenge(String node) { // h2 holds h1's connection before its handshake
+        if (node.equals("h2")) {
+          entered.countDown();
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          exited.set(true);
+        }
+      }
+    });
+    try (PeerStream told = cluster.transports.get("req").open(at("h1"), "req", "r1", 16,
+        new DialAheadRequest(chain(at("h2"))).toBytes())) {
+      told.awaitEnd();
+    }
+    assertTrue(entered.await(10, TimeUnit.SECONDS), "h1 dialled h2 for the word's step");
+    assertEquals(false, exited.get(), "the word was answered while h2 still held h1's connection unanswered");
+    release.countDown();
+    TransportFaultInjector.set(null);
+    assertArrayEquals(sum(), run(16, chain(at("h2"))), "the request took the started stream once h2 let it go");
+    assertArrayEquals(new long[] {1, 1}, startedAhead("h1"));
   }
 
   @Test
