@@ -65,9 +65,17 @@ final class ClusterBed implements AutoCloseable {
     counters = new DataNodeCounters(stock, jmx);
   }
 
+  /** A measured phase, begun once the host is quiet (at most 30 s after the last one's work: {@link HostCpu#awaitQuiet}). */
   Phase phase(String name) throws IOException {
-    log.println("cluster bench: " + name);
-    return Phase.begin(name, cluster, invalid);
+    double waited;
+    try {
+      waited = HostCpu.awaitQuiet(30);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while waiting for a quiet host before " + name);
+    }
+    log.println("cluster bench: " + name + String.format(" (host quiet after %.1f s)", waited));
+    return Phase.begin(name, cluster, invalid).quietAfter(waited);
   }
 
   /** A phase that prepares a measurement (its CPU is reported, never counted as invalid). */

@@ -35,6 +35,28 @@ final class HostCpu {
     return new HostCpu(total - idle, total);
   }
 
+  /** Below this share of all cores busy for a whole second, the host counts as quiet. */
+  static final double QUIET = 0.30;
+
+  /**
+   * Waits until the host has been quiet for a whole second, at most {@code maxSeconds}; returns the seconds waited. A
+   * DataNode restarted after a loss (its JVM's start and compiles, its warm-up, its block report and the excess
+   * replicas the NameNode then deletes) keeps the cores busy for several seconds after it is live again, and the
+   * samples of the next phase would measure that.
+   */
+  static double awaitQuiet(double maxSeconds) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + (long) (maxSeconds * 1e9);
+    while (System.nanoTime() < deadline) {
+      HostCpu before = sample();
+      java.util.concurrent.TimeUnit.SECONDS.sleep(1); // a sampling window of /proc/stat, not a wait for an event
+      if (sample().busySince(before) < QUIET) {
+        break;
+      }
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
   /** Share of all cores busy since {@code earlier}. */
   double busySince(HostCpu earlier) {
     long t = total - earlier.total;

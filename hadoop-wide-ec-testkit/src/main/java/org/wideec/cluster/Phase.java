@@ -17,6 +17,7 @@ final class Phase {
   private final long[] uplinks;
   private final HostCpu cpu;
   private final boolean measured;
+  private Double quietAfter;
 
   private Phase(String name, ClusterScript cluster, List<String> invalid, boolean measured) throws IOException {
     this.name = name;
@@ -37,6 +38,12 @@ final class Phase {
     return new Phase(name, cluster, List.of(), false);
   }
 
+  /** Records how long the phase waited for a quiet host before it began (reported as hostQuietAfterSeconds). */
+  Phase quietAfter(double seconds) {
+    quietAfter = round(seconds);
+    return this;
+  }
+
   /** Seconds since the phase began. */
   double seconds() {
     return (System.nanoTime() - start) / 1e9;
@@ -53,6 +60,9 @@ final class Phase {
     m.put("uplinkBytesDown", now[1] - uplinks[1]);
     m.put("crossRackBytes", now[0] - uplinks[0] + now[1] - uplinks[1]);
     m.put("cpu", round(busy));
+    if (quietAfter != null) {
+      m.put("hostQuietAfterSeconds", quietAfter);
+    }
     boolean valid = busy <= HostCpu.LIMIT || !measured;
     m.put("valid", valid);
     if (!valid) {
