@@ -21,6 +21,7 @@
 #   --tarball FILE [target/hadoop-wide-ec-*-bin.tar.gz]   --hadoop-version V [the parent pom's]
 #   --nodes N [24] --racks R [6]     DataNodes, spread over racks in contiguous runs
 #   --node-rate RATE [200mbit]       every node link (tc units)
+#   --mtu BYTES [9000]               every link's MTU: jumbo frames, as storage networks run (1500 for the Internet's)
 #   --oversubscription X [10]        uplink = nodes per rack x node rate / X, unless --uplink-rate RATE
 #   --shaping uplinks|egress-cap [uplinks]   egress-cap: uplinks unshaped, each node's cross-rack egress capped at
 #                                    --cross-rack-rate [node rate / X] (the ECWide / RackCU / UniLRC testbeds' way)
@@ -39,6 +40,7 @@ shift
 
 dir=/tmp/wide-ec-cluster prefix=wec tarball="" hadoop_version="" nodes=24 racks=6 node_rate=200mbit oversub=10
 policies=default uplink_rate="" shaping=uplinks cross_rate="" block_size=8m dn_heap=256m nn_heap=1g subnet=10.77
+mtu=9000
 rest=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
     --nodes) nodes="$2"; shift 2 ;;
     --racks) racks="$2"; shift 2 ;;
     --node-rate) node_rate="$2"; shift 2 ;;
+    --mtu) mtu="$2"; shift 2 ;;
     --oversubscription) oversub="$2"; shift 2 ;;
     --uplink-rate) uplink_rate="$2"; shift 2 ;;
     --shaping) shaping="$2"; shift 2 ;;
@@ -169,7 +172,7 @@ if [ "$cmd" != up ]; then
   . "$state"
   case "$cmd" in
     status)
-      echo "cluster in $dir: $nodes DataNodes in $racks racks, node links $node_rate, shaping $shaping ($shaping_detail)"
+      echo "cluster in $dir: $nodes DataNodes in $racks racks, node links $node_rate, MTU $mtu, shaping $shaping ($shaping_detail)"
       echo "NameNode hdfs://$(nn_addr):8020  client namespace $(ns cl) ($(cl_addr))"
       for node in nn $(seq -f 'dn%g' 1 "$nodes"); do
         pid="$(node_pid "$node" || true)"
@@ -224,6 +227,7 @@ done
 [ "$nodes" -ge 1 ] && [ "$racks" -ge 1 ] && [ "$racks" -le "$nodes" ] && [ "$nodes" -le 240 ] \
   || die "--nodes must be 1 to 240 and --racks between 1 and --nodes"
 [ "$shaping" = uplinks ] || [ "$shaping" = egress-cap ] || die "--shaping is uplinks or egress-cap, not '$shaping'"
+[[ "$mtu" =~ ^[0-9]+$ ]] && [ "$mtu" -ge 1280 ] && [ "$mtu" -le 65535 ] || die "--mtu must be 1280 to 65535 bytes, not '$mtu'"
 if [ -z "$tarball" ]; then
   tarball="$(ls -t "$here"/target/hadoop-wide-ec-*-bin.tar.gz 2>/dev/null | head -n 1 || true)"
   [ -n "$tarball" ] || die "no distribution in $here/target: build it with dev-support/dist.sh (or pass --tarball FILE)"
@@ -266,16 +270,19 @@ new_ns() {
 offloads_off() { # GSO/TSO/GRO off, so the shapers and counters see the packets the wire would carry
   in_ns "$1" ethtool -K "$2" gso off tso off gro off >/dev/null 2>&1 || in_ns "$1" ethtool -K "$2" gso off gro off >/dev/null
 }
-htb() { # HTB on the egress of device $2 in namespace $1 at rate $3 (quantum of one jumbo-free burst of 10 frames; the kernel here has pfifo leaves only)
+# HTB's quantum: ten frames of the links' MTU (with their Ethernet headers); its burst, from "mtu", holds one frame.
+# Every queue holds the bytes of 1000 standard frames (1.5 MB) whatever the MTU, so larger frames do not deepen it.
+quantum=$(( 10 * (mtu + 14) )) queue=$(( 1000 * 1514 / (mtu + 14) ))
+htb() { # HTB on the egress of device $2 in namespace $1 at rate $3 (the kernel here has pfifo leaves only)
   in_ns "$1" tc qdisc add dev "$2" root handle 1: htb default 10
-  in_ns "$1" tc class add dev "$2" parent 1: classid 1:10 htb rate "$3" ceil "$3" quantum 15140
-  in_ns "$1" tc qdisc add dev "$2" parent 1:10 pfifo limit 1000
+  in_ns "$1" tc class add dev "$2" parent 1: classid 1:10 htb rate "$3" ceil "$3" quantum "$quantum" mtu "$mtu"
+  in_ns "$1" tc qdisc add dev "$2" parent 1:10 pfifo limit "$queue"
 }
 # Node $1 with address $2 on bridge $3 of the fabric: eth0 in the node, $1 in the fabric.
 attach() {
   local node="$1" addr="$2" bridge="$3" rack="$4"
   new_ns "$node"
-  in_ns fab ip link add "$node" type veth peer name eth0 netns "$(ns "$node")"
+  in_ns fab ip link add "$node" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$(ns "$node")"
   in_ns fab ip link set "$node" master "$bridge" up
   in_ns "$node" ip addr add "$addr/16" dev eth0
   in_ns "$node" ip link set eth0 up
@@ -285,25 +292,25 @@ attach() {
   if [ "$shaping" = egress-cap ] && [ -n "$rack" ]; then
     # Out of the node: its own rack's subnet at the node rate, everything else (other racks, NameNode, client) capped.
     in_ns "$node" tc qdisc add dev eth0 root handle 1: htb default 20
-    in_ns "$node" tc class add dev eth0 parent 1: classid 1:10 htb rate "$node_rate" ceil "$node_rate" quantum 15140
-    in_ns "$node" tc class add dev eth0 parent 1: classid 1:20 htb rate "$cross_rate" ceil "$cross_rate" quantum 15140
-    in_ns "$node" tc qdisc add dev eth0 parent 1:10 pfifo limit 1000
-    in_ns "$node" tc qdisc add dev eth0 parent 1:20 pfifo limit 1000
+    in_ns "$node" tc class add dev eth0 parent 1: classid 1:10 htb rate "$node_rate" ceil "$node_rate" quantum "$quantum" mtu "$mtu"
+    in_ns "$node" tc class add dev eth0 parent 1: classid 1:20 htb rate "$cross_rate" ceil "$cross_rate" quantum "$quantum" mtu "$mtu"
+    in_ns "$node" tc qdisc add dev eth0 parent 1:10 pfifo limit "$queue"
+    in_ns "$node" tc qdisc add dev eth0 parent 1:20 pfifo limit "$queue"
     in_ns "$node" tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst "$subnet.$rack.0/24" flowid 1:10
   else
     htb "$node" eth0 "$node_rate" # out of the node
   fi
 }
 
-log "network: $nodes DataNodes in $racks racks, node links $node_rate, $shaping_detail"
+log "network: $nodes DataNodes in $racks racks, node links $node_rate, MTU $mtu, $shaping_detail"
 new_ns fab
-in_ns fab ip link add core type bridge
+in_ns fab ip link add core mtu "$mtu" type bridge
 in_ns fab ip link set core up
 for r in $(seq 1 "$racks"); do
-  in_ns fab ip link add "r$r" type bridge
+  in_ns fab ip link add "r$r" mtu "$mtu" type bridge
   in_ns fab ip link set "r$r" up
   # The uplink: u$r on the rack's bridge sends up to the core, U$r on the core sends down into the rack.
-  in_ns fab ip link add "u$r" type veth peer name "U$r"
+  in_ns fab ip link add "u$r" mtu "$mtu" type veth peer name "U$r" mtu "$mtu"
   in_ns fab ip link set "u$r" master "r$r" up
   in_ns fab ip link set "U$r" master core up
   offloads_off fab "u$r"
@@ -461,7 +468,7 @@ log "INSTALL 4: starting the NameNode (heap $nn_heap)"
 start_daemon nn
 
 cat > "$state" <<EOF
-prefix=$prefix nodes=$nodes racks=$racks subnet=$subnet node_rate=$node_rate uplink_rate=$uplink_rate
+prefix=$prefix nodes=$nodes racks=$racks subnet=$subnet node_rate=$node_rate uplink_rate=$uplink_rate mtu=$mtu
 shaping=$shaping cross_rate=$cross_rate oversub=$oversub block_size=$block_size dn_heap=$dn_heap nn_heap=$nn_heap
 shaping_detail="$shaping_detail"
 EOF
