@@ -259,16 +259,16 @@ public final class ClusterBench {
   }
 
   /**
-   * The striped workloads' sizes and counts; a node loss strikes the DataNode holding closest to --victim-units (4)
-   * units of the policy ({@link VictimChoice}).
+   * The striped workloads' sizes and counts; a node loss strikes the DataNode holding closest to --victim-units (8)
+   * units of the policy, of the code's mix ({@link VictimChoice}): 1g of 8 MiB blocks gives the 24 DataNodes about 7.
    */
   static StripedWorkload.Settings workloadSettings(Options o) {
-    long victimUnits = o.getLong("victim-units", 4);
+    long victimUnits = o.getLong("victim-units", 8);
     if (victimUnits < 1) {
       throw new Options.UsageException("--victim-units must be at least 1 (a victim holds a data unit), got "
           + victimUnits);
     }
-    return new StripedWorkload.Settings(bytes(o, "data", "512m"), bytes(o, "file-size", "64m"),
+    return new StripedWorkload.Settings(bytes(o, "data", "1g"), bytes(o, "file-size", "64m"),
         (int) o.getLong("read-samples", 5), Double.parseDouble(o.get("foreground-seconds", "10")), (int) victimUnits);
   }
 

@@ -2,7 +2,6 @@ package org.wideec.cluster;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -147,7 +146,7 @@ final class StripedWorkload {
   private Map<String, Object> nodeLoss(String what, DatanodeInfo victim, Map<String, Object> window)
       throws IOException, InterruptedException {
     String node = ClusterScript.nodeName(victim);
-    int units = unitsOn(Set.of(victim.getXferAddr()));
+    List<Integer> lostUnits = unitIndicesOn(Set.of(victim.getXferAddr()));
     Set<String> leftOut = Set.of(victim.getXferAddr());
     Map<String, Long> before = bed.counters.sum(leftOut);
     Phase p = bed.phase(policy.getName() + " " + what + " (" + node + ")");
@@ -164,7 +163,8 @@ final class StripedWorkload {
     Map<String, Object> m = p.end();
     Map<String, Long> counters = DataNodeCounters.delta(before, bed.counters.sum(leftOut));
     m.put("node", node);
-    m.put("unitsLost", units);
+    m.put("unitsLost", lostUnits.size());
+    m.put("lostUnitRepairWidths", repairWidths(lostUnits));
     m.put("killToDroppedSeconds", Phase.round(dropped));
     m.put("repairSeconds", Phase.round(whole - dropped));
     m.putAll(during);
@@ -222,13 +222,32 @@ final class StripedWorkload {
   }
 
   private int unitsOn(Set<String> addrs) throws IOException {
-    int n = 0;
+    return unitIndicesOn(addrs).size();
+  }
+
+  /** The index in its group of every unit the nodes hold, over every group of the workload's files. */
+  private List<Integer> unitIndicesOn(Set<String> addrs) throws IOException {
+    List<Integer> units = new ArrayList<>();
     for (Path f : files) {
       for (LocatedStripedBlock g : StripedGroups.groups(bed.stock, f)) {
-        n += (int) Arrays.stream(g.getLocations()).filter(d -> addrs.contains(d.getXferAddr())).count();
+        for (int i = 0; i < g.getLocations().length; i++) {
+          if (addrs.contains(g.getLocations()[i].getXferAddr())) {
+            units.add((int) g.getBlockIndices()[i]);
+          }
+        }
       }
     }
-    return n;
+    return units;
+  }
+
+  /**
+   * How many helpers the code's repair plan of each unit reads, lowest first: what a node's loss costs depends on
+   * which units it held (an LRC's global parity reads every data unit, its other units their local group), and a
+   * node of a few units holds them in other proportions than the code has.
+   */
+  private List<Integer> repairWidths(List<Integer> units) {
+    int[] reads = VictimChoice.repairReads(code);
+    return units.stream().map(u -> reads[u]).sorted().toList();
   }
 
   /** Null when every group's units in those nodes form a pattern the code decodes; else why not. */

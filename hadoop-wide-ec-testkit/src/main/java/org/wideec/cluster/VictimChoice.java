@@ -1,6 +1,7 @@
 package org.wideec.cluster;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,34 +14,60 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ErasureCodingPolicy;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
 import org.apache.hadoop.hdfs.protocol.LocatedStripedBlock;
+import org.wideec.code.LinearCode;
 import org.wideec.minicluster.StripedGroups;
 
 /**
  * Which DataNode a node loss of the cluster bench strikes, chosen the same way for every policy so that "one node's
  * loss" is the same work for stock RS and for our LRC: the live node holding the number of the policy's units closest
  * to a target ({@code --victim-units}), among the nodes holding a data unit of a full group (the reads phase reads a
- * range of it); ties go to the first name in natural order (dn2 before dn10). Striking whoever held unit 0 of the
- * first group instead compared a node of 5 units with one of 7.
+ * range of it). Striking whoever held unit 0 of the first group instead compared a node of 5 units with one of 7.
+ *
+ * <p>Among those, the node whose units cost what the code's units cost on average: a production DataNode holds units
+ * of thousands of groups, every position of the code about equally often, but a bench node holds a few, and what their
+ * repair reads differs by position (an Azure-LRC 12+2+2's global parity reads all 12 data units, its other units their
+ * local group of 6): 4-unit victims of that code cost 101 to 181 MB across racks from run to run, one holding both
+ * global parities 178 MB, and decided the bytes ratio. So the second key is how far the helpers its units' repair plans read, in
+ * all, are from its unit count times the code's mean; ties go to the node whose repairs read more (never the cheaper
+ * one for us), then to the first name in natural order (dn2 before dn10). Every unit of an MDS code reads k helpers,
+ * so for stock RS the rule is the unit count and the name.
  */
 final class VictimChoice {
   /** dn2 before dn10: shorter names first, then the names' order. */
   static final Comparator<String> NATURAL =
       Comparator.comparingInt(String::length).thenComparing(Comparator.naturalOrder());
 
+  /** What a node holds of a workload: its units, and the helpers the code's repair plans of those units read in all. */
+  record Holding(int units, int repairReads) {}
+
   private VictimChoice() {}
 
   /**
-   * The node of {@code eligible} whose count in {@code units} is closest to {@code target}, ties to the first in
-   * {@link #NATURAL} order.
+   * The node of {@code eligible} whose unit count in {@code held} is closest to {@code target}; among those, the one
+   * whose repair reads are closest to its units times {@code meanReads} (the code's mean over its units), the larger
+   * on a tie; then the first in {@link #NATURAL} order.
    *
    * @throws IllegalArgumentException when no eligible node holds a unit
    */
-  static String closest(Map<String, Integer> units, Set<String> eligible, int target) {
+  static String closest(Map<String, Holding> held, Set<String> eligible, int target, double meanReads) {
+    Comparator<String> order = Comparator.<String>comparingInt(n -> Math.abs(held.get(n).units() - target))
+        .thenComparingDouble(n -> Math.abs(held.get(n).repairReads() - held.get(n).units() * meanReads))
+        .thenComparing(Comparator.<String>comparingInt(n -> held.get(n).repairReads()).reversed())
+        .thenComparing(NATURAL);
     return eligible.stream()
-        .filter(n -> units.getOrDefault(n, 0) > 0)
-        .min(Comparator.<String>comparingInt(n -> Math.abs(units.get(n) - target)).thenComparing(NATURAL))
+        .filter(n -> held.containsKey(n) && held.get(n).units() > 0)
+        .min(order)
         .orElseThrow(() -> new IllegalArgumentException("no DataNode holds a data unit of a full group (nodes "
-            + units + ")"));
+            + new java.util.TreeMap<>(held) + ")"));
+  }
+
+  /** The helpers the code's repair plan of each of its units reads, by unit index. */
+  static int[] repairReads(LinearCode code) {
+    int[] reads = new int[code.n()];
+    for (int u = 0; u < reads.length; u++) {
+      reads[u] = code.repairPlan(u).helpers().length;
+    }
+    return reads;
   }
 
   /** The victim among the live DataNodes, counting the units of {@code files}' block groups. */
@@ -50,8 +77,9 @@ final class VictimChoice {
     for (DatanodeInfo d : fs.getDataNodeStats(DatanodeReportType.LIVE)) {
       live.put(d.getXferAddr(), d);
     }
+    int[] reads = repairReads(ClusterBed.codeOf(policy));
     Map<String, DatanodeInfo> byName = new HashMap<>();
-    Map<String, Integer> units = new HashMap<>();
+    Map<String, Holding> held = new HashMap<>();
     Set<String> eligible = new HashSet<>();
     long fullGroup = (long) policy.getNumDataUnits() * policy.getCellSize();
     for (Path f : files) {
@@ -63,15 +91,17 @@ final class VictimChoice {
           }
           String name = ClusterScript.nodeName(d);
           byName.put(name, d);
-          units.merge(name, 1, Integer::sum);
-          if (g.getBlockSize() >= fullGroup && g.getBlockIndices()[i] < policy.getNumDataUnits()) {
+          int unit = g.getBlockIndices()[i];
+          held.merge(name, new Holding(1, reads[unit]),
+              (a, b) -> new Holding(a.units() + b.units(), a.repairReads() + b.repairReads()));
+          if (g.getBlockSize() >= fullGroup && unit < policy.getNumDataUnits()) {
             eligible.add(name);
           }
         }
       }
     }
     try {
-      return byName.get(closest(units, eligible, target));
+      return byName.get(closest(held, eligible, target, Arrays.stream(reads).average().orElse(0)));
     } catch (IllegalArgumentException e) {
       throw new IOException(policy.getName() + ": " + e.getMessage(), e);
     }
