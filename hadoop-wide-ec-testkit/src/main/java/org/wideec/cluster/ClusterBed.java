@@ -51,7 +51,7 @@ final class ClusterBed implements AutoCloseable {
     // Our FileSystem as a long-running reader runs it (a query engine's executor, a region server): its chain path
     // warmed on loopback when it starts, as each DataNode's is, so the reads compare warm paths on both sides.
     Configuration reader = new Configuration(conf);
-    reader.setLong("wide-ec.client.degraded-read.warmup.slices", 4096); // the shipped hdfs-site.xml says 0
+    reader.setLong("wide-ec.client.degraded-read.warmup.slices", 16384); // the shipped hdfs-site.xml says 0
     ours = new WideEcFileSystem();
     ours.initialize(nn, reader);
     try {

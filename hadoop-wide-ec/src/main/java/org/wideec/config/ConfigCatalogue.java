@@ -52,7 +52,7 @@ public final class ConfigCatalogue {
           "when the worker starts, run its repair path once on made-up stripes in a background thread (codes, planners,"
               + " request codecs, coding kernel checked against the Java one), so a DataNode's first repairs after"
               + " a start do not wait 1-3 s for it; nothing is sent or stored"),
-      fixed("wide-ec.repair.warmup.chain.slices", REPAIR, "4096", EnumSet.of(DATANODE),
+      fixed("wide-ec.repair.warmup.chain.slices", REPAIR, "16384", EnumSet.of(DATANODE),
           "with the warm-up, slices the helper steps of chains over loopback transports handle (0: none), every"
               + " rebuilt unit compared, so a DataNode's first degraded reads and repairs run compiled code:"
               + " its first chains otherwise took 0.3-2.5 s for 1 MiB, warm ones 0.15 s; nothing leaves 127.0.0.1"),

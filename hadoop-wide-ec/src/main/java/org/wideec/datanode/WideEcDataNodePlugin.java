@@ -43,12 +43,14 @@ public final class WideEcDataNodePlugin implements ServicePlugin {
   public static final String WARMUP_KEY = "wide-ec.repair.warmup.enabled";
   public static final boolean WARMUP_DEFAULT = true;
   /**
-   * Slices the helper steps of loopback chains handle when the warm-up runs ({@link ChainWarmup}); 0 runs none. 4096
-   * (16 chains of 1 MiB) took 2 s on two cores, most of it the JIT compiling what the first users' chains would
-   * otherwise wait for, and left the path within 20% of its steady speed.
+   * Slices the helper steps of loopback chains handle when the warm-up runs ({@link ChainWarmup}); 0 runs none. On two
+   * idle cores each 4096 (16 chains of 1 MiB) took 2.4, 0.55, 0.42 and 0.39 s in turn, settling near 0.2 s only after
+   * some 80,000: the JIT's second compiler works through a queue of thousands of methods, and while it is long it
+   * raises its thresholds, so a DataNode warmed with 4096 compiled its steps' and transport's per-slice methods only
+   * after some 80 real chains had run them (LogCompilation on the real-process cluster). 16384 cost 5 s of CPU.
    */
   public static final String CHAIN_WARMUP_KEY = "wide-ec.repair.warmup.chain.slices";
-  public static final long CHAIN_WARMUP_DEFAULT = 4096;
+  public static final long CHAIN_WARMUP_DEFAULT = 16384;
   private static final Map<Integer, WideEcDataNodePlugin> RUNNING = new ConcurrentHashMap<>();
   private DataNode dn;
   private SliceTransport transport;
