@@ -259,8 +259,9 @@ public final class ClusterBench {
   }
 
   /**
-   * The striped workloads' sizes and counts; a node loss strikes the DataNode holding closest to --victim-units (8)
-   * units of the policy, of the code's mix ({@link VictimChoice}): 1g of 8 MiB blocks gives the 24 DataNodes about 7.
+   * The striped workloads' sizes and counts; a node loss strikes the DataNode whose units' repairs read closest to what
+   * --victim-units (8) units of the code read on average ({@link VictimChoice}): 1g of 8 MiB blocks gives each of the
+   * 24 DataNodes about 7 units.
    */
   static StripedWorkload.Settings workloadSettings(Options o) {
     long victimUnits = o.getLong("victim-units", 8);

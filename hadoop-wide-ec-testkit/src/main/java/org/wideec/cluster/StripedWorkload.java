@@ -35,7 +35,7 @@ import org.wideec.minicluster.StripedGroups;
  * checks it: a stock recovery that our worker touched fails the bench.
  */
 final class StripedWorkload {
-  /** Sizes and counts of one workload; a node loss strikes the node holding closest to victimUnits units. */
+  /** Sizes and counts of one workload; a node loss strikes the node whose repairs read what victimUnits units read. */
   record Settings(long dataBytes, long fileBytes, int readSamples, double foregroundSeconds, int victimUnits) {}
 
   private final ClusterBed bed;
@@ -112,7 +112,7 @@ final class StripedWorkload {
     return r;
   }
 
-  /** The next node loss's victim, as for every policy: the node holding closest to --victim-units units. */
+  /** The next node loss's victim, as for every policy ({@link VictimChoice}). */
   private DatanodeInfo victim() throws IOException {
     return VictimChoice.of(bed.stock, policy, files, s.victimUnits());
   }

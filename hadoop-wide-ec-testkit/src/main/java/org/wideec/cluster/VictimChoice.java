@@ -19,18 +19,18 @@ import org.wideec.minicluster.StripedGroups;
 
 /**
  * Which DataNode a node loss of the cluster bench strikes, chosen the same way for every policy so that "one node's
- * loss" is the same work for stock RS and for our LRC: the live node holding the number of the policy's units closest
- * to a target ({@code --victim-units}), among the nodes holding a data unit of a full group (the reads phase reads a
- * range of it). Striking whoever held unit 0 of the first group instead compared a node of 5 units with one of 7.
+ * loss" is the same work for stock RS and for our LRC: among the live nodes holding a data unit of a full group (the
+ * reads phase reads a range of it), the node whose units' repairs read, in all, closest to what {@code
+ * --victim-units} units of the code read on average (the helpers of every unit's repair plan, averaged over its
+ * units). Striking whoever held unit 0 of the first group instead compared a node of 5 units with one of 7.
  *
- * <p>Among those, the node whose units cost what the code's units cost on average: a production DataNode holds units
- * of thousands of groups, every position of the code about equally often, but a bench node holds a few, and what their
- * repair reads differs by position (an Azure-LRC 12+2+2's global parity reads all 12 data units, its other units their
- * local group of 6): 4-unit victims of that code cost 101 to 181 MB across racks from run to run, one holding both
- * global parities 178 MB, and decided the bytes ratio. So the second key is how far the helpers its units' repair plans read, in
- * all, are from its unit count times the code's mean; ties go to the node whose repairs read more (never the cheaper
- * one for us), then to the first name in natural order (dn2 before dn10). Every unit of an MDS code reads k helpers,
- * so for stock RS the rule is the unit count and the name.
+ * <p>Repairs, not units, because what a unit's repair reads differs by position: an Azure-LRC 12+2+2's global parity
+ * reads all 12 data units, its other units their local group of 6. A production DataNode holds units of thousands of
+ * groups, every position about equally often, but a bench node holds a few: 4-unit victims of that code cost 101 to
+ * 181 MB across racks from run to run (one holding both global parities 178 MB), and an 8-unit victim chosen by its
+ * count held only local-group units. Then the node whose unit count is closest to the target, then the one whose
+ * repairs read more (never the cheaper one for us), then the first name in natural order (dn2 before dn10). Every unit
+ * of an MDS code reads k helpers, so for stock RS the rule is the unit count and the name.
  */
 final class VictimChoice {
   /** dn2 before dn10: shorter names first, then the names' order. */
@@ -43,15 +43,16 @@ final class VictimChoice {
   private VictimChoice() {}
 
   /**
-   * The node of {@code eligible} whose unit count in {@code held} is closest to {@code target}; among those, the one
-   * whose repair reads are closest to its units times {@code meanReads} (the code's mean over its units), the larger
-   * on a tie; then the first in {@link #NATURAL} order.
+   * The node of {@code eligible} whose repair reads in {@code held} are closest to {@code target} units times {@code
+   * meanReads} (the code's mean over its units); then the one whose unit count is closest to {@code target}; then the
+   * one whose repairs read more; then the first in {@link #NATURAL} order.
    *
    * @throws IllegalArgumentException when no eligible node holds a unit
    */
   static String closest(Map<String, Holding> held, Set<String> eligible, int target, double meanReads) {
-    Comparator<String> order = Comparator.<String>comparingInt(n -> Math.abs(held.get(n).units() - target))
-        .thenComparingDouble(n -> Math.abs(held.get(n).repairReads() - held.get(n).units() * meanReads))
+    Comparator<String> order = Comparator.<String>comparingDouble(n -> Math.abs(held.get(n).repairReads()
+            - target * meanReads))
+        .thenComparingInt(n -> Math.abs(held.get(n).units() - target))
         .thenComparing(Comparator.<String>comparingInt(n -> held.get(n).repairReads()).reversed())
         .thenComparing(NATURAL);
     return eligible.stream()

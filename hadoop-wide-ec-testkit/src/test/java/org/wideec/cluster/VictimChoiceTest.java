@@ -42,20 +42,22 @@ class VictimChoiceTest {
   }
 
   @Test
-  void amongNodesOfTheTargetCountTheOneWhoseRepairsCostTheCodesMeanIsStruck() {
-    // Azure-LRC 12+2+2: 14 units read 6 helpers, the 2 global parities 12; the mean is 6.75, 27 reads for 4 units.
+  void theNodeWhoseRepairsReadWhatTheTargetsUnitsReadOnAverageIsStruck() {
+    // Azure-LRC 12+2+2: 14 units read 6 helpers, the 2 global parities 12; the mean is 6.75: 54 reads for 8 units.
     double mean = (14 * 6 + 2 * 12) / 16.0;
     Map<String, Holding> held = Map.of(
-        "dn1", new Holding(4, 36), // both global parities
-        "dn2", new Holding(4, 24), // four units of local groups
-        "dn3", new Holding(4, 30), // one global parity: as far from 27 as dn2, and its repairs read more
-        "dn4", new Holding(5, 27)); // the mean, but not the target count
-    assertEquals("dn3", VictimChoice.closest(held, held.keySet(), 4, mean));
-    assertEquals("dn2", VictimChoice.closest(held, Set.of("dn1", "dn2", "dn4"), 4, mean));
-    // Eight units: one global parity among seven local units is the code's proportion exactly.
-    Map<String, Holding> eight = Map.of("dn1", new Holding(8, 48), "dn2", new Holding(8, 54),
-        "dn3", new Holding(8, 60));
-    assertEquals("dn2", VictimChoice.closest(eight, eight.keySet(), 8, mean));
+        "dn1", new Holding(8, 48), // eight local-group units: the right count, 6 reads short
+        "dn2", new Holding(8, 60), // two global parities among eight
+        "dn3", new Holding(9, 54), // nine local-group units: the mean's reads, one unit more
+        "dn4", new Holding(8, 54)); // one global parity among eight: the code's proportion
+    assertEquals("dn4", VictimChoice.closest(held, held.keySet(), 8, mean));
+    assertEquals("dn3", VictimChoice.closest(held, Set.of("dn1", "dn2", "dn3"), 8, mean));
+    // As far from 54 either way: the costlier.
+    assertEquals("dn2", VictimChoice.closest(held, Set.of("dn1", "dn2"), 8, mean));
+    // Four units: 27 reads; one global parity (30) and none (24) are as far, and the one with a global parity reads more.
+    Map<String, Holding> four = Map.of("dn1", new Holding(4, 36), "dn2", new Holding(4, 24),
+        "dn3", new Holding(4, 30));
+    assertEquals("dn3", VictimChoice.closest(four, four.keySet(), 4, mean));
   }
 
   @Test
