@@ -41,8 +41,8 @@ final class StartedAhead {
   /** The longest a started stream waits for its request: a chain's requests follow their words within a few hops. */
   static final long MOST_LIFETIME_MS = 2000;
   private static final ScheduledThreadPoolExecutor EXPIRY = expiry();
-  private static final ExecutorService STARTERS = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS,
-      new SynchronousQueue<>(), daemons("wide-ec-start-ahead-"), new ThreadPoolExecutor.DiscardPolicy());
+  /** Threads that start a node's streams at once; none free, the word starts nothing. */
+  static final int STARTERS = 4;
 
   /** One request to one upstream of one chain. */
   private record Key(long repairId, String host, int port, ByteBuffer body) {
@@ -55,6 +55,12 @@ final class StartedAhead {
   private record Entry(CompletableFuture<PeerStream> stream) {}
 
   private final SliceTransport transport;
+  /**
+   * This node's: a process that runs many nodes (a test's cluster) must not let one node's slow starts, each waiting
+   * on its upstream's connect, discard another node's words. Idle, it holds no thread.
+   */
+  private final ExecutorService starters = new ThreadPoolExecutor(0, STARTERS, 30, TimeUnit.SECONDS,
+      new SynchronousQueue<>(), daemons("wide-ec-start-ahead-"), new ThreadPoolExecutor.DiscardPolicy());
   private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
   /** Started entries in the map (the marks are not counted). */
   private final AtomicInteger kept = new AtomicInteger();
@@ -76,7 +82,7 @@ final class StartedAhead {
    * every ask not started or asked already, if the node keeps room for them. Returns at once.
    */
   void start(String me, String rack, long repairId, List<SliceTransport.Ask> asks) {
-    STARTERS.execute(() -> {
+    starters.execute(() -> {
       try {
         startNow(me, rack, repairId, asks);
       } finally {
