@@ -74,13 +74,15 @@ state="$dir/state"   # settings of the running cluster, sourced by every command
 pid_is_ours() { # a PID we recorded, still running the process we started (its command line names our directory)
   # A daemon is still passing through ip, unshare and sh to its JVM right after start, and reading its command line
   # in the middle of an exec can fail or come back empty although it lives: look again while /proc still lists it
-  # (an exited process that is not reaped yet reads empty for good, and counts as gone after the last look).
+  # (an exited process that is not reaped yet reads empty for good, and counts as gone after the last look, 5 s).
+  # Between bash's fork and its exec of `ip` the child still reads as this script ("cluster.sh up --dir DIR", no
+  # "DIR/"): that is a daemon starting too, not a stranger, so look again.
   local cmd _
-  for _ in 1 2 3 4 5; do
+  for _ in $(seq 1 25); do
     [ -n "$1" ] && [ -d "/proc/$1" ] || return 1
     if cmd="$(tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline")" && [ -n "$cmd" ]; then
-      grep -qF -- "$dir/" <<<"$cmd"
-      return
+      grep -qF -- "$dir/" <<<"$cmd" && return 0
+      grep -qF -- "cluster.sh" <<<"$cmd" || return 1
     fi
     sleep 0.2
   done
