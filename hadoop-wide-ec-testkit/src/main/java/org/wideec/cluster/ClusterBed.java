@@ -51,7 +51,9 @@ final class ClusterBed implements AutoCloseable {
     // Our FileSystem as a long-running reader runs it (a query engine's executor, a region server): its chain path
     // warmed on loopback when it starts, as each DataNode's is, so the reads compare warm paths on both sides.
     Configuration reader = new Configuration(conf);
-    reader.setLong("wide-ec.client.degraded-read.warmup.slices", 16384); // the shipped hdfs-site.xml says 0
+    // As many slices as a DataNode's warm-up runs (the shipped hdfs-site.xml says 0 for clients).
+    reader.setLong("wide-ec.client.degraded-read.warmup.slices",
+        org.wideec.datanode.WideEcDataNodePlugin.CHAIN_WARMUP_DEFAULT);
     ours = new WideEcFileSystem();
     ours.initialize(nn, reader);
     try {
@@ -75,7 +77,7 @@ final class ClusterBed implements AutoCloseable {
       throw new java.io.InterruptedIOException("interrupted while waiting for a quiet host before " + name);
     }
     log.println("cluster bench: " + name + String.format(" (host quiet after %.1f s)", waited));
-    return Phase.begin(name, cluster, invalid).quietAfter(waited);
+    return Phase.begin(name, cluster, invalid, waited);
   }
 
   /** A phase that prepares a measurement (its CPU is reported, never counted as invalid). */

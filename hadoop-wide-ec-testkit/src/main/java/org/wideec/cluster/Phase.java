@@ -17,31 +17,31 @@ final class Phase {
   private final long[] uplinks;
   private final HostCpu cpu;
   private final boolean measured;
-  private Double quietAfter;
+  /** Seconds the phase waited for a quiet host before it began; null for a set-up phase, which does not wait. */
+  private final Double quietAfter;
 
-  private Phase(String name, ClusterScript cluster, List<String> invalid, boolean measured) throws IOException {
+  private Phase(String name, ClusterScript cluster, List<String> invalid, boolean measured, Double quietAfter)
+      throws IOException {
     this.name = name;
     this.measured = measured;
+    this.quietAfter = quietAfter == null ? null : round(quietAfter);
     this.cluster = cluster;
     this.invalid = invalid;
     this.uplinks = cluster.uplinkBytes();
     this.cpu = HostCpu.sample();
   }
 
-  /** Starts measuring; {@code invalid} collects the names of phases that ran the CPU above the limit. */
-  static Phase begin(String name, ClusterScript cluster, List<String> invalid) throws IOException {
-    return new Phase(name, cluster, invalid, true);
+  /**
+   * Starts measuring, {@code quietAfter} seconds after the host was found quiet (reported as hostQuietAfterSeconds);
+   * {@code invalid} collects the names of phases that ran the CPU above the limit.
+   */
+  static Phase begin(String name, ClusterScript cluster, List<String> invalid, double quietAfter) throws IOException {
+    return new Phase(name, cluster, invalid, true, quietAfter);
   }
 
   /** A phase that prepares a measurement: its CPU is reported, never counted as invalid. */
   static Phase setup(String name, ClusterScript cluster) throws IOException {
-    return new Phase(name, cluster, List.of(), false);
-  }
-
-  /** Records how long the phase waited for a quiet host before it began (reported as hostQuietAfterSeconds). */
-  Phase quietAfter(double seconds) {
-    quietAfter = round(seconds);
-    return this;
+    return new Phase(name, cluster, List.of(), false, null);
   }
 
   /** Seconds since the phase began. */

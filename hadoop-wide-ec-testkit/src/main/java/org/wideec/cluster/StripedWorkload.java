@@ -44,6 +44,8 @@ final class StripedWorkload {
   private final boolean stockPolicy;
   private final List<Path> files = new ArrayList<>();
   private final LinearCode code;
+  /** The helpers the code's repair plan of each unit reads, by unit index. */
+  private final int[] repairReads;
   private final WorkloadReads reads;
 
   StripedWorkload(ClusterBed bed, ErasureCodingPolicy policy, Settings s) {
@@ -52,6 +54,7 @@ final class StripedWorkload {
     this.s = s;
     this.stockPolicy = ClusterBed.isStock(policy);
     this.code = ClusterBed.codeOf(policy);
+    this.repairReads = VictimChoice.repairReads(code);
     this.reads = new WorkloadReads(bed, policy, files, s.readSamples());
   }
 
@@ -246,8 +249,7 @@ final class StripedWorkload {
    * node of a few units holds them in other proportions than the code has.
    */
   private List<Integer> repairWidths(List<Integer> units) {
-    int[] reads = VictimChoice.repairReads(code);
-    return units.stream().map(u -> reads[u]).sorted().toList();
+    return units.stream().map(u -> repairReads[u]).sorted().toList();
   }
 
   /** Null when every group's units in those nodes form a pattern the code decodes; else why not. */
