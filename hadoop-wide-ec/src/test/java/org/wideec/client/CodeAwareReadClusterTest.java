@@ -113,8 +113,7 @@ class CodeAwareReadClusterTest {
   void restoreDataNodes() throws Exception {
     setHeartbeatExpiry(14_000);
     // On fresh ports: other clusters on the machine may have taken the old ones meanwhile.
-    MiniClusters.restartAndReport(cluster, stopped, false);
-    stopped.clear();
+    MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.NEW);
     for (org.apache.hadoop.fs.Path p : files.keySet()) {
       StripedGroups.awaitComplete(stock, p, policy, 60_000);
     }

@@ -29,6 +29,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.code.UnitRole;
 import org.wideec.minicluster.Eventually;
+import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 import org.wideec.transport.TransportFaultInjector;
@@ -64,21 +65,8 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
   @AfterEach
   void restartStopped() throws Exception {
     TransportFaultInjector.set(null);
-    try {
-      for (MiniDFSCluster.DataNodeProperties p : stopped) {
-        try {
-          restartOnItsPorts(p);
-        } catch (java.net.BindException e) {
-          // Another process holds one of its old ports for good (an ephemeral port of a long-lived connection): the test
-          // is over, and the later ones archive their own files onto the nodes as they are, so any ports will do.
-          System.err.println("restarting a stopped DataNode on new ports: " + e.getMessage());
-          cluster.restartDataNode(p, false);
-        }
-      }
-    } finally {
-      stopped.clear(); // one node that cannot come back fails this test only, not every later one
-    }
-    cluster.waitActive();
+    // The later tests archive their own files onto the nodes as they are.
+    MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.SAME_IF_FREE);
   }
 
   private static WideEcNameNodeMetrics metrics() {

@@ -14,6 +14,7 @@ import org.wideec.archive.StripeMember;
 import org.wideec.datanode.RepairMetrics;
 import org.wideec.datanode.WideEcDataNodePlugin;
 import org.wideec.minicluster.Eventually;
+import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodeMetrics;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -55,7 +56,7 @@ class ArchiveRepairRestartedHelperClusterTest extends ArchiveTestBed {
     lose(s.member(0));
     awaitRebuilt(s.member(0));
     int before = slicePort(datanode(helperNode));
-    restartOnItsPorts(cluster.stopDataNode(helperNode));
+    MiniClusters.restart(cluster, cluster.stopDataNode(helperNode), MiniClusters.Ports.SAME);
     cluster.waitActive();
     Eventually.await("blk_" + helper.blockId() + " reported again", Duration.ofSeconds(60),
         () -> located(helper).getLocations().length > 0);

@@ -14,6 +14,7 @@ import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.minicluster.Eventually;
+import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
@@ -42,7 +43,7 @@ class ArchiveRepairUnusableHelperClusterTest extends ArchiveTestBed {
     java.lang.reflect.Field f = MiniDFSCluster.DataNodeProperties.class.getDeclaredField("conf");
     f.setAccessible(true);
     ((Configuration) f.get(p)).unset("wide-ec.transport.secret");
-    cluster.restartDataNode(p, true);
+    MiniClusters.restart(cluster, p, MiniClusters.Ports.SAME);
     cluster.waitActive();
     Eventually.await("blk_" + held.blockId() + " reported again", Duration.ofSeconds(60),
         () -> located(held).getLocations().length > 0);

@@ -122,25 +122,6 @@ abstract class ArchiveTestBed {
         .orElseThrow(() -> new AssertionError("no DataNode at " + xferAddr));
   }
 
-  /**
-   * Restarts a stopped DataNode on the ports it had (the manifests name it by them). They were free when it stopped,
-   * but a test JVM running beside this one may take one meanwhile as an ephemeral port, for a while: so try again
-   * (a DataNode that fails to start shuts down what it started).
-   */
-  void restartOnItsPorts(MiniDFSCluster.DataNodeProperties p) throws Exception {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        cluster.restartDataNode(p, true);
-        return;
-      } catch (java.net.BindException e) {
-        if (attempt == 20) {
-          throw e;
-        }
-        Thread.sleep(1_000);
-      }
-    }
-  }
-
   /** Stops the DataNode holding the member and has the NameNode declare it dead at once. */
   void lose(StripeMember m) throws Exception {
     String holder = located(m).getLocations()[0].getXferAddr();

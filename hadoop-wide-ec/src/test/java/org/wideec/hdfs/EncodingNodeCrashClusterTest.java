@@ -111,12 +111,7 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
   @AfterEach
   void restartStopped() throws Exception {
     TransportFaultInjector.set(null);
-    restart();
-  }
-
-  private void restart() throws Exception {
-    MiniClusters.restartAndReport(cluster, stopped, true);
-    stopped.clear();
+    MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.SAME_IF_FREE);
   }
 
   /** Which DataNode of the stripe is stopped. */
@@ -225,7 +220,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
       assertTrue(crashed.stripe(0).state().ordinal() >= at.ordinal(), "recorded before the node was stopped");
     }
 
-    restart();
+    // The same node back: the stripe's manifest names it by its transfer address.
+    MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.SAME);
     // The restarted node's replicas come back next to the copies HDFS made meanwhile; until the NameNode has deleted
     // the excess ones it still lists them, and a chain step sent to one would find its replica gone.
     MiniClusters.awaitQuiet(cluster, 60_000);

@@ -106,10 +106,7 @@ class LostRackBeyondCapClusterTest {
       // (its excess rule does not know the plan); a group left beyond the cap is then what HDFS calls badly
       // distributed, for its own placement check to fix. Nothing here restores the plan itself: what HDFS made of it
       // is printed, and the data must be whole.
-      for (MiniDFSCluster.DataNodeProperties dn : stopped) {
-        cluster.restartDataNode(dn, false);
-      }
-      cluster.waitActive();
+      MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.NEW);
       for (Path p : files.keySet()) {
         StripedGroups.awaitComplete(fs, p, lrc, 60_000);
       }

@@ -143,10 +143,7 @@ class RackLossClusterTest {
   private static void restart(MiniDFSCluster cluster, DistributedFileSystem fs, List<DataNodeProperties> stopped,
       Map<org.apache.hadoop.fs.Path, byte[]> files, Map<org.apache.hadoop.fs.Path, ErasureCodingPolicy> policyOf)
       throws Exception {
-    for (DataNodeProperties dn : stopped) {
-      cluster.restartDataNode(dn, false);
-    }
-    cluster.waitActive();
+    MiniClusters.restartAndReport(cluster, stopped, MiniClusters.Ports.NEW);
     for (org.apache.hadoop.fs.Path f : files.keySet()) {
       StripedGroups.awaitComplete(fs, f, policyOf.get(f), 60_000);
     }

@@ -118,25 +118,87 @@ public final class MiniClusters {
     return cluster;
   }
 
+  /** Which ports a stopped DataNode comes back on. */
+  public enum Ports {
+    /**
+     * The ports it had, because the test needs the same node back (a stripe's manifest names its nodes by transfer
+     * address). Tried again for a while: another JVM on the machine may hold one of them for a moment.
+     */
+    SAME,
+    /**
+     * The ports it had if they come free within a few seconds, new ones otherwise: for bringing nodes back after a
+     * test, when the later tests write their own files. Three test JVMs share the machine's ephemeral ports, so a
+     * port freed early in a long test can be taken for good by another JVM's connection or DataNode meanwhile.
+     */
+    SAME_IF_FREE,
+    /** New ports. */
+    NEW
+  }
+
+  /** How long {@link Ports#SAME} keeps trying a port another process holds, and {@link Ports#SAME_IF_FREE} before new. */
+  private static final int SAME_PORT_ATTEMPTS = 20;
+  private static final int SAME_IF_FREE_ATTEMPTS = 3;
+
   /**
-   * Restarts these stopped DataNodes ({@code keepPorts}: on the ports they had), waits until the cluster's DataNodes are
-   * up, and has each restarted one send its full block report at once. Only the restarted ones: the others' replicas
-   * are as the NameNode has them (their incremental reports go at once), and asking a DataNode for a block report
-   * waits out its actor's next pass, about 100 ms, so asking all 18 of a cluster cost 1.8 s a test.
+   * Restarts these stopped DataNodes on the {@code ports} asked for, and empties the list even when one fails to come
+   * back (so that failure is this test's only); then waits until the cluster's DataNodes are up and has each restarted
+   * one send its full block report at once. Only the restarted ones: the others' replicas are as the NameNode has them
+   * (their incremental reports go at once), and asking a DataNode for a block report waits out its actor's next pass,
+   * about 100 ms, so asking all 18 of a cluster cost 1.8 s a test.
    */
   public static void restartAndReport(MiniDFSCluster cluster, java.util.List<MiniDFSCluster.DataNodeProperties> stopped,
-      boolean keepPorts) throws IOException {
+      Ports ports) throws IOException {
     java.util.List<org.apache.hadoop.hdfs.server.datanode.DataNode> restarted = new java.util.ArrayList<>();
-    for (MiniDFSCluster.DataNodeProperties p : stopped) {
-      if (!cluster.restartDataNode(p, keepPorts)) {
-        throw new IOException("DataNode " + p + " did not restart");
+    try {
+      for (MiniDFSCluster.DataNodeProperties p : stopped) {
+        restarted.add(restart(cluster, p, ports));
       }
-      // MiniDFSCluster adds a restarted DataNode at the end of its list.
-      restarted.add(cluster.getDataNodes().get(cluster.getDataNodes().size() - 1));
+    } finally {
+      stopped.clear();
     }
     cluster.waitActive();
     for (org.apache.hadoop.hdfs.server.datanode.DataNode dn : restarted) {
       org.apache.hadoop.hdfs.server.datanode.DataNodeTestUtils.triggerBlockReport(dn);
+    }
+  }
+
+  /**
+   * Restarts one stopped DataNode on the {@code ports} asked for and returns it (a DataNode that fails to bind shuts
+   * down what it had started, so it can be tried again).
+   */
+  public static org.apache.hadoop.hdfs.server.datanode.DataNode restart(MiniDFSCluster cluster,
+      MiniDFSCluster.DataNodeProperties p, Ports ports) throws IOException {
+    int attempts = ports == Ports.SAME ? SAME_PORT_ATTEMPTS : ports == Ports.SAME_IF_FREE ? SAME_IF_FREE_ATTEMPTS : 0;
+    for (int attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        return restarted(cluster, cluster.restartDataNode(p, true), p);
+      } catch (java.net.BindException e) {
+        if (attempt == attempts && ports == Ports.SAME) {
+          throw e;
+        }
+        System.err.printf("restarting a stopped DataNode on its old ports, attempt %d of %d: %s%n", attempt, attempts,
+            e.getMessage());
+        sleep(1_000);
+      }
+    }
+    return restarted(cluster, cluster.restartDataNode(p, false), p);
+  }
+
+  /** The DataNode MiniDFSCluster has just restarted (it adds one at the end of its list). */
+  private static org.apache.hadoop.hdfs.server.datanode.DataNode restarted(MiniDFSCluster cluster, boolean started,
+      MiniDFSCluster.DataNodeProperties p) throws IOException {
+    if (!started) {
+      throw new IOException("DataNode " + p + " did not restart");
+    }
+    return cluster.getDataNodes().get(cluster.getDataNodes().size() - 1);
+  }
+
+  private static void sleep(long ms) throws IOException {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while restarting a DataNode");
     }
   }
 

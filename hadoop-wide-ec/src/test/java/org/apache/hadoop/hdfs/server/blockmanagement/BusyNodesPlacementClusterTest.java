@@ -123,7 +123,7 @@ class BusyNodesPlacementClusterTest {
       LocatedStripedBlock rebuilt = StripedGroups.groups(fs, file).get(0);
       assertFalse(StripedGroups.location(rebuilt, 1).getXferAddr().equals(victim.getXferAddr()));
       assertLocalGroupsWithinF(code, rebuilt, "rebuilt");
-      assertTrue(cluster.restartDataNode(stopped, true));
+      MiniClusters.restart(cluster, stopped, MiniClusters.Ports.SAME);
       cluster.waitActive();
       StripedGroups.awaitSettled(cluster, fs, lrc, List.of(file), 120_000);
       LocatedStripedBlock back = StripedGroups.groups(fs, file).get(0);
