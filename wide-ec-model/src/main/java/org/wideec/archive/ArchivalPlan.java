@@ -228,6 +228,7 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     m.put("paddingUnits", s.paddingUnits());
     m.put("bytesMoved", s.bytesMoved());
     m.put("bytesMovedWithPlanRacks", s.bytesMovedWithPlanRacks());
+    m.put("crossRackBytesWithFewestMoves", s.crossRackBytesWithFewestMoves());
     m.put("crossRackBytesMoved", s.crossRackBytesMoved());
     m.put("classic", classicJson(s));
     m.put("chain", chainJson(s));

@@ -59,9 +59,14 @@ public final class ArchivalPlanner {
     }
     Map<String, String> rackOfNode = StripePlanner.rackOfNode(request.topology());
     Map<String, Long> load = new HashMap<>();
+    int[] dataIn = new int[code.n()];
+    for (int u = 0; u < code.k(); u++) {
+      dataIn[base.rackOf()[u]]++;
+    }
     List<PlannedStripe> stripes = StripePlanner.stripes(code, request.path(), request.scope(), request.files(),
-        request.firstStripeId(), grouping, rackOfNode.keySet(),
-        (id, blocks) -> new StripePlanning(request, code, id, blocks, rackOfNode, load).plan(base.rackOf()));
+        request.firstStripeId(), grouping, rackOfNode.keySet(), java.util.Arrays.stream(dataIn).max().orElse(1),
+        (id, blocks) -> new StripePlanning(request, code, id, blocks, rackOfNode, load, grouping)
+            .plan(base.rackOf()));
     return new ArchivalPlan(request.path(), request.scope(), code.spec(), code.n(), code.k(), request.placement(),
         request.files().size(), stripes, grouping, "");
   }
@@ -74,21 +79,29 @@ public final class ArchivalPlanner {
     private final List<DataBlock> blocks;
     private final Map<String, String> rackOfNode;
     private final Map<String, Long> load;
+    private final ArchiveGrouping grouping;
     private final String name;
 
     StripePlanning(ArchivalRequest request, LinearCode code, long id, List<DataBlock> blocks,
-        Map<String, String> rackOfNode, Map<String, Long> load) {
+        Map<String, String> rackOfNode, Map<String, Long> load, ArchiveGrouping grouping) {
       this.request = request;
       this.code = code;
       this.id = id;
       this.blocks = blocks;
       this.rackOfNode = rackOfNode;
       this.load = load;
+      this.grouping = grouping;
       this.name = "stripe " + id + " of " + request.path() + " (" + code.spec() + ", blocks "
           + blocks.get(0).describe() + (blocks.size() > 1 ? " .. " + blocks.get(blocks.size() - 1).describe() : "")
           + ")";
     }
 
+    /**
+     * The stripe kept with the fewest bytes moved, or, when the chain archival then crosses racks less, kept for the
+     * fewest bytes across racks: parities in the core rack, and (grouped by racks, where the members are not in file
+     * order anyway) blocks free to take any data unit ({@link KeepAssignment}). The second is a plan of its own, so
+     * the choice is on the exact costs of both.
+     */
     PlannedStripe plan(int[] baseRackOf) {
       int real = blocks.size();
       boolean[] stored = new boolean[code.n()];
@@ -97,10 +110,45 @@ public final class ArchivalPlanner {
       }
       long unitLength = blocks.stream().mapToLong(DataBlock::length).max().orElse(0);
       Map<Integer, KeepMatching.Unit> data = new HashMap<>();
+      Map<Integer, List<Site>> replicas = new HashMap<>();
       for (int u = 0; u < real; u++) {
-        data.put(u, new KeepMatching.Unit(u, blocks.get(u).length(), liveReplicas(blocks.get(u))));
+        List<String> live = liveReplicas(blocks.get(u));
+        data.put(u, new KeepMatching.Unit(u, blocks.get(u).length(), live));
+        replicas.put(u, live.stream().map(n -> new Site(n, rackOfNode.get(n))).toList());
       }
-      KeepAssignment.Result keep = new KeepAssignment(code, stored, data, request.topology(), name).assign(baseRackOf);
+      KeepAssignment.Result fewestMoves =
+          new KeepAssignment(code, stored, data, request.topology(), name).assign(baseRackOf);
+      Map<String, Long> loadAfter = new HashMap<>(load);
+      PlannedStripe best = build(fewestMoves, stored, data, unitLength, fewestMoves.relabelOptimum(), -1, loadAfter);
+      String core = org.wideec.archive.encode.ChainSources.coreRack(replicas);
+      if (core != null) {
+        KeepAssignment.Result across = new KeepAssignment(code, stored, data, request.topology(), name,
+            new KeepAssignment.Delivery(core, unitLength), grouping == ArchiveGrouping.RACKS).assign(baseRackOf);
+        Map<String, Long> loadAcross = new HashMap<>(load);
+        PlannedStripe other = build(across, stored, data, unitLength, fewestMoves.relabelOptimum(),
+            best.crossRackBytesPlanned(), loadAcross);
+        if (other.crossRackBytesPlanned() < best.crossRackBytesPlanned()) {
+          best = other;
+          loadAfter = loadAcross;
+        }
+      }
+      load.putAll(loadAfter);
+      return best;
+    }
+
+    /**
+     * The stripe as {@code keep} assigns it, its targets chosen by {@code load} (which it updates);
+     * {@code crossRackBytesWithFewestMoves} -1: this is the stripe kept with the fewest moves.
+     */
+    private PlannedStripe build(KeepAssignment.Result keep, boolean[] stored, Map<Integer, KeepMatching.Unit> byBlock,
+        long unitLength, long bytesMovedWithPlanRacks, long crossRackBytesWithFewestMoves, Map<String, Long> load) {
+      int real = blocks.size();
+      List<DataBlock> inUnits = new ArrayList<>();
+      Map<Integer, KeepMatching.Unit> data = new HashMap<>();
+      for (int u = 0; u < real; u++) {
+        inUnits.add(blocks.get(keep.blockOf()[u]));
+        data.put(u, byBlock.get(keep.blockOf()[u]));
+      }
       PlannedUnit[] units = new PlannedUnit[code.n()];
       Set<String> used = new java.util.HashSet<>();
       for (int u = 0; u < real; u++) {
@@ -115,16 +163,16 @@ public final class ArchivalPlanner {
             continue;
           }
           if (u < real && keep.keptNode()[u] != null) {
-            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.KEEP, blocks.get(u), blocks.get(u).length(),
+            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.KEEP, inUnits.get(u), inUnits.get(u).length(),
                 keep.keptNode()[u], rack, null, null);
           } else if (u < real) {
-            String target = leastLoaded(rack, used, blocks.get(u).length());
+            String target = leastLoaded(rack, used, inUnits.get(u).length(), load);
             String from = moveSource(data.get(u).replicaNodes(), rack);
-            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.MOVE, blocks.get(u),
-                blocks.get(u).length(), target, rack, from, rackOfNode.get(from));
+            units[u] = new PlannedUnit(u, UnitRole.DATA, PlannedUnit.Action.MOVE, inUnits.get(u),
+                inUnits.get(u).length(), target, rack, from, rackOfNode.get(from));
           } else {
             units[u] = new PlannedUnit(u, code.role(u), PlannedUnit.Action.WRITE, null, unitLength,
-                leastLoaded(rack, used, unitLength), rack, null, null);
+                leastLoaded(rack, used, unitLength, load), rack, null, null);
           }
         }
       }
@@ -145,9 +193,12 @@ public final class ArchivalPlanner {
           replicaNodes.put(u.unit(), nodes);
         }
       }
+      ChainEncoding chain = ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN, live);
+      long acrossNow = chain.crossRackBytes()
+          + list.stream().filter(PlannedUnit::crossRackMove).mapToLong(PlannedUnit::length).sum();
       return new PlannedStripe(id, code.spec(), list, unitLength,
-          ClassicEncoding.of(list, replicaNodes, rackOfNode, request.topology()),
-          ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN, live), keep.relabelOptimum(), live);
+          ClassicEncoding.of(list, replicaNodes, rackOfNode, request.topology()), chain, bytesMovedWithPlanRacks,
+          crossRackBytesWithFewestMoves < 0 ? acrossNow : crossRackBytesWithFewestMoves, live);
     }
 
     /** The nodes holding live replicas; refuses a block without one, or a replica the topology places elsewhere. */
@@ -174,7 +225,7 @@ public final class ArchivalPlanner {
     }
 
     /** The least loaded node of the rack not yet holding a unit of the stripe (ties: topology order). */
-    private String leastLoaded(String rack, Set<String> used, long bytes) {
+    private String leastLoaded(String rack, Set<String> used, long bytes, Map<String, Long> load) {
       String best = null;
       for (String node : request.topology().nodes(rack)) {
         if (!used.contains(node) && (best == null || load.getOrDefault(node, 0L) < load.getOrDefault(best, 0L))) {

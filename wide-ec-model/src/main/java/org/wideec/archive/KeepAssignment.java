@@ -30,6 +30,19 @@ import org.wideec.topology.Topology;
  * is optimal. Choosing racks and slots jointly is a set-packing problem this does not solve exactly; on small
  * instances it reaches the brute-force joint optimum in about 94% of cases (KeepAssignmentTest). Step 2 keeps every
  * rack's units of each class, so every rule of the placement holds; the rack-loss check confirms it.
+ *
+ * <p>Two options make it cost what a chain archival sends across racks rather than the bytes moved alone:
+ * <ul>
+ *   <li>a {@link Delivery}: the stripe has a core rack (EAR: the rack holding replicas of its members), where the
+ *       chain computes every parity, so each stored parity costs its bytes unless its plan rack is realised in the core
+ *       rack. Without it every parity rack looked alike, and the parities landed outside the core while its places
+ *       went to data that had replicas elsewhere too;</li>
+ *   <li>{@code blocksFree}: the stripe's blocks may take any of its data units (the manifest names each unit's block,
+ *       so nothing reads a stripe in file order). Then all data units are one class in step 2, and the result
+ *       keeps the placement's units and gives each data unit the block that lands there ({@link Result#blockOf}):
+ *       three blocks whose second replicas share a rack fill that rack's three places of one local group, where in
+ *       file order they fell into two groups and one of them moved.</li>
+ * </ul>
  */
 final class KeepAssignment {
   private static final int MAX_ROUNDS = 64;
@@ -40,13 +53,23 @@ final class KeepAssignment {
    * @param keptNode per unit, the node whose replica a data unit keeps; null for a moved, virtual or parity unit
    * @param relabelOptimum the fewest bytes moved with the base plan's unit-to-rack map (step 1 alone)
    */
-  record Result(int[] rackOf, Map<Integer, String> realRack, String[] keptNode, long bytesMoved, long relabelOptimum) {}
+  record Result(int[] rackOf, Map<Integer, String> realRack, String[] keptNode, long bytesMoved, long relabelOptimum,
+      int[] blockOf) {}
+
+  /**
+   * Each stored parity costs {@code parityBytes} unless it lands in {@code coreRack}, where the chain computes it.
+   */
+  record Delivery(String coreRack, long parityBytes) {}
 
   private final LinearCode code;
   private final boolean[] stored;
   private final Map<Integer, KeepMatching.Unit> data;
   private final Topology topology;
   private final String stripe;
+  private final Delivery delivery;
+  private final boolean blocksFree;
+  /** The placement planner's units (blocksFree: the structure every result keeps). */
+  private int[] base;
 
   /**
    * @param stored which units are stored (not virtual)
@@ -55,14 +78,26 @@ final class KeepAssignment {
    */
   KeepAssignment(LinearCode code, boolean[] stored, Map<Integer, KeepMatching.Unit> data, Topology topology,
       String stripe) {
+    this(code, stored, data, topology, stripe, null, false);
+  }
+
+  /**
+   * @param delivery what a parity outside the core rack costs; null: only the bytes moved count
+   * @param blocksFree whether the blocks may take any data unit (see the class comment)
+   */
+  KeepAssignment(LinearCode code, boolean[] stored, Map<Integer, KeepMatching.Unit> data, Topology topology,
+      String stripe, Delivery delivery, boolean blocksFree) {
     this.code = code;
     this.stored = stored;
     this.data = data;
     this.topology = topology;
     this.stripe = stripe;
+    this.delivery = delivery;
+    this.blocksFree = blocksFree;
   }
 
   Result assign(int[] baseRackOf) {
+    base = baseRackOf.clone();
     Relabeling first = relabel(baseRackOf, false);
     Descent best = descend(baseRackOf, first);
     // A second start: racks chosen as if each plan rack could take any unit of its class, then the units
@@ -72,15 +107,21 @@ final class KeepAssignment {
       Descent other = descend(pooled, relabel(pooled, false));
       best = other.relabeling.cost < best.relabeling.cost ? other : best;
     }
+    // Per plan rack, the blocks landing there (by their unit in best.rackOf) take the placement's data units there.
     String[] kept = new String[code.n()];
+    int[] blockOf = java.util.stream.IntStream.range(0, code.n()).toArray();
+    long moved = 0;
     for (Map.Entry<Integer, String> e : best.relabeling.realRack.entrySet()) {
-      List<Integer> units = dataIn(best.rackOf, e.getKey());
-      KeepMatching.Result r = KeepMatching.solve(unitsOf(units), List.of(slot(e.getValue(), units.size())));
-      for (int i = 0; i < units.size(); i++) {
+      List<Integer> blocks = dataIn(best.rackOf, e.getKey());
+      List<Integer> units = blocksFree ? dataIn(base, e.getKey()) : blocks;
+      KeepMatching.Result r = KeepMatching.solve(unitsOf(blocks), List.of(slot(e.getValue(), blocks.size())));
+      for (int i = 0; i < blocks.size(); i++) {
         kept[units.get(i)] = r.keptNode()[i];
+        blockOf[units.get(i)] = blocks.get(i);
       }
+      moved += r.bytesMoved();
     }
-    return new Result(best.rackOf, best.relabeling.realRack, kept, best.relabeling.cost, first.cost);
+    return new Result(blocksFree ? base : best.rackOf, best.relabeling.realRack, kept, moved, first.cost, blockOf);
   }
 
   private record Descent(int[] rackOf, Relabeling relabeling) {}
@@ -182,16 +223,19 @@ final class KeepAssignment {
       List<Integer> units = dataIn(rackOf, net.planRacks().get(p));
       long allMoved = units.stream().mapToLong(u -> data.get(u).length()).sum();
       int need = net.need()[p];
-      flow.edge(net.plan(p), net.hub(net.demands().indexOf(need)), 1, allMoved);
+      long delivered = delivery == null ? 0 : (need - units.size()) * delivery.parityBytes();
+      // Through the hub a plan rack may land anywhere, the core rack too, at its dearest: the core's own edge is cheaper.
+      flow.edge(net.plan(p), net.hub(net.demands().indexOf(need)), 1, allMoved + delivered);
       Map<Integer, Integer> row = new HashMap<>();
       List<Integer> classmates = pooled ? classmates(units) : null;
       List<Integer> candidates = classmates != null ? classmates : units;
       for (int r = 0; r < net.racks().size(); r++) {
         String rack = net.racks().get(r);
-        if (topology.nodes(rack).size() >= need && candidates.stream().anyMatch(u -> hasReplicaIn(u, rack))) {
+        boolean core = delivery != null && delivered > 0 && rack.equals(delivery.coreRack());
+        if (topology.nodes(rack).size() >= need && (core || candidates.stream().anyMatch(u -> hasReplicaIn(u, rack)))) {
           long cost = classmates != null ? pooledCost(units, classmates, rack, classKeeps)
               : KeepMatching.solve(unitsOf(units), List.of(slot(rack, units.size()))).bytesMoved();
-          row.put(r, flow.edge(net.plan(p), net.rack(r), 1, cost));
+          row.put(r, flow.edge(net.plan(p), net.rack(r), 1, cost + (core ? 0 : delivered)));
         }
       }
       edges.put(p, row);
@@ -312,8 +356,12 @@ final class KeepAssignment {
     return changed ? next : null;
   }
 
-  /** Every plan rack's stored units decode when lost together (the reslotting keeps this; checked anyway). */
-  private boolean rackTolerant(int[] rackOf) {
+  /**
+   * Every plan rack's stored units decode when lost together (the reslotting keeps this; checked anyway). With free
+   * blocks the result keeps the placement's units, whose racks are the base plan's.
+   */
+  private boolean rackTolerant(int[] candidate) {
+    int[] rackOf = blocksFree ? base : candidate;
     for (int p : new TreeSet<>(storedPlanRacks(rackOf))) {
       int[] units = java.util.stream.IntStream.range(0, code.n()).filter(u -> stored[u] && rackOf[u] == p).toArray();
       if (!code.isDecodable(units)) {
@@ -324,6 +372,9 @@ final class KeepAssignment {
   }
 
   private String classOf(int unit) {
+    if (blocksFree) {
+      return "data"; // any block may take any data unit
+    }
     StringBuilder sb = new StringBuilder("g");
     for (LocalGroup g : code.groupsOf(unit)) {
       sb.append(g.index()).append(',');

@@ -9,11 +9,15 @@ import java.util.TreeMap;
  * ones count as zero-padded), and what encoding it costs either way.
  *
  * @param bytesMovedWithPlanRacks the fewest bytes moved had each unit kept its plan rack from the placement
- *     planner (the exact optimum of relabelling alone); {@link #bytesMoved()} is never more
+ *     planner (the exact optimum of relabelling alone); {@link #bytesMoved()} is never more, unless the stripe was
+ *     kept for fewer bytes across racks
+ * @param crossRackBytesWithFewestMoves what the chain archival sends across racks, moves included, had the stripe
+ *     been kept with the fewest bytes moved; {@link #crossRackBytesPlanned()} is never more (the planner keeps the
+ *     stripe for the bytes across racks only when that sends fewer)
  * @param liveReplicas each stored data unit's live replicas before archival (where a chain may read it)
  */
 public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> units, long unitLength,
-    ClassicEncoding classic, ChainEncoding chain, long bytesMovedWithPlanRacks,
+    ClassicEncoding classic, ChainEncoding chain, long bytesMovedWithPlanRacks, long crossRackBytesWithFewestMoves,
     Map<Integer, List<org.wideec.topology.Site>> liveReplicas) {
 
   public PlannedStripe {
@@ -25,7 +29,7 @@ public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> un
   public PlannedStripe withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
     return new PlannedStripe(stripeId, codeSpec, units, unitLength, classic,
         ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape, liveReplicas),
-        bytesMovedWithPlanRacks, liveReplicas);
+        bytesMovedWithPlanRacks, crossRackBytesWithFewestMoves, liveReplicas);
   }
 
   public PlannedUnit unit(int u) {

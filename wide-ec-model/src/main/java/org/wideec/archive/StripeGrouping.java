@@ -24,16 +24,18 @@ import org.wideec.topology.Site;
  * parity computed there, so only the parity's deliveries (about m/k of the data) cross racks instead of a partial
  * sum from nearly every rack. Greedily, the rack holding live replicas of the most blocks not yet grouped is the next
  * stripe's core; its members are taken round-robin over the racks of their other replicas (so the kept replicas can
- * spread over the plan's racks with no move), in file order within each; a core rack with fewer than k candidates
- * fills its stripe from the blocks left, in file order. A stripe's members are in file order; the manifest names each
- * by inode and block id, so nothing reads a stripe in file order.
+ * spread over the plan's racks with no move), in file order within each, as many at a time from one such rack as the
+ * placement puts data units in one rack (a plan rack of three data units is then filled by three blocks whose other
+ * replicas share a real rack, where one at a time left it two and a move); a core rack with fewer than k candidates
+ * fills its stripe from the blocks left, in file order. A stripe's members are listed in file order here; the planner
+ * may give them other data units (the manifest names each unit's block, so nothing reads a stripe in file order).
  */
 final class StripeGrouping {
   private StripeGrouping() {}
 
   /** The data blocks of each stripe in file order; every list has 1..k blocks, only the last fewer than k. */
   static List<List<DataBlock>> group(String path, ArchiveScope scope, List<SourceFile> files, int k) {
-    return group(path, scope, files, k, ArchiveGrouping.FILES, Set.of());
+    return group(path, scope, files, k, ArchiveGrouping.FILES, Set.of(), 1);
   }
 
   /**
@@ -41,9 +43,10 @@ final class StripeGrouping {
    * blocks, only the last fewer than k.
    *
    * @param liveNodes the nodes whose replicas can feed an encoder (RACKS only)
+   * @param dataPerRack the most data units the placement puts in one rack (RACKS only)
    */
   static List<List<DataBlock>> group(String path, ArchiveScope scope, List<SourceFile> files, int k,
-      ArchiveGrouping strategy, Set<String> liveNodes) {
+      ArchiveGrouping strategy, Set<String> liveNodes, int dataPerRack) {
     if (scope == ArchiveScope.FILE && files.size() != 1) {
       throw new ArchivalPlanException("a file-level archive takes exactly one file, got " + files.size()
           + " (archive their directory to pack many files into stripes)");
@@ -78,7 +81,7 @@ final class StripeGrouping {
     }
     return switch (strategy) {
       case FILES -> inFileOrder(all, k);
-      case RACKS -> aroundCoreRacks(all, k, liveNodes);
+      case RACKS -> aroundCoreRacks(all, k, liveNodes, Math.max(1, dataPerRack));
       case AUTO -> throw new IllegalArgumentException("AUTO is the planner's choice between FILES and RACKS");
     };
   }
@@ -92,7 +95,8 @@ final class StripeGrouping {
   }
 
   /** EAR's core racks, greedily: see the class comment. Blocks are told apart by id (checked unique). */
-  private static List<List<DataBlock>> aroundCoreRacks(List<DataBlock> all, int k, Set<String> liveNodes) {
+  private static List<List<DataBlock>> aroundCoreRacks(List<DataBlock> all, int k, Set<String> liveNodes,
+      int dataPerRack) {
     Map<Long, Integer> order = new HashMap<>();
     Map<Long, Set<String>> racksOf = new HashMap<>();
     Map<Long, DataBlock> left = new LinkedHashMap<>();
@@ -121,7 +125,8 @@ final class StripeGrouping {
           core = e.getKey();
         }
       }
-      List<DataBlock> stripe = core == null ? new ArrayList<>() : spread(candidates.get(core), core, racksOf, k);
+      List<DataBlock> stripe = core == null ? new ArrayList<>()
+          : spread(candidates.get(core), core, racksOf, k, dataPerRack);
       Set<Long> taken = new java.util.HashSet<>();
       stripe.forEach(b -> taken.add(b.blockId()));
       for (DataBlock b : left.values()) {
@@ -141,16 +146,29 @@ final class StripeGrouping {
 
   /**
    * Up to k of a core rack's candidates, round-robin over the first other rack of each (the core rack itself for a
-   * block with no replica elsewhere), in file order within each: the kept replicas then spread over the racks.
+   * block with no replica elsewhere), in file order within each: the kept replicas then spread over the racks. Whole
+   * batches of {@code batch} from one rack first, while some rack has that many and they fit; then one at a time.
    */
   private static List<DataBlock> spread(List<DataBlock> candidates, String core, Map<Long, Set<String>> racksOf,
-      int k) {
+      int k, int batch) {
     Map<String, java.util.ArrayDeque<DataBlock>> byOther = new TreeMap<>();
     for (DataBlock b : candidates) {
       String other = racksOf.get(b.blockId()).stream().filter(r -> !r.equals(core)).findFirst().orElse(core);
       byOther.computeIfAbsent(other, r -> new java.util.ArrayDeque<>()).add(b);
     }
     List<DataBlock> out = new ArrayList<>();
+    for (boolean took = batch > 1; took; ) {
+      took = false;
+      for (java.util.ArrayDeque<DataBlock> q : byOther.values()) {
+        if (q.size() >= batch && out.size() + batch <= k) {
+          for (int i = 0; i < batch; i++) {
+            out.add(q.poll());
+          }
+          took = true;
+        }
+      }
+    }
+    byOther.values().removeIf(java.util.ArrayDeque::isEmpty);
     while (out.size() < k && !byOther.isEmpty()) {
       for (java.util.Iterator<java.util.ArrayDeque<DataBlock>> it = byOther.values().iterator();
           it.hasNext() && out.size() < k; ) {

@@ -57,16 +57,18 @@ public final class StripePlanner {
   /** The files' blocks grouped into stripes of {@code code.k()}, each planned by {@code layout}, ids in order. */
   public static <S> List<S> stripes(LinearCode code, String path, ArchiveScope scope, List<SourceFile> files,
       long firstStripeId, StripeLayoutPlanner<S> layout) {
-    return stripes(code, path, scope, files, firstStripeId, ArchiveGrouping.FILES, Set.of(), layout);
+    return stripes(code, path, scope, files, firstStripeId, ArchiveGrouping.FILES, Set.of(), 1, layout);
   }
 
   /**
    * As above, grouped by {@code grouping} (FILES or RACKS; {@code liveNodes}: the nodes whose replicas RACKS
-   * counts).
+   * counts; {@code dataPerRack}: the most data units the placement puts in one rack).
    */
   static <S> List<S> stripes(LinearCode code, String path, ArchiveScope scope, List<SourceFile> files,
-      long firstStripeId, ArchiveGrouping grouping, Set<String> liveNodes, StripeLayoutPlanner<S> layout) {
-    List<List<DataBlock>> groups = StripeGrouping.group(path, scope, files, code.k(), grouping, liveNodes);
+      long firstStripeId, ArchiveGrouping grouping, Set<String> liveNodes, int dataPerRack,
+      StripeLayoutPlanner<S> layout) {
+    List<List<DataBlock>> groups = StripeGrouping.group(path, scope, files, code.k(), grouping, liveNodes,
+        dataPerRack);
     List<S> stripes = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {
       stripes.add(layout.plan(firstStripeId + i, groups.get(i)));

@@ -85,7 +85,10 @@ final class PlanChecks {
         assertTrue(code.isDecodable(e.getValue().stream().mapToInt(Integer::intValue).toArray()),
             what + ": losing rack " + e.getKey() + " " + e.getValue() + " is not decodable");
       }
-      assertTrue(stripe.bytesMoved() <= stripe.bytesMovedWithPlanRacks(), what);
+      assertTrue(stripe.crossRackBytesPlanned() <= stripe.crossRackBytesWithFewestMoves(), what);
+      assertTrue(stripe.bytesMoved() <= stripe.bytesMovedWithPlanRacks()
+          || stripe.crossRackBytesPlanned() < stripe.crossRackBytesWithFewestMoves(), what
+          + ": moves more than the fewest with the plan's racks, and sends no fewer bytes across racks for it");
       assertNotNull(stripe.classic().encoderNode(), what);
     }
     StripeManifest manifest = plan.toManifest(id -> "/.wideec/parity/" + id);

@@ -59,7 +59,7 @@ public record ChainSources(Map<Integer, Site> holders, String coreRack, long cro
   }
 
   /** The rack holding live replicas of the most units (ties: the first by name); null without replicas. */
-  static String coreRack(Map<Integer, List<Site>> replicas) {
+  public static String coreRack(Map<Integer, List<Site>> replicas) {
     Map<String, Integer> units = new TreeMap<>();
     for (List<Site> sites : replicas.values()) {
       sites.stream().map(Site::rack).distinct().forEach(r -> units.merge(r, 1, Integer::sum));
