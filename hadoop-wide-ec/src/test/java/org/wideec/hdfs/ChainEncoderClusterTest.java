@@ -366,8 +366,9 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
       }
     });
     long failedBefore = sumOverDataNodes(RepairMetrics::encodeTreesFailed);
-    ToolRun failed = tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", "/corrupt/file", "--code", CODE,
-        "--encoder", "chain", "--no-trim", "--json");
+    // One stripe at a time, so the stripe whose slice is corrupted is the first and the second is still PLANNED.
+    ToolRun failed = tool("-D" + TransportConf.SLICE_BYTES + "=16384", "-D" + ChainEncoder.CONCURRENT_KEY + "=1",
+        "archive", "/corrupt/file", "--code", CODE, "--encoder", "chain", "--no-trim", "--json");
     assertTrue(corrupted.get());
     assertEquals(org.wideec.cli.WideEcTool.EXIT_FAILED, failed.exit(), failed.out());
     assertTrue(failed.err().contains("stripe 0: chain encode failed"), failed.err());
@@ -409,9 +410,11 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     });
     ExecutorService bg = Executors.newSingleThreadExecutor();
     try {
-      // Slices of 16 KiB, so a 64 KiB unit is four slices and the helper dies after its first went out.
-      Future<ToolRun> run = bg.submit(() -> tool("-D" + TransportConf.SLICE_BYTES + "=16384", "archive", "/kill/file",
-          "--code", CODE, "--encoder", "chain", "--no-trim", "--json"));
+      // Slices of 16 KiB, so a 64 KiB unit is four slices and the helper dies after its first went out; one stripe at
+      // a time, so the stripe that fails is the first and the second is still PLANNED.
+      Future<ToolRun> run = bg.submit(() -> tool("-D" + TransportConf.SLICE_BYTES + "=16384",
+          "-D" + ChainEncoder.CONCURRENT_KEY + "=1", "archive", "/kill/file", "--code", CODE, "--encoder", "chain",
+          "--no-trim", "--json"));
       assertTrue(sending.await(60, TimeUnit.SECONDS), "no chain started");
       DataNode dead = cluster.getDataNodes().stream().filter(d -> d.getDatanodeId().getXferAddr().equals(victim.get()))
           .findFirst().orElseThrow();
@@ -436,6 +439,53 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
     for (ArchivedStripe s : done.stripes()) {
       checks.stripeMatchesIndependentEncode(s, false); // a parity planned on the dead node went elsewhere
     }
+    checks.everyByteReadsBack();
+  }
+
+  /**
+   * The chain encoder's stripes of one archive run at once (wide-ec.archive.chain.concurrent-stripes, 4 by default):
+   * a later stripe is recorded ENCODING before an earlier one has its parity written, every transition is recorded on
+   * the manifest as the others left it, and every stripe ends with the parity an independent encode computes.
+   */
+  @Test
+  @Order(8)
+  void aDirectorysStripesAreEncodedAtOnceAndEachRecordsItsOwnTransitions() throws Exception {
+    try (FileSystem client = crc32Client()) {
+      for (int i = 0; i < 4; i++) {
+        checks.writeWith(client, "/many/f" + i, 6 * BLOCK, "many" + i);
+      }
+    }
+    List<String> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    Archiver.Hook seen = (manifest, stripe) -> {
+      if (stripe != null) {
+        order.add(stripe.stripeId() + " " + stripe.state());
+      }
+    };
+    // The tool runs of earlier tests set their -D options in the configuration the cluster's FileSystem shares.
+    fs.getConf().unset(ChainEncoder.CONCURRENT_KEY);
+    try (ChainEncoder encoder = ChainEncoder.from(fs)) {
+      assertEquals(4, encoder.concurrentStripes());
+      Archiver.Result r = new Archiver(fs, store, encoder, seen, Archiver.Listener.NONE).archive(new Path("/many"),
+          CODE, PlacementKind.CL);
+      assertEquals(List.of(StripeState.COMMITTED, StripeState.COMMITTED, StripeState.COMMITTED,
+          StripeState.COMMITTED), ArchiveChecks.states(r.manifest()), order.toString());
+      assertEquals(4, encoder.plans().size());
+      for (int i = 0; i < 4; i++) {
+        assertEquals("stripe " + i, encoder.plans().get(i).name(), "plans in stripe order");
+      }
+    }
+    int firstWritten = order.indexOf("0 " + StripeState.PARITY_WRITTEN);
+    assertTrue(firstWritten > 0, order.toString());
+    assertTrue(order.subList(0, firstWritten).stream().anyMatch(e -> e.endsWith(" " + StripeState.ENCODING)
+        && !e.startsWith("0 ")), "another stripe was encoding before stripe 0's parity was written: " + order);
+    for (int i = 0; i < 4; i++) {
+      for (StripeState st : List.of(StripeState.ENCODING, StripeState.PARITY_WRITTEN, StripeState.VERIFIED,
+          StripeState.COMMITTED)) {
+        String e = i + " " + st;
+        assertEquals(1, order.stream().filter(e::equals).count(), "stripe " + i + " recorded " + st + " once: " + order);
+      }
+    }
+    checks.everyStripeMatchesIndependentEncode(manifestOf("/many"));
     checks.everyByteReadsBack();
   }
 

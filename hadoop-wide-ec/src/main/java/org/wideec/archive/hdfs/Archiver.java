@@ -182,32 +182,38 @@ public final class Archiver {
     long bytesWritten;
     final List<String> stale = new ArrayList<>();
     final List<String> offPlan = new ArrayList<>();
+
+    /** Adds what one stripe's run did. */
+    void add(Run r) {
+      rolledBack += r.rolledBack;
+      bytesRead += r.bytesRead;
+      bytesWritten += r.bytesWritten;
+      stale.addAll(r.stale);
+      offPlan.addAll(r.offPlan);
+    }
   }
 
   /**
    * Steps every stripe of the recorded manifest as far as the {@link StripeLifecycle} allows, then lets the layout
    * take effect. A stripe found STALE is left as it is; a change found on the way makes its stripe (or, where the
-   * layout says, every stripe) STALE, recorded before its units are deleted.
+   * layout says, every stripe) STALE, recorded before its units are deleted. Stripes are independent (each records
+   * its own transitions, one manifest write at a time), so as many run at once as the encoder allows ({@link
+   * StripeEncoder#concurrentStripes}; the non-systematic layout one at a time, as a change there stales every
+   * stripe). A stripe that fails leaves those not yet started as recorded, as a failure one stripe at a time does;
+   * the ones running finish, and the run then fails with the first failure in stripe order.
    */
   static Run drive(DistributedFileSystem dfs, ManifestRecorder rec, LayoutSteps steps, Listener listener)
       throws IOException {
+    List<ArchivedStripe> stripes = rec.manifest().stripes();
+    Progress progress = new Progress(listener, stripes.stream().mapToLong(Archiver::dataBytes).sum());
+    int concurrent = steps.layout() == StripeLayout.SYSTEMATIC ? steps.encoder().concurrentStripes() : 1;
     Run run = new Run();
-    long total = rec.manifest().stripes().stream().mapToLong(Archiver::dataBytes).sum();
-    long done = 0;
-    for (ArchivedStripe planned : rec.manifest().stripes()) {
-      ArchivedStripe s = rec.stripe(planned.stripeId()); // a change to the file may have made it STALE meanwhile
-      if (planned.state() == StripeState.STALE) {
-        run.stale.add("stripe " + s.stripeId() + " is STALE (recorded earlier)");
-      } else if (s.state() != StripeState.STALE) {
-        try {
-          s = step(dfs, rec, steps, s, run);
-        } catch (StaleStripeException e) {
-          run.stale.addAll(markStale(rec, steps, s.stripeId(), e));
-          s = rec.stripe(s.stripeId());
-        }
+    if (concurrent <= 1 || stripes.size() <= 1) {
+      for (ArchivedStripe planned : stripes) {
+        progress.done(stepOne(dfs, rec, steps, planned, run));
       }
-      done += dataBytes(s);
-      listener.stripeDone(s, done, total);
+    } else {
+      run.add(inParallel(dfs, rec, steps, stripes, progress, Math.min(concurrent, stripes.size())));
     }
     try {
       steps.finish();
@@ -215,6 +221,101 @@ public final class Archiver {
       run.stale.addAll(markStale(rec, steps, e.stripeId(), e));
     }
     return run;
+  }
+
+  /** Tells the listener of each stripe done with, with the data bytes done so far. */
+  private static final class Progress {
+    private final Listener listener;
+    private final long total;
+    private long done;
+
+    Progress(Listener listener, long total) {
+      this.listener = listener;
+      this.total = total;
+    }
+
+    synchronized void done(ArchivedStripe s) {
+      done += dataBytes(s);
+      listener.stripeDone(s, done, total);
+    }
+  }
+
+  /** One stripe as far as it goes, as {@link #drive} describes; the stripe as recorded after. */
+  private static ArchivedStripe stepOne(DistributedFileSystem dfs, ManifestRecorder rec, LayoutSteps steps,
+      ArchivedStripe planned, Run run) throws IOException {
+    ArchivedStripe s = rec.stripe(planned.stripeId()); // a change to the file may have made it STALE meanwhile
+    if (planned.state() == StripeState.STALE) {
+      run.stale.add("stripe " + s.stripeId() + " is STALE (recorded earlier)");
+    } else if (s.state() != StripeState.STALE) {
+      try {
+        s = step(dfs, rec, steps, s, run);
+      } catch (StaleStripeException e) {
+        run.stale.addAll(markStale(rec, steps, s.stripeId(), e));
+        s = rec.stripe(s.stripeId());
+      }
+    }
+    return s;
+  }
+
+  /** The stripes stepped {@code threads} at a time; what they did, merged in stripe order. */
+  private static Run inParallel(DistributedFileSystem dfs, ManifestRecorder rec, LayoutSteps steps,
+      List<ArchivedStripe> stripes, Progress progress, int threads) throws IOException {
+    java.util.concurrent.atomic.AtomicInteger named = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "wide-ec-archive-stripe-" + named.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+    List<java.util.concurrent.Future<Run>> runs = new ArrayList<>();
+    try {
+      for (ArchivedStripe planned : stripes) {
+        runs.add(pool.submit(() -> {
+          if (failed.get()) {
+            return null; // left as recorded for the rerun
+          }
+          try {
+            Run mine = new Run();
+            progress.done(stepOne(dfs, rec, steps, planned, mine));
+            return mine;
+          } catch (IOException | RuntimeException | Error e) {
+            failed.set(true);
+            throw e;
+          }
+        }));
+      }
+      Run all = new Run();
+      Throwable first = null;
+      for (java.util.concurrent.Future<Run> f : runs) {
+        try {
+          Run r = f.get();
+          if (r != null) {
+            all.add(r);
+          }
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (first == null) {
+            first = e.getCause();
+          } else {
+            first.addSuppressed(e.getCause());
+          }
+        }
+      }
+      if (first instanceof IOException io) {
+        throw io;
+      } else if (first instanceof RuntimeException re) {
+        throw re;
+      } else if (first instanceof Error err) {
+        throw err;
+      } else if (first != null) {
+        throw new IOException(first);
+      }
+      return all;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while " + threads + " stripes were being archived");
+    } finally {
+      pool.shutdownNow(); // every stripe has ended by now, unless this thread was interrupted
+    }
   }
 
   /** One stripe from its recorded state to COMMITTED and its share of taking effect. */

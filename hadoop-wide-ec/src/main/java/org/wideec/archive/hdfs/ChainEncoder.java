@@ -66,22 +66,28 @@ import org.wideec.transport.hdfs.TokenBytes;
 public final class ChainEncoder implements StripeEncoder, Closeable {
   /** Chain shape: {@code chain} (one chain through every holder) or {@code rack-tree} (a chain per rack). */
   public static final String SHAPE_KEY = "wide-ec.archive.chain.shape";
+  /** Stripes of one archive encoded at once: their chains run on the DataNodes, mostly in their own core racks. */
+  public static final String CONCURRENT_KEY = "wide-ec.archive.chain.concurrent-stripes";
+  public static final int CONCURRENT_DEFAULT = 4;
   private static final Logger LOG = LoggerFactory.getLogger(ChainEncoder.class);
 
   private final DistributedFileSystem dfs;
   private final EncodePlan.Shape shape;
+  private final int concurrent;
   private final SlicePortClient ports;
   private final ParityFiles files;
   private final ExecutorService threads;
   private final ChainCollectors collectors;
   private final Map<Long, ChecksumOpt> checksums = new HashMap<>();
-  private final List<EncodePlan> plans = new ArrayList<>();
+  /** The plans run, by stripe id (stripes may be encoded at once, and finish in any order). */
+  private final java.util.TreeMap<Long, List<EncodePlan>> plans = new java.util.TreeMap<>();
   /** Each stripe's sources as chosen before its moves (the moves change the replicas the choice was made on). */
   private final Map<Long, ChainSources> chosenBeforeMoves = new java.util.concurrent.ConcurrentHashMap<>();
 
-  private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape) throws IOException {
+  private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape, int concurrent) throws IOException {
     this.dfs = dfs;
     this.shape = shape;
+    this.concurrent = concurrent;
     this.files = new ParityFiles(dfs);
     this.ports = new SlicePortClient(dfs.getConf());
     this.threads = Executors.newCachedThreadPool(r -> {
@@ -94,7 +100,25 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
 
   /** @throws IllegalArgumentException naming the setting that is wrong */
   public static ChainEncoder from(DistributedFileSystem dfs) throws IOException {
-    return new ChainEncoder(dfs, shapeOf(dfs.getConf()));
+    return new ChainEncoder(dfs, shapeOf(dfs.getConf()), concurrentOf(dfs.getConf()));
+  }
+
+  /**
+   * The configured stripes of one archive encoded at once.
+   *
+   * @throws IllegalArgumentException naming the setting when it is not 1..64
+   */
+  public static int concurrentOf(Configuration conf) {
+    int n = conf.getInt(CONCURRENT_KEY, CONCURRENT_DEFAULT);
+    if (n < 1 || n > 64) {
+      throw new IllegalArgumentException(CONCURRENT_KEY + " must be 1..64, got " + n);
+    }
+    return n;
+  }
+
+  @Override
+  public int concurrentStripes() {
+    return concurrent;
   }
 
   /**
@@ -173,9 +197,12 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return "chain";
   }
 
-  /** The plans this encoder ran, in order (what the DataNodes' transport counters are checked against). */
+  /**
+   * The plans this encoder ran, in stripe order, a stripe encoded again after its earlier plan (what the DataNodes'
+   * transport counters are checked against).
+   */
   public synchronized List<EncodePlan> plans() {
-    return List.copyOf(plans);
+    return plans.values().stream().flatMap(List::stream).toList();
   }
 
   @Override
@@ -219,7 +246,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
         ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
     Map<Integer, EncodeTreeRequest.Stored> stored = collectors.run(stripe, plan, blocks, parities, nodes, checksum);
     synchronized (this) {
-      plans.add(plan);
+      plans.computeIfAbsent(stripe.stripeId(), id -> new ArrayList<>()).add(plan);
     }
     List<StripeMember> members = new ArrayList<>(stripe.members());
     List<String> offPlan = new ArrayList<>();

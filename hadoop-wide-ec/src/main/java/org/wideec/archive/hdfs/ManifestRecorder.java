@@ -8,7 +8,8 @@ import org.wideec.archive.StripeManifest;
 /**
  * The manifest of one archive while a run holds its lock: every transition is checked by the {@link StripeLifecycle},
  * written (temp-then-rename, only while the lock is still this run's) and then shown to the crash tests' hook, so the
- * record always precedes the effect and a rerun resumes from it.
+ * record always precedes the effect and a rerun resumes from it. Stripes archived at once record through one recorder,
+ * one write at a time, each on the manifest as the others left it.
  */
 final class ManifestRecorder {
   private final ManifestStore store;
@@ -31,7 +32,7 @@ final class ManifestRecorder {
     return new ManifestRecorder(store, archiveInode, plan, hook);
   }
 
-  StripeManifest manifest() {
+  synchronized StripeManifest manifest() {
     return manifest;
   }
 
@@ -44,12 +45,12 @@ final class ManifestRecorder {
   }
 
   /** The stripe as now recorded. */
-  ArchivedStripe stripe(long id) {
+  synchronized ArchivedStripe stripe(long id) {
     return manifest.stripe(id);
   }
 
   /** Records the stripe's next state (checked), then lets the hook see it. */
-  ArchivedStripe record(ArchivedStripe next) throws IOException {
+  synchronized ArchivedStripe record(ArchivedStripe next) throws IOException {
     manifest = StripeLifecycle.record(manifest, next);
     store.write(archiveInode, manifest);
     hook.recorded(manifest, next);

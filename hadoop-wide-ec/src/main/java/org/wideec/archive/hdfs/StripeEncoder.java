@@ -25,6 +25,14 @@ public interface StripeEncoder {
   Encoded encode(ArchivedStripe stripe) throws IOException;
 
   /**
+   * How many stripes of one archive this encoder may encode at once: one, unless its stripes run on the DataNodes and
+   * the archiver holds none of their bytes.
+   */
+  default int concurrentStripes() {
+    return 1;
+  }
+
+  /**
    * True when the encoder reads this stripe's data blocks on the nodes that keep them (the chain, ECWide §4.2, when
    * that costs less than reading them in a core rack), so the {@link Archiver} moves the plan's blocks onto their
    * planned nodes before it encodes, rather than at the trim. The classic encoder reads through a stock client from

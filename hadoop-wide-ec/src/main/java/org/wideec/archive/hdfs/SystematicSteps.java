@@ -58,12 +58,12 @@ final class SystematicSteps implements LayoutSteps {
   }
 
   /** Data blocks copied onto their planned node before an encoder that reads the kept replicas ran. */
-  List<String> moved() {
+  synchronized List<String> moved() {
     return moved;
   }
 
   /** Data blocks such an encoder read off their planned node, as they could not be moved there. */
-  List<String> encodedOffPlan() {
+  synchronized List<String> encodedOffPlan() {
     return encodedOffPlan;
   }
 
@@ -79,10 +79,11 @@ final class SystematicSteps implements LayoutSteps {
    * otherwise make later; the NameNode drops the source's copy, so the block keeps its replication and nothing is
    * deleted by us), and the chain that runs is the one {@code archive --dry-run} costed. The stripe stays PLANNED
    * throughout: a crash mid-move leaves blocks on or off plan, both valid, and the rerun moves what is left. A block
-   * that cannot be moved is read where it is: one line in {@code encodedOffPlan}, naming it and why.
+   * that cannot be moved is read where it is: one line in {@code encodedOffPlan}, naming it and why. Stripes archived
+   * at once move their blocks one stripe at a time (the mover moves many blocks of one stripe at once).
    */
   @Override
-  public void prepareEncode(ArchivedStripe s) throws IOException {
+  public synchronized void prepareEncode(ArchivedStripe s) throws IOException {
     if (!encoder.readsPlannedHolders(s)) {
       return;
     }
