@@ -31,7 +31,8 @@ final class Decommission implements StripeRebuildDispatch.LeavingCopies {
     LinksInFlight inFlight = new LinksInFlight();
     this.groups = new LostUnitRebuilds(leavingUnits, fsn, state, orders, workers, settings.maxConcurrent(), scheme,
         giveBackMs, inFlight);
-    this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs, settings.rates(), scheme, inFlight);
+    this.archived = new LeavingArchivedBlocks(metrics, state, giveBackMs, settings.rates(), scheme, inFlight,
+        leavingUnits::leavingNow);
     state.tell(new RebuildState.Outcomes() {
       @Override
       public void repaired(long block) {

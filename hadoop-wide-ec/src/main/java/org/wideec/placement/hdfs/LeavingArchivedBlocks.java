@@ -32,6 +32,12 @@ import org.wideec.topology.hdfs.DataNodeSites;
  * the stripe's plan chose, checked against the manifest's CRC32C, while the leaving replica stays until HDFS ends the
  * decommission, so the stripe is never less protected; a block whose copy failed is rebuilt from its stripe after.
  * Called on the monitor's thread, but for the outcomes of rebuilds, which come from the rebuild threads.
+ *
+ * <p>The leaving nodes are taken as a pass begins, while the monitor sees each stripe as it is when it looks: a node
+ * that starts leaving in between has its blocks found lost and ordered by that very pass. So a lost block listed on a
+ * node not among them has the leaving nodes asked for again (once a pass), and such a block is the decommission's:
+ * counted, claimed and, once rebuilt, counted as rebuilt (a rebuild not in {@code ordered} is not counted in
+ * DecommissionArchivedBlocksRebuilt).
  */
 final class LeavingArchivedBlocks {
   private final WideEcNameNodeMetrics metrics;
@@ -54,14 +60,20 @@ final class LeavingArchivedBlocks {
   private final ReportedOnce<Long> givenBack = new ReportedOnce<>();
   /** Transfer addresses of the nodes leaving at this pass. */
   private Set<String> leaving = Set.of();
+  /** The nodes leaving now, asked when a lost block is listed on a node the pass did not take as leaving. */
+  private final java.util.function.Supplier<Set<String>> leavingNow;
+  /** Whether this pass has asked for the nodes leaving now. */
+  private boolean asked;
 
   /**
    * @param rates the link rates copies are priced at; null: every block is rebuilt from its stripe
    * @param scheme how the DataNodes repair (which rack links a rebuild crosses)
+   * @param leavingNow the transfer addresses of the DataNodes leaving service now
    */
   LeavingArchivedBlocks(WideEcNameNodeMetrics metrics, RebuildState state, long giveBackMs, LinkRates rates,
-      RepairScheme scheme, LinksInFlight inFlight) {
+      RepairScheme scheme, LinksInFlight inFlight, java.util.function.Supplier<Set<String>> leavingNow) {
     this.metrics = metrics;
+    this.leavingNow = leavingNow;
     this.state = state;
     this.giveBackMs = giveBackMs;
     this.planner = rates == null ? null : new DecommissionPlanner(scheme, RackLinkLoad.Links.FULL_DUPLEX, rates);
@@ -71,6 +83,7 @@ final class LeavingArchivedBlocks {
   /** A repair pass starts with these DataNodes leaving (transfer addresses). */
   void beginPass(Set<String> leavingNodes) {
     leaving = leavingNodes;
+    asked = false;
     seen.clear();
     leavingHolder.clear();
     givenBack.beginPass();
@@ -79,9 +92,6 @@ final class LeavingArchivedBlocks {
 
   /** The monitor looked at this stripe: its lost units held only on leaving nodes are counted, and claimed or given back. */
   void note(ArchivedStripe s, ArchivedStripeNow now) {
-    if (leaving.isEmpty()) {
-      return;
-    }
     ArchivedStripeRepair p = now.repair();
     for (int u : p.lost()) {
       StripeMember m = s.member(u);
@@ -104,10 +114,25 @@ final class LeavingArchivedBlocks {
     }
   }
 
-  /** The leaving node listed for the member's block (the least of them, when several leave), or null. */
+  /**
+   * The leaving node listed for the member's block (the least of them, when several leave), or null; a block listed
+   * only on nodes this pass did not take as leaving has them asked for again, once a pass (see the class comment).
+   */
   private String leavingHolder(ArchivedStripeNow now, StripeMember m) {
     WideEcArchivedBlocks.BlockView v = now.views().get(m.blockId());
-    return v == null ? null : v.holders().stream().filter(leaving::contains).sorted().findFirst().orElse(null);
+    if (v == null || v.holders().isEmpty()) {
+      return null;
+    }
+    if (!asked && v.holders().stream().noneMatch(leaving::contains)) {
+      asked = true;
+      Set<String> more = leavingNow.get();
+      if (!leaving.containsAll(more)) {
+        Set<String> all = new HashSet<>(leaving);
+        all.addAll(more);
+        leaving = all;
+      }
+    }
+    return v.holders().stream().filter(leaving::contains).sorted().findFirst().orElse(null);
   }
 
   /**

@@ -63,6 +63,17 @@ final class LeavingNodeUnits implements LostUnitSource {
     return leaving;
   }
 
+  /** Transfer addresses of the DataNodes leaving service now (a node may start leaving during a pass). */
+  Set<String> leavingNow() {
+    return addresses(WideEcLeavingUnits.leaving(fsn));
+  }
+
+  private static Set<String> addresses(List<WideEcLeavingUnits.LeavingNode> nodes) {
+    Set<String> addrs = new HashSet<>();
+    nodes.forEach(n -> addrs.add(n.node().getXferAddr()));
+    return addrs;
+  }
+
   /** Units of our block groups held only on leaving nodes, over the last whole walk of their blocks. */
   long unitsLeft() {
     return groupUnitsLeft.left();
@@ -71,8 +82,7 @@ final class LeavingNodeUnits implements LostUnitSource {
   @Override
   public List<GroupUnits> find(Set<Long> waiting, Set<Long> skip, int room) {
     List<WideEcLeavingUnits.LeavingNode> nodes = WideEcLeavingUnits.leaving(fsn);
-    Set<String> addrs = new HashSet<>();
-    nodes.forEach(n -> addrs.add(n.node().getXferAddr()));
+    Set<String> addrs = addresses(nodes);
     leaving = addrs;
     Set<String> seen = new HashSet<>(covered);
     nodes.stream().filter(WideEcLeavingUnits.LeavingNode::maintenance).forEach(n -> seen.add(n.node().getXferAddr()));
