@@ -97,10 +97,10 @@ public final class ArchivalPlanner {
     }
 
     /**
-     * The stripe kept with the fewest bytes moved, or, when the chain archival then crosses racks less, kept for the
-     * fewest bytes across racks: parities in the core rack, and (grouped by racks, where the members are not in file
-     * order anyway) blocks free to take any data unit ({@link KeepAssignment}). The second is a plan of its own, so
-     * the choice is on the exact costs of both.
+     * The stripe kept with the fewest bytes moved, or, when the chain archival then crosses racks less and moves no
+     * more, kept for the fewest bytes across racks: parities in the core rack, and (grouped by racks, where the members
+     * are not in file order anyway) blocks free to take any data unit ({@link KeepAssignment}). The second is a plan of
+     * its own, so the choice is on the exact costs of both.
      */
     PlannedStripe plan(int[] baseRackOf) {
       int real = blocks.size();
@@ -127,7 +127,9 @@ public final class ArchivalPlanner {
         Map<String, Long> loadAcross = new HashMap<>(load);
         PlannedStripe other = build(across, stored, data, unitLength, fewestMoves.relabelOptimum(),
             best.crossRackBytesPlanned(), loadAcross);
-        if (other.crossRackBytesPlanned() < best.crossRackBytesPlanned()) {
+        // Never a move more for it: a core-rack chain leaves its moves to the trim, so until then (or with no trim) the
+        // blocks are read where they are, not where a plan that traded a move for a delivery says.
+        if (other.crossRackBytesPlanned() < best.crossRackBytesPlanned() && other.bytesMoved() <= best.bytesMoved()) {
           best = other;
           loadAfter = loadAcross;
         }

@@ -9,8 +9,7 @@ import java.util.TreeMap;
  * ones count as zero-padded), and what encoding it costs either way.
  *
  * @param bytesMovedWithPlanRacks the fewest bytes moved had each unit kept its plan rack from the placement
- *     planner (the exact optimum of relabelling alone); {@link #bytesMoved()} is never more, unless the stripe was
- *     kept for fewer bytes across racks
+ *     planner (the exact optimum of relabelling alone); {@link #bytesMoved()} is never more
  * @param crossRackBytesWithFewestMoves what the chain archival sends across racks, moves included, had the stripe
  *     been kept with the fewest bytes moved; {@link #crossRackBytesPlanned()} is never more (the planner keeps the
  *     stripe for the bytes across racks only when that sends fewer)

@@ -36,7 +36,7 @@ final class SystematicSteps implements LayoutSteps {
   private final PlanMoves moves;
   private final Path path;
   private final List<String> moved = new ArrayList<>();
-  private final List<String> encodedOffPlan = new ArrayList<>();
+  private final List<String> encodedOffPlan = java.util.Collections.synchronizedList(new ArrayList<>());
   private Map<Long, String> paths;
 
   SystematicSteps(DistributedFileSystem dfs, ManifestRecorder rec, StripeEncoder encoder, PlanMoves moves, Path path) {
@@ -58,12 +58,12 @@ final class SystematicSteps implements LayoutSteps {
   }
 
   /** Data blocks copied onto their planned node before an encoder that reads the kept replicas ran. */
-  synchronized List<String> moved() {
+  List<String> moved() {
     return moved;
   }
 
   /** Data blocks such an encoder read off their planned node, as they could not be moved there. */
-  synchronized List<String> encodedOffPlan() {
+  List<String> encodedOffPlan() {
     return encodedOffPlan;
   }
 
@@ -80,10 +80,11 @@ final class SystematicSteps implements LayoutSteps {
    * deleted by us), and the chain that runs is the one {@code archive --dry-run} costed. The stripe stays PLANNED
    * throughout: a crash mid-move leaves blocks on or off plan, both valid, and the rerun moves what is left. A block
    * that cannot be moved is read where it is: one line in {@code encodedOffPlan}, naming it and why. Stripes archived
-   * at once move their blocks one stripe at a time (the mover moves many blocks of one stripe at once).
+   * at once make their moves at once (each move waits seconds for the NameNode, so one stripe's moves at a time
+   * would put the stripes one after another again).
    */
   @Override
-  public synchronized void prepareEncode(ArchivedStripe s) throws IOException {
+  public void prepareEncode(ArchivedStripe s) throws IOException {
     if (!encoder.readsPlannedHolders(s)) {
       return;
     }
@@ -91,7 +92,7 @@ final class SystematicSteps implements LayoutSteps {
     if (toMove.isEmpty()) {
       return;
     }
-    paths = paths == null ? moves.currentPaths(path) : paths;
+    Map<Long, String> paths = paths();
     Map<Long, String> failed = moves.moveOntoPlan(toMove, paths, moved);
     for (StripeMember m : toMove) {
       String why = failed.get(m.blockId());
@@ -103,6 +104,12 @@ final class SystematicSteps implements LayoutSteps {
         encodedOffPlan.add(line);
       }
     }
+  }
+
+  /** The archive's files by inode, looked up on the first move. */
+  private synchronized Map<Long, String> paths() throws IOException {
+    paths = paths == null ? moves.currentPaths(path) : paths;
+    return paths;
   }
 
   /**
