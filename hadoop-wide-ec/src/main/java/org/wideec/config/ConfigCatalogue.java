@@ -225,8 +225,7 @@ public final class ConfigCatalogue {
       fixed("wide-ec.archive.chain.concurrent-stripes", ARCHIVAL, "1", ARCHIVER,
           "stripes of one archive the chain encoder encodes at once (1..64): each runs on its own DataNodes, most of"
               + " them in their own core racks, and the archiver holds none of their bytes (the classic encoder codes"
-              + " one stripe at a time in the archiver's memory); 1 until an archive's layout is shown not to depend"
-              + " on it"),
+              + " one stripe at a time in the archiver's memory); 1 until more is shown safe"),
       fixed("wide-ec.archive.grouping", ARCHIVAL, "auto", ARCHIVER,
           "how a new plan groups blocks into stripes: files (file order), racks (around core racks, each stripe's"
               + " blocks with a replica in one rack, EAR) or auto (the one whose chain archival crosses racks less);"

@@ -68,8 +68,8 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   public static final String SHAPE_KEY = "wide-ec.archive.chain.shape";
   /**
    * Stripes of one archive encoded at once: their chains run on the DataNodes, mostly in their own core racks. One by
-   * default: with four at once, a test that archives on plan and then checks the updater's choice against the plan
-   * failed every time (its plan's assumptions no longer held), with one it passes; the cause is not isolated yet.
+   * default until the whole suite has passed with more: the one suite run with four failed a parity-update test, whose
+   * failures were then traced to the archival plan's layout rather than to the stripes running at once.
    */
   public static final String CONCURRENT_KEY = "wide-ec.archive.chain.concurrent-stripes";
   public static final int CONCURRENT_DEFAULT = 1;
