@@ -213,7 +213,8 @@ public final class Archiver {
         progress.done(stepOne(dfs, rec, steps, planned, run));
       }
     } else {
-      run.add(inParallel(dfs, rec, steps, stripes, progress, Math.min(concurrent, stripes.size())));
+      run.add(ConcurrentStripes.step(stripes, Math.min(concurrent, stripes.size()), (planned, mine) ->
+          progress.done(stepOne(dfs, rec, steps, planned, mine))));
     }
     try {
       steps.finish();
@@ -255,67 +256,6 @@ public final class Archiver {
       }
     }
     return s;
-  }
-
-  /** The stripes stepped {@code threads} at a time; what they did, merged in stripe order. */
-  private static Run inParallel(DistributedFileSystem dfs, ManifestRecorder rec, LayoutSteps steps,
-      List<ArchivedStripe> stripes, Progress progress, int threads) throws IOException {
-    java.util.concurrent.atomic.AtomicInteger named = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "wide-ec-archive-stripe-" + named.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-    List<java.util.concurrent.Future<Run>> runs = new ArrayList<>();
-    try {
-      for (ArchivedStripe planned : stripes) {
-        runs.add(pool.submit(() -> {
-          if (failed.get()) {
-            return null; // left as recorded for the rerun
-          }
-          try {
-            Run mine = new Run();
-            progress.done(stepOne(dfs, rec, steps, planned, mine));
-            return mine;
-          } catch (IOException | RuntimeException | Error e) {
-            failed.set(true);
-            throw e;
-          }
-        }));
-      }
-      Run all = new Run();
-      Throwable first = null;
-      for (java.util.concurrent.Future<Run> f : runs) {
-        try {
-          Run r = f.get();
-          if (r != null) {
-            all.add(r);
-          }
-        } catch (java.util.concurrent.ExecutionException e) {
-          if (first == null) {
-            first = e.getCause();
-          } else {
-            first.addSuppressed(e.getCause());
-          }
-        }
-      }
-      if (first instanceof IOException io) {
-        throw io;
-      } else if (first instanceof RuntimeException re) {
-        throw re;
-      } else if (first instanceof Error err) {
-        throw err;
-      } else if (first != null) {
-        throw new IOException(first);
-      }
-      return all;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while " + threads + " stripes were being archived");
-    } finally {
-      pool.shutdownNow(); // every stripe has ended by now, unless this thread was interrupted
-    }
   }
 
   /** One stripe from its recorded state to COMMITTED and its share of taking effect. */
