@@ -155,9 +155,10 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     AtomicReference<String> stoppedAt = new AtomicReference<>();
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch killed = new CountDownLatch(1);
+    StripeEncoder encoder = encoderName.equals("chain") ? ChainEncoder.from(fs) : ClientClassicEncoder.from(fs);
     Archiver.Hook hook = (manifest, stripe) -> {
       if (stripe == null) {
-        node.set(victimOf(manifest.stripe(0), victim)); // the PLANNED record: the plan names the nodes
+        node.set(victimOf(manifest.stripe(0), victim, encoder)); // the PLANNED record: before any block moves
         return;
       }
       if (stripe.state() != at || stoppedAt.get() != null) {
@@ -174,7 +175,6 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     ExecutorService bg = Executors.newSingleThreadExecutor();
     String failure = null;
     List<String> parityOffPlan = new java.util.concurrent.CopyOnWriteArrayList<>();
-    StripeEncoder encoder = encoderName.equals("chain") ? ChainEncoder.from(fs) : ClientClassicEncoder.from(fs);
     try {
       Archiver archiver = new Archiver(fs, store, encoder, hook, Archiver.Listener.NONE);
       Future<String> run = bg.submit(() -> {
@@ -256,12 +256,16 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     assertEquals(expected, found, "parity directory of stripe " + s.stripeId());
   }
 
-  /** The planned node of the case's victim, from the recorded plan (the chain runs on the planned nodes). */
-  private static String victimOf(ArchivedStripe s, Victim victim) {
+  /**
+   * The case's victim: the classic encoder's parity target from the recorded plan; the chain's collector or a holder
+   * in mid-chain from the chain the encoder will run, over the replicas it will read (the planned nodes after the
+   * plan's moves, or a core rack's replicas where they are).
+   */
+  private static String victimOf(ArchivedStripe s, Victim victim, StripeEncoder encoder) throws IOException {
     if (victim == Victim.PARITY_TARGET) {
       return s.member(s.code().k()).plannedNode();
     }
-    EncodePlan.Tree global = plannedChain(s).trees().get(0);
+    EncodePlan.Tree global = chainToRun(s, ((ChainEncoder) encoder).sourcesNow(s).holders()).trees().get(0);
     if (victim == Victim.COLLECTOR) {
       return global.collector().node();
     }
@@ -271,9 +275,8 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
     return mid;
   }
 
-  /** The chain over the stripe's planned nodes: what the chain encoder runs once the blocks are on plan. */
-  private static EncodePlan plannedChain(ArchivedStripe s) {
-    Map<Integer, Site> holders = new HashMap<>();
+  /** The chain over {@code holders} and the stripe's planned parity nodes, as the chain encoder plans it. */
+  private static EncodePlan chainToRun(ArchivedStripe s, Map<Integer, Site> holders) {
     Map<Integer, Site> targets = new HashMap<>();
     long[] lengths = new long[s.code().k()];
     for (int u = 0; u < s.code().n(); u++) {
@@ -282,7 +285,6 @@ class EncodingNodeCrashClusterTest extends ArchiveTestBed {
         continue;
       }
       if (m.role() == UnitRole.DATA) {
-        holders.put(u, new Site(m.plannedNode(), m.plannedRack()));
         lengths[u] = m.length();
       } else {
         targets.put(u, new Site(m.plannedNode(), m.plannedRack()));

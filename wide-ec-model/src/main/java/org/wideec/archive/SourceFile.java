@@ -1,5 +1,6 @@
 package org.wideec.archive;
 
+import java.util.Comparator;
 import java.util.List;
 import org.wideec.topology.Site;
 
@@ -8,10 +9,16 @@ import org.wideec.topology.Site;
  * locations): path, inode id, length, block size and every block with its live replicas.
  */
 public record SourceFile(String path, long inodeId, long length, long blockSize, List<Block> blocks) {
-  /** One block of the file and where its replicas are. */
+  /**
+   * One block of the file and where its replicas are. The replicas are a set: the NameNode lists them nearest the
+   * asking client first and shuffles those at one distance, so they are kept by rack and node, and a plan made twice
+   * from one layout is the same plan.
+   */
   public record Block(long blockId, long generationStamp, long length, List<Site> replicas) {
+    private static final Comparator<Site> CANONICAL = Comparator.comparing(Site::rack).thenComparing(Site::node);
+
     public Block {
-      replicas = List.copyOf(replicas);
+      replicas = replicas.stream().sorted(CANONICAL).toList();
     }
   }
 

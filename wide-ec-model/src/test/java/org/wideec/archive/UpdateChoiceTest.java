@@ -108,4 +108,43 @@ class UpdateChoiceTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.storing(Set.of(9)));
     assertTrue(e.getMessage().contains("parities [9] are not all rows of the plan (rows [6, 7, 8])"), e.getMessage());
   }
+
+  /**
+   * The update model ({@link UpdateChooser} on the stripe's pattern) and the updater's choice price one re-encoding
+   * and decide alike on every layout: RS(6,3) under combined locality (data in two racks of three, the parities in a
+   * third) with every way of splitting the data units between the two racks and every set of removed units, since the
+   * archiver gives units to blocks by where the blocks were, not in rack order.
+   */
+  @Test
+  void theModelAndTheUpdatersChoiceAgreeWhicheverDataUnitsShareARack() {
+    String rs = "rs:k=6,m=3";
+    org.wideec.code.LinearCode code = org.wideec.code.Codes.pinnedFromSpec(rs);
+    for (int mask = 0; mask < 64; mask++) {
+      if (Integer.bitCount(mask) != 3) {
+        continue;
+      }
+      java.util.List<StripeMember> members = new java.util.ArrayList<>();
+      for (int u = 0; u < 6; u++) {
+        String rack = (mask >> u & 1) == 1 ? "/r0" : "/r1";
+        members.add(StripeMember.data(100 + u, 5000 + u, 1, 4096, "dn" + u, rack).withCrc(u));
+      }
+      for (int u = 6; u < 9; u++) {
+        members.add(new StripeMember(code.role(u), false, 200 + u, 6000 + u, 1, 4096, u, "dn" + u, "/r2"));
+      }
+      ArchivedStripe stripe = new ArchivedStripe(3, rs, 1, StripeState.TRIMMED, "/.wideec/parity/9/3", 300, members);
+      for (int removed = 1; removed < 63; removed++) {
+        Set<Long> inodes = new TreeSet<>();
+        for (int u = 0; u < 6; u++) {
+          if ((removed >> u & 1) == 1) {
+            inodes.add(100L + u);
+          }
+        }
+        StripeUpdate up = StripeUpdate.removing(stripe, inodes);
+        UpdateChoice c = UpdateChoice.of(up, new RackCu(), Set.of(), CHAIN);
+        boolean model = new UpdateChooser(new RackCu()).choose(up.pattern()).scheme().equals("reencode");
+        assertEquals(model, c.reEncodes(), "data in /r0: " + Integer.toBinaryString(mask) + ", removed "
+            + inodes + ": " + up.pattern() + "\n" + c.delta().describe() + "\n" + c.reEncode().describe());
+      }
+    }
+  }
 }

@@ -141,7 +141,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
 
   @Override
   public boolean readsPlannedHolders(ArchivedStripe stripe) throws IOException {
-    ChainSources c = sources(stripe, StripeData.locate(dfs, stripe));
+    ChainSources c = sourcesNow(stripe);
     chosenBeforeMoves.put(stripe.stripeId(), c);
     LOG.info("stripe {}: the chain reads {}", stripe.stripeId(), c.movesFirst() ? "the planned nodes (blocks moved"
         + " there first)" : "in core rack " + c.coreRack() + " (no move before the encode)");
@@ -149,6 +149,15 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   }
 
   /** {@link ChainSources} over the data blocks' replicas as the NameNode lists them now and the stripe's plan. */
+  /**
+   * The replicas a chain over {@code stripe} would read if it started now, from the NameNode's live replicas: what
+   * {@link #readsPlannedHolders} decides on, and what an operator (or a test) asks to know which nodes the encode
+   * will use.
+   */
+  public ChainSources sourcesNow(ArchivedStripe stripe) throws IOException {
+    return sources(stripe, StripeData.locate(dfs, stripe));
+  }
+
   private ChainSources sources(ArchivedStripe stripe, List<StripeData.Unit> data) {
     LinearCode code = stripe.code();
     Map<Integer, List<Site>> replicas = new HashMap<>();
