@@ -31,8 +31,12 @@ import org.wideec.transport.CappedBackground;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RepairYieldsClusterTest {
-  static final long CAP = 512 * 1024;
-  static final long LOWER_CAP = 256 * 1024;
+  // Low enough that the cap binds however slowly a loaded machine runs the repair: a bucket holds a tenth of a
+  // second's bytes (12.8 KiB here), less than one 16 KiB slice, so after its first slice a helper sends one slice per
+  // 0.1 s at most, and a 256 KiB unit takes at least 1.6 s; at 512 KiB/s a repair slower than 0.4 s a unit never
+  // waited, and the suite once saw that.
+  static final long CAP = 128 * 1024;
+  static final long LOWER_CAP = 64 * 1024;
   static final long RACK_CAP = 3 * 1024 * 1024;
   static long startedNanos;
 
