@@ -175,6 +175,7 @@ class CoreRackGroupingTest {
       assertEquals(Math.min(files0, racks.crossRackBytesPlanned()), auto.crossRackBytesPlanned(), "seed " + seed);
     }
   }
+
   /**
    * The NameNode lists a block's replicas nearest the client first and shuffles those at one distance, so two dry runs
    * of one directory see its replicas in different orders: the plan must not depend on it, or the archive runs a plan

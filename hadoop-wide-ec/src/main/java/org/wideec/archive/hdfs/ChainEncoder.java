@@ -148,7 +148,6 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return c.movesFirst();
   }
 
-  /** {@link ChainSources} over the data blocks' replicas as the NameNode lists them now and the stripe's plan. */
   /**
    * The replicas a chain over {@code stripe} would read if it started now, from the NameNode's live replicas: what
    * {@link #readsPlannedHolders} decides on, and what an operator (or a test) asks to know which nodes the encode
@@ -158,6 +157,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return sources(stripe, StripeData.locate(dfs, stripe));
   }
 
+  /** {@link ChainSources} over the data blocks' replicas as the NameNode lists them now and the stripe's plan. */
   private ChainSources sources(ArchivedStripe stripe, List<StripeData.Unit> data) {
     LinearCode code = stripe.code();
     Map<Integer, List<Site>> replicas = new HashMap<>();
