@@ -361,8 +361,9 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     long[] sizes = {BLOCK, BLOCK, BLOCK, BLOCK, BLOCK, BLOCK};
     for (boolean oneRackKept : List.of(true, false)) {
       String dir = "/dn-crossover-" + (oneRackKept ? "one-rack" : "two-racks");
-      // In file order: grouped by racks, the planner may give the blocks data units in any order, and on a layout
-      // whose racks hold units such as [d0, d1, d5] and [d2, d3, d4] the updater and the model chose differently.
+      // In file order, the sweep's patterns. Grouped by racks the planner may give the blocks data units in any order
+      // (racks of [d0, d1, d5] and [d2, d3, d4]); the model and the updater's choice agree on every such split
+      // (UpdateChoiceTest).
       List<String> files = archiveDirOnPlan(dir, sizes, "--code", "rs:k=6,m=3", "--placement", "cl", "--grouping",
           "files");
       StripeManifest before = manifestOf(dir);
