@@ -85,13 +85,13 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   private final Map<Long, ChecksumOpt> checksums = new HashMap<>();
   /** The plans run, by stripe id (stripes may be encoded at once, and finish in any order). */
   private final java.util.TreeMap<Long, List<EncodePlan>> plans = new java.util.TreeMap<>();
-  /** Each stripe's sources as chosen before its moves (the moves change the replicas the choice was made on). */
-  private final Map<Long, ChainSources> chosenBeforeMoves = new java.util.concurrent.ConcurrentHashMap<>();
+  private final ChainReadReplicas replicas;
 
   private ChainEncoder(DistributedFileSystem dfs, EncodePlan.Shape shape, int concurrent) throws IOException {
     this.dfs = dfs;
     this.shape = shape;
     this.concurrent = concurrent;
+    this.replicas = new ChainReadReplicas(shape);
     this.files = new ParityFiles(dfs);
     this.ports = new SlicePortClient(dfs.getConf());
     this.threads = Executors.newCachedThreadPool(r -> {
@@ -141,8 +141,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
 
   @Override
   public boolean readsPlannedHolders(ArchivedStripe stripe) throws IOException {
-    ChainSources c = sourcesNow(stripe);
-    chosenBeforeMoves.put(stripe.stripeId(), c);
+    ChainSources c = replicas.chooseBeforeMoves(stripe, StripeData.locate(dfs, stripe));
     LOG.info("stripe {}: the chain reads {}", stripe.stripeId(), c.movesFirst() ? "the planned nodes (blocks moved"
         + " there first)" : "in core rack " + c.coreRack() + " (no move before the encode)");
     return c.movesFirst();
@@ -154,55 +153,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
    * will use.
    */
   public ChainSources sourcesNow(ArchivedStripe stripe) throws IOException {
-    return sources(stripe, StripeData.locate(dfs, stripe));
-  }
-
-  /** {@link ChainSources} over the data blocks' replicas as the NameNode lists them now and the stripe's plan. */
-  private ChainSources sources(ArchivedStripe stripe, List<StripeData.Unit> data) {
-    LinearCode code = stripe.code();
-    Map<Integer, List<Site>> replicas = new HashMap<>();
-    Map<Integer, Site> planned = new HashMap<>();
-    long[] lengths = new long[code.k()];
-    for (StripeData.Unit d : data) {
-      List<Site> live = new ArrayList<>();
-      for (DatanodeInfo dn : d.block().getLocations()) {
-        live.add(DataNodeSites.of(dn));
-      }
-      replicas.put(d.unit(), live);
-      planned.put(d.unit(), new Site(d.member().plannedNode(), d.member().plannedRack()));
-      lengths[d.unit()] = d.member().length();
-    }
-    Map<Integer, Site> targets = new HashMap<>();
-    for (int u = code.k(); u < code.n(); u++) {
-      StripeMember m = stripe.member(u);
-      if (!m.padding()) {
-        targets.put(u, new Site(m.plannedNode(), m.plannedRack()));
-      }
-    }
-    return ChainSources.choose("stripe " + stripe.stripeId(), code, replicas, planned, lengths, targets, shape);
-  }
-
-  /**
-   * The replica each data unit is read from: the core rack's, as chosen before the moves, or the kept ones of the
-   * plan ({@link StripeData#readHolders}); a chosen replica the NameNode no longer lists is read as the plan says.
-   */
-  private Map<Integer, DatanodeInfo> readHolders(ArchivedStripe stripe, List<StripeData.Unit> data)
-      throws IOException {
-    ChainSources c = chosenBeforeMoves.remove(stripe.stripeId());
-    c = c != null ? c : sources(stripe, data);
-    Map<Integer, DatanodeInfo> onPlan = StripeData.readHolders(stripe, data);
-    if (c.movesFirst()) {
-      return onPlan;
-    }
-    Map<Integer, DatanodeInfo> out = new HashMap<>(onPlan);
-    for (StripeData.Unit d : data) {
-      for (DatanodeInfo dn : d.block().getLocations()) {
-        if (dn.getXferAddr().equals(c.holders().get(d.unit()).node())) {
-          out.put(d.unit(), dn);
-        }
-      }
-    }
-    return out;
+    return replicas.choose(stripe, StripeData.locate(dfs, stripe));
   }
 
   @Override
@@ -234,7 +185,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     Map<Integer, Site> holders = new HashMap<>();
     Map<Integer, BlockRef> blocks = new HashMap<>();
     long[] lengths = new long[code.k()];
-    Map<Integer, DatanodeInfo> chosen = readHolders(stripe, data);
+    Map<Integer, DatanodeInfo> chosen = replicas.readHolders(stripe, data);
     for (StripeData.Unit d : data) {
       DatanodeInfo holder = chosen.get(d.unit());
       nodes.put(holder.getXferAddr(), holder);
