@@ -27,6 +27,8 @@
 #                                    --cross-rack-rate [node rate / X] (the ECWide / RackCU / UniLRC testbeds' way)
 #   --policies A,B [every policy of conf/wide-ec-policies.xml, RS-6-3-1024k, RS-10-4-1024k] to enable ("" for none)
 #   --block-size SIZE [8m]  --dn-heap [256m]  --nn-heap [1g]  --subnet A.B [10.77]
+#   --jit c1|tiered [c1]             the daemons' JIT: c1 (client compiler only) or tiered (HotSpot's default, as
+#                                    production daemons run); see dev-support/cluster/README.md for why c1 here
 # Needs root (namespaces, veth, bridges, tc), ethtool, curl, java 17 and mvn.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,7 +42,7 @@ shift
 
 dir=/tmp/wide-ec-cluster prefix=wec tarball="" hadoop_version="" nodes=24 racks=6 node_rate=200mbit oversub=10
 policies=default uplink_rate="" shaping=uplinks cross_rate="" block_size=8m dn_heap=256m nn_heap=1g subnet=10.77
-mtu=9000
+mtu=9000 jit=c1
 rest=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
     --racks) racks="$2"; shift 2 ;;
     --node-rate) node_rate="$2"; shift 2 ;;
     --mtu) mtu="$2"; shift 2 ;;
+    --jit) jit="$2"; shift 2 ;;
     --oversubscription) oversub="$2"; shift 2 ;;
     --uplink-rate) uplink_rate="$2"; shift 2 ;;
     --shaping) shaping="$2"; shift 2 ;;
@@ -148,12 +151,15 @@ start_daemon() {
   mkdir -p "$dir/data/$node"
   # bash forks once for the background job; ip, unshare and sh each exec, so $! is the JVM's own PID.
   ip netns exec "$(ns "$node")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$node" \
-    java "-Xmx$heap" "${java_flags[@]}" "-Dhadoop.tmp.dir=$dir/data/$node" "-Dhadoop.log.dir=$dir/logs" \
+    java "-Xmx$heap" "${java_flags[@]}" $(jit_flags) "-Dhadoop.tmp.dir=$dir/data/$node" "-Dhadoop.log.dir=$dir/logs" \
     "-Dhadoop.log.file=$node.log" -Dhadoop.root.logger=INFO,RFA "-Djava.library.path=$dir/dist/lib/native" \
     -cp "$(daemon_classpath "$node")" "$class" </dev/null >"$dir/logs/$node.out" 2>&1 &
   echo "pid $! $node" >> "$ledger"
   echo "$!" > "$dir/pids/$node"
 }
+
+# The daemons' JIT flags (--jit): with c1, HotSpot's C2 compiler stays off (README: a host with fewer cores than daemons).
+jit_flags() { [ "$jit" = c1 ] && echo "-XX:TieredStopAtLevel=1" || true; }
 
 # A node's configuration: $dir/conf, or $dir/conf-NODE when a drill wrote one for it (a small data disk, another secret).
 daemon_classpath() {
@@ -174,7 +180,7 @@ if [ "$cmd" != up ]; then
   . "$state"
   case "$cmd" in
     status)
-      echo "cluster in $dir: $nodes DataNodes in $racks racks, node links $node_rate, MTU $mtu, shaping $shaping ($shaping_detail)"
+      echo "cluster in $dir: $nodes DataNodes in $racks racks, node links $node_rate, MTU $mtu, JIT $jit, shaping $shaping ($shaping_detail)"
       echo "NameNode hdfs://$(nn_addr):8020  client namespace $(ns cl) ($(cl_addr))"
       for node in nn $(seq -f 'dn%g' 1 "$nodes"); do
         pid="$(node_pid "$node" || true)"
@@ -230,6 +236,7 @@ done
   || die "--nodes must be 1 to 240 and --racks between 1 and --nodes"
 [ "$shaping" = uplinks ] || [ "$shaping" = egress-cap ] || die "--shaping is uplinks or egress-cap, not '$shaping'"
 [[ "$mtu" =~ ^[0-9]+$ ]] && [ "$mtu" -ge 1280 ] && [ "$mtu" -le 65535 ] || die "--mtu must be 1280 to 65535 bytes, not '$mtu'"
+[ "$jit" = c1 ] || [ "$jit" = tiered ] || die "--jit is c1 or tiered, not '$jit'"
 if [ -z "$tarball" ]; then
   tarball="$(ls -t "$here"/target/hadoop-wide-ec-*-bin.tar.gz 2>/dev/null | head -n 1 || true)"
   [ -n "$tarball" ] || die "no distribution in $here/target: build it with dev-support/dist.sh (or pass --tarball FILE)"
@@ -464,14 +471,14 @@ in_ns nn java "${java_flags[@]}" "-Dhadoop.tmp.dir=$dir/data/nn" -cp "$(daemon_c
   || die "formatting the NameNode failed (see $dir/logs/format.log)"
 
 # 3. (Re)start the DataNodes, then 4. the NameNode.
-log "INSTALL 3: starting $nodes DataNodes (heap $dn_heap)"
+log "INSTALL 3: starting $nodes DataNodes (heap $dn_heap, JIT $jit)"
 for i in $(seq 1 "$nodes"); do start_daemon "dn$i"; done
 log "INSTALL 4: starting the NameNode (heap $nn_heap)"
 start_daemon nn
 
 cat > "$state" <<EOF
 prefix=$prefix nodes=$nodes racks=$racks subnet=$subnet node_rate=$node_rate uplink_rate=$uplink_rate mtu=$mtu
-shaping=$shaping cross_rate=$cross_rate oversub=$oversub block_size=$block_size dn_heap=$dn_heap nn_heap=$nn_heap
+jit=$jit shaping=$shaping cross_rate=$cross_rate oversub=$oversub block_size=$block_size dn_heap=$dn_heap nn_heap=$nn_heap
 shaping_detail="$shaping_detail"
 EOF
 

@@ -30,7 +30,7 @@ public final class ClusterBench {
       "timeout", "cluster-script", "decommission-data", "decommission-policies", "update-codes", "update-schemes",
       "update-sweep-schemes", "update-file-size", "victim-units",
       // cluster.sh up's options, for the launcher
-      "nodes", "racks", "node-rate", "mtu", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
+      "nodes", "racks", "node-rate", "mtu", "jit", "oversubscription", "uplink-rate", "shaping", "cross-rack-rate", "block-size",
       "dn-heap", "dir", "tarball");
   static final Set<String> SWITCHES = Set.of("json", "faults", "no-archive", "decommission", "no-decommission",
       "updates", "no-updates");

@@ -15,7 +15,7 @@ import org.wideec.cli.Options;
  */
 final class ClusterBenchLauncher {
   /** cluster.sh up's options the bench passes through, with the bench's defaults (24 DataNodes in 6 racks). */
-  private static final String[][] UP = {{"nodes", "24"}, {"racks", "6"}, {"node-rate", null}, {"mtu", null}, {"oversubscription", null},
+  private static final String[][] UP = {{"nodes", "24"}, {"racks", "6"}, {"node-rate", null}, {"mtu", null}, {"jit", null}, {"oversubscription", null},
       {"uplink-rate", null}, {"shaping", null}, {"cross-rack-rate", null}, {"block-size", "8m"}, {"dn-heap", null},
       {"tarball", null}};
 

@@ -38,6 +38,7 @@ final class ToolProcess {
     c.add("org.wideec.cli.WideEcTool");
     c.addAll(List.of(args));
     Path out = Files.createTempFile("wide-ec-tool", ".txt");
+    out.toFile().deleteOnExit(); // read by this run only (its failure message carries what the tool said)
     Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     return new ToolProcess(p, out, "wide-ec " + String.join(" ", args));
   }

@@ -54,6 +54,8 @@ final class RepairClusterFixture {
   static final int RACKS = 8;
   static final int PER_RACK = 3;
   static MiniDFSCluster cluster;
+  /** The cluster's directory, removed when it stops. */
+  private static File dir;
   static DistributedFileSystem fs;
   static ErasureCodingPolicy policy;
   static LinearCode code;
@@ -89,7 +91,7 @@ final class RepairClusterFixture {
     workers.clear();
     datanodeMetrics.clear();
     stopped.clear();
-    File dir = Files.createTempDirectory("wideec-repair").toFile();
+    dir = Files.createTempDirectory("wideec-repair").toFile();
     Configuration conf = MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(extra));
     // These tests are about the worker taking over HDFS's own reconstruction tasks: the path a lost unit takes when
     // the NameNode's rebuild orders are off or hand it back (LostUnitRebuildClusterTest covers the orders).
@@ -132,6 +134,10 @@ final class RepairClusterFixture {
     if (cluster != null) {
       cluster.shutdown();
       cluster = null;
+    }
+    if (dir != null) {
+      org.apache.hadoop.fs.FileUtil.fullyDelete(dir);
+      dir = null;
     }
   }
 

@@ -53,6 +53,7 @@ class ShippedSettingsClusterTest {
   private static final long BLOCK = 1024 * 1024;
 
   private static MiniDFSCluster cluster;
+  private static java.io.File dir;
   private static DistributedFileSystem fs;
   private static ErasureCodingPolicy policy;
 
@@ -62,7 +63,8 @@ class ShippedSettingsClusterTest {
     conf.addResource(new Path(new File(CONF_DIR, "hdfs-site-wide-ec.xml").getAbsoluteFile().toURI()));
     conf.set("wide-ec.transport.secret", "a-cluster-secret-of-this-test-only");
     conf.setInt("wide-ec.transport.port", 0);
-    cluster = MiniClusters.start(conf, Files.createTempDirectory("wideec-shipped").toFile(), RACKS, PER_RACK, BLOCK);
+    dir = Files.createTempDirectory("wideec-shipped").toFile();
+    cluster = MiniClusters.start(conf, dir, RACKS, PER_RACK, BLOCK);
     fs = cluster.getFileSystem();
     List<ErasureCodingPolicy> shipped =
         new ECPolicyLoader().loadPolicy(new File(CONF_DIR, "wide-ec-policies.xml").getAbsolutePath());
@@ -75,6 +77,9 @@ class ShippedSettingsClusterTest {
   static void stop() {
     if (cluster != null) {
       cluster.shutdown();
+    }
+    if (dir != null) {
+      org.apache.hadoop.fs.FileUtil.fullyDelete(dir);
     }
   }
 

@@ -40,12 +40,13 @@ import org.wideec.transport.SliceTransport;
 class WrongSecretClusterTest {
   private static final int CELL = 64 * 1024;
   private static MiniDFSCluster cluster;
+  private static File dir;
   private static DataNode odd;
   private static final List<DataNode> good = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
-    File dir = java.nio.file.Files.createTempDirectory("wideec-secret").toFile();
+    dir = java.nio.file.Files.createTempDirectory("wideec-secret").toFile();
     Configuration conf = MiniClusters.tuned(MiniClusters.withWideEcRepair(MiniClusters.withWideEcPlacement(
         new Configuration())), dir, 4L * CELL);
     String[] racks = {"/rack0", "/rack0", "/rack1", "/rack1", "/rack2"};
@@ -65,6 +66,9 @@ class WrongSecretClusterTest {
   static void stop() {
     if (cluster != null) {
       cluster.shutdown();
+    }
+    if (dir != null) {
+      org.apache.hadoop.fs.FileUtil.fullyDelete(dir);
     }
   }
 
