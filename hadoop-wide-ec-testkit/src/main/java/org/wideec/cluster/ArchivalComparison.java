@@ -6,19 +6,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.tools.DistCp;
-import org.apache.hadoop.util.ToolRunner;
 
 /**
  * Archival of a replicated directory on the real cluster, three ways over the same bytes: in place to a wide code
  * with our chain encoder ({@code wide-ec archive --mr --maps N DIR --encoder chain}), sealed with RapidRAID ({@code --encoder
  * rapidraid}, file by file), and the way users convert today: DistCp into a directory of a stock RS policy, then the
- * source deleted. DistCp runs as a real MapReduce job in local mode (LocalJobRunner, maps in parallel threads) inside
- * the client's namespace: the cluster has no YARN, and local mode moves the same bytes a YARN job would, through the
- * client's link instead of the DataNodes' (every byte read out of the racks and written back into them).
+ * source deleted. DistCp runs as a real MapReduce job in local mode (LocalJobRunner, maps in parallel threads) in a JVM
+ * of its own in the client's namespace, as the archiver does: the cluster has no YARN, and local mode moves the same
+ * bytes a YARN job would, through the client's link instead of the DataNodes' (every byte read out of the racks and
+ * written back into them).
  */
 final class ArchivalComparison {
   /** What to archive and how. */
@@ -115,16 +114,12 @@ final class ArchivalComparison {
     bed.stock.mkdirs(target);
     bed.stock.setErasureCodingPolicy(target, s.distcpPolicy());
     Phase p = bed.phase("distcp into " + s.distcpPolicy());
-    Configuration job = new Configuration(bed.conf);
-    job.set("mapreduce.framework.name", "local");
-    job.setInt("mapreduce.local.map.tasks.maximum", s.maps());
-    // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
-    job.set("dfs.checksum.combine.mode", "COMPOSITE_CRC");
-    int exit = ToolRunner.run(job, new DistCp(job, null), new String[] {"-m", Integer.toString(s.maps()), source.toString(),
-        target.toString()});
-    if (exit != 0) {
-      throw new IOException("distcp " + source + " " + target + " failed (exit " + exit + ")");
-    }
+    // Its own JVM, as `hadoop distcp` runs and as our archiver runs beside it: neither side's client starts warm.
+    ToolProcess.finish(ToolProcess.startMain(DistCp.class.getName(), "distcp",
+        "-D", "mapreduce.framework.name=local", "-D", "mapreduce.local.map.tasks.maximum=" + s.maps(),
+        // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
+        "-D", "dfs.checksum.combine.mode=COMPOSITE_CRC",
+        "-m", Integer.toString(s.maps()), source.toString(), target.toString()), bed.timeoutMs);
     bed.stock.delete(source, true);
     return p.end();
   }

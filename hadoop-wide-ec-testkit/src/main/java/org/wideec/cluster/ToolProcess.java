@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code wide-ec} command run as its own JVM in the client's namespace, with this process's classpath (the cluster's
- * configuration first) and flags: the archiver as an operator runs it, a process the fault drills can kill -9.
+ * configuration first) and flags: the archiver as an operator runs it, a process the fault drills can kill -9; or
+ * another tool the same way (DistCp, which users run as a command too).
  */
 final class ToolProcess {
   private final Process process;
@@ -25,6 +26,15 @@ final class ToolProcess {
   }
 
   static ToolProcess start(String... args) throws IOException {
+    return startMain("org.wideec.cli.WideEcTool", "wide-ec", args);
+  }
+
+  /**
+   * Another command line tool of the classpath (Hadoop's DistCp) as its own JVM, as its users run it.
+   *
+   * @param name what the tool is called in messages
+   */
+  static ToolProcess startMain(String mainClass, String name, String... args) throws IOException {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -35,17 +45,21 @@ final class ToolProcess {
     c.add("-Xmx1g");
     c.add("-cp");
     c.add(System.getProperty("java.class.path"));
-    c.add("org.wideec.cli.WideEcTool");
+    c.add(mainClass);
     c.addAll(List.of(args));
     Path out = Files.createTempFile("wide-ec-tool", ".txt");
     out.toFile().deleteOnExit(); // read by this run only (its failure message carries what the tool said)
     Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    return new ToolProcess(p, out, "wide-ec " + String.join(" ", args));
+    return new ToolProcess(p, out, name + " " + String.join(" ", args));
   }
 
   /** Runs to the end; throws with its output when it fails. */
   static String run(long timeoutMs, String... args) throws IOException {
-    ToolProcess t = start(args);
+    return finish(start(args), timeoutMs);
+  }
+
+  /** Waits for {@code t} to end; its output, or an exception with it when it fails. */
+  static String finish(ToolProcess t, long timeoutMs) throws IOException {
     int exit = t.waitFor(timeoutMs);
     if (exit != 0) {
       // One line: callers print only an exception's first line, and the JVM's own warnings come first.
