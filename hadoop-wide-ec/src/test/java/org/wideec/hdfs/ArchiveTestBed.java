@@ -1,22 +1,30 @@
 package org.wideec.hdfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockInfo;
+import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
-import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.wideec.archive.StripeState;
 import org.wideec.archive.hdfs.ArchiveLayout;
 import org.wideec.archive.hdfs.ManifestStore;
+import org.wideec.code.UnitRole;
 import org.wideec.minicluster.Eventually;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
@@ -69,6 +77,58 @@ abstract class ArchiveTestBed {
   static void awaitTrimmerLease() {
     Eventually.await("a trimmer pass", Duration.ofSeconds(20),
         () -> WideEcNameNodePlugin.metrics() != null && WideEcNameNodePlugin.metrics().trim().passes() > 0);
+  }
+
+  /** Transfer addresses of the replicas the NameNode lists for each block of a file, in block order. */
+  List<List<String>> locations(Path file) throws Exception {
+    List<List<String>> out = new ArrayList<>();
+    long len = fs.getFileStatus(file).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+      List<String> at = new ArrayList<>();
+      for (org.apache.hadoop.hdfs.protocol.DatanodeInfo d : lb.getLocations()) {
+        at.add(d.getXferAddr());
+      }
+      out.add(at);
+    }
+    return out;
+  }
+
+  /** Live (not excess, not corrupt) replicas the NameNode counts for each block of a file. */
+  List<Integer> liveReplicas(Path file) throws Exception {
+    BlockManager bm = cluster.getNamesystem().getBlockManager();
+    List<Integer> out = new ArrayList<>();
+    long len = fs.getFileStatus(file).getLen();
+    for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+      BlockInfo bi = bm.getStoredBlock(lb.getBlock().getLocalBlock());
+      out.add(bm.countNodes(bi).liveReplicas());
+    }
+    return out;
+  }
+
+  /** Every data block of every stripe: one replica, on its planned node; its file at replication 1. */
+  void everyDataBlockOnItsPlannedNodeOnly(StripeManifest m) throws Exception {
+    for (ArchivedStripe s : m.stripes()) {
+      for (StripeMember d : s.members()) {
+        if (d.role() != UnitRole.DATA || d.padding() || s.state() != StripeState.TRIMMED) {
+          continue;
+        }
+        Path file = ArchiveLayout.inodePath(d.inodeId());
+        assertEquals(1, fs.getFileStatus(file).getReplication(), "inode " + d.inodeId());
+        long len = fs.getFileStatus(file).getLen();
+        LocatedBlock found = null;
+        for (LocatedBlock lb : fs.getClient().getLocatedBlocks(file.toString(), 0, len).getLocatedBlocks()) {
+          if (lb.getBlock().getBlockId() == d.blockId()) {
+            found = lb;
+          }
+        }
+        String what = "block " + d.blockId() + " of stripe " + s.stripeId();
+        assertTrue(found != null, what);
+        assertEquals(1, found.getLocations().length, what);
+        assertEquals(d.plannedNode(), found.getLocations()[0].getXferAddr(), what + " kept on its planned node");
+        BlockManager bm = cluster.getNamesystem().getBlockManager();
+        assertEquals(1, bm.countNodes(bm.getStoredBlock(found.getBlock().getLocalBlock())).liveReplicas(), what);
+      }
+    }
   }
 
   /**

@@ -12,7 +12,8 @@ import org.wideec.archive.StripeState;
 
 /**
  * The archival of one archive unit (a file, or a directory archived as one manifest), start to end: {@link
- * Archiver#archive} to COMMITTED, then, unless told not to, {@link Archiver#trim} to TRIMMED. The plain {@code wide-ec
+ * Archiver#archive} to COMMITTED, then, unless told not to, {@link Archiver#trim} to TRIMMED (each file's trim
+ * begun while the later stripes encode, {@link TrimAhead}). The plain {@code wide-ec
  * archive} command and each mapper of the archival MapReduce job run exactly this, so both resume the same way and
  * report the same facts; they differ only in how they show them (lines and JSON, or job counters).
  */
@@ -108,7 +109,7 @@ public final class ArchiveOrchestrator {
       hook.recorded(manifest, stripe);
     };
     Archiver archiver = new Archiver(dfs, store, encoder, counting, listener, grouping);
-    Archiver.Result r = archiver.archive(path, codeSpec, placement);
+    Archiver.Result r = archiver.archive(path, codeSpec, placement, trim);
     Archiver.TrimResult t = trim ? archiver.trim(path, trimProgress) : null;
     return new Outcome(path, r, t, alreadyDone, encoded.get());
   }

@@ -88,7 +88,8 @@ public final class Archiver {
    *     node holds none): its stripe stays COMMITTED
    * @param notTrimmed one line per file or stripe left untrimmed for another reason (refused, timed out)
    * @param stale one line per stripe found STALE before its file was lowered
-   * @param moved one line per data block this run copied onto its planned node (file, block, from, to)
+   * @param moved one line per data block this run copied onto its planned node, with those the trim begun while the
+   *     archive's later stripes encoded moved (file, block, from, to)
    */
   public record TrimResult(StripeManifest manifest, int trimmed, List<String> offPlan, List<String> notTrimmed,
       List<String> stale, List<String> moved) {
@@ -111,6 +112,8 @@ public final class Archiver {
   private final Hook hook;
   private final Listener listener;
   private final ArchiveGrouping grouping;
+  /** Blocks moved by the trim begun while an archive encoded ({@link TrimAhead}), by archive, until its trim runs. */
+  private final java.util.Map<String, List<String>> movedAhead = new java.util.concurrent.ConcurrentHashMap<>();
 
   public Archiver(DistributedFileSystem dfs, ManifestStore store, StripeEncoder encoder, Hook hook, Listener listener) {
     this(dfs, store, encoder, hook, listener, null);
@@ -129,14 +132,22 @@ public final class Archiver {
 
   /** Archives {@code path} with the code, or resumes its manifest (the code must then be the recorded one). */
   public Result archive(Path path, String codeSpec, PlacementKind placement) throws IOException {
+    return archive(path, codeSpec, placement, false);
+  }
+
+  /**
+   * As {@link #archive(Path, String, PlacementKind)}; with {@code trimAhead}, for a caller that trims next, each
+   * file's trim begins as soon as its stripes are all committed ({@link TrimAhead}), and has ended on return.
+   */
+  public Result archive(Path path, String codeSpec, PlacementKind placement, boolean trimAhead) throws IOException {
     try (java.io.Closeable held = store.lock(store.inodeOf(path));
         BlockMover mover = new BlockMover(dfs)) { // made on the first move: only an encoder reading kept replicas moves
-      return archiveHeld(path, codeSpec, placement, mover);
+      return archiveHeld(path, codeSpec, placement, mover, trimAhead);
     }
   }
 
-  private Result archiveHeld(Path path, String codeSpec, PlacementKind placement, BlockMover mover)
-      throws IOException {
+  private Result archiveHeld(Path path, String codeSpec, PlacementKind placement, BlockMover mover,
+      boolean trimAhead) throws IOException {
     long archiveInode = store.inodeOf(path);
     String spec = Codes.canonical(codeSpec);
     StripeManifest found = store.find(archiveInode);
@@ -152,8 +163,21 @@ public final class Archiver {
       rec = ManifestRecorder.planned(store, archiveInode,
           plan.toManifest(id -> store.layout().parityDir(archiveInode, id).toString()), hook);
     }
-    SystematicSteps steps = new SystematicSteps(dfs, rec, encoder, new PlanMoves(dfs, mover), path);
-    Run run = drive(dfs, rec, steps, listener);
+    PlanMoves moves = new PlanMoves(dfs, mover);
+    SystematicSteps steps = new SystematicSteps(dfs, rec, encoder, moves, path);
+    Run run;
+    if (trimAhead) {
+      List<String> moved = java.util.Collections.synchronizedList(new ArrayList<>());
+      try (TrimAhead ahead = new TrimAhead(new StripeTrim(dfs, rec, moves, (id, why) -> markStale(rec, steps, id, why)),
+          path, steps::paths, moved)) {
+        steps.whenFilesTakeEffect(ahead::tookEffect);
+        run = drive(dfs, rec, steps, listener);
+      } finally {
+        movedAhead.put(path.toString(), moved);
+      }
+    } else {
+      run = drive(dfs, rec, steps, listener);
+    }
     return new Result(rec.manifest(), resumed, run.rolledBack, run.bytesRead, run.bytesWritten, run.stale,
         run.offPlan, steps.moved(), steps.encodedOffPlan());
   }
@@ -171,7 +195,11 @@ public final class Archiver {
       ManifestRecorder rec = new ManifestRecorder(store, archiveInode, found, hook);
       PlanMoves moves = new PlanMoves(dfs, mover);
       SystematicSteps steps = new SystematicSteps(dfs, rec, encoder, moves, path);
-      return new StripeTrim(dfs, rec, moves, (id, why) -> markStale(rec, steps, id, why)).trim(path, progress);
+      TrimResult t = new StripeTrim(dfs, rec, moves, (id, why) -> markStale(rec, steps, id, why)).trim(path, progress);
+      List<String> moved = new ArrayList<>(movedAhead.getOrDefault(path.toString(), List.of()));
+      movedAhead.remove(path.toString());
+      moved.addAll(t.moved());
+      return new TrimResult(t.manifest(), t.trimmed(), t.offPlan(), t.notTrimmed(), t.stale(), moved);
     }
   }
 

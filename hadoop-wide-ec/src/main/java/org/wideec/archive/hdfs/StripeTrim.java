@@ -75,21 +75,12 @@ final class StripeTrim {
         staleIfChanged(s, stale);
       }
     }
-    Set<Long> trimmable = trimmableFiles(paths, notTrimmed);
+    Set<Long> trimmable = trimmableFiles(paths, notTrimmed, inode -> true);
     if (trimmable.isEmpty()) {
       return new Archiver.TrimResult(rec.manifest(), 0, offPlan, notTrimmed, stale, List.of());
     }
-    Set<Long> toLower = new LinkedHashSet<>();
-    for (long inode : trimmable) {
-      if (dfs.getFileStatus(ArchiveLayout.inodePath(inode)).getReplication() > 1) {
-        toLower.add(inode);
-      }
-    }
-    // Every data block of a committed stripe whose files are all trimmable is trimmed onto its planned node.
-    List<ArchivedStripe> trimming = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
-        && PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
-    List<StripeMember> toMove = moves.notOnPlannedNode(trimming);
-    if (!toLower.isEmpty() || !toMove.isEmpty()) {
+    Work w = work(trimmable);
+    if (w.any()) {
       String refused = trimRefusal(path, name);
       if (refused != null) {
         notTrimmed.add(refused);
@@ -100,20 +91,71 @@ final class StripeTrim {
     // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
     // source's copy. A rerun finds moved blocks on their planned node and skips them.
     List<String> moved = new ArrayList<>();
-    Map<Long, String> moveFailed = moves.moveOntoPlan(toMove, paths, moved);
-    lowerToOneReplica(toLower);
+    Map<Long, String> moveFailed = moves.moveOntoPlan(w.toMove(), paths, moved);
+    lowerToOneReplica(w.toLower());
     // Wait for every data block of those stripes on its planned node only.
-    Map<Long, Boolean> settled = awaitPlannedReplicas(trimming, paths, moveFailed, moved, offPlan, notTrimmed,
+    Map<Long, Boolean> settled = awaitPlannedReplicas(w.trimming(), paths, moveFailed, moved, offPlan, notTrimmed,
         progress);
-    int trimmed = recordTrimmed(trimming, settled, stale);
+    int trimmed = recordTrimmed(w.trimming(), settled, stale);
     return new Archiver.TrimResult(rec.manifest(), trimmed, offPlan, notTrimmed, stale, moved);
   }
 
   /**
-   * Files whose stripes are all committed and which may be lowered now; each other file with a committed stripe is
-   * one line in {@code notTrimmed}, naming why it keeps its replication.
+   * Begins the trim of {@code files} while the archive's later stripes still encode: for those of them whose stripes
+   * are all committed and unchanged and which {@link #trim} would lower, the same moves onto the planned nodes and the
+   * same lowering, each after the same checks, but no waiting for the NameNode and no record. {@link #trim} after
+   * the last stripe finds those blocks moved and those files lowered, waits for them with the rest and records
+   * TRIMMED; whatever this leaves (a file changed since it was encoded, a refusal, a failed move) it finds and reports
+   * as if nothing had begun.
+   *
+   * @param moved where each block moved here is told, one line each
    */
-  private Set<Long> trimmableFiles(Map<Long, String> paths, List<String> notTrimmed) throws IOException {
+  void begin(Path path, Set<Long> files, Map<Long, String> paths, List<String> moved) throws IOException {
+    for (ArchivedStripe s : rec.manifest().stripes()) {
+      if (s.state() == StripeState.COMMITTED && PlanMoves.dataInodes(s).stream().anyMatch(files::contains)) {
+        try {
+          StripeData.locate(dfs, s);
+        } catch (StaleStripeException e) {
+          return; // recorded STALE, with its parity deleted, by the trim that reports it
+        }
+      }
+    }
+    Work w = work(trimmableFiles(paths, new ArrayList<>(), files::contains));
+    if (!w.any() || trimRefusal(path, Path.getPathWithoutSchemeAndAuthority(path).toString()) != null) {
+      return;
+    }
+    moves.moveOntoPlan(w.toMove(), paths, moved);
+    lowerToOneReplica(w.toLower());
+  }
+
+  /**
+   * What trimming {@code trimmable} takes: the files still above one replica, the committed stripes whose files are
+   * all among them (each of their data blocks trimmed onto its planned node), and those blocks not there now.
+   */
+  private record Work(Set<Long> toLower, List<ArchivedStripe> trimming, List<StripeMember> toMove) {
+    boolean any() {
+      return !toLower.isEmpty() || !toMove.isEmpty();
+    }
+  }
+
+  private Work work(Set<Long> trimmable) throws IOException {
+    Set<Long> toLower = new LinkedHashSet<>();
+    for (long inode : trimmable) {
+      if (dfs.getFileStatus(ArchiveLayout.inodePath(inode)).getReplication() > 1) {
+        toLower.add(inode);
+      }
+    }
+    List<ArchivedStripe> trimming = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
+        && PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
+    return new Work(toLower, trimming, moves.notOnPlannedNode(trimming));
+  }
+
+  /**
+   * Files among {@code among} whose stripes are all committed and which may be lowered now; each other such file with a
+   * committed stripe is one line in {@code notTrimmed}, naming why it keeps its replication.
+   */
+  private Set<Long> trimmableFiles(Map<Long, String> paths, List<String> notTrimmed,
+      java.util.function.LongPredicate among) throws IOException {
     Map<Long, List<ArchivedStripe>> byFile = new LinkedHashMap<>();
     for (ArchivedStripe s : rec.manifest().stripes()) {
       for (StripeMember m : s.members()) {
@@ -127,6 +169,9 @@ final class StripeTrim {
     }
     Set<Long> trimmable = new LinkedHashSet<>();
     for (Map.Entry<Long, List<ArchivedStripe>> e : byFile.entrySet()) {
+      if (!among.test(e.getKey())) {
+        continue;
+      }
       List<ArchivedStripe> of = e.getValue();
       if (of.stream().noneMatch(s -> s.state() == StripeState.COMMITTED)) {
         continue; // trimmed already, or nothing committed to trim

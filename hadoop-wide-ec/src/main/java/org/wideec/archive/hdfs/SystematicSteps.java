@@ -38,6 +38,7 @@ final class SystematicSteps implements LayoutSteps {
   private final List<String> moved = new ArrayList<>();
   private final List<String> encodedOffPlan = java.util.Collections.synchronizedList(new ArrayList<>());
   private Map<Long, String> paths;
+  private volatile java.util.function.Consumer<Set<Long>> tookEffect = files -> { };
 
   SystematicSteps(DistributedFileSystem dfs, ManifestRecorder rec, StripeEncoder encoder, PlanMoves moves, Path path) {
     this.dfs = dfs;
@@ -45,6 +46,11 @@ final class SystematicSteps implements LayoutSteps {
     this.encoder = encoder;
     this.moves = moves;
     this.path = path;
+  }
+
+  /** Told, after their pointers are set, of the files whose stripes are now all committed. */
+  void whenFilesTakeEffect(java.util.function.Consumer<Set<Long>> told) {
+    tookEffect = told;
   }
 
   @Override
@@ -107,7 +113,7 @@ final class SystematicSteps implements LayoutSteps {
   }
 
   /** The archive's files by inode, looked up on the first move. */
-  private synchronized Map<Long, String> paths() throws IOException {
+  synchronized Map<Long, String> paths() throws IOException {
     paths = paths == null ? moves.currentPaths(path) : paths;
     return paths;
   }
@@ -167,13 +173,16 @@ final class SystematicSteps implements LayoutSteps {
       }
     }
     Path manifestPath = rec.store().layout().manifest(rec.archiveInode());
+    Set<Long> inEffect = new LinkedHashSet<>();
     for (long inode : inodes) {
       if (StripeLifecycle.mayTakeEffect(rec.manifest(), inode)) {
         rec.checkHeld("setting the pointer of " + ArchiveLayout.inodePath(inode));
         rec.store().setPointer(inode, new ArchivePointer(manifestPath.toUri().getPath(),
             rec.manifest().stripesOf(inode)));
+        inEffect.add(inode);
       }
     }
+    tookEffect.accept(inEffect);
   }
 
   @Override
