@@ -130,7 +130,10 @@ final class StripeTrim {
 
   /**
    * What trimming {@code trimmable} takes: the files still above one replica, the committed stripes whose files are
-   * all among them (each of their data blocks trimmed onto its planned node), and those blocks not there now.
+   * all among them (each of their data blocks trimmed onto its planned node, then recorded TRIMMED), and each block of
+   * those files not on its planned node now. A file's blocks move before it is lowered even where a stripe they are in
+   * also holds a file not yet trimmable (a stripe grouped around a core rack mixes files): moved first, each is kept
+   * on its planned node when the NameNode trims it, instead of being left off plan until that stripe's turn.
    */
   private record Work(Set<Long> toLower, List<ArchivedStripe> trimming, List<StripeMember> toMove) {
     boolean any() {
@@ -145,9 +148,13 @@ final class StripeTrim {
         toLower.add(inode);
       }
     }
-    List<ArchivedStripe> trimming = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
-        && PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
-    return new Work(toLower, trimming, moves.notOnPlannedNode(trimming));
+    List<ArchivedStripe> committed = rec.manifest().stripes().stream().filter(s -> s.state() == StripeState.COMMITTED
+        && PlanMoves.dataInodes(s).stream().anyMatch(trimmable::contains)).toList();
+    List<ArchivedStripe> trimming = committed.stream()
+        .filter(s -> PlanMoves.dataInodes(s).stream().allMatch(trimmable::contains)).toList();
+    List<StripeMember> toMove = moves.notOnPlannedNode(committed).stream()
+        .filter(m -> trimmable.contains(m.inodeId())).toList();
+    return new Work(toLower, trimming, toMove);
   }
 
   /**
