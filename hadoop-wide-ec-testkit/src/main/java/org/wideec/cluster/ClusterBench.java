@@ -72,6 +72,9 @@ public final class ClusterBench {
     Map<String, Object> workloads = new LinkedHashMap<>();
     long lost = 0;
     for (String name : o.get("workloads", DEFAULT_WORKLOADS).split(",")) {
+      if (name.isBlank()) {
+        continue; // --workloads= : none, the archival comparison (and what else is asked) alone
+      }
       var policy = bed.policy(name.trim());
       int width = policy.getNumDataUnits() + policy.getNumParityUnits();
       if (width > nodes - 1) { // a lost DataNode's units are rebuilt on distinct survivors
