@@ -23,6 +23,10 @@ public final class WideEcTool extends Configured implements Tool {
   public static final int EXIT_FAILED = 3;
   public static final int EXIT_INTERNAL = 70;
 
+  /** Hadoop's generic options (GenericOptionsParser), which ToolRunner reads before the command name only. */
+  private static final java.util.Set<String> GENERIC_OPTIONS = java.util.Set.of("-conf", "-fs", "-jt", "-files",
+      "-libjars", "-archives", "-tokenCacheFile");
+
   /** A subcommand: its usage (what `help NAME` and `NAME --help` print) and how it runs. */
   private record Command(String usage, Runner runner) {}
 
@@ -175,6 +179,14 @@ public final class WideEcTool extends Configured implements Tool {
     if (Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h")) {
       out.println("usage:\n" + c.usage());
       return 0;
+    }
+    for (String a : rest) {
+      if (GENERIC_OPTIONS.contains(a) || a.startsWith("-D")) {
+        // Hadoop's generic options are read before the command name, so here one would be taken for an argument.
+        err.println("wide-ec " + name + ": Hadoop's generic option " + a + " goes before the command: wide-ec " + a
+            + " ... " + name + " ...");
+        return EXIT_USAGE;
+      }
     }
     for (org.wideec.config.ConfigKeys.Unknown u : org.wideec.config.ConfigKeys.unknown(
         conf().getPropsWithPrefix(org.wideec.config.ConfigKeys.PREFIX).keySet().stream()
