@@ -54,14 +54,18 @@ final class TrimAhead implements Closeable {
       return;
     }
     Set<Long> mine = Set.copyOf(files);
-    thread.execute(() -> {
-      try {
-        trim.begin(archive, mine, paths.get(), moved);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("{}: the trim of {} file(s) could not begin while later stripes encode ({}); the trim after the last"
-            + " stripe does it", archive, mine.size(), e.toString());
-      }
-    });
+    try {
+      thread.execute(() -> {
+        try {
+          trim.begin(archive, mine, paths.get(), moved);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("{}: the trim of {} file(s) could not begin while later stripes encode ({}); the trim after the"
+              + " last stripe does it", archive, mine.size(), e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      LOG.debug("{}: closed; the trim after the last stripe trims {} file(s)", archive, mine.size());
+    }
   }
 
   /** Waits for every trim begun to end its moves and lowering. */
