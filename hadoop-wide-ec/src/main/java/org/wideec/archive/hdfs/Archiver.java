@@ -196,8 +196,8 @@ public final class Archiver {
       PlanMoves moves = new PlanMoves(dfs, mover);
       SystematicSteps steps = new SystematicSteps(dfs, rec, encoder, moves, path);
       TrimResult t = new StripeTrim(dfs, rec, moves, (id, why) -> markStale(rec, steps, id, why)).trim(path, progress);
-      List<String> moved = new ArrayList<>(movedAhead.getOrDefault(path.toString(), List.of()));
-      movedAhead.remove(path.toString());
+      List<String> ahead = movedAhead.remove(path.toString());
+      List<String> moved = new ArrayList<>(ahead == null ? List.of() : ahead);
       moved.addAll(t.moved());
       return new TrimResult(t.manifest(), t.trimmed(), t.offPlan(), t.notTrimmed(), t.stale(), moved);
     }
