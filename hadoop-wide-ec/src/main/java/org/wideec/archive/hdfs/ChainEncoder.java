@@ -172,6 +172,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   @Override
   public Encoded encode(ArchivedStripe stripe) throws IOException {
     String name = "stripe " + stripe.stripeId();
+    long start = System.nanoTime();
     LinearCode code = stripe.code();
     long unitLength = stripe.unitLength();
     List<StripeData.Unit> data = StripeData.locate(dfs, stripe);
@@ -208,13 +209,16 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     EncodePlan plan = EncodePlanner.chain(EncodeStripe.archival(name, code, holders, lengths, targets), shape,
         ports.conf().sliceBytes(), ports.conf().maxFrameBytes());
+    long planned = System.nanoTime();
     Map<Integer, EncodeTreeRequest.Stored> stored = collectors.run(stripe, plan, blocks, parities, nodes, checksum);
+    long encoded = System.nanoTime();
     synchronized (this) {
       plans.computeIfAbsent(stripe.stripeId(), id -> new ArrayList<>()).add(plan);
     }
     List<StripeMember> members = new ArrayList<>(stripe.members());
     List<String> offPlan = new ArrayList<>();
     long written = completeParities(stripe, name, parities, stored, members, offPlan);
+    long completed = System.nanoTime();
     for (Map.Entry<Integer, Long> e : dataCrcs(stripe, data, holders, nodes, blocks).entrySet()) {
       members.set(e.getKey(), stripe.member(e.getKey()).withCrc(e.getValue()));
     }
@@ -224,6 +228,9 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     }
     LOG.info("{}: chain encode done; {} trees, {} bytes across racks planned", name, plan.trees().size(),
         plan.crossRackBytes());
+    LOG.debug("{}: {} ms locating, creating parity files and planning, {} ms the trees, {} ms completing and"
+        + " checking the parities, {} ms the data CRCs", name, (planned - start) / 1_000_000,
+        (encoded - planned) / 1_000_000, (completed - encoded) / 1_000_000, (System.nanoTime() - completed) / 1_000_000);
     return Encoded.systematic(members, dirStatus.getFileId(), bytesRead(plan, lengths), written, offPlan);
   }
 

@@ -11,6 +11,8 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.CorruptManifestException;
 import org.wideec.archive.StripeManifest;
@@ -26,6 +28,7 @@ import org.wideec.time.Backoff;
  * ({@link StripeManifest#parse}): a corrupt manifest is an error naming its file, never a guess.
  */
 public final class ManifestStore {
+  private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
   /** Far above any real manifest (a 255-unit stripe takes about 25 KiB): a larger file is not one of ours. */
   static final long MAX_MANIFEST_BYTES = 512L << 20;
 
@@ -75,6 +78,7 @@ public final class ManifestStore {
 
   /** Records the manifest of the archive with this inode id: temp file, sync, close, rename over the old one. */
   public void write(long archivedInode, StripeManifest manifest) throws IOException {
+    long start = System.nanoTime();
     Path target = layout.manifest(archivedInode);
     // A name of this writer's own: two runs never share (and so never delete or publish) each other's temp file.
     Path tmp = target.suffix("." + WRITER + "." + writes.incrementAndGet() + ".tmp");
@@ -93,6 +97,7 @@ public final class ManifestStore {
       throw lost;
     }
     dfs.rename(tmp, target, Options.Rename.OVERWRITE);
+    LOG.debug("manifest {} recorded ({} bytes) in {} ms", target, bytes.length, (System.nanoTime() - start) / 1_000_000);
   }
 
   /** The locks this store holds, by archive inode id (see {@link #lock}). */

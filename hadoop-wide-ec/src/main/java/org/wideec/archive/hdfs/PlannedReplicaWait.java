@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.StripeMember;
 import org.wideec.time.Backoff;
@@ -17,6 +19,7 @@ import org.wideec.time.Backoff;
  * alone before {@link StripeTrim} records TRIMMED, moving once more a block whose planned node lost its replica since.
  */
 final class PlannedReplicaWait {
+  private static final Logger LOG = LoggerFactory.getLogger(PlannedReplicaWait.class);
   /** How long an off-plan block with several replicas is watched for its excess ones to go before it is reported. */
   private static final long OFF_PLAN_GRACE = java.util.concurrent.TimeUnit.SECONDS.toNanos(6);
 
@@ -39,6 +42,7 @@ final class PlannedReplicaWait {
       Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
       List<String> notTrimmed, Archiver.TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
+    long start = System.nanoTime();
     Backoff poll = Backoff.pollingNameNode(50, waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
@@ -80,6 +84,7 @@ final class PlannedReplicaWait {
       }
       progress.at(settled.size(), members.size());
       if (settled.size() == members.size()) {
+        LOG.debug("{} blocks settled in {} ms", members.size(), (System.nanoTime() - start) / 1_000_000);
         return settled;
       }
       if (poll.expired()) {
