@@ -222,11 +222,10 @@ public final class ConfigCatalogue {
               + " parities) x this"),
       fixed("wide-ec.archive.chain.shape", ARCHIVAL, "chain", ARCHIVER,
           "the chain encoder's trees: chain (one chain through every holder) or rack-tree (a chain per rack)"),
-      fixed("wide-ec.archive.chain.concurrent-stripes", ARCHIVAL, "2", ARCHIVER,
+      fixed("wide-ec.archive.chain.concurrent-stripes", ARCHIVAL, "4", ARCHIVER,
           "stripes of one archive the chain encoder encodes at once (1..64): each runs on its own DataNodes, most of"
-              + " them in their own core racks, and the archiver holds none of their bytes (the classic encoder codes"
-              + " one stripe at a time in the archiver's memory); with 2, one stripe's setup and moves overlap the"
-              + " other's chain"),
+              + " them in their own core racks, bound by its busiest node link, and the archiver holds none of their"
+              + " bytes (the classic encoder codes one stripe at a time in the archiver's memory)"),
       fixed("wide-ec.archive.grouping", ARCHIVAL, "auto", ARCHIVER,
           "how a new plan groups blocks into stripes: files (file order), racks (around core racks, each stripe's"
               + " blocks with a replica in one rack, EAR) or auto (the one whose chain archival crosses racks less);"

@@ -163,6 +163,23 @@ public final class BlockMover implements Closeable {
    * be, and the hinted one is excess already.
    */
   public void move(Move m) throws IOException {
+    move(m, Until.SETTLED);
+  }
+
+  /** How far a move waits for the NameNode after the target accepted the copy. */
+  public enum Until {
+    /** The target listed, and the source no longer listed or nothing left for the NameNode to drop. */
+    SETTLED,
+    /**
+     * The target listed. The NameNode chooses the replica it drops when it adds the target's (HDFS's addStoredBlock,
+     * with the source as delete hint), so only the source's deletion is left, over the next heartbeats: a caller that
+     * lowers the file's replication next, and then waits for its replicas anyway, need not wait for it first.
+     */
+    TARGET_LISTED
+  }
+
+  /** {@link #move(Move)}, waiting only as far as {@code until}. */
+  public void move(Move m, Until until) throws IOException {
     HdfsFileStatus file = dfs.getClient().getFileInfo(m.file());
     int replication = file == null ? 0 : file.getReplication();
     sendReplaceBlock(m);
@@ -173,6 +190,10 @@ public final class BlockMover implements Closeable {
       at = holders.stream().map(DatanodeInfo::getXferAddr).toList();
       boolean targetThere = at.contains(m.target().getXferAddr());
       boolean sourceThere = at.contains(m.source().getXferAddr());
+      if (targetThere && sourceThere && until == Until.TARGET_LISTED) {
+        LOG.info("copied {}; the NameNode deletes the source's replica on its own", m.describe());
+        return;
+      }
       if (targetThere && (!sourceThere || liveReplicas(holders) <= replication)) {
         LOG.info("{} {}", sourceThere ? "copied (no excess replica, so the source keeps its own)" : "moved",
             m.describe());

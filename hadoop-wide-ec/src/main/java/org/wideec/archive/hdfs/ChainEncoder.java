@@ -67,12 +67,14 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
   /** Chain shape: {@code chain} (one chain through every holder) or {@code rack-tree} (a chain per rack). */
   public static final String SHAPE_KEY = "wide-ec.archive.chain.shape";
   /**
-   * Stripes of one archive encoded at once: their chains run on the DataNodes, mostly in their own core racks. Two by
-   * default: a stripe spends seconds outside its chain (planning its trees, moves before its encode, manifest writes,
-   * verifying its parity), which the other's chain then fills; more gained little on the real-process cluster.
+   * Stripes of one archive encoded at once: their chains run on the DataNodes, mostly in their own core racks, and a
+   * stripe's chain is bound by its busiest node link (its trees' rows through each holder), not by the archiver, so
+   * stripes in other racks run beside it at no cost to it. Four by default: on the real-process cluster (six racks of
+   * four, 512 MiB to Azure-LRC 12+2+2, six stripes) the whole archival took 23.9 s with four at once, 22.3 s with six
+   * (host CPU 58% and 63%), about 27 s with two.
    */
   public static final String CONCURRENT_KEY = "wide-ec.archive.chain.concurrent-stripes";
-  public static final int CONCURRENT_DEFAULT = 2;
+  public static final int CONCURRENT_DEFAULT = 4;
   private static final Logger LOG = LoggerFactory.getLogger(ChainEncoder.class);
 
   private final DistributedFileSystem dfs;

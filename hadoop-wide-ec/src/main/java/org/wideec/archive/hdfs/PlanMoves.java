@@ -65,6 +65,12 @@ final class PlanMoves {
    */
   Map<Long, String> moveOntoPlan(List<StripeMember> members, Map<Long, String> paths,
       List<String> moved) throws IOException {
+    return moveOntoPlan(members, paths, moved, BlockMover.Until.SETTLED);
+  }
+
+  /** {@link #moveOntoPlan(List, Map, List)}, each move waiting only as far as {@code until}. */
+  Map<Long, String> moveOntoPlan(List<StripeMember> members, Map<Long, String> paths,
+      List<String> moved, BlockMover.Until until) throws IOException {
     Map<Long, String> failed = new java.util.concurrent.ConcurrentHashMap<>();
     if (members.isEmpty()) {
       return failed;
@@ -82,7 +88,7 @@ final class PlanMoves {
       for (StripeMember m : members) {
         work.add(pool.submit(() -> {
           CallerContext.setCurrent(context);
-          moveOne(m, paths, live, moved, failed);
+          moveOne(m, paths, live, moved, failed, until);
           return null;
         }));
       }
@@ -115,7 +121,7 @@ final class PlanMoves {
 
   /** Moves one member's block onto its planned node, recording the move or why it could not be made. */
   private void moveOne(StripeMember m, Map<Long, String> paths, Map<String, DatanodeInfo> live,
-      List<String> moved, Map<Long, String> failed) throws IOException {
+      List<String> moved, Map<Long, String> failed, BlockMover.Until until) throws IOException {
     String file = ArchiveLayout.inodePath(m.inodeId()).toString();
     String name = paths.getOrDefault(m.inodeId(), "inode " + m.inodeId());
     LocatedBlock lb = locatedBlock(file, m.blockId());
@@ -140,7 +146,7 @@ final class PlanMoves {
     List<String> errors = new ArrayList<>();
     for (BlockMover.Move way : ways) {
       try {
-        mover.move(way);
+        mover.move(way, until);
         synchronized (moved) {
           moved.add(way.describe());
         }

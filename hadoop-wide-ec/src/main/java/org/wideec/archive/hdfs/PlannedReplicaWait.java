@@ -74,7 +74,7 @@ final class PlannedReplicaWait {
           // (e.g. a restart's stock re-trim; HDFS lists excess replicas until they are deleted) or it died. Move one
           // there now, once per run; at replication 1 the NameNode keeps the moved replica (our policy's keepMoved,
           // or the stock delete hint when one replica is left).
-          moveFailed.putAll(moves.moveOntoPlan(List.of(m), paths, moved));
+          moveFailed.putAll(moves.moveOntoPlan(List.of(m), paths, moved, BlockMover.Until.TARGET_LISTED));
           offPlanSince.remove(m.blockId());
         } else if (off) {
           // Waited a little for excess replicas to go, so the report names the node that kept it.

@@ -85,9 +85,10 @@ final class StripeTrim {
     }
     // The plan's moves, and any block whose planned node lost its replica since (DESIGN.md §3.2): copied there
     // before the file is lowered, while the NameNode still wants every replica, so it drops exactly the hinted
-    // source's copy. A rerun finds moved blocks on their planned node and skips them.
+    // source's copy, chosen as it lists the copy; the deletion itself is waited for below with the lowering's. A
+    // rerun finds moved blocks on their planned node and skips them.
     List<String> moved = new ArrayList<>();
-    Map<Long, String> moveFailed = moves.moveOntoPlan(w.toMove(), paths, moved);
+    Map<Long, String> moveFailed = moves.moveOntoPlan(w.toMove(), paths, moved, BlockMover.Until.TARGET_LISTED);
     lowerToOneReplica(w.toLower());
     // Wait for every data block of those stripes on its planned node only.
     Map<Long, Boolean> settled = new PlannedReplicaWait(dfs, moves).await(w.trimming(), paths, moveFailed, moved,
@@ -120,7 +121,7 @@ final class StripeTrim {
     if (!w.any() || trimRefusal(path, Path.getPathWithoutSchemeAndAuthority(path).toString()) != null) {
       return;
     }
-    moves.moveOntoPlan(w.toMove(), paths, moved);
+    moves.moveOntoPlan(w.toMove(), paths, moved, BlockMover.Until.TARGET_LISTED);
     lowerToOneReplica(w.toLower());
   }
 

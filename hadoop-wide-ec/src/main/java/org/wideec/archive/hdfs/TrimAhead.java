@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The trim of an archive's files begun while its later stripes encode (DESIGN.md §3.2): as soon as every stripe of a
  * file is committed and the file points at its archive, {@link StripeTrim#begin} moves its blocks onto their planned
- * nodes and lowers it to one replica, on one thread beside the encoding. A move is a copy and then seconds of waiting
- * for the NameNode, and the NameNode deletes the excess replicas on the DataNodes' next heartbeats; begun here, both
+ * nodes and lowers it to one replica, on one thread beside the encoding. A move is a copy and then a wait for the
+ * NameNode to list it, and the NameNode deletes the excess replicas on the DataNodes' next heartbeats; begun here, both
  * overlap the next stripes' chains instead of following the last one. The trim after the last stripe then waits for
  * every file and records TRIMMED. Nothing begun here is needed for safety: a failure is logged, and that trim checks
  * and does again whatever is left. Closed before the archive's lock is let go, after what was begun has ended.
@@ -34,6 +34,8 @@ final class TrimAhead implements Closeable {
   private final Path archive;
   private final Paths paths;
   private final List<String> moved;
+  /** Files told and not yet taken by a begin. */
+  private final Set<Long> pending = new java.util.LinkedHashSet<>();
   private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "wide-ec trim ahead");
     t.setDaemon(true);
@@ -48,14 +50,28 @@ final class TrimAhead implements Closeable {
     this.moved = moved;
   }
 
-  /** Files whose stripes are now all committed: their trim begins once those told before have begun theirs. */
+  /**
+   * Files whose stripes are now all committed: their trim begins once those told before have begun theirs, together
+   * with every other file told meanwhile (stripes encoded at once commit at about the same time, and one begin moves
+   * all their blocks at once where one per commit moved them a batch after another).
+   */
   void tookEffect(Set<Long> files) {
     if (files.isEmpty()) {
       return;
     }
-    Set<Long> mine = Set.copyOf(files);
+    synchronized (pending) {
+      pending.addAll(files);
+    }
     try {
       thread.execute(() -> {
+        Set<Long> mine;
+        synchronized (pending) {
+          mine = Set.copyOf(pending);
+          pending.clear();
+        }
+        if (mine.isEmpty()) {
+          return; // begun by an earlier task with its own
+        }
         try {
           trim.begin(archive, mine, paths.get(), moved);
         } catch (IOException | RuntimeException e) {
@@ -64,7 +80,7 @@ final class TrimAhead implements Closeable {
         }
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      LOG.debug("{}: closed; the trim after the last stripe trims {} file(s)", archive, mine.size());
+      LOG.debug("{}: closed; the trim after the last stripe trims {} file(s)", archive, files.size());
     }
   }
 

@@ -154,10 +154,18 @@ public final class EncodePlanner {
     if (shape == EncodePlan.Shape.RACK_TREE) {
       racks.sort(Comparator.comparingInt(List::size)); // stable: small racks first keeps the deepest path short
     }
-    // The collector's rack last, so the last hop stays in it; in every rack, a unit on the collector's node last.
+    // The collector's rack last, so the last hop stays in it. In every rack each node's units follow one another, so
+    // the partial sum enters and leaves a node once however many of the stripe's units it holds (a chain that reads
+    // in a core rack finds several on each node; in unit order the sum went back and forth between them, one unit's
+    // rows over a node link per step), and the collector's node comes last.
     racks.sort(Comparator.comparing(r -> s.holders().get(r.get(0)).sameRack(collector)));
     for (List<Integer> r : racks) {
-      r.sort(Comparator.comparing(u -> s.holders().get(u).node().equals(collector.node())));
+      Map<String, Integer> nodeOrder = new LinkedHashMap<>();
+      for (int u : r) {
+        nodeOrder.putIfAbsent(s.holders().get(u).node(), nodeOrder.size());
+      }
+      r.sort(Comparator.comparing((Integer u) -> s.holders().get(u).node().equals(collector.node()))
+          .thenComparing(u -> nodeOrder.get(s.holders().get(u).node())));
     }
     List<EncodePlan.Step> steps = new ArrayList<>();
     int previousHead = -1;

@@ -150,6 +150,48 @@ class EncodePlanTest {
   }
 
   /**
+   * A chain that reads in a core rack (EAR, as the archiver's {@code auto} grouping chooses when it costs less across
+   * racks): Azure-LRC(12,2,2)'s data on the four nodes of one rack, three units each, unit u on node u mod 4, the global
+   * parities and the first local one written in that rack, the second local one in another. Each tree enters and leaves
+   * each node once however many of its units the node holds, so a node sends each of its trees' rows once: in unit
+   * order the sum went back and forth between the four nodes, a stream per unit.
+   */
+  @Test
+  void aChainVisitsEachNodeOnceHoweverManyOfItsUnitsTheNodeHolds() {
+    LinearCode code = Codes.pinnedFromSpec("azure-lrc:k=12,l=2,g=2");
+    Map<Integer, Site> holders = new HashMap<>();
+    for (int u = 0; u < 12; u++) {
+      holders.put(u, new Site("n" + u % 4, "core"));
+    }
+    Map<Integer, Site> targets = Map.of(12, new Site("n0", "core"), 13, new Site("n1", "core"),
+        14, new Site("n2", "core"), 15, new Site("p", "other"));
+    EncodeStripe s = EncodeStripe.archival("ear", code, holders, full(12), targets);
+    EncodePlan chain = EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME);
+    assertEquals(3, chain.trees().size());
+    for (EncodePlan.Tree t : chain.trees()) {
+      List<String> visits = new java.util.ArrayList<>();
+      for (int i = 0; i < t.steps().size(); i++) {
+        String node = t.steps().get(i).site().node();
+        if (visits.isEmpty() || !visits.get(visits.size() - 1).equals(node)) {
+          visits.add(node);
+        }
+        String next = t.downstreamOf(i).node();
+        assertTrue(next.equals(node) || i == t.steps().size() - 1 || !t.steps().get(i + 1).site().node().equals(node),
+            "a node's units follow one another");
+      }
+      assertEquals(Set.copyOf(visits).size(), visits.size(), "tree " + Arrays.toString(t.rows()) + " visits " + visits);
+      if (holders.containsValue(t.collector())) {
+        assertEquals(t.collector().node(), visits.get(visits.size() - 1), "the collector's node last");
+      }
+    }
+    // n0..n3 each send the global tree's 2 rows at most once and each local tree's row at most once.
+    for (EncodePlan.NodeLoad l : chain.nodeLoads().values()) {
+      assertTrue(l.rowsOut() <= 4 && l.streamsOut() <= 3, l.toString());
+    }
+    assertEquals(MIB, chain.crossRackBytes(), "only the second local row leaves the rack");
+  }
+
+  /**
    * UniLRC §3.2 Step 4: a local parity is the XOR of its group's data and its global parity, so its row spans all the
    * data; it rides with the global rows: one tree of 6 + 6 rows.
    */
