@@ -78,6 +78,7 @@ final class RepairChains implements Closeable {
    * benchmark's 25 MB/s links; 128 slices of 8 KiB were slower again, per-frame costs at every hop (thread wake-ups,
    * a MAC, a credit) outweighing the shorter fill (benchmarks/HISTORY.md, 2026-11-27).
    */
+  static final String SLICES = "wide-ec.client.degraded-read.slices";
   static final int TARGET_SLICES = 64;
   /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */
   static final int MIN_SLICE = 8 * 1024;
@@ -98,6 +99,7 @@ final class RepairChains implements Closeable {
   private final DegradedReadWarmup warmup;
   private final long hedgeMs;
   private final boolean rackStar;
+  private final int slices;
   private final ChainOutlook outlook;
   private final Map<String, Long> unreachable = new ConcurrentHashMap<>();
   private final AtomicBoolean fellBackBefore = new AtomicBoolean();
@@ -108,6 +110,7 @@ final class RepairChains implements Closeable {
     this.port = new ClientSlicePort(this.conf);
     this.hedgeMs = ConfigValues.longAtLeast(conf, HEDGE_MS, HEDGE_MS_DEFAULT, 0);
     this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
+    this.slices = (int) ConfigValues.longAtLeast(conf, SLICES, TARGET_SLICES, 1);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
     this.warmup = DegradedReadWarmup.start(this.conf);
@@ -166,7 +169,7 @@ final class RepairChains implements Closeable {
       repair = repair.withScheme(DegradedReadShape.of(repair, port.self().node(), port.self().rack()));
     }
     int length = (int) (end - offset);
-    int slice = sliceBytes(length, chunk, t.conf().sliceBytes());
+    int slice = sliceBytes(length, slices, chunk, t.conf().sliceBytes());
     RangeSink sink = new RangeSink(new byte[length], progress);
     RepairEngine engine = new RepairEngine(t, resolver(nodesOf(group)), RepairCounters.NONE, ATTEMPTS);
     long planned = System.nanoTime();
@@ -206,9 +209,9 @@ final class RepairChains implements Closeable {
     }
   }
 
-  /** The slice for a range: about {@link #TARGET_SLICES} of them, whole checksum chunks, within the transport's. */
-  static int sliceBytes(long length, int chunk, int max) {
-    long want = Math.max(MIN_SLICE, (length + TARGET_SLICES - 1) / TARGET_SLICES);
+  /** The slice for a range: about {@code slices} of them, whole checksum chunks, within the transport's. */
+  static int sliceBytes(long length, int slices, int chunk, int max) {
+    long want = Math.max(MIN_SLICE, (length + slices - 1) / slices);
     long slice = (want + chunk - 1) / chunk * chunk;
     return (int) Math.max(chunk, Math.min(slice, max / chunk * chunk));
   }

@@ -285,11 +285,11 @@ public class WideEcFileSystem extends DistributedFileSystem {
   public static final org.wideec.repair.RepairScheme CHAIN_SCHEME = RepairChains.SCHEME;
 
   /**
-   * The slice a pipelined degraded read of {@code rangeBytes} travels in, so that a benchmark can time other paths
-   * of the same range in the same slices.
+   * The slice a pipelined degraded read of {@code rangeBytes} travels in by default, so that a benchmark can time other
+   * paths of the same range in the same slices.
    */
   public static int chainSliceBytes(long rangeBytes, int checksumChunk, int maxSlice) {
-    return RepairChains.sliceBytes(rangeBytes, checksumChunk, maxSlice);
+    return RepairChains.sliceBytes(rangeBytes, RepairChains.TARGET_SLICES, checksumChunk, maxSlice);
   }
 
   /** What this FileSystem's reads did (code-aware path versus stock). */

@@ -11,25 +11,31 @@ class RepairChainsSliceTest {
 
   @Test
   void aOneMebibyteCellTravelsInSixtyFourSlicesOfSixteenKibibytes() {
-    assertEquals(16 * 1024, RepairChains.sliceBytes(1 << 20, CHUNK, MAX));
+    assertEquals(16 * 1024, RepairChains.sliceBytes(1 << 20, RepairChains.TARGET_SLICES, CHUNK, MAX));
   }
 
   @Test
   void slicesAreWholeChecksumChunks() {
-    int slice = RepairChains.sliceBytes(1_000_000, CHUNK, MAX);
+    int slice = RepairChains.sliceBytes(1_000_000, RepairChains.TARGET_SLICES, CHUNK, MAX);
     assertEquals(0, slice % CHUNK);
     assertEquals(15_872, slice); // 1_000_000 / 64 = 15_625, rounded up to chunks
   }
 
   @Test
   void aSmallRangeKeepsTheMinimumSliceRatherThanTinyFrames() {
-    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(64 * 1024, CHUNK, MAX));
-    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(4096, CHUNK, MAX));
+    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(64 * 1024, RepairChains.TARGET_SLICES, CHUNK, MAX));
+    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(4096, RepairChains.TARGET_SLICES, CHUNK, MAX));
+  }
+
+  @Test
+  void fewerSlicesWhenAskedForThemCostFewerFramesAtEveryHop() {
+    assertEquals(32 * 1024, RepairChains.sliceBytes(1 << 20, 32, CHUNK, MAX));
+    assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(1 << 20, 1000, CHUNK, MAX));
   }
 
   @Test
   void aLargeRangeIsCappedAtTheTransportsSlice() {
-    assertEquals(MAX, RepairChains.sliceBytes(64L << 20, CHUNK, MAX));
-    assertEquals(16 * 1024, RepairChains.sliceBytes(64L << 20, 4096, 16 * 1024 + 100));
+    assertEquals(MAX, RepairChains.sliceBytes(64L << 20, RepairChains.TARGET_SLICES, CHUNK, MAX));
+    assertEquals(16 * 1024, RepairChains.sliceBytes(64L << 20, RepairChains.TARGET_SLICES, 4096, 16 * 1024 + 100));
   }
 }

@@ -171,6 +171,7 @@ class ConfigCatalogueTest {
     d.put("wide-ec.client.degraded-read.direct-after-overtaken.ms",
         constant("org.wideec.client.ChainOutlook", "DIRECT_AFTER_OVERTAKEN_MS_DEFAULT"));
     d.put("wide-ec.client.degraded-read.rack-star", constant("org.wideec.client.RepairChains", "RACK_STAR_DEFAULT"));
+    d.put("wide-ec.client.degraded-read.slices", constant("org.wideec.client.RepairChains", "TARGET_SLICES"));
     d.put("wide-ec.client.degraded-read.warmup.slices",
         constant("org.wideec.client.DegradedReadWarmup", "SLICES_DEFAULT"));
     d.put("wide-ec.client.archived-reads", call("org.wideec.client.ArchivedReads", "enabled", none));
