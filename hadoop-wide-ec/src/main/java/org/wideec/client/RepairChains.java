@@ -73,13 +73,14 @@ final class RepairChains implements Closeable {
   /**
    * A chain of m helpers moving a range in s slices takes (1 + (m - 1) / s) times as long as reading the range from
    * one node (ECPipe §3.2): every hop after the first waits for a whole slice before it adds and forwards it, so the
-   * chain fills in (m - 1) slice times. 64 slices (16 KiB for a 1 MiB cell) keep a five-helper local group within
-   * about 1.06 of a normal read on paper, and measured they save the 2.5 ms of fill that 32 slices cost on the
-   * benchmark's 25 MB/s links; 128 slices of 8 KiB were slower again, per-frame costs at every hop (thread wake-ups,
-   * a MAC, a credit) outweighing the shorter fill (benchmarks/HISTORY.md, 2026-11-27).
+   * chain fills in (m - 1) slice times. 32 slices (32 KiB for a 1 MiB cell) keep a five-helper local group within
+   * about 1.13 of a normal read on paper. On the real-process cluster (six-helper Azure-LRC 12+2+2 chains over 25 MB/s
+   * node links, steady state) 32 and 64 slices took the same time (132 and 129-131 ms) while the host's CPU during a
+   * read fell from 74-76% to 62%, every hop handling half the frames, MACs and credits; 16 slices took 144 ms at 52%,
+   * 128 slices of 8 KiB were slower again (benchmarks/HISTORY.md, 2026-11-27).
    */
   static final String SLICES = "wide-ec.client.degraded-read.slices";
-  static final int TARGET_SLICES = 64;
+  static final int TARGET_SLICES = 32;
   /** Smaller slices cost more per byte than they save in fill time (a frame, its MAC and a credit each). */
   static final int MIN_SLICE = 8 * 1024;
   /** How long a DataNode whose slice port could not be found is left out of chains. */

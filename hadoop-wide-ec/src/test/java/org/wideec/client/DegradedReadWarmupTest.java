@@ -24,7 +24,7 @@ class DegradedReadWarmupTest {
     assertNotNull(w);
     ChainWarmup.Result r = w.await(60_000);
     assertNotNull(r, "finished within a minute");
-    assertEquals(2, r.repairs(), "300 slices: two chains of four helpers and 64 slices each: " + r);
+    assertEquals(3, r.repairs(), "300 slices: three chains of four helpers and 32 slices each: " + r);
     assertTrue(r.rebuiltRight(), r.toString());
   }
 

@@ -10,15 +10,15 @@ class RepairChainsSliceTest {
   static final int MAX = 256 * 1024;
 
   @Test
-  void aOneMebibyteCellTravelsInSixtyFourSlicesOfSixteenKibibytes() {
-    assertEquals(16 * 1024, RepairChains.sliceBytes(1 << 20, RepairChains.TARGET_SLICES, CHUNK, MAX));
+  void aOneMebibyteCellTravelsInThirtyTwoSlicesOfThirtyTwoKibibytes() {
+    assertEquals(32 * 1024, RepairChains.sliceBytes(1 << 20, RepairChains.TARGET_SLICES, CHUNK, MAX));
   }
 
   @Test
   void slicesAreWholeChecksumChunks() {
     int slice = RepairChains.sliceBytes(1_000_000, RepairChains.TARGET_SLICES, CHUNK, MAX);
     assertEquals(0, slice % CHUNK);
-    assertEquals(15_872, slice); // 1_000_000 / 64 = 15_625, rounded up to chunks
+    assertEquals(31_744, slice); // 1_000_000 / 32 = 31_250, rounded up to chunks
   }
 
   @Test
@@ -29,7 +29,7 @@ class RepairChainsSliceTest {
 
   @Test
   void fewerSlicesWhenAskedForThemCostFewerFramesAtEveryHop() {
-    assertEquals(32 * 1024, RepairChains.sliceBytes(1 << 20, 32, CHUNK, MAX));
+    assertEquals(16 * 1024, RepairChains.sliceBytes(1 << 20, 64, CHUNK, MAX));
     assertEquals(RepairChains.MIN_SLICE, RepairChains.sliceBytes(1 << 20, 1000, CHUNK, MAX));
   }
 

@@ -126,7 +126,7 @@ class WideEcDataNodePluginTest {
     plugin.start(dn);
     org.wideec.engine.ChainWarmup.Result r = plugin.chainWarmedUp(60_000);
     assertNotNull(r, "the warm-up ran its chains: " + log.getOutput());
-    assertEquals(2, r.repairs(), "300 slices: two chains of four helpers and 64 slices each: " + r);
+    assertEquals(3, r.repairs(), "300 slices: three chains of four helpers and 32 slices each: " + r);
     assertTrue(r.rebuiltRight(), r.toString());
     assertNotNull(plugin.warmedUp(), "the planning warm-up ran first");
     assertEquals(0, errorLines(), log.getOutput());

@@ -43,8 +43,8 @@ import org.wideec.transport.TransportConf;
  * close when it ends. Every rebuilt unit is compared with the one made: a chain that rebuilds wrong bytes says so here.
  */
 public final class ChainWarmup {
-  /** The slice of a degraded read of a 1 MiB cell (the client's 64 slices a range). */
-  static final int SLICE_BYTES = 16 * 1024;
+  /** The slice of a degraded read of a 1 MiB cell (the client's 32 slices a range). */
+  static final int SLICE_BYTES = 32 * 1024;
   static final int UNIT_BYTES = 1 << 20;
   /** Two codes whose chains have four helpers each, over two racks of two, the requestor in a third. */
   private static final List<String> CODES = List.of("azure-lrc:k=8,l=2,g=2", "rs:k=4,m=2");

@@ -15,10 +15,10 @@ class ChainWarmupTest {
 
   @Test
   void chainsOfBothCodesRebuildTheLostUnitOverLoopback() throws Exception {
-    // 1,000 hop-slices: four chains of four helpers, 64 slices each, alternating the XOR and the GF(2^8) code.
+    // 1,000 hop-slices: eight chains of four helpers, 32 slices each, alternating the XOR and the GF(2^8) code.
     ChainWarmup.Result r = ChainWarmup.run(LIKE, new RebuildValidation(true, 2), 1000);
-    assertEquals(4, r.repairs(), r.toString());
-    assertEquals(4L * 4 * 64, r.hopSlices(), r.toString());
+    assertEquals(8, r.repairs(), r.toString());
+    assertEquals(8L * 4 * 32, r.hopSlices(), r.toString());
     assertTrue(r.rebuiltRight(), "every rebuilt unit equals the lost one: " + r);
   }
 
@@ -26,7 +26,7 @@ class ChainWarmupTest {
   void atLeastOneChainRuns() throws Exception {
     ChainWarmup.Result r = ChainWarmup.run(LIKE, RebuildValidation.OFF, 1);
     assertEquals(1, r.repairs(), r.toString());
-    assertEquals(4L * 64, r.hopSlices(), r.toString());
+    assertEquals(4L * 32, r.hopSlices(), r.toString());
     assertTrue(r.rebuiltRight(), r.toString());
   }
 }
