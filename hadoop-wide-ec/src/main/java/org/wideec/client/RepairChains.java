@@ -111,7 +111,7 @@ final class RepairChains implements Closeable {
     this.port = new ClientSlicePort(this.conf);
     this.hedgeMs = ConfigValues.longAtLeast(conf, HEDGE_MS, HEDGE_MS_DEFAULT, 0);
     this.rackStar = ConfigValues.bool(conf, RACK_STAR, RACK_STAR_DEFAULT);
-    this.slices = (int) ConfigValues.longAtLeast(conf, SLICES, TARGET_SLICES, 1);
+    this.slices = ConfigValues.intIn(conf, SLICES, TARGET_SLICES, 1, 1 << 20);
     this.outlook = new ChainOutlook(ConfigValues.longAtLeast(conf, ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS,
         ChainOutlook.DIRECT_AFTER_OVERTAKEN_MS_DEFAULT, 0), System::nanoTime);
     this.warmup = DegradedReadWarmup.start(this.conf);

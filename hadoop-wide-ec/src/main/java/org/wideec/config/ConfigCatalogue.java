@@ -201,7 +201,7 @@ public final class ConfigCatalogue {
               + " repair of the same unit) during which the FileSystem's degraded reads decode directly at once"
               + " instead of asking a chain first; 0 always asks a chain"),
       fixed("wide-ec.client.degraded-read.slices", CLIENT, "32", EnumSet.of(Role.CLIENT),
-          "slices a pipelined degraded read cuts its range into (at least 1; none below 8 KiB): more fill the chain"
+          "slices a pipelined degraded read cuts its range into (1..1048576; none below 8 KiB): more fill the chain"
               + " sooner (it takes 1 + (helpers - 1) / slices times a plain read, ECPipe §3.2), fewer cost every hop"
               + " fewer frames, MACs and credits"),
       fixed("wide-ec.client.degraded-read.rack-star", CLIENT, "true", EnumSet.of(Role.CLIENT),
