@@ -54,6 +54,11 @@ public final class Backoff {
     return boundNanos != Long.MAX_VALUE && System.nanoTime() - startNanos - boundNanos > 0;
   }
 
+  /** Milliseconds since this poll began. */
+  public long elapsedMs() {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
   /** The pause the next {@link #pause()} waits. */
   long nextPauseMs() {
     return pauseMs;

@@ -42,7 +42,6 @@ final class PlannedReplicaWait {
       Map<Long, String> paths, Map<Long, String> moveFailed, List<String> moved, List<String> offPlan,
       List<String> notTrimmed, Archiver.TrimProgress progress) throws IOException {
     long waitMs = dfs.getConf().getLong(TrimProtocol.WAIT_KEY, TrimProtocol.WAIT_DEFAULT);
-    long start = System.nanoTime();
     Backoff poll = Backoff.pollingNameNode(50, waitMs);
     Map<Long, Boolean> settled = new HashMap<>();
     Map<Long, List<String>> lastSeen = new HashMap<>();
@@ -84,7 +83,7 @@ final class PlannedReplicaWait {
       }
       progress.at(settled.size(), members.size());
       if (settled.size() == members.size()) {
-        LOG.debug("{} blocks settled in {} ms", members.size(), (System.nanoTime() - start) / 1_000_000);
+        LOG.debug("{} blocks settled in {} ms", members.size(), poll.elapsedMs());
         return settled;
       }
       if (poll.expired()) {
