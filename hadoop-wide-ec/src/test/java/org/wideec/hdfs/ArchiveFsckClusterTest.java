@@ -34,6 +34,7 @@ import org.wideec.code.RemainingTolerance;
 import org.wideec.code.UnitRole;
 import org.wideec.minicluster.Eventually;
 import org.wideec.minicluster.MiniClusters;
+import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
  * {@code wide-ec fsck} of archived paths and {@code wide-ec unarchive} on a racked cluster (6 racks x 3 DataNodes,
@@ -55,6 +56,8 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
     // every quarter second, and deletions to every DataNode each time rather than to a third of them (the default).
     base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");
     base.setFloat(DFSConfigKeys.DFS_NAMENODE_INVALIDATE_WORK_PCT_PER_ITERATION, 1.0f);
+    // The reprotection looks often, so that it runs inside an unarchive's steps (it must leave them alone).
+    base.setLong("wide-ec.archive.reprotect.interval.ms", 200);
     return base;
   }
 
@@ -360,6 +363,14 @@ class ArchiveFsckClusterTest extends ArchiveTestBed {
       java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
           () -> new Unarchiver(fs, store, crash).unarchive(new Path(dir), (short) 3, Unarchiver.Progress.NONE));
       assertEquals("crash after " + step, e.getMessage());
+      // Stopped with the replicas back and the pointers (then the parity) gone but the manifest still there: the
+      // NameNode's reprotection sees members gone from a stripe no file relies on any more, and raises nothing.
+      long passes = WideEcNameNodePlugin.metrics().archiveReprotectionPasses();
+      Eventually.await("two reprotection passes", Duration.ofSeconds(30),
+          () -> WideEcNameNodePlugin.metrics().archiveReprotectionPasses(), n -> n >= passes + 2);
+      for (String f : List.of(dir + "/a", dir + "/b")) {
+        assertEquals(3, fs.getFileStatus(new Path(f)).getReplication(), step + " " + f);
+      }
       ToolRun r = tool("unarchive", dir, "--json");
       assertEquals(0, r.exit(), step + ": " + r.out() + r.err());
       // Until the manifest is deleted the rerun redoes the rest; after it, there is nothing left to do.

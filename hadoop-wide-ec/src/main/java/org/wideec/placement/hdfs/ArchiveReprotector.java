@@ -10,13 +10,16 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.server.blockmanagement.WideEcArchivedBlocks;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.hdfs.server.namenode.WideEcNamespace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.wideec.archive.ArchivePointer;
 import org.wideec.archive.ArchivedStripe;
 import org.wideec.archive.ArchivedStripeRepair;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.StripeProtection;
 import org.wideec.archive.StripeReprotection;
+import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.topology.Site;
 
 /**
@@ -84,8 +87,43 @@ final class ArchiveReprotector extends ArchivePass {
   void visit(ArchivedStripe s, String manifest, Map<String, WideEcArchivedBlocks.Target> live) {
     if (ArchivedStripeRepair.protects(s)) {
       ArchivedStripeNow seen = ArchivedStripeNow.of(fsn, s);
-      reprotect(seen.repair(), seen.views(), "stripe " + s.stripeId() + " of manifest " + manifest);
+      ArchivedStripeRepair p = seen.repair();
+      if (p.stale().length + p.gone().length > 0 && !inEffect(s, manifest)) {
+        return;
+      }
+      reprotect(p, seen.views(), "stripe " + s.stripeId() + " of manifest " + manifest);
     }
+  }
+
+  /**
+   * Whether some file still relies on the stripe. A systematic stripe protects only files whose pointer names its
+   * manifest (DESIGN.md §3.2: the pointer is set before the trim and removed by unarchive once the replicas are
+   * back, before the parity is deleted): a stripe none points at, one being unarchived say, has lost its parity on
+   * purpose, and raising its files would leave them above the replication unarchive restored. A sealed stripe's
+   * members are its codewords, which no pointer names: it relies on itself while its manifest stands. A pointer that
+   * does not parse counts as relying (never less protection for a damaged xattr).
+   */
+  private boolean inEffect(ArchivedStripe s, String manifest) {
+    if (s.sealed()) {
+      return true;
+    }
+    for (StripeMember m : s.members()) {
+      if (m.role() != org.wideec.code.UnitRole.DATA || m.padding()) {
+        continue;
+      }
+      byte[] x = WideEcNamespace.xattrOf(fsn, m.inodeId(), ArchivalSource.POINTER_XATTR);
+      if (x == null) {
+        continue;
+      }
+      try {
+        if (ArchivePointer.parse(x, "inode " + m.inodeId()).manifestPath().equals(manifest)) {
+          return true;
+        }
+      } catch (org.wideec.archive.CorruptManifestException e) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The gauges hold what this pass found. */

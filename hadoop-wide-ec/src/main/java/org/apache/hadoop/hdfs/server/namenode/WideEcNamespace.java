@@ -77,6 +77,19 @@ public final class WideEcNamespace {
     fsn.getFSDirectory().setINodeAttributeProvider(provider);
   }
 
+  /** The value of an xattr of the inode with this id, read under the namesystem's read lock; null when either is absent. */
+  public static byte[] xattrOf(FSNamesystem fsn, long inodeId, String prefixedName) {
+    fsn.readLock();
+    try {
+      INode inode = fsn.getFSDirectory().getInode(inodeId);
+      XAttrFeature f = inode == null ? null : inode.getXAttrFeature();
+      XAttr x = f == null ? null : f.getXAttr(prefixedName);
+      return x == null ? null : x.getValue();
+    } finally {
+      fsn.readUnlock();
+    }
+  }
+
   /** The decimal number an xattr of the inode holds (its current state), or -1 when absent or not a number. */
   public static long numberXAttr(INode inode, String prefixedName) {
     XAttrFeature f = inode == null ? null : inode.getXAttrFeature();
