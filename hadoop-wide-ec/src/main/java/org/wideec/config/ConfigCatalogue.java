@@ -168,8 +168,9 @@ public final class ConfigCatalogue {
       derived("wide-ec.transport.max-client-connections-per-host", TRANSPORT, "64",
           "the smaller of 64 and wide-ec.transport.max-connections-per-host", EnumSet.of(DATANODE),
           "connections from one address that have not proved the cluster secret (in their handshake, or clients)"),
-      fixed("wide-ec.transport.handshake.timeout.ms", TRANSPORT, "5000", EnumSet.of(DATANODE),
-          "a connection must authenticate and send its request within this, in ms"),
+      fixed("wide-ec.transport.handshake.timeout.ms", TRANSPORT, "15000", EnumSet.of(DATANODE),
+          "a connection must authenticate and send its request within this, in ms (three crossings of its path,"
+              + " which a full rack uplink can slow by seconds)"),
       fixed("wide-ec.transport.idle.timeout.ms", TRANSPORT, "120000", EnumSet.of(DATANODE),
           "a connection silent this long is closed, in ms"),
       fixed("wide-ec.transport.max-requests-per-peer", TRANSPORT, "32", EnumSet.of(DATANODE),

@@ -162,6 +162,11 @@ public final class RepairEngine {
     Set<String> avoided = new HashSet<>(unusable.among(helperNodes));
     Set<String> excluded = new HashSet<>(avoided);
     Set<String> followed = new HashSet<>(); // helpers asked again at the endpoint they moved to, once each
+    // Helpers left out after this repair could not open their stream (unreachable, or refused before any slice: a
+    // handshake that timed out behind a full uplink, a port at its connection limit). Nothing they sent was wrong, so
+    // when the rest cannot decode, the next attempt asks them again rather than give up: a rack's loss leaves no
+    // margin, and one slow handshake must not hand the group to HDFS's reconstructor.
+    Set<String> refusedOpen = new HashSet<>();
     IOException last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
@@ -173,6 +178,14 @@ public final class RepairEngine {
           excluded.removeAll(avoided);
           avoided.clear();
           attempt--; // no helper was asked: the same attempt, planned again
+          continue;
+        }
+        if (!refusedOpen.isEmpty()) {
+          LOG.info("{}: the helpers whose streams did not open ({}) are needed; asking them again", r.name(),
+              refusedOpen);
+          excluded.removeAll(refusedOpen);
+          refusedOpen.clear();
+          attempt--; // planning is not an attempt: the attempt that asks them again counts
           continue;
         }
         counters.repairFailed();
@@ -198,7 +211,9 @@ public final class RepairEngine {
           attempt--; // the helper was asked at an endpoint it left: not its failure, nor an attempt of this repair
           continue;
         }
-        attemptFailed(r, attempt, f, plan, helperNodes, excluded);
+        if (attemptFailed(r, attempt, f, plan, helperNodes, excluded) && neverOpened(f)) {
+          refusedOpen.add(f.culprit());
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         counters.repairFailed();
@@ -280,8 +295,11 @@ public final class RepairEngine {
     return true;
   }
 
-  /** A helper failed mid-attempt: excluded (and its corrupt source reported) before the next attempt. */
-  private void attemptFailed(StripeRepair r, int attempt, PeerFailure f, StreamPlan plan, Set<String> helperNodes,
+  /**
+   * A helper failed mid-attempt: excluded (and its corrupt source reported) before the next attempt. Whether a helper
+   * was blamed (and so excluded).
+   */
+  private boolean attemptFailed(StripeRepair r, int attempt, PeerFailure f, StreamPlan plan, Set<String> helperNodes,
       Set<String> excluded) {
     // Any surviving unit's node may be blamed: the validation pass asks helpers the first pass did not.
     boolean blame = f.culprit() != null && helperNodes.contains(f.culprit());
@@ -289,7 +307,7 @@ public final class RepairEngine {
       excluded.add(f.culprit());
       resolver.forget(f.culprit());
       reportCorrupt(r, f);
-      if (f instanceof HelperStreams.Unreachable) {
+      if (neverOpened(f)) {
         unusable(r, f.culprit(), f, plan.endpoints.get(f.culprit()));
       }
     }
@@ -298,6 +316,12 @@ public final class RepairEngine {
     }
     LOG.warn("{}: attempt {} of {} failed: {}{}", r.name(), attempt, maxAttempts, f.getMessage(),
         blame ? "; restarting without " + f.culprit() : "");
+    return blame;
+  }
+
+  /** A helper that could not be reached or refused the connection before its stream began: no slice of it was used. */
+  private static boolean neverOpened(PeerFailure f) {
+    return f instanceof HelperStreams.Unreachable || f instanceof org.wideec.transport.PeerRefusal;
   }
 
   /**

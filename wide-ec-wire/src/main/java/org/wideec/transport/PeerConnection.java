@@ -138,8 +138,9 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
           handshakeRefused.accept(RefusalReason.ofWire(f.index()));
         }
         // Refused before a stream began: the peer itself is to blame, under the name we know it by.
-        String culprit = !authenticated || current == null ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
-        fail(new PeerFailure(culprit, message), false);
+        boolean refused = !authenticated || current == null;
+        String culprit = refused ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
+        fail(refused ? new PeerRefusal(culprit, message) : new PeerFailure(culprit, message), false);
       }
       case SLICE, END -> {
         if (current == null || !authenticated) {

@@ -38,7 +38,9 @@ public record PeerLimits(int maxCredits, int maxConnections, int maxConnectionsP
   /** Addresses remembered as having proved the cluster secret (least recently seen forgotten first). */
   static final int KNOWN_PEER_ADDRESSES = 4096;
 
-  public static final PeerLimits DEFAULTS = new PeerLimits(64, 2048, 512, 5_000, 120_000, 32, 8, 10_000, 1024, 64);
+  // The handshake deadline covers three crossings of a path (challenge, proof, request): behind a full rack uplink a
+  // dropped segment alone costs a second of retransmission, so 5 s refused busy peers that were merely slow.
+  public static final PeerLimits DEFAULTS = new PeerLimits(64, 2048, 512, 15_000, 120_000, 32, 8, 10_000, 1024, 64);
 
   /** The server's limits with the default share for clients: half the connections, 64 per address at most. */
   public PeerLimits(int maxCredits, int maxConnections, int maxConnectionsPerHost, long handshakeTimeoutMs,

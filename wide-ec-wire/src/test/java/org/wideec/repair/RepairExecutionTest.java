@@ -472,6 +472,40 @@ class RepairExecutionTest {
   }
 
   /**
+   * Two units of an RS(4, 2) group lost: every survivor is needed. n3's port takes longer than its handshake timeout
+   * to challenge the first connection (as behind a full uplink) and refuses it; the rest cannot decode without n3,
+   * so the second attempt asks n3 again instead of giving up, and rebuilds both units.
+   */
+  @Test
+  void aHelperWhoseHandshakeTimedOutIsAskedAgainWhenTheOthersCannotDecode() throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=4,m=2");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    PeerLimits limits = new PeerLimits(64, 2048, 512, 300, 120_000, 32);
+    TransportConf conf = new TransportConf("127.0.0.1", 0, SECRET, SLICE, WINDOW, 1 << 20, 5000, 3000,
+        TrafficShaper.OFF, null, limits);
+    byte[][] units = start(conf, plan, 10_000, 0, 15);
+    AtomicBoolean slowed = new AtomicBoolean();
+    TransportFaultInjector.set(new TransportFaultInjector() {
+      @Override
+      public void beforeChallenge(String node) {
+        if (node.equals("n3") && slowed.compareAndSet(false, true)) {
+          pause(600); // on n3's event loop: its handshake deadline passes before the requestor can answer
+        }
+      }
+    });
+    Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
+    RepairEngine.Result res = repair(plan, new int[] {0, 1}, new long[] {10_000, 10_000}, RepairScheme.CONVENTIONAL,
+        Set.of(), sinks);
+    assertTrue(slowed.get());
+    assertEquals(2, res.attempts());
+    assertEquals(List.of(), res.excludedNodes(), "n3 was asked again, so nothing stays left out");
+    for (int u : new int[] {0, 1}) {
+      assertTrue(sinks.get(u).finished);
+      assertArrayEquals(units[u], sinks.get(u).bytes, "unit " + u);
+    }
+  }
+
+  /**
    * A repair is background work, whose hops grant their path's bandwidth-delay product (here 100 ms of 409,600
    * bytes/s: 10 slices of 4 KiB), not the configured window of 2: held at its first slice, the requestor finds the
    * chain further ahead than windows of 2 could ever take it, and never further than windows of 10 can.
