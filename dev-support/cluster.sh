@@ -335,6 +335,20 @@ for i in $(seq 1 "$nodes"); do
   attach "dn$i" "$(dn_addr "$i")" "r$(rack_of "$i")" "$(rack_of "$i")"
 done
 
+# Neighbours: every node knows every other's MAC address for good. The fabric is one Ethernet segment, so ARP would
+# cross the shaped rack uplinks, where a full queue drops it and a connection fails with "No route to host"; in a
+# routed data centre ARP stays within a rack. Permanent entries keep address resolution out of what is measured.
+all_nodes="nn cl $(seq -f 'dn%g' 1 "$nodes" | tr '\n' ' ')"
+addr_of() { case "$1" in nn) nn_addr ;; cl) cl_addr ;; *) dn_addr "${1#dn}" ;; esac; }
+neigh="$dir/conf/neighbours"
+: > "$neigh"
+for n in $all_nodes; do
+  echo "neigh replace $(addr_of "$n") lladdr $(in_ns "$n" cat /sys/class/net/eth0/address) dev eth0 nud permanent" >> "$neigh"
+done
+for n in $all_nodes; do
+  grep -v " $(addr_of "$n") " "$neigh" | in_ns "$n" ip -batch - || die "cannot set the neighbour table of $(ns "$n")"
+done
+
 # Names: every namespace sees the same /etc/hosts (ip netns exec mounts /etc/netns/NAME/* over /etc), and no DNS
 # server, so Hadoop's reverse look-ups answer at once instead of timing out on an unreachable resolver.
 hosts="$dir/conf/hosts"
