@@ -223,10 +223,10 @@ final class ArchiveCommand {
       }
       return execute(path, named.spec(), placement, encoder, o.has("json"), !o.has("no-trim"));
     }
-    // The chain is costed in the shape the encoder would run (wide-ec.archive.chain.shape), on the planned nodes.
+    // The chain is costed in the shape and reading the encoder would run (wide-ec.archive.chain.shape, .reads).
     ArchivalPlan plan = ArchivalPlanner.plan(
         new ArchivalSource(hdfs(conf, path, "archive"), grouping).request(path, named.spec(), placement))
-        .withChainShape(ChainEncoder.shapeOf(conf));
+        .withChainShape(ChainEncoder.shapeOf(conf), ChainEncoder.readsOf(conf));
     DryRunOutput.print(plan, encoder, o.has("json"), Map.of(), List.of(), out);
     if (o.has("json")) {
       return 0;

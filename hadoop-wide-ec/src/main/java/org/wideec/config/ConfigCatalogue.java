@@ -227,6 +227,10 @@ public final class ConfigCatalogue {
               + " parities) x this"),
       fixed("wide-ec.archive.chain.shape", ARCHIVAL, "chain", ARCHIVER,
           "the chain encoder's trees: chain (one chain through every holder) or rack-tree (a chain per rack)"),
+      fixed("wide-ec.archive.chain.reads", ARCHIVAL, "cheaper", ARCHIVER,
+          "which replicas the chain encoder reads: cheaper (the planned nodes after the plan's moves, or a core rack's"
+              + " replicas when that sends fewer bytes across racks; the moves then wait for the trim) or planned"
+              + " (always the planned nodes: each data block is on its planned node once its stripe is encoded)"),
       fixed("wide-ec.archive.chain.concurrent-stripes", ARCHIVAL, "4", ARCHIVER,
           "stripes of one archive the chain encoder encodes at once (1..64): each runs on its own DataNodes, most of"
               + " them in their own core racks, bound by its busiest node link, and the archiver holds none of their"

@@ -179,6 +179,7 @@ class ConfigCatalogueTest {
     d.put(ArchiveLayout.MANIFEST_REPLICATION_KEY, ArchiveLayout.from(none).manifestReplication());
     d.put(ClientClassicEncoder.CHUNK_KEY, ClientClassicEncoder.CHUNK_DEFAULT);
     d.put(ChainEncoder.SHAPE_KEY, ChainEncoder.shapeOf(none).name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    d.put(org.wideec.archive.encode.ChainReads.KEY, ChainEncoder.readsOf(none).name().toLowerCase(Locale.ROOT));
     d.put(ChainEncoder.CONCURRENT_KEY, ChainEncoder.concurrentOf(none));
     d.put(org.wideec.archive.ArchiveGrouping.KEY, org.wideec.archive.ArchiveGrouping.byLabel(
         org.wideec.archive.ArchiveGrouping.DEFAULT).label());

@@ -169,7 +169,7 @@ class ArchiveJobClusterTest extends ArchiveTestBed {
 
   private ArchivalPlan plan(String path) throws Exception {
     return ArchivalPlanner.plan(new ArchivalSource(fs).request(new Path(path), CODE, PlacementKind.CL))
-        .withChainShape(ChainEncoder.shapeOf(conf));
+        .withChainShape(ChainEncoder.shapeOf(conf), ChainEncoder.readsOf(conf));
   }
 
   private int stripesOf(List<String> paths) throws Exception {

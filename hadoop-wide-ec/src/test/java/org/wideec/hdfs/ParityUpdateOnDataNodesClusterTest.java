@@ -44,6 +44,10 @@ class ParityUpdateOnDataNodesClusterTest extends ParityUpdateClusterTest {
     Configuration c = MiniClusters.withWideEcRepair(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()));
     c.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     c.setLong("wide-ec.transport.stall.timeout.ms", 10_000);
+    // The beds' patterns and the models they are checked against are the plan's layout: every chain reads the planned
+    // nodes, so every data block is on its planned node once archived (a chain reading a core rack's replicas would
+    // leave the plan's moves to a trim these --no-trim archives never make).
+    c.set(org.wideec.archive.encode.ChainReads.KEY, "planned");
     // The chain encoder these beds archive with first moves blocks onto plan, each move waiting for HDFS to delete the
     // source's excess replica: the NameNode hands that out every quarter second, to every DataNode each time.
     c.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "250ms");

@@ -33,10 +33,11 @@ public record ArchivalPlan(String path, ArchiveScope scope, String codeSpec, int
     return StripeLayout.SYSTEMATIC;
   }
 
-  /** The same plan with every stripe's chain costed in another shape. */
-  public ArchivalPlan withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
+  /** The same plan with every stripe's chain costed in the encoder's shape and reading. */
+  public ArchivalPlan withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape,
+      org.wideec.archive.encode.ChainReads reads) {
     return new ArchivalPlan(path, scope, codeSpec, n, k, placement, files,
-        stripes.stream().map(s -> s.withChainShape(shape)).toList(), grouping, groupingReason);
+        stripes.stream().map(s -> s.withChainShape(shape, reads)).toList(), grouping, groupingReason);
   }
 
   public int dataBlocks() {

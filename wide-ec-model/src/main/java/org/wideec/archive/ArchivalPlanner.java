@@ -195,7 +195,8 @@ public final class ArchivalPlanner {
           replicaNodes.put(u.unit(), nodes);
         }
       }
-      ChainEncoding chain = ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN, live);
+      ChainEncoding chain = ChainEncoding.of(code, list, EncodePlan.Shape.CHAIN,
+          org.wideec.archive.encode.ChainReads.CHEAPER, live);
       long acrossNow = chain.crossRackBytes()
           + list.stream().filter(PlannedUnit::crossRackMove).mapToLong(PlannedUnit::length).sum();
       return new PlannedStripe(id, code.spec(), list, unitLength,

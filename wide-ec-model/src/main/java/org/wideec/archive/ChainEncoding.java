@@ -45,7 +45,7 @@ public record ChainEncoding(EncodePlan.Shape shape, List<List<Integer>> trees, l
    * @param replicas each stored data unit's live replicas before archival
    */
   static ChainEncoding of(LinearCode code, List<PlannedUnit> units, EncodePlan.Shape shape,
-      Map<Integer, List<Site>> replicas) {
+      org.wideec.archive.encode.ChainReads reads, Map<Integer, List<Site>> replicas) {
     Map<Integer, Site> planned = new HashMap<>();
     Map<Integer, Site> storedTargets = new HashMap<>();
     long[] lengths = new long[code.k()];
@@ -57,7 +57,7 @@ public record ChainEncoding(EncodePlan.Shape shape, List<List<Integer>> trees, l
         storedTargets.put(u.unit(), new Site(u.node(), u.rack()));
       }
     }
-    ChainSources sources = ChainSources.choose("plan", code, replicas, planned, lengths, storedTargets, shape);
+    ChainSources sources = reads.sources("plan", code, replicas, planned, lengths, storedTargets, shape);
     // Slices do not change what crosses racks: the largest that fits any frame keeps the planner's checks quiet.
     EncodePlan plan = EncodePlanner.chain(EncodeStripe.archival("plan", code, sources.holders(), lengths,
         storedTargets), shape, EncodePlanner.CHUNK, Integer.MAX_VALUE);

@@ -24,10 +24,14 @@ public record PlannedStripe(long stripeId, String codeSpec, List<PlannedUnit> un
     liveReplicas = Map.copyOf(liveReplicas);
   }
 
-  /** The same stripe with its chain costed in another shape (the encoder's {@code wide-ec.archive.chain.shape}). */
-  public PlannedStripe withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape) {
+  /**
+   * The same stripe with its chain costed in the encoder's shape ({@code wide-ec.archive.chain.shape}) and reading
+   * ({@code wide-ec.archive.chain.reads}).
+   */
+  public PlannedStripe withChainShape(org.wideec.archive.encode.EncodePlan.Shape shape,
+      org.wideec.archive.encode.ChainReads reads) {
     return new PlannedStripe(stripeId, codeSpec, units, unitLength, classic,
-        ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape, liveReplicas),
+        ChainEncoding.of(org.wideec.code.Codes.pinnedFromSpec(codeSpec), units, shape, reads, liveReplicas),
         bytesMovedWithPlanRacks, crossRackBytesWithFewestMoves, liveReplicas);
   }
 

@@ -102,6 +102,33 @@ class CoreRackGroupingTest {
   }
 
   /**
+   * wide-ec.archive.chain.reads=planned: the same stripes, grouped around their core racks, read every block on its
+   * planned node instead (no core rack), and the dry run costs that chain, never less than the cheaper reading's.
+   */
+  @Test
+  void readingThePlannedNodesCostsTheChainThatReadsEveryBlockOnItsPlannedNode() {
+    ArchivalPlan racks = ArchivalPlanner.plan(dir(interleaved(), ArchiveGrouping.RACKS));
+    ArchivalPlan cheaper = racks.withChainShape(org.wideec.archive.encode.EncodePlan.Shape.CHAIN,
+        org.wideec.archive.encode.ChainReads.CHEAPER);
+    ArchivalPlan planned = racks.withChainShape(org.wideec.archive.encode.EncodePlan.Shape.CHAIN,
+        org.wideec.archive.encode.ChainReads.PLANNED);
+    assertEquals(List.of("/r0", "/r5"), cheaper.stripes().stream().map(s -> s.chain().coreRack()).toList());
+    for (int i = 0; i < planned.stripes().size(); i++) {
+      PlannedStripe s = planned.stripes().get(i);
+      assertEquals(null, s.chain().coreRack(), "stripe " + i);
+      Map<Integer, String> onPlan = new java.util.TreeMap<>();
+      s.units().stream().filter(PlannedUnit::isStoredData).forEach(u -> onPlan.put(u.unit(), u.node()));
+      assertEquals(onPlan, new java.util.TreeMap<>(s.chain().sources()), "stripe " + i);
+      assertTrue(s.chain().crossRackBytes() >= cheaper.stripes().get(i).chain().crossRackBytes(), "stripe " + i);
+    }
+    assertEquals(org.wideec.archive.encode.ChainReads.PLANNED,
+        org.wideec.archive.encode.ChainReads.of(" Planned "));
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> org.wideec.archive.encode.ChainReads.of("core"));
+    assertEquals("wide-ec.archive.chain.reads must be cheaper or planned, got 'core'", e.getMessage());
+  }
+
+  /**
    * azure-lrc:k=4,l=2,g=1 flat over 7 racks: each stripe's core rack keeps one of its blocks (x4 and x1 share their
    * other rack), so its three parities go to three other racks and each of its three trees (the global row, a local
    * row per group) sends one finished row across: exactly m/k of the data.

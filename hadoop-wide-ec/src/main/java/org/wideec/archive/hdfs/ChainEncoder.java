@@ -93,7 +93,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     this.dfs = dfs;
     this.shape = shape;
     this.concurrent = concurrent;
-    this.replicas = new ChainReadReplicas(shape);
+    this.replicas = new ChainReadReplicas(shape, readsOf(dfs.getConf()));
     this.files = new ParityFiles(dfs);
     this.ports = new SlicePortClient(dfs.getConf());
     this.threads = Executors.newCachedThreadPool(r -> {
@@ -139,6 +139,17 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       case "rack-tree" -> EncodePlan.Shape.RACK_TREE;
       default -> throw new IllegalArgumentException(SHAPE_KEY + " must be chain or rack-tree, got '" + s + "'");
     };
+  }
+
+  /**
+   * Which replicas the chain reads ({@link org.wideec.archive.encode.ChainReads}: what the dry run costs and the
+   * encoder runs).
+   *
+   * @throws IllegalArgumentException naming the setting that is wrong
+   */
+  public static org.wideec.archive.encode.ChainReads readsOf(Configuration conf) {
+    return org.wideec.archive.encode.ChainReads.of(conf.getTrimmed(org.wideec.archive.encode.ChainReads.KEY,
+        org.wideec.archive.encode.ChainReads.DEFAULT));
   }
 
   @Override

@@ -16,16 +16,18 @@ import org.wideec.topology.hdfs.DataNodeSites;
 
 /**
  * Which replica of each data block the chain encoder reads ({@link ChainSources}: the planned nodes after the plan's
- * moves, or a core rack's replicas where they are, EAR), chosen from the NameNode's live replicas before a stripe's
+ * moves, or a core rack's replicas where they are, EAR, as {@code wide-ec.archive.chain.reads} allows), chosen from the NameNode's live replicas before a stripe's
  * moves and remembered until its encode, since the moves change the replicas the choice was made on.
  */
 final class ChainReadReplicas {
   private final EncodePlan.Shape shape;
+  private final org.wideec.archive.encode.ChainReads reads;
   /** Each stripe's sources as chosen before its moves. */
   private final Map<Long, ChainSources> chosenBeforeMoves = new java.util.concurrent.ConcurrentHashMap<>();
 
-  ChainReadReplicas(EncodePlan.Shape shape) {
+  ChainReadReplicas(EncodePlan.Shape shape, org.wideec.archive.encode.ChainReads reads) {
     this.shape = shape;
+    this.reads = reads;
   }
 
   /** {@link #choose}, remembered for the stripe's encode ({@link #readHolders}). */
@@ -57,7 +59,7 @@ final class ChainReadReplicas {
         targets.put(u, new Site(m.plannedNode(), m.plannedRack()));
       }
     }
-    return ChainSources.choose("stripe " + stripe.stripeId(), code, replicas, planned, lengths, targets, shape);
+    return reads.sources("stripe " + stripe.stripeId(), code, replicas, planned, lengths, targets, shape);
   }
 
   /**

@@ -62,7 +62,7 @@ public final class ArchiveListing {
         continue;
       }
       ArchivalPlan plan = ArchivalPlanner.plan(new ArchivalSource(dfs, grouping).request(p, codeSpec, placement))
-          .withChainShape(chainShape);
+          .withChainShape(chainShape, org.wideec.archive.hdfs.ChainEncoder.readsOf(dfs.getConf()));
       long[] cross = new long[plan.stripes().size()];
       for (PlannedStripe s : plan.stripes()) {
         cross[(int) s.stripeId()] = encoder.equals("chain") ? s.chain().crossRackBytes() : s.classic().crossRackBytes();

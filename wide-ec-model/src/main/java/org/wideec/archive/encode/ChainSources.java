@@ -58,6 +58,12 @@ public record ChainSources(Map<Integer, Site> holders, String coreRack, long cro
     return fromCore < onPlan ? new ChainSources(inCore, core, fromCore) : new ChainSources(planned, null, onPlan);
   }
 
+  /** The first candidate alone: the planned nodes, each block moved there before the encode. */
+  public static ChainSources onPlan(String name, LinearCode code, Map<Integer, Site> planned, long[] lengths,
+      Map<Integer, Site> targets, EncodePlan.Shape shape) {
+    return new ChainSources(planned, null, cost(name, code, planned, lengths, targets, shape));
+  }
+
   /** The rack holding live replicas of the most units (ties: the first by name); null without replicas. */
   public static String coreRack(Map<Integer, List<Site>> replicas) {
     Map<String, Integer> units = new TreeMap<>();
