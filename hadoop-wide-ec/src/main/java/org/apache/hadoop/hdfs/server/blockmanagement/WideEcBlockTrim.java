@@ -30,8 +30,15 @@ public final class WideEcBlockTrim {
     CHANGED
   }
 
-  /** The outcome, and the DataNodes holding live replicas when it was decided (transfer addresses). */
-  public record Result(Outcome outcome, List<String> holders) {}
+  /**
+   * The outcome, the DataNodes holding live replicas when it was decided, and those whose excess replicas of the block
+   * wait for deletion (the ones a TRIMMED call chose, or a move's source; transfer addresses).
+   */
+  public record Result(Outcome outcome, List<String> holders, List<String> excess) {
+    Result(Outcome outcome, List<String> holders) {
+      this(outcome, holders, List.of());
+    }
+  }
 
   private WideEcBlockTrim() {}
 
@@ -66,7 +73,7 @@ public final class WideEcBlockTrim {
         return new Result(Outcome.OFF_PLAN, r.holders);
       }
       if (r.holders.size() == 1) {
-        return new Result(Outcome.ON_PLAN, r.holders);
+        return new Result(Outcome.ON_PLAN, r.holders, r.excess);
       }
       survivor = r.survivor;
     } finally {
@@ -81,23 +88,42 @@ public final class WideEcBlockTrim {
       if (r.survivor == null) {
         return new Result(Outcome.OFF_PLAN, r.holders);
       }
-      return new Result(r.holders.size() == 1 ? Outcome.TRIMMED : Outcome.RETRY, r.holders);
+      return new Result(r.holders.size() == 1 ? Outcome.TRIMMED : Outcome.RETRY, r.holders, r.excess);
     } finally {
       fsn.readUnlock();
     }
   }
 
+  /**
+   * Hands out now the deletions pending on at most {@code nodes} DataNodes (those holding excess replicas of the
+   * archived blocks a trim pass looked at, when nothing else is pending), each its usual share per heartbeat
+   * ({@code dfs.block.invalidate.limit}), instead of leaving them to HDFS's pacing
+   * ({@code dfs.namenode.invalidate.work.pct.per.iteration} of the DataNodes every redundancy interval): an archiver
+   * waits for its trims' deletions before it records them, and at a third of the DataNodes a round the last ones
+   * waited several rounds. HDFS's own bookkeeping does the rest, as in its rounds.
+   *
+   * @return the blocks handed out
+   */
+  public static int handOutDeletions(FSNamesystem fsn, int nodes) {
+    return nodes <= 0 ? 0 : fsn.getBlockManager().computeInvalidateWork(nodes);
+  }
+
   /** Live replicas (normal storage, node alive and in service, not excess, not corrupt) and the planned one among them. */
-  private record Replicas(List<String> holders, DatanodeStorageInfo survivor, boolean stale) {}
+  private record Replicas(List<String> holders, DatanodeStorageInfo survivor, boolean stale, List<String> excess) {}
 
   private static Replicas replicas(BlockManager bm, BlockInfo block, String plannedNode) {
     List<String> holders = new ArrayList<>();
+    List<String> excess = new ArrayList<>();
     DatanodeStorageInfo survivor = null;
     boolean stale = false;
     for (DatanodeStorageInfo s : bm.getStorages(block)) {
       DatanodeDescriptor d = s.getDatanodeDescriptor();
+      if (bm.isExcess(d, block)) {
+        excess.add(d.getXferAddr());
+        continue;
+      }
       if (s.getState() != DatanodeStorage.State.NORMAL || !d.isAlive() || !d.isInService()
-          || bm.isExcess(d, block) || bm.isReplicaCorrupt(block, d)) {
+          || bm.isReplicaCorrupt(block, d)) {
         continue;
       }
       stale |= s.areBlockContentsStale();
@@ -106,6 +132,6 @@ public final class WideEcBlockTrim {
         survivor = s;
       }
     }
-    return new Replicas(holders, survivor, stale);
+    return new Replicas(holders, survivor, stale, excess);
   }
 }
