@@ -138,9 +138,12 @@ final class PeerConnection extends SimpleChannelInboundHandler<Frame> {
           handshakeRefused.accept(RefusalReason.ofWire(f.index()));
         }
         // Refused before a stream began: the peer itself is to blame, under the name we know it by.
-        boolean refused = !authenticated || current == null;
-        String culprit = refused ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
-        fail(refused ? new PeerRefusal(culprit, message) : new PeerFailure(culprit, message), false);
+        boolean beforeStream = !authenticated || current == null;
+        String culprit = beforeStream ? peer.node() : tab > 0 ? text.substring(0, tab) : null;
+        // The peer itself ended it before any frame of the stream came (its handshake deadline can pass while our
+        // request is on its way): nothing of it was used.
+        boolean nothingSent = beforeStream || (!current.receivedAny() && peer.node().equals(culprit));
+        fail(nothingSent ? new PeerRefusal(culprit, message) : new PeerFailure(culprit, message), false);
       }
       case SLICE, END -> {
         if (current == null || !authenticated) {

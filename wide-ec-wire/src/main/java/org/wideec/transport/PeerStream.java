@@ -98,6 +98,11 @@ public final class PeerStream implements AutoCloseable {
     return lost && !received;
   }
 
+  /** Whether a frame of this stream arrived. */
+  boolean receivedAny() {
+    return received;
+  }
+
   /** A SLICE or END of this stream (event loop). */
   void onFrame(ChannelHandlerContext ctx, Frame f) {
     received = true;

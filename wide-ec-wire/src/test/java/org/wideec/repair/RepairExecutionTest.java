@@ -478,27 +478,50 @@ class RepairExecutionTest {
    */
   @Test
   void aHelperWhoseHandshakeTimedOutIsAskedAgainWhenTheOthersCannotDecode() throws IOException {
-    LinearCode code = Codes.fromSpec("rs:k=4,m=2");
-    PlacementPlan plan = new FlatPlanner().plan(code);
-    PeerLimits limits = new PeerLimits(64, 2048, 512, 300, 120_000, 32);
-    TransportConf conf = new TransportConf("127.0.0.1", 0, SECRET, SLICE, WINDOW, 1 << 20, 5000, 3000,
-        TrafficShaper.OFF, null, limits);
-    byte[][] units = start(conf, plan, 10_000, 0, 15);
     AtomicBoolean slowed = new AtomicBoolean();
-    TransportFaultInjector.set(new TransportFaultInjector() {
+    everyHelperNeededAfterOneRefusal(new TransportFaultInjector() {
       @Override
       public void beforeChallenge(String node) {
         if (node.equals("n3") && slowed.compareAndSet(false, true)) {
           pause(600); // on n3's event loop: its handshake deadline passes before the requestor can answer
         }
       }
-    });
+    }, slowed);
+  }
+
+  /**
+   * As above, but the deadline passes after the requestor authenticated: its first request is held on its way, so a
+   * helper proves the handshake and then refuses the connection with the stream asked for and no slice of it sent.
+   */
+  @Test
+  void aHelperThatRefusedAfterTheHandshakeIsAskedAgainWhenTheOthersCannotDecode() throws IOException {
+    AtomicBoolean held = new AtomicBoolean();
+    everyHelperNeededAfterOneRefusal(new TransportFaultInjector() {
+      @Override
+      public void afterEncode(Frame frame, ByteBuf out, int payloadOffset, int length) {
+        if (frame.type() == org.wideec.transport.FrameType.REQUEST && held.compareAndSet(false, true)) {
+          pause(600); // on the requestor's event loop, past the helper's 300 ms deadline
+        }
+      }
+    }, held);
+  }
+
+  /** RS(4, 2) with units 0 and 1 lost, a 300 ms handshake deadline and the injector: rebuilt in two attempts. */
+  private void everyHelperNeededAfterOneRefusal(TransportFaultInjector injector, AtomicBoolean injected)
+      throws IOException {
+    LinearCode code = Codes.fromSpec("rs:k=4,m=2");
+    PlacementPlan plan = new FlatPlanner().plan(code);
+    PeerLimits limits = new PeerLimits(64, 2048, 512, 300, 120_000, 32);
+    TransportConf conf = new TransportConf("127.0.0.1", 0, SECRET, SLICE, WINDOW, 1 << 20, 5000, 3000,
+        TrafficShaper.OFF, null, limits);
+    byte[][] units = start(conf, plan, 10_000, 0, 15);
+    TransportFaultInjector.set(injector);
     Map<Integer, MemoryCluster.MemorySink> sinks = new HashMap<>();
     RepairEngine.Result res = repair(plan, new int[] {0, 1}, new long[] {10_000, 10_000}, RepairScheme.CONVENTIONAL,
         Set.of(), sinks);
-    assertTrue(slowed.get());
+    assertTrue(injected.get());
     assertEquals(2, res.attempts());
-    assertEquals(List.of(), res.excludedNodes(), "n3 was asked again, so nothing stays left out");
+    assertEquals(List.of(), res.excludedNodes(), "the refusing helper was asked again, so nothing stays left out");
     for (int u : new int[] {0, 1}) {
       assertTrue(sinks.get(u).finished);
       assertArrayEquals(units[u], sinks.get(u).bytes, "unit " + u);
