@@ -65,8 +65,8 @@ final class SummarySteps {
     ByteBuf out = downstream.alloc().heapBuffer(page.length);
     out.writeBytes(page);
     downstream.send(0, out);
+    counters.summaryServed(); // before the end: once the asker has it all, the count says so
     downstream.end();
-    counters.summaryServed();
   }
 
   /**
@@ -109,8 +109,8 @@ final class SummarySteps {
       for (PeerStream up : ups) {
         up.awaitEnd();
       }
+      counters.summaryServed(); // before the end, as above
       downstream.end();
-      counters.summaryServed();
     } finally {
       ups.forEach(PeerStream::close);
     }
