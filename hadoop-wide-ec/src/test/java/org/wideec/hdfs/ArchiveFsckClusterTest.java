@@ -28,12 +28,10 @@ import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeMember;
 import org.wideec.archive.hdfs.ArchivalSource;
 import org.wideec.archive.hdfs.ArchiveLayout;
-import org.wideec.archive.hdfs.TrimProtocol;
 import org.wideec.archive.hdfs.Unarchiver;
 import org.wideec.code.RemainingTolerance;
 import org.wideec.code.UnitRole;
 import org.wideec.minicluster.Eventually;
-import org.wideec.minicluster.MiniClusters;
 import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 
 /**
@@ -48,9 +46,7 @@ import org.wideec.placement.hdfs.WideEcNameNodePlugin;
 class ArchiveFsckClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base =
-        MiniClusters.withWideEcArchiveTrim(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300);
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    Configuration base = trimmingConf(30_000);
     base.setLong(Unarchiver.WAIT_KEY, 60_000);
     // Every archive and unarchive here waits for HDFS to delete or copy replicas: the NameNode hands that work out
     // every quarter second, and deletions to every DataNode each time rather than to a third of them (the default).

@@ -248,6 +248,16 @@ abstract class ArchiveTestBed {
   }
 
   /**
+   * Our trimmer (a pass every 300 ms) on quick heartbeats, and archivers that wait {@code trimWaitMs} for their trims.
+   */
+  static Configuration trimmingConf(long trimWaitMs) {
+    Configuration base = org.wideec.minicluster.MiniClusters.withWideEcArchiveTrim(
+        org.wideec.minicluster.MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300);
+    base.setLong(org.wideec.archive.hdfs.TrimProtocol.WAIT_KEY, trimWaitMs);
+    return base;
+  }
+
+  /**
    * The repair test beds' base configuration: our repair worker and trimmer (a trim pass every 300 ms), trims waited
    * for 30 s, and the archive repair monitor's pass every {@code passMs}.
    */

@@ -59,9 +59,7 @@ class MoveClusterTest extends ArchiveTestBed {
 
   @Override
   Configuration baseConf() {
-    Configuration base =
-        MiniClusters.withWideEcArchiveTrim(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300);
-    base.setLong(TrimProtocol.WAIT_KEY, 30_000);
+    Configuration base = trimmingConf(30_000);
     base.setBoolean(DFSConfigKeys.DFS_BLOCK_ACCESS_TOKEN_ENABLE_KEY, true);
     return base;
   }

@@ -10,8 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wideec.archive.StripeManifest;
 import org.wideec.archive.StripeState;
-import org.wideec.archive.hdfs.TrimProtocol;
-import org.wideec.minicluster.MiniClusters;
 
 /**
  * A trim's deletions are handed to the DataNodes by the NameNode plugin's trimmer as it makes them (and a move's
@@ -22,9 +20,7 @@ import org.wideec.minicluster.MiniClusters;
 class TrimDeletionsClusterTest extends ArchiveTestBed {
   @Override
   Configuration baseConf() {
-    Configuration base =
-        MiniClusters.withWideEcArchiveTrim(MiniClusters.withQuickDataNodeHeartbeats(new Configuration()), 300);
-    base.setLong(TrimProtocol.WAIT_KEY, 60_000);
+    Configuration base = trimmingConf(60_000);
     base.set(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_INTERVAL_SECONDS_KEY, "600");
     return base;
   }

@@ -307,7 +307,7 @@ public final class RepairEngine {
       excluded.add(f.culprit());
       resolver.forget(f.culprit());
       reportCorrupt(r, f);
-      if (neverOpened(f)) {
+      if (f instanceof HelperStreams.Unreachable) {
         unusable(r, f.culprit(), f, plan.endpoints.get(f.culprit()));
       }
     }
@@ -319,7 +319,10 @@ public final class RepairEngine {
     return blame;
   }
 
-  /** A helper that could not be reached or refused the connection before its stream began: no slice of it was used. */
+  /**
+   * A helper that could not be reached, or ended the connection with an error of its own before any frame of its
+   * stream: no slice of it was used. Only the first makes it unusable for other repairs (as it was).
+   */
   private static boolean neverOpened(PeerFailure f) {
     return f instanceof HelperStreams.Unreachable || f instanceof org.wideec.transport.PeerRefusal;
   }
