@@ -159,33 +159,19 @@ public final class RepairEngine {
     // Helpers earlier repairs found unusable are left out from the start; asked only if the others cannot decode. One
     // that was unreachable at an endpoint it no longer names (restarted on a new slice port) is asked at once.
     unusable.liftMoved(helperNodes, resolver);
-    Set<String> avoided = new HashSet<>(unusable.among(helperNodes));
-    Set<String> excluded = new HashSet<>(avoided);
+    LeftOutHelpers left = new LeftOutHelpers(unusable.among(helperNodes));
+    Set<String> excluded = left.all();
     Set<String> followed = new HashSet<>(); // helpers asked again at the endpoint they moved to, once each
-    // Helpers left out after this repair could not open their stream (unreachable, or refused before any slice: a
-    // handshake that timed out behind a full uplink, a port at its connection limit). Nothing they sent was wrong, so
-    // when the rest cannot decode, the next attempt asks them again rather than give up: a rack's loss leaves no
-    // margin, and one slow handshake must not hand the group to HDFS's reconstructor.
-    Set<String> refusedOpen = new HashSet<>();
     IOException last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       StreamPlan plan;
       try {
         plan = StreamPlan.of(r, excluded, requestor.node(), requestor.rack(), resolver, sliceBytes);
       } catch (NotDecodableException e) {
-        if (!avoided.isEmpty()) {
-          LOG.info("{}: the helpers left out as unusable ({}) are needed; asking them after all", r.name(), avoided);
-          excluded.removeAll(avoided);
-          avoided.clear();
-          attempt--; // no helper was asked: the same attempt, planned again
-          continue;
-        }
-        if (!refusedOpen.isEmpty()) {
-          LOG.info("{}: the helpers whose streams did not open ({}) are needed; asking them again", r.name(),
-              refusedOpen);
-          excluded.removeAll(refusedOpen);
-          refusedOpen.clear();
-          attempt--; // planning is not an attempt: the attempt that asks them again counts
+        String again = left.askAgain();
+        if (again != null) {
+          LOG.info("{}: {}", r.name(), again);
+          attempt--; // planning is not an attempt: the attempt that asks them counts
           continue;
         }
         counters.repairFailed();
@@ -212,7 +198,7 @@ public final class RepairEngine {
           continue;
         }
         if (attemptFailed(r, attempt, f, plan, helperNodes, excluded) && neverOpened(f)) {
-          refusedOpen.add(f.culprit());
+          left.neverOpened(f.culprit());
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
