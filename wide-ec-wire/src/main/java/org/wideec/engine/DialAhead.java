@@ -42,29 +42,31 @@ final class DialAhead {
   }
 
   /**
-   * The words for the inner helpers of streams headed by {@code heads}: each inner step with upstreams, asked at its
-   * own endpoint under the credential its unit's token gives (a client's) or this node's own (a DataNode's).
+   * The words for the inner helpers of streams headed by {@code heads} (each head's endpoint and request): each inner
+   * step with upstreams, asked at its own endpoint under the credential its unit's token gives (a client's) or this
+   * node's own (a DataNode's). A step its downstream folds in ({@link SliceStep#folds}: the same node) is never asked
+   * for a stream, so it is not told either; its downstream dials its upstreams.
    */
-  List<SliceTransport.Ask> asks(List<StepRequest> heads) throws PeerFailure {
+  List<SliceTransport.Ask> asks(List<StepRequest.Upstream> heads) throws PeerFailure {
     List<SliceTransport.Ask> asks = new ArrayList<>();
-    for (StepRequest head : heads) {
-      collect(head.upstreams(), asks);
+    for (StepRequest.Upstream head : heads) {
+      collect(head.endpoint().node(), head.request(), asks);
     }
     return asks;
   }
 
-  private void collect(List<StepRequest.Upstream> ups, List<SliceTransport.Ask> asks) throws PeerFailure {
-    for (StepRequest.Upstream u : ups) {
-      if (!u.request().upstreams().isEmpty()) {
+  private void collect(String node, StepRequest step, List<SliceTransport.Ask> asks) throws PeerFailure {
+    for (StepRequest.Upstream u : step.upstreams()) {
+      if (!u.request().upstreams().isEmpty() && !SliceStep.folds(step, u, node)) {
         asks.add(new SliceTransport.Ask(u.endpoint(), new DialAheadRequest(u.request()).toBytes(),
             transport.credentialFor(u.request().unit().token()), 1));
-        collect(u.request().upstreams(), asks);
       }
+      collect(u.endpoint().node(), u.request(), asks);
     }
   }
 
   /** Tells the inner helpers in the background; returns at once. */
-  void tell(String myNode, String myRack, long repairId, List<StepRequest> heads) {
+  void tell(String myNode, String myRack, long repairId, List<StepRequest.Upstream> heads) {
     List<SliceTransport.Ask> asks;
     try {
       asks = asks(heads);

@@ -113,10 +113,10 @@ final class HelperStreams {
     boolean whole = rangeOffset == 0 && length == r.length();
     try {
       List<SliceTransport.Ask> asks = new ArrayList<>(plan.streams.size());
-      List<StepRequest> heads = new ArrayList<>(plan.streams.size());
+      List<StepRequest.Upstream> heads = new ArrayList<>(plan.streams.size());
       for (StreamPlan.Stream s : plan.streams) {
         StepRequest req = whole ? s.request() : s.request().range(rangeOffset, length);
-        heads.add(req);
+        heads.add(new StepRequest.Upstream(s.endpoint(), req));
         // A DataNode proves the cluster secret; a client proves the block token of the helper it asks.
         asks.add(new SliceTransport.Ask(s.endpoint(), req.toBytes(), transport.credentialFor(req.unit().token()),
             transport.windowFor(repairId, sliceBytes, !requestor.rack().equals(s.endpoint().rack()))));

@@ -2,6 +2,7 @@ package org.wideec.engine;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.wideec.coder.CodingKernel;
 import org.wideec.coder.CodingMatrix;
@@ -70,17 +71,59 @@ record SliceStep(List<BlockRef> locals, int[][] coefficients, long offset, long 
     }
   }
 
-  /** A helper's step of a repair or encode: its unit times each row's coefficient. */
+  /** A helper's step of a repair or encode as asked, every upstream a stream: its unit times each row's coefficient. */
   static SliceStep of(StepRequest req) {
-    int[] c = req.coefficients();
-    int[][] m = new int[c.length][];
-    for (int r = 0; r < c.length; r++) {
-      m[r] = new int[] {c[r]};
+    return of(req, null);
+  }
+
+  /**
+   * A helper's step of a repair or encode at {@code selfNode}: its unit times each row's coefficient, and each upstream
+   * step of the same node ({@link #folds}) read here as one more local unit, its own upstreams asked by this step
+   * instead. A node holding several units of a chain adds them itself before it sends (ECWide §4.2: a chain's traffic
+   * is one stream per node, not per unit), so no stream runs from a node to itself: the bytes, MACs and threads of
+   * such a stream were the host's CPU and nothing else.
+   *
+   * @param selfNode the node running the step; null folds nothing
+   */
+  static SliceStep of(StepRequest req, String selfNode) {
+    List<BlockRef> locals = new ArrayList<>();
+    List<int[]> columns = new ArrayList<>();
+    List<Upstream> ups = new ArrayList<>();
+    fold(req, selfNode, locals, columns, ups);
+    int[][] m = new int[req.rows()][locals.size()];
+    for (int t = 0; t < locals.size(); t++) {
+      int[] c = columns.get(t);
+      for (int r = 0; r < c.length; r++) {
+        m[r][t] = c[r];
+      }
     }
-    List<Upstream> ups = req.upstreams().stream()
-        .map(u -> new Upstream(u.endpoint(), u.request().toBytes(), u.request().rows())).toList();
-    return new SliceStep(List.of(req.unit()), m, req.offset(), req.length(), req.sliceBytes(), req.firstSlice(),
-        req.stride(), ups, c.length, null);
+    return new SliceStep(List.copyOf(locals), m, req.offset(), req.length(), req.sliceBytes(), req.firstSlice(),
+        req.stride(), List.copyOf(ups), req.rows(), null);
+  }
+
+  private static void fold(StepRequest req, String selfNode, List<BlockRef> locals, List<int[]> columns,
+      List<Upstream> ups) {
+    locals.add(req.unit());
+    columns.add(req.coefficients());
+    for (StepRequest.Upstream u : req.upstreams()) {
+      if (folds(req, u, selfNode)) {
+        fold(u.request(), selfNode, locals, columns, ups);
+      } else {
+        ups.add(new Upstream(u.endpoint(), u.request().toBytes(), u.request().rows()));
+      }
+    }
+  }
+
+  /**
+   * Whether a step running at {@code node} reads its upstream {@code u}'s unit itself rather than asking it for a
+   * stream: {@code u} is on the same node and carries the same rows over the same slices (a chain's or tree's
+   * steps always do; a digest never folds).
+   */
+  static boolean folds(StepRequest step, StepRequest.Upstream u, String node) {
+    StepRequest r = u.request();
+    return node != null && u.endpoint().node().equals(node) && !step.digest() && !r.digest()
+        && r.rows() == step.rows() && r.offset() == step.offset() && r.length() == step.length()
+        && r.sliceBytes() == step.sliceBytes() && r.firstSlice() == step.firstSlice() && r.stride() == step.stride();
   }
 
   /** A RapidRAID position: x_i (when it forwards) and c_i over its pieces, c_i to the sink. */

@@ -92,14 +92,14 @@ public final class StepService implements RequestHandler {
         return;
       }
       if (DialAheadRequest.isOne(body)) {
-        startAhead(repairId, admit(DialAheadRequest.parse(body).step()), downstream);
+        startAhead(repairId, stepOf(admit(DialAheadRequest.parse(body).step()), me), downstream);
         return;
       }
       StepRequest req = admit(StepRequest.parse(body));
       if (req.digest()) {
         digest(req, downstream);
       } else {
-        run(repairId, downstream, SliceStep.of(req));
+        run(repairId, downstream, stepOf(req, me));
       }
     } catch (PeerFailure e) {
       LOG.debug("{} {} at {}: {}", label, repairId, me, e.getMessage());
@@ -155,6 +155,19 @@ public final class StepService implements RequestHandler {
     return req;
   }
 
+  /**
+   * The step this node runs for an admitted request, with its steps on this same node folded in ({@link
+   * SliceStep#of(StepRequest, String)}); each folded unit is authorized by its own token, as its own request would
+   * have been.
+   */
+  private SliceStep stepOf(StepRequest req, String me) throws IOException {
+    SliceStep step = SliceStep.of(req, me);
+    for (BlockRef local : step.locals().subList(1, step.locals().size())) {
+      access.checkRead(local);
+    }
+    return step;
+  }
+
   /** A position's step, once its slices fit a frame, its pieces may be read and its upstream is a DataNode's port. */
   private SliceStep admitPosition(RapidRaidStepRequest req) throws IOException {
     if (sinks == null) {
@@ -184,9 +197,9 @@ public final class StepService implements RequestHandler {
    * ({@link DialAheadRequest}): what they send waits within the window for that request ({@link StartedAhead}), so
    * this node's part of the chain starts beside every other helper's instead of after its downstream's.
    */
-  private void startAhead(long repairId, StepRequest req, Downstream downstream) throws IOException {
+  private void startAhead(long repairId, SliceStep step, Downstream downstream) throws IOException {
     ahead.start(downstream.selfNode(), downstream.selfRack(), repairId,
-        upstreamAsks(repairId, SliceStep.of(req), downstream.selfRack()));
+        upstreamAsks(repairId, step, downstream.selfRack()));
     downstream.end();
   }
 

@@ -38,7 +38,7 @@ class DialAheadTest {
     TransportConf conf = new TransportConf("127.0.0.1", 0, "a cluster secret for tests".getBytes(StandardCharsets.UTF_8),
         1024, 2, 1 << 20, 1000, 1000, TrafficShaper.OFF, null);
     try (SliceTransport t = new SliceTransport(conf, "req", TrafficCounters.NONE, workers)) {
-      List<SliceTransport.Ask> asks = new DialAhead(t).asks(List.of(chain, tree));
+      List<SliceTransport.Ask> asks = new DialAhead(t).asks(List.of(from(0, chain), from(4, tree)));
       assertEquals(List.of("10.0.0.1", "10.0.0.2", "10.0.0.5"), asks.stream().map(a -> a.peer().host()).toList());
       assertEquals(List.of(1L, 2L, 5L), asks.stream().map(a -> {
         try {
@@ -47,7 +47,11 @@ class DialAheadTest {
           throw new AssertionError(e);
         }
       }).toList(), "each is told its own step");
-      assertEquals(List.of(), new DialAhead(t).asks(List.of(step(9, from(1, step(1))))), "a head and a leaf only");
+      assertEquals(List.of(), new DialAhead(t).asks(List.of(from(9, step(9, from(1, step(1)))))), "a head and a leaf only");
+      // Node 1 runs steps 1 and 2 in turn: its step 1 reads unit 2 itself, so step 2 is never asked, nor told.
+      StepRequest folded = step(0, from(1, step(1, from(1, step(2, from(3, step(3, from(4, step(4)))))))));
+      assertEquals(List.of("10.0.0.1", "10.0.0.3"),
+          new DialAhead(t).asks(List.of(from(0, folded))).stream().map(a -> a.peer().host()).toList());
     } finally {
       workers.shutdownNow();
     }

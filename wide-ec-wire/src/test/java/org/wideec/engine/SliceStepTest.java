@@ -36,6 +36,35 @@ class SliceStepTest {
   }
 
   @Test
+  void aStepFoldsItsUpstreamsOnTheSameNodeAndAsksTheirsInstead() {
+    BlockRef c = new BlockRef("BP", 3, 2, 3000);
+    BlockRef d = new BlockRef("BP", 4, 2, 3000);
+    Endpoint self = new Endpoint("127.0.0.1", 9, new Site("n1", "r1"));
+    Endpoint other = new Endpoint("127.0.0.2", 9, new Site("n2", "r1"));
+    // Chain d (n2) -> c (n1) -> b (n1) -> a (n1): n1's step for a reads a, b and c, and asks d's stream.
+    StepRequest atD = new StepRequest(d, new int[] {1, 2}, 0, 3000, 1024, 0, 1, List.of(), false);
+    StepRequest atC = new StepRequest(c, new int[] {6, 7}, 0, 3000, 1024, 0, 1,
+        List.of(new StepRequest.Upstream(other, atD)), false);
+    StepRequest atB = new StepRequest(B, new int[] {4, 5}, 0, 3000, 1024, 0, 1,
+        List.of(new StepRequest.Upstream(self, atC)), false);
+    StepRequest atA = new StepRequest(A, new int[] {2, 3}, 0, 3000, 1024, 0, 1,
+        List.of(new StepRequest.Upstream(self, atB)), false);
+    SliceStep step = SliceStep.of(atA, "n1");
+    assertEquals(List.of(A, B, c), step.locals());
+    assertArrayEquals(new int[][] {{2, 4, 6}, {3, 5, 7}}, step.coefficients(), "rows by locals");
+    assertEquals(1, step.upstreams().size());
+    assertEquals(other, step.upstreams().get(0).endpoint(), "d's stream, asked by n1's one step");
+    assertEquals(2, step.forwardRows());
+
+    assertEquals(List.of(A), SliceStep.of(atA, "n2").locals(), "another node folds nothing");
+    assertEquals(List.of(A), SliceStep.of(atA).locals(), "as asked: every upstream a stream");
+    StepRequest range = new StepRequest(B, new int[] {4, 5}, 0, 2048, 1024, 0, 1, List.of(), false);
+    StepRequest otherRange = new StepRequest(A, new int[] {2, 3}, 0, 3000, 1024, 0, 1,
+        List.of(new StepRequest.Upstream(self, range)), false);
+    assertEquals(List.of(A), SliceStep.of(otherRange, "n1").locals(), "an upstream over other slices stays a stream");
+  }
+
+  @Test
   void aRapidRaidPositionIsATwoRowStepWhoseSecondRowGoesToTheSink() {
     RapidRaidStepRequest first = new RapidRaidStepRequest("o", 0, List.of(new RapidRaidStepRequest.Piece(A, 5, 6)),
         3000, 1024, null, true, null, 2, 512);

@@ -196,6 +196,84 @@ class ArchivalEncodeTest {
     }
   }
 
+  /**
+   * A node holding several of a stripe's units (replicated data read where it lies, ECWide §4.2) reads them all in one
+   * step and sends one stream: RS(6, 3) with units 0-2 on n0 and 3-5 on n1 in rack rA, parities on three nodes of rB.
+   * The chain's one tree (three rows) runs n0 to n1 inside the rack and n1 to its collector across, where five streams
+   * of one unit each would have run before (four of them from a node to itself).
+   */
+  @Test
+  void aNodeHoldingSeveralUnitsOfAChainSendsOneStream() throws Exception {
+    org.wideec.code.LinearCode code = org.wideec.code.Codes.pinnedFromSpec("rs:k=6,m=3");
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, Site> parities = new HashMap<>();
+    for (int u = 0; u < 9; u++) {
+      (u < 6 ? holders : parities).put(u, u < 6 ? new Site("n" + u / 3, "rA") : new Site("p" + u, "rB"));
+    }
+    long[] lengths = new long[6];
+    java.util.Arrays.fill(lengths, LENGTH);
+    EncodeStripe s = new EncodeStripe("shared-holders", code, holders, lengths, parities);
+    EncodePlan plan = EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME);
+    assertEquals(1, plan.trees().size(), plan.toString());
+    cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
+    byte[][] data = EncodeLayouts.data(s, 17);
+    for (int node = 0; node < 2; node++) {
+      Map<Integer, byte[]> held = new HashMap<>();
+      for (int u = 3 * node; u < 3 * node + 3; u++) {
+        held.put(u, data[u]);
+      }
+      cluster.node("n" + node, "rA", held);
+    }
+    for (int p = 6; p < 9; p++) {
+      cluster.node("p" + p, "rB", Map.of());
+    }
+    Targets targets = new Targets();
+    encode(plan, targets);
+    byte[][] expected = EncodeLayouts.expectedParities(s, data);
+    for (int p = 6; p < 9; p++) {
+      assertArrayEquals(expected[p - 6], targets.sinks.get(p).bytes, "parity " + p);
+    }
+    assertEquals(3 * LENGTH, plan.inRackStreamBytes(), "n0 to n1, three rows: " + plan);
+    assertEquals(3 * LENGTH, plan.crossRackStreamBytes(), "n1 to the collector, three rows: " + plan);
+    assertEquals(plan.inRackStreamBytes(), cluster.inRackBytes(), "measured inside the rack");
+    assertEquals(plan.crossRackStreamBytes(), cluster.crossRackBytes(), "measured across racks");
+    long reads = cluster.counters.values().stream().mapToLong(c -> c.localReads.get()).sum();
+    assertEquals(6 * LENGTH, reads, "every unit read once, by its holder");
+  }
+
+  /** A unit its holder folds into its step is authorized as its own request would be: without authority, no encode. */
+  @Test
+  void aFoldedUnitIsReadOnlyWithItsOwnAuthority() throws Exception {
+    org.wideec.code.LinearCode code = org.wideec.code.Codes.pinnedFromSpec("rs:k=6,m=3");
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, Site> parities = new HashMap<>();
+    for (int u = 0; u < 9; u++) {
+      (u < 6 ? holders : parities).put(u, u < 6 ? new Site("n0", "rA") : new Site("p" + u, "rB"));
+    }
+    long[] lengths = new long[6];
+    java.util.Arrays.fill(lengths, LENGTH);
+    EncodeStripe s = new EncodeStripe("one-holder", code, holders, lengths, parities);
+    cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
+    byte[][] data = EncodeLayouts.data(s, 19);
+    Map<Integer, byte[]> held = new HashMap<>();
+    for (int u = 0; u < 6; u++) {
+      held.put(u, data[u]);
+    }
+    cluster.node("n0", "rA", held, unit -> {
+      if (unit.blockId() == 4) {
+        throw new ReplicaAccess.DeniedException("no token for unit 4");
+      }
+    });
+    for (int p = 6; p < 9; p++) {
+      cluster.node("p" + p, "rB", Map.of());
+    }
+    Targets targets = new Targets();
+    IOException e = assertThrows(IOException.class,
+        () -> encode(EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME), targets));
+    assertTrue(e.getMessage().contains("no token for unit 4"), e.getMessage());
+    assertTrue(targets.noneFinished(), "nothing stored");
+  }
+
   /** A killed holder in the middle of every plan: nothing is opened, let alone stored, and the holder is named. */
   @ParameterizedTest
   @ValueSource(strings = {"CLASSIC", "CHAIN", "RACK_TREE"})

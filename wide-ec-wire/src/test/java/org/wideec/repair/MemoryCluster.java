@@ -54,12 +54,17 @@ final class MemoryCluster implements AutoCloseable {
 
   /** Starts a node holding the given units (unit -> bytes). */
   void node(String node, String rack, Map<Integer, byte[]> units) throws IOException {
-    start(node, rack, units, null, workers);
+    start(node, rack, units, null, workers, ReplicaAccess.OPEN);
+  }
+
+  /** Starts a node holding the given units that serves only what {@code access} lets a peer read. */
+  void node(String node, String rack, Map<Integer, byte[]> units, ReplicaAccess access) throws IOException {
+    start(node, rack, units, null, workers, access);
   }
 
   /** Starts a node holding the given units whose requests run on {@code helpers}. */
   void node(String node, String rack, Map<Integer, byte[]> units, ExecutorService helpers) throws IOException {
-    start(node, rack, units, null, helpers);
+    start(node, rack, units, null, helpers, ReplicaAccess.OPEN);
   }
 
   /**
@@ -68,12 +73,12 @@ final class MemoryCluster implements AutoCloseable {
    */
   void rapidRaidNode(String node, String rack, Map<Integer, byte[]> pieces,
       org.wideec.engine.CodewordSinks sinks) throws IOException {
-    start(node, rack, pieces, sinks, workers);
+    start(node, rack, pieces, sinks, workers, ReplicaAccess.OPEN);
   }
 
   /** A node's transport serving its units by block id = unit; RapidRAID positions too when {@code sinks} is set. */
   private void start(String node, String rack, Map<Integer, byte[]> units, org.wideec.engine.CodewordSinks sinks,
-      ExecutorService helpers) throws IOException {
+      ExecutorService helpers, ReplicaAccess access) throws IOException {
     Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
     units.forEach((u, b) -> blocks.put((long) u, b));
     stored.put(node, blocks);
@@ -82,7 +87,7 @@ final class MemoryCluster implements AutoCloseable {
     SliceTransport t = new SliceTransport(conf, node, c, helpers);
     racks.put(node, rack);
     UnitStore store = new MemoryUnitStore(node, blocks);
-    StepService service = new StepService(t, store, ReplicaAccess.OPEN, sinks, c);
+    StepService service = new StepService(t, store, access, sinks, c);
     t.start(service);
     transports.put(node, t);
     steps.put(node, service);

@@ -97,6 +97,15 @@ public final class EncodePlan {
       return deepest;
     }
 
+    /**
+     * Whether step {@code i}'s next step runs on the same node: that step reads unit i itself (the helper folds a
+     * node's consecutive steps into one, ECWide §4.2), so no stream carries step i's rows.
+     */
+    public boolean foldsIntoNext(int i) {
+      int next = steps.get(i).next();
+      return next != COLLECTOR && steps.get(next).site().node().equals(steps.get(i).site().node());
+    }
+
     /** Where step {@code i} sends. */
     public Site downstreamOf(int i) {
       int next = steps.get(i).next();
@@ -213,12 +222,15 @@ public final class EncodePlan {
     return (int) ((unitBytes() + sliceBytes - 1) / sliceBytes);
   }
 
-  /** Every stream and delivery of the plan. */
+  /** Every stream and delivery of the plan (none for a step folded into its next, {@link Tree#foldsIntoNext}). */
   public List<Transfer> transfers() {
     List<Transfer> out = new ArrayList<>();
     for (int t = 0; t < trees.size(); t++) {
       Tree tree = trees.get(t);
       for (int i = 0; i < tree.steps().size(); i++) {
+        if (tree.foldsIntoNext(i)) {
+          continue;
+        }
         Step s = tree.steps().get(i);
         out.add(new Transfer(s.site(), tree.downstreamOf(i), tree.wireRows() * unitBytes(), tree.wireRows(), false,
             "tree " + t + ": unit " + s.unit()));
@@ -239,7 +251,10 @@ public final class EncodePlan {
     return streams().stream().filter(Transfer::crossRack).mapToLong(Transfer::bytes).sum();
   }
 
-  /** Bytes the trees' streams carry inside racks, including a node's stream to itself (counted, not on a link). */
+  /**
+   * Bytes the trees' streams carry inside racks, including a head's stream to its collector on the same node (counted
+   * by the transport, not on a link).
+   */
   public long inRackStreamBytes() {
     return streams().stream().filter(x -> !x.crossRack()).mapToLong(Transfer::bytes).sum();
   }
