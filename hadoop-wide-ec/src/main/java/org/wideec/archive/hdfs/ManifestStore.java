@@ -77,6 +77,11 @@ public final class ManifestStore {
   private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
 
   /** Records the manifest of the archive with this inode id: temp file, sync, close, rename over the old one. */
+  /** Manifest writes this store has begun. */
+  long writesBegun() {
+    return writes.get();
+  }
+
   public void write(long archivedInode, StripeManifest manifest) throws IOException {
     long start = System.nanoTime();
     Path target = layout.manifest(archivedInode);
