@@ -13,8 +13,8 @@ import org.wideec.archive.StripeManifest;
  * recorded while a write is under way waits for the next one, which carries every transition recorded meanwhile. A
  * write is several NameNode calls and an hsync through the manifest's DataNodes (0.1-1.7 s each on the real-process
  * cluster under an archival's load), so one write per transition queued concurrent stripes behind each other's. A
- * write that fails ends the recorder: that transition and every later one throw, as a crash would (the rerun resumes
- * from the manifest on disk).
+ * write that fails ends the recorder: every transition it was to carry and every later one throw its failure, as a
+ * crash would end them (the rerun resumes from the manifest on disk).
  */
 final class ManifestRecorder {
   private final ManifestStore store;
@@ -77,8 +77,7 @@ final class ManifestRecorder {
     long mine;
     synchronized (this) {
       if (failed != null) {
-        throw new IOException("the manifest of this archive could not be written earlier; nothing more is recorded"
-            + " (rerun to resume): " + failed.getMessage(), failed);
+        throw failed; // the failure that stopped this recorder (a lost lock stays a LostArchiveLockException)
       }
       manifest = StripeLifecycle.record(manifest, next);
       mine = ++recorded;
@@ -105,7 +104,7 @@ final class ManifestRecorder {
           }
         }
         if (failed != null) {
-          throw new IOException("writing the manifest failed: " + failed.getMessage(), failed);
+          throw failed;
         }
         if (written >= mine) {
           return lastWritten;
