@@ -196,6 +196,18 @@ class ArchivalEncodeTest {
     }
   }
 
+  /** RS(6, 3): data units on nodes n0, n1, ... of rack rA, {@code perNode} each; parities on p6-p8 in rack rB. */
+  private static EncodeStripe rs63InRackA(String name, int perNode) {
+    Map<Integer, Site> holders = new HashMap<>();
+    Map<Integer, Site> parities = new HashMap<>();
+    for (int u = 0; u < 9; u++) {
+      (u < 6 ? holders : parities).put(u, u < 6 ? new Site("n" + u / perNode, "rA") : new Site("p" + u, "rB"));
+    }
+    long[] lengths = new long[6];
+    java.util.Arrays.fill(lengths, LENGTH);
+    return new EncodeStripe(name, org.wideec.code.Codes.pinnedFromSpec("rs:k=6,m=3"), holders, lengths, parities);
+  }
+
   /**
    * A node holding several of a stripe's units (replicated data read where it lies, ECWide §4.2) reads them all in one
    * step and sends one stream: RS(6, 3) with units 0-2 on n0 and 3-5 on n1 in rack rA, parities on three nodes of rB.
@@ -204,15 +216,7 @@ class ArchivalEncodeTest {
    */
   @Test
   void aNodeHoldingSeveralUnitsOfAChainSendsOneStream() throws Exception {
-    org.wideec.code.LinearCode code = org.wideec.code.Codes.pinnedFromSpec("rs:k=6,m=3");
-    Map<Integer, Site> holders = new HashMap<>();
-    Map<Integer, Site> parities = new HashMap<>();
-    for (int u = 0; u < 9; u++) {
-      (u < 6 ? holders : parities).put(u, u < 6 ? new Site("n" + u / 3, "rA") : new Site("p" + u, "rB"));
-    }
-    long[] lengths = new long[6];
-    java.util.Arrays.fill(lengths, LENGTH);
-    EncodeStripe s = new EncodeStripe("shared-holders", code, holders, lengths, parities);
+    EncodeStripe s = rs63InRackA("shared-holders", 3);
     EncodePlan plan = EncodePlanner.chain(s, EncodePlan.Shape.CHAIN, SLICE, FRAME);
     assertEquals(1, plan.trees().size(), plan.toString());
     cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
@@ -244,15 +248,7 @@ class ArchivalEncodeTest {
   /** A unit its holder folds into its step is authorized as its own request would be: without authority, no encode. */
   @Test
   void aFoldedUnitIsReadOnlyWithItsOwnAuthority() throws Exception {
-    org.wideec.code.LinearCode code = org.wideec.code.Codes.pinnedFromSpec("rs:k=6,m=3");
-    Map<Integer, Site> holders = new HashMap<>();
-    Map<Integer, Site> parities = new HashMap<>();
-    for (int u = 0; u < 9; u++) {
-      (u < 6 ? holders : parities).put(u, u < 6 ? new Site("n0", "rA") : new Site("p" + u, "rB"));
-    }
-    long[] lengths = new long[6];
-    java.util.Arrays.fill(lengths, LENGTH);
-    EncodeStripe s = new EncodeStripe("one-holder", code, holders, lengths, parities);
+    EncodeStripe s = rs63InRackA("one-holder", 6);
     cluster = new MemoryCluster(RepairExecutionTest.conf(RepairExecutionTest.SECRET, 5000));
     byte[][] data = EncodeLayouts.data(s, 19);
     Map<Integer, byte[]> held = new HashMap<>();
