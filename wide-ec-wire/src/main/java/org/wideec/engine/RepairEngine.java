@@ -40,7 +40,7 @@ public final class RepairEngine {
   private final RepairCounters counters;
   private final int maxAttempts;
   private final RebuildValidation validation;
-  private final CorruptSources corrupt;
+  private final CorruptSourceReport corrupt;
   private final UnusableHelpers unusable;
   private final HelperStreams streams;
   private final SecondDecode secondDecode;
@@ -74,11 +74,11 @@ public final class RepairEngine {
    */
   public RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
       RebuildValidation validation, CorruptSources corrupt, UnusableHelpers unusable) {
-    this(transport, resolver, counters, maxAttempts, validation, corrupt, unusable, false);
+    this(transport, resolver, counters, maxAttempts, validation, new CorruptSourceReport(corrupt), unusable, false);
   }
 
   private RepairEngine(SliceTransport transport, EndpointResolver resolver, RepairCounters counters, int maxAttempts,
-      RebuildValidation validation, CorruptSources corrupt, UnusableHelpers unusable, boolean background) {
+      RebuildValidation validation, CorruptSourceReport corrupt, UnusableHelpers unusable, boolean background) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("a repair needs at least one attempt, got " + maxAttempts);
     }
@@ -292,7 +292,7 @@ public final class RepairEngine {
     if (blame) {
       excluded.add(f.culprit());
       resolver.forget(f.culprit());
-      reportCorrupt(r, f);
+      corrupt.ofFailure(r, f);
       if (f instanceof HelperStreams.Unreachable) {
         unusable(r, f.culprit(), f, plan.endpoints.get(f.culprit()));
       }
@@ -311,24 +311,6 @@ public final class RepairEngine {
    */
   private static boolean neverOpened(PeerFailure f) {
     return f instanceof HelperStreams.Unreachable || f instanceof org.wideec.transport.PeerRefusal;
-  }
-
-  /**
-   * Tells the listener of the source replica a failure names corrupt, when it is the blamed helper's unit: before
-   * the next attempt, so a repair never completes while its corrupt source still counts as live.
-   */
-  private void reportCorrupt(StripeRepair r, PeerFailure f) {
-    Integer unit = CorruptSources.blockIn(f.getMessage(), r.blocks());
-    UnitLocation where = unit == null ? null : r.survivors().get(unit);
-    if (where == null || !where.node().equals(f.culprit())) {
-      return;
-    }
-    try {
-      corrupt.found(unit, where, r.blocks().get(unit), f.getMessage());
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("{}: could not report the corrupt replica of unit {} on {}: {}", r.name(), unit, where.node(),
-          e.toString());
-    }
   }
 
   /**
