@@ -60,10 +60,10 @@ final class ArchiveTrimmer extends PeriodicPass {
   private long leaseWritten; // 0: never (wall-clock ms, so any real time is long after it)
   private boolean policyReported;
   /**
-   * DataNodes holding excess replicas of the blocks this pass looked at (its trims' and moves' sources): their deletions
-   * are handed out as it ends, for the archiver that waits for them.
+   * Excess replicas of the blocks this pass looked at (its trims', and moves' sources): their deletions are handed out
+   * as it ends, for the archiver that waits for them.
    */
-  private final java.util.Set<String> excessHolders = new java.util.HashSet<>();
+  private final java.util.List<WideEcBlockTrim.ExcessReplica> excess = new java.util.ArrayList<>();
 
   ArchiveTrimmer(NameNode nn, FSNamesystem fsn, Configuration conf, WideEcNameNodeMetrics metrics, long interval) {
     super(fsn, "wide-ec-archive-trimmer", interval, false, LOG);
@@ -150,10 +150,10 @@ final class ArchiveTrimmer extends PeriodicPass {
     }
     metrics.trim.blocksAwaiting.set(awaiting);
     metrics.trim.passes.incr();
-    if (!excessHolders.isEmpty()) {
-      int handed = WideEcBlockTrim.handOutDeletions(fsn, excessHolders.size());
-      LOG.debug("trimmed replicas on {} DataNodes: {} deletions handed out at once", excessHolders.size(), handed);
-      excessHolders.clear();
+    if (!excess.isEmpty()) {
+      int handed = WideEcBlockTrim.handOutDeletions(fsn, excess);
+      LOG.debug("{} excess replicas of archived blocks: {} deletions handed out at once", excess.size(), handed);
+      excess.clear();
     }
   }
 
@@ -182,7 +182,7 @@ final class ArchiveTrimmer extends PeriodicPass {
         }
         WideEcBlockTrim.Result r = WideEcBlockTrim.trim(fsn, d.blockId(), d.generationStamp(), d.length(), d.inodeId(),
             d.plannedNode());
-        excessHolders.addAll(r.excess());
+        excess.addAll(r.excess());
         switch (r.outcome()) {
           case TRIMMED -> {
             metrics.trim.blocksTrimmed.incr();

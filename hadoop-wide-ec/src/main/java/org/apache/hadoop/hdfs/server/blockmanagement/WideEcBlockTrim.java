@@ -1,8 +1,12 @@
 package org.apache.hadoop.hdfs.server.blockmanagement;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.hdfs.protocol.Block;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.server.namenode.FSNamesystem;
 import org.apache.hadoop.hdfs.server.protocol.DatanodeStorage;
 
@@ -30,11 +34,14 @@ public final class WideEcBlockTrim {
     CHANGED
   }
 
+  /** A replica HDFS has marked excess on {@code node}, waiting to be deleted there. */
+  public record ExcessReplica(DatanodeInfo node, Block block) {}
+
   /**
-   * The outcome, the DataNodes holding live replicas when it was decided, and those whose excess replicas of the block
-   * wait for deletion (the ones a TRIMMED call chose, or a move's source; transfer addresses).
+   * The outcome, the DataNodes holding live replicas when it was decided (transfer addresses), and the block's
+   * replicas waiting for deletion (the ones a TRIMMED call chose, or a move's source).
    */
-  public record Result(Outcome outcome, List<String> holders, List<String> excess) {
+  public record Result(Outcome outcome, List<String> holders, List<ExcessReplica> excess) {
     Result(Outcome outcome, List<String> holders) {
       this(outcome, holders, List.of());
     }
@@ -95,31 +102,61 @@ public final class WideEcBlockTrim {
   }
 
   /**
-   * Hands out now the deletions pending on at most {@code nodes} DataNodes (those holding excess replicas of the
-   * archived blocks a trim pass looked at, when nothing else is pending), each its usual share per heartbeat
-   * ({@code dfs.block.invalidate.limit}), instead of leaving them to HDFS's pacing
+   * Hands out now the deletions of {@code excess} still pending on the NameNode, each DataNode its usual share per
+   * heartbeat ({@code dfs.block.invalidate.limit}), instead of leaving them to HDFS's pacing
    * ({@code dfs.namenode.invalidate.work.pct.per.iteration} of the DataNodes every redundancy interval): an archiver
    * waits for its trims' deletions before it records them, and at a third of the DataNodes a round the last ones
-   * waited several rounds. HDFS's own bookkeeping does the rest, as in its rounds.
+   * waited several rounds. HDFS hands out work to DataNodes it picks at random among all with deletions pending
+   * (a deleted file's too), so one round of as many DataNodes as hold ours may miss some of them: rounds repeat,
+   * each as wide as the DataNodes still holding ours, until none of ours is pending or nothing is handed out (safe
+   * mode, HDFS's start-up delay for deletions, nothing left anywhere). Every productive round empties at least one
+   * DataNode's share, so the rounds are bounded by the DataNodes there are. HDFS's own bookkeeping does the rest, as
+   * in its rounds.
    *
-   * @return the blocks handed out
+   * @return the blocks handed out (ours and those of the DataNodes picked with them)
    */
-  public static int handOutDeletions(FSNamesystem fsn, int nodes) {
-    return nodes <= 0 ? 0 : fsn.getBlockManager().computeInvalidateWork(nodes);
+  public static int handOutDeletions(FSNamesystem fsn, Collection<ExcessReplica> excess) {
+    BlockManager bm = fsn.getBlockManager();
+    int handed = 0;
+    int bound = bm.getDatanodeManager().getNumLiveDataNodes() + 1;
+    for (int round = 0; round < bound; round++) {
+      int waiting = nodesStillPending(bm, excess);
+      if (waiting == 0) {
+        break;
+      }
+      int n = bm.computeInvalidateWork(waiting);
+      if (n == 0) {
+        break;
+      }
+      handed += n;
+    }
+    return handed;
+  }
+
+  /** How many DataNodes still have one of {@code excess} in the NameNode's pending deletions (not yet handed out). */
+  private static int nodesStillPending(BlockManager bm, Collection<ExcessReplica> excess) {
+    Set<DatanodeInfo> nodes = new HashSet<>();
+    for (ExcessReplica e : excess) {
+      if (bm.containsInvalidateBlock(e.node(), e.block())) {
+        nodes.add(e.node());
+      }
+    }
+    return nodes.size();
   }
 
   /** Live replicas (normal storage, node alive and in service, not excess, not corrupt) and the planned one among them. */
-  private record Replicas(List<String> holders, DatanodeStorageInfo survivor, boolean stale, List<String> excess) {}
+  private record Replicas(List<String> holders, DatanodeStorageInfo survivor, boolean stale,
+      List<ExcessReplica> excess) {}
 
   private static Replicas replicas(BlockManager bm, BlockInfo block, String plannedNode) {
     List<String> holders = new ArrayList<>();
-    List<String> excess = new ArrayList<>();
+    List<ExcessReplica> excess = new ArrayList<>();
     DatanodeStorageInfo survivor = null;
     boolean stale = false;
     for (DatanodeStorageInfo s : bm.getStorages(block)) {
       DatanodeDescriptor d = s.getDatanodeDescriptor();
       if (bm.isExcess(d, block)) {
-        excess.add(d.getXferAddr());
+        excess.add(new ExcessReplica(d, block));
         continue;
       }
       if (s.getState() != DatanodeStorage.State.NORMAL || !d.isAlive() || !d.isInService()
