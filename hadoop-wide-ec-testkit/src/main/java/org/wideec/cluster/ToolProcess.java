@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code wide-ec} command run as its own JVM in the client's namespace, with this process's classpath (the cluster's
- * configuration first) and flags: the archiver as an operator runs it, a process the fault drills can kill -9; or
- * another tool the same way (DistCp, which users run as a command too).
+ * configuration first) and flags, and the JIT {@code bin/wide-ec} gives it: the archiver as an operator runs it, a
+ * process the fault drills can kill -9; or another tool the same way (DistCp, which users run as a command too).
  */
 final class ToolProcess {
   private final Process process;
@@ -25,23 +25,34 @@ final class ToolProcess {
     this.command = command;
   }
 
+  /** A {@code wide-ec} command with the JIT {@code bin/wide-ec} gives it: C1 alone unless WIDE_EC_JIT=tiered. */
   static ToolProcess start(String... args) throws IOException {
-    return startMain("org.wideec.cli.WideEcTool", "wide-ec", args);
+    List<String> jit = "tiered".equals(System.getenv("WIDE_EC_JIT")) ? List.of() : List.of("-XX:TieredStopAtLevel=1");
+    return startMain("org.wideec.cli.WideEcTool", "wide-ec", jit, args);
   }
 
   /**
-   * Another command line tool of the classpath (Hadoop's DistCp) as its own JVM, as its users run it.
+   * Another command line tool of the classpath (Hadoop's DistCp) as its own JVM, as its users run it: with this JVM's
+   * flags, as {@code hadoop} starts its commands with the same JVM options.
    *
    * @param name what the tool is called in messages
    */
   static ToolProcess startMain(String mainClass, String name, String... args) throws IOException {
+    return startMain(mainClass, name, List.of(), args);
+  }
+
+  private static ToolProcess startMain(String mainClass, String name, List<String> flags, String... args)
+      throws IOException {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    boolean ownJit = flags.stream().anyMatch(f -> f.startsWith("-XX:TieredStopAtLevel"));
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent")) {
+      if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent")
+          && !(ownJit && a.startsWith("-XX:TieredStopAtLevel"))) {
         c.add(a);
       }
     }
+    c.addAll(flags);
     c.add("-Xmx1g");
     c.add("-cp");
     c.add(System.getProperty("java.class.path"));
