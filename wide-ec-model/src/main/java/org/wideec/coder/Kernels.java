@@ -71,7 +71,7 @@ public final class Kernels {
    * Whether this JVM compiles with HotSpot's C2, the one compiler that turns Vector API calls into vector
    * instructions. Under C1 alone ({@code -XX:TieredStopAtLevel=1}, as short-lived command line JVMs and the
    * development cluster's daemons run) or the interpreter, the Vector kernel allocates an object per vector and runs
-   * about a thousand times slower than the tables (RS(10,4) on heap buffers, Zen 5: 1 MB/s against 125 MB/s; 1.5 GB/s
+   * about a hundred times slower than the tables (RS(10,4) on heap buffers, Zen 5: 1 MB/s against 125 MB/s; 1.5 GB/s
    * with C2). Unknown (another VM): assumed compiled.
    */
   static boolean vectorCompiled() {
