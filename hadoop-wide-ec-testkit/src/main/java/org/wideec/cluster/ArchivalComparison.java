@@ -64,9 +64,10 @@ final class ArchivalComparison {
 
     // As a MapReduce job with as many maps as DistCp gets, so both sides run their stripes or copies in parallel.
     Phase p = bed.phase("archive " + s.wideCode() + " chain");
-    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--mr", "--maps", Integer.toString(s.maps()),
-        chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
+    String said = ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--mr", "--maps",
+        Integer.toString(s.maps()), chain.toString()}, s.archiveArgs(s.wideCode(), "chain")));
     r.put("chain", p.end());
+    keep("archive-chain", said);
 
     r.put("rapidRaid", archiveRapidRaid(rapid));
 
@@ -102,9 +103,10 @@ final class ArchivalComparison {
     }
     Files.write(list, paths);
     Phase p = bed.phase("archive " + s.rapidRaidCode() + " rapidraid");
-    ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
+    String said = ToolProcess.run(bed.timeoutMs, concat(new String[] {"archive", "--paths-from", "file://" + list},
         s.archiveArgs(s.rapidRaidCode(), "rapidraid")));
     Map<String, Object> figures = p.end();
+    keep("archive-rapidraid", said);
     Files.delete(list);
     return figures;
   }
@@ -115,13 +117,30 @@ final class ArchivalComparison {
     bed.stock.setErasureCodingPolicy(target, s.distcpPolicy());
     Phase p = bed.phase("distcp into " + s.distcpPolicy());
     // Its own JVM, as `hadoop distcp` runs and as our archiver runs beside it: neither side's client starts warm.
-    ToolProcess.finish(ToolProcess.startMain(DistCp.class.getName(), "distcp",
+    String said = ToolProcess.finish(ToolProcess.startMain(DistCp.class.getName(), "distcp",
         "-D", "mapreduce.framework.name=local", "-D", "mapreduce.local.map.tasks.maximum=" + s.maps(),
         // Replicated and striped files have comparable checksums only as composite CRCs (HDFS-13056).
         "-D", "dfs.checksum.combine.mode=COMPOSITE_CRC",
         "-m", Integer.toString(s.maps()), source.toString(), target.toString()), bed.timeoutMs);
     bed.stock.delete(source, true);
-    return p.end();
+    Map<String, Object> figures = p.end();
+    keep("distcp", said);
+    return figures;
+  }
+
+  /**
+   * A timed tool's output kept beside the daemons' logs ({@code logs/bench-NAME.txt} in the cluster's directory, which
+   * {@code cluster.sh down} leaves): where a phase's time went is read from it, as from the DataNodes' step lines.
+   */
+  private void keep(String name, String output) {
+    java.nio.file.Path file = java.nio.file.Path.of(bed.cluster.dir(), "logs", "bench-" + name + ".txt");
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, output);
+      bed.log.println("cluster bench: " + name + "'s output is in " + file);
+    } catch (IOException e) {
+      bed.log.println("cluster bench: could not keep " + name + "'s output in " + file + ": " + e);
+    }
   }
 
   static String[] concat(String[] a, String[] b) {
