@@ -373,14 +373,15 @@ mvn -q -B -Dstyle.color=never -f "$here/dev-support/cluster/pom.xml" "-Dhadoop.v
 (cd "$dir/hadoop/webapps-root" && unzip -q "$dir/hadoop/lib/hadoop-hdfs-$hadoop_version-tests.jar" 'webapps/*')
 rm "$dir/hadoop/lib/hadoop-hdfs-$hadoop_version-tests.jar"
 
-# Hadoop's launchers for what INSTALL.md runs (hadoop jar, hadoop credential, hdfs ec, hdfs dfsadmin, hdfs dfs).
+# Hadoop's launchers for what INSTALL.md runs (hadoop jar, hadoop credential, hdfs ec, hdfs dfsadmin, hdfs dfs), client
+# commands all: HADOOP_OPTS and then HADOOP_CLIENT_OPTS, as Hadoop's own launcher gives them.
 for tool in hadoop hdfs; do
   cat > "$dir/bin/$tool" <<EOF
 #!/usr/bin/env bash
 # $tool, made of Hadoop's jars by dev-support/cluster.sh: the subcommands INSTALL.md uses.
 set -euo pipefail
 cp="\${HADOOP_CONF_DIR:-$dir/conf}:$dir/hadoop/lib/*\${HADOOP_CLASSPATH:+:\$HADOOP_CLASSPATH}"
-run() { exec java -Xmx512m ${java_flags[*]} \${HADOOP_OPTS:-} \${JAVA_LIBRARY_PATH:+-Djava.library.path=\$JAVA_LIBRARY_PATH} \\
+run() { exec java -Xmx512m ${java_flags[*]} \${HADOOP_OPTS:-} \${HADOOP_CLIENT_OPTS:-} \${JAVA_LIBRARY_PATH:+-Djava.library.path=\$JAVA_LIBRARY_PATH} \\
   -Dhadoop.root.logger=WARN,console -cp "\$cp" "\$@"; }
 case "$tool \${1:-}" in
   "hadoop jar") shift; run org.apache.hadoop.util.RunJar "\$@" ;;
