@@ -114,12 +114,14 @@ public final class BenchCoders {
       // Hadoop's RSRawEncoder and our rs-codec coder on RS(6,3) and RS(10,4).
       jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, both, 2, true);
       jmh(limitCodes, mib, new String[] {UNSLICED}, new String[] {"encode"}, new String[] {CACHED}, 2, true);
-      jmh(new String[] {NARROW}, mib, new String[] {"java"}, new String[] {"encode"}, new String[] {STREAMED}, 1, true);
+      jmh(new String[] {NARROW}, mib, new String[] {"java", "native-heap"}, new String[] {"encode"},
+          new String[] {STREAMED}, 1, true);
       jmh(STOCK_RS, mib, new String[] {"hadoop-java", "rs-codec"}, new String[] {"encode"}, new String[] {STREAMED}, 1, true);
     } else {
       String[] cells = {"65536", String.valueOf(MIB)};
       jmh(CODES, cells, coders, OPS, new String[] {STREAMED}, 1, false);
-      jmh(new String[] {NARROW}, cells, new String[] {"java-table"}, OPS, new String[] {STREAMED}, 1, false);
+      jmh(new String[] {NARROW}, cells, new String[] {"java-table", "native-heap"}, OPS, new String[] {STREAMED}, 1,
+          false);
       jmh(STOCK_RS, cells, new String[] {"rs-codec"}, new String[] {"encode"}, new String[] {STREAMED}, 1, false);
       jmh(limitCodes, mib, new String[] {"native"}, new String[] {"encode"}, both, 2, false);
       jmh(limitCodes, mib, new String[] {UNSLICED}, new String[] {"encode"}, new String[] {CACHED}, 2, false);

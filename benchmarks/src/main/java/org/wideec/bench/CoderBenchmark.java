@@ -168,13 +168,14 @@ public class CoderBenchmark {
       case "native" -> IsalKernel.INSTANCE;
       case "native-default" -> IsalKernel.tuned(WideTuning.DEFAULT);
       case "native-unsliced" -> IsalKernel.tuned(UNSLICED);
+      case "native-heap" -> Kernels.best(); // heap buffers: ISA-L through staging buffers when loaded
       case "java" -> Kernels.java();
       case "java-table" -> JavaKernel.INSTANCE;
       default -> throw new IllegalArgumentException("unknown coder " + coder);
     };
     ours = new ErasureCoder(c, kernel);
     for (int i = 0; i < stripes.length; i++) {
-      stripes[i] = setUpOurs(r, coder.startsWith("native"));
+      stripes[i] = setUpOurs(r, coder.startsWith("native") && !coder.equals("native-heap"));
     }
   }
 

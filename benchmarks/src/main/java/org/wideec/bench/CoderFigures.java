@@ -70,6 +70,8 @@ final class CoderFigures {
     double hadoop = streamed(NARROW, "hadoop-java", 1);
     r.put("nativeVsHadoopJava", streamed(NARROW, "native", 1) / hadoop);
     r.put("javaVsHadoopJava", streamed(NARROW, "java", 1) / hadoop);
+    // Heap buffers through ISA-L (staging) against the Java kernel on the same heap buffers: what a heap caller gains.
+    r.put("nativeHeapVsJava", streamed(NARROW, "native-heap", 1) / streamed(NARROW, "java", 1));
     r.put("wideVsNarrow", streamed(WIDE, "native", 1) / streamed(NARROW, "native", 1));
     // The worse of RS-6-3 and RS-10-4: the speed-up an operator gets on every stock RS policy.
     double rsCodec = Double.MAX_VALUE;
