@@ -27,7 +27,12 @@ final class ToolProcess {
 
   /** A {@code wide-ec} command with the JIT {@code bin/wide-ec} gives it: C1 alone unless WIDE_EC_JIT=tiered. */
   static ToolProcess start(String... args) throws IOException {
-    List<String> jit = "tiered".equals(System.getenv("WIDE_EC_JIT")) ? List.of() : List.of("-XX:TieredStopAtLevel=1");
+    String chosen = System.getenv("WIDE_EC_JIT");
+    List<String> jit = switch (chosen == null ? "" : chosen) {
+      case "", "c1" -> List.of("-XX:TieredStopAtLevel=1");
+      case "tiered" -> List.of();
+      default -> throw new IOException("WIDE_EC_JIT is c1 or tiered, not '" + chosen + "'");
+    };
     return startMain("org.wideec.cli.WideEcTool", "wide-ec", jit, args);
   }
 

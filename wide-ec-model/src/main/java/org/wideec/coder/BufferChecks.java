@@ -60,4 +60,48 @@ final class BufferChecks {
     }
     return b.isDirect();
   }
+
+  /**
+   * A kernel's own checks of what it is handed ({@code who} names it in the messages; null: element messages without a
+   * name): the matrix's counts of inputs (or {@code inputCount}) and outputs, nulls, {@code len} bytes remaining in
+   * each, writable outputs, and with {@code direct} only direct buffers (native code reads and writes their memory).
+   */
+  static void kernelArguments(String who, CodingMatrix m, ByteBuffer[] inputs, int inputCount, ByteBuffer[] outputs,
+      int len, boolean direct) {
+    String name = who == null ? "coder" : who;
+    if (inputs == null || inputs.length != inputCount) {
+      throw new IllegalArgumentException(name + " needs " + inputCount + " inputs, got "
+          + (inputs == null ? "null" : inputs.length));
+    }
+    if (outputs == null || outputs.length != m.rows()) {
+      throw new IllegalArgumentException(name + " needs " + m.rows() + " outputs, got "
+          + (outputs == null ? "null" : outputs.length));
+    }
+    if (len < 0) {
+      throw new IllegalArgumentException("negative length " + len);
+    }
+    String at = who == null ? "" : who + ": ";
+    for (int i = 0; i < inputs.length; i++) {
+      kernelBuffer(at, inputs[i], "input", i, len, direct);
+    }
+    for (int i = 0; i < outputs.length; i++) {
+      kernelBuffer(at, outputs[i], "output", i, len, direct);
+      if (outputs[i].isReadOnly()) {
+        throw new IllegalArgumentException(at + "output " + i + " is read-only");
+      }
+    }
+  }
+
+  private static void kernelBuffer(String at, ByteBuffer b, String what, int i, int len, boolean direct) {
+    if (b == null) {
+      throw new IllegalArgumentException(at + what + " " + i + " is null");
+    }
+    if (direct && !b.isDirect()) {
+      throw new IllegalArgumentException(at + what + " " + i + " is a heap buffer; direct buffers are required");
+    }
+    if (b.remaining() < len) {
+      throw new IllegalArgumentException(at + what + " " + i + " has " + b.remaining() + " bytes remaining, " + len
+          + " needed");
+    }
+  }
 }

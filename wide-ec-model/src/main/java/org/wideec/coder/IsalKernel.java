@@ -129,38 +129,6 @@ public final class IsalKernel implements CodingKernel {
       throw new IllegalArgumentException("native coder takes at most " + LinearCode.MAX_UNITS
           + " sources and rows, got " + m.cols() + " x " + m.rows());
     }
-    if (inputs == null || inputs.length != inputCount) {
-      throw new IllegalArgumentException("native coder needs " + inputCount + " inputs, got "
-          + (inputs == null ? "null" : inputs.length));
-    }
-    if (outputs == null || outputs.length != m.rows()) {
-      throw new IllegalArgumentException("native coder needs " + m.rows() + " outputs, got "
-          + (outputs == null ? "null" : outputs.length));
-    }
-    if (len < 0) {
-      throw new IllegalArgumentException("negative length " + len);
-    }
-    for (int i = 0; i < inputs.length; i++) {
-      requireDirect(inputs[i], "input", i, len);
-    }
-    for (int i = 0; i < outputs.length; i++) {
-      requireDirect(outputs[i], "output", i, len);
-      if (outputs[i].isReadOnly()) {
-        throw new IllegalArgumentException("native coder: output " + i + " is read-only");
-      }
-    }
-  }
-
-  private static void requireDirect(ByteBuffer b, String what, int i, int len) {
-    if (b == null) {
-      throw new IllegalArgumentException("native coder: " + what + " " + i + " is null");
-    }
-    if (!b.isDirect()) {
-      throw new IllegalArgumentException("native coder: " + what + " " + i + " is a heap buffer; direct buffers are required");
-    }
-    if (b.remaining() < len) {
-      throw new IllegalArgumentException("native coder: " + what + " " + i + " has " + b.remaining()
-          + " bytes remaining, " + len + " needed");
-    }
+    BufferChecks.kernelArguments("native coder", m, inputs, inputCount, outputs, len, true);
   }
 }

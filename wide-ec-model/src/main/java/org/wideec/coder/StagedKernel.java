@@ -29,7 +29,8 @@ final class StagedKernel implements CodingKernel {
 
   @Override
   public void multiply(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len) {
-    check(m, inputs, outputs, len);
+    // The staged buffers always fit the direct kernel: the caller's are checked here, as that kernel checks its own.
+    BufferChecks.kernelArguments(null, m, inputs, m.cols(), outputs, len, false);
     int buffers = inputs.length + outputs.length;
     int segment = segment(buffers);
     ByteBuffer stage = stage(buffers * segment);
@@ -69,29 +70,5 @@ final class StagedKernel implements CodingKernel {
       holder[0] = ByteBuffer.allocateDirect(bytes + 64).alignedSlice(64);
     }
     return holder[0];
-  }
-
-  /** What the direct kernel checks of its own buffers, here of the caller's: the staged ones always fit. */
-  private static void check(CodingMatrix m, ByteBuffer[] inputs, ByteBuffer[] outputs, int len) {
-    if (inputs == null || inputs.length != m.cols() || outputs == null || outputs.length != m.rows()) {
-      throw new IllegalArgumentException("coder needs " + m.cols() + " inputs and " + m.rows() + " outputs, got "
-          + (inputs == null ? "null" : inputs.length) + " and " + (outputs == null ? "null" : outputs.length));
-    }
-    if (len < 0) {
-      throw new IllegalArgumentException("negative length " + len);
-    }
-    for (int i = 0; i < inputs.length; i++) {
-      if (inputs[i] == null || inputs[i].remaining() < len) {
-        throw new IllegalArgumentException("input " + i + (inputs[i] == null ? " is null" : " has "
-            + inputs[i].remaining() + " bytes remaining, " + len + " needed"));
-      }
-    }
-    for (int r = 0; r < outputs.length; r++) {
-      if (outputs[r] == null || outputs[r].remaining() < len || outputs[r].isReadOnly()) {
-        throw new IllegalArgumentException("output " + r + (outputs[r] == null ? " is null"
-            : outputs[r].isReadOnly() ? " is read-only" : " has " + outputs[r].remaining() + " bytes remaining, "
-            + len + " needed"));
-      }
-    }
   }
 }
