@@ -162,11 +162,18 @@ abstract class ArchiveTestBed {
     }
     // The trim sets each block's replication to one; the NameNode deletes the other replicas over the next heartbeats.
     // Until then a DataNode listed as a member's holder may hold only an excess copy, and a drill taking it out would
-    // find nothing of ours to move (its decommission ends at once).
+    // find nothing of ours to move (its decommission ends at once). The blocks map is asked, not a client's view: a
+    // copy stays listed there until its DataNode reports it deleted, and one a restarted NameNode hears of again
+    // counts as a live replica.
+    BlockManager bm = cluster.getNamesystem().getBlockManager();
     await("every stored member of " + path + " down to its one replica", () -> {
       for (org.wideec.archive.ArchivedStripe s : m.stripes()) {
         for (int u : s.storedUnits()) {
-          if (located(s.member(u)).getLocations().length != 1) {
+          int stored = 0;
+          for (Object ignored : bm.getStorages(new org.apache.hadoop.hdfs.protocol.Block(s.member(u).blockId()))) {
+            stored++;
+          }
+          if (stored != 1 || located(s.member(u)).getLocations().length != 1) {
             return false;
           }
         }
