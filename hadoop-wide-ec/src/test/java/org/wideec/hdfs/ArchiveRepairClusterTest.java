@@ -224,6 +224,11 @@ class ArchiveRepairClusterTest extends ArchiveTestBed {
     // The reprotector counts a raise once HDFS has taken it, a moment after a reader may see the new replication.
     Eventually.await("the raise counted", Duration.ofSeconds(30), () -> metrics().archivedFilesReReplicated(),
         n -> n >= 1);
+    // And taken: the appended block's copies made, so a later test losing a node of this stripe cannot take its one
+    // replica (the parity no longer covers it) while HDFS is still copying it.
+    org.apache.hadoop.fs.Path f = new org.apache.hadoop.fs.Path("/rs/f");
+    Eventually.await("every block of /rs/f at 4 live replicas", Duration.ofSeconds(60), () -> liveReplicas(f),
+        r -> r.stream().allMatch(n -> n >= 4));
     checks.everyByteReadsBack();
   }
 
