@@ -34,15 +34,7 @@ public final class FsDatasetUnitStore implements UnitStore {
   @Override
   public Reader open(BlockRef ref) throws IOException {
     FsDatasetSpi<?> data = datanode.getFSDataset();
-    Block stored = data.getStoredBlock(ref.pool(), ref.blockId());
-    if (stored == null) {
-      throw new IOException("no finalized replica of " + ref);
-    }
-    if (stored.getGenerationStamp() != ref.genStamp() || stored.getNumBytes() != ref.numBytes()) {
-      throw new IOException("replica of " + ref + " is " + stored + " (" + stored.getNumBytes() + " bytes, stamp "
-          + stored.getGenerationStamp() + ")");
-    }
-    ExtendedBlock b = new ExtendedBlock(ref.pool(), ref.blockId(), ref.numBytes(), ref.genStamp());
+    ExtendedBlock b = finalized(data, ref);
     InputStream in = null;
     DataInputStream meta = null;
     try {
@@ -57,6 +49,34 @@ public final class FsDatasetUnitStore implements UnitStore {
       IOUtils.closeStream(in);
       IOUtils.closeStream(meta);
     }
+  }
+
+  /**
+   * Composes the replica's CRC32C from the chunk CRCs of its checksum file ({@link StoredCrc}): reads about 1/128 of
+   * what reading the replica would. Empty where the replica's checksums are not CRC32C.
+   */
+  @Override
+  public java.util.OptionalLong storedCrc32c(BlockRef ref) throws IOException {
+    FsDatasetSpi<?> data = datanode.getFSDataset();
+    ExtendedBlock b = finalized(data, ref);
+    try (DataInputStream meta = new DataInputStream(
+        new java.io.BufferedInputStream(data.getMetaDataInputStream(b), 64 * 1024))) {
+      DataChecksum checksum = BlockMetadataHeader.readHeader(meta).getChecksum();
+      return StoredCrc.compose(meta, checksum, ref.numBytes());
+    }
+  }
+
+  /** The replica {@code ref} names, finalized here with its length and stamp; otherwise an error saying what is. */
+  private static ExtendedBlock finalized(FsDatasetSpi<?> data, BlockRef ref) throws IOException {
+    Block stored = data.getStoredBlock(ref.pool(), ref.blockId());
+    if (stored == null) {
+      throw new IOException("no finalized replica of " + ref);
+    }
+    if (stored.getGenerationStamp() != ref.genStamp() || stored.getNumBytes() != ref.numBytes()) {
+      throw new IOException("replica of " + ref + " is " + stored + " (" + stored.getNumBytes() + " bytes, stamp "
+          + stored.getGenerationStamp() + ")");
+    }
+    return new ExtendedBlock(ref.pool(), ref.blockId(), ref.numBytes(), ref.genStamp());
   }
 
   /** Forward-only, chunk-aligned, checksum-verified reads; zeros past the replica's end. */

@@ -34,6 +34,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableCounterLong unexpectedErrors;
   final MutableCounterLong corruptSourcesReported;
   final MutableCounterLong summariesServed;
+  final MutableCounterLong digestsComposed;
   final MutableCounterLong repairsSucceeded;
   final MutableCounterLong repairsFailed;
   final MutableCounterLong retries;
@@ -79,6 +80,8 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         "source replicas found corrupt during a repair and reported to the NameNode", 0L);
     summariesServed = registry.newCounter("ScrubSummariesServed",
         "scrub summaries of local replicas folded and sent (wide-ec verify)", 0L);
+    digestsComposed = registry.newCounter("DigestsComposed",
+        "CRC32Cs of local replicas composed from their stored chunk checksums (an encode's data units), not read", 0L);
     repairsSucceeded = registry.newCounter("RepairsSucceeded", "repairs whose units are stored and confirmed", 0L);
     repairsFailed = registry.newCounter("RepairsFailed", "repairs that gave up", 0L);
     retries = registry.newCounter("Retries", "repair attempts restarted after a helper failed", 0L);
@@ -224,6 +227,15 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   @Override
   public void summaryServed() {
     summariesServed.incr();
+  }
+
+  @Override
+  public void digestComposed() {
+    digestsComposed.incr();
+  }
+
+  public long digestsComposed() {
+    return digestsComposed.value();
   }
 
   public long summariesServed() {

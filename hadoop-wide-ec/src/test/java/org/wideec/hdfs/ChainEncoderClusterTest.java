@@ -118,6 +118,7 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
         for (String part : List.of("/dir", "/file")) {
           String chainPath = "/chain-" + tag + part;
           String classicPath = "/classic-" + tag + part;
+          long composedBefore = sumOverDataNodes(RepairMetrics::digestsComposed);
           long t0 = System.nanoTime();
           // Both copies in file order: grouped by racks, their different replicas could make different stripes.
           ToolRun chain = tool("archive", chainPath, "--code", code, "--encoder", "chain", "--no-trim", "--json",
@@ -127,6 +128,8 @@ class ChainEncoderClusterTest extends ArchiveTestBed {
           JsonNode j = chain.json();
           assertEquals("chain", j.get("encoder").asText());
           assertEquals(0, j.get("parityOffPlan").size(), j.toString());
+          assertEquals(composedBefore, sumOverDataNodes(RepairMetrics::digestsComposed),
+              "CRC32 data: the holders read each data unit for its CRC32C, none composes it from CRC32 checksums");
           long t2 = System.nanoTime();
           ToolRun classic = tool("archive", classicPath, "--code", code, "--encoder", "classic", "--no-trim", "--json",
               "--grouping", "files");

@@ -8,7 +8,10 @@ import org.wideec.protocol.StepRequest;
 import org.wideec.repair.BlockRef;
 import org.wideec.repair.UnitLocation;
 
-/** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
+/**
+ * Asks a node for the CRC32C of a replica it stores: read through its checksum-verified path, or, where the request
+ * allows, composed from the replica's stored chunk checksums.
+ */
 public final class DigestRequest {
   private DigestRequest() {}
 
@@ -20,7 +23,18 @@ public final class DigestRequest {
   /** @param credential what the asker proves to the node (a block token); null: the transport's own (a peer's) */
   public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, BlockRef block, int sliceBytes,
       org.wideec.transport.Credential credential) throws java.io.IOException, InterruptedException {
-    StepRequest req = StepRequest.digestOf(block, sliceBytes);
+    return crcOf(transport, node, asker, StepRequest.digestOf(block, sliceBytes), credential);
+  }
+
+  /**
+   * Sends a digest request ({@link StepRequest#digestOf} or {@link StepRequest#storedDigestOf}) and returns the CRC32C
+   * the node answers.
+   */
+  public static long crcOf(SliceTransport transport, Endpoint node, UnitLocation asker, StepRequest req,
+      org.wideec.transport.Credential credential) throws java.io.IOException, InterruptedException {
+    if (!req.digest()) {
+      throw new IllegalArgumentException("not a digest request: " + req);
+    }
     long id = java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
     byte[] body = req.toBytes();
     try (PeerStream s = credential == null ? transport.open(node, asker.node(), asker.rack(), id, body)

@@ -27,6 +27,9 @@ public interface RepairCounters extends TrafficCounters {
    */
   default void updateRowsSent(long bytes, boolean crossRack) {}
 
+  /** A replica's CRC32C was composed from its stored chunk checksums and sent, its bytes not read. */
+  default void digestComposed() {}
+
   /** A scrub's summary of a local replica was folded and sent. */
   default void summaryServed() {}
 

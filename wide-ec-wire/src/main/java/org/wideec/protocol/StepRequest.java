@@ -16,7 +16,8 @@ import org.wideec.repair.BlockRef;
  * degraded read rebuilds a range), multiply by the coefficient, add the same slice from every upstream, and send
  * the sum on. The unit's reference carries the block token that authorizes the read. Upstreams are asked recursively by the helper itself,
  * so a chain is set up from the requestor backwards and data flows forwards (ECPipe §3.2). A digest request
- * asks instead for the CRC32C of the unit (how a requestor confirms what a target stored).
+ * asks instead for the CRC32C of the unit (how a requestor confirms what a target stored); its coefficient byte says
+ * whether the node must read the bytes back (1) or may compose the CRC from the replica's stored chunk checksums (0).
  *
  * <p>A step may carry several rows (ECWide §4.2, multi-node encoding): with coefficients c_1..c_p it sends, for each
  * slice, p row-slices back to back (row i = c_i times its slice plus row i of every upstream's frame), so one frame
@@ -36,6 +37,9 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
   private static final int KIND_STEP = MessageKind.STEP.code();
   private static final int KIND_DIGEST = MessageKind.DIGEST.code();
   private static final int KIND_ROWS = MessageKind.ROWS_STEP.code();
+  /** A digest's coefficient byte says how it is taken: 1 read back (every helper reads), 0 from stored checksums. */
+  private static final int DIGEST_READ = 1;
+  private static final int DIGEST_STORED = 0;
 
   /** An upstream helper and what it is asked. */
   public record Upstream(Endpoint endpoint, StepRequest request) {}
@@ -60,9 +64,23 @@ public record StepRequest(BlockRef unit, int[] coefficients, long offset, long l
     return new StepRequest(unit, coefficients, 0, length, sliceBytes, 0, 1, upstreams, false);
   }
 
-  /** Asks for the CRC32C of a whole replica. */
+  /** Asks for the CRC32C of a whole replica, read back through the node's verified path. */
   public static StepRequest digestOf(BlockRef unit, int sliceBytes) {
-    return new StepRequest(unit, 1, 0, unit.numBytes(), sliceBytes, 0, 1, List.of(), true);
+    return new StepRequest(unit, DIGEST_READ, 0, unit.numBytes(), sliceBytes, 0, 1, List.of(), true);
+  }
+
+  /**
+   * Asks for the CRC32C of a whole replica, which the node may compose from the replica's stored chunk checksums
+   * instead of reading its bytes: for a replica just read through the verified path (an encode's data unit), whose
+   * checksums therefore describe the bytes used. A helper that cannot compose (or predates this) reads.
+   */
+  public static StepRequest storedDigestOf(BlockRef unit, int sliceBytes) {
+    return new StepRequest(unit, DIGEST_STORED, 0, unit.numBytes(), sliceBytes, 0, 1, List.of(), true);
+  }
+
+  /** A digest the node may compose from the replica's stored chunk checksums (see {@link #storedDigestOf}). */
+  public boolean fromStoredChecksums() {
+    return digest && coefficients[0] == DIGEST_STORED && offset == 0 && length == unit.numBytes();
   }
 
   public StepRequest {

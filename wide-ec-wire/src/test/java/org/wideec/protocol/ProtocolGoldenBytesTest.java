@@ -1,6 +1,8 @@
 package org.wideec.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Comparator;
@@ -59,6 +61,22 @@ class ProtocolGoldenBytesTest {
     assertPinned("01000442502d31000000004000000100000000000003e900000000000010000003010203010000000000000000000000"
         + "00000010000000040000000000000000010000", req.toBytes());
     assertEquals(req, StepRequest.parse(req.toBytes()));
+  }
+
+  /**
+   * A digest that may be composed from stored checksums differs from the read-back one only in its coefficient byte
+   * (0, after the token): a helper that predates it reads the replica, as for any digest.
+   */
+  @Test
+  void aStoredChecksumDigestIsKindOneWithCoefficientZero() throws Exception {
+    StepRequest req = StepRequest.storedDigestOf(UNIT, 1024);
+    assertPinned("01000442502d31000000004000000100000000000003e900000000000010000003010203000000000000000000000000"
+        + "00000010000000040000000000000000010000", req.toBytes());
+    StepRequest back = StepRequest.parse(req.toBytes());
+    assertEquals(req, back);
+    assertTrue(back.digest() && back.fromStoredChecksums());
+    assertFalse(StepRequest.digestOf(UNIT, 1024).fromStoredChecksums(), "a read-back digest is read");
+    assertFalse(req.range(0, 1024).fromStoredChecksums(), "only a whole replica's CRC is composed");
   }
 
   @Test

@@ -350,7 +350,11 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
     return lb;
   }
 
-  /** The CRC32C of every data block, read by its holder, all at once. */
+  /**
+   * The CRC32C of every data block, all at once, each from its holder, which composes it from the block's chunk
+   * checksums: the trees have just read every data block there through the verified path, so the checksums are
+   * known to describe the bytes encoded, and reading each block a second (or third) time would prove nothing more.
+   */
   private Map<Integer, Long> dataCrcs(ArchivedStripe stripe, List<StripeData.Unit> data, Map<Integer, Site> holders,
       Map<String, DatanodeInfo> nodes, Map<Integer, BlockRef> blocks) throws IOException {
     Map<Integer, Future<Long>> pending = new LinkedHashMap<>();
@@ -358,7 +362,7 @@ public final class ChainEncoder implements StripeEncoder, Closeable {
       DatanodeInfo holder = nodes.get(holders.get(d.unit()).node());
       String where = "stripe " + stripe.stripeId() + " data unit " + d.unit() + " (block " + d.member().blockId()
           + " of " + d.file() + ")";
-      Callable<Long> c = () -> ports.crcOf(d.block(), holder, where);
+      Callable<Long> c = () -> ports.storedCrcOf(d.block(), holder, where);
       pending.put(d.unit(), threads.submit(c));
     }
     Map<Integer, Long> out = new LinkedHashMap<>();

@@ -177,15 +177,18 @@ public final class PipelineCodewordEncoder implements StripeEncoder {
     return pieces;
   }
 
-  /** Each source piece with its CRC32C as read on the chain node holding it. */
+  /**
+   * Each source piece with its CRC32C, taken on the chain node holding it from the piece's chunk checksums (its
+   * position has just read the piece through the verified path).
+   */
   private List<SourcePiece> sourceCrcs(ArchivedStripe s, String name, RapidRaidChain chain,
       Map<Integer, LocatedBlock> located, Map<String, DatanodeInfo> live) throws IOException {
     List<SourcePiece> sources = new ArrayList<>();
     for (int t = 0; t < s.sources().size(); t++) {
-      // Position t holds piece t (RapidRAID §IV): its node reads the CRC32C, so no piece byte leaves it.
+      // Position t holds piece t (RapidRAID §IV): its node gives the CRC32C, so no piece byte leaves it.
       DatanodeInfo holder = live.get(chain.site(t).node());
       String where = name + " piece " + t + " (block " + s.sources().get(t).blockId() + ")";
-      sources.add(s.sources().get(t).withCrc(f.ports.crcOf(located.get(t), holder, where)));
+      sources.add(s.sources().get(t).withCrc(f.ports.storedCrcOf(located.get(t), holder, where)));
     }
     return sources;
   }

@@ -19,6 +19,7 @@ import org.wideec.protocol.RapidRaidStepRequest;
 import org.wideec.datanode.JmxEndpointResolver;
 import org.wideec.repair.BlockRef;
 import org.wideec.engine.DigestRequest;
+import org.wideec.protocol.StepRequest;
 import org.wideec.engine.SliceDial;
 import org.wideec.engine.SummaryQuery;
 import org.wideec.protocol.SummaryRequest;
@@ -180,13 +181,26 @@ public final class SlicePortClient implements Closeable {
 
   /** Asks a node for the CRC32C of a replica it stores (read through its checksum-verified path). */
   long crcOf(LocatedBlock lb, DatanodeInfo node, String where) throws IOException {
+    return crcOf(lb, node, where, false);
+  }
+
+  /**
+   * Asks a node for the CRC32C of a replica it stores and has just read through its verified path for an encode:
+   * the node composes it from the replica's chunk checksums where they are CRC32C, reading about 1/128 of the bytes.
+   */
+  long storedCrcOf(LocatedBlock lb, DatanodeInfo node, String where) throws IOException {
+    return crcOf(lb, node, where, true);
+  }
+
+  private long crcOf(LocatedBlock lb, DatanodeInfo node, String where, boolean stored) throws IOException {
     ExtendedBlock b = lb.getBlock();
     byte[] token = TokenBytes.of(lb.getBlockToken());
     BlockRef ref = new BlockRef(b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(), b.getNumBytes(), token);
+    int sliceBytes = tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK;
+    StepRequest req = stored ? StepRequest.storedDigestOf(ref, sliceBytes) : StepRequest.digestOf(ref, sliceBytes);
     try {
       Credential proof = credential(token, where);
-      return atNode(node, e -> DigestRequest.crcOf(transport, e, self, ref,
-          tc.sliceBytes() / EncodePlanner.CHUNK * EncodePlanner.CHUNK, proof));
+      return atNode(node, e -> DigestRequest.crcOf(transport, e, self, req, proof));
     } catch (PeerFailure p) {
       throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
     } catch (InterruptedException ie) {
