@@ -202,7 +202,8 @@ public final class SlicePortClient implements Closeable {
       Credential proof = credential(token, where);
       return atNode(node, e -> DigestRequest.crcOf(transport, e, self, req, proof));
     } catch (PeerFailure p) {
-      throw new IOException(where + ": " + node.getXferAddr() + " did not read back its replica: " + p.getMessage(), p);
+      throw new IOException(where + ": " + node.getXferAddr() + (stored ? " did not give its replica's CRC32C: "
+          : " did not read back its replica: ") + p.getMessage(), p);
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(where + ": interrupted reading back the replica's CRC32C");
