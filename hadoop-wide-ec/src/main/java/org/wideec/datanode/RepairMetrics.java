@@ -51,9 +51,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   final MutableRate repairTime;
   /** The step service's started-ahead counts, read when a record is taken; none until the worker runs. */
   private volatile java.util.function.Supplier<long[]> startedAhead = () -> new long[2];
-  private final Map<org.wideec.transport.RefusalReason, MutableCounterLong> handshakesRefused =
-      new EnumMap<>(org.wideec.transport.RefusalReason.class);
-  final MutableCounterLong ownHandshakesRefused;
+  private final HandshakeRefusals handshakes;
   final MutableCounterLong encodeTrees;
   final MutableCounterLong encodeTreesFailed;
   final MutableCounterLong encodeParityBytes;
@@ -97,12 +95,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
         0L);
     foregroundBytesSent = registry.newCounter("ForegroundBytesSent",
         "slice bytes of users' streams (degraded reads) sent, outside the background caps", 0L);
-    for (org.wideec.transport.RefusalReason r : org.wideec.transport.RefusalReason.values()) {
-      handshakesRefused.put(r, registry.newCounter("HandshakesRefused" + camel(r.name()),
-          "handshakes this DataNode's slice port refused: " + r, 0L));
-    }
-    ownHandshakesRefused = registry.newCounter("OwnHandshakesRefused",
-        "handshakes of this DataNode that a peer's slice port refused (a wrong secret here shows on both sides)", 0L);
+    handshakes = new HandshakeRefusals(registry);
     repairTime = registry.newRate("RepairTime", "time of successful repairs (ms)", false);
     encodeTrees = registry.newCounter("EncodeTreesCollected",
         "trees of archival chain encodes this DataNode collected, their parity blocks written", 0L);
@@ -119,7 +112,7 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
   }
 
   /** RACK_AGGREGATED as RackAggregated: an enum constant in a metric's name. */
-  private static String camel(String constant) {
+  static String camel(String constant) {
     return java.util.Arrays.stream(constant.toLowerCase(java.util.Locale.ROOT).split("_"))
         .map(w -> Character.toUpperCase(w.charAt(0)) + w.substring(1)).reduce("", String::concat);
   }
@@ -270,22 +263,22 @@ public final class RepairMetrics implements RepairCounters, MetricsSource {
 
   @Override
   public void handshakeRefused(org.wideec.transport.RefusalReason why) {
-    handshakesRefused.get(why).incr();
+    handshakes.refused(why);
   }
 
   @Override
   public void ownHandshakeRefused(org.wideec.transport.RefusalReason why) {
-    ownHandshakesRefused.incr();
+    handshakes.ownRefused();
   }
 
   /** Handshakes this DataNode's slice port refused for that reason since start. */
   public long handshakesRefused(org.wideec.transport.RefusalReason why) {
-    return handshakesRefused.get(why).value();
+    return handshakes.refusedCount(why);
   }
 
   /** Handshakes of this DataNode that peers refused since start. */
   public long ownHandshakesRefused() {
-    return ownHandshakesRefused.value();
+    return handshakes.ownRefusedCount();
   }
 
   public long repairs(RepairScheme s) {

@@ -366,10 +366,7 @@ public final class StepService implements RequestHandler {
         : java.util.OptionalLong.empty();
     if (stored.isPresent()) {
       counters.digestComposed();
-      ByteBuf out = downstream.alloc().heapBuffer(8);
-      out.writeLong(stored.getAsLong());
-      downstream.send(0, out);
-      downstream.end();
+      answer(stored.getAsLong(), downstream);
       return;
     }
     CRC32C crc = new CRC32C();
@@ -382,8 +379,13 @@ public final class StepService implements RequestHandler {
         crc.update(buf, 0, n);
       }
     }
+    answer(crc.getValue(), downstream);
+  }
+
+  /** A digest's answer: one 8-byte frame, then the stream's end. */
+  private static void answer(long crc, Downstream downstream) throws IOException, InterruptedException {
     ByteBuf out = downstream.alloc().heapBuffer(8);
-    out.writeLong(crc.getValue());
+    out.writeLong(crc);
     downstream.send(0, out);
     downstream.end();
   }
